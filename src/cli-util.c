@@ -1,0 +1,231 @@
+/*
+ * cli-util.c - shared helpers of the command line (see cli-util.h).
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli-util.h"
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "text.h"
+#include "xalloc.h"
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "frontdesk %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, _("\n(see 'frontdesk %s --help')\n"), cmd);
+	return CLI_USAGE;
+}
+
+int cli_refused(int rc)
+{
+	char *safe = text_sanitize(err_msg());
+
+	fprintf(stderr, "frontdesk: %s\n", safe);
+	free(safe);
+	return CLI_REFUSED;
+}
+
+static void print_cmds(const char *group, const struct cli_cmd *cmds, FILE *out)
+{
+	int i;
+
+	fprintf(out, _("Usage: frontdesk %s COMMAND [OPTIONS]\n\nCommands:\n"), group);
+	for (i = 0; cmds[i].name; i++)
+		fprintf(out, "  %-8s %-28s %s\n", cmds[i].name,
+			cmds[i].synopsis ? cmds[i].synopsis : "", _(cmds[i].help));
+	fprintf(out, _("\nEach command takes --help and --json.\n"));
+}
+
+int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
+		 char **argv)
+{
+	int i;
+
+	if (argc < 1) {
+		print_cmds(group, cmds, stderr);
+		return CLI_USAGE;
+	}
+	if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help")) {
+		print_cmds(group, cmds, stdout);
+		return CLI_OK;
+	}
+	for (i = 0; cmds[i].name; i++)
+		if (!strcmp(argv[0], cmds[i].name))
+			return cmds[i].run(c, argc, argv);
+	return cli_usage(group, _("unknown command '%.40s'"), argv[0]);
+}
+
+static const struct cli_opt *find_opt(const struct cli_opt *opts, const char *name, size_t n)
+{
+	int i;
+
+	for (i = 0; opts && opts[i].name; i++)
+		if (strlen(opts[i].name) == n && !strncmp(opts[i].name, name, n))
+			return &opts[i];
+	return NULL;
+}
+
+static void print_usage(const char *cmd, const char *synopsis, const struct cli_opt *opts)
+{
+	int i;
+
+	printf(_("Usage: frontdesk %s %s\n"), cmd, synopsis ? synopsis : "");
+	if (opts && opts[0].name)
+		printf(_("\nOptions:\n"));
+	for (i = 0; opts && opts[i].name; i++) {
+		char left[64];
+
+		snprintf(left, sizeof left, "--%s%s", opts[i].name, opts[i].value ? " VALUE" : "");
+		printf("  %-24s %s\n", left, _(opts[i].help));
+	}
+	printf("  %-24s %s\n", "--json", _("print the result as JSON"));
+	printf("  %-24s %s\n", "--help", _("show this help"));
+}
+
+int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
+	      int argc, char **argv, char **pos, int max_pos, int *npos)
+{
+	int i, only_pos = 0;
+
+	*npos = 0;
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *eq;
+		const struct cli_opt *o;
+		size_t n;
+
+		if (!only_pos && !strcmp(a, "--")) {
+			only_pos = 1;
+			continue;
+		}
+		if (only_pos || a[0] != '-' || a[1] == '\0' || (a[1] >= '0' && a[1] <= '9')) {
+			if (*npos >= max_pos)
+				return cli_usage(cmd, _("too many arguments (at '%.40s')"), a);
+			pos[(*npos)++] = argv[i];
+			continue;
+		}
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			print_usage(cmd, synopsis, opts);
+			return -1;
+		}
+		if (!strcmp(a, "--json")) {
+			c->json = 1;
+			continue;
+		}
+		if (a[1] != '-')
+			return cli_usage(cmd, _("unknown option '%.40s'"), a);
+		eq = strchr(a + 2, '=');
+		n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
+		o = find_opt(opts, a + 2, n);
+		if (!o)
+			return cli_usage(cmd, _("unknown option '%.40s'"), a);
+		if (o->value) {
+			if (eq)
+				*o->value = eq + 1;
+			else if (i + 1 < argc)
+				*o->value = argv[++i];
+			else
+				return cli_usage(cmd, _("option '--%s' needs a value"), o->name);
+		} else {
+			if (eq)
+				return cli_usage(cmd, _("option '--%s' takes no value"), o->name);
+			*o->flag = 1;
+		}
+	}
+	return 0;
+}
+
+struct db *cli_db(struct cli *c)
+{
+	char *path;
+	int rc;
+
+	if (c->db)
+		return c->db;
+	path = c->db_path ? xstrdup(c->db_path) : db_default_path();
+	rc = db_open(path, c->readonly ? DB_OPEN_READONLY : 0, &c->db);
+	free(path);
+	if (rc)
+		cli_refused(rc);
+	return c->db;
+}
+
+int cli_parse_id(const char *cmd, const char *what, const char *s, int64_t *id)
+{
+	char *end;
+	long long v;
+
+	if (!s || !*s)
+		return cli_usage(cmd, _("%s is missing"), what);
+	v = strtoll(s, &end, 10);
+	if (*end || v <= 0 || v >= INT64_MAX || s[0] == '+' || s[0] == ' ')
+		return cli_usage(cmd, _("%s must be a positive number, not '%.40s'"), what, s);
+	*id = v;
+	return 0;
+}
+
+void cli_print_json(cJSON *item)
+{
+	char *s = cJSON_Print(item);
+
+	if (s) {
+		puts(s);
+		cJSON_free(s);
+	}
+	cJSON_Delete(item);
+}
+
+void cli_puts_safe(const char *s)
+{
+	char *safe = text_sanitize(s);
+
+	fputs(safe, stdout);
+	free(safe);
+}
+
+void cli_field(const char *label, const char *value)
+{
+	printf("%s: ", label);
+	cli_puts_safe(value ? value : "-");
+	putchar('\n');
+}
+
+void cli_json_str(cJSON *obj, const char *key, const char *s)
+{
+	if (s)
+		cJSON_AddStringToObject(obj, key, s);
+	else
+		cJSON_AddNullToObject(obj, key);
+}
+
+void cli_json_int(cJSON *obj, const char *key, int64_t v)
+{
+	/* cJSON keeps numbers as double: exact only up to 2^53 */
+	if (v > ((int64_t)1 << 53) || v < -((int64_t)1 << 53)) {
+		char buf[32];
+
+		snprintf(buf, sizeof buf, "%lld", (long long)v);
+		cJSON_AddRawToObject(obj, key, buf);
+	} else {
+		cJSON_AddNumberToObject(obj, key, (double)v);
+	}
+}
+
+void cli_json_time(cJSON *obj, const char *key, int64_t t)
+{
+	char buf[32];
+
+	clock_format_utc(t, buf, sizeof buf);
+	cJSON_AddStringToObject(obj, key, buf);
+}

@@ -1,0 +1,145 @@
+/*
+ * clock.c - "now", and conversions between UTC seconds and shop time.
+ *
+ * Conversions go through mktime/localtime_r with TZ set to the shop's zone,
+ * so daylight saving is the C library's business, not ours.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "clock.h"
+#include "err.h"
+#include "i18n.h"
+
+void clock_set_zone(const char *zone)
+{
+	if (zone && *zone)
+		setenv("TZ", zone, 1);
+	tzset();
+}
+
+int64_t clock_now(void)
+{
+	const char *fixed = getenv("FRONTDESK_NOW");
+	int64_t t;
+
+	if (fixed && *fixed && clock_parse_local(fixed, &t) == 0)
+		return t;
+	return (int64_t)time(NULL);
+}
+
+static int all_digits(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < '0' || s[i] > '9')
+			return 0;
+	return 1;
+}
+
+static int num(const char *s, size_t n)
+{
+	int v = 0;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		v = v * 10 + (s[i] - '0');
+	return v;
+}
+
+int clock_parse_local(const char *text, int64_t *out)
+{
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	struct tm tm;
+	size_t len = text ? strlen(text) : 0;
+	int y, mo, d, h = 0, mi = 0, s = 0;
+	time_t t;
+
+	if (len < 10 || !all_digits(text, 4) || text[4] != '-' || !all_digits(text + 5, 2) ||
+	    text[7] != '-' || !all_digits(text + 8, 2))
+		goto bad;
+	y = num(text, 4);
+	mo = num(text + 5, 2);
+	d = num(text + 8, 2);
+	if (len > 10) {
+		if ((text[10] != ' ' && text[10] != 'T') || len < 16 || !all_digits(text + 11, 2) ||
+		    text[13] != ':' || !all_digits(text + 14, 2))
+			goto bad;
+		h = num(text + 11, 2);
+		mi = num(text + 14, 2);
+		if (len == 19 && text[16] == ':' && all_digits(text + 17, 2))
+			s = num(text + 17, 2);
+		else if (len != 16)
+			goto bad;
+	}
+	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
+	    mi > 59 || s > 59)
+		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);
+	memset(&tm, 0, sizeof tm);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = mo - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = h;
+	tm.tm_min = mi;
+	tm.tm_sec = s;
+	tm.tm_isdst = -1;
+	t = mktime(&tm);
+	if (t == (time_t)-1)
+		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);
+	*out = (int64_t)t;
+	return 0;
+bad:
+	return err_set(FD_EINVAL, _("'%.40s' is not a date: write YYYY-MM-DD or YYYY-MM-DD HH:MM"),
+		       text ? text : "");
+}
+
+/* fmt is the caller's strftime format; callers pass literals. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+void clock_format_local(int64_t t, const char *fmt, char *buf, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!localtime_r(&tt, &tm) || strftime(buf, n, fmt, &tm) == 0)
+		snprintf(buf, n, "?");
+}
+#pragma GCC diagnostic pop
+
+void clock_format_utc(int64_t t, char *buf, size_t n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	if (!gmtime_r(&tt, &tm) || strftime(buf, n, "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		snprintf(buf, n, "?");
+}
+
+int64_t clock_day_start(int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	tm.tm_hour = tm.tm_min = tm.tm_sec = 0;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}
+
+int64_t clock_add_days(int64_t t, int n)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+
+	localtime_r(&tt, &tm);
+	tm.tm_mday += n;
+	tm.tm_isdst = -1;
+	return (int64_t)mktime(&tm);
+}

@@ -1,0 +1,39 @@
+/*
+ * clock.h - the one clock of the program and the shop's time zone.
+ *
+ * Times are stored as UTC Unix seconds. People type and read them in the
+ * shop's time zone: the `timezone` config key, else TZ, else the system's.
+ * FRONTDESK_NOW (e.g. "2026-12-01T09:00", shop time) freezes "now" so that
+ * tests and demos are repeatable.
+ */
+#ifndef FD_CLOCK_H
+#define FD_CLOCK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* clock_set_zone - use this IANA zone (e.g. "America/New_York") as the shop's
+ * time zone from now on. NULL or "" keeps TZ. Call before any thread starts. */
+void clock_set_zone(const char *zone);
+
+/* clock_now - the current UTC time in seconds (FRONTDESK_NOW if set). */
+int64_t clock_now(void);
+
+/* clock_parse_local - read "YYYY-MM-DD", "YYYY-MM-DD HH:MM" or
+ * "YYYY-MM-DDTHH:MM[:SS]" in shop time into UTC seconds. A date alone is its
+ * midnight. FD_EINVAL with a reason on anything else. */
+int clock_parse_local(const char *text, int64_t *out);
+
+/* clock_format_local - write t in shop time; fmt is strftime's. */
+void clock_format_local(int64_t t, const char *fmt, char *buf, size_t n);
+
+/* clock_format_utc - write t as ISO 8601 UTC ("2026-12-01T14:00:00Z"). */
+void clock_format_utc(int64_t t, char *buf, size_t n);
+
+/* clock_day_start - midnight (shop time) of the day that contains t. */
+int64_t clock_day_start(int64_t t);
+
+/* clock_add_days - the same wall-clock time n days later (DST-safe). */
+int64_t clock_add_days(int64_t t, int n);
+
+#endif

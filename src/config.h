@@ -1,0 +1,28 @@
+/*
+ * config.h - the settings file: "key = value" lines, '#' comments.
+ *
+ * Read in order, later files overriding earlier ones: /etc/frontdesk/config
+ * (shop servers), then $XDG_CONFIG_HOME/frontdesk/config (or
+ * ~/.config/frontdesk/config); FRONTDESK_CONFIG names one file to read
+ * instead of the user's. Keys are untranslated identifiers:
+ *   timezone = America/New_York   (shop time zone; else TZ)
+ *   currency = USD                (currency of new jobs)
+ *   invoice_terms_days = 30
+ */
+#ifndef FD_CONFIG_H
+#define FD_CONFIG_H
+
+/* config_load - read the files; a malformed line is reported on stderr
+ * (file and line) and skipped. Safe to call more than once. */
+void config_load(void);
+
+/* config_get - the value for key, or def when it is not set. */
+const char *config_get(const char *key, const char *def);
+
+/* config_get_int - the integer value for key, or def when unset or bad. */
+long config_get_int(const char *key, long def);
+
+/* config_free - forget everything loaded. */
+void config_free(void);
+
+#endif

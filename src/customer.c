@@ -1,0 +1,283 @@
+/*
+ * customer.c - adding, reading, editing and deleting customers.
+ *
+ * Invariant: input is checked completely (text_check) before the write
+ * transaction starts, so a refused request changes nothing.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "text.h"
+#include "xalloc.h"
+
+static int check_phone(const char *p)
+{
+	const char *s;
+	int digits = 0;
+
+	for (s = p; *s; s++) {
+		if (*s >= '0' && *s <= '9')
+			digits++;
+		else if (!strchr(" +-().", *s))
+			return err_set(FD_EINVAL,
+				       _("the phone number may hold only digits, blanks and + - ( ) ."));
+	}
+	if (*p && digits < 3)
+		return err_set(FD_EINVAL, _("the phone number needs at least 3 digits"));
+	return 0;
+}
+
+static int check_input(const struct customer_input *in, int adding)
+{
+	int rc;
+
+	if (adding || in->name)
+		if ((rc = text_check(in->name, _("the name"), 200, 0)))
+			return rc;
+	if (in->phone && ((rc = text_check(in->phone, _("the phone number"), 40, 1)) ||
+			  (rc = check_phone(in->phone))))
+		return rc;
+	if (in->email) {
+		if ((rc = text_check(in->email, _("the e-mail address"), 200, 1)))
+			return rc;
+		if (*in->email && (!strchr(in->email, '@') || strchr(in->email, ' ')))
+			return err_set(FD_EINVAL, _("the e-mail address must look like name@example.com"));
+	}
+	if (in->address && (rc = text_check(in->address, _("the address"), 400, 1)))
+		return rc;
+	if (in->note && (rc = text_check(in->note, _("the note"), 2000, 1)))
+		return rc;
+	return 0;
+}
+
+/* Bind text, or NULL for NULL and "" (an optional field left empty). */
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+struct add_ctx {
+	const struct customer_input *in;
+	int64_t id;
+};
+
+static int add_tx(struct db *db, void *arg)
+{
+	struct add_ctx *a = arg;
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
+	rc = db_prepare(db,
+			"INSERT INTO customer (name, phone, email, address, note, created_at, "
+			"updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, a->in->name, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 2, a->in->phone);
+	bind_opt(st, 3, a->in->email);
+	bind_opt(st, 4, a->in->address);
+	bind_opt(st, 5, a->in->note);
+	sqlite3_bind_int64(st, 6, now);
+	sqlite3_bind_int64(st, 7, now);
+	if ((rc = db_run(db, st, _("cannot add the customer"))))
+		return rc;
+	a->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+int customer_add(struct db *db, const struct customer_input *in, int64_t *id_out)
+{
+	struct add_ctx a = { in, 0 };
+	int rc;
+
+	if ((rc = check_input(in, 1)))
+		return rc;
+	if ((rc = db_write(db, add_tx, &a)))
+		return rc;
+	*id_out = a.id;
+	return 0;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static void fill(sqlite3_stmt *st, struct customer *c)
+{
+	c->id = sqlite3_column_int64(st, 0);
+	c->name = col_dup(st, 1);
+	c->phone = col_dup(st, 2);
+	c->email = col_dup(st, 3);
+	c->address = col_dup(st, 4);
+	c->note = col_dup(st, 5);
+	c->created_at = sqlite3_column_int64(st, 6);
+	c->updated_at = sqlite3_column_int64(st, 7);
+}
+
+#define CUSTOMER_COLS "id, name, phone, email, address, note, created_at, updated_at"
+
+int customer_get(struct db *db, int64_t id, struct customer *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	rc = db_prepare(db, "SELECT " CUSTOMER_COLS " FROM customer WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no customer %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the customer"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void customer_free(struct customer *c)
+{
+	free(c->name);
+	free(c->phone);
+	free(c->email);
+	free(c->address);
+	free(c->note);
+	memset(c, 0, sizeof *c);
+}
+
+/* 0 if customer id exists, FD_ENOTFOUND otherwise. */
+static int must_exist(struct db *db, int64_t id)
+{
+	struct customer c;
+	int rc = customer_get(db, id, &c);
+
+	customer_free(&c);
+	return rc;
+}
+
+struct edit_ctx {
+	int64_t id;
+	const struct customer_input *in;
+};
+
+static int edit_tx(struct db *db, void *arg)
+{
+	struct edit_ctx *e = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = must_exist(db, e->id)))
+		return rc;
+	/* ?N IS NULL keeps the old value; '' (given but empty) clears it */
+	rc = db_prepare(db,
+			"UPDATE customer SET"
+			" name = coalesce(?1, name),"
+			" phone = CASE WHEN ?2 IS NULL THEN phone ELSE nullif(?2, '') END,"
+			" email = CASE WHEN ?3 IS NULL THEN email ELSE nullif(?3, '') END,"
+			" address = CASE WHEN ?4 IS NULL THEN address ELSE nullif(?4, '') END,"
+			" note = CASE WHEN ?5 IS NULL THEN note ELSE nullif(?5, '') END,"
+			" updated_at = ?6 WHERE id = ?7",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, e->in->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, e->in->phone, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, e->in->email, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, e->in->address, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, e->in->note, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, clock_now());
+	sqlite3_bind_int64(st, 7, e->id);
+	return db_run(db, st, _("cannot change the customer"));
+}
+
+int customer_edit(struct db *db, int64_t id, const struct customer_input *in)
+{
+	struct edit_ctx e = { id, in };
+	int rc;
+
+	if ((rc = check_input(in, 0)))
+		return rc;
+	if (!in->name && !in->phone && !in->email && !in->address && !in->note)
+		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
+	return db_write(db, edit_tx, &e);
+}
+
+static int delete_tx(struct db *db, void *arg)
+{
+	int64_t id = *(int64_t *)arg, jobs = 0;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = must_exist(db, id)))
+		return rc;
+	rc = db_prepare(db, "SELECT count(*) FROM service_order WHERE customer_id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		jobs = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (jobs > 0)
+		return err_set(FD_ECONFLICT,
+			       _("customer %lld has %lld job(s) and cannot be deleted; "
+				 "cancel the jobs instead"),
+			       (long long)id, (long long)jobs);
+	rc = db_prepare(db, "DELETE FROM customer WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	return db_run(db, st, _("cannot delete the customer"));
+}
+
+int customer_delete(struct db *db, int64_t id)
+{
+	return db_write(db, delete_tx, &id);
+}
+
+int customer_list(struct db *db, const char *search,
+		  int (*cb)(const struct customer *c, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(db,
+			"SELECT " CUSTOMER_COLS " FROM customer"
+			" WHERE ?1 IS NULL OR instr(lower(name), lower(?1)) > 0"
+			" OR instr(coalesce(phone, ''), ?1) > 0"
+			" ORDER BY name COLLATE NOCASE, id",
+			&st);
+	if (rc)
+		return rc;
+	if (search)
+		sqlite3_bind_text(st, 1, search, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct customer c;
+
+		fill(st, &c);
+		rc = cb(&c, arg);
+		customer_free(&c);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list customers"));
+	sqlite3_finalize(st);
+	return rc;
+}

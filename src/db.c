@@ -1,0 +1,348 @@
+/*
+ * db.c - opening connections, write transactions and the SQL functions used
+ * by the schema's triggers (see db.h).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "migrate.h"
+#include "xalloc.h"
+
+#define BUSY_TIMEOUT_MS 5000
+#define WRITE_RETRIES 5
+
+struct db {
+	sqlite3 *h;
+	char *path;
+	char *reason; /* for fd_reason(); NULL when no status change is explained */
+	int readonly;
+};
+
+static char operator_name[64];
+
+const char *db_operator(void)
+{
+	const char *s;
+	struct passwd *pw;
+
+	if (operator_name[0])
+		return operator_name;
+	s = getenv("SUDO_USER");
+	if (s && *s && geteuid() == 0 && strlen(s) < sizeof operator_name) {
+		snprintf(operator_name, sizeof operator_name, "%s", s);
+		return operator_name;
+	}
+	if (getlogin_r(operator_name, sizeof operator_name) == 0 && operator_name[0])
+		return operator_name;
+	pw = getpwuid(getuid());
+	if (pw && pw->pw_name && strlen(pw->pw_name) < sizeof operator_name)
+		snprintf(operator_name, sizeof operator_name, "%s", pw->pw_name);
+	else
+		snprintf(operator_name, sizeof operator_name, "uid:%ld", (long)getuid());
+	return operator_name;
+}
+
+static void fn_operator(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_text(ctx, db_operator(), -1, SQLITE_TRANSIENT);
+}
+
+static void fn_now(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	sqlite3_result_int64(ctx, clock_now());
+}
+
+static void fn_reason(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	struct db *db = sqlite3_user_data(ctx);
+
+	if (db->reason)
+		sqlite3_result_text(ctx, db->reason, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_result_null(ctx);
+}
+
+char *db_default_path(void)
+{
+	const char *env = getenv("FRONTDESK_DB"), *xdg, *home;
+	size_t n;
+	char *p;
+
+	if (env && *env)
+		return xstrdup(env);
+	xdg = getenv("XDG_DATA_HOME");
+	if (xdg && *xdg == '/') {
+		n = strlen(xdg) + 40;
+		p = xmalloc(n);
+		snprintf(p, n, "%s/frontdesk/frontdesk.db", xdg);
+		return p;
+	}
+	home = getenv("HOME");
+	if (!home || !*home) {
+		struct passwd *pw = getpwuid(getuid());
+
+		home = pw ? pw->pw_dir : "/";
+	}
+	n = strlen(home) + 60;
+	p = xmalloc(n);
+	snprintf(p, n, "%s/.local/share/frontdesk/frontdesk.db", home);
+	return p;
+}
+
+/* Create every missing folder above path with mode 0700. */
+static int make_parents(const char *path)
+{
+	char *dir = xstrdup(path), *s;
+	int rc = 0;
+
+	for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
+		*s = '\0';
+		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+			rc = err_set(FD_EIO, _("cannot create the folder %s: %s"), dir,
+				     strerror(errno));
+			break;
+		}
+		*s = '/';
+	}
+	free(dir);
+	return rc;
+}
+
+/* Create the database file with mode 0600 if it does not exist yet. */
+static int create_file(const char *path)
+{
+	int fd;
+
+	if (make_parents(path))
+		return FD_EIO;
+	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	if (fd < 0 && errno != EEXIST)
+		return err_set(FD_EIO, _("cannot create the database %s: %s"), path,
+			       strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+int db_exec(struct db *db, const char *sql)
+{
+	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, _("database error"));
+	return 0;
+}
+
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	if (sqlite3_prepare_v2(db->h, sql, -1, st, NULL) != SQLITE_OK)
+		return db_fail(db, _("database error"));
+	return 0;
+}
+
+int db_fail(struct db *db, const char *what)
+{
+	int ec = sqlite3_errcode(db->h), code;
+	const char *msg = sqlite3_errmsg(db->h);
+
+	switch (ec & 0xff) {
+	case SQLITE_CONSTRAINT:
+		code = FD_EINVAL;
+		break;
+	case SQLITE_BUSY:
+	case SQLITE_LOCKED:
+		code = FD_EBUSY;
+		msg = _("the database is busy (another session is writing); try again");
+		break;
+	case SQLITE_READONLY:
+		code = FD_EIO;
+		break;
+	default:
+		code = FD_EDB;
+	}
+	return err_set(code, "%s: %s", what, msg);
+}
+
+int db_one_int(struct db *db, const char *sql, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare(db, sql, &st);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("database error"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_open(const char *path, int flags, struct db **out)
+{
+	struct db *db;
+	int oflags, rc;
+	struct stat sb;
+
+	*out = NULL;
+	if (!path || !*path)
+		return err_set(FD_EINVAL, _("no database path given"));
+	if (flags & DB_OPEN_CREATE) {
+		rc = create_file(path);
+		if (rc)
+			return rc;
+	} else if (stat(path, &sb) != 0) {
+		return err_set(FD_ENOTFOUND,
+			       _("no database at %s: create one with 'frontdesk init' "
+				 "(or 'frontdesk demo')"),
+			       path);
+	}
+	db = xcalloc(1, sizeof *db);
+	db->path = xstrdup(path);
+	db->readonly = (flags & DB_OPEN_READONLY) != 0;
+	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+		rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
+			     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		goto fail;
+	}
+	sqlite3_extended_result_codes(db->h, 1);
+	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
+	sqlite3_create_function(db->h, "fd_operator", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
+				fn_operator, NULL, NULL);
+	sqlite3_create_function(db->h, "fd_now", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db, fn_now,
+				NULL, NULL);
+	sqlite3_create_function(db->h, "fd_reason", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
+				fn_reason, NULL, NULL);
+	if (!db->readonly) {
+		/* journal_mode needs the write lock only when it changes */
+		if ((rc = db_exec(db, "PRAGMA journal_mode=WAL")) != 0)
+			goto fail;
+	}
+	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) != 0)
+		goto fail;
+	if (sqlite3_exec(db->h, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		rc = err_set(FD_EIO, _("%s is not a frontdesk database: %s"), path,
+			     sqlite3_errmsg(db->h));
+		goto fail;
+	}
+	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
+					 : (flags & DB_OPEN_NO_MIGRATE) ? 0
+									: -1);
+	if (rc)
+		goto fail;
+	*out = db;
+	return 0;
+fail:
+	db_close(db);
+	return rc;
+}
+
+void db_close(struct db *db)
+{
+	if (!db)
+		return;
+	sqlite3_close(db->h);
+	free(db->reason);
+	free(db->path);
+	free(db);
+}
+
+sqlite3 *db_sqlite(struct db *db)
+{
+	return db->h;
+}
+
+const char *db_path(const struct db *db)
+{
+	return db->path;
+}
+
+int db_begin_write(struct db *db)
+{
+	int i, rc = SQLITE_BUSY;
+	struct timespec ts;
+
+	if (db->readonly)
+		return err_set(FD_EIO, _("the database is open read-only"));
+	for (i = 0; i <= WRITE_RETRIES; i++) {
+		rc = sqlite3_exec(db->h, "BEGIN IMMEDIATE", NULL, NULL, NULL);
+		if (rc == SQLITE_OK)
+			return 0;
+		if ((rc & 0xff) != SQLITE_BUSY && (rc & 0xff) != SQLITE_LOCKED)
+			break;
+		/* the busy timeout already waited; back off a little more */
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(10 + (rand() % 40)) * 1000000L * (i + 1);
+		nanosleep(&ts, NULL);
+	}
+	return db_fail(db, _("cannot start a write"));
+}
+
+int db_commit(struct db *db)
+{
+	if (sqlite3_exec(db->h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = db_fail(db, _("cannot commit"));
+
+		db_rollback(db);
+		return rc;
+	}
+	return 0;
+}
+
+void db_rollback(struct db *db)
+{
+	if (!sqlite3_get_autocommit(db->h))
+		sqlite3_exec(db->h, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void db_set_reason(struct db *db, const char *reason)
+{
+	free(db->reason);
+	db->reason = reason ? xstrdup(reason) : NULL;
+}
+
+int64_t db_data_version(struct db *db)
+{
+	int64_t v = -1;
+
+	db_one_int(db, "PRAGMA data_version", &v);
+	return v;
+}
+
+int db_write(struct db *db, int (*fn)(struct db *db, void *arg), void *arg)
+{
+	int rc = db_begin_write(db);
+
+	if (rc)
+		return rc;
+	rc = fn(db, arg);
+	if (rc) {
+		db_rollback(db);
+		return rc;
+	}
+	return db_commit(db);
+}
+
+int db_run(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = 0;
+
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(db, what);
+	sqlite3_finalize(st);
+	return rc;
+}

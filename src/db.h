@@ -1,0 +1,91 @@
+/*
+ * db.h - one SQLite connection, opened the way every part of frontdesk needs.
+ *
+ * A connection is in WAL mode with synchronous=FULL (a committed cash payment
+ * must survive a power cut), foreign keys on and a busy timeout. It has the
+ * SQL functions the schema's triggers call: fd_operator() (who is working),
+ * fd_now() (the program's clock) and fd_reason() (why a status changes).
+ * One connection per thread; never share one across fork().
+ *
+ * Every write goes through db_begin_write()/db_commit() (BEGIN IMMEDIATE,
+ * retried a bounded number of times when another process holds the lock).
+ */
+#ifndef FD_DB_H
+#define FD_DB_H
+
+#include <sqlite3.h>
+#include <stdint.h>
+
+struct db;
+
+enum {
+	DB_OPEN_CREATE = 1,   /* create the file (0600) and its folder (0700) */
+	DB_OPEN_READONLY = 2, /* never write; refuse an out-of-date schema */
+	DB_OPEN_NO_MIGRATE = 4 /* do not apply pending migrations (migrate command) */
+};
+
+/* db_default_path - the path to use when none is given: FRONTDESK_DB, else
+ * $XDG_DATA_HOME/frontdesk/frontdesk.db, else ~/.local/share/frontdesk/...
+ * Returns a new string the caller frees. */
+char *db_default_path(void);
+
+/* db_open - open (and with DB_OPEN_CREATE create) the database at path and
+ * bring its schema up to date. On error returns a negative FD_E* code with
+ * the reason in err_msg() and *out is NULL. */
+int db_open(const char *path, int flags, struct db **out);
+
+/* db_close - close the connection (NULL is fine). */
+void db_close(struct db *db);
+
+/* db_sqlite - the raw handle, for the core's modules only. */
+sqlite3 *db_sqlite(struct db *db);
+
+/* db_path - the file this connection is on. */
+const char *db_path(const struct db *db);
+
+/* db_begin_write - BEGIN IMMEDIATE, retried with backoff while the database
+ * is locked by another writer; FD_EBUSY after the bounded retries. */
+int db_begin_write(struct db *db);
+
+/* db_commit - COMMIT; on failure the transaction is rolled back. */
+int db_commit(struct db *db);
+
+/* db_rollback - ROLLBACK if a transaction is open; never fails. */
+void db_rollback(struct db *db);
+
+/* db_write - run fn(db, arg) inside one write transaction (db_begin_write):
+ * commit when fn returns 0, otherwise roll back and return fn's code. This is
+ * the shape of every desk action. */
+int db_write(struct db *db, int (*fn)(struct db *db, void *arg), void *arg);
+
+/* db_run - step a prepared statement that returns no rows, then finalize it
+ * (always). 0, or a code from db_fail(db, what). */
+int db_run(struct db *db, sqlite3_stmt *st, const char *what);
+
+/* db_exec - run SQL with no results; FD_EDB/FD_EINVAL with a reason. */
+int db_exec(struct db *db, const char *sql);
+
+/* db_prepare - compile one statement; FD_EDB with a reason on failure. */
+int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st);
+
+/* db_fail - turn the connection's last SQLite error into an FD_E* code and a
+ * reason that begins with `what`. Constraint and trigger refusals map to
+ * FD_EINVAL, locks to FD_EBUSY, the rest to FD_EDB. */
+int db_fail(struct db *db, const char *what);
+
+/* db_set_reason - text that fd_reason() returns to triggers until cleared
+ * with NULL (the reason recorded in status flows). */
+void db_set_reason(struct db *db, const char *reason);
+
+/* db_data_version - PRAGMA data_version: changes when another connection
+ * commits. Cheap; for "has anything changed" polling. */
+int64_t db_data_version(struct db *db);
+
+/* db_operator - the login name of the person running the program (the
+ * invoking user under sudo). Never NULL. */
+const char *db_operator(void);
+
+/* db_one_int - run a query with one integer result (binding nothing). */
+int db_one_int(struct db *db, const char *sql, int64_t *out);
+
+#endif

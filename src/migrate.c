@@ -1,0 +1,243 @@
+/*
+ * migrate.c - verifying and applying the embedded schema migrations.
+ *
+ * Invariants: migrations are applied in version order inside one
+ * BEGIN IMMEDIATE transaction that re-reads schema_migration after taking the
+ * write lock, so two processes opening a new database at once apply each
+ * migration exactly once; a failure rolls everything back.
+ */
+#include <config.h>
+
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "migrate.h"
+
+#define MAX_MIGRATIONS 256
+
+static const char create_table_sql[] =
+	"CREATE TABLE IF NOT EXISTS schema_migration ("
+	" version INTEGER PRIMARY KEY,"
+	" name TEXT NOT NULL,"
+	" checksum TEXT NOT NULL,"
+	" applied_at INTEGER NOT NULL,"
+	" destructive INTEGER NOT NULL CHECK (destructive IN (0, 1)))";
+
+void migrate_sha256_hex(const char *sql, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int n = 0, i;
+
+	EVP_Digest(sql, strlen(sql), md, &n, EVP_sha256(), NULL);
+	for (i = 0; i < n && i < 32; i++)
+		sprintf(out + 2 * i, "%02x", md[i]);
+	out[64] = '\0';
+}
+
+int migrate_latest(void)
+{
+	return fd_n_migrations ? fd_migrations[fd_n_migrations - 1].version : 0;
+}
+
+static int is_destructive(const struct migration *m)
+{
+	return strstr(m->sql, "-- frontdesk-migration: destructive=1") != NULL;
+}
+
+static const struct migration *find(int version)
+{
+	int i;
+
+	for (i = 0; i < fd_n_migrations; i++)
+		if (fd_migrations[i].version == version)
+			return &fd_migrations[i];
+	return NULL;
+}
+
+static int table_exists(struct db *db, int *exists)
+{
+	int64_t n = 0;
+	int rc = db_one_int(db,
+			    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+			    "name = 'schema_migration'",
+			    &n);
+
+	*exists = n > 0;
+	return rc;
+}
+
+/*
+ * Read the applied versions into applied[] (a flag per version) and verify
+ * each against the embedded migrations. Sets *max_applied.
+ */
+static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max_applied)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(applied, 0, MAX_MIGRATIONS);
+	*max_applied = 0;
+	rc = db_prepare(db, "SELECT version, name, checksum FROM schema_migration ORDER BY version",
+			&st);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int v = sqlite3_column_int(st, 0);
+		const char *sum = (const char *)sqlite3_column_text(st, 2);
+		const struct migration *m = find(v);
+		char want[65];
+
+		if (v > migrate_latest() || v < 1 || v >= MAX_MIGRATIONS) {
+			rc = err_set(FD_ESCHEMA,
+				     _("the database %s has schema version %d, newer than this "
+				       "frontdesk knows (%d): use a newer frontdesk"),
+				     db_path(db), v, migrate_latest());
+			goto out;
+		}
+		if (!m) {
+			rc = err_set(FD_ESCHEMA, _("the database records unknown migration %d"), v);
+			goto out;
+		}
+		migrate_sha256_hex(m->sql, want);
+		if (!sum || strcmp(sum, want) != 0) {
+			rc = err_set(FD_ESCHEMA,
+				     _("migration %d (%s) applied to %s has checksum %.16s..., "
+				       "but this frontdesk's is %.16s...: the schema was altered; "
+				       "restore a backup"),
+				     v, m->name, db_path(db), sum ? sum : "(none)", want);
+			goto out;
+		}
+		applied[v] = 1;
+		if (v > *max_applied)
+			*max_applied = v;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read schema_migration"));
+out:
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int migrate_current(struct db *db, int *out)
+{
+	unsigned char applied[MAX_MIGRATIONS];
+	int exists, rc;
+
+	*out = 0;
+	rc = table_exists(db, &exists);
+	if (rc || !exists)
+		return rc;
+	return verify(db, applied, out);
+}
+
+static int apply_one(struct db *db, const struct migration *m)
+{
+	sqlite3_stmt *st;
+	char sum[65];
+	int rc;
+
+	if (sqlite3_exec(db_sqlite(db), m->sql, NULL, NULL, NULL) != SQLITE_OK)
+		return db_fail(db, m->name);
+	migrate_sha256_hex(m->sql, sum);
+	rc = db_prepare(db,
+			"INSERT INTO schema_migration (version, name, checksum, applied_at, "
+			"destructive) VALUES (?, ?, ?, ?, ?)",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int(st, 1, m->version);
+	sqlite3_bind_text(st, 2, m->name, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, sum, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, clock_now());
+	sqlite3_bind_int(st, 5, is_destructive(m));
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(db, _("cannot record the migration"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int migrate_to(struct db *db, int target, int allow_destructive)
+{
+	unsigned char applied[MAX_MIGRATIONS];
+	int exists, max_applied, rc, i, pending = 0;
+	char sql[64];
+
+	if (target < 0 || target > migrate_latest())
+		target = migrate_latest();
+	rc = table_exists(db, &exists);
+	if (rc)
+		return rc;
+	if (exists) {
+		rc = verify(db, applied, &max_applied);
+		if (rc)
+			return rc;
+		for (i = 0; i < fd_n_migrations; i++)
+			if (fd_migrations[i].version <= target && !applied[fd_migrations[i].version])
+				pending++;
+		if (!pending)
+			return 0;
+	}
+	if (target == 0)
+		return 0;
+	rc = db_begin_write(db);
+	if (rc)
+		return rc;
+	/* re-read under the write lock: another process may have migrated */
+	if ((rc = db_exec(db, create_table_sql)) != 0 ||
+	    (rc = verify(db, applied, &max_applied)) != 0)
+		goto fail;
+	for (i = 0; i < fd_n_migrations; i++) {
+		const struct migration *m = &fd_migrations[i];
+
+		if (m->version > target || applied[m->version])
+			continue;
+		if (is_destructive(m) && !allow_destructive) {
+			rc = err_set(FD_ESCHEMA,
+				     _("migration %d (%s) changes existing data: back up %s, then "
+				       "run 'frontdesk migrate --allow-destructive'"),
+				     m->version, m->name, db_path(db));
+			goto fail;
+		}
+		if ((rc = apply_one(db, m)) != 0)
+			goto fail;
+		if (m->version > max_applied)
+			max_applied = m->version;
+	}
+	snprintf(sql, sizeof sql, "PRAGMA user_version = %d", max_applied);
+	if ((rc = db_exec(db, sql)) != 0)
+		goto fail;
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	return rc;
+}
+
+int migrate_check_and_apply(struct db *db, int target)
+{
+	unsigned char applied[MAX_MIGRATIONS];
+	int exists, max_applied, rc, i;
+
+	if (target != 0 && target != MIGRATE_REFUSE_PENDING)
+		return migrate_to(db, target, 0);
+	/* verify only: read-only connections and the migrate command */
+	rc = table_exists(db, &exists);
+	if (rc)
+		return rc;
+	if (!exists)
+		return 0;
+	rc = verify(db, applied, &max_applied);
+	if (rc)
+		return rc;
+	for (i = 0; i < fd_n_migrations; i++)
+		if (!applied[fd_migrations[i].version] && target == MIGRATE_REFUSE_PENDING)
+			return err_set(FD_ESCHEMA,
+				       _("the database %s needs schema migration %d: open it once "
+					 "without --read-only"),
+				       db_path(db), fd_migrations[i].version);
+	return 0;
+}

@@ -1,0 +1,47 @@
+/*
+ * migrate.h - the schema's numbered migrations and applying them.
+ *
+ * The migrations are the files data/schema/NNNN-name.sql, embedded into the
+ * program at build time (schema-data.c is generated from them), so that an
+ * installed binary needs no data files. Each applied migration is recorded in
+ * schema_migration with its SHA-256, the time and its `destructive` flag (a
+ * "-- frontdesk-migration: destructive=1" line in the file).
+ */
+#ifndef FD_MIGRATE_H
+#define FD_MIGRATE_H
+
+struct db;
+
+struct migration {
+	int version;
+	const char *name;
+	const char *sql;
+};
+
+extern const struct migration fd_migrations[];
+extern const int fd_n_migrations;
+
+/* migrate_latest - the highest version this program knows. */
+int migrate_latest(void);
+
+/* migrate_check_and_apply - verify the recorded migrations (refusing a
+ * database newer than this program, or one whose applied migration's
+ * checksum differs from ours) and apply every pending migration up to target
+ * (-1: all; 0: apply nothing, only verify) in ONE write transaction, so that
+ * a failure leaves the database as it was. Destructive migrations are applied
+ * only with allow_destructive (see migrate_to). MIGRATE_REFUSE_PENDING as
+ * target verifies and refuses a database that needs migrating (read-only). */
+#define MIGRATE_REFUSE_PENDING (-2)
+int migrate_check_and_apply(struct db *db, int target);
+
+/* migrate_to - as above with an explicit target and destructive permission
+ * (the `frontdesk migrate` command). */
+int migrate_to(struct db *db, int target, int allow_destructive);
+
+/* migrate_current - the highest applied version (0 for an empty database). */
+int migrate_current(struct db *db, int *out);
+
+/* migrate_sha256_hex - the checksum we record for sql (65 bytes out). */
+void migrate_sha256_hex(const char *sql, char out[65]);
+
+#endif

@@ -1,0 +1,263 @@
+/*
+ * check_core.c - unit tests of the core without a terminal: text checks and
+ * sanitising, the clock, opening and migrating a database, write
+ * transactions, history and status triggers.
+ */
+#include <config.h>
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "migrate.h"
+#include "strbuf.h"
+#include "text.h"
+
+static char tmpdir[64];
+static char dbpath[128];
+
+static void tmp_setup(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdcheck.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+}
+
+static void tmp_teardown(void)
+{
+	char cmd[160];
+
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(test_text_check)
+{
+	char *big = malloc(1024 * 1024 + 1);
+
+	ck_assert_int_eq(text_check("Ada Lee", "name", 200, 0), 0);
+	ck_assert_int_eq(text_check("李小龍", "name", 200, 0), 0);
+	ck_assert_int_eq(text_check("Zoë Ångström", "name", 200, 0), 0);
+	ck_assert_int_eq(text_check("", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("", "name", 200, 1), 0);
+	ck_assert_int_eq(text_check("a\x1b[31mred", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("tab\there", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("line\nbreak", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("del\x7f", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("c1 \xc2\x9b", "name", 200, 0), FD_EINVAL);       /* CSI */
+	ck_assert_int_eq(text_check("bidi \xe2\x80\xae", "name", 200, 0), FD_EINVAL); /* RLO */
+	ck_assert_int_eq(text_check("bad \xff", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("overlong \xc0\xaf", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("surrogate \xed\xa0\x80", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check("cut \xe6\x9d", "name", 200, 0), FD_EINVAL);
+	ck_assert_int_eq(text_check(" lead", "name", 200, 0), FD_EINVAL);
+	memset(big, 'a', 1024 * 1024);
+	big[1024 * 1024] = '\0';
+	ck_assert_int_eq(text_check(big, "name", 200, 0), FD_EINVAL);
+	ck_assert(strstr(err_msg(), "too long") != NULL);
+	free(big);
+}
+END_TEST
+
+START_TEST(test_sanitize)
+{
+	char *s;
+
+	s = text_sanitize("a\x1b[2Jb");
+	ck_assert_str_eq(s, "a^[[2Jb");
+	free(s);
+	s = text_sanitize("x\xe2\x80\xaey");
+	ck_assert_str_eq(s, "x<U+202E>y");
+	free(s);
+	s = text_sanitize("\xc2\x9b" "1m");
+	ck_assert_str_eq(s, "<U+009B>1m");
+	free(s);
+	s = text_sanitize("bad\xff");
+	ck_assert_str_eq(s, "bad<FF>");
+	free(s);
+	s = text_sanitize("李小龍");
+	ck_assert_str_eq(s, "李小龍");
+	free(s);
+	s = text_sanitize(NULL);
+	ck_assert_str_eq(s, "");
+	free(s);
+}
+END_TEST
+
+START_TEST(test_clock)
+{
+	int64_t t, u;
+	char buf[64];
+
+	setenv("TZ", "America/New_York", 1);
+	clock_set_zone(NULL);
+	ck_assert_int_eq(clock_parse_local("2026-12-01T09:00", &t), 0);
+	clock_format_utc(t, buf, sizeof buf);
+	ck_assert_str_eq(buf, "2026-12-01T14:00:00Z");
+	ck_assert_int_eq(clock_parse_local("2026-12-01 09:00:30", &u), 0);
+	ck_assert_int_eq(u - t, 30);
+	ck_assert_int_eq(clock_parse_local("2026-12-01", &u), 0);
+	ck_assert_int_eq(t - u, 9 * 3600);
+	ck_assert_int_eq(clock_day_start(t), u);
+	/* the day DST starts (2027-03-14 in New York) has 23 hours */
+	ck_assert_int_eq(clock_parse_local("2027-03-15", &t), 0);
+	ck_assert_int_eq(clock_parse_local("2027-03-14", &u), 0);
+	ck_assert_int_eq(clock_add_days(u, 1), t);
+	ck_assert_int_eq(t - u, 23 * 3600);
+	ck_assert_int_eq(clock_parse_local("2026-02-29", &t), FD_EINVAL);
+	ck_assert_int_eq(clock_parse_local("2028-02-29", &t), 0);
+	ck_assert_int_eq(clock_parse_local("2026-13-01", &t), FD_EINVAL);
+	ck_assert_int_eq(clock_parse_local("2026-12-01 25:00", &t), FD_EINVAL);
+	ck_assert_int_eq(clock_parse_local("tomorrow", &t), FD_EINVAL);
+	ck_assert_int_eq(clock_parse_local("2026-12-01T09:00Z", &t), FD_EINVAL);
+	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
+	ck_assert_int_eq(clock_parse_local("2026-12-01T09:00", &t), 0);
+	ck_assert_int_eq(clock_now(), t);
+	unsetenv("FRONTDESK_NOW");
+}
+END_TEST
+
+START_TEST(test_strbuf)
+{
+	struct strbuf sb = { 0 };
+	char *s;
+	int i;
+
+	ck_assert_str_eq(sb_cstr(&sb), "");
+	for (i = 0; i < 100; i++)
+		sb_printf(&sb, "%d,", i);
+	ck_assert_int_eq(sb.len, strlen(sb_cstr(&sb)));
+	ck_assert(strncmp(sb_cstr(&sb), "0,1,2,", 6) == 0);
+	s = sb_steal(&sb);
+	ck_assert_ptr_null(sb.s);
+	free(s);
+}
+END_TEST
+
+START_TEST(test_open_creates_and_migrates)
+{
+	struct db *db;
+	int cur = -1;
+	int64_t fk = 0, ver = 0;
+
+	ck_assert_int_eq(db_open(dbpath, 0, &db), FD_ENOTFOUND);
+	ck_assert_ptr_null(db);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(migrate_current(db, &cur), 0);
+	ck_assert_int_eq(cur, migrate_latest());
+	ck_assert_int_eq(db_one_int(db, "PRAGMA foreign_keys", &fk), 0);
+	ck_assert_int_eq(fk, 1);
+	ck_assert_int_eq(db_one_int(db, "PRAGMA user_version", &ver), 0);
+	ck_assert_int_eq(ver, migrate_latest());
+	db_close(db);
+	/* opening again applies nothing and verifies checksums */
+	ck_assert_int_eq(db_open(dbpath, 0, &db), 0);
+	db_close(db);
+	ck_assert_int_eq(access(dbpath, R_OK), 0);
+}
+END_TEST
+
+START_TEST(test_write_tx_rolls_back)
+{
+	struct db *db;
+	int64_t n = -1;
+
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(db_exec(db, "INSERT INTO customer (name, created_at, updated_at) "
+				     "VALUES ('x', 0, 0)"),
+			 0);
+	db_rollback(db);
+	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer", &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer_his", &n), 0);
+	ck_assert_int_eq(n, 0);
+	db_close(db);
+}
+END_TEST
+
+START_TEST(test_second_writer_waits_then_gives_up)
+{
+	struct db *a, *b;
+	int64_t dv1, dv2;
+
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &a), 0);
+	ck_assert_int_eq(db_open(dbpath, 0, &b), 0);
+	sqlite3_busy_timeout(db_sqlite(b), 10);
+	dv1 = db_data_version(b);
+	ck_assert_int_eq(db_begin_write(a), 0);
+	ck_assert_int_eq(db_begin_write(b), FD_EBUSY);
+	ck_assert(strstr(err_msg(), "busy") != NULL);
+	ck_assert_int_eq(db_exec(a, "INSERT INTO customer (name, created_at, updated_at) "
+				    "VALUES ('y', 0, 0)"),
+			 0);
+	ck_assert_int_eq(db_commit(a), 0);
+	dv2 = db_data_version(b);
+	ck_assert(dv2 != dv1); /* b notices a's commit cheaply */
+	db_close(a);
+	db_close(b);
+}
+END_TEST
+
+START_TEST(test_customer_history)
+{
+	struct db *db;
+	struct customer_input in = { .name = "Ada Lee", .phone = "555 0100" };
+	struct customer_input ch = { .phone = "555 0199" };
+	int64_t id, n;
+
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(customer_add(db, &in, &id), 0);
+	ck_assert_int_eq(customer_edit(db, id, &ch), 0);
+	ck_assert_int_eq(customer_delete(db, id), 0);
+	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer", &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(db_one_int(db, "SELECT group_concat(operate_type) FROM "
+					"(SELECT operate_type FROM customer_his ORDER BY his_id)",
+				    &n),
+			 0);
+	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer_his WHERE operator_id <> ''",
+				    &n),
+			 0);
+	ck_assert_int_eq(n, 3);
+	/* refused input writes nothing */
+	in.name = "bad\x1bname";
+	ck_assert_int_eq(customer_add(db, &in, &id), FD_EINVAL);
+	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer_his", &n), 0);
+	ck_assert_int_eq(n, 3);
+	db_close(db);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("core");
+	TCase *pure = tcase_create("pure"), *dbc = tcase_create("db");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(pure, test_text_check);
+	tcase_add_test(pure, test_sanitize);
+	tcase_add_test(pure, test_clock);
+	tcase_add_test(pure, test_strbuf);
+	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
+	tcase_add_test(dbc, test_open_creates_and_migrates);
+	tcase_add_test(dbc, test_write_tx_rolls_back);
+	tcase_add_test(dbc, test_second_writer_waits_then_gives_up);
+	tcase_add_test(dbc, test_customer_history);
+	tcase_set_timeout(dbc, 60);
+	suite_add_tcase(s, pure);
+	suite_add_tcase(s, dbc);
+	sr = srunner_create(s);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
