@@ -89,5 +89,10 @@ int cli_job(struct cli *c, int argc, char **argv);
 int cli_appt(struct cli *c, int argc, char **argv);
 int cli_link(struct cli *c, int argc, char **argv);
 int cli_item(struct cli *c, int argc, char **argv);
+/* Money commands (cli-money.c): group is "invoice", "pay", "refund", "check",
+ * "report" or "export"; argv[0] is the subcommand (or option). */
+int cli_money(struct cli *c, const char *group, int argc, char **argv);
+/* Operations (cli-ops.c): group is "agenda", "projection", "jobs" or "lease". */
+int cli_ops(struct cli *c, const char *group, int argc, char **argv);
 
 #endif

@@ -165,6 +165,16 @@ static const struct {
 	{ "appt", N_("add, list, show, edit, set the status of visits") },
 	{ "link", N_("say which jobs a visit works on (add, edit, remove)") },
 	{ "item", N_("add, list, show, edit, delete line items of a job") },
+	{ "invoice", N_("issue, list, show, void invoices; credit notes") },
+	{ "pay", N_("record payments, allocate them to invoices, reverse allocations") },
+	{ "refund", N_("refund (part of) a payment") },
+	{ "check", N_("verify the whole database and list every violation") },
+	{ "report", N_("receivables aging, takings, customer statements") },
+	{ "export", N_("export an accounting journal for ledger/hledger") },
+	{ "agenda", N_("list the visits of a date range (from the calendar projection)") },
+	{ "projection", N_("rebuild or check the calendar projection") },
+	{ "jobs", N_("list, show and retry background jobs") },
+	{ "lease", N_("show the leases and locks of the control table") },
 };
 
 static void usage(FILE *out)
@@ -256,6 +266,12 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			rc = cli_link(&c, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "item"))
 			rc = cli_item(&c, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "invoice") || !strcmp(cmd, "pay") || !strcmp(cmd, "refund") ||
+			 !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
+			rc = cli_money(&c, cmd, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
+			 !strcmp(cmd, "jobs") || !strcmp(cmd, "lease"))
+			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "help"))
 			usage(stdout), rc = CLI_OK;
 		else
