@@ -1,0 +1,86 @@
+/*
+ * check_tw.c - unit tests of the text-width module (ui/tw.c): widths of
+ * ASCII, accented, combining and CJK text, and fitting that never splits a
+ * character and marks cuts with an ellipsis.
+ */
+#include <config.h>
+
+#include <check.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tw.h"
+
+static void fits(const char *s, int cols, int pad, const char *want, int want_used)
+{
+	char buf[256];
+	int used = tw_fit(s, cols, pad, buf, sizeof buf);
+
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq(used, want_used);
+	ck_assert_int_le(tw_width(buf), cols);
+}
+
+START_TEST(test_width)
+{
+	ck_assert_int_eq(tw_width(""), 0);
+	ck_assert_int_eq(tw_width("Ada Lee"), 7);
+	ck_assert_int_eq(tw_width("Zoë"), 3);
+	ck_assert_int_eq(tw_width("e\xcc\x81"), 1); /* e + combining acute */
+	ck_assert_int_eq(tw_width("王小明"), 6);
+	ck_assert_int_eq(tw_width("佐藤 花子"), 9);
+	ck_assert_int_eq(tw_width("bad\xff"), 4);
+	ck_assert_int_eq(tw_width("\x1b"), 1);
+}
+END_TEST
+
+START_TEST(test_fit)
+{
+	fits("Ada Lee", 10, 1, "Ada Lee   ", 10);
+	fits("Ada Lee", 10, 0, "Ada Lee", 7);
+	fits("Ada Lee", 7, 1, "Ada Lee", 7);
+	fits("Ada Lee Smith", 8, 1, "Ada L...", 8);
+	/* 8 columns into 7: two characters (4 columns) and the ellipsis */
+	fits("王小明是", 7, 1, "王小...", 7);
+	fits("王小明", 6, 1, "王小明", 6);
+	/* 7 columns into 6: "小" would end at column 4 > 3, so it goes
+	 * whole; the column left over is padded, never half a character */
+	fits("王小明x", 6, 1, "王... ", 6);
+	fits("abc", 2, 1, "ab", 2);
+	fits("abcdef", 0, 1, "", 0);
+	/* control bytes and invalid UTF-8 are shown as '?' */
+	fits("a\x1b[2Jb", 10, 0, "a?[2Jb", 6);
+	fits("x\xffy", 10, 0, "x?y", 3);
+}
+END_TEST
+
+START_TEST(test_small_buffer)
+{
+	char buf[4];
+
+	tw_fit("王小明", 6, 1, buf, sizeof buf);
+	ck_assert_str_eq(buf, "王"); /* never half a character */
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("tw");
+	TCase *tc = tcase_create("tw");
+	SRunner *sr;
+	int failed;
+
+	if (!setlocale(LC_ALL, "C.UTF-8"))
+		return 77;
+	tcase_add_test(tc, test_width);
+	tcase_add_test(tc, test_fit);
+	tcase_add_test(tc, test_small_buffer);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,25 @@
+/*
+ * tw.h - text width: measuring and fitting text into terminal columns.
+ *
+ * Every piece of text placed on the screen goes through here. Widths come
+ * from mbrtowc/wcwidth in the current locale (so CJK characters take two
+ * columns); text is cut at a column boundary, never inside a character, and
+ * an ellipsis ("...", plain ASCII so CJK terminals line up) marks a cut.
+ * Pure functions: no curses, unit-tested.
+ */
+#ifndef FD_TW_H
+#define FD_TW_H
+
+#include <stddef.h>
+
+/* tw_width - the number of columns s takes; invalid bytes and
+ * non-printable characters count one column each (they are shown as '?'). */
+int tw_width(const char *s);
+
+/* tw_fit - write into out (size n) the longest prefix of s that fits in
+ * cols columns, ending with "..." when s was cut, then pad with blanks to
+ * exactly cols columns when pad is non-zero. Invalid or non-printable
+ * characters become '?'. Returns the columns used. */
+int tw_fit(const char *s, int cols, int pad, char *out, size_t n);
+
+#endif
