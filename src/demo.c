@@ -1,13 +1,194 @@
 /*
  * demo.c - the demo database (see demo.h).
+ *
+ * Everything is written through the same core functions the desk uses, so
+ * the demo also exercises history, status flows and validation. The data is
+ * deterministic for a given "now": a small xorshift generator seeded with a
+ * constant picks names, services and times.
  */
 #include <config.h>
 
+#include <stdio.h>
+#include <string.h>
+
+#include "clock.h"
+#include "customer.h"
 #include "db.h"
 #include "demo.h"
+#include "err.h"
+#include "i18n.h"
+#include "work.h"
+
+static const char *const names[] = {
+	"Ada Lee", "Bo Chen", "Carmen Ortiz", "Dmitri Volkov", "Ella Johnson", "Farah Haddad",
+	"George Miller", "Hana Sato", "Ivan Petrov", "Julia Rossi", "Kofi Mensah", "Laura Smith",
+	"Mateo García", "Nora Fischer", "Owen Brown", "Priya Patel", "Quinn Davis", "Rosa Silva",
+	"Sam O'Neil", "Tomás Novák", "Uma Iyer", "Victor Dubois", "Wen Zhang", "Xavier Kim",
+	"Yara Costa", "Zoë Müller", "王小明", "李美玲", "陳志豪", "佐藤 花子", "Ali Demir",
+	"Beatriz Luna", "Chidi Okafor", "Dana Wright", "Emil Berg", "Fiona Walsh",
+};
+
+static const struct {
+	const char *kind, *desc;
+	int64_t price; /* cents */
+} services[] = {
+	{ "SERVICE", "Full detail", 18000 },      { "SERVICE", "Interior shampoo", 9000 },
+	{ "SERVICE", "Wash and wax", 12000 },     { "SERVICE", "Ceramic coating", 45000 },
+	{ "SERVICE", "Headlight restoration", 6000 }, { "SERVICE", "Engine bay clean", 7500 },
+};
+
+static const char *const streets[] = { "Main St", "Oak Ave", "Maple Dr", "Cedar Ln",
+				       "Harbor Rd", "Elm St", "Pine Ct", "Lake View Blvd" };
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state ^= rng_state << 13;
+	rng_state ^= rng_state >> 7;
+	rng_state ^= rng_state << 17;
+	return (uint32_t)(rng_state % n);
+}
+
+static int has_customers(struct db *db, int *yes)
+{
+	int64_t n = 0;
+	int rc = db_one_int(db, "SELECT count(*) FROM customer", &n);
+
+	*yes = n > 0;
+	return rc;
+}
+
+/* A job for customer with one service line (and sometimes a fee). */
+static int make_job(struct db *db, int64_t customer, const char *title_override, int svc,
+		    int64_t *job)
+{
+	struct job_input ji = { customer, title_override ? title_override : services[svc].desc,
+				"USD", NULL };
+	struct item_input it = { 0, services[svc].kind, services[svc].desc, 1000,
+				 services[svc].price };
+	int64_t item;
+	int rc;
+
+	if ((rc = job_add(db, &ji, job)))
+		return rc;
+	it.job_id = *job;
+	if ((rc = item_add(db, &it, &item)))
+		return rc;
+	if (rnd(4) == 0) {
+		struct item_input fee = { *job, "FEE", "Travel fee", 1000, 2500 };
+
+		rc = item_add(db, &fee, &item);
+	}
+	return rc;
+}
+
+static int make_visit(struct db *db, int64_t start, int minutes, const char *where,
+		      int64_t *appt)
+{
+	struct appt_input ai = { start, start + (int64_t)minutes * 60, where, NULL };
+
+	return appt_add(db, &ai, appt);
+}
+
+/* Move a visit along its status machine to where its time says it is. */
+static int settle_status(struct db *db, int64_t appt, int64_t start, int64_t now)
+{
+	int rc = 0;
+
+	if (start < now - 86400) {
+		if (rnd(12) == 0)
+			return appt_set_status(db, appt, "no_show", _("customer did not come"));
+		if ((rc = appt_set_status(db, appt, "in_progress", NULL)) == 0)
+			rc = appt_set_status(db, appt, "done", NULL);
+	} else if (start < now + 3 * 86400 && rnd(2) == 0) {
+		rc = appt_set_status(db, appt, "confirmed", _("confirmed by phone"));
+	}
+	return rc;
+}
 
 int demo_create(struct db *db, int64_t now, int64_t *made)
 {
+	int64_t cust[sizeof names / sizeof names[0]];
+	int64_t today = clock_day_start(now), appt, job, start;
+	struct customer home;
+	size_t i, nc = sizeof names / sizeof names[0];
+	int rc, any, day;
+	char addr[64], phone[32];
+
 	*made = 0;
+	if ((rc = has_customers(db, &any)) || any)
+		return rc;
+	rng_state = 0x9E3779B97F4A7C15ull;
+	for (i = 0; i < nc; i++) {
+		struct customer_input ci = { names[i], phone, NULL, addr, NULL };
+
+		snprintf(phone, sizeof phone, "555-%04u", 100 + rnd(9800));
+		snprintf(addr, sizeof addr, "%u %s", 10 + rnd(980),
+			 streets[rnd(sizeof streets / sizeof streets[0])]);
+		if ((rc = customer_add(db, &ci, &cust[i])))
+			return rc;
+	}
+
+	/* A month of ordinary visits around today: 2 to 4 on working days. */
+	for (day = -14; day <= 16; day++) {
+		int64_t d0 = clock_add_days(today, day);
+		int n = 2 + (int)rnd(3), k;
+		char wd[4];
+
+		clock_format_local(d0, "%u", wd, sizeof wd);
+		if (wd[0] == '7')
+			continue; /* closed on Sundays */
+		for (k = 0; k < n; k++) {
+			size_t c = rnd((uint32_t)nc);
+			int svc = (int)rnd(sizeof services / sizeof services[0]);
+			int minutes = 60 + 30 * (int)rnd(5);
+			struct customer cu;
+
+			start = d0 + (9 + 2 * k) * 3600;
+			if ((rc = customer_get(db, cust[c], &cu)))
+				return rc;
+			rc = make_visit(db, start, minutes, cu.address, &appt);
+			customer_free(&cu);
+			if (rc || (rc = make_job(db, cust[c], NULL, svc, &job)) ||
+			    (rc = link_add(db, appt, job, minutes, NULL)) ||
+			    (rc = settle_status(db, appt, start, now)))
+				return rc;
+			(*made)++;
+		}
+	}
+
+	/* One job, two visits: a ceramic coating rained off yesterday and
+	 * finished today at the customer's address. One line item, billed
+	 * once. */
+	if ((rc = customer_get(db, cust[0], &home)))
+		return rc;
+	snprintf(addr, sizeof addr, "%s", home.address ? home.address : "");
+	customer_free(&home);
+	start = clock_add_days(today, -1) + 13 * 3600;
+	if ((rc = make_job(db, cust[0], _("Ceramic coating (rained off, finished next day)"), 3,
+			   &job)) ||
+	    (rc = make_visit(db, start, 180, addr, &appt)) ||
+	    (rc = link_add(db, appt, job, 60, NULL)) ||
+	    (rc = appt_set_status(db, appt, "in_progress", NULL)) ||
+	    (rc = appt_set_status(db, appt, "done", _("rained off after an hour"))))
+		return rc;
+	(*made)++;
+	start = today + 17 * 3600;
+	if ((rc = make_visit(db, start, 150, addr, &appt)) ||
+	    (rc = link_add(db, appt, job, 120, NULL)))
+		return rc;
+	(*made)++;
+
+	/* One visit serving three customers' jobs at one address. */
+	start = clock_add_days(today, 1) + 10 * 3600;
+	if ((rc = make_visit(db, start, 240, "Harbor View Apartments, 200 Bay St", &appt)))
+		return rc;
+	for (i = 1; i <= 3; i++) {
+		if ((rc = make_job(db, cust[i], NULL, (int)i % 3, &job)) ||
+		    (rc = link_add(db, appt, job, 80, NULL)))
+			return rc;
+	}
+	(*made)++;
 	return 0;
 }

@@ -226,19 +226,17 @@ int money_line_amount(int64_t qty_milli, int64_t unit_price, int64_t *out)
 
 int qty_parse(const char *text, int64_t *out_milli)
 {
-	static const struct currency milli = { "QTY", 3 };
+	static const struct currency milli = { "", 3 };
 	int64_t v;
 	int rc;
 
 	if (text && strchr(text, ','))
 		return err_set(FD_EINVAL, _("write the quantity without ',' separators"));
 	rc = money_parse(text, &milli, &v);
-	if (rc) {
-		char why[256];
-
-		snprintf(why, sizeof why, "%s", err_msg());
-		return err_set(rc, _("bad quantity: %s"), why);
-	}
+	if (rc)
+		return err_set(rc, _("the quantity '%.40s' is not a number with at most 3 decimals "
+				     "(like 2 or 1.5)"),
+			       text ? text : "");
 	if (v <= 0)
 		return err_set(FD_EINVAL, _("the quantity must be greater than zero"));
 	if (v > 1000000 * (int64_t)1000)

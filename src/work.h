@@ -12,6 +12,20 @@
  * transaction (db_write); a refused request changes nothing. Status changes
  * follow the legal transitions stored in status_transition and are recorded
  * in status_flow (with the reason given here) by the schema's triggers.
+ * History rows (<table>_his) are written by triggers too.
+ *
+ * Conventions of every function below: 0 on success, else a negative FD_E*
+ * code with a translated reason in err_msg(): FD_EINVAL for unacceptable
+ * input, FD_ENOTFOUND when a named record does not exist, FD_ECONFLICT when
+ * the record's state does not allow the request, FD_EBUSY/FD_EDB from the
+ * database. Text fields pass text_check() (valid UTF-8, no control or escape
+ * characters, bounded length). A struct filled by a *_get function belongs to
+ * the caller, who releases it with the matching *_free; a struct passed to a
+ * list callback is valid during the call only. A list stops at the first
+ * non-zero value its callback returns and returns that value.
+ *
+ * Callers: the command line (cli-work.c), the screen, the demo, invoicing
+ * (reads jobs and line items) and the calendar projection (reads visits).
  */
 #ifndef FD_WORK_H
 #define FD_WORK_H
@@ -21,6 +35,10 @@
 struct db;
 
 /* ---------------------------------------------------------------- jobs */
+
+/* A visit lasts at most this long (the schema checks it too); longer work
+ * is several visits. It also bounds the scan of appt_list_range. */
+#define APPT_MAX_SECONDS (7 * 24 * 3600)
 
 struct job {
 	int64_t id;
@@ -35,7 +53,9 @@ struct job {
 
 /* For job_add every field but note is required (currency NULL: the config
  * key `currency`, else USD). For job_edit, NULL/0 means unchanged and only
- * title, note and (while the job has no line items) currency can change. */
+ * title, note and (while the job has no line items) currency can change;
+ * "" clears the note. Limits: title 1..200 bytes, note 2000, currency a code
+ * currency_find() knows (stored upper case). */
 struct job_input {
 	int64_t customer_id;
 	const char *title;
@@ -43,11 +63,20 @@ struct job_input {
 	const char *note;
 };
 
+/* job_add - create an open job for an existing customer (FD_ENOTFOUND
+ * otherwise); *id_out gets its id. */
 int job_add(struct db *db, const struct job_input *in, int64_t *id_out);
+/* job_get - fill *out with job id (free with job_free); FD_ENOTFOUND. */
 int job_get(struct db *db, int64_t id, struct job *out);
+/* job_edit - change the given fields; FD_ECONFLICT for a currency change
+ * once the job has line items, FD_EINVAL when nothing is given. */
 int job_edit(struct db *db, int64_t id, const struct job_input *in);
 /* job_set_status - move to status if the transition is legal (FD_ECONFLICT
- * otherwise); reason (may be NULL) goes to the status flow. */
+ * otherwise, naming the statuses allowed from the current one; also when the
+ * job has that status already); reason (may be NULL, at most 400 bytes)
+ * goes to the status flow. An unknown status name is FD_EINVAL. Legal:
+ * open -> in_progress | done | cancelled, in_progress -> open | done |
+ * cancelled, done -> in_progress. cancelled is final. */
 int job_set_status(struct db *db, int64_t id, const char *status, const char *reason);
 /* job_list - jobs of customer_id (0: all), newest first. */
 int job_list(struct db *db, int64_t customer_id, int (*cb)(const struct job *j, void *arg),
@@ -69,20 +98,32 @@ struct appt {
 	int64_t est_minutes; /* sum over the visit's links */
 };
 
-/* For appt_add start_at and end_at are required. For appt_edit, 0 / NULL
- * means unchanged; "" clears location or note. */
+/* For appt_add start_at and end_at are required, with start_at < end_at <=
+ * start_at + APPT_MAX_SECONDS. For appt_edit, 0 / NULL means unchanged; ""
+ * clears location or note; the times after the edit must still satisfy the
+ * rule. Limits: location 400 bytes, note 2000. */
 struct appt_input {
 	int64_t start_at, end_at;
 	const char *location;
 	const char *note;
 };
 
+/* appt_add - create a scheduled visit; *id_out gets its id. */
 int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out);
+/* appt_get - fill *out, with the summary of its links (free with
+ * appt_free); FD_ENOTFOUND. */
 int appt_get(struct db *db, int64_t id, struct appt *out);
+/* appt_edit - change the given fields of visit id, whatever its status (the
+ * times of a finished visit can still be corrected). */
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in);
+/* appt_set_status - as job_set_status, for visits. Legal: scheduled ->
+ * confirmed | in_progress | cancelled | no_show, confirmed -> scheduled |
+ * in_progress | cancelled | no_show, in_progress -> done. done, cancelled
+ * and no_show are final. */
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason);
 /* appt_list_range - every visit that overlaps [from, to) (a visit that
- * crosses midnight belongs to both days), by start time. */
+ * crosses midnight belongs to both days), by start time, whatever its
+ * status. FD_EINVAL unless from < to. */
 int appt_list_range(struct db *db, int64_t from, int64_t to,
 		    int (*cb)(const struct appt *a, void *arg), void *arg);
 void appt_free(struct appt *a);
@@ -96,15 +137,24 @@ struct link {
 	char *job_title;     /* filled by link_list */
 	char *customer_name; /* filled by link_list */
 	int64_t customer_id;
+	int64_t start_at, end_at; /* the visit's, filled by link_list */
+	char appt_status[16];     /* the visit's, filled by link_list */
 };
 
 /* link_add - visit appt_id works on job job_id for est_minutes (0..100000).
- * Refused for a cancelled job or a visit that is done/cancelled/no-show, and
- * when the link exists already. */
+ * Refused (FD_ECONFLICT) for a cancelled job or a visit that is done,
+ * cancelled or no_show, and when the link exists already; FD_ENOTFOUND
+ * when the visit or the job does not exist. *id_out gets the link's id. */
 int link_add(struct db *db, int64_t appt_id, int64_t job_id, int64_t est_minutes, int64_t *id_out);
+/* link_edit - change the estimated minutes of an existing link (same rules
+ * as link_add; FD_ENOTFOUND when there is no such link). */
 int link_edit(struct db *db, int64_t appt_id, int64_t job_id, int64_t est_minutes);
+/* link_remove - the visit no longer works on the job. Refused
+ * (FD_ECONFLICT) once the visit is done, cancelled or no_show: what a
+ * finished visit served stays on record. Allowed for a cancelled job. */
 int link_remove(struct db *db, int64_t appt_id, int64_t job_id);
-/* link_list - links of visit appt_id (or, with appt_id 0, of job job_id). */
+/* link_list - links of visit appt_id (or, with appt_id 0, of job job_id),
+ * in the order they were made (for a job: by the visits' start times). */
 int link_list(struct db *db, int64_t appt_id, int64_t job_id,
 	      int (*cb)(const struct link *l, void *arg), void *arg);
 void link_free(struct link *l);
@@ -118,13 +168,18 @@ struct line_item {
 	char *description;
 	int64_t qty_milli;  /* thousandths: 1.5 h = 1500 */
 	int64_t unit_price; /* minor units, >= 0 */
-	int64_t amount; /* money_line_amount(qty, price), negative for DISCOUNT and CREDIT */
+	int64_t amount; /* money_line_amount(qty, price), negative for DISCOUNT and CREDIT;
+			   stored in line_item.amount */
 	char currency[4]; /* the job's */
 	int64_t created_at, updated_at;
 };
 
 /* For item_add job_id, kind, description, qty_milli > 0 and unit_price >= 0
- * are required. For item_edit NULL / negative means unchanged. */
+ * are required. For item_edit NULL / negative means unchanged (job_id is
+ * ignored: an item never moves to another job). kind is one of SERVICE, FEE,
+ * DISCOUNT, TAX, CREDIT (any case); description 1..400 bytes; qty_milli at
+ * most 1000000000 (a million units); unit_price is in the job's currency and
+ * never negative: DISCOUNT and CREDIT lines make the amount negative. */
 struct item_input {
 	int64_t job_id;
 	const char *kind;
@@ -133,10 +188,19 @@ struct item_input {
 	int64_t unit_price;
 };
 
+/* item_add - add a line to job in->job_id (FD_ENOTFOUND if none), whatever
+ * its status (a cancelled job may still carry a fee). FD_EINVAL when the
+ * amount does not fit in int64_t. */
 int item_add(struct db *db, const struct item_input *in, int64_t *id_out);
+/* item_get - fill *out (free with item_free); FD_ENOTFOUND. */
 int item_get(struct db *db, int64_t id, struct line_item *out);
+/* item_edit - change the given fields; the amount is recomputed. Invoicing
+ * will refuse this for an invoiced item. */
 int item_edit(struct db *db, int64_t id, const struct item_input *in);
+/* item_delete - remove a line item (kept in line_item_his). Invoicing will
+ * refuse this for an invoiced item. */
 int item_delete(struct db *db, int64_t id);
+/* item_list - the line items of job_id in the order they were added. */
 int item_list(struct db *db, int64_t job_id, int (*cb)(const struct line_item *li, void *arg),
 	      void *arg);
 void item_free(struct line_item *li);

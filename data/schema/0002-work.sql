@@ -5,6 +5,11 @@
 -- never money), which jobs a visit works on (appointment_work, many to many
 -- with estimated minutes) and the billable line items of a job. Amounts are
 -- integer minor units; quantities are integer thousandths (1.5 h = 1500).
+--
+-- The C code (src/work.c) checks every rule first so that it can say clearly
+-- what is wrong; the constraints and triggers here are the backstop that holds
+-- whoever writes: legal status changes only, no link to a cancelled job or a
+-- finished visit, no currency change under line items.
 
 CREATE TABLE service_order (
   id INTEGER PRIMARY KEY,
@@ -29,7 +34,10 @@ CREATE TABLE appointment (
   note TEXT CHECK (note IS NULL OR length(note) <= 2000),
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL,
-  CHECK (end_at > start_at)
+  CHECK (end_at > start_at),
+  -- at most 7 days (APPT_MAX_SECONDS in work.h), so that a range query can
+  -- bound its scan by start_at
+  CHECK (end_at - start_at <= 604800)
 );
 CREATE INDEX appointment_by_start ON appointment(start_at);
 
@@ -51,10 +59,41 @@ CREATE TABLE line_item (
   description TEXT NOT NULL CHECK (length(description) BETWEEN 1 AND 400),
   qty_milli INTEGER NOT NULL CHECK (qty_milli > 0 AND qty_milli <= 1000000000),
   unit_price INTEGER NOT NULL CHECK (unit_price >= 0),
+  -- money_line_amount(qty_milli, unit_price), negated for DISCOUNT and CREDIT;
+  -- computed by work.c with 128-bit arithmetic (SQLite's would overflow)
+  amount INTEGER NOT NULL
+    CHECK (CASE WHEN kind IN ('DISCOUNT', 'CREDIT') THEN amount <= 0 ELSE amount >= 0 END),
   created_at INTEGER NOT NULL,
   updated_at INTEGER NOT NULL
 );
 CREATE INDEX line_item_by_job ON line_item(service_order_id);
+
+-- Line item amounts are in the job's currency: it is fixed once there are any.
+CREATE TRIGGER service_order_currency_fixed BEFORE UPDATE OF currency ON service_order
+WHEN OLD.currency <> NEW.currency
+  AND EXISTS (SELECT 1 FROM line_item WHERE service_order_id = OLD.id)
+BEGIN
+  SELECT RAISE(ABORT, 'the currency of a job with line items cannot change');
+END;
+
+-- A link is made (or pointed) only to a job that is not cancelled and a
+-- visit that is not over (done, cancelled, no-show). Existing links stay as
+-- they are when the job or the visit ends.
+CREATE TRIGGER appointment_work_open_ins BEFORE INSERT ON appointment_work
+WHEN (SELECT status FROM service_order WHERE id = NEW.service_order_id) = 'cancelled'
+  OR (SELECT status FROM appointment WHERE id = NEW.appointment_id)
+     IN ('done', 'cancelled', 'no_show')
+BEGIN
+  SELECT RAISE(ABORT, 'a link needs a job that is not cancelled and a visit that is not over');
+END;
+CREATE TRIGGER appointment_work_open_upd
+BEFORE UPDATE OF appointment_id, service_order_id ON appointment_work
+WHEN (SELECT status FROM service_order WHERE id = NEW.service_order_id) = 'cancelled'
+  OR (SELECT status FROM appointment WHERE id = NEW.appointment_id)
+     IN ('done', 'cancelled', 'no_show')
+BEGIN
+  SELECT RAISE(ABORT, 'a link needs a job that is not cancelled and a visit that is not over');
+END;
 
 INSERT INTO status_transition (entity, from_status, to_status) VALUES
   ('job', 'open', 'in_progress'), ('job', 'open', 'done'), ('job', 'open', 'cancelled'),
@@ -227,6 +266,7 @@ CREATE TABLE line_item_his (
   description TEXT,
   qty_milli INTEGER,
   unit_price INTEGER,
+  amount INTEGER,
   created_at INTEGER,
   updated_at INTEGER,
   operator_id TEXT NOT NULL,
@@ -236,18 +276,18 @@ CREATE TABLE line_item_his (
 CREATE INDEX line_item_his_by_id ON line_item_his(id);
 CREATE TRIGGER line_item_his_ins AFTER INSERT ON line_item
 BEGIN
-  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, created_at, updated_at, operator_id, operate_type, operate_at)
-  VALUES (NEW.id, NEW.service_order_id, NEW.kind, NEW.description, NEW.qty_milli, NEW.unit_price, NEW.created_at, NEW.updated_at, fd_operator(), 1, fd_now());
+  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, amount, created_at, updated_at, operator_id, operate_type, operate_at)
+  VALUES (NEW.id, NEW.service_order_id, NEW.kind, NEW.description, NEW.qty_milli, NEW.unit_price, NEW.amount, NEW.created_at, NEW.updated_at, fd_operator(), 1, fd_now());
 END;
 CREATE TRIGGER line_item_his_upd AFTER UPDATE ON line_item
 BEGIN
-  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, created_at, updated_at, operator_id, operate_type, operate_at)
-  VALUES (NEW.id, NEW.service_order_id, NEW.kind, NEW.description, NEW.qty_milli, NEW.unit_price, NEW.created_at, NEW.updated_at, fd_operator(), 3, fd_now());
+  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, amount, created_at, updated_at, operator_id, operate_type, operate_at)
+  VALUES (NEW.id, NEW.service_order_id, NEW.kind, NEW.description, NEW.qty_milli, NEW.unit_price, NEW.amount, NEW.created_at, NEW.updated_at, fd_operator(), 3, fd_now());
 END;
 CREATE TRIGGER line_item_his_del AFTER DELETE ON line_item
 BEGIN
-  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, created_at, updated_at, operator_id, operate_type, operate_at)
-  VALUES (OLD.id, OLD.service_order_id, OLD.kind, OLD.description, OLD.qty_milli, OLD.unit_price, OLD.created_at, OLD.updated_at, fd_operator(), 2, fd_now());
+  INSERT INTO line_item_his (id, service_order_id, kind, description, qty_milli, unit_price, amount, created_at, updated_at, operator_id, operate_type, operate_at)
+  VALUES (OLD.id, OLD.service_order_id, OLD.kind, OLD.description, OLD.qty_milli, OLD.unit_price, OLD.amount, OLD.created_at, OLD.updated_at, fd_operator(), 2, fd_now());
 END;
 CREATE TRIGGER line_item_his_no_update BEFORE UPDATE ON line_item_his
 BEGIN

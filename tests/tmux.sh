@@ -1,0 +1,63 @@
+# tmux.sh - sourced by screen tests after tap.sh: run the real binary in a
+# private tmux server with a fixed size, clock, locale and TERM, and wait for
+# text to appear (polling capture-pane; never a bare sleep as a wait).
+#
+#   screen_start ARGS...      start frontdesk ARGS in a 120x40 pane
+#   wait_for TEXT [SECONDS]   poll until the pane shows TEXT (default 10 s)
+#   screen_text               print the pane now
+#   keys KEYS...              tmux send-keys
+#   screen_stop               kill the server
+
+TMUX_SOCK="fd$$"
+TMUX_CMD="tmux -L $TMUX_SOCK -f /dev/null"
+
+screen_start() {
+	$TMUX_CMD new-session -d -x "${SCREEN_COLS:-120}" -y "${SCREEN_ROWS:-40}" \
+		"env TERM=${SCREEN_TERM:-xterm-256color} LANG=${SCREEN_LANG:-C.UTF-8} LC_ALL=${SCREEN_LANG:-C.UTF-8} \
+		FRONTDESK_NOW=$FRONTDESK_NOW TZ=$TZ FRONTDESK_DB=$FRONTDESK_DB \
+		XDG_CONFIG_HOME=$XDG_CONFIG_HOME $FRONTDESK $*; echo frontdesk-exited-\$?; sleep 30"
+	$TMUX_CMD set-option -g remain-on-exit on >/dev/null 2>&1
+}
+
+screen_text() { $TMUX_CMD capture-pane -p 2>/dev/null; }
+
+wait_for() {
+	want=$1
+	limit=$(( ${2:-10} * 10 ))
+	i=0
+	while [ "$i" -lt "$limit" ]; do
+		case "$(screen_text)" in
+		*"$want"*) return 0 ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+# wait_gone TEXT - poll until the pane no longer shows TEXT.
+wait_gone() {
+	i=0
+	while [ "$i" -lt 100 ]; do
+		case "$(screen_text)" in
+		*"$1"*) ;;
+		*) return 0 ;;
+		esac
+		sleep 0.1
+		i=$((i + 1))
+	done
+	return 1
+}
+
+keys() { $TMUX_CMD send-keys "$@"; }
+
+resize() { $TMUX_CMD resize-window -x "$1" -y "$2" 2>/dev/null || $TMUX_CMD resize-pane -x "$1" -y "$2"; }
+
+screen_stop() { $TMUX_CMD kill-server 2>/dev/null; }
+
+# shows NAME TEXT - a test that the pane shows TEXT (waiting for it).
+shows() {
+	if wait_for "$2"; then pass "$1"; else fail "$1" "screen:" "$(screen_text)"; fi
+}
+
+trap 'screen_stop; rm -rf "$TMP"' EXIT
