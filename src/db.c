@@ -24,11 +24,18 @@
 #define BUSY_TIMEOUT_MS 5000
 #define WRITE_RETRIES 5
 
+#define STMT_CACHE 48 /* statements kept compiled by db_prepare_cached */
+
 struct db {
 	sqlite3 *h;
 	char *path;
 	char *reason; /* for fd_reason(); NULL when no status change is explained */
 	int readonly;
+	struct {
+		const char *sql; /* the caller's string literal, compared by address */
+		sqlite3_stmt *st;
+	} cache[STMT_CACHE];
+	int ncache;
 };
 
 static char operator_name[64];
@@ -253,8 +260,12 @@ fail:
 
 void db_close(struct db *db)
 {
+	int i;
+
 	if (!db)
 		return;
+	for (i = 0; i < db->ncache; i++)
+		sqlite3_finalize(db->cache[i].st);
 	sqlite3_close(db->h);
 	free(db->reason);
 	free(db->path);
@@ -344,5 +355,48 @@ int db_run(struct db *db, sqlite3_stmt *st, const char *what)
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = db_fail(db, what);
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int db_prepare_cached(struct db *db, const char *sql, sqlite3_stmt **st)
+{
+	int i;
+
+	for (i = 0; i < db->ncache; i++)
+		if (db->cache[i].sql == sql) {
+			*st = db->cache[i].st;
+			sqlite3_reset(*st);
+			sqlite3_clear_bindings(*st);
+			return 0;
+		}
+	if (sqlite3_prepare_v3(db->h, sql, -1, SQLITE_PREPARE_PERSISTENT, st, NULL) != SQLITE_OK)
+		return db_fail(db, _("database error"));
+	if (db->ncache < STMT_CACHE) {
+		db->cache[db->ncache].sql = sql;
+		db->cache[db->ncache++].st = *st;
+	}
+	return 0;
+}
+
+void db_release(struct db *db, sqlite3_stmt *st)
+{
+	int i;
+
+	for (i = 0; i < db->ncache; i++)
+		if (db->cache[i].st == st) {
+			sqlite3_reset(st);
+			sqlite3_clear_bindings(st);
+			return;
+		}
+	sqlite3_finalize(st); /* the cache was full: it was never kept */
+}
+
+int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what)
+{
+	int rc = 0;
+
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = db_fail(db, what);
+	db_release(db, st);
 	return rc;
 }

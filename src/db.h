@@ -88,4 +88,20 @@ const char *db_operator(void);
 /* db_one_int - run a query with one integer result (binding nothing). */
 int db_one_int(struct db *db, const char *sql, int64_t *out);
 
+/* db_prepare_cached - like db_prepare, for statements run again and again
+ * (compiling one that fires triggers costs far more than running it): the
+ * statement stays compiled on this connection and is found again by the
+ * ADDRESS of sql, which must be a string literal (or live as long as db).
+ * Never finalize it: give it back with db_release (or db_run_cached) on every
+ * path, so that it holds no read snapshot. db_close finalizes them all. */
+int db_prepare_cached(struct db *db, const char *sql, sqlite3_stmt **st);
+
+/* db_release - reset a statement from db_prepare_cached and clear its
+ * bindings. */
+void db_release(struct db *db, sqlite3_stmt *st);
+
+/* db_run_cached - db_run for a statement from db_prepare_cached: step it
+ * (no rows expected), then release it. */
+int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what);
+
 #endif

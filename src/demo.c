@@ -17,6 +17,8 @@
 #include "demo.h"
 #include "err.h"
 #include "i18n.h"
+#include "invoice.h"
+#include "payment.h"
 #include "work.h"
 
 static const char *const names[] = {
@@ -49,6 +51,11 @@ static uint32_t rnd(uint32_t n)
 	rng_state ^= rng_state << 17;
 	return (uint32_t)(rng_state % n);
 }
+
+/* Jobs whose visit is over, to bill after the visits are made. */
+struct billable {
+	int64_t job, customer;
+};
 
 static int has_customers(struct db *db, int *yes)
 {
@@ -91,20 +98,107 @@ static int make_visit(struct db *db, int64_t start, int minutes, const char *whe
 	return appt_add(db, &ai, appt);
 }
 
-/* Move a visit along its status machine to where its time says it is. */
-static int settle_status(struct db *db, int64_t appt, int64_t start, int64_t now)
+/* Move a visit along its status machine to where its time says it is;
+ * *done says whether the work was done (and can be billed). */
+static int settle_status(struct db *db, int64_t appt, int64_t start, int64_t now, int *done)
 {
 	int rc = 0;
 
+	*done = 0;
 	if (start < now - 86400) {
 		if (rnd(12) == 0)
 			return appt_set_status(db, appt, "no_show", _("customer did not come"));
 		if ((rc = appt_set_status(db, appt, "in_progress", NULL)) == 0)
 			rc = appt_set_status(db, appt, "done", NULL);
+		*done = rc == 0;
 	} else if (start < now + 3 * 86400 && rnd(2) == 0) {
 		rc = appt_set_status(db, appt, "confirmed", _("confirmed by phone"));
 	}
 	return rc;
+}
+
+static int issue(struct db *db, int64_t job, int64_t *invoice, int64_t *total)
+{
+	struct invoice_input in = { 0 };
+	struct idem_result res = { 0 };
+	struct invoice inv;
+	int rc;
+
+	in.jobs = &job;
+	in.n_jobs = 1;
+	in.terms_days = -1;
+	if ((rc = invoice_issue(db, &in, NULL, &res)))
+		return rc;
+	*invoice = res.id;
+	idem_result_free(&res);
+	if ((rc = invoice_get(db, *invoice, &inv)))
+		return rc;
+	*total = inv.balance;
+	invoice_free(&inv);
+	return 0;
+}
+
+static int pay(struct db *db, int64_t customer, int64_t amount, const char *method,
+	       const char *ref, const struct alloc_input *allocs, size_t n)
+{
+	struct payment_input in = { customer, "USD", amount, method, ref, 0, NULL };
+	struct idem_result res = { 0 };
+	int rc = payment_record(db, &in, allocs, n, 0, NULL, &res);
+
+	idem_result_free(&res);
+	return rc;
+}
+
+/*
+ * Bill the finished jobs and take payments the way a shop's month goes:
+ * most paid in full by cash, check or card, some in part, some still owed,
+ * and one check that pays two invoices of the same customer.
+ */
+static int bill_and_pay(struct db *db, const struct billable *bill, size_t n)
+{
+	static const char *const methods[] = { "cash", "check", "card" };
+	unsigned char used[128] = { 0 };
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < n; i++) {
+		int64_t inv, total, inv2, total2;
+		struct alloc_input a[2];
+		char ref[32];
+		int m = (int)rnd(3), fate = (int)rnd(10);
+
+		if (used[i])
+			continue;
+		used[i] = 1;
+		if ((rc = issue(db, bill[i].job, &inv, &total)))
+			return rc;
+		snprintf(ref, sizeof ref, m == 1 ? "check #%u" : m == 2 ? "card ref %u" : "till %u",
+			 1000 + rnd(8000));
+		a[0].invoice_id = inv;
+		for (j = i + 1; j < n && (used[j] || bill[j].customer != bill[i].customer); j++)
+			;
+		if (j < n && fate < 7) {
+			/* one check pays two invoices: one payment, two allocations */
+			used[j] = 1;
+			if ((rc = issue(db, bill[j].job, &inv2, &total2)))
+				return rc;
+			a[0].amount = total;
+			a[1].invoice_id = inv2;
+			a[1].amount = total2;
+			snprintf(ref, sizeof ref, "check #%u", 1000 + rnd(8000));
+			if ((rc = pay(db, bill[i].customer, total + total2, "check", ref, a, 2)))
+				return rc;
+		} else if (fate < 6) {
+			a[0].amount = total;
+			if ((rc = pay(db, bill[i].customer, total, methods[m], ref, a, 1)))
+				return rc;
+		} else if (fate < 8) {
+			a[0].amount = total / 2;
+			if ((rc = pay(db, bill[i].customer, total / 2, methods[m], ref, a, 1)))
+				return rc;
+		} /* else: still owed */
+	}
+	return 0;
 }
 
 int demo_create(struct db *db, int64_t now, int64_t *made)
@@ -113,7 +207,9 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	int64_t today = clock_day_start(now), appt, job, start;
 	struct customer home;
 	size_t i, nc = sizeof names / sizeof names[0];
-	int rc, any, day;
+	struct billable bill[128];
+	size_t nbill = 0;
+	int rc, any, day, done;
 	char addr[64], phone[32];
 
 	*made = 0;
@@ -152,8 +248,13 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 			customer_free(&cu);
 			if (rc || (rc = make_job(db, cust[c], NULL, svc, &job)) ||
 			    (rc = link_add(db, appt, job, minutes, NULL)) ||
-			    (rc = settle_status(db, appt, start, now)))
+			    (rc = settle_status(db, appt, start, now, &done)))
 				return rc;
+			if (done && nbill < sizeof bill / sizeof bill[0]) {
+				bill[nbill].job = job;
+				bill[nbill].customer = cust[c];
+				nbill++;
+			}
 			(*made)++;
 		}
 	}
@@ -190,5 +291,5 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 			return rc;
 	}
 	(*made)++;
-	return 0;
+	return bill_and_pay(db, bill, nbill);
 }

@@ -1,0 +1,287 @@
+/*
+ * checkdb.c - the invariants of the database as a table of named SQL queries
+ * (see checkdb.h).
+ *
+ * Each query returns one TEXT column, one row per violation, saying which
+ * row breaks the rule and how (figures in minor units). The queries only
+ * read. To add an invariant, add a row to `checks`; keep each query
+ * self-contained so that it can be run alone with the sqlite3 shell.
+ *
+ * Callers: `frontdesk check` (cli-money.c) and the tests, which assert a
+ * clean check after every scenario and a reported violation after a
+ * deliberate corruption.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <string.h>
+
+#include "checkdb.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+
+/* How a document is named in a detail: "invoice 5 (INV-2026-000005)". */
+#define INV_NAME(a) "'invoice ' || " a ".id || coalesce(' (' || " a ".number || ')', '')"
+
+/* Live effect of an allocation row: a reversal counts negatively. */
+#define EFFECT "CASE WHEN reverses_id IS NULL THEN amount ELSE -amount END"
+
+/* The status an invoice's figures call for (void and draft are kept). */
+#define INVOICE_STATUS(a)                                                                          \
+	"CASE WHEN " a ".status = 'draft' THEN 'draft'"                                            \
+	" WHEN " a ".status = 'void' AND " a ".kind = 'invoice' AND " a ".paid = 0 AND " a         \
+	".credited = 0 THEN 'void'"                                                                \
+	" WHEN " a ".kind = 'credit_note' THEN 'issued'"                                           \
+	" WHEN " a ".balance < 0 THEN 'overpaid' WHEN " a ".balance = 0 THEN 'paid'"               \
+	" WHEN " a ".paid > 0 THEN 'partially_paid' ELSE 'issued' END"
+
+#define PAYMENT_STATUS(a)                                                                          \
+	"CASE WHEN " a ".status = 'void' AND " a ".allocated = 0 AND " a ".refunded = 0"           \
+	" THEN 'void' WHEN " a ".refunded = " a ".amount THEN 'refunded'"                          \
+	" WHEN " a ".allocated = 0 THEN 'unallocated'"                                             \
+	" WHEN " a ".allocated + " a ".refunded < " a ".amount THEN 'partially_allocated'"         \
+	" ELSE 'allocated' END"
+
+/* History: a row without any history row. */
+#define HIS_MISSING(t)                                                                             \
+	"SELECT '" t " ' || x.id || ' has no history row' FROM " t " x"                            \
+	" WHERE NOT EXISTS (SELECT 1 FROM " t "_his h WHERE h.id = x.id)"
+
+/* History: a row that differs from its latest history row in any column. */
+#define HIS_DIFFERS(t, cols)                                                                       \
+	"SELECT '" t " ' || id || ' differs from its latest history row' FROM"                     \
+	" (SELECT id, " cols " FROM " t " EXCEPT SELECT id, " cols " FROM " t "_his"               \
+	" WHERE his_id IN (SELECT max(his_id) FROM " t "_his GROUP BY id))"
+
+/* Posted: columns that differ from the history row written when posted. */
+#define POSTED_FIXED(t, cols, first)                                                               \
+	"SELECT '" t " ' || id || ' was changed after it was posted' FROM"                         \
+	" (SELECT id, " cols " FROM " t " EXCEPT SELECT id, " cols " FROM " t "_his"               \
+	" WHERE his_id IN (SELECT min(his_id) FROM " t "_his WHERE " first " GROUP BY id))"
+
+/* Posted: rows never updated at all. */
+#define POSTED_NO_UPDATE(t)                                                                        \
+	"SELECT DISTINCT '" t " ' || id || ' was changed after it was posted' FROM " t             \
+	"_his WHERE operate_type = 3"
+
+#define POSTED_DELETED(t)                                                                          \
+	"SELECT '" t " ' || id || ' was deleted' FROM"                                             \
+	" (SELECT id FROM " t "_his WHERE operate_type = 1 EXCEPT SELECT id FROM " t ")"
+
+#define STATUS_FLOW(t, entity)                                                                     \
+	"SELECT '" t " ' || x.id || ': status ' || x.status ||"                                    \
+	" ' is not the last one recorded in status_flow' FROM " t " x"                             \
+	" WHERE x.status IS NOT (SELECT f.to_status FROM status_flow f WHERE f.entity = '" entity  \
+	"' AND f.entity_id = x.id ORDER BY f.id DESC LIMIT 1)"
+
+#define INVOICE_COLS                                                                               \
+	"kind, number, series, year, seq, customer_id, currency, credits_id, issued_at,"           \
+	" due_at, total, credited, paid, balance, status, allow_overpay, note, created_at,"        \
+	" updated_at"
+#define INVOICE_LINE_COLS                                                                          \
+	"invoice_id, line_item_id, kind, description, qty_milli, unit_price, amount, created_at"
+#define PAYMENT_COLS                                                                               \
+	"customer_id, method, reference, received_at, currency, amount, allocated,"                \
+	" refunded, status, note, created_at, updated_at"
+#define ALLOC_COLS "payment_id, invoice_id, amount, reverses_id, reason, created_at"
+#define REFUND_COLS                                                                                \
+	"payment_id, amount, method, reference, status, reason, refunded_at, created_at,"          \
+	" updated_at"
+
+struct check_def {
+	const char *code;
+	const char *what; /* N_() */
+	const char *sql;
+};
+
+/* clang-format off */
+static const struct check_def checks[] = {
+	{ "invoice-paid", N_("an invoice's paid equals the sum of its live allocations"),
+	  "SELECT " INV_NAME("i") " || ': paid ' || i.paid || ' but its live allocations add up"
+	  " to ' || coalesce(s.eff, 0) FROM invoice i LEFT JOIN (SELECT invoice_id, sum(" EFFECT
+	  ") AS eff FROM payment_allocation GROUP BY invoice_id) s ON s.invoice_id = i.id"
+	  " WHERE i.paid IS NOT coalesce(s.eff, 0)" },
+	{ "invoice-credited", N_("an invoice's credited equals the sum of its credit notes"),
+	  "SELECT " INV_NAME("i") " || ': credited ' || i.credited || ' but its credit notes add"
+	  " up to ' || coalesce(s.c, 0) FROM invoice i LEFT JOIN (SELECT credits_id, -sum(total)"
+	  " AS c FROM invoice WHERE credits_id IS NOT NULL GROUP BY credits_id) s"
+	  " ON s.credits_id = i.id WHERE i.credited IS NOT coalesce(s.c, 0)" },
+	{ "invoice-balance", N_("an invoice's balance equals total - credited - paid"),
+	  "SELECT " INV_NAME("i") " || ': balance ' || i.balance || ', total ' || i.total ||"
+	  " ', credited ' || i.credited || ', paid ' || i.paid FROM invoice i"
+	  " WHERE (i.kind = 'invoice' AND i.balance IS NOT i.total - i.credited - i.paid)"
+	  " OR (i.kind = 'credit_note' AND (i.balance <> 0 OR i.paid <> 0 OR i.credited <> 0"
+	  " OR i.total > 0))" },
+	{ "invoice-total", N_("an issued document's total equals the sum of its lines"),
+	  "SELECT " INV_NAME("i") " || ': total ' || i.total || ' but its lines add up to ' ||"
+	  " coalesce(s.t, 0) FROM invoice i LEFT JOIN (SELECT invoice_id, sum(amount) AS t"
+	  " FROM invoice_line GROUP BY invoice_id) s ON s.invoice_id = i.id"
+	  " WHERE i.status <> 'draft' AND i.total IS NOT coalesce(s.t, 0)" },
+	{ "invoice-overpaid", N_("an invoice is paid past its total only when it allows it"),
+	  "SELECT " INV_NAME("i") " || ': paid ' || i.paid || ' of ' || (i.total - i.credited) ||"
+	  " ' without allowing overpayment' FROM invoice i WHERE i.kind = 'invoice'"
+	  " AND i.allow_overpay = 0 AND i.paid > i.total - i.credited" },
+	{ "invoice-status", N_("an invoice's status matches its figures"),
+	  "SELECT " INV_NAME("i") " || ': status ' || i.status || ' but its figures say ' || "
+	  INVOICE_STATUS("i") " FROM invoice i WHERE i.status IS NOT " INVOICE_STATUS("i") },
+	{ "invoice-void", N_("a void invoice has nothing allocated and no credit note"),
+	  "SELECT " INV_NAME("i") " || ': void with paid ' || i.paid || ' and credited ' ||"
+	  " i.credited FROM invoice i WHERE i.status = 'void' AND (i.paid <> 0"
+	  " OR i.credited <> 0 OR EXISTS (SELECT 1 FROM payment_allocation a"
+	  " WHERE a.invoice_id = i.id AND a.reverses_id IS NULL AND NOT EXISTS"
+	  " (SELECT 1 FROM payment_allocation r WHERE r.reverses_id = a.id)))" },
+	{ "invoice-number", N_("invoice and credit note numbers are gap-free per year"),
+	  "SELECT c.series || ' ' || c.year || ': counter at ' || c.last || ' but ' ||"
+	  " count(i.id) || ' document(s) numbered up to ' || coalesce(max(i.seq), 0)"
+	  " FROM document_counter c LEFT JOIN invoice i ON i.series = c.series"
+	  " AND i.year = c.year GROUP BY c.series, c.year"
+	  " HAVING count(i.id) <> c.last OR coalesce(max(i.seq), 0) <> c.last"
+	  " UNION ALL SELECT " INV_NAME("i") " || ': its number has no counter' FROM invoice i"
+	  " WHERE i.number IS NOT NULL AND NOT EXISTS (SELECT 1 FROM document_counter c"
+	  " WHERE c.series = i.series AND c.year = i.year)"
+	  " UNION ALL SELECT " INV_NAME("i") " || ': number does not match its series, year"
+	  " and sequence' FROM invoice i WHERE i.number IS NOT NULL AND i.number IS NOT"
+	  " printf('%s-%04d-%06d', i.series, i.year, i.seq)" },
+	{ "line-item-overinvoiced", N_("no line item is invoiced beyond its quantity"),
+	  "SELECT 'line item ' || li.id || ': quantity ' || li.qty_milli || '/1000 but ' ||"
+	  " s.q || '/1000 invoiced' FROM line_item li JOIN (SELECT il.line_item_id,"
+	  " sum(il.qty_milli) AS q FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
+	  " WHERE i.status <> 'void' AND il.line_item_id IS NOT NULL GROUP BY"
+	  " il.line_item_id) s ON s.line_item_id = li.id WHERE s.q > li.qty_milli" },
+	{ "invoice-line-party", N_("an invoice bills only its customer's items, in their currency"),
+	  "SELECT " INV_NAME("i") " || ': line ' || il.id || ' bills line item ' ||"
+	  " il.line_item_id || ' of another customer, currency or kind' FROM invoice_line il"
+	  " JOIN invoice i ON i.id = il.invoice_id JOIN line_item li ON li.id = il.line_item_id"
+	  " JOIN service_order so ON so.id = li.service_order_id WHERE so.customer_id"
+	  " <> i.customer_id OR so.currency <> i.currency OR li.kind <> il.kind" },
+	{ "payment-allocated", N_("a payment's allocated equals the sum of its live allocations"),
+	  "SELECT 'payment ' || p.id || ': allocated ' || p.allocated || ' but its live"
+	  " allocations add up to ' || coalesce(s.eff, 0) FROM payment p LEFT JOIN"
+	  " (SELECT payment_id, sum(" EFFECT ") AS eff FROM payment_allocation GROUP BY"
+	  " payment_id) s ON s.payment_id = p.id WHERE p.allocated IS NOT coalesce(s.eff, 0)" },
+	{ "payment-refunded", N_("a payment's refunded equals the sum of its refunds"),
+	  "SELECT 'payment ' || p.id || ': refunded ' || p.refunded || ' but its refunds add up"
+	  " to ' || coalesce(s.r, 0) FROM payment p LEFT JOIN (SELECT payment_id, sum(amount)"
+	  " AS r FROM refund WHERE status <> 'failed' GROUP BY payment_id) s"
+	  " ON s.payment_id = p.id WHERE p.refunded IS NOT coalesce(s.r, 0)" },
+	{ "payment-overallocated", N_("no payment is allocated or refunded beyond its amount"),
+	  "SELECT 'payment ' || p.id || ': amount ' || p.amount || ' but allocated ' ||"
+	  " p.allocated || ' and refunded ' || p.refunded FROM payment p"
+	  " WHERE p.allocated + p.refunded > p.amount OR p.allocated < 0 OR p.refunded < 0"
+	  " OR p.amount <= 0" },
+	{ "payment-status", N_("a payment's status matches its figures"),
+	  "SELECT 'payment ' || p.id || ': status ' || p.status || ' but its figures say ' ||"
+	  " " PAYMENT_STATUS("p") " FROM payment p WHERE p.status IS NOT " PAYMENT_STATUS("p") },
+	{ "currency-mismatch", N_("an allocation or credit note never mixes currencies"),
+	  "SELECT 'allocation ' || a.id || ': payment ' || p.id || ' in ' || p.currency ||"
+	  " ' but ' || " INV_NAME("i") " || ' in ' || i.currency FROM payment_allocation a"
+	  " JOIN payment p ON p.id = a.payment_id JOIN invoice i ON i.id = a.invoice_id"
+	  " WHERE p.currency IS NOT i.currency"
+	  " UNION ALL SELECT " INV_NAME("c") " || ' in ' || c.currency || ' corrects ' || "
+	  INV_NAME("i") " || ' in ' || i.currency FROM invoice c JOIN invoice i"
+	  " ON i.id = c.credits_id WHERE c.currency IS NOT i.currency" },
+	{ "customer-mismatch", N_("a payment settles only its own customer's invoices"),
+	  "SELECT 'allocation ' || a.id || ': payment ' || p.id || ' of customer ' ||"
+	  " p.customer_id || ' but ' || " INV_NAME("i") " || ' of customer ' || i.customer_id"
+	  " FROM payment_allocation a JOIN payment p ON p.id = a.payment_id JOIN invoice i"
+	  " ON i.id = a.invoice_id WHERE p.customer_id IS NOT i.customer_id"
+	  " UNION ALL SELECT " INV_NAME("c") " || ' corrects an invoice of another customer'"
+	  " FROM invoice c JOIN invoice i ON i.id = c.credits_id"
+	  " WHERE c.customer_id IS NOT i.customer_id" },
+	{ "allocation-target", N_("allocations go to invoices, never to credit notes or drafts"),
+	  "SELECT 'allocation ' || a.id || ' goes to ' || " INV_NAME("i") " || ', a ' ||"
+	  " i.kind || ' that is ' || i.status FROM payment_allocation a JOIN invoice i"
+	  " ON i.id = a.invoice_id WHERE i.kind <> 'invoice' OR i.status = 'draft'" },
+	{ "allocation-reversal", N_("a reversal repeats the allocation it reverses"),
+	  "SELECT 'allocation ' || r.id || ' reverses ' || r.reverses_id || ' but does not"
+	  " repeat it' FROM payment_allocation r LEFT JOIN payment_allocation o"
+	  " ON o.id = r.reverses_id WHERE r.reverses_id IS NOT NULL AND (o.id IS NULL"
+	  " OR o.reverses_id IS NOT NULL OR o.payment_id <> r.payment_id"
+	  " OR o.invoice_id <> r.invoice_id OR o.amount <> r.amount)" },
+	{ "history-missing", N_("every authoritative row has its history"),
+	  HIS_MISSING("customer")
+	  " UNION ALL " HIS_MISSING("service_order")
+	  " UNION ALL " HIS_MISSING("appointment")
+	  " UNION ALL " HIS_MISSING("appointment_work")
+	  " UNION ALL " HIS_MISSING("line_item")
+	  " UNION ALL " HIS_MISSING("invoice")
+	  " UNION ALL " HIS_MISSING("invoice_line")
+	  " UNION ALL " HIS_MISSING("payment")
+	  " UNION ALL " HIS_MISSING("payment_allocation")
+	  " UNION ALL " HIS_MISSING("refund") },
+	{ "history-differs", N_("no money row differs from its latest history row"),
+	  HIS_DIFFERS("invoice", INVOICE_COLS)
+	  " UNION ALL " HIS_DIFFERS("invoice_line", INVOICE_LINE_COLS)
+	  " UNION ALL " HIS_DIFFERS("payment", PAYMENT_COLS)
+	  " UNION ALL " HIS_DIFFERS("payment_allocation", ALLOC_COLS)
+	  " UNION ALL " HIS_DIFFERS("refund", REFUND_COLS) },
+	{ "posted-changed", N_("posted money was never edited"),
+	  POSTED_NO_UPDATE("invoice_line")
+	  " UNION ALL " POSTED_NO_UPDATE("payment_allocation")
+	  " UNION ALL " POSTED_FIXED("invoice", "kind, customer_id, currency, credits_id,"
+				     " allow_overpay, note, created_at", "operate_type = 1")
+	  " UNION ALL " POSTED_FIXED("invoice", "number, series, year, seq, issued_at, due_at,"
+				     " total", "status <> 'draft'")
+	  " UNION ALL " POSTED_FIXED("payment", "customer_id, method, reference, received_at,"
+				     " currency, amount, note, created_at", "operate_type = 1")
+	  " UNION ALL " POSTED_FIXED("refund", "payment_id, amount, method, reference, reason,"
+				     " refunded_at, created_at", "operate_type = 1") },
+	{ "posted-deleted", N_("posted money was never deleted"),
+	  POSTED_DELETED("invoice")
+	  " UNION ALL " POSTED_DELETED("invoice_line")
+	  " UNION ALL " POSTED_DELETED("payment")
+	  " UNION ALL " POSTED_DELETED("payment_allocation")
+	  " UNION ALL " POSTED_DELETED("refund") },
+	{ "status-flow", N_("every status is the last one recorded in the status flow"),
+	  STATUS_FLOW("invoice", "invoice")
+	  " UNION ALL " STATUS_FLOW("payment", "payment")
+	  " UNION ALL " STATUS_FLOW("refund", "refund") },
+	{ NULL, NULL, NULL },
+};
+/* clang-format on */
+
+const char *check_describe(const char *code)
+{
+	int i;
+
+	for (i = 0; checks[i].code; i++)
+		if (!strcmp(checks[i].code, code))
+			return _(checks[i].what);
+	return NULL;
+}
+
+int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg)
+{
+	int i, rc, step, found = 0;
+	sqlite3_stmt *st;
+	char why[256];
+
+	/* one read transaction: every query sees the same snapshot */
+	if ((rc = db_exec(db, "BEGIN")) != 0)
+		return rc;
+	for (i = 0; checks[i].code; i++) {
+		if ((rc = db_prepare(db, checks[i].sql, &st)) != 0) {
+			snprintf(why, sizeof why, "%s", err_msg());
+			rc = err_set(rc, _("check %s cannot run: %s"), checks[i].code, why);
+			goto out;
+		}
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			const unsigned char *d = sqlite3_column_text(st, 0);
+
+			found++;
+			report(checks[i].code, d ? (const char *)d : "", arg);
+		}
+		if (step != SQLITE_DONE) {
+			rc = db_fail(db, checks[i].code);
+			sqlite3_finalize(st);
+			goto out;
+		}
+		sqlite3_finalize(st);
+	}
+	rc = found;
+out:
+	db_rollback(db);
+	return rc;
+}

@@ -1,0 +1,41 @@
+/*
+ * checkdb.h - the invariants of the whole database, written once (module
+ * "check"; the file is not check.h so that it never hides the Check test
+ * library's <check.h>).
+ *
+ * Each invariant is a named SQL query (in checkdb.c) that returns one row per
+ * violation, with a one-line description of it. `frontdesk check` and the
+ * tests run the same table, so a rule that the tests rely on is the rule
+ * that the shop can run on its own database. Other modules add their own
+ * invariants (the calendar projection) as rows of that table.
+ *
+ * What is checked: every invoice's paid equals the sum of its live
+ * allocations, credited the sum of its credit notes, total the sum of its
+ * lines, balance = total - credited - paid, and its status matches; no
+ * invoice is paid past its total unless allowed; no line item is invoiced
+ * beyond its quantity; invoice numbers have no gaps; every payment's
+ * allocated and refunded match its rows, it is never over-allocated, its
+ * status matches; no allocation mixes currencies or customers; reversals
+ * repeat what they reverse; every authoritative row has its history, no
+ * posted money row differs from its latest history row, and no posted row
+ * was changed or deleted since it was posted; every status is the last one
+ * recorded in status_flow.
+ */
+#ifndef FD_CHECKDB_H
+#define FD_CHECKDB_H
+
+struct db;
+
+/* check_run - run every invariant on db (reading only) and call report
+ * (code, detail, arg) for each violation: code is the invariant's name
+ * (e.g. "invoice-paid"), detail says which row and how. Returns the number
+ * of violations (0: clean), or a negative FD_E* code if a query could not
+ * run (with a reason in err_msg()). */
+int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg);
+
+/* check_describe - the translated one-line description of invariant code,
+ * or NULL if there is no such invariant. */
+const char *check_describe(const char *code);
+
+#endif

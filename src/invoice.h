@@ -1,0 +1,145 @@
+/*
+ * invoice.h - invoices and credit notes: issuing them from line items,
+ * reading them, voiding them.
+ *
+ * An invoice bills line items of one or more jobs of ONE customer, in one
+ * currency: whole items or part of their quantity. Each invoice line is a
+ * snapshot (description, quantity, unit price, amount) that later changes to
+ * a line item never alter; a line item is never invoiced beyond its quantity
+ * over all invoices that are not void. Numbers are gap-free per year
+ * (INV-2026-000123); the due date is the issue date plus the terms
+ * (`invoice_terms_days`, default 30) unless given.
+ *
+ * Figures, in minor units of the invoice's currency:
+ *   total    the sum of its lines (fixed once issued)
+ *   credited what its credit notes took off
+ *   paid     the sum of the live allocations of payments to it
+ *   balance  total - credited - paid (negative only when overpaid)
+ * Status: issued (nothing paid), partially_paid, paid, overpaid (only with
+ * allow_overpay), void. They are maintained by the schema's triggers in the
+ * transaction that posts whatever changes them (see 0003-billing.sql).
+ *
+ * A credit note (kind "credit_note", number CN-2026-000004) corrects one
+ * issued invoice: its negative total moves into that invoice's `credited`
+ * at once, and it owes nothing itself. It takes off at most the invoice's
+ * balance: to correct a paid invoice, reverse the allocation first (the
+ * money goes back to the payment as the customer's credit), issue the
+ * credit note, then allocate again or refund. Credit notes are final.
+ *
+ * Every write validates its input, then runs in one BEGIN IMMEDIATE
+ * transaction (idempotent with a key, see idem.h). Errors: FD_EINVAL (bad
+ * input or a broken rule), FD_ENOTFOUND, FD_ECONFLICT (the state does not
+ * allow it), FD_EBUSY/FD_EDB, each with a reason in err_msg().
+ *
+ * Callers: the command line (cli-money.c), the screen, payment.c, reports.
+ */
+#ifndef FD_INVOICE_H
+#define FD_INVOICE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idem.h"
+
+struct db;
+
+/* The largest amount of one document or payment (minor units): every sum of
+ * a few of them stays far from int64_t's limit. The schema checks it too. */
+#define MONEY_DOC_MAX INT64_C(100000000000000)
+
+struct invoice {
+	int64_t id;
+	char kind[16];   /* "invoice" or "credit_note" */
+	char number[32]; /* "" while draft */
+	int64_t customer_id;
+	char *customer_name;
+	char currency[4];
+	int64_t credits_id; /* credit note: the invoice it corrects; else 0 */
+	int64_t issued_at, due_at;
+	int64_t total, credited, paid, balance;
+	char status[16];
+	int allow_overpay;
+	char *note; /* NULL when none */
+	int64_t created_at, updated_at;
+};
+
+struct invoice_line {
+	int64_t id;
+	int64_t invoice_id;
+	int64_t line_item_id; /* 0 on credit note lines */
+	int64_t job_id;       /* the line item's job, 0 when none */
+	char kind[12];        /* SERVICE, FEE, DISCOUNT, TAX, CREDIT */
+	char *description;
+	int64_t qty_milli, unit_price;
+	int64_t amount; /* negative for DISCOUNT and CREDIT */
+};
+
+/* One line item to bill: all that is not yet invoiced (qty_milli 0), or
+ * qty_milli thousandths of it. */
+struct invoice_pick {
+	int64_t item_id;
+	int64_t qty_milli;
+};
+
+struct invoice_input {
+	int64_t customer_id; /* 0: the customer of the jobs and items */
+	const int64_t *jobs; /* bill what is left of every line item of these */
+	size_t n_jobs;
+	const struct invoice_pick *items;
+	size_t n_items;
+	int allow_overpay; /* payments may exceed the total (status overpaid) */
+	long terms_days;   /* < 0: the config key invoice_terms_days, else 30 */
+	int64_t due_at;    /* 0: issue time plus the terms */
+	const char *note;  /* NULL: none */
+};
+
+/* invoice_issue - issue an invoice (status issued, or paid when its total is
+ * zero). res->id is the invoice id. With idem_key, the same request again
+ * returns the same invoice (res->replayed) and writes nothing. Refused when
+ * the jobs/items belong to several customers or currencies, a job is
+ * cancelled, an item is already fully invoiced or named twice, the total
+ * would be negative or too large, or there is nothing to bill. */
+int invoice_issue(struct db *db, const struct invoice_input *in, const char *idem_key,
+                  struct idem_result *res);
+
+/* invoice_credit - issue a credit note of amount (> 0, at most the
+ * invoice's balance) against invoice id, with reason as its line's
+ * description. res->id is the credit note's id. */
+int invoice_credit(struct db *db, int64_t id, int64_t amount, const char *reason,
+                   const char *idem_key, struct idem_result *res);
+
+/* invoice_void - void invoice id (an invoice, not a credit note) while
+ * nothing is allocated to it and no credit note corrects it; its line items
+ * can be billed again. reason (required) goes to the status flow.
+ * FD_ECONFLICT when it is void already or has allocations or credits. */
+int invoice_void(struct db *db, int64_t id, const char *reason);
+
+/* invoice_get - fill *out (free with invoice_free); FD_ENOTFOUND. */
+int invoice_get(struct db *db, int64_t id, struct invoice *out);
+
+/* invoice_find - the id of the invoice named by text: its number
+ * ("INV-2026-000001", any case) or its id ("12"). FD_ENOTFOUND. */
+int invoice_find(struct db *db, const char *text, int64_t *id);
+
+/* invoice_lines - call cb for each line of invoice id, in order; stops at
+ * and returns the first non-zero value of cb. */
+int invoice_lines(struct db *db, int64_t id, int (*cb)(const struct invoice_line *l, void *arg),
+                  void *arg);
+
+struct invoice_filter {
+	int64_t customer_id; /* 0: all customers */
+	const char *status;  /* NULL: any; or one status; "open": balance owed */
+	const char *kind;    /* NULL: both; "invoice" or "credit_note" */
+};
+
+/* invoice_list - call cb for each matching document, oldest first. */
+int invoice_list(struct db *db, const struct invoice_filter *f,
+                 int (*cb)(const struct invoice *inv, void *arg), void *arg);
+
+/* invoice_status_valid - 1 if s names an invoice status (or "open"). */
+int invoice_status_valid(const char *s);
+
+void invoice_free(struct invoice *inv);
+void invoice_line_free(struct invoice_line *l);
+
+#endif

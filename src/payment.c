@@ -1,0 +1,910 @@
+/*
+ * payment.c - payments, allocations, reversals and refunds (see payment.h).
+ *
+ * Invariants: every rule is checked here inside the write transaction, on
+ * figures read in that transaction (BEGIN IMMEDIATE, so nobody else can
+ * change them before the commit), so that a refusal says exactly what is
+ * wrong and nothing is written. The figures of invoices and payments are
+ * never computed here: the rows posted here (allocation, reversal, refund)
+ * make the schema's triggers update them in the same statement, and the
+ * schema refuses any figure that does not match the posted rows.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "config.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "money.h"
+#include "payment.h"
+#include "strbuf.h"
+#include "text.h"
+#include "xalloc.h"
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	snprintf(buf, n, "%s", s ? (const char *)s : "");
+}
+
+static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
+{
+	money_format(v, currency_find(code), 1, buf, MONEY_BUFSZ);
+	return buf;
+}
+
+int payment_method_valid(const char *m)
+{
+	static const char *const names[] = {"cash", "check", "card", "bank_transfer", "other"};
+	size_t i;
+
+	for (i = 0; m && i < sizeof names / sizeof names[0]; i++)
+		if (!strcmp(m, names[i]))
+			return 1;
+	return 0;
+}
+
+/* 1 if s holds a run of 13 to 19 digits (blanks and dashes between them
+ * allowed) that passes the Luhn check: it looks like a card number. */
+static int looks_like_card(const char *s)
+{
+	int digits[40], n = 0;
+	const char *p;
+
+	for (p = s;; p++) {
+		if (*p >= '0' && *p <= '9') {
+			if (n < 40)
+				digits[n++] = *p - '0';
+			continue;
+		}
+		if (*p == ' ' || *p == '-')
+			continue;
+		if (n >= 13) {
+			int start, len;
+
+			for (len = 13; len <= 19 && len <= n; len++)
+				for (start = 0; start + len <= n; start++) {
+					int sum = 0, i, d;
+
+					for (i = 0; i < len; i++) {
+						d = digits[start + len - 1 - i];
+						if (i % 2) {
+							d *= 2;
+							if (d > 9)
+								d -= 9;
+						}
+						sum += d;
+					}
+					if (sum % 10 == 0)
+						return 1;
+				}
+		}
+		n = 0;
+		if (!*p)
+			return 0;
+	}
+}
+
+static int check_reference(const char *ref)
+{
+	int rc;
+
+	if (!ref || !*ref)
+		return 0;
+	if ((rc = text_check(ref, _("the reference"), 100, 0)) != 0)
+		return rc;
+	if (looks_like_card(ref))
+		return err_set(FD_EINVAL,
+		               _("the reference looks like a card number; card numbers are never "
+		                 "stored: give the last four digits or the channel's reference"));
+	return 0;
+}
+
+/* ------------------------------------------------------------ reading */
+
+#define PAYMENT_COLS                                                                               \
+	"p.id, p.customer_id, c.name, p.method, p.reference, p.received_at, p.currency,"           \
+	" p.amount, p.allocated, p.refunded, p.status, p.note, p.created_at, p.updated_at"
+#define PAYMENT_FROM " FROM payment p JOIN customer c ON c.id = p.customer_id"
+
+static void fill_payment(sqlite3_stmt *st, struct payment *p)
+{
+	memset(p, 0, sizeof *p);
+	p->id = sqlite3_column_int64(st, 0);
+	p->customer_id = sqlite3_column_int64(st, 1);
+	p->customer_name = col_dup(st, 2);
+	col_copy(st, 3, p->method, sizeof p->method);
+	p->reference = col_dup(st, 4);
+	p->received_at = sqlite3_column_int64(st, 5);
+	col_copy(st, 6, p->currency, sizeof p->currency);
+	p->amount = sqlite3_column_int64(st, 7);
+	p->allocated = sqlite3_column_int64(st, 8);
+	p->refunded = sqlite3_column_int64(st, 9);
+	p->unallocated = p->amount - p->allocated - p->refunded;
+	col_copy(st, 10, p->status, sizeof p->status);
+	p->note = col_dup(st, 11);
+	p->created_at = sqlite3_column_int64(st, 12);
+	p->updated_at = sqlite3_column_int64(st, 13);
+}
+
+void payment_free(struct payment *p)
+{
+	free(p->customer_name);
+	free(p->reference);
+	free(p->note);
+	memset(p, 0, sizeof *p);
+}
+
+int payment_get(struct db *db, int64_t id, struct payment *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	rc = db_prepare_cached(db, "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill_payment(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no payment %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the payment"));
+	db_release(db, st);
+	return rc;
+}
+
+int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct payment *p, void *arg),
+                 void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(db,
+	                "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE ?1 = 0 OR p.customer_id = ?1"
+	                " ORDER BY p.received_at DESC, p.id DESC",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct payment p;
+
+		fill_payment(st, &p);
+		rc = cb(&p, arg);
+		payment_free(&p);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list payments"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+#define ALLOC_COLS                                                                                 \
+	"a.id, a.payment_id, a.invoice_id, i.number, p.currency, a.amount, a.reverses_id,"         \
+	" (SELECT r.id FROM payment_allocation r WHERE r.reverses_id = a.id), a.reason,"           \
+	" a.created_at"
+#define ALLOC_FROM                                                                                 \
+	" FROM payment_allocation a JOIN invoice i ON i.id = a.invoice_id"                         \
+	" JOIN payment p ON p.id = a.payment_id"
+
+static void fill_alloc(sqlite3_stmt *st, struct allocation *a)
+{
+	memset(a, 0, sizeof *a);
+	a->id = sqlite3_column_int64(st, 0);
+	a->payment_id = sqlite3_column_int64(st, 1);
+	a->invoice_id = sqlite3_column_int64(st, 2);
+	col_copy(st, 3, a->invoice_number, sizeof a->invoice_number);
+	col_copy(st, 4, a->currency, sizeof a->currency);
+	a->amount = sqlite3_column_int64(st, 5);
+	a->reverses_id = sqlite3_column_int64(st, 6);
+	a->reversed_by = sqlite3_column_int64(st, 7);
+	a->reason = col_dup(st, 8);
+	a->created_at = sqlite3_column_int64(st, 9);
+}
+
+void alloc_free(struct allocation *a)
+{
+	free(a->reason);
+	memset(a, 0, sizeof *a);
+}
+
+int alloc_get(struct db *db, int64_t id, struct allocation *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	rc = db_prepare_cached(db, "SELECT " ALLOC_COLS ALLOC_FROM " WHERE a.id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill_alloc(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no allocation %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the allocation"));
+	db_release(db, st);
+	return rc;
+}
+
+int alloc_list(struct db *db, int64_t payment_id, int64_t invoice_id,
+               int (*cb)(const struct allocation *a, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(
+	    db,
+	    payment_id ? "SELECT " ALLOC_COLS ALLOC_FROM " WHERE a.payment_id = ? ORDER BY a.id"
+	               : "SELECT " ALLOC_COLS ALLOC_FROM " WHERE a.invoice_id = ? ORDER BY a.id",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, payment_id ? payment_id : invoice_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct allocation a;
+
+		fill_alloc(st, &a);
+		rc = cb(&a, arg);
+		alloc_free(&a);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list allocations"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void refund_free(struct refund *r)
+{
+	free(r->reference);
+	free(r->reason);
+	memset(r, 0, sizeof *r);
+}
+
+int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund *r, void *arg),
+                void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(
+	    db,
+	    "SELECT r.id, r.payment_id, p.currency, r.amount, r.method, r.reference,"
+	    " r.status, r.reason, r.refunded_at FROM refund r"
+	    " JOIN payment p ON p.id = r.payment_id WHERE r.payment_id = ? ORDER BY r.id",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, payment_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct refund r;
+
+		memset(&r, 0, sizeof r);
+		r.id = sqlite3_column_int64(st, 0);
+		r.payment_id = sqlite3_column_int64(st, 1);
+		col_copy(st, 2, r.currency, sizeof r.currency);
+		r.amount = sqlite3_column_int64(st, 3);
+		col_copy(st, 4, r.method, sizeof r.method);
+		r.reference = col_dup(st, 5);
+		col_copy(st, 6, r.status, sizeof r.status);
+		r.reason = col_dup(st, 7);
+		r.refunded_at = sqlite3_column_int64(st, 8);
+		rc = cb(&r, arg);
+		refund_free(&r);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list refunds"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* ------------------------------------------------------------ allocating */
+
+int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
+                  struct alloc_input **out, size_t *n)
+{
+	sqlite3_stmt *st;
+	int rc, step = SQLITE_DONE;
+
+	*out = NULL;
+	*n = 0;
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT id, balance FROM invoice WHERE customer_id = ? AND currency = ?"
+	    " AND status IN ('issued', 'partially_paid') AND kind = 'invoice'"
+	    " ORDER BY due_at, id",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, customer_id);
+	sqlite3_bind_text(st, 2, currency, -1, SQLITE_TRANSIENT);
+	while (amount > 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t bal = sqlite3_column_int64(st, 1), take;
+
+		if (bal <= 0)
+			continue;
+		take = bal < amount ? bal : amount;
+		*out = xrealloc(*out, (*n + 1) * sizeof **out);
+		(*out)[*n].invoice_id = sqlite3_column_int64(st, 0);
+		(*out)[*n].amount = take;
+		(*n)++;
+		amount -= take;
+	}
+	if (amount > 0 && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the open invoices"));
+	db_release(db, st);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+/* Post one allocation of amount from payment pay_id to invoice inv_id after
+ * checking every rule on the figures as they are now. */
+static int post_one(struct db *db, int64_t pay_id, int fresh, int64_t inv_id, int64_t amount,
+                    int64_t now, int64_t *alloc_id)
+{
+	struct payment p;
+	struct invoice inv;
+	sqlite3_stmt *st;
+	char a[MONEY_BUFSZ], b[MONEY_BUFSZ], who[64];
+	int rc;
+
+	if ((rc = payment_get(db, pay_id, &p)) != 0)
+		return rc;
+	if ((rc = invoice_get(db, inv_id, &inv)) != 0) {
+		payment_free(&p);
+		return rc;
+	}
+	/* a payment being recorded has no id worth naming: it may never exist */
+	if (fresh)
+		snprintf(who, sizeof who, "%s", _("the payment"));
+	else
+		snprintf(who, sizeof who, _("payment %lld"), (long long)p.id);
+	if (amount <= 0)
+		rc = err_set(FD_EINVAL, _("an allocation must be greater than zero"));
+	else if (!strcmp(p.status, "void"))
+		rc = err_set(FD_ECONFLICT, _("payment %lld is void and cannot be allocated"),
+		             (long long)p.id);
+	else if (strcmp(inv.kind, "invoice") != 0)
+		rc = err_set(FD_EINVAL, _("%s is a credit note; payments settle invoices only"),
+		             inv.number);
+	else if (!strcmp(inv.status, "void") || !strcmp(inv.status, "draft"))
+		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and takes no payments"), inv.number,
+		             inv.status);
+	else if (inv.customer_id != p.customer_id)
+		rc = err_set(FD_EINVAL,
+		             _("invoice %s belongs to customer %lld, but %s came from "
+		               "customer %lld"),
+		             inv.number, (long long)inv.customer_id, who, (long long)p.customer_id);
+	else if (strcmp(inv.currency, p.currency) != 0)
+		rc = err_set(FD_EINVAL,
+		             _("invoice %s is in %s but %s is in %s: currencies must match"),
+		             inv.number, inv.currency, who, p.currency);
+	else if (amount > p.unallocated)
+		rc = err_set(FD_EINVAL, _("%s has only %s %s unallocated; it cannot give %s to %s"),
+		             who, fmt(p.unallocated, p.currency, a), p.currency,
+		             fmt(amount, p.currency, b), inv.number);
+	else if (amount > inv.balance && !inv.allow_overpay)
+		rc = err_set(FD_EINVAL,
+		             _("invoice %s has only %s %s left to pay; %s would overpay it (keep "
+		               "the rest on the payment as the customer's credit)"),
+		             inv.number, fmt(inv.balance < 0 ? 0 : inv.balance, inv.currency, a),
+		             inv.currency, fmt(amount, inv.currency, b));
+	payment_free(&p);
+	invoice_free(&inv);
+	if (rc)
+		return rc;
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO payment_allocation (payment_id, invoice_id, amount, created_at)"
+	    " VALUES (?, ?, ?, ?)",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, pay_id);
+	sqlite3_bind_int64(st, 2, inv_id);
+	sqlite3_bind_int64(st, 3, amount);
+	sqlite3_bind_int64(st, 4, now);
+	if ((rc = db_run_cached(db, st, _("cannot post the allocation"))) != 0)
+		return rc;
+	*alloc_id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+/* Post the allocations asked for (or the automatic proposal) from pay_id. */
+static int post_all(struct db *db, int64_t pay_id, int fresh, const struct alloc_input *allocs,
+                    size_t n, int auto_alloc, struct idem_result *res)
+{
+	struct alloc_input *prop = NULL;
+	int64_t now = clock_now(), id;
+	size_t i;
+	int rc = 0;
+
+	if (auto_alloc) {
+		struct payment p;
+
+		if ((rc = payment_get(db, pay_id, &p)) != 0)
+			return rc;
+		if (!strcmp(p.status, "void"))
+			rc =
+			    err_set(FD_ECONFLICT, _("payment %lld is void and cannot be allocated"),
+			            (long long)p.id);
+		else
+			rc = alloc_propose(db, p.customer_id, p.currency, p.unallocated, &prop, &n);
+		payment_free(&p);
+		if (rc)
+			return rc;
+		allocs = prop;
+	}
+	for (i = 0; i < n && !rc; i++) {
+		rc = post_one(db, pay_id, fresh, allocs[i].invoice_id, allocs[i].amount, now, &id);
+		if (!rc)
+			idem_result_add(res, id);
+	}
+	free(prop);
+	return rc;
+}
+
+static int check_allocs(const struct alloc_input *allocs, size_t n, int auto_alloc)
+{
+	size_t i;
+
+	if (auto_alloc && n)
+		return err_set(FD_EINVAL,
+		               _("give allocations or ask for the automatic ones, not both"));
+	for (i = 0; i < n; i++) {
+		if (allocs[i].invoice_id <= 0)
+			return err_set(FD_EINVAL, _("bad invoice in allocation %zu"), i + 1);
+		if (allocs[i].amount <= 0)
+			return err_set(FD_EINVAL, _("an allocation must be greater than zero"));
+		if (allocs[i].amount > MONEY_DOC_MAX)
+			return err_set(FD_EINVAL, _("the amount is too large"));
+	}
+	return 0;
+}
+
+static void canon_allocs(struct strbuf *sb, const struct alloc_input *allocs, size_t n,
+                         int auto_alloc)
+{
+	size_t i;
+
+	sb_printf(sb, "auto=%d\n", auto_alloc);
+	for (i = 0; i < n; i++)
+		sb_printf(sb, "alloc=%lld:%lld\n", (long long)allocs[i].invoice_id,
+		          (long long)allocs[i].amount);
+}
+
+struct record_ctx {
+	const struct payment_input *in;
+	const char *currency;
+	int64_t received_at;
+	const struct alloc_input *allocs;
+	size_t n;
+	int auto_alloc;
+};
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+static int record_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct record_ctx *r = arg;
+	const struct payment_input *in = r->in;
+	sqlite3_stmt *st;
+	int64_t now = clock_now(), count = 0;
+	int rc;
+
+	rc = db_prepare_cached(db, "SELECT count(*) FROM customer WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, in->customer_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		count = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (count == 0)
+		return err_set(FD_ENOTFOUND, _("there is no customer %lld"),
+		               (long long)in->customer_id);
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO payment (customer_id, method, reference, received_at, currency,"
+	    " amount, note, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, in->customer_id);
+	sqlite3_bind_text(st, 2, in->method, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 3, in->reference);
+	sqlite3_bind_int64(st, 4, r->received_at);
+	sqlite3_bind_text(st, 5, r->currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, in->amount);
+	bind_opt(st, 7, in->note);
+	sqlite3_bind_int64(st, 8, now);
+	sqlite3_bind_int64(st, 9, now);
+	if ((rc = db_run_cached(db, st, _("cannot record the payment"))) != 0)
+		return rc;
+	res->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return post_all(db, res->id, 1, r->allocs, r->n, r->auto_alloc, res);
+}
+
+int payment_record(struct db *db, const struct payment_input *in, const struct alloc_input *allocs,
+                   size_t n, int auto_alloc, const char *idem_key, struct idem_result *res)
+{
+	struct record_ctx r = {in, NULL, 0, allocs, n, auto_alloc};
+	const struct currency *cur;
+	struct strbuf canon = {0};
+	int64_t now = clock_now();
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	r.currency = in->currency ? in->currency : config_get("currency", "USD");
+	cur = currency_find(r.currency);
+	if (!cur)
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), r.currency);
+	r.currency = cur->code;
+	if (in->customer_id <= 0)
+		return err_set(FD_EINVAL, _("a payment needs the customer it came from"));
+	if (in->amount <= 0)
+		return err_set(FD_EINVAL, _("the amount of a payment must be greater than zero"));
+	if (in->amount > MONEY_DOC_MAX)
+		return err_set(FD_EINVAL, _("the amount is too large"));
+	if (!payment_method_valid(in->method))
+		return err_set(FD_EINVAL,
+		               _("the method must be cash, check, card, bank_transfer or other"));
+	if ((rc = check_reference(in->reference)) != 0)
+		return rc;
+	if (in->note && (rc = text_check(in->note, _("the note"), 2000, 1)) != 0)
+		return rc;
+	r.received_at = in->received_at ? in->received_at : now;
+	if (r.received_at >= clock_add_days(clock_day_start(now), 1))
+		return err_set(FD_EINVAL, _("a payment cannot be received after today"));
+	if ((rc = check_allocs(allocs, n, auto_alloc)) != 0)
+		return rc;
+
+	sb_printf(&canon,
+	          "customer=%lld\ncurrency=%s\namount=%lld\nmethod=%s\nreference=%s\n"
+	          "received=%lld\nnote=%s\n",
+	          (long long)in->customer_id, r.currency, (long long)in->amount, in->method,
+	          in->reference ? in->reference : "", (long long)in->received_at,
+	          in->note ? in->note : "");
+	canon_allocs(&canon, allocs, n, auto_alloc);
+	rc = idem_run(db, idem_key, "pay record", sb_cstr(&canon), record_tx, &r, res);
+	sb_free(&canon);
+	return rc;
+}
+
+struct post_ctx {
+	int64_t payment_id;
+	const struct alloc_input *allocs;
+	size_t n;
+	int auto_alloc;
+};
+
+static int post_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct post_ctx *p = arg;
+	struct payment pay;
+	int rc;
+
+	if ((rc = payment_get(db, p->payment_id, &pay)) != 0)
+		return rc;
+	payment_free(&pay);
+	res->id = p->payment_id;
+	if ((rc = post_all(db, p->payment_id, 0, p->allocs, p->n, p->auto_alloc, res)) != 0)
+		return rc;
+	if (res->n == 0)
+		return err_set(FD_ECONFLICT,
+		               _("nothing to allocate: payment %lld has nothing unallocated or the "
+		                 "customer has no open invoice in its currency"),
+		               (long long)p->payment_id);
+	return 0;
+}
+
+int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n,
+               int auto_alloc, const char *idem_key, struct idem_result *res)
+{
+	struct post_ctx p = {payment_id, allocs, n, auto_alloc};
+	struct strbuf canon = {0};
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	if ((rc = check_allocs(allocs, n, auto_alloc)) != 0)
+		return rc;
+	if (!auto_alloc && n == 0)
+		return err_set(FD_EINVAL, _("give at least one allocation"));
+	sb_printf(&canon, "payment=%lld\n", (long long)payment_id);
+	canon_allocs(&canon, allocs, n, auto_alloc);
+	rc = idem_run(db, idem_key, "pay allocate", sb_cstr(&canon), post_tx, &p, res);
+	sb_free(&canon);
+	return rc;
+}
+
+/* ------------------------------------------------------------ reversals */
+
+struct reverse_ctx {
+	int64_t alloc_id;
+	const char *reason;
+};
+
+static int reverse_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct reverse_ctx *r = arg;
+	struct allocation a;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = alloc_get(db, r->alloc_id, &a)) != 0)
+		return rc;
+	if (a.reverses_id)
+		rc =
+		    err_set(FD_EINVAL,
+		            _("allocation %lld is itself a reversal (of allocation %lld); post the "
+		              "allocation again instead"),
+		            (long long)a.id, (long long)a.reverses_id);
+	else if (a.reversed_by)
+		rc = err_set(FD_ECONFLICT, _("allocation %lld was already reversed by %lld"),
+		             (long long)a.id, (long long)a.reversed_by);
+	if (rc)
+		goto out;
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO payment_allocation (payment_id, invoice_id, amount, reverses_id,"
+	    " reason, created_at) VALUES (?, ?, ?, ?, ?, ?)",
+	    &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, a.payment_id);
+	sqlite3_bind_int64(st, 2, a.invoice_id);
+	sqlite3_bind_int64(st, 3, a.amount);
+	sqlite3_bind_int64(st, 4, a.id);
+	sqlite3_bind_text(st, 5, r->reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, clock_now());
+	db_set_reason(db, r->reason);
+	rc = db_run_cached(db, st, _("cannot post the reversal"));
+	db_set_reason(db, NULL);
+	if (!rc)
+		res->id = sqlite3_last_insert_rowid(db_sqlite(db));
+out:
+	alloc_free(&a);
+	return rc;
+}
+
+int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const char *idem_key,
+                  struct idem_result *res)
+{
+	struct reverse_ctx r = {alloc_id, reason};
+	char canon[600];
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	if (!reason || !*reason)
+		return err_set(FD_EINVAL, _("a reversal needs a reason"));
+	if ((rc = text_check(reason, _("the reason"), 400, 0)) != 0)
+		return rc;
+	snprintf(canon, sizeof canon, "allocation=%lld\nreason=%s\n", (long long)alloc_id, reason);
+	return idem_run(db, idem_key, "pay reverse", canon, reverse_tx, &r, res);
+}
+
+/* ------------------------------------------------------------ refunds */
+
+struct refund_ctx {
+	const struct refund_input *in;
+};
+
+static int refund_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	const struct refund_input *in = ((struct refund_ctx *)arg)->in;
+	struct payment p;
+	sqlite3_stmt *st;
+	char a[MONEY_BUFSZ], b[MONEY_BUFSZ];
+	int64_t now = clock_now();
+	int rc;
+
+	if ((rc = payment_get(db, in->payment_id, &p)) != 0)
+		return rc;
+	if (!strcmp(p.status, "void"))
+		rc = err_set(FD_ECONFLICT, _("payment %lld is void; there is nothing to refund"),
+		             (long long)p.id);
+	else if (in->amount > p.amount - p.refunded)
+		rc =
+		    err_set(FD_EINVAL,
+		            _("payment %lld has only %s %s left to refund (its amount less earlier "
+		              "refunds)"),
+		            (long long)p.id, fmt(p.amount - p.refunded, p.currency, a), p.currency);
+	else if (in->amount > p.unallocated)
+		rc = err_set(FD_ECONFLICT,
+		             _("only %s %s of payment %lld is unallocated; to refund %s, first "
+		               "reverse allocations of it (frontdesk pay reverse ALLOCATION)"),
+		             fmt(p.unallocated, p.currency, a), p.currency, (long long)p.id,
+		             fmt(in->amount, p.currency, b));
+	if (rc)
+		goto out;
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO refund (payment_id, amount, method, reference, status, reason,"
+	    " refunded_at, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+	    &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, p.id);
+	sqlite3_bind_int64(st, 2, in->amount);
+	sqlite3_bind_text(st, 3, in->method ? in->method : p.method, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 4, in->reference);
+	sqlite3_bind_text(st, 5, in->pending ? "pending" : "succeeded", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, in->reason, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, now);
+	sqlite3_bind_int64(st, 8, now);
+	sqlite3_bind_int64(st, 9, now);
+	db_set_reason(db, in->reason);
+	rc = db_run_cached(db, st, _("cannot post the refund"));
+	db_set_reason(db, NULL);
+	if (!rc)
+		res->id = sqlite3_last_insert_rowid(db_sqlite(db));
+out:
+	payment_free(&p);
+	return rc;
+}
+
+int refund_post(struct db *db, const struct refund_input *in, const char *idem_key,
+                struct idem_result *res)
+{
+	struct refund_ctx r = {in};
+	struct strbuf canon = {0};
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	if (in->amount <= 0)
+		return err_set(FD_EINVAL, _("the amount of a refund must be greater than zero"));
+	if (in->amount > MONEY_DOC_MAX)
+		return err_set(FD_EINVAL, _("the amount is too large"));
+	if (in->method && !payment_method_valid(in->method))
+		return err_set(FD_EINVAL,
+		               _("the method must be cash, check, card, bank_transfer or other"));
+	if ((rc = check_reference(in->reference)) != 0)
+		return rc;
+	if (!in->reason || !*in->reason)
+		return err_set(FD_EINVAL, _("a refund needs a reason"));
+	if ((rc = text_check(in->reason, _("the reason"), 400, 0)) != 0)
+		return rc;
+	sb_printf(&canon,
+	          "payment=%lld\namount=%lld\nmethod=%s\nreference=%s\nreason=%s\n"
+	          "pending=%d\n",
+	          (long long)in->payment_id, (long long)in->amount, in->method ? in->method : "",
+	          in->reference ? in->reference : "", in->reason, in->pending);
+	rc = idem_run(db, idem_key, "refund", sb_cstr(&canon), refund_tx, &r, res);
+	sb_free(&canon);
+	return rc;
+}
+
+struct settle_ctx {
+	int64_t id;
+	int succeeded;
+	const char *reason;
+};
+
+static int settle_tx(struct db *db, void *arg)
+{
+	struct settle_ctx *s = arg;
+	sqlite3_stmt *st;
+	char status[16] = "";
+	int rc, step;
+
+	rc = db_prepare(db, "SELECT status FROM refund WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, s->id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		col_copy(st, 0, status, sizeof status);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no refund %lld"), (long long)s->id);
+	else
+		rc = db_fail(db, _("cannot read the refund"));
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (strcmp(status, "pending") != 0)
+		return err_set(FD_ECONFLICT, _("refund %lld is %s, not pending"), (long long)s->id,
+		               status);
+	rc = db_prepare(db, "UPDATE refund SET status = ?, updated_at = ? WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, s->succeeded ? "succeeded" : "failed", -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, clock_now());
+	sqlite3_bind_int64(st, 3, s->id);
+	db_set_reason(db, s->reason);
+	rc = db_run(db, st, _("cannot settle the refund"));
+	db_set_reason(db, NULL);
+	return rc;
+}
+
+int refund_settle(struct db *db, int64_t refund_id, int succeeded, const char *reason)
+{
+	struct settle_ctx s = {refund_id, succeeded, reason};
+	int rc;
+
+	if (reason && (rc = text_check(reason, _("the reason"), 400, 1)) != 0)
+		return rc;
+	return db_write(db, settle_tx, &s);
+}
+
+/* ------------------------------------------------------------ voiding */
+
+struct pvoid_ctx {
+	int64_t id;
+	const char *reason;
+};
+
+static int pvoid_tx(struct db *db, void *arg)
+{
+	struct pvoid_ctx *v = arg;
+	struct payment p;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = payment_get(db, v->id, &p)) != 0)
+		return rc;
+	if (!strcmp(p.status, "void"))
+		rc = err_set(FD_ECONFLICT, _("payment %lld is already void"), (long long)p.id);
+	else if (p.allocated || p.refunded)
+		rc = err_set(FD_ECONFLICT,
+		             _("payment %lld has allocations or refunds; reverse the allocations "
+		               "(frontdesk pay reverse) and refund instead of voiding"),
+		             (long long)p.id);
+	payment_free(&p);
+	if (rc)
+		return rc;
+	rc = db_prepare(db, "UPDATE payment SET status = 'void', updated_at = ? WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, clock_now());
+	sqlite3_bind_int64(st, 2, v->id);
+	db_set_reason(db, v->reason);
+	rc = db_run(db, st, _("cannot void the payment"));
+	db_set_reason(db, NULL);
+	return rc;
+}
+
+int payment_void(struct db *db, int64_t id, const char *reason)
+{
+	struct pvoid_ctx v = {id, reason};
+	int rc;
+
+	if (!reason || !*reason)
+		return err_set(FD_EINVAL, _("voiding a payment needs a reason"));
+	if ((rc = text_check(reason, _("the reason"), 400, 0)) != 0)
+		return rc;
+	return db_write(db, pvoid_tx, &v);
+}

@@ -1,0 +1,177 @@
+/*
+ * payment.h - payments received, their allocations to invoices, reversals
+ * of allocations, refunds.
+ *
+ * A payment is one real receipt (one check, one card charge, one handful of
+ * cash): method, reference, time received, currency, amount > 0, and the
+ * customer it came from. It is never split into several payments to match
+ * invoices. Allocations say how much of it settles which invoice of the same
+ * customer and currency; what is not allocated (nor refunded) is the
+ * customer's credit.
+ *
+ * Rules, checked inside one BEGIN IMMEDIATE transaction (and again by the
+ * schema's triggers and CHECKs): amounts > 0; a payment's live allocations
+ * never exceed its amount less its refunds; an invoice is never paid past
+ * its total unless it allows overpayment (then it shows overpaid);
+ * currencies and customers match; void invoices and void payments take
+ * nothing. A posted allocation is never edited or deleted: it is undone by a
+ * reversal row that points at it, and the figures of the invoice and the
+ * payment follow in the same transaction. A refund never exceeds what is
+ * unallocated: money that is allocated is first freed by explicit reversals.
+ *
+ * Payment status: unallocated, partially_allocated, allocated, refunded
+ * (the whole amount went back), void (entered in error, nothing allocated or
+ * refunded). Refund status: pending (reserved, waiting for a channel),
+ * succeeded, failed (the amount is available again). Every change of status
+ * is recorded in status_flow.
+ *
+ * Errors as in invoice.h. Callers: the command line (cli-money.c), the
+ * screen, the payment channel, reports, the tests.
+ */
+#ifndef FD_PAYMENT_H
+#define FD_PAYMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "idem.h"
+
+struct db;
+
+struct payment {
+	int64_t id;
+	int64_t customer_id;
+	char *customer_name;
+	char method[16]; /* cash, check, card, bank_transfer, other */
+	char *reference; /* NULL when none */
+	int64_t received_at;
+	char currency[4];
+	int64_t amount;
+	int64_t allocated;   /* sum of the live allocations */
+	int64_t refunded;    /* sum of the refunds that did not fail */
+	int64_t unallocated; /* amount - allocated - refunded: the customer's credit */
+	char status[24];
+	char *note;
+	int64_t created_at, updated_at;
+};
+
+struct allocation {
+	int64_t id;
+	int64_t payment_id;
+	int64_t invoice_id;
+	char invoice_number[32];
+	char currency[4];
+	int64_t amount;      /* > 0; a reversal counts negatively */
+	int64_t reverses_id; /* this row undoes that allocation; 0 for an allocation */
+	int64_t reversed_by; /* the reversal of this allocation, 0 while live */
+	char *reason;        /* NULL when none */
+	int64_t created_at;
+};
+
+struct refund {
+	int64_t id;
+	int64_t payment_id;
+	char currency[4];
+	int64_t amount;
+	char method[16];
+	char *reference;
+	char status[12]; /* pending, succeeded, failed */
+	char *reason;
+	int64_t refunded_at;
+};
+
+struct payment_input {
+	int64_t customer_id;
+	const char *currency;  /* NULL: the config key `currency`, else USD */
+	int64_t amount;        /* minor units, 1 .. MONEY_DOC_MAX */
+	const char *method;    /* one of the methods above */
+	const char *reference; /* NULL: none; never a card number */
+	int64_t received_at;   /* 0: now; never after today */
+	const char *note;      /* NULL: none */
+};
+
+/* One allocation asked for: amount of the payment to invoice_id. */
+struct alloc_input {
+	int64_t invoice_id;
+	int64_t amount;
+};
+
+/* payment_method_valid - 1 if m names a payment method. */
+int payment_method_valid(const char *m);
+
+/* payment_record - record one payment and, in the SAME transaction, the
+ * allocations asked for (n of them, posted in order) or, with auto_alloc,
+ * those of alloc_propose. res->id is the payment, res->ids its allocations.
+ * Any refused allocation refuses the whole request. With idem_key the same
+ * request again returns the first response (res->replayed) and writes
+ * nothing. */
+int payment_record(struct db *db, const struct payment_input *in, const struct alloc_input *allocs,
+                   size_t n, int auto_alloc, const char *idem_key, struct idem_result *res);
+
+/* alloc_post - allocate more of payment payment_id: the n allocations asked
+ * for, or with auto_alloc the proposal for what is unallocated. res->id is
+ * the payment, res->ids the new allocations. All or nothing. */
+int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n,
+               int auto_alloc, const char *idem_key, struct idem_result *res);
+
+/* alloc_propose - what an automatic allocation of amount would do: the
+ * customer's open invoices in currency, oldest due first, each settled as far
+ * as the amount goes. *out (caller frees) gets *n entries; none when nothing
+ * is open. Reads only. */
+int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
+                  struct alloc_input **out, size_t *n);
+
+/* alloc_reverse - undo allocation alloc_id with a reversal row (reason
+ * required); res->id is the reversal. FD_ECONFLICT when it is already
+ * reversed, FD_EINVAL when it is itself a reversal. */
+int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const char *idem_key,
+                  struct idem_result *res);
+
+struct refund_input {
+	int64_t payment_id;
+	int64_t amount;        /* > 0, at most what is unallocated */
+	const char *method;    /* NULL: the payment's method */
+	const char *reference; /* NULL: none */
+	const char *reason;    /* required */
+	int pending;           /* 1: waits for refund_settle (a channel refund) */
+};
+
+/* refund_post - give back part or all of a payment; res->id is the refund.
+ * Refused beyond the payment less earlier refunds, and beyond what is
+ * unallocated (the message names the reversals needed first). */
+int refund_post(struct db *db, const struct refund_input *in, const char *idem_key,
+                struct idem_result *res);
+
+/* refund_settle - a pending refund succeeded (1) or failed (0); a failed
+ * refund's amount is available on the payment again. FD_ECONFLICT unless it
+ * is pending. */
+int refund_settle(struct db *db, int64_t refund_id, int succeeded, const char *reason);
+
+/* payment_void - mark payment id as entered in error (reason required);
+ * only while nothing is allocated or refunded. */
+int payment_void(struct db *db, int64_t id, const char *reason);
+
+/* payment_get - fill *out (free with payment_free); FD_ENOTFOUND. */
+int payment_get(struct db *db, int64_t id, struct payment *out);
+
+/* payment_list - payments of customer_id (0: all), newest received first. */
+int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct payment *p, void *arg),
+                 void *arg);
+
+/* alloc_get - fill *out (free with alloc_free); FD_ENOTFOUND. */
+int alloc_get(struct db *db, int64_t id, struct allocation *out);
+
+/* alloc_list - allocation and reversal rows of payment_id, or (payment_id 0)
+ * of invoice_id, in the order they were posted. */
+int alloc_list(struct db *db, int64_t payment_id, int64_t invoice_id,
+               int (*cb)(const struct allocation *a, void *arg), void *arg);
+
+/* refund_list - refunds of payment_id, in order. */
+int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund *r, void *arg),
+                void *arg);
+
+void payment_free(struct payment *p);
+void alloc_free(struct allocation *a);
+void refund_free(struct refund *r);
+
+#endif

@@ -1,0 +1,447 @@
+/*
+ * check_journal.c - the exported journal against ledger: a generated history
+ * of thousands of money operations (invoices, partial invoices, payments,
+ * automatic and reversed allocations, refunds, credit notes, voids, several
+ * currencies, awkward customer names) is exported with journal_export(); the
+ * ledger program must read it without a complaint, and its balance of every
+ * customer's receivable and credit account must equal frontdesk's own aging
+ * report to the cent. FD_STRESS=1 makes the history ten times longer.
+ */
+#include <config.h>
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "checkdb.h"
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "idem.h"
+#include "invoice.h"
+#include "journal.h"
+#include "money.h"
+#include "payment.h"
+#include "report.h"
+
+#define CUSTOMERS     40
+#define MAX_CUSTOMERS 64
+
+static char tmpdir[64], dbpath[128], jpath[128];
+static struct db *db;
+static uint64_t seed = 20261201;
+
+static unsigned rnd(unsigned n)
+{
+	seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (unsigned)((seed >> 33) % n);
+}
+
+static int64_t one(const char *sql)
+{
+	int64_t v = 0;
+
+	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
+	return v;
+}
+
+/* The id of the k-th row (k random) that sql (with one OFFSET ?) returns, or 0. */
+static int64_t pick(const char *count_sql, const char *sql)
+{
+	int64_t n = one(count_sql), id = 0;
+	sqlite3_stmt *st;
+
+	if (n <= 0)
+		return 0;
+	ck_assert_int_eq(db_prepare(db, sql, &st), 0);
+	sqlite3_bind_int64(st, 1, rnd((unsigned)n));
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return id;
+}
+
+/* A refusal is a normal outcome of a random request; a database error is not. */
+static void outcome(int rc, const char *what)
+{
+	ck_assert_msg(rc == 0 || rc == FD_EINVAL || rc == FD_ECONFLICT || rc == FD_ENOTFOUND,
+	              "%s: %d %s", what, rc, err_msg());
+}
+
+static void setup(void)
+{
+	static const char *const names[] = {"Ada Lee",  "O'Brien; Sons",      "Zoë | #1 Detailing",
+	                                    "李小龍",   "(Paren) Co",         "Two  Spaces",
+	                                    "=SUM(A1)", "Tab-less \"Quoted\""};
+	static const char *const currencies[] = {"USD", "EUR", "JPY", "KWD"};
+	char sql[300];
+	int i;
+
+	setenv("TZ", "America/New_York", 1);
+	setenv("FRONTDESK_NOW", "2026-01-05T09:00", 1);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdjournal.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+	snprintf(jpath, sizeof jpath, "%s/journal.ledger", tmpdir);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	/* a test database: speed over durability */
+	ck_assert_int_eq(db_exec(db, "PRAGMA synchronous=OFF"), 0);
+	for (i = 0; i < CUSTOMERS; i++) {
+		sqlite3_stmt *st;
+
+		ck_assert_int_eq(db_prepare(db,
+		                            "INSERT INTO customer (name, created_at, updated_at)"
+		                            " VALUES (?, 0, 0)",
+		                            &st),
+		                 0);
+		snprintf(sql, sizeof sql, "%s %d", names[i % 8], i + 1);
+		sqlite3_bind_text(st, 1, sql, -1, SQLITE_TRANSIENT);
+		ck_assert_int_eq(db_run(db, st, "customer"), 0);
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO service_order (customer_id, title, currency, created_at,"
+		         " updated_at) VALUES (%d, 'work', '%s', 0, 0)",
+		         i + 1, currencies[i % 4]);
+		ck_assert_int_eq(db_exec(db, sql), 0);
+	}
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+
+	db_close(db);
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void op_invoice(void)
+{
+	static const char *const kinds[] = {"SERVICE", "SERVICE", "FEE", "TAX", "DISCOUNT"};
+	int64_t job = 1 + rnd(CUSTOMERS), price, amount, item = 0;
+	struct invoice_input in = {0};
+	struct invoice_pick p;
+	struct idem_result res;
+	int i, n = 1 + (int)rnd(3);
+	char sql[400];
+
+	for (i = 0; i < n; i++) {
+		const char *kind = kinds[rnd(5)];
+		int64_t qty = 500 * (1 + rnd(4));
+
+		price = 100 * (1 + rnd(400)) + rnd(100);
+		if (!strcmp(kind, "DISCOUNT"))
+			price = 1 + rnd(50);
+		ck_assert_int_eq(money_line_amount(qty, price, &amount), 0);
+		if (!strcmp(kind, "DISCOUNT"))
+			amount = -amount;
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
+		         " unit_price, amount, created_at, updated_at) VALUES (%lld, '%s', 'work',"
+		         " %lld, %lld, %lld, 0, 0)",
+		         (long long)job, kind, (long long)qty, (long long)price, (long long)amount);
+		ck_assert_int_eq(db_exec(db, sql), 0);
+		item = sqlite3_last_insert_rowid(db_sqlite(db));
+	}
+	in.terms_days = (long)rnd(45);
+	if (rnd(3) == 0) { /* part of the last item only */
+		p.item_id = item;
+		p.qty_milli = 250;
+		in.items = &p;
+		in.n_items = 1;
+	} else {
+		in.jobs = &job;
+		in.n_jobs = 1;
+	}
+	in.allow_overpay = rnd(20) == 0;
+	outcome(invoice_issue(db, &in, NULL, &res), "issue");
+	idem_result_free(&res);
+}
+
+static const char *customer_currency(int64_t customer)
+{
+	static const char *const currencies[] = {"USD", "EUR", "JPY", "KWD"};
+
+	return currencies[(customer - 1) % 4];
+}
+
+static void op_payment(void)
+{
+	static const char *const methods[] = {"cash", "check", "card", "bank_transfer", "other"};
+	int64_t cust = 1 + rnd(CUSTOMERS);
+	struct payment_input in = {
+	    cust, customer_currency(cust), 100 * (1 + rnd(300)), methods[rnd(5)], NULL, 0, NULL};
+	struct idem_result res;
+
+	outcome(payment_record(db, &in, NULL, 0, rnd(4) != 0, NULL, &res), "payment");
+	idem_result_free(&res);
+}
+
+static void op_allocate(void)
+{
+	int64_t p =
+	    pick("SELECT count(*) FROM payment WHERE status IN ('unallocated',"
+	         " 'partially_allocated')",
+	         "SELECT id FROM payment WHERE status IN ('unallocated', 'partially_allocated')"
+	         " ORDER BY id LIMIT 1 OFFSET ?");
+	struct idem_result res;
+
+	if (p) {
+		outcome(alloc_post(db, p, NULL, 0, 1, NULL, &res), "allocate");
+		idem_result_free(&res);
+	}
+}
+
+static void op_reverse(void)
+{
+	int64_t a = pick("SELECT count(*) FROM payment_allocation WHERE reverses_id IS NULL",
+	                 "SELECT id FROM payment_allocation WHERE reverses_id IS NULL"
+	                 " ORDER BY id LIMIT 1 OFFSET ?");
+	struct idem_result res;
+
+	if (a) {
+		outcome(alloc_reverse(db, a, "generated", NULL, &res), "reverse");
+		idem_result_free(&res);
+	}
+}
+
+static void op_refund(void)
+{
+	int64_t p = pick("SELECT count(*) FROM payment WHERE amount > allocated + refunded"
+	                 " AND status <> 'void'",
+	                 "SELECT id FROM payment WHERE amount > allocated + refunded"
+	                 " AND status <> 'void' ORDER BY id LIMIT 1 OFFSET ?");
+	struct refund_input in = {p, 0, NULL, NULL, "generated", 0};
+	struct payment pm;
+	struct idem_result res;
+
+	if (!p || payment_get(db, p, &pm) != 0)
+		return;
+	in.amount = 1 + (int64_t)rnd((unsigned)pm.unallocated);
+	in.pending = rnd(4) == 0;
+	payment_free(&pm);
+	outcome(refund_post(db, &in, NULL, &res), "refund");
+	if (in.pending && res.id)
+		outcome(refund_settle(db, res.id, rnd(2), NULL), "settle");
+	idem_result_free(&res);
+}
+
+static void op_credit(void)
+{
+	int64_t i =
+	    pick("SELECT count(*) FROM invoice WHERE status IN ('issued', 'partially_paid')",
+	         "SELECT id FROM invoice WHERE status IN ('issued', 'partially_paid')"
+	         " ORDER BY id LIMIT 1 OFFSET ?");
+	struct invoice inv;
+	struct idem_result res;
+
+	if (!i || invoice_get(db, i, &inv) != 0)
+		return;
+	outcome(invoice_credit(db, i,
+	                       1 + (int64_t)rnd((unsigned)(inv.balance > 1 ? inv.balance : 1)),
+	                       "generated", NULL, &res),
+	        "credit");
+	invoice_free(&inv);
+	idem_result_free(&res);
+}
+
+static void op_void(void)
+{
+	int64_t i =
+	    pick("SELECT count(*) FROM invoice WHERE kind = 'invoice' AND status = 'issued'",
+	         "SELECT id FROM invoice WHERE kind = 'invoice' AND status = 'issued'"
+	         " ORDER BY id LIMIT 1 OFFSET ?");
+	int64_t p = pick("SELECT count(*) FROM payment WHERE status = 'unallocated'",
+	                 "SELECT id FROM payment WHERE status = 'unallocated'"
+	                 " ORDER BY id LIMIT 1 OFFSET ?");
+
+	if (i && rnd(2))
+		outcome(invoice_void(db, i, "generated"), "void invoice");
+	else if (p)
+		outcome(payment_void(db, p, "generated"), "void payment");
+}
+
+static void generate(int ops)
+{
+	int64_t t;
+	char now[32];
+	int k;
+
+	ck_assert_int_eq(clock_parse_local("2026-01-05T09:00", &t), 0);
+	for (k = 0; k < ops; k++) {
+		unsigned r = rnd(100);
+
+		if (k % 20 == 0) { /* the clock moves on: dates and ages vary */
+			t += 3600 * (int64_t)(1 + rnd(30));
+			clock_format_local(t, "%Y-%m-%dT%H:%M", now, sizeof now);
+			setenv("FRONTDESK_NOW", now, 1);
+		}
+		if (r < 30)
+			op_invoice();
+		else if (r < 55)
+			op_payment();
+		else if (r < 67)
+			op_allocate();
+		else if (r < 77)
+			op_reverse();
+		else if (r < 86)
+			op_refund();
+		else if (r < 93)
+			op_credit();
+		else
+			op_void();
+	}
+}
+
+static void report_fail(const char *code, const char *detail, void *arg)
+{
+	fprintf(stderr, "# check: %s: %s\n", code, detail);
+}
+
+struct expect {
+	int64_t owed[MAX_CUSTOMERS + 1], credit[MAX_CUSTOMERS + 1];
+	int64_t total_owed;
+};
+
+static int aging_cb(const struct aging_row *r, void *arg)
+{
+	struct expect *e = arg;
+
+	ck_assert_int_le(r->customer_id, MAX_CUSTOMERS);
+	e->owed[r->customer_id] = r->owed;
+	e->credit[r->customer_id] = r->credit;
+	e->total_owed += r->owed != 0;
+	return 0;
+}
+
+/* Read ledger's "ACCOUNT<TAB>AMOUNT CUR" lines into minor units. */
+static void compare_with_ledger(const struct expect *e, int *checked)
+{
+	char cmd[512], line[512], err[256];
+	int64_t got_owed[MAX_CUSTOMERS + 1] = {0}, got_credit[MAX_CUSTOMERS + 1] = {0};
+	FILE *p;
+	int i, nonzero = 0;
+
+	snprintf(cmd, sizeof cmd,
+	         "ledger -f '%s' --flat --no-total --no-color --balance-format"
+	         " '%%(account)\\t%%(display_total)\\n' bal '^Assets:Receivable'"
+	         " '^Liabilities:Customer credit' 2>'%s/ledger.err'",
+	         jpath, tmpdir);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof line, p)) {
+		char *tab = strchr(line, '\t'), *sp, *nl;
+		const char *acct = line;
+		long cust;
+		int64_t v;
+
+		ck_assert_msg(tab != NULL, "unexpected ledger line: %s", line);
+		*tab = '\0';
+		nl = strchr(tab + 1, '\n');
+		if (nl)
+			*nl = '\0';
+		sp = strrchr(tab + 1, ' ');
+		ck_assert_msg(sp != NULL, "no commodity in '%s'", tab + 1);
+		*sp = '\0';
+		ck_assert_msg(money_parse(tab + 1, currency_find(sp + 1), &v) == 0,
+		              "ledger amount '%s %s': %s", tab + 1, sp + 1, err_msg());
+		cust = strtol(strrchr(acct, ' ') + 1, NULL, 10);
+		ck_assert_msg(cust >= 1 && cust <= CUSTOMERS, "account %s", acct);
+		ck_assert_str_eq(sp + 1, customer_currency(cust));
+		if (!strncmp(acct, "Assets:Receivable:", 18))
+			got_owed[cust] = v;
+		else
+			got_credit[cust] = -v;
+	}
+	ck_assert_int_eq(pclose(p), 0);
+	snprintf(cmd, sizeof cmd, "%s/ledger.err", tmpdir);
+	p = fopen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	err[0] = '\0';
+	ck_assert_msg(fgets(err, sizeof err, p) == NULL, "ledger complained: %s", err);
+	fclose(p);
+	for (i = 1; i <= CUSTOMERS; i++) {
+		ck_assert_msg(got_owed[i] == e->owed[i],
+		              "customer %d: ledger receivable %lld, aging %lld", i,
+		              (long long)got_owed[i], (long long)e->owed[i]);
+		ck_assert_msg(got_credit[i] == e->credit[i],
+		              "customer %d: ledger credit %lld, aging %lld", i,
+		              (long long)got_credit[i], (long long)e->credit[i]);
+		nonzero += e->owed[i] != 0;
+	}
+	*checked = nonzero;
+}
+
+START_TEST(test_ledger_agrees_with_aging)
+{
+	int ops = getenv("FD_STRESS") ? 30000 : 3000, checked = 0;
+	struct expect e;
+	FILE *f;
+	int64_t on;
+
+	generate(ops);
+	ck_assert_int_eq(check_run(db, report_fail, NULL), 0);
+	/* the history is varied enough to mean something */
+	ck_assert_int_gt(one("SELECT count(*) FROM invoice WHERE kind = 'invoice'"), ops / 10);
+	ck_assert_int_gt(
+	    one("SELECT count(*) FROM payment_allocation WHERE reverses_id IS NOT NULL"), 10);
+	ck_assert_int_gt(one("SELECT count(*) FROM invoice WHERE kind = 'credit_note'"), 10);
+	ck_assert_int_gt(one("SELECT count(*) FROM refund"), 10);
+	ck_assert_int_gt(one("SELECT count(*) FROM invoice WHERE status = 'void'"), 5);
+	f = fopen(jpath, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(journal_export(db, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	memset(&e, 0, sizeof e);
+	ck_assert_int_eq(clock_parse_local("2027-12-31", &on), 0);
+	ck_assert_int_eq(report_aging(db, on, aging_cb, &e), 0);
+	compare_with_ledger(&e, &checked);
+	ck_assert_int_gt(checked, CUSTOMERS / 2);
+}
+END_TEST
+
+START_TEST(test_journal_entries_balance)
+{
+	char cmd[512], line[256], last[256] = "";
+	FILE *f, *p;
+	const char *t;
+
+	generate(300);
+	f = fopen(jpath, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(journal_export(db, f), 0);
+	ck_assert_int_eq(fclose(f), 0);
+	/* ledger refuses an entry that does not balance; and all of them together
+	 * sum to zero in every commodity (the last line of its balance report) */
+	snprintf(cmd, sizeof cmd, "ledger -f '%s' --no-color bal 2>&1", jpath);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof line, p))
+		snprintf(last, sizeof last, "%s", line);
+	ck_assert_int_eq(pclose(p), 0);
+	for (t = last; *t == ' '; t++)
+		;
+	ck_assert_str_eq(t, "0\n");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("journal");
+	TCase *tc = tcase_create("journal");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_ledger_agrees_with_aging);
+	tcase_add_test(tc, test_journal_entries_balance);
+	tcase_set_timeout(tc, getenv("FD_STRESS") ? 3000 : 300);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
