@@ -20,12 +20,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "checkdb.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "config.h"
+#include "csv.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -1146,6 +1148,282 @@ static int cmd_pay_void(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
+/* `pay import`: the columns a header row may name (in any order). */
+enum {
+	COL_CUSTOMER,
+	COL_AMOUNT,
+	COL_METHOD,
+	COL_CURRENCY,
+	COL_REFERENCE,
+	COL_RECEIVED,
+	COL_NOTE,
+	COL_ALLOCATIONS,
+	IMPORT_COLS
+};
+static const char *const import_cols[IMPORT_COLS] = {
+    "customer", "amount", "method", "currency", "reference", "received", "note", "allocations"};
+
+/* What `pay import` read: the batch, and what it owns. */
+struct import {
+	struct payment_batch_item *items;
+	long *lines; /* the CSV line of each item */
+	size_t n, cap;
+	char **strings; /* copies of texts the items point at */
+	size_t nstrings;
+};
+
+static const char *import_keep(struct import *im, const char *s)
+{
+	if (!s || !*s)
+		return NULL;
+	im->strings = xrealloc(im->strings, (im->nstrings + 1) * sizeof *im->strings);
+	return im->strings[im->nstrings++] = xstrdup(s);
+}
+
+static void import_free(struct import *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->n; i++)
+		free((void *)im->items[i].allocs);
+	for (i = 0; i < im->nstrings; i++)
+		free(im->strings[i]);
+	free(im->strings);
+	free(im->items);
+	free(im->lines);
+	memset(im, 0, sizeof *im);
+}
+
+/* Trim blanks at both ends of s, in place. */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+/* Map the header row to columns: col[i] is the CSV field of column i, or
+ * -1. Unknown and repeated names are refused (a typo must not drop data). */
+static int import_header(struct csv_reader *r, int col[IMPORT_COLS])
+{
+	size_t f;
+	int i;
+
+	for (i = 0; i < IMPORT_COLS; i++)
+		col[i] = -1;
+	for (f = 0; f < r->n; f++) {
+		const char *name = trim(r->field[f]);
+
+		for (i = 0; i < IMPORT_COLS && strcasecmp(name, import_cols[i]) != 0; i++)
+			;
+		if (i == IMPORT_COLS)
+			return err_set(FD_EINVAL,
+			               _("line 1: unknown column '%.40s' (the columns are customer, "
+			                 "amount, method, currency, reference, received, note, "
+			                 "allocations)"),
+			               name);
+		if (col[i] >= 0)
+			return err_set(FD_EINVAL, _("line 1: the column '%s' is named twice"),
+			               import_cols[i]);
+		col[i] = (int)f;
+	}
+	if (col[COL_CUSTOMER] < 0 || col[COL_AMOUNT] < 0 || col[COL_METHOD] < 0)
+		return err_set(FD_EINVAL,
+		               _("line 1: the header must name at least the columns customer, "
+		                 "amount and method"));
+	return 0;
+}
+
+/* Read "INVOICE=AMOUNT;INVOICE=AMOUNT" (or "auto") into item. */
+static int import_allocs(struct cli *c, char *text, const char *code,
+                         struct payment_batch_item *item)
+{
+	struct alloc_input *a = NULL;
+	char *part, *save = NULL, *eq;
+	size_t n = 0;
+	int rc = 0;
+
+	text = trim(text);
+	if (!strcasecmp(text, "auto")) {
+		item->auto_alloc = 1;
+		return 0;
+	}
+	for (part = strtok_r(text, ";", &save); part && !rc; part = strtok_r(NULL, ";", &save)) {
+		part = trim(part);
+		if (!*part)
+			continue;
+		eq = strchr(part, '=');
+		if (!eq || eq == part || !eq[1]) {
+			rc = err_set(FD_EINVAL,
+			             _("an allocation is INVOICE=AMOUNT (several separated by ';'), "
+			               "not '%.40s'"),
+			             part);
+			break;
+		}
+		*eq = '\0';
+		a = xrealloc(a, (n + 1) * sizeof *a);
+		rc = invoice_find(c->db, trim(part), &a[n].invoice_id);
+		if (!rc && (rc = money_parse(trim(eq + 1), currency_find(code), &a[n].amount)) != 0) {
+			char *why = xstrdup(err_msg());
+
+			rc = err_set(rc, _("bad allocation amount '%.40s': %s"), eq + 1, why);
+			free(why);
+		}
+		n++;
+	}
+	item->allocs = a;
+	item->n = rc ? 0 : n;
+	if (rc) {
+		free(a);
+		item->allocs = NULL;
+	}
+	return rc;
+}
+
+/* One data row of the file into a new item of im. */
+static int import_row(struct cli *c, struct import *im, struct csv_reader *r, long line,
+                      const int col[IMPORT_COLS], int ncols)
+{
+	struct payment_batch_item *item;
+	const struct currency *cur;
+	const char *f[IMPORT_COLS];
+	char *end;
+	int i, rc = 0;
+
+	if ((int)r->n != ncols)
+		return err_set(FD_EINVAL, _("%zu field(s), but the header names %d"), r->n, ncols);
+	for (i = 0; i < IMPORT_COLS; i++)
+		f[i] = col[i] >= 0 ? trim(r->field[col[i]]) : "";
+	if (im->n == PAYMENT_BATCH_MAX)
+		return err_set(FD_EINVAL, _("more than %d payments: split the file"),
+		               PAYMENT_BATCH_MAX);
+	if (im->n == im->cap) {
+		im->cap = im->cap ? 2 * im->cap : 64;
+		im->items = xrealloc(im->items, im->cap * sizeof *im->items);
+		im->lines = xrealloc(im->lines, im->cap * sizeof *im->lines);
+	}
+	item = &im->items[im->n];
+	memset(item, 0, sizeof *item);
+	im->lines[im->n++] = line;
+	item->in.customer_id = strtoll(f[COL_CUSTOMER], &end, 10);
+	if (!*f[COL_CUSTOMER] || *end || item->in.customer_id <= 0)
+		return err_set(FD_EINVAL, _("bad customer '%.40s': give the customer's id"),
+		               f[COL_CUSTOMER]);
+	cur = currency_find(*f[COL_CURRENCY] ? f[COL_CURRENCY] : config_get("currency", "USD"));
+	if (!cur)
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), f[COL_CURRENCY]);
+	item->in.currency = cur->code;
+	if ((rc = money_parse(f[COL_AMOUNT], cur, &item->in.amount)) != 0) {
+		char *why = xstrdup(err_msg());
+
+		rc = err_set(rc, _("bad amount '%.40s': %s"), f[COL_AMOUNT], why);
+		free(why);
+		return rc;
+	}
+	item->in.method = import_keep(im, f[COL_METHOD]);
+	item->in.reference = import_keep(im, f[COL_REFERENCE]);
+	item->in.note = import_keep(im, f[COL_NOTE]);
+	if (*f[COL_RECEIVED] &&
+	    (rc = clock_parse_local(f[COL_RECEIVED], &item->in.received_at)) != 0)
+		return rc;
+	if (col[COL_ALLOCATIONS] >= 0)
+		rc = import_allocs(c, r->field[col[COL_ALLOCATIONS]], cur->code, item);
+	return rc;
+}
+
+/* Read the whole file (header, then one payment a line) into im. A row
+ * that cannot be read sets *bad_line (the reader's own refusals name their
+ * line themselves). */
+static int import_read(struct cli *c, FILE *f, struct import *im, long *bad_line)
+{
+	struct csv_reader r;
+	int col[IMPORT_COLS], ncols = 0, rc;
+	long line = 1;
+
+	csv_open(&r, f);
+	rc = csv_next(&r, &line);
+	if (rc == 0)
+		rc = err_set(FD_EINVAL, _("the file is empty: it needs a header row"));
+	else if (rc == 1 && (rc = import_header(&r, col)) == 0)
+		ncols = (int)r.n;
+	while (rc == 0 && (rc = csv_next(&r, &line)) == 1)
+		if ((rc = import_row(c, im, &r, line, col, ncols)) != 0)
+			*bad_line = line;
+	csv_close(&r);
+	if (rc == 0 && im->n == 0)
+		rc = err_set(FD_EINVAL, _("the file has a header but no payment"));
+	return rc;
+}
+
+static int cmd_pay_import(struct cli *c, int argc, char **argv)
+{
+	const char *key = NULL;
+	struct cli_opt opts[] = {
+	    {"idempotency-key", &key, NULL, N_("do this import at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct import im = {0};
+	struct idem_result res = {0};
+	size_t bad = 0, i;
+	long bad_line = 0;
+	char *pos[1], *why;
+	const char *name;
+	int npos, rc;
+	FILE *f;
+
+	PARSE_OR_RETURN(cli_parse(c, "pay import", "FILE.csv|- [--idempotency-key K]", opts, argc,
+	                          argv, pos, 1, &npos));
+	if (npos != 1)
+		return cli_usage("pay import", _("give the CSV file to import (- for stdin)"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	name = strcmp(pos[0], "-") ? pos[0] : _("standard input");
+	f = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
+	if (!f) {
+		err_set(FD_EIO, _("cannot read %s: %s"), pos[0], strerror(errno));
+		return cli_refused(FD_EIO);
+	}
+	rc = import_read(c, f, &im, &bad_line);
+	if (f != stdin)
+		fclose(f);
+	if (!rc) {
+		rc = payment_record_batch(c->db, im.items, im.n, key, &res, &bad);
+		bad_line = rc && bad < im.n ? im.lines[bad] : 0;
+	}
+	if (rc) {
+		why = xstrdup(err_msg());
+		if (bad_line)
+			err_set(rc, _("%s, line %ld: %s; nothing was imported"), name, bad_line, why);
+		else
+			err_set(rc, _("%s: %s; nothing was imported"), name, why);
+		free(why);
+		import_free(&im);
+		return cli_refused(rc);
+	}
+	note_replay(&res, key);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "payments");
+
+		for (i = 0; i < res.n; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)res.ids[i]));
+		cli_json_int(o, "count", (int64_t)res.n);
+		cJSON_AddBoolToObject(o, "replayed", res.replayed);
+		cli_print_json(o);
+	} else {
+		printf(_("Recorded %zu payment(s) from %s (ids %lld to %lld), all in one "
+		         "transaction.\n"),
+		       res.n, name, (long long)res.ids[0], (long long)res.ids[res.n - 1]);
+	}
+	idem_result_free(&res);
+	import_free(&im);
+	return CLI_OK;
+}
+
 static const struct cli_cmd pay_cmds[] = {
     {"record", cmd_pay_record, "--customer C --amount A --method M ...",
      N_("record a payment received, with allocations")},
@@ -1157,6 +1435,8 @@ static const struct cli_cmd pay_cmds[] = {
     {"list", cmd_pay_list, "[--customer C]", N_("list payments, newest first")},
     {"void", cmd_pay_void, "ID --reason R",
      N_("void a payment entered in error (nothing allocated)")},
+    {"import", cmd_pay_import, "FILE.csv|- [--idempotency-key K]",
+     N_("record the payments of a CSV file in one transaction, all or none")},
     {NULL, NULL, NULL, NULL},
 };
 

@@ -1,14 +1,933 @@
 /*
- * cli-ops.c - `frontdesk agenda|projection|jobs|lease ...`.
+ * cli-ops.c - `frontdesk agenda|projection|jobs|lease ...`: the calendar
+ * read from its projection, rebuilding and checking the projection, the
+ * work-order queue and its runner, and the control table.
+ *
+ * The agenda reads the projection only (one range query); it says on stderr
+ * when updates are still queued, so that a missing change is explained.
  */
 #include <config.h>
 
-#include "cli-util.h"
-#include "i18n.h"
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
-static const struct cli_cmd none[] = { { NULL, NULL, NULL, NULL } };
+#include "cli-util.h"
+#include "clock.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "jobq.h"
+#include "money.h"
+#include "projection.h"
+#include "xalloc.h"
+
+#define MAX_AGENDA_DAYS 366
+
+/* Translated labels of the identifiers stored in the projection. */
+static const struct {
+	const char *id, *label;
+} labels[] = {
+	{ "scheduled", N_("scheduled") },
+	{ "confirmed", N_("confirmed") },
+	{ "in_progress", N_("in progress") },
+	{ "done", N_("done") },
+	{ "cancelled", N_("cancelled") },
+	{ "no_show", N_("no-show") },
+	{ "unpaid", N_("unpaid") },
+	{ "partially_paid", N_("partially paid") },
+	{ "paid", N_("paid") },
+	{ "overpaid", N_("overpaid") },
+	{ "refunded", N_("refunded") },
+	{ "void", N_("void") },
+	{ "nothing_to_charge", N_("nothing to charge") },
+};
+
+static const char *label(const char *id)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof labels / sizeof labels[0]; i++)
+		if (!strcmp(labels[i].id, id))
+			return _(labels[i].label);
+	return id;
+}
+
+static void format_local(int64_t t, char *buf, size_t n)
+{
+	clock_format_local(t, "%Y-%m-%d %H:%M:%S", buf, n);
+}
+
+/* The price of a row as text: "180.00 USD", "-" or "mixed currencies". */
+static void format_price(const struct cal_row *r, char *buf, size_t n)
+{
+	const struct currency *cur;
+	char amt[MONEY_BUFSZ];
+
+	if (!r->has_total) {
+		snprintf(buf, n, "%s", _("mixed currencies"));
+		return;
+	}
+	if (!r->currency[0]) {
+		snprintf(buf, n, "-");
+		return;
+	}
+	cur = currency_find(r->currency);
+	if (cur && money_format(r->total, cur, 1, amt, sizeof amt) == 0)
+		snprintf(buf, n, "%s %s", amt, r->currency);
+	else
+		snprintf(buf, n, "%lld %s", (long long)r->total, r->currency);
+}
+
+static cJSON *row_json(const struct cal_row *r)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_int(o, "appointment_id", r->appointment_id);
+	cli_json_time(o, "start", r->start_at);
+	cli_json_time(o, "end", r->end_at);
+	cli_json_str(o, "customers", r->customers);
+	cli_json_str(o, "services", r->services);
+	if (r->has_total)
+		cli_json_int(o, "total_price", r->total);
+	else
+		cJSON_AddNullToObject(o, "total_price");
+	cli_json_str(o, "currency", r->currency[0] ? r->currency : NULL);
+	cli_json_int(o, "est_minutes", r->est_minutes);
+	cli_json_str(o, "payment_status", r->pay_status);
+	cli_json_str(o, "status", r->status);
+	cli_json_int(o, "projection_version", r->version);
+	cli_json_time(o, "built_at", r->built_at);
+	return o;
+}
+
+/* ---------------------------------------------------------------- agenda */
+
+struct agenda {
+	struct cli *c;
+	struct cal_row *rows; /* copies, by start time */
+	size_t n, cap;
+};
+
+static int agenda_collect(const struct cal_row *r, void *arg)
+{
+	struct agenda *a = arg;
+	struct cal_row *copy;
+
+	if (a->c->json) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(a->c->out, "visits"), row_json(r));
+		return 0;
+	}
+	if (a->n == a->cap) {
+		a->cap = a->cap ? 2 * a->cap : 64;
+		a->rows = xrealloc(a->rows, a->cap * sizeof *a->rows);
+	}
+	copy = &a->rows[a->n++];
+	*copy = *r;
+	copy->customers = xstrdup(r->customers);
+	copy->services = xstrdup(r->services);
+	return 0;
+}
+
+/* "09:00" when t falls on the day [day, next), else "12-24 22:00". */
+static void agenda_time(int64_t t, int64_t day, int64_t next, int is_end, char *buf, size_t n)
+{
+	int inside = is_end ? (t > day && t <= next) : (t >= day && t < next);
+
+	clock_format_local(t, inside ? "%H:%M" : "%m-%d %H:%M", buf, n);
+}
+
+static void agenda_print(const struct agenda *a, int64_t from, int days)
+{
+	int64_t day = from;
+	int d, shown = 0;
+	size_t i;
+
+	for (d = 0; d < days; d++) {
+		int64_t next = clock_add_days(from, d + 1);
+		char head[64];
+		int any = 0;
+
+		for (i = 0; i < a->n; i++) {
+			const struct cal_row *r = &a->rows[i];
+			char t1[32], t2[32], price[MONEY_BUFSZ + 40];
+
+			if (r->start_at >= next || r->end_at <= day)
+				continue;
+			if (!any) {
+				clock_format_local(day, "%a %Y-%m-%d", head, sizeof head);
+				printf("%s%s\n", shown ? "\n" : "", head);
+				any = shown = 1;
+			}
+			agenda_time(r->start_at, day, next, 0, t1, sizeof t1);
+			agenda_time(r->end_at, day, next, 1, t2, sizeof t2);
+			format_price(r, price, sizeof price);
+			printf("  %s-%s  #%lld  %s  ", t1, t2, (long long)r->appointment_id, price);
+			printf(_("%lld min"), (long long)r->est_minutes);
+			printf("  %s, %s  ", label(r->status), label(r->pay_status));
+			if (r->customers[0]) {
+				cli_puts_safe(r->customers);
+				fputs(": ", stdout);
+				cli_puts_safe(r->services);
+			} else {
+				fputs(_("(no job)"), stdout);
+			}
+			putchar('\n');
+		}
+		day = next;
+	}
+	if (!shown)
+		printf("%s\n", _("No visits in this range."));
+}
+
+/* Tell on stderr (text) or in the document (JSON) that the calendar may be
+ * behind: updates waiting, and whether a runner is there to apply them. */
+static void agenda_backlog(struct cli *c)
+{
+	struct control_info ci;
+	int64_t pending = 0, failed = 0;
+	int runner = 0;
+
+	if (jobq_count(c->db, PROJECTION_JOB_KIND, "pending", &pending) ||
+	    jobq_count(c->db, PROJECTION_JOB_KIND, "failed", &failed))
+		return;
+	if (control_get(c->db, CONTROL_RUNNER, &ci) == 0) {
+		runner = ci.state == CONTROL_HELD;
+		control_info_free(&ci);
+	}
+	err_clear();
+	if (c->json) {
+		cli_json_int(c->out, "updates_waiting", pending + failed);
+		cJSON_AddBoolToObject(c->out, "runner_alive", runner);
+		return;
+	}
+	if (pending + failed == 0)
+		return;
+	if (runner)
+		fprintf(stderr,
+		        _("frontdesk: note: %lld calendar update(s) are still being applied\n"),
+		        (long long)(pending + failed));
+	else
+		fprintf(
+		    stderr,
+		    _("frontdesk: note: %lld calendar update(s) are waiting and no job runner is "
+		      "running; start one with 'frontdesk jobs run'\n"),
+		    (long long)(pending + failed));
+}
+
+static int cmd_agenda(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "[--from DATE] [--days N]";
+	const char *from_s = NULL, *days_s = NULL;
+	struct cli_opt opts[] = {
+	    {"from", &from_s, NULL, N_("the first day (YYYY-MM-DD; default today)")},
+	    {"days", &days_s, NULL, N_("how many days (1-366; default 1)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct agenda a = {c, NULL, 0, 0};
+	char *pos[1];
+	int npos, rc, days = 1;
+	int64_t from, to;
+	size_t i;
+
+	rc = cli_parse(c, "agenda", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (days_s) {
+		char *end;
+		long v = strtol(days_s, &end, 10);
+
+		if (*end || end == days_s || v < 1 || v > MAX_AGENDA_DAYS)
+			return cli_usage("agenda",
+			                 _("--days must be a number from 1 to %d, not '%.40s'"),
+			                 MAX_AGENDA_DAYS, days_s);
+		days = (int)v;
+	}
+	if (from_s) {
+		if (clock_parse_local(from_s, &from))
+			return cli_usage("agenda", "%s", err_msg());
+		from = clock_day_start(from);
+	} else {
+		from = clock_day_start(clock_now());
+	}
+	to = clock_add_days(from, days);
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cli_json_time(c->out, "from", from);
+		cli_json_time(c->out, "to", to);
+		cJSON_AddArrayToObject(c->out, "visits");
+	}
+	rc = projection_range(c->db, from, to, agenda_collect, &a);
+	if (!rc) {
+		if (!c->json)
+			agenda_print(&a, from, days);
+		agenda_backlog(c);
+	}
+	for (i = 0; i < a.n; i++)
+		cal_row_free(&a.rows[i]);
+	free(a.rows);
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+/* ---------------------------------------------------------------- projection */
+
+struct progress {
+	int tty;
+	int last_tenth;
+};
+
+static void rebuild_progress(int64_t done, int64_t total, void *arg)
+{
+	struct progress *p = arg;
+	int pct = total ? (int)(done * 100 / total) : 100;
+
+	if (p->tty) {
+		fprintf(stderr, _("\rRebuilt %lld of %lld visits (%d%%)"), (long long)done,
+		        (long long)total, pct);
+		if (done >= total)
+			fputc('\n', stderr);
+	} else if (pct / 10 > p->last_tenth || done >= total) {
+		p->last_tenth = pct / 10;
+		fprintf(stderr, _("Rebuilt %lld of %lld visits (%d%%)\n"), (long long)done,
+		        (long long)total, pct);
+	}
+	fflush(stderr);
+}
+
+static int cmd_rebuild(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "--all | ID...";
+	const char *batch_s = NULL;
+	int all = 0, npos, rc, i;
+	struct cli_opt opts[] = {
+	    {"all", NULL, &all, N_("rebuild every row (in batches, with a lock)")},
+	    {"batch", &batch_s, NULL, N_("visits per transaction for --all (default 2000)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[64];
+	int64_t ids[64], n = 0;
+	cJSON *arr = NULL;
+
+	rc = cli_parse(c, "projection rebuild", syn, opts, argc, argv, pos, 64, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (all == (npos > 0))
+		return cli_usage("projection rebuild", _("give either --all or visit ids"));
+	for (i = 0; i < npos; i++)
+		if ((rc = cli_parse_id("projection rebuild", _("the visit id"), pos[i], &ids[i])))
+			return rc;
+	if (batch_s) {
+		char *end;
+		long v = strtol(batch_s, &end, 10);
+
+		if (*end || end == batch_s || v < 1 || v > 1000000)
+			return cli_usage("projection rebuild",
+			                 _("--batch must be a number from 1 to 1000000"));
+		n = v;
+	}
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (all) {
+		struct progress p = {isatty(STDERR_FILENO), -1};
+		int64_t done = 0;
+
+		rc = projection_rebuild_all(c->db, (int)n, rebuild_progress, &p, &done);
+		if (rc)
+			return cli_refused(rc);
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cli_json_int(o, "rebuilt", done);
+			cli_print_json(o);
+		} else {
+			printf(_("Rebuilt the calendar rows of %lld visits.\n"), (long long)done);
+		}
+		return CLI_OK;
+	}
+	if (c->json)
+		arr = cJSON_CreateArray();
+	for (i = 0; i < npos; i++) {
+		int changed = 0;
+
+		if ((rc = projection_rebuild(c->db, ids[i], &changed))) {
+			cJSON_Delete(arr);
+			return cli_refused(rc);
+		}
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+
+			cli_json_int(o, "appointment_id", ids[i]);
+			cJSON_AddBoolToObject(o, "changed", changed);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf(changed ? _("Visit %lld: calendar row rewritten.\n")
+			               : _("Visit %lld: calendar row already up to date.\n"),
+			       (long long)ids[i]);
+		}
+	}
+	if (arr) {
+		cJSON *o = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(o, "rebuilt", arr);
+		cli_print_json(o);
+	}
+	return CLI_OK;
+}
+
+static int check_cb(const struct projection_diff *d, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "appointment_id", d->appointment_id);
+		cli_json_str(o, "problem", d->problem);
+		cli_json_str(o, "fields", d->fields);
+		cJSON_AddBoolToObject(o, "update_queued", d->queued);
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "differences"), o);
+		return 0;
+	}
+	if (!strcmp(d->problem, "missing"))
+		printf(_("visit %lld: no calendar row"), (long long)d->appointment_id);
+	else if (!strcmp(d->problem, "orphan"))
+		printf(_("visit %lld: calendar row of a visit that no longer exists"),
+		       (long long)d->appointment_id);
+	else
+		printf(_("visit %lld: calendar row differs in %s"), (long long)d->appointment_id,
+		       d->fields);
+	if (d->queued)
+		printf("%s", _(" (an update is queued)"));
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_check(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+	int64_t n = 0;
+
+	rc = cli_parse(c, "projection check", "", NULL, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, "differences");
+	}
+	rc = projection_check(c->db, check_cb, c, &n);
+	if (c->json) {
+		if (rc) {
+			cJSON_Delete(c->out);
+		} else {
+			cli_json_int(c->out, "count", n);
+			cli_print_json(c->out);
+		}
+		c->out = NULL;
+	}
+	if (rc)
+		return cli_refused(rc);
+	if (n) {
+		fprintf(stderr,
+		        _("frontdesk: %lld calendar row(s) differ from the records; run 'frontdesk "
+		          "jobs run --once' or 'frontdesk projection rebuild --all'\n"),
+		        (long long)n);
+		return CLI_REFUSED;
+	}
+	if (!c->json)
+		printf("%s\n", _("Every calendar row matches the records."));
+	return CLI_OK;
+}
+
+static void show_row(const char *title, const struct cal_row *r)
+{
+	char t1[32], t2[32], price[MONEY_BUFSZ + 40], mins[32];
+
+	format_local(r->start_at, t1, sizeof t1);
+	format_local(r->end_at, t2, sizeof t2);
+	format_price(r, price, sizeof price);
+	snprintf(mins, sizeof mins, "%lld", (long long)r->est_minutes);
+	printf("%s\n", title);
+	cli_field(_("  Start"), t1);
+	cli_field(_("  End"), t2);
+	cli_field(_("  Customers"), r->customers);
+	cli_field(_("  Services"), r->services);
+	cli_field(_("  Price"), price);
+	cli_field(_("  Estimated minutes"), mins);
+	cli_field(_("  Payment"), label(r->pay_status));
+	cli_field(_("  Status"), label(r->status));
+}
+
+static int cmd_show(struct cli *c, int argc, char **argv)
+{
+	struct cal_row stored, fresh;
+	char *pos[1];
+	int npos, rc, have_stored, have_fresh;
+	int64_t id;
+
+	rc = cli_parse(c, "projection show", "ID", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("projection show", _("the visit id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	rc = projection_get(c->db, id, &stored);
+	if (rc && rc != FD_ENOTFOUND)
+		return cli_refused(rc);
+	have_stored = rc == 0;
+	rc = projection_compute(c->db, id, &fresh);
+	if (rc && rc != FD_ENOTFOUND) {
+		if (have_stored)
+			cal_row_free(&stored);
+		return cli_refused(rc);
+	}
+	have_fresh = rc == 0;
+	if (!have_stored && !have_fresh) {
+		err_set(FD_ENOTFOUND, _("there is no visit %lld and no calendar row for it"),
+		        (long long)id);
+		return cli_refused(FD_ENOTFOUND);
+	}
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "appointment_id", id);
+		if (have_stored)
+			cJSON_AddItemToObject(o, "stored", row_json(&stored));
+		else
+			cJSON_AddNullToObject(o, "stored");
+		if (have_fresh) {
+			fresh.built_at = have_stored ? stored.built_at : 0;
+			cJSON_AddItemToObject(o, "recomputed", row_json(&fresh));
+		} else {
+			cJSON_AddNullToObject(o, "recomputed");
+		}
+		cli_print_json(o);
+	} else {
+		if (have_stored) {
+			char built[32], title[96];
+
+			format_local(stored.built_at, built, sizeof built);
+			snprintf(title, sizeof title, _("Calendar row (built %s, version %d):"),
+			         built, stored.version);
+			show_row(title, &stored);
+		} else {
+			printf("%s\n", _("No calendar row yet."));
+		}
+		if (have_fresh)
+			show_row(_("Recomputed from the records now:"), &fresh);
+		else
+			printf("%s\n", _("The visit no longer exists."));
+	}
+	if (have_stored)
+		cal_row_free(&stored);
+	if (have_fresh)
+		cal_row_free(&fresh);
+	return CLI_OK;
+}
+
+static const struct cli_cmd projection_cmds[] = {
+	{ "rebuild", cmd_rebuild, "--all | ID...", N_("recompute calendar rows from the records") },
+	{ "check", cmd_check, "", N_("list rows that differ from a fresh recomputation") },
+	{ "show", cmd_show, "ID", N_("show a visit's stored row beside a fresh recomputation") },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* ---------------------------------------------------------------- jobs */
+
+static cJSON *job_json(const struct jobq_job *j)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_int(o, "id", j->id);
+	cli_json_str(o, "kind", j->kind);
+	cli_json_str(o, "key", j->key);
+	cli_json_str(o, "status", j->status);
+	cli_json_int(o, "attempts", j->attempts);
+	cli_json_time(o, "next_run_at", j->next_run_at);
+	cli_json_str(o, "last_error", j->last_error);
+	cli_json_str(o, "claimed_by", j->claimed_by);
+	if (j->claim_expires_at)
+		cli_json_time(o, "claim_expires_at", j->claim_expires_at);
+	else
+		cJSON_AddNullToObject(o, "claim_expires_at");
+	cli_json_time(o, "created_at", j->created_at);
+	cli_json_time(o, "updated_at", j->updated_at);
+	if (j->started_at)
+		cli_json_time(o, "started_at", j->started_at);
+	else
+		cJSON_AddNullToObject(o, "started_at");
+	if (j->finished_at)
+		cli_json_time(o, "finished_at", j->finished_at);
+	else
+		cJSON_AddNullToObject(o, "finished_at");
+	return o;
+}
+
+static int jobs_list_cb(const struct jobq_job *j, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "jobs"), job_json(j));
+		return 0;
+	}
+	printf("%6lld  %-9s  ", (long long)j->id, j->status);
+	cli_puts_safe(j->kind);
+	putchar(' ');
+	cli_puts_safe(j->key);
+	printf("  ");
+	printf(_("attempts %lld"), (long long)j->attempts);
+	if (j->last_error) {
+		fputs("  ", stdout);
+		cli_puts_safe(j->last_error);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_jobs_list(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "[--status S] [--kind K] [--limit N]";
+	const char *status = NULL, *kind = NULL, *limit_s = NULL;
+	struct cli_opt opts[] = {
+	    {"status", &status, NULL,
+	     N_("only jobs in this state: pending, running, succeeded, failed, dead")},
+	    {"kind", &kind, NULL, N_("only jobs of this kind (e.g. calendar)")},
+	    {"limit", &limit_s, NULL, N_("at most this many, newest first (default 100)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc;
+	int64_t limit = 100;
+
+	rc = cli_parse(c, "jobs list", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (limit_s && (rc = cli_parse_id("jobs list", "--limit", limit_s, &limit)))
+		return rc;
+	if (limit > 100000)
+		limit = 100000;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, "jobs");
+	}
+	rc = jobq_list(c->db, status, kind, (int)limit, jobs_list_cb, c);
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static void time_field(const char *name, int64_t t)
+{
+	char buf[32];
+
+	if (!t) {
+		cli_field(name, NULL);
+		return;
+	}
+	format_local(t, buf, sizeof buf);
+	cli_field(name, buf);
+}
+
+static int cmd_jobs_show(struct cli *c, int argc, char **argv)
+{
+	struct jobq_job j;
+	char *pos[1], num[32];
+	int npos, rc;
+	int64_t id;
+
+	rc = cli_parse(c, "jobs show", "ID", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("jobs show", _("the job id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = jobq_get(c->db, id, &j)))
+		return cli_refused(rc);
+	if (c->json) {
+		cli_print_json(job_json(&j));
+	} else {
+		printf("%s: %lld\n", _("Job"), (long long)j.id);
+		cli_field(_("Kind"), j.kind);
+		cli_field(_("Key"), j.key);
+		cli_field(_("Status"), j.status);
+		snprintf(num, sizeof num, "%lld", (long long)j.attempts);
+		cli_field(_("Attempts"), num);
+		time_field(_("Next run"), j.next_run_at);
+		cli_field(_("Last error"), j.last_error);
+		cli_field(_("Claimed by"), j.claimed_by);
+		time_field(_("Claim expires"), j.claim_expires_at);
+		time_field(_("Created"), j.created_at);
+		time_field(_("Started"), j.started_at);
+		time_field(_("Finished"), j.finished_at);
+	}
+	jobq_job_free(&j);
+	return CLI_OK;
+}
+
+static int cmd_jobs_retry(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+	int64_t id;
+
+	rc = cli_parse(c, "jobs retry", "ID", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("jobs retry", _("the job id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = jobq_retry(c->db, id)))
+		return cli_refused(rc);
+	if (c->json) {
+		struct jobq_job j;
+
+		if ((rc = jobq_get(c->db, id, &j)))
+			return cli_refused(rc);
+		cli_print_json(job_json(&j));
+		jobq_job_free(&j);
+	} else {
+		printf(_("Job %lld is pending again; the job runner will run it.\n"),
+		       (long long)id);
+	}
+	return CLI_OK;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+static void say_stderr(const char *msg, void *arg)
+{
+	(void)arg;
+	fputs("frontdesk: jobs: ", stderr);
+	fputs(msg, stderr);
+	fputc('\n', stderr);
+	fflush(stderr);
+}
+
+static int cmd_jobs_run(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "[--once] [--for SECONDS] [--quiet]";
+	const char *for_s = NULL;
+	int once = 0, quiet = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"once", NULL, &once, N_("run what is due now, then stop")},
+	    {"for", &for_s, NULL, N_("stop after this many seconds (default: until stopped)")},
+	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct jobq_opts o;
+	struct sigaction sa, old_int, old_term;
+	char *pos[1];
+	int64_t for_seconds = 0, n;
+
+	rc = cli_parse(c, "jobs run", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (for_s && (rc = cli_parse_id("jobs run", "--for", for_s, &for_seconds)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	jobq_opts_default(&o);
+	if (!quiet)
+		o.say = say_stderr;
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_stop; /* no SA_RESTART: a sleep ends at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	stop_flag = 0;
+	rc = jobq_run_loop(c->db, &stop_flag, &o, (double)for_seconds, once);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o2 = cJSON_CreateObject();
+		static const char *const st[] = {"pending", "running", "failed", "dead"};
+		size_t i;
+
+		for (i = 0; i < sizeof st / sizeof st[0]; i++) {
+			if (jobq_count(c->db, NULL, st[i], &n) == 0)
+				cli_json_int(o2, st[i], n);
+		}
+		cli_print_json(o2);
+	}
+	return CLI_OK;
+}
+
+static const struct cli_cmd jobs_cmds[] = {
+	{ "list", cmd_jobs_list, "[--status S] [--kind K]",
+	  N_("list background jobs, newest first") },
+	{ "show", cmd_jobs_show, "ID", N_("show one job and its last error") },
+	{ "retry", cmd_jobs_retry, "ID", N_("run a dead or failed job again") },
+	{ "run", cmd_jobs_run, "[--once] [--for S]",
+	  N_("be the job runner (holds the runner lease)") },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* ---------------------------------------------------------------- leases */
+
+static const char *state_name(int state)
+{
+	switch (state) {
+	case CONTROL_HELD:
+		return _("held");
+	case CONTROL_EXPIRED:
+		return _("expired");
+	case CONTROL_ORPHANED:
+		return _("holder gone");
+	default:
+		return _("free");
+	}
+}
+
+static int lease_list_cb(const struct control_info *ci, void *arg)
+{
+	struct cli *c = arg;
+	static const char *const states[] = {"free", "held", "expired", "holder_gone"};
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "name", ci->name);
+		cli_json_str(o, "kind", ci->kind);
+		cli_json_str(o, "state", states[ci->state]);
+		cli_json_str(o, "owner_host", ci->owner_host);
+		if (ci->owner_host)
+			cli_json_int(o, "owner_pid", ci->owner_pid);
+		else
+			cJSON_AddNullToObject(o, "owner_pid");
+		cli_json_str(o, "operator", ci->operator_id);
+		cli_json_int(o, "epoch", ci->epoch);
+		if (ci->owner_host) {
+			cli_json_time(o, "acquired_at", ci->acquired_at);
+			cli_json_time(o, "heartbeat_at", ci->heartbeat_at);
+			cli_json_time(o, "expires_at", ci->expires_at);
+		}
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "leases"), o);
+		return 0;
+	}
+	printf("%-20s %-5s %-11s ", ci->name, ci->kind, state_name(ci->state));
+	printf(_("epoch %lld"), (long long)ci->epoch);
+	if (ci->owner_host) {
+		char since[32], until[32];
+
+		format_local(ci->acquired_at, since, sizeof since);
+		format_local(ci->expires_at, until, sizeof until);
+		fputs("  ", stdout);
+		cli_puts_safe(ci->owner_host);
+		printf(":%lld (", (long long)ci->owner_pid);
+		cli_puts_safe(ci->operator_id ? ci->operator_id : "?");
+		printf(_(") since %s until %s"), since, until);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_lease_list(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+
+	rc = cli_parse(c, "lease list", "", NULL, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, "leases");
+	}
+	rc = control_list(c->db, lease_list_cb, c);
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int cmd_lease_break(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+
+	rc = cli_parse(c, "lease break", "NAME", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (npos != 1)
+		return cli_usage("lease break", _("name the lease or lock to break"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = control_break(c->db, pos[0])))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "broken", pos[0]);
+		cli_print_json(o);
+	} else {
+		printf(_("%s is free; its last holder can no longer write.\n"), pos[0]);
+	}
+	return CLI_OK;
+}
+
+static const struct cli_cmd lease_cmds[] = {
+	{ "list", cmd_lease_list, "", N_("show every lease and lock, who holds it, until when") },
+	{ "break", cmd_lease_break, "NAME", N_("free a lease or lock whose holder is stuck") },
+	{ NULL, NULL, NULL, NULL },
+};
+
+/* ---------------------------------------------------------------- groups */
 
 int cli_ops(struct cli *c, const char *group, int argc, char **argv)
 {
-	return cli_dispatch(c, group, none, argc, argv);
+	if (!strcmp(group, "agenda")) {
+		/* no subcommand: argv[0] is already an option; cli_parse skips argv[0] */
+		char **args = xcalloc((size_t)argc + 2, sizeof *args);
+		int rc;
+
+		args[0] = (char *)"agenda";
+		memcpy(args + 1, argv, (size_t)argc * sizeof *args);
+		rc = cmd_agenda(c, argc + 1, args);
+		free(args);
+		return rc;
+	}
+	if (!strcmp(group, "projection"))
+		return cli_dispatch(c, group, projection_cmds, argc, argv);
+	if (!strcmp(group, "jobs"))
+		return cli_dispatch(c, group, jobs_cmds, argc, argv);
+	return cli_dispatch(c, group, lease_cmds, argc, argv);
 }

@@ -175,6 +175,8 @@ static const struct {
 	{ "projection", N_("rebuild or check the calendar projection") },
 	{ "jobs", N_("list, show and retry background jobs") },
 	{ "lease", N_("show the leases and locks of the control table") },
+	{ "channel", N_("poll the payment channel, show its state") },
+	{ "inbox", N_("inbound channel events: ingest, list, show, retry, ignore") },
 };
 
 static void usage(FILE *out)
@@ -198,7 +200,10 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	int i, rc;
 
 	setlocale(LC_ALL, "");
-	bindtextdomain(PACKAGE, LOCALEDIR);
+	/* FRONTDESK_LOCALEDIR: catalogs not yet installed (the screen tests) */
+	bindtextdomain(PACKAGE, getenv("FRONTDESK_LOCALEDIR") && *getenv("FRONTDESK_LOCALEDIR")
+					? getenv("FRONTDESK_LOCALEDIR")
+					: LOCALEDIR);
 	textdomain(PACKAGE);
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));
@@ -272,6 +277,8 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
 			 !strcmp(cmd, "jobs") || !strcmp(cmd, "lease"))
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox"))
+			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "help"))
 			usage(stdout), rc = CLI_OK;
 		else

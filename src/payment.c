@@ -366,60 +366,110 @@ int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int6
 	return rc;
 }
 
+/* What post_one checks, of the payment and of the invoice, as they are now. */
+struct alloc_state {
+	int64_t pay_customer, unallocated;
+	char pay_status[24], pay_currency[4];
+	int64_t inv_customer, balance;
+	char inv_kind[16], inv_number[32], inv_status[16], inv_currency[4];
+	int allow_overpay;
+};
+
+/* Read both in one step (this runs for every allocation posted); when one
+ * of them does not exist, say which. */
+static int read_alloc_state(struct db *db, int64_t pay_id, int64_t inv_id, struct alloc_state *s)
+{
+	sqlite3_stmt *st;
+	struct payment p;
+	struct invoice inv;
+	int rc, step;
+
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT p.customer_id, p.amount - p.allocated - p.refunded, p.status, p.currency,"
+	    " i.customer_id, i.balance, i.kind, i.number, i.status, i.currency, i.allow_overpay"
+	    " FROM payment p, invoice i WHERE p.id = ?1 AND i.id = ?2",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, pay_id);
+	sqlite3_bind_int64(st, 2, inv_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		s->pay_customer = sqlite3_column_int64(st, 0);
+		s->unallocated = sqlite3_column_int64(st, 1);
+		col_copy(st, 2, s->pay_status, sizeof s->pay_status);
+		col_copy(st, 3, s->pay_currency, sizeof s->pay_currency);
+		s->inv_customer = sqlite3_column_int64(st, 4);
+		s->balance = sqlite3_column_int64(st, 5);
+		col_copy(st, 6, s->inv_kind, sizeof s->inv_kind);
+		col_copy(st, 7, s->inv_number, sizeof s->inv_number);
+		col_copy(st, 8, s->inv_status, sizeof s->inv_status);
+		col_copy(st, 9, s->inv_currency, sizeof s->inv_currency);
+		s->allow_overpay = sqlite3_column_int(st, 10);
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the payment"));
+	}
+	db_release(db, st);
+	if (rc || step == SQLITE_ROW)
+		return rc;
+	/* one of them is missing: the usual readers say which */
+	if ((rc = payment_get(db, pay_id, &p)) != 0)
+		return rc;
+	payment_free(&p);
+	if ((rc = invoice_get(db, inv_id, &inv)) != 0)
+		return rc;
+	invoice_free(&inv);
+	return err_set(FD_EDB, _("cannot read the payment"));
+}
+
 /* Post one allocation of amount from payment pay_id to invoice inv_id after
  * checking every rule on the figures as they are now. */
 static int post_one(struct db *db, int64_t pay_id, int fresh, int64_t inv_id, int64_t amount,
                     int64_t now, int64_t *alloc_id)
 {
-	struct payment p;
-	struct invoice inv;
+	struct alloc_state s;
 	sqlite3_stmt *st;
 	char a[MONEY_BUFSZ], b[MONEY_BUFSZ], who[64];
 	int rc;
 
-	if ((rc = payment_get(db, pay_id, &p)) != 0)
+	if ((rc = read_alloc_state(db, pay_id, inv_id, &s)) != 0)
 		return rc;
-	if ((rc = invoice_get(db, inv_id, &inv)) != 0) {
-		payment_free(&p);
-		return rc;
-	}
 	/* a payment being recorded has no id worth naming: it may never exist */
 	if (fresh)
 		snprintf(who, sizeof who, "%s", _("the payment"));
 	else
-		snprintf(who, sizeof who, _("payment %lld"), (long long)p.id);
+		snprintf(who, sizeof who, _("payment %lld"), (long long)pay_id);
 	if (amount <= 0)
 		rc = err_set(FD_EINVAL, _("an allocation must be greater than zero"));
-	else if (!strcmp(p.status, "void"))
+	else if (!strcmp(s.pay_status, "void"))
 		rc = err_set(FD_ECONFLICT, _("payment %lld is void and cannot be allocated"),
-		             (long long)p.id);
-	else if (strcmp(inv.kind, "invoice") != 0)
+		             (long long)pay_id);
+	else if (strcmp(s.inv_kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; payments settle invoices only"),
-		             inv.number);
-	else if (!strcmp(inv.status, "void") || !strcmp(inv.status, "draft"))
-		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and takes no payments"), inv.number,
-		             inv.status);
-	else if (inv.customer_id != p.customer_id)
+		             s.inv_number);
+	else if (!strcmp(s.inv_status, "void") || !strcmp(s.inv_status, "draft"))
+		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and takes no payments"),
+		             s.inv_number, s.inv_status);
+	else if (s.inv_customer != s.pay_customer)
 		rc = err_set(FD_EINVAL,
 		             _("invoice %s belongs to customer %lld, but %s came from "
 		               "customer %lld"),
-		             inv.number, (long long)inv.customer_id, who, (long long)p.customer_id);
-	else if (strcmp(inv.currency, p.currency) != 0)
+		             s.inv_number, (long long)s.inv_customer, who, (long long)s.pay_customer);
+	else if (strcmp(s.inv_currency, s.pay_currency) != 0)
 		rc = err_set(FD_EINVAL,
 		             _("invoice %s is in %s but %s is in %s: currencies must match"),
-		             inv.number, inv.currency, who, p.currency);
-	else if (amount > p.unallocated)
+		             s.inv_number, s.inv_currency, who, s.pay_currency);
+	else if (amount > s.unallocated)
 		rc = err_set(FD_EINVAL, _("%s has only %s %s unallocated; it cannot give %s to %s"),
-		             who, fmt(p.unallocated, p.currency, a), p.currency,
-		             fmt(amount, p.currency, b), inv.number);
-	else if (amount > inv.balance && !inv.allow_overpay)
+		             who, fmt(s.unallocated, s.pay_currency, a), s.pay_currency,
+		             fmt(amount, s.pay_currency, b), s.inv_number);
+	else if (amount > s.balance && !s.allow_overpay)
 		rc = err_set(FD_EINVAL,
 		             _("invoice %s has only %s %s left to pay; %s would overpay it (keep "
 		               "the rest on the payment as the customer's credit)"),
-		             inv.number, fmt(inv.balance < 0 ? 0 : inv.balance, inv.currency, a),
-		             inv.currency, fmt(amount, inv.currency, b));
-	payment_free(&p);
-	invoice_free(&inv);
+		             s.inv_number, fmt(s.balance < 0 ? 0 : s.balance, s.inv_currency, a),
+		             s.inv_currency, fmt(amount, s.inv_currency, b));
 	if (rc)
 		return rc;
 	rc = db_prepare_cached(
@@ -524,17 +574,16 @@ static int record_tx(struct db *db, void *arg, struct idem_result *res)
 	struct record_ctx *r = arg;
 	const struct payment_input *in = r->in;
 	sqlite3_stmt *st;
-	int64_t now = clock_now(), count = 0;
-	int rc;
+	int64_t now = clock_now();
+	int rc, found;
 
-	rc = db_prepare_cached(db, "SELECT count(*) FROM customer WHERE id = ?", &st);
+	rc = db_prepare_cached(db, "SELECT 1 FROM customer WHERE id = ?", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, in->customer_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		count = sqlite3_column_int64(st, 0);
+	found = sqlite3_step(st) == SQLITE_ROW;
 	db_release(db, st);
-	if (count == 0)
+	if (!found)
 		return err_set(FD_ENOTFOUND, _("there is no customer %lld"),
 		               (long long)in->customer_id);
 	rc = db_prepare_cached(
@@ -559,21 +608,26 @@ static int record_tx(struct db *db, void *arg, struct idem_result *res)
 	return post_all(db, res->id, 1, r->allocs, r->n, r->auto_alloc, res);
 }
 
-int payment_record(struct db *db, const struct payment_input *in, const struct alloc_input *allocs,
-                   size_t n, int auto_alloc, const char *idem_key, struct idem_result *res)
+/* Check a payment request as far as it can be checked before the write
+ * transaction; fill r (currency, time received) and append the request's
+ * canonical text to canon. */
+static int record_prepare(const struct payment_input *in, const struct alloc_input *allocs,
+                          size_t n, int auto_alloc, int64_t now, struct record_ctx *r,
+                          struct strbuf *canon)
 {
-	struct record_ctx r = {in, NULL, 0, allocs, n, auto_alloc};
 	const struct currency *cur;
-	struct strbuf canon = {0};
-	int64_t now = clock_now();
 	int rc;
 
-	memset(res, 0, sizeof *res);
-	r.currency = in->currency ? in->currency : config_get("currency", "USD");
-	cur = currency_find(r.currency);
+	memset(r, 0, sizeof *r);
+	r->in = in;
+	r->allocs = allocs;
+	r->n = n;
+	r->auto_alloc = auto_alloc;
+	r->currency = in->currency ? in->currency : config_get("currency", "USD");
+	cur = currency_find(r->currency);
 	if (!cur)
-		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), r.currency);
-	r.currency = cur->code;
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), r->currency);
+	r->currency = cur->code;
 	if (in->customer_id <= 0)
 		return err_set(FD_EINVAL, _("a payment needs the customer it came from"));
 	if (in->amount <= 0)
@@ -587,21 +641,110 @@ int payment_record(struct db *db, const struct payment_input *in, const struct a
 		return rc;
 	if (in->note && (rc = text_check(in->note, _("the note"), 2000, 1)) != 0)
 		return rc;
-	r.received_at = in->received_at ? in->received_at : now;
-	if (r.received_at >= clock_add_days(clock_day_start(now), 1))
+	r->received_at = in->received_at ? in->received_at : now;
+	if (r->received_at >= clock_add_days(clock_day_start(now), 1))
 		return err_set(FD_EINVAL, _("a payment cannot be received after today"));
 	if ((rc = check_allocs(allocs, n, auto_alloc)) != 0)
 		return rc;
 
-	sb_printf(&canon,
+	sb_printf(canon,
 	          "customer=%lld\ncurrency=%s\namount=%lld\nmethod=%s\nreference=%s\n"
 	          "received=%lld\nnote=%s\n",
-	          (long long)in->customer_id, r.currency, (long long)in->amount, in->method,
+	          (long long)in->customer_id, r->currency, (long long)in->amount, in->method,
 	          in->reference ? in->reference : "", (long long)in->received_at,
 	          in->note ? in->note : "");
-	canon_allocs(&canon, allocs, n, auto_alloc);
-	rc = idem_run(db, idem_key, "pay record", sb_cstr(&canon), record_tx, &r, res);
+	canon_allocs(canon, allocs, n, auto_alloc);
+	return 0;
+}
+
+int payment_record(struct db *db, const struct payment_input *in, const struct alloc_input *allocs,
+                   size_t n, int auto_alloc, const char *idem_key, struct idem_result *res)
+{
+	struct record_ctx r;
+	struct strbuf canon = {0};
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	rc = record_prepare(in, allocs, n, auto_alloc, clock_now(), &r, &canon);
+	if (!rc)
+		rc = idem_run(db, idem_key, "pay record", sb_cstr(&canon), record_tx, &r, res);
 	sb_free(&canon);
+	return rc;
+}
+
+/* Say which payment of a batch a refusal is about (err_msg is rewritten). */
+static int batch_refusal(int rc, size_t i, size_t n)
+{
+	char *why = xstrdup(err_msg());
+
+	err_set(rc, _("payment %zu of %zu: %s"), i + 1, n, why);
+	free(why);
+	return rc;
+}
+
+struct batch_ctx {
+	struct record_ctx *r;
+	size_t n;
+	size_t refused; /* which payment was refused; n when none */
+};
+
+static int batch_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct batch_ctx *b = arg;
+	struct idem_result one;
+	size_t i;
+	int rc;
+
+	res->ids = xmalloc(b->n * sizeof *res->ids);
+	for (i = 0; i < b->n; i++) {
+		memset(&one, 0, sizeof one);
+		rc = record_tx(db, &b->r[i], &one);
+		if (!rc)
+			res->ids[res->n++] = one.id;
+		idem_result_free(&one);
+		if (rc) {
+			b->refused = i;
+			return batch_refusal(rc, i, b->n);
+		}
+	}
+	res->id = b->n ? res->ids[0] : 0;
+	return 0;
+}
+
+int payment_record_batch(struct db *db, const struct payment_batch_item *items, size_t n,
+                         const char *idem_key, struct idem_result *res, size_t *refused)
+{
+	struct batch_ctx b = {NULL, n, n};
+	struct strbuf canon = {0};
+	int64_t now = clock_now();
+	size_t i;
+	int rc = 0;
+
+	memset(res, 0, sizeof *res);
+	if (refused)
+		*refused = n;
+	if (n == 0)
+		return err_set(FD_EINVAL, _("there are no payments to record"));
+	if (n > PAYMENT_BATCH_MAX)
+		return err_set(FD_EINVAL, _("at most %d payments can be recorded at once"),
+		               PAYMENT_BATCH_MAX);
+	b.r = xcalloc(n, sizeof *b.r);
+	sb_printf(&canon, "batch=%zu\n", n);
+	for (i = 0; i < n && !rc; i++) {
+		rc = record_prepare(&items[i].in, items[i].allocs, items[i].n, items[i].auto_alloc,
+		                    now, &b.r[i], &canon);
+		if (rc) {
+			b.refused = i;
+			rc = batch_refusal(rc, i, n);
+		}
+		sb_printf(&canon, "--\n");
+	}
+	if (!rc)
+		rc = idem_run(db, idem_key, "pay batch", sb_cstr(&canon), batch_tx, &b, res);
+	sb_free(&canon);
+	free(b.r);
+	if (refused)
+		*refused = rc ? b.refused : n;
 	return rc;
 }
 

@@ -108,6 +108,31 @@ int payment_method_valid(const char *m);
 int payment_record(struct db *db, const struct payment_input *in, const struct alloc_input *allocs,
                    size_t n, int auto_alloc, const char *idem_key, struct idem_result *res);
 
+/* At most this many payments in one payment_record_batch. */
+#define PAYMENT_BATCH_MAX 100000
+
+/* One payment of a batch: what payment_record takes for one payment. */
+struct payment_batch_item {
+	struct payment_input in;
+	const struct alloc_input *allocs; /* n allocations, posted in order */
+	size_t n;
+	int auto_alloc; /* instead of allocs: alloc_propose's proposal */
+};
+
+/* payment_record_batch - record n payments (1..PAYMENT_BATCH_MAX), each with
+ * its allocations, in ONE write transaction, with every check of
+ * payment_record (on each payment, in order, on the figures as the payments
+ * before it left them). All or nothing: the first refused payment refuses
+ * the whole batch, nothing is written, the reason starts with "payment I of
+ * N:" and *refused (when not NULL) gets its index I - 1 (n when the refusal
+ * is about the batch as a whole). res->ids gets the n payment ids in order
+ * and res->id the first (the allocations are not listed: alloc_list finds
+ * them). With idem_key the same batch again returns the first response and
+ * writes nothing. For imports and bulk postings (`frontdesk pay import`); a
+ * desk payment is payment_record, one transaction each. */
+int payment_record_batch(struct db *db, const struct payment_batch_item *items, size_t n,
+                         const char *idem_key, struct idem_result *res, size_t *refused);
+
 /* alloc_post - allocate more of payment payment_id: the n allocations asked
  * for, or with auto_alloc the proposal for what is unallocated. res->id is
  * the payment, res->ids the new allocations. All or nothing. */

@@ -1,0 +1,338 @@
+/*
+ * chan-http.c - one careful HTTP call on libcurl (see chan-http.h).
+ *
+ * Invariants: CURLOPT_SSL_VERIFYPEER/VERIFYHOST are never touched (libcurl's
+ * defaults verify); CURLOPT_PROXY is never set (the environment decides);
+ * the API key goes through CURLOPT_USERNAME, never into a URL or a log;
+ * the body buffer never grows past max_response.
+ */
+#include <config.h>
+
+#include <curl/curl.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "chan-http.h"
+#include "chan-log.h"
+#include "err.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
+
+static void curl_init(void)
+{
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+}
+
+int chan_http_url_ok(const char *url)
+{
+	const char *p;
+
+	if (!url)
+		return err_set(FD_EINVAL, _("the channel has no base URL"));
+	if (!strncmp(url, "https://", 8) && url[8] && url[8] != '/')
+		return 0;
+	if (!strncmp(url, "http://127.0.0.1", 16)) {
+		p = url + 16;
+		if (*p == ':')
+			for (p++; *p >= '0' && *p <= '9'; p++)
+				;
+		if (*p == '\0' || *p == '/')
+			return 0;
+	}
+	return err_set(
+	    FD_EINVAL,
+	    _("the channel URL must start with https:// (plain http only to 127.0.0.1)"));
+}
+
+static void encode(struct strbuf *sb, const char *s, int key)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	char buf[4];
+
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		    c == '-' || c == '_' || c == '.' || c == '~' ||
+		    (key && (c == '[' || c == ']'))) {
+			sb_add(sb, s, 1);
+		} else {
+			buf[0] = '%';
+			buf[1] = hex[c >> 4];
+			buf[2] = hex[c & 15];
+			sb_add(sb, buf, 3);
+		}
+	}
+}
+
+void chan_http_form(struct strbuf *sb, const char *key, const char *value)
+{
+	if (sb->len)
+		sb_add(sb, "&", 1);
+	encode(sb, key, 1);
+	sb_add(sb, "=", 1);
+	encode(sb, value, 0);
+}
+
+struct call {
+	const struct chan_http *h;
+	struct chan_http_resp *resp;
+	struct chan_status *st;
+	size_t cap;
+	int too_big;
+};
+
+static size_t on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct call *c = arg;
+	size_t add = size * n, max = c->h->max_response ? c->h->max_response : 4u << 20;
+
+	if (c->resp->len + add > max) {
+		c->too_big = 1;
+		return 0;
+	}
+	if (c->resp->len + add + 1 > c->cap) {
+		while (c->resp->len + add + 1 > c->cap)
+			c->cap = c->cap ? c->cap * 2 : 8192;
+		c->resp->body = xrealloc(c->resp->body, c->cap);
+	}
+	memcpy(c->resp->body + c->resp->len, p, add);
+	c->resp->len += add;
+	c->resp->body[c->resp->len] = '\0';
+	return add;
+}
+
+/* Header lines: Retry-After, Stripe-Should-Retry, Request-Id, Date. */
+static size_t on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct call *c = arg;
+	size_t len = size * n, k;
+	char line[512], *v;
+
+	k = len < sizeof line - 1 ? len : sizeof line - 1;
+	memcpy(line, p, k);
+	line[k] = '\0';
+	while (k && (line[k - 1] == '\r' || line[k - 1] == '\n'))
+		line[--k] = '\0';
+	v = strchr(line, ':');
+	if (!v)
+		return len;
+	*v++ = '\0';
+	while (*v == ' ' || *v == '\t')
+		v++;
+	if (!strcasecmp(line, "Retry-After")) {
+		char *end;
+		long s = strtol(v, &end, 10);
+
+		if (end != v && *end == '\0' && s >= 0)
+			c->st->retry_after = s > 3600 ? 3600 : (int)s;
+	} else if (!strcasecmp(line, "Stripe-Should-Retry")) {
+		c->st->should_retry = !strcasecmp(v, "true") ? 1 : !strcasecmp(v, "false") ? 0 : -1;
+	} else if (!strcasecmp(line, "Request-Id")) {
+		snprintf(c->st->request_id, sizeof c->st->request_id, "%s", v);
+	} else if (!strcasecmp(line, "Date")) {
+		time_t t = curl_getdate(v, NULL);
+
+		if (t > 0)
+			c->resp->date = (int64_t)t;
+	}
+	return len;
+}
+
+static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c2, curl_off_t d)
+{
+	struct call *c = arg;
+
+	(void)a, (void)b, (void)c2, (void)d;
+	return c->h->stop && *c->h->stop ? 1 : 0;
+}
+
+/* The channel's error message, if the body is a Stripe error object. */
+static void error_message(const struct chan_http_resp *r, char *buf, size_t n)
+{
+	cJSON *j = r->body ? cJSON_ParseWithLength(r->body, r->len) : NULL;
+	cJSON *e = j ? cJSON_GetObjectItemCaseSensitive(j, "error") : NULL;
+	cJSON *m = e ? cJSON_GetObjectItemCaseSensitive(e, "message") : NULL;
+	cJSON *t = e ? cJSON_GetObjectItemCaseSensitive(e, "type") : NULL;
+
+	buf[0] = '\0';
+	if (cJSON_IsString(m))
+		snprintf(buf, n, "%s%s%.200s", cJSON_IsString(t) ? t->valuestring : "",
+		         cJSON_IsString(t) ? ": " : "", m->valuestring);
+	cJSON_Delete(j);
+}
+
+static int classify(const char *method, CURLcode cc, struct call *c)
+{
+	struct chan_status *st = c->st;
+	int post = !strcmp(method, "POST");
+	int code = st->http;
+	char msg[240];
+
+	if (cc != CURLE_OK) {
+		if (c->too_big) {
+			snprintf(st->reason, sizeof st->reason, "%s",
+			         _("the channel's answer is larger than the size cap"));
+			return CHAN_BADDATA;
+		}
+		snprintf(st->reason, sizeof st->reason, _("no answer from the channel: %s"),
+		         curl_easy_strerror(cc));
+		switch (cc) {
+		case CURLE_COULDNT_RESOLVE_PROXY:
+		case CURLE_COULDNT_RESOLVE_HOST:
+		case CURLE_COULDNT_CONNECT:
+		case CURLE_SSL_CONNECT_ERROR:
+		case CURLE_PEER_FAILED_VERIFICATION:
+			return CHAN_RETRY; /* nothing reached the channel */
+		default:
+			/* a GET is safe to repeat; a POST may have been done */
+			return post && (code == 0 || (code >= 200 && code < 300)) ? CHAN_UNKNOWN
+			                                                          : CHAN_RETRY;
+		}
+	}
+	if (code >= 200 && code < 300)
+		return CHAN_OK;
+	error_message(c->resp, msg, sizeof msg);
+	snprintf(st->reason, sizeof st->reason, _("the channel answered %d%s%s"), code,
+	         msg[0] ? ": " : "", msg);
+	if (st->should_retry == 1)
+		return CHAN_RETRY;
+	if (st->should_retry == 0)
+		return code == 404 ? CHAN_NOTFOUND : CHAN_REFUSED;
+	if (code == 409 || code == 429 || code >= 500)
+		return CHAN_RETRY;
+	if (code == 404)
+		return CHAN_NOTFOUND;
+	return CHAN_REFUSED;
+}
+
+int chan_http_call(const struct chan_http *h, const char *keyword, const char *method,
+                   const char *path, const char *query, const char *form, const char *idem_key,
+                   struct chan_http_resp *resp, struct chan_status *st)
+{
+	struct call c = {h, resp, st, 0, 0};
+	struct curl_slist *hdrs = NULL;
+	struct strbuf url = {0}, line = {0};
+	struct timespec t0 = {0, 0}, t1 = {0, 0};
+	CURLcode cc = CURLE_FAILED_INIT;
+	CURL *e = NULL;
+	long status = 0;
+	int code;
+
+	memset(resp, 0, sizeof *resp);
+	memset(st, 0, sizeof *st);
+	st->retry_after = -1;
+	st->should_retry = -1;
+	if (chan_http_url_ok(h->base_url) != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return CHAN_REFUSED;
+	}
+	pthread_once(&curl_once, curl_init);
+	sb_puts(&url, h->base_url);
+	while (url.len && url.s[url.len - 1] == '/')
+		url.s[--url.len] = '\0';
+	sb_puts(&url, path);
+	if (query && *query) {
+		sb_add(&url, "?", 1);
+		sb_puts(&url, query);
+	}
+	e = curl_easy_init();
+	if (!e) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start an HTTP call"));
+		code = CHAN_RETRY;
+		goto log;
+	}
+	curl_easy_setopt(e, CURLOPT_URL, sb_cstr(&url));
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR,
+	                 strncmp(h->base_url, "https://", 8) ? "http" : "https");
+	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	                 h->connect_timeout_ms > 0 ? h->connect_timeout_ms : 5000L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+	                 h->total_timeout_ms > 0 ? h->total_timeout_ms : 30000L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_LIMIT,
+	                 h->low_speed_bytes > 0 ? h->low_speed_bytes : 10L);
+	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
+	                 h->low_speed_secs > 0 ? h->low_speed_secs : 10L);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, &c);
+	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, &c);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, &c);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, "frontdesk/" PACKAGE_VERSION);
+	if (h->api_key) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
+		curl_easy_setopt(e, CURLOPT_USERNAME, h->api_key);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, "");
+	}
+	if (h->version_header)
+		hdrs = curl_slist_append(hdrs, h->version_header);
+	hdrs = curl_slist_append(hdrs, "Accept: application/json");
+	hdrs = curl_slist_append(hdrs, "Expect:");
+	if (!strcmp(method, "POST")) {
+		curl_easy_setopt(e, CURLOPT_POST, 1L);
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, form ? form : "");
+		if (idem_key) {
+			sb_printf(&line, "Idempotency-Key: %s", idem_key);
+			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
+		}
+	}
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	cc = curl_easy_perform(e);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
+	st->http = (int)status;
+	if (cc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("the call was stopped"));
+		code = !strcmp(method, "POST") ? CHAN_UNKNOWN : CHAN_RETRY;
+	} else {
+		code = classify(method, cc, &c);
+	}
+log:
+	if (h->log) {
+		struct chan_log_entry le = {h->provider,
+		                            code == CHAN_OK      ? "info"
+		                            : code == CHAN_RETRY ? "warn"
+		                                                 : "error",
+		                            keyword,
+		                            method,
+		                            sb_cstr(&url),
+		                            st->http,
+		                            (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
+		                                (t1.tv_nsec - t0.tv_nsec) / 1000000,
+		                            st->request_id,
+		                            form,
+		                            form ? strlen(form) : 0,
+		                            resp->body,
+		                            resp->len,
+		                            resp->date,
+		                            code == CHAN_OK ? NULL : st->reason};
+
+		if (!e)
+			le.latency_ms = 0;
+		chan_log_add(h->log, &le); /* a log failure never stops a payment */
+	}
+	curl_slist_free_all(hdrs);
+	if (e)
+		curl_easy_cleanup(e);
+	sb_free(&url);
+	sb_free(&line);
+	return code;
+}
+
+void chan_http_resp_free(struct chan_http_resp *r)
+{
+	free(r->body);
+	memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,76 @@
+/*
+ * chan-http.h - one HTTP call to a payment channel, on libcurl, done the
+ * careful way, and its classification into the codes of channel.h.
+ *
+ * Every call: HTTPS only, except plain HTTP to 127.0.0.1 (the test fake);
+ * TLS peer and host verification always on (never turned off by any
+ * setting); the proxy environment (https_proxy, no_proxy...) honoured as
+ * libcurl does; no redirects followed; connect and total timeouts, a
+ * low-speed limit (a stalled body fails instead of hanging), a cap on the
+ * response size; the API key sent as HTTP Basic user (never in the URL);
+ * a pinned API version header; an Idempotency-Key on POSTs; an optional
+ * stop flag that aborts a call within ~100 ms. Each call is written to the
+ * request log (chan-log.h) when one is given.
+ *
+ * Classification (see channel.h): a connection that never got through, a
+ * 409, 429 or 5xx, or a body cut short on a GET is CHAN_RETRY; a POST whose
+ * answer was lost after it may have been sent is CHAN_UNKNOWN; 404 is
+ * CHAN_NOTFOUND; other 4xx are CHAN_REFUSED; a Stripe-Should-Retry header
+ * decides over the status when present; Retry-After (seconds) is kept.
+ *
+ * Callers: the channel adapters (chan-stripe.c).
+ */
+#ifndef FD_CHAN_HTTP_H
+#define FD_CHAN_HTTP_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+struct chan_log;
+struct strbuf;
+
+struct chan_http {
+	const char *provider;        /* for the log */
+	const char *base_url;        /* "https://api.stripe.com" */
+	const char *api_key;         /* sent as Basic user; NULL: no auth */
+	const char *version_header;  /* e.g. "Stripe-Version: 2026-10-28.endive"; NULL: none */
+	long connect_timeout_ms;     /* default 5000 */
+	long total_timeout_ms;       /* default 30000 */
+	long low_speed_bytes;        /* abort below this many bytes/s ... (default 10) */
+	long low_speed_secs;         /* ... for this long (default 10) */
+	size_t max_response;         /* default 4 MiB */
+	struct chan_log *log;        /* NULL: no request log */
+	volatile sig_atomic_t *stop; /* non-zero aborts the call; NULL: never */
+};
+
+/* A response as received. */
+struct chan_http_resp {
+	int status; /* 0 when no answer */
+	char *body; /* NUL-terminated, owned; NULL when none */
+	size_t len;
+	int64_t date; /* the Date header, 0 when none */
+};
+
+/* chan_http_url_ok - 0 if url may be called: https://..., or
+ * http://127.0.0.1[:port]/...; FD_EINVAL with a reason otherwise. */
+int chan_http_url_ok(const char *url);
+
+/* chan_http_form - append "key=value" to a form body (with '&' between),
+ * both percent-encoded except for unreserved characters and brackets in
+ * the key. */
+void chan_http_form(struct strbuf *sb, const char *key, const char *value);
+
+/* chan_http_call - method ("GET" or "POST") path (starting with '/') with
+ * query (already encoded, may be NULL) and, for POST, form body and
+ * idem_key. Fills *resp (free with chan_http_resp_free) and *st, and
+ * returns a chan_code. keyword names the call in the log. */
+int chan_http_call(const struct chan_http *h, const char *keyword, const char *method,
+                   const char *path, const char *query, const char *form, const char *idem_key,
+                   struct chan_http_resp *resp, struct chan_status *st);
+
+void chan_http_resp_free(struct chan_http_resp *r);
+
+#endif

@@ -1,0 +1,317 @@
+/*
+ * chan-log.c - the request log in its own SQLite file (see chan-log.h).
+ *
+ * Invariants: nothing unmasked is ever written (the URL is cleaned and the
+ * bodies masked here, not by callers); the log connection is separate from
+ * the desk's and uses short transactions, so it never holds the desk's
+ * database lock.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <fcntl.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chan-log.h"
+#include "config.h"
+#include "err.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+struct chan_log {
+	sqlite3 *h;
+	char host[128];
+};
+
+static const char schema_sql[] =
+    "CREATE TABLE IF NOT EXISTS request_log ("
+    " id INTEGER PRIMARY KEY,"
+    " logged_at INTEGER NOT NULL," /* real time */
+    " channel_time INTEGER,"       /* the channel's Date header */
+    " provider TEXT NOT NULL,"
+    " level TEXT NOT NULL,"
+    " keyword TEXT NOT NULL,"
+    " host TEXT NOT NULL,"
+    " pid INTEGER NOT NULL,"
+    " method TEXT NOT NULL,"
+    " url TEXT NOT NULL,"
+    " status INTEGER NOT NULL,"
+    " latency_ms INTEGER NOT NULL,"
+    " request_id TEXT,"
+    " request_excerpt TEXT,"
+    " response_excerpt TEXT,"
+    " error TEXT);"
+    "CREATE INDEX IF NOT EXISTS request_log_by_time ON request_log(logged_at);";
+
+char *chan_log_default_path(const char *db_path)
+{
+	const char *v = config_get("request_log", NULL);
+	size_t n;
+	char *out;
+
+	if (v && *v)
+		return xstrdup(v);
+	n = strlen(db_path);
+	if (n > 3 && !strcmp(db_path + n - 3, ".db"))
+		n -= 3;
+	out = xmalloc(n + sizeof "-requests.db");
+	memcpy(out, db_path, n);
+	strcpy(out + n, "-requests.db");
+	return out;
+}
+
+int chan_log_open(const char *path, struct chan_log **out)
+{
+	struct chan_log *l = xcalloc(1, sizeof *l);
+	int fd;
+
+	*out = NULL;
+	/* create it private before SQLite opens it */
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		free(l);
+		return err_set(FD_EIO, _("cannot open the request log %s"), path);
+	}
+	close(fd);
+	if (sqlite3_open_v2(path, &l->h, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_busy_timeout(l->h, 2000) != SQLITE_OK ||
+	    sqlite3_exec(l->h, "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;", NULL, NULL,
+	                 NULL) != SQLITE_OK ||
+	    sqlite3_exec(l->h, schema_sql, NULL, NULL, NULL) != SQLITE_OK) {
+		int rc = err_set(FD_EDB, _("cannot use the request log %s: %s"), path,
+		                 l->h ? sqlite3_errmsg(l->h) : "?");
+
+		sqlite3_close(l->h);
+		free(l);
+		return rc;
+	}
+	if (gethostname(l->host, sizeof l->host - 1) != 0)
+		strcpy(l->host, "?");
+	*out = l;
+	return 0;
+}
+
+/* Field names whose values are secret or personal. */
+static const char *const masked_keys[] = {
+    "email",          "name",        "phone",       "address",
+    "line1",          "line2",       "postal_code", "client_secret",
+    "card",           "number",      "cvc",         "exp_month",
+    "exp_year",       "secret",      "password",    "api_key",
+    "receipt_email",  "description", "iban",        "account_number",
+    "routing_number", "token",       NULL,
+};
+
+static int masked_key(const char *k, size_t n)
+{
+	size_t i;
+
+	for (i = 0; masked_keys[i]; i++)
+		if (strlen(masked_keys[i]) == n && !strncmp(masked_keys[i], k, n))
+			return 1;
+	return 0;
+}
+
+static int word_char(char c)
+{
+	return isalnum((unsigned char)c) || c == '_';
+}
+
+char *chan_log_mask(const char *s, size_t len, size_t max)
+{
+	struct strbuf sb = {0};
+	size_t i = 0, j, k, digits;
+
+	while (i < len && sb.len < max) {
+		char c = s[i];
+
+		/* "key": "value" in JSON */
+		if (c == '"') {
+			for (j = i + 1; j < len && s[j] != '"' && s[j] != '\\'; j++)
+				;
+			if (j < len && s[j] == '"' && masked_key(s + i + 1, j - i - 1)) {
+				k = j + 1;
+				while (k < len && (s[k] == ' ' || s[k] == ':' || s[k] == '\t'))
+					k++;
+				if (k < len && s[k] == '"' && memchr(s + j + 1, ':', k - j - 1)) {
+					sb_add(&sb, s + i, k - i);
+					sb_puts(&sb, "\"***\"");
+					for (k++; k < len && s[k] != '"'; k++)
+						if (s[k] == '\\')
+							k++;
+					i = k + 1;
+					continue;
+				}
+			}
+		}
+		/* key=value (form) and metadata[key]=value */
+		if (word_char(c) &&
+		    (i == 0 || s[i - 1] == '&' || s[i - 1] == '[' || s[i - 1] == '?')) {
+			for (j = i; j < len && word_char(s[j]); j++)
+				;
+			k = j;
+			if (k < len && s[k] == ']')
+				k++;
+			if (k < len && s[k] == '=' && masked_key(s + i, j - i)) {
+				sb_add(&sb, s + i, k + 1 - i);
+				sb_puts(&sb, "***");
+				for (k++; k < len && s[k] != '&'; k++)
+					;
+				i = k;
+				continue;
+			}
+		}
+		/* API keys and signing secrets */
+		if ((i == 0 || !word_char(s[i - 1])) &&
+		    ((len - i > 3 && (!strncmp(s + i, "sk_", 3) || !strncmp(s + i, "rk_", 3))) ||
+		     (len - i > 6 && !strncmp(s + i, "whsec_", 6)))) {
+			j = s[i] == 'w' ? 6 : 3;
+			sb_add(&sb, s + i, j);
+			sb_puts(&sb, "***");
+			for (i += j; i < len && word_char(s[i]); i++)
+				;
+			continue;
+		}
+		/* long digit runs (card or account numbers) */
+		if (isdigit((unsigned char)c) && (i == 0 || !isdigit((unsigned char)s[i - 1]))) {
+			for (j = i; j < len &&
+			            (isdigit((unsigned char)s[j]) || s[j] == ' ' || s[j] == '-');
+			     j++)
+				;
+			while (j > i && !isdigit((unsigned char)s[j - 1]))
+				j--;
+			for (k = i, digits = 0; k < j; k++)
+				digits += isdigit((unsigned char)s[k]) ? 1 : 0;
+			if (digits >= 13 && digits <= 19) {
+				sb_puts(&sb, "***");
+				i = j;
+				continue;
+			}
+		}
+		sb_add(&sb, s + i, 1);
+		i++;
+	}
+	/* cut on a UTF-8 boundary */
+	if (sb.len > max)
+		sb.len = max;
+	while (sb.len > 0 && ((unsigned char)sb.s[sb.len - 1] & 0xC0) == 0x80)
+		sb.len--;
+	if (sb.len > 0 && ((unsigned char)sb.s[sb.len - 1] & 0xC0) == 0xC0)
+		sb.len--;
+	if (!sb.s)
+		return xstrdup("");
+	sb.s[sb.len] = '\0';
+	return sb_steal(&sb);
+}
+
+char *chan_log_clean_url(const char *url)
+{
+	const char *p = strstr(url, "://"), *host, *at, *slash, *q;
+	struct strbuf sb = {0};
+	char *query, *masked;
+
+	if (!p)
+		return xstrdup(url);
+	host = p + 3;
+	slash = strpbrk(host, "/?#");
+	at = memchr(host, '@', slash ? (size_t)(slash - host) : strlen(host));
+	sb_add(&sb, url, (size_t)(host - url));
+	if (at)
+		host = at + 1;
+	q = strchr(host, '?');
+	if (!q) {
+		sb_puts(&sb, host);
+		return sb_steal(&sb);
+	}
+	sb_add(&sb, host, (size_t)(q + 1 - host));
+	query = xstrdup(q + 1);
+	masked = chan_log_mask(query, strlen(query), 4096);
+	sb_puts(&sb, masked);
+	free(masked);
+	free(query);
+	return sb_steal(&sb);
+}
+
+int chan_log_add(struct chan_log *l, const struct chan_log_entry *e)
+{
+	sqlite3_stmt *st = NULL;
+	char *url = chan_log_clean_url(e->url ? e->url : "");
+	char *req = e->req_body ? chan_log_mask(e->req_body, e->req_len, CHAN_LOG_EXCERPT) : NULL;
+	char *resp =
+	    e->resp_body ? chan_log_mask(e->resp_body, e->resp_len, CHAN_LOG_EXCERPT) : NULL;
+	int rc = 0;
+
+	if (sqlite3_prepare_v2(
+	        l->h,
+	        "INSERT INTO request_log (logged_at, channel_time, provider, level,"
+	        " keyword, host, pid, method, url, status, latency_ms, request_id,"
+	        " request_excerpt, response_excerpt, error)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	        " ?15)",
+	        -1, &st, NULL) != SQLITE_OK) {
+		rc = err_set(FD_EDB, _("cannot write the request log: %s"), sqlite3_errmsg(l->h));
+		goto out;
+	}
+	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
+	if (e->channel_time)
+		sqlite3_bind_int64(st, 2, e->channel_time);
+	sqlite3_bind_text(st, 3, e->provider ? e->provider : "?", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, e->level ? e->level : "info", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, e->keyword ? e->keyword : "call", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 6, l->host, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 7, (int64_t)getpid());
+	sqlite3_bind_text(st, 8, e->method ? e->method : "GET", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, url, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 10, e->status);
+	sqlite3_bind_int64(st, 11, e->latency_ms);
+	if (e->request_id && *e->request_id)
+		sqlite3_bind_text(st, 12, e->request_id, -1, SQLITE_STATIC);
+	if (req)
+		sqlite3_bind_text(st, 13, req, -1, SQLITE_STATIC);
+	if (resp)
+		sqlite3_bind_text(st, 14, resp, -1, SQLITE_STATIC);
+	if (e->error)
+		sqlite3_bind_text(st, 15, e->error, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = err_set(FD_EDB, _("cannot write the request log: %s"), sqlite3_errmsg(l->h));
+out:
+	sqlite3_finalize(st);
+	free(url);
+	free(req);
+	free(resp);
+	return rc;
+}
+
+int chan_log_prune(struct chan_log *l, int64_t before, int64_t *n)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0;
+
+	if (n)
+		*n = 0;
+	if (sqlite3_prepare_v2(l->h, "DELETE FROM request_log WHERE logged_at < ?1", -1, &st,
+	                       NULL) != SQLITE_OK)
+		return err_set(FD_EDB, _("cannot prune the request log: %s"), sqlite3_errmsg(l->h));
+	sqlite3_bind_int64(st, 1, before);
+	if (sqlite3_step(st) != SQLITE_DONE)
+		rc = err_set(FD_EDB, _("cannot prune the request log: %s"), sqlite3_errmsg(l->h));
+	else if (n)
+		*n = sqlite3_changes(l->h);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void chan_log_close(struct chan_log *l)
+{
+	if (!l)
+		return;
+	sqlite3_close(l->h);
+	free(l);
+}

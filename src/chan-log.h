@@ -1,0 +1,76 @@
+/*
+ * chan-log.h - the request log of calls to payment channels, kept in its OWN
+ * SQLite file so that logging never slows or locks the desk's database.
+ *
+ * One row per call: when (our clock and the channel's Date), provider,
+ * level, keyword (what the call was for), host and process, method, the URL
+ * with any user info and secret-looking query values removed, HTTP status,
+ * latency, the channel's request id, and an excerpt of the request and
+ * response bodies with secrets and personal data masked (chan_log_mask).
+ * Old rows are pruned by age. The file is created with mode 0600 in WAL mode
+ * with synchronous=NORMAL: a lost last line after a power cut is acceptable
+ * for a log, a slow desk is not.
+ *
+ * Callers: the channel adapters (through chan-http), the poller, tests.
+ */
+#ifndef FD_CHAN_LOG_H
+#define FD_CHAN_LOG_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct chan_log;
+
+/* The longest body excerpt kept (bytes, after masking). */
+#define CHAN_LOG_EXCERPT 2000
+
+struct chan_log_entry {
+	const char *provider; /* "stripe" */
+	const char *level;    /* "info", "warn", "error" */
+	const char *keyword;  /* "poll", "query_order", "create_payment", ... */
+	const char *method;   /* "GET", "POST" */
+	const char *url;      /* as called; cleaned before it is stored */
+	int status;           /* HTTP status, 0 when no answer */
+	int64_t latency_ms;
+	const char *request_id; /* the channel's, NULL when none */
+	const char *req_body;   /* NULL when none; masked before it is stored */
+	size_t req_len;
+	const char *resp_body; /* NULL when none; masked before it is stored */
+	size_t resp_len;
+	int64_t channel_time; /* the channel's Date header, 0 when none */
+	const char *error;    /* our reason when the call failed, else NULL */
+};
+
+/* chan_log_default_path - where the log goes for the database at db_path:
+ * the config key `request_log`, else "<db_path without .db>-requests.db".
+ * A new string the caller frees. */
+char *chan_log_default_path(const char *db_path);
+
+/* chan_log_open - open (creating it, mode 0600) the log at path. FD_EIO or
+ * FD_EDB with a reason. */
+int chan_log_open(const char *path, struct chan_log **out);
+
+/* chan_log_add - append one entry (its own short transaction). A failure to
+ * log is reported to the caller but must never stop a payment. */
+int chan_log_add(struct chan_log *l, const struct chan_log_entry *e);
+
+/* chan_log_prune - delete entries logged before `before` (real time); *n
+ * (may be NULL) gets how many. */
+int chan_log_prune(struct chan_log *l, int64_t before, int64_t *n);
+
+/* chan_log_mask - a new NUL-terminated string (caller frees): the first
+ * bytes of the len bytes at s, at most max bytes cut on a UTF-8 boundary,
+ * with the values of secret or personal fields ("email", "name", "phone",
+ * "address", "client_secret", "card", "cvc", "number", ... in JSON or form
+ * encoding), API keys and signing secrets (sk_..., rk_..., whsec_...) and
+ * runs of 13 to 19 digits replaced by "***". */
+char *chan_log_mask(const char *s, size_t len, size_t max);
+
+/* chan_log_clean_url - a new string: url without user info and with the
+ * values of secret-looking query parameters replaced by "***". */
+char *chan_log_clean_url(const char *url);
+
+/* chan_log_close - close the log (NULL is fine). */
+void chan_log_close(struct chan_log *l);
+
+#endif

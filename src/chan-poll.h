@@ -1,0 +1,96 @@
+/*
+ * chan-poll.h - the channel poller: reads a channel's events list in time
+ * windows and stores every event raw in inbound_callback, and the poller's
+ * visible state (table channel_state).
+ *
+ * One cycle: from the high-water mark hw (the newest channel time fully
+ * covered), read the window created >= hw - overlap (overlap >= 300 s) ..
+ * created <= now - lag, newest first, paging with starting_after until
+ * has_more is false. Each page is stored in ONE transaction (INSERT OR
+ * IGNORE of each raw event; duplicates within and across pages cost
+ * nothing); the transaction of the last page also moves hw to the window's
+ * end, so the cursor is committed with the events it covers and a crash in
+ * the middle of a window only re-reads it. No transaction is open while a
+ * request is in flight. With a lease, every write is fenced by its epoch.
+ *
+ * On failure the state becomes 'offline' until now + backoff: 1 s doubling
+ * per consecutive failure up to 5 minutes, with jitter (a random point in
+ * the upper half), never shorter than the channel's Retry-After; a refusal
+ * (CHAN_REFUSED, CHAN_BADDATA) waits the longest. A page with has_more and
+ * no events cannot move the paging cursor: it is a failure, hw stays.
+ * Times here are the real clock (time()), like leases and retries.
+ *
+ * Callers: `frontdesk channel poll|status|run`, `frontdesk serve`, tests.
+ */
+#ifndef FD_CHAN_POLL_H
+#define FD_CHAN_POLL_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+struct db;
+struct control_hold;
+
+#define CHAN_POLL_OVERLAP_MIN 300
+#define CHAN_BACKOFF_MIN      1
+#define CHAN_BACKOFF_MAX      300
+
+/* The lease the channel worker holds. */
+#define CONTROL_CHANNEL "channel"
+
+struct chan_poll_opts {
+	const char *provider; /* provider code, e.g. "stripe" */
+	int overlap;          /* seconds re-read before hw (>= 300) */
+	int lag;              /* seconds before now not read yet (>= 0) */
+	int page_limit;       /* events per page, 1..100 */
+	int64_t first_from;   /* where a provider never polled starts; 0: now - 29 days */
+};
+
+/* chan_poll_opts_default - provider, and the config keys
+ * channel_overlap_seconds (300), channel_lag_seconds (0),
+ * channel_page_limit (100). */
+void chan_poll_opts_default(struct chan_poll_opts *o, const char *provider);
+
+struct chan_state {
+	char provider[41];
+	int64_t high_water;
+	char state[10]; /* off, idle, polling, offline */
+	int64_t failures;
+	int64_t offline_until, last_poll_at, last_success_at; /* 0 when never */
+	char *last_error;                                     /* NULL when none */
+	int64_t events_stored;
+};
+
+/* What one cycle did. */
+struct chan_poll_result {
+	int code;         /* the chan_code of the call that ended it (CHAN_OK when done) */
+	int pages;        /* pages read */
+	int64_t seen;     /* events received (with duplicates) */
+	int64_t stored;   /* events new to the inbox */
+	int64_t from, to; /* the window */
+	int64_t wait;     /* on failure: seconds until the next try */
+};
+
+/* chan_poll_once - one cycle (see above) with adapter ops/ctx; lease may be
+ * NULL only for a caller that knows it is the only poller. Returns 0 when
+ * the window was read to the end, FD_EIO when the channel failed (r->code,
+ * the state row and err_msg() say why and until when), FD_ECONFLICT when
+ * the lease was lost (nothing more written), other FD_E* from the
+ * database. */
+int chan_poll_once(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
+                   const struct chan_poll_opts *o, const struct control_hold *lease,
+                   struct chan_poll_result *r);
+
+/* chan_backoff - seconds to wait after `failures` consecutive failures
+ * (>= 1) given the channel's retry_after (-1: none) and code. */
+int64_t chan_backoff(int64_t failures, int retry_after, int code);
+
+/* chan_state_get - fill *out for provider (free with chan_state_free);
+ * a provider never polled reads as state "off" with zeros. */
+int chan_state_get(struct db *db, const char *provider, struct chan_state *out);
+
+void chan_state_free(struct chan_state *s);
+
+#endif

@@ -1,0 +1,227 @@
+/*
+ * chan-provider.c - the provider registry and opening adapters (see
+ * chan-provider.h).
+ *
+ * Invariants: secrets are read from the secrets file at open time and live
+ * only in the adapter's memory; nothing here stores or prints them.
+ */
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chan-http.h"
+#include "chan-provider.h"
+#include "chan-secret.h"
+#include "chan-stripe.h"
+#include "clock.h"
+#include "config.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "inbox.h"
+#include "xalloc.h"
+
+struct set_ctx {
+	const char *code, *url, *role;
+	int enabled;
+};
+
+static int set_tx(struct db *db, void *arg)
+{
+	struct set_ctx *s = arg;
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc, exists;
+
+	rc = db_prepare(db,
+	                "SELECT 1 FROM integration_provider WHERE integration_type = 'payment'"
+	                " AND provider_code = ?1",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
+	exists = sqlite3_step(st) == SQLITE_ROW;
+	sqlite3_finalize(st);
+	if (!exists && !s->url)
+		return err_set(FD_EINVAL, _("a new provider needs --url"));
+	if (exists)
+		rc = db_prepare(
+		    db,
+		    "UPDATE integration_provider SET base_url = coalesce(?2, base_url),"
+		    " role = coalesce(?3, role),"
+		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5"
+		    " WHERE integration_type = 'payment' AND provider_code = ?1",
+		    &st);
+	else
+		rc = db_prepare(
+		    db,
+		    "INSERT INTO integration_provider (integration_type, provider_code, role,"
+		    " base_url, enabled, created_at, updated_at)"
+		    " VALUES ('payment', ?1, coalesce(?3, 'primary'), ?2,"
+		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5)",
+		    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
+	if (s->url)
+		sqlite3_bind_text(st, 2, s->url, -1, SQLITE_TRANSIENT);
+	if (s->role)
+		sqlite3_bind_text(st, 3, s->role, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, s->enabled);
+	sqlite3_bind_int64(st, 5, now);
+	if (sqlite3_step(st) != SQLITE_DONE) {
+		int ext = sqlite3_extended_errcode(db_sqlite(db));
+
+		sqlite3_finalize(st);
+		if (ext == SQLITE_CONSTRAINT_UNIQUE)
+			return err_set(FD_EINVAL,
+			               _("another enabled provider is the primary: make it "
+			                 "a backup (or disable it) first"));
+		return db_fail(db, _("cannot save the provider"));
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
+                      int enabled)
+{
+	struct set_ctx s = {code, base_url, role, enabled};
+	int rc;
+
+	if ((rc = inbox_source_valid(code)) != 0)
+		return rc;
+	if (base_url && (rc = chan_http_url_ok(base_url)) != 0)
+		return rc;
+	if (base_url && strlen(base_url) > 400)
+		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
+	if (role && strcmp(role, "primary") && strcmp(role, "backup"))
+		return err_set(FD_EINVAL, _("the role is primary or backup"));
+	return db_write(db, set_tx, &s);
+}
+
+#define PROVIDER_COLS "id, provider_code, role, base_url, settings, enabled, updated_at"
+
+static void fill(sqlite3_stmt *st, struct chan_provider *p)
+{
+	memset(p, 0, sizeof *p);
+	p->id = sqlite3_column_int64(st, 0);
+	snprintf(p->code, sizeof p->code, "%s", (const char *)sqlite3_column_text(st, 1));
+	snprintf(p->role, sizeof p->role, "%s", (const char *)sqlite3_column_text(st, 2));
+	p->base_url = xstrdup((const char *)sqlite3_column_text(st, 3));
+	p->settings = xstrdup((const char *)sqlite3_column_text(st, 4));
+	p->enabled = sqlite3_column_int(st, 5);
+	p->updated_at = sqlite3_column_int64(st, 6);
+}
+
+int chan_provider_get(struct db *db, const char *code, struct chan_provider *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	rc = db_prepare(db,
+	                "SELECT " PROVIDER_COLS " FROM integration_provider"
+	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND role = 'primary'"
+	                " AND enabled = 1 OR provider_code = ?1)",
+	                &st);
+	if (rc)
+		return rc;
+	if (code)
+		sqlite3_bind_text(st, 1, code, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill(st, out);
+	else if (step == SQLITE_DONE)
+		rc = code ? err_set(FD_ENOTFOUND,
+		                    _("there is no payment provider '%s' (add it with "
+		                      "'frontdesk channel provider set %s --url URL')"),
+		                    code, code)
+		          : err_set(FD_ENOTFOUND,
+		                    _("no payment provider is set up (add one with "
+		                      "'frontdesk channel provider set CODE --url URL')"));
+	else
+		rc = db_fail(db, _("cannot read the providers"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
+                       void *arg)
+{
+	sqlite3_stmt *st;
+	struct chan_provider p;
+	int rc, step;
+
+	rc = db_prepare(db,
+	                "SELECT " PROVIDER_COLS " FROM integration_provider"
+	                " WHERE integration_type = 'payment'"
+	                " ORDER BY enabled DESC, role = 'primary' DESC, provider_code",
+	                &st);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		fill(st, &p);
+		rc = cb(&p, arg);
+		chan_provider_free(&p);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the providers"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void chan_provider_free(struct chan_provider *p)
+{
+	free(p->base_url);
+	free(p->settings);
+	p->base_url = p->settings = NULL;
+}
+
+int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
+                       struct chan_log *log, volatile sig_atomic_t *stop,
+                       const struct chan_ops **ops, struct chan_ctx **ctx)
+{
+	struct chan_stripe_cfg cfg = {0};
+	struct chan_secrets *sec = NULL;
+	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
+	cJSON *adapter = cJSON_GetObjectItemCaseSensitive(set, "adapter");
+	char key[64];
+	int rc;
+
+	*ops = NULL;
+	*ctx = NULL;
+	if (!p->enabled) {
+		rc = err_set(FD_EINVAL, _("the payment provider '%s' is disabled"), p->code);
+		goto out;
+	}
+	if (cJSON_IsString(adapter) && strcmp(adapter->valuestring, "stripe")) {
+		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), p->code);
+		goto out;
+	}
+	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+		goto out;
+	snprintf(key, sizeof key, "%s_api_key", p->code);
+	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
+		goto out;
+	snprintf(key, sizeof key, "%s_signing_secret", p->code);
+	cfg.signing_secret = chan_secret_get(sec, key);
+	cfg.base_url = p->base_url;
+	cfg.log = log;
+	cfg.stop = stop;
+	cfg.connect_timeout_ms = config_get_int("channel_connect_timeout_ms", 5000);
+	cfg.total_timeout_ms = config_get_int("channel_timeout_ms", 30000);
+	cfg.low_speed_secs = config_get_int("channel_low_speed_seconds", 10);
+	if ((rc = chan_stripe_open(&cfg, ctx)) != 0)
+		goto out;
+	*ops = &chan_stripe_ops;
+out:
+	chan_secret_free(sec);
+	cJSON_Delete(set);
+	return rc;
+}

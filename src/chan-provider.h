@@ -1,0 +1,61 @@
+/*
+ * chan-provider.h - the provider registry (table integration_provider) and
+ * opening the adapter a provider row names.
+ *
+ * A provider row says: integration type ("payment"), provider code
+ * ("stripe"), role (primary or backup; at most one enabled primary), base
+ * URL, settings (JSON; "adapter" names the adapter, default "stripe"), and
+ * whether it is enabled. Switching provider is changing rows, not code.
+ * The secrets of provider CODE are CODE_api_key and CODE_signing_secret in
+ * the secrets file (chan-secret.h).
+ *
+ * Callers: cli-chan.c, the worker, tests.
+ */
+#ifndef FD_CHAN_PROVIDER_H
+#define FD_CHAN_PROVIDER_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+struct db;
+struct chan_log;
+
+struct chan_provider {
+	int64_t id;
+	char code[41];
+	char role[8]; /* primary, backup */
+	char *base_url;
+	char *settings; /* JSON text */
+	int enabled;
+	int64_t updated_at;
+};
+
+/* chan_provider_set - add or change provider code: base_url (NULL: keep;
+ * required when adding), role (NULL: keep; "primary" when adding), enabled
+ * (-1: keep; 1 when adding). FD_EINVAL for a bad code, URL or role, or a
+ * second enabled primary (the message names how to switch). */
+int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
+                      int enabled);
+
+/* chan_provider_get - fill *out for code (NULL: the enabled primary);
+ * FD_ENOTFOUND with a reason saying how to add one. Free with
+ * chan_provider_free. */
+int chan_provider_get(struct db *db, const char *code, struct chan_provider *out);
+
+/* chan_provider_list - every provider, primary first. */
+int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
+                       void *arg);
+
+void chan_provider_free(struct chan_provider *p);
+
+/* chan_provider_open - the adapter for provider p: load the secrets file
+ * (secrets_path NULL: the default; refused when group or others can read
+ * it), check the URL, and open the adapter. *ops and *ctx (close with
+ * (*ops)->close) are set on success. */
+int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
+                       struct chan_log *log, volatile sig_atomic_t *stop,
+                       const struct chan_ops **ops, struct chan_ctx **ctx);
+
+#endif

@@ -1,0 +1,576 @@
+/*
+ * chan-stripe.c - the Stripe-compatible adapter (see chan-stripe.h).
+ *
+ * Invariants: nothing read from the channel is believed without checks
+ * (ids bounded, amounts exact integers within +/-2^53, currencies three
+ * letters); ids put into URL paths hold only [A-Za-z0-9_]; a page is
+ * accepted only when it parses completely (a truncated page is CHAN_RETRY)
+ * and each event's raw span parses to the same event.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chan-http.h"
+#include "chan-sig.h"
+#include "chan-stripe.h"
+#include "err.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+struct chan_ctx {
+	struct chan_http http;
+	char *base_url, *api_key, *signing_secret;
+};
+
+int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
+{
+	struct chan_ctx *c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
+		return rc;
+	if (!cfg->api_key || !*cfg->api_key)
+		return err_set(FD_EINVAL, _("the channel needs an API key in the secrets file"));
+	c = xcalloc(1, sizeof *c);
+	c->base_url = xstrdup(cfg->base_url);
+	c->api_key = xstrdup(cfg->api_key);
+	c->signing_secret = cfg->signing_secret ? xstrdup(cfg->signing_secret) : NULL;
+	c->http.provider = "stripe";
+	c->http.base_url = c->base_url;
+	c->http.api_key = c->api_key;
+	c->http.version_header = "Stripe-Version: " CHAN_STRIPE_VERSION;
+	c->http.connect_timeout_ms = cfg->connect_timeout_ms;
+	c->http.total_timeout_ms = cfg->total_timeout_ms;
+	c->http.low_speed_secs = cfg->low_speed_secs;
+	c->http.log = cfg->log;
+	c->http.stop = cfg->stop;
+	*out = c;
+	return 0;
+}
+
+static void wipe_free(char *s)
+{
+	if (s) {
+		memset(s, 0, strlen(s));
+		free(s);
+	}
+}
+
+static void stripe_close(struct chan_ctx *c)
+{
+	if (!c)
+		return;
+	free(c->base_url);
+	wipe_free(c->api_key);
+	wipe_free(c->signing_secret);
+	free(c);
+}
+
+/* ---------------------------------------------------------------- JSON spans */
+
+static size_t skip_ws(const char *s, size_t len, size_t i)
+{
+	while (i < len && (s[i] == ' ' || s[i] == '\t' || s[i] == '\n' || s[i] == '\r'))
+		i++;
+	return i;
+}
+
+/* The end (one past) of the JSON value starting at i, or 0 on error. */
+static size_t skip_value(const char *s, size_t len, size_t i)
+{
+	int depth = 0;
+
+	if (i >= len)
+		return 0;
+	if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
+		while (i < len && !strchr(",}] \t\r\n", s[i]))
+			i++;
+		return i;
+	}
+	for (; i < len; i++) {
+		if (s[i] == '"') {
+			for (i++; i < len && s[i] != '"'; i++)
+				if (s[i] == '\\')
+					i++;
+			if (i >= len)
+				return 0;
+			if (depth == 0)
+				return i + 1;
+		} else if (s[i] == '{' || s[i] == '[') {
+			depth++;
+		} else if (s[i] == '}' || s[i] == ']') {
+			if (--depth == 0)
+				return i + 1;
+		}
+	}
+	return 0;
+}
+
+int chan_json_spans(const char *body, size_t len, size_t **starts, size_t **lens, size_t *n)
+{
+	size_t i = skip_ws(body, len, 0), k, end, cap = 0;
+	int is_data;
+
+	*starts = NULL;
+	*lens = NULL;
+	*n = 0;
+	if (i >= len || body[i] != '{')
+		return -1;
+	i = skip_ws(body, len, i + 1);
+	while (i < len && body[i] == '"') {
+		k = skip_value(body, len, i);
+		if (!k)
+			goto bad;
+		is_data = (k - i == 6 && !memcmp(body + i, "\"data\"", 6));
+		i = skip_ws(body, len, k);
+		if (i >= len || body[i] != ':')
+			goto bad;
+		i = skip_ws(body, len, i + 1);
+		if (is_data && i < len && body[i] == '[') {
+			i = skip_ws(body, len, i + 1);
+			while (i < len && body[i] != ']') {
+				end = skip_value(body, len, i);
+				if (!end)
+					goto bad;
+				if (*n == cap) {
+					cap = cap ? cap * 2 : 16;
+					*starts = xrealloc(*starts, cap * sizeof **starts);
+					*lens = xrealloc(*lens, cap * sizeof **lens);
+				}
+				(*starts)[*n] = i;
+				(*lens)[*n] = end - i;
+				(*n)++;
+				i = skip_ws(body, len, end);
+				if (i < len && body[i] == ',')
+					i = skip_ws(body, len, i + 1);
+			}
+			if (i >= len)
+				goto bad;
+			end = i + 1;
+		} else {
+			end = skip_value(body, len, i);
+			if (!end)
+				goto bad;
+		}
+		i = skip_ws(body, len, end);
+		if (i < len && body[i] == ',')
+			i = skip_ws(body, len, i + 1);
+	}
+	if (i < len && body[i] == '}')
+		return 0;
+bad:
+	free(*starts);
+	free(*lens);
+	*starts = NULL;
+	*lens = NULL;
+	*n = 0;
+	return -1;
+}
+
+/* ---------------------------------------------------------------- helpers */
+
+static int id_ok(const char *id)
+{
+	size_t i, n = id ? strlen(id) : 0;
+
+	if (n < 1 || n > 200)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)id[i]) && id[i] != '_')
+			return 0;
+	return 1;
+}
+
+static int bad_data(struct chan_status *st, const char *why)
+{
+	snprintf(st->reason, sizeof st->reason, "%s", why);
+	return CHAN_BADDATA;
+}
+
+/* A 2xx body that does not parse: cut short (retry a read) or not JSON. */
+static int unreadable(struct chan_status *st, int post)
+{
+	snprintf(st->reason, sizeof st->reason, "%s",
+	         _("the channel's answer is not complete JSON (cut short?)"));
+	return post ? CHAN_UNKNOWN : CHAN_RETRY;
+}
+
+static int read_currency(const cJSON *o, char out[4])
+{
+	char buf[8];
+	int i, rc;
+
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "currency"), "currency", 0, buf,
+	                        sizeof buf)) != 0)
+		return rc;
+	if (strlen(buf) != 3)
+		return err_set(FD_EINVAL, _("the channel's currency is not three letters"));
+	for (i = 0; i < 3; i++) {
+		if (!isalpha((unsigned char)buf[i]))
+			return err_set(FD_EINVAL, _("the channel's currency is not three letters"));
+		out[i] = (char)toupper((unsigned char)buf[i]);
+	}
+	out[3] = '\0';
+	return 0;
+}
+
+static int read_order(const cJSON *o, struct chan_order *out)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	const cJSON *v;
+	char inv[24];
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "id"), "id", 0, out->id,
+	                        sizeof out->id)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "status"), "status", 0,
+	                        out->status, sizeof out->status)) ||
+	    (rc = chan_json_int(cJSON_GetObjectItemCaseSensitive(o, "amount"), "amount",
+	                        &out->amount)) ||
+	    (rc = read_currency(o, out->currency)))
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(o, "amount_received");
+	if (v && !cJSON_IsNull(v) &&
+	    (rc = chan_json_int(v, "amount_received", &out->amount_received)))
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(o, "created");
+	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
+		return rc;
+	if (cJSON_IsObject(md)) {
+		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "order_no"),
+		                        "order_no", 1, out->order_no, sizeof out->order_no)))
+			return rc;
+		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "invoice_id"),
+		                        "invoice_id", 1, inv, sizeof inv)))
+			return rc;
+		if (inv[0]) {
+			char *end;
+			long long x = strtoll(inv, &end, 10);
+
+			if (*end || x <= 0)
+				return err_set(FD_EINVAL,
+				               _("the channel's invoice_id is not an id"));
+			out->invoice_id = x;
+		}
+	}
+	return 0;
+}
+
+static int read_refund(const cJSON *o, struct chan_refund *out)
+{
+	const cJSON *v;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "id"), "id", 0, out->id,
+	                        sizeof out->id)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "status"), "status", 0,
+	                        out->status, sizeof out->status)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "payment_intent"),
+	                        "payment_intent", 1, out->payment_intent,
+	                        sizeof out->payment_intent)) ||
+	    (rc = chan_json_int(cJSON_GetObjectItemCaseSensitive(o, "amount"), "amount",
+	                        &out->amount)) ||
+	    (rc = read_currency(o, out->currency)))
+		return rc;
+	v = cJSON_GetObjectItemCaseSensitive(o, "created");
+	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
+		return rc;
+	return 0;
+}
+
+/* GET or POST and parse the answer as one object. */
+static int call_json(struct chan_ctx *c, const char *kw, const char *method, const char *path,
+                     const char *query, const char *form, const char *idem, cJSON **json,
+                     struct chan_status *st)
+{
+	struct chan_http_resp r;
+	int code;
+
+	*json = NULL;
+	code = chan_http_call(&c->http, kw, method, path, query, form, idem, &r, st);
+	if (code == CHAN_OK) {
+		*json = r.body ? cJSON_ParseWithLength(r.body, r.len) : NULL;
+		if (!cJSON_IsObject(*json)) {
+			cJSON_Delete(*json);
+			*json = NULL;
+			code = unreadable(st, !strcmp(method, "POST"));
+		}
+	}
+	chan_http_resp_free(&r);
+	return code;
+}
+
+/* ---------------------------------------------------------------- operations */
+
+static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char *after, int limit,
+                       struct chan_page *out, struct chan_status *st)
+{
+	struct chan_http_resp r;
+	struct strbuf q = {0};
+	char num[24];
+	size_t *starts = NULL, *lens = NULL, n = 0, i;
+	cJSON *json = NULL, *data, *more, *el;
+	int code;
+
+	memset(out, 0, sizeof *out);
+	if (after && *after && !id_ok(after)) {
+		memset(st, 0, sizeof *st);
+		return bad_data(st, _("the event cursor is not an id"));
+	}
+	snprintf(num, sizeof num, "%lld", (long long)from);
+	chan_http_form(&q, "created[gte]", num);
+	snprintf(num, sizeof num, "%lld", (long long)to);
+	chan_http_form(&q, "created[lte]", num);
+	snprintf(num, sizeof num, "%d", limit < 1 ? 1 : limit > 100 ? 100 : limit);
+	chan_http_form(&q, "limit", num);
+	if (after && *after)
+		chan_http_form(&q, "starting_after", after);
+	code =
+	    chan_http_call(&c->http, "poll", "GET", "/v1/events", sb_cstr(&q), NULL, NULL, &r, st);
+	sb_free(&q);
+	if (code != CHAN_OK)
+		goto out;
+	json = r.body ? cJSON_ParseWithLength(r.body, r.len) : NULL;
+	data = cJSON_GetObjectItemCaseSensitive(json, "data");
+	more = cJSON_GetObjectItemCaseSensitive(json, "has_more");
+	if (!cJSON_IsObject(json) || !cJSON_IsArray(data) || !cJSON_IsBool(more) ||
+	    chan_json_spans(r.body, r.len, &starts, &lens, &n) != 0 ||
+	    n != (size_t)cJSON_GetArraySize(data)) {
+		code = unreadable(st, 0);
+		goto out;
+	}
+	out->ev = xcalloc(n ? n : 1, sizeof *out->ev);
+	i = 0;
+	cJSON_ArrayForEach(el, data)
+	{
+		struct chan_event *ev = &out->ev[i], span;
+		cJSON *one = cJSON_ParseWithLength(r.body + starts[i], lens[i]);
+		int rc = chan_event_read(el, ev);
+
+		/* the raw span must be the very same event */
+		if (!rc && (!one || chan_event_read(one, &span) != 0 || strcmp(ev->id, span.id) ||
+		            strcmp(ev->type, span.type) || ev->created != span.created))
+			rc = err_set(FD_EINVAL,
+			             _("an event's bytes could not be found in the page"));
+		cJSON_Delete(one);
+		if (!rc && !ev->created)
+			rc = err_set(FD_EINVAL, _("an event has no created time"));
+		if (rc) {
+			code = bad_data(st, err_msg());
+			chan_page_free(out);
+			goto out;
+		}
+		ev->raw = r.body + starts[i];
+		ev->raw_len = lens[i];
+		i++;
+	}
+	out->n = n;
+	out->has_more = cJSON_IsTrue(more);
+	out->body = r.body; /* the events' raw bytes point into it */
+	r.body = NULL;
+out:
+	free(starts);
+	free(lens);
+	cJSON_Delete(json);
+	chan_http_resp_free(&r);
+	return code;
+}
+
+static int stripe_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
+                              struct chan_status *st)
+{
+	char path[300];
+	cJSON *json;
+	int code;
+
+	memset(out, 0, sizeof *out);
+	if (!id_ok(id)) {
+		memset(st, 0, sizeof *st);
+		return bad_data(st, _("the order id is not an id"));
+	}
+	snprintf(path, sizeof path, "/v1/payment_intents/%s", id);
+	code = call_json(c, "query_order", "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK && read_order(json, out) != 0)
+		code = bad_data(st, err_msg());
+	cJSON_Delete(json);
+	return code;
+}
+
+static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struct chan_order *out,
+                         struct chan_status *st)
+{
+	struct strbuf f = {0};
+	char num[24], cur[4];
+	cJSON *json;
+	int code, i;
+
+	memset(out, 0, sizeof *out);
+	memset(st, 0, sizeof *st);
+	if (!in->idem_key || !*in->idem_key || strlen(in->idem_key) > 255)
+		return bad_data(st, _("a payment is created only with an idempotency key"));
+	if (in->amount <= 0 || !in->currency || strlen(in->currency) != 3)
+		return bad_data(st, _("a payment needs an amount and a currency"));
+	for (i = 0; i < 3; i++)
+		cur[i] = (char)tolower((unsigned char)in->currency[i]);
+	cur[3] = '\0';
+	snprintf(num, sizeof num, "%lld", (long long)in->amount);
+	chan_http_form(&f, "amount", num);
+	chan_http_form(&f, "currency", cur);
+	if (in->description)
+		chan_http_form(&f, "description", in->description);
+	chan_http_form(&f, "metadata[order_no]", in->order_no);
+	if (in->invoice_id) {
+		snprintf(num, sizeof num, "%lld", (long long)in->invoice_id);
+		chan_http_form(&f, "metadata[invoice_id]", num);
+	}
+	code = call_json(c, "create_payment", "POST", "/v1/payment_intents", NULL, sb_cstr(&f),
+	                 in->idem_key, &json, st);
+	sb_free(&f);
+	if (code == CHAN_OK && read_order(json, out) != 0)
+		code = bad_data(st, err_msg());
+	cJSON_Delete(json);
+	return code;
+}
+
+static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amount,
+                         const char *idem_key, struct chan_refund *out, struct chan_status *st)
+{
+	struct strbuf f = {0};
+	char num[24];
+	cJSON *json;
+	int code;
+
+	memset(out, 0, sizeof *out);
+	memset(st, 0, sizeof *st);
+	if (!idem_key || !*idem_key || strlen(idem_key) > 255)
+		return bad_data(st, _("a refund is asked for only with an idempotency key"));
+	if (!id_ok(payment_id) || amount <= 0)
+		return bad_data(st, _("a refund needs a payment id and an amount"));
+	chan_http_form(&f, "payment_intent", payment_id);
+	snprintf(num, sizeof num, "%lld", (long long)amount);
+	chan_http_form(&f, "amount", num);
+	code =
+	    call_json(c, "refund", "POST", "/v1/refunds", NULL, sb_cstr(&f), idem_key, &json, st);
+	sb_free(&f);
+	if (code == CHAN_OK && read_refund(json, out) != 0)
+		code = bad_data(st, err_msg());
+	cJSON_Delete(json);
+	return code;
+}
+
+static int stripe_query_refund(struct chan_ctx *c, const char *id, struct chan_refund *out,
+                               struct chan_status *st)
+{
+	char path[300];
+	cJSON *json;
+	int code;
+
+	memset(out, 0, sizeof *out);
+	if (!id_ok(id)) {
+		memset(st, 0, sizeof *st);
+		return bad_data(st, _("the refund id is not an id"));
+	}
+	snprintf(path, sizeof path, "/v1/refunds/%s", id);
+	code = call_json(c, "query_refund", "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK && read_refund(json, out) != 0)
+		code = bad_data(st, err_msg());
+	cJSON_Delete(json);
+	return code;
+}
+
+static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
+                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	char after[256] = "", num[24];
+	size_t cap = 0;
+	int code = CHAN_OK, pages = 0;
+
+	*out = NULL;
+	*n = 0;
+	for (;;) {
+		struct strbuf q = {0};
+		cJSON *json, *data, *el;
+		int more;
+
+		snprintf(num, sizeof num, "%lld", (long long)from);
+		chan_http_form(&q, "created[gte]", num);
+		snprintf(num, sizeof num, "%lld", (long long)to);
+		chan_http_form(&q, "created[lt]", num);
+		chan_http_form(&q, "limit", "100");
+		if (after[0])
+			chan_http_form(&q, "starting_after", after);
+		code = call_json(c, "settlement", "GET", "/v1/balance_transactions", sb_cstr(&q),
+		                 NULL, NULL, &json, st);
+		sb_free(&q);
+		if (code != CHAN_OK)
+			break;
+		data = cJSON_GetObjectItemCaseSensitive(json, "data");
+		more = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(json, "has_more"));
+		cJSON_ArrayForEach(el, data)
+		{
+			struct chan_settle_line *l;
+			const cJSON *v;
+
+			if (*n == cap) {
+				cap = cap ? cap * 2 : 64;
+				*out = xrealloc(*out, cap * sizeof **out);
+			}
+			l = &(*out)[*n];
+			memset(l, 0, sizeof *l);
+			if (chan_json_str(cJSON_GetObjectItemCaseSensitive(el, "id"), "id", 0,
+			                  l->id, sizeof l->id) ||
+			    chan_json_str(cJSON_GetObjectItemCaseSensitive(el, "type"), "type", 0,
+			                  l->type, sizeof l->type) ||
+			    chan_json_int(cJSON_GetObjectItemCaseSensitive(el, "amount"), "amount",
+			                  &l->amount) ||
+			    chan_json_int(cJSON_GetObjectItemCaseSensitive(el, "fee"), "fee",
+			                  &l->fee) ||
+			    chan_json_int(cJSON_GetObjectItemCaseSensitive(el, "net"), "net",
+			                  &l->net) ||
+			    chan_json_int(cJSON_GetObjectItemCaseSensitive(el, "created"),
+			                  "created", &l->created) ||
+			    read_currency(el, l->currency)) {
+				code = bad_data(st, err_msg());
+				break;
+			}
+			v = cJSON_GetObjectItemCaseSensitive(el, "source");
+			if (cJSON_IsString(v))
+				snprintf(l->source, sizeof l->source, "%s", v->valuestring);
+			v = cJSON_GetObjectItemCaseSensitive(el, "available_on");
+			if (v)
+				chan_json_int(v, "available_on", &l->available_on);
+			snprintf(after, sizeof after, "%s", l->id);
+			(*n)++;
+		}
+		cJSON_Delete(json);
+		if (code != CHAN_OK || !more || !after[0] || ++pages > 1000)
+			break;
+	}
+	if (code != CHAN_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return code;
+}
+
+static int stripe_verify(struct chan_ctx *c, const char *header, const void *payload, size_t len,
+                         int64_t now)
+{
+	return chan_sig_verify(header, payload, len, c->signing_secret, now, CHAN_SIG_TOLERANCE,
+	                       NULL);
+}
+
+const struct chan_ops chan_stripe_ops = {
+    "stripe",          stripe_poll,   stripe_query_order,
+    stripe_create,     stripe_refund, stripe_query_refund,
+    stripe_settlement, stripe_verify, stripe_close,
+};

@@ -1,0 +1,634 @@
+/*
+ * cli-chan.c - `frontdesk inbox ...` (inbound channel events) and
+ * `frontdesk channel ...` (the payment channel worker).
+ *
+ * Secrets are read only from the secrets file (chan-secret.h): no option
+ * takes a secret, and no message prints one.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "chan-log.h"
+#include "chan-poll.h"
+#include "chan-provider.h"
+#include "chan-secret.h"
+#include "cli-util.h"
+#include "clock.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "inbox.h"
+#include "text.h"
+#include "xalloc.h"
+
+/* ---------------------------------------------------------------- inbox */
+
+/* 1 when the n bytes at s are valid UTF-8 without NUL bytes. */
+static int utf8_ok(const unsigned char *s, size_t n)
+{
+	size_t i = 0, k;
+	unsigned int cp;
+
+	while (i < n) {
+		if (!s[i])
+			return 0;
+		k = utf8_decode(s + i, n - i, &cp);
+		if (!k)
+			return 0;
+		i += k;
+	}
+	return 1;
+}
+
+static void json_time_opt(cJSON *o, const char *key, int64_t t)
+{
+	if (t)
+		cli_json_time(o, key, t);
+	else
+		cJSON_AddNullToObject(o, key);
+}
+
+static cJSON *event_json(const struct inbox_event *e, int with_payload)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_int(o, "id", e->id);
+	cli_json_str(o, "source", e->source);
+	cli_json_str(o, "external_id", e->external_id);
+	cli_json_str(o, "via", e->via);
+	cli_json_str(o, "event_type", e->event_type);
+	cli_json_str(o, "object_id", e->object_id);
+	cli_json_str(o, "status", e->status);
+	cli_json_int(o, "attempts", e->attempts);
+	json_time_opt(o, "channel_created_at", e->channel_created_at);
+	cli_json_time(o, "received_at", e->received_at);
+	json_time_opt(o, "next_attempt_at", e->next_attempt_at);
+	json_time_opt(o, "parked_until", e->parked_until);
+	json_time_opt(o, "processed_at", e->processed_at);
+	cli_json_str(o, "last_error", e->last_error);
+	cli_json_int(o, "payload_bytes", (int64_t)e->len);
+	if (with_payload) {
+		if (utf8_ok(e->payload, e->len))
+			cli_json_str(o, "payload", (const char *)e->payload);
+		else
+			cJSON_AddNullToObject(o, "payload");
+	}
+	return o;
+}
+
+/* Read all of stdin (at most INBOX_PAYLOAD_MAX bytes) byte for byte. */
+static int read_stdin(unsigned char **out, size_t *len)
+{
+	size_t cap = 65536, n = 0, got;
+	unsigned char *buf = xmalloc(cap);
+
+	for (;;) {
+		if (n == cap) {
+			if (cap > INBOX_PAYLOAD_MAX) {
+				free(buf);
+				return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
+				               INBOX_PAYLOAD_MAX);
+			}
+			cap *= 2;
+			buf = xrealloc(buf, cap);
+		}
+		got = fread(buf + n, 1, cap - n, stdin);
+		n += got;
+		if (got == 0)
+			break;
+	}
+	if (ferror(stdin)) {
+		free(buf);
+		return err_set(FD_EIO, _("cannot read the payload from standard input"));
+	}
+	if (n > INBOX_PAYLOAD_MAX) {
+		free(buf);
+		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
+		               INBOX_PAYLOAD_MAX);
+	}
+	*out = buf;
+	*len = n;
+	return 0;
+}
+
+static int cmd_ingest(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "--source CODE --signature HEADER [--secrets FILE] < PAYLOAD";
+	const char *source = NULL, *sig = NULL, *secrets = NULL, *secret;
+	struct cli_opt opts[] = {
+	    {"source", &source, NULL, N_("the channel that signed the payload (e.g. stripe)")},
+	    {"signature", &sig, NULL, N_("the Stripe-Signature header that came with it")},
+	    {"secrets", &secrets, NULL,
+	     N_("the secrets file holding SOURCE_signing_secret (default: see the manual)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct inbox_ingest_result r;
+	struct chan_secrets *sec = NULL;
+	unsigned char *payload = NULL;
+	char key[64], *pos[1];
+	size_t len = 0;
+	int npos, rc;
+
+	rc = cli_parse(c, "inbox ingest", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!source)
+		return cli_usage("inbox ingest", _("--source is required"));
+	if (!sig)
+		return cli_usage("inbox ingest", _("--signature is required"));
+	if ((rc = inbox_source_valid(source)) != 0)
+		return cli_refused(rc);
+	if ((rc = chan_secret_load(secrets, &sec)) != 0)
+		return cli_refused(rc);
+	snprintf(key, sizeof key, "%s_signing_secret", source);
+	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
+		goto out;
+	if ((rc = read_stdin(&payload, &len)) != 0)
+		goto out;
+	if (!cli_db(c)) {
+		chan_secret_free(sec);
+		free(payload);
+		return CLI_REFUSED;
+	}
+	rc = inbox_ingest(c->db, source, sig, payload, len, secret, &r);
+	if (rc)
+		goto out;
+	if (!r.accepted) {
+		chan_secret_free(sec);
+		free(payload);
+		fprintf(stderr,
+		        _("frontdesk: payload not accepted: %s (kept as inbound event %lld, %s)\n"),
+		        r.reason, (long long)r.id, r.fresh ? _("new") : _("seen before"));
+		return CLI_REFUSED;
+	}
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "id", r.id);
+		cli_json_str(o, "external_id", r.external_id);
+		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
+		cli_print_json(o);
+	} else if (r.fresh) {
+		printf(_("Event %s stored as inbound event %lld.\n"), r.external_id,
+		       (long long)r.id);
+	} else {
+		printf(_("Event %s was stored before (inbound event %lld); nothing changed.\n"),
+		       r.external_id, (long long)r.id);
+	}
+out:
+	chan_secret_free(sec);
+	free(payload);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static void format_time(int64_t t, char *buf, size_t n)
+{
+	if (!t)
+		snprintf(buf, n, "-");
+	else
+		clock_format_local(t, "%Y-%m-%d %H:%M:%S", buf, n);
+}
+
+static int list_cb(const struct inbox_event *e, void *arg)
+{
+	struct cli *c = arg;
+	char when[32];
+
+	if (c->json) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "events"), event_json(e, 0));
+		return 0;
+	}
+	format_time(e->received_at, when, sizeof when);
+	printf("%6lld  %-9s  %s  ", (long long)e->id, e->status, when);
+	cli_puts_safe(e->source);
+	putchar(' ');
+	cli_puts_safe(e->external_id);
+	if (e->event_type) {
+		putchar(' ');
+		cli_puts_safe(e->event_type);
+	}
+	if (e->last_error) {
+		fputs("  ", stdout);
+		cli_puts_safe(e->last_error);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_list(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "[--status S] [--source CODE] [--limit N]";
+	const char *status = NULL, *source = NULL, *limit_s = NULL;
+	struct cli_opt opts[] = {
+	    {"status", &status, NULL,
+	     N_("only events in this state: received, processed, ignored, parked, failed, dead, "
+	        "rejected")},
+	    {"source", &source, NULL, N_("only events of this channel")},
+	    {"limit", &limit_s, NULL, N_("at most this many, newest first (default 100)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc;
+	int64_t limit = 100;
+
+	rc = cli_parse(c, "inbox list", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (limit_s && (rc = cli_parse_id("inbox list", "--limit", limit_s, &limit)))
+		return rc;
+	if (limit > 100000)
+		limit = 100000;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, "events");
+	}
+	rc = inbox_list(c->db, status, source, (int)limit, list_cb, c);
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static void time_field(const char *label, int64_t t)
+{
+	char buf[32];
+
+	if (!t) {
+		cli_field(label, NULL);
+		return;
+	}
+	format_time(t, buf, sizeof buf);
+	cli_field(label, buf);
+}
+
+static int cmd_show(struct cli *c, int argc, char **argv)
+{
+	struct inbox_event e;
+	char *pos[1], num[32];
+	int npos, rc;
+	int64_t id;
+
+	rc = cli_parse(c, "inbox show", "ID", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("inbox show", _("the event id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = inbox_get(c->db, id, &e)))
+		return cli_refused(rc);
+	if (c->json) {
+		cli_print_json(event_json(&e, 1));
+	} else {
+		printf("%s: %lld\n", _("Inbound event"), (long long)e.id);
+		cli_field(_("Source"), e.source);
+		cli_field(_("External id"), e.external_id);
+		cli_field(_("Via"), e.via);
+		cli_field(_("Type"), e.event_type);
+		cli_field(_("Object"), e.object_id);
+		cli_field(_("Status"), e.status);
+		snprintf(num, sizeof num, "%lld", (long long)e.attempts);
+		cli_field(_("Attempts"), num);
+		time_field(_("Channel time"), e.channel_created_at);
+		time_field(_("Received"), e.received_at);
+		time_field(_("Next attempt"), e.next_attempt_at);
+		time_field(_("Parked until"), e.parked_until);
+		time_field(_("Processed"), e.processed_at);
+		cli_field(_("Last error"), e.last_error);
+		snprintf(num, sizeof num, "%zu", e.len);
+		cli_field(_("Payload bytes"), num);
+		printf("%s:\n", _("Payload"));
+		/* shown defused: the bytes came from outside */
+		cli_puts_safe((const char *)e.payload);
+		putchar('\n');
+	}
+	inbox_event_free(&e);
+	return CLI_OK;
+}
+
+static int cmd_retry(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+	int64_t id;
+
+	rc = cli_parse(c, "inbox retry", "ID", NULL, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("inbox retry", _("the event id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = inbox_retry(c->db, id)))
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("Inbound event %lld will be processed again.\n"), (long long)id);
+	else
+		cmd_show(c, argc, argv);
+	return CLI_OK;
+}
+
+static int cmd_ignore(struct cli *c, int argc, char **argv)
+{
+	const char *reason = NULL;
+	struct cli_opt opts[] = {
+	    {"reason", &reason, NULL, N_("why the event is not to be applied (required)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc;
+	int64_t id;
+
+	rc = cli_parse(c, "inbox ignore", "ID --reason R", opts, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if ((rc = cli_parse_id("inbox ignore", _("the event id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!reason)
+		return cli_usage("inbox ignore", _("--reason is required"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = inbox_ignore(c->db, id, reason)))
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("Inbound event %lld is ignored.\n"), (long long)id);
+	else
+		cmd_show(c, 2, (char *[]){(char *)"show", pos[0], NULL});
+	return CLI_OK;
+}
+
+static const struct cli_cmd inbox_cmds[] = {
+    {"ingest", cmd_ingest, "--source CODE --signature HEADER < PAYLOAD",
+     N_("store a signed payload relayed by a forwarder (verified first)")},
+    {"list", cmd_list, "[--status S] [--source CODE]", N_("list inbound events, newest first")},
+    {"show", cmd_show, "ID", N_("show one inbound event with its raw payload and error")},
+    {"retry", cmd_retry, "ID", N_("process a dead, failed or parked event again")},
+    {"ignore", cmd_ignore, "ID --reason R", N_("decide an event is not to be applied")},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---------------------------------------------------------------- channel */
+
+static cJSON *provider_json(const struct chan_provider *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_str(o, "code", p->code);
+	cli_json_str(o, "role", p->role);
+	cli_json_str(o, "base_url", p->base_url);
+	cJSON_AddBoolToObject(o, "enabled", p->enabled);
+	cli_json_str(o, "settings", p->settings);
+	return o;
+}
+
+static int cmd_provider_set(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--enable|--disable]";
+	const char *url = NULL, *role = NULL;
+	int en = 0, dis = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"url", &url, NULL,
+	     N_("the channel's base URL (https://, or http://127.0.0.1 in tests)")},
+	    {"role", &role, NULL, N_("primary or backup")},
+	    {"enable", NULL, &en, N_("use this provider")},
+	    {"disable", NULL, &dis, N_("stop using this provider")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+
+	rc = cli_parse(c, "channel provider-set", syn, opts, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (npos != 1)
+		return cli_usage("channel provider-set", _("name the provider code (e.g. stripe)"));
+	if (en && dis)
+		return cli_usage("channel provider-set",
+		                 _("--enable and --disable exclude each other"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	rc = chan_provider_set(c->db, pos[0], url, role, en ? 1 : dis ? 0 : -1);
+	if (rc)
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("Provider %s saved.\n"), pos[0]);
+	else {
+		struct chan_provider p;
+
+		if ((rc = chan_provider_get(c->db, pos[0], &p)))
+			return cli_refused(rc);
+		cli_print_json(provider_json(&p));
+		chan_provider_free(&p);
+	}
+	return CLI_OK;
+}
+
+static int provider_cb(const struct chan_provider *p, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "providers"), provider_json(p));
+		return 0;
+	}
+	printf("%-12s %-8s %-9s ", p->code, p->role, p->enabled ? _("enabled") : _("disabled"));
+	cli_puts_safe(p->base_url);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_provider_list(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+
+	rc = cli_parse(c, "channel providers", "", NULL, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, "providers");
+	}
+	rc = chan_provider_list(c->db, provider_cb, c);
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int cmd_poll(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "--once [--provider CODE] [--secrets FILE]";
+	const char *code = NULL, *secrets = NULL;
+	int once = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"once", NULL, &once, N_("read the events once and stop")},
+	    {"provider", &code, NULL, N_("the provider to poll (default: the primary)")},
+	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct chan_provider p;
+	struct chan_poll_opts o;
+	struct chan_poll_result r;
+	struct control_hold lease;
+	const struct chan_ops *ops = NULL;
+	struct chan_ctx *ctx = NULL;
+	struct chan_log *log = NULL;
+	char *pos[1], *logpath;
+	int held = 0;
+
+	rc = cli_parse(c, "channel poll", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!once)
+		return cli_usage("channel poll", _("only --once is supported here; the worker runs "
+		                                   "in the desk or in 'frontdesk serve'"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = chan_provider_get(c->db, code, &p)))
+		return cli_refused(rc);
+	logpath = chan_log_default_path(db_path(c->db));
+	rc = chan_log_open(logpath, &log);
+	free(logpath);
+	if (rc)
+		goto out;
+	if ((rc = chan_provider_open(&p, secrets, log, NULL, &ops, &ctx)))
+		goto out;
+	/* only the holder of the channel lease polls */
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)))
+		goto out;
+	held = 1;
+	chan_poll_opts_default(&o, p.code);
+	rc = chan_poll_once(c->db, ops, ctx, &o, &lease, &r);
+	if (rc)
+		goto out;
+	if (c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_str(j, "provider", p.code);
+		cli_json_int(j, "pages", r.pages);
+		cli_json_int(j, "events_seen", r.seen);
+		cli_json_int(j, "events_stored", r.stored);
+		cli_json_time(j, "from", r.from);
+		cli_json_time(j, "to", r.to);
+		cli_print_json(j);
+	} else {
+		printf(_("Polled %s: %d page(s), %lld event(s) seen, %lld new.\n"), p.code, r.pages,
+		       (long long)r.seen, (long long)r.stored);
+	}
+out:
+	if (held)
+		control_release(c->db, &lease);
+	if (ctx)
+		ops->close(ctx);
+	chan_log_close(log);
+	chan_provider_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7])
+{
+	static const char *const names[7] = {"received", "processed", "ignored", "parked",
+	                                     "failed",   "dead",      "rejected"};
+	int i;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject(), *n = cJSON_CreateObject();
+
+		cli_json_str(o, "provider", s->provider);
+		cli_json_str(o, "state", s->state);
+		json_time_opt(o, "offline_until", s->offline_until);
+		json_time_opt(o, "last_poll_at", s->last_poll_at);
+		json_time_opt(o, "last_success_at", s->last_success_at);
+		json_time_opt(o, "high_water", s->high_water);
+		cli_json_int(o, "failures", s->failures);
+		cli_json_str(o, "last_error", s->last_error);
+		cli_json_int(o, "events_stored", s->events_stored);
+		for (i = 0; i < 7; i++)
+			cli_json_int(n, names[i], counts[i]);
+		cJSON_AddItemToObject(o, "inbox", n);
+		cli_print_json(o);
+		return;
+	}
+	printf("%s: %s\n", _("Channel"), s->provider);
+	cli_field(_("State"), s->state);
+	time_field(_("Offline until"), s->offline_until);
+	time_field(_("Last poll"), s->last_poll_at);
+	time_field(_("Last success"), s->last_success_at);
+	time_field(_("Read up to"), s->high_water);
+	cli_field(_("Last error"), s->last_error);
+	printf("%s:", _("Inbox"));
+	for (i = 0; i < 7; i++)
+		printf(" %s %lld", names[i], (long long)counts[i]);
+	putchar('\n');
+}
+
+static int cmd_status(struct cli *c, int argc, char **argv)
+{
+	static const char *const names[7] = {"received", "processed", "ignored", "parked",
+	                                     "failed",   "dead",      "rejected"};
+	const char *code = NULL;
+	struct cli_opt opts[] = {
+	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct chan_provider p;
+	struct chan_state s;
+	int64_t counts[7];
+	char *pos[1];
+	int npos, rc, i;
+
+	rc = cli_parse(c, "channel status", "[--provider CODE]", opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = chan_provider_get(c->db, code, &p)))
+		return cli_refused(rc);
+	rc = chan_state_get(c->db, p.code, &s);
+	for (i = 0; !rc && i < 7; i++)
+		rc = inbox_count(c->db, p.code, names[i], &counts[i]);
+	if (!rc)
+		status_print(c, &s, counts);
+	chan_state_free(&s);
+	chan_provider_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static const struct cli_cmd channel_cmds[] = {
+    {"status", cmd_status, "[--provider CODE]",
+     N_("the poller's state: idle, polling, offline until when, last success")},
+    {"poll", cmd_poll, "--once [--provider CODE]",
+     N_("read new events from the channel into the inbox once")},
+    {"provider-set", cmd_provider_set, "CODE [--url URL] [--role R] [--enable|--disable]",
+     N_("add or change a payment provider")},
+    {"providers", cmd_provider_list, "", N_("list the payment providers")},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---------------------------------------------------------------- groups */
+
+int cli_chan(struct cli *c, const char *group, int argc, char **argv)
+{
+	if (!strcmp(group, "inbox"))
+		return cli_dispatch(c, "inbox", inbox_cmds, argc, argv);
+	if (!strcmp(group, "channel"))
+		return cli_dispatch(c, "channel", channel_cmds, argc, argv);
+	return cli_usage("", _("unknown command '%.40s'"), group);
+}

@@ -1,0 +1,106 @@
+/*
+ * control.h - named leases and locks in the control table, with fencing.
+ *
+ * A lease says which process runs a background role (the job runner, later
+ * the payment channel worker); a lock says that one operator runs a long
+ * batch (a full projection rebuild, later a reconciliation or a purge). Both
+ * are one row of the control table: the holder (host, process id, a random
+ * token, the person), when it was acquired, its last heartbeat, when it
+ * expires, and an epoch that grows by one at every acquisition.
+ *
+ * Rules, all checked inside BEGIN IMMEDIATE transactions so that two
+ * processes never both believe they hold a name:
+ *  - acquire succeeds when the row is free, expired, or held by a process of
+ *    this host that no longer exists (kill -9); it bumps the epoch;
+ *  - renew extends the expiry only while the epoch and token are still ours;
+ *  - a holder's writes call control_fence() in their own transaction: the
+ *    write commits only if the epoch and token are unchanged and the lease has
+ *    not expired. A holder that was paused (SIGSTOP, a long GC-like stall)
+ *    past its expiry and replaced cannot write when it wakes up.
+ *
+ * Times are the real clock (control_now()), never FRONTDESK_NOW.
+ * Callers: the job runner (jobq.c), the full rebuild (projection.c), the
+ * command line (cli-ops.c: `frontdesk lease`), later serve and the screen.
+ */
+#ifndef FD_CONTROL_H
+#define FD_CONTROL_H
+
+#include <stdint.h>
+
+struct db;
+
+enum control_kind { CONTROL_LEASE = 0, CONTROL_LOCK = 1 };
+
+/* What a holder keeps after acquiring: the proof it shows when it writes. */
+struct control_hold {
+	char name[65];
+	int64_t epoch;      /* the epoch this acquisition set */
+	int64_t token;      /* random, identifies this acquisition */
+	int ttl;            /* seconds the hold lasts after each renewal */
+	int64_t expires_at; /* as last written by acquire/renew */
+};
+
+/* One row of the control table, for listings and refusals. */
+struct control_info {
+	char *name;
+	char kind[8];     /* "lease" or "lock" */
+	char *owner_host; /* NULL when free */
+	int64_t owner_pid;
+	char *operator_id;
+	int64_t acquired_at, heartbeat_at, expires_at; /* 0 when free */
+	int64_t epoch;
+	int state; /* CONTROL_FREE, CONTROL_HELD, CONTROL_EXPIRED, CONTROL_ORPHANED */
+};
+
+enum { CONTROL_FREE = 0, CONTROL_HELD, CONTROL_EXPIRED, CONTROL_ORPHANED };
+
+/* The names used by frontdesk itself. */
+#define CONTROL_RUNNER  "runner"             /* lease: the job runner */
+#define CONTROL_REBUILD "projection-rebuild" /* lock: projection rebuild --all */
+
+/* control_now - the real time in UTC seconds (ignores FRONTDESK_NOW). */
+int64_t control_now(void);
+
+/* control_acquire - take name (a lease or a lock of ttl >= 1 seconds) for
+ * this process in its own write transaction and fill *h (only written, so it
+ * need not be initialized; on failure it holds nothing). FD_ECONFLICT when a
+ * live holder has it (even another part of this process), with a reason
+ * naming the holder (host, process, person), since when and until when;
+ * FD_EINVAL for a bad name or ttl; FD_EBUSY/FD_EDB from the database. Keep
+ * a hold with control_renew, not by acquiring again. */
+int control_acquire(struct db *db, const char *name, enum control_kind kind, int ttl,
+                    struct control_hold *h);
+
+/* control_renew - push h's expiry to now + ttl in its own transaction and
+ * record a heartbeat. FD_ECONFLICT (with a reason) when the hold was lost:
+ * another process acquired the name since (the epoch moved) or it was broken.
+ * A hold that expired but that nobody took over is renewed. */
+int control_renew(struct db *db, struct control_hold *h);
+
+/* control_release - give name up if h still holds it (own transaction).
+ * The epoch is kept, so an old holder stays fenced out. Releasing a hold
+ * that was lost is not an error. */
+int control_release(struct db *db, struct control_hold *h);
+
+/* control_fence - call INSIDE the caller's write transaction, before the
+ * writes it guards: 0 if h still holds its name (same epoch and token, not
+ * expired), else FD_ECONFLICT with a reason. Checked in the same
+ * transaction as the writes, the answer cannot change before they commit. */
+int control_fence(struct db *db, const struct control_hold *h);
+
+/* control_get - fill *out with name's row (free with control_info_free);
+ * FD_ENOTFOUND when nobody ever took it. */
+int control_get(struct db *db, const char *name, struct control_info *out);
+
+/* control_list - every row, by name; stops at the first non-zero value of
+ * cb and returns it. */
+int control_list(struct db *db, int (*cb)(const struct control_info *ci, void *arg), void *arg);
+
+/* control_break - an operator frees name whoever holds it (for a holder that
+ * is stuck but alive). The epoch grows, so the old holder can no longer
+ * write. FD_ENOTFOUND for an unknown name. */
+int control_break(struct db *db, const char *name);
+
+void control_info_free(struct control_info *ci);
+
+#endif

@@ -1,0 +1,179 @@
+/*
+ * csv.c - reading CSV records (see csv.h).
+ *
+ * A small state machine over getc(): outside quotes a comma ends a field
+ * and a line break ends the record; inside quotes everything is text until
+ * a quote, which either doubles (one quote) or closes the field. Fields are
+ * collected in a strbuf and copied out when they end, so every returned
+ * field is its own NUL-terminated string.
+ */
+#include <config.h>
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "csv.h"
+#include "err.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+void csv_open(struct csv_reader *r, FILE *f)
+{
+	memset(r, 0, sizeof *r);
+	r->f = f;
+	r->line = 1;
+}
+
+static void clear_fields(struct csv_reader *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->n; i++)
+		free(r->field[i]);
+	r->n = 0;
+}
+
+void csv_close(struct csv_reader *r)
+{
+	clear_fields(r);
+	free(r->field);
+	memset(r, 0, sizeof *r);
+}
+
+/* End the field in sb: append it to the record. */
+static int end_field(struct csv_reader *r, struct strbuf *sb, long start)
+{
+	if (r->n == CSV_FIELDS_MAX)
+		return err_set(FD_EINVAL, _("line %ld: more than %d fields"), start,
+			       CSV_FIELDS_MAX);
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 16;
+		r->field = xrealloc(r->field, r->cap * sizeof *r->field);
+	}
+	r->field[r->n++] = xstrdup(sb_cstr(sb));
+	sb->len = 0;
+	if (sb->s)
+		sb->s[0] = '\0';
+	return 0;
+}
+
+/* The next byte: those put back first (in order), then the file's. */
+static int get(struct csv_reader *r)
+{
+	int c, i;
+
+	if (r->nback == 0)
+		return getc(r->f);
+	c = r->back[0];
+	for (i = 1; i < r->nback; i++)
+		r->back[i - 1] = r->back[i];
+	r->nback--;
+	return c;
+}
+
+/* Skip a UTF-8 byte order mark at the very start of the file. */
+static void skip_bom(struct csv_reader *r)
+{
+	static const int bom[3] = {0xef, 0xbb, 0xbf};
+	int i, c;
+
+	r->started = 1;
+	for (i = 0; i < 3; i++) {
+		c = getc(r->f);
+		if (c == EOF)
+			break;
+		r->back[r->nback++] = c;
+		if (c != bom[i])
+			return;
+	}
+	if (r->nback == 3)
+		r->nback = 0;
+}
+
+int csv_next(struct csv_reader *r, long *line)
+{
+	enum { FIELD_START, PLAIN, QUOTED, QUOTE_IN_QUOTED } state = FIELD_START;
+	struct strbuf sb = {0};
+	long start;
+	int c, rc = 0;
+	char ch;
+
+	if (!r->started)
+		skip_bom(r);
+	clear_fields(r);
+	/* skip empty lines */
+	while ((c = get(r)) == '\n' || c == '\r')
+		if (c == '\n')
+			r->line++;
+	if (c == EOF) {
+		rc = ferror(r->f) ? err_set(FD_EIO, _("cannot read line %ld"), r->line) : 0;
+		goto out;
+	}
+	start = r->line;
+	*line = start;
+	for (;; c = get(r)) {
+		if (c == EOF && ferror(r->f)) {
+			rc = err_set(FD_EIO, _("cannot read line %ld"), r->line);
+			goto out;
+		}
+		if (state == QUOTED) {
+			if (c == EOF) {
+				rc = err_set(FD_EINVAL,
+					     _("line %ld: a quoted field is never closed"), start);
+				goto out;
+			}
+			if (c == '"') {
+				state = QUOTE_IN_QUOTED;
+				continue;
+			}
+			if (c == '\n')
+				r->line++;
+		} else {
+			if (state == QUOTE_IN_QUOTED && c == '"') {
+				state = QUOTED; /* "" inside quotes: one quote */
+			} else if (c == ',' || c == '\n' || c == EOF ||
+				   (c == '\r' && state != QUOTED)) {
+				if (c == '\r' && (c = get(r)) != '\n') {
+					rc = err_set(FD_EINVAL,
+						     _("line %ld: a carriage return outside "
+						       "quotes that does not end the line"),
+						     r->line);
+					goto out;
+				}
+				if ((rc = end_field(r, &sb, start)) != 0)
+					goto out;
+				if (c != ',') {
+					if (c == '\n')
+						r->line++;
+					rc = 1;
+					goto out;
+				}
+				state = FIELD_START;
+				continue;
+			} else if (state == QUOTE_IN_QUOTED) {
+				rc = err_set(FD_EINVAL,
+					     _("line %ld: text after the closing quote of a field"),
+					     r->line);
+				goto out;
+			} else if (state == FIELD_START && c == '"') {
+				state = QUOTED;
+				continue;
+			} else {
+				state = PLAIN;
+			}
+		}
+		if (sb.len >= CSV_FIELD_MAX) {
+			rc = err_set(FD_EINVAL, _("line %ld: a field longer than %d bytes"),
+				     r->line, CSV_FIELD_MAX);
+			goto out;
+		}
+		ch = (char)c;
+		sb_add(&sb, &ch, 1);
+	}
+out:
+	sb_free(&sb);
+	if (rc < 0)
+		clear_fields(r);
+	return rc;
+}

@@ -1,0 +1,413 @@
+/*
+ * inbox.c - inbound channel events, stored raw (see inbox.h).
+ *
+ * Invariants: a payload is stored byte for byte as a BLOB (never re-encoded
+ * or re-printed); the signature is checked before anything about the
+ * payload is believed; a rejected payload is keyed by its digest, so the id
+ * it claims stays free for the genuine event; every write is one
+ * BEGIN IMMEDIATE transaction (or runs inside the caller's).
+ */
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "chan-sig.h"
+#include "channel.h"
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "inbox.h"
+#include "text.h"
+#include "xalloc.h"
+
+int inbox_source_valid(const char *s)
+{
+	size_t i, n = s ? strlen(s) : 0;
+
+	if (n < 1 || n > 40)
+		return err_set(FD_EINVAL, _("a source must be 1 to 40 characters"));
+	for (i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+		      s[i] == '-'))
+			return err_set(
+			    FD_EINVAL,
+			    _("a source may hold only a-z, 0-9, '_' and '-' (like stripe)"));
+	return 0;
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, const char *s)
+{
+	if (s && *s)
+		sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, i);
+}
+
+int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
+	*id = 0;
+	*fresh = 0;
+	if (ev->len > INBOX_PAYLOAD_MAX)
+		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
+		               INBOX_PAYLOAD_MAX);
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT OR IGNORE INTO inbound_callback (source_system, external_id, via, event_type,"
+	    " object_id, payload, channel_created_at, received_at, status, attempts,"
+	    " next_attempt_at, last_error, updated_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?8)",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, ev->source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, ev->external_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, ev->via, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 4, ev->event_type);
+	bind_opt(st, 5, ev->object_id);
+	/* a zero-length blob must still be a blob, not NULL */
+	sqlite3_bind_blob64(st, 6, ev->len ? ev->payload : "", ev->len, SQLITE_TRANSIENT);
+	if (ev->channel_created_at)
+		sqlite3_bind_int64(st, 7, ev->channel_created_at);
+	else
+		sqlite3_bind_null(st, 7);
+	sqlite3_bind_int64(st, 8, now);
+	sqlite3_bind_text(st, 9, ev->status, -1, SQLITE_TRANSIENT);
+	if (!strcmp(ev->status, "received"))
+		sqlite3_bind_int64(st, 10, (int64_t)time(NULL));
+	else
+		sqlite3_bind_null(st, 10);
+	bind_opt(st, 11, ev->error);
+	if ((rc = db_run_cached(db, st, _("cannot store the inbound event"))) != 0)
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) == 1) {
+		*fresh = 1;
+		*id = sqlite3_last_insert_rowid(db_sqlite(db));
+		return 0;
+	}
+	rc = db_prepare_cached(db,
+	                       "SELECT id FROM inbound_callback"
+	                       " WHERE source_system = ?1 AND external_id = ?2",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, ev->source, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, ev->external_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot find the stored inbound event"));
+	db_release(db, st);
+	return rc;
+}
+
+/* The key of a payload that is not to be believed: its digest. */
+static void digest_key(const char *prefix, const char *header, const void *payload, size_t len,
+                       char *out, size_t n)
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0, i;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	size_t off;
+
+	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
+	    EVP_DigestUpdate(ctx, header, strlen(header)) && EVP_DigestUpdate(ctx, "\n", 1) &&
+	    (!len || EVP_DigestUpdate(ctx, payload, len)))
+		EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	off = (size_t)snprintf(out, n, "%s:", prefix);
+	for (i = 0; i < mdlen && off + 2 < n; i++, off += 2)
+		snprintf(out + off, n - off, "%02x", md[i]);
+}
+
+struct ingest_ctx {
+	const struct inbox_new *ev;
+	int64_t id;
+	int fresh;
+};
+
+static int ingest_tx(struct db *db, void *arg)
+{
+	struct ingest_ctx *c = arg;
+
+	return inbox_insert(db, c->ev, &c->id, &c->fresh);
+}
+
+int inbox_ingest(struct db *db, const char *source, const char *header, const void *payload,
+                 size_t len, const char *secret, struct inbox_ingest_result *r)
+{
+	struct inbox_new ev = {0};
+	struct chan_event ce;
+	struct ingest_ctx c = {&ev, 0, 0};
+	cJSON *json = NULL;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = inbox_source_valid(source)) != 0)
+		return rc;
+	if (len > INBOX_PAYLOAD_MAX)
+		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
+		               INBOX_PAYLOAD_MAX);
+	if (!header)
+		header = "";
+	ev.source = source;
+	ev.via = "forward";
+	ev.payload = payload;
+	ev.len = len;
+	rc = chan_sig_verify(header, payload, len, secret, clock_now(), CHAN_SIG_TOLERANCE, NULL);
+	if (rc) {
+		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
+		digest_key("rejected", header, payload, len, r->external_id, sizeof r->external_id);
+		ev.status = "rejected";
+	} else {
+		json = cJSON_ParseWithLength(payload, len);
+		if (!json) {
+			rc = err_set(FD_EINVAL, _("the payload is not JSON"));
+		} else if ((rc = chan_event_read(json, &ce)) == 0) {
+			snprintf(r->external_id, sizeof r->external_id, "%s", ce.id);
+			ev.event_type = ce.type;
+			ev.object_id = ce.object_id;
+			ev.channel_created_at = ce.created;
+			ev.status = "received";
+			r->accepted = 1;
+		}
+		if (rc) {
+			snprintf(r->reason, sizeof r->reason, "%s", err_msg());
+			digest_key("invalid", header, payload, len, r->external_id,
+			           sizeof r->external_id);
+			ev.status = "dead";
+		}
+	}
+	ev.external_id = r->external_id;
+	ev.error = r->accepted ? NULL : r->reason;
+	rc = db_write(db, ingest_tx, &c);
+	cJSON_Delete(json);
+	if (rc) {
+		r->accepted = 0;
+		return rc;
+	}
+	r->id = c.id;
+	r->fresh = c.fresh;
+	return 0;
+}
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+#define EVENT_COLS                                                                                 \
+	"id, source_system, external_id, via, event_type, object_id, payload,"                     \
+	" coalesce(channel_created_at, 0), received_at, status, attempts,"                         \
+	" coalesce(next_attempt_at, 0), coalesce(parked_until, 0), last_error,"                    \
+	" coalesce(processed_at, 0), updated_at"
+
+static void fill(sqlite3_stmt *st, struct inbox_event *e)
+{
+	const void *blob;
+
+	memset(e, 0, sizeof *e);
+	e->id = sqlite3_column_int64(st, 0);
+	e->source = col_dup(st, 1);
+	e->external_id = col_dup(st, 2);
+	snprintf(e->via, sizeof e->via, "%s", (const char *)sqlite3_column_text(st, 3));
+	e->event_type = col_dup(st, 4);
+	e->object_id = col_dup(st, 5);
+	blob = sqlite3_column_blob(st, 6);
+	e->len = (size_t)sqlite3_column_bytes(st, 6);
+	e->payload = xmalloc(e->len + 1);
+	if (e->len)
+		memcpy(e->payload, blob, e->len);
+	e->payload[e->len] = '\0';
+	e->channel_created_at = sqlite3_column_int64(st, 7);
+	e->received_at = sqlite3_column_int64(st, 8);
+	snprintf(e->status, sizeof e->status, "%s", (const char *)sqlite3_column_text(st, 9));
+	e->attempts = sqlite3_column_int64(st, 10);
+	e->next_attempt_at = sqlite3_column_int64(st, 11);
+	e->parked_until = sqlite3_column_int64(st, 12);
+	e->last_error = col_dup(st, 13);
+	e->processed_at = sqlite3_column_int64(st, 14);
+	e->updated_at = sqlite3_column_int64(st, 15);
+}
+
+int inbox_get(struct db *db, int64_t id, struct inbox_event *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	rc = db_prepare(db, "SELECT " EVENT_COLS " FROM inbound_callback WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no inbound event %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the inbound event"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int inbox_list(struct db *db, const char *status, const char *source, int limit,
+               int (*cb)(const struct inbox_event *e, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	struct inbox_event e;
+	int rc, step;
+
+	rc = db_prepare(db,
+	                "SELECT " EVENT_COLS " FROM inbound_callback"
+	                " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source_system = ?2)"
+	                " ORDER BY id DESC LIMIT ?3",
+	                &st);
+	if (rc)
+		return rc;
+	bind_opt(st, 1, status);
+	bind_opt(st, 2, source);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		fill(st, &e);
+		rc = cb(&e, arg);
+		inbox_event_free(&e);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the inbound events"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+struct change_ctx {
+	int64_t id;
+	const char *reason; /* NULL: retry */
+};
+
+static int change_tx(struct db *db, void *arg)
+{
+	struct change_ctx *c = arg;
+	sqlite3_stmt *st;
+	char status[12] = "";
+	int rc, step;
+
+	rc = db_prepare(db, "SELECT status FROM inbound_callback WHERE id = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	if (step == SQLITE_DONE)
+		return err_set(FD_ENOTFOUND, _("there is no inbound event %lld"), (long long)c->id);
+	if (step != SQLITE_ROW)
+		return db_fail(db, _("cannot read the inbound event"));
+	if (!strcmp(status, "rejected"))
+		return err_set(FD_ECONFLICT,
+		               _("inbound event %lld was rejected (bad signature) and is never "
+		                 "processed"),
+		               (long long)c->id);
+	if (!c->reason) {
+		if (strcmp(status, "dead") && strcmp(status, "failed") && strcmp(status, "parked"))
+			return err_set(FD_ECONFLICT,
+			               _("inbound event %lld is %s: only dead, failed or parked "
+			                 "events can be retried"),
+			               (long long)c->id, status);
+		rc = db_prepare(db,
+		                "UPDATE inbound_callback SET status = 'received', attempts = 0,"
+		                " next_attempt_at = ?2, parked_until = NULL, updated_at = ?3"
+		                " WHERE id = ?1",
+		                &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, c->id);
+		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		sqlite3_bind_int64(st, 3, clock_now());
+		db_set_reason(db, _("retried by a person"));
+	} else {
+		if (!strcmp(status, "processed") || !strcmp(status, "ignored"))
+			return err_set(FD_ECONFLICT,
+			               _("inbound event %lld is %s already and cannot be ignored"),
+			               (long long)c->id, status);
+		rc = db_prepare(db,
+		                "UPDATE inbound_callback SET status = 'ignored', last_error = ?2,"
+		                " next_attempt_at = NULL, parked_until = NULL, updated_at = ?3"
+		                " WHERE id = ?1",
+		                &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, c->id);
+		sqlite3_bind_text(st, 2, c->reason, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, clock_now());
+		db_set_reason(db, c->reason);
+	}
+	rc = db_run(db, st, _("cannot change the inbound event"));
+	db_set_reason(db, NULL);
+	return rc;
+}
+
+int inbox_retry(struct db *db, int64_t id)
+{
+	struct change_ctx c = {id, NULL};
+
+	return db_write(db, change_tx, &c);
+}
+
+int inbox_ignore(struct db *db, int64_t id, const char *reason)
+{
+	struct change_ctx c = {id, reason};
+	int rc;
+
+	if (!reason || !*reason)
+		return err_set(FD_EINVAL, _("say why the event is ignored (--reason)"));
+	if ((rc = text_check(reason, _("the reason"), 500, 0)) != 0)
+		return rc;
+	return db_write(db, change_tx, &c);
+}
+
+int inbox_count(struct db *db, const char *source, const char *status, int64_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	rc = db_prepare(db,
+	                "SELECT count(*) FROM inbound_callback"
+	                " WHERE status = ?1 AND (?2 IS NULL OR source_system = ?2)",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	bind_opt(st, 2, source);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot count the inbound events"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+void inbox_event_free(struct inbox_event *e)
+{
+	free(e->source);
+	free(e->external_id);
+	free(e->event_type);
+	free(e->object_id);
+	free(e->payload);
+	free(e->last_error);
+	memset(e, 0, sizeof *e);
+}

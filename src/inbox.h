@@ -1,0 +1,118 @@
+/*
+ * inbox.h - inbound channel events (table inbound_callback): stored raw
+ * before anything is done with them, then processed as hints.
+ *
+ * An event is unique per (source system, external id): storing it again is
+ * INSERT OR IGNORE and changes nothing. Its bytes are kept exactly as they
+ * arrived, with its type, its object id, the channel's time and our time of
+ * receipt; the schema refuses any change to them. An event whose signature
+ * does not verify is stored as 'rejected' under the key "rejected:<sha256 of
+ * header and bytes>" (never under the id it claims, so a forged copy cannot
+ * shadow the real event) and is never processed or retried.
+ *
+ * Status: received -> processed | ignored | parked | failed | dead;
+ * failed/parked -> received (retry) ...; dead -> received only when a person
+ * retries it; rejected is final. Times of receipt use clock_now(); times of
+ * the next attempt use the real clock (time()), like the job queue.
+ *
+ * Callers: the command line (`frontdesk inbox ...`), the poller, tests.
+ */
+#ifndef FD_INBOX_H
+#define FD_INBOX_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/* The largest payload we store (bytes). */
+#define INBOX_PAYLOAD_MAX 1048576
+
+/* One event to store. */
+struct inbox_new {
+	const char *source;      /* provider code, e.g. "stripe" */
+	const char *external_id; /* the channel's event id */
+	const char *via;         /* "poll", "forward" or "query" */
+	const char *event_type;  /* NULL when unknown */
+	const char *object_id;   /* NULL or "" when none */
+	const void *payload;     /* len raw bytes */
+	size_t len;
+	int64_t channel_created_at; /* 0 when unknown */
+	const char *status;         /* "received", "rejected" or "dead" */
+	const char *error;          /* why it was rejected or is dead; NULL */
+};
+
+struct inbox_event {
+	int64_t id;
+	char *source;
+	char *external_id;
+	char via[8];
+	char *event_type; /* NULL when unknown */
+	char *object_id;  /* NULL when none */
+	unsigned char *payload;
+	size_t len;
+	int64_t channel_created_at; /* 0 when unknown */
+	int64_t received_at;
+	char status[12];
+	int64_t attempts;
+	int64_t next_attempt_at; /* 0 when none */
+	int64_t parked_until;    /* 0 when none */
+	char *last_error;        /* NULL when none */
+	int64_t processed_at;    /* 0 when not yet */
+	int64_t updated_at;
+};
+
+/* What inbox_ingest did. */
+struct inbox_ingest_result {
+	int64_t id;       /* the stored row (new or the earlier copy) */
+	int fresh;        /* 1 when this call stored it, 0 when it was there already */
+	int accepted;     /* 1 when the signature verified and the event was readable */
+	char reason[300]; /* why it was not accepted */
+	char external_id[256];
+};
+
+/* inbox_source_valid - 0 if s is a provider code (1..40 of [a-z0-9_-]),
+ * else FD_EINVAL with a reason. */
+int inbox_source_valid(const char *s);
+
+/* inbox_insert - INSERT OR IGNORE ev INSIDE the caller's write transaction.
+ * *id gets the row (the earlier one when it was already stored) and *fresh
+ * 1 when this call stored it. FD_EINVAL for a payload too large or fields
+ * the schema refuses. */
+int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
+
+/* inbox_ingest - store a payload relayed to us (a forwarder of webhooks)
+ * in its own transaction: verify header against secret at clock_now() with
+ * the default tolerance; a verified, readable event is stored 'received'
+ * under its id; a bad signature is stored 'rejected' (and an authentic but
+ * unreadable payload 'dead') with the reason in r->reason. Returns 0 when
+ * something was stored (whatever r->accepted says), else an FD_E* code
+ * (payload too large, bad source, database). */
+int inbox_ingest(struct db *db, const char *source, const char *header, const void *payload,
+                 size_t len, const char *secret, struct inbox_ingest_result *r);
+
+/* inbox_get - fill *out with event id (free with inbox_event_free);
+ * FD_ENOTFOUND. */
+int inbox_get(struct db *db, int64_t id, struct inbox_event *out);
+
+/* inbox_list - events with status (NULL: all) of source (NULL: all),
+ * newest first, at most limit (<= 0: 100); stops at cb's first non-zero. */
+int inbox_list(struct db *db, const char *status, const char *source, int limit,
+               int (*cb)(const struct inbox_event *e, void *arg), void *arg);
+
+/* inbox_retry - make a dead, failed or parked event due again now with its
+ * attempts reset. FD_ECONFLICT for a processed, ignored, rejected or
+ * already waiting event. */
+int inbox_retry(struct db *db, int64_t id);
+
+/* inbox_ignore - a person decides an event is not to be applied: it becomes
+ * 'ignored' with reason (required) as its last error. FD_ECONFLICT for a
+ * processed, ignored or rejected event. */
+int inbox_ignore(struct db *db, int64_t id, const char *reason);
+
+/* inbox_count - the number of events of source (NULL: all) in status. */
+int inbox_count(struct db *db, const char *source, const char *status, int64_t *n);
+
+void inbox_event_free(struct inbox_event *e);
+
+#endif

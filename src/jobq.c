@@ -1,0 +1,661 @@
+/*
+ * jobq.c - the work-order queue and its runner (see jobq.h).
+ *
+ * Invariants: a job is claimed and finished only by the holder of the
+ * runner lease, each in a BEGIN IMMEDIATE transaction that first checks the
+ * lease (control_fence); a job is finished only by the claim that holds its
+ * token; a handler's effects and its job's new state commit together (a
+ * savepoint per job undoes the effects of a failing handler, and of one whose
+ * claim was lost, before the failure is recorded).
+ */
+#include <config.h>
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "jobq.h"
+#include "log.h"
+#include "projection.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+/* The kinds of job this program knows. A handler runs inside the write
+ * transaction that finishes its job and returns 0 or an FD_E* code with a
+ * reason (the job's last_error). */
+static const struct {
+	const char *kind;
+	int (*run)(struct db *db, const char *key);
+} handlers[] = {
+	{ PROJECTION_JOB_KIND, projection_job }, /* clang-format: keep */
+};
+
+#define PURGE_EVERY_S  60
+#define IDLE_RECHECK_S 1
+
+void jobq_opts_default(struct jobq_opts *o)
+{
+	memset(o, 0, sizeof *o);
+	o->max_attempts = (int)config_get_int("jobs_max_attempts", 5);
+	o->backoff_base = (int)config_get_int("jobs_backoff_seconds", 2);
+	o->backoff_max = (int)config_get_int("jobs_backoff_max", 3600);
+	o->claim_ttl = (int)config_get_int("jobs_claim_seconds", 60);
+	o->lease_ttl = (int)config_get_int("jobs_lease_seconds", 10);
+	o->keep_days = (int)config_get_int("jobs_keep_days", 7);
+	o->batch = 64;
+	o->poll_ms = 50;
+	if (o->max_attempts < 1)
+		o->max_attempts = 1;
+	if (o->backoff_base < 0)
+		o->backoff_base = 0;
+	if (o->backoff_max < o->backoff_base)
+		o->backoff_max = o->backoff_base;
+	if (o->claim_ttl < 1)
+		o->claim_ttl = 1;
+	if (o->lease_ttl < 1)
+		o->lease_ttl = 1;
+	if (o->keep_days < 0)
+		o->keep_days = 0;
+}
+
+static void say(const struct jobq_opts *o, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void say(const struct jobq_opts *o, const char *fmt, ...)
+{
+	char buf[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	log_debug("jobq: %s", buf);
+	if (o->say)
+		o->say(buf, o->say_arg);
+}
+
+int jobq_enqueue(struct db *db, const char *kind, const char *key)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc =
+	    db_prepare(db, "INSERT INTO job (kind, key) VALUES (?, ?) ON CONFLICT DO NOTHING", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
+	return db_run(db, st, _("cannot add the job"));
+}
+
+/* ---------------------------------------------------------------- claiming */
+
+struct claimed {
+	int64_t id;
+	char kind[41];
+	char *key;
+	int64_t attempts;
+};
+
+struct claim_ctx {
+	const struct control_hold *lease;
+	const struct jobq_opts *o;
+	int64_t now, token;
+	struct claimed *jobs;
+	int n;
+	char owner[300]; /* "host:pid" */
+};
+
+/* "host:pid" of this runner into buf. */
+static void owner_name(char *buf, size_t n)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof host - 1) != 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = '\0';
+	snprintf(buf, n, "%s:%ld", host, (long)getpid());
+}
+
+/* Run one claiming UPDATE ... RETURNING and append what it claimed. */
+static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const char *msg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare(db, sql, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, c->now);
+	sqlite3_bind_int(st, 2, c->o->batch - c->n);
+	sqlite3_bind_text(st, 3, c->owner, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, c->token);
+	sqlite3_bind_int64(st, 5, c->now + c->o->claim_ttl);
+	if (msg)
+		sqlite3_bind_text(st, 6, msg, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct claimed *j = &c->jobs[c->n++];
+		const unsigned char *kind = sqlite3_column_text(st, 1);
+		const unsigned char *key = sqlite3_column_text(st, 2);
+
+		j->id = sqlite3_column_int64(st, 0);
+		snprintf(j->kind, sizeof j->kind, "%s", kind ? (const char *)kind : "");
+		j->key = xstrdup(key ? (const char *)key : "");
+		j->attempts = sqlite3_column_int64(st, 3);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot claim jobs"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The same kind and key must not run under two live claims. */
+#define NOT_RUNNING_ELSEWHERE                                                                      \
+	" AND NOT EXISTS (SELECT 1 FROM job r WHERE r.status = 'running' AND r.kind = j.kind"      \
+	" AND r.key = j.key AND r.claim_expires_at > ?1)"
+#define CLAIM_SET                                                                                  \
+	"UPDATE job SET status = 'running', attempts = attempts + 1, claimed_by = ?3, "            \
+	"claim_token = ?4, claim_expires_at = ?5, started_at = ?1, updated_at = ?1"
+
+static int claim_tx(struct db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if (c->lease && (rc = control_fence(db, c->lease)))
+		return rc;
+	/* a claim that expired on its last allowed attempt: the job is dead */
+	rc = db_prepare(db,
+	                "UPDATE job SET status = 'dead', last_error = ?3, finished_at = ?1, "
+	                "updated_at = ?1, claim_token = NULL, claim_expires_at = NULL "
+	                "WHERE status = 'running' AND claim_expires_at <= ?1 AND attempts >= ?2",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->now);
+	sqlite3_bind_int(st, 2, c->o->max_attempts);
+	sqlite3_bind_text(st, 3, _("the runner stopped while running it, on its last attempt"), -1,
+	                  SQLITE_TRANSIENT);
+	if ((rc = db_run(db, st, _("cannot update the job queue"))))
+		return rc;
+	/* claims that expired: their runner died or stalled */
+	rc = claim_some(db, c,
+	                CLAIM_SET
+	                ", last_error = ?6 WHERE id IN (SELECT id FROM job j "
+	                "WHERE status = 'running' AND claim_expires_at <= ?1" NOT_RUNNING_ELSEWHERE
+	                " ORDER BY claim_expires_at LIMIT ?2) RETURNING id, kind, key, attempts",
+	                _("the runner stopped while running it (its claim expired)"));
+	if (rc || c->n >= c->o->batch)
+		return rc;
+	return claim_some(db, c,
+	                  CLAIM_SET
+	                  " WHERE id IN (SELECT id FROM job j WHERE status IN ('pending', "
+	                  "'failed') AND next_run_at <= ?1" NOT_RUNNING_ELSEWHERE
+	                  " ORDER BY next_run_at, id LIMIT ?2) "
+	                  "RETURNING id, kind, key, attempts",
+	                  NULL);
+}
+
+static int64_t backoff(const struct jobq_opts *o, int64_t attempts)
+{
+	int64_t d = o->backoff_base;
+
+	while (--attempts > 0 && d < o->backoff_max)
+		d *= 2;
+	return d < o->backoff_max ? d : o->backoff_max;
+}
+
+/* ---------------------------------------------------------------- running */
+
+static int run_handler(struct db *db, const struct claimed *j)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
+		if (!strcmp(handlers[i].kind, j->kind))
+			return handlers[i].run(db, j->key);
+	return err_set(FD_EINVAL, _("this frontdesk does not know jobs of kind '%.40s'"), j->kind);
+}
+
+/* Mark j finished (err NULL) or failed; 1 in *lost when its claim is gone. */
+static int mark(struct db *db, const struct claim_ctx *c, const struct claimed *j, const char *err,
+                int *dead, int *lost)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*dead = err && j->attempts >= c->o->max_attempts;
+	if (!err)
+		rc = db_prepare(
+		    db,
+		    "UPDATE job SET status = 'succeeded', finished_at = ?1, updated_at = ?1, "
+		    "last_error = NULL, claim_token = NULL, claim_expires_at = NULL "
+		    "WHERE id = ?2 AND status = 'running' AND claim_token = ?3",
+		    &st);
+	else
+		rc = db_prepare(db,
+		                "UPDATE job SET status = ?4, next_run_at = ?5, last_error = ?6, "
+		                "finished_at = CASE WHEN ?4 = 'dead' THEN ?1 END, updated_at = ?1, "
+		                "claim_token = NULL, claim_expires_at = NULL "
+		                "WHERE id = ?2 AND status = 'running' AND claim_token = ?3",
+		                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->now);
+	sqlite3_bind_int64(st, 2, j->id);
+	sqlite3_bind_int64(st, 3, c->token);
+	if (err) {
+		sqlite3_bind_text(st, 4, *dead ? "dead" : "failed", -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 5, c->now + backoff(c->o, j->attempts));
+		sqlite3_bind_text(st, 6, err, -1, SQLITE_TRANSIENT);
+	}
+	if ((rc = db_run(db, st, _("cannot update the job queue"))))
+		return rc;
+	*lost = sqlite3_changes(db_sqlite(db)) == 0;
+	return 0;
+}
+
+static int finish_tx(struct db *db, void *arg)
+{
+	struct claim_ctx *c = arg;
+	int i, rc, dead, lost;
+
+	if (c->lease && (rc = control_fence(db, c->lease)))
+		return rc;
+	for (i = 0; i < c->n; i++) {
+		const struct claimed *j = &c->jobs[i];
+		char *err = NULL;
+
+		if ((rc = db_exec(db, "SAVEPOINT job")))
+			return rc;
+		c->now = control_now();
+		if (run_handler(db, j) != 0) {
+			err = xstrdup(err_msg()[0] ? err_msg() : _("failed"));
+			if ((rc = db_exec(db, "ROLLBACK TO job")))
+				goto fail;
+		}
+		if ((rc = mark(db, c, j, err, &dead, &lost)))
+			goto fail;
+		if (lost) {
+			/* another claim owns it now: keep none of this run */
+			if ((rc = db_exec(db, "ROLLBACK TO job")))
+				goto fail;
+			say(c->o,
+			    _("job %lld: its claim expired and another runner has it; "
+			      "its result was dropped"),
+			    (long long)j->id);
+		} else if (dead) {
+			say(c->o, _("job %lld (%s %s) is dead after %lld attempts: %s"),
+			    (long long)j->id, j->kind, j->key, (long long)j->attempts, err);
+		} else if (err) {
+			say(c->o, _("job %lld (%s %s) failed (attempt %lld of %d): %s"),
+			    (long long)j->id, j->kind, j->key, (long long)j->attempts,
+			    c->o->max_attempts, err);
+		}
+		free(err);
+		if ((rc = db_exec(db, "RELEASE job")))
+			return rc;
+		continue;
+	fail:
+		free(err);
+		return rc;
+	}
+	return 0;
+}
+
+/* A random claim token (> 0): claims of two runners never share one. */
+static int64_t new_token(void)
+{
+	static _Thread_local uint64_t fallback;
+	uint64_t v = 0;
+
+	if (getrandom(&v, sizeof v, 0) != (ssize_t)sizeof v) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		v = ((uint64_t)ts.tv_nsec << 24) ^ (uint64_t)ts.tv_sec ^
+		    ((uint64_t)getpid() << 40) ^ ++fallback;
+	}
+	v &= INT64_MAX;
+	return v ? (int64_t)v : 1;
+}
+
+int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct jobq_opts *o,
+                   int *ran)
+{
+	struct claim_ctx c = {lease, o, control_now(), 0, NULL, 0, ""};
+	int rc, i;
+
+	*ran = 0;
+	owner_name(c.owner, sizeof c.owner);
+	c.token = new_token();
+	c.jobs = xcalloc((size_t)(o->batch > 0 ? o->batch : 1), sizeof *c.jobs);
+	rc = db_write(db, claim_tx, &c);
+	if (rc == 0 && c.n > 0) {
+		*ran = c.n;
+		rc = db_write(db, finish_tx, &c);
+	}
+	for (i = 0; i < c.n; i++)
+		free(c.jobs[i].key);
+	free(c.jobs);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the loop */
+
+static double mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL); /* a signal cuts it short: the caller checks *stop */
+}
+
+int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_opts *o,
+                  double for_seconds, int once)
+{
+	struct control_hold lease = {0};
+	double start = mono_now(), next_renew = 0, next_purge = 0, last_run = 0;
+	int64_t dv = -1;
+	int holding = 0, waiting_said = 0, rc = 0, ran;
+
+	while (!*stop && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
+		double now = mono_now();
+
+		if (!holding) {
+			rc = control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, o->lease_ttl,
+			                     &lease);
+			if (rc == 0) {
+				holding = 1;
+				waiting_said = 0;
+				next_renew = now + o->lease_ttl / 3.0;
+				say(o, _("running jobs (runner lease epoch %lld)"),
+				    (long long)lease.epoch);
+			} else if (once) {
+				return rc;
+			} else {
+				if (!waiting_said)
+					say(o, _("standing by: %s"), err_msg());
+				waiting_said = 1;
+				sleep_ms(o->lease_ttl * 1000 / 4 < 500 ? o->lease_ttl * 1000 / 4
+				                                       : 500);
+				continue;
+			}
+		}
+		if (now >= next_renew) {
+			if ((rc = control_renew(db, &lease)) != 0) {
+				say(o, _("lost the runner lease: %s"), err_msg());
+				holding = 0;
+				continue;
+			}
+			next_renew = now + o->lease_ttl / 3.0;
+		}
+		if (now >= next_purge && o->keep_days > 0) {
+			jobq_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
+			next_purge = now + PURGE_EVERY_S;
+		}
+		dv = db_data_version(db);
+		rc = jobq_run_batch(db, &lease, o, &ran);
+		if (rc == FD_ECONFLICT) {
+			say(o, _("lost the runner lease: %s"), err_msg());
+			holding = 0;
+			continue;
+		}
+		if (rc && rc != FD_EBUSY) {
+			say(o, _("cannot run jobs: %s"), err_msg());
+			if (once)
+				break;
+		}
+		if (ran > 0 || rc == FD_EBUSY)
+			continue;
+		rc = 0;
+		if (once)
+			break;
+		/* idle: wait for a commit by another connection, a due retry or the renewal */
+		last_run = mono_now();
+		while (!*stop && mono_now() - last_run < IDLE_RECHECK_S &&
+		       mono_now() < next_renew &&
+		       (for_seconds <= 0 || mono_now() - start < for_seconds)) {
+			sleep_ms(o->poll_ms);
+			if (db_data_version(db) != dv)
+				break;
+		}
+	}
+	if (holding)
+		control_release(db, &lease);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- inspecting */
+
+#define JOB_COLS                                                                                   \
+	"id, kind, key, status, attempts, next_run_at, last_error, claimed_by, "                   \
+	"claim_expires_at, created_at, updated_at, started_at, finished_at"
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const unsigned char *s = sqlite3_column_text(st, i);
+
+	return s ? xstrdup((const char *)s) : NULL;
+}
+
+static void fill(sqlite3_stmt *st, struct jobq_job *j)
+{
+	const unsigned char *kind = sqlite3_column_text(st, 1);
+	const unsigned char *status = sqlite3_column_text(st, 3);
+
+	memset(j, 0, sizeof *j);
+	j->id = sqlite3_column_int64(st, 0);
+	snprintf(j->kind, sizeof j->kind, "%s", kind ? (const char *)kind : "");
+	j->key = col_dup(st, 2);
+	snprintf(j->status, sizeof j->status, "%s", status ? (const char *)status : "");
+	j->attempts = sqlite3_column_int64(st, 4);
+	j->next_run_at = sqlite3_column_int64(st, 5);
+	j->last_error = col_dup(st, 6);
+	j->claimed_by = col_dup(st, 7);
+	j->claim_expires_at = sqlite3_column_int64(st, 8);
+	j->created_at = sqlite3_column_int64(st, 9);
+	j->updated_at = sqlite3_column_int64(st, 10);
+	j->started_at = sqlite3_column_int64(st, 11);
+	j->finished_at = sqlite3_column_int64(st, 12);
+}
+
+void jobq_job_free(struct jobq_job *j)
+{
+	free(j->key);
+	free(j->last_error);
+	free(j->claimed_by);
+	memset(j, 0, sizeof *j);
+}
+
+int jobq_get(struct db *db, int64_t id, struct jobq_job *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare(db, "SELECT " JOB_COLS " FROM job WHERE id = ?", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		fill(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no job %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the job"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int valid_status(const char *s)
+{
+	static const char *const ok[] = {"pending", "running", "succeeded", "failed", "dead"};
+	size_t i;
+
+	for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
+		if (!strcmp(s, ok[i]))
+			return 1;
+	return 0;
+}
+
+int jobq_list(struct db *db, const char *status, const char *kind, int limit,
+              int (*cb)(const struct jobq_job *j, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (status && !valid_status(status))
+		return err_set(FD_EINVAL,
+		               _("'%.40s' is not a job status: use pending, running, succeeded, "
+		                 "failed or dead"),
+		               status);
+	/* with a status, the (status, id) index delivers the newest first */
+	rc = db_prepare(db,
+	                status ? "SELECT " JOB_COLS " FROM job WHERE status = ?1 AND "
+	                         "(?2 IS NULL OR kind = ?2) ORDER BY id DESC LIMIT ?3"
+	                       : "SELECT " JOB_COLS " FROM job WHERE (?2 IS NULL OR kind = ?2) "
+	                         "ORDER BY id DESC LIMIT ?3",
+	                &st);
+	if (rc)
+		return rc;
+	if (status)
+		sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	if (kind)
+		sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct jobq_job j;
+
+		fill(st, &j);
+		rc = cb(&j, arg);
+		jobq_job_free(&j);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list jobs"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int retry_tx(struct db *db, void *arg)
+{
+	int64_t id = *(int64_t *)arg, twin = 0;
+	struct jobq_job j;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = jobq_get(db, id, &j)))
+		return rc;
+	if (strcmp(j.status, "dead") != 0 && strcmp(j.status, "failed") != 0) {
+		rc =
+		    err_set(FD_ECONFLICT, _("job %lld is %s; only a dead or failed job is retried"),
+		            (long long)id, j.status);
+		goto out;
+	}
+	if ((rc = db_prepare(
+	         db, "SELECT id FROM job WHERE kind = ? AND key = ? AND status = 'pending'", &st)))
+		goto out;
+	sqlite3_bind_text(st, 1, j.kind, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, j.key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		twin = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (twin) {
+		rc =
+		    err_set(FD_ECONFLICT,
+		            _("job %lld does the same work (%s %s) and is already pending; it will "
+		              "run instead"),
+		            (long long)twin, j.kind, j.key);
+		goto out;
+	}
+	if ((rc = db_prepare(db,
+	                     "UPDATE job SET status = 'pending', attempts = 0, next_run_at = ?1, "
+	                     "updated_at = ?1, finished_at = NULL WHERE id = ?2",
+	                     &st)))
+		goto out;
+	sqlite3_bind_int64(st, 1, control_now());
+	sqlite3_bind_int64(st, 2, id);
+	rc = db_run(db, st, _("cannot retry the job"));
+out:
+	jobq_job_free(&j);
+	return rc;
+}
+
+int jobq_retry(struct db *db, int64_t id)
+{
+	return db_write(db, retry_tx, &id);
+}
+
+int jobq_count(struct db *db, const char *kind, const char *status, int64_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare(db,
+	                     "SELECT count(*) FROM job WHERE status = ?1 AND "
+	                     "(?2 IS NULL OR kind = ?2)",
+	                     &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	if (kind)
+		sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot count jobs"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int purge_tx(struct db *db, void *arg)
+{
+	int64_t *a = arg; /* a[0] before, a[1] deleted */
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(db,
+	                     "DELETE FROM job WHERE id IN (SELECT id FROM job WHERE status = "
+	                     "'succeeded' AND finished_at < ? LIMIT 1000)",
+	                     &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, a[0]);
+	if ((rc = db_run(db, st, _("cannot purge old jobs"))))
+		return rc;
+	a[1] = sqlite3_changes(db_sqlite(db));
+	return 0;
+}
+
+int jobq_purge(struct db *db, int64_t before, int64_t *n)
+{
+	int64_t a[2] = {before, 0}, total = 0;
+	int rc;
+
+	/* in slices, so that a desk never waits long behind the purge */
+	do {
+		if ((rc = db_write(db, purge_tx, a)))
+			break;
+		total += a[1];
+	} while (a[1] == 1000);
+	if (n)
+		*n = total;
+	return rc;
+}

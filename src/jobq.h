@@ -1,0 +1,127 @@
+/*
+ * jobq.h - the work-order queue (table job) and its runner.
+ *
+ * A job is a small piece of background work named by a kind and a key
+ * ("calendar", "42": rebuild visit 42's calendar row). Jobs are enqueued by
+ * the schema's triggers in the same transaction as the change that makes
+ * them necessary, so a committed change always has its job; at most one job
+ * per kind and key is pending at a time.
+ *
+ * Life of a job:
+ *   pending --claim--> running --ok--> succeeded
+ *                         |--error--> failed (retried at next_run_at, after
+ *                         |           backoff_base * 2^(attempts-1) seconds,
+ *                         |           at most backoff_max) --claim--> running
+ *                         `--error on the last allowed attempt--> dead
+ *   running past its claim expiry (the runner crashed) is claimable again;
+ *   if it had used its last attempt it becomes dead instead.
+ *   dead --jobs retry--> pending (attempts start again from zero).
+ *
+ * Rules that make "no job runs twice at the same time" hold:
+ *  - only the holder of the "runner" lease claims and finishes jobs, and it
+ *    checks its lease epoch in the same transaction (control_fence);
+ *  - a claim is an UPDATE ... RETURNING in a BEGIN IMMEDIATE transaction that
+ *    sets a random claim token and an expiry; only the same token can finish
+ *    the job, so a runner whose claim expired and was taken over cannot mark
+ *    it or keep its effects;
+ *  - a job is not claimed while another job of the same kind and key is
+ *    running under a live claim.
+ * A handler runs inside the write transaction that marks its job finished
+ * (its effects commit with the mark, or not at all), so it must not wait on
+ * anything outside the database. Jobs use the real clock, not FRONTDESK_NOW.
+ *
+ * Callers: the command line (`frontdesk jobs ...`), `frontdesk serve` and the
+ * screen (jobq_run_loop in the process that holds the runner lease).
+ */
+#ifndef FD_JOBQ_H
+#define FD_JOBQ_H
+
+#include <signal.h>
+#include <stdint.h>
+
+struct db;
+struct control_hold;
+
+struct jobq_job {
+	int64_t id;
+	char kind[41];
+	char *key;
+	char status[12]; /* pending, running, succeeded, failed, dead */
+	int64_t attempts;
+	int64_t next_run_at;
+	char *last_error;         /* NULL when none */
+	char *claimed_by;         /* "host:pid", NULL if never claimed */
+	int64_t claim_expires_at; /* 0 unless running */
+	int64_t created_at, updated_at, started_at, finished_at; /* 0 when not yet */
+};
+
+/* How the runner behaves. jobq_opts_default fills it from the config keys
+ * jobs_max_attempts (5), jobs_backoff_seconds (2), jobs_backoff_max (3600),
+ * jobs_claim_seconds (60), jobs_lease_seconds (10), jobs_keep_days (7). */
+struct jobq_opts {
+	int max_attempts; /* attempts before a job is dead (>= 1) */
+	int backoff_base; /* seconds before the first retry; doubles each time */
+	int backoff_max;  /* the longest wait between retries */
+	int claim_ttl;    /* seconds a claim lasts before the job is runnable again */
+	int lease_ttl;    /* seconds the runner lease lasts without a renewal */
+	int batch;        /* jobs claimed (and finished) per transaction */
+	int poll_ms;      /* how often an idle runner looks for new commits */
+	int keep_days;    /* succeeded jobs are deleted after this many days */
+	/* where the runner says what it does (lease taken, lost, job dead...);
+	 * NULL: nowhere. msg is translated. */
+	void (*say)(const char *msg, void *arg);
+	void *say_arg;
+};
+
+void jobq_opts_default(struct jobq_opts *o);
+
+/* jobq_enqueue - add a pending job kind/key unless one is pending already,
+ * inside the caller's write transaction (or as its own statement). */
+int jobq_enqueue(struct db *db, const char *kind, const char *key);
+
+/* jobq_run_batch - with the runner lease held in *lease (NULL only for a
+ * caller that knows it is the only runner, such as a unit test), claim up to
+ * o->batch due jobs (one transaction), run their handlers and mark each one
+ * (a second transaction, fenced by the lease and the claim token). *ran gets
+ * the number claimed. FD_ECONFLICT when the lease was lost (nothing of this
+ * batch is then kept; the jobs become runnable when their claims expire). A
+ * failing handler is not an error here: its job is marked failed or dead. */
+int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct jobq_opts *o,
+                   int *ran);
+
+/* jobq_run_loop - be the job runner until *stop becomes non-zero (a signal
+ * handler may set it) or, with for_seconds > 0, that much time has passed.
+ * Takes the "runner" lease, waiting as a standby while another live process
+ * holds it (and taking over when it expires or its process is gone), renews
+ * it every lease_ttl/3 seconds, runs due jobs, and between batches sleeps
+ * poll_ms at a time until PRAGMA data_version says something was committed
+ * (or a second has passed, for retries that become due). With once, it runs
+ * until no job is due and returns; FD_ECONFLICT (naming the holder) if the
+ * lease is held by another live process. Releases the lease on return. The
+ * connection must be this thread's own. */
+int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_opts *o,
+                  double for_seconds, int once);
+
+/* jobq_get - fill *out with job id (free with jobq_job_free); FD_ENOTFOUND. */
+int jobq_get(struct db *db, int64_t id, struct jobq_job *out);
+
+/* jobq_list - jobs with the given status (NULL: all) and kind (NULL: all),
+ * newest first, at most limit (<= 0: 100). */
+int jobq_list(struct db *db, const char *status, const char *kind, int limit,
+              int (*cb)(const struct jobq_job *j, void *arg), void *arg);
+
+/* jobq_retry - make a dead or failed job pending again now, with its
+ * attempts reset. FD_ECONFLICT for a job in another state, or when a job of
+ * the same kind and key is already pending (the reason names it). */
+int jobq_retry(struct db *db, int64_t id);
+
+/* jobq_count - the number of jobs of kind (NULL: all) in status. */
+int jobq_count(struct db *db, const char *kind, const char *status, int64_t *n);
+
+/* jobq_purge - delete succeeded jobs finished before `before` (real time);
+ * *n (may be NULL) gets how many. Dead and failed jobs are kept. */
+int jobq_purge(struct db *db, int64_t before, int64_t *n);
+
+void jobq_job_free(struct jobq_job *j);
+
+#endif

@@ -1,0 +1,767 @@
+/*
+ * check_chan.c - unit tests of the payment channel's pure parts and its
+ * storage: the Stripe-Signature check against every vector of
+ * tests/chan-signature-vectors.json (made with the official library), the
+ * header parser's edge cases, exact integers from channel JSON, the secrets
+ * file's permission rule, the inbox (raw bytes kept exactly, duplicates
+ * ignored, a forged copy never shadowing the real event, retry/ignore), and
+ * the schema rules of the channel tables (pay_order's one-way state machine,
+ * the outbox's uniqueness and immutability, history rows).
+ *
+ * Every secret here is made up.
+ */
+#include <config.h>
+
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <openssl/evp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "chan-log.h"
+#include "chan-secret.h"
+#include "chan-sig.h"
+#include "channel.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "inbox.h"
+
+static char tmpdir[64];
+static char dbpath[128];
+static struct db *db;
+
+static void setup(void)
+{
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdchan.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+
+	db_close(db);
+	db = NULL;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static char *slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf;
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	buf[n] = '\0';
+	fclose(f);
+	return buf;
+}
+
+static void sha256_hex(const void *p, size_t n, char out[65])
+{
+	unsigned char md[32];
+	unsigned int len = 0, i;
+
+	EVP_Digest(p, n, md, &len, EVP_sha256(), NULL);
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* ---------------------------------------------------------------- signatures */
+
+START_TEST(test_signature_vectors)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512], digest[65];
+	char *text;
+	cJSON *doc, *v, *c;
+	int ncases = 0, naccept = 0;
+
+	snprintf(path, sizeof path, "%s/tests/chan-signature-vectors.json", top ? top : ".");
+	text = slurp(path);
+	doc = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(doc);
+	cJSON_ArrayForEach(v, cJSON_GetObjectItem(doc, "vectors"))
+	{
+		const char *payload = cJSON_GetObjectItem(v, "payload")->valuestring;
+		const char *header = cJSON_GetObjectItem(v, "header")->valuestring;
+		int64_t ts = (int64_t)cJSON_GetObjectItem(v, "timestamp")->valuedouble, t = 0;
+		char mac[65];
+
+		/* the bytes are the ones that were signed */
+		sha256_hex(payload, strlen(payload), digest);
+		ck_assert_str_eq(digest, cJSON_GetObjectItem(v, "payload_sha256")->valuestring);
+		/* our MAC is the header's (first) v1 */
+		ck_assert_int_eq(chan_sig_hmac_hex(cJSON_GetObjectItem(v, "secret")->valuestring,
+		                                   ts, payload, strlen(payload), mac),
+		                 0);
+		ck_assert_ptr_nonnull(strstr(header, mac));
+		cJSON_ArrayForEach(c, cJSON_GetObjectItem(v, "cases"))
+		{
+			const char *secret = cJSON_GetObjectItem(c, "secret")->valuestring;
+			const char *expect = cJSON_GetObjectItem(c, "expect")->valuestring;
+			int64_t now = (int64_t)cJSON_GetObjectItem(c, "now")->valuedouble;
+			int changed = cJSON_IsTrue(cJSON_GetObjectItem(c, "payload_changed"));
+			char *p = strdup(payload);
+			size_t len = strlen(p);
+			int rc;
+
+			if (changed)
+				p[len - 1] = p[len - 1] == '}' ? ']' : '}';
+			rc = chan_sig_verify(header, p, len, secret, now, CHAN_SIG_TOLERANCE, &t);
+			ck_assert_int_eq(t, ts);
+			if (!strncmp(expect, "accept", 6)) {
+				ck_assert_msg(rc == 0, "%s / %s: %s",
+				              cJSON_GetObjectItem(v, "name")->valuestring, expect,
+				              err_msg());
+				naccept++;
+			} else {
+				ck_assert_int_eq(rc, FD_EINVAL);
+				if (strstr(expect, "too old"))
+					ck_assert_ptr_nonnull(strstr(err_msg(), "seconds old"));
+				else
+					ck_assert_ptr_nonnull(
+					    strstr(err_msg(), "no signature matches"));
+				/* the reason never quotes the secret or a MAC */
+				ck_assert_ptr_null(strstr(err_msg(), secret));
+				ck_assert_ptr_null(strstr(err_msg(), "whsec"));
+			}
+			ncases++;
+			free(p);
+		}
+	}
+	ck_assert_int_eq(ncases, 16);
+	ck_assert_int_eq(naccept, 7);
+	cJSON_Delete(doc);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_signature_header_edges)
+{
+	const char *body = "{\"id\":\"evt_x\"}", *secret = "whsec_made_up_for_tests";
+	char mac[65], hdr[400], upper[65];
+	size_t i;
+
+	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1000, body, strlen(body), mac), 0);
+	snprintf(hdr, sizeof hdr, "t=1000,v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
+	/* exactly the tolerance passes, one more second does not */
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1300, 300, NULL), 0);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1301, 300, NULL),
+	                 FD_EINVAL);
+	/* the v1 may come first and other schemes are ignored */
+	snprintf(hdr, sizeof hdr, "v0=abc,v1=%s,t=1000,x=1", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
+	/* a matching MAC under v0 only is not a v1 signature */
+	snprintf(hdr, sizeof hdr, "t=1000,v0=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "no v1"));
+	/* upper-case hex is not what the scheme writes */
+	for (i = 0; i < 64; i++)
+		upper[i] = (mac[i] >= 'a' && mac[i] <= 'f') ? (char)(mac[i] - 32) : mac[i];
+	upper[64] = '\0';
+	snprintf(hdr, sizeof hdr, "t=1000,v1=%s", upper);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	/* a truncated or extended MAC never matches */
+	snprintf(hdr, sizeof hdr, "t=1000,v1=%.63s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	snprintf(hdr, sizeof hdr, "t=1000,v1=%s0", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	/* the timestamp is part of what is signed */
+	snprintf(hdr, sizeof hdr, "t=1001,v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1001, 300, NULL),
+	                 FD_EINVAL);
+	/* unreadable headers */
+	snprintf(hdr, sizeof hdr, "v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	snprintf(hdr, sizeof hdr, "t=10x0,v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	snprintf(hdr, sizeof hdr, "t=-1000,v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	ck_assert_int_eq(chan_sig_verify("", body, strlen(body), secret, 1000, 300, NULL),
+	                 FD_EINVAL);
+	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), "", 1000, 300, NULL), FD_EINVAL);
+	/* an empty body can be signed and checked */
+	ck_assert_int_eq(chan_sig_hmac_hex(secret, 5, "", 0, mac), 0);
+	snprintf(hdr, sizeof hdr, "t=5,v1=%s", mac);
+	ck_assert_int_eq(chan_sig_verify(hdr, "", 0, secret, 5, 300, NULL), 0);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- JSON */
+
+START_TEST(test_json_integers)
+{
+	static const struct {
+		const char *text;
+		int ok;
+		int64_t want;
+	} cases[] = {
+	    {"1099", 1, 1099},
+	    {"0", 1, 0},
+	    {"-250", 1, -250},
+	    {"9007199254740991", 1, INT64_C(9007199254740991)},
+	    {"-9007199254740991", 1, -INT64_C(9007199254740991)},
+	    {"9007199254740992", 0, 0}, /* 2^53: may already be a rounded value */
+	    {"9007199254740993", 0, 0},
+	    {"3000000000", 1, INT64_C(3000000000)}, /* beyond INT_MAX: valueint would clamp */
+	    {"10.5", 0, 0},
+	    {"1e300", 0, 0},
+	    {"\"1099\"", 0, 0},
+	    {"null", 0, 0},
+	    {"true", 0, 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		cJSON *j = cJSON_Parse(cases[i].text);
+		int64_t v = -7;
+		int rc;
+
+		ck_assert_ptr_nonnull(j);
+		rc = chan_json_int(j, "amount", &v);
+		ck_assert_msg((rc == 0) == cases[i].ok, "%s: rc %d", cases[i].text, rc);
+		if (cases[i].ok)
+			ck_assert_msg(v == cases[i].want, "%s: got %lld", cases[i].text,
+			              (long long)v);
+		cJSON_Delete(j);
+	}
+	ck_assert_int_eq(chan_json_int(NULL, "amount", NULL), FD_EINVAL);
+}
+END_TEST
+
+START_TEST(test_event_read_fixture)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	const char *text = "{\"api_version\":null,\"created\":1234567890,\"data\":{\"object\":"
+	                   "{\"id\":\"pi_1\",\"object\":\"payment_intent\",\"amount\":1099,"
+	                   "\"metadata\":{},\"nested\":{\"a\":[1,2,{\"b\":null}]}}},"
+	                   "\"id\":\"evt_1\",\"livemode\":false,\"object\":\"event\","
+	                   "\"pending_webhooks\":0,\"request\":{\"id\":null,"
+	                   "\"idempotency_key\":null},\"type\":\"payment_intent.succeeded\","
+	                   "\"unknown_field\":{\"x\":1}}";
+	struct chan_event ev;
+	cJSON *j = cJSON_Parse(text);
+
+	(void)top;
+	ck_assert_int_eq(chan_event_read(j, &ev), 0);
+	ck_assert_str_eq(ev.id, "evt_1");
+	ck_assert_str_eq(ev.type, "payment_intent.succeeded");
+	ck_assert_int_eq(ev.created, 1234567890);
+	ck_assert_str_eq(ev.object_id, "pi_1");
+	ck_assert_str_eq(ev.object_type, "payment_intent");
+	cJSON_Delete(j);
+	/* no id, a numeric id, a fractional created: refused */
+	j = cJSON_Parse("{\"type\":\"x\",\"created\":1}");
+	ck_assert_int_eq(chan_event_read(j, &ev), FD_EINVAL);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"id\":5,\"type\":\"x\",\"created\":1}");
+	ck_assert_int_eq(chan_event_read(j, &ev), FD_EINVAL);
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"id\":\"evt\",\"type\":\"x\",\"created\":1.5}");
+	ck_assert_int_eq(chan_event_read(j, &ev), FD_EINVAL);
+	cJSON_Delete(j);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- secrets */
+
+static void write_file(const char *path, const char *text, mode_t mode)
+{
+	FILE *f = fopen(path, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, mode), 0);
+}
+
+START_TEST(test_secrets_file)
+{
+	char path[160], link[160];
+	struct chan_secrets *s = NULL;
+	const char *v;
+
+	snprintf(path, sizeof path, "%s/secrets", tmpdir);
+	write_file(path,
+	           "# made up\nstripe_signing_secret = whsec_made_up_1\n\n"
+	           "stripe_api_key=sk_test_made_up\n",
+	           0600);
+	ck_assert_int_eq(chan_secret_load(path, &s), 0);
+	ck_assert_str_eq(chan_secret_get(s, "stripe_signing_secret"), "whsec_made_up_1");
+	ck_assert_str_eq(chan_secret_get(s, "stripe_api_key"), "sk_test_made_up");
+	ck_assert_ptr_null(chan_secret_get(s, "other"));
+	ck_assert_int_eq(chan_secret_need(s, "fake_api_key", &v), FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "fake_api_key"));
+	ck_assert_ptr_null(strstr(err_msg(), "made_up"));
+	chan_secret_free(s);
+
+	/* readable (or writable) by group or others: refused, naming the fix */
+	chmod(path, 0640);
+	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_ptr_null(s);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "chmod 600"));
+	ck_assert_ptr_null(strstr(err_msg(), "made_up"));
+	chmod(path, 0604);
+	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	chmod(path, 0620);
+	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	chmod(path, 0400);
+	ck_assert_int_eq(chan_secret_load(path, &s), 0);
+	chan_secret_free(s);
+
+	/* a symbolic link is not followed */
+	snprintf(link, sizeof link, "%s/link", tmpdir);
+	ck_assert_int_eq(symlink(path, link), 0);
+	ck_assert_int_eq(chan_secret_load(link, &s), FD_EIO);
+
+	/* a bad line is reported by number, never by content */
+	write_file(path, "ok = 1\nwhsec_leaked_value\n", 0600);
+	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "line 2"));
+	ck_assert_ptr_null(strstr(err_msg(), "leaked"));
+
+	/* missing file */
+	snprintf(path, sizeof path, "%s/none", tmpdir);
+	ck_assert_int_eq(chan_secret_load(path, &s), FD_EIO);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- inbox */
+
+static int64_t one_int(const char *sql)
+{
+	int64_t v = -1;
+
+	ck_assert_int_eq(db_one_int(db, sql, &v), 0);
+	return v;
+}
+
+static int exec_rc(const char *sql)
+{
+	return sqlite3_exec(db_sqlite(db), sql, NULL, NULL, NULL);
+}
+
+struct ins_ctx {
+	struct inbox_new *ev;
+	int64_t id;
+	int fresh;
+};
+
+static int ins_tx(struct db *d, void *arg)
+{
+	struct ins_ctx *c = arg;
+
+	return inbox_insert(d, c->ev, &c->id, &c->fresh);
+}
+
+START_TEST(test_inbox_raw_and_duplicates)
+{
+	/* bytes that are not text: a NUL, invalid UTF-8, CR LF */
+	static const unsigned char raw[] = {'{', 0, 0xff, 0xfe, '\r', '\n', '}'};
+	struct inbox_new ev = {"stripe", "evt_raw",  "poll",     "x.y",      "pi_1",
+	                       raw,      sizeof raw, 1700000000, "received", NULL};
+	struct ins_ctx c = {&ev, 0, 0};
+	struct inbox_event e;
+	int64_t first;
+
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(c.fresh, 1);
+	first = c.id;
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(c.fresh, 0);
+	ck_assert_int_eq(c.id, first);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM inbound_callback"), 1);
+	ck_assert_int_eq(inbox_get(db, first, &e), 0);
+	ck_assert_uint_eq(e.len, sizeof raw);
+	ck_assert_int_eq(memcmp(e.payload, raw, sizeof raw), 0);
+	ck_assert_str_eq(e.status, "received");
+	ck_assert_int_eq(e.channel_created_at, 1700000000);
+	inbox_event_free(&e);
+	/* the same id from another source is another event */
+	ev.source = "other";
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(c.fresh, 1);
+	/* the raw row is never changed or deleted */
+	ck_assert_int_ne(exec_rc("UPDATE inbound_callback SET payload = x'00'"), SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE inbound_callback SET external_id = 'z'"), SQLITE_OK);
+	ck_assert_int_ne(exec_rc("DELETE FROM inbound_callback"), SQLITE_OK);
+	/* an empty payload is an empty blob, not NULL */
+	ev.source = "stripe";
+	ev.external_id = "evt_empty";
+	ev.payload = NULL;
+	ev.len = 0;
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(one_int("SELECT length(payload) FROM inbound_callback"
+	                         " WHERE external_id = 'evt_empty'"),
+	                 0);
+}
+END_TEST
+
+START_TEST(test_inbox_ingest_forged_first)
+{
+	const char *secret = "whsec_made_up_for_tests";
+	const char *body =
+	    "{\"id\":\"evt_9\",\"object\":\"event\",\"type\":\"payment_intent.succeeded\","
+	    "\"created\":1700000000,\"data\":{\"object\":{\"id\":\"pi_9\"}}}";
+	char mac[65], hdr[200];
+	struct inbox_ingest_result r;
+	struct inbox_event e;
+	int64_t n = 0;
+
+	/* a forged copy (wrong secret) arrives first */
+	ck_assert_int_eq(chan_sig_hmac_hex("whsec_wrong", 1764597600, body, strlen(body), mac), 0);
+	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
+	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
+	setenv("TZ", "America/New_York", 1);
+	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(r.accepted, 0);
+	ck_assert_int_eq(r.fresh, 1);
+	ck_assert_int_eq(strncmp(r.external_id, "rejected:", 9), 0);
+	ck_assert_int_eq(inbox_get(db, r.id, &e), 0);
+	ck_assert_str_eq(e.status, "rejected");
+	ck_assert_ptr_nonnull(e.last_error);
+	inbox_event_free(&e);
+	/* it is never retried */
+	ck_assert_int_eq(inbox_retry(db, r.id), FD_ECONFLICT);
+	/* the genuine event still gets in under its own id */
+	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
+	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
+	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(r.accepted, 1);
+	ck_assert_int_eq(r.fresh, 1);
+	ck_assert_str_eq(r.external_id, "evt_9");
+	ck_assert_int_eq(inbox_get(db, r.id, &e), 0);
+	ck_assert_str_eq(e.status, "received");
+	ck_assert_str_eq(e.object_id, "pi_9");
+	ck_assert_str_eq(e.event_type, "payment_intent.succeeded");
+	ck_assert_str_eq(e.via, "forward");
+	ck_assert_int_eq(e.channel_created_at, 1700000000);
+	ck_assert_int_eq(e.received_at, 1764597600);
+	inbox_event_free(&e);
+	/* and again: a duplicate, nothing new */
+	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(r.fresh, 0);
+	ck_assert_int_eq(inbox_count(db, "stripe", "received", &n), 0);
+	ck_assert_int_eq(n, 1);
+	/* retry and ignore follow the state machine */
+	ck_assert_int_eq(inbox_retry(db, r.id), FD_ECONFLICT);
+	ck_assert_int_eq(inbox_ignore(db, r.id, ""), FD_EINVAL);
+	ck_assert_int_eq(inbox_ignore(db, r.id, "test order"), 0);
+	ck_assert_int_eq(inbox_ignore(db, r.id, "again"), FD_ECONFLICT);
+	ck_assert_int_eq(inbox_retry(db, r.id), FD_ECONFLICT);
+	ck_assert_int_eq(
+	    one_int("SELECT count(*) FROM status_flow WHERE entity = 'inbound_callback'"
+	            " AND to_status = 'ignored' AND reason = 'test order'"),
+	    1);
+	ck_assert_int_eq(inbox_retry(db, 999), FD_ENOTFOUND);
+	unsetenv("FRONTDESK_NOW");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- schema */
+
+START_TEST(test_pay_order_one_way)
+{
+	struct customer_input ci = {0};
+	int64_t cust;
+	char sql[512];
+
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, created_at, updated_at)"
+	         " VALUES ('PO-1', 'stripe', 'pi_1', %lld, 'USD', 5000, 'created', 1, 1)",
+	         (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	/* the channel id is unique per provider, not across providers */
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, created_at, updated_at)"
+	         " VALUES ('PO-2', 'stripe', 'pi_1', %lld, 'USD', 5000, 'created', 1, 1)",
+	         (long long)cust);
+	ck_assert_int_ne(exec_rc(sql), SQLITE_OK);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, created_at, updated_at)"
+	         " VALUES ('PO-2', 'alipay', 'pi_1', %lld, 'USD', 5000, 'created', 1, 1)",
+	         (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+
+	ck_assert_int_eq(exec_rc("UPDATE pay_order SET status = 'paying' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE pay_order SET status = 'paid' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	/* never backwards */
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET status = 'paying' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET status = 'created' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET status = 'closed' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE pay_order SET status = 'refunding', refunded_amount = 2000"
+	                         " WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	/* the refunded amount only grows, and never past the amount */
+	ck_assert_int_ne(
+	    exec_rc("UPDATE pay_order SET refunded_amount = 1000 WHERE order_no = 'PO-1'"),
+	    SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("UPDATE pay_order SET refunded_amount = 5001 WHERE order_no = 'PO-1'"),
+	    SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE pay_order SET status = 'refunded', refunded_amount = 5000"
+	                         " WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET status = 'paid' WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	/* closed and failed are final */
+	ck_assert_int_eq(exec_rc("UPDATE pay_order SET status = 'closed' WHERE order_no = 'PO-2'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET status = 'paying' WHERE order_no = 'PO-2'"),
+	                 SQLITE_OK);
+	/* what the order is for never changes; the channel id is set once */
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET amount = 1 WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order SET channel_order_id = 'pi_x'"
+	                         " WHERE order_no = 'PO-1'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("DELETE FROM pay_order"), SQLITE_OK);
+	/* every status is in the flow and every version in the history */
+	ck_assert_int_eq(one_int("SELECT count(*) FROM status_flow WHERE entity = 'pay_order'"
+	                         " AND entity_id = 1"),
+	                 5);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM pay_order_his WHERE id = 1"), 5);
+	ck_assert_int_ne(exec_rc("UPDATE pay_order_his SET amount = 1"), SQLITE_OK);
+}
+END_TEST
+
+START_TEST(test_outbox_rules)
+{
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at)"
+	            " VALUES ('create_payment', 'PO-1', 'stripe', 'fd-po-1', '{\"a\":1}', 1, 1)"),
+	    SQLITE_OK);
+	/* one command per type and business key, one row per idempotency key */
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at)"
+	            " VALUES ('create_payment', 'PO-1', 'stripe', 'fd-po-1b', '{}', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at)"
+	            " VALUES ('refund', 'PO-1', 'stripe', 'fd-po-1', '{}', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at)"
+	            " VALUES ('refund', 'PO-1', 'stripe', 'k2', 'not json', 1, 1)"),
+	    SQLITE_OK);
+	/* the payload and key never change */
+	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET payload = '{}'"), SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET idempotency_key = 'x'"), SQLITE_OK);
+	/* pending -> sending -> failed -> sending -> succeeded; no way back */
+	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET status = 'succeeded'"), SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE outbox_event SET status = 'sending'"), SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE outbox_event SET status = 'failed', retry_count = 1"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE outbox_event SET status = 'sending'"), SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE outbox_event SET status = 'succeeded'"), SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET status = 'pending'"), SQLITE_OK);
+	ck_assert_int_ne(exec_rc("DELETE FROM outbox_event"), SQLITE_OK);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event_his"), 5);
+	/* the partial index holds only rows still to send */
+	ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event INDEXED BY outbox_event_to_send"
+	                         " WHERE status = 'pending' OR status = 'sending'"
+	                         " OR status = 'failed'"),
+	                 0);
+}
+END_TEST
+
+START_TEST(test_provider_registry)
+{
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('payment', 'stripe', 'primary', 'https://api.stripe.com', 1, 1)"),
+	    SQLITE_OK);
+	/* a second enabled primary is refused; a backup is fine */
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('payment', 'fake', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('payment', 'fake', 'backup', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	/* switching is a change of rows: demote one, promote the other */
+	ck_assert_int_eq(exec_rc("UPDATE integration_provider SET role = 'backup'"
+	                         " WHERE provider_code = 'stripe'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE integration_provider SET role = 'primary'"
+	                         " WHERE provider_code = 'fake'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET settings = 'nope'"), SQLITE_OK);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM integration_provider_his"), 4);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- request log */
+
+START_TEST(test_log_masking)
+{
+	static const struct {
+		const char *in, *want;
+	} cases[] = {
+	    {"{\"email\": \"ada@example.com\", \"amount\": 1099}",
+	     "{\"email\": \"***\", \"amount\": 1099}"},
+	    {"{\"client_secret\":\"pi_1_secret_abc\",\"id\":\"pi_1\"}",
+	     "{\"client_secret\":\"***\",\"id\":\"pi_1\"}"},
+	    {"{\"name\":\"A \\\"quoted\\\" name\",\"x\":1}", "{\"name\":\"***\",\"x\":1}"},
+	    {"amount=1099&currency=usd&metadata[name]=Ada+Lee&description=Wash",
+	     "amount=1099&currency=usd&metadata[name]=***&description=***"},
+	    {"key sk_test_4eC39HqLyjWDarjtT1zdp7dc here", "key sk_*** here"},
+	    {"whsec_abc123 and rk_live_x", "whsec_*** and rk_***"},
+	    {"card 4242 4242 4242 4242 ok", "card *** ok"},
+	    {"order 1234567890 stays", "order 1234567890 stays"},
+	    {"{\"status\":\"succeeded\"}", "{\"status\":\"succeeded\"}"},
+	};
+	size_t i;
+	char *m;
+
+	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		m = chan_log_mask(cases[i].in, strlen(cases[i].in), 2000);
+		ck_assert_msg(!strcmp(m, cases[i].want), "%s -> %s", cases[i].in, m);
+		free(m);
+	}
+	/* cut on a UTF-8 boundary: "ab" then a 2-byte letter cut in half */
+	m = chan_log_mask("ab\xc3\xa9z", 5, 3);
+	ck_assert_str_eq(m, "ab");
+	free(m);
+	m = chan_log_clean_url("https://sk_test_x:@api.example.com/v1/events?limit=10&api_key=zz");
+	ck_assert_str_eq(m, "https://api.example.com/v1/events?limit=10&api_key=***");
+	free(m);
+	m = chan_log_clean_url("http://127.0.0.1:8080/v1/payment_intents/pi_1");
+	ck_assert_str_eq(m, "http://127.0.0.1:8080/v1/payment_intents/pi_1");
+	free(m);
+}
+END_TEST
+
+START_TEST(test_log_file)
+{
+	char path[160];
+	struct chan_log *l;
+	struct stat sb;
+	sqlite3 *h;
+	sqlite3_stmt *st;
+	int64_t n = -1;
+	const char *body = "{\"email\":\"ada@example.com\"}";
+	struct chan_log_entry e = {"stripe",
+	                           "info",
+	                           "poll",
+	                           "GET",
+	                           "https://u:p@h.example/v1/events?x=1",
+	                           200,
+	                           12,
+	                           "req_1",
+	                           "amount=5&name=Ada",
+	                           17,
+	                           body,
+	                           strlen(body),
+	                           1700000000,
+	                           NULL};
+
+	snprintf(path, sizeof path, "%s/req.db", tmpdir);
+	ck_assert_int_eq(chan_log_open(path, &l), 0);
+	ck_assert_int_eq(stat(path, &sb), 0);
+	ck_assert_int_eq(sb.st_mode & 077, 0);
+	ck_assert_int_eq(chan_log_add(l, &e), 0);
+	ck_assert_int_eq(chan_log_add(l, &e), 0);
+	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(h,
+	                                    "SELECT url, request_excerpt, response_excerpt, status,"
+	                                    " request_id, channel_time FROM request_log LIMIT 1",
+	                                    -1, &st, NULL),
+	                 SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 0),
+	                 "https://h.example/v1/events?x=1");
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 1), "amount=5&name=***");
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 2), "{\"email\":\"***\"}");
+	ck_assert_int_eq(sqlite3_column_int(st, 3), 200);
+	ck_assert_str_eq((const char *)sqlite3_column_text(st, 4), "req_1");
+	ck_assert_int_eq(sqlite3_column_int64(st, 5), 1700000000);
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	/* pruning by age: nothing is older than an hour ago, all is older than tomorrow */
+	ck_assert_int_eq(chan_log_prune(l, (int64_t)time(NULL) - 3600, &n), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(chan_log_prune(l, (int64_t)time(NULL) + 86400, &n), 0);
+	ck_assert_int_eq(n, 2);
+	chan_log_close(l);
+	/* the log is not the desk's database */
+	ck_assert_int_eq(one_int("SELECT count(*) FROM sqlite_master WHERE name = 'request_log'"),
+	                 0);
+	{
+		char *p = chan_log_default_path("/x/shop.db");
+
+		ck_assert_str_eq(p, "/x/shop-requests.db");
+		free(p);
+	}
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("chan");
+	TCase *pure = tcase_create("pure"), *store = tcase_create("store");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(pure, test_signature_vectors);
+	tcase_add_test(pure, test_signature_header_edges);
+	tcase_add_test(pure, test_json_integers);
+	tcase_add_test(pure, test_event_read_fixture);
+	tcase_add_checked_fixture(store, setup, teardown);
+	tcase_add_test(store, test_secrets_file);
+	tcase_add_test(store, test_inbox_raw_and_duplicates);
+	tcase_add_test(store, test_inbox_ingest_forged_first);
+	tcase_add_test(store, test_pay_order_one_way);
+	tcase_add_test(store, test_outbox_rules);
+	tcase_add_test(store, test_provider_registry);
+	tcase_add_test(pure, test_log_masking);
+	tcase_add_test(store, test_log_file);
+	suite_add_tcase(s, pure);
+	suite_add_tcase(s, store);
+	sr = srunner_create(s);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

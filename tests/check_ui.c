@@ -1,0 +1,590 @@
+/*
+ * check_ui.c - unit tests of the pure parts of the screen: the frame
+ * layout at every size, the month and week grids, lanes of overlapping
+ * visits, table columns, the action table and key map (defaults without
+ * conflicts, key names, the keys file), calendar date arithmetic in shop
+ * time (weeks, months, DST, the locale's first weekday), and the payment
+ * form's model: the oldest-first proposal and ONE payment for a form
+ * posted twice with its idempotency key.
+ */
+#include <config.h>
+
+#include <check.h>
+#include <curses.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "action.h"
+#include "cal.h"
+#include "clock.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "invoice.h"
+#include "layout.h"
+#include "payform.h"
+#include "projection.h"
+#include "work.h"
+
+static int inside(const struct rect *r, int rows, int cols)
+{
+	return r->y >= 0 && r->x >= 0 && r->h >= 0 && r->w >= 0 && r->y + r->h <= rows &&
+	       r->x + r->w <= cols;
+}
+
+/* ---------------------------------------------------------------- layout */
+
+START_TEST(test_layout_frame)
+{
+	static const int sizes[][2] = {{24, 80}, {40, 120}, {25, 81}, {100, 300}};
+	struct layout l;
+	size_t i;
+
+	for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+		int rows = sizes[i][0], cols = sizes[i][1];
+
+		layout_compute(rows, cols, &l);
+		ck_assert_int_eq(l.too_small, 0);
+		ck_assert(inside(&l.title, rows, cols) && inside(&l.body, rows, cols));
+		ck_assert(inside(&l.msg, rows, cols) && inside(&l.status, rows, cols));
+		ck_assert(inside(&l.hint, rows, cols));
+		/* the lines tile the screen: title, body, message, status, hints */
+		ck_assert_int_eq(l.title.h + l.body.h + l.msg.h + l.status.h + l.hint.h, rows);
+		ck_assert_int_eq(l.body.y, 1);
+		ck_assert_int_eq(l.hint.y, rows - 1);
+		ck_assert_int_eq(l.body.w, cols);
+	}
+}
+END_TEST
+
+START_TEST(test_layout_too_small)
+{
+	struct layout l;
+
+	layout_compute(24, 79, &l);
+	ck_assert_int_eq(l.too_small, 1);
+	layout_compute(23, 80, &l);
+	ck_assert_int_eq(l.too_small, 1);
+	ck_assert_int_eq(l.body.h, 23);
+	layout_compute(-5, -1, &l);
+	ck_assert_int_eq(l.too_small, 1);
+	ck_assert_int_eq(l.body.h, 0);
+	ck_assert_int_eq(l.body.w, 0);
+}
+END_TEST
+
+START_TEST(test_layout_month)
+{
+	struct month_geom g;
+	int w, weeks, c;
+
+	/* 80x24 gives a body of 20 lines: five weeks of two-line cells */
+	ck_assert_int_eq(layout_month(20, 80, 5, &g), 0);
+	ck_assert_int_eq(g.row_h, 2);
+	ck_assert_int_eq(layout_month(20, 80, 6, &g), 0);
+	ck_assert_int_eq(g.row_h, 1);
+	ck_assert_int_eq(layout_month(36, 120, 5, &g), 0);
+	ck_assert_int_eq(g.row_h, 5);
+	for (w = 80; w <= 200; w += 7)
+		for (weeks = 4; weeks <= 6; weeks++) {
+			ck_assert_int_eq(layout_month(20, w, weeks, &g), 0);
+			/* columns separated by exactly one border and ending on the last */
+			for (c = 1; c < 7; c++)
+				ck_assert_int_eq(g.col_x[c], g.col_x[c - 1] + g.col_w[c - 1] + 1);
+			ck_assert_int_eq(g.col_x[0], 1);
+			ck_assert_int_eq(g.col_x[6] + g.col_w[6], w - 1);
+			/* widths differ by one at most */
+			ck_assert_int_le(g.col_w[0] - g.col_w[6], 1);
+			/* the last border line is above the legend */
+			ck_assert_int_lt(g.row_y[weeks - 1] + g.row_h, g.legend_y);
+		}
+	ck_assert_int_eq(layout_month(8, 80, 5, &g), -1);
+}
+END_TEST
+
+START_TEST(test_layout_week)
+{
+	struct week_geom g;
+
+	/* body 36 lines: 33 for slots; 8-19 is 11 hours = 22 half hours */
+	ck_assert_int_eq(layout_week(36, 120, 8, 19, &g), 0);
+	ck_assert_int_eq(g.slot_min, 30);
+	ck_assert_int_eq(g.nrows, 22);
+	ck_assert_int_eq(layout_week_row(&g, 8 * 60), 0);
+	ck_assert_int_eq(layout_week_row(&g, 9 * 60 + 29), 2);
+	ck_assert_int_eq(layout_week_row(&g, 7 * 60 + 59), -1);
+	/* body 20 lines: 17 slots; 8-18 needs hours */
+	ck_assert_int_eq(layout_week(20, 80, 8, 18, &g), 0);
+	ck_assert_int_eq(g.slot_min, 60);
+	ck_assert_int_le(g.nrows, 17);
+	ck_assert_int_eq(g.col_x[6] + g.col_w[6], 80 - 1);
+	/* a whole day in 17 lines: 2-hour slots */
+	ck_assert_int_eq(layout_week(20, 80, 0, 24, &g), 0);
+	ck_assert_int_eq(g.slot_min, 120);
+	ck_assert_int_eq(g.nrows, 12);
+	ck_assert_int_eq(layout_week(3, 80, 8, 18, &g), -1);
+}
+END_TEST
+
+START_TEST(test_layout_lanes)
+{
+	/* 9-10, 9:30-11, 10-12, 13-14: three overlap in a chain, the last alone */
+	int64_t s[] = {900, 930, 1000, 1300}, e[] = {1000, 1100, 1200, 1400};
+	int lane[4], lanes[4];
+
+	ck_assert_int_eq(layout_lanes(s, e, 4, lane, lanes), 2);
+	ck_assert_int_eq(lane[0], 0);
+	ck_assert_int_eq(lane[1], 1);
+	ck_assert_int_eq(lane[2], 0); /* the first lane is free again at 10:00 */
+	ck_assert_int_eq(lanes[0], 2);
+	ck_assert_int_eq(lanes[2], 2);
+	ck_assert_int_eq(lane[3], 0);
+	ck_assert_int_eq(lanes[3], 1);
+	ck_assert_int_eq(layout_lanes(s, e, 0, lane, lanes), 0);
+}
+END_TEST
+
+START_TEST(test_layout_columns)
+{
+	int min[] = {10, 5, 8}, flex[] = {0, 1, 3}, x[3], w[3];
+
+	layout_columns(40, 3, min, flex, x, w);
+	/* 10 + 5 + 8 + 2 separators = 25; 15 left: 1/4 and 3/4 */
+	ck_assert_int_eq(w[0], 10);
+	ck_assert_int_eq(w[1], 5 + 3);
+	ck_assert_int_eq(w[2], 8 + 12);
+	ck_assert_int_eq(x[1], 11);
+	ck_assert_int_eq(x[2] + w[2], 40);
+	/* too narrow: the last column is dropped, never overflowed */
+	layout_columns(18, 3, min, flex, x, w);
+	ck_assert_int_eq(w[2], 0);
+	ck_assert_int_le(x[1] + w[1], 18);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- actions */
+
+START_TEST(test_default_keys_unique)
+{
+	size_t n, i, j;
+	const struct action_def *t = action_table(&n);
+	char a[128], b[128];
+
+	keymap_reset();
+	for (i = 0; i < n; i++) {
+		ck_assert_ptr_nonnull(t[i].name);
+		ck_assert_ptr_nonnull(t[i].help);
+		ck_assert_int_eq(action_by_name(t[i].name), t[i].id);
+		ck_assert_msg(keymap_first_key(t[i].id) >= 0, "%s has no key", t[i].name);
+		for (j = i + 1; j < n; j++) {
+			const char *p;
+
+			ck_assert_str_ne(t[i].name, t[j].name);
+			if (t[i].ctx != t[j].ctx)
+				continue;
+			keymap_keys(t[i].id, " ", a, sizeof a);
+			keymap_keys(t[j].id, " ", b, sizeof b);
+			for (p = strtok(b, " "); p; p = strtok(NULL, " ")) {
+				char pad[140];
+
+				snprintf(pad, sizeof pad, " %s ", a);
+				char want[40];
+				snprintf(want, sizeof want, " %s ", p);
+				ck_assert_msg(!strstr(pad, want), "%s and %s share key %s",
+				              t[i].name, t[j].name, p);
+			}
+		}
+	}
+}
+END_TEST
+
+START_TEST(test_key_names)
+{
+	static const char *const names[] = {"j",   "J",    "?",     "/",    "Enter",     "Esc",
+	                                    "Tab", "BTab", "Space", "PgDn", "PgUp",      "C-l",
+	                                    "F1",  "F12",  "Home",  "Del",  "Backspace", "é"};
+	size_t i;
+	char buf[32];
+
+	for (i = 0; i < sizeof names / sizeof names[0]; i++) {
+		int k = keyc_parse(names[i]);
+
+		ck_assert_msg(k >= 0, "%s", names[i]);
+		keyc_name(k, buf, sizeof buf);
+		ck_assert_str_eq(buf, names[i]);
+	}
+	ck_assert_int_eq(keyc_parse("KEY_NPAGE"), keyc_parse("PgDn"));
+	ck_assert_int_eq(keyc_parse("C-h"), KEYC_BS);
+	ck_assert_int_eq(keyc_parse("nope"), -1);
+	ck_assert_int_eq(keyc_parse("F13"), -1);
+	ck_assert_int_eq(keyc_parse(""), -1);
+	ck_assert_int_eq(keyc_parse("C-"), -1);
+}
+END_TEST
+
+START_TEST(test_lookup)
+{
+	keymap_reset();
+	ck_assert_int_eq(keymap_lookup('j', CTX_CAL), ACT_CAL_DOWN);
+	ck_assert_int_eq(keymap_lookup('j', CTX_PANE), ACT_DOWN);
+	ck_assert_int_eq(keymap_lookup('q', CTX_CAL), ACT_BACK);
+	ck_assert_int_eq(keymap_lookup('Q', CTX_PANE), ACT_QUIT);
+	ck_assert_int_eq(keymap_lookup('\r', CTX_PANE), ACT_OPEN);
+	ck_assert_int_eq(keymap_lookup(KEYC_FN | KEY_NPAGE, CTX_CAL), ACT_CAL_NEXT_MONTH);
+	/* in a form, printable keys are text: no global meaning */
+	ck_assert_int_eq(keymap_lookup('Q', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('?', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('\n', CTX_FORM), ACT_FORM_SUBMIT);
+	ck_assert_int_eq(keymap_lookup(27, CTX_FORM), ACT_FORM_CANCEL);
+	/* but function keys keep it */
+	ck_assert_int_eq(keymap_lookup(KEYC_FN | KEY_F(1), CTX_FORM), ACT_HELP);
+	ck_assert_int_eq(keymap_lookup(127, CTX_FORM), ACT_FORM_BACKSPACE);
+	ck_assert_int_eq(keymap_lookup('z', CTX_CAL), ACT_NONE);
+}
+END_TEST
+
+START_TEST(test_keys_file)
+{
+	char path[] = "/tmp/fdkeys.XXXXXX", warn[2048];
+	int fd = mkstemp(path), problems;
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("# my keys\n"
+	      "calendar-next-month = n PgDn\n"
+	      "calendar-today = T\n"
+	      "no-such-action = x\n"
+	      "calendar-day = Ctrl-D\n"
+	      "just words\n"
+	      "calendar-week = t\n",
+	      f);
+	fclose(f);
+	keymap_reset();
+	problems = keymap_load(path, warn, sizeof warn);
+	unlink(path);
+	/* unknown action, bad key, no '=', and t no longer clashes (today is T) */
+	ck_assert_int_eq(problems, 3);
+	ck_assert_ptr_nonnull(strstr(warn, "no-such-action"));
+	ck_assert_ptr_nonnull(strstr(warn, "Ctrl-D"));
+	ck_assert_int_eq(keymap_lookup('n', CTX_CAL), ACT_CAL_NEXT_MONTH);
+	ck_assert_int_eq(keymap_lookup(KEYC_FN | KEY_NPAGE, CTX_CAL), ACT_CAL_NEXT_MONTH);
+	ck_assert_int_eq(keymap_lookup('T', CTX_CAL), ACT_CAL_TODAY);
+	ck_assert_int_eq(keymap_lookup('t', CTX_CAL), ACT_CAL_WEEK);
+	/* the bad line left calendar-day as it was */
+	ck_assert_int_eq(keymap_lookup('d', CTX_CAL), ACT_CAL_DAY);
+
+	/* a key bound to two actions of one context is reported */
+	snprintf(path, sizeof path, "/tmp/fdkeys.XXXXXX");
+	fd = mkstemp(path);
+	f = fdopen(fd, "w");
+	fputs("calendar-today = m\n", f);
+	fclose(f);
+	keymap_reset();
+	problems = keymap_load(path, warn, sizeof warn);
+	unlink(path);
+	ck_assert_int_eq(problems, 1);
+	ck_assert_ptr_nonnull(strstr(warn, "calendar-today"));
+	keymap_reset();
+}
+END_TEST
+
+/* ---------------------------------------------------------------- dates */
+
+static int64_t at(const char *s)
+{
+	int64_t t;
+
+	ck_assert_msg(clock_parse_local(s, &t) == 0, "%s: %s", s, err_msg());
+	return t;
+}
+
+START_TEST(test_cal_weeks)
+{
+	int64_t tue = at("2026-12-01");
+
+	ck_assert_int_eq(cal_wday(tue), 2);
+	ck_assert_int_eq(cal_week_start(tue, 0), at("2026-11-29"));
+	ck_assert_int_eq(cal_week_start(tue, 1), at("2026-11-30"));
+	ck_assert_int_eq(cal_week_start(tue, 2), tue);
+	ck_assert_int_eq(cal_week_start(tue, 3), at("2026-11-25"));
+	/* across the end of DST (2026-11-01 in New York): still a midnight */
+	ck_assert_int_eq(cal_week_start(at("2026-11-04"), 0), at("2026-11-01"));
+	ck_assert_int_eq(cal_week_start(at("2026-11-02 23:30"), 1), at("2026-11-02"));
+	ck_assert_int_eq(cal_minute(at("2026-11-01 13:45")), 13 * 60 + 45);
+	ck_assert_int_eq(cal_month_start(at("2026-12-31 23:59")), at("2026-12-01"));
+	ck_assert_int_eq(cal_month_weeks(at("2026-12-01"), 0), 5);
+	ck_assert_int_eq(cal_month_weeks(at("2026-02-01"), 0), 4); /* Feb 1 2026 is a Sunday */
+	ck_assert_int_eq(cal_month_weeks(at("2026-02-01"), 1), 5);
+	ck_assert_int_eq(cal_month_weeks(at("2026-08-01"), 0), 6); /* Saturday the 1st, 31 days */
+}
+END_TEST
+
+START_TEST(test_cal_months)
+{
+	ck_assert_int_eq(cal_add_months(at("2026-01-31"), 1), at("2026-02-28"));
+	ck_assert_int_eq(cal_add_months(at("2028-01-31"), 1), at("2028-02-29"));
+	ck_assert_int_eq(cal_add_months(at("2026-12-15"), 1), at("2027-01-15"));
+	ck_assert_int_eq(cal_add_months(at("2026-12-15"), -12), at("2025-12-15"));
+	ck_assert_int_eq(cal_add_months(at("2026-03-31"), -1), at("2026-02-28"));
+	ck_assert_int_eq(cal_add_months(at("2026-03-08"), 1), at("2026-04-08")); /* DST starts */
+	ck_assert_int_eq(cal_add_months(at("2026-01-01"), -1), at("2025-12-01"));
+}
+END_TEST
+
+START_TEST(test_cal_weekday_names)
+{
+	ck_assert_int_eq(cal_parse_weekday("monday"), 1);
+	ck_assert_int_eq(cal_parse_weekday("Sunday"), 0);
+	ck_assert_int_eq(cal_parse_weekday("SAT"), 6);
+	ck_assert_int_eq(cal_parse_weekday("3"), 3);
+	ck_assert_int_eq(cal_parse_weekday("7"), -1);
+	ck_assert_int_eq(cal_parse_weekday("mo"), -1);
+	ck_assert_int_eq(cal_parse_weekday(""), -1);
+	/* the locale decides when the config does not: C and en_US start on
+	 * Sunday, zh_CN on Monday (when those locales are installed) */
+	setlocale(LC_TIME, "C");
+	ck_assert_int_eq(cal_locale_first_weekday(), 0);
+	if (setlocale(LC_TIME, "zh_CN.UTF-8"))
+		ck_assert_int_eq(cal_locale_first_weekday(), 1);
+	if (setlocale(LC_TIME, "en_US.UTF-8"))
+		ck_assert_int_eq(cal_locale_first_weekday(), 0);
+	setlocale(LC_TIME, "C");
+}
+END_TEST
+
+/* ---------------------------------------------------------------- the payment form */
+
+static char tmpdir[64], dbpath[128];
+static struct db *db;
+
+static void db_setup(void)
+{
+	setenv("TZ", "America/New_York", 1);
+	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
+	unsetenv("FRONTDESK_CONFIG");
+	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdui.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+}
+
+static void db_teardown(void)
+{
+	char cmd[160];
+
+	db_close(db);
+	db = NULL;
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static int64_t count(const char *sql)
+{
+	int64_t v = -1;
+
+	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
+	return v;
+}
+
+/* An issued invoice of one line of price cents, due in due_days. */
+static int64_t invoice_of(int64_t cust, int64_t price, long due_days)
+{
+	struct job_input ji = {cust, "Wash", "USD", NULL};
+	struct item_input it = {0, "SERVICE", "Wash", 1000, price};
+	struct invoice_input in = {0};
+	struct idem_result res = {0};
+	int64_t job, item, id;
+
+	ck_assert_int_eq(job_add(db, &ji, &job), 0);
+	it.job_id = job;
+	ck_assert_int_eq(item_add(db, &it, &item), 0);
+	in.jobs = &job;
+	in.n_jobs = 1;
+	in.terms_days = due_days;
+	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
+	id = res.id;
+	idem_result_free(&res);
+	return id;
+}
+
+START_TEST(test_payform_twice_posts_once)
+{
+	struct customer_input ci = {"Ada Lee", NULL, NULL, NULL, NULL};
+	struct payform pf;
+	struct payment_input in = {0};
+	struct idem_result r1 = {0}, r2 = {0}, r3 = {0};
+	int64_t cust, late, early;
+	int ok;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	late = invoice_of(cust, 9000, 30);  /* 90.00 due in 30 days */
+	early = invoice_of(cust, 4750, 10); /* 47.50 due in 10 days: the oldest due */
+	ck_assert_int_eq(payform_load(db, cust, "USD", &pf), 0);
+	ck_assert_int_eq(pf.ninv, 2);
+	ck_assert_int_eq(pf.inv[0].id, early); /* oldest due first */
+	ck_assert_int_eq(pf.inv[1].id, late);
+
+	/* 100.00: all of the early one, 52.50 of the late one, nothing left */
+	ck_assert_int_eq(payform_propose(db, &pf, 10000), 0);
+	ck_assert_int_eq(pf.alloc[0], 4750);
+	ck_assert_int_eq(pf.alloc[1], 5250);
+	ck_assert_int_eq(payform_allocated(&pf, &ok), 10000);
+	ck_assert_int_eq(ok, 1);
+
+	/* edited by hand: 40.00 to the late one, the rest is credit */
+	pf.alloc[0] = 0;
+	pf.alloc[1] = 4000;
+	in.amount = 10000;
+	in.method = "check";
+	in.reference = "1234";
+	ck_assert_msg(payform_post(db, &pf, &in, "desk-test-key-1", &r1) == 0, "%s", err_msg());
+	ck_assert_int_eq(r1.replayed, 0);
+	ck_assert_int_eq(r1.n, 1);
+	/* the same form posted again (Enter twice): the first answer, nothing new */
+	ck_assert_msg(payform_post(db, &pf, &in, "desk-test-key-1", &r2) == 0, "%s", err_msg());
+	ck_assert_int_eq(r2.replayed, 1);
+	ck_assert_int_eq(r2.id, r1.id);
+	ck_assert_int_eq(count("SELECT count(*) FROM payment"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM payment_allocation"), 1);
+	ck_assert_int_eq(count("SELECT paid FROM invoice WHERE id = 1"), 4000);
+	ck_assert_int_eq(count("SELECT amount - allocated FROM payment"), 6000);
+	/* another form instance (another key) is another payment */
+	ck_assert_int_eq(payform_post(db, &pf, &in, "desk-test-key-2", &r3), 0);
+	ck_assert_int_eq(r3.replayed, 0);
+	ck_assert_int_ne(r3.id, r1.id);
+	ck_assert_int_eq(count("SELECT count(*) FROM payment"), 2);
+	idem_result_free(&r1);
+	idem_result_free(&r2);
+	idem_result_free(&r3);
+	payform_free(&pf);
+
+	/* the paid part is no longer proposed */
+	ck_assert_int_eq(payform_load(db, cust, "USD", &pf), 0);
+	ck_assert_int_eq(pf.ninv, 2);
+	ck_assert_int_eq(pf.inv[1].balance, 9000 - 8000);
+	payform_free(&pf);
+}
+END_TEST
+
+/* A visit of customer cust from start to end (shop time), its row built. */
+static int64_t visit(int64_t cust, const char *start, const char *end)
+{
+	struct job_input ji = {cust, "Wash", "USD", NULL};
+	struct appt_input ai = {at(start), at(end), NULL, NULL};
+	int64_t job, appt;
+
+	ck_assert_int_eq(job_add(db, &ji, &job), 0);
+	ck_assert_int_eq(appt_add(db, &ai, &appt), 0);
+	ck_assert_int_eq(link_add(db, appt, job, 60, NULL), 0);
+	ck_assert_msg(projection_rebuild(db, appt, NULL) == 0, "%s", err_msg());
+	return appt;
+}
+
+START_TEST(test_cal_load)
+{
+	struct customer_input ci = {"Ada Lee", NULL, NULL, NULL, NULL};
+	struct cal_data d = {0};
+	int64_t cust, night;
+	int round;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	visit(cust, "2026-12-01 09:00", "2026-12-01 10:00");
+	visit(cust, "2026-12-01 10:00", "2026-12-01 11:00");
+	visit(cust, "2026-12-01 11:00", "2026-12-01 12:00");
+	night = visit(cust, "2026-12-01 23:00", "2026-12-02 01:00");
+	visit(cust, "2026-12-04 09:00", "2026-12-04 10:00"); /* outside the range */
+	/* twice: the second load reuses the buffers of the first */
+	for (round = 0; round < 2; round++) {
+		ck_assert_int_eq(cal_load(db, at("2026-12-01"), 2, 2, &d), 0);
+		ck_assert_int_eq(d.nrows, 4);
+		/* the visit crossing midnight belongs to both days */
+		ck_assert_int_eq(cal_day_count(&d, 0), 4);
+		ck_assert_int_eq(cal_day_count(&d, 1), 1);
+		ck_assert_int_eq(cal_day_row(&d, 1, 0)->appointment_id, night);
+		ck_assert_int_eq(cal_find_day(&d, at("2026-12-02")), 1);
+		/* names for the first two of each day, counts and statuses for all */
+		ck_assert_str_eq(cal_day_row(&d, 0, 0)->customers, "Ada Lee");
+		ck_assert_str_eq(cal_day_row(&d, 0, 1)->services, "Wash");
+		ck_assert_str_eq(cal_day_row(&d, 0, 2)->customers, "");
+		ck_assert_str_eq(cal_day_row(&d, 0, 2)->pay_status, "nothing_to_charge");
+		ck_assert_str_eq(cal_day_row(&d, 1, 0)->customers, "Ada Lee"); /* first of day 2 */
+		ck_assert_ptr_null(cal_day_row(&d, 1, 1));
+	}
+	ck_assert_int_eq(cal_load(db, at("2026-12-01"), 1, 0, &d), 0);
+	ck_assert_int_eq(cal_day_count(&d, 0), 4);
+	ck_assert_str_eq(cal_day_row(&d, 0, 3)->customers, "Ada Lee"); /* 0: every name */
+	cal_data_free(&d);
+}
+END_TEST
+
+START_TEST(test_payform_refused_writes_nothing)
+{
+	struct customer_input ci = {"Bo Chen", NULL, NULL, NULL, NULL};
+	struct payform pf;
+	struct payment_input in = {0};
+	struct idem_result r = {0};
+	int64_t cust;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	invoice_of(cust, 5000, 30);
+	ck_assert_int_eq(payform_load(db, cust, NULL, &pf), 0);
+	ck_assert_str_eq(pf.currency, "USD");
+	pf.alloc[0] = 6000; /* more than the invoice owes */
+	in.amount = 6000;
+	in.method = "cash";
+	ck_assert_int_ne(payform_post(db, &pf, &in, "desk-test-key-3", &r), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM payment"), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM idempotency_record"), 0);
+	/* corrected, the same key posts */
+	pf.alloc[0] = 5000;
+	ck_assert_msg(payform_post(db, &pf, &in, "desk-test-key-3", &r) == 0, "%s", err_msg());
+	ck_assert_int_eq(count("SELECT count(*) FROM payment"), 1);
+	idem_result_free(&r);
+	payform_free(&pf);
+	ck_assert_int_eq(payform_load(db, 999, NULL, &pf), FD_ENOTFOUND);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ui");
+	TCase *pure = tcase_create("pure");
+	TCase *withdb = tcase_create("payform");
+	SRunner *sr;
+	int failed;
+
+	setenv("TZ", "America/New_York", 1);
+	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
+	setlocale(LC_ALL, "C.UTF-8");
+	tcase_add_test(pure, test_layout_frame);
+	tcase_add_test(pure, test_layout_too_small);
+	tcase_add_test(pure, test_layout_month);
+	tcase_add_test(pure, test_layout_week);
+	tcase_add_test(pure, test_layout_lanes);
+	tcase_add_test(pure, test_layout_columns);
+	tcase_add_test(pure, test_default_keys_unique);
+	tcase_add_test(pure, test_key_names);
+	tcase_add_test(pure, test_lookup);
+	tcase_add_test(pure, test_keys_file);
+	tcase_add_test(pure, test_cal_weeks);
+	tcase_add_test(pure, test_cal_months);
+	tcase_add_test(pure, test_cal_weekday_names);
+	suite_add_tcase(s, pure);
+	tcase_add_checked_fixture(withdb, db_setup, db_teardown);
+	tcase_add_test(withdb, test_payform_twice_posts_once);
+	tcase_add_test(withdb, test_payform_refused_writes_nothing);
+	tcase_add_test(withdb, test_cal_load);
+	tcase_set_timeout(withdb, 60);
+	suite_add_tcase(s, withdb);
+	sr = srunner_create(s);
+	srunner_set_tap(sr, "-");
+	srunner_run_all(sr, CK_SILENT);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -1,0 +1,153 @@
+/*
+ * action.h - the one table of named actions and the keys bound to them.
+ *
+ * Every key the screen reacts to is bound to a named action here
+ * ("calendar-next-month" <- "PgDn"). The table drives four things: the
+ * dispatch of keys to the view on top (views see actions, never raw keys),
+ * the keys file in the config folder (which rebinds actions by name), the
+ * `?` help screen and the key-hint bar. Action names and key names are
+ * untranslated identifiers; the help text is translated when shown.
+ *
+ * An action belongs to one context (global, calendar, pane, form);
+ * a view says which contexts it listens to. A key is looked up first in the
+ * view's own contexts, then in the global one (in a form only for function
+ * and control keys: typing text must not trigger anything).
+ *
+ * Pure code: no curses calls (only its KEY_* constants), unit-tested in
+ * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
+ * the hint bar.
+ */
+#ifndef FD_ACTION_H
+#define FD_ACTION_H
+
+#include <stddef.h>
+
+/* Contexts, as bits so that a view can listen to several. */
+enum {
+	CTX_GLOBAL = 1,
+	CTX_CAL = 2,  /* the calendar */
+	CTX_PANE = 4, /* drill-down panes and lists */
+	CTX_FORM = 8, /* forms: unbound printable keys are typed text */
+};
+
+enum action {
+	ACT_NONE = 0,
+	/* global */
+	ACT_QUIT,
+	ACT_HELP,
+	ACT_BACK,
+	ACT_REDRAW,
+	ACT_SEARCH,
+	/* calendar */
+	ACT_CAL_LEFT,
+	ACT_CAL_RIGHT,
+	ACT_CAL_UP,
+	ACT_CAL_DOWN,
+	ACT_CAL_NEXT_WEEK,
+	ACT_CAL_PREV_WEEK,
+	ACT_CAL_NEXT_MONTH,
+	ACT_CAL_PREV_MONTH,
+	ACT_CAL_TODAY,
+	ACT_CAL_GOTO,
+	ACT_CAL_MONTH,
+	ACT_CAL_WEEK,
+	ACT_CAL_DAY,
+	ACT_CAL_OPEN,
+	ACT_CAL_NEW_VISIT,
+	/* panes */
+	ACT_UP,
+	ACT_DOWN,
+	ACT_PAGE_UP,
+	ACT_PAGE_DOWN,
+	ACT_TOP,
+	ACT_BOTTOM,
+	ACT_OPEN,
+	ACT_EDIT,
+	ACT_NEW_JOB,
+	ACT_NEW_ITEM,
+	ACT_ISSUE_INVOICE,
+	ACT_RECORD_PAYMENT,
+	ACT_REVERSE_ALLOC,
+	ACT_REFUND,
+	/* forms */
+	ACT_FORM_SUBMIT,
+	ACT_FORM_CANCEL,
+	ACT_FORM_NEXT,
+	ACT_FORM_PREV,
+	ACT_FORM_LEFT,
+	ACT_FORM_RIGHT,
+	ACT_FORM_HOME,
+	ACT_FORM_END,
+	ACT_FORM_BACKSPACE,
+	ACT_FORM_DELETE,
+	ACT_FORM_CLEAR,
+	ACT_FORM_PROPOSE,
+	ACT_FORM_CONFIRM,
+	/* not bindable: made by the loop */
+	ACT_FORM_INSERT, /* a printable character typed into a form */
+	ACT_MOUSE,       /* a click, with its position */
+	ACT_N
+};
+
+/* Keys are ints: a character is its code point; a curses function key
+ * (KEY_NPAGE...) is KEYC_FN | code. Enter is '\n', Backspace KEYC_BS. */
+#define KEYC_FN         0x1000000
+#define KEYC_BS         (KEYC_FN | 0x107) /* KEY_BACKSPACE */
+#define ACTION_MAX_KEYS 6
+
+struct action_def {
+	enum action id;
+	const char *name;     /* "calendar-next-month": the keys file uses it */
+	const char *defaults; /* default keys, blank-separated key names */
+	const char *help;     /* N_() marked, translated when shown */
+	unsigned ctx;         /* one CTX_* bit */
+	const char *hint;     /* N_() short label for the hint bar, or NULL */
+};
+
+/* action_table - the whole table (ACT_N - 1 entries after ACT_NONE);
+ * *n gets its length. */
+const struct action_def *action_table(size_t *n);
+
+/* action_def - the entry of id, or NULL for an action that is not bindable. */
+const struct action_def *action_def(enum action id);
+
+/* action_by_name - the action called name, or ACT_NONE. */
+enum action action_by_name(const char *name);
+
+/* keyc_parse - the key named by name ("j", "J", "PgDn", "C-l", "Enter",
+ * "Esc", "F1", "Space"...); -1 when name is not a key name. */
+int keyc_parse(const char *name);
+
+/* keyc_name - the name of key written into buf (size n), the same spelling
+ * keyc_parse reads; a printable character is written as itself (UTF-8). */
+void keyc_name(int key, char *buf, size_t n);
+
+/* keymap_reset - bind every action to its default keys. */
+void keymap_reset(void);
+
+/* keymap_bind - replace the keys of action by the blank-separated key
+ * names in keys. 0, or -1 when a key name is unknown (nothing changes);
+ * bad (may be NULL) gets the offending name. */
+int keymap_bind(enum action a, const char *keys, char *bad, size_t badn);
+
+/* keymap_load - read a keys file ("action-name = key key" lines, '#'
+ * comments) and bind what it says. Each problem (unknown action, unknown
+ * key, a key bound twice in one context) is appended as one translated line
+ * to warn (size n), the line ignored. Returns the number of problems; a
+ * missing file is not a problem. */
+int keymap_load(const char *path, char *warn, size_t n);
+
+/* keymap_lookup - the action key means for a view listening to contexts
+ * ctx: the view's own contexts first, then CTX_GLOBAL (with CTX_FORM, only
+ * for function and control keys). ACT_NONE when the key is bound to
+ * nothing there. */
+enum action keymap_lookup(int key, unsigned ctx);
+
+/* keymap_keys - the names of the keys bound to a, joined with sep, in buf
+ * ("" when none). */
+void keymap_keys(enum action a, const char *sep, char *buf, size_t n);
+
+/* keymap_first_key - the first key bound to a, or -1. */
+int keymap_first_key(enum action a);
+
+#endif

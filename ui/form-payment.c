@@ -1,0 +1,299 @@
+/*
+ * form-payment.c - record a payment and allocate it across the customer's
+ * open invoices.
+ *
+ * The allocation rows start from the core's oldest-first proposal for the
+ * amount typed; each row can be edited, and the form shows at all times
+ * what is allocated and what is left as the customer's credit. While no
+ * allocation row was edited, changing the amount proposes again; F5
+ * (form-propose) proposes again at any time. Nothing is written until
+ * Enter posts the form, and then the payment and all its allocations are
+ * one transaction (payform_post) under the form's idempotency key.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "clock.h"
+#include "err.h"
+#include "fmt.h"
+#include "form.h"
+#include "i18n.h"
+#include "money.h"
+#include "payform.h"
+#include "text.h"
+#include "views.h"
+#include "xalloc.h"
+
+enum { F_AMOUNT = 1, F_METHOD, F_REFERENCE, F_RECEIVED, F_NOTE, F_HEAD, F_SUMMARY, F_ALLOC0 = 100 };
+
+static const char *const methods[] = {"cash", "check", "card", "bank_transfer", "other"};
+static const char *const method_labels[] = {N_("cash"), N_("check"), N_("card"),
+                                            N_("bank transfer"), N_("other")};
+
+struct payst {
+	struct payform pf;
+	const struct currency *cur;
+	int manual; /* an allocation row was edited since the last proposal */
+};
+
+/* The amount typed, or -1 when it is not (yet) an amount. */
+static int64_t amount_of(struct form *f, struct payst *ps)
+{
+	int64_t v;
+	const char *t = form_value(f, form_find(f, F_AMOUNT));
+
+	if (!*t || money_parse(t, ps->cur, &v) || v <= 0)
+		return -1;
+	return v;
+}
+
+static void show_allocs(struct form *f, struct payst *ps)
+{
+	int i;
+	char m[FMT_MONEY];
+
+	for (i = 0; i < ps->pf.ninv; i++) {
+		int k = form_find(f, F_ALLOC0 + i);
+
+		form_set(f, k,
+		         ps->pf.alloc[i] ? fmt_money(ps->pf.alloc[i], ps->pf.currency, m) : "");
+		f->fields[k].edited = 0;
+	}
+}
+
+/* Read the rows into pf.alloc; errors on the rows. Returns the number of bad rows. */
+static int read_allocs(struct form *f, struct payst *ps, int mark)
+{
+	int i, bad = 0;
+
+	for (i = 0; i < ps->pf.ninv; i++) {
+		int k = form_find(f, F_ALLOC0 + i);
+		const char *t = form_value(f, k);
+		int64_t v = 0;
+
+		if (*t && (money_parse(t, ps->cur, &v) || v < 0)) {
+			if (mark)
+				form_error(f, k, "%s", _("not an amount"));
+			bad++;
+			v = 0;
+		} else if (v > ps->pf.inv[i].balance) {
+			char b[FMT_MONEY];
+
+			if (mark)
+				form_error(f, k, _("more than the balance %s"),
+				           fmt_money(ps->pf.inv[i].balance, ps->pf.currency, b));
+			bad++;
+		}
+		ps->pf.alloc[i] = v;
+	}
+	return bad;
+}
+
+static void summary(struct form *f, struct payst *ps)
+{
+	int64_t amount = amount_of(f, ps), sum;
+	int ok, k = form_find(f, F_SUMMARY);
+	char a[FMT_MONEY], c[FMT_MONEY], buf[256];
+
+	read_allocs(f, ps, 0);
+	sum = payform_allocated(&ps->pf, &ok);
+	if (!ok) {
+		form_set(f, k, _("the allocations are too large"));
+		return;
+	}
+	if (amount < 0) {
+		snprintf(buf, sizeof buf, _("Allocated %s; type the amount received"),
+		         fmt_money(sum, ps->pf.currency, a));
+	} else if (sum > amount) {
+		snprintf(buf, sizeof buf, _("Allocated %1$s: %2$s MORE than the amount"),
+		         fmt_money(sum, ps->pf.currency, a),
+		         fmt_money(sum - amount, ps->pf.currency, c));
+	} else {
+		snprintf(buf, sizeof buf, _("Allocated %1$s   Left as the customer's credit %2$s"),
+		         fmt_money(sum, ps->pf.currency, a),
+		         fmt_money(amount - sum, ps->pf.currency, c));
+	}
+	form_set(f, k, buf);
+}
+
+static void pay_changed(struct form *f, int i)
+{
+	struct payst *ps = f->arg;
+	int id = i >= 0 ? f->fields[i].id : -1;
+
+	if (id >= F_ALLOC0)
+		ps->manual = 1;
+	if (id == -1 || (id == F_AMOUNT && !ps->manual)) {
+		int64_t amount = amount_of(f, ps);
+
+		if (payform_propose(ui_db(), &ps->pf, amount > 0 ? amount : 0) == 0) {
+			show_allocs(f, ps);
+			ps->manual = 0;
+		} else {
+			ui_msg(MSG_ERROR, _("No proposal: %s"), err_msg());
+		}
+	}
+	summary(f, ps);
+}
+
+static int pay_check(struct form *f)
+{
+	struct payst *ps = f->arg;
+	int errors = 0, k, ok;
+	int64_t amount, t, sum;
+	const char *s;
+
+	k = form_find(f, F_AMOUNT);
+	s = form_value(f, k);
+	if (!*s) {
+		form_error(f, k, "%s", _("required"));
+		errors++;
+	} else if (money_parse(s, ps->cur, &amount)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	} else if (amount <= 0) {
+		form_error(f, k, "%s", _("must be more than zero"));
+		errors++;
+	}
+	k = form_find(f, F_RECEIVED);
+	if (clock_parse_local(form_value(f, k), &t)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, F_REFERENCE);
+	if (text_check(form_value(f, k), _("the reference"), 200, 1)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, F_NOTE);
+	if (text_check(form_value(f, k), _("the note"), 2000, 1)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	errors += read_allocs(f, ps, 1);
+	sum = payform_allocated(&ps->pf, &ok);
+	if (!errors && (!ok || sum > amount_of(f, ps))) {
+		char a[FMT_MONEY];
+
+		form_error(f, form_find(f, F_AMOUNT), _("the allocations (%s) are more than this"),
+		           fmt_money(sum, ps->pf.currency, a));
+		errors++;
+	}
+	return errors;
+}
+
+static int pay_post(struct form *f)
+{
+	struct payst *ps = f->arg;
+	struct payment_input in = {0};
+	struct idem_result res = {0};
+	const char *ref = form_value(f, form_find(f, F_REFERENCE));
+	const char *note = form_value(f, form_find(f, F_NOTE));
+	char m[FMT_MONEY];
+	int64_t received, amount = amount_of(f, ps), sum;
+	int rc, i, ok;
+
+	if (clock_parse_local(form_value(f, form_find(f, F_RECEIVED)), &received))
+		return FD_EINVAL;
+	in.amount = amount;
+	in.method = form_value(f, form_find(f, F_METHOD));
+	in.reference = *ref ? ref : NULL;
+	in.note = *note ? note : NULL;
+	in.received_at = received;
+	read_allocs(f, ps, 0);
+	rc = payform_post(ui_db(), &ps->pf, &in, form_key(f), &res);
+	if (rc)
+		return rc;
+	f->posted_id = res.id;
+	form_receipt(f, _("Payment %1$lld recorded: %2$s by %3$s from %4$s."), (long long)res.id,
+	             fmt_money_cur(amount, ps->pf.currency, m), fmt_status(in.method),
+	             ps->pf.customer_name);
+	for (i = 0; i < ps->pf.ninv; i++)
+		if (ps->pf.alloc[i] > 0)
+			form_receipt(f, _("  %1$s allocated to %2$s"),
+			             fmt_money(ps->pf.alloc[i], ps->pf.currency, m),
+			             ps->pf.inv[i].number);
+	sum = payform_allocated(&ps->pf, &ok);
+	form_receipt(f, _("  %s left as the customer's credit"),
+	             fmt_money(amount - sum, ps->pf.currency, m));
+	if (res.replayed)
+		form_receipt(f, "%s",
+		             _("This form had already posted it; nothing was posted again."));
+	idem_result_free(&res);
+	return 0;
+}
+
+static void pay_free(struct form *f)
+{
+	struct payst *ps = f->arg;
+
+	payform_free(&ps->pf);
+	free(ps);
+}
+
+static const struct form_spec pay_spec = {
+    .name = "payment",
+    .check = pay_check,
+    .post = pay_post,
+    .changed = pay_changed,
+    .free = pay_free,
+    .has_propose = 1,
+    .help = N_("Type the whole amount received (one check is one payment). The open invoices "
+               "get the oldest-first proposal; change any row, F5 proposes again. What is "
+               "not allocated stays as the customer's credit. Enter posts everything at "
+               "once."),
+};
+
+struct view *form_payment_new(int64_t customer_id, const char *currency)
+{
+	struct payst *ps;
+	struct form *f;
+	char title[256], now[32], label[160], d[32], b[FMT_MONEY];
+	int i, k;
+
+	if (ui_readonly()) {
+		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
+		return NULL;
+	}
+	ps = xcalloc(1, sizeof *ps);
+	if (payform_load(ui_db(), customer_id, currency, &ps->pf) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot open the payment form: %s"), err_msg());
+		free(ps);
+		return NULL;
+	}
+	ps->cur = currency_find(ps->pf.currency);
+	if (!ps->cur) {
+		ui_msg(MSG_ERROR, _("Unknown currency %s."), ps->pf.currency);
+		payform_free(&ps->pf);
+		free(ps);
+		return NULL;
+	}
+	snprintf(title, sizeof title, _("Record a payment from %1$s (%2$s)"), ps->pf.customer_name,
+	         ps->pf.currency);
+	f = form_new(&pay_spec, ps, title);
+	k = form_add(f, F_TEXT, F_AMOUNT, _("Amount received"), NULL);
+	f->fields[k].width = 16;
+	form_add_choice(f, F_METHOD, _("Method"), methods, method_labels, 5, "cash");
+	form_add(f, F_TEXT, F_REFERENCE, _("Reference (check no.)"), NULL);
+	clock_format_local(clock_now(), "%Y-%m-%d %H:%M", now, sizeof now);
+	k = form_add(f, F_TEXT, F_RECEIVED, _("Received"), now);
+	f->fields[k].width = 16;
+	form_add(f, F_TEXT, F_NOTE, _("Note"), NULL);
+	form_add(f, F_INFO, F_HEAD,
+	         ps->pf.ninv ? _("Allocate to open invoices (oldest due first):")
+	                     : _("No open invoice in this currency: all of it becomes credit."),
+	         NULL);
+	for (i = 0; i < ps->pf.ninv; i++) {
+		snprintf(label, sizeof label, _("%1$s owes %2$s, due %3$s"), ps->pf.inv[i].number,
+		         fmt_money(ps->pf.inv[i].balance, ps->pf.currency, b),
+		         fmt_date(ps->pf.inv[i].due_at, d));
+		k = form_add(f, F_TEXT, F_ALLOC0 + i, label, NULL);
+		f->fields[k].width = 14;
+	}
+	form_add(f, F_INFO, F_SUMMARY, "", NULL);
+	summary(f, ps);
+	return form_view(f);
+}

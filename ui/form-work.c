@@ -1,0 +1,602 @@
+/*
+ * form-work.c - the forms for work records: book and edit a visit, add a
+ * job to a visit and edit a job, add and edit a line item.
+ *
+ * Each form checks every field before anything is written, then calls the
+ * core (appt_add/appt_edit/appt_set_status, job_add + link_add,
+ * job_edit/job_set_status, item_add/item_edit). An edit sends only the
+ * fields that changed. Where one form needs two core calls (a job and its
+ * link to the visit; an edit and a status change), each is its own
+ * transaction and the receipt says what was done if the second refuses.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../src/config.h"
+#include "clock.h"
+#include "customer.h"
+#include "err.h"
+#include "fmt.h"
+#include "form.h"
+#include "i18n.h"
+#include "money.h"
+#include "text.h"
+#include "views.h"
+#include "work.h"
+#include "xalloc.h"
+
+static int refuse_readonly(void)
+{
+	if (ui_readonly()) {
+		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
+		return 1;
+	}
+	return 0;
+}
+
+static int check_text(struct form *f, int id, const char *what, size_t max, int empty_ok)
+{
+	int k = form_find(f, id);
+
+	if (text_check(form_value(f, k), what, max, empty_ok)) {
+		form_error(f, k, "%s", err_msg());
+		return 1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- visits */
+
+enum { V_DATE = 1, V_START, V_END, V_LOCATION, V_NOTE, V_STATUS };
+
+static const char *const vstatus[] = {"scheduled", "confirmed", "in_progress",
+                                      "done",      "cancelled", "no_show"};
+static const char *const vstatus_labels[] = {N_("scheduled"), N_("confirmed"), N_("in progress"),
+                                             N_("done"),      N_("cancelled"), N_("no-show")};
+
+struct visitst {
+	int64_t id; /* 0: a new visit */
+	struct appt old;
+	int64_t start, end;
+};
+
+static int times(struct form *f, struct visitst *vs)
+{
+	char buf[64];
+	int errors = 0, k;
+
+	snprintf(buf, sizeof buf, "%s %s", form_value(f, form_find(f, V_DATE)),
+	         form_value(f, form_find(f, V_START)));
+	if (clock_parse_local(buf, &vs->start)) {
+		k = form_find(f, V_START);
+		form_error(f, k, "%s", _("a date YYYY-MM-DD and a time HH:MM"));
+		errors++;
+	}
+	snprintf(buf, sizeof buf, "%s %s", form_value(f, form_find(f, V_DATE)),
+	         form_value(f, form_find(f, V_END)));
+	if (clock_parse_local(buf, &vs->end)) {
+		form_error(f, form_find(f, V_END), "%s", _("a time HH:MM"));
+		errors++;
+	} else if (!errors && vs->end <= vs->start) {
+		vs->end = clock_add_days(vs->end, 1); /* ends after midnight */
+		if (vs->end - vs->start > APPT_MAX_SECONDS) {
+			form_error(f, form_find(f, V_END), "%s", _("must be after the start"));
+			errors++;
+		}
+	}
+	return errors;
+}
+
+static int visit_check(struct form *f)
+{
+	struct visitst *vs = f->arg;
+
+	return times(f, vs) + check_text(f, V_LOCATION, _("the place"), 400, 1) +
+	       check_text(f, V_NOTE, _("the note"), 2000, 1);
+}
+
+static int visit_post(struct form *f)
+{
+	struct visitst *vs = f->arg;
+	struct appt_input in = {0};
+	const char *loc = form_value(f, form_find(f, V_LOCATION));
+	const char *note = form_value(f, form_find(f, V_NOTE));
+	char when[32];
+	int64_t id;
+	int rc;
+
+	if (vs->id == 0) {
+		in.start_at = vs->start;
+		in.end_at = vs->end;
+		in.location = *loc ? loc : NULL;
+		in.note = *note ? note : NULL;
+		if ((rc = appt_add(ui_db(), &in, &id)))
+			return rc;
+		f->posted_id = id;
+		form_receipt(f,
+		             _("Visit %1$lld booked for %2$s. Open it from the calendar to add "
+		               "the job it works on."),
+		             (long long)id, fmt_datetime(vs->start, when));
+		return 0;
+	}
+	if (vs->start != vs->old.start_at)
+		in.start_at = vs->start;
+	if (vs->end != vs->old.end_at)
+		in.end_at = vs->end;
+	if (strcmp(loc, vs->old.location ? vs->old.location : ""))
+		in.location = loc;
+	if (strcmp(note, vs->old.note ? vs->old.note : ""))
+		in.note = note;
+	rc = 0;
+	if (in.start_at || in.end_at || in.location || in.note) {
+		if ((rc = appt_edit(ui_db(), vs->id, &in)))
+			return rc;
+		form_receipt(f, _("Visit %lld changed."), (long long)vs->id);
+	}
+	if (strcmp(form_value(f, form_find(f, V_STATUS)), vs->old.status)) {
+		const char *st = form_value(f, form_find(f, V_STATUS));
+
+		if ((rc = appt_set_status(ui_db(), vs->id, st, NULL))) {
+			if (!f->receipt.len)
+				return rc; /* nothing was written: the form stays open */
+			form_receipt(f, _("! The status was not changed: %s"), err_msg());
+			return 0;
+		}
+		form_receipt(f, _("Visit %1$lld is now %2$s."), (long long)vs->id, fmt_status(st));
+	}
+	if (!f->receipt.len)
+		form_receipt(f, "%s", _("Nothing was changed."));
+	return 0;
+}
+
+static void visit_free(struct form *f)
+{
+	struct visitst *vs = f->arg;
+
+	if (vs->id)
+		appt_free(&vs->old);
+	free(vs);
+}
+
+static const struct form_spec visit_spec = {
+    .name = "visit",
+    .check = visit_check,
+    .post = visit_post,
+    .free = visit_free,
+    .help = N_("A visit is when and where only. A visit ending after midnight ends on the "
+               "next day. The jobs it works on are added from the visit's pane (n)."),
+};
+
+struct view *form_visit_new(int64_t day_start)
+{
+	struct form *f;
+	char d[32];
+
+	if (refuse_readonly())
+		return NULL;
+	f = form_new(&visit_spec, xcalloc(1, sizeof(struct visitst)), _("Book a visit"));
+	form_add(f, F_TEXT, V_DATE, _("Date (YYYY-MM-DD)"), fmt_date(day_start, d));
+	form_add(f, F_TEXT, V_START, _("Starts (HH:MM)"), "09:00");
+	form_add(f, F_TEXT, V_END, _("Ends (HH:MM)"), "10:00");
+	form_add(f, F_TEXT, V_LOCATION, _("Place"), NULL);
+	form_add(f, F_TEXT, V_NOTE, _("Note"), NULL);
+	return form_view(f);
+}
+
+struct view *form_visit_edit(int64_t appt_id)
+{
+	struct visitst *vs;
+	struct form *f;
+	char d[32], t[16], title[100];
+
+	if (refuse_readonly())
+		return NULL;
+	vs = xcalloc(1, sizeof *vs);
+	if (appt_get(ui_db(), appt_id, &vs->old) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot read visit %1$lld: %2$s"), (long long)appt_id,
+		       err_msg());
+		free(vs);
+		return NULL;
+	}
+	vs->id = appt_id;
+	snprintf(title, sizeof title, _("Edit visit %lld"), (long long)appt_id);
+	f = form_new(&visit_spec, vs, title);
+	form_add(f, F_TEXT, V_DATE, _("Date (YYYY-MM-DD)"), fmt_date(vs->old.start_at, d));
+	clock_format_local(vs->old.start_at, "%H:%M", t, sizeof t);
+	form_add(f, F_TEXT, V_START, _("Starts (HH:MM)"), t);
+	clock_format_local(vs->old.end_at, "%H:%M", t, sizeof t);
+	form_add(f, F_TEXT, V_END, _("Ends (HH:MM)"), t);
+	form_add(f, F_TEXT, V_LOCATION, _("Place"), vs->old.location);
+	form_add(f, F_TEXT, V_NOTE, _("Note"), vs->old.note);
+	form_add_choice(f, V_STATUS, _("Status"), vstatus, vstatus_labels, 6, vs->old.status);
+	return form_view(f);
+}
+
+/* ---------------------------------------------------------------- jobs */
+
+enum { J_CUSTOMER = 1, J_TITLE, J_CURRENCY, J_MINUTES, J_NOTE, J_STATUS };
+
+static const char *const jstatus[] = {"open", "in_progress", "done", "cancelled"};
+static const char *const jstatus_labels[] = {N_("open"), N_("in progress"), N_("done"),
+                                             N_("cancelled")};
+
+struct jobst {
+	int64_t appt_id; /* new job: the visit that works on it */
+	int64_t id;      /* edit: the job */
+	struct job old;
+	int64_t customer_id, minutes;
+};
+
+struct match {
+	int n;
+	int64_t id;
+	char name[200];
+};
+
+static int count_match(const struct customer *c, void *arg)
+{
+	struct match *m = arg;
+
+	if (m->n++ == 0) {
+		m->id = c->id;
+		snprintf(m->name, sizeof m->name, "%s", c->name);
+	}
+	return m->n > 20;
+}
+
+/* The customer named by text: a number, or the one customer whose name or
+ * phone contains it. */
+static int resolve_customer(struct form *f, int k, int64_t *id)
+{
+	const char *t = form_value(f, k);
+	struct match m = {0, 0, ""};
+	char *end;
+	long long v;
+
+	if (!*t) {
+		form_error(f, k, "%s", _("required: a name, a phone number or a customer number"));
+		return 1;
+	}
+	v = strtoll(t, &end, 10);
+	if (!*end && v > 0) {
+		struct customer c;
+
+		if (customer_get(ui_db(), v, &c) != 0) {
+			form_error(f, k, _("no customer number %lld"), v);
+			return 1;
+		}
+		*id = c.id;
+		form_note(f, k, c.name);
+		customer_free(&c);
+		return 0;
+	}
+	customer_list(ui_db(), t, count_match, &m);
+	if (m.n == 0) {
+		form_error(f, k, "%s", _("no customer matches"));
+		return 1;
+	}
+	if (m.n > 1) {
+		form_error(f, k, _("%d customers match; type more, or the number"), m.n);
+		return 1;
+	}
+	*id = m.id;
+	form_note(f, k, m.name);
+	return 0;
+}
+
+static void job_changed(struct form *f, int i)
+{
+	struct jobst *js = f->arg;
+
+	if (i >= 0 && f->fields[i].id == J_CUSTOMER) {
+		struct match m = {0, 0, ""};
+		const char *t = form_value(f, i);
+
+		form_note(f, i, NULL);
+		if (strlen(t) >= 2 && (customer_list(ui_db(), t, count_match, &m), m.n == 1))
+			form_note(f, i, m.name);
+		else if (m.n > 1)
+			form_note(f, i, _("several match"));
+	}
+	(void)js;
+}
+
+static int job_check(struct form *f)
+{
+	struct jobst *js = f->arg;
+	int errors = 0, k;
+
+	if (js->id == 0) {
+		char *end;
+
+		errors += resolve_customer(f, form_find(f, J_CUSTOMER), &js->customer_id);
+		k = form_find(f, J_CURRENCY);
+		if (!currency_find(form_value(f, k))) {
+			form_error(f, k, "%s", _("an ISO 4217 code such as USD"));
+			errors++;
+		}
+		k = form_find(f, J_MINUTES);
+		js->minutes = strtoll(form_value(f, k), &end, 10);
+		if (*end || js->minutes < 0 || js->minutes > 100000 || !*form_value(f, k)) {
+			form_error(f, k, "%s", _("minutes, 0 to 100000"));
+			errors++;
+		}
+	}
+	k = form_find(f, J_TITLE);
+	if (!*form_value(f, k)) {
+		form_error(f, k, "%s", _("required"));
+		errors++;
+	} else {
+		errors += check_text(f, J_TITLE, _("the title"), 200, 0);
+	}
+	errors += check_text(f, J_NOTE, _("the note"), 2000, 1);
+	return errors;
+}
+
+static int job_post(struct form *f)
+{
+	struct jobst *js = f->arg;
+	struct job_input in = {0};
+	const char *title = form_value(f, form_find(f, J_TITLE));
+	const char *note = form_value(f, form_find(f, J_NOTE));
+	int64_t id;
+	int rc;
+
+	if (js->id == 0) {
+		in.customer_id = js->customer_id;
+		in.title = title;
+		in.currency = form_value(f, form_find(f, J_CURRENCY));
+		in.note = *note ? note : NULL;
+		if ((rc = job_add(ui_db(), &in, &id)))
+			return rc;
+		f->posted_id = id;
+		form_receipt(f, _("Job %1$lld added: %2$s."), (long long)id, title);
+		if ((rc = link_add(ui_db(), js->appt_id, id, js->minutes, NULL)))
+			form_receipt(f, _("! It could not be put on visit %1$lld: %2$s"),
+			             (long long)js->appt_id, err_msg());
+		else
+			form_receipt(f, _("Visit %1$lld works on it (%2$lld min)."),
+			             (long long)js->appt_id, (long long)js->minutes);
+		return 0;
+	}
+	if (strcmp(title, js->old.title))
+		in.title = title;
+	if (strcmp(note, js->old.note ? js->old.note : ""))
+		in.note = note;
+	if (in.title || in.note) {
+		if ((rc = job_edit(ui_db(), js->id, &in)))
+			return rc;
+		form_receipt(f, _("Job %lld changed."), (long long)js->id);
+	}
+	if (strcmp(form_value(f, form_find(f, J_STATUS)), js->old.status)) {
+		const char *st = form_value(f, form_find(f, J_STATUS));
+
+		if ((rc = job_set_status(ui_db(), js->id, st, NULL))) {
+			if (!f->receipt.len)
+				return rc;
+			form_receipt(f, _("! The status was not changed: %s"), err_msg());
+			return 0;
+		}
+		form_receipt(f, _("Job %1$lld is now %2$s."), (long long)js->id, fmt_status(st));
+	}
+	if (!f->receipt.len)
+		form_receipt(f, "%s", _("Nothing was changed."));
+	return 0;
+}
+
+static void job_free_form(struct form *f)
+{
+	struct jobst *js = f->arg;
+
+	if (js->id)
+		job_free(&js->old);
+	free(js);
+}
+
+static const struct form_spec job_spec = {
+    .name = "job",
+    .check = job_check,
+    .post = job_post,
+    .changed = job_changed,
+    .free = job_free_form,
+    .help = N_("A job is work for one customer in one currency; its line items are billed "
+               "once, however many visits it takes."),
+};
+
+struct view *form_job_new(int64_t appt_id)
+{
+	struct jobst *js;
+	struct form *f;
+	char title[100];
+
+	if (refuse_readonly())
+		return NULL;
+	js = xcalloc(1, sizeof *js);
+	js->appt_id = appt_id;
+	snprintf(title, sizeof title, _("New job on visit %lld"), (long long)appt_id);
+	f = form_new(&job_spec, js, title);
+	form_add(f, F_TEXT, J_CUSTOMER, _("Customer (name, phone or number)"), NULL);
+	form_add(f, F_TEXT, J_TITLE, _("Title"), NULL);
+	form_add(f, F_TEXT, J_CURRENCY, _("Currency"), config_get("currency", "USD"));
+	form_add(f, F_TEXT, J_MINUTES, _("Minutes on this visit"), "60");
+	form_add(f, F_TEXT, J_NOTE, _("Note"), NULL);
+	return form_view(f);
+}
+
+struct view *form_job_edit(int64_t job_id)
+{
+	struct jobst *js;
+	struct form *f;
+	char title[300];
+
+	if (refuse_readonly())
+		return NULL;
+	js = xcalloc(1, sizeof *js);
+	if (job_get(ui_db(), job_id, &js->old) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot read job %1$lld: %2$s"), (long long)job_id, err_msg());
+		free(js);
+		return NULL;
+	}
+	js->id = job_id;
+	snprintf(title, sizeof title, _("Edit job %1$lld (%2$s)"), (long long)job_id,
+	         js->old.customer_name);
+	f = form_new(&job_spec, js, title);
+	form_add(f, F_TEXT, J_TITLE, _("Title"), js->old.title);
+	form_add(f, F_TEXT, J_NOTE, _("Note"), js->old.note);
+	form_add_choice(f, J_STATUS, _("Status"), jstatus, jstatus_labels, 4, js->old.status);
+	return form_view(f);
+}
+
+/* ---------------------------------------------------------------- line items */
+
+enum { L_KIND = 1, L_DESC, L_QTY, L_PRICE };
+
+static const char *const kinds[] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT"};
+static const char *const kind_labels[] = {N_("service"), N_("fee"), N_("discount"), N_("tax"),
+                                          N_("credit")};
+
+struct itemst {
+	int64_t job_id;
+	int64_t id; /* edit */
+	struct line_item old;
+	char currency[4];
+	int64_t qty, price;
+};
+
+static int item_check(struct form *f)
+{
+	struct itemst *is = f->arg;
+	const struct currency *cur = currency_find(is->currency);
+	int errors = 0, k;
+
+	k = form_find(f, L_DESC);
+	if (!*form_value(f, k)) {
+		form_error(f, k, "%s", _("required"));
+		errors++;
+	} else {
+		errors += check_text(f, L_DESC, _("the description"), 400, 0);
+	}
+	k = form_find(f, L_QTY);
+	if (qty_parse(form_value(f, k), &is->qty)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, L_PRICE);
+	if (!cur || money_parse(form_value(f, k), cur, &is->price)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	} else if (is->price < 0) {
+		form_error(f, k, "%s", _("never negative: choose the kind discount or credit"));
+		errors++;
+	}
+	return errors;
+}
+
+static int item_post(struct form *f)
+{
+	struct itemst *is = f->arg;
+	struct item_input in = {0};
+	struct line_item li;
+	char m[FMT_MONEY];
+	int64_t id = is->id;
+	int rc;
+
+	in.job_id = is->job_id;
+	in.kind = form_value(f, form_find(f, L_KIND));
+	in.description = form_value(f, form_find(f, L_DESC));
+	in.qty_milli = is->qty;
+	in.unit_price = is->price;
+	rc = is->id ? item_edit(ui_db(), is->id, &in) : item_add(ui_db(), &in, &id);
+	if (rc)
+		return rc;
+	f->posted_id = id;
+	if (item_get(ui_db(), id, &li) == 0) {
+		form_receipt(f,
+		             is->id ? _("Line item %1$lld changed: %2$s, %3$s.")
+		                    : _("Line item %1$lld added: %2$s, %3$s."),
+		             (long long)id, li.description,
+		             fmt_money_cur(li.amount, li.currency, m));
+		item_free(&li);
+	}
+	return 0;
+}
+
+static void item_free_form(struct form *f)
+{
+	struct itemst *is = f->arg;
+
+	if (is->id)
+		item_free(&is->old);
+	free(is);
+}
+
+static const struct form_spec item_spec = {
+    .name = "line-item",
+    .check = item_check,
+    .post = item_post,
+    .free = item_free_form,
+    .help = N_("Quantity may have up to 3 decimals (1.5 hours). The unit price is never "
+               "negative: a discount or a credit makes the amount negative by its kind."),
+};
+
+static struct view *item_form(struct itemst *is, const char *title)
+{
+	struct form *f = form_new(&item_spec, is, title);
+	char q[32], m[FMT_MONEY];
+
+	form_add_choice(f, L_KIND, _("Kind"), kinds, kind_labels, 5,
+	                is->id ? is->old.kind : "SERVICE");
+	form_add(f, F_TEXT, L_DESC, _("Description"), is->id ? is->old.description : NULL);
+	if (is->id)
+		qty_format(is->old.qty_milli, q, sizeof q);
+	form_add(f, F_TEXT, L_QTY, _("Quantity"), is->id ? q : "1");
+	form_add(f, F_TEXT, L_PRICE, _("Unit price"),
+	         is->id ? fmt_money(is->old.unit_price, is->currency, m) : NULL);
+	return form_view(f);
+}
+
+struct view *form_item_new(int64_t job_id)
+{
+	struct itemst *is;
+	struct job j;
+	char title[300];
+
+	if (refuse_readonly())
+		return NULL;
+	if (job_get(ui_db(), job_id, &j) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot read job %1$lld: %2$s"), (long long)job_id, err_msg());
+		return NULL;
+	}
+	is = xcalloc(1, sizeof *is);
+	is->job_id = job_id;
+	snprintf(is->currency, sizeof is->currency, "%s", j.currency);
+	snprintf(title, sizeof title, _("New line item on job %1$lld (%2$s, %3$s)"),
+	         (long long)job_id, j.title, j.currency);
+	job_free(&j);
+	return item_form(is, title);
+}
+
+struct view *form_item_edit(int64_t item_id)
+{
+	struct itemst *is;
+	char title[200];
+
+	if (refuse_readonly())
+		return NULL;
+	is = xcalloc(1, sizeof *is);
+	if (item_get(ui_db(), item_id, &is->old) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot read line item %1$lld: %2$s"), (long long)item_id,
+		       err_msg());
+		free(is);
+		return NULL;
+	}
+	is->id = item_id;
+	is->job_id = is->old.job_id;
+	snprintf(is->currency, sizeof is->currency, "%s", is->old.currency);
+	snprintf(title, sizeof title, _("Edit line item %1$lld (%2$s)"), (long long)item_id,
+	         is->old.currency);
+	return item_form(is, title);
+}

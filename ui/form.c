@@ -1,0 +1,645 @@
+/*
+ * form.c - the form engine (see form.h).
+ *
+ * States: FS_EDIT (fields take typed text), FS_CONFIRM (a destructive form
+ * waits for `y`), FS_DONE (the receipt is shown). A post happens only on
+ * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
+ * the instance's key; after a post that succeeded the form is in FS_DONE,
+ * where Enter only closes it.
+ */
+#include <config.h>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+#include <wctype.h>
+
+#include "draw.h"
+#include "err.h"
+#include "form.h"
+#include "i18n.h"
+#include "log.h"
+#include "theme.h"
+#include "tw.h"
+#include "xalloc.h"
+
+enum { FS_EDIT, FS_CONFIRM, FS_DONE };
+
+void form_new_key(char *key)
+{
+	unsigned char r[16];
+	size_t i;
+
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+		/* no entropy source: time and pid still differ per form */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		for (i = 0; i < sizeof r; i++)
+			r[i] =
+			    (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^
+			                    (getpid() >> (i % 2 * 8)) ^ (ts.tv_sec >> (i % 8)) ^ i);
+	}
+	memcpy(key, "desk-", 5);
+	for (i = 0; i < sizeof r; i++)
+		snprintf(key + 5 + 2 * i, 3, "%02x", r[i]);
+}
+
+struct form *form_new(const struct form_spec *spec, void *arg, const char *title)
+{
+	struct form *f = xcalloc(1, sizeof *f);
+
+	f->spec = spec;
+	f->arg = arg;
+	f->title = xstrdup(title);
+	form_new_key(f->key);
+	log_debug("form %s opened, idempotency key %s", spec->name, f->key);
+	return f;
+}
+
+static void sync_utf8(struct form_field *fl)
+{
+	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+	size_t o = 0;
+	int i;
+	mbstate_t st;
+
+	memset(&st, 0, sizeof st);
+	for (i = 0; i < fl->len; i++) {
+		size_t k = wcrtomb(buf + o, fl->text[i], &st);
+
+		if (k == (size_t)-1)
+			continue;
+		o += k;
+	}
+	buf[o] = '\0';
+	free(fl->utf8);
+	fl->utf8 = xstrdup(buf);
+}
+
+static void set_text(struct form_field *fl, const char *text)
+{
+	mbstate_t st;
+	const char *s = text ? text : "";
+	size_t len = strlen(s), off = 0;
+
+	memset(&st, 0, sizeof st);
+	fl->len = 0;
+	while (off < len && fl->len < FORM_MAX_CHARS) {
+		wchar_t wc;
+		size_t k = mbrtowc(&wc, s + off, len - off, &st);
+
+		if (k == (size_t)-1 || k == (size_t)-2 || k == 0) {
+			memset(&st, 0, sizeof st);
+			off++;
+			continue;
+		}
+		fl->text[fl->len++] = wc;
+		off += k;
+	}
+	fl->pos = fl->len;
+	sync_utf8(fl);
+}
+
+int form_add(struct form *f, enum field_type type, int id, const char *label, const char *text)
+{
+	struct form_field *fl;
+
+	f->fields = xrealloc(f->fields, (size_t)(f->n + 1) * sizeof *f->fields);
+	fl = &f->fields[f->n];
+	memset(fl, 0, sizeof *fl);
+	fl->type = type;
+	fl->id = id;
+	fl->label = xstrdup(label ? label : "");
+	set_text(fl, text);
+	if (f->n == f->cur && type == F_INFO)
+		f->cur = f->n + 1;
+	return f->n++;
+}
+
+int form_add_choice(struct form *f, int id, const char *label, const char *const *values,
+                    const char *const *labels, int n, const char *value)
+{
+	int i = form_add(f, F_CHOICE, id, label, NULL), k;
+	struct form_field *fl = &f->fields[i];
+
+	fl->choices = values;
+	fl->choice_labels = labels;
+	fl->nchoices = n;
+	for (k = 0; k < n; k++)
+		if (value && !strcmp(values[k], value))
+			fl->choice = k;
+	return i;
+}
+
+int form_find(const struct form *f, int id)
+{
+	int i;
+
+	for (i = 0; i < f->n; i++)
+		if (f->fields[i].id == id)
+			return i;
+	return -1;
+}
+
+const char *form_value(const struct form *f, int i)
+{
+	const struct form_field *fl;
+
+	if (i < 0 || i >= f->n)
+		return "";
+	fl = &f->fields[i];
+	if (fl->type == F_CHOICE)
+		return fl->nchoices ? fl->choices[fl->choice] : "";
+	return fl->utf8 ? fl->utf8 : "";
+}
+
+void form_set(struct form *f, int i, const char *text)
+{
+	if (i >= 0 && i < f->n)
+		set_text(&f->fields[i], text);
+}
+
+void form_error(struct form *f, int i, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[512];
+
+	if (i < 0 || i >= f->n)
+		return;
+	free(f->fields[i].error);
+	f->fields[i].error = NULL;
+	if (!fmt)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	f->fields[i].error = xstrdup(buf);
+}
+
+void form_note(struct form *f, int i, const char *text)
+{
+	if (i < 0 || i >= f->n)
+		return;
+	free(f->fields[i].note);
+	f->fields[i].note = text ? xstrdup(text) : NULL;
+}
+
+void form_receipt(struct form *f, const char *fmt, ...)
+{
+	va_list ap;
+	char buf[1024];
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	sb_printf(&f->receipt, "%s\n", buf);
+}
+
+const char *form_key(const struct form *f)
+{
+	return f->key;
+}
+
+/* ---------------------------------------------------------------- the view */
+
+static void form_free(struct view *v)
+{
+	struct form *f = v->priv;
+	int i;
+
+	if (f->spec->free)
+		f->spec->free(f);
+	for (i = 0; i < f->n; i++) {
+		free(f->fields[i].label);
+		free(f->fields[i].utf8);
+		free(f->fields[i].error);
+		free(f->fields[i].note);
+	}
+	free(f->fields);
+	free(f->title);
+	free(f->error);
+	sb_free(&f->receipt);
+	free(f);
+}
+
+static void form_resize(struct view *v, int h, int w)
+{
+	(void)v;
+	(void)h;
+	(void)w;
+}
+
+static int focusable(const struct form *f, int i)
+{
+	return i >= 0 && i < f->n && f->fields[i].type != F_INFO;
+}
+
+static void move_focus(struct form *f, int dir)
+{
+	int i;
+
+	for (i = f->cur + dir; i >= 0 && i < f->n; i += dir)
+		if (focusable(f, i)) {
+			f->cur = i;
+			return;
+		}
+}
+
+/* Width of text[from..to) in columns. */
+static int span_width(const struct form_field *fl, int from, int to)
+{
+	int w = 0, i;
+
+	for (i = from; i < to; i++) {
+		int cw = wcwidth(fl->text[i]);
+
+		w += cw < 0 ? 1 : cw;
+	}
+	return w;
+}
+
+static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
+                       struct view *v)
+{
+	struct form_field *fl = &f->fields[i];
+	int focus = i == f->cur && f->state == FS_EDIT;
+	int x = 2 + label_w + 2, box = fl->width > 0 ? fl->width : 30;
+	attr_t la = focus ? theme_attr(R_HEADER) : A_NORMAL;
+
+	if (fl->type == F_INFO) {
+		draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
+		if (fl->utf8 && *fl->utf8)
+			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+		return;
+	}
+	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
+	draw_text(w, y, 2, label_w, fl->label, la, AL_LEFT);
+	if (box > cols - x - 4)
+		box = cols - x - 4;
+	if (box < 4)
+		box = 4;
+	if (fl->type == F_CHOICE) {
+		char buf[256];
+
+		snprintf(buf, sizeof buf, "< %s >",
+		         fl->nchoices ? _(fl->choice_labels[fl->choice]) : "");
+		draw_text(w, y, x, box + 2, buf, focus ? theme_attr(R_SELECT) : A_NORMAL,
+		          AL_LEFT | AL_PAD);
+		if (focus) {
+			v->cursor_y = -1;
+		}
+	} else {
+		/* show the part of the text that holds the cursor */
+		int start = 0, cw;
+		char *tail;
+		size_t k;
+		mbstate_t st;
+		char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+		size_t o = 0;
+
+		while (focus && span_width(fl, start, fl->pos) > box - 1)
+			start++;
+		memset(&st, 0, sizeof st);
+		for (k = (size_t)start; k < (size_t)fl->len; k++) {
+			size_t n = wcrtomb(buf + o, fl->text[k], &st);
+
+			if (n != (size_t)-1)
+				o += n;
+		}
+		buf[o] = '\0';
+		tail = buf;
+		draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
+		draw_text(w, y, x + 1, box, tail, focus ? A_UNDERLINE : A_NORMAL, AL_LEFT | AL_PAD);
+		draw_text(w, y, x + 1 + box, 1, "]", A_NORMAL, AL_LEFT);
+		if (focus) {
+			cw = span_width(fl, start, fl->pos);
+			v->cursor_y = y;
+			v->cursor_x = x + 1 + (cw < box ? cw : box - 1);
+		}
+		box += 1;
+	}
+	x += box + 2;
+	if (fl->error) {
+		char buf[600];
+
+		snprintf(buf, sizeof buf, "! %s", fl->error);
+		draw_text(w, y, x, cols - x, buf, theme_attr(R_ERROR), AL_LEFT);
+	} else if (fl->note) {
+		draw_text(w, y, x, cols - x, fl->note, A_NORMAL, AL_LEFT);
+	}
+}
+
+static void draw_lines(WINDOW *w, int *y, int rows, int cols, const char *text, attr_t a)
+{
+	const char *s = text;
+
+	while (*s && *y < rows) {
+		const char *e = strchr(s, '\n');
+		size_t n = e ? (size_t)(e - s) : strlen(s);
+		char *line = xstrndup(s, n);
+
+		draw_text(w, (*y)++, 2, cols - 4, line, a, AL_LEFT);
+		free(line);
+		s += n + (e ? 1 : 0);
+	}
+}
+
+static void form_draw(struct view *v, WINDOW *w)
+{
+	struct form *f = v->priv;
+	int rows, cols, i, y, label_w = 0, avail;
+
+	getmaxyx(w, rows, cols);
+	werase(w);
+	v->cursor_y = -1;
+	draw_text(w, 0, 1, cols - 2, f->title, theme_attr(R_HEADER), AL_LEFT);
+	if (f->state == FS_DONE) {
+		y = 2;
+		draw_lines(w, &y, rows - 2, cols, sb_cstr(&f->receipt), theme_attr(R_SUCCESS));
+		y++;
+		draw_text(w, y, 2, cols - 4, _("Press Enter or Esc to close."), A_NORMAL, AL_LEFT);
+		return;
+	}
+	for (i = 0; i < f->n; i++) {
+		int lw = tw_width(f->fields[i].label);
+
+		if (f->fields[i].type != F_INFO && lw > label_w)
+			label_w = lw;
+	}
+	if (label_w > cols * 2 / 5)
+		label_w = cols * 2 / 5;
+	avail = rows - 6;
+	if (f->cur < f->top)
+		f->top = f->cur;
+	if (f->cur >= f->top + avail)
+		f->top = f->cur - avail + 1;
+	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++, y++)
+		draw_field(f, w, i, y, label_w, cols, v);
+	y = rows - 3;
+	if (f->state == FS_CONFIRM) {
+		char buf[700];
+
+		snprintf(buf, sizeof buf, _("%s  Press y to confirm; any other key goes back."),
+		         f->question);
+		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+		v->cursor_y = -1;
+	} else if (f->error) {
+		char buf[700];
+
+		snprintf(buf, sizeof buf, _("! Not posted: %s"), f->error);
+		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR), AL_LEFT);
+	}
+	draw_text(w, rows - 1, 1, cols - 2,
+	          f->spec->quiet ? _("Enter: go.  Esc: close.")
+	                         : _("Nothing is written until you press Enter.  Esc: close "
+	                             "without posting."),
+	          theme_attr(R_DIM), AL_LEFT);
+}
+
+static void changed(struct form *f, int i)
+{
+	f->fields[i].edited = 1;
+	form_error(f, i, NULL);
+	if (f->spec->changed)
+		f->spec->changed(f, i);
+}
+
+static struct ui_next finish_post(struct form *f)
+{
+	int rc;
+
+	if (!f->spec->quiet && ui_readonly()) {
+		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
+		return ui_next(UI_REDRAW, NULL);
+	}
+	err_clear();
+	rc = f->spec->post(f);
+	log_debug("form %s post with key %s: %d", f->spec->name, f->key, rc);
+	if (rc) {
+		free(f->error);
+		f->error = xstrdup(*err_msg() ? err_msg() : _("the database refused the request"));
+		f->state = FS_EDIT;
+		ui_msg(MSG_ERROR, _("Not posted: %s"), f->error);
+		return ui_next(UI_REDRAW, NULL);
+	}
+	f->posts++;
+	free(f->error);
+	f->error = NULL;
+	ui_invalidate_all();
+	if (f->spec->quiet) {
+		struct view *nv = f->spec->next ? f->spec->next(f) : NULL;
+
+		return ui_next(nv ? UI_POP_PUSH : UI_POP, nv);
+	}
+	f->state = FS_DONE;
+	{
+		const char *r = sb_cstr(&f->receipt);
+		size_t n = strcspn(r, "\n");
+		char *first = xstrndup(r, n);
+
+		ui_msg(MSG_OK, "%s", first);
+		free(first);
+	}
+	return ui_next(UI_REDRAW, NULL);
+}
+
+static struct ui_next submit(struct form *f)
+{
+	int i, errors;
+
+	for (i = 0; i < f->n; i++)
+		form_error(f, i, NULL);
+	errors = f->spec->check(f);
+	if (errors) {
+		for (i = 0; i < f->n; i++)
+			if (f->fields[i].error && focusable(f, i)) {
+				f->cur = i;
+				break;
+			}
+		ui_msg(MSG_ERROR,
+		       _("Please correct the fields marked with !; nothing was posted."));
+		return ui_next(UI_REDRAW, NULL);
+	}
+	if (f->spec->confirm) {
+		f->spec->confirm(f, f->question, sizeof f->question);
+		f->state = FS_CONFIRM;
+		return ui_next(UI_REDRAW, NULL);
+	}
+	return finish_post(f);
+}
+
+static void insert(struct form_field *fl, wchar_t c)
+{
+	if (fl->len >= FORM_MAX_CHARS)
+		return;
+	memmove(fl->text + fl->pos + 1, fl->text + fl->pos,
+	        (size_t)(fl->len - fl->pos) * sizeof(wchar_t));
+	fl->text[fl->pos++] = c;
+	fl->len++;
+	sync_utf8(fl);
+}
+
+static struct ui_next form_action(struct view *v, const struct ui_event *ev)
+{
+	struct form *f = v->priv;
+	struct form_field *fl = focusable(f, f->cur) ? &f->fields[f->cur] : NULL;
+
+	if (f->state == FS_DONE) {
+		if (ev->action == ACT_FORM_SUBMIT || ev->action == ACT_FORM_CANCEL)
+			return ui_next(UI_POP, NULL);
+		return ui_next(UI_HANDLED, NULL);
+	}
+	if (f->state == FS_CONFIRM) {
+		if (ev->action == ACT_FORM_CONFIRM)
+			return finish_post(f);
+		f->state = FS_EDIT;
+		ui_msg(MSG_INFO, _("Not confirmed; nothing was posted."));
+		return ui_next(UI_REDRAW, NULL);
+	}
+	switch (ev->action) {
+	case ACT_FORM_SUBMIT:
+		return submit(f);
+	case ACT_FORM_CANCEL:
+		if (!f->spec->quiet)
+			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
+		return ui_next(UI_POP, NULL);
+	case ACT_FORM_NEXT:
+		move_focus(f, 1);
+		return ui_next(UI_REDRAW, NULL);
+	case ACT_FORM_PREV:
+		move_focus(f, -1);
+		return ui_next(UI_REDRAW, NULL);
+	case ACT_FORM_PROPOSE:
+		if (f->spec->has_propose && f->spec->changed) {
+			f->spec->changed(f, -1);
+			return ui_next(UI_REDRAW, NULL);
+		}
+		break;
+	case ACT_MOUSE:
+		if (ev->y - 2 + f->top >= 0 && focusable(f, ev->y - 2 + f->top))
+			f->cur = ev->y - 2 + f->top;
+		return ui_next(UI_REDRAW, NULL);
+	default:
+		break;
+	}
+	if (!fl)
+		return ui_next(UI_HANDLED, NULL);
+	if (fl->type == F_CHOICE) {
+		int d = 0;
+
+		if (ev->action == ACT_FORM_RIGHT ||
+		    (ev->action == ACT_FORM_INSERT && ev->ch == ' '))
+			d = 1;
+		else if (ev->action == ACT_FORM_LEFT)
+			d = -1;
+		if (d && fl->nchoices) {
+			fl->choice = (fl->choice + d + fl->nchoices) % fl->nchoices;
+			changed(f, f->cur);
+		}
+		return ui_next(UI_REDRAW, NULL);
+	}
+	switch (ev->action) {
+	case ACT_FORM_LEFT:
+		if (fl->pos > 0)
+			fl->pos--;
+		break;
+	case ACT_FORM_RIGHT:
+		if (fl->pos < fl->len)
+			fl->pos++;
+		break;
+	case ACT_FORM_HOME:
+		fl->pos = 0;
+		break;
+	case ACT_FORM_END:
+		fl->pos = fl->len;
+		break;
+	case ACT_FORM_BACKSPACE:
+		if (fl->pos > 0) {
+			memmove(fl->text + fl->pos - 1, fl->text + fl->pos,
+			        (size_t)(fl->len - fl->pos) * sizeof(wchar_t));
+			fl->pos--;
+			fl->len--;
+			sync_utf8(fl);
+			changed(f, f->cur);
+		}
+		break;
+	case ACT_FORM_DELETE:
+		if (fl->pos < fl->len) {
+			memmove(fl->text + fl->pos, fl->text + fl->pos + 1,
+			        (size_t)(fl->len - fl->pos - 1) * sizeof(wchar_t));
+			fl->len--;
+			sync_utf8(fl);
+			changed(f, f->cur);
+		}
+		break;
+	case ACT_FORM_CLEAR:
+		fl->len = fl->pos = 0;
+		sync_utf8(fl);
+		changed(f, f->cur);
+		break;
+	default:
+		/* a printable key, or a form key (y) that only means something
+		 * while confirming: it is typed */
+		if (ev->ch > ' ' || ev->ch == ' ') {
+			if (!(ev->ch & KEYC_FN) && iswprint((wint_t)ev->ch)) {
+				insert(fl, (wchar_t)ev->ch);
+				changed(f, f->cur);
+			}
+		}
+		break;
+	}
+	return ui_next(UI_REDRAW, NULL);
+}
+
+static void form_title(struct view *v, char *buf, size_t n)
+{
+	struct form *f = v->priv;
+
+	snprintf(buf, n, "%s", f->title);
+}
+
+static const char *form_help(struct view *v)
+{
+	struct form *f = v->priv;
+
+	return f->spec->help ? _(f->spec->help) : NULL;
+}
+
+static const enum action form_keys[] = {ACT_FORM_SUBMIT,  ACT_FORM_CANCEL, ACT_FORM_NEXT,
+                                        ACT_FORM_PREV,    ACT_FORM_LEFT,   ACT_FORM_RIGHT,
+                                        ACT_FORM_HOME,    ACT_FORM_END,    ACT_FORM_BACKSPACE,
+                                        ACT_FORM_DELETE,  ACT_FORM_CLEAR,  ACT_FORM_PROPOSE,
+                                        ACT_FORM_CONFIRM, ACT_NONE};
+static const enum action form_hints[] = {ACT_FORM_SUBMIT, ACT_FORM_NEXT, ACT_FORM_CANCEL, ACT_NONE};
+
+static const struct view_ops form_ops = {
+    .name = "form",
+    .ctx = CTX_FORM,
+    .keys = form_keys,
+    .hints = form_hints,
+    .free = form_free,
+    .resize = form_resize,
+    .draw = form_draw,
+    .action = form_action,
+    .reload = NULL,
+    .title = form_title,
+    .help = form_help,
+};
+
+struct view *form_view(struct form *f)
+{
+	int i;
+
+	for (i = 0; i < f->n && !focusable(f, i); i++)
+		;
+	f->cur = i < f->n ? i : 0;
+	return view_new(&form_ops, f);
+}

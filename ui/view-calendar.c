@@ -1,0 +1,962 @@
+/*
+ * view-calendar.c - the calendar: month, week and day views of the
+ * projection, at the bottom of the view stack.
+ *
+ * State: the mode, the cursor day (a midnight in shop time) and the
+ * selected visit (by appointment id, so that a live refresh keeps the
+ * cursor on the same visit). What is drawn comes from a cal_data holding
+ * exactly the visible range, read with ONE projection_range query when the
+ * range changes or the database did. Every visit shows its payment status
+ * by an ASCII symbol AND a colour (theme.h); the legend is always on
+ * screen. The last mode is remembered in the state file.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cal.h"
+#include "../src/config.h"
+#include "clock.h"
+#include "draw.h"
+#include "err.h"
+#include "fmt.h"
+#include "form.h"
+#include "i18n.h"
+#include "layout.h"
+#include "log.h"
+#include "money.h"
+#include "state.h"
+#include "theme.h"
+#include "tw.h"
+#include "view.h"
+#include "views.h"
+#include "xalloc.h"
+
+enum { M_MONTH, M_WEEK, M_DAY };
+static const char *const mode_names[] = {"month", "week", "day"};
+
+#define MAX_BLOCKS 512
+
+struct block {
+	int64_t id;
+	int day;
+	int y0, y1, x0, x1; /* inclusive y, exclusive x */
+};
+
+/* A range read ahead while the screen waits for a key. */
+struct ahead {
+	struct cal_data data;
+	int64_t from;
+	int ndays, per_day;
+	int valid;
+};
+
+struct calv {
+	int mode;
+	int back_mode; /* mode to return to on back, -1: none */
+	int64_t day;   /* cursor: midnight */
+	int64_t sel;   /* selected visit in week/day mode, 0: none */
+	struct cal_data data;
+	struct ahead ahead[2]; /* the neighbours of the visible range */
+	int prefetch;          /* config screen_prefetch: read them ahead */
+	int loaded, load_failed;
+	int64_t loaded_from;
+	int loaded_days;
+	int loaded_per_day;
+	int h, w;
+	int day_top;
+	/* geometry of the last draw, for mouse clicks */
+	struct month_geom mg;
+	struct week_geom wg;
+	int day_first_y;
+	struct block blocks[MAX_BLOCKS];
+	int nblocks;
+};
+
+/* ---------------------------------------------------------------- range and data */
+
+/* The range a mode shows around day, and how many visits per day need their
+ * texts: a month cell shows at most a body's height of visits, the week at
+ * most 256, the day all of them. */
+static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays, int *per_day)
+{
+	int fw = ui_first_weekday();
+
+	switch (c->mode) {
+	case M_MONTH: {
+		int64_t m = cal_month_start(day);
+
+		*from = cal_week_start(m, fw);
+		*ndays = 7 * cal_month_weeks(m, fw);
+		break;
+	}
+	case M_WEEK:
+		*from = cal_week_start(day, fw);
+		*ndays = 7;
+		break;
+	default:
+		*from = clock_day_start(day);
+		*ndays = 1;
+		break;
+	}
+	*per_day = c->mode == M_MONTH ? (c->h > 1 ? c->h : 1) : c->mode == M_WEEK ? 256 : 0;
+}
+
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+static void load(struct calv *c, int force)
+{
+	int64_t from;
+	int ndays, rc, per_day, i;
+	struct timespec t0;
+
+	key_of(c, c->day, &from, &ndays, &per_day);
+	if (force)
+		c->ahead[0].valid = c->ahead[1].valid = 0;
+	else if (c->loaded && from == c->loaded_from && ndays == c->loaded_days &&
+	         per_day == c->loaded_per_day)
+		return;
+	for (i = 0; i < 2 && !force; i++) {
+		struct ahead *a = &c->ahead[i];
+		struct cal_data tmp;
+
+		if (!a->valid || a->from != from || a->ndays != ndays || a->per_day != per_day)
+			continue;
+		/* read ahead: swap it in; what was shown is now a neighbour */
+		tmp = c->data;
+		c->data = a->data;
+		a->data = tmp;
+		a->from = c->loaded_from;
+		a->ndays = c->loaded_days;
+		a->per_day = c->loaded_per_day;
+		a->valid = c->loaded && !c->load_failed;
+		c->loaded_from = from;
+		c->loaded_days = ndays;
+		c->loaded_per_day = per_day;
+		c->load_failed = 0;
+		log_debug("calendar: %d days, %d visits, read ahead", ndays, c->data.nrows);
+		return;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	rc = cal_load(ui_db(), from, ndays, per_day, &c->data);
+	log_debug("calendar: %d days, %d visits read in %.2f ms", ndays, c->data.nrows,
+	          ms_since(&t0));
+	c->loaded = 1;
+	c->loaded_from = from;
+	c->loaded_days = ndays;
+	c->loaded_per_day = per_day;
+	c->load_failed = rc != 0;
+	if (rc)
+		ui_msg(MSG_ERROR, _("Cannot read the calendar: %s"), err_msg());
+}
+
+/* The day one step before (dir -1) or after (+1) the cursor's range. */
+static int64_t neighbour(const struct calv *c, int dir)
+{
+	if (c->mode == M_MONTH)
+		return cal_add_months(c->day, dir);
+	return clock_add_days(c->day, dir * (c->mode == M_WEEK ? 7 : 1));
+}
+
+/* While waiting for a key: read the next, then the previous range, one per
+ * call, with the same one range query, so that moving is instant. */
+static int cal_idle(struct view *v)
+{
+	struct calv *c = v->priv;
+	int64_t from[2];
+	int ndays[2], per_day[2], i, k;
+	struct timespec t0;
+
+	if (!c->prefetch || !c->loaded || c->load_failed)
+		return 0;
+	for (i = 0; i < 2; i++)
+		key_of(c, neighbour(c, i ? -1 : 1), &from[i], &ndays[i], &per_day[i]);
+	for (i = 0; i < 2; i++) {
+		int have = 0, spare = -1;
+
+		for (k = 0; k < 2; k++) {
+			struct ahead *a = &c->ahead[k];
+			int is_i = a->valid && a->from == from[i] && a->ndays == ndays[i] &&
+			           a->per_day == per_day[i];
+			int is_other = a->valid && a->from == from[1 - i] &&
+			               a->ndays == ndays[1 - i] && a->per_day == per_day[1 - i];
+
+			if (is_i)
+				have = 1;
+			else if (!is_other && spare < 0)
+				spare = k;
+		}
+		if (have || spare < 0)
+			continue;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		c->ahead[spare].valid =
+			cal_load(ui_db(), from[i], ndays[i], per_day[i], &c->ahead[spare].data) == 0;
+		c->ahead[spare].from = from[i];
+		c->ahead[spare].ndays = ndays[i];
+		c->ahead[spare].per_day = per_day[i];
+		log_debug("calendar: read ahead %d days in %.2f ms", ndays[i], ms_since(&t0));
+		return 1;
+	}
+	return 0;
+}
+
+static int cursor_index(const struct calv *c)
+{
+	return cal_find_day(&c->data, c->day);
+}
+
+/* Keep sel on a visit of the cursor day (the same one when it is there). */
+static void fix_selection(struct calv *c)
+{
+	int d = cursor_index(c), n = cal_day_count(&c->data, d), k;
+
+	for (k = 0; k < n; k++)
+		if (cal_day_row(&c->data, d, k)->appointment_id == c->sel)
+			return;
+	c->sel = n > 0 ? cal_day_row(&c->data, d, 0)->appointment_id : 0;
+}
+
+static int sel_index(const struct calv *c)
+{
+	int d = cursor_index(c), n = cal_day_count(&c->data, d), k;
+
+	for (k = 0; k < n; k++)
+		if (cal_day_row(&c->data, d, k)->appointment_id == c->sel)
+			return k;
+	return -1;
+}
+
+/* Move the cursor to day, choosing the visit nearest in time of day to the
+ * one selected before. */
+static void go_day(struct calv *c, int64_t day)
+{
+	int old_min = -1, d, n, k, best = -1, bestd = 1 << 30;
+	const struct cal_row *r;
+
+	if (c->sel && (k = sel_index(c)) >= 0)
+		old_min = cal_minute(cal_day_row(&c->data, cursor_index(c), k)->start_at);
+	c->day = clock_day_start(day);
+	load(c, 0);
+	d = cursor_index(c);
+	n = cal_day_count(&c->data, d);
+	for (k = 0; k < n && old_min >= 0; k++) {
+		r = cal_day_row(&c->data, d, k);
+		if (abs(cal_minute(r->start_at) - old_min) < bestd) {
+			bestd = abs(cal_minute(r->start_at) - old_min);
+			best = k;
+		}
+	}
+	c->sel = best >= 0 ? cal_day_row(&c->data, d, best)->appointment_id : 0;
+	fix_selection(c);
+}
+
+static void set_mode(struct calv *c, int mode, int remember)
+{
+	c->mode = mode;
+	load(c, 0);
+	fix_selection(c);
+	if (remember)
+		state_set("view", mode_names[mode]);
+}
+
+/* ---------------------------------------------------------------- shared pieces */
+
+static int inactive(const struct cal_row *r)
+{
+	return !strcmp(r->status, "cancelled") || !strcmp(r->status, "no_show");
+}
+
+static void price_text(const struct cal_row *r, char *buf, size_t n)
+{
+	const struct currency *cur = currency_find(r->currency);
+	char m[MONEY_BUFSZ];
+
+	if (!r->has_total)
+		snprintf(buf, n, "%s", _("mixed currencies"));
+	else if (!cur)
+		snprintf(buf, n, "%s", "");
+	else if (money_format(r->total, cur, 1, m, sizeof m) == 0)
+		snprintf(buf, n, "%s %s", m, cur->code);
+	else
+		snprintf(buf, n, "?");
+}
+
+static const char *who(const struct cal_row *r)
+{
+	return r->customers[0] ? r->customers : _("(no job yet)");
+}
+
+/* The legend: every payment symbol with its word, in its colour; compact
+ * (no heading, single spaces) when the full one does not fit. */
+static void draw_legend(WINDOW *w, int y, int width)
+{
+	int n, i, x = 1, compact, need = 0;
+	const struct pay_mark *m = theme_pay_marks(&n);
+	char buf[128];
+
+	for (i = 0; i < n; i++)
+		need += 4 + tw_width(_(m[i].word));
+	need += tw_width(_("Payment:")) + 2 + tw_width(_("today")) + 3;
+	compact = need > width;
+	if (!compact)
+		x +=
+		    draw_text(w, y, x, width - x, _("Payment:"), theme_attr(R_HEADER), AL_LEFT) + 1;
+	for (i = 0; i < n && x < width; i++) {
+		x += draw_text(w, y, x, width - x, m[i].sym, theme_attr(m[i].role) | A_BOLD,
+		               AL_LEFT);
+		snprintf(buf, sizeof buf, " %s", _(m[i].word));
+		x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
+	}
+	snprintf(buf, sizeof buf, "* %s", _("today"));
+	draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT);
+}
+
+/* "09:00 ! Name" into width columns at (y, x), the symbol in its role. */
+static void draw_visit_line(WINDOW *w, int y, int x, int width, const struct cal_row *r,
+                            int64_t day_start, attr_t base)
+{
+	const struct pay_mark *pm = theme_pay(r->pay_status);
+	char t[16];
+	int used;
+
+	if (width <= 0)
+		return;
+	clock_format_local(r->start_at < day_start ? day_start : r->start_at, "%H:%M", t, sizeof t);
+	if (inactive(r) && base == A_NORMAL)
+		base = theme_attr(R_DIM);
+	draw_fill(w, y, x, width, base);
+	if (width < 8) {
+		draw_text(w, y, x, width, pm->sym, theme_attr(pm->role) | base, AL_LEFT);
+		return;
+	}
+	used = draw_text(w, y, x, width, t, base, AL_LEFT);
+	draw_text(w, y, x + used + 1, 1, pm->sym,
+	          (base & A_REVERSE) ? base : (theme_attr(pm->role) | A_BOLD), AL_LEFT);
+	draw_text(w, y, x + used + 3, width - used - 3, who(r), base, AL_LEFT);
+}
+
+/* ---------------------------------------------------------------- month */
+
+static void draw_month(struct calv *c, WINDOW *w)
+{
+	struct month_geom *g = &c->mg;
+	int64_t mstart = cal_month_start(c->day), today = clock_day_start(clock_now());
+	int weeks = c->data.ndays / 7, r, col, i, cur = cursor_index(c);
+	char buf[128];
+
+	if (layout_month(c->h, c->w, weeks, g)) {
+		draw_center_message(w, _("The window is too small for the month; press w or d."),
+		                    A_BOLD);
+		return;
+	}
+	clock_format_local(mstart, "%B %Y", buf, sizeof buf);
+	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
+	for (col = 0; col < 7; col++) {
+		clock_format_local(c->data.day_start[col], "%a", buf, sizeof buf);
+		draw_text(w, 1, g->col_x[col], g->col_w[col], buf, theme_attr(R_HEADER), AL_CENTER);
+	}
+	/* borders */
+	draw_hline(w, 2, 0, c->w);
+	for (r = 0; r < weeks; r++) {
+		draw_hline(w, g->row_y[r] + g->row_h, 0, c->w);
+		for (col = 0; col < 7; col++)
+			draw_vline(w, g->row_y[r], g->col_x[col] - 1, g->row_h);
+		draw_vline(w, g->row_y[r], g->col_x[6] + g->col_w[6], g->row_h);
+	}
+	for (r = 0; r <= weeks; r++) {
+		int y = r == 0 ? 2 : g->row_y[r - 1] + g->row_h;
+
+		for (col = 0; col < 7; col++)
+			draw_cross(w, y, g->col_x[col] - 1);
+		draw_cross(w, y, g->col_x[6] + g->col_w[6]);
+	}
+	/* cells */
+	for (i = 0; i < c->data.ndays; i++) {
+		int64_t day = c->data.day_start[i];
+		int x = g->col_x[i % 7], cw = g->col_w[i % 7], y = g->row_y[i / 7];
+		int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown;
+		int in_month = cal_month_start(day) == mstart;
+		attr_t da = i == cur       ? theme_attr(R_SELECT)
+		            : day == today ? theme_attr(R_TODAY)
+		            : !in_month    ? theme_attr(R_DIM)
+		                           : A_NORMAL;
+		char num[16], count[32];
+
+		clock_format_local(day, "%d", num, sizeof num);
+		if (num[0] == '0')
+			memmove(num, num + 1, strlen(num));
+		if (day == today)
+			strcat(num, "*");
+		draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
+		draw_text(w, y, x, cw, num, da, AL_LEFT);
+		if (n > 0) {
+			snprintf(count, sizeof count, "(%d)", n);
+			draw_text(w, y, x + tw_width(num) + 1, cw - tw_width(num) - 1, count,
+			          i == cur ? da : (in_month ? A_NORMAL : theme_attr(R_DIM)),
+			          AL_RIGHT);
+		}
+		if (lines == 1 && n > 1) {
+			/* one line for several visits: their symbols, in order */
+			int sx = x;
+
+			for (k = 0; k < n && sx < x + cw; k++) {
+				const struct pay_mark *pm =
+				    theme_pay(cal_day_row(&c->data, i, k)->pay_status);
+
+				if (k < n - 1 && sx == x + cw - 1) {
+					draw_text(w, y + 1, sx, 1, "+", A_NORMAL, AL_LEFT);
+					break;
+				}
+				draw_text(w, y + 1, sx++, 1, pm->sym, theme_attr(pm->role) | A_BOLD,
+				          AL_LEFT);
+			}
+			continue;
+		}
+		shown = n <= lines ? n : lines - 1;
+		for (k = 0; k < shown; k++)
+			draw_visit_line(w, y + 1 + k, x, cw, cal_day_row(&c->data, i, k), day,
+			                in_month ? A_NORMAL : theme_attr(R_DIM));
+		if (n > lines && lines > 0) {
+			snprintf(count, sizeof count, _("+%d more"), n - shown);
+			draw_text(w, y + lines, x, cw, count, A_NORMAL, AL_LEFT);
+		}
+	}
+	draw_legend(w, g->legend_y, c->w);
+}
+
+/* ---------------------------------------------------------------- week */
+
+static void week_hours(const struct calv *c, int *h0, int *h1)
+{
+	int k, lo = 8 * 60, hi = 18 * 60;
+
+	for (k = 0; k < c->data.nrows; k++) {
+		const struct cal_row *r = &c->data.rows[k];
+		int s = r->start_at <= c->data.from ? 0 : cal_minute(r->start_at);
+		int e =
+		    r->end_at >= c->data.day_start[c->data.ndays] ? 24 * 60 : cal_minute(r->end_at);
+
+		if (clock_day_start(r->start_at) != clock_day_start(r->end_at - 1))
+			s = 0, e = 24 * 60; /* crosses midnight: show the whole day */
+		if (s < lo)
+			lo = s;
+		if (e == 0)
+			e = 24 * 60;
+		if (e > hi)
+			hi = e;
+	}
+	*h0 = lo / 60;
+	*h1 = (hi + 59) / 60;
+}
+
+static void draw_week(struct calv *c, WINDOW *w)
+{
+	struct week_geom *g = &c->wg;
+	int64_t today = clock_day_start(clock_now());
+	int h0, h1, d, row, cur = cursor_index(c);
+	char buf[128], when[64];
+
+	c->nblocks = 0;
+	week_hours(c, &h0, &h1);
+	if (layout_week(c->h, c->w, h0, h1, g)) {
+		draw_center_message(w, _("The window is too small for the week; press d."), A_BOLD);
+		return;
+	}
+	clock_format_local(c->data.from, "%Y-%m-%d", when, sizeof when);
+	snprintf(buf, sizeof buf, _("Week of %s"), when);
+	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
+	for (d = 0; d < 7; d++) {
+		int64_t day = c->data.day_start[d];
+		attr_t a = d == cur       ? theme_attr(R_SELECT)
+		           : day == today ? theme_attr(R_TODAY)
+		                          : theme_attr(R_HEADER);
+
+		clock_format_local(day, "%a %m-%d", buf, sizeof buf);
+		if (day == today)
+			strcat(buf, "*");
+		draw_text(w, 1, g->col_x[d], g->col_w[d], buf, a, AL_CENTER | AL_PAD);
+		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
+	}
+	draw_vline(w, 1, g->col_x[6] + g->col_w[6], g->nrows + 1);
+	for (row = 0; row < g->nrows; row++) {
+		int m = g->h0 * 60 + row * g->slot_min;
+
+		if (m % 60 == 0 || g->slot_min < 60) {
+			snprintf(buf, sizeof buf, "%02d:%02d", m / 60, m % 60);
+			draw_text(w, g->first_row + row, 0, g->time_w, buf,
+			          m % 60 ? theme_attr(R_DIM) : A_NORMAL, AL_LEFT);
+		}
+	}
+	for (d = 0; d < 7; d++) {
+		int n = cal_day_count(&c->data, d), k, lane[256], lanes[256];
+		int64_t s[256], e[256];
+		int64_t day = c->data.day_start[d], next = c->data.day_start[d + 1];
+
+		if (n > 256)
+			n = 256;
+		for (k = 0; k < n; k++) {
+			const struct cal_row *r = cal_day_row(&c->data, d, k);
+
+			s[k] = r->start_at < day ? day : r->start_at;
+			e[k] = r->end_at > next ? next : r->end_at;
+		}
+		layout_lanes(s, e, n, lane, lanes);
+		for (k = 0; k < n; k++) {
+			const struct cal_row *r = cal_day_row(&c->data, d, k);
+			int sm, em;
+			int y0, y1, lw, x0, width, y;
+			attr_t base;
+			const struct pay_mark *pm = theme_pay(r->pay_status);
+			char price[64];
+
+			sm = s[k] == day ? 0 : cal_minute(s[k]);
+			em = e[k] == next ? 24 * 60 : cal_minute(e[k]);
+			y0 = layout_week_row(g, sm);
+			y1 = layout_week_row(g, em > sm ? em - 1 : sm);
+			if (y0 < 0)
+				y0 = 0;
+			if (y1 >= g->nrows)
+				y1 = g->nrows - 1;
+			if (y1 < y0)
+				y1 = y0;
+			lw = g->col_w[d] / lanes[k];
+			if (lw < 1)
+				lw = 1;
+			x0 = g->col_x[d] + lane[k] * lw;
+			width = lane[k] == lanes[k] - 1 ? g->col_x[d] + g->col_w[d] - x0 : lw - 1;
+			if (width < 1)
+				width = 1;
+			base = r->appointment_id == c->sel && d == cur ? theme_attr(R_SELECT)
+			       : inactive(r)                           ? theme_attr(R_DIM)
+			                                               : A_NORMAL;
+			if (c->nblocks < MAX_BLOCKS) {
+				struct block *b = &c->blocks[c->nblocks++];
+
+				b->id = r->appointment_id;
+				b->day = d;
+				b->y0 = g->first_row + y0;
+				b->y1 = g->first_row + y1;
+				b->x0 = x0;
+				b->x1 = x0 + width;
+			}
+			price_text(r, price, sizeof price);
+			for (y = y0; y <= y1; y++) {
+				int line = y - y0, yy = g->first_row + y;
+
+				draw_fill(w, yy, x0, width, base);
+				if (line == 0) {
+					draw_visit_line(w, yy, x0, width, r, day, base);
+				} else if (line == 1) {
+					draw_text(w, yy, x0 + 2, width - 2, r->services, base,
+					          AL_LEFT);
+				} else if (line == 2) {
+					snprintf(buf, sizeof buf, "%s %s", pm->sym, _(pm->word));
+					draw_text(w, yy, x0 + 2, width - 2, buf,
+					          (base & A_REVERSE) ? base : theme_attr(pm->role),
+					          AL_LEFT);
+				} else if (line == 3) {
+					draw_text(w, yy, x0 + 2, width - 2, price, base, AL_LEFT);
+				}
+				if (width >= 2)
+					draw_text(w, yy, x0, 1, line == 0 ? "" : ":", base,
+					          AL_LEFT);
+			}
+		}
+	}
+	draw_legend(w, g->legend_y, c->w);
+}
+
+/* ---------------------------------------------------------------- day */
+
+static const struct {
+	int min, flex, align;
+} day_cols[] = {{11, 0, AL_LEFT}, {14, 0, AL_LEFT},  {11, 0, AL_LEFT}, {12, 2, AL_LEFT},
+                {12, 3, AL_LEFT}, {14, 0, AL_RIGHT}, {5, 0, AL_RIGHT}};
+#define NDAYCOLS 7
+
+static void draw_day(struct calv *c, WINDOW *w)
+{
+	int d = cursor_index(c), n = cal_day_count(&c->data, d), k, i, y, rows;
+	int min[NDAYCOLS], flex[NDAYCOLS], x[NDAYCOLS], cw[NDAYCOLS], sel = sel_index(c);
+	const char *head[NDAYCOLS] = {_("Time"),     _("Payment"), _("Visit"), _("Customers"),
+	                              _("Services"), _("Price"),   _("Min")};
+	char buf[256], when[128];
+
+	clock_format_local(c->day, "%A %Y-%m-%d", when, sizeof when);
+	if (c->day == clock_day_start(clock_now())) {
+		size_t l = strlen(when);
+
+		snprintf(when + l, sizeof when - l, " (%s)", _("today"));
+	}
+	snprintf(buf, sizeof buf,
+	         ngettext("%1$s - %2$d visit", "%1$s - %2$d visits", (unsigned long)n), when, n);
+	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
+	for (i = 0; i < NDAYCOLS; i++) {
+		min[i] = day_cols[i].min;
+		flex[i] = day_cols[i].flex;
+	}
+	layout_columns(c->w - 2, NDAYCOLS, min, flex, x, cw);
+	for (i = 0; i < NDAYCOLS; i++)
+		draw_text(w, 1, 2 + x[i], cw[i], head[i], theme_attr(R_HEADER) | A_UNDERLINE,
+		          day_cols[i].align);
+	c->day_first_y = 2;
+	rows = c->h - 3;
+	if (n == 0) {
+		draw_text(w, 3, 2, c->w - 4, _("No visits on this day. Press a to book one."),
+		          A_NORMAL, AL_LEFT);
+		draw_legend(w, c->h - 1, c->w);
+		return;
+	}
+	if (sel >= 0) {
+		if (sel < c->day_top)
+			c->day_top = sel;
+		if (sel >= c->day_top + rows)
+			c->day_top = sel - rows + 1;
+	}
+	if (c->day_top > n - rows)
+		c->day_top = n - rows;
+	if (c->day_top < 0)
+		c->day_top = 0;
+	for (k = c->day_top, y = 2; k < n && y < 2 + rows; k++, y++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+		const struct pay_mark *pm = theme_pay(r->pay_status);
+		attr_t base = k == sel      ? theme_attr(R_SELECT)
+		              : inactive(r) ? theme_attr(R_DIM)
+		                            : A_NORMAL;
+		char from[16], to[16];
+
+		draw_fill(w, y, 0, c->w, base);
+		if (k == sel)
+			draw_text(w, y, 0, 1, ">", base, AL_LEFT);
+		clock_format_local(r->start_at < c->day ? c->day : r->start_at, "%H:%M", from,
+		                   sizeof from);
+		clock_format_local(r->end_at, "%H:%M", to, sizeof to);
+		snprintf(buf, sizeof buf, "%s-%s", from, to);
+		draw_text(w, y, 2 + x[0], cw[0], buf, base, AL_LEFT);
+		snprintf(buf, sizeof buf, "%s %s", pm->sym, _(pm->word));
+		draw_text(w, y, 2 + x[1], cw[1], buf,
+		          k == sel ? base | A_BOLD : theme_attr(pm->role), AL_LEFT);
+		draw_text(w, y, 2 + x[2], cw[2], fmt_status(r->status), base, AL_LEFT);
+		draw_text(w, y, 2 + x[3], cw[3], who(r), base, AL_LEFT);
+		draw_text(w, y, 2 + x[4], cw[4], r->services, base, AL_LEFT);
+		price_text(r, buf, sizeof buf);
+		draw_text(w, y, 2 + x[5], cw[5], buf, base, AL_RIGHT);
+		snprintf(buf, sizeof buf, "%lld", (long long)r->est_minutes);
+		draw_text(w, y, 2 + x[6], cw[6], buf, base, AL_RIGHT);
+	}
+	draw_legend(w, c->h - 1, c->w);
+}
+
+/* ---------------------------------------------------------------- view ops */
+
+static void cal_draw(struct view *v, WINDOW *w)
+{
+	struct calv *c = v->priv;
+
+	load(c, 0);
+	fix_selection(c);
+	if (c->load_failed) {
+		draw_center_message(w, _("The calendar could not be read; see the message below."),
+		                    theme_attr(R_ERROR));
+		return;
+	}
+	if (c->mode == M_MONTH)
+		draw_month(c, w);
+	else if (c->mode == M_WEEK)
+		draw_week(c, w);
+	else
+		draw_day(c, w);
+}
+
+static void cal_reload(struct view *v)
+{
+	struct calv *c = v->priv;
+
+	load(c, 1);
+	fix_selection(c);
+}
+
+static void cal_resize(struct view *v, int h, int w)
+{
+	struct calv *c = v->priv;
+
+	c->h = h;
+	c->w = w;
+}
+
+static void cal_free(struct view *v)
+{
+	struct calv *c = v->priv;
+
+	cal_data_free(&c->data);
+	cal_data_free(&c->ahead[0].data);
+	cal_data_free(&c->ahead[1].data);
+	free(c);
+}
+
+static void cal_title(struct view *v, char *buf, size_t n)
+{
+	struct calv *c = v->priv;
+	static const char *const t[] = {N_("Month"), N_("Week"), N_("Day")};
+
+	snprintf(buf, n, "%s (%s)", _("Calendar"), _(t[c->mode]));
+}
+
+static const char *cal_help(struct view *v)
+{
+	(void)v;
+	return _("The calendar shows the visits from the calendar projection. Each visit carries "
+	         "its payment status as a symbol (see the legend on the last line of the "
+	         "calendar) and, where the terminal has colour, a colour. Enter opens the day "
+	         "(month view) or the selected visit (week and day views).");
+}
+
+/* go to date: a quiet one-field form */
+struct goto_state {
+	struct view *cal;
+};
+
+static int goto_check(struct form *f)
+{
+	int64_t t;
+
+	if (clock_parse_local(form_value(f, 0), &t)) {
+		form_error(f, 0, "%s", err_msg());
+		return 1;
+	}
+	return 0;
+}
+
+static int goto_post(struct form *f)
+{
+	struct goto_state *g = f->arg;
+	struct calv *c = g->cal->priv;
+	int64_t t;
+
+	if (clock_parse_local(form_value(f, 0), &t))
+		return FD_EINVAL;
+	go_day(c, t);
+	return 0;
+}
+
+static void goto_free(struct form *f)
+{
+	free(f->arg);
+}
+
+static const struct form_spec goto_spec = {
+    .name = "goto",
+    .check = goto_check,
+    .post = goto_post,
+    .free = goto_free,
+    .quiet = 1,
+    .help = N_("Type a date as YYYY-MM-DD and press Enter."),
+};
+
+static struct view *goto_form(struct view *cal)
+{
+	struct goto_state *g = xcalloc(1, sizeof *g);
+	struct calv *c = cal->priv;
+	struct form *f;
+	char d[32];
+
+	g->cal = cal;
+	f = form_new(&goto_spec, g, _("Go to a date"));
+	clock_format_local(c->day, "%Y-%m-%d", d, sizeof d);
+	form_add(f, F_TEXT, 0, _("Date (YYYY-MM-DD)"), d);
+	f->fields[0].width = 12;
+	return form_view(f);
+}
+
+static void move_visit(struct calv *c, int dir)
+{
+	int d = cursor_index(c), n = cal_day_count(&c->data, d), k = sel_index(c);
+
+	if (n == 0)
+		return;
+	k += dir;
+	if (k < 0)
+		k = 0;
+	if (k >= n)
+		k = n - 1;
+	c->sel = cal_day_row(&c->data, d, k)->appointment_id;
+}
+
+static struct ui_next open_selected(struct calv *c)
+{
+	if (c->mode == M_MONTH) {
+		c->back_mode = M_MONTH;
+		set_mode(c, M_DAY, 0);
+		return ui_next(UI_REDRAW, NULL);
+	}
+	if (!c->sel) {
+		ui_msg(MSG_INFO, _("No visit is selected on this day."));
+		return ui_next(UI_REDRAW, NULL);
+	}
+	return ui_next(UI_PUSH, view_visit_new(c->sel));
+}
+
+static struct ui_next mouse(struct calv *c, const struct ui_event *ev)
+{
+	int i;
+
+	if (c->mode == M_MONTH) {
+		struct month_geom *g = &c->mg;
+
+		for (i = 0; i < c->data.ndays; i++) {
+			int x = g->col_x[i % 7], y = g->row_y[i / 7];
+
+			if (ev->x >= x && ev->x < x + g->col_w[i % 7] && ev->y >= y &&
+			    ev->y < y + g->row_h) {
+				if (c->data.day_start[i] == c->day)
+					return open_selected(c);
+				go_day(c, c->data.day_start[i]);
+				return ui_next(UI_REDRAW, NULL);
+			}
+		}
+	} else if (c->mode == M_WEEK) {
+		for (i = 0; i < c->nblocks; i++) {
+			struct block *b = &c->blocks[i];
+
+			if (ev->y >= b->y0 && ev->y <= b->y1 && ev->x >= b->x0 && ev->x < b->x1) {
+				if (b->id == c->sel && c->data.day_start[b->day] == c->day)
+					return open_selected(c);
+				c->day = c->data.day_start[b->day];
+				c->sel = b->id;
+				return ui_next(UI_REDRAW, NULL);
+			}
+		}
+		for (i = 0; i < 7; i++)
+			if (ev->x >= c->wg.col_x[i] && ev->x < c->wg.col_x[i] + c->wg.col_w[i]) {
+				go_day(c, c->data.day_start[i]);
+				return ui_next(UI_REDRAW, NULL);
+			}
+	} else {
+		int d = cursor_index(c), k = c->day_top + ev->y - c->day_first_y;
+
+		if (k >= 0 && k < cal_day_count(&c->data, d)) {
+			int64_t id = cal_day_row(&c->data, d, k)->appointment_id;
+
+			if (id == c->sel)
+				return open_selected(c);
+			c->sel = id;
+			return ui_next(UI_REDRAW, NULL);
+		}
+	}
+	return ui_next(UI_HANDLED, NULL);
+}
+
+static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
+{
+	struct calv *c = v->priv;
+
+	load(c, 0);
+	switch (ev->action) {
+	case ACT_CAL_LEFT:
+		go_day(c, clock_add_days(c->day, -1));
+		break;
+	case ACT_CAL_RIGHT:
+		go_day(c, clock_add_days(c->day, 1));
+		break;
+	case ACT_CAL_UP:
+		if (c->mode == M_MONTH)
+			go_day(c, clock_add_days(c->day, -7));
+		else
+			move_visit(c, -1);
+		break;
+	case ACT_CAL_DOWN:
+		if (c->mode == M_MONTH)
+			go_day(c, clock_add_days(c->day, 7));
+		else
+			move_visit(c, 1);
+		break;
+	case ACT_CAL_NEXT_WEEK:
+	case ACT_CAL_PREV_WEEK:
+		go_day(c, clock_add_days(c->day, ev->action == ACT_CAL_NEXT_WEEK ? 7 : -7));
+		break;
+	case ACT_CAL_NEXT_MONTH:
+	case ACT_CAL_PREV_MONTH:
+		go_day(c, cal_add_months(c->day, ev->action == ACT_CAL_NEXT_MONTH ? 1 : -1));
+		break;
+	case ACT_CAL_TODAY:
+		go_day(c, clock_now());
+		break;
+	case ACT_CAL_GOTO:
+		return ui_next(UI_PUSH, goto_form(v));
+	case ACT_CAL_MONTH:
+	case ACT_CAL_WEEK:
+	case ACT_CAL_DAY:
+		c->back_mode = -1;
+		set_mode(c,
+		         ev->action == ACT_CAL_MONTH  ? M_MONTH
+		         : ev->action == ACT_CAL_WEEK ? M_WEEK
+		                                      : M_DAY,
+		         1);
+		break;
+	case ACT_CAL_OPEN:
+		return open_selected(c);
+	case ACT_CAL_NEW_VISIT:
+		return ui_next(UI_PUSH, form_visit_new(c->day));
+	case ACT_BACK:
+		if (c->back_mode >= 0) {
+			set_mode(c, c->back_mode, 0);
+			c->back_mode = -1;
+			break;
+		}
+		return ui_next(UI_UNHANDLED, NULL);
+	case ACT_MOUSE:
+		return mouse(c, ev);
+	default:
+		return ui_next(UI_UNHANDLED, NULL);
+	}
+	return ui_next(UI_REDRAW, NULL);
+}
+
+static const enum action cal_keys[] = {
+    ACT_CAL_LEFT,      ACT_CAL_RIGHT,     ACT_CAL_UP,         ACT_CAL_DOWN,
+    ACT_CAL_NEXT_WEEK, ACT_CAL_PREV_WEEK, ACT_CAL_NEXT_MONTH, ACT_CAL_PREV_MONTH,
+    ACT_CAL_TODAY,     ACT_CAL_GOTO,      ACT_CAL_MONTH,      ACT_CAL_WEEK,
+    ACT_CAL_DAY,       ACT_CAL_OPEN,      ACT_CAL_NEW_VISIT,  ACT_NONE};
+static const enum action cal_hints[] = {ACT_CAL_OPEN,      ACT_CAL_MONTH, ACT_CAL_WEEK,
+                                        ACT_CAL_DAY,       ACT_CAL_TODAY, ACT_CAL_GOTO,
+                                        ACT_CAL_NEW_VISIT, ACT_NONE};
+
+static const struct view_ops cal_ops = {
+    .name = "calendar",
+    .ctx = CTX_CAL,
+    .keys = cal_keys,
+    .hints = cal_hints,
+    .free = cal_free,
+    .resize = cal_resize,
+    .draw = cal_draw,
+    .action = cal_action,
+    .reload = cal_reload,
+    .title = cal_title,
+    .help = cal_help,
+    .idle = cal_idle,
+};
+
+struct view *view_calendar_new(void)
+{
+	struct calv *c = xcalloc(1, sizeof *c);
+	const char *m = state_get("view", "week");
+	int i;
+
+	c->back_mode = -1;
+	c->mode = M_WEEK;
+	c->prefetch = strcmp(config_get("screen_prefetch", "yes"), "no") != 0;
+	for (i = 0; i < 3; i++)
+		if (!strcmp(m, mode_names[i]))
+			c->mode = i;
+	c->day = clock_day_start(clock_now());
+	return view_new(&cal_ops, c);
+}

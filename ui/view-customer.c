@@ -1,0 +1,226 @@
+/*
+ * view-customer.c - a customer: contact details, jobs, invoices (with
+ * their balances) and payments. Enter opens an invoice or a payment; p
+ * records a payment from this customer.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "customer.h"
+#include "draw.h"
+#include "fmt.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "pane.h"
+#include "payment.h"
+#include "views.h"
+#include "work.h"
+#include "xalloc.h"
+
+struct customerv {
+	int64_t id;
+	char *name;
+	char currency[4]; /* of the newest job, for a payment */
+	struct pane p;
+};
+
+static const struct pane_col job_cols[] = {
+    {8, 0, AL_LEFT}, {24, 1, AL_LEFT}, {12, 0, AL_LEFT}, {4, 0, AL_LEFT}};
+static const struct pane_col inv_cols[] = {{16, 0, AL_LEFT},  {11, 0, AL_LEFT},  {16, 0, AL_LEFT},
+                                           {15, 0, AL_RIGHT}, {15, 0, AL_RIGHT}, {1, 1, AL_LEFT}};
+static const struct pane_col pay_cols[] = {{12, 0, AL_LEFT},  {17, 0, AL_LEFT},  {14, 0, AL_LEFT},
+                                           {15, 0, AL_RIGHT}, {15, 0, AL_RIGHT}, {1, 1, AL_LEFT}};
+
+static int add_job(const struct job *j, void *arg)
+{
+	struct customerv *cv = arg;
+	char id[24];
+	const char *cells[4] = {id, j->title, fmt_status(j->status), j->currency};
+
+	snprintf(id, sizeof id, "%s %lld", _("job"), (long long)j->id);
+	if (!cv->currency[0])
+		snprintf(cv->currency, sizeof cv->currency, "%s", j->currency);
+	pane_row(&cv->p, 0, 0, R_NORMAL, 4, job_cols, cells);
+	return 0;
+}
+
+static int add_invoice(const struct invoice *inv, void *arg)
+{
+	struct customerv *cv = arg;
+	char d[32], t[FMT_MONEY], b[FMT_MONEY], lt[64], lb[64];
+	const char *cells[6];
+
+	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv->total, inv->currency, t));
+	snprintf(lb, sizeof lb, "%s %s", _("balance"), fmt_money(inv->balance, inv->currency, b));
+	cells[0] = inv->number;
+	cells[1] = fmt_date(inv->issued_at, d);
+	cells[2] = fmt_status(inv->status);
+	cells[3] = lt;
+	cells[4] = lb;
+	cells[5] = "";
+	pane_row(&cv->p, K_INVOICE, inv->id, R_NORMAL, 6, inv_cols, cells);
+	pane_cell_role(&cv->p, 2, theme_invoice_role(inv->status));
+	return 0;
+}
+
+static int add_payment(const struct payment *p, void *arg)
+{
+	struct customerv *cv = arg;
+	char id[24], d[32], a[FMT_MONEY], u[FMT_MONEY], lu[64];
+	const char *cells[6];
+
+	snprintf(id, sizeof id, _("payment %lld"), (long long)p->id);
+	snprintf(lu, sizeof lu, "%s %s", _("credit"), fmt_money(p->unallocated, p->currency, u));
+	cells[0] = id;
+	cells[1] = fmt_datetime(p->received_at, d);
+	cells[2] = fmt_status(p->method);
+	cells[3] = fmt_money_cur(p->amount, p->currency, a);
+	cells[4] = lu;
+	cells[5] = "";
+	pane_row(&cv->p, K_PAYMENT, p->id, R_NORMAL, 6, pay_cols, cells);
+	return 0;
+}
+
+static void build(struct customerv *cv)
+{
+	struct customer c;
+	struct invoice_filter f = {cv->id, NULL, "invoice"};
+	int kind, old = cv->p.cur, before;
+	int64_t id;
+
+	pane_target(&cv->p, &kind, &id);
+	pane_clear(&cv->p);
+	if (customer_get(ui_db(), cv->id, &c) != 0) {
+		pane_text(&cv->p, 0, 0, R_ERROR, _("! Customer %lld no longer exists."),
+		          (long long)cv->id);
+		return;
+	}
+	free(cv->name);
+	cv->name = xstrdup(c.name);
+	pane_text(&cv->p, 0, 0, R_HEADER, _("Customer %1$lld: %2$s"), (long long)c.id, c.name);
+	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Phone"), c.phone ? c.phone : "-");
+	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Email"), c.email ? c.email : "-");
+	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Address"), c.address ? c.address : "-");
+	if (c.note)
+		pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), c.note);
+	customer_free(&c);
+	pane_blank(&cv->p);
+	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Invoices"));
+	before = cv->p.n;
+	invoice_list(ui_db(), &f, add_invoice, cv);
+	if (cv->p.n == before)
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
+	pane_blank(&cv->p);
+	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Payments"));
+	before = cv->p.n;
+	payment_list(ui_db(), cv->id, add_payment, cv);
+	if (cv->p.n == before)
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
+	pane_blank(&cv->p);
+	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Jobs"));
+	before = cv->p.n;
+	job_list(ui_db(), cv->id, add_job, cv);
+	if (cv->p.n == before)
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
+	pane_restore(&cv->p, kind, id, old < 0 ? 0 : old);
+}
+
+static void customer_free_view(struct view *v)
+{
+	struct customerv *cv = v->priv;
+
+	pane_free(&cv->p);
+	free(cv->name);
+	free(cv);
+}
+
+static void customer_resize(struct view *v, int h, int w)
+{
+	(void)v;
+	(void)h;
+	(void)w;
+}
+
+static void customer_draw(struct view *v, WINDOW *w)
+{
+	struct customerv *cv = v->priv;
+
+	pane_draw(&cv->p, w, 0);
+}
+
+static void customer_reload(struct view *v)
+{
+	build(v->priv);
+}
+
+static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
+{
+	struct customerv *cv = v->priv;
+	int kind;
+	int64_t id;
+	struct ui_next n = pane_action(&cv->p, ev);
+
+	if (n.kind != UI_UNHANDLED)
+		return n;
+	pane_target(&cv->p, &kind, &id);
+	switch (ev->action) {
+	case ACT_OPEN:
+		if (kind == K_INVOICE)
+			return ui_next(UI_PUSH, view_invoice_new(id));
+		if (kind == K_PAYMENT)
+			return ui_next(UI_PUSH, view_payment_new(id));
+		return ui_next(UI_HANDLED, NULL);
+	case ACT_RECORD_PAYMENT:
+		return ui_next(UI_PUSH,
+		               form_payment_new(cv->id, cv->currency[0] ? cv->currency : NULL));
+	default:
+		return ui_next(UI_UNHANDLED, NULL);
+	}
+}
+
+static void customer_title(struct view *v, char *buf, size_t n)
+{
+	struct customerv *cv = v->priv;
+
+	snprintf(buf, n, "%s", cv->name ? cv->name : "?");
+}
+
+static const char *customer_help(struct view *v)
+{
+	(void)v;
+	return _("A customer with their invoices, payments and jobs. Enter opens an invoice "
+	         "or a payment.");
+}
+
+static const enum action customer_keys[] = {ACT_UP,  ACT_DOWN,   ACT_PAGE_UP, ACT_PAGE_DOWN,
+                                            ACT_TOP, ACT_BOTTOM, ACT_OPEN,    ACT_RECORD_PAYMENT,
+                                            ACT_NONE};
+static const enum action customer_hints[] = {ACT_OPEN, ACT_RECORD_PAYMENT, ACT_NONE};
+
+static const struct view_ops customer_ops = {
+    .name = "customer",
+    .ctx = CTX_PANE,
+    .keys = customer_keys,
+    .hints = customer_hints,
+    .free = customer_free_view,
+    .resize = customer_resize,
+    .draw = customer_draw,
+    .action = customer_action,
+    .reload = customer_reload,
+    .title = customer_title,
+    .help = customer_help,
+};
+
+struct view *view_customer_new(int64_t customer_id)
+{
+	struct customerv *cv = xcalloc(1, sizeof *cv);
+
+	cv->id = customer_id;
+	cv->p.cur = -1;
+	build(cv);
+	pane_select_first(&cv->p, 0);
+	return view_new(&customer_ops, cv);
+}

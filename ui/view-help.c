@@ -1,0 +1,146 @@
+/*
+ * view-help.c - the `?` screen: every key of the view it was opened from
+ * and the keys that work everywhere, generated from the action table with
+ * the keys as currently bound (so a keys file shows up here), and the
+ * payment-status legend.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "action.h"
+#include "draw.h"
+#include "i18n.h"
+#include "pane.h"
+#include "theme.h"
+#include "view.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct helpv {
+	struct pane p;
+	char title[128];
+};
+
+static const struct pane_col cols[] = {{16, 0, AL_LEFT}, {30, 1, AL_LEFT}, {20, 0, AL_LEFT}};
+
+static void add_action(struct helpv *h, enum action a)
+{
+	const struct action_def *d = action_def(a);
+	char keys[128];
+	const char *cells[3];
+
+	if (!d)
+		return;
+	keymap_keys(a, " ", keys, sizeof keys);
+	cells[0] = keys[0] ? keys : _("(no key)");
+	cells[1] = _(d->help);
+	cells[2] = d->name;
+	pane_row(&h->p, 1, a, R_NORMAL, 3, cols, cells);
+	pane_cell_role(&h->p, 2, R_DIM);
+}
+
+static void help_free(struct view *v)
+{
+	struct helpv *h = v->priv;
+
+	pane_free(&h->p);
+	free(h);
+}
+
+static void help_resize(struct view *v, int hh, int w)
+{
+	(void)v;
+	(void)hh;
+	(void)w;
+}
+
+static void help_draw(struct view *v, WINDOW *w)
+{
+	struct helpv *h = v->priv;
+
+	pane_draw(&h->p, w, 0);
+}
+
+static struct ui_next help_action(struct view *v, const struct ui_event *ev)
+{
+	struct helpv *h = v->priv;
+
+	if (ev->action == ACT_OPEN)
+		return ui_next(UI_HANDLED, NULL);
+	return pane_action(&h->p, ev);
+}
+
+static void help_title(struct view *v, char *buf, size_t n)
+{
+	struct helpv *h = v->priv;
+
+	snprintf(buf, n, "%s", h->title);
+}
+
+static const enum action help_keys[] = {ACT_UP, ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_NONE};
+
+static const struct view_ops help_ops = {
+    .name = "help",
+    .ctx = CTX_PANE,
+    .keys = help_keys,
+    .hints = NULL,
+    .free = help_free,
+    .resize = help_resize,
+    .draw = help_draw,
+    .action = help_action,
+    .reload = NULL,
+    .title = help_title,
+    .help = NULL,
+};
+
+struct view *view_help_new(struct view *of)
+{
+	struct helpv *h = xcalloc(1, sizeof *h);
+	const enum action *a;
+	const struct pay_mark *m;
+	size_t i, n;
+	int np, k;
+	const struct action_def *t = action_table(&n);
+	char piece[128];
+
+	of->ops->title(of, piece, sizeof piece);
+	snprintf(h->title, sizeof h->title, _("Help: %s"), piece);
+	if (of->ops->help && of->ops->help(of)) {
+		pane_text(&h->p, 0, 0, R_NORMAL, "%s", of->ops->help(of));
+		pane_blank(&h->p);
+	}
+	pane_text(&h->p, 0, 0, R_HEADER, "%s", _("Keys of this view"));
+	for (a = of->ops->keys; a && *a != ACT_NONE; a++)
+		add_action(h, *a);
+	if (!(of->ops->ctx & CTX_FORM)) {
+		pane_blank(&h->p);
+		pane_text(&h->p, 0, 0, R_HEADER, "%s", _("Keys everywhere"));
+		for (i = 0; i < n; i++)
+			if (t[i].ctx == CTX_GLOBAL)
+				add_action(h, t[i].id);
+	} else {
+		pane_blank(&h->p);
+		pane_text(&h->p, 0, 0, R_NORMAL, "%s",
+		          _("In a form every other key is typed into the field. F1 shows this "
+		            "help, Ctrl-L redraws."));
+	}
+	pane_blank(&h->p);
+	pane_text(&h->p, 0, 0, R_HEADER, "%s", _("Payment status symbols"));
+	m = theme_pay_marks(&np);
+	for (k = 0; k < np; k++) {
+		const char *cells[2] = {m[k].sym, _(m[k].word)};
+
+		pane_row(&h->p, 0, 0, R_NORMAL, 2, cols, cells);
+		pane_cell_role(&h->p, 0, m[k].role);
+	}
+	pane_blank(&h->p);
+	pane_text(&h->p, 0, 0, R_DIM, "%s",
+	          _("Keys can be changed in the file keys of the config folder, one "
+	            "'action-name = key key' line each; the names are in the last column. "
+	            "Press q or Esc to close this help."));
+	pane_select_first(&h->p, 0);
+	return view_new(&help_ops, h);
+}

@@ -1,0 +1,278 @@
+/*
+ * view-invoice.c - an invoice: its lines (the snapshots taken when it was
+ * issued), total, credited, paid, balance and status, and every allocation
+ * posted to it (which payment, how much, method, reference, when, reversed
+ * or not). Enter on an allocation opens its payment; x reverses it; p
+ * records a payment from the invoice's customer.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "draw.h"
+#include "fmt.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "money.h"
+#include "pane.h"
+#include "payment.h"
+#include "views.h"
+#include "xalloc.h"
+
+struct invoicev {
+	int64_t id;
+	char number[32];
+	int64_t customer_id;
+	char currency[4];
+	struct pane p;
+	int64_t alloc_payment[256][2]; /* allocation id -> payment id */
+	int nalloc;
+};
+
+static const struct pane_col line_cols[] = {
+    {9, 0, AL_LEFT},   /* kind */
+    {20, 1, AL_LEFT},  /* description */
+    {18, 0, AL_RIGHT}, /* qty x price */
+    {15, 0, AL_RIGHT}, /* amount */
+};
+
+static const struct pane_col sum_cols[] = {
+    {9, 0, AL_LEFT},
+    {20, 1, AL_LEFT},
+    {18, 0, AL_RIGHT}, /* label */
+    {15, 0, AL_RIGHT}, /* amount */
+};
+
+static const struct pane_col alloc_cols[] = {
+    {6, 0, AL_LEFT},   /* #id */
+    {16, 0, AL_LEFT},  /* when */
+    {11, 0, AL_LEFT},  /* payment */
+    {14, 1, AL_LEFT},  /* method, reference */
+    {14, 0, AL_RIGHT}, /* amount */
+    {18, 1, AL_LEFT},  /* state */
+};
+
+static int add_line(const struct invoice_line *l, void *arg)
+{
+	struct invoicev *iv = arg;
+	char q[32], pr[FMT_MONEY], am[FMT_MONEY], qp[96];
+	const char *cells[4];
+
+	qty_format(l->qty_milli, q, sizeof q);
+	snprintf(qp, sizeof qp, "%s x %s", q, fmt_money(l->unit_price, iv->currency, pr));
+	cells[0] = fmt_status(l->kind);
+	cells[1] = l->description;
+	cells[2] = qp;
+	cells[3] = fmt_money(l->amount, iv->currency, am);
+	pane_row(&iv->p, 0, 0, R_NORMAL, 4, line_cols, cells);
+	return 0;
+}
+
+static void sum_line(struct invoicev *iv, const char *label, int64_t v, enum role role)
+{
+	char am[FMT_MONEY];
+	const char *cells[4] = {"", "", label, fmt_money(v, iv->currency, am)};
+
+	pane_row(&iv->p, 0, 0, role, 4, sum_cols, cells);
+}
+
+static int add_alloc(const struct allocation *a, void *arg)
+{
+	struct invoicev *iv = arg;
+	struct payment p;
+	char id[24], when[32], pay[32], how[256], am[FMT_MONEY], state[64];
+	const char *cells[6];
+	int have = payment_get(ui_db(), a->payment_id, &p) == 0;
+
+	snprintf(id, sizeof id, "#%lld", (long long)a->id);
+	snprintf(pay, sizeof pay, _("payment %lld"), (long long)a->payment_id);
+	if (have)
+		snprintf(how, sizeof how, "%s%s%s", fmt_status(p.method), p.reference ? " " : "",
+		         p.reference ? p.reference : "");
+	else
+		snprintf(how, sizeof how, "?");
+	if (a->reverses_id)
+		snprintf(state, sizeof state, _("reversal of #%lld"), (long long)a->reverses_id);
+	else if (a->reversed_by)
+		snprintf(state, sizeof state, _("REVERSED by #%lld"), (long long)a->reversed_by);
+	else
+		snprintf(state, sizeof state, "%s", _("live"));
+	cells[0] = id;
+	cells[1] = fmt_datetime(a->created_at, when);
+	cells[2] = pay;
+	cells[3] = how;
+	cells[4] = fmt_money(a->reverses_id ? -a->amount : a->amount, a->currency, am);
+	cells[5] = state;
+	pane_row(&iv->p, K_ALLOC, a->id, a->reversed_by || a->reverses_id ? R_DIM : R_NORMAL, 6,
+	         alloc_cols, cells);
+	if (iv->nalloc < 256) {
+		iv->alloc_payment[iv->nalloc][0] = a->id;
+		iv->alloc_payment[iv->nalloc][1] = a->payment_id;
+		iv->nalloc++;
+	}
+	if (have)
+		payment_free(&p);
+	return 0;
+}
+
+static void build(struct invoicev *iv)
+{
+	struct invoice inv;
+	char d1[32], d2[32];
+	int kind, old = iv->p.cur;
+	int64_t id;
+	size_t before;
+
+	pane_target(&iv->p, &kind, &id);
+	pane_clear(&iv->p);
+	iv->nalloc = 0;
+	if (invoice_get(ui_db(), iv->id, &inv) != 0) {
+		pane_text(&iv->p, 0, 0, R_ERROR, _("! Invoice %lld cannot be read."),
+		          (long long)iv->id);
+		return;
+	}
+	snprintf(iv->number, sizeof iv->number, "%s", inv.number);
+	snprintf(iv->currency, sizeof iv->currency, "%s", inv.currency);
+	iv->customer_id = inv.customer_id;
+	pane_text(&iv->p, 0, 0, R_HEADER, "%s %s - %s",
+	          !strcmp(inv.kind, "credit_note") ? _("Credit note") : _("Invoice"), inv.number,
+	          inv.customer_name);
+	pane_text(&iv->p, 0, 0, theme_invoice_role(inv.status), "%s: %s", _("Status"),
+	          fmt_status(inv.status));
+	pane_text(&iv->p, 0, 0, R_NORMAL, _("Issued %1$s, due %2$s, in %3$s"),
+	          fmt_date(inv.issued_at, d1), fmt_date(inv.due_at, d2), inv.currency);
+	if (inv.note)
+		pane_text(&iv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), inv.note);
+	pane_blank(&iv->p);
+	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Lines"));
+	invoice_lines(ui_db(), inv.id, add_line, iv);
+	sum_line(iv, _("Total"), inv.total, R_HEADER);
+	sum_line(iv, _("Credited"), inv.credited, R_NORMAL);
+	sum_line(iv, _("Paid"), inv.paid, R_NORMAL);
+	sum_line(iv, _("Balance"), inv.balance,
+	         inv.balance > 0   ? R_UNPAID
+	         : inv.balance < 0 ? R_OVERPAID
+	                           : R_PAID);
+	pane_blank(&iv->p);
+	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Allocations"));
+	before = (size_t)iv->p.n;
+	alloc_list(ui_db(), 0, inv.id, add_alloc, iv);
+	if ((size_t)iv->p.n == before)
+		pane_text(&iv->p, 0, 0, R_DIM, "  %s",
+		          _("No payment is allocated to this invoice."));
+	invoice_free(&inv);
+	pane_restore(&iv->p, kind, id, old < 0 ? 0 : old);
+}
+
+static void invoice_free_view(struct view *v)
+{
+	struct invoicev *iv = v->priv;
+
+	pane_free(&iv->p);
+	free(iv);
+}
+
+static void invoice_resize(struct view *v, int h, int w)
+{
+	(void)v;
+	(void)h;
+	(void)w;
+}
+
+static void invoice_draw(struct view *v, WINDOW *w)
+{
+	struct invoicev *iv = v->priv;
+
+	pane_draw(&iv->p, w, 0);
+}
+
+static void invoice_reload(struct view *v)
+{
+	build(v->priv);
+}
+
+static int64_t payment_of(const struct invoicev *iv, int64_t alloc)
+{
+	int i;
+
+	for (i = 0; i < iv->nalloc; i++)
+		if (iv->alloc_payment[i][0] == alloc)
+			return iv->alloc_payment[i][1];
+	return 0;
+}
+
+static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
+{
+	struct invoicev *iv = v->priv;
+	int kind;
+	int64_t id;
+	struct ui_next n = pane_action(&iv->p, ev);
+
+	if (n.kind != UI_UNHANDLED)
+		return n;
+	pane_target(&iv->p, &kind, &id);
+	switch (ev->action) {
+	case ACT_OPEN:
+		if (kind == K_ALLOC)
+			return ui_next(UI_PUSH, view_payment_new(payment_of(iv, id)));
+		return ui_next(UI_HANDLED, NULL);
+	case ACT_REVERSE_ALLOC:
+		if (kind != K_ALLOC) {
+			ui_msg(MSG_INFO, _("Select an allocation first."));
+			return ui_next(UI_REDRAW, NULL);
+		}
+		return ui_next(UI_PUSH, form_reverse_new(id));
+	case ACT_RECORD_PAYMENT:
+		return ui_next(UI_PUSH, form_payment_new(iv->customer_id, iv->currency));
+	default:
+		return ui_next(UI_UNHANDLED, NULL);
+	}
+}
+
+static void invoice_title(struct view *v, char *buf, size_t n)
+{
+	struct invoicev *iv = v->priv;
+
+	snprintf(buf, n, "%s", iv->number[0] ? iv->number : "?");
+}
+
+static const char *invoice_help(struct view *v)
+{
+	(void)v;
+	return _("An invoice as issued: its lines are snapshots that later changes to the jobs "
+	         "never alter. Balance = total - credited - paid. Allocations are never edited: "
+	         "a reversal undoes one. Enter on an allocation opens its payment.");
+}
+
+static const enum action invoice_keys[] = {
+    ACT_UP,     ACT_DOWN, ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
+    ACT_BOTTOM, ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_NONE};
+static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
+                                            ACT_NONE};
+
+static const struct view_ops invoice_ops = {
+    .name = "invoice",
+    .ctx = CTX_PANE,
+    .keys = invoice_keys,
+    .hints = invoice_hints,
+    .free = invoice_free_view,
+    .resize = invoice_resize,
+    .draw = invoice_draw,
+    .action = invoice_action,
+    .reload = invoice_reload,
+    .title = invoice_title,
+    .help = invoice_help,
+};
+
+struct view *view_invoice_new(int64_t invoice_id)
+{
+	struct invoicev *iv = xcalloc(1, sizeof *iv);
+
+	iv->id = invoice_id;
+	iv->p.cur = -1;
+	build(iv);
+	pane_select_first(&iv->p, K_ALLOC);
+	return view_new(&invoice_ops, iv);
+}

@@ -1,0 +1,360 @@
+/*
+ * view-visit.c - a visit: when, where, status, customers; the jobs it
+ * works on with their line items, and the invoices that bill each job.
+ *
+ * Everything is read through the core (appt_get, link_list, job_get,
+ * item_list, desk_job_invoices, invoice_get, projection_get) each time the
+ * pane is built; a rebuild keeps the cursor on the same record. Enter on an
+ * invoice opens it; e edits the visit, a job or an item; n adds a job; a
+ * adds a line item; i issues an invoice; p records a payment.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "desk.h"
+#include "draw.h"
+#include "err.h"
+#include "fmt.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "money.h"
+#include "pane.h"
+#include "projection.h"
+#include "views.h"
+#include "work.h"
+#include "xalloc.h"
+
+#define MAX_JOBS 64
+#define MAX_REFS 512
+
+struct jobref {
+	int64_t job_id, customer_id;
+	char currency[4];
+};
+
+struct itemref {
+	int kind;           /* K_ITEM or K_INVOICE */
+	int64_t id, job_id; /* -> its job */
+};
+
+struct visitv {
+	int64_t appt_id;
+	struct pane p;
+	struct jobref jobs[MAX_JOBS];
+	int njobs;
+	struct itemref refs[MAX_REFS]; /* items and invoices, with their job */
+	int nrefs;
+	int gone;
+};
+
+static const struct pane_col item_cols[] = {
+    {4, 0, AL_LEFT},   /* indent */
+    {9, 0, AL_LEFT},   /* kind */
+    {16, 1, AL_LEFT},  /* description */
+    {16, 0, AL_RIGHT}, /* qty x price */
+    {14, 0, AL_RIGHT}, /* amount */
+};
+
+static const struct pane_col inv_cols[] = {
+    {4, 0, AL_LEFT},   /* indent */
+    {16, 0, AL_LEFT},  /* number */
+    {16, 0, AL_LEFT},  /* status */
+    {17, 0, AL_RIGHT}, /* total */
+    {17, 0, AL_RIGHT}, /* paid */
+    {17, 1, AL_RIGHT}, /* balance */
+};
+
+static void add_ref(struct visitv *vv, int kind, int64_t id, int64_t job)
+{
+	if (vv->nrefs < MAX_REFS) {
+		vv->refs[vv->nrefs].kind = kind;
+		vv->refs[vv->nrefs].id = id;
+		vv->refs[vv->nrefs].job_id = job;
+		vv->nrefs++;
+	}
+}
+
+struct build {
+	struct visitv *vv;
+	int64_t job_id;
+	const char *currency;
+	int count;
+};
+
+static int add_item(const struct line_item *li, void *arg)
+{
+	struct build *b = arg;
+	char q[32], pr[FMT_MONEY], am[FMT_MONEY], qp[96];
+	const char *cells[5];
+
+	qty_format(li->qty_milli, q, sizeof q);
+	snprintf(qp, sizeof qp, "%s x %s", q, fmt_money(li->unit_price, li->currency, pr));
+	cells[0] = "";
+	cells[1] = fmt_status(li->kind);
+	cells[2] = li->description;
+	cells[3] = qp;
+	cells[4] = fmt_money(li->amount, li->currency, am);
+	pane_row(&b->vv->p, K_ITEM, li->id, R_NORMAL, 5, item_cols, cells);
+	add_ref(b->vv, K_ITEM, li->id, b->job_id);
+	b->count++;
+	return 0;
+}
+
+static int add_invoice(int64_t id, void *arg)
+{
+	struct build *b = arg;
+	struct invoice inv;
+	char t[FMT_MONEY], p[FMT_MONEY], bal[FMT_MONEY], lt[64], lp[64], lb[64];
+	const char *cells[6];
+
+	if (invoice_get(ui_db(), id, &inv) != 0)
+		return 0;
+	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv.total, inv.currency, t));
+	snprintf(lp, sizeof lp, "%s %s", _("paid"), fmt_money(inv.paid, inv.currency, p));
+	snprintf(lb, sizeof lb, "%s %s", _("balance"), fmt_money(inv.balance, inv.currency, bal));
+	cells[0] = "";
+	cells[1] = inv.number;
+	cells[2] = fmt_status(inv.status);
+	cells[3] = lt;
+	cells[4] = lp;
+	cells[5] = lb;
+	pane_row(&b->vv->p, K_INVOICE, inv.id, R_NORMAL, 6, inv_cols, cells);
+	pane_cell_role(&b->vv->p, 2, theme_invoice_role(inv.status));
+	add_ref(b->vv, K_INVOICE, inv.id, b->job_id);
+	invoice_free(&inv);
+	b->count++;
+	return 0;
+}
+
+static int add_link(const struct link *l, void *arg)
+{
+	struct build *b = arg;
+	struct visitv *vv = b->vv;
+	struct job j;
+	struct build sub = {vv, l->job_id, NULL, 0};
+
+	if (job_get(ui_db(), l->job_id, &j) != 0)
+		return 0;
+	pane_blank(&vv->p);
+	pane_text(&vv->p, K_JOB, j.id, R_HEADER,
+	          _("Job %1$lld: %2$s - %3$s (%4$s, %5$s, %6$lld min)"), (long long)j.id, j.title,
+	          j.customer_name, fmt_status(j.status), j.currency, (long long)l->est_minutes);
+	if (vv->njobs < MAX_JOBS) {
+		vv->jobs[vv->njobs].job_id = j.id;
+		vv->jobs[vv->njobs].customer_id = j.customer_id;
+		snprintf(vv->jobs[vv->njobs].currency, 4, "%s", j.currency);
+		vv->njobs++;
+	}
+	item_list(ui_db(), j.id, add_item, &sub);
+	if (sub.count == 0)
+		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
+		          _("No line items yet (press a to add one)."));
+	sub.count = 0;
+	desk_job_invoices(ui_db(), j.id, add_invoice, &sub);
+	if (sub.count == 0)
+		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
+		          _("Not invoiced yet (press i to issue an invoice)."));
+	job_free(&j);
+	return 0;
+}
+
+static void build(struct visitv *vv)
+{
+	struct appt a;
+	struct cal_row r;
+	struct build b = {vv, 0, NULL, 0};
+	char from[32], to[32];
+	int kind, old = vv->p.cur;
+	int64_t id;
+
+	pane_target(&vv->p, &kind, &id);
+	pane_clear(&vv->p);
+	vv->njobs = vv->nrefs = 0;
+	if (appt_get(ui_db(), vv->appt_id, &a) != 0) {
+		vv->gone = 1;
+		pane_text(&vv->p, 0, 0, R_ERROR, _("! Visit %lld no longer exists."),
+		          (long long)vv->appt_id);
+		return;
+	}
+	vv->gone = 0;
+	fmt_datetime(a.start_at, from);
+	{
+		char t[32];
+
+		fmt_datetime(a.end_at, t);
+		/* the end's date only when it differs from the start's */
+		snprintf(to, sizeof to, "%s", strncmp(t, from, 10) == 0 ? t + 11 : t);
+	}
+	pane_text(&vv->p, K_VISIT, a.id, R_HEADER, _("Visit %1$lld: %2$s-%3$s, %4$s"),
+	          (long long)a.id, from, to, fmt_status(a.status));
+	pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Where"), a.location ? a.location : "-");
+	pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Customers"),
+	          a.customers && *a.customers ? a.customers : _("(no job yet)"));
+	if (a.note)
+		pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), a.note);
+	if (projection_get(ui_db(), a.id, &r) == 0) {
+		const struct pay_mark *pm = theme_pay(r.pay_status);
+		char price[FMT_MONEY];
+
+		pane_text(&vv->p, 0, 0, pm->role, _("Calendar: %1$s %2$s, %3$s for this visit"),
+		          pm->sym, _(pm->word),
+		          r.has_total ? (r.currency[0] ? fmt_money_cur(r.total, r.currency, price)
+		                                       : _("nothing to charge"))
+		                      : _("mixed currencies"));
+		cal_row_free(&r);
+	}
+	link_list(ui_db(), a.id, 0, add_link, &b);
+	if (vv->njobs == 0) {
+		pane_blank(&vv->p);
+		pane_text(&vv->p, 0, 0, R_DIM, "%s",
+		          _("This visit works on no job yet: press n to add one."));
+	}
+	appt_free(&a);
+	pane_restore(&vv->p, kind ? kind : K_VISIT, kind ? id : vv->appt_id, old < 0 ? 0 : old);
+}
+
+static const struct jobref *job_of_selection(struct visitv *vv)
+{
+	int kind, i;
+	int64_t id, job = 0;
+
+	pane_target(&vv->p, &kind, &id);
+	if (kind == K_JOB)
+		job = id;
+	else if (kind == K_ITEM || kind == K_INVOICE)
+		for (i = 0; i < vv->nrefs; i++)
+			if (vv->refs[i].kind == kind && vv->refs[i].id == id) {
+				job = vv->refs[i].job_id;
+				break;
+			}
+	for (i = 0; i < vv->njobs; i++)
+		if (vv->jobs[i].job_id == job)
+			return &vv->jobs[i];
+	return vv->njobs == 1 ? &vv->jobs[0] : NULL;
+}
+
+static void visit_free(struct view *v)
+{
+	struct visitv *vv = v->priv;
+
+	pane_free(&vv->p);
+	free(vv);
+}
+
+static void visit_resize(struct view *v, int h, int w)
+{
+	(void)v;
+	(void)h;
+	(void)w;
+}
+
+static void visit_draw(struct view *v, WINDOW *w)
+{
+	struct visitv *vv = v->priv;
+
+	pane_draw(&vv->p, w, 0);
+}
+
+static void visit_reload(struct view *v)
+{
+	build(v->priv);
+}
+
+static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
+{
+	struct visitv *vv = v->priv;
+	const struct jobref *j;
+	int kind;
+	int64_t id;
+	struct ui_next n = pane_action(&vv->p, ev);
+
+	if (n.kind != UI_UNHANDLED)
+		return n;
+	pane_target(&vv->p, &kind, &id);
+	switch (ev->action) {
+	case ACT_OPEN:
+		if (kind == K_INVOICE)
+			return ui_next(UI_PUSH, view_invoice_new(id));
+		if (kind == K_JOB && (j = job_of_selection(vv)))
+			return ui_next(UI_PUSH, view_customer_new(j->customer_id));
+		if (kind == K_ITEM)
+			return ui_next(UI_PUSH, form_item_edit(id));
+		if (kind == K_VISIT)
+			return ui_next(UI_PUSH, form_visit_edit(id));
+		return ui_next(UI_HANDLED, NULL);
+	case ACT_EDIT:
+		if (kind == K_VISIT)
+			return ui_next(UI_PUSH, form_visit_edit(id));
+		if (kind == K_JOB)
+			return ui_next(UI_PUSH, form_job_edit(id));
+		if (kind == K_ITEM)
+			return ui_next(UI_PUSH, form_item_edit(id));
+		ui_msg(MSG_INFO, _("Select the visit, a job or a line item to edit."));
+		return ui_next(UI_REDRAW, NULL);
+	case ACT_NEW_JOB:
+		return ui_next(UI_PUSH, form_job_new(vv->appt_id));
+	case ACT_NEW_ITEM:
+	case ACT_ISSUE_INVOICE:
+	case ACT_RECORD_PAYMENT:
+		j = job_of_selection(vv);
+		if (!j) {
+			ui_msg(MSG_INFO, _("Select a job first (move to its line)."));
+			return ui_next(UI_REDRAW, NULL);
+		}
+		if (ev->action == ACT_NEW_ITEM)
+			return ui_next(UI_PUSH, form_item_new(j->job_id));
+		if (ev->action == ACT_ISSUE_INVOICE)
+			return ui_next(UI_PUSH, form_invoice_new(j->job_id));
+		return ui_next(UI_PUSH, form_payment_new(j->customer_id, j->currency));
+	default:
+		return ui_next(UI_UNHANDLED, NULL);
+	}
+}
+
+static void visit_title(struct view *v, char *buf, size_t n)
+{
+	struct visitv *vv = v->priv;
+
+	snprintf(buf, n, _("Visit %lld"), (long long)vv->appt_id);
+}
+
+static const char *visit_help(struct view *v)
+{
+	(void)v;
+	return _("A visit and the jobs it works on, each with its line items and the invoices "
+	         "that bill it. Enter on an invoice opens it; Enter on a job opens its customer.");
+}
+
+static const enum action visit_keys[] = {
+    ACT_UP,   ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_TOP,           ACT_BOTTOM,
+    ACT_OPEN, ACT_EDIT, ACT_NEW_JOB, ACT_NEW_ITEM,  ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT,
+    ACT_NONE};
+static const enum action visit_hints[] = {
+    ACT_OPEN, ACT_EDIT, ACT_NEW_JOB, ACT_NEW_ITEM, ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT, ACT_NONE};
+
+static const struct view_ops visit_ops = {
+    .name = "visit",
+    .ctx = CTX_PANE,
+    .keys = visit_keys,
+    .hints = visit_hints,
+    .free = visit_free,
+    .resize = visit_resize,
+    .draw = visit_draw,
+    .action = visit_action,
+    .reload = visit_reload,
+    .title = visit_title,
+    .help = visit_help,
+};
+
+struct view *view_visit_new(int64_t appt_id)
+{
+	struct visitv *vv = xcalloc(1, sizeof *vv);
+
+	vv->appt_id = appt_id;
+	vv->p.cur = -1;
+	build(vv);
+	return view_new(&visit_ops, vv);
+}

@@ -1,0 +1,55 @@
+/*
+ * views.h - the constructors of the views, one per file, for whoever
+ * pushes them. Each returns a new view (the loop frees it when popped), or
+ * NULL after showing a message with ui_msg when it cannot open (a record
+ * that no longer exists, a read-only database for a form).
+ */
+#ifndef FD_VIEWS_H
+#define FD_VIEWS_H
+
+#include <stdint.h>
+
+#include "view.h"
+
+/* view-calendar.c: the month, week and day views (the bottom of the stack) */
+struct view *view_calendar_new(void);
+
+/* view-help.c: every key of view `of` and the global ones */
+struct view *view_help_new(struct view *of);
+
+/* view-visit.c: a visit with its jobs, line items and invoices */
+struct view *view_visit_new(int64_t appt_id);
+
+/* view-invoice.c: an invoice's lines, figures and allocations */
+struct view *view_invoice_new(int64_t invoice_id);
+
+/* view-payment.c: a payment with all its allocations, refunds and credit */
+struct view *view_payment_new(int64_t payment_id);
+
+/* view-customer.c: a customer's jobs, invoices and payments */
+struct view *view_customer_new(int64_t customer_id);
+
+/* view-search.c: the search prompt (its result list replaces it) */
+struct view *view_search_new(void);
+
+/* form-payment.c: record a payment from customer_id and allocate it */
+struct view *form_payment_new(int64_t customer_id, const char *currency);
+
+/* form-reverse.c: reverse allocation alloc_id (destructive, confirmed) */
+struct view *form_reverse_new(int64_t alloc_id);
+
+/* form-refund.c: refund (part of) payment payment_id (confirmed) */
+struct view *form_refund_new(int64_t payment_id);
+
+/* form-invoice.c: issue an invoice for what is left of job_id */
+struct view *form_invoice_new(int64_t job_id);
+
+/* form-work.c: visits, jobs and line items */
+struct view *form_visit_new(int64_t day_start); /* book a visit on that day */
+struct view *form_visit_edit(int64_t appt_id);
+struct view *form_job_new(int64_t appt_id); /* a job worked on by that visit */
+struct view *form_job_edit(int64_t job_id);
+struct view *form_item_new(int64_t job_id);
+struct view *form_item_edit(int64_t item_id);
+
+#endif
