@@ -47,7 +47,7 @@
 #include "money.h"
 
 #define YEARS 4
-#define DAY 86400
+#define DAY   86400
 
 static unsigned long long rng = 0x9e3779b97f4a7c15ULL;
 
@@ -68,9 +68,8 @@ static void die(const char *what)
 
 /* The statements, prepared once. */
 static struct db *db;
-static sqlite3_stmt *s_cust, *s_job, *s_appt, *s_appt_status, *s_link, *s_item, *s_draft,
-	*s_line, *s_counter, *s_issue, *s_void, *s_pay, *s_pay_void, *s_alloc, *s_reverse,
-	*s_refund;
+static sqlite3_stmt *s_cust, *s_job, *s_appt, *s_appt_status, *s_link, *s_item, *s_draft, *s_line,
+    *s_counter, *s_issue, *s_void, *s_pay, *s_pay_void, *s_alloc, *s_reverse, *s_refund;
 
 static sqlite3_stmt *prep(const char *sql)
 {
@@ -105,48 +104,50 @@ static int64_t run(sqlite3_stmt *st)
 static void prepare_all(void)
 {
 	s_cust = prep("INSERT INTO customer (name, phone, created_at, updated_at)"
-		      " VALUES (?1, ?2, ?3, ?3)");
+	              " VALUES (?1, ?2, ?3, ?3)");
 	s_job = prep("INSERT INTO service_order (customer_id, title, currency, created_at,"
-		     " updated_at) VALUES (?1, ?2, 'USD', ?3, ?3)");
+	             " updated_at) VALUES (?1, ?2, 'USD', ?3, ?3)");
 	s_appt = prep("INSERT INTO appointment (start_at, end_at, location, created_at, updated_at)"
-		      " VALUES (?1, ?2, 'On site', ?3, ?3)");
+	              " VALUES (?1, ?2, 'On site', ?3, ?3)");
 	s_appt_status = prep("UPDATE appointment SET status = ?2, updated_at = ?3 WHERE id = ?1");
 	s_link = prep("INSERT INTO appointment_work (appointment_id, service_order_id, est_minutes,"
-		      " created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)");
+	              " created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)");
 	s_item = prep("INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-		      " unit_price, amount, created_at, updated_at)"
-		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)");
+	              " unit_price, amount, created_at, updated_at)"
+	              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)");
 	/* invoice.c: insert_draft, insert_line, finalize */
-	s_draft = prep("INSERT INTO invoice (kind, customer_id, currency, credits_id, allow_overpay,"
-		       " note, created_at, updated_at) VALUES (?1, ?2, 'USD', ?3, 0, ?5, ?4, ?4)");
+	s_draft =
+	    prep("INSERT INTO invoice (kind, customer_id, currency, credits_id, allow_overpay,"
+	         " note, created_at, updated_at) VALUES (?1, ?2, 'USD', ?3, 0, ?5, ?4, ?4)");
 	s_line = prep("INSERT INTO invoice_line (invoice_id, line_item_id, kind, description,"
-		      " qty_milli, unit_price, amount, created_at)"
-		      " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
-	s_counter = prep("INSERT INTO document_counter (series, year, last) VALUES (?1, ?2, 1)"
-			 " ON CONFLICT (series, year) DO UPDATE SET last = last + 1 RETURNING last");
+	              " qty_milli, unit_price, amount, created_at)"
+	              " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+	s_counter =
+	    prep("INSERT INTO document_counter (series, year, last) VALUES (?1, ?2, 1)"
+	         " ON CONFLICT (series, year) DO UPDATE SET last = last + 1 RETURNING last");
 	s_issue = prep("UPDATE invoice SET number = ?1, series = ?2, year = ?3, seq = ?4,"
-		       " issued_at = ?5, due_at = ?6, total = ?7, balance = ?8, status = ?9,"
-		       " updated_at = ?5 WHERE id = ?10");
+	               " issued_at = ?5, due_at = ?6, total = ?7, balance = ?8, status = ?9,"
+	               " updated_at = ?5 WHERE id = ?10");
 	s_void = prep("UPDATE invoice SET status = 'void', updated_at = ?2 WHERE id = ?1");
 	/* payment.c: record_tx, post_one, reverse_tx, refund_tx, pvoid_tx */
 	s_pay = prep("INSERT INTO payment (customer_id, method, reference, received_at, currency,"
-		     " amount, note, created_at, updated_at)"
-		     " VALUES (?1, ?2, ?3, ?4, 'USD', ?5, NULL, ?4, ?4)");
+	             " amount, note, created_at, updated_at)"
+	             " VALUES (?1, ?2, ?3, ?4, 'USD', ?5, NULL, ?4, ?4)");
 	s_pay_void = prep("UPDATE payment SET status = 'void', updated_at = ?2 WHERE id = ?1");
 	s_alloc = prep("INSERT INTO payment_allocation (payment_id, invoice_id, amount, created_at)"
-		       " VALUES (?1, ?2, ?3, ?4)");
+	               " VALUES (?1, ?2, ?3, ?4)");
 	s_reverse = prep("INSERT INTO payment_allocation (payment_id, invoice_id, amount,"
-			 " reverses_id, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
+	                 " reverses_id, reason, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)");
 	s_refund = prep("INSERT INTO refund (payment_id, amount, method, reference, status, reason,"
-			" refunded_at, created_at, updated_at)"
-			" VALUES (?1, ?2, ?3, NULL, 'succeeded', ?4, ?5, ?5, ?5)");
+	                " refunded_at, created_at, updated_at)"
+	                " VALUES (?1, ?2, ?3, NULL, 'succeeded', ?4, ?5, ?5, ?5)");
 }
 
 static void finalize_all(void)
 {
-	sqlite3_stmt *all[] = { s_cust,	   s_job,  s_appt,     s_appt_status, s_link, s_item,
-				s_draft,   s_line, s_counter,  s_issue,	      s_void, s_pay,
-				s_pay_void, s_alloc, s_reverse, s_refund };
+	sqlite3_stmt *all[] = {s_cust,     s_job,   s_appt,    s_appt_status, s_link, s_item,
+	                       s_draft,    s_line,  s_counter, s_issue,       s_void, s_pay,
+	                       s_pay_void, s_alloc, s_reverse, s_refund};
 	size_t i;
 
 	for (i = 0; i < sizeof all / sizeof all[0]; i++)
@@ -155,7 +156,7 @@ static void finalize_all(void)
 
 /* Take the next number of series for the year of t and issue draft id. */
 static void issue(int64_t id, const char *series, int64_t t, int64_t due, int64_t total,
-		  int64_t balance, const char *status)
+                  int64_t balance, const char *status)
 {
 	char ybuf[16], number[32];
 	long year;
@@ -181,7 +182,7 @@ static void issue(int64_t id, const char *series, int64_t t, int64_t due, int64_
 }
 
 static void line(int64_t inv, int64_t item, const char *kind, const char *desc, int64_t qty,
-		 int64_t price, int64_t amount, int64_t t)
+                 int64_t price, int64_t amount, int64_t t)
 {
 	sqlite3_bind_int64(s_line, 1, inv);
 	if (item)
@@ -195,9 +196,9 @@ static void line(int64_t inv, int64_t item, const char *kind, const char *desc, 
 	run(s_line);
 }
 
-static const char *const titles[] = { "Full detail",	"Wash and wax", "Interior clean",
-				      "Window tint",	"Ceramic coat", "Headlight restore",
-				      "Engine bay",	"Paint correction" };
+static const char *const titles[] = {"Full detail", "Wash and wax",    "Interior clean",
+                                     "Window tint", "Ceramic coat",    "Headlight restore",
+                                     "Engine bay",  "Paint correction"};
 
 /* A job of customer c done on a visit the day before t, its line items, and
  * the invoice of all of them issued at t. Returns the invoice; *total gets
@@ -283,8 +284,8 @@ static int64_t job_and_invoice(int64_t c, int64_t t, const char *note, int64_t *
 		sqlite3_bind_text(s_draft, 5, note, -1, SQLITE_STATIC);
 	inv = run(s_draft);
 	for (k = 0; k < n; k++)
-		line(inv, it[k].id, it[k].kind, k == 0 ? title : it[k].kind, it[k].qty,
-		     it[k].price, it[k].amount, t);
+		line(inv, it[k].id, it[k].kind, k == 0 ? title : it[k].kind, it[k].qty, it[k].price,
+		     it[k].amount, t);
 	issue(inv, "INV", t, clock_add_days(t, 30), sum, sum, "issued");
 	*total = sum;
 	return inv;
@@ -305,8 +306,8 @@ static void credit_note(int64_t c, int64_t inv, int64_t amount, int64_t t)
 
 static const char *method(void)
 {
-	static const char *const m[] = { "card", "card", "card", "cash", "check", "bank_transfer",
-					 "card", "other" };
+	static const char *const m[] = {"card",  "card",          "card", "cash",
+	                                "check", "bank_transfer", "card", "other"};
 
 	return m[rnd(8)];
 }
@@ -336,19 +337,18 @@ static int64_t alloc(int64_t pay, int64_t inv, int64_t amount, int64_t t)
 }
 
 struct cust {
-	int64_t held;	  /* an open invoice left for the next payment (0: none) */
+	int64_t held;     /* an open invoice left for the next payment (0: none) */
 	int64_t held_bal; /* its balance */
 };
 
 struct counts {
 	long invoices, payments, allocations, credit_notes, voids, reversals, refunds,
-		void_payments;
+	    void_payments;
 };
 
 /* Pay invoice inv (balance bal) of customer c, perhaps together with the
  * invoice the customer left open for this payment, at time t. */
-static void pay(struct cust *cu, int64_t c, int64_t inv, int64_t bal, int64_t t,
-		struct counts *n)
+static void pay(struct cust *cu, int64_t c, int64_t inv, int64_t bal, int64_t t, struct counts *n)
 {
 	int64_t invs[2], bals[2], amount = 0, pid, aid = 0, last_inv = 0, give = 0, left;
 	const char *how = method();
@@ -429,7 +429,7 @@ static int pool(const char *path, long n)
 	if (db_open(path, 0, &db))
 		die(path);
 	if (db_exec(db, "PRAGMA synchronous=OFF; PRAGMA cache_size=-2000000;"
-			" PRAGMA temp_store=MEMORY"))
+	                " PRAGMA temp_store=MEMORY"))
 		die("pragmas");
 	if (db_one_int(db, "SELECT count(*) FROM customer", &ncust) || ncust < 1)
 		die("no customers");
@@ -457,7 +457,7 @@ int main(int argc, char **argv)
 	long ninv = argc > 2 ? atol(argv[2]) : 100000;
 	long ncust = argc > 3 ? atol(argv[3]) : ninv / 20;
 	struct cust *cu;
-	struct counts n = { 0 };
+	struct counts n = {0};
 	int64_t now, first, i, span;
 	time_t t0 = time(NULL);
 
@@ -466,7 +466,7 @@ int main(int argc, char **argv)
 		return pool(argv[2], atol(argv[3]));
 	if (argc < 2 || ninv < 1 || ncust < 1) {
 		fprintf(stderr, "usage: money-gen DB [INVOICES [CUSTOMERS]]\n"
-				"       money-gen --pool DB INVOICES\n");
+		                "       money-gen --pool DB INVOICES\n");
 		return 2;
 	}
 	now = clock_now();
@@ -475,7 +475,7 @@ int main(int argc, char **argv)
 	if (db_open(argv[1], DB_OPEN_CREATE, &db))
 		die(argv[1]);
 	if (db_exec(db, "PRAGMA journal_mode=DELETE; PRAGMA synchronous=OFF;"
-			" PRAGMA cache_size=-2000000; PRAGMA temp_store=MEMORY"))
+	                " PRAGMA cache_size=-2000000; PRAGMA temp_store=MEMORY"))
 		die("pragmas");
 	if (db_begin_write(db))
 		die("begin");
@@ -499,7 +499,7 @@ int main(int argc, char **argv)
 
 		if (i && i % 100000 == 0)
 			fprintf(stderr, "money-gen: %lld invoices (%lds)\n", (long long)i,
-				(long)(time(NULL) - t0));
+			        (long)(time(NULL) - t0));
 		/* issued on a working day of the span, between 9:00 and 17:00 */
 		day = clock_add_days(first, (int)((i * (span / DAY)) / ninv));
 		t = day + 9 * 3600 + rnd(8 * 3600);
@@ -552,10 +552,10 @@ int main(int argc, char **argv)
 	if (db_exec(db, "PRAGMA journal_mode=WAL"))
 		die("wal");
 	fprintf(stderr,
-		"money-gen: %ld customers, %ld invoices (%ld void, %ld credit notes), %ld payments"
-		" (%ld void), %ld allocations, %ld reversals, %ld refunds in %lds\n",
-		ncust, n.invoices, n.voids, n.credit_notes, n.payments + n.void_payments,
-		n.void_payments, n.allocations, n.reversals, n.refunds, (long)(time(NULL) - t0));
+	        "money-gen: %ld customers, %ld invoices (%ld void, %ld credit notes), %ld payments"
+	        " (%ld void), %ld allocations, %ld reversals, %ld refunds in %lds\n",
+	        ncust, n.invoices, n.voids, n.credit_notes, n.payments + n.void_payments,
+	        n.void_payments, n.allocations, n.reversals, n.refunds, (long)(time(NULL) - t0));
 	free(cu);
 	db_close(db);
 	return 0;

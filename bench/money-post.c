@@ -71,9 +71,9 @@ static struct pair *read_pool(struct db *db, long n)
 	if (!p)
 		die("memory");
 	if (db_prepare(db,
-		       "SELECT id, customer_id, balance FROM invoice WHERE note = 'bench pool'"
-		       " AND status = 'issued' ORDER BY id",
-		       &st))
+	               "SELECT id, customer_id, balance FROM invoice WHERE note = 'bench pool'"
+	               " AND status = 'issued' ORDER BY id",
+	               &st))
 		die("pool");
 	while (k < n && sqlite3_step(st) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0), cust = sqlite3_column_int64(st, 1);
@@ -96,7 +96,7 @@ static struct pair *read_pool(struct db *db, long n)
 	sqlite3_finalize(st);
 	if (k < n) {
 		fprintf(stderr, "money-post: the pool has %ld pairs of open invoices, %ld asked\n",
-			k, n);
+		        k, n);
 		exit(1);
 	}
 	return p;
@@ -139,11 +139,11 @@ static void print_profile(const char *path, long n)
 	snprintf(wal, sizeof wal, "%s-wal", path);
 	if (stat(wal, &sb) == 0)
 		fprintf(stderr, "WAL now %lld bytes: %.1f pages of 4 KiB per payment\n",
-			(long long)sb.st_size, sb.st_size / 4120.0 / n);
+		        (long long)sb.st_size, sb.st_size / 4120.0 / n);
 
 	for (i = 0; i < nprof; i++)
 		fprintf(stderr, "%9.1f us/payment %7ld x  %.110s\n", prof[i].ms * 1000 / n,
-			prof[i].count, prof[i].sql);
+		        prof[i].count, prof[i].sql);
 }
 
 static void input(const struct pair *p, struct payment_input *in)
@@ -190,7 +190,7 @@ int main(int argc, char **argv)
 			input(&p[i], &in);
 			snprintf(key, sizeof key, "bench-%ld-%ld", (long)t0, i);
 			if (payment_record(db, &in, p[i].a, 2, 0, !strcmp(mode, "key") ? key : NULL,
-					   &res))
+			                   &res))
 				die("payment_record");
 			idem_result_free(&res);
 		}

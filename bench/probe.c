@@ -102,13 +102,16 @@ static int latency(const char *path, int runs)
 		fprintf(stderr, "probe: %s\n", err_msg());
 		return 1;
 	}
-	/* open invoices of one job, with one visit of that job */
+	/* open invoices, each with a visit (not cancelled: that one would show
+	 * nothing to charge whatever is paid) of a job it bills */
 	if (db_prepare(
 	        db,
 	        "SELECT i.id, i.customer_id, i.balance, min(w.appointment_id) FROM invoice i "
 	        "JOIN invoice_line il ON il.invoice_id = i.id "
 	        "JOIN line_item li ON li.id = il.line_item_id "
 	        "JOIN appointment_work w ON w.service_order_id = li.service_order_id "
+	        "JOIN appointment a ON a.id = w.appointment_id "
+	        "AND a.status NOT IN ('cancelled', 'no_show') "
 	        "WHERE i.status = 'issued' AND i.balance > 1 GROUP BY i.id "
 	        "ORDER BY i.id DESC LIMIT ?",
 	        &st))

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "chan-http.h"
 #include "chan-log.h"
@@ -224,6 +225,7 @@ int chan_http_call(const struct chan_http *h, const char *keyword, const char *m
 	CURLcode cc = CURLE_FAILED_INIT;
 	CURL *e = NULL;
 	long status = 0;
+	char ua[80];
 	int code;
 
 	memset(resp, 0, sizeof *resp);
@@ -269,7 +271,9 @@ int chan_http_call(const struct chan_http *h, const char *keyword, const char *m
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
 	curl_easy_setopt(e, CURLOPT_XFERINFODATA, &c);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, "frontdesk/" PACKAGE_VERSION);
+	/* the process id tells the test fake which process asked */
+	snprintf(ua, sizeof ua, "frontdesk/%s (pid %ld)", PACKAGE_VERSION, (long)getpid());
+	curl_easy_setopt(e, CURLOPT_USERAGENT, ua);
 	if (h->api_key) {
 		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(e, CURLOPT_USERNAME, h->api_key);

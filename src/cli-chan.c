@@ -1,12 +1,14 @@
 /*
  * cli-chan.c - `frontdesk inbox ...` (inbound channel events) and
- * `frontdesk channel ...` (the payment channel worker).
+ * `frontdesk channel ...` (the payment channel worker, its outbox) and
+ * `frontdesk serve` (the headless shop server: job runner and channel worker).
  *
  * Secrets are read only from the secrets file (chan-secret.h): no option
  * takes a secret, and no message prints one.
  */
 #include <config.h>
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,7 @@
 #include "chan-poll.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
+#include "chan-worker.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "control.h"
@@ -23,6 +26,10 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "invoice.h"
+#include "jobq.h"
+#include "money.h"
+#include "outbox.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -542,7 +549,36 @@ out:
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7])
+static const char *const outbox_names[4] = {"pending", "sending", "failed", "dead"};
+
+/* How many outbox commands of provider are in each of outbox_names. */
+static int outbox_counts(struct db *db, const char *provider, int64_t n[4])
+{
+	sqlite3_stmt *st;
+	int rc, i;
+
+	for (i = 0; i < 4; i++) {
+		rc = db_prepare(db,
+		                "SELECT count(*) FROM outbox_event WHERE provider_code = ?1"
+		                " AND status = ?2",
+		                &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, outbox_names[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			rc = db_fail(db, _("cannot count the outbox commands"));
+			sqlite3_finalize(st);
+			return rc;
+		}
+		n[i] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return 0;
+}
+
+static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
+                         const int64_t ob[4])
 {
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
@@ -563,6 +599,10 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 		for (i = 0; i < 7; i++)
 			cli_json_int(n, names[i], counts[i]);
 		cJSON_AddItemToObject(o, "inbox", n);
+		n = cJSON_CreateObject();
+		for (i = 0; i < 4; i++)
+			cli_json_int(n, outbox_names[i], ob[i]);
+		cJSON_AddItemToObject(o, "outbox", n);
 		cli_print_json(o);
 		return;
 	}
@@ -576,6 +616,9 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 	printf("%s:", _("Inbox"));
 	for (i = 0; i < 7; i++)
 		printf(" %s %lld", names[i], (long long)counts[i]);
+	printf("\n%s:", _("Outbox"));
+	for (i = 0; i < 4; i++)
+		printf(" %s %lld", outbox_names[i], (long long)ob[i]);
 	putchar('\n');
 }
 
@@ -590,7 +633,7 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	};
 	struct chan_provider p;
 	struct chan_state s;
-	int64_t counts[7];
+	int64_t counts[7], ob[4];
 	char *pos[1];
 	int npos, rc, i;
 
@@ -605,9 +648,277 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	for (i = 0; !rc && i < 7; i++)
 		rc = inbox_count(c->db, p.code, names[i], &counts[i]);
 	if (!rc)
-		status_print(c, &s, counts);
+		rc = outbox_counts(c->db, p.code, ob);
+	if (!rc)
+		status_print(c, &s, counts, ob);
 	chan_state_free(&s);
 	chan_provider_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+/* ---------------------------------------------------------------- outbox */
+
+static int cmd_charge(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "--invoice INV --amount A [--provider CODE]";
+	const char *inv_s = NULL, *amount_s = NULL, *code = NULL;
+	struct cli_opt opts[] = {
+	    {"invoice", &inv_s, NULL, N_("the invoice to pay (its number or id)")},
+	    {"amount", &amount_s, NULL, N_("how much to charge, in the invoice's currency")},
+	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct invoice inv;
+	char *pos[1], order_no[65];
+	int64_t id, amount, ob;
+	int npos, rc;
+
+	rc = cli_parse(c, "channel charge", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!inv_s)
+		return cli_usage("channel charge", _("--invoice is required"));
+	if (!amount_s)
+		return cli_usage("channel charge", _("--amount is required"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = invoice_find(c->db, inv_s, &id)) || (rc = invoice_get(c->db, id, &inv)))
+		return cli_refused(rc);
+	rc = money_parse(amount_s, currency_find(inv.currency), &amount);
+	invoice_free(&inv);
+	if (rc)
+		return cli_refused(rc);
+	if ((rc = outbox_charge(c->db, code, id, amount, order_no, &ob)))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "order_no", order_no);
+		cli_json_int(o, "outbox_id", ob);
+		cli_json_int(o, "invoice_id", id);
+		cli_json_int(o, "amount", amount);
+		cli_print_json(o);
+	} else {
+		printf(_("Card payment order %s created; the channel worker sends it.\n"),
+		       order_no);
+	}
+	return CLI_OK;
+}
+
+static int cmd_refund(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "ORDER [--amount A]";
+	const char *amount_s = NULL;
+	struct cli_opt opts[] = {
+	    {"amount", &amount_s, NULL, N_("how much to refund (default: all that is left)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	sqlite3_stmt *st;
+	char *pos[1], cur[4] = "";
+	int64_t amount = 0, ob;
+	int npos, rc;
+
+	rc = cli_parse(c, "channel refund", syn, opts, argc, argv, pos, 1, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (npos != 1)
+		return cli_usage("channel refund", _("name the card payment order (PO-...)"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (amount_s) {
+		if ((rc = db_prepare(c->db, "SELECT currency FROM pay_order WHERE order_no = ?1",
+		                     &st)))
+			return cli_refused(rc);
+		sqlite3_bind_text(st, 1, pos[0], -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			snprintf(cur, sizeof cur, "%s", (const char *)sqlite3_column_text(st, 0));
+		sqlite3_finalize(st);
+		if (!*cur)
+			return cli_refused(
+			    err_set(FD_ENOTFOUND, _("no card payment order %s"), pos[0]));
+		if ((rc = money_parse(amount_s, currency_find(cur), &amount)))
+			return cli_refused(rc);
+		if (amount <= 0)
+			return cli_refused(err_set(FD_EINVAL, _("the amount must be positive")));
+	}
+	if ((rc = outbox_refund(c->db, pos[0], amount, &ob)))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "order_no", pos[0]);
+		cli_json_int(o, "outbox_id", ob);
+		cli_print_json(o);
+	} else {
+		printf(_("Refund of %s asked for; the channel worker sends it.\n"), pos[0]);
+	}
+	return CLI_OK;
+}
+
+static int cmd_deliver(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "--once [--all] [--provider CODE] [--secrets FILE]";
+	const char *code = NULL, *secrets = NULL;
+	int once = 0, all = 0, npos, rc, sent = 0, held = 0;
+	struct cli_opt opts[] = {
+	    {"once", NULL, &once, N_("send what is due now and stop")},
+	    {"all", NULL, &all, N_("also send what waits for its next retry")},
+	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct chan_provider p;
+	struct control_hold lease;
+	const struct chan_ops *ops = NULL;
+	struct chan_ctx *ctx = NULL;
+	struct chan_log *log = NULL;
+	char *pos[1], *logpath;
+
+	rc = cli_parse(c, "channel deliver", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!once)
+		return cli_usage("channel deliver", _("only --once is supported here; the worker "
+		                                      "runs in 'frontdesk serve'"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = chan_provider_get(c->db, code, &p)))
+		return cli_refused(rc);
+	logpath = chan_log_default_path(db_path(c->db));
+	rc = chan_log_open(logpath, &log);
+	free(logpath);
+	if (rc)
+		goto out;
+	if ((rc = chan_provider_open(&p, secrets, log, NULL, &ops, &ctx)))
+		goto out;
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)))
+		goto out;
+	held = 1;
+	rc = outbox_deliver(c->db, ops, ctx, p.code, &lease, NULL, all, &sent);
+	if (rc)
+		goto out;
+	if (c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_int(j, "sent", sent);
+		cli_print_json(j);
+	} else {
+		printf(_("%d command(s) sent.\n"), sent);
+	}
+out:
+	if (held)
+		control_release(c->db, &lease);
+	if (ctx)
+		ops->close(ctx);
+	chan_log_close(log);
+	chan_provider_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+/* ---------------------------------------------------------------- serve */
+
+static volatile sig_atomic_t serve_stop;
+
+static void on_serve_stop(int sig)
+{
+	(void)sig;
+	serve_stop = 1; /* only the flag: the loops look at it */
+}
+
+static void say_to(const char *who, const char *msg)
+{
+	fprintf(stderr, "frontdesk[%ld]: %s: %s\n", (long)getpid(), who, msg);
+	fflush(stderr);
+}
+
+static void say_channel(const char *msg, void *arg)
+{
+	(void)arg;
+	say_to("channel", msg);
+}
+
+static void say_jobs(const char *msg, void *arg)
+{
+	(void)arg;
+	say_to("jobs", msg);
+}
+
+static int cmd_serve(struct cli *c, int argc, char **argv)
+{
+	static const char syn[] = "[--for SECONDS] [--poll-seconds N] [--lease-seconds N] "
+	                          "[--provider CODE] [--secrets FILE] [--no-channel] [--quiet]";
+	const char *for_s = NULL, *poll_s = NULL, *lease_s = NULL, *code = NULL, *secrets = NULL;
+	int no_channel = 0, quiet = 0, npos, rc, wrc;
+	struct cli_opt opts[] = {
+	    {"for", &for_s, NULL, N_("stop after this many seconds (default: until SIGTERM)")},
+	    {"poll-seconds", &poll_s, NULL,
+	     N_("seconds between polls of the channel (default: channel_poll_seconds)")},
+	    {"lease-seconds", &lease_s, NULL,
+	     N_("how long the leases last without renewal (default: channel_lease_seconds, "
+	        "jobs_lease_seconds)")},
+	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
+	    {"no-channel", NULL, &no_channel, N_("run the job runner only")},
+	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct chan_worker_opts wo;
+	struct chan_worker *w = NULL;
+	struct jobq_opts jo;
+	struct sigaction sa, old_int, old_term;
+	char *pos[1];
+	int64_t for_seconds = 0, v;
+
+	rc = cli_parse(c, "serve", syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (for_s && (rc = cli_parse_id("serve", "--for", for_s, &for_seconds)))
+		return rc;
+	chan_worker_opts_default(&wo);
+	jobq_opts_default(&jo);
+	if (poll_s) {
+		if ((rc = cli_parse_id("serve", "--poll-seconds", poll_s, &v)))
+			return rc;
+		wo.poll_seconds = v > 86400 ? 86400 : (int)v;
+	}
+	if (lease_s) {
+		if ((rc = cli_parse_id("serve", "--lease-seconds", lease_s, &v)))
+			return rc;
+		wo.lease_ttl = jo.lease_ttl = v > 3600 ? 3600 : (int)v;
+	}
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	wo.provider = code;
+	wo.secrets = secrets;
+	if (!quiet) {
+		wo.say = say_channel;
+		jo.say = say_jobs;
+	}
+	memset(&sa, 0, sizeof sa);
+	sa.sa_handler = on_serve_stop; /* no SA_RESTART: a sleep ends at once */
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, &old_int);
+	sigaction(SIGTERM, &sa, &old_term);
+	serve_stop = 0;
+	if (!no_channel) {
+		rc = chan_worker_start(db_path(c->db), &wo, &w);
+		if (rc == FD_ENOTFOUND && !code) {
+			if (!quiet)
+				say_channel(_("no payment provider is set up: running jobs only"),
+				            NULL);
+			rc = 0;
+		} else if (rc) {
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			return cli_refused(rc);
+		}
+	}
+	rc = jobq_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
+	wrc = chan_worker_stop(w);
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	if (!rc)
+		rc = wrc;
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
@@ -619,6 +930,11 @@ static const struct cli_cmd channel_cmds[] = {
     {"provider-set", cmd_provider_set, "CODE [--url URL] [--role R] [--enable|--disable]",
      N_("add or change a payment provider")},
     {"providers", cmd_provider_list, "", N_("list the payment providers")},
+    {"charge", cmd_charge, "--invoice INV --amount A",
+     N_("ask the channel for a card payment towards an invoice (sent by the worker)")},
+    {"refund", cmd_refund, "ORDER [--amount A]",
+     N_("ask the channel to refund (part of) a paid card payment order")},
+    {"deliver", cmd_deliver, "--once", N_("send the due outbox commands once")},
     {NULL, NULL, NULL, NULL},
 };
 
@@ -630,5 +946,7 @@ int cli_chan(struct cli *c, const char *group, int argc, char **argv)
 		return cli_dispatch(c, "inbox", inbox_cmds, argc, argv);
 	if (!strcmp(group, "channel"))
 		return cli_dispatch(c, "channel", channel_cmds, argc, argv);
+	if (!strcmp(group, "serve"))
+		return cmd_serve(c, argc + 1, argv - 1);
 	return cli_usage("", _("unknown command '%.40s'"), group);
 }

@@ -1222,11 +1222,12 @@ static int import_header(struct csv_reader *r, int col[IMPORT_COLS])
 		for (i = 0; i < IMPORT_COLS && strcasecmp(name, import_cols[i]) != 0; i++)
 			;
 		if (i == IMPORT_COLS)
-			return err_set(FD_EINVAL,
-			               _("line 1: unknown column '%.40s' (the columns are customer, "
-			                 "amount, method, currency, reference, received, note, "
-			                 "allocations)"),
-			               name);
+			return err_set(
+			    FD_EINVAL,
+			    _("line 1: unknown column '%.40s' (the columns are customer, "
+			      "amount, method, currency, reference, received, note, "
+			      "allocations)"),
+			    name);
 		if (col[i] >= 0)
 			return err_set(FD_EINVAL, _("line 1: the column '%s' is named twice"),
 			               import_cols[i]);
@@ -1259,16 +1260,18 @@ static int import_allocs(struct cli *c, char *text, const char *code,
 			continue;
 		eq = strchr(part, '=');
 		if (!eq || eq == part || !eq[1]) {
-			rc = err_set(FD_EINVAL,
-			             _("an allocation is INVOICE=AMOUNT (several separated by ';'), "
-			               "not '%.40s'"),
-			             part);
+			rc =
+			    err_set(FD_EINVAL,
+			            _("an allocation is INVOICE=AMOUNT (several separated by ';'), "
+			              "not '%.40s'"),
+			            part);
 			break;
 		}
 		*eq = '\0';
 		a = xrealloc(a, (n + 1) * sizeof *a);
 		rc = invoice_find(c->db, trim(part), &a[n].invoice_id);
-		if (!rc && (rc = money_parse(trim(eq + 1), currency_find(code), &a[n].amount)) != 0) {
+		if (!rc &&
+		    (rc = money_parse(trim(eq + 1), currency_find(code), &a[n].amount)) != 0) {
 			char *why = xstrdup(err_msg());
 
 			rc = err_set(rc, _("bad allocation amount '%.40s': %s"), eq + 1, why);
@@ -1398,7 +1401,8 @@ static int cmd_pay_import(struct cli *c, int argc, char **argv)
 	if (rc) {
 		why = xstrdup(err_msg());
 		if (bad_line)
-			err_set(rc, _("%s, line %ld: %s; nothing was imported"), name, bad_line, why);
+			err_set(rc, _("%s, line %ld: %s; nothing was imported"), name, bad_line,
+			        why);
 		else
 			err_set(rc, _("%s: %s; nothing was imported"), name, why);
 		free(why);
@@ -1613,6 +1617,21 @@ struct report_out {
 static const char *const bucket_names[AGING_BUCKETS] = {"current", "1-30", "31-60", "61-90",
                                                         "over_90"};
 
+/* Append a blank and text right-aligned in width columns to line (of size
+ * bytes, text at `at`): printf's " %12s" for ASCII text such as amounts.
+ * Returns the new length; text that does not fit is left out. */
+static size_t put_right(char *line, size_t at, size_t size, const char *text, size_t width)
+{
+	size_t len = strlen(text), pad = len < width ? width - len : 0;
+
+	if (at + 1 + pad + len >= size)
+		return at;
+	line[at++] = ' ';
+	memset(line + at, ' ', pad);
+	memcpy(line + at + pad, text, len);
+	return at + pad + len;
+}
+
 static int aging_cb(const struct aging_row *r, void *arg)
 {
 	struct report_out *o = arg;
@@ -1640,11 +1659,25 @@ static int aging_cb(const struct aging_row *r, void *arg)
 		csv_money(r->owed, r->currency, 0);
 		csv_money(r->credit, r->currency, 1);
 	} else {
-		printf("%6lld  %-3s", (long long)r->customer_id, r->currency);
-		for (i = 0; i < AGING_BUCKETS; i++)
-			printf(" %12s", fmt_money(r->bucket[i], r->currency, m));
-		printf(" %12s", fmt_money(r->owed, r->currency, m));
-		printf(" %12s  ", fmt_money(r->credit, r->currency, m));
+		/* one row per customer and currency, possibly a million of them:
+		 * put together without printf (a third of the report's time) */
+		const struct currency *cur = currency_find(r->currency);
+		char line[8 * MONEY_BUFSZ + 32];
+		size_t at;
+
+		at = (size_t)snprintf(line, sizeof line, "%6lld  %-3s", (long long)r->customer_id,
+		                      r->currency);
+		for (i = 0; i < AGING_BUCKETS + 2; i++) {
+			int64_t v = i < AGING_BUCKETS    ? r->bucket[i]
+			            : i == AGING_BUCKETS ? r->owed
+			                                 : r->credit;
+
+			if (money_format(v, cur, 1, m, sizeof m))
+				snprintf(m, sizeof m, "?");
+			at = put_right(line, at, sizeof line, m, 12);
+		}
+		fwrite(line, 1, at, stdout);
+		fputs("  ", stdout);
 		cli_puts_safe(r->customer_name);
 		putchar('\n');
 	}

@@ -177,6 +177,7 @@ static const struct {
 	{ "lease", N_("show the leases and locks of the control table") },
 	{ "channel", N_("poll the payment channel, show its state") },
 	{ "inbox", N_("inbound channel events: ingest, list, show, retry, ignore") },
+	{ "serve", N_("run the job runner and the payment channel worker headless") },
 };
 
 static void usage(FILE *out)
@@ -277,7 +278,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
 			 !strcmp(cmd, "jobs") || !strcmp(cmd, "lease"))
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox"))
+		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))
 			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "help"))
 			usage(stdout), rc = CLI_OK;

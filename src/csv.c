@@ -46,7 +46,7 @@ static int end_field(struct csv_reader *r, struct strbuf *sb, long start)
 {
 	if (r->n == CSV_FIELDS_MAX)
 		return err_set(FD_EINVAL, _("line %ld: more than %d fields"), start,
-			       CSV_FIELDS_MAX);
+		               CSV_FIELDS_MAX);
 	if (r->n == r->cap) {
 		r->cap = r->cap ? 2 * r->cap : 16;
 		r->field = xrealloc(r->field, r->cap * sizeof *r->field);
@@ -120,7 +120,7 @@ int csv_next(struct csv_reader *r, long *line)
 		if (state == QUOTED) {
 			if (c == EOF) {
 				rc = err_set(FD_EINVAL,
-					     _("line %ld: a quoted field is never closed"), start);
+				             _("line %ld: a quoted field is never closed"), start);
 				goto out;
 			}
 			if (c == '"') {
@@ -133,12 +133,12 @@ int csv_next(struct csv_reader *r, long *line)
 			if (state == QUOTE_IN_QUOTED && c == '"') {
 				state = QUOTED; /* "" inside quotes: one quote */
 			} else if (c == ',' || c == '\n' || c == EOF ||
-				   (c == '\r' && state != QUOTED)) {
+			           (c == '\r' && state != QUOTED)) {
 				if (c == '\r' && (c = get(r)) != '\n') {
 					rc = err_set(FD_EINVAL,
-						     _("line %ld: a carriage return outside "
-						       "quotes that does not end the line"),
-						     r->line);
+					             _("line %ld: a carriage return outside "
+					               "quotes that does not end the line"),
+					             r->line);
 					goto out;
 				}
 				if ((rc = end_field(r, &sb, start)) != 0)
@@ -153,8 +153,8 @@ int csv_next(struct csv_reader *r, long *line)
 				continue;
 			} else if (state == QUOTE_IN_QUOTED) {
 				rc = err_set(FD_EINVAL,
-					     _("line %ld: text after the closing quote of a field"),
-					     r->line);
+				             _("line %ld: text after the closing quote of a field"),
+				             r->line);
 				goto out;
 			} else if (state == FIELD_START && c == '"') {
 				state = QUOTED;
@@ -165,7 +165,7 @@ int csv_next(struct csv_reader *r, long *line)
 		}
 		if (sb.len >= CSV_FIELD_MAX) {
 			rc = err_set(FD_EINVAL, _("line %ld: a field longer than %d bytes"),
-				     r->line, CSV_FIELD_MAX);
+			             r->line, CSV_FIELD_MAX);
 			goto out;
 		}
 		ch = (char)c;

@@ -16,14 +16,14 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#define CSV_FIELD_MAX 4096
+#define CSV_FIELD_MAX  4096
 #define CSV_FIELDS_MAX 64
 
 struct csv_reader {
 	FILE *f;
-	long line;    /* the line being read (1-based) */
-	int started;  /* the byte order mark has been looked for */
-	int back[3];  /* bytes read while looking for it, to read again */
+	long line;   /* the line being read (1-based) */
+	int started; /* the byte order mark has been looked for */
+	int back[3]; /* bytes read while looking for it, to read again */
 	int nback;
 	char **field; /* the current record: n NUL-terminated fields */
 	size_t n;

@@ -39,13 +39,16 @@ void idem_result_free(struct idem_result *r)
 
 void idem_hash(const char *canonical, char out[65])
 {
+	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
 
 	EVP_Digest(canonical, strlen(canonical), md, &n, EVP_sha256(), NULL);
-	for (i = 0; i < n && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	out[64] = '\0';
+	for (i = 0; i < n && i < 32; i++) {
+		out[2 * i] = hex[md[i] >> 4];
+		out[2 * i + 1] = hex[md[i] & 15];
+	}
+	out[2 * i] = '\0';
 }
 
 int idem_check_key(const char *key)
@@ -212,7 +215,8 @@ int idem_run(struct db *db, const char *key, const char *scene, const char *cano
 	memset(res, 0, sizeof *res);
 	if (key && (rc = idem_check_key(key)) != 0)
 		return rc;
-	idem_hash(canonical, hash);
+	if (key) /* without a key the request is never compared */
+		idem_hash(canonical, hash);
 	if ((rc = db_begin_write(db)) != 0)
 		return rc;
 	if (key) {

@@ -27,6 +27,14 @@
  * (max() of an indexed expression is one step down the index), so it is
  * exact, never stale, and at most 7 days by the schema's CHECK. The test
  * suite asserts the plan (SEARCH ... USING PRIMARY KEY, no SCAN).
+ *
+ * Cost of a rebuild (a full one aims at 50,000 visits a second): one
+ * statement reads the visit, its links, jobs, customers, prices and its
+ * stored row (a full rebuild reads a whole batch with one range statement);
+ * a job of several visits adds the query of its visits, and each job the
+ * query of its invoices. Sorting of these few rows is done in C, and nothing
+ * here uses "IN (list)" of more than two values, so SQLite builds no
+ * temporary b-tree per visit. bench/run.sh measures it.
  */
 #include <config.h>
 
@@ -103,7 +111,7 @@ int projection_spread(int64_t amount, const int64_t *weights, size_t n, int64_t 
 
 /* ---------------------------------------------------------------- statements */
 
-enum { S_LINKS, S_VISITS, S_BILLS, S_REFUNDED, S_GET, S_PUT, S_DEL, S_UNQUEUE, S_N };
+enum { S_LINKS, S_RANGE, S_VISITS, S_BILLS, S_REFUNDED, S_GET, S_PUT, S_DEL, S_UNQUEUE, S_N };
 
 /* The columns of a stored row in the order fill_row reads them. */
 #define VIEW_COLS(t)                                                                               \
@@ -111,24 +119,31 @@ enum { S_LINKS, S_VISITS, S_BILLS, S_REFUNDED, S_GET, S_PUT, S_DEL, S_UNQUEUE, S
 	  "total_price, " t "currency, " t "est_minutes, " t "payment_status, " t "status, " t     \
 	  "projection_version, " t "built_at"
 #define LINKS_VIEW 13 /* where VIEW_COLS starts in S_LINKS */
+#define LINKS_ID   25 /* the visit's id in S_LINKS */
+/* clang-format off */
+#define LINKS_SELECT \
+	"SELECT a.start_at, a.end_at, a.status, w.id, w.service_order_id, " \
+	"w.est_minutes, s.title, s.status, s.currency, s.customer_id, c.name, " \
+	"(SELECT coalesce(sum(amount), 0) FROM line_item WHERE service_order_id = s.id), " \
+	"(SELECT count(*) FROM appointment_work x WHERE x.service_order_id = s.id), " \
+	VIEW_COLS("v.") ", a.id FROM appointment a " \
+	"LEFT JOIN appointment_work w ON w.appointment_id = a.id " \
+	"LEFT JOIN service_order s ON s.id = w.service_order_id " \
+	"LEFT JOIN customer c ON c.id = s.customer_id " \
+	"LEFT JOIN appointment_calendar_view v ON v.appointment_id = a.id "
+/* clang-format on */
 
 /* clang-format off */
 static const char *const sqls[S_N] = {
 	/* the visit; for each of its links the job, its customer, its price and
-	 * its number of visits (in link order once sorted in C); and the row
-	 * stored for it now (columns 13..24, NULL if none). One row with NULL
-	 * links when the visit has no job; no row when there is no such visit. */
-	[S_LINKS] = "SELECT a.start_at, a.end_at, a.status, w.id, w.service_order_id, "
-		"w.est_minutes, s.title, s.status, s.currency, s.customer_id, c.name, "
-		"(SELECT coalesce(sum(amount), 0) FROM line_item WHERE service_order_id = s.id), "
-		"(SELECT count(*) FROM appointment_work x WHERE x.service_order_id = s.id), "
-		VIEW_COLS("v.")
-		" FROM appointment a "
-		"LEFT JOIN appointment_work w ON w.appointment_id = a.id "
-		"LEFT JOIN service_order s ON s.id = w.service_order_id "
-		"LEFT JOIN customer c ON c.id = s.customer_id "
-		"LEFT JOIN appointment_calendar_view v ON v.appointment_id = a.id "
-		"WHERE a.id = ?",
+	 * its number of visits (in link order once sorted in C); the row stored
+	 * for it now (columns 13..24, NULL if none); its id (25). One row with
+	 * NULL links when the visit has no job; no row when there is no such
+	 * visit. */
+	[S_LINKS] = LINKS_SELECT "WHERE a.id = ?",
+	/* the same for the visits of ids in (?1, ?2], by id: a full rebuild reads
+	 * a whole batch with one statement */
+	[S_RANGE] = LINKS_SELECT "WHERE a.id > ?1 AND a.id <= ?2 ORDER BY a.id",
 	/* (sorted in C: no sorter to build for a handful of rows) */
 	[S_VISITS] = "SELECT w.appointment_id, w.est_minutes, a.start_at FROM appointment_work w "
 		"JOIN appointment a ON a.id = w.appointment_id "
@@ -181,6 +196,8 @@ struct pctx {
 	size_t ninv, capinv;
 	struct link_row *links; /* the links of one visit */
 	size_t nlinks, caplinks;
+	int in_range; /* a full rebuild: S_RANGE is stepped, positioned at range_step */
+	int range_step;
 };
 
 static int stmt(struct pctx *p, int which, sqlite3_stmt **out)
@@ -532,14 +549,23 @@ static int read_visit(struct pctx *p, int64_t appt_id, struct cal_row *out, stru
 	if (has_old)
 		*has_old = 0;
 	free_links(p);
-	if ((rc = stmt(p, S_LINKS, &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, appt_id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+	if (p->in_range) {
+		/* the rows of this visit are next in S_RANGE, which is at step */
+		st = p->st[S_RANGE];
+		step = p->range_step;
+	} else {
+		if ((rc = stmt(p, S_LINKS, &st)))
+			return rc;
+		sqlite3_bind_int64(st, 1, appt_id);
+		step = sqlite3_step(st);
+	}
+	for (; step == SQLITE_ROW; step = sqlite3_step(st)) {
 		struct link_row *l;
 		const char *status = (const char *)sqlite3_column_text(st, 7);
 		const char *cur = (const char *)sqlite3_column_text(st, 8);
 
+		if (sqlite3_column_int64(st, LINKS_ID) != appt_id)
+			break; /* the next visit of the range */
 		if (!found++) {
 			out->appointment_id = appt_id;
 			out->start_at = sqlite3_column_int64(st, 0);
@@ -569,7 +595,7 @@ static int read_visit(struct pctx *p, int64_t appt_id, struct cal_row *out, stru
 		l->price = sqlite3_column_int64(st, 11);
 		l->nvisits = sqlite3_column_int64(st, 12);
 	}
-	if (step != SQLITE_DONE) {
+	if (step != SQLITE_DONE && step != SQLITE_ROW) {
 		/* sum() stops with "integer overflow" rather than wrap */
 		rc = db_fail(p->db, _("cannot read the visit"));
 		if (rc == FD_EDB && strstr(err_msg(), "overflow"))
@@ -579,7 +605,10 @@ static int read_visit(struct pctx *p, int64_t appt_id, struct cal_row *out, stru
 	} else if (!found) {
 		rc = err_set(FD_ENOTFOUND, _("there is no visit %lld"), (long long)appt_id);
 	}
-	sqlite3_reset(st);
+	if (p->in_range)
+		p->range_step = step;
+	else
+		sqlite3_reset(st);
 	if (rc) {
 		if (old && *has_old) {
 			cal_row_free(old);
@@ -908,6 +937,27 @@ static int orphans(struct db *db, int64_t lo, int64_t hi, int (*cb)(int64_t id, 
 	return rc;
 }
 
+/* *n = the number of rows of visits with ids in (lo, hi] (an index range). */
+static int count_rows(struct db *db, int64_t lo, int64_t hi, int64_t *n)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(db,
+	                     "SELECT count(*) FROM appointment_calendar_view "
+	                     "WHERE appointment_id > ? AND appointment_id <= ?",
+	                     &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, hi);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot read the calendar"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* Delete the pending calendar job of visit id: this transaction's rebuild
  * covers every change committed before it. */
 static int unqueue(struct pctx *p, int64_t id)
@@ -925,13 +975,72 @@ static int unqueue(struct pctx *p, int64_t id)
 	return rc;
 }
 
+/* A visit's fresh and stored rows in a batch of a full rebuild. */
+struct batch_row {
+	struct cal_row fresh, old;
+	int rc, has_old; /* rc: 0, or FD_ENOTFOUND when the visit is gone */
+};
+
+/*
+ * One batch of a full rebuild, inside its write transaction: read the visits
+ * ids[0..n) (all those in (lo, ids[n-1]]) with ONE range statement, then
+ * write the rows that changed and drop their pending calendar jobs (queued:
+ * there may be some). Reading first and writing after keeps the range
+ * statement from reading rows this batch has written.
+ */
+static int rebuild_batch(struct pctx *p, const int64_t *ids, int n, int64_t lo,
+                         struct batch_row *rows, int queued)
+{
+	sqlite3_stmt *st;
+	int rc, i, m, ch;
+
+	if (n == 0)
+		return 0;
+	if ((rc = stmt(p, S_RANGE, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, ids[n - 1]);
+	p->in_range = 1;
+	p->range_step = sqlite3_step(st);
+	for (m = 0; m < n && !rc; m++) {
+		struct batch_row *b = &rows[m];
+
+		b->rc = compute(p, ids[m], &b->fresh, &b->old, &b->has_old);
+		if (b->rc == FD_ENOTFOUND)
+			err_clear();
+		else
+			rc = b->rc;
+	}
+	p->in_range = 0;
+	sqlite3_reset(st);
+	for (i = 0; i < m; i++) {
+		struct batch_row *b = &rows[i];
+
+		if (b->rc && b->rc != FD_ENOTFOUND)
+			continue; /* compute freed it */
+		if (!rc && b->rc == FD_ENOTFOUND)
+			rc = del_row(p, ids[i], &ch);
+		else if (!rc && (!b->has_old || row_diff(&b->fresh, &b->old, NULL) != 0))
+			rc = put_row(p, &b->fresh);
+		if (!rc && queued)
+			rc = unqueue(p, ids[i]);
+		if (b->rc == 0) {
+			cal_row_free(&b->fresh);
+			if (b->has_old)
+				cal_row_free(&b->old);
+		}
+	}
+	return rc;
+}
+
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out)
 {
 	struct control_hold lock = {0};
 	struct pctx p = {.db = db};
-	int64_t *ids, last = 0, done = 0, total = 0, queued = 0, cache = -2000;
-	int rc, n = 0, i;
+	struct batch_row *rows;
+	int64_t *ids, last = 0, done = 0, total = 0, queued = 0, cache = -2000, rows_now = 0;
+	int rc, n = 0;
 
 	if (n_out)
 		*n_out = 0;
@@ -940,6 +1049,7 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 	if ((rc = control_acquire(db, CONTROL_REBUILD, CONTROL_LOCK, REBUILD_LOCK_TTL, &lock)))
 		return rc;
 	ids = xmalloc((size_t)batch * sizeof *ids);
+	rows = xcalloc((size_t)batch, sizeof *rows);
 	/* a batch job may use a bigger page cache (64 MiB) than a desk */
 	db_one_int(db, "PRAGMA cache_size", &cache);
 	db_exec(db, "PRAGMA cache_size = -65536");
@@ -954,12 +1064,15 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		                     "AND kind = '" PROJECTION_JOB_KIND "')",
 		                     &queued)))
 			goto fail;
-		for (i = 0; i < n; i++)
-			if ((rc = rebuild(&p, ids[i], NULL)) ||
-			    (queued && (rc = unqueue(&p, ids[i]))))
-				goto fail;
-		/* rows of deleted visits between the previous batch and the end of this one */
-		if ((rc = orphans(db, last, n < batch ? INT64_MAX : ids[n - 1], NULL, NULL)))
+		if ((rc = rebuild_batch(&p, ids, n, last, rows, (int)queued)))
+			goto fail;
+		/* rows of deleted visits between the previous batch and the end of this
+		 * one: every visit of the range has its row now, so there are some
+		 * only if the range holds more rows than visits */
+		if ((rc = count_rows(db, last, n < batch ? INT64_MAX : ids[n - 1], &rows_now)))
+			goto fail;
+		if (rows_now > n &&
+		    (rc = orphans(db, last, n < batch ? INT64_MAX : ids[n - 1], NULL, NULL)))
 			goto fail;
 		if ((rc = db_commit(db)))
 			goto out;
@@ -976,6 +1089,7 @@ fail:
 	db_rollback(db);
 out:
 	pctx_free(&p);
+	free(rows);
 	free(ids);
 	control_release(db, &lock);
 	{

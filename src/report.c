@@ -2,22 +2,29 @@
  * report.c - receivables aging, takings and customer statements (see
  * report.h).
  *
- * Invariant: each report is one SQL statement (one consistent snapshot) over
- * the maintained figures and the posted rows, using the partial indexes of
- * 0003-billing.sql for open invoices and unallocated payments, so that the
- * aging of a large history is one indexed pass. Days are shop days: bucket
- * limits are midnights computed with clock_add_days (DST-safe).
+ * Invariant: each report reads one consistent snapshot (one SQL statement,
+ * or one read transaction) of the maintained figures and the posted rows.
+ * The aging reads only the covering partial indexes of 0003-billing.sql for
+ * open invoices and unallocated payments, two streams in (customer,
+ * currency) order that are merged here, with the customers' names read in
+ * id order, and sorted by name at the end: one pass over each index and no
+ * lookup per row, so that it stays fast on a million invoices
+ * (bench/MONEY-RESULTS.md). Days are shop days: bucket limits are midnights
+ * computed with clock_add_days (DST-safe).
  */
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "money.h"
 #include "report.h"
+#include "xalloc.h"
 
 static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
 {
@@ -26,65 +33,176 @@ static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
 	snprintf(buf, n, "%s", s ? (const char *)s : "");
 }
 
+/* One row of the aging report while it is being put together. */
+struct aging_acc {
+	int64_t customer_id;
+	char *name;
+	char currency[4];
+	int64_t bucket[AGING_BUCKETS];
+	int64_t credit;
+};
+
+/* By customer name (SQLite's NOCASE: ASCII letters folded), then id, then
+ * currency: the order the report has always had. */
+static int aging_order(const void *pa, const void *pb)
+{
+	const struct aging_acc *a = pa, *b = pb;
+	int c = sqlite3_stricmp(a->name, b->name);
+
+	if (c)
+		return c;
+	if (a->customer_id != b->customer_id)
+		return a->customer_id < b->customer_id ? -1 : 1;
+	return strcmp(a->currency, b->currency);
+}
+
+/* Compare the (customer, currency) key of the row of st with acc's. */
+static int key_cmp(sqlite3_stmt *st, const struct aging_acc *acc)
+{
+	int64_t id = sqlite3_column_int64(st, 0);
+	const unsigned char *cur = sqlite3_column_text(st, 1);
+
+	if (id != acc->customer_id)
+		return id < acc->customer_id ? -1 : 1;
+	return strcmp(cur ? (const char *)cur : "", acc->currency);
+}
+
+/* Take the (customer, currency) key of the row of st into acc. */
+static void key_take(sqlite3_stmt *st, struct aging_acc *acc)
+{
+	const unsigned char *cur = sqlite3_column_text(st, 1);
+
+	acc->customer_id = sqlite3_column_int64(st, 0);
+	snprintf(acc->currency, sizeof acc->currency, "%s", cur ? (const char *)cur : "");
+}
+
 int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r, void *arg),
                  void *arg)
 {
-	int64_t day = clock_day_start(on);
-	sqlite3_stmt *st;
-	int rc, step, i;
+	int64_t day = clock_day_start(on), limit[AGING_BUCKETS - 1];
+	sqlite3_stmt *bs = NULL, *cs = NULL, *ns = NULL;
+	struct aging_acc *rows = NULL, *r;
+	const unsigned char *name;
+	size_t n = 0, cap = 0, k;
+	int64_t orphan = 0, overflow = 0;
+	int rc, bstep, cstep, nstep, i;
 
-	rc = db_prepare(
-	    db,
-	    "WITH b AS (SELECT customer_id, currency,"
-	    "  sum(CASE WHEN due_at >= ?1 THEN balance ELSE 0 END) AS b0,"
-	    "  sum(CASE WHEN due_at < ?1 AND due_at >= ?2 THEN balance ELSE 0 END) AS b1,"
-	    "  sum(CASE WHEN due_at < ?2 AND due_at >= ?3 THEN balance ELSE 0 END) AS b2,"
-	    "  sum(CASE WHEN due_at < ?3 AND due_at >= ?4 THEN balance ELSE 0 END) AS b3,"
-	    "  sum(CASE WHEN due_at < ?4 THEN balance ELSE 0 END) AS b4"
-	    /* word for word the WHERE of the index invoice_open_aging, which
-	     * holds every column used here: the report reads only that index */
-	    "  FROM invoice WHERE status = 'issued' OR status = 'partially_paid'"
-	    "   OR status = 'overpaid'"
-	    "  GROUP BY customer_id, currency),"
-	    " c AS (SELECT customer_id, currency, sum(amount - allocated - refunded) AS cr"
-	    "  FROM payment WHERE status IN ('unallocated', 'partially_allocated')"
-	    "  GROUP BY customer_id, currency),"
-	    " k AS (SELECT customer_id, currency FROM b UNION SELECT customer_id, currency"
-	    "  FROM c)"
-	    " SELECT k.customer_id, cu.name, k.currency, coalesce(b.b0, 0), coalesce(b.b1, 0),"
-	    "  coalesce(b.b2, 0), coalesce(b.b3, 0), coalesce(b.b4, 0), coalesce(c.cr, 0)"
-	    " FROM k JOIN customer cu ON cu.id = k.customer_id"
-	    " LEFT JOIN b ON b.customer_id = k.customer_id AND b.currency = k.currency"
-	    " LEFT JOIN c ON c.customer_id = k.customer_id AND c.currency = k.currency"
-	    " ORDER BY cu.name COLLATE NOCASE, k.customer_id, k.currency",
-	    &st);
-	if (rc)
+	/* due on `on`'s day or later: current; the day before: 1 day past due;
+	 * limit[i] is the earliest due date of bucket i */
+	limit[AGING_CURRENT] = day;
+	limit[AGING_1_30] = clock_add_days(day, -30);
+	limit[AGING_31_60] = clock_add_days(day, -60);
+	limit[AGING_61_90] = clock_add_days(day, -90);
+	/* one read transaction: one snapshot for the three statements */
+	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
-	/* due on `on`'s day or later: current; the day before: 1 day past due */
-	sqlite3_bind_int64(st, 1, day);
-	sqlite3_bind_int64(st, 2, clock_add_days(day, -30));
-	sqlite3_bind_int64(st, 3, clock_add_days(day, -60));
-	sqlite3_bind_int64(st, 4, clock_add_days(day, -90));
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct aging_row r;
+	/* The open invoices and the payments with credit, each read from its
+	 * covering index (invoice_open_aging, payment_with_credit) in
+	 * (customer, currency) order, so that neither needs a sort or a row
+	 * lookup; the WHERE of the invoices is that of the index word for
+	 * word. Summing is done here: cheaper than SQL aggregates. */
+	rc = db_prepare(db,
+	                "SELECT customer_id, currency, due_at, balance FROM invoice"
+	                " WHERE status = 'issued' OR status = 'partially_paid'"
+	                "  OR status = 'overpaid'"
+	                " ORDER BY customer_id, currency",
+	                &bs);
+	if (!rc)
+		rc = db_prepare(
+		    db,
+		    "SELECT customer_id, currency, amount - allocated - refunded"
+		    " FROM payment WHERE status IN ('unallocated', 'partially_allocated')"
+		    " ORDER BY customer_id, currency",
+		    &cs);
+	if (!rc)
+		rc = db_prepare(db, "SELECT id, name FROM customer ORDER BY id", &ns);
+	if (rc)
+		goto out;
+	/* merge the two ordered streams, and the customers (by id) for names */
+	bstep = sqlite3_step(bs);
+	cstep = sqlite3_step(cs);
+	nstep = sqlite3_step(ns);
+	while (bstep == SQLITE_ROW || cstep == SQLITE_ROW) {
+		struct aging_acc key = {0};
+		int64_t owed = 0, due, bal;
 
-		memset(&r, 0, sizeof r);
-		r.customer_id = sqlite3_column_int64(st, 0);
-		r.customer_name = (const char *)sqlite3_column_text(st, 1);
-		col_copy(st, 2, r.currency, sizeof r.currency);
-		for (i = 0; i < AGING_BUCKETS; i++) {
-			r.bucket[i] = sqlite3_column_int64(st, 3 + i);
-			r.owed += r.bucket[i];
+		/* the smaller key of the two streams */
+		key_take(bstep == SQLITE_ROW ? bs : cs, &key);
+		if (bstep == SQLITE_ROW && cstep == SQLITE_ROW && key_cmp(cs, &key) < 0)
+			key_take(cs, &key);
+		for (; bstep == SQLITE_ROW && key_cmp(bs, &key) == 0; bstep = sqlite3_step(bs)) {
+			due = sqlite3_column_int64(bs, 2);
+			bal = sqlite3_column_int64(bs, 3);
+			for (i = 0; i < AGING_BUCKETS - 1 && due < limit[i]; i++)
+				;
+			if (money_add(key.bucket[i], bal, &key.bucket[i]) ||
+			    money_add(owed, bal, &owed))
+				overflow = key.customer_id;
 		}
-		r.credit = sqlite3_column_int64(st, 8);
-		if (r.owed == 0 && r.credit == 0)
-			continue;
-		if ((rc = cb(&r, arg)) != 0)
+		for (; cstep == SQLITE_ROW && key_cmp(cs, &key) == 0; cstep = sqlite3_step(cs))
+			if (money_add(key.credit, sqlite3_column_int64(cs, 2), &key.credit))
+				overflow = key.customer_id;
+		if (overflow)
 			break;
+		if (owed == 0 && key.credit == 0) /* owes nothing, has no credit */
+			continue;
+		while (nstep == SQLITE_ROW && sqlite3_column_int64(ns, 0) < key.customer_id)
+			nstep = sqlite3_step(ns);
+		if (nstep != SQLITE_ROW || sqlite3_column_int64(ns, 0) != key.customer_id) {
+			orphan = key.customer_id; /* the foreign keys make it impossible */
+			break;
+		}
+		name = sqlite3_column_text(ns, 1);
+		key.name = xstrdup(name ? (const char *)name : "");
+		if (n == cap) {
+			cap = cap ? 2 * cap : 256;
+			rows = xrealloc(rows, cap * sizeof *rows);
+		}
+		rows[n++] = key;
 	}
-	if (!rc && step != SQLITE_DONE)
+	if ((bstep != SQLITE_ROW && bstep != SQLITE_DONE) ||
+	    (cstep != SQLITE_ROW && cstep != SQLITE_DONE) ||
+	    (nstep != SQLITE_ROW && nstep != SQLITE_DONE)) {
 		rc = db_fail(db, _("cannot compute the aging report"));
-	sqlite3_finalize(st);
+		goto out;
+	}
+	if (overflow) {
+		rc = err_set(FD_EINVAL, _("the amounts of customer %lld are too large to add up"),
+		             (long long)overflow);
+		goto out;
+	}
+	if (orphan) {
+		rc = err_set(FD_EDB,
+		             _("the aging report found money of customer %lld, who does "
+		               "not exist; run frontdesk check"),
+		             (long long)orphan);
+		goto out;
+	}
+	if (n)
+		qsort(rows, n, sizeof *rows, aging_order);
+	for (k = 0; k < n && !rc; k++) {
+		struct aging_row out;
+
+		r = &rows[k];
+		memset(&out, 0, sizeof out);
+		out.customer_id = r->customer_id;
+		out.customer_name = r->name;
+		memcpy(out.currency, r->currency, sizeof out.currency);
+		for (i = 0; i < AGING_BUCKETS; i++) {
+			out.bucket[i] = r->bucket[i];
+			out.owed += r->bucket[i];
+		}
+		out.credit = r->credit;
+		rc = cb(&out, arg);
+	}
+out:
+	for (k = 0; k < n; k++)
+		free(rows[k].name);
+	free(rows);
+	sqlite3_finalize(bs);
+	sqlite3_finalize(cs);
+	sqlite3_finalize(ns);
+	db_rollback(db);
 	return rc;
 }
 

@@ -935,6 +935,50 @@ START_TEST(test_aging_buckets_by_shop_day)
 }
 END_TEST
 
+/* The rows of an aging report as "id name CUR owed credit" lines. */
+static int aging_lines(const struct aging_row *r, void *arg)
+{
+	char *out = arg;
+
+	snprintf(out + strlen(out), 1024 - strlen(out), "%lld %s %s %lld %lld\n",
+	         (long long)r->customer_id, r->customer_name, r->currency, (long long)r->owed,
+	         (long long)r->credit);
+	return 0;
+}
+
+/* The report merges two streams (open invoices, unallocated payments) by
+ * customer and currency, then sorts by name as SQLite's NOCASE does: every
+ * combination, and the rows it must leave out. */
+START_TEST(test_aging_merges_invoices_and_credit)
+{
+	int64_t bob = add_customer("bob"), ada = add_customer("Ada"), cy = add_customer("Cy");
+	int64_t zed = add_customer("Zed"), eve = add_customer("eve"), i, on;
+	struct alloc_input al;
+	char out[1024] = "", want[1024];
+
+	invoice_of(bob, "USD", 1000); /* bob: owes USD only */
+	invoice_of(ada, "EUR", 700);  /* Ada: owes EUR, credit in USD */
+	pay(ada, "USD", 300, NULL, 0);
+	invoice_of(cy, "USD", 500); /* Cy: owes and has credit in USD */
+	pay(cy, "USD", 200, NULL, 0);
+	invoice_of(cy, "EUR", 900);      /* ... and owes EUR */
+	pay(eve, "USD", 50, NULL, 0);    /* eve: credit only */
+	i = invoice_of(zed, "USD", 400); /* Zed: paid in full: left out */
+	al = (struct alloc_input){i, 400};
+	pay(zed, "USD", 400, &al, 1);
+	ck_assert_int_eq(clock_parse_local("2026-12-01T12:00", &on), 0);
+	ck_assert_int_eq(report_aging(db, on, aging_lines, out), 0);
+	snprintf(want, sizeof want,
+	         "%lld Ada EUR 700 0\n%lld Ada USD 0 300\n%lld bob USD 1000 0\n"
+	         "%lld Cy EUR 900 0\n%lld Cy USD 500 200\n%lld eve USD 0 50\n",
+	         (long long)ada, (long long)ada, (long long)bob, (long long)cy, (long long)cy,
+	         (long long)eve);
+	ck_assert_str_eq(out, want);
+	(void)zed;
+	assert_clean();
+}
+END_TEST
+
 static int count_lines(const struct statement_line *l, void *arg)
 {
 	(*(int *)arg)++;
@@ -1004,6 +1048,7 @@ int main(void)
 	tcase_add_test(tc, test_check_reports_corruption);
 	tcase_add_test(tc, test_check_reports_missing_history_and_deletes);
 	tcase_add_test(tc, test_aging_buckets_by_shop_day);
+	tcase_add_test(tc, test_aging_merges_invoices_and_credit);
 	tcase_add_test(tc, test_statement_balance_is_open_less_credit);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -82,8 +82,8 @@ static void assert_clean(void)
 static char *fingerprint(void)
 {
 	static const char *const tables[] = {
-	    "payment",	   "payment_allocation", "payment_his", "payment_allocation_his",
-	    "invoice_his", "status_flow",	 "idempotency_record",
+	    "payment",     "payment_allocation", "payment_his",        "payment_allocation_his",
+	    "invoice_his", "status_flow",        "idempotency_record",
 	};
 	char *out = calloc(1, 2048), sql[200];
 	size_t i;
@@ -91,11 +91,11 @@ static char *fingerprint(void)
 	for (i = 0; i < sizeof tables / sizeof tables[0]; i++) {
 		snprintf(sql, sizeof sql, "SELECT count(*) FROM %s", tables[i]);
 		snprintf(out + strlen(out), 2048 - strlen(out), "%s=%lld ", tables[i],
-			 (long long)one(sql));
+		         (long long)one(sql));
 	}
 	snprintf(out + strlen(out), 2048 - strlen(out), "paid=%lld alloc=%lld",
-		 (long long)one("SELECT coalesce(sum(paid), 0) FROM invoice"),
-		 (long long)one("SELECT coalesce(sum(allocated), 0) FROM payment"));
+	         (long long)one("SELECT coalesce(sum(paid), 0) FROM invoice"),
+	         (long long)one("SELECT coalesce(sum(allocated), 0) FROM payment"));
 	return out;
 }
 
@@ -104,7 +104,7 @@ static int64_t add_customer(const char *name)
 	char sql[200];
 
 	snprintf(sql, sizeof sql,
-		 "INSERT INTO customer (name, created_at, updated_at) VALUES ('%s', 0, 0)", name);
+	         "INSERT INTO customer (name, created_at, updated_at) VALUES ('%s', 0, 0)", name);
 	exec_ok(sql);
 	return sqlite3_last_insert_rowid(db_sqlite(db));
 }
@@ -118,16 +118,16 @@ static int64_t invoice_of(int64_t customer, int64_t cents, long terms)
 	int64_t job, id;
 
 	snprintf(sql, sizeof sql,
-		 "INSERT INTO service_order (customer_id, title, currency, created_at, updated_at)"
-		 " VALUES (%lld, 'work', 'USD', 0, 0)",
-		 (long long)customer);
+	         "INSERT INTO service_order (customer_id, title, currency, created_at, updated_at)"
+	         " VALUES (%lld, 'work', 'USD', 0, 0)",
+	         (long long)customer);
 	exec_ok(sql);
 	job = sqlite3_last_insert_rowid(db_sqlite(db));
 	snprintf(sql, sizeof sql,
-		 "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-		 " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
-		 " 1000, %lld, %lld, 0, 0)",
-		 (long long)job, (long long)cents, (long long)cents);
+	         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
+	         " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
+	         " 1000, %lld, %lld, 0, 0)",
+	         (long long)job, (long long)cents, (long long)cents);
 	exec_ok(sql);
 	in.jobs = &job;
 	in.n_jobs = 1;
@@ -139,7 +139,7 @@ static int64_t invoice_of(int64_t customer, int64_t cents, long terms)
 }
 
 static void item(struct payment_batch_item *it, int64_t customer, int64_t cents,
-		 const struct alloc_input *allocs, size_t n)
+                 const struct alloc_input *allocs, size_t n)
 {
 	memset(it, 0, sizeof *it);
 	it->in.customer_id = customer;
@@ -170,12 +170,15 @@ START_TEST(test_batch_posts_every_payment)
 	struct idem_result res;
 	size_t refused = 99;
 	struct payment p;
+	int64_t cache;
 
-	item(&items[0], ada, 30000, a1, 2); /* one $300 check pays two invoices */
-	item(&items[1], bob, 5000, a2, 1);  /* part of Bob's */
+	item(&items[0], ada, 30000, a1, 2);  /* one $300 check pays two invoices */
+	item(&items[1], bob, 5000, a2, 1);   /* part of Bob's */
 	item(&items[2], ada, 2550, NULL, 0); /* credit only */
+	cache = one("PRAGMA cache_size");
 	ck_assert_msg(payment_record_batch(db, items, 3, NULL, &res, &refused) == 0, "%s",
-		      err_msg());
+	              err_msg());
+	ck_assert_int_eq(one("PRAGMA cache_size"), cache); /* its bigger cache was given back */
 	ck_assert_uint_eq(refused, 3);
 	ck_assert_uint_eq(res.n, 3);
 	ck_assert_int_eq(res.id, res.ids[0]);
@@ -200,8 +203,8 @@ START_TEST(test_batch_posts_every_payment)
 	/* every payment has its history and status flows, as one at a time */
 	ck_assert_int_eq(one("SELECT count(DISTINCT id) FROM payment_his"), 3);
 	ck_assert_int_eq(one("SELECT count(*) FROM status_flow WHERE entity = 'invoice'"
-			     " AND to_status = 'paid'"),
-			 2);
+	                     " AND to_status = 'paid'"),
+	                 2);
 	idem_result_free(&res);
 	assert_clean();
 }
@@ -224,7 +227,7 @@ START_TEST(test_batch_sees_the_payments_before)
 	ck_assert_int_eq(rc, FD_EINVAL);
 	ck_assert_uint_eq(refused, 1);
 	ck_assert_msg(strstr(err_msg(), "payment 2 of 2: invoice INV-2026-000001 has only 0.00"),
-		      "%s", err_msg());
+	              "%s", err_msg());
 	ck_assert_uint_eq(res.n, 0);
 	ck_assert_ptr_null(res.ids);
 	after = fingerprint();
@@ -255,12 +258,12 @@ START_TEST(test_batch_refused_before_writing)
 	ck_assert_int_eq(payment_record_batch(db, items, 3, NULL, &res, &refused), FD_EINVAL);
 	ck_assert_uint_eq(refused, 2);
 	ck_assert_msg(strstr(err_msg(), "payment 3 of 3: an allocation must be greater than zero"),
-		      "%s", err_msg());
+	              "%s", err_msg());
 	item(&items[2], 99, 500, NULL, 0); /* no such customer: found in the transaction */
 	ck_assert_int_eq(payment_record_batch(db, items, 3, NULL, &res, &refused), FD_ENOTFOUND);
 	ck_assert_uint_eq(refused, 2);
 	ck_assert_msg(strstr(err_msg(), "payment 3 of 3: there is no customer 99"), "%s",
-		      err_msg());
+	              err_msg());
 	/* the batch as a whole */
 	ck_assert_int_eq(payment_record_batch(db, items, 0, NULL, &res, &refused), FD_EINVAL);
 	ck_assert_uint_eq(refused, 0);
@@ -286,7 +289,7 @@ START_TEST(test_batch_idempotency_key)
 	item(&items[0], ada, 4000, a, 1);
 	item(&items[1], ada, 1000, NULL, 0);
 	ck_assert_msg(payment_record_batch(db, items, 2, "import-7", &first, NULL) == 0, "%s",
-		      err_msg());
+	              err_msg());
 	before = fingerprint();
 	ck_assert_int_eq(payment_record_batch(db, items, 2, "import-7", &again, NULL), 0);
 	ck_assert_int_eq(again.replayed, 1);
@@ -299,7 +302,7 @@ START_TEST(test_batch_idempotency_key)
 	/* the same key for another batch is refused */
 	items[1].in.amount = 1001;
 	ck_assert_int_eq(payment_record_batch(db, items, 2, "import-7", &again, NULL),
-			 FD_ECONFLICT);
+	                 FD_ECONFLICT);
 	free(after);
 	after = fingerprint();
 	ck_assert_str_eq(before, after);
@@ -321,7 +324,7 @@ START_TEST(test_batch_auto_allocation)
 	item(&items[0], ada, 4000, NULL, 0);
 	items[0].auto_alloc = 1;
 	ck_assert_msg(payment_record_batch(db, items, 1, NULL, &res, NULL) == 0, "%s", err_msg());
-	ck_assert_int_eq(invoice_figure(sooner, "balance"), 0);	  /* due first: settled */
+	ck_assert_int_eq(invoice_figure(sooner, "balance"), 0);   /* due first: settled */
 	ck_assert_int_eq(invoice_figure(later, "balance"), 4000); /* the rest: 10.00 */
 	idem_result_free(&res);
 	assert_clean();
@@ -344,7 +347,7 @@ static int read_all(const char *text, char *out, size_t n, long *line)
 	while ((rc = csv_next(&r, line)) == 1) {
 		for (i = 0; i < r.n; i++)
 			snprintf(out + strlen(out), n - strlen(out), "%s%s", i ? "|" : "",
-				 r.field[i]);
+			         r.field[i]);
 		snprintf(out + strlen(out), n - strlen(out), "/");
 	}
 	csv_close(&r);
@@ -360,18 +363,24 @@ START_TEST(test_csv_fields)
 	ck_assert_int_eq(read_all("a,b,c\n1,,3\n", out, sizeof out, &line), 0);
 	ck_assert_str_eq(out, "a|b|c/1||3/");
 	/* quotes: commas, doubled quotes and line breaks inside; CRLF; no final break */
-	ck_assert_int_eq(read_all("\"x, y\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",z", out,
-				  sizeof out, &line),
-			 0);
+	ck_assert_int_eq(
+	    read_all("\"x, y\",\"say \"\"hi\"\"\"\r\n\"two\nlines\",z", out, sizeof out, &line), 0);
 	ck_assert_str_eq(out, "x, y|say \"hi\"/two\nlines|z/");
 	ck_assert_int_eq(line, 2); /* the second record starts on line 2 */
 	/* a byte order mark is skipped; empty lines are skipped */
-	ck_assert_int_eq(read_all("\xef\xbb\xbf" "a\n\n\r\nb\n", out, sizeof out, &line), 0);
+	ck_assert_int_eq(read_all("\xef\xbb\xbf"
+	                          "a\n\n\r\nb\n",
+	                          out, sizeof out, &line),
+	                 0);
 	ck_assert_str_eq(out, "a/b/");
 	ck_assert_int_eq(line, 4);
 	/* what only looks like a mark is data */
-	ck_assert_int_eq(read_all("\xef\xbb" "x\n", out, sizeof out, &line), 0);
-	ck_assert_str_eq(out, "\xef\xbb" "x/");
+	ck_assert_int_eq(read_all("\xef\xbb"
+	                          "x\n",
+	                          out, sizeof out, &line),
+	                 0);
+	ck_assert_str_eq(out, "\xef\xbb"
+	                      "x/");
 	ck_assert_int_eq(read_all("", out, sizeof out, &line), 0);
 	ck_assert_str_eq(out, "");
 }
@@ -383,8 +392,7 @@ START_TEST(test_csv_refusals)
 	long line = 0;
 
 	ck_assert_int_eq(read_all("a\n\"open,\nstill\n", out, sizeof out, &line), FD_EINVAL);
-	ck_assert_msg(strstr(err_msg(), "line 2: a quoted field is never closed"), "%s",
-		      err_msg());
+	ck_assert_msg(strstr(err_msg(), "line 2: a quoted field is never closed"), "%s", err_msg());
 	ck_assert_int_eq(read_all("a\nb\n\"x\"y\n", out, sizeof out, &line), FD_EINVAL);
 	ck_assert_msg(strstr(err_msg(), "line 3: text after the closing quote"), "%s", err_msg());
 	ck_assert_int_eq(read_all("a\rb\n", out, sizeof out, &line), FD_EINVAL);

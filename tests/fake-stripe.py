@@ -27,9 +27,10 @@ advance the server's clock, inject events, and inject faults:
         slow       wait "seconds" before answering
         empty_more a page with no events and has_more true
         done_then_fail  do the request, then answer 500 (POST: the effect stays)
+        lie        do the request, then answer with its amount one more
   POST /_control/list_mode    {"duplicate": bool, "shuffle": bool, "overlap": bool}
   POST /_control/hide         {"event": ID, "until": T} an event invisible before T
-  GET  /_control/log          every API request (method, path, query, form,
+  GET  /_control/log          every API request (method, path, query, form, user agent,
                                idempotency key, version header, auth ok)
   GET  /_control/state        intents, refunds, events, clock
   POST /_control/quit         stop the server
@@ -194,6 +195,7 @@ class Handler(BaseHTTPRequestHandler):
             S["log"].append({"method": method, "path": u.path, "query": u.query,
                              "form": raw.decode("utf-8", "replace"), "idempotency_key": idem,
                              "version": self.headers.get("Stripe-Version"), "auth_ok": auth_ok,
+                             "ua": self.headers.get("User-Agent"),
                              "at": S["now"]})
         if not auth_ok:
             return self.error(401, "invalid_request_error", "Invalid API Key provided")
@@ -215,6 +217,8 @@ class Handler(BaseHTTPRequestHandler):
         status, obj, headers = self.api(method, u.path, q, p, idem, f)
         if f and f["kind"] == "done_then_fail":
             return self.error(500, "api_error", "injected fault after the work was done")
+        if f and f["kind"] == "lie" and isinstance(obj, dict) and "amount" in obj:
+            obj = dict(obj, amount=obj["amount"] + 1)
         body = json.dumps(obj).encode()
         if f and f["kind"] == "truncate":
             return self.send(status, None, headers, body[: len(body) // 2])

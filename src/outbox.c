@@ -1,0 +1,549 @@
+/*
+ * outbox.c - outbox rows written with desk actions, and their delivery (see
+ * outbox.h).
+ *
+ * Invariants: a row's payload and idempotency key never change (also a
+ * schema trigger); a row is marked "sending" in a committed transaction
+ * before its request leaves, and its answer is recorded in another, both
+ * fenced by the channel lease, with no transaction open while a request is
+ * in flight; a row left "sending" is resent with the same key before any
+ * later row of its order; success is recorded only for an answer that
+ * matches the row.
+ */
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/random.h>
+#include <time.h>
+
+#include "chan-poll.h"
+#include "chan-provider.h"
+#include "clock.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "outbox.h"
+#include "xalloc.h"
+
+/* 16 random hex digits. */
+static int random_hex(char out[17])
+{
+	unsigned char b[8];
+	int i;
+
+	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+		return err_set(FD_EIO, _("cannot read random bytes for an idempotency key"));
+	for (i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
+                      const char *payload, int64_t *id)
+{
+	sqlite3_stmt *st;
+	char rnd[17], key[120];
+	int64_t now = (int64_t)time(NULL);
+	int rc;
+
+	if ((rc = random_hex(rnd)) != 0)
+		return rc;
+	snprintf(key, sizeof key, "fd_%s_%s", bkey, rnd);
+	rc = db_prepare(db,
+	                "INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	                " idempotency_key, payload, status, next_retry_at, created_at, updated_at)"
+	                " VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6)",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, bkey, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, now);
+	if ((rc = db_run(db, st, _("cannot write the outbox command"))) != 0)
+		return rc;
+	if (id)
+		*id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- charge */
+
+struct charge_ctx {
+	const char *provider;
+	const struct invoice *inv;
+	int64_t amount;
+	char order_no[65];
+	int64_t outbox_id;
+};
+
+static int charge_tx(struct db *db, void *arg)
+{
+	struct charge_ctx *c = arg;
+	sqlite3_stmt *st;
+	int64_t open = 0, next = 0, now = clock_now();
+	char rnd[17], *payload;
+	cJSON *p;
+	int rc;
+
+	/* the invoice is read again inside the transaction: no one paid it since */
+	rc = db_prepare(db,
+	                "SELECT (SELECT balance FROM invoice WHERE id = ?1),"
+	                " (SELECT coalesce(sum(amount), 0) FROM pay_order WHERE invoice_id = ?1"
+	                "   AND status IN ('created', 'paying')),"
+	                " (SELECT coalesce(max(id), 0) + 1 FROM pay_order)",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->inv->id);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		rc = db_fail(db, _("cannot read the invoice balance"));
+		sqlite3_finalize(st);
+		return rc;
+	}
+	open = sqlite3_column_int64(st, 1);
+	next = sqlite3_column_int64(st, 2);
+	if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
+	    c->amount > sqlite3_column_int64(st, 0) - open) {
+		int64_t left = sqlite3_column_int64(st, 0) - open;
+
+		sqlite3_finalize(st);
+		return err_set(
+		    FD_EINVAL,
+		    _("the invoice owes %lld (minor units) after the card orders already "
+		      "open for it; ask for at most that"),
+		    (long long)(left > 0 ? left : 0));
+	}
+	sqlite3_finalize(st);
+	if ((rc = random_hex(rnd)) != 0)
+		return rc;
+	snprintf(c->order_no, sizeof c->order_no, "PO-%06lld-%.8s", (long long)next, rnd);
+	rc = db_prepare(db,
+	                "INSERT INTO pay_order (order_no, provider_code, customer_id, invoice_id,"
+	                " currency, amount, status, created_at, updated_at)"
+	                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'created', ?7, ?7)",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->order_no, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, c->provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, c->inv->customer_id);
+	sqlite3_bind_int64(st, 4, c->inv->id);
+	sqlite3_bind_text(st, 5, c->inv->currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, c->amount);
+	sqlite3_bind_int64(st, 7, now);
+	if ((rc = db_run(db, st, _("cannot write the card payment order"))) != 0)
+		return rc;
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "order_no", c->order_no);
+	cJSON_AddNumberToObject(p, "invoice_id", (double)c->inv->id);
+	cJSON_AddStringToObject(p, "invoice_number", c->inv->number);
+	cJSON_AddNumberToObject(p, "amount", (double)c->amount);
+	cJSON_AddStringToObject(p, "currency", c->inv->currency);
+	payload = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	rc = insert_row(db, "payment.create", c->order_no, c->provider, payload, &c->outbox_id);
+	free(payload);
+	return rc;
+}
+
+int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
+                  char order_no[65], int64_t *outbox_id)
+{
+	struct chan_provider p;
+	struct invoice inv;
+	struct charge_ctx c = {0};
+	int rc;
+
+	if (amount <= 0 || amount > 100000000000000LL)
+		return err_set(FD_EINVAL, _("the amount must be positive"));
+	if ((rc = chan_provider_get(db, provider, &p)) != 0)
+		return rc;
+	if (!p.enabled) {
+		chan_provider_free(&p);
+		return err_set(FD_EINVAL, _("the payment provider '%s' is disabled"), p.code);
+	}
+	if ((rc = invoice_get(db, invoice_id, &inv)) != 0) {
+		chan_provider_free(&p);
+		return rc;
+	}
+	if (strcmp(inv.kind, "invoice") || !strcmp(inv.status, "void") ||
+	    !strcmp(inv.status, "paid") || !strcmp(inv.status, "overpaid")) {
+		rc = err_set(FD_ECONFLICT, _("invoice %s is %s: there is nothing to charge"),
+		             inv.number, inv.status);
+		goto out;
+	}
+	if (amount > inv.balance) {
+		rc = err_set(FD_EINVAL,
+		             _("invoice %s owes %lld (minor units); ask for at most that"),
+		             inv.number, (long long)inv.balance);
+		goto out;
+	}
+	c.provider = p.code;
+	c.inv = &inv;
+	c.amount = amount;
+	rc = db_write(db, charge_tx, &c);
+	if (!rc) {
+		snprintf(order_no, 65, "%s", c.order_no);
+		if (outbox_id)
+			*outbox_id = c.outbox_id;
+	}
+out:
+	invoice_free(&inv);
+	chan_provider_free(&p);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- refund */
+
+struct refund_ctx {
+	const char *order_no;
+	int64_t amount;
+	int64_t outbox_id;
+};
+
+static int refund_tx(struct db *db, void *arg)
+{
+	struct refund_ctx *r = arg;
+	sqlite3_stmt *st;
+	char status[16], provider[41], bkey[120], *payload;
+	int64_t amount, refunded, asked, n;
+	int rc, has_id;
+	cJSON *p;
+
+	rc = db_prepare(db,
+	                "SELECT status, provider_code, amount, refunded_amount,"
+	                " channel_order_id IS NOT NULL,"
+	                " (SELECT coalesce(sum(json_extract(payload, '$.amount')), 0)"
+	                "   FROM outbox_event WHERE event_type = 'refund.create'"
+	                "   AND json_extract(payload, '$.order_no') = ?1 AND status <> 'dead'),"
+	                " (SELECT count(*) FROM outbox_event WHERE event_type = 'refund.create'"
+	                "   AND json_extract(payload, '$.order_no') = ?1)"
+	                " FROM pay_order WHERE order_no = ?1",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, r->order_no, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		sqlite3_finalize(st);
+		return err_set(FD_ENOTFOUND, _("no card payment order %s"), r->order_no);
+	}
+	snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(st, 0));
+	snprintf(provider, sizeof provider, "%s", (const char *)sqlite3_column_text(st, 1));
+	amount = sqlite3_column_int64(st, 2);
+	refunded = sqlite3_column_int64(st, 3);
+	has_id = sqlite3_column_int(st, 4);
+	asked = sqlite3_column_int64(st, 5);
+	n = sqlite3_column_int64(st, 6);
+	sqlite3_finalize(st);
+	if ((strcmp(status, "paid") && strcmp(status, "refunding")) || !has_id)
+		return err_set(FD_ECONFLICT,
+		               _("card payment order %s is %s: only a paid order can be refunded"),
+		               r->order_no, status);
+	/* what the refunds asked for so far cover; the refunded amount is what
+	 * the channel confirmed, never more than was asked */
+	if (asked < refunded)
+		asked = refunded;
+	if (r->amount == 0)
+		r->amount = amount - asked;
+	if (r->amount <= 0 || r->amount > amount - asked)
+		return err_set(FD_EINVAL,
+		               _("order %s has %lld (minor units) left to refund after the refunds "
+		                 "already asked for"),
+		               r->order_no, (long long)(amount - asked > 0 ? amount - asked : 0));
+	snprintf(bkey, sizeof bkey, "%s-r%lld", r->order_no, (long long)n + 1);
+	p = cJSON_CreateObject();
+	cJSON_AddStringToObject(p, "order_no", r->order_no);
+	cJSON_AddNumberToObject(p, "amount", (double)r->amount);
+	payload = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	rc = insert_row(db, "refund.create", bkey, provider, payload, &r->outbox_id);
+	free(payload);
+	return rc;
+}
+
+int outbox_refund(struct db *db, const char *order_no, int64_t amount, int64_t *outbox_id)
+{
+	struct refund_ctx r = {order_no, amount, 0};
+	int rc;
+
+	if (!order_no || !*order_no || strlen(order_no) > 64)
+		return err_set(FD_EINVAL, _("name the card payment order (PO-...)"));
+	if (amount < 0)
+		return err_set(FD_EINVAL, _("the amount must be positive"));
+	rc = db_write(db, refund_tx, &r);
+	if (!rc && outbox_id)
+		*outbox_id = r.outbox_id;
+	return rc;
+}
+
+/* ---------------------------------------------------------------- delivery */
+
+struct row {
+	int64_t id;
+	char type[61];
+	char key[256];
+	char order_no[65];
+	int64_t amount;
+	int64_t invoice_id;
+	char invoice_number[32];
+	char currency[4];
+	int64_t retries;
+	char channel_id[256]; /* the order's channel id ("" when none) */
+};
+
+/* The next due row of provider: the oldest unfinished row of its order. */
+static int next_row(struct db *db, const char *provider, int all, struct row *r, int *found)
+{
+	sqlite3_stmt *st;
+	const unsigned char *s;
+	int rc, step;
+
+	*found = 0;
+	rc = db_prepare(
+	    db,
+	    "SELECT o.id, o.event_type, o.idempotency_key, json_extract(o.payload, '$.order_no'),"
+	    " json_extract(o.payload, '$.amount'), coalesce(json_extract(o.payload, "
+	    "'$.invoice_id'), 0),"
+	    " coalesce(json_extract(o.payload, '$.invoice_number'), ''),"
+	    " coalesce(json_extract(o.payload, '$.currency'), ''), o.retry_count,"
+	    " (SELECT channel_order_id FROM pay_order"
+	    "   WHERE order_no = json_extract(o.payload, '$.order_no'))"
+	    " FROM outbox_event o"
+	    " WHERE o.status IN ('pending', 'sending', 'failed') AND o.provider_code = ?1"
+	    " AND coalesce(o.next_retry_at, 0) <= ?2"
+	    " AND NOT EXISTS (SELECT 1 FROM outbox_event e WHERE e.id < o.id"
+	    "   AND e.status IN ('pending', 'sending', 'failed')"
+	    "   AND json_extract(e.payload, '$.order_no') = json_extract(o.payload, '$.order_no'))"
+	    " ORDER BY o.id LIMIT 1",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, all ? INT64_MAX : (int64_t)time(NULL));
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		memset(r, 0, sizeof *r);
+		r->id = sqlite3_column_int64(st, 0);
+		snprintf(r->type, sizeof r->type, "%s", (const char *)sqlite3_column_text(st, 1));
+		snprintf(r->key, sizeof r->key, "%s", (const char *)sqlite3_column_text(st, 2));
+		s = sqlite3_column_text(st, 3);
+		snprintf(r->order_no, sizeof r->order_no, "%s", s ? (const char *)s : "");
+		r->amount = sqlite3_column_int64(st, 4);
+		r->invoice_id = sqlite3_column_int64(st, 5);
+		snprintf(r->invoice_number, sizeof r->invoice_number, "%s",
+		         (const char *)sqlite3_column_text(st, 6));
+		snprintf(r->currency, sizeof r->currency, "%s",
+		         (const char *)sqlite3_column_text(st, 7));
+		r->retries = sqlite3_column_int64(st, 8);
+		s = sqlite3_column_text(st, 9);
+		snprintf(r->channel_id, sizeof r->channel_id, "%s", s ? (const char *)s : "");
+		*found = 1;
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the outbox"));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+struct mark_ctx {
+	const struct control_hold *lease;
+	const struct row *r;
+	int phase;              /* 0: about to send; 1: record the answer */
+	int code;               /* the chan_code of the answer */
+	const char *status;     /* succeeded, failed, sending, dead */
+	const char *error;      /* last_error, NULL: none */
+	int64_t wait;           /* seconds to next_retry_at */
+	const char *channel_id; /* payment.create ok: the intent id */
+	int refund_ok;          /* refund.create ok: the order becomes refunding */
+	int order_failed;       /* payment.create refused: the order fails */
+};
+
+static int mark_tx(struct db *db, void *arg)
+{
+	struct mark_ctx *m = arg;
+	sqlite3_stmt *st;
+	int64_t now = (int64_t)time(NULL);
+	int rc;
+
+	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
+		return rc;
+	if (m->phase == 0) {
+		rc = db_prepare(db,
+		                "UPDATE outbox_event SET status = 'sending',"
+		                " retry_count = retry_count + 1, sent_at = ?2, next_retry_at = ?2,"
+		                " updated_at = ?2 WHERE id = ?1"
+		                " AND status IN ('pending', 'sending', 'failed')",
+		                &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, m->r->id);
+		sqlite3_bind_int64(st, 2, now);
+		if ((rc = db_run(db, st, _("cannot mark the outbox command as sending"))) != 0)
+			return rc;
+		if (sqlite3_changes(db_sqlite(db)) != 1)
+			return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
+		return 0;
+	}
+	rc = db_prepare(db,
+	                "UPDATE outbox_event SET status = ?2, last_error = ?3, next_retry_at = ?4,"
+	                " updated_at = ?5 WHERE id = ?1 AND status = 'sending'",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, m->r->id);
+	sqlite3_bind_text(st, 2, m->status, -1, SQLITE_TRANSIENT);
+	if (m->error)
+		sqlite3_bind_text(st, 3, m->error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 3);
+	if (!strcmp(m->status, "succeeded") || !strcmp(m->status, "dead"))
+		sqlite3_bind_null(st, 4);
+	else
+		sqlite3_bind_int64(st, 4, now + m->wait);
+	sqlite3_bind_int64(st, 5, now);
+	if ((rc = db_run(db, st, _("cannot record the outbox answer"))) != 0)
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) != 1)
+		return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
+	if (m->channel_id) {
+		rc =
+		    db_prepare(db,
+		               "UPDATE pay_order SET channel_order_id = ?2,"
+		               " status = CASE status WHEN 'created' THEN 'paying' ELSE status END,"
+		               " updated_at = ?3 WHERE order_no = ?1",
+		               &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_text(st, 1, m->r->order_no, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, m->channel_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, clock_now());
+		rc = db_run(db, st, _("cannot record the channel's payment id"));
+	} else if (m->refund_ok || m->order_failed) {
+		rc = db_prepare(
+		    db,
+		    m->refund_ok
+		        ? "UPDATE pay_order SET status = CASE status WHEN 'paid' THEN"
+		          " 'refunding' ELSE status END, updated_at = ?2 WHERE order_no = ?1"
+		        : "UPDATE pay_order SET status = CASE WHEN status IN ('created',"
+		          " 'paying') THEN 'failed' ELSE status END, last_error = ?3,"
+		          " updated_at = ?2 WHERE order_no = ?1",
+		    &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_text(st, 1, m->r->order_no, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 2, clock_now());
+		if (m->order_failed)
+			sqlite3_bind_text(st, 3, m->error, -1, SQLITE_TRANSIENT);
+		rc = db_run(db, st, _("cannot record the card payment order"));
+	}
+	return rc;
+}
+
+/* Send one row and record what came back. */
+static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
+                       const struct control_hold *lease, const struct row *r)
+{
+	struct mark_ctx m = {0};
+	struct chan_status cs;
+	struct chan_order ord;
+	struct chan_refund ref;
+	char why[600];
+	int rc, is_pay = !strcmp(r->type, "payment.create");
+
+	m.lease = lease;
+	m.r = r;
+	if ((rc = db_write(db, mark_tx, &m)) != 0)
+		return rc;
+	memset(&cs, 0, sizeof cs);
+	if (is_pay) {
+		struct chan_create in = {r->order_no, r->invoice_id, r->amount,
+		                         r->currency, NULL,          r->key};
+		char desc[64];
+
+		snprintf(desc, sizeof desc, "Invoice %s", r->invoice_number);
+		in.description = desc;
+		m.code = ops->create_payment(ctx, &in, &ord, &cs);
+	} else if (!strcmp(r->type, "refund.create") && *r->channel_id) {
+		m.code = ops->refund(ctx, r->channel_id, r->amount, r->key, &ref, &cs);
+	} else {
+		m.code = CHAN_REFUSED;
+		snprintf(cs.reason, sizeof cs.reason, "%s",
+		         _("the command cannot be sent (unknown type or no channel id)"));
+	}
+	snprintf(why, sizeof why, "%s", cs.reason);
+	m.phase = 1;
+	m.error = why;
+	if (m.code == CHAN_OK && is_pay &&
+	    (ord.amount != r->amount || strcasecmp(ord.currency, r->currency) ||
+	     strcmp(ord.order_no, r->order_no))) {
+		snprintf(why, sizeof why,
+		         _("the channel answered with another payment (%lld %s for order %s): not "
+		           "recorded, a person must look"),
+		         (long long)ord.amount, ord.currency, ord.order_no);
+		m.code = CHAN_BADDATA;
+	} else if (m.code == CHAN_OK && !is_pay &&
+	           (ref.amount != r->amount || strcmp(ref.payment_intent, r->channel_id))) {
+		snprintf(why, sizeof why,
+		         _("the channel answered with another refund (%lld for %s): not recorded, "
+		           "a person must look"),
+		         (long long)ref.amount, ref.payment_intent);
+		m.code = CHAN_BADDATA;
+	}
+	switch (m.code) {
+	case CHAN_OK:
+		m.status = "succeeded";
+		m.error = NULL;
+		if (is_pay)
+			m.channel_id = ord.id;
+		else
+			m.refund_ok = 1;
+		break;
+	case CHAN_RETRY:
+	case CHAN_UNKNOWN:
+		/* unknown stays "sending": the next send, with the same key,
+		 * is the query that resolves it */
+		m.status = r->retries + 1 >= OUTBOX_MAX_ATTEMPTS ? "dead"
+		           : m.code == CHAN_UNKNOWN              ? "sending"
+		                                                 : "failed";
+		m.wait = chan_backoff(r->retries + 1, cs.retry_after, m.code);
+		if (m.code == CHAN_UNKNOWN) {
+			char tmp[600];
+
+			snprintf(tmp, sizeof tmp, _("outcome unknown, to be asked again: %s"), why);
+			snprintf(why, sizeof why, "%s", tmp);
+		}
+		break;
+	default:
+		m.status = "dead";
+		m.order_failed = is_pay && m.code != CHAN_BADDATA;
+		break;
+	}
+	return db_write(db, mark_tx, &m);
+}
+
+int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
+                   const char *provider, const struct control_hold *lease,
+                   volatile sig_atomic_t *stop, int all, int *sent)
+{
+	struct row r;
+	int rc, found;
+
+	*sent = 0;
+	while (!(stop && *stop)) {
+		if ((rc = next_row(db, provider, all, &r, &found)) != 0 || !found)
+			return rc;
+		if ((rc = deliver_one(db, ops, ctx, lease, &r)) != 0)
+			return rc;
+		(*sent)++;
+	}
+	return 0;
+}

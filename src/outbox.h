@@ -1,0 +1,76 @@
+/*
+ * outbox.h - commands for a payment channel written in the same
+ * transaction as the desk action that needs them (table outbox_event), and
+ * their delivery by the channel worker.
+ *
+ * A desk action writes its local state and one outbox row together, so a
+ * command is never lost nor sent for an action that did not commit:
+ *  - outbox_charge: a card payment order for (part of) an invoice: a
+ *    pay_order (status created) and a "payment.create" row;
+ *  - outbox_refund: a refund of (part of) a paid channel order: a
+ *    "refund.create" row.
+ * Each row carries an idempotency key made once, at random, when the row is
+ * written; every send of the row carries the same key, so however often it
+ * is sent the channel acts once.
+ *
+ * Delivery (outbox_deliver, the worker, fenced by the channel lease):
+ *   pending --send--> sending --answer--> succeeded
+ *                        |--retryable failure--> failed (later: sending)
+ *                        |--refused / 10 attempts--> dead (a person looks)
+ *                        `--no answer (timeout, crash)--> stays sending
+ * A row left "sending" has an unknown outcome: it may have reached the
+ * channel. It is resolved before anything else is done to its order by
+ * asking the channel again with the same idempotency key, which returns the
+ * first answer (and makes no second effect). Rows of one order go out in
+ * order: a refund never leaves before the charge of its order is settled.
+ * An answer that disagrees with the row (another amount, currency or order
+ * number) is never recorded as success: the row is dead with the reason.
+ *
+ * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`), the
+ * worker (chan-worker.c), tests.
+ */
+#ifndef FD_OUTBOX_H
+#define FD_OUTBOX_H
+
+#include <signal.h>
+#include <stdint.h>
+
+#include "channel.h"
+
+struct db;
+struct control_hold;
+
+#define OUTBOX_MAX_ATTEMPTS 10
+
+/* outbox_charge - ask the channel of provider (NULL: the enabled primary)
+ * for a card payment of amount (minor units, > 0) towards invoice_id: in
+ * ONE transaction, a pay_order (created; the invoice's customer and
+ * currency; a new order number, copied to order_no[65]) and its
+ * "payment.create" outbox row (id in *outbox_id, may be NULL). FD_EINVAL
+ * when the amount is not positive or exceeds what the invoice still owes
+ * less the card orders already open for it; FD_ENOTFOUND for no such
+ * invoice or provider; FD_ECONFLICT when the invoice is void or paid. */
+int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
+                  char order_no[65], int64_t *outbox_id);
+
+/* outbox_refund - ask for a refund of amount (> 0; 0: all that is left)
+ * of the paid channel order order_no: one "refund.create" outbox row.
+ * FD_ENOTFOUND for an unknown order; FD_ECONFLICT when it is not paid (or
+ * being refunded) or has no channel id yet; FD_EINVAL when the amount
+ * exceeds what is left after the refunds already asked for. */
+int outbox_refund(struct db *db, const char *order_no, int64_t amount, int64_t *outbox_id);
+
+/* outbox_deliver - send the due rows of provider through ops/ctx, one at a
+ * time (see above), until none is due or *stop (may be NULL) is set (with
+ * all, rows still waiting for their next retry are due too: an operator
+ * who knows the channel is back); *sent
+ * gets how many were sent. Each state change is its own transaction,
+ * fenced by lease (NULL only for a caller that knows it is alone).
+ * FD_ECONFLICT when the lease was lost (nothing more is written); other
+ * FD_E* from the database. Channel failures are not errors: they are the
+ * rows' state. */
+int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
+                   const char *provider, const struct control_hold *lease,
+                   volatile sig_atomic_t *stop, int all, int *sent);
+
+#endif
