@@ -46,14 +46,46 @@ static const struct {
 	{ "nothing_to_charge", N_("nothing to charge") },
 };
 
+#define NLABELS (sizeof labels / sizeof labels[0])
+
+/* _(msgid), looked up once and kept in *slot (format_arg: a format passed
+ * through it is still checked against its arguments). */
+static const char *tr_once(const char **slot, const char *msgid) __attribute__((format_arg(2)));
+static const char *tr_once(const char **slot, const char *msgid)
+{
+	if (!*slot)
+		*slot = _(msgid);
+	return *slot;
+}
+
+/* The label of id, translated once per run (an agenda prints thousands). */
 static const char *label(const char *id)
 {
+	static const char *done[NLABELS];
 	size_t i;
 
-	for (i = 0; i < sizeof labels / sizeof labels[0]; i++)
-		if (!strcmp(labels[i].id, id))
-			return _(labels[i].label);
+	for (i = 0; i < NLABELS; i++) {
+		if (strcmp(labels[i].id, id) != 0)
+			continue;
+		if (!done[i])
+			done[i] = _(labels[i].label);
+		return done[i];
+	}
 	return id;
+}
+
+/* Print text from the database sanitised for the terminal: plain printable
+ * ASCII as it is, anything else through cli_puts_safe (text_sanitize). */
+static void puts_field(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p; p++)
+		if (*p < 0x20 || *p >= 0x7f) {
+			cli_puts_safe(s);
+			return;
+		}
+	fputs(s, stdout);
 }
 
 static void format_local(int64_t t, char *buf, size_t n)
@@ -99,8 +131,10 @@ static cJSON *row_json(const struct cal_row *r)
 	cli_json_int(o, "est_minutes", r->est_minutes);
 	cli_json_str(o, "payment_status", r->pay_status);
 	cli_json_str(o, "status", r->status);
-	cli_json_int(o, "projection_version", r->version);
-	cli_json_time(o, "built_at", r->built_at);
+	if (r->version) { /* projection show; the agenda does not read them */
+		cli_json_int(o, "projection_version", r->version);
+		cli_json_time(o, "built_at", r->built_at);
+	}
 	return o;
 }
 
@@ -132,16 +166,32 @@ static int agenda_collect(const struct cal_row *r, void *arg)
 	return 0;
 }
 
-/* "09:00" when t falls on the day [day, next), else "12-24 22:00". */
+/* "09:00" when t falls on the day [day, next), else "12-24 22:00". The
+ * times of a week repeat (visits start on the quarter hour), so the last
+ * few conversions are remembered: localtime is most of the cost. */
 static void agenda_time(int64_t t, int64_t day, int64_t next, int is_end, char *buf, size_t n)
 {
+	static struct {
+		int64_t t;
+		int inside;
+		char text[16];
+	} memo[64];
 	int inside = is_end ? (t > day && t <= next) : (t >= day && t < next);
+	unsigned k = (unsigned)(((uint64_t)t / 60) % 64);
 
-	clock_format_local(t, inside ? "%H:%M" : "%m-%d %H:%M", buf, n);
+	if (memo[k].t != t || memo[k].inside != inside || !memo[k].text[0]) {
+		clock_format_local(t, inside ? "%H:%M" : "%m-%d %H:%M", memo[k].text,
+		                   sizeof memo[k].text);
+		memo[k].t = t;
+		memo[k].inside = inside;
+	}
+	snprintf(buf, n, "%s", memo[k].text);
 }
 
 static void agenda_print(const struct agenda *a, int64_t from, int days)
 {
+	static const char *mins;
+	const char *no_job = _("(no job)");
 	int64_t day = from;
 	int d, shown = 0;
 	size_t i;
@@ -166,14 +216,14 @@ static void agenda_print(const struct agenda *a, int64_t from, int days)
 			agenda_time(r->end_at, day, next, 1, t2, sizeof t2);
 			format_price(r, price, sizeof price);
 			printf("  %s-%s  #%lld  %s  ", t1, t2, (long long)r->appointment_id, price);
-			printf(_("%lld min"), (long long)r->est_minutes);
+			printf(tr_once(&mins, N_("%lld min")), (long long)r->est_minutes);
 			printf("  %s, %s  ", label(r->status), label(r->pay_status));
 			if (r->customers[0]) {
-				cli_puts_safe(r->customers);
+				puts_field(r->customers);
 				fputs(": ", stdout);
-				cli_puts_safe(r->services);
+				puts_field(r->services);
 			} else {
-				fputs(_("(no job)"), stdout);
+				fputs(no_job, stdout);
 			}
 			putchar('\n');
 		}
@@ -294,7 +344,9 @@ static void rebuild_progress(int64_t done, int64_t total, void *arg)
 	int pct = total ? (int)(done * 100 / total) : 100;
 
 	if (p->tty) {
-		fprintf(stderr, _("\rRebuilt %lld of %lld visits (%d%%)"), (long long)done,
+		/* the carriage return is not part of the sentence */
+		fputc('\r', stderr);
+		fprintf(stderr, _("Rebuilt %lld of %lld visits (%d%%)"), (long long)done,
 		        (long long)total, pct);
 		if (done >= total)
 			fputc('\n', stderr);

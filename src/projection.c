@@ -54,10 +54,12 @@
 #define DEFAULT_BATCH    2000
 #define REBUILD_LOCK_TTL 60
 
+/* (the columns fill_row reads, but for projection_version and built_at: the
+ * calendar does not show them, and a week has thousands of rows to read) */
 static const char range_sql[] =
 	"SELECT appointment_id, start_at, end_at, customers, services, total_price, currency, "
-	"est_minutes, payment_status, status, projection_version, built_at "
-	"FROM appointment_calendar_view " /* the columns fill_row reads */
+	"est_minutes, payment_status, status "
+	"FROM appointment_calendar_view "
 	"WHERE start_at >= ?1 - coalesce((SELECT max(end_at - start_at) "
 	"FROM appointment_calendar_view), 0) "
 	"AND start_at < ?2 AND end_at > ?1 "
@@ -532,8 +534,13 @@ static void fill_row(sqlite3_stmt *st, int o, struct cal_row *r, int copy)
 	copy_field(r->pay_status, sizeof r->pay_status,
 	           (const char *)sqlite3_column_text(st, o + 8));
 	copy_field(r->status, sizeof r->status, (const char *)sqlite3_column_text(st, o + 9));
-	r->version = sqlite3_column_int(st, o + 10);
-	r->built_at = sqlite3_column_int64(st, o + 11);
+	if (sqlite3_column_count(st) > o + 11) {
+		r->version = sqlite3_column_int(st, o + 10);
+		r->built_at = sqlite3_column_int64(st, o + 11);
+	} else {
+		r->version = 0; /* projection_range: not read */
+		r->built_at = 0;
+	}
 }
 
 /* Read visit appt_id into out (times, status), its links into p->links in

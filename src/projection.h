@@ -114,8 +114,9 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
  * crossing midnight belongs to both days), by start time then id, from ONE
  * indexed range query whose cost depends on the rows near the range, never
  * on the size of the table (see projection.c). FD_EINVAL unless from < to.
- * The row passed to cb is valid during the call; a non-zero return of cb
- * stops the listing and is returned. */
+ * The row passed to cb is valid during the call (its version and built_at
+ * are not read: 0; projection_get has them); a non-zero return of cb stops
+ * the listing and is returned. */
 int projection_range(struct db *db, int64_t from, int64_t to,
                      int (*cb)(const struct cal_row *r, void *arg), void *arg);
 
