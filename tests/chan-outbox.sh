@@ -134,10 +134,12 @@ out=$(charge INV-2026-000002 50); O3=$(echo "$out" | jget 'd["order_no"]'); R3=$
 ctl fault '{"path": "/v1/payment_intents", "method": "POST", "kind": "slow", "seconds": 2}' >/dev/null
 sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/serve.err" & S=$!
 i=0
-while [ "$(posts /v1/payment_intents "$(key_of "$R3")")" -lt 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(posts /v1/payment_intents "$(key_of "$R3")")" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 "$S"; wait "$S" 2>/dev/null; S=
 is "killed after sending: the row is left sending" "$(row "$R3")" "sending|1"
-sleep 2 # the channel finishes the work it was given
+# the channel finishes the work it was given (2 s of "slow"); poll for it
+i=0
+while [ "$(intents "$O3")" -lt 1 ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 is "the channel did create the intent" "$(intents "$O3")" 1
 ok "a new worker delivers" deliver
 is "resent and recorded" "$(row "$R3")" "succeeded|2"
@@ -163,7 +165,9 @@ like "it says the outcome is unknown" "$(db "SELECT last_error FROM outbox_event
 rm -f "$XDG_CONFIG_HOME/frontdesk/config"
 out=$(fd --json channel refund "$O1" --amount 20); F2=$(echo "$out" | jget 'd["outbox_id"]')
 refused "the refunds asked for count against what was paid" channel refund "$O1" --amount 10.01
-sleep 2 # the channel finishes the first refund; the row is due again
+# the channel finishes the first refund (2 s of "slow"); the row is due again
+i=0
+while [ "$(refunds)" = "[]" ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 deliver
 is "the unknown refund is resolved with the same key" "$(posts /v1/refunds "$(key_of "$F1")"),$(row "$F1")" "2,succeeded|2"
 is "then the second is sent" "$(posts /v1/refunds "$(key_of "$F2")"),$(row "$F2")" "1,succeeded|1"
@@ -197,15 +201,15 @@ out=$(charge INV-2026-000002 8); O7=$(echo "$out" | jget 'd["order_no"]'); R7=$(
 ctl fault '{"path": "/v1/payment_intents", "method": "POST", "kind": "slow", "seconds": 4}' >/dev/null
 sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/s1.err" & S=$!
 i=0
-while [ "$(posts /v1/payment_intents "$(key_of "$R7")")" -lt 1 ] && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(posts /v1/payment_intents "$(key_of "$R7")")" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -STOP "$S"
 sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/s2.err" & S2=$!
 i=0
-while [ "$(row "$R7")" != "succeeded|2" ] && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+while [ "$(row "$R7")" != "succeeded|2" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 is "the next holder resent it and recorded the answer" "$(row "$R7")" "succeeded|2"
 kill -CONT "$S"
 i=0
-while ! grep -q "a write was refused" "$TMP/s1.err" && [ $i -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+while ! grep -q "a write was refused" "$TMP/s1.err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 like "the woken worker's record is refused by the fence" "$(cat "$TMP/s1.err")" "a write was refused, the channel lease moved on"
 kill -TERM "$S" "$S2"; wait "$S" "$S2" 2>/dev/null; S= S2=
 is "two POSTs with the same key" "$(posts /v1/payment_intents "$(key_of "$R7")")" 2
