@@ -85,6 +85,17 @@ struct charge_ctx {
 	int64_t outbox_id;
 };
 
+
+/* The amount as an exact JSON integer: written from its decimal digits, never
+ * through a double (cJSON keeps numbers as doubles). */
+static void add_amount(cJSON *obj, int64_t amount)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lld", (long long)amount);
+	cJSON_AddRawToObject(obj, "amount", buf);
+}
+
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
@@ -146,7 +157,7 @@ static int charge_tx(struct db *db, void *arg)
 	cJSON_AddStringToObject(p, "order_no", c->order_no);
 	cJSON_AddNumberToObject(p, "invoice_id", (double)c->inv->id);
 	cJSON_AddStringToObject(p, "invoice_number", c->inv->number);
-	cJSON_AddNumberToObject(p, "amount", (double)c->amount);
+	add_amount(p, c->amount);
 	cJSON_AddStringToObject(p, "currency", c->inv->currency);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
@@ -262,7 +273,7 @@ static int refund_tx(struct db *db, void *arg)
 	snprintf(bkey, sizeof bkey, "%s-r%lld", r->order_no, (long long)n + 1);
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", r->order_no);
-	cJSON_AddNumberToObject(p, "amount", (double)r->amount);
+	add_amount(p, r->amount);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
 	rc = insert_row(db, "refund.create", bkey, provider, payload, &r->outbox_id);
