@@ -252,19 +252,9 @@ static int cmd_list(struct cli *c, int argc, char **argv)
 		limit = 100000;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, "events");
-	}
+	cli_list_begin(c, "events");
 	rc = inbox_list(c->db, status, source, (int)limit, list_cb, c);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 static void time_field(const char *label, int64_t t)
@@ -464,19 +454,9 @@ static int cmd_provider_list(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, "providers");
-	}
+	cli_list_begin(c, "providers");
 	rc = chan_provider_list(c->db, provider_cb, c);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 static int cmd_poll(struct cli *c, int argc, char **argv)

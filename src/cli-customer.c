@@ -84,8 +84,7 @@ static int list_cb(const struct customer *cu, void *arg)
 	struct cli *c = arg;
 
 	if (c->json) {
-		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "customers"),
-				     to_json(cu));
+		cli_list_add(c, to_json(cu));
 		return 0;
 	}
 	printf("%6lld  ", (long long)cu->id);
@@ -113,18 +112,9 @@ static int cmd_list(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json)
-		c->out = cJSON_CreateObject(),
-		cJSON_AddArrayToObject(c->out, "customers");
+	cli_list_begin(c, "customers");
 	rc = customer_list(c->db, search, list_cb, c);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 static int cmd_show(struct cli *c, int argc, char **argv)

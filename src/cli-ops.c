@@ -321,14 +321,7 @@ static int cmd_agenda(struct cli *c, int argc, char **argv)
 	for (i = 0; i < a.n; i++)
 		cal_row_free(&a.rows[i]);
 	free(a.rows);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 /* ---------------------------------------------------------------- projection */
@@ -477,10 +470,7 @@ static int cmd_check(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, "differences");
-	}
+	cli_list_begin(c, "differences");
 	rc = projection_check(c->db, check_cb, c, &n);
 	if (c->json) {
 		if (rc) {
@@ -676,19 +666,9 @@ static int cmd_jobs_list(struct cli *c, int argc, char **argv)
 		limit = 100000;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, "jobs");
-	}
+	cli_list_begin(c, "jobs");
 	rc = jobq_list(c->db, status, kind, (int)limit, jobs_list_cb, c);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 static void time_field(const char *name, int64_t t)
@@ -916,19 +896,9 @@ static int cmd_lease_list(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, "leases");
-	}
+	cli_list_begin(c, "leases");
 	rc = control_list(c->db, lease_list_cb, c);
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
+	return cli_list_end(c, rc);
 }
 
 static int cmd_lease_break(struct cli *c, int argc, char **argv)

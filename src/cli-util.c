@@ -229,3 +229,28 @@ void cli_json_time(cJSON *obj, const char *key, int64_t t)
 	clock_format_utc(t, buf, sizeof buf);
 	cJSON_AddStringToObject(obj, key, buf);
 }
+
+void cli_list_begin(struct cli *c, const char *key)
+{
+	if (c->json) {
+		c->out = cJSON_CreateObject();
+		cJSON_AddArrayToObject(c->out, key);
+	}
+}
+
+void cli_list_add(struct cli *c, cJSON *item)
+{
+	cJSON_AddItemToArray(c->out->child, item);
+}
+
+int cli_list_end(struct cli *c, int rc)
+{
+	if (c->json) {
+		if (rc)
+			cJSON_Delete(c->out);
+		else
+			cli_print_json(c->out);
+		c->out = NULL;
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}

@@ -74,6 +74,17 @@ void cli_field(const char *label, const char *value);
 /* cli_puts_safe - print text sanitised for the terminal (no newline). */
 void cli_puts_safe(const char *s);
 
+/* cli_list_begin - start a --json list: c->out becomes an object holding one
+ * array named key (nothing happens without --json). */
+void cli_list_begin(struct cli *c, const char *key);
+
+/* cli_list_add - append item to the list started by cli_list_begin. */
+void cli_list_add(struct cli *c, cJSON *item);
+
+/* cli_list_end - print the list (or drop it when rc says the listing
+ * failed) and turn rc into an exit status. */
+int cli_list_end(struct cli *c, int rc);
+
 /* cli_json_str - add a string (or null for NULL) to obj. */
 void cli_json_str(cJSON *obj, const char *key, const char *s);
 

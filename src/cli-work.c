@@ -90,32 +90,6 @@ static int opt_id(const char *cmd, const char *what, const char *text, int64_t *
 	return text ? cli_parse_id(cmd, what, text, id) : 0;
 }
 
-/* Start a --json list: an object with one array, filled by out_add(). */
-static void list_begin(struct cli *c, const char *key)
-{
-	if (c->json) {
-		c->out = cJSON_CreateObject();
-		cJSON_AddArrayToObject(c->out, key);
-	}
-}
-
-static void out_add(struct cli *c, cJSON *item)
-{
-	cJSON_AddItemToArray(c->out->child, item);
-}
-
-static int list_end(struct cli *c, int rc)
-{
-	if (c->json) {
-		if (rc)
-			cJSON_Delete(c->out);
-		else
-			cli_print_json(c->out);
-		c->out = NULL;
-	}
-	return rc ? cli_refused(rc) : CLI_OK;
-}
-
 static int job_show_one(struct cli *c, int64_t id);
 static int appt_show_one(struct cli *c, int64_t id);
 
@@ -411,7 +385,7 @@ static int job_list_row(const struct job *j, void *arg)
 	struct cli *c = arg;
 
 	if (c->json) {
-		out_add(c, job_json(j));
+		cli_list_add(c, job_json(j));
 		return 0;
 	}
 	printf("%6lld  %-11s  %s  ", (long long)j->id, j->status, j->currency);
@@ -440,8 +414,8 @@ static int job_list_cmd(struct cli *c, int argc, char **argv)
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	list_begin(c, "jobs");
-	return list_end(c, job_list(c->db, cid, job_list_row, c));
+	cli_list_begin(c, "jobs");
+	return cli_list_end(c, job_list(c->db, cid, job_list_row, c));
 }
 
 static int job_show_cmd(struct cli *c, int argc, char **argv)
@@ -606,7 +580,7 @@ static int appt_list_row(const struct appt *a, void *arg)
 	struct cli *c = arg;
 
 	if (c->json)
-		out_add(c, appt_json(a));
+		cli_list_add(c, appt_json(a));
 	else
 		appt_line(a);
 	return 0;
@@ -639,8 +613,8 @@ static int appt_list_cmd(struct cli *c, int argc, char **argv)
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	list_begin(c, "appointments");
-	return list_end(c, appt_list_range(c->db, from, clock_add_days(from, (int)days),
+	cli_list_begin(c, "appointments");
+	return cli_list_end(c, appt_list_range(c->db, from, clock_add_days(from, (int)days),
 					   appt_list_row, c));
 }
 
@@ -802,7 +776,7 @@ static int link_list_row(const struct link *l, void *arg)
 	char span[64];
 
 	if (c->json) {
-		out_add(c, link_json(l));
+		cli_list_add(c, link_json(l));
 		return 0;
 	}
 	fmt_span(l->start_at, l->end_at, span, sizeof span);
@@ -837,8 +811,8 @@ static int link_list_cmd(struct cli *c, int argc, char **argv)
 		return cli_usage("link list", _("give either --appt or --job"));
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	list_begin(c, "links");
-	return list_end(c, link_list(c->db, appt_id, job_id, link_list_row, c));
+	cli_list_begin(c, "links");
+	return cli_list_end(c, link_list(c->db, appt_id, job_id, link_list_row, c));
 }
 
 static const struct cli_cmd link_cmds[] = {
@@ -959,7 +933,7 @@ static int item_list_row(const struct line_item *li, void *arg)
 	struct cli *c = arg;
 
 	if (c->json)
-		out_add(c, item_json(li));
+		cli_list_add(c, item_json(li));
 	else
 		item_line(li);
 	return 0;
@@ -987,8 +961,8 @@ static int item_list_cmd(struct cli *c, int argc, char **argv)
 	if ((rc = job_get(c->db, job_id, &j))) /* an unknown job is not an empty list */
 		return cli_refused(rc);
 	job_free(&j);
-	list_begin(c, "items");
-	return list_end(c, item_list(c->db, job_id, item_list_row, c));
+	cli_list_begin(c, "items");
+	return cli_list_end(c, item_list(c->db, job_id, item_list_row, c));
 }
 
 static int item_show_cmd(struct cli *c, int argc, char **argv)
