@@ -19,6 +19,7 @@
 
 #include "chan-log.h"
 #include "chan-poll.h"
+#include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-worker.h"
 #include "config.h"
@@ -30,6 +31,8 @@
 #include "xalloc.h"
 
 #define SLICE_MS 100
+#define CHAN_PROCESS_EVERY 1.0 /* seconds between looks at the due inbound events */
+#define CHAN_QUERY_EVERY 5.0   /* seconds between looks at the orders to query */
 
 void chan_worker_opts_default(struct chan_worker_opts *o)
 {
@@ -127,7 +130,9 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	struct opened ch;
 	struct chan_poll_opts po;
 	struct chan_poll_result r;
-	double start = mono_now(), next_renew = 0, next_outbox = 0;
+	struct chan_process_opts pro;
+	struct chan_process_result pr;
+	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0, next_query = 0;
 	int64_t next_poll = 0;
 	int holding = 0, acquired = 0, waiting_said = 0, rc, sent;
 	int ttl = o->lease_ttl < 1 ? 1 : o->lease_ttl;
@@ -135,6 +140,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	if ((rc = opened_open(db, o, stop, &ch)) != 0)
 		return rc;
 	chan_poll_opts_default(&po, ch.p.code);
+	chan_process_opts_default(&pro, ch.p.code);
 	while (!*stop && (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
 		double now = mono_now();
 
@@ -181,7 +187,41 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 				next_poll = (int64_t)time(NULL) + 1;
 			} else {
 				next_poll = (int64_t)time(NULL) + o->poll_seconds;
+				if (r.stored > 0)
+					next_process = 0; /* apply what just came in */
 			}
+		}
+		if (mono_now() >= next_query) {
+			memset(&pr, 0, sizeof pr);
+			rc = chan_query_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
+			if (rc == FD_ECONFLICT) {
+				say(o, _("a write was refused, the channel lease moved on: %s"),
+				    err_msg());
+				holding = 0;
+				continue;
+			}
+			if (rc && !*stop)
+				say(o, _("cannot query the card payment orders: %s"), err_msg());
+			next_query = mono_now() + CHAN_QUERY_EVERY;
+			if (pr.queried > 0)
+				next_process = 0;
+		}
+		if (mono_now() >= next_process) {
+			memset(&pr, 0, sizeof pr);
+			rc = chan_process_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
+			if (rc == FD_ECONFLICT) {
+				say(o, _("a write was refused, the channel lease moved on: %s"),
+				    err_msg());
+				holding = 0;
+				continue;
+			}
+			if (rc && !*stop)
+				say(o, _("cannot process the inbound events: %s"), err_msg());
+			if (pr.dead > 0)
+				say(o, _("%lld inbound event(s) are dead letters: see 'frontdesk inbox list "
+				         "--status dead'"),
+				    (long long)pr.dead);
+			next_process = mono_now() + CHAN_PROCESS_EVERY;
 		}
 		if (mono_now() >= next_outbox) {
 			rc = outbox_deliver(db, ch.ops, ch.ctx, ch.p.code, &lease, stop, 0, &sent);

@@ -237,6 +237,41 @@ static const struct check_def checks[] = {
 	  STATUS_FLOW("invoice", "invoice")
 	  " UNION ALL " STATUS_FLOW("payment", "payment")
 	  " UNION ALL " STATUS_FLOW("refund", "refund") },
+	{ "channel-order-payment", N_("a paid card payment order has its one card payment, of its "
+	                              "amount, customer and currency, with its intent as reference"),
+	  "SELECT 'card payment order ' || o.order_no || ': ' || o.status || CASE"
+	  " WHEN o.payment_id IS NULL THEN ' without a payment'"
+	  " WHEN o.status NOT IN ('paid', 'refunding', 'refunded') THEN ' but it has payment '"
+	  "   || o.payment_id"
+	  " ELSE ' but payment ' || o.payment_id || ' is ' || p.method || ' ' || p.amount || ' '"
+	  "   || p.currency || ' of customer ' || p.customer_id || ' for '"
+	  "   || coalesce(p.reference, '-') END"
+	  " FROM pay_order o LEFT JOIN payment p ON p.id = o.payment_id"
+	  " WHERE (o.status IN ('paid', 'refunding', 'refunded')) IS NOT (o.payment_id IS NOT NULL)"
+	  " OR (p.id IS NOT NULL AND (p.method <> 'card' OR p.amount <> o.amount"
+	  "   OR p.currency <> o.currency OR p.customer_id <> o.customer_id"
+	  "   OR p.reference IS NOT o.channel_order_id))" },
+	{ "channel-payment-once", N_("a channel payment is posted once"),
+	  "SELECT 'payment ' || o.payment_id || ' belongs to ' || count(*) || ' card payment"
+	  " orders' FROM pay_order o WHERE o.payment_id IS NOT NULL GROUP BY o.payment_id"
+	  " HAVING count(*) > 1"
+	  " UNION ALL SELECT 'intent ' || p.reference || ' was posted as ' || count(*) ||"
+	  " ' payments' FROM payment p WHERE p.method = 'card' AND p.reference IN"
+	  " (SELECT channel_order_id FROM pay_order WHERE channel_order_id IS NOT NULL)"
+	  " GROUP BY p.reference HAVING count(*) > 1"
+	  " UNION ALL SELECT 'channel refund ' || r.reference || ' was posted ' || count(*) ||"
+	  " ' times' FROM refund r JOIN pay_order o ON o.payment_id = r.payment_id"
+	  " WHERE r.status <> 'failed' AND r.reference IS NOT NULL GROUP BY r.reference"
+	  " HAVING count(*) > 1" },
+	{ "channel-order-refunded", N_("a card payment order's refunded amount is no more than its "
+	                               "payment's refunds"),
+	  "SELECT 'card payment order ' || o.order_no || ': refunded ' || o.refunded_amount ||"
+	  " ' but its payment has refunds of ' || p.refunded FROM pay_order o"
+	  " JOIN payment p ON p.id = o.payment_id WHERE o.refunded_amount > p.refunded"
+	  " OR (o.status = 'refunded') IS NOT (o.refunded_amount = o.amount)" },
+	{ "channel-event-done", N_("a processed inbound event says when"),
+	  "SELECT 'inbound event ' || id || ': ' || status || ' without a time'"
+	  " FROM inbound_callback WHERE status = 'processed' AND processed_at IS NULL" },
 	{ NULL, NULL, NULL },
 };
 /* clang-format on */

@@ -16,6 +16,7 @@
 
 #include "chan-log.h"
 #include "chan-poll.h"
+#include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-worker.h"
@@ -459,6 +460,46 @@ static int cmd_provider_list(struct cli *c, int argc, char **argv)
 	return cli_list_end(c, rc);
 }
 
+/* What a one-shot channel command holds: the provider, its request log, the
+ * adapter, and the channel lease (only its holder talks to the channel). */
+struct session {
+	struct chan_provider p;
+	struct chan_log *log;
+	const struct chan_ops *ops;
+	struct chan_ctx *ctx;
+	struct control_hold lease;
+	int held;
+};
+
+static int session_open(struct cli *c, const char *code, const char *secrets, struct session *s)
+{
+	char *logpath;
+	int rc;
+
+	memset(s, 0, sizeof *s);
+	if ((rc = chan_provider_get(c->db, code, &s->p)))
+		return rc;
+	logpath = chan_log_default_path(db_path(c->db));
+	rc = chan_log_open(logpath, &s->log);
+	free(logpath);
+	if (!rc)
+		rc = chan_provider_open(&s->p, secrets, s->log, NULL, &s->ops, &s->ctx);
+	if (!rc)
+		rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &s->lease);
+	s->held = !rc;
+	return rc;
+}
+
+static void session_close(struct cli *c, struct session *s)
+{
+	if (s->held)
+		control_release(c->db, &s->lease);
+	if (s->ctx)
+		s->ops->close(s->ctx);
+	chan_log_close(s->log);
+	chan_provider_free(&s->p);
+}
+
 static int cmd_poll(struct cli *c, int argc, char **argv)
 {
 	static const char syn[] = "--once [--provider CODE] [--secrets FILE]";
@@ -470,15 +511,10 @@ static int cmd_poll(struct cli *c, int argc, char **argv)
 	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
 	    {NULL, NULL, NULL, NULL},
 	};
-	struct chan_provider p;
 	struct chan_poll_opts o;
 	struct chan_poll_result r;
-	struct control_hold lease;
-	const struct chan_ops *ops = NULL;
-	struct chan_ctx *ctx = NULL;
-	struct chan_log *log = NULL;
-	char *pos[1], *logpath;
-	int held = 0;
+	struct session s;
+	char *pos[1];
 
 	rc = cli_parse(c, "channel poll", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
@@ -488,27 +524,16 @@ static int cmd_poll(struct cli *c, int argc, char **argv)
 		                                   "in the desk or in 'frontdesk serve'"));
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if ((rc = chan_provider_get(c->db, code, &p)))
-		return cli_refused(rc);
-	logpath = chan_log_default_path(db_path(c->db));
-	rc = chan_log_open(logpath, &log);
-	free(logpath);
-	if (rc)
+	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	if ((rc = chan_provider_open(&p, secrets, log, NULL, &ops, &ctx)))
-		goto out;
-	/* only the holder of the channel lease polls */
-	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)))
-		goto out;
-	held = 1;
-	chan_poll_opts_default(&o, p.code);
-	rc = chan_poll_once(c->db, ops, ctx, &o, &lease, &r);
+	chan_poll_opts_default(&o, s.p.code);
+	rc = chan_poll_once(c->db, s.ops, s.ctx, &o, &s.lease, &r);
 	if (rc)
 		goto out;
 	if (c->json) {
 		cJSON *j = cJSON_CreateObject();
 
-		cli_json_str(j, "provider", p.code);
+		cli_json_str(j, "provider", s.p.code);
 		cli_json_int(j, "pages", r.pages);
 		cli_json_int(j, "events_seen", r.seen);
 		cli_json_int(j, "events_stored", r.stored);
@@ -516,16 +541,11 @@ static int cmd_poll(struct cli *c, int argc, char **argv)
 		cli_json_time(j, "to", r.to);
 		cli_print_json(j);
 	} else {
-		printf(_("Polled %s: %d page(s), %lld event(s) seen, %lld new.\n"), p.code, r.pages,
-		       (long long)r.seen, (long long)r.stored);
+		printf(_("Polled %s: %d page(s), %lld event(s) seen, %lld new.\n"), s.p.code,
+		       r.pages, (long long)r.seen, (long long)r.stored);
 	}
 out:
-	if (held)
-		control_release(c->db, &lease);
-	if (ctx)
-		ops->close(ctx);
-	chan_log_close(log);
-	chan_provider_free(&p);
+	session_close(c, &s);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
@@ -739,7 +759,7 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 {
 	static const char syn[] = "--once [--all] [--provider CODE] [--secrets FILE]";
 	const char *code = NULL, *secrets = NULL;
-	int once = 0, all = 0, npos, rc, sent = 0, held = 0;
+	int once = 0, all = 0, npos, rc, sent = 0;
 	struct cli_opt opts[] = {
 	    {"once", NULL, &once, N_("send what is due now and stop")},
 	    {"all", NULL, &all, N_("also send what waits for its next retry")},
@@ -747,12 +767,8 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
 	    {NULL, NULL, NULL, NULL},
 	};
-	struct chan_provider p;
-	struct control_hold lease;
-	const struct chan_ops *ops = NULL;
-	struct chan_ctx *ctx = NULL;
-	struct chan_log *log = NULL;
-	char *pos[1], *logpath;
+	struct session s;
+	char *pos[1];
 
 	rc = cli_parse(c, "channel deliver", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
@@ -762,19 +778,9 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 		                                      "runs in 'frontdesk serve'"));
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	if ((rc = chan_provider_get(c->db, code, &p)))
-		return cli_refused(rc);
-	logpath = chan_log_default_path(db_path(c->db));
-	rc = chan_log_open(logpath, &log);
-	free(logpath);
-	if (rc)
+	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	if ((rc = chan_provider_open(&p, secrets, log, NULL, &ops, &ctx)))
-		goto out;
-	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)))
-		goto out;
-	held = 1;
-	rc = outbox_deliver(c->db, ops, ctx, p.code, &lease, NULL, all, &sent);
+	rc = outbox_deliver(c->db, s.ops, s.ctx, s.p.code, &s.lease, NULL, all, &sent);
 	if (rc)
 		goto out;
 	if (c->json) {
@@ -786,13 +792,86 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 		printf(_("%d command(s) sent.\n"), sent);
 	}
 out:
-	if (held)
-		control_release(c->db, &lease);
-	if (ctx)
-		ops->close(ctx);
-	chan_log_close(log);
-	chan_provider_free(&p);
+	session_close(c, &s);
 	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static void process_print(struct cli *c, const struct chan_process_result *r)
+{
+	if (c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_int(j, "processed", r->processed);
+		cli_json_int(j, "ignored", r->ignored);
+		cli_json_int(j, "parked", r->parked);
+		cli_json_int(j, "failed", r->failed);
+		cli_json_int(j, "dead", r->dead);
+		cli_json_int(j, "payments", r->payments);
+		cli_json_int(j, "refunds", r->refunds);
+		cli_json_int(j, "orders_queried", r->queried);
+		cli_json_int(j, "calls", r->calls);
+		cli_print_json(j);
+		return;
+	}
+	if (r->queried)
+		printf(_("%lld order(s) queried.\n"), (long long)r->queried);
+	printf(_("Events: %lld processed, %lld ignored, %lld parked, %lld failed, %lld dead; "
+	         "%lld payment(s) and %lld refund(s) posted.\n"),
+	       (long long)r->processed, (long long)r->ignored, (long long)r->parked,
+	       (long long)r->failed, (long long)r->dead, (long long)r->payments,
+	       (long long)r->refunds);
+}
+
+/* channel process / channel query: one pass of the worker's processing. */
+static int process_cmd(struct cli *c, int argc, char **argv, int query)
+{
+	static const char syn[] = "--once [--all] [--provider CODE] [--secrets FILE]";
+	const char *code = NULL, *secrets = NULL;
+	const char *name = query ? "channel query" : "channel process";
+	int once = 0, all = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"once", NULL, &once, N_("do what is due now and stop")},
+	    {"all", NULL, &all, N_("also what waits for its next try")},
+	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct chan_process_opts o;
+	struct chan_process_result r = {0};
+	struct session s;
+	char *pos[1];
+
+	rc = cli_parse(c, name, syn, opts, argc, argv, pos, 0, &npos);
+	if (rc)
+		return rc < 0 ? CLI_OK : rc;
+	if (!once)
+		return cli_usage(name, _("only --once is supported here; the worker runs in the "
+		                         "desk or in 'frontdesk serve'"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = session_open(c, code, secrets, &s)))
+		goto out;
+	chan_process_opts_default(&o, s.p.code);
+	if (query)
+		rc = chan_query_due(c->db, s.ops, s.ctx, &o, &s.lease, NULL, all, &r);
+	/* what a query found is applied at once */
+	if (!rc)
+		rc = chan_process_due(c->db, s.ops, s.ctx, &o, &s.lease, NULL, query ? 0 : all, &r);
+	if (!rc)
+		process_print(c, &r);
+out:
+	session_close(c, &s);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int cmd_process(struct cli *c, int argc, char **argv)
+{
+	return process_cmd(c, argc, argv, 0);
+}
+
+static int cmd_query(struct cli *c, int argc, char **argv)
+{
+	return process_cmd(c, argc, argv, 1);
 }
 
 /* ---------------------------------------------------------------- serve */
@@ -915,6 +994,10 @@ static const struct cli_cmd channel_cmds[] = {
     {"refund", cmd_refund, "ORDER [--amount A]",
      N_("ask the channel to refund (part of) a paid card payment order")},
     {"deliver", cmd_deliver, "--once", N_("send the due outbox commands once")},
+    {"process", cmd_process, "--once [--all]",
+     N_("apply the due inbound events once (asking the channel about each)")},
+    {"query", cmd_query, "--once [--all]",
+     N_("ask the channel about card payment orders still paying, and apply what it says")},
     {NULL, NULL, NULL, NULL},
 };
 

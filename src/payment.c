@@ -673,6 +673,32 @@ int payment_record(struct db *db, const struct payment_input *in, const struct a
 	return rc;
 }
 
+/* Run one of the *_tx bodies inside the caller's transaction; *id gets its
+ * result id. */
+static int run_in(struct db *db, int (*fn)(struct db *, void *, struct idem_result *), void *arg,
+                  int64_t *id)
+{
+	struct idem_result res = {0};
+	int rc = fn(db, arg, &res);
+
+	if (!rc && id)
+		*id = res.id;
+	idem_result_free(&res);
+	return rc;
+}
+
+int payment_record_in(struct db *db, const struct payment_input *in,
+                      const struct alloc_input *allocs, size_t n, int64_t *id)
+{
+	struct record_ctx r;
+	struct strbuf canon = {0};
+	int rc;
+
+	rc = record_prepare(in, allocs, n, 0, clock_now(), &r, &canon);
+	sb_free(&canon);
+	return rc ? rc : run_in(db, record_tx, &r, id);
+}
+
 #define BATCH_CACHE_KIB 32768 /* page cache of a batch, at least */
 
 /* Say which payment of a batch a refusal is about (err_msg is rewritten). */
@@ -816,6 +842,18 @@ int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allo
 	return rc;
 }
 
+int alloc_post_in(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n)
+{
+	struct post_ctx p = {payment_id, allocs, n, 0};
+	int rc;
+
+	if ((rc = check_allocs(allocs, n, 0)) != 0)
+		return rc;
+	if (n == 0)
+		return err_set(FD_EINVAL, _("give at least one allocation"));
+	return run_in(db, post_tx, &p, NULL);
+}
+
 /* ------------------------------------------------------------ reversals */
 
 struct reverse_ctx {
@@ -866,6 +904,23 @@ out:
 	return rc;
 }
 
+static int reverse_check(const char *reason)
+{
+	if (!reason || !*reason)
+		return err_set(FD_EINVAL, _("a reversal needs a reason"));
+	return text_check(reason, _("the reason"), 400, 0);
+}
+
+int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id)
+{
+	struct reverse_ctx r = {alloc_id, reason};
+	int rc;
+
+	if ((rc = reverse_check(reason)) != 0)
+		return rc;
+	return run_in(db, reverse_tx, &r, id);
+}
+
 int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const char *idem_key,
                   struct idem_result *res)
 {
@@ -874,9 +929,7 @@ int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const cha
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	if (!reason || !*reason)
-		return err_set(FD_EINVAL, _("a reversal needs a reason"));
-	if ((rc = text_check(reason, _("the reason"), 400, 0)) != 0)
+	if ((rc = reverse_check(reason)) != 0)
 		return rc;
 	snprintf(canon, sizeof canon, "allocation=%lld\nreason=%s\n", (long long)alloc_id, reason);
 	return idem_run(db, idem_key, "pay reverse", canon, reverse_tx, &r, res);
@@ -942,14 +995,10 @@ out:
 	return rc;
 }
 
-int refund_post(struct db *db, const struct refund_input *in, const char *idem_key,
-                struct idem_result *res)
+static int refund_check(const struct refund_input *in)
 {
-	struct refund_ctx r = {in};
-	struct strbuf canon = {0};
 	int rc;
 
-	memset(res, 0, sizeof *res);
 	if (in->amount <= 0)
 		return err_set(FD_EINVAL, _("the amount of a refund must be greater than zero"));
 	if (in->amount > MONEY_DOC_MAX)
@@ -962,6 +1011,29 @@ int refund_post(struct db *db, const struct refund_input *in, const char *idem_k
 	if (!in->reason || !*in->reason)
 		return err_set(FD_EINVAL, _("a refund needs a reason"));
 	if ((rc = text_check(in->reason, _("the reason"), 400, 0)) != 0)
+		return rc;
+	return 0;
+}
+
+int refund_post_in(struct db *db, const struct refund_input *in, int64_t *id)
+{
+	struct refund_ctx r = {in};
+	int rc;
+
+	if ((rc = refund_check(in)) != 0)
+		return rc;
+	return run_in(db, refund_tx, &r, id);
+}
+
+int refund_post(struct db *db, const struct refund_input *in, const char *idem_key,
+                struct idem_result *res)
+{
+	struct refund_ctx r = {in};
+	struct strbuf canon = {0};
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	if ((rc = refund_check(in)) != 0)
 		return rc;
 	sb_printf(&canon,
 	          "payment=%lld\namount=%lld\nmethod=%s\nreference=%s\nreason=%s\n"

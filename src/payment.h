@@ -195,6 +195,19 @@ int alloc_list(struct db *db, int64_t payment_id, int64_t invoice_id,
 int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund *r, void *arg),
                 void *arg);
 
+/* The same operations INSIDE the caller's write transaction, for a caller
+ * that must apply them together with its own writes (the payment channel
+ * posts a card payment and marks the event that told it so in one
+ * transaction). Every check of the plain function is made; there is no
+ * idempotency key: the caller keeps its own guard against a second posting
+ * (a channel order's payment_id, a refund's channel reference). On an error
+ * the caller rolls back (its transaction or a savepoint). */
+int payment_record_in(struct db *db, const struct payment_input *in,
+                      const struct alloc_input *allocs, size_t n, int64_t *id);
+int alloc_post_in(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n);
+int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id);
+int refund_post_in(struct db *db, const struct refund_input *in, int64_t *id);
+
 void payment_free(struct payment *p);
 void alloc_free(struct allocation *a);
 void refund_free(struct refund *r);

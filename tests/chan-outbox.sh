@@ -44,17 +44,6 @@ refunds() { curl -s --max-time 10 "$BASE/_control/state" | jget 'sorted(r["amoun
 key_of() { db "SELECT idempotency_key FROM outbox_event WHERE id = $1"; }
 row() { db "SELECT status, retry_count FROM outbox_event WHERE id = $1"; }
 deliver() { fd channel deliver --once "$@" >/dev/null 2>"$TMP/deliver.err"; }
-# write SQL as frontdesk would (its triggers call fd_operator() and friends):
-# only to stand in for what is not built yet
-pydb() {
-	python3 -c "
-import sqlite3, sys, time
-c = sqlite3.connect(sys.argv[1])
-c.create_function('fd_operator', 0, lambda: 'test')
-c.create_function('fd_now', 0, lambda: int(time.time()))
-c.create_function('fd_reason', 0, lambda: None)
-c.execute(sys.argv[2]); c.commit()" "$FRONTDESK_DB" "$1"
-}
 # the position in the fake's request log of the Nth POST with key K
 nth_post() {
 	curl -s --max-time 10 "$BASE/_control/log" | python3 -c "
@@ -150,10 +139,12 @@ is "two POSTs with the same key" "$(posts /v1/payment_intents "$(key_of "$R3")")
 is "still one intent at the channel" "$(intents "$O3")" 1
 is "the order knows that intent" "$(db "SELECT status FROM pay_order WHERE order_no = '$O3'")" paying
 
-# A refund of a paid order. (Event processing is not there yet: the
-# order is marked paid here as it would be by the succeeded event.)
+# A refund of a paid order: the channel says it succeeded; the event is
+# polled and processed into the payment.
 ctl "intent/$PI1" '{"status": "succeeded"}' >/dev/null
-pydb "UPDATE pay_order SET status = 'paid' WHERE order_no = '$O1'"
+fd channel poll --once >/dev/null
+fd channel process --once >/dev/null
+is "the order is paid" "$(db "SELECT status FROM pay_order WHERE order_no = '$O1'")" paid
 refused "more than was paid" channel refund "$O1" --amount 60.01
 refused "an order that is not paid" channel refund "$O2"
 

@@ -15,7 +15,9 @@ advance the server's clock, inject events, and inject faults:
   POST /_control/intent       {"amount", "currency", "metadata", "status"} -> intent
   POST /_control/intent/ID    {"status": "succeeded"|"canceled"|"processing"|...,
                                "emit": true (default)} -> intent
-  POST /_control/refund       {"payment_intent", "amount", "status"} -> refund
+  POST /_control/refund       {"payment_intent", "amount", "status", "emit"} -> refund
+  POST /_control/refund/ID    {"status": "succeeded"|"failed"|..., "emit": true (default)}
+                              -> refund (emits refund.updated, or refund.failed)
   POST /_control/event        {"event": {...}} an arbitrary event (unknown types...)
   POST /_control/fault        {"path": "/v1/events", "method": "GET", "kind": K,
                                "count": N, ...} where K is
@@ -128,7 +130,7 @@ def set_intent_status(pi, status, emit_event=True):
         emit(INTENT_EVENTS[status], intent_obj(pi))
 
 
-def make_refund(pi, amount, status="succeeded", idem_key=None):
+def make_refund(pi, amount, status="succeeded", idem_key=None, emit_event=True):
     done = sum(r["amount"] for r in S["refunds"].values()
                if r["payment_intent"] == pi["id"] and r["status"] != "failed")
     if pi["status"] != "succeeded" or amount <= 0 or done + amount > pi["amount"]:
@@ -136,7 +138,8 @@ def make_refund(pi, amount, status="succeeded", idem_key=None):
     r = {"id": next_id("re"), "amount": amount, "currency": pi["currency"],
          "payment_intent": pi["id"], "status": status, "created": S["now"]}
     S["refunds"][r["id"]] = r
-    emit("refund.created", refund_obj(r), idem_key)
+    if emit_event:
+        emit("refund.created", refund_obj(r), idem_key)
     return r
 
 
@@ -365,10 +368,21 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send(404, {"error": "no such intent"})
                 set_intent_status(pi, arg["status"], arg.get("emit", True))
                 return self.send(200, intent_obj(pi))
+            if len(parts) == 3 and parts[1] == "refund":
+                # a refund's later life: {"status": "succeeded"|"failed"|...}
+                r = S["refunds"].get(parts[2])
+                if not r:
+                    return self.send(404, {"error": "no such refund"})
+                r["status"] = arg["status"]
+                if arg.get("emit", True):
+                    emit("refund.failed" if r["status"] == "failed" else "refund.updated",
+                         refund_obj(r))
+                return self.send(200, refund_obj(r))
             if u.path == "/_control/refund":
                 pi = S["intents"].get(arg.get("payment_intent", ""))
                 r = make_refund(pi, int(arg.get("amount") or pi["amount"]),
-                                arg.get("status", "succeeded")) if pi else None
+                                arg.get("status", "succeeded"),
+                                emit_event=arg.get("emit", True)) if pi else None
                 return self.send(200 if r else 400, refund_obj(r) if r else {"error": "refused"})
             if u.path == "/_control/event":
                 ev = arg["event"]

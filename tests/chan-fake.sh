@@ -1,0 +1,28 @@
+# chan-fake.sh - sourced by the channel tests: start the fake channel
+# (tests/fake-stripe.py) on a random port of 127.0.0.1 and the helpers to
+# steer it. Needs tap.sh sourced first and KEY set to a made-up API key.
+# Sets PORT, BASE and FAKE_PID; the caller's EXIT trap must kill FAKE_PID.
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
+fake_start() {
+	python3 "$TOP_SRCDIR/tests/fake-stripe.py" --api-key "$KEY" --max-seconds "${1:-120}" \
+		> "$TMP/fake.out" 2> "$TMP/fake.err" &
+	FAKE_PID=$!
+	i=0
+	while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do
+		sleep 0.1
+		i=$((i + 1))
+	done
+	PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
+	BASE="http://127.0.0.1:$PORT"
+	test -n "$PORT"
+}
+# ctl WHAT JSON: a control request to the fake
+ctl() { curl -s --max-time 10 -d "$2" "$BASE/_control/$1"; }
+# jget EXPR: evaluate a Python expression over the JSON on stdin (as d)
+jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
+db() { sqlite3 "$FRONTDESK_DB" "$1"; }
+# fake_secrets: the owner-only secrets file the worker reads
+fake_secrets() {
+	mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+	(umask 077; printf 'stripe_api_key = %s\n' "$KEY" > "$XDG_CONFIG_HOME/frontdesk/secrets")
+}
