@@ -15,6 +15,7 @@ advance the server's clock, inject events, and inject faults:
   POST /_control/intent       {"amount", "currency", "metadata", "status"} -> intent
   POST /_control/intent/ID    {"status": "succeeded"|"canceled"|"processing"|...,
                                "emit": true (default)} -> intent
+  POST /_control/intents      {"from": S1, "status": S2, "emit": true} every intent in S1 to S2
   POST /_control/refund       {"payment_intent", "amount", "status", "emit"} -> refund
   POST /_control/refund/ID    {"status": "succeeded"|"failed"|..., "emit": true (default)}
                               -> refund (emits refund.updated, or refund.failed)
@@ -362,6 +363,13 @@ class Handler(BaseHTTPRequestHandler):
                 if arg.get("status"):
                     set_intent_status(pi, arg["status"], arg.get("emit", True))
                 return self.send(200, intent_obj(pi))
+            if u.path == "/_control/intents":
+                # move every intent in status "from" to "status" (bulk tests)
+                moved = [pi for pi in S["intents"].values()
+                         if pi["status"] == arg.get("from", "requires_payment_method")]
+                for pi in moved:
+                    set_intent_status(pi, arg["status"], arg.get("emit", True))
+                return self.send(200, {"moved": len(moved)})
             if len(parts) == 3 and parts[1] == "intent":
                 pi = S["intents"].get(parts[2])
                 if not pi:
