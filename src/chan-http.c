@@ -214,7 +214,7 @@ static int classify(const char *method, CURLcode cc, struct call *c)
 	return CHAN_REFUSED;
 }
 
-int chan_http_call(const struct chan_http *h, const char *keyword, const char *method,
+int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
                    const char *path, const char *query, const char *form, const char *idem_key,
                    struct chan_http_resp *resp, struct chan_status *st)
 {
@@ -245,7 +245,12 @@ int chan_http_call(const struct chan_http *h, const char *keyword, const char *m
 		sb_add(&url, "?", 1);
 		sb_puts(&url, query);
 	}
-	e = curl_easy_init();
+	if (h->conn) {
+		e = h->conn;
+		curl_easy_reset(e); /* the options go, the connection stays */
+	} else {
+		e = h->conn = curl_easy_init();
+	}
 	if (!e) {
 		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start an HTTP call"));
 		code = CHAN_RETRY;
@@ -328,11 +333,16 @@ log:
 		chan_log_add(h->log, &le); /* a log failure never stops a payment */
 	}
 	curl_slist_free_all(hdrs);
-	if (e)
-		curl_easy_cleanup(e);
 	sb_free(&url);
 	sb_free(&line);
 	return code;
+}
+
+void chan_http_release(struct chan_http *h)
+{
+	if (h->conn)
+		curl_easy_cleanup(h->conn);
+	h->conn = NULL;
 }
 
 void chan_http_resp_free(struct chan_http_resp *r)

@@ -10,7 +10,10 @@
  * response size; the API key sent as HTTP Basic user (never in the URL);
  * a pinned API version header; an Idempotency-Key on POSTs; an optional
  * stop flag that aborts a call within ~100 ms. Each call is written to the
- * request log (chan-log.h) when one is given.
+ * request log (chan-log.h) when one is given. One libcurl handle is kept
+ * per struct chan_http and reset before each call, so consecutive calls
+ * reuse the connection (no new TCP and TLS handshake per call); a struct
+ * chan_http belongs to one thread.
  *
  * Classification (see channel.h): a connection that never got through, a
  * 409, 429 or 5xx, or a body cut short on a GET is CHAN_RETRY; a POST whose
@@ -44,6 +47,8 @@ struct chan_http {
 	size_t max_response;         /* default 4 MiB */
 	struct chan_log *log;        /* NULL: no request log */
 	volatile sig_atomic_t *stop; /* non-zero aborts the call; NULL: never */
+	void *conn; /* the libcurl handle kept between calls (its connection is
+	             * reused); NULL at first, freed by chan_http_release */
 };
 
 /* A response as received. */
@@ -67,10 +72,14 @@ void chan_http_form(struct strbuf *sb, const char *key, const char *value);
  * query (already encoded, may be NULL) and, for POST, form body and
  * idem_key. Fills *resp (free with chan_http_resp_free) and *st, and
  * returns a chan_code. keyword names the call in the log. */
-int chan_http_call(const struct chan_http *h, const char *keyword, const char *method,
+int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
                    const char *path, const char *query, const char *form, const char *idem_key,
                    struct chan_http_resp *resp, struct chan_status *st);
 
 void chan_http_resp_free(struct chan_http_resp *r);
+
+/* chan_http_release - free the handle kept between calls (and close its
+ * connection); h may be called again afterwards. */
+void chan_http_release(struct chan_http *h);
 
 #endif

@@ -66,6 +66,7 @@ static void stripe_close(struct chan_ctx *c)
 {
 	if (!c)
 		return;
+	chan_http_release(&c->http);
 	free(c->base_url);
 	wipe_free(c->api_key);
 	wipe_free(c->signing_secret);
