@@ -1,12 +1,19 @@
 /*
  * desk.c - read queries for the desk screen (see desk.h). Each is one
  * statement with bound parameters; LIKE patterns escape the person's % and _.
+ * The status line's channel reads run every second: they are cached
+ * statements that touch only indexed rows (the one enabled primary, a
+ * primary-key lookup, index ranges over the counted statuses), except the
+ * outbox's dead count, which desk.h tells the screen to read less often.
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-poll.h"
+#include "control.h"
 #include "db.h"
 #include "desk.h"
 #include "err.h"
@@ -81,5 +88,92 @@ int desk_invoice_search(struct db *db, const char *text, int limit,
 		rc = each_id(db, st, _("cannot search the invoices"), cb, arg);
 	}
 	free(pat);
+	return rc;
+}
+
+int desk_channel_read(struct db *db, struct desk_channel *out)
+{
+	/* the unique partial index integration_provider_one_primary */
+	static const char provider_sql[] =
+	    "SELECT provider_code FROM integration_provider WHERE integration_type = 'payment' "
+	    "AND role = 'primary' AND enabled = 1";
+	static const char state_sql[] =
+	    "SELECT state, coalesce(offline_until, 0), coalesce(last_success_at, 0) "
+	    "FROM channel_state WHERE provider_code = ?1";
+	/* index ranges of inbound_callback_by_status(status, id) */
+	static const char counts_sql[] =
+	    "SELECT (SELECT count(*) FROM inbound_callback WHERE status IN "
+	    "('received', 'failed', 'parked')), "
+	    "(SELECT count(*) FROM inbound_callback WHERE status = 'dead')";
+	struct control_info ci;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	snprintf(out->state, sizeof out->state, "off");
+	if ((rc = db_prepare_cached(db, counts_sql, &st)))
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		out->inbox_pending = sqlite3_column_int64(st, 0);
+		out->inbox_dead = sqlite3_column_int64(st, 1);
+	} else {
+		rc = db_fail(db, _("cannot count the inbound events"));
+	}
+	db_release(db, st);
+	if (rc || (rc = db_prepare_cached(db, provider_sql, &st)))
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		const char *code = (const char *)sqlite3_column_text(st, 0);
+
+		out->configured = 1;
+		snprintf(out->provider, sizeof out->provider, "%s", code ? code : "");
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the payment providers"));
+	}
+	db_release(db, st);
+	if (rc || !out->configured)
+		return rc;
+	if ((rc = db_prepare_cached(db, state_sql, &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, out->provider, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+
+		snprintf(out->state, sizeof out->state, "%s", s ? s : "off");
+		out->offline_until = sqlite3_column_int64(st, 1);
+		out->last_success_at = sqlite3_column_int64(st, 2);
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the channel state"));
+	}
+	db_release(db, st);
+	if (rc)
+		return rc;
+	rc = control_get(db, CONTROL_CHANNEL, &ci);
+	if (rc == 0) {
+		out->worker = ci.state == CONTROL_HELD;
+		control_info_free(&ci);
+	} else if (rc == FD_ENOTFOUND) {
+		rc = 0; /* nobody ever took the lease */
+	}
+	return rc;
+}
+
+int desk_outbox_dead(struct db *db, int64_t *n)
+{
+	static const char sql[] = "SELECT count(*) FROM outbox_event WHERE status = 'dead'";
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare_cached(db, sql, &st)))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot count the dead outbox commands"));
+	db_release(db, st);
 	return rc;
 }

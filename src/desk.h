@@ -1,7 +1,9 @@
 /*
  * desk.h - the small read queries the desk screen needs that no other
  * module offers: which invoices bill a job, finding invoices by part of
- * their number, and whether a connection is read-only.
+ * their number, whether a connection is read-only, and what the status line
+ * shows of the payment channel (its worker's state, pending inbound events
+ * and dead letters).
  *
  * Reads only; every function follows the core's conventions (0 or a
  * negative FD_E* code with a reason in err_msg(); a list stops at the
@@ -29,5 +31,33 @@ int desk_job_invoices(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_i
  * newest first, at most limit (<= 0: 50). */
 int desk_invoice_search(struct db *db, const char *text, int limit,
                         int (*cb)(int64_t invoice_id, void *arg), void *arg);
+
+/* What the status line shows of the payment channel. Times are the real
+ * clock (UTC seconds), like the channel worker's; 0 means never / none. */
+struct desk_channel {
+	int configured;          /* an enabled primary payment provider exists */
+	char provider[41];       /* its code ("" when not configured) */
+	char state[10];          /* channel_state.state: off, idle, polling, offline */
+	int worker;              /* a live process holds the channel lease */
+	int64_t offline_until;   /* while offline: the next try */
+	int64_t last_success_at; /* the last poll that read its window to the end */
+	int64_t inbox_pending;   /* inbound events received, failed or parked */
+	int64_t inbox_dead;      /* inbound events given up (a person must look) */
+};
+
+/* desk_channel_read - fill *out: the enabled primary provider, its row of
+ * channel_state (a provider never polled reads as "off"), whether a live
+ * process holds the channel lease (a holder past its expiry, or a process
+ * of this host that is gone, does not count), and the inbound counts. Every
+ * read is one indexed lookup or an index range over the rows counted, so it
+ * is cheap enough for every tick of the screen. With no provider, *out says
+ * configured = 0 and state "off" (the inbound counts are still read). */
+int desk_channel_read(struct db *db, struct desk_channel *out);
+
+/* desk_outbox_dead - *n = the outbox commands given up (status 'dead').
+ * There is no index on the outbox's status for this, so it reads the
+ * outbox table: call it when the database changed (db_data_version), not
+ * on every tick. */
+int desk_outbox_dead(struct db *db, int64_t *n);
 
 #endif

@@ -5,7 +5,8 @@
  * conflicts, key names, the keys file), calendar date arithmetic in shop
  * time (weeks, months, DST, the locale's first weekday), and the payment
  * form's model: the oldest-first proposal and ONE payment for a form
- * posted twice with its idempotency key.
+ * posted twice with its idempotency key; the status line's fitting and
+ * what it reads of the payment channel (desk_channel_read).
  */
 #include <config.h>
 
@@ -19,14 +20,19 @@
 
 #include "action.h"
 #include "cal.h"
+#include "chan-provider.h"
 #include "clock.h"
+#include "control.h"
 #include "customer.h"
 #include "db.h"
+#include "desk.h"
 #include "err.h"
 #include "invoice.h"
 #include "layout.h"
 #include "payform.h"
 #include "projection.h"
+#include "status.h"
+#include "tw.h"
 #include "work.h"
 
 static int inside(const struct rect *r, int rows, int cols)
@@ -358,6 +364,57 @@ END_TEST
 
 /* ---------------------------------------------------------------- the payment form */
 
+/* The status line keeps what matters most when it is cut down. */
+START_TEST(test_status_fit)
+{
+	struct status_parts p = {"test.db",
+	                         "root",
+	                         "channel: offline, next try 09:00:05",
+	                         "last ok 08:59",
+	                         "events: 2 pending, 0 dead",
+	                         "events: 2 pending",
+	                         "jobs: 0 pending, 0 dead",
+	                         NULL,
+	                         "runner: this desk"};
+	char out[512];
+	int w;
+
+	w = status_compose(&p, 200, out, sizeof out);
+	ck_assert_str_eq(out,
+	                 "test.db | root | channel: offline, next try 09:00:05, last ok 08:59 | "
+	                 "events: 2 pending, 0 dead | jobs: 0 pending, 0 dead | "
+	                 "runner: this desk");
+	ck_assert_int_eq(w, tw_width(out));
+	/* 120 columns: the runner and the operator go first */
+	w = status_compose(&p, 120, out, sizeof out);
+	ck_assert_str_eq(out, "test.db | channel: offline, next try 09:00:05, last ok 08:59 | "
+	                      "events: 2 pending, 0 dead | jobs: 0 pending, 0 dead");
+	ck_assert_int_le(w, 120);
+	/* 80 columns: then the last success, the database, the zero counts */
+	w = status_compose(&p, 80, out, sizeof out);
+	ck_assert_str_eq(out, "channel: offline, next try 09:00:05 | events: 2 pending, 0 dead");
+	ck_assert_int_le(w, 80);
+	/* nothing fits: the shortest form, for the caller's ellipsis */
+	w = status_compose(&p, 20, out, sizeof out);
+	ck_assert_str_eq(out, "channel: offline, next try 09:00:05 | events: 2 pending");
+	/* absent pieces leave no empty separators */
+	p.db = NULL;
+	p.oper = "";
+	p.last_ok = "";
+	p.events = p.events_short = NULL;
+	p.runner = NULL;
+	status_compose(&p, 200, out, sizeof out);
+	ck_assert_str_eq(out, "channel: offline, next try 09:00:05 | jobs: 0 pending, 0 dead");
+	/* wide characters count two columns each */
+	p.channel = "\xe6\x94\xaf\xe4\xbb\x98\xe6\xb8\xa0\xe9\x81\x93"; /* 4 CJK */
+	p.jobs = "jobs: 1 pending, 0 dead";
+	p.jobs_short = "jobs: 1 pending";
+	w = status_compose(&p, 8 + 3 + 15, out, sizeof out);
+	ck_assert_int_eq(w, 26);
+	ck_assert_str_eq(out + strlen(p.channel), " | jobs: 1 pending");
+}
+END_TEST
+
 static char tmpdir[64], dbpath[128];
 static struct db *db;
 
@@ -550,6 +607,92 @@ START_TEST(test_payform_refused_writes_nothing)
 }
 END_TEST
 
+/* What the status line reads of the channel, from the rows themselves. */
+START_TEST(test_desk_channel)
+{
+	struct desk_channel ch;
+	struct control_hold hold;
+	int64_t n = -1;
+
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.configured, 0);
+	ck_assert_str_eq(ch.state, "off");
+	ck_assert_int_eq(ch.worker, 0);
+	ck_assert_int_eq(desk_outbox_dead(db, &n), 0);
+	ck_assert_int_eq(n, 0);
+	/* a primary provider never polled: off, nobody holds the lease */
+	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	              err_msg());
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.configured, 1);
+	ck_assert_str_eq(ch.provider, "stripe");
+	ck_assert_str_eq(ch.state, "off");
+	ck_assert_int_eq(ch.last_success_at, 0);
+	/* the state row as the worker records it */
+	ck_assert_int_eq(db_exec(db, "INSERT INTO channel_state (provider_code, state, "
+	                             "offline_until, last_success_at, updated_at) VALUES "
+	                             "('stripe', 'offline', 1800000000, 1799999000, 1)"),
+	                 0);
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_str_eq(ch.state, "offline");
+	ck_assert_int_eq(ch.offline_until, 1800000000);
+	ck_assert_int_eq(ch.last_success_at, 1799999000);
+	ck_assert_int_eq(ch.worker, 0); /* nobody ever took the lease */
+	/* a live holder of the channel lease (this process), then released */
+	ck_assert_int_eq(control_acquire(db, "channel", CONTROL_LEASE, 60, &hold), 0);
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.worker, 1);
+	ck_assert_int_eq(control_release(db, &hold), 0);
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.worker, 0);
+	/* pending (received, failed, parked) and dead inbound events; the others
+	 * (processed, ignored, rejected) are not counted */
+	ck_assert_int_eq(
+	    db_exec(db, "INSERT INTO inbound_callback (source_system, external_id, via, payload, "
+	                "received_at, status, updated_at) VALUES "
+	                "('stripe', 'e1', 'poll', x'7b7d', 1, 'received', 1), "
+	                "('stripe', 'e2', 'poll', x'7b7d', 1, 'received', 1), "
+	                "('stripe', 'e3', 'poll', x'7b7d', 1, 'received', 1), "
+	                "('stripe', 'e4', 'poll', x'7b7d', 1, 'received', 1), "
+	                "('stripe', 'e5', 'poll', x'7b7d', 1, 'received', 1), "
+	                "('stripe', 'e6', 'poll', x'7b7d', 1, 'rejected', 1)"),
+	    0);
+	ck_assert_int_eq(db_exec(db, "UPDATE inbound_callback SET status = 'failed' "
+	                             "WHERE external_id = 'e2'"),
+	                 0);
+	ck_assert_int_eq(db_exec(db, "UPDATE inbound_callback SET status = 'parked' "
+	                             "WHERE external_id = 'e3'"),
+	                 0);
+	ck_assert_int_eq(db_exec(db, "UPDATE inbound_callback SET status = 'dead' "
+	                             "WHERE external_id = 'e4'"),
+	                 0);
+	ck_assert_int_eq(db_exec(db, "UPDATE inbound_callback SET status = 'processed' "
+	                             "WHERE external_id = 'e5'"),
+	                 0);
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.inbox_pending, 3);
+	ck_assert_int_eq(ch.inbox_dead, 1);
+	/* a dead outbox command */
+	ck_assert_int_eq(db_exec(db, "INSERT INTO outbox_event (event_type, business_key, "
+	                             "provider_code, idempotency_key, payload, created_at, "
+	                             "updated_at) VALUES ('payment.create', 'PO-1', 'stripe', "
+	                             "'k1', '{}', 1, 1), ('payment.create', 'PO-2', 'stripe', "
+	                             "'k2', '{}', 1, 1)"),
+	                 0);
+	ck_assert_int_eq(db_exec(db, "UPDATE outbox_event SET status = 'sending' WHERE id = 1; "
+	                             "UPDATE outbox_event SET status = 'dead' WHERE id = 1"),
+	                 0);
+	ck_assert_int_eq(desk_outbox_dead(db, &n), 0);
+	ck_assert_int_eq(n, 1);
+	/* a disabled provider is no provider */
+	ck_assert_int_eq(chan_provider_set(db, "stripe", NULL, NULL, 0), 0);
+	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(ch.configured, 0);
+	ck_assert_str_eq(ch.state, "off");
+	ck_assert_int_eq(ch.inbox_pending, 3);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ui");
@@ -574,11 +717,13 @@ int main(void)
 	tcase_add_test(pure, test_cal_weeks);
 	tcase_add_test(pure, test_cal_months);
 	tcase_add_test(pure, test_cal_weekday_names);
+	tcase_add_test(pure, test_status_fit);
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);
 	tcase_add_test(withdb, test_payform_twice_posts_once);
 	tcase_add_test(withdb, test_payform_refused_writes_nothing);
 	tcase_add_test(withdb, test_cal_load);
+	tcase_add_test(withdb, test_desk_channel);
 	tcase_set_timeout(withdb, 60);
 	suite_add_tcase(s, withdb);
 	sr = srunner_create(s);

@@ -4,8 +4,11 @@
  * message, status and key-hint lines), live refresh and signals.
  *
  * Invariants:
- *  - Only this thread calls curses. The job runner thread (runner.c) has
- *    its own connection and is noticed through PRAGMA data_version.
+ *  - Only this thread calls curses. The job runner thread (runner.c) and
+ *    the channel worker thread (chanrun.c) have their own connections and
+ *    are noticed through PRAGMA data_version; what the channel worker says
+ *    reaches this thread through chanrun_take_msg (copied under a mutex,
+ *    with a byte on the self-pipe to wake the loop).
  *  - The loop poll()s stdin and a self-pipe (signals write to it) with a
  *    timeout that ends at the next one-second tick; on each tick it checks
  *    db_data_version and re-reads only what the top view shows. While no
@@ -38,9 +41,12 @@
 #include "../src/config.h"
 #include "action.h"
 #include "cal.h"
+#include "chanrun.h"
+#include "clock.h"
 #include "db.h"
 #include "desk.h"
 #include "draw.h"
+#include "err.h"
 #include "i18n.h"
 #include "jobq.h"
 #include "layout.h"
@@ -48,6 +54,7 @@
 #include "runner.h"
 #include "screen.h"
 #include "state.h"
+#include "status.h"
 #include "theme.h"
 #include "tw.h"
 #include "view.h"
@@ -56,6 +63,9 @@
 
 #define MAX_VIEWS 32
 #define TICK_MS   1000
+/* how long what the channel worker says (not an error) stays unless a key
+ * clears it first: the status line keeps the channel's state */
+#define WORKER_MSG_MS 15000
 
 static struct {
 	struct db *db;
@@ -69,7 +79,16 @@ static struct {
 	enum msg_level msg_level;
 	int msg_new; /* set during the current key: keep it on screen */
 	int64_t data_version;
-	char status[512];
+	char status[1024]; /* the whole status line, to notice a change */
+	/* its pieces (status.h), fitted to the width when drawn */
+	char st_db[128], st_channel[160], st_last_ok[64], st_events[128], st_events_short[128],
+	    st_jobs[128], st_jobs_short[128], st_runner[96];
+	int64_t outbox_dead; /* read again when the database changed */
+	int outbox_stale;
+	char worker_msg[700]; /* what the channel worker said, waiting for the line */
+	enum msg_level worker_level;
+	int msg_worker;          /* the message line shows what the worker said */
+	double msg_worker_until; /* then, when an information of it goes away */
 	int first_wday;
 	int dirty;
 	int done;
@@ -83,6 +102,14 @@ static struct {
 } S;
 
 static volatile sig_atomic_t quit_signal;
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
+}
 
 /* ---------------------------------------------------------------- services for views */
 
@@ -115,6 +142,7 @@ void ui_msg(enum msg_level level, const char *fmt, ...)
 	va_end(ap);
 	S.msg_level = level;
 	S.msg_new = 1;
+	S.msg_worker = 0;
 	S.dirty = 1;
 	log_debug("message: %s", S.msg);
 }
@@ -296,20 +324,92 @@ static void draw_msg(void)
 	draw_text(S.wmsg, 0, 0, S.cols, buf, theme_attr(r), AL_LEFT);
 }
 
+/* "off", "idle", "polling" or "offline, next try HH:MM:SS" (shop time of
+ * the real clock, like the channel's times). */
+static void channel_word(const struct desk_channel *ch, char *buf, size_t n)
+{
+	char t[32];
+
+	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off")) {
+		snprintf(buf, n, "%s", _("off"));
+	} else if (!strcmp(ch->state, "idle")) {
+		snprintf(buf, n, "%s", _("idle"));
+	} else if (!strcmp(ch->state, "polling")) {
+		snprintf(buf, n, "%s", _("polling"));
+	} else if (!strcmp(ch->state, "offline") && ch->offline_until > 0) {
+		clock_format_local(ch->offline_until, "%H:%M:%S", t, sizeof t);
+		snprintf(buf, n, _("offline, next try %s"), t);
+	} else if (!strcmp(ch->state, "offline")) {
+		snprintf(buf, n, "%s", _("offline"));
+	} else {
+		snprintf(buf, n, "%s", ch->state);
+	}
+}
+
+/* "last ok HH:MM" today (shop time of the real clock), else with the date. */
+static void last_ok(int64_t t, char *buf, size_t n)
+{
+	char day[16], today[16], when[32];
+
+	buf[0] = '\0';
+	if (t <= 0)
+		return;
+	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
+	clock_format_local((int64_t)time(NULL), "%Y-%m-%d", today, sizeof today);
+	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	snprintf(buf, n, _("last ok %s"), when);
+}
+
+/* The counts of events (jobs = 0) or jobs in full, zeros included, and
+ * short, zeros left out ("" when both are zero). */
+static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
+{
+	long long p = (long long)pending, d = (long long)dead;
+
+	if (jobs)
+		snprintf(full, n, _("jobs: %1$lld pending, %2$lld dead"), p, d);
+	else
+		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
+	if (pending && dead)
+		snprintf(shrt, n, "%s", full);
+	else if (pending)
+		snprintf(shrt, n, jobs ? _("jobs: %lld pending") : _("events: %lld pending"), p);
+	else if (dead)
+		snprintf(shrt, n, jobs ? _("jobs: %lld dead") : _("events: %lld dead"), d);
+	else
+		shrt[0] = '\0';
+}
+
+/* Read what the status line shows: on every tick (cheap, indexed reads),
+ * and the outbox's dead count only when the database changed. */
 static void update_status(void)
 {
-	int64_t pending = 0, dead = 0;
-	char runner[64], buf[512];
+	struct desk_channel ch;
+	int64_t pending = 0, dead = 0, ev_dead;
+	char runner[64], word[96], buf[1024];
 	const char *path = db_path(S.db), *base = strrchr(path, '/');
 
 	jobq_count(S.db, NULL, "pending", &pending);
 	jobq_count(S.db, NULL, "dead", &dead);
 	runner_state(runner, sizeof runner);
-	snprintf(
-	    buf, sizeof buf,
-	    _("%1$s | %2$s | channel: %3$s | jobs: %4$lld pending, %5$lld dead | runner: %6$s"),
-	    base ? base + 1 : path, db_operator(), _("off"), (long long)pending, (long long)dead,
-	    runner);
+	if (desk_channel_read(S.db, &ch) != 0)
+		memset(&ch, 0, sizeof ch); /* shown as off */
+	if (S.outbox_stale && desk_outbox_dead(S.db, &S.outbox_dead) == 0)
+		S.outbox_stale = 0;
+	snprintf(S.st_db, sizeof S.st_db, "%s", base ? base + 1 : path);
+	channel_word(&ch, word, sizeof word);
+	snprintf(S.st_channel, sizeof S.st_channel, _("channel: %s"), word);
+	last_ok(ch.configured ? ch.last_success_at : 0, S.st_last_ok, sizeof S.st_last_ok);
+	ev_dead = ch.inbox_dead + S.outbox_dead;
+	if (ch.configured || ch.inbox_pending || ev_dead)
+		counts(0, ch.inbox_pending, ev_dead, S.st_events, S.st_events_short,
+		       sizeof S.st_events);
+	else
+		S.st_events[0] = S.st_events_short[0] = '\0';
+	counts(1, pending, dead, S.st_jobs, S.st_jobs_short, sizeof S.st_jobs);
+	snprintf(S.st_runner, sizeof S.st_runner, _("runner: %s"), runner);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s", S.st_db, S.st_channel, S.st_last_ok,
+	         S.st_events, S.st_jobs, S.st_runner);
 	if (strcmp(buf, S.status) != 0) {
 		snprintf(S.status, sizeof S.status, "%s", buf);
 		S.dirty = 1;
@@ -318,8 +418,31 @@ static void update_status(void)
 
 static void draw_status(void)
 {
+	struct status_parts p = {S.st_db,      db_operator(),   S.st_channel,
+	                         S.st_last_ok, S.st_events,     S.st_events_short,
+	                         S.st_jobs,    S.st_jobs_short, S.st_runner};
+	char line[1024];
+
+	status_compose(&p, S.cols, line, sizeof line);
 	werase(S.wstatus);
-	draw_text(S.wstatus, 0, 0, S.cols, S.status, theme_attr(R_BAR), AL_LEFT | AL_PAD);
+	draw_text(S.wstatus, 0, 0, S.cols, line, theme_attr(R_BAR), AL_LEFT | AL_PAD);
+}
+
+/* A message of the channel worker (msg NULL: the one waiting): on the
+ * message line unless the line shows something of the desk's (a result, a
+ * refusal), then as soon as the line is free. */
+static void worker_said(enum msg_level level, const char *msg)
+{
+	if (msg) {
+		snprintf(S.worker_msg, sizeof S.worker_msg, "%s", msg);
+		S.worker_level = level;
+	}
+	if (!S.worker_msg[0] || (S.msg[0] && !S.msg_worker))
+		return;
+	ui_msg(S.worker_level, "%s", S.worker_msg);
+	S.msg_worker = 1;
+	S.msg_worker_until = S.worker_level == MSG_ERROR ? 0 : mono_ms() + WORKER_MSG_MS;
+	S.worker_msg[0] = '\0';
 }
 
 /* One hint: the first key of a, then its label. */
@@ -357,14 +480,6 @@ static void draw_hints(struct view *top)
 		return;
 	for (a = globals; *a != ACT_NONE; a++)
 		x = draw_hint(x, *a);
-}
-
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
 }
 
 static void draw_all(void)
@@ -550,8 +665,11 @@ static void handle_key(int key)
 		apply(n);
 	if (!S.msg_new && S.msg[0]) {
 		S.msg[0] = '\0';
+		S.msg_worker = 0;
 		S.dirty = 1;
 	}
+	if (!S.msg[0])
+		worker_said(MSG_INFO, NULL);
 }
 
 static int read_key(int *key)
@@ -579,8 +697,14 @@ static void tick(void)
 		S.data_version = v;
 		log_debug("data_version changed: reloading what is shown");
 		ui_invalidate_all();
+		S.outbox_stale = 1;
 	}
 	update_status();
+	if (S.msg[0] && S.msg_worker && S.msg_worker_until > 0 && mono_ms() >= S.msg_worker_until) {
+		S.msg[0] = '\0';
+		S.msg_worker = 0;
+		S.dirty = 1;
+	}
 }
 
 /* ---------------------------------------------------------------- set-up */
@@ -620,6 +744,26 @@ static void first_weekday(char *warn, size_t n)
 	}
 }
 
+/* The channel worker runs in the screen when a payment provider is set up,
+ * unless the screen is read-only or screen_channel = no. A worker that
+ * cannot start (a secrets file missing or readable by others...) is said
+ * once on the message line; the screen works on without it. */
+static void start_channel_worker(void)
+{
+	struct desk_channel ch;
+	char why[1024];
+
+	if (S.readonly || strcmp(config_get("screen_channel", "yes"), "no") == 0)
+		return;
+	if (desk_channel_read(S.db, &ch) != 0 || !ch.configured)
+		return;
+	if (chanrun_start(db_path(S.db), S.pipefd[1]) == 0)
+		return;
+	snprintf(why, sizeof why, _("channel worker not started: %s"), err_msg());
+	log_debug("%s", why);
+	worker_said(MSG_ERROR, why);
+}
+
 int screen_run(struct db *db)
 {
 	char warn[2048], wd_warn[256] = "";
@@ -631,6 +775,7 @@ int screen_run(struct db *db)
 
 	memset(&S, 0, sizeof S);
 	S.db = db;
+	S.outbox_stale = 1;
 	S.pipefd[0] = S.pipefd[1] = -1;
 	S.readonly = desk_readonly(db);
 	keys_file(warn, sizeof warn);
@@ -658,7 +803,9 @@ int screen_run(struct db *db)
 	curs_set(0);
 	theme_init();
 	if (strcmp(mouse, "no") != 0) {
-		mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED, NULL);
+		/* the release too: ncurses waits for the next input after an event
+		 * outside the mask, which would freeze the loop after each click */
+		mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED, NULL);
 		mouseinterval(0);
 	}
 	/* what a crash writes to give the terminal back */
@@ -690,6 +837,7 @@ int screen_run(struct db *db)
 	draw_all();
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
 		runner_start(db_path(db));
+	start_channel_worker();
 	next_tick = mono_ms() + TICK_MS;
 	while (!S.done && !quit_signal) {
 		double now, t0;
@@ -712,6 +860,14 @@ int screen_run(struct db *db)
 
 			while (read(S.pipefd[0], drain, sizeof drain) > 0)
 				;
+		}
+		{
+			char said[600], line[700];
+
+			if (chanrun_take_msg(said, sizeof said)) {
+				snprintf(line, sizeof line, _("channel worker: %s"), said);
+				worker_said(MSG_INFO, line);
+			}
 		}
 		t0 = mono_ms();
 		/* keys (and KEY_RESIZE after SIGWINCH, which interrupts poll) */
@@ -740,6 +896,7 @@ int screen_run(struct db *db)
 	}
 	if (quit_signal)
 		status = 128 + quit_signal;
+	chanrun_stop();
 	runner_stop();
 	for (i = S.depth; i > 0; i--) {
 		struct view *v = S.stack[i - 1];

@@ -1,0 +1,172 @@
+#!/bin/sh
+# ui-channel.sh - the payment channel on the desk screen, against the fake
+# channel (tests/fake-stripe.py): with no provider the status line says
+# "channel: off" and nothing runs; a secrets file others can read stops the
+# screen's worker, and the message line says why (the screen works on);
+# with screen_channel = no the screen leaves the lease alone; while
+# `frontdesk serve` holds the channel lease the screen stands by and takes
+# the lease when serve stops; then the status line follows the channel
+# (idle, last ok; offline with the next try while the channel answers 500;
+# idle again), counts pending inbound events and dead letters (inbound and
+# outbox) and follows changes to them; quitting frees the lease within
+# about a second. A poll every second and 2 s leases keep it short.
+# Every secret here is made up.
+. "$TOP_SRCDIR/tests/tap.sh"
+. "$TOP_SRCDIR/tests/tmux.sh"
+unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
+KEY=sk_test_made_up_ui_key
+FAKE_PID= SERVE_PID=
+cleanup() {
+	screen_stop
+	[ -n "$SERVE_PID" ] && kill -9 "$SERVE_PID" 2>/dev/null
+	[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null
+	rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+python3 "$TOP_SRCDIR/tests/fake-stripe.py" --api-key "$KEY" --max-seconds 120 \
+	> "$TMP/fake.out" 2> "$TMP/fake.err" &
+FAKE_PID=$!
+i=0
+while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
+PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
+ok "the fake channel started on a random port" test -n "$PORT"
+BASE="http://127.0.0.1:$PORT"
+ctl() { curl -s --max-time 10 -d "$2" "$BASE/_control/$1"; }
+db() { sqlite3 "$FRONTDESK_DB" "$1"; }
+# legal status changes behind frontdesk's back: python's sqlite3 supplies
+# the SQL functions the schema's triggers call, so history, status flows
+# and the transition rules all apply
+legal() {
+	python3 - "$FRONTDESK_DB" "$1" <<'PY'
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], timeout=10)
+c.create_function("fd_operator", 0, lambda: "ui-channel-test")
+c.create_function("fd_now", 0, lambda: int(time.time()))
+c.create_function("fd_reason", 0, lambda: None)
+c.executescript("BEGIN IMMEDIATE;" + sys.argv[2] + ";COMMIT;")
+PY
+}
+holder() { db "SELECT coalesce(owner_pid, '') FROM control WHERE name = 'channel'"; }
+# wait_until SECONDS COMMAND...: until the command succeeds, in tenths
+wait_until() {
+	end=$(( $(date +%s) + $1 )); shift
+	while [ "$(date +%s)" -le "$end" ]; do "$@" && return 0; sleep 0.1; done
+	return 1
+}
+held_by() { test "$(holder)" = "$1"; }
+free() { test -z "$(holder)"; }
+status_line() { screen_text | tail -2 | head -1; }
+
+fd demo >/dev/null 2>&1
+mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+SECRETS="$XDG_CONFIG_HOME/frontdesk/secrets"
+CONFIG="$XDG_CONFIG_HOME/frontdesk/config"
+printf 'channel_poll_seconds = 1\nchannel_lease_seconds = 2\n' > "$CONFIG"
+
+# No provider: off, no event counts, no worker.
+screen_start
+shows "with no provider the status line says channel: off" "| channel: off | jobs:"
+case "$(status_line)" in
+*events:*) fail "with no provider no event counts are shown" "$(status_line)" ;;
+*) pass "with no provider no event counts are shown" ;;
+esac
+is "with no provider nobody takes the channel lease" "$(holder)" ""
+keys Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+# A provider, and a secrets file others can read: the worker does not start.
+(umask 077; printf 'stripe_api_key = %s\n' "$KEY" > "$SECRETS")
+chmod 644 "$SECRETS"
+ok "add the provider" fd channel provider-set stripe --url "$BASE"
+# (a wide pane: the message names the file twice)
+SCREEN_COLS=200 screen_start
+shows "a secrets file others can read: the message line says why" "! channel worker not started:"
+shows "with the fix" "chmod 600"
+shows "the status line says channel: off" "channel: off"
+keys m
+shows "the screen works on without the worker" "December 2026"
+is "nobody took the channel lease" "$(holder)" ""
+keys Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+chmod 600 "$SECRETS"
+
+# screen_channel = no: the screen leaves the channel alone.
+printf 'screen_channel = no\n' >> "$CONFIG"
+screen_start
+shows "with screen_channel = no the screen opens" "channel: off"
+sleep 1.5 # nothing is to happen: give the screen the time to do it wrongly
+is "with screen_channel = no the screen does not take the lease" "$(holder)" ""
+keys Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+printf 'channel_poll_seconds = 1\nchannel_lease_seconds = 2\n' > "$CONFIG"
+
+# Events in the inbox before the screen opens: 4 stored by a poll, then
+# one given up (dead) and three failed with a next try tomorrow (pending,
+# not due); and one outbox command given up (dead).
+ctl intent '{"amount": 1500, "status": "succeeded", "metadata": {"order_no": "PO-1"}}' >/dev/null
+ctl intent '{"amount": 2500, "status": "succeeded", "metadata": {"order_no": "PO-2"}}' >/dev/null
+ok "poll the channel once" fd channel poll --once
+is "four events stored" "$(db "SELECT count(*) FROM inbound_callback WHERE status = 'received'")" 4
+ok "one event dead, three failed and not due until tomorrow" legal "
+	UPDATE inbound_callback SET status = 'dead', last_error = 'test' WHERE id = 1;
+	UPDATE inbound_callback SET status = 'failed', next_attempt_at = strftime('%s') + 86400
+	WHERE id > 1"
+ok "one outbox command dead" legal "
+	INSERT INTO outbox_event (event_type, business_key, provider_code, idempotency_key,
+	  payload, created_at, updated_at) VALUES ('payment.create', 'PO-test', 'stripe',
+	  'ui-channel-test-key', '{}', 1, 1);
+	UPDATE outbox_event SET status = 'sending' WHERE business_key = 'PO-test';
+	UPDATE outbox_event SET status = 'dead' WHERE business_key = 'PO-test'"
+
+# Another process holds the channel lease: the screen stands by.
+"$FRONTDESK" serve --quiet --lease-seconds 2 --poll-seconds 1 2> "$TMP/serve.err" &
+SERVE_PID=$!
+ok "serve takes the channel lease" wait_until 5 held_by "$SERVE_PID"
+screen_start
+shows "the screen's worker stands by" "channel worker: standing by"
+SPID=$(screen_pid)
+is "the lease stays with serve" "$(holder)" "$SERVE_PID"
+shows "the status line shows the worker's state (serve's)" "channel: idle"
+kill -TERM "$SERVE_PID"; wait "$SERVE_PID" 2>/dev/null
+SERVE_PID=
+ok "when serve stops, the screen takes the lease" wait_until 5 held_by "$SPID"
+shows_re "the status line: idle or polling, with the last success" \
+	"channel: (idle|polling), last ok [0-9]{2}:[0-9]{2} "
+shows "3 pending events; 2 dead letters (1 inbound, 1 outbox)" "events: 3 pending, 2 dead"
+
+# A change elsewhere shows without a key press.
+ok "a failed event is given up" legal "UPDATE inbound_callback SET status = 'dead' WHERE id = 2"
+shows "the counts follow: 2 pending, 3 dead" "events: 2 pending, 3 dead"
+
+# The channel answers 500: offline until the next try, then idle again.
+ctl fault '{"path": "/v1/events", "kind": "status", "status": 500, "count": 2}' >/dev/null
+shows_re "the channel answers 500: offline with the next try" \
+	"channel: offline, next try [0-9]{2}:[0-9]{2}:[0-9]{2}"
+shows_re "the message line says what the worker said: the 500" "^channel worker: .*500"
+if wait_re "channel: idle, last ok" 15; then
+	pass "after the failures the channel is idle again"
+else
+	fail "after the failures the channel is idle again" "$(screen_text)"
+fi
+
+# At 80 columns the channel and the counts stay on the status line.
+resize 80 24
+shows_re "at 80x24 the status line keeps the channel and the counts" \
+	"^(test.db \| )?channel: (idle|polling|offline[^|]*) \| events: 2 pending, 3 dead"
+line=$(status_line)
+ok "at 80x24 the status line fits (${#line} columns)" test "${#line}" -le 80
+resize 120 40
+
+# Quitting frees the lease within about a second.
+keys Q
+t0=$(date +%s%N)
+ok "quitting frees the channel lease" wait_until 3 free
+ms=$(( ($(date +%s%N) - t0) / 1000000 ))
+ok "within about a second ($ms ms)" test "$ms" -le 1500
+shows "the screen quit with status 0" "frontdesk-exited-0"
+
+done_testing

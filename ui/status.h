@@ -1,0 +1,39 @@
+/*
+ * status.h - composing the screen's status line so that it fits its width.
+ *
+ * The line is made of pieces joined by " | ": the database file, the
+ * operator, the payment channel (its worker's state, with ", " and when it
+ * last succeeded), the inbound events (pending, dead letters), the jobs
+ * (pending, dead) and who runs the job runner. When the whole line is wider
+ * than the terminal, the least useful parts go first, in this order: the
+ * runner, the operator, the channel's last success, the database, the zero
+ * counts of the jobs, the zero counts of the events, the jobs altogether.
+ * The channel's state and the events are the last to be cut (by the
+ * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
+ * Callers: screen.c, tests/check_ui.c.
+ */
+#ifndef FD_STATUS_H
+#define FD_STATUS_H
+
+#include <stddef.h>
+
+/* Each text is already translated; NULL or "" means absent. Counts come in
+ * two forms: full ("events: 0 pending, 2 dead") and short, without the
+ * zero counts ("events: 2 dead"; NULL when both are zero). */
+struct status_parts {
+	const char *db;
+	const char *oper;
+	const char *channel;
+	const char *last_ok;
+	const char *events, *events_short;
+	const char *jobs, *jobs_short;
+	const char *runner;
+};
+
+/* status_compose - write into out (size n) the fullest form of the line
+ * that fits in cols columns (see above); when even the shortest does not
+ * fit, the shortest (the caller cuts it with an ellipsis). Returns its
+ * width in columns. */
+int status_compose(const struct status_parts *p, int cols, char *out, size_t n);
+
+#endif
