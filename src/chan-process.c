@@ -75,6 +75,7 @@ struct pev {
 	char reason[300];
 	struct chan_refund rf; /* K_REFUND: the refund */
 	int ix;                /* the intent in the cache, -1 when none */
+	int settled;           /* K_INTENT: its order was paid (or closed) already: not asked */
 };
 
 struct batch {
@@ -93,13 +94,14 @@ static int load_due(struct db *db, const struct chan_process_opts *o, int all, i
 	sqlite3_stmt *st;
 	int rc, step;
 
-	/* the due index is partial on exactly this status condition, so it
-	 * holds only the events still waiting, however many were processed */
+	/* by status and id (inbound_callback_by_status): only the events
+	 * still waiting are read, however many were processed; the unary +
+	 * keeps SQLite from reading every event of the source instead */
 	rc = db_prepare(db,
 	                "SELECT id, coalesce(event_type, ''), coalesce(object_id, ''), status,"
 	                " attempts, coalesce(parked_until, 0) FROM inbound_callback"
 	                " WHERE (status = 'received' OR status = 'failed' OR status = 'parked')"
-	                " AND next_attempt_at <= ?2 AND source_system = ?1 AND id > ?3"
+	                " AND next_attempt_at <= ?2 AND +source_system = ?1 AND id > ?3"
 	                " ORDER BY id LIMIT ?4",
 	                &st);
 	if (rc)
@@ -158,7 +160,30 @@ static int intent_of(struct batch *b, const struct chan_ops *ops, struct chan_ct
 }
 
 /* Ask the channel about every event of the batch (no transaction open). */
-static void ask(struct batch *b, const struct chan_ops *ops, struct chan_ctx *ctx,
+/* 1 when the order of intent id is past the point where the intent's state
+ * can change anything: paid (or refunding, refunded) or closed. Succeeded
+ * and canceled are final at the channel, so asking again is pointless; a
+ * refund has events of its own. Read outside the write transaction: an
+ * order only moves forward, and apply_one reads it again. */
+static int settled(struct db *db, const char *provider, const char *id)
+{
+	sqlite3_stmt *st;
+	int yes = 0;
+
+	if (db_prepare_cached(db,
+	                      "SELECT 1 FROM pay_order WHERE provider_code = ?2"
+	                      " AND channel_order_id = ?1 AND status IN"
+	                      " ('paid', 'refunding', 'refunded', 'closed')",
+	                      &st))
+		return 0;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
+	yes = sqlite3_step(st) == SQLITE_ROW;
+	db_release(db, st);
+	return yes;
+}
+
+static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, struct chan_ctx *ctx,
                 volatile sig_atomic_t *stop)
 {
 	struct chan_status cs;
@@ -189,6 +214,9 @@ static void ask(struct batch *b, const struct chan_ops *ops, struct chan_ctx *ct
 				continue;
 			}
 			e->ix = intent_of(b, ops, ctx, e->rf.payment_intent);
+		} else if (settled(db, b->o->provider, e->object_id)) {
+			e->settled = 1;
+			continue;
 		} else {
 			e->ix = intent_of(b, ops, ctx, e->object_id);
 		}
@@ -214,7 +242,10 @@ struct order {
 	char *last_error; /* set when it changes; not owned */
 };
 
-static int order_by(struct db *db, const char *col, const char *v, struct order *po, int *found)
+/* The order whose channel id (col "channel", at provider) or order number
+ * (col "order") is v. */
+static int order_by(struct db *db, const char *provider, const char *col, const char *v,
+                    struct order *po, int *found)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -226,7 +257,7 @@ static int order_by(struct db *db, const char *col, const char *v, struct order 
 	                             " coalesce(channel_order_id, ''), customer_id,"
 	                             " coalesce(invoice_id, 0), coalesce(payment_id, 0), currency,"
 	                             " amount, refunded_amount, status FROM pay_order"
-	                             " WHERE channel_order_id = ?1"
+	                             " WHERE provider_code = ?2 AND channel_order_id = ?1"
 	                           : "SELECT id, order_no, provider_code,"
 	                             " coalesce(channel_order_id, ''), customer_id,"
 	                             " coalesce(invoice_id, 0), coalesce(payment_id, 0), currency,"
@@ -236,6 +267,8 @@ static int order_by(struct db *db, const char *col, const char *v, struct order 
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, v, -1, SQLITE_TRANSIENT);
+	if (!strcmp(col, "channel"))
+		sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		memset(po, 0, sizeof *po);
@@ -613,10 +646,23 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		snprintf(m->error, sizeof m->error, "%s", buf);
 		return 0;
 	}
+	if (e->settled) {
+		if ((rc = order_by(db, b->o->provider, "channel", e->object_id, &po, &found)) != 0)
+			return rc;
+		if (!found || rank(po.status) < rank("paid"))
+			return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
+			               e->object_id);
+		m->status = "ignored";
+		snprintf(m->error, sizeof m->error,
+		         _("nothing to change: order %s is already %s, and the intent's state is "
+		           "final (not asked again)"),
+		         po.order_no, po.status);
+		return 0;
+	}
 	ci = &b->in[e->ix].o;
-	if ((rc = order_by(db, "channel", ci->id, &po, &found)) != 0)
+	if ((rc = order_by(db, b->o->provider, "channel", ci->id, &po, &found)) != 0)
 		return rc;
-	if (!found && *ci->order_no && (rc = order_by(db, "order", ci->order_no, &po, &found)))
+	if (!found && *ci->order_no && (rc = order_by(db, b->o->provider, "order", ci->order_no, &po, &found)))
 		return rc;
 	if (!found) {
 		int64_t until = !strcmp(e->status, "parked") && e->parked_until
@@ -820,7 +866,7 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 		after = b.ev[b.n - 1].id;
 		memset(&b.add, 0, sizeof b.add);
 		b.nin = 0;
-		ask(&b, ops, ctx, stop);
+		ask(db, &b, ops, ctx, stop);
 		if (b.n == 0)
 			break;
 		if ((rc = db_write(db, apply_tx, &b)) != 0)

@@ -132,9 +132,9 @@ int chan_secret_load(const char *path, struct chan_secrets **out)
 	}
 	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
 		rc = err_set(FD_EINVAL,
-		             _("the secrets file %s can be read or changed by group or "
-		               "others: run 'chmod 600 %s' and try again"),
-		             s->path, s->path);
+		             _("run 'chmod 600 %s' and try again: the secrets file can be read "
+		               "or changed by group or others"),
+		             s->path);
 		goto out;
 	}
 	if (sb.st_size > SECRETS_MAX) {

@@ -4,7 +4,8 @@
  *
  * Invariants: nothing is written without the channel lease, and each write
  * transaction checks the lease epoch itself (control_fence, inside
- * chan_poll_once and outbox_deliver); no sleep is longer than 100 ms
+ * chan_poll_once, outbox_deliver, chan_process_due and chan_query_due); no
+ * sleep is longer than 100 ms
  * between looks at *stop; the adapter is opened with the same stop flag so
  * a request in flight is aborted when it is set.
  */
@@ -33,6 +34,7 @@
 #define SLICE_MS 100
 #define CHAN_PROCESS_EVERY 1.0 /* seconds between looks at the due inbound events */
 #define CHAN_QUERY_EVERY 5.0   /* seconds between looks at the orders to query */
+#define CHAN_PRUNE_EVERY 3600.0 /* seconds between prunings of the request log */
 
 void chan_worker_opts_default(struct chan_worker_opts *o)
 {
@@ -132,7 +134,9 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	struct chan_poll_result r;
 	struct chan_process_opts pro;
 	struct chan_process_result pr;
-	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0, next_query = 0;
+	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0, next_query = 0,
+	       next_prune = 0;
+	long keep_days = config_get_int("request_log_days", 90);
 	int64_t next_poll = 0;
 	int holding = 0, acquired = 0, waiting_said = 0, rc, sent;
 	int ttl = o->lease_ttl < 1 ? 1 : o->lease_ttl;
@@ -205,6 +209,13 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			next_query = mono_now() + CHAN_QUERY_EVERY;
 			if (pr.queried > 0)
 				next_process = 0;
+		}
+		if (mono_now() >= next_prune) {
+			/* the request log keeps request_log_days of calls; a failure
+			 * here never stops a payment */
+			if (keep_days > 0)
+				chan_log_prune(ch.log, (int64_t)time(NULL) - keep_days * 86400, NULL);
+			next_prune = mono_now() + CHAN_PRUNE_EVERY;
 		}
 		if (mono_now() >= next_process) {
 			memset(&pr, 0, sizeof pr);

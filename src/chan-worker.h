@@ -1,8 +1,10 @@
 /*
  * chan-worker.h - the payment channel worker: the loop that holds the
  * "channel" lease and, while it holds it, polls the channel's events into
- * the inbox on an interval and delivers the outbox; and a thread wrapper
- * with its own database connection for the desk screen and `serve`.
+ * the inbox on an interval, delivers the outbox, processes the due inbox
+ * events and queries the orders still paying (chan-process.h); and a
+ * thread wrapper with its own database connection for the desk screen and
+ * `serve`.
  *
  * Rules:
  *  - only the holder of the "channel" lease (control.h) talks to the
@@ -10,9 +12,9 @@
  *    the holder's lease expires or its process is gone;
  *  - the lease is renewed every ttl/3 seconds; every write the worker makes
  *    is fenced by the lease epoch in its own transaction (chan_poll_once,
- *    outbox_deliver), so a holder that was paused past its lease and
- *    replaced writes nothing when it wakes: it notices, says so and stands
- *    by again;
+ *    outbox_deliver, chan_process_due, chan_query_due), so a holder that
+ *    was paused past its lease and replaced writes nothing when it wakes:
+ *    it notices, says so and stands by again;
  *  - a poll happens every poll_seconds while the channel is well, and at
  *    the channel state's offline_until after a failure (the backoff of
  *    chan-poll.h);

@@ -49,6 +49,9 @@ while [ $k -lt $KILLS ]; do
 	[ $((k % 2)) -eq 0 ] && ctl intents '{"from": "requires_payment_method", "status": "succeeded"}' >/dev/null
 done
 ok "killed $KILLS times with SIGKILL" test $k -eq $KILLS
+# an entry of the request log older than request_log_days (90)
+LOG="${FRONTDESK_DB%.db}-requests.db"
+sqlite3 "$LOG" "INSERT INTO request_log (logged_at, provider, level, keyword, host, pid, method, url, status, latency_ms) VALUES (1000, 'stripe', 'info', 'old', 'h', 1, 'GET', 'https://x', 200, 1)"
 # the last worker delivers what is left; then the rest succeed too
 run_serve
 i=0
@@ -93,4 +96,7 @@ is "no outbox command left" "$(db "SELECT count(*) FROM outbox_event WHERE statu
 is "one intent at the channel per order" \
 	"$(curl -s "$BASE/_control/state" | jget 'len(d["intents"])')" "$ORDERS"
 ok "frontdesk check is clean" fd check
+is "the worker pruned the request log of entries older than 90 days" \
+	"$(sqlite3 "$LOG" "SELECT count(*) FROM request_log WHERE logged_at < strftime('%s', 'now') - 90 * 86400")" 0
+ok "and kept the recent ones" test "$(sqlite3 "$LOG" "SELECT count(*) FROM request_log")" -gt 100
 done_testing
