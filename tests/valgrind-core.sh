@@ -30,4 +30,31 @@ for t in check_core check_money; do
 	[ "$st" -ne 0 ] && sed 's/^/# /' "$TMP/vg.out" | head -40
 done
 
+# The payment channel: an order delivered, its success polled, processed
+# into a payment, and an order found paid by the active query.
+. "$TOP_SRCDIR/tests/chan-fake.sh"
+KEY=sk_test_made_up_valgrind_key
+FAKE_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+fake_start 120
+fake_secrets
+fd channel provider-set stripe --url "$BASE" >/dev/null
+for t in 1 2; do
+	j=$(fd --json job add --customer 1 --title "Card $t" | jget 'd["id"]')
+	fd item add --job "$j" --description "Work $t" --price 20 >/dev/null
+	fd invoice issue --jobs "$j" >/dev/null
+done
+set -- $(db "SELECT id FROM invoice WHERE status = 'issued' ORDER BY id")
+fd channel charge --invoice "$1" --amount 1 >/dev/null
+fd channel charge --invoice "$2" --amount 1 >/dev/null
+vg "$FRONTDESK" channel deliver --once --all; is "channel deliver clean" "$?" 0
+pi1=$(db "SELECT channel_order_id FROM pay_order ORDER BY id LIMIT 1")
+pi2=$(db "SELECT channel_order_id FROM pay_order ORDER BY id DESC LIMIT 1")
+ctl "intent/$pi1" '{"status": "succeeded"}' >/dev/null
+ctl "intent/$pi2" '{"status": "succeeded", "emit": false}' >/dev/null
+vg "$FRONTDESK" channel poll --once; is "channel poll clean" "$?" 0
+vg "$FRONTDESK" channel process --once; is "channel process clean" "$?" 0
+vg "$FRONTDESK" channel query --once --all; is "channel query clean" "$?" 0
+is "both orders paid" "$(db "SELECT group_concat(status) FROM pay_order")" "paid,paid"
+
 done_testing
