@@ -27,6 +27,7 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
 #include "xalloc.h"
@@ -375,8 +376,51 @@ struct mark_ctx {
 	int64_t wait;           /* seconds to next_retry_at */
 	const char *channel_id; /* payment.create ok: the intent id */
 	int refund_ok;          /* refund.create ok: the order becomes refunding */
+	const struct chan_refund *refund; /* refund.create ok: the channel's refund */
+	const char *provider;             /* the provider code */
 	int order_failed;       /* payment.create refused: the order fails */
 };
+
+static int keep_refund(struct db *db, const char *provider, const struct row *r,
+                       const struct chan_refund *ref)
+{
+	struct inbox_new ev = {0};
+	cJSON *j = cJSON_CreateObject(), *obj;
+	char ext[300];
+	char *raw;
+	int64_t id;
+	int rc, fresh;
+
+	snprintf(ext, sizeof ext, "answer:%s", ref->id);
+	cJSON_AddStringToObject(j, "id", ext);
+	cJSON_AddStringToObject(j, "object", "event");
+	cJSON_AddStringToObject(j, "type", "refund.created");
+	cJSON_AddStringToObject(j, "via", "the answer to outbox command");
+	cJSON_AddNumberToObject(j, "outbox_id", (double)r->id);
+	obj = cJSON_AddObjectToObject(cJSON_AddObjectToObject(j, "data"), "object");
+	cJSON_AddStringToObject(obj, "id", ref->id);
+	cJSON_AddStringToObject(obj, "object", "refund");
+	cJSON_AddStringToObject(obj, "payment_intent", ref->payment_intent);
+	cJSON_AddStringToObject(obj, "status", ref->status);
+	/* amounts are within 10^14, exact in a double */
+	cJSON_AddNumberToObject(obj, "amount", (double)ref->amount);
+	cJSON_AddStringToObject(obj, "currency", ref->currency);
+	raw = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	if (!raw)
+		return err_set(FD_EIO, _("cannot write down the state found"));
+	ev.source = provider;
+	ev.external_id = ext;
+	ev.via = "query";
+	ev.event_type = "refund.created";
+	ev.object_id = ref->id;
+	ev.payload = raw;
+	ev.len = strlen(raw);
+	ev.status = "received";
+	rc = inbox_insert(db, &ev, &id, &fresh);
+	cJSON_free(raw);
+	return rc;
+}
 
 static int mark_tx(struct db *db, void *arg)
 {
@@ -439,6 +483,11 @@ static int mark_tx(struct db *db, void *arg)
 		sqlite3_bind_int64(st, 3, clock_now());
 		rc = db_run(db, st, _("cannot record the channel's payment id"));
 	} else if (m->refund_ok || m->order_failed) {
+		/* the answer names the refund: keep it as an inbox event, so that
+		 * the refund is asked about and posted even if every event the
+		 * channel sends about it is lost */
+		if (m->refund && (rc = keep_refund(db, m->provider, m->r, m->refund)) != 0)
+			return rc;
 		rc = db_prepare(
 		    db,
 		    m->refund_ok
@@ -461,7 +510,8 @@ static int mark_tx(struct db *db, void *arg)
 
 /* Send one row and record what came back. */
 static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
-                       const struct control_hold *lease, const struct row *r)
+                       const char *provider, const struct control_hold *lease,
+                       const struct row *r)
 {
 	struct mark_ctx m = {0};
 	struct chan_status cs;
@@ -472,6 +522,7 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 
 	m.lease = lease;
 	m.r = r;
+	m.provider = provider;
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
 	memset(&cs, 0, sizeof cs);
@@ -513,10 +564,12 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 	case CHAN_OK:
 		m.status = "succeeded";
 		m.error = NULL;
-		if (is_pay)
+		if (is_pay) {
 			m.channel_id = ord.id;
-		else
+		} else {
 			m.refund_ok = 1;
+			m.refund = &ref;
+		}
 		break;
 	case CHAN_RETRY:
 	case CHAN_UNKNOWN:
@@ -552,7 +605,7 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	while (!(stop && *stop)) {
 		if ((rc = next_row(db, provider, all, &r, &found)) != 0 || !found)
 			return rc;
-		if ((rc = deliver_one(db, ops, ctx, lease, &r)) != 0)
+		if ((rc = deliver_one(db, ops, ctx, provider, lease, &r)) != 0)
 			return rc;
 		(*sent)++;
 	}

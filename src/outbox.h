@@ -25,6 +25,9 @@
  * order: a refund never leaves before the charge of its order is settled.
  * An answer that disagrees with the row (another amount, currency or order
  * number) is never recorded as success: the row is dead with the reason.
+ * A refund's answer names the channel's refund: it is stored, in the same
+ * transaction, as an inbox event of its own ("answer:<refund id>") so the
+ * processor asks about the refund until it settles, events or not.
  *
  * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`), the
  * worker (chan-worker.c), tests.

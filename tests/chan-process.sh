@@ -146,6 +146,17 @@ matches "a declined card leaves the order open, with the reason" \
 succeed "$D"; poll; process >/dev/null
 matches "the same intent paid later: posted" "$(order "$D")" "^paid\|"
 
+# --- A refund asked for at the desk, every event about it lost --------------
+fd channel refund "$D" --amount 2 >/dev/null
+deliver
+RD=$(db "SELECT json_extract(payload, '\$.data.object.id') FROM inbound_callback WHERE external_id LIKE 'answer:%'")
+like "the channel's answer names the refund; it is kept as an inbox event" "$RD" "re_"
+ctl "refund/$RD" '{"status": "succeeded", "emit": false}' >/dev/null
+out=$(process)
+is "without polling: the refund is asked about and posted" "$(echo "$out" | jget 'd["refunds"]')" 1
+matches "the order is partly refunded" "$(order "$D")" "^refunding\|[0-9]+\|200$"
+is "as a card refund with the channel's id" "$(db "SELECT amount, method, status FROM refund WHERE reference = '$RD'")" "200|card|succeeded"
+
 # --- An order we do not know: parked, then dead ------------------------------
 ctl intent '{"amount": 700, "status": "succeeded", "metadata": {"order_no": "PO-not-ours"}}' >/dev/null
 poll; out=$(process)
