@@ -5,6 +5,8 @@
  * statements that touch only indexed rows (the one enabled primary, a
  * primary-key lookup, index ranges over the counted statuses), except the
  * outbox's dead count, which desk.h tells the screen to read less often.
+ * The dead-letter view's outbox reads (desk_outbox_list / _get) run when a
+ * person opens or refreshes that view.
  */
 #include <config.h>
 
@@ -175,5 +177,91 @@ int desk_outbox_dead(struct db *db, int64_t *n)
 	else
 		rc = db_fail(db, _("cannot count the dead outbox commands"));
 	db_release(db, st);
+	return rc;
+}
+
+#define OUTBOX_COLS                                                                                \
+	"id, event_type, business_key, provider_code, status, last_error, payload, retry_count, "  \
+	"created_at, updated_at, coalesce(sent_at, 0)"
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s ? xstrdup(s) : NULL;
+}
+
+/* Fill *o from the current row of st (OUTBOX_COLS). */
+static void outbox_row(sqlite3_stmt *st, struct desk_outbox *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = sqlite3_column_int64(st, 0);
+	o->event_type = col_dup(st, 1);
+	o->business_key = col_dup(st, 2);
+	o->provider_code = col_dup(st, 3);
+	o->status = col_dup(st, 4);
+	o->last_error = col_dup(st, 5);
+	o->payload = col_dup(st, 6);
+	o->retry_count = sqlite3_column_int64(st, 7);
+	o->created_at = sqlite3_column_int64(st, 8);
+	o->updated_at = sqlite3_column_int64(st, 9);
+	o->sent_at = sqlite3_column_int64(st, 10);
+}
+
+void desk_outbox_free(struct desk_outbox *o)
+{
+	free(o->event_type);
+	free(o->business_key);
+	free(o->provider_code);
+	free(o->status);
+	free(o->last_error);
+	free(o->payload);
+	memset(o, 0, sizeof *o);
+}
+
+int desk_outbox_list(struct db *db, const char *status, int limit,
+                     int (*cb)(const struct desk_outbox *o, void *arg), void *arg)
+{
+	static const char sql[] = "SELECT " OUTBOX_COLS " FROM outbox_event WHERE status = ?1 "
+	                          "ORDER BY id DESC LIMIT ?2";
+	struct desk_outbox o;
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if ((rc = db_prepare(db, sql, &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : 100);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		outbox_row(st, &o);
+		rc = cb(&o, arg);
+		desk_outbox_free(&o);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the outbox commands"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int desk_outbox_get(struct db *db, int64_t id, struct desk_outbox *out)
+{
+	static const char sql[] = "SELECT " OUTBOX_COLS " FROM outbox_event WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare(db, sql, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		outbox_row(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no outbox command %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the outbox commands"));
+	sqlite3_finalize(st);
 	return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * desk.h - the small read queries the desk screen needs that no other
  * module offers: which invoices bill a job, finding invoices by part of
- * their number, whether a connection is read-only, and what the status line
+ * their number, whether a connection is read-only, what the status line
  * shows of the payment channel (its worker's state, pending inbound events
- * and dead letters).
+ * and dead letters), and the outbox commands of the dead-letter view.
  *
  * Reads only; every function follows the core's conventions (0 or a
  * negative FD_E* code with a reason in err_msg(); a list stops at the
@@ -59,5 +59,34 @@ int desk_channel_read(struct db *db, struct desk_channel *out);
  * outbox table: call it when the database changed (db_data_version), not
  * on every tick. */
 int desk_outbox_dead(struct db *db, int64_t *n);
+
+/* One outbound command (a row of outbox_event), as the dead-letter view
+ * shows it. Strings are owned by the struct (desk_outbox_free). */
+struct desk_outbox {
+	int64_t id;
+	char *event_type;    /* "payment.create", "refund.create" */
+	char *business_key;  /* our order number or refund key */
+	char *provider_code; /* the channel it is for */
+	char *status;        /* pending, sending, succeeded, failed, dead */
+	char *last_error;    /* NULL when none */
+	char *payload;       /* the JSON text we send */
+	int64_t retry_count;
+	int64_t created_at, updated_at; /* our clock */
+	int64_t sent_at;                /* 0 when never sent */
+};
+
+/* desk_outbox_list - call cb with each outbox command in status (e.g.
+ * "dead"), newest first, at most limit (<= 0: 100). The struct passed to cb
+ * is valid during the call only. Like desk_outbox_dead it reads the outbox
+ * table (no index on status): call it when a person asks, not per tick. */
+int desk_outbox_list(struct db *db, const char *status, int limit,
+                     int (*cb)(const struct desk_outbox *o, void *arg), void *arg);
+
+/* desk_outbox_get - fill *out with command id (free with desk_outbox_free);
+ * FD_ENOTFOUND when there is no such command. */
+int desk_outbox_get(struct db *db, int64_t id, struct desk_outbox *out);
+
+/* desk_outbox_free - free the strings of o (which may be zeroed). */
+void desk_outbox_free(struct desk_outbox *o);
 
 #endif

@@ -6,7 +6,9 @@
  * time (weeks, months, DST, the locale's first weekday), and the payment
  * form's model: the oldest-first proposal and ONE payment for a form
  * posted twice with its idempotency key; the status line's fitting and
- * what it reads of the payment channel (desk_channel_read).
+ * what it reads of the payment channel (desk_channel_read); the dead-letter
+ * keys, payloads made harmless and wrapped (payload_lines) and the outbox
+ * reads of the dead-letter view.
  */
 #include <config.h>
 
@@ -30,6 +32,7 @@
 #include "invoice.h"
 #include "layout.h"
 #include "payform.h"
+#include "payload.h"
 #include "projection.h"
 #include "status.h"
 #include "tw.h"
@@ -249,6 +252,117 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(keymap_lookup(KEYC_FN | KEY_F(1), CTX_FORM), ACT_HELP);
 	ck_assert_int_eq(keymap_lookup(127, CTX_FORM), ACT_FORM_BACKSPACE);
 	ck_assert_int_eq(keymap_lookup('z', CTX_CAL), ACT_NONE);
+	/* the dead letters: D everywhere but in forms; in the dead-letter views
+	 * r and i retry and ignore, elsewhere in panes they still refund and
+	 * issue an invoice */
+	ck_assert_int_eq(keymap_lookup('D', CTX_CAL), ACT_DEAD_LETTERS);
+	ck_assert_int_eq(keymap_lookup('D', CTX_PANE), ACT_DEAD_LETTERS);
+	ck_assert_int_eq(keymap_lookup('D', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('r', CTX_PANE | CTX_DEAD), ACT_DEAD_RETRY);
+	ck_assert_int_eq(keymap_lookup('i', CTX_PANE | CTX_DEAD), ACT_DEAD_IGNORE);
+	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_DEAD), ACT_DOWN);
+	ck_assert_int_eq(keymap_lookup('r', CTX_PANE), ACT_REFUND);
+	ck_assert_int_eq(keymap_lookup('i', CTX_PANE), ACT_ISSUE_INVOICE);
+}
+END_TEST
+
+/* ---------------------------------------------------------------- payloads */
+
+struct lines {
+	char l[16][128];
+	int n;
+	int stop_at; /* return 7 at this line (0: never) */
+};
+
+static int collect(const char *line, void *arg)
+{
+	struct lines *ls = arg;
+
+	ck_assert_int_lt(ls->n, 16);
+	snprintf(ls->l[ls->n], sizeof ls->l[0], "%s", line);
+	ls->n++;
+	return ls->stop_at && ls->n == ls->stop_at ? 7 : 0;
+}
+
+/* The lines of len bytes of s wrapped at cols. */
+static struct lines wrap(const char *s, size_t len, int cols, int words)
+{
+	struct lines ls;
+
+	memset(&ls, 0, sizeof ls);
+	ck_assert_int_eq(payload_lines(s, len, cols, words, collect, &ls), 0);
+	return ls;
+}
+
+#define WRAP(s, cols, words) wrap((s), sizeof(s) - 1, (cols), (words))
+
+START_TEST(test_payload_lines)
+{
+	struct lines ls;
+
+	/* lines; CRLF is one break; a trailing newline adds no empty line */
+	ls = WRAP("ab\r\ncd\n\nef\n", 40, 0);
+	ck_assert_int_eq(ls.n, 4);
+	ck_assert_str_eq(ls.l[0], "ab");
+	ck_assert_str_eq(ls.l[1], "cd");
+	ck_assert_str_eq(ls.l[2], "");
+	ck_assert_str_eq(ls.l[3], "ef");
+	/* nothing at all: one empty line */
+	ls = wrap(NULL, 0, 40, 0);
+	ck_assert_int_eq(ls.n, 1);
+	ck_assert_str_eq(ls.l[0], "");
+	/* control characters, an escape sequence, NUL, DEL, a lone CR, a byte
+	 * that is not UTF-8, a C1 control and a bidirectional override all
+	 * become visible text; plain UTF-8 stays as it is */
+	ls = WRAP("\x1b[31mred\x1b[0m \xff\xfe \xc2\x9b \xe2\x80\xae.exe", 80, 0);
+	ck_assert_int_eq(ls.n, 1);
+	ck_assert_str_eq(ls.l[0], "^[[31mred^[[0m \\xFF\\xFE <U+009B> <U+202E>.exe");
+	ls = WRAP("a\0b\x7f\rc caf\xc3\xa9", 80, 0);
+	ck_assert_str_eq(ls.l[0], "a^@b^?^Mc caf\xc3\xa9");
+	/* a tab goes to the next multiple of 8 columns */
+	ls = WRAP("a\tb\t\tc", 80, 0);
+	ck_assert_str_eq(ls.l[0], "a       b               c");
+	/* wrapped at the width, never inside an escape or a wide character */
+	ls = WRAP("abcdefghijklmnop", 12, 0);
+	ck_assert_int_eq(ls.n, 2);
+	ck_assert_str_eq(ls.l[0], "abcdefghijkl");
+	ck_assert_str_eq(ls.l[1], "mnop");
+	ls = WRAP("abcdefghij\x1bk", 12, 0);
+	ck_assert_str_eq(ls.l[0], "abcdefghij^[");
+	ck_assert_str_eq(ls.l[1], "k");
+	ls = WRAP("abcdefghijk\x1b", 12, 0);
+	ck_assert_str_eq(ls.l[0], "abcdefghijk");
+	ck_assert_str_eq(ls.l[1], "^[");
+	ls = WRAP("abcdefghi\xff", 12, 0);
+	ck_assert_str_eq(ls.l[0], "abcdefghi");
+	ck_assert_str_eq(ls.l[1], "\\xFF");
+	ls = WRAP("a\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87\xe4\xb8\xad\xe6\x96\x87", 12,
+	          0);
+	ck_assert_int_eq(ls.n, 2);
+	ck_assert_int_eq(tw_width(ls.l[0]), 11); /* a + 5 wide: the 6th does not fit */
+	ck_assert_int_eq(tw_width(ls.l[1]), 2);
+	/* fewer columns than the minimum: the minimum */
+	ls = WRAP("abcdefghijklmnop", 3, 0);
+	ck_assert_int_eq((int)strlen(ls.l[0]), PAYLOAD_MIN_COLS);
+	/* words: at the last blank; a word longer than the line is cut */
+	ls = WRAP("the channel says nothing was posted", 12, 1);
+	ck_assert_int_eq(ls.n, 3);
+	ck_assert_str_eq(ls.l[0], "the channel");
+	ck_assert_str_eq(ls.l[1], "says nothing");
+	ck_assert_str_eq(ls.l[2], "was posted");
+	ls = WRAP("to abcdefghijklmnopq r", 12, 1);
+	ck_assert_str_eq(ls.l[0], "to");
+	ck_assert_str_eq(ls.l[1], "abcdefghijkl");
+	ck_assert_str_eq(ls.l[2], "mnopq r");
+	/* every line fits */
+	ls = WRAP("x \x1b\x1b\x1b\x1b\x1b\x1b\x1b y", 12, 1);
+	ck_assert_int_le(tw_width(ls.l[0]), 12);
+	ck_assert_int_le(tw_width(ls.l[1]), 12);
+	/* the callback stops it */
+	memset(&ls, 0, sizeof ls);
+	ls.stop_at = 2;
+	ck_assert_int_eq(payload_lines("a\nb\nc", 5, 20, 0, collect, &ls), 7);
+	ck_assert_int_eq(ls.n, 2);
 }
 END_TEST
 
@@ -607,6 +721,16 @@ START_TEST(test_payform_refused_writes_nothing)
 }
 END_TEST
 
+/* seen[0]: how many; seen[1..]: their ids */
+static int outbox_seen(const struct desk_outbox *o, void *arg)
+{
+	int64_t *seen = arg;
+
+	ck_assert_int_lt(seen[0], 3);
+	seen[++seen[0]] = o->id;
+	return 0;
+}
+
 /* What the status line reads of the channel, from the rows themselves. */
 START_TEST(test_desk_channel)
 {
@@ -684,6 +808,48 @@ START_TEST(test_desk_channel)
 	                 0);
 	ck_assert_int_eq(desk_outbox_dead(db, &n), 0);
 	ck_assert_int_eq(n, 1);
+	/* the dead-letter view's reads: the dead ones, newest first, in full */
+	ck_assert_int_eq(db_exec(db, "INSERT INTO outbox_event (event_type, business_key, "
+	                             "provider_code, idempotency_key, payload, created_at, "
+	                             "updated_at) VALUES ('refund.create', 'PO-3', 'stripe', "
+	                             "'k3', '{\"a\": 1}', 2, 2); "
+	                             "UPDATE outbox_event SET status = 'sending' WHERE id = 3; "
+	                             "UPDATE outbox_event SET status = 'dead', last_error = 'no' "
+	                             "WHERE id = 3"),
+	                 0);
+	{
+		int64_t seen[4] = {0};
+
+		ck_assert_int_eq(desk_outbox_list(db, "dead", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(seen[0], 2);
+		ck_assert_int_eq(seen[1], 3); /* newest first */
+		ck_assert_int_eq(seen[2], 1);
+		seen[0] = 0;
+		ck_assert_int_eq(desk_outbox_list(db, "dead", 1, outbox_seen, seen), 0);
+		ck_assert_int_eq(seen[0], 1); /* the limit */
+		seen[0] = 0;
+		ck_assert_int_eq(desk_outbox_list(db, "succeeded", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(seen[0], 0);
+	}
+	{
+		struct desk_outbox o;
+
+		ck_assert_int_eq(desk_outbox_get(db, 3, &o), 0);
+		ck_assert_str_eq(o.event_type, "refund.create");
+		ck_assert_str_eq(o.business_key, "PO-3");
+		ck_assert_str_eq(o.provider_code, "stripe");
+		ck_assert_str_eq(o.status, "dead");
+		ck_assert_str_eq(o.last_error, "no");
+		ck_assert_str_eq(o.payload, "{\"a\": 1}");
+		ck_assert_int_eq(o.created_at, 2);
+		ck_assert_int_eq(o.sent_at, 0);
+		desk_outbox_free(&o);
+		ck_assert_int_eq(desk_outbox_get(db, 2, &o), 0);
+		ck_assert_str_eq(o.status, "pending");
+		ck_assert_ptr_null(o.last_error);
+		desk_outbox_free(&o);
+		ck_assert_int_eq(desk_outbox_get(db, 99, &o), FD_ENOTFOUND);
+	}
 	/* a disabled provider is no provider */
 	ck_assert_int_eq(chan_provider_set(db, "stripe", NULL, NULL, 0), 0);
 	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
@@ -718,6 +884,7 @@ int main(void)
 	tcase_add_test(pure, test_cal_months);
 	tcase_add_test(pure, test_cal_weekday_names);
 	tcase_add_test(pure, test_status_fit);
+	tcase_add_test(pure, test_payload_lines);
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);
 	tcase_add_test(withdb, test_payform_twice_posts_once);

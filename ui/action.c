@@ -27,6 +27,8 @@ static const struct action_def table[] = {
     {ACT_REDRAW, "redraw", "C-l", N_("Redraw the whole screen"), CTX_GLOBAL, NULL},
     {ACT_SEARCH, "search", "/", N_("Search customers, phone numbers and invoice numbers"),
      CTX_GLOBAL, N_("Search")},
+    {ACT_DEAD_LETTERS, "dead-letters", "D", N_("Show the payment channel's dead letters"),
+     CTX_GLOBAL, N_("Dead letters")},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -47,6 +49,11 @@ static const struct action_def table[] = {
      N_("Open the selected day (month view) or visit (week and day views)"), CTX_CAL, N_("Open")},
     {ACT_CAL_NEW_VISIT, "calendar-new-visit", "a", N_("Book a new visit on the selected day"),
      CTX_CAL, N_("New visit")},
+    /* dead letters: before the panes, whose r and i they override there */
+    {ACT_DEAD_RETRY, "dead-retry", "r", N_("Retry the selected inbound event"), CTX_DEAD,
+     N_("Retry")},
+    {ACT_DEAD_IGNORE, "dead-ignore", "i", N_("Ignore the selected inbound event (asks why)"),
+     CTX_DEAD, N_("Ignore")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},

@@ -8,10 +8,13 @@
  * `?` help screen and the key-hint bar. Action names and key names are
  * untranslated identifiers; the help text is translated when shown.
  *
- * An action belongs to one context (global, calendar, pane, form);
- * a view says which contexts it listens to. A key is looked up first in the
- * view's own contexts, then in the global one (in a form only for function
- * and control keys: typing text must not trigger anything).
+ * An action belongs to one context (global, calendar, pane, form, dead
+ * letters); a view says which contexts it listens to. A key is looked up
+ * first in the view's own contexts, in table order, then in the global one
+ * (in a form only for function and control keys: typing text must not
+ * trigger anything). The dead-letter actions come before the panes' in
+ * the table, so that in the dead-letter views (CTX_DEAD | CTX_PANE) `r` and
+ * `i` retry and ignore rather than refund and invoice.
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
  * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
@@ -28,6 +31,7 @@ enum {
 	CTX_CAL = 2,  /* the calendar */
 	CTX_PANE = 4, /* drill-down panes and lists */
 	CTX_FORM = 8, /* forms: unbound printable keys are typed text */
+	CTX_DEAD = 16 /* the dead-letter views (which also listen to CTX_PANE) */
 };
 
 enum action {
@@ -38,6 +42,7 @@ enum action {
 	ACT_BACK,
 	ACT_REDRAW,
 	ACT_SEARCH,
+	ACT_DEAD_LETTERS,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -54,6 +59,9 @@ enum action {
 	ACT_CAL_DAY,
 	ACT_CAL_OPEN,
 	ACT_CAL_NEW_VISIT,
+	/* dead letters */
+	ACT_DEAD_RETRY,
+	ACT_DEAD_IGNORE,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

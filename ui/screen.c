@@ -83,7 +83,8 @@ static struct {
 	/* its pieces (status.h), fitted to the width when drawn */
 	char st_db[128], st_channel[160], st_last_ok[64], st_events[128], st_events_short[128],
 	    st_jobs[128], st_jobs_short[128], st_runner[96];
-	int64_t outbox_dead; /* read again when the database changed */
+	int64_t outbox_dead;  /* read again when the database changed */
+	int64_t dead_letters; /* inbound and outbox: the hint bar offers the key */
 	int outbox_stale;
 	char worker_msg[700]; /* what the channel worker said, waiting for the line */
 	enum msg_level worker_level;
@@ -401,6 +402,7 @@ static void update_status(void)
 	snprintf(S.st_channel, sizeof S.st_channel, _("channel: %s"), word);
 	last_ok(ch.configured ? ch.last_success_at : 0, S.st_last_ok, sizeof S.st_last_ok);
 	ev_dead = ch.inbox_dead + S.outbox_dead;
+	S.dead_letters = ev_dead;
 	if (ch.configured || ch.inbox_pending || ev_dead)
 		counts(0, ch.inbox_pending, ev_dead, S.st_events, S.st_events_short,
 		       sizeof S.st_events);
@@ -478,6 +480,8 @@ static void draw_hints(struct view *top)
 		x = draw_hint(x, *a);
 	if (top->ops->ctx & CTX_FORM)
 		return;
+	if (S.dead_letters > 0 && !(top->ops->ctx & CTX_DEAD))
+		x = draw_hint(x, ACT_DEAD_LETTERS);
 	for (a = globals; *a != ACT_NONE; a++)
 		x = draw_hint(x, *a);
 }
@@ -612,6 +616,9 @@ static void global_action(const struct ui_event *ev)
 		break;
 	case ACT_SEARCH:
 		push(view_search_new());
+		break;
+	case ACT_DEAD_LETTERS:
+		push(view_dead_new());
 		break;
 	default:
 		break;

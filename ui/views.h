@@ -32,6 +32,24 @@ struct view *view_customer_new(int64_t customer_id);
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
+/* view-dead.c: the payment channel's dead letters (inbound events and
+ * outbox commands given up) */
+struct view *view_dead_new(void);
+
+/* dead_retry - make inbound event inbox_id due again (inbox_retry) and say
+ * the outcome on the message line; 0 when it was retried, else the core's
+ * code (read-only screen: FD_EINVAL). */
+int dead_retry(int64_t inbox_id);
+
+/* view-event.c: one inbound event with every field and its raw payload */
+struct view *view_event_new(int64_t inbox_id);
+
+/* view-event.c: one outbox command with every field and its payload */
+struct view *view_command_new(int64_t outbox_id);
+
+/* form-ignore.c: ignore inbound event inbox_id with a reason (confirmed) */
+struct view *form_ignore_new(int64_t inbox_id);
+
 /* form-payment.c: record a payment from customer_id and allocate it */
 struct view *form_payment_new(int64_t customer_id, const char *currency);
 
