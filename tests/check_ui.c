@@ -31,6 +31,7 @@
 #include "err.h"
 #include "invoice.h"
 #include "layout.h"
+#include "outbox.h"
 #include "payform.h"
 #include "payload.h"
 #include "projection.h"
@@ -262,6 +263,9 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(keymap_lookup('i', CTX_PANE | CTX_DEAD), ACT_DEAD_IGNORE);
 	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_DEAD), ACT_DOWN);
 	ck_assert_int_eq(keymap_lookup('r', CTX_PANE), ACT_REFUND);
+	ck_assert_int_eq(keymap_lookup('C', CTX_PANE), ACT_CARD_CHARGE);
+	ck_assert_int_eq(action_by_name("card-charge"), ACT_CARD_CHARGE);
+	ck_assert_int_eq(keymap_lookup('C', CTX_FORM), ACT_NONE);
 	ck_assert_int_eq(keymap_lookup('i', CTX_PANE), ACT_ISSUE_INVOICE);
 }
 END_TEST
@@ -732,6 +736,65 @@ static int outbox_seen(const struct desk_outbox *o, void *arg)
 }
 
 /* What the status line reads of the channel, from the rows themselves. */
+static int collect_order(const struct desk_card_order *o, void *arg)
+{
+	struct desk_card_order *out = arg;
+
+	out->id++; /* counts the orders */
+	snprintf(out->order_no, sizeof out->order_no, "%s", o->order_no);
+	snprintf(out->status, sizeof out->status, "%s", o->status);
+	out->amount = o->amount;
+	out->payment_id = o->payment_id;
+	return 0;
+}
+
+/* The card order reads of the invoice pane and the charge and refund forms:
+ * what may still be charged counts the open orders; a payment that did not
+ * come from the channel has no order (the refund form then posts locally). */
+START_TEST(test_desk_card)
+{
+	struct customer_input ci = {"Card Cat", NULL, NULL, NULL, NULL};
+	struct payment_input pin = {0};
+	struct idem_result res = {0};
+	struct desk_card_order o, seen = {0};
+	char order_no[65];
+	int64_t cust, inv, left = -1;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	inv = invoice_of(cust, 10000, 30);
+	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(left, 10000);
+	ck_assert_int_eq(desk_card_chargeable(db, 999, &left), FD_ENOTFOUND);
+	ck_assert_int_eq(desk_card_orders(db, inv, collect_order, &seen), 0);
+	ck_assert_int_eq(seen.id, 0);
+	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	              err_msg());
+	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, order_no, NULL) == 0, "%s", err_msg());
+	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(left, 4000);
+	/* what the form proposes is what outbox_charge accepts, and no more */
+	ck_assert_int_eq(outbox_charge(db, NULL, inv, 4001, order_no, NULL), FD_EINVAL);
+	ck_assert_int_eq(desk_card_orders(db, inv, collect_order, &seen), 0);
+	ck_assert_int_eq(seen.id, 1);
+	ck_assert_str_eq(seen.order_no, order_no);
+	ck_assert_str_eq(seen.status, "created");
+	ck_assert_int_eq(seen.amount, 6000);
+	ck_assert_int_eq(seen.payment_id, 0);
+	/* a cash payment is not the channel's */
+	pin.customer_id = cust;
+	pin.amount = 1000;
+	pin.method = "cash";
+	ck_assert_msg(payment_record(db, &pin, NULL, 0, 0, NULL, &res) == 0, "%s", err_msg());
+	ck_assert_int_eq(desk_card_order_of_payment(db, res.id, &o), FD_ENOTFOUND);
+	desk_card_order_free(&o);
+	idem_result_free(&res);
+	/* an order closed by the channel no longer counts against the invoice */
+	ck_assert_int_eq(db_exec(db, "UPDATE pay_order SET status = 'closed'"), 0);
+	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(left, 10000);
+}
+END_TEST
+
 START_TEST(test_desk_channel)
 {
 	struct desk_channel ch;
@@ -891,6 +954,7 @@ int main(void)
 	tcase_add_test(withdb, test_payform_refused_writes_nothing);
 	tcase_add_test(withdb, test_cal_load);
 	tcase_add_test(withdb, test_desk_channel);
+	tcase_add_test(withdb, test_desk_card);
 	tcase_set_timeout(withdb, 60);
 	suite_add_tcase(s, withdb);
 	sr = srunner_create(s);

@@ -74,6 +74,8 @@ static const struct action_def table[] = {
     {ACT_REVERSE_ALLOC, "reverse-allocation", "x", N_("Reverse the selected allocation"), CTX_PANE,
      N_("Reverse")},
     {ACT_REFUND, "refund", "r", N_("Refund (part of) this payment"), CTX_PANE, N_("Refund")},
+    {ACT_CARD_CHARGE, "card-charge", "C",
+     N_("Card payment through the payment channel for this invoice"), CTX_PANE, N_("Card")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

@@ -88,6 +88,7 @@ struct view *form_ignore_new(int64_t inbox_id)
 	struct form *f;
 	char title[200], info[400];
 	char *safe;
+	int k;
 
 	if (ui_readonly()) {
 		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
@@ -119,7 +120,8 @@ struct view *form_ignore_new(int64_t inbox_id)
 	snprintf(info, sizeof info, _("%1$s, %2$s: %3$s"), is->what, e.status,
 	         e.last_error ? e.last_error : "-");
 	form_add(f, F_INFO, 0, _("Event:"), info);
-	f->fields[form_add(f, F_TEXT, 1, _("Reason"), NULL)].width = 50;
+	k = form_add(f, F_TEXT, 1, _("Reason"), NULL); /* may move f->fields */
+	f->fields[k].width = 50;
 	inbox_event_free(&e);
 	return form_view(f);
 }

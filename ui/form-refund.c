@@ -2,6 +2,15 @@
  * form-refund.c - refund (part of) a payment. The amount defaults to what
  * is unallocated (a refund never takes allocated money: reverse
  * allocations first); a reason is required; the person confirms with `y`.
+ *
+ * A card payment that came from the payment channel (the payment of a
+ * pay_order) is refunded through the channel instead: the form asks for the
+ * amount only (default: what is left after the refunds already asked for),
+ * and posting writes a "refund.create" command (outbox_refund), no refund
+ * row. The channel worker sends it; the refund row is posted, with the
+ * allocations reversed as far as needed, when the channel says the refund
+ * succeeded. outbox_refund takes no idempotency key, so like form-charge.c
+ * the form calls it at most once unless it was refused and wrote nothing.
  */
 #include <config.h>
 
@@ -9,11 +18,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "desk.h"
 #include "err.h"
 #include "fmt.h"
 #include "form.h"
 #include "i18n.h"
 #include "money.h"
+#include "outbox.h"
 #include "payment.h"
 #include "text.h"
 #include "views.h"
@@ -27,8 +38,83 @@ static const char *const method_labels[] = {N_("cash"), N_("check"), N_("card"),
 
 struct refst {
 	struct payment p;
-	int64_t amount; /* parsed by check */
+	int64_t amount;           /* parsed by check */
+	struct desk_card_order o; /* channel: its card order */
+	int64_t left;             /* channel: what may still be asked for */
+	int called;               /* channel: outbox_refund may have written */
 };
+
+static int chan_check(struct form *f)
+{
+	struct refst *rs = f->arg;
+	const struct currency *cur = currency_find(rs->p.currency);
+	int k = form_find(f, R_AMOUNT);
+	char m[FMT_MONEY];
+
+	if (!*form_value(f, k)) {
+		form_error(f, k, "%s", _("required"));
+		return 1;
+	}
+	if (!cur || money_parse(form_value(f, k), cur, &rs->amount)) {
+		form_error(f, k, "%s", err_msg());
+		return 1;
+	}
+	if (rs->amount <= 0) {
+		form_error(f, k, "%s", _("must be more than zero"));
+		return 1;
+	}
+	if (rs->amount > rs->left) {
+		form_error(f, k, _("at most %s: what is left after the refunds already asked for"),
+		           fmt_money(rs->left, rs->p.currency, m));
+		return 1;
+	}
+	return 0;
+}
+
+/* Checked as it is typed: the reason shows beside the field at once. */
+static void chan_changed(struct form *f, int i)
+{
+	if (i >= 0 && f->fields[i].id == R_AMOUNT && *form_value(f, i))
+		chan_check(f);
+}
+
+static void chan_confirm(struct form *f, char *buf, size_t n)
+{
+	struct refst *rs = f->arg;
+	char m[FMT_MONEY];
+
+	snprintf(buf, n,
+	         _("Ask the payment channel to give back %1$s of payment %2$lld (card order %3$s) "
+	           "to %4$s?"),
+	         fmt_money_cur(rs->amount, rs->p.currency, m), (long long)rs->p.id, rs->o.order_no,
+	         rs->p.customer_name);
+}
+
+static int chan_post(struct form *f)
+{
+	struct refst *rs = f->arg;
+	int64_t outbox_id = 0;
+	char m[FMT_MONEY];
+	int rc;
+
+	if (rs->called)
+		return err_set(FD_ECONFLICT,
+		               _("this form already asked once: close it and look at the payment's "
+		                 "refunds and the dead letters before asking again"));
+	rc = outbox_refund(ui_db(), rs->o.order_no, rs->amount, &outbox_id);
+	if (rc == 0 || (rc != FD_EINVAL && rc != FD_ENOTFOUND && rc != FD_ECONFLICT))
+		rs->called = 1;
+	if (rc)
+		return rc;
+	f->posted_id = outbox_id;
+	form_receipt(f,
+	             _("Refund of %1$s asked of the payment channel for card order %2$s; the "
+	               "channel worker sends it."),
+	             fmt_money_cur(rs->amount, rs->p.currency, m), rs->o.order_no);
+	form_receipt(f, "%s",
+	             _("The refund is posted to the payment when the channel says it succeeded."));
+	return 0;
+}
 
 static int ref_check(struct form *f)
 {
@@ -99,12 +185,16 @@ static int ref_post(struct form *f)
 	return 0;
 }
 
+static void ref_free_state(struct refst *rs)
+{
+	payment_free(&rs->p);
+	desk_card_order_free(&rs->o);
+	free(rs);
+}
+
 static void ref_free(struct form *f)
 {
-	struct refst *rs = f->arg;
-
-	payment_free(&rs->p);
-	free(rs);
+	ref_free_state(f->arg);
 }
 
 static const struct form_spec ref_spec = {
@@ -117,12 +207,58 @@ static const struct form_spec ref_spec = {
                "money allocated to an invoice, reverse that allocation first."),
 };
 
+static const struct form_spec chan_spec = {
+    .name = "refund-channel",
+    .check = chan_check,
+    .post = chan_post,
+    .changed = chan_changed,
+    .confirm = chan_confirm,
+    .free = ref_free,
+    .help = N_("This card payment came from the payment channel: the refund goes through the "
+               "channel. Enter and y write the command that asks for it; the channel worker "
+               "sends it, and the refund is posted (the payment's allocations reversed as far "
+               "as needed) when the channel says it succeeded."),
+};
+
+/* The form of a payment that came from the channel (rs->o is its order). */
+static struct view *chan_form(struct refst *rs)
+{
+	struct form *f;
+	char title[200], m[FMT_MONEY], m2[FMT_MONEY], info[300];
+	int k;
+
+	if (strcmp(rs->o.status, "paid") && strcmp(rs->o.status, "refunding")) {
+		ui_msg(MSG_ERROR, _("Card order %1$s is %2$s: only a paid order can be refunded."),
+		       rs->o.order_no, rs->o.status);
+		ref_free_state(rs);
+		return NULL;
+	}
+	rs->left = rs->o.amount > rs->o.asked ? rs->o.amount - rs->o.asked : 0;
+	snprintf(title, sizeof title,
+	         _("Refund through the payment channel: payment %1$lld (%2$s)"),
+	         (long long)rs->p.id, rs->p.customer_name);
+	f = form_new(&chan_spec, rs, title);
+	snprintf(info, sizeof info, _("card order %1$s, %2$s"), rs->o.order_no,
+	         fmt_money_cur(rs->o.amount, rs->o.currency, m));
+	form_add(f, F_INFO, 0, _("Through the channel:"), info);
+	snprintf(info, sizeof info, _("%1$s (refunds asked for so far: %2$s)"),
+	         fmt_money_cur(rs->left, rs->p.currency, m),
+	         fmt_money(rs->o.asked, rs->p.currency, m2));
+	form_add(f, F_INFO, 0, _("Left to refund:"), info);
+	k = form_add(f, F_TEXT, R_AMOUNT, _("Amount to give back"),
+	             rs->left > 0 ? fmt_money(rs->left, rs->p.currency, m) : "");
+	f->fields[k].width = 16;
+	if (rs->left <= 0)
+		form_error(f, k, "%s", _("all of it is refunded or asked for already"));
+	return form_view(f);
+}
+
 struct view *form_refund_new(int64_t payment_id)
 {
 	struct refst *rs;
 	struct form *f;
 	char title[200], m[FMT_MONEY], info[200];
-	int k;
+	int k, rc;
 
 	if (ui_readonly()) {
 		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
@@ -133,6 +269,15 @@ struct view *form_refund_new(int64_t payment_id)
 		ui_msg(MSG_ERROR, _("Cannot read payment %1$lld: %2$s"), (long long)payment_id,
 		       err_msg());
 		free(rs);
+		return NULL;
+	}
+	rc = desk_card_order_of_payment(ui_db(), payment_id, &rs->o);
+	if (rc == 0)
+		return chan_form(rs);
+	if (rc != FD_ENOTFOUND) {
+		ui_msg(MSG_ERROR, _("Cannot read the card order of payment %1$lld: %2$s"),
+		       (long long)payment_id, err_msg());
+		ref_free_state(rs);
 		return NULL;
 	}
 	snprintf(title, sizeof title, _("Refund from payment %1$lld (%2$s)"), (long long)payment_id,

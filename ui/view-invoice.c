@@ -2,8 +2,11 @@
  * view-invoice.c - an invoice: its lines (the snapshots taken when it was
  * issued), total, credited, paid, balance and status, and every allocation
  * posted to it (which payment, how much, method, reference, when, reversed
- * or not). Enter on an allocation opens its payment; x reverses it; p
- * records a payment from the invoice's customer.
+ * or not), and its card payment orders through the payment channel (order
+ * number, amount, status, last error). Enter on an allocation opens its
+ * payment, on a paid card order its payment; x reverses an allocation; p
+ * records a payment from the invoice's customer; C asks the channel for a
+ * card payment (only when a payment provider is set up).
  */
 #include <config.h>
 
@@ -11,7 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "desk.h"
 #include "draw.h"
+#include "err.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -29,6 +34,8 @@ struct invoicev {
 	struct pane p;
 	int64_t alloc_payment[256][2]; /* allocation id -> payment id */
 	int nalloc;
+	int64_t order_payment[64][2]; /* card order id -> its payment id (0: none yet) */
+	int norder;
 };
 
 static const struct pane_col line_cols[] = {
@@ -53,6 +60,65 @@ static const struct pane_col alloc_cols[] = {
     {14, 0, AL_RIGHT}, /* amount */
     {18, 1, AL_LEFT},  /* state */
 };
+
+static const struct pane_col order_cols[] = {
+    {22, 0, AL_LEFT},  /* order number */
+    {14, 0, AL_RIGHT}, /* amount */
+    {12, 0, AL_LEFT},  /* status */
+    {16, 0, AL_LEFT},  /* when */
+    {10, 1, AL_LEFT},  /* last error or payment */
+};
+
+/* The words of a card order's status (pay_order.status). */
+static const char *order_status(const char *s)
+{
+	static const struct {
+		const char *id, *label;
+	} words[] = {
+	    {"created", N_("created")},     {"paying", N_("paying")},     {"paid", N_("paid")},
+	    {"refunding", N_("refunding")}, {"refunded", N_("refunded")}, {"closed", N_("closed")},
+	    {"failed", N_("failed")},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof words / sizeof words[0]; i++)
+		if (!strcmp(words[i].id, s))
+			return _(words[i].label);
+	return s;
+}
+
+static int add_order(const struct desk_card_order *o, void *arg)
+{
+	struct invoicev *iv = arg;
+	char am[FMT_MONEY], when[32], rest[1100];
+	const char *cells[5];
+	enum role role = R_NORMAL;
+
+	if (o->last_error)
+		snprintf(rest, sizeof rest, "! %s", o->last_error);
+	else if (o->payment_id)
+		snprintf(rest, sizeof rest, _("payment %lld"), (long long)o->payment_id);
+	else if (!strcmp(o->status, "created") || !strcmp(o->status, "paying"))
+		snprintf(rest, sizeof rest, "%s", _("waiting for the channel"));
+	else
+		rest[0] = '\0';
+	cells[0] = o->order_no;
+	cells[1] = fmt_money(o->amount, o->currency, am);
+	cells[2] = order_status(o->status);
+	cells[3] = fmt_datetime(o->created_at, when);
+	cells[4] = rest;
+	if (!strcmp(o->status, "closed") || !strcmp(o->status, "failed"))
+		role = R_DIM;
+	pane_row(&iv->p, K_PAYMENT, o->id, role, 5, order_cols, cells);
+	if (o->last_error)
+		pane_cell_role(&iv->p, 4, R_ERROR);
+	if (iv->norder < 64) {
+		iv->order_payment[iv->norder][0] = o->id;
+		iv->order_payment[iv->norder][1] = o->payment_id;
+		iv->norder++;
+	}
+	return 0;
+}
 
 static int add_line(const struct invoice_line *l, void *arg)
 {
@@ -128,6 +194,7 @@ static void build(struct invoicev *iv)
 	pane_target(&iv->p, &kind, &id);
 	pane_clear(&iv->p);
 	iv->nalloc = 0;
+	iv->norder = 0;
 	if (invoice_get(ui_db(), iv->id, &inv) != 0) {
 		pane_text(&iv->p, 0, 0, R_ERROR, _("! Invoice %lld cannot be read."),
 		          (long long)iv->id);
@@ -162,6 +229,14 @@ static void build(struct invoicev *iv)
 	if ((size_t)iv->p.n == before)
 		pane_text(&iv->p, 0, 0, R_DIM, "  %s",
 		          _("No payment is allocated to this invoice."));
+	before = (size_t)iv->p.n;
+	pane_blank(&iv->p);
+	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Card orders through the channel"));
+	if (desk_card_orders(ui_db(), inv.id, add_order, iv) != 0)
+		pane_text(&iv->p, 0, 0, R_ERROR, _("! The card orders cannot be read: %s"),
+		          err_msg());
+	else if ((size_t)iv->p.n == before + 2)
+		pane_text(&iv->p, 0, 0, R_DIM, "  %s", _("No card order for this invoice."));
 	invoice_free(&inv);
 	pane_restore(&iv->p, kind, id, old < 0 ? 0 : old);
 }
@@ -203,6 +278,16 @@ static int64_t payment_of(const struct invoicev *iv, int64_t alloc)
 	return 0;
 }
 
+static int64_t order_payment_of(const struct invoicev *iv, int64_t order)
+{
+	int i;
+
+	for (i = 0; i < iv->norder; i++)
+		if (iv->order_payment[i][0] == order)
+			return iv->order_payment[i][1];
+	return 0;
+}
+
 static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 {
 	struct invoicev *iv = v->priv;
@@ -217,6 +302,14 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 	case ACT_OPEN:
 		if (kind == K_ALLOC)
 			return ui_next(UI_PUSH, view_payment_new(payment_of(iv, id)));
+		if (kind == K_PAYMENT) {
+			int64_t pay = order_payment_of(iv, id);
+
+			if (pay)
+				return ui_next(UI_PUSH, view_payment_new(pay));
+			ui_msg(MSG_INFO, _("This card order has no payment yet."));
+			return ui_next(UI_REDRAW, NULL);
+		}
 		return ui_next(UI_HANDLED, NULL);
 	case ACT_REVERSE_ALLOC:
 		if (kind != K_ALLOC) {
@@ -226,6 +319,10 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_reverse_new(id));
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH, form_payment_new(iv->customer_id, iv->currency));
+	case ACT_CARD_CHARGE:
+		/* NULL (after a message on the message line): no provider, a
+		 * read-only screen, nothing owed */
+		return ui_next(UI_PUSH, form_charge_new(iv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -243,14 +340,16 @@ static const char *invoice_help(struct view *v)
 	(void)v;
 	return _("An invoice as issued: its lines are snapshots that later changes to the jobs "
 	         "never alter. Balance = total - credited - paid. Allocations are never edited: "
-	         "a reversal undoes one. Enter on an allocation opens its payment.");
+	         "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
+	         "through the payment channel are listed below the allocations; C asks the "
+	         "channel for a new one (when a payment provider is set up).");
 }
 
 static const enum action invoice_keys[] = {
-    ACT_UP,     ACT_DOWN, ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
-    ACT_BOTTOM, ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_NONE};
+    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP, ACT_BOTTOM,
+    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE, ACT_NONE};
 static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
-                                            ACT_NONE};
+                                            ACT_CARD_CHARGE, ACT_NONE};
 
 static const struct view_ops invoice_ops = {
     .name = "invoice",

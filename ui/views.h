@@ -56,8 +56,15 @@ struct view *form_payment_new(int64_t customer_id, const char *currency);
 /* form-reverse.c: reverse allocation alloc_id (destructive, confirmed) */
 struct view *form_reverse_new(int64_t alloc_id);
 
-/* form-refund.c: refund (part of) payment payment_id (confirmed) */
+/* form-refund.c: refund (part of) payment payment_id (confirmed); a card
+ * payment that came from the payment channel is refunded through the
+ * channel (outbox_refund), any other posts a refund row */
 struct view *form_refund_new(int64_t payment_id);
+
+/* form-charge.c: ask the payment channel for a card payment towards
+ * invoice_id (confirmed); NULL with a message when no payment provider is
+ * set up, the screen is read-only or the invoice owes nothing */
+struct view *form_charge_new(int64_t invoice_id);
 
 /* form-invoice.c: issue an invoice for what is left of job_id */
 struct view *form_invoice_new(int64_t job_id);
