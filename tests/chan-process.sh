@@ -196,6 +196,12 @@ out=$(process)
 is "a person retries them once the channel is well: posted once" "$(echo "$out" | jget 'd["payments"]'), $(payments "$F")" "1, 1"
 ok "frontdesk check is clean" fd check
 
+# --- What the desk asks about orders and dead letters is read by index --------
+plan() { db "EXPLAIN QUERY PLAN $1" | tr '\n' ' '; }
+like "an invoice's card orders: by index" "$(plan "SELECT order_no FROM pay_order WHERE invoice_id = 1")" "USING INDEX pay_order_by_invoice"
+like "a payment's order: by index" "$(plan "SELECT order_no FROM pay_order WHERE payment_id = 1")" "USING INDEX pay_order_by_payment"
+like "the dead outbox commands: by index" "$(plan "SELECT count(*) FROM outbox_event WHERE status = 'dead'")" "outbox_event_dead"
+
 # --- frontdesk check sees a channel payment posted twice ---------------------
 fd pay record --customer 1 --amount 60 --method card --reference "$(pi_of "$O1")" >/dev/null
 out=$(fd check 2>&1); st=$?
