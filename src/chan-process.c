@@ -918,9 +918,8 @@ static int store_found(struct db *db, const struct chan_process_opts *o,
 	cJSON_AddStringToObject(obj, "id", ci->id);
 	cJSON_AddStringToObject(obj, "object", "payment_intent");
 	cJSON_AddStringToObject(obj, "status", ci->status);
-	/* amounts are within 10^14, exact in a double */
-	cJSON_AddNumberToObject(obj, "amount", (double)ci->amount);
-	cJSON_AddNumberToObject(obj, "amount_received", (double)ci->amount_received);
+	chan_json_add_int(obj, "amount", ci->amount);
+	chan_json_add_int(obj, "amount_received", ci->amount_received);
 	cJSON_AddStringToObject(obj, "currency", ci->currency);
 	md = cJSON_AddObjectToObject(obj, "metadata");
 	cJSON_AddStringToObject(md, "order_no", ci->order_no);

@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +20,14 @@
 
 /* 2^53: a double at or beyond it may already be a rounded value */
 #define JSON_INT_MAX 9007199254740992.0
+
+void chan_json_add_int(cJSON *obj, const char *key, int64_t v)
+{
+	char buf[32];
+
+	snprintf(buf, sizeof buf, "%lld", (long long)v);
+	cJSON_AddRawToObject(obj, key, buf);
+}
 
 int chan_json_int(const cJSON *item, const char *what, int64_t *out)
 {

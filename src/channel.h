@@ -148,6 +148,11 @@ struct chan_ops {
  * 1e300. Never reads cJSON's clamped valueint. */
 int chan_json_int(const cJSON *item, const char *what, int64_t *out);
 
+/* chan_json_add_int - add v to obj under key as an exact JSON integer,
+ * written from its decimal digits, never through a double (cJSON keeps
+ * numbers as doubles). */
+void chan_json_add_int(cJSON *obj, const char *key, int64_t v);
+
 /* chan_json_str - copy the string item (at most n-1 bytes; longer is
  * FD_EINVAL) into buf; a missing or null item gives "" when optional, else
  * FD_EINVAL. */

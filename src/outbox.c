@@ -87,16 +87,6 @@ struct charge_ctx {
 };
 
 
-/* The amount as an exact JSON integer: written from its decimal digits, never
- * through a double (cJSON keeps numbers as doubles). */
-static void add_amount(cJSON *obj, int64_t amount)
-{
-	char buf[32];
-
-	snprintf(buf, sizeof buf, "%lld", (long long)amount);
-	cJSON_AddRawToObject(obj, "amount", buf);
-}
-
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
@@ -158,7 +148,7 @@ static int charge_tx(struct db *db, void *arg)
 	cJSON_AddStringToObject(p, "order_no", c->order_no);
 	cJSON_AddNumberToObject(p, "invoice_id", (double)c->inv->id);
 	cJSON_AddStringToObject(p, "invoice_number", c->inv->number);
-	add_amount(p, c->amount);
+	chan_json_add_int(p, "amount", c->amount);
 	cJSON_AddStringToObject(p, "currency", c->inv->currency);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
@@ -274,7 +264,7 @@ static int refund_tx(struct db *db, void *arg)
 	snprintf(bkey, sizeof bkey, "%s-r%lld", r->order_no, (long long)n + 1);
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", r->order_no);
-	add_amount(p, r->amount);
+	chan_json_add_int(p, "amount", r->amount);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
 	rc = insert_row(db, "refund.create", bkey, provider, payload, &r->outbox_id);
@@ -396,14 +386,13 @@ static int keep_refund(struct db *db, const char *provider, const struct row *r,
 	cJSON_AddStringToObject(j, "object", "event");
 	cJSON_AddStringToObject(j, "type", "refund.created");
 	cJSON_AddStringToObject(j, "via", "the answer to outbox command");
-	cJSON_AddNumberToObject(j, "outbox_id", (double)r->id);
+	chan_json_add_int(j, "outbox_id", r->id);
 	obj = cJSON_AddObjectToObject(cJSON_AddObjectToObject(j, "data"), "object");
 	cJSON_AddStringToObject(obj, "id", ref->id);
 	cJSON_AddStringToObject(obj, "object", "refund");
 	cJSON_AddStringToObject(obj, "payment_intent", ref->payment_intent);
 	cJSON_AddStringToObject(obj, "status", ref->status);
-	/* amounts are within 10^14, exact in a double */
-	cJSON_AddNumberToObject(obj, "amount", (double)ref->amount);
+	chan_json_add_int(obj, "amount", ref->amount);
 	cJSON_AddStringToObject(obj, "currency", ref->currency);
 	raw = cJSON_PrintUnformatted(j);
 	cJSON_Delete(j);
