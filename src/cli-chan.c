@@ -660,12 +660,14 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 
 static int cmd_charge(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "--invoice INV --amount A [--provider CODE]";
-	const char *inv_s = NULL, *amount_s = NULL, *code = NULL;
+	static const char syn[] =
+	    "--invoice INV --amount A [--provider CODE] [--idempotency-key K]";
+	const char *inv_s = NULL, *amount_s = NULL, *code = NULL, *key = NULL;
 	struct cli_opt opts[] = {
 	    {"invoice", &inv_s, NULL, N_("the invoice to pay (its number or id)")},
 	    {"amount", &amount_s, NULL, N_("how much to charge, in the invoice's currency")},
 	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
 	    {NULL, NULL, NULL, NULL},
 	};
 	struct invoice inv;
@@ -688,7 +690,7 @@ static int cmd_charge(struct cli *c, int argc, char **argv)
 	invoice_free(&inv);
 	if (rc)
 		return cli_refused(rc);
-	if ((rc = outbox_charge(c->db, code, id, amount, order_no, &ob)))
+	if ((rc = outbox_charge(c->db, code, id, amount, key, order_no, &ob)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
@@ -707,10 +709,11 @@ static int cmd_charge(struct cli *c, int argc, char **argv)
 
 static int cmd_refund(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "ORDER [--amount A]";
-	const char *amount_s = NULL;
+	static const char syn[] = "ORDER [--amount A] [--idempotency-key K]";
+	const char *amount_s = NULL, *key = NULL;
 	struct cli_opt opts[] = {
 	    {"amount", &amount_s, NULL, N_("how much to refund (default: all that is left)")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
 	    {NULL, NULL, NULL, NULL},
 	};
 	sqlite3_stmt *st;
@@ -741,7 +744,7 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 		if (amount <= 0)
 			return cli_refused(err_set(FD_EINVAL, _("the amount must be positive")));
 	}
-	if ((rc = outbox_refund(c->db, pos[0], amount, &ob)))
+	if ((rc = outbox_refund(c->db, pos[0], amount, key, &ob)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();

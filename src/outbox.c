@@ -27,6 +27,7 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "idem.h"
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
@@ -83,6 +84,7 @@ struct charge_ctx {
 	const struct invoice *inv;
 	int64_t amount;
 	char order_no[65];
+	int64_t order_id;
 	int64_t outbox_id;
 };
 
@@ -144,9 +146,10 @@ static int charge_tx(struct db *db, void *arg)
 	sqlite3_bind_int64(st, 7, now);
 	if ((rc = db_run(db, st, _("cannot write the card payment order"))) != 0)
 		return rc;
+	c->order_id = sqlite3_last_insert_rowid(db_sqlite(db));
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", c->order_no);
-	cJSON_AddNumberToObject(p, "invoice_id", (double)c->inv->id);
+	chan_json_add_int(p, "invoice_id", c->inv->id);
 	cJSON_AddStringToObject(p, "invoice_number", c->inv->number);
 	chan_json_add_int(p, "amount", c->amount);
 	cJSON_AddStringToObject(p, "currency", c->inv->currency);
@@ -157,12 +160,45 @@ static int charge_tx(struct db *db, void *arg)
 	return rc;
 }
 
+/* The response an idempotency key keeps: the order (id) and its command. */
+static int charge_idem_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct charge_ctx *c = arg;
+	int rc = charge_tx(db, c);
+
+	if (!rc) {
+		res->id = c->order_id;
+		idem_result_add(res, c->outbox_id);
+	}
+	return rc;
+}
+
+/* A replayed charge: the order number of the order the first call wrote. */
+static int charge_replayed(struct db *db, const struct idem_result *res, struct charge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(db, "SELECT order_no FROM pay_order WHERE id = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, res->id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(c->order_no, sizeof c->order_no, "%s", sqlite3_column_text(st, 0));
+	else
+		rc = err_set(FD_ENOTFOUND, _("the card payment order of that request is gone"));
+	sqlite3_finalize(st);
+	c->outbox_id = res->n ? res->ids[0] : 0;
+	return rc;
+}
+
 int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
-                  char order_no[65], int64_t *outbox_id)
+                  const char *idem_key, char order_no[65], int64_t *outbox_id)
 {
 	struct chan_provider p;
 	struct invoice inv;
 	struct charge_ctx c = {0};
+	struct idem_result res = {0};
+	char canon[200];
 	int rc;
 
 	if (amount <= 0 || amount > 100000000000000LL)
@@ -192,7 +228,12 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 	c.provider = p.code;
 	c.inv = &inv;
 	c.amount = amount;
-	rc = db_write(db, charge_tx, &c);
+	snprintf(canon, sizeof canon, "provider=%s\ninvoice=%lld\namount=%lld\n", p.code,
+	         (long long)invoice_id, (long long)amount);
+	rc = idem_run(db, idem_key, "channel charge", canon, charge_idem_tx, &c, &res);
+	if (!rc && res.replayed)
+		rc = charge_replayed(db, &res, &c);
+	idem_result_free(&res);
 	if (!rc) {
 		snprintf(order_no, 65, "%s", c.order_no);
 		if (outbox_id)
@@ -272,18 +313,33 @@ static int refund_tx(struct db *db, void *arg)
 	return rc;
 }
 
-int outbox_refund(struct db *db, const char *order_no, int64_t amount, int64_t *outbox_id)
+static int refund_idem_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct refund_ctx *r = arg;
+	int rc = refund_tx(db, r);
+
+	if (!rc)
+		res->id = r->outbox_id;
+	return rc;
+}
+
+int outbox_refund(struct db *db, const char *order_no, int64_t amount, const char *idem_key,
+                  int64_t *outbox_id)
 {
 	struct refund_ctx r = {order_no, amount, 0};
+	struct idem_result res = {0};
+	char canon[200];
 	int rc;
 
 	if (!order_no || !*order_no || strlen(order_no) > 64)
 		return err_set(FD_EINVAL, _("name the card payment order (PO-...)"));
 	if (amount < 0)
 		return err_set(FD_EINVAL, _("the amount must be positive"));
-	rc = db_write(db, refund_tx, &r);
+	snprintf(canon, sizeof canon, "order=%s\namount=%lld\n", order_no, (long long)amount);
+	rc = idem_run(db, idem_key, "channel refund", canon, refund_idem_tx, &r, &res);
 	if (!rc && outbox_id)
-		*outbox_id = r.outbox_id;
+		*outbox_id = res.id;
+	idem_result_free(&res);
 	return rc;
 }
 

@@ -52,16 +52,21 @@ struct control_hold;
  * "payment.create" outbox row (id in *outbox_id, may be NULL). FD_EINVAL
  * when the amount is not positive or exceeds what the invoice still owes
  * less the card orders already open for it; FD_ENOTFOUND for no such
- * invoice or provider; FD_ECONFLICT when the invoice is void or paid. */
+ * invoice or provider; FD_ECONFLICT when the invoice is void or paid.
+ * With idem_key (NULL: none) the same request again returns the first
+ * order's number and command and writes nothing; the same key with another
+ * request is refused (idem.h). */
 int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
-                  char order_no[65], int64_t *outbox_id);
+                  const char *idem_key, char order_no[65], int64_t *outbox_id);
 
 /* outbox_refund - ask for a refund of amount (> 0; 0: all that is left)
  * of the paid channel order order_no: one "refund.create" outbox row.
  * FD_ENOTFOUND for an unknown order; FD_ECONFLICT when it is not paid (or
  * being refunded) or has no channel id yet; FD_EINVAL when the amount
- * exceeds what is left after the refunds already asked for. */
-int outbox_refund(struct db *db, const char *order_no, int64_t amount, int64_t *outbox_id);
+ * exceeds what is left after the refunds already asked for. idem_key as
+ * for outbox_charge. */
+int outbox_refund(struct db *db, const char *order_no, int64_t amount, const char *idem_key,
+                  int64_t *outbox_id);
 
 /* outbox_deliver - send the due rows of provider through ops/ctx, one at a
  * time (see above), until none is due or *stop (may be NULL) is set (with

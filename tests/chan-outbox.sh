@@ -216,6 +216,24 @@ is "the order is paying with that intent" "$(db "SELECT status, channel_order_id
 is "channel status counts the outbox" \
 	"$(fd --json channel status | jget 'd["outbox"]["dead"], d["outbox"]["pending"], d["outbox"]["failed"]')" "2 0 0"
 like "and says so in words" "$(fd channel status)" "Outbox: pending 0 sending 0 failed 0 dead 2"
+
+# An idempotency key: the same request twice makes one order and one
+# command; the same key for another request is refused.
+fd job add --customer 1 --title "Polish" >/dev/null
+fd item add --job 3 --description "Polish" --price 80 >/dev/null
+fd invoice issue --jobs 3 >/dev/null
+before=$(db "SELECT (SELECT count(*) FROM pay_order) || '/' || (SELECT count(*) FROM outbox_event)")
+k1=$(fd --json channel charge --invoice INV-2026-000003 --amount 30 --idempotency-key desk-7 | jget 'd["order_no"], d["outbox_id"]')
+k2=$(fd --json channel charge --invoice INV-2026-000003 --amount 30 --idempotency-key desk-7 | jget 'd["order_no"], d["outbox_id"]')
+is "the same key again answers with the first order and command" "$k2" "$k1"
+is "one order and one command were written" \
+	"$(db "SELECT (SELECT count(*) FROM pay_order) || '/' || (SELECT count(*) FROM outbox_event)")" \
+	"$(echo "$before" | awk -F/ '{print $1 + 1 "/" $2 + 1}')"
+refused "the same key for another amount" channel charge --invoice INV-2026-000003 --amount 31 --idempotency-key desk-7
+r1=$(fd --json channel refund "$O1" --amount 1 --idempotency-key desk-8 | jget 'd["outbox_id"]')
+r2=$(fd --json channel refund "$O1" --amount 1 --idempotency-key desk-8 | jget 'd["outbox_id"]')
+is "a refund asked for twice with one key: one command" "$r2" "$r1"
+is "and one refund command in the outbox" "$(db "SELECT count(*) FROM outbox_event WHERE id >= $r1 AND event_type = 'refund.create'")" 1
 ok "frontdesk check is clean" fd check
 
 done_testing

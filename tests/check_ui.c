@@ -769,11 +769,11 @@ START_TEST(test_desk_card)
 	ck_assert_int_eq(seen.id, 0);
 	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
-	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, order_no, NULL) == 0, "%s", err_msg());
+	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s", err_msg());
 	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
 	ck_assert_int_eq(left, 4000);
 	/* what the form proposes is what outbox_charge accepts, and no more */
-	ck_assert_int_eq(outbox_charge(db, NULL, inv, 4001, order_no, NULL), FD_EINVAL);
+	ck_assert_int_eq(outbox_charge(db, NULL, inv, 4001, NULL, order_no, NULL), FD_EINVAL);
 	ck_assert_int_eq(desk_card_orders(db, inv, collect_order, &seen), 0);
 	ck_assert_int_eq(seen.id, 1);
 	ck_assert_str_eq(seen.order_no, order_no);

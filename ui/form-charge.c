@@ -6,13 +6,14 @@
  * that asks the channel for it, in one transaction. The channel worker sends
  * the command; the payment is posted when the channel says it succeeded.
  *
- * Invariant: one form instance creates at most ONE order. outbox_charge
- * takes no idempotency key, so the form never calls it a second time once a
- * call may have written: after it succeeded (the form then only shows its
- * receipt), and after a failure whose outcome is unknown (the database was
- * busy or failed, perhaps after committing). Only a refusal that wrote
- * nothing (a bad amount, no provider, a void or paid invoice) lets the
- * person correct the form and post again.
+ * Invariant: one form instance creates at most ONE order. The call carries
+ * the form's idempotency key (form_key), so the same request again returns
+ * the first order and writes nothing; on top of that the form never calls
+ * it a second time once a call may have written: after it succeeded (the
+ * form then only shows its receipt), and after a failure whose outcome is
+ * unknown (the database was busy or failed, perhaps after committing). Only
+ * a refusal that wrote nothing (a bad amount, no provider, a void or paid
+ * invoice) lets the person correct the form and post again.
  *
  * Callers: view-invoice.c (the card-charge action).
  */
@@ -107,7 +108,8 @@ static int charge_post(struct form *f)
 		return err_set(FD_ECONFLICT,
 		               _("this form already asked once: close it and look at the invoice's "
 		                 "card orders before asking again"));
-	rc = outbox_charge(ui_db(), NULL, cs->invoice_id, cs->amount, order_no, &outbox_id);
+	rc = outbox_charge(ui_db(), NULL, cs->invoice_id, cs->amount, form_key(f), order_no,
+	                   &outbox_id);
 	if (rc == 0 || (rc != FD_EINVAL && rc != FD_ENOTFOUND && rc != FD_ECONFLICT))
 		cs->called = 1;
 	if (rc)

@@ -9,8 +9,9 @@
  * and posting writes a "refund.create" command (outbox_refund), no refund
  * row. The channel worker sends it; the refund row is posted, with the
  * allocations reversed as far as needed, when the channel says the refund
- * succeeded. outbox_refund takes no idempotency key, so like form-charge.c
- * the form calls it at most once unless it was refused and wrote nothing.
+ * succeeded. The call carries the form's idempotency key and, like
+ * form-charge.c, the form calls it at most once unless it was refused and
+ * wrote nothing.
  */
 #include <config.h>
 
@@ -101,7 +102,7 @@ static int chan_post(struct form *f)
 		return err_set(FD_ECONFLICT,
 		               _("this form already asked once: close it and look at the payment's "
 		                 "refunds and the dead letters before asking again"));
-	rc = outbox_refund(ui_db(), rs->o.order_no, rs->amount, &outbox_id);
+	rc = outbox_refund(ui_db(), rs->o.order_no, rs->amount, form_key(f), &outbox_id);
 	if (rc == 0 || (rc != FD_EINVAL && rc != FD_ENOTFOUND && rc != FD_ECONFLICT))
 		rs->called = 1;
 	if (rc)
