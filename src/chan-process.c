@@ -900,21 +900,11 @@ struct qmark {
 static int store_found(struct db *db, const struct chan_process_opts *o,
                        const struct chan_order *ci)
 {
-	struct inbox_new ev = {0};
-	cJSON *j = cJSON_CreateObject(), *data, *obj, *md;
+	cJSON *obj = cJSON_CreateObject(), *md;
 	char ext[320], type[80];
-	char *raw;
-	int64_t id;
-	int rc, fresh;
 
 	snprintf(ext, sizeof ext, "query:%s:%s", ci->id, ci->status);
 	snprintf(type, sizeof type, "payment_intent.%s", ci->status);
-	cJSON_AddStringToObject(j, "id", ext);
-	cJSON_AddStringToObject(j, "object", "event");
-	cJSON_AddStringToObject(j, "type", type);
-	cJSON_AddStringToObject(j, "via", "query");
-	data = cJSON_AddObjectToObject(j, "data");
-	obj = cJSON_AddObjectToObject(data, "object");
 	cJSON_AddStringToObject(obj, "id", ci->id);
 	cJSON_AddStringToObject(obj, "object", "payment_intent");
 	cJSON_AddStringToObject(obj, "status", ci->status);
@@ -923,22 +913,7 @@ static int store_found(struct db *db, const struct chan_process_opts *o,
 	cJSON_AddStringToObject(obj, "currency", ci->currency);
 	md = cJSON_AddObjectToObject(obj, "metadata");
 	cJSON_AddStringToObject(md, "order_no", ci->order_no);
-	raw = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	if (!raw)
-		return err_set(FD_EIO, _("cannot write down the state found"));
-	ev.source = o->provider;
-	ev.external_id = ext;
-	ev.via = "query";
-	ev.event_type = type;
-	ev.object_id = ci->id;
-	ev.payload = raw;
-	ev.len = strlen(raw);
-	ev.channel_created_at = 0;
-	ev.status = "received";
-	rc = inbox_insert(db, &ev, &id, &fresh);
-	cJSON_free(raw);
-	return rc;
+	return inbox_insert_found(db, o->provider, ext, type, "query", obj);
 }
 
 static int qmark_tx(struct db *db, void *arg)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "chan-http.h"
+#include "chan-log.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-stripe.h"
@@ -223,5 +224,33 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 out:
 	chan_secret_free(sec);
 	cJSON_Delete(set);
+	return rc;
+}
+
+void chan_conn_close(struct chan_conn *c)
+{
+	if (c->ctx)
+		c->ops->close(c->ctx);
+	chan_log_close(c->log);
+	chan_provider_free(&c->p);
+	memset(c, 0, sizeof *c);
+}
+
+int chan_conn_open(struct db *db, const char *provider, const char *secrets_path,
+                   volatile sig_atomic_t *stop, struct chan_conn *c)
+{
+	char *logpath;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if ((rc = chan_provider_get(db, provider, &c->p)) != 0)
+		return rc;
+	logpath = chan_log_default_path(db_path(db));
+	rc = chan_log_open(logpath, &c->log);
+	free(logpath);
+	if (!rc)
+		rc = chan_provider_open(&c->p, secrets_path, c->log, stop, &c->ops, &c->ctx);
+	if (rc)
+		chan_conn_close(c);
 	return rc;
 }

@@ -58,4 +58,24 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
                        struct chan_log *log, volatile sig_atomic_t *stop,
                        const struct chan_ops **ops, struct chan_ctx **ctx);
 
+/* The channel opened for calls: the provider row, the request log beside
+ * the database's file, the adapter. */
+struct chan_conn {
+	struct chan_provider p;
+	struct chan_log *log;
+	const struct chan_ops *ops;
+	struct chan_ctx *ctx;
+};
+
+/* chan_conn_open - open the channel of provider (NULL: the enabled
+ * primary) for db: chan_provider_get, the request log
+ * (chan_log_default_path), chan_provider_open with secrets_path and stop.
+ * On an error nothing is left open. Close with chan_conn_close. */
+int chan_conn_open(struct db *db, const char *provider, const char *secrets_path,
+                   volatile sig_atomic_t *stop, struct chan_conn *c);
+
+/* chan_conn_close - close what chan_conn_open opened and zero *c (a zeroed
+ * *c is fine too). */
+void chan_conn_close(struct chan_conn *c);
+
 #endif

@@ -78,42 +78,6 @@ static void say(const struct chan_worker_opts *o, const char *fmt, ...)
 	o->say(buf, o->say_arg);
 }
 
-/* The opened channel: provider row, request log, adapter. */
-struct opened {
-	struct chan_provider p;
-	struct chan_log *log;
-	const struct chan_ops *ops;
-	struct chan_ctx *ctx;
-};
-
-static void opened_close(struct opened *c)
-{
-	if (c->ctx)
-		c->ops->close(c->ctx);
-	chan_log_close(c->log);
-	chan_provider_free(&c->p);
-	memset(c, 0, sizeof *c);
-}
-
-static int opened_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
-                       struct opened *c)
-{
-	char *logpath;
-	int rc;
-
-	memset(c, 0, sizeof *c);
-	if ((rc = chan_provider_get(db, o->provider, &c->p)) != 0)
-		return rc;
-	logpath = chan_log_default_path(db_path(db));
-	rc = chan_log_open(logpath, &c->log);
-	free(logpath);
-	if (!rc)
-		rc = chan_provider_open(&c->p, o->secrets, c->log, stop, &c->ops, &c->ctx);
-	if (rc)
-		opened_close(c);
-	return rc;
-}
-
 /* When the channel state says the next poll may happen (real time). */
 static int64_t next_poll_from_state(struct db *db, const char *provider)
 {
@@ -129,7 +93,7 @@ static int64_t next_poll_from_state(struct db *db, const char *provider)
 int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
 {
 	struct control_hold lease;
-	struct opened ch;
+	struct chan_conn ch;
 	struct chan_poll_opts po;
 	struct chan_poll_result r;
 	struct chan_process_opts pro;
@@ -141,7 +105,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	int holding = 0, acquired = 0, waiting_said = 0, rc, sent;
 	int ttl = o->lease_ttl < 1 ? 1 : o->lease_ttl;
 
-	if ((rc = opened_open(db, o, stop, &ch)) != 0)
+	if ((rc = chan_conn_open(db, o->provider, o->secrets, stop, &ch)) != 0)
 		return rc;
 	chan_poll_opts_default(&po, ch.p.code);
 	chan_process_opts_default(&pro, ch.p.code);
@@ -255,7 +219,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	 * epoch and token, so a lease someone else took is left alone) */
 	if (acquired)
 		control_release(db, &lease);
-	opened_close(&ch);
+	chan_conn_close(&ch);
 	return 0;
 }
 
@@ -281,7 +245,7 @@ static void *worker_main(void *arg)
 int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct chan_worker **out)
 {
 	struct chan_worker *w = xcalloc(1, sizeof *w);
-	struct opened probe;
+	struct chan_conn probe;
 	sigset_t all, old;
 	int rc, made;
 
@@ -294,9 +258,9 @@ int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct
 	if ((rc = db_open(path, 0, &w->db)) != 0)
 		goto fail;
 	/* refuse here, not silently in the thread: no provider, bad secrets */
-	if ((rc = opened_open(w->db, &w->o, &w->stop, &probe)) != 0)
+	if ((rc = chan_conn_open(w->db, w->o.provider, w->o.secrets, &w->stop, &probe)) != 0)
 		goto fail;
-	opened_close(&probe);
+	chan_conn_close(&probe);
 	/* signals go to the caller's thread, whose sleeps they cut short */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

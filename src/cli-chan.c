@@ -14,7 +14,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chan-log.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -460,30 +459,20 @@ static int cmd_provider_list(struct cli *c, int argc, char **argv)
 	return cli_list_end(c, rc);
 }
 
-/* What a one-shot channel command holds: the provider, its request log, the
- * adapter, and the channel lease (only its holder talks to the channel). */
+/* What a one-shot channel command holds: the opened channel and its lease
+ * (only the holder talks to the channel). */
 struct session {
-	struct chan_provider p;
-	struct chan_log *log;
-	const struct chan_ops *ops;
-	struct chan_ctx *ctx;
+	struct chan_conn ch;
 	struct control_hold lease;
 	int held;
 };
 
 static int session_open(struct cli *c, const char *code, const char *secrets, struct session *s)
 {
-	char *logpath;
 	int rc;
 
 	memset(s, 0, sizeof *s);
-	if ((rc = chan_provider_get(c->db, code, &s->p)))
-		return rc;
-	logpath = chan_log_default_path(db_path(c->db));
-	rc = chan_log_open(logpath, &s->log);
-	free(logpath);
-	if (!rc)
-		rc = chan_provider_open(&s->p, secrets, s->log, NULL, &s->ops, &s->ctx);
+	rc = chan_conn_open(c->db, code, secrets, NULL, &s->ch);
 	if (!rc)
 		rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &s->lease);
 	s->held = !rc;
@@ -494,10 +483,7 @@ static void session_close(struct cli *c, struct session *s)
 {
 	if (s->held)
 		control_release(c->db, &s->lease);
-	if (s->ctx)
-		s->ops->close(s->ctx);
-	chan_log_close(s->log);
-	chan_provider_free(&s->p);
+	chan_conn_close(&s->ch);
 }
 
 static int cmd_poll(struct cli *c, int argc, char **argv)
@@ -526,14 +512,14 @@ static int cmd_poll(struct cli *c, int argc, char **argv)
 		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	chan_poll_opts_default(&o, s.p.code);
-	rc = chan_poll_once(c->db, s.ops, s.ctx, &o, &s.lease, &r);
+	chan_poll_opts_default(&o, s.ch.p.code);
+	rc = chan_poll_once(c->db, s.ch.ops, s.ch.ctx, &o, &s.lease, &r);
 	if (rc)
 		goto out;
 	if (c->json) {
 		cJSON *j = cJSON_CreateObject();
 
-		cli_json_str(j, "provider", s.p.code);
+		cli_json_str(j, "provider", s.ch.p.code);
 		cli_json_int(j, "pages", r.pages);
 		cli_json_int(j, "events_seen", r.seen);
 		cli_json_int(j, "events_stored", r.stored);
@@ -541,7 +527,7 @@ static int cmd_poll(struct cli *c, int argc, char **argv)
 		cli_json_time(j, "to", r.to);
 		cli_print_json(j);
 	} else {
-		printf(_("Polled %s: %d page(s), %lld event(s) seen, %lld new.\n"), s.p.code,
+		printf(_("Polled %s: %d page(s), %lld event(s) seen, %lld new.\n"), s.ch.p.code,
 		       r.pages, (long long)r.seen, (long long)r.stored);
 	}
 out:
@@ -783,7 +769,8 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	rc = outbox_deliver(c->db, s.ops, s.ctx, s.p.code, &s.lease, NULL, all, &sent);
+	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all,
+	                    &sent);
 	if (rc)
 		goto out;
 	if (c->json) {
@@ -854,12 +841,13 @@ static int process_cmd(struct cli *c, int argc, char **argv, int query)
 		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	chan_process_opts_default(&o, s.p.code);
+	chan_process_opts_default(&o, s.ch.p.code);
 	if (query)
-		rc = chan_query_due(c->db, s.ops, s.ctx, &o, &s.lease, NULL, all, &r);
+		rc = chan_query_due(c->db, s.ch.ops, s.ch.ctx, &o, &s.lease, NULL, all, &r);
 	/* what a query found is applied at once */
 	if (!rc)
-		rc = chan_process_due(c->db, s.ops, s.ctx, &o, &s.lease, NULL, query ? 0 : all, &r);
+		rc = chan_process_due(c->db, s.ch.ops, s.ch.ctx, &o, &s.lease, NULL,
+		                      query ? 0 : all, &r);
 	if (!rc)
 		process_print(c, &r);
 out:

@@ -7,8 +7,9 @@
  * outbox's dead count, which desk.h tells the screen to read less often.
  * The dead-letter view's outbox reads (desk_outbox_list / _get) run when a
  * person opens or refreshes that view. The card order reads (desk_card_*)
- * run when an invoice pane or a form is built; pay_order has no index on
- * invoice_id or payment_id, but it holds one row per card order.
+ * run when an invoice pane or a form is built, through the indexes of
+ * migration 0006; what may still be charged or refunded is outbox.c's rule
+ * (outbox_charge_left, outbox_refund_asked), not a copy of it.
  */
 #include <config.h>
 
@@ -18,6 +19,7 @@
 
 #include "chan-poll.h"
 #include "control.h"
+#include "outbox.h"
 #include "db.h"
 #include "desk.h"
 #include "err.h"
@@ -326,14 +328,7 @@ int desk_card_orders(struct db *db, int64_t invoice_id,
 
 int desk_card_order_of_payment(struct db *db, int64_t payment_id, struct desk_card_order *out)
 {
-	/* asked: as outbox_refund counts it (refund commands not given up) */
-	static const char sql[] =
-	    "SELECT " ORDER_COLS ", "
-	    "(SELECT coalesce(sum(json_extract(e.payload, '$.amount')), 0) FROM outbox_event e "
-	    " WHERE e.event_type = 'refund.create' "
-	    " AND json_extract(e.payload, '$.order_no') = pay_order.order_no "
-	    " AND e.status <> 'dead') "
-	    "FROM pay_order WHERE payment_id = ?1";
+	static const char sql[] = "SELECT " ORDER_COLS " FROM pay_order WHERE payment_id = ?1";
 	sqlite3_stmt *st;
 	int rc, step;
 
@@ -344,9 +339,8 @@ int desk_card_order_of_payment(struct db *db, int64_t payment_id, struct desk_ca
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		order_row(st, out);
-		out->asked = sqlite3_column_int64(st, 10);
-		if (out->asked < out->refunded)
-			out->asked = out->refunded;
+		/* what outbox_refund counts as asked for already */
+		rc = outbox_refund_asked(db, out->order_no, &out->asked);
 	} else if (step == SQLITE_DONE) {
 		rc = err_set(FD_ENOTFOUND, _("payment %lld did not come from the payment channel"),
 		             (long long)payment_id);
@@ -359,27 +353,6 @@ int desk_card_order_of_payment(struct db *db, int64_t payment_id, struct desk_ca
 
 int desk_card_chargeable(struct db *db, int64_t invoice_id, int64_t *left)
 {
-	/* the same figures outbox_charge checks inside its transaction */
-	static const char sql[] = "SELECT balance, (SELECT coalesce(sum(amount), 0) FROM pay_order "
-	                          " WHERE invoice_id = ?1 AND status IN ('created', 'paying')) "
-	                          "FROM invoice WHERE id = ?1";
-	sqlite3_stmt *st;
-	int rc, step;
-
-	*left = 0;
-	if ((rc = db_prepare(db, sql, &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, invoice_id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		int64_t bal = sqlite3_column_int64(st, 0), open = sqlite3_column_int64(st, 1);
-
-		*left = bal > open ? bal - open : 0;
-	} else if (step == SQLITE_DONE) {
-		rc = err_set(FD_ENOTFOUND, _("there is no invoice %lld"), (long long)invoice_id);
-	} else {
-		rc = db_fail(db, _("cannot read the invoice balance"));
-	}
-	sqlite3_finalize(st);
-	return rc;
+	/* the rule outbox_charge applies inside its transaction */
+	return outbox_charge_left(db, invoice_id, left);
 }

@@ -111,6 +111,39 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 }
 
 /* The key of a payload that is not to be believed: its digest. */
+int inbox_insert_found(struct db *db, const char *source, const char *external_id,
+                       const char *event_type, const char *note, cJSON *object)
+{
+	struct inbox_new ev = {0};
+	cJSON *j = cJSON_CreateObject(), *oid = cJSON_GetObjectItemCaseSensitive(object, "id");
+	char *raw;
+	int64_t id;
+	int rc, fresh;
+
+	ev.object_id = cJSON_IsString(oid) ? oid->valuestring : NULL;
+	cJSON_AddStringToObject(j, "id", external_id);
+	cJSON_AddStringToObject(j, "object", "event");
+	cJSON_AddStringToObject(j, "type", event_type);
+	cJSON_AddStringToObject(j, "via", note);
+	cJSON_AddItemToObject(cJSON_AddObjectToObject(j, "data"), "object", object);
+	raw = cJSON_PrintUnformatted(j);
+	if (!raw) {
+		cJSON_Delete(j);
+		return err_set(FD_EIO, _("cannot write down the state found"));
+	}
+	ev.source = source;
+	ev.external_id = external_id;
+	ev.via = "query";
+	ev.event_type = event_type;
+	ev.payload = raw;
+	ev.len = strlen(raw);
+	ev.status = "received";
+	rc = inbox_insert(db, &ev, &id, &fresh);
+	cJSON_free(raw);
+	cJSON_Delete(j); /* after the insert: ev.object_id points into it */
+	return rc;
+}
+
 static void digest_key(const char *prefix, const char *header, const void *payload, size_t len,
                        char *out, size_t n)
 {

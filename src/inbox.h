@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct cJSON;
 struct db;
 
 /* The largest payload we store (bytes). */
@@ -80,6 +81,16 @@ int inbox_source_valid(const char *s);
  * 1 when this call stored it. FD_EINVAL for a payload too large or fields
  * the schema refuses. */
 int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
+
+/* inbox_insert_found - INSIDE the caller's write transaction, store as an
+ * event of its own (via 'query', status received) a state frontdesk learned
+ * by asking the channel rather than from its events: the payload is
+ * {"id": external_id, "object": "event", "type": event_type, "via": note,
+ * "data": {"object": object}} where object (consumed, whatever happens) is
+ * what was learned and its "id" is the event's object id. Stored once per
+ * external id, like any event. */
+int inbox_insert_found(struct db *db, const char *source, const char *external_id,
+                       const char *event_type, const char *note, struct cJSON *object);
 
 /* inbox_ingest - store a payload relayed to us (a forwarder of webhooks)
  * in its own transaction: verify header against secret at clock_now() with

@@ -89,44 +89,82 @@ struct charge_ctx {
 };
 
 
+int outbox_charge_left(struct db *db, int64_t invoice_id, int64_t *left)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	*left = 0;
+	rc = db_prepare_cached(db,
+	                       "SELECT balance, (SELECT coalesce(sum(amount), 0) FROM pay_order"
+	                       " WHERE invoice_id = ?1 AND status IN ('created', 'paying'))"
+	                       " FROM invoice WHERE id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, invoice_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		int64_t owed = sqlite3_column_int64(st, 0), open = sqlite3_column_int64(st, 1);
+
+		*left = owed > open ? owed - open : 0;
+	} else if (step == SQLITE_DONE) {
+		rc = err_set(FD_ENOTFOUND, _("there is no invoice %lld"), (long long)invoice_id);
+	} else {
+		rc = db_fail(db, _("cannot read the invoice balance"));
+	}
+	db_release(db, st);
+	return rc;
+}
+
+int outbox_refund_asked(struct db *db, const char *order_no, int64_t *asked)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	*asked = 0;
+	/* the refunded amount is what the channel confirmed, never more than
+	 * was asked; a refund command given up asks for nothing */
+	rc = db_prepare_cached(db,
+	                       "SELECT max(refunded_amount, (SELECT coalesce(sum("
+	                       "json_extract(payload, '$.amount')), 0) FROM outbox_event"
+	                       " WHERE event_type = 'refund.create' AND status <> 'dead'"
+	                       " AND json_extract(payload, '$.order_no') = ?1))"
+	                       " FROM pay_order WHERE order_no = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*asked = sqlite3_column_int64(st, 0);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("no card payment order %s"), order_no);
+	else
+		rc = db_fail(db, _("cannot read the card payment order"));
+	db_release(db, st);
+	return rc;
+}
+
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
 	sqlite3_stmt *st;
-	int64_t open = 0, next = 0, now = clock_now();
+	int64_t left = 0, next = 0, now = clock_now();
 	char rnd[17], *payload;
 	cJSON *p;
 	int rc;
 
 	/* the invoice is read again inside the transaction: no one paid it since */
-	rc = db_prepare(db,
-	                "SELECT (SELECT balance FROM invoice WHERE id = ?1),"
-	                " (SELECT coalesce(sum(amount), 0) FROM pay_order WHERE invoice_id = ?1"
-	                "   AND status IN ('created', 'paying')),"
-	                " (SELECT coalesce(max(id), 0) + 1 FROM pay_order)",
-	                &st);
-	if (rc)
+	if ((rc = outbox_charge_left(db, c->inv->id, &left)) != 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, c->inv->id);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		rc = db_fail(db, _("cannot read the invoice balance"));
-		sqlite3_finalize(st);
+	if (c->amount > left)
+		return err_set(FD_EINVAL,
+		               _("the invoice owes %lld (minor units) after the card orders already "
+		                 "open for it; ask for at most that"),
+		               (long long)left);
+	if ((rc = db_one_int(db, "SELECT coalesce(max(id), 0) + 1 FROM pay_order", &next)) != 0)
 		return rc;
-	}
-	open = sqlite3_column_int64(st, 1);
-	next = sqlite3_column_int64(st, 2);
-	if (sqlite3_column_type(st, 0) != SQLITE_NULL &&
-	    c->amount > sqlite3_column_int64(st, 0) - open) {
-		int64_t left = sqlite3_column_int64(st, 0) - open;
-
-		sqlite3_finalize(st);
-		return err_set(
-		    FD_EINVAL,
-		    _("the invoice owes %lld (minor units) after the card orders already "
-		      "open for it; ask for at most that"),
-		    (long long)(left > 0 ? left : 0));
-	}
-	sqlite3_finalize(st);
 	if ((rc = random_hex(rnd)) != 0)
 		return rc;
 	snprintf(c->order_no, sizeof c->order_no, "PO-%06lld-%.8s", (long long)next, rnd);
@@ -258,16 +296,12 @@ static int refund_tx(struct db *db, void *arg)
 	struct refund_ctx *r = arg;
 	sqlite3_stmt *st;
 	char status[16], provider[41], bkey[120], *payload;
-	int64_t amount, refunded, asked, n;
+	int64_t amount, asked, n;
 	int rc, has_id;
 	cJSON *p;
 
 	rc = db_prepare(db,
-	                "SELECT status, provider_code, amount, refunded_amount,"
-	                " channel_order_id IS NOT NULL,"
-	                " (SELECT coalesce(sum(json_extract(payload, '$.amount')), 0)"
-	                "   FROM outbox_event WHERE event_type = 'refund.create'"
-	                "   AND json_extract(payload, '$.order_no') = ?1 AND status <> 'dead'),"
+	                "SELECT status, provider_code, amount, channel_order_id IS NOT NULL,"
 	                " (SELECT count(*) FROM outbox_event WHERE event_type = 'refund.create'"
 	                "   AND json_extract(payload, '$.order_no') = ?1)"
 	                " FROM pay_order WHERE order_no = ?1",
@@ -282,19 +316,15 @@ static int refund_tx(struct db *db, void *arg)
 	snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(st, 0));
 	snprintf(provider, sizeof provider, "%s", (const char *)sqlite3_column_text(st, 1));
 	amount = sqlite3_column_int64(st, 2);
-	refunded = sqlite3_column_int64(st, 3);
-	has_id = sqlite3_column_int(st, 4);
-	asked = sqlite3_column_int64(st, 5);
-	n = sqlite3_column_int64(st, 6);
+	has_id = sqlite3_column_int(st, 3);
+	n = sqlite3_column_int64(st, 4);
 	sqlite3_finalize(st);
 	if ((strcmp(status, "paid") && strcmp(status, "refunding")) || !has_id)
 		return err_set(FD_ECONFLICT,
 		               _("card payment order %s is %s: only a paid order can be refunded"),
 		               r->order_no, status);
-	/* what the refunds asked for so far cover; the refunded amount is what
-	 * the channel confirmed, never more than was asked */
-	if (asked < refunded)
-		asked = refunded;
+	if ((rc = outbox_refund_asked(db, r->order_no, &asked)) != 0)
+		return rc;
 	if (r->amount == 0)
 		r->amount = amount - asked;
 	if (r->amount <= 0 || r->amount > amount - asked)
@@ -430,41 +460,18 @@ struct mark_ctx {
 static int keep_refund(struct db *db, const char *provider, const struct row *r,
                        const struct chan_refund *ref)
 {
-	struct inbox_new ev = {0};
-	cJSON *j = cJSON_CreateObject(), *obj;
-	char ext[300];
-	char *raw;
-	int64_t id;
-	int rc, fresh;
+	cJSON *obj = cJSON_CreateObject();
+	char ext[300], note[80];
 
 	snprintf(ext, sizeof ext, "answer:%s", ref->id);
-	cJSON_AddStringToObject(j, "id", ext);
-	cJSON_AddStringToObject(j, "object", "event");
-	cJSON_AddStringToObject(j, "type", "refund.created");
-	cJSON_AddStringToObject(j, "via", "the answer to outbox command");
-	chan_json_add_int(j, "outbox_id", r->id);
-	obj = cJSON_AddObjectToObject(cJSON_AddObjectToObject(j, "data"), "object");
+	snprintf(note, sizeof note, "the answer to outbox command %lld", (long long)r->id);
 	cJSON_AddStringToObject(obj, "id", ref->id);
 	cJSON_AddStringToObject(obj, "object", "refund");
 	cJSON_AddStringToObject(obj, "payment_intent", ref->payment_intent);
 	cJSON_AddStringToObject(obj, "status", ref->status);
 	chan_json_add_int(obj, "amount", ref->amount);
 	cJSON_AddStringToObject(obj, "currency", ref->currency);
-	raw = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	if (!raw)
-		return err_set(FD_EIO, _("cannot write down the state found"));
-	ev.source = provider;
-	ev.external_id = ext;
-	ev.via = "query";
-	ev.event_type = "refund.created";
-	ev.object_id = ref->id;
-	ev.payload = raw;
-	ev.len = strlen(raw);
-	ev.status = "received";
-	rc = inbox_insert(db, &ev, &id, &fresh);
-	cJSON_free(raw);
-	return rc;
+	return inbox_insert_found(db, provider, ext, "refund.created", note, obj);
 }
 
 static int mark_tx(struct db *db, void *arg)
