@@ -31,6 +31,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "payment.h"
 #include "xalloc.h"
 
@@ -336,6 +337,8 @@ struct mark {
 	int64_t wait;         /* failed / parked: seconds to the next attempt */
 	int64_t parked_until; /* parked */
 	int payments, refunds;
+	const char *dead_kind; /* when it dies: "refused" (say_dead, a core refusal), else
+	                          "transient" */
 };
 
 static int say_dead(struct mark *m, struct order *po, const char *fmt, ...)
@@ -350,6 +353,7 @@ static int say_dead(struct mark *m, struct order *po, const char *fmt, ...)
 	vsnprintf(m->error, sizeof m->error, fmt, ap);
 	va_end(ap);
 	m->status = "dead";
+	m->dead_kind = "refused";
 	if (po) {
 		po->last_error = m->error;
 		return 1; /* the order is to be saved */
@@ -441,6 +445,7 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			in.amount = po->amount;
 			in.method = "card";
 			in.reference = ci->id;
+			in.channel_ref = 1;
 			in.note = note;
 			rc = payment_record_in(db, &in, &al, al.amount > 0 ? 1 : 0, &po->payment_id);
 			if (rc)
@@ -536,6 +541,60 @@ out:
 	return rc;
 }
 
+/* The channel says refund rf failed (or was canceled): nothing is posted,
+ * but the failure is kept once (pay_order_refund_failed), so that its amount
+ * is no longer counted as asked for and can be asked again; an order being
+ * refunded with nothing refunded and nothing else asked for goes back to
+ * paid. A repeated event changes nothing. */
+static int refund_failed(struct db *db, const struct pev *e, struct order *po, struct mark *m,
+                         int *changed)
+{
+	const struct chan_refund *rf = &e->rf;
+	sqlite3_stmt *st;
+	char why[400];
+	int64_t asked;
+	int rc;
+
+	snprintf(m->error, sizeof m->error, _("refund %s %s at the channel: nothing to post"),
+	         rf->id, rf->status);
+	if (rf->amount <= 0)
+		return 0;
+	rc = db_prepare_cached(db,
+	                       "INSERT OR IGNORE INTO pay_order_refund_failed (order_id,"
+	                       " channel_refund_id, amount, status, asked_by_us, reason,"
+	                       " operator_id, created_at) VALUES (?1, ?2, ?3, ?4, EXISTS (SELECT 1"
+	                       " FROM inbound_callback WHERE source_system = ?5"
+	                       " AND external_id = 'answer:' || ?2), ?6, fd_operator(), ?7)",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, po->id);
+	sqlite3_bind_text(st, 2, rf->id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, rf->amount);
+	sqlite3_bind_text(st, 4, !strcmp(rf->status, "failed") ? "failed" : "canceled", -1,
+	                  SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, po->provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 6, e->type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, clock_now());
+	if ((rc = db_run_cached(db, st, _("cannot record the failed refund"))) != 0)
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) == 0)
+		return 0; /* known already */
+	*changed = 1;
+	snprintf(m->error, sizeof m->error,
+	         _("refund %s %s at the channel: nothing posted; its amount can be asked again"),
+	         rf->id, rf->status);
+	if (strcmp(po->status, "refunding") || po->refunded > 0)
+		return 0;
+	if ((rc = outbox_refund_asked(db, po->order_no, &asked)) != 0)
+		return rc;
+	if (asked > 0)
+		return 0; /* another refund is still on its way */
+	snprintf(po->status, sizeof po->status, "paid");
+	snprintf(why, sizeof why, _("channel: refund %s %s"), rf->id, rf->status);
+	return order_save(db, po, why);
+}
+
 static int apply_refund(struct db *db, const struct pev *e, struct order *po, struct mark *m,
                         int *changed)
 {
@@ -548,11 +607,8 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 
 	*changed = 0;
 	if (strcmp(rf->status, "succeeded") != 0) {
-		if (!strcmp(rf->status, "failed") || !strcmp(rf->status, "canceled")) {
-			snprintf(m->error, sizeof m->error,
-			         _("refund %s %s at the channel: nothing to post"), rf->id, rf->status);
-			return 0;
-		}
+		if (!strcmp(rf->status, "failed") || !strcmp(rf->status, "canceled"))
+			return refund_failed(db, e, po, m, changed);
 		/* pending or requires_action: ask again later */
 		m->status = "failed";
 		snprintf(m->error, sizeof m->error,
@@ -601,6 +657,7 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 	in.amount = rf->amount;
 	in.method = "card";
 	in.reference = rf->id;
+	in.channel_ref = 1;
 	in.reason = reason;
 	if ((rc = refund_post_in(db, &in, NULL)) != 0)
 		return rc;
@@ -687,12 +744,12 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	snprintf(buf, sizeof buf, _("channel: %s %s"), e->type, ci->id);
 	if (strcmp(po.provider, b->o->provider) || (*po.channel_id && strcmp(po.channel_id, ci->id)) ||
 	    (*ci->order_no && strcmp(ci->order_no, po.order_no))) {
-		if (say_dead(m, &po,
-		             _("intent %s (order number '%s') does not belong to order %s (%s %s): "
-		               "not posted, a person must look"),
-		             ci->id, ci->order_no, po.order_no, po.provider,
-		             *po.channel_id ? po.channel_id : "-"))
-			return order_save(db, &po, buf);
+		/* a foreign event: it never writes on our order */
+		say_dead(m, NULL,
+		         _("intent %s (order number '%s') does not belong to order %s (%s %s): "
+		           "not posted, a person must look"),
+		         ci->id, ci->order_no, po.order_no, po.provider,
+		         *po.channel_id ? po.channel_id : "-");
 		return 0;
 	}
 	if (strcasecmp(ci->currency, po.currency) || ci->amount != po.amount ||
@@ -742,7 +799,7 @@ static int mark_event(struct db *db, const struct pev *e, const struct mark *m, 
 	rc = db_prepare_cached(db,
 	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
 	                       " next_attempt_at = ?3, parked_until = ?4, last_error = ?5,"
-	                       " processed_at = ?6, updated_at = ?7"
+	                       " processed_at = ?6, updated_at = ?7, dead_kind = ?8"
 	                       " WHERE id = ?1 AND (status = 'received' OR status = 'failed'"
 	                       " OR status = 'parked')",
 	                       &st);
@@ -767,6 +824,10 @@ static int mark_event(struct db *db, const struct pev *e, const struct mark *m, 
 	else
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_int64(st, 7, clock_now());
+	if (!strcmp(status, "dead"))
+		sqlite3_bind_text(st, 8, m->dead_kind ? m->dead_kind : "transient", -1, SQLITE_STATIC);
+	else
+		sqlite3_bind_null(st, 8);
 	rc = db_run_cached(db, st, _("cannot mark the inbound event"));
 	*lost = !rc && sqlite3_changes(db_sqlite(db)) != 1;
 	return rc;
@@ -802,13 +863,17 @@ static int apply_tx(struct db *db, void *arg)
 		memset(&m, 0, sizeof m);
 		if ((rc = db_exec(db, "SAVEPOINT event")) != 0)
 			return rc;
-		if (apply_one(db, b, e, &m) != 0) {
+		if ((rc = apply_one(db, b, e, &m)) != 0) {
 			char why[600];
+			/* the core refused what the channel said (not a passing fault):
+			 * tried again, but if it dies it is a refusal */
+			const char *kind = rc == FD_EINVAL ? "refused" : NULL;
 
 			snprintf(why, sizeof why, "%s", err_msg());
 			if ((rc = db_exec(db, "ROLLBACK TO event")) != 0)
 				return rc;
 			memset(&m, 0, sizeof m);
+			m.dead_kind = kind;
 			m.status = "failed";
 			m.wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 			snprintf(m.error, sizeof m.error, _("cannot apply it: %s"), why);

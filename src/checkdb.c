@@ -269,6 +269,19 @@ static const struct check_def checks[] = {
 	  " ' but its payment has refunds of ' || p.refunded FROM pay_order o"
 	  " JOIN payment p ON p.id = o.payment_id WHERE o.refunded_amount > p.refunded"
 	  " OR (o.status = 'refunded') IS NOT (o.refunded_amount = o.amount)" },
+	{ "channel-event-refused", N_("no inbound event lies dead because what the channel said "
+	                              "was refused (a person retries or ignores it)"),
+	  "SELECT 'inbound event ' || id || ' (' || coalesce(event_type, '?') || ' '"
+	  " || coalesce(object_id, '?') || ') died refused: ' || coalesce(last_error, '')"
+	  " FROM inbound_callback WHERE status = 'dead' AND dead_kind = 'refused'" },
+	{ "channel-order-stuck", N_("no card payment order waits while the channel's events "
+	                            "about it lie dead"),
+	  "SELECT 'card payment order ' || o.order_no || ' is still ' || o.status || ', but '"
+	  " || count(*) || ' event(s) about ' || o.channel_order_id || ' died: the channel"
+	  " may have moved money that is not in our books' FROM pay_order o"
+	  " JOIN inbound_callback e ON e.source_system = o.provider_code"
+	  " AND e.object_id = o.channel_order_id AND e.status = 'dead'"
+	  " WHERE o.status IN ('paying', 'refunding') GROUP BY o.id" },
 	{ "channel-event-done", N_("a processed inbound event says when"),
 	  "SELECT 'inbound event ' || id || ': ' || status || ' without a time'"
 	  " FROM inbound_callback WHERE status = 'processed' AND processed_at IS NULL" },

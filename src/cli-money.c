@@ -36,6 +36,7 @@
 #include "journal.h"
 #include "money.h"
 #include "payment.h"
+#include "refund-route.h"
 #include "projection.h"
 #include "report.h"
 #include "xalloc.h"
@@ -1459,6 +1460,7 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	    {NULL, NULL, NULL, NULL},
 	};
 	struct refund_input in = {0};
+	struct refund_outcome out;
 	struct idem_result res = {0};
 	struct payment p;
 	char *pos[1], m[MONEY_BUFSZ];
@@ -1485,8 +1487,30 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	in.method = method;
 	in.reference = ref;
 	in.reason = reason;
-	if ((rc = refund_post(c->db, &in, key, &res)) != 0)
+	/* the core decides: at the desk, or through the channel that took it */
+	if ((rc = refund_request(c->db, &in, key, &out)) != 0)
 		return cli_refused(rc);
+	if (out.route == REFUND_THROUGH_CHANNEL) {
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "route", "channel");
+			cli_json_int(o, "payment_id", in.payment_id);
+			cJSON_AddStringToObject(o, "order_no", out.order_no);
+			cli_json_int(o, "outbox_id", out.id);
+			cli_print_json(o);
+		} else if ((rc = payment_get(c->db, in.payment_id, &p)) == 0) {
+			printf(_("Refund of %1$s %2$s asked of the payment channel for card order %3$s "
+			         "(payment %4$lld); the channel worker sends it, and the refund is posted "
+			         "when the channel says it succeeded.\n"),
+			       fmt_money(in.amount, p.currency, m), p.currency, out.order_no,
+			       (long long)p.id);
+			payment_free(&p);
+		}
+		return rc ? cli_refused(rc) : CLI_OK;
+	}
+	res.id = out.id;
+	res.replayed = out.replayed;
 	note_replay(&res, key);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();

@@ -141,7 +141,7 @@ static int issue(struct db *db, int64_t job, int64_t *invoice, int64_t *total)
 static int pay(struct db *db, int64_t customer, int64_t amount, const char *method,
 	       const char *ref, const struct alloc_input *allocs, size_t n)
 {
-	struct payment_input in = { customer, "USD", amount, method, ref, 0, NULL };
+	struct payment_input in = { customer, "USD", amount, method, ref, 0, NULL, 0 };
 	struct idem_result res = { 0 };
 	int rc = payment_record(db, &in, allocs, n, 0, NULL, &res);
 

@@ -361,7 +361,7 @@ static int change_tx(struct db *db, void *arg)
 			                 "events can be retried"),
 			               (long long)c->id, status);
 		rc = db_prepare(db,
-		                "UPDATE inbound_callback SET status = 'received', attempts = 0,"
+		                "UPDATE inbound_callback SET status = 'received', attempts = 0, dead_kind = NULL,"
 		                " next_attempt_at = ?2, parked_until = NULL, updated_at = ?3"
 		                " WHERE id = ?1",
 		                &st);

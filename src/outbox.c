@@ -124,13 +124,16 @@ int outbox_refund_asked(struct db *db, const char *order_no, int64_t *asked)
 
 	*asked = 0;
 	/* the refunded amount is what the channel confirmed, never more than
-	 * was asked; a refund command given up asks for nothing */
+	 * was asked; a refund command given up asks for nothing, and neither
+	 * does one whose refund the channel reported failed (0007) */
 	rc = db_prepare_cached(db,
-	                       "SELECT max(refunded_amount, (SELECT coalesce(sum("
+	                       "SELECT max(o.refunded_amount, (SELECT coalesce(sum("
 	                       "json_extract(payload, '$.amount')), 0) FROM outbox_event"
 	                       " WHERE event_type = 'refund.create' AND status <> 'dead'"
-	                       " AND json_extract(payload, '$.order_no') = ?1))"
-	                       " FROM pay_order WHERE order_no = ?1",
+	                       " AND json_extract(payload, '$.order_no') = ?1)"
+	                       " - (SELECT coalesce(sum(f.amount), 0) FROM pay_order_refund_failed f"
+	                       " WHERE f.order_id = o.id AND f.asked_by_us = 1))"
+	                       " FROM pay_order o WHERE o.order_no = ?1",
 	                       &st);
 	if (rc)
 		return rc;

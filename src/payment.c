@@ -99,7 +99,11 @@ static int looks_like_card(const char *s)
 	}
 }
 
-static int check_reference(const char *ref)
+/* A reference a person typed is refused when it looks like a card number.
+ * An id the payment channel gave us (channel_ref) is the channel's reference
+ * and is never refused by that rule: refusing it would leave a payment the
+ * customer made unposted. */
+static int check_reference(const char *ref, int channel_ref)
 {
 	int rc;
 
@@ -107,7 +111,7 @@ static int check_reference(const char *ref)
 		return 0;
 	if ((rc = text_check(ref, _("the reference"), 100, 0)) != 0)
 		return rc;
-	if (looks_like_card(ref))
+	if (!channel_ref && looks_like_card(ref))
 		return err_set(FD_EINVAL,
 		               _("the reference looks like a card number; card numbers are never "
 		                 "stored: give the last four digits or the channel's reference"));
@@ -638,7 +642,7 @@ static int record_prepare(const struct payment_input *in, const struct alloc_inp
 	if (!payment_method_valid(in->method))
 		return err_set(FD_EINVAL,
 		               _("the method must be cash, check, card, bank_transfer or other"));
-	if ((rc = check_reference(in->reference)) != 0)
+	if ((rc = check_reference(in->reference, in->channel_ref)) != 0)
 		return rc;
 	if (in->note && (rc = text_check(in->note, _("the note"), 2000, 1)) != 0)
 		return rc;
@@ -1006,7 +1010,7 @@ static int refund_check(const struct refund_input *in)
 	if (in->method && !payment_method_valid(in->method))
 		return err_set(FD_EINVAL,
 		               _("the method must be cash, check, card, bank_transfer or other"));
-	if ((rc = check_reference(in->reference)) != 0)
+	if ((rc = check_reference(in->reference, in->channel_ref)) != 0)
 		return rc;
 	if (!in->reason || !*in->reason)
 		return err_set(FD_EINVAL, _("a refund needs a reason"));

@@ -88,6 +88,8 @@ struct payment_input {
 	const char *reference; /* NULL: none; never a card number */
 	int64_t received_at;   /* 0: now; never after today */
 	const char *note;      /* NULL: none */
+	int channel_ref;       /* 1: reference is the channel's own id (not checked
+	                          for card numbers: the channel chose it) */
 };
 
 /* One allocation asked for: amount of the payment to invoice_id. */
@@ -156,9 +158,10 @@ struct refund_input {
 	int64_t payment_id;
 	int64_t amount;        /* > 0, at most what is unallocated */
 	const char *method;    /* NULL: the payment's method */
-	const char *reference; /* NULL: none */
+	const char *reference; /* NULL: none; never a card number */
 	const char *reason;    /* required */
 	int pending;           /* 1: waits for refund_settle (a channel refund) */
+	int channel_ref;       /* 1: reference is the channel's own id (see payment_input) */
 };
 
 /* refund_post - give back part or all of a payment; res->id is the refund.

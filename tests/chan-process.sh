@@ -189,12 +189,22 @@ for n in 2 3 4 5 6 7 8 9 10; do process --all >/dev/null; done
 matches "after 10 attempts: dead" \
 	"$(db "SELECT status, attempts, last_error FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND event_type = 'payment_intent.succeeded'")" "^dead\|10\|the channel could not tell"
 is "nothing posted meanwhile" "$(payments "$F")" 0
+out=$(fd check 2>&1)
+like "frontdesk check says the order waits while its events lie dead" "$out" \
+	"channel-order-stuck: card payment order $F is still paying, but 2 event(s) about $(pi_of "$F") died"
 for id in $(db "SELECT id FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND status = 'dead'"); do
 	fd inbox retry "$id" >/dev/null
 done
 out=$(process)
 is "a person retries them once the channel is well: posted once" "$(echo "$out" | jget 'd["payments"]'), $(payments "$F")" "1, 1"
-ok "frontdesk check is clean" fd check
+out=$(fd check 2>&1)
+like "frontdesk check names an event that died refused, not failing" "$out" \
+	"channel-event-refused: inbound event"
+like "such as the intent of an order not ours" "$out" "no card payment order of ours for intent"
+for id in $(db "SELECT id FROM inbound_callback WHERE status = 'dead' AND dead_kind = 'refused'"); do
+	fd inbox ignore "$id" --reason "looked at: not our money" >/dev/null
+done
+ok "once a person decided on each, frontdesk check is clean" fd check
 
 # --- What the desk asks about orders and dead letters is read by index --------
 plan() { db "EXPLAIN QUERY PLAN $1" | tr '\n' ' '; }

@@ -31,7 +31,8 @@ advance the server's clock, inject events, and inject faults:
         empty_more a page with no events and has_more true
         done_then_fail  do the request, then answer 500 (POST: the effect stays)
         lie        do the request, then answer with its amount one more
-  POST /_control/list_mode    {"duplicate": bool, "shuffle": bool, "overlap": bool}
+  POST /_control/list_mode    {"duplicate": bool, "shuffle": bool, "overlap": bool,
+                               "luhn_ids": bool (new ids are 16 digits passing Luhn)}
   POST /_control/hide         {"event": ID, "until": T} an event invisible before T
   GET  /_control/log          every API request (method, path, query, form, user agent,
                                idempotency key, version header, auth ok)
@@ -69,8 +70,24 @@ S = {
 API_KEY = "sk_test_fake"
 
 
+def luhn_digits(n):
+    """n random digits whose last one makes the whole pass the Luhn check:
+    an id that looks like a card number, as real channel ids sometimes do."""
+    body = [random.randint(0, 9) for _ in range(n - 1)]
+    total = 0
+    for i, d in enumerate(reversed(body)):
+        if i % 2 == 0:
+            d *= 2
+            if d > 9:
+                d -= 9
+        total += d
+    return "".join(map(str, body)) + str((10 - total % 10) % 10)
+
+
 def next_id(prefix):
     S["seq"] += 1
+    if S["mode"].get("luhn_ids"):
+        return "%s_%s" % (prefix, luhn_digits(16))
     return "%s_%06d%s" % (prefix, S["seq"], "".join(random.choice("abcdefghjkmnpqrstuvwxyz") for _ in range(6)))
 
 

@@ -6,8 +6,9 @@
  * A card payment that came from the payment channel (the payment of a
  * pay_order) is refunded through the channel instead: the form asks for the
  * amount only (default: what is left after the refunds already asked for),
- * and posting writes a "refund.create" command (outbox_refund), no refund
- * row. The channel worker sends it; the refund row is posted, with the
+ * and posting writes a "refund.create" command, no refund row. Which way a
+ * payment is refunded is the core's decision (refund_request, the same call
+ * `frontdesk refund` makes); the form only shows and asks. The channel worker sends it; the refund row is posted, with the
  * allocations reversed as far as needed, when the channel says the refund
  * succeeded. The call carries the form's idempotency key and, like
  * form-charge.c, the form calls it at most once unless it was refused and
@@ -25,8 +26,8 @@
 #include "form.h"
 #include "i18n.h"
 #include "money.h"
-#include "outbox.h"
 #include "payment.h"
+#include "refund-route.h"
 #include "text.h"
 #include "views.h"
 #include "xalloc.h"
@@ -42,7 +43,7 @@ struct refst {
 	int64_t amount;           /* parsed by check */
 	struct desk_card_order o; /* channel: its card order */
 	int64_t left;             /* channel: what may still be asked for */
-	int called;               /* channel: outbox_refund may have written */
+	int called;               /* channel: refund_request may have written */
 };
 
 static int chan_check(struct form *f)
@@ -94,7 +95,8 @@ static void chan_confirm(struct form *f, char *buf, size_t n)
 static int chan_post(struct form *f)
 {
 	struct refst *rs = f->arg;
-	int64_t outbox_id = 0;
+	struct refund_input in = {0};
+	struct refund_outcome out;
 	char m[FMT_MONEY];
 	int rc;
 
@@ -102,12 +104,18 @@ static int chan_post(struct form *f)
 		return err_set(FD_ECONFLICT,
 		               _("this form already asked once: close it and look at the payment's "
 		                 "refunds and the dead letters before asking again"));
-	rc = outbox_refund(ui_db(), rs->o.order_no, rs->amount, form_key(f), &outbox_id);
+	in.payment_id = rs->p.id;
+	in.amount = rs->amount;
+	in.reason = _("refund through the payment channel");
+	rc = refund_request(ui_db(), &in, form_key(f), &out);
 	if (rc == 0 || (rc != FD_EINVAL && rc != FD_ENOTFOUND && rc != FD_ECONFLICT))
 		rs->called = 1;
 	if (rc)
 		return rc;
-	f->posted_id = outbox_id;
+	if (out.route != REFUND_THROUGH_CHANNEL) /* the core decides; it cannot change under us */
+		return err_set(FD_ECONFLICT, _("payment %lld is no longer a channel payment"),
+		               (long long)rs->p.id);
+	f->posted_id = out.id;
 	form_receipt(f,
 	             _("Refund of %1$s asked of the payment channel for card order %2$s; the "
 	               "channel worker sends it."),
@@ -165,7 +173,7 @@ static int ref_post(struct form *f)
 {
 	struct refst *rs = f->arg;
 	struct refund_input in = {0};
-	struct idem_result res = {0};
+	struct refund_outcome res;
 	const char *ref = form_value(f, form_find(f, R_REFERENCE));
 	char m[FMT_MONEY];
 	int rc;
@@ -175,14 +183,16 @@ static int ref_post(struct form *f)
 	in.method = form_value(f, form_find(f, R_METHOD));
 	in.reference = *ref ? ref : NULL;
 	in.reason = form_value(f, form_find(f, R_REASON));
-	rc = refund_post(ui_db(), &in, form_key(f), &res);
+	rc = refund_request(ui_db(), &in, form_key(f), &res);
 	if (rc)
 		return rc;
+	if (res.route != REFUND_AT_DESK) /* became a channel payment meanwhile: cannot happen */
+		return err_set(FD_ECONFLICT, _("payment %lld is refunded through the channel"),
+		               (long long)rs->p.id);
 	f->posted_id = res.id;
 	form_receipt(f, _("Refund R%1$lld posted: %2$s of payment %3$lld given back to %4$s."),
 	             (long long)res.id, fmt_money_cur(rs->amount, rs->p.currency, m),
 	             (long long)rs->p.id, rs->p.customer_name);
-	idem_result_free(&res);
 	return 0;
 }
 
@@ -259,6 +269,7 @@ struct view *form_refund_new(int64_t payment_id)
 	struct refst *rs;
 	struct form *f;
 	char title[200], m[FMT_MONEY], info[200];
+	enum refund_route route;
 	int k, rc;
 
 	if (ui_readonly()) {
@@ -272,10 +283,13 @@ struct view *form_refund_new(int64_t payment_id)
 		free(rs);
 		return NULL;
 	}
-	rc = desk_card_order_of_payment(ui_db(), payment_id, &rs->o);
-	if (rc == 0)
+	/* the core says how this payment is refunded; the order is read for
+	 * what the form shows */
+	rc = refund_route_of(ui_db(), payment_id, &route, NULL, 0);
+	if (rc == 0 && route == REFUND_THROUGH_CHANNEL &&
+	    (rc = desk_card_order_of_payment(ui_db(), payment_id, &rs->o)) == 0)
 		return chan_form(rs);
-	if (rc != FD_ENOTFOUND) {
+	if (rc != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read the card order of payment %1$lld: %2$s"),
 		       (long long)payment_id, err_msg());
 		ref_free_state(rs);
