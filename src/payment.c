@@ -99,6 +99,11 @@ static int looks_like_card(const char *s)
 	}
 }
 
+int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
+{
+	return allow_overpay || amount <= balance;
+}
+
 /* A reference a person typed is refused when it looks like a card number.
  * An id the payment channel gave us (channel_ref) is the channel's reference
  * and is never refused by that rule: refusing it would leave a payment the
@@ -469,7 +474,7 @@ static int post_one(struct db *db, int64_t pay_id, int fresh, int64_t inv_id, in
 		rc = err_set(FD_EINVAL, _("%s has only %s %s unallocated; it cannot give %s to %s"),
 		             who, fmt(s.unallocated, s.pay_currency, a), s.pay_currency,
 		             fmt(amount, s.pay_currency, b), s.inv_number);
-	else if (amount > s.balance && !s.allow_overpay)
+	else if (!alloc_fits_invoice(amount, s.balance, s.allow_overpay))
 		rc = err_set(FD_EINVAL,
 		             _("invoice %s has only %s %s left to pay; %s would overpay it (keep "
 		               "the rest on the payment as the customer's credit)"),

@@ -98,6 +98,12 @@ struct alloc_input {
 	int64_t amount;
 };
 
+/* alloc_fits_invoice - 1 if an allocation of amount (> 0) may go to an
+ * invoice that still owes balance: at most its balance, or any amount when
+ * the invoice was issued with overpayment allowed (it then shows as
+ * overpaid). The one rule alloc_post applies and the payment form shows. */
+int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay);
+
 /* payment_method_valid - 1 if m names a payment method. */
 int payment_method_valid(const char *m);
 

@@ -646,6 +646,61 @@ START_TEST(test_payform_twice_posts_once)
 }
 END_TEST
 
+/* The screen's form applies the core's rule for overpayment: an invoice
+ * issued with overpayment allowed may take more than its balance, any other
+ * may not; and what the form accepts, the core posts. */
+START_TEST(test_payform_overpay_rule_is_the_core_s)
+{
+	struct customer_input ci = {"Ola Nord", NULL, NULL, NULL, NULL};
+	struct job_input ji = {0, "Deposit", "USD", NULL};
+	struct item_input it = {0, "SERVICE", "Deposit", 1000, 5000};
+	struct invoice_input iin = {0};
+	struct payform pf;
+	struct payment_input in = {0};
+	struct idem_result res = {0};
+	int64_t cust, plain, job, item, over;
+	int i, io = -1, ip = -1;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	plain = invoice_of(cust, 3000, 10);
+	ji.customer_id = cust;
+	ck_assert_int_eq(job_add(db, &ji, &job), 0);
+	it.job_id = job;
+	ck_assert_int_eq(item_add(db, &it, &item), 0);
+	iin.jobs = &job;
+	iin.n_jobs = 1;
+	iin.allow_overpay = 1;
+	iin.terms_days = 20;
+	ck_assert_msg(invoice_issue(db, &iin, NULL, &res) == 0, "%s", err_msg());
+	over = res.id;
+	idem_result_free(&res);
+	ck_assert_int_eq(payform_load(db, cust, "USD", &pf), 0);
+	for (i = 0; i < pf.ninv; i++) {
+		if (pf.inv[i].id == over)
+			io = i;
+		if (pf.inv[i].id == plain)
+			ip = i;
+	}
+	ck_assert(io >= 0 && ip >= 0);
+	ck_assert_int_eq(payform_fits(&pf, ip, pf.inv[ip].balance), 1);
+	ck_assert_int_eq(payform_fits(&pf, ip, pf.inv[ip].balance + 1), 0);
+	ck_assert_int_eq(payform_fits(&pf, io, pf.inv[io].balance + 2500), 1);
+	/* and the core posts what the form accepted */
+	pf.alloc[io] = pf.inv[io].balance + 2500;
+	in.amount = pf.alloc[io];
+	in.method = "cash";
+	ck_assert_msg(payform_post(db, &pf, &in, "desk-test-overpay", &res) == 0, "%s", err_msg());
+	idem_result_free(&res);
+	ck_assert_int_eq(count("SELECT count(*) FROM invoice WHERE status = 'overpaid'"), 1);
+	/* and refuses what the form refuses */
+	pf.alloc[io] = 0;
+	pf.alloc[ip] = pf.inv[ip].balance + 1;
+	in.amount = pf.alloc[ip];
+	ck_assert_int_ne(payform_post(db, &pf, &in, "desk-test-overpay-2", &res), 0);
+	payform_free(&pf);
+}
+END_TEST
+
 /* A visit of customer cust from start to end (shop time), its row built. */
 static int64_t visit(int64_t cust, const char *start, const char *end)
 {
@@ -951,6 +1006,7 @@ int main(void)
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);
 	tcase_add_test(withdb, test_payform_twice_posts_once);
+	tcase_add_test(withdb, test_payform_overpay_rule_is_the_core_s);
 	tcase_add_test(withdb, test_payform_refused_writes_nothing);
 	tcase_add_test(withdb, test_cal_load);
 	tcase_add_test(withdb, test_desk_channel);

@@ -79,7 +79,7 @@ static int read_allocs(struct form *f, struct payst *ps, int mark)
 				form_error(f, k, "%s", _("not an amount"));
 			bad++;
 			v = 0;
-		} else if (v > ps->pf.inv[i].balance) {
+		} else if (v > 0 && !payform_fits(&ps->pf, i, v)) {
 			char b[FMT_MONEY];
 
 			if (mark)

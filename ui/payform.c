@@ -31,7 +31,13 @@ static int add_open(const struct invoice *inv, void *arg)
 	snprintf(p->number, sizeof p->number, "%s", inv->number);
 	p->due_at = inv->due_at;
 	p->balance = inv->balance;
+	p->allow_overpay = inv->allow_overpay;
 	return 0;
+}
+
+int payform_fits(const struct payform *pf, int i, int64_t amount)
+{
+	return alloc_fits_invoice(amount, pf->inv[i].balance, pf->inv[i].allow_overpay);
 }
 
 static int by_due(const void *a, const void *b)

@@ -23,6 +23,7 @@ struct payform_inv {
 	char number[32];
 	int64_t due_at;
 	int64_t balance; /* what is still owed, > 0 */
+	int allow_overpay; /* issued with overpayment allowed: may take more */
 };
 
 struct payform {
@@ -52,6 +53,11 @@ int64_t payform_allocated(const struct payform *pf, int *ok);
  * res->replayed = 1 and writes nothing. */
 int payform_post(struct db *db, const struct payform *pf, struct payment_input *in, const char *key,
                  struct idem_result *res);
+
+/* payform_fits - 1 if amount may be allocated to inv[i] (the core's rule,
+ * alloc_fits_invoice: at most the balance unless the invoice allows
+ * overpayment). */
+int payform_fits(const struct payform *pf, int i, int64_t amount);
 
 void payform_free(struct payform *pf);
 
