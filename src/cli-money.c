@@ -1798,7 +1798,7 @@ static int takings_cb(const struct takings_row *r, void *arg)
 		cli_json_int(j, "payments", r->count);
 		cli_json_int(j, "received", r->received);
 		cli_json_int(j, "refunded", r->refunded);
-		cli_json_int(j, "net", r->received - r->refunded);
+		cli_json_int(j, "net", r->net);
 		cJSON_AddItemToArray(o->arr, j);
 	} else if (o->csv) {
 		csv_cell(r->day, 0, 0);
@@ -1807,12 +1807,12 @@ static int takings_cb(const struct takings_row *r, void *arg)
 		csv_int(r->count, 0);
 		csv_money(r->received, r->currency, 0);
 		csv_money(r->refunded, r->currency, 0);
-		csv_money(r->received - r->refunded, r->currency, 1);
+		csv_money(r->net, r->currency, 1);
 	} else {
 		printf("%s  %-13s %-3s %5lld %12s %12s %12s\n", r->day, r->method, r->currency,
 		       (long long)r->count, fmt_money(r->received, r->currency, a),
 		       fmt_money(r->refunded, r->currency, b),
-		       fmt_money(r->received - r->refunded, r->currency, n));
+		       fmt_money(r->net, r->currency, n));
 	}
 	return 0;
 }

@@ -367,6 +367,12 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL); /* a signal cuts it short: the caller checks *stop */
 }
 
+static void tell_lease(const struct jobq_opts *o, int held)
+{
+	if (o->lease)
+		o->lease(held, o->say_arg);
+}
+
 int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_opts *o,
                   double for_seconds, int once)
 {
@@ -387,11 +393,14 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 				next_renew = now + o->lease_ttl / 3.0;
 				say(o, _("running jobs (runner lease epoch %lld)"),
 				    (long long)lease.epoch);
+				tell_lease(o, 1);
 			} else if (once) {
 				return rc;
 			} else {
-				if (!waiting_said)
+				if (!waiting_said) {
 					say(o, _("standing by: %s"), err_msg());
+					tell_lease(o, 0);
+				}
 				waiting_said = 1;
 				sleep_ms(o->lease_ttl * 1000 / 4 < 500 ? o->lease_ttl * 1000 / 4
 				                                       : 500);
@@ -401,6 +410,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 		if (now >= next_renew) {
 			if ((rc = control_renew(db, &lease)) != 0) {
 				say(o, _("lost the runner lease: %s"), err_msg());
+				tell_lease(o, 0);
 				holding = 0;
 				continue;
 			}
@@ -414,6 +424,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 		rc = jobq_run_batch(db, &lease, o, &ran);
 		if (rc == FD_ECONFLICT) {
 			say(o, _("lost the runner lease: %s"), err_msg());
+			tell_lease(o, 0);
 			holding = 0;
 			continue;
 		}

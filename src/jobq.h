@@ -71,6 +71,10 @@ struct jobq_opts {
 	 * NULL: nowhere. msg is translated. */
 	void (*say)(const char *msg, void *arg);
 	void *say_arg;
+	/* told when this runner takes the lease (held = 1) and when it stands
+	 * by or loses it (held = 0), with say_arg; NULL: not told. A caller that
+	 * needs to know whether it runs the jobs asks this, never the messages. */
+	void (*lease)(int held, void *arg);
 };
 
 void jobq_opts_default(struct jobq_opts *o);

@@ -238,6 +238,10 @@ int report_takings(struct db *db, int64_t from, int64_t to,
 		r.count = sqlite3_column_int64(st, 3);
 		r.received = sqlite3_column_int64(st, 4);
 		r.refunded = sqlite3_column_int64(st, 5);
+		if (money_sub(r.received, r.refunded, &r.net)) {
+			rc = err_set(FD_EINVAL, _("the takings of %s overflow"), r.day);
+			break;
+		}
 		if ((rc = cb(&r, arg)) != 0)
 			break;
 	}

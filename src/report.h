@@ -42,10 +42,12 @@ struct takings_row {
 	int64_t count;    /* payments received */
 	int64_t received; /* their amounts (void payments excluded) */
 	int64_t refunded; /* refunds that succeeded, by the refund's day and method */
+	int64_t net;      /* received - refunded, computed with money_sub */
 };
 
 /* report_takings - money received and refunded per day and method in
- * [from, to) (UTC seconds), by day, method and currency. */
+ * [from, to) (UTC seconds), by day, method and currency. FD_EINVAL when a
+ * figure overflows (no row is then given past it). */
 int report_takings(struct db *db, int64_t from, int64_t to,
                    int (*cb)(const struct takings_row *r, void *arg), void *arg);
 

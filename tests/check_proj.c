@@ -1421,6 +1421,63 @@ START_TEST(test_fresh_within_a_second)
 }
 END_TEST
 
+static int lease_seen[2];
+static void lease_cb(int held, void *arg)
+{
+	(void)arg;
+	lease_seen[held ? 1 : 0]++;
+}
+
+/* The job runner tells its caller whether it holds the lease through a
+ * return value (the lease callback), not through its translated messages:
+ * the screen used to compare those. */
+START_TEST(test_runner_tells_lease_by_code)
+{
+	struct jobq_opts o;
+	struct control_info ci;
+	volatile sig_atomic_t stop = 0;
+	pid_t pid;
+	int i, status;
+
+	jobq_opts_default(&o);
+	o.lease = lease_cb;
+	o.poll_ms = 20;
+	lease_seen[0] = lease_seen[1] = 0;
+	ck_assert_int_eq(jobq_run_loop(db, &stop, &o, 0.3, 0), 0);
+	ck_assert_int_eq(lease_seen[1], 1);
+	ck_assert_int_eq(lease_seen[0], 0);
+	pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		struct db *cdb;
+		struct jobq_opts co;
+		volatile sig_atomic_t cstop = 0;
+
+		jobq_opts_default(&co);
+		if (db_open(dbpath, 0, &cdb))
+			_exit(2);
+		_exit(jobq_run_loop(cdb, &cstop, &co, 30, 0) ? 3 : 0);
+	}
+	for (i = 0; i < 500; i++) {
+		if (control_get(db, CONTROL_RUNNER, &ci) == 0) {
+			int held = ci.state == CONTROL_HELD;
+
+			control_info_free(&ci);
+			if (held)
+				break;
+		}
+		msleep(10);
+	}
+	ck_assert_int_lt(i, 500);
+	lease_seen[0] = lease_seen[1] = 0;
+	jobq_run_loop(db, &stop, &o, 0.3, 0);
+	ck_assert_int_eq(lease_seen[1], 0);
+	ck_assert_int_eq(lease_seen[0], 1); /* standing by, told once */
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+}
+END_TEST
+
 /* A database that already holds visits when 0004 arrives gets a rebuild
  * queued for each of them by the migration itself. */
 START_TEST(test_migration_queues_existing_visits)
@@ -1488,6 +1545,7 @@ int main(void)
 	tcase_add_test(procs, test_concurrent_rebuilds_agree);
 	tcase_add_test(procs, test_rebuild_all_is_exclusive);
 	tcase_add_test(procs, test_fresh_within_a_second);
+	tcase_add_test(procs, test_runner_tells_lease_by_code);
 	tcase_set_timeout(procs, 120);
 	suite_add_tcase(s, pure);
 	suite_add_tcase(s, rows);

@@ -36,24 +36,18 @@ static void set_state(int s)
 	pthread_mutex_unlock(&lock);
 }
 
-/* Whether msg is an instance of the (translated) jobq format fmt: the text
- * before the first conversion matches. */
-static int is_msg(const char *msg, const char *fmt)
-{
-	size_t n = strcspn(fmt, "%");
-
-	return n > 0 && strncmp(msg, fmt, n) == 0;
-}
-
-/* jobq's messages tell whether we hold the lease */
+/* jobq's messages go to the debug log only */
 static void say(const char *msg, void *arg)
 {
 	(void)arg;
 	log_debug("runner: %s", msg);
-	if (is_msg(msg, _("standing by: %s")) || is_msg(msg, _("lost the runner lease: %s")))
-		set_state(RS_STANDBY);
-	else if (is_msg(msg, _("running jobs (runner lease epoch %lld)")))
-		set_state(RS_HERE);
+}
+
+/* jobq tells whether we hold the lease */
+static void lease_changed(int held, void *arg)
+{
+	(void)arg;
+	set_state(held ? RS_HERE : RS_STANDBY);
 }
 
 static void *run(void *arg)
@@ -71,6 +65,7 @@ static void *run(void *arg)
 	jobq_opts_default(&o);
 	o.say = say;
 	o.say_arg = NULL;
+	o.lease = lease_changed;
 	if (o.poll_ms > 200)
 		o.poll_ms = 200;
 	rc = jobq_run_loop(db, &stop_flag, &o, 0, 0);
