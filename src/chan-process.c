@@ -31,6 +31,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "invoice.h"
 #include "outbox.h"
 #include "payment.h"
 #include "xalloc.h"
@@ -384,8 +385,7 @@ static int invoice_open(struct db *db, int64_t invoice_id, int64_t customer_id,
 		return 0;
 	rc = db_prepare_cached(db,
 	                       "SELECT balance FROM invoice WHERE id = ?1 AND customer_id = ?2"
-	                       " AND currency = ?3 AND (status = 'issued'"
-	                       " OR status = 'partially_paid') AND balance > 0",
+	                       " AND currency = ?3 AND " INVOICE_OPEN_SQL(""),
 	                       &st);
 	if (rc)
 		return rc;

@@ -197,6 +197,12 @@ int invoice_status_valid(const char *s)
 	return 0;
 }
 
+int invoice_is_open(const struct invoice *inv)
+{
+	return !strcmp(inv->kind, "invoice") &&
+	       (!strcmp(inv->status, "issued") || !strcmp(inv->status, "partially_paid"));
+}
+
 int invoice_list(struct db *db, const struct invoice_filter *f,
                  int (*cb)(const struct invoice *inv, void *arg), void *arg)
 {
@@ -206,7 +212,7 @@ int invoice_list(struct db *db, const struct invoice_filter *f,
 	rc = db_prepare(db,
 	                "SELECT " INVOICE_COLS INVOICE_FROM " WHERE (?1 = 0 OR i.customer_id = ?1)"
 	                " AND (?2 IS NULL OR i.status = ?2"
-	                "      OR (?2 = 'open' AND i.status IN ('issued', 'partially_paid')))"
+	                "      OR (?2 = 'open' AND " INVOICE_OPEN_SQL("i.") "))"
 	                " AND (?3 IS NULL OR i.kind = ?3)"
 	                " ORDER BY i.issued_at, i.id",
 	                &st);

@@ -47,6 +47,14 @@ struct db;
  * a few of them stays far from int64_t's limit. The schema checks it too. */
 #define MONEY_DOC_MAX INT64_C(100000000000000)
 
+/* An open invoice is an invoice (not a credit note) that still takes
+ * payments: issued or partially paid (its balance is then above zero). The
+ * one definition: SQL uses INVOICE_OPEN_SQL(alias prefix, e.g. "i." or ""),
+ * C uses invoice_is_open. Receivables (report.c) also count overpaid
+ * invoices, whose balance is negative: that is another question. */
+#define INVOICE_OPEN_SQL(p)                                                                        \
+	"(" p "kind = 'invoice' AND " p "status IN ('issued', 'partially_paid'))"
+
 struct invoice {
 	int64_t id;
 	char kind[16];   /* "invoice" or "credit_note" */
@@ -132,7 +140,11 @@ struct invoice_filter {
 	const char *kind;    /* NULL: both; "invoice" or "credit_note" */
 };
 
-/* invoice_list - call cb for each matching document, oldest first. */
+/* invoice_is_open - 1 if inv is an open invoice (see INVOICE_OPEN_SQL). */
+int invoice_is_open(const struct invoice *inv);
+
+/* invoice_list - call cb for each matching document, oldest first; the
+ * status "open" means open invoices (INVOICE_OPEN_SQL), whatever kind asks. */
 int invoice_list(struct db *db, const struct invoice_filter *f,
                  int (*cb)(const struct invoice *inv, void *arg), void *arg);
 

@@ -345,7 +345,7 @@ int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int6
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT id, balance FROM invoice WHERE customer_id = ? AND currency = ?"
-	    " AND status IN ('issued', 'partially_paid') AND kind = 'invoice'"
+	    " AND " INVOICE_OPEN_SQL("")
 	    " ORDER BY due_at, id",
 	    &st);
 	if (rc)

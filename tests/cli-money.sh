@@ -168,6 +168,10 @@ checked "after the automatic allocation"
 is "pay list --json" "$(fd --json pay list --customer 1 | json 'len(d["payments"])')" 3
 out=$(fd pay list); like "pay list shows the void payment" "$out" "void"
 out=$(fd invoice list --status open); like "open invoices" "$out" "INV-2026-000006"
+open_json=$(fd --json invoice list --status open)
+is "open invoices are the invoices issued or partly paid, never a credit note (one definition)" \
+	"$(echo "$open_json" | json 'sorted(i["number"] for i in d["invoices"])')" \
+	"$(sqlite3 "$FRONTDESK_DB" "SELECT '[' || group_concat(quote(number), ', ') || ']' FROM (SELECT number FROM invoice WHERE kind = 'invoice' AND status IN ('issued', 'partially_paid') ORDER BY number)")"
 out=$(fd invoice show INV-2026-000002); like "invoice show lists the reversal" "$out" "(reverses #2)"
 like "invoice show lists the credit note" "$out" "CN-2026-000001"
 out=$(fd pay show 1); like "pay show lists the refund" "$out" "the rest back"

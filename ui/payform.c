@@ -21,8 +21,7 @@ static int add_open(const struct invoice *inv, void *arg)
 	struct payform *pf = arg;
 	struct payform_inv *p;
 
-	if (strcmp(inv->currency, pf->currency) != 0 || inv->balance <= 0 ||
-	    strcmp(inv->kind, "invoice") != 0)
+	if (strcmp(inv->currency, pf->currency) != 0 || !invoice_is_open(inv))
 		return 0;
 	pf->inv = xrealloc(pf->inv, (size_t)(pf->ninv + 1) * sizeof *pf->inv);
 	p = &pf->inv[pf->ninv++];
