@@ -59,7 +59,12 @@ same() {
 		fail "$1" "before (<) and after (>):" "$(diff "$TMP/before" "$TMP/after" | head -n 20)"
 	fi
 }
-tables() { sqlite3 "$1" "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"; }
+# every table but schema_migration, which gains a row per migration applied
+tables() {
+	sqlite3 "$1" "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
+		AND name <> 'schema_migration' ORDER BY name"
+}
+migrations() { sqlite3 "$1" 'SELECT version, name, checksum, applied_at FROM schema_migration ORDER BY version'; }
 
 # --- a fixture for every schema version from FIRST on ------------------------
 v=$FIRST
@@ -92,6 +97,7 @@ for dump in "$FIX"/schema-*.sql; do
 	# shellcheck disable=SC2086
 	rows_before=$(counts "$db" $list)
 	money_before=$(money "$db")
+	migrations_before=$(migrations "$db")
 	ok "$fx: it holds payments and allocations" \
 		test "$(sqlite3 "$db" 'SELECT count(*) FROM payment_allocation')" -gt 0
 
@@ -105,6 +111,8 @@ for dump in "$FIX"/schema-*.sql; do
 	# shellcheck disable=SC2086
 	same "$fx: every table has the rows it had" "$rows_before" "$(counts "$db" $list)"
 	same "$fx: every money figure is the same" "$money_before" "$(money "$db")"
+	after=$(migrations "$db" | head -n "$(printf '%s\n' "$migrations_before" | wc -l)")
+	same "$fx: its applied migrations are recorded as they were" "$migrations_before" "$after"
 	out=$(fd --db "$db" projection check 2>&1)
 	is "$fx: the calendar rows still match the records" "$?" 0
 

@@ -66,7 +66,14 @@ is "the program's migrations are the manifest's" \
 	"$(sed 's/^\([0-9a-f]*\)  \([0-9]*\)-.*/\1  \2/' "$SCHEMA/MANIFEST")"
 
 # Each way of breaking the rule is caught, with a message that says what to do.
-copy() { rm -rf "$TMP/s"; mkdir "$TMP/s"; cp "$SCHEMA"/*.sql "$SCHEMA/MANIFEST" "$TMP/s/"; }
+copy() { # the listed migrations and MANIFEST, whatever else the folder holds
+	rm -rf "$TMP/s"
+	mkdir "$TMP/s"
+	cp "$SCHEMA/MANIFEST" "$TMP/s/"
+	for f in $(cut -d' ' -f3 "$SCHEMA/MANIFEST"); do
+		cp "$SCHEMA/$f" "$TMP/s/" 2>/dev/null
+	done
+}
 first=$(head -n 1 "$SCHEMA/MANIFEST" | cut -d' ' -f3)
 last=$(tail -n 1 "$SCHEMA/MANIFEST" | cut -d' ' -f3)
 
