@@ -21,6 +21,7 @@
 #include "i18n.h"
 #include "log.h"
 #include "migrate.h"
+#include "version.h"
 #include "xalloc.h"
 
 static int open_new(struct cli *c, struct db **out)
@@ -194,11 +195,38 @@ static void usage(FILE *out)
 		       "Each command takes --help. Exit status: 0 done, 1 refused, 2 bad usage.\n"));
 }
 
+/*
+ * print_version - `frontdesk --version`: the program's version, the newest
+ * schema version it knows and the git commit it was built from (left out
+ * when built from an export without git). The text line is not translated:
+ * scripts read it.
+ */
+static int print_version(struct cli *c)
+{
+	const char *commit = version_git_commit();
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "program", PACKAGE);
+		cli_json_str(o, "version", PACKAGE_VERSION);
+		cli_json_int(o, "schema_version", migrate_latest());
+		cli_json_str(o, "git_commit", commit);
+		cli_print_json(o);
+	} else if (commit) {
+		printf("frontdesk %s (schema %d, git %s)\n", PACKAGE_VERSION, migrate_latest(),
+		       commit);
+	} else {
+		printf("frontdesk %s (schema %d)\n", PACKAGE_VERSION, migrate_latest());
+	}
+	return CLI_OK;
+}
+
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
 	struct cli c = { 0 };
 	const char *logpath = getenv("FRONTDESK_DEBUG_LOG");
-	int i, rc;
+	int i, rc, version = 0;
 
 	setlocale(LC_ALL, "");
 	/* FRONTDESK_LOCALEDIR: catalogs not yet installed (the screen tests) */
@@ -229,14 +257,15 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			usage(stdout);
 			return CLI_OK;
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			printf("frontdesk %s (schema %d)\n", PACKAGE_VERSION, migrate_latest());
-			return CLI_OK;
+			version = 1;
 		} else {
 			fprintf(stderr, _("frontdesk: unknown option '%.40s' (see 'frontdesk --help')\n"),
 				a);
 			return CLI_USAGE;
 		}
 	}
+	if (version)
+		return print_version(&c);
 	if (c.db_path && !*c.db_path)
 		return cli_usage("", _("--db needs a path"));
 	if (logpath && *logpath && (rc = log_open(logpath)) != 0)
