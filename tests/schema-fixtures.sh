@@ -59,11 +59,14 @@ same() {
 		fail "$1" "before (<) and after (>):" "$(diff "$TMP/before" "$TMP/after" | head -n 20)"
 	fi
 }
-# every table but schema_migration, which gains a row per migration applied
+# every table but the two that migrations themselves add rows to:
+# schema_migration (a row per migration applied) and status_transition (a
+# migration may allow a new move; the old ones must all stay, checked below)
 tables() {
 	sqlite3 "$1" "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%'
-		AND name <> 'schema_migration' ORDER BY name"
+		AND name <> 'schema_migration' AND name <> 'status_transition' ORDER BY name"
 }
+transitions() { sqlite3 "$1" 'SELECT entity, from_status, to_status FROM status_transition ORDER BY 1, 2, 3'; }
 migrations() { sqlite3 "$1" 'SELECT version, name, checksum, applied_at FROM schema_migration ORDER BY version'; }
 
 # --- a fixture for every schema version from FIRST on ------------------------
@@ -98,6 +101,7 @@ for dump in "$FIX"/schema-*.sql; do
 	rows_before=$(counts "$db" $list)
 	money_before=$(money "$db")
 	migrations_before=$(migrations "$db")
+	transitions_before=$(transitions "$db")
 	ok "$fx: it holds payments and allocations" \
 		test "$(sqlite3 "$db" 'SELECT count(*) FROM payment_allocation')" -gt 0
 
@@ -113,6 +117,9 @@ for dump in "$FIX"/schema-*.sql; do
 	# shellcheck disable=SC2086
 	same "$fx: every table has the rows it had" "$rows_before" "$(counts "$db" $list)"
 	same "$fx: every money figure is the same" "$money_before" "$(money "$db")"
+	transitions "$db" > "$TMP/transitions_after"
+	lost=$(printf '%s\n' "$transitions_before" | grep -Fxv -f "$TMP/transitions_after")
+	is "$fx: every status move it allowed is still allowed" "$lost" ""
 	after=$(migrations "$db" | head -n "$(printf '%s\n' "$migrations_before" | wc -l)")
 	same "$fx: its applied migrations are recorded as they were" "$migrations_before" "$after"
 	out=$(fd --db "$db" projection check 2>&1)
