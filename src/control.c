@@ -23,6 +23,7 @@
 #include "clock.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "xalloc.h"
@@ -75,12 +76,6 @@ static int check_name(const char *name)
 	return 0;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 /* 1 if the holder is a process of this host that no longer exists. */
 static int holder_gone(const char *host, int64_t pid)
@@ -102,11 +97,11 @@ static void fill_info(sqlite3_stmt *st, int64_t now, struct control_info *ci)
 	const unsigned char *kind = sqlite3_column_text(st, 1);
 
 	memset(ci, 0, sizeof *ci);
-	ci->name = col_dup(st, 0);
+	ci->name = dbrow_dup(st, 0);
 	snprintf(ci->kind, sizeof ci->kind, "%s", kind ? (const char *)kind : "?");
-	ci->owner_host = col_dup(st, 2);
+	ci->owner_host = dbrow_dup(st, 2);
 	ci->owner_pid = sqlite3_column_int64(st, 3);
-	ci->operator_id = col_dup(st, 4);
+	ci->operator_id = dbrow_dup(st, 4);
 	ci->acquired_at = sqlite3_column_int64(st, 5);
 	ci->heartbeat_at = sqlite3_column_int64(st, 6);
 	ci->expires_at = sqlite3_column_int64(st, 7);

@@ -12,6 +12,7 @@
 #include "clock.h"
 #include "customer.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "text.h"
@@ -110,45 +111,34 @@ int customer_add(struct db *db, const struct customer_input *in, int64_t *id_out
 	return 0;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 static void fill(sqlite3_stmt *st, struct customer *c)
 {
 	c->id = sqlite3_column_int64(st, 0);
-	c->name = col_dup(st, 1);
-	c->phone = col_dup(st, 2);
-	c->email = col_dup(st, 3);
-	c->address = col_dup(st, 4);
-	c->note = col_dup(st, 5);
+	c->name = dbrow_dup(st, 1);
+	c->phone = dbrow_dup(st, 2);
+	c->email = dbrow_dup(st, 3);
+	c->address = dbrow_dup(st, 4);
+	c->note = dbrow_dup(st, 5);
 	c->created_at = sqlite3_column_int64(st, 6);
 	c->updated_at = sqlite3_column_int64(st, 7);
 }
 
 #define CUSTOMER_COLS "id, name, phone, email, address, note, created_at, updated_at"
 
+static void customer_get_row(sqlite3_stmt *st, void *out)
+{
+	fill(st, out);
+}
+
 int customer_get(struct db *db, int64_t id, struct customer *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = db_prepare(db, "SELECT " CUSTOMER_COLS " FROM customer WHERE id = ?", &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		fill(st, out);
-	else if (step == SQLITE_DONE)
+	rc = dbrow_get(db, "SELECT " CUSTOMER_COLS " FROM customer WHERE id = ?", id, customer_get_row, out, _("cannot read the customer"), &found);
+	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no customer %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read the customer"));
-	sqlite3_finalize(st);
 	return rc;
 }
 

@@ -19,6 +19,7 @@
 
 #include "clock.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "idem.h"
@@ -119,12 +120,6 @@ out:
 	return rc;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 int idem_enter(struct db *db, const char *key, const char *scene, const char *hash, char **response)
 {
@@ -161,7 +156,7 @@ int idem_enter(struct db *db, const char *key, const char *scene, const char *ha
 		               "request (%.40s); use a new key for a new request"),
 		             key, r_scene ? r_scene : "?");
 	} else if (!strcmp(r_status, "success")) {
-		*response = col_dup(st, 3);
+		*response = dbrow_dup(st, 3);
 		rc = *response ? IDEM_REPLAY
 		               : err_set(FD_EDB, _("the stored idempotency response is missing"));
 	} else if (!strcmp(r_status, "processing") && r_holder &&

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -30,19 +31,7 @@
 
 #define TERMS_MAX_DAYS 3650
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
 
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-}
 
 /* Format v in currency code (unknown codes with two decimals). */
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
@@ -63,11 +52,11 @@ static void fill(sqlite3_stmt *st, struct invoice *inv)
 {
 	memset(inv, 0, sizeof *inv);
 	inv->id = sqlite3_column_int64(st, 0);
-	col_copy(st, 1, inv->kind, sizeof inv->kind);
-	col_copy(st, 2, inv->number, sizeof inv->number);
+	dbrow_copy(st, 1, inv->kind, sizeof inv->kind);
+	dbrow_copy(st, 2, inv->number, sizeof inv->number);
 	inv->customer_id = sqlite3_column_int64(st, 3);
-	inv->customer_name = col_dup(st, 4);
-	col_copy(st, 5, inv->currency, sizeof inv->currency);
+	inv->customer_name = dbrow_dup(st, 4);
+	dbrow_copy(st, 5, inv->currency, sizeof inv->currency);
 	inv->credits_id = sqlite3_column_int64(st, 6);
 	inv->issued_at = sqlite3_column_int64(st, 7);
 	inv->due_at = sqlite3_column_int64(st, 8);
@@ -75,9 +64,9 @@ static void fill(sqlite3_stmt *st, struct invoice *inv)
 	inv->credited = sqlite3_column_int64(st, 10);
 	inv->paid = sqlite3_column_int64(st, 11);
 	inv->balance = sqlite3_column_int64(st, 12);
-	col_copy(st, 13, inv->status, sizeof inv->status);
+	dbrow_copy(st, 13, inv->status, sizeof inv->status);
 	inv->allow_overpay = sqlite3_column_int(st, 14);
-	inv->note = col_dup(st, 15);
+	inv->note = dbrow_dup(st, 15);
 	inv->created_at = sqlite3_column_int64(st, 16);
 	inv->updated_at = sqlite3_column_int64(st, 17);
 }
@@ -95,24 +84,19 @@ void invoice_line_free(struct invoice_line *l)
 	memset(l, 0, sizeof *l);
 }
 
+static void invoice_get_row(sqlite3_stmt *st, void *out)
+{
+	fill(st, out);
+}
+
 int invoice_get(struct db *db, int64_t id, struct invoice *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = db_prepare_cached(db, "SELECT " INVOICE_COLS INVOICE_FROM " WHERE i.id = ?", &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		fill(st, out);
-	else if (step == SQLITE_DONE)
+	rc = dbrow_get(db, "SELECT " INVOICE_COLS INVOICE_FROM " WHERE i.id = ?", id, invoice_get_row, out, _("cannot read the invoice"), &found);
+	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no invoice %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read the invoice"));
-	db_release(db, st);
 	return rc;
 }
 
@@ -169,8 +153,8 @@ int invoice_lines(struct db *db, int64_t id, int (*cb)(const struct invoice_line
 		l.invoice_id = sqlite3_column_int64(st, 1);
 		l.line_item_id = sqlite3_column_int64(st, 2);
 		l.job_id = sqlite3_column_int64(st, 3);
-		col_copy(st, 4, l.kind, sizeof l.kind);
-		l.description = col_dup(st, 5);
+		dbrow_copy(st, 4, l.kind, sizeof l.kind);
+		l.description = dbrow_dup(st, 5);
 		l.qty_milli = sqlite3_column_int64(st, 6);
 		l.unit_price = sqlite3_column_int64(st, 7);
 		l.amount = sqlite3_column_int64(st, 8);
@@ -325,7 +309,7 @@ static int add_line(struct issue_ctx *x, sqlite3_stmt *st, int64_t qty)
 	memset(l, 0, sizeof *l);
 	l->item_id = item_id;
 	snprintf(l->kind, sizeof l->kind, "%s", kind ? kind : "");
-	l->description = col_dup(st, 2);
+	l->description = dbrow_dup(st, 2);
 	l->qty_milli = qty;
 	l->unit_price = price;
 	if ((rc = money_line_amount(qty, price, &l->amount)) != 0)
@@ -361,8 +345,8 @@ static int collect_job(struct issue_ctx *x, struct db *db, int64_t job_id)
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		customer_id = sqlite3_column_int64(st, 0);
-		col_copy(st, 1, currency, sizeof currency);
-		col_copy(st, 2, status, sizeof status);
+		dbrow_copy(st, 1, currency, sizeof currency);
+		dbrow_copy(st, 2, status, sizeof status);
 	} else if (step == SQLITE_DONE) {
 		rc = err_set(FD_ENOTFOUND, _("there is no job %lld"), (long long)job_id);
 	} else {

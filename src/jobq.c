@@ -21,6 +21,7 @@
 #include "config.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "jobq.h"
@@ -459,12 +460,6 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 	"id, kind, key, status, attempts, next_run_at, last_error, claimed_by, "                   \
 	"claim_expires_at, created_at, updated_at, started_at, finished_at"
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 static void fill(sqlite3_stmt *st, struct jobq_job *j)
 {
@@ -474,12 +469,12 @@ static void fill(sqlite3_stmt *st, struct jobq_job *j)
 	memset(j, 0, sizeof *j);
 	j->id = sqlite3_column_int64(st, 0);
 	snprintf(j->kind, sizeof j->kind, "%s", kind ? (const char *)kind : "");
-	j->key = col_dup(st, 2);
+	j->key = dbrow_dup(st, 2);
 	snprintf(j->status, sizeof j->status, "%s", status ? (const char *)status : "");
 	j->attempts = sqlite3_column_int64(st, 4);
 	j->next_run_at = sqlite3_column_int64(st, 5);
-	j->last_error = col_dup(st, 6);
-	j->claimed_by = col_dup(st, 7);
+	j->last_error = dbrow_dup(st, 6);
+	j->claimed_by = dbrow_dup(st, 7);
 	j->claim_expires_at = sqlite3_column_int64(st, 8);
 	j->created_at = sqlite3_column_int64(st, 9);
 	j->updated_at = sqlite3_column_int64(st, 10);

@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -27,19 +28,7 @@
 #include "text.h"
 #include "xalloc.h"
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
 
-	return s ? xstrdup((const char *)s) : NULL;
-}
-
-static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-}
 
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
@@ -135,17 +124,17 @@ static void fill_payment(sqlite3_stmt *st, struct payment *p)
 	memset(p, 0, sizeof *p);
 	p->id = sqlite3_column_int64(st, 0);
 	p->customer_id = sqlite3_column_int64(st, 1);
-	p->customer_name = col_dup(st, 2);
-	col_copy(st, 3, p->method, sizeof p->method);
-	p->reference = col_dup(st, 4);
+	p->customer_name = dbrow_dup(st, 2);
+	dbrow_copy(st, 3, p->method, sizeof p->method);
+	p->reference = dbrow_dup(st, 4);
 	p->received_at = sqlite3_column_int64(st, 5);
-	col_copy(st, 6, p->currency, sizeof p->currency);
+	dbrow_copy(st, 6, p->currency, sizeof p->currency);
 	p->amount = sqlite3_column_int64(st, 7);
 	p->allocated = sqlite3_column_int64(st, 8);
 	p->refunded = sqlite3_column_int64(st, 9);
 	p->unallocated = p->amount - p->allocated - p->refunded;
-	col_copy(st, 10, p->status, sizeof p->status);
-	p->note = col_dup(st, 11);
+	dbrow_copy(st, 10, p->status, sizeof p->status);
+	p->note = dbrow_dup(st, 11);
 	p->created_at = sqlite3_column_int64(st, 12);
 	p->updated_at = sqlite3_column_int64(st, 13);
 }
@@ -158,24 +147,19 @@ void payment_free(struct payment *p)
 	memset(p, 0, sizeof *p);
 }
 
+static void payment_get_row(sqlite3_stmt *st, void *out)
+{
+	fill_payment(st, out);
+}
+
 int payment_get(struct db *db, int64_t id, struct payment *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = db_prepare_cached(db, "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.id = ?", &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		fill_payment(st, out);
-	else if (step == SQLITE_DONE)
+	rc = dbrow_get(db, "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.id = ?", id, payment_get_row, out, _("cannot read the payment"), &found);
+	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no payment %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read the payment"));
-	db_release(db, st);
 	return rc;
 }
 
@@ -221,12 +205,12 @@ static void fill_alloc(sqlite3_stmt *st, struct allocation *a)
 	a->id = sqlite3_column_int64(st, 0);
 	a->payment_id = sqlite3_column_int64(st, 1);
 	a->invoice_id = sqlite3_column_int64(st, 2);
-	col_copy(st, 3, a->invoice_number, sizeof a->invoice_number);
-	col_copy(st, 4, a->currency, sizeof a->currency);
+	dbrow_copy(st, 3, a->invoice_number, sizeof a->invoice_number);
+	dbrow_copy(st, 4, a->currency, sizeof a->currency);
 	a->amount = sqlite3_column_int64(st, 5);
 	a->reverses_id = sqlite3_column_int64(st, 6);
 	a->reversed_by = sqlite3_column_int64(st, 7);
-	a->reason = col_dup(st, 8);
+	a->reason = dbrow_dup(st, 8);
 	a->created_at = sqlite3_column_int64(st, 9);
 }
 
@@ -236,24 +220,20 @@ void alloc_free(struct allocation *a)
 	memset(a, 0, sizeof *a);
 }
 
+static void alloc_row(sqlite3_stmt *st, void *out)
+{
+	fill_alloc(st, out);
+}
+
 int alloc_get(struct db *db, int64_t id, struct allocation *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = db_prepare_cached(db, "SELECT " ALLOC_COLS ALLOC_FROM " WHERE a.id = ?", &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		fill_alloc(st, out);
-	else if (step == SQLITE_DONE)
+	rc = dbrow_get(db, "SELECT " ALLOC_COLS ALLOC_FROM " WHERE a.id = ?", id, alloc_row, out,
+	               _("cannot read the allocation"), &found);
+	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no allocation %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read the allocation"));
-	db_release(db, st);
 	return rc;
 }
 
@@ -314,12 +294,12 @@ int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund
 		memset(&r, 0, sizeof r);
 		r.id = sqlite3_column_int64(st, 0);
 		r.payment_id = sqlite3_column_int64(st, 1);
-		col_copy(st, 2, r.currency, sizeof r.currency);
+		dbrow_copy(st, 2, r.currency, sizeof r.currency);
 		r.amount = sqlite3_column_int64(st, 3);
-		col_copy(st, 4, r.method, sizeof r.method);
-		r.reference = col_dup(st, 5);
-		col_copy(st, 6, r.status, sizeof r.status);
-		r.reason = col_dup(st, 7);
+		dbrow_copy(st, 4, r.method, sizeof r.method);
+		r.reference = dbrow_dup(st, 5);
+		dbrow_copy(st, 6, r.status, sizeof r.status);
+		r.reason = dbrow_dup(st, 7);
 		r.refunded_at = sqlite3_column_int64(st, 8);
 		rc = cb(&r, arg);
 		refund_free(&r);
@@ -407,14 +387,14 @@ static int read_alloc_state(struct db *db, int64_t pay_id, int64_t inv_id, struc
 	if (step == SQLITE_ROW) {
 		s->pay_customer = sqlite3_column_int64(st, 0);
 		s->unallocated = sqlite3_column_int64(st, 1);
-		col_copy(st, 2, s->pay_status, sizeof s->pay_status);
-		col_copy(st, 3, s->pay_currency, sizeof s->pay_currency);
+		dbrow_copy(st, 2, s->pay_status, sizeof s->pay_status);
+		dbrow_copy(st, 3, s->pay_currency, sizeof s->pay_currency);
 		s->inv_customer = sqlite3_column_int64(st, 4);
 		s->balance = sqlite3_column_int64(st, 5);
-		col_copy(st, 6, s->inv_kind, sizeof s->inv_kind);
-		col_copy(st, 7, s->inv_number, sizeof s->inv_number);
-		col_copy(st, 8, s->inv_status, sizeof s->inv_status);
-		col_copy(st, 9, s->inv_currency, sizeof s->inv_currency);
+		dbrow_copy(st, 6, s->inv_kind, sizeof s->inv_kind);
+		dbrow_copy(st, 7, s->inv_number, sizeof s->inv_number);
+		dbrow_copy(st, 8, s->inv_status, sizeof s->inv_status);
+		dbrow_copy(st, 9, s->inv_currency, sizeof s->inv_currency);
 		s->allow_overpay = sqlite3_column_int(st, 10);
 	} else if (step != SQLITE_DONE) {
 		rc = db_fail(db, _("cannot read the payment"));
@@ -1073,7 +1053,7 @@ static int settle_tx(struct db *db, void *arg)
 	sqlite3_bind_int64(st, 1, s->id);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
-		col_copy(st, 0, status, sizeof status);
+		dbrow_copy(st, 0, status, sizeof status);
 	else if (step == SQLITE_DONE)
 		rc = err_set(FD_ENOTFOUND, _("there is no refund %lld"), (long long)s->id);
 	else

@@ -20,18 +20,13 @@
 
 #include "clock.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
 #include "report.h"
 #include "xalloc.h"
 
-static void col_copy(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-}
 
 /* One row of the aging report while it is being put together. */
 struct aging_acc {
@@ -232,9 +227,9 @@ int report_takings(struct db *db, int64_t from, int64_t to,
 		struct takings_row r;
 
 		memset(&r, 0, sizeof r);
-		col_copy(st, 0, r.day, sizeof r.day);
-		col_copy(st, 1, r.method, sizeof r.method);
-		col_copy(st, 2, r.currency, sizeof r.currency);
+		dbrow_copy(st, 0, r.day, sizeof r.day);
+		dbrow_copy(st, 1, r.method, sizeof r.method);
+		dbrow_copy(st, 2, r.currency, sizeof r.currency);
 		r.count = sqlite3_column_int64(st, 3);
 		r.received = sqlite3_column_int64(st, 4);
 		r.refunded = sqlite3_column_int64(st, 5);

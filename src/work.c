@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "config.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
@@ -41,20 +42,8 @@
 
 /* ---------------------------------------------------------------- helpers */
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 /* Copy a text column into a fixed buffer (statuses, kinds, currencies). */
-static void col_copy(sqlite3_stmt *st, int i, char *dst, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(dst, n, "%s", s ? (const char *)s : "");
-}
 
 /* Bind text; NULL binds NULL ("unchanged" in the edit statements). */
 static void bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -202,7 +191,7 @@ static int read_status(struct db *db, const struct machine *m, int64_t id, char 
 		return rc;
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
-		col_copy(st, 0, out, 16);
+		dbrow_copy(st, 0, out, 16);
 	else if (step == SQLITE_DONE)
 		rc = not_found(m, id);
 	else
@@ -327,11 +316,11 @@ static int job_row(sqlite3_stmt *st, void *p)
 	memset(&j, 0, sizeof j);
 	j.id = sqlite3_column_int64(st, 0);
 	j.customer_id = sqlite3_column_int64(st, 1);
-	j.customer_name = col_dup(st, 2);
-	j.title = col_dup(st, 3);
-	col_copy(st, 4, j.status, sizeof j.status);
-	col_copy(st, 5, j.currency, sizeof j.currency);
-	j.note = col_dup(st, 6);
+	j.customer_name = dbrow_dup(st, 2);
+	j.title = dbrow_dup(st, 3);
+	dbrow_copy(st, 4, j.status, sizeof j.status);
+	dbrow_copy(st, 5, j.currency, sizeof j.currency);
+	j.note = dbrow_dup(st, 6);
 	j.created_at = sqlite3_column_int64(st, 7);
 	j.updated_at = sqlite3_column_int64(st, 8);
 	if (it->out) {
@@ -547,13 +536,13 @@ static int appt_row(sqlite3_stmt *st, void *p)
 	a.id = sqlite3_column_int64(st, 0);
 	a.start_at = sqlite3_column_int64(st, 1);
 	a.end_at = sqlite3_column_int64(st, 2);
-	a.location = col_dup(st, 3);
-	col_copy(st, 4, a.status, sizeof a.status);
-	a.note = col_dup(st, 5);
+	a.location = dbrow_dup(st, 3);
+	dbrow_copy(st, 4, a.status, sizeof a.status);
+	a.note = dbrow_dup(st, 5);
 	a.created_at = sqlite3_column_int64(st, 6);
 	a.updated_at = sqlite3_column_int64(st, 7);
-	a.customers = col_dup(st, 8);
-	a.services = col_dup(st, 9);
+	a.customers = dbrow_dup(st, 8);
+	a.services = dbrow_dup(st, 9);
 	a.est_minutes = sqlite3_column_int64(st, 10);
 	if (it->out) {
 		*it->out = a;
@@ -759,12 +748,12 @@ static int link_row(sqlite3_stmt *st, void *p)
 	l.appt_id = sqlite3_column_int64(st, 1);
 	l.job_id = sqlite3_column_int64(st, 2);
 	l.est_minutes = sqlite3_column_int64(st, 3);
-	l.job_title = col_dup(st, 4);
-	l.customer_name = col_dup(st, 5);
+	l.job_title = dbrow_dup(st, 4);
+	l.customer_name = dbrow_dup(st, 5);
 	l.customer_id = sqlite3_column_int64(st, 6);
 	l.start_at = sqlite3_column_int64(st, 7);
 	l.end_at = sqlite3_column_int64(st, 8);
-	col_copy(st, 9, l.appt_status, sizeof l.appt_status);
+	dbrow_copy(st, 9, l.appt_status, sizeof l.appt_status);
 	rc = it->cb(&l, it->arg);
 	link_free(&l);
 	return rc;
@@ -922,12 +911,12 @@ static int item_row(sqlite3_stmt *st, void *p)
 	memset(&li, 0, sizeof li);
 	li.id = sqlite3_column_int64(st, 0);
 	li.job_id = sqlite3_column_int64(st, 1);
-	col_copy(st, 2, li.kind, sizeof li.kind);
-	li.description = col_dup(st, 3);
+	dbrow_copy(st, 2, li.kind, sizeof li.kind);
+	li.description = dbrow_dup(st, 3);
 	li.qty_milli = sqlite3_column_int64(st, 4);
 	li.unit_price = sqlite3_column_int64(st, 5);
 	li.amount = sqlite3_column_int64(st, 6);
-	col_copy(st, 7, li.currency, sizeof li.currency);
+	dbrow_copy(st, 7, li.currency, sizeof li.currency);
 	li.created_at = sqlite3_column_int64(st, 8);
 	li.updated_at = sqlite3_column_int64(st, 9);
 	if (it->out) {
