@@ -49,9 +49,7 @@
 
 static const char *fmt_money(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
-	if (money_format(v, currency_find(code), 1, buf, MONEY_BUFSZ))
-		snprintf(buf, MONEY_BUFSZ, "?");
-	return buf;
+	return money_text(v, code, 1, buf);
 }
 
 static const char *fmt_date(int64_t t, char buf[32])

@@ -23,30 +23,11 @@
 #include "jobq.h"
 #include "money.h"
 #include "projection.h"
+#include "words.h"
 #include "xalloc.h"
 
 #define MAX_AGENDA_DAYS 366
 
-/* Translated labels of the identifiers stored in the projection. */
-static const struct {
-	const char *id, *label;
-} labels[] = {
-	{ "scheduled", N_("scheduled") },
-	{ "confirmed", N_("confirmed") },
-	{ "in_progress", N_("in progress") },
-	{ "done", N_("done") },
-	{ "cancelled", N_("cancelled") },
-	{ "no_show", N_("no-show") },
-	{ "unpaid", N_("unpaid") },
-	{ "partially_paid", N_("partially paid") },
-	{ "paid", N_("paid") },
-	{ "overpaid", N_("overpaid") },
-	{ "refunded", N_("refunded") },
-	{ "void", N_("void") },
-	{ "nothing_to_charge", N_("nothing to charge") },
-};
-
-#define NLABELS (sizeof labels / sizeof labels[0])
 
 /* _(msgid), looked up once and kept in *slot (format_arg: a format passed
  * through it is still checked against its arguments). */
@@ -58,20 +39,10 @@ static const char *tr_once(const char **slot, const char *msgid)
 	return *slot;
 }
 
-/* The label of id, translated once per run (an agenda prints thousands). */
+/* The label of a stored identifier (one table for both front ends). */
 static const char *label(const char *id)
 {
-	static const char *done[NLABELS];
-	size_t i;
-
-	for (i = 0; i < NLABELS; i++) {
-		if (strcmp(labels[i].id, id) != 0)
-			continue;
-		if (!done[i])
-			done[i] = _(labels[i].label);
-		return done[i];
-	}
-	return id;
+	return words_label(id);
 }
 
 /* Print text from the database sanitised for the terminal: plain printable

@@ -41,9 +41,7 @@ static void fmt_span(int64_t start, int64_t end, char *buf, size_t n)
 
 static const char *fmt_money(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
-	if (money_format(v, currency_find(code), 0, buf, MONEY_BUFSZ))
-		snprintf(buf, MONEY_BUFSZ, "?");
-	return buf;
+	return money_text(v, code, 0, buf);
 }
 
 /* A time typed in shop time; a refusal (exit 1) when it is not one. */

@@ -260,3 +260,12 @@ void qty_format(int64_t milli, char *buf, size_t n)
 	else
 		snprintf(buf, n, "%lld.%03lld", (long long)whole, (long long)frac);
 }
+
+const char *money_text(int64_t v, const char *code, int grouping, char buf[MONEY_BUFSZ])
+{
+	const struct currency *c = currency_find(code ? code : "");
+
+	if (!c || money_format(v, c, grouping, buf, MONEY_BUFSZ) != 0)
+		snprintf(buf, MONEY_BUFSZ, "?");
+	return buf;
+}

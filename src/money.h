@@ -43,6 +43,11 @@ int money_parse(const char *text, const struct currency *cur, int64_t *out);
 #define MONEY_BUFSZ 40
 int money_format(int64_t v, const struct currency *cur, int grouping, char *buf, size_t n);
 
+/* money_text - v in the currency named code, for people: money_format into
+ * buf (MONEY_BUFSZ bytes), with grouping as there; "?" when code names no
+ * currency. The one formatter both front ends use. Returns buf. */
+const char *money_text(int64_t v, const char *code, int grouping, char buf[MONEY_BUFSZ]);
+
 /* Checked arithmetic: 0 and *out set, or FD_EINVAL ("amount out of range")
  * with *out untouched. */
 int money_add(int64_t a, int64_t b, int64_t *out);

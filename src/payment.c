@@ -24,6 +24,7 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
+#include "words.h"
 #include "strbuf.h"
 #include "text.h"
 #include "xalloc.h"
@@ -32,17 +33,15 @@
 
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
-	money_format(v, currency_find(code), 1, buf, MONEY_BUFSZ);
-	return buf;
+	return money_text(v, code, 1, buf);
 }
 
 int payment_method_valid(const char *m)
 {
-	static const char *const names[] = {"cash", "check", "card", "bank_transfer", "other"};
 	size_t i;
 
-	for (i = 0; m && i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(m, names[i]))
+	for (i = 0; m && i < WORDS_NMETHODS; i++)
+		if (!strcmp(m, words_methods[i]))
 			return 1;
 	return 0;
 }

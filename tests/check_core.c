@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,7 @@
 #include "migrate.h"
 #include "strbuf.h"
 #include "text.h"
+#include "words.h"
 
 static char tmpdir[64];
 static char dbpath[128];
@@ -163,6 +165,45 @@ START_TEST(test_open_creates_and_migrates)
 }
 END_TEST
 
+/* Every status a person sees (visits, jobs, invoices, payments, refunds),
+ * every payment method and every line item kind has a label in the one
+ * table of words: none falls through as a raw identifier. */
+START_TEST(test_every_stored_word_has_a_label)
+{
+	struct db *db;
+	sqlite3_stmt *st;
+	int n = 0, i;
+	static const char *const kinds[] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT"};
+
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(db_prepare(db,
+	                            "SELECT DISTINCT to_status FROM status_transition WHERE entity IN"
+	                            " ('appointment', 'job', 'invoice', 'payment', 'refund')"
+	                            " UNION SELECT DISTINCT from_status FROM status_transition"
+	                            " WHERE entity IN ('appointment', 'job', 'invoice', 'payment',"
+	                            " 'refund')",
+	                            &st),
+	                 0);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *id = (const char *)sqlite3_column_text(st, 0);
+
+		/* not found, words_label gives back id itself */
+		ck_assert_msg(words_label(id) != id, "status '%s' has no label", id);
+		ck_assert(*words_label(id));
+		n++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_gt(n, 10);
+	for (i = 0; i < WORDS_NMETHODS; i++)
+		ck_assert_ptr_ne(words_label(words_methods[i]), words_methods[i]);
+	for (i = 0; i < 5; i++)
+		ck_assert_ptr_ne(words_label(kinds[i]), kinds[i]);
+	ck_assert_str_eq(words_label("no-such-word"), "no-such-word");
+	ck_assert_str_eq(words_label(NULL), "");
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_write_tx_rolls_back)
 {
 	struct db *db;
@@ -249,6 +290,7 @@ int main(void)
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
 	tcase_add_test(dbc, test_open_creates_and_migrates);
 	tcase_add_test(dbc, test_write_tx_rolls_back);
+	tcase_add_test(dbc, test_every_stored_word_has_a_label);
 	tcase_add_test(dbc, test_second_writer_waits_then_gives_up);
 	tcase_add_test(dbc, test_customer_history);
 	tcase_set_timeout(dbc, 60);

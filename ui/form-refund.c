@@ -30,13 +30,11 @@
 #include "refund-route.h"
 #include "text.h"
 #include "views.h"
+#include "words.h"
 #include "xalloc.h"
 
 enum { R_AMOUNT = 1, R_METHOD, R_REFERENCE, R_REASON };
 
-static const char *const methods[] = {"cash", "check", "card", "bank_transfer", "other"};
-static const char *const method_labels[] = {N_("cash"), N_("check"), N_("card"),
-                                            N_("bank transfer"), N_("other")};
 
 struct refst {
 	struct payment p;
@@ -303,7 +301,7 @@ struct view *form_refund_new(int64_t payment_id)
 	k = form_add(f, F_TEXT, R_AMOUNT, _("Amount to give back"),
 	             rs->p.unallocated > 0 ? fmt_money(rs->p.unallocated, rs->p.currency, m) : "");
 	f->fields[k].width = 16;
-	form_add_choice(f, R_METHOD, _("Method"), methods, method_labels, 5, rs->p.method);
+	form_add_choice(f, R_METHOD, _("Method"), words_methods, words_method_labels, WORDS_NMETHODS, rs->p.method);
 	form_add(f, F_TEXT, R_REFERENCE, _("Reference"), NULL);
 	form_add(f, F_TEXT, R_REASON, _("Reason"), NULL);
 	return form_view(f);
