@@ -194,10 +194,14 @@ START_TEST(test_every_stored_word_has_a_label)
 	}
 	sqlite3_finalize(st);
 	ck_assert_int_gt(n, 10);
-	for (i = 0; i < WORDS_NMETHODS; i++)
-		ck_assert_ptr_ne(words_label(words_methods[i]), words_methods[i]);
-	for (i = 0; i < 5; i++)
-		ck_assert_ptr_ne(words_label(kinds[i]), kinds[i]);
+	/* copies: a literal may share its address with the table's own */
+	for (i = 0; i < WORDS_NMETHODS + 5; i++) {
+		char id[32];
+
+		snprintf(id, sizeof id, "%s", i < WORDS_NMETHODS ? words_methods[i]
+		                                                 : kinds[i - WORDS_NMETHODS]);
+		ck_assert_msg(words_label(id) != id, "'%s' has no label", id);
+	}
 	ck_assert_str_eq(words_label("no-such-word"), "no-such-word");
 	ck_assert_str_eq(words_label(NULL), "");
 	db_close(db);
