@@ -84,7 +84,7 @@ static void build(struct resultsv *r)
 	pane_text(&r->p, 0, 0, R_HEADER, _("Search results for \"%s\""), r->text);
 	customer_list(ui_db(), r->text, add_customer, r);
 	if (strlen(r->text) >= 2)
-		desk_invoice_search(ui_db(), r->text, 50, add_invoice, r);
+		invoice_search(ui_db(), r->text, 50, add_invoice, r);
 	if (r->n == 0)
 		pane_text(&r->p, 0, 0, R_NORMAL, "%s",
 		          _("Nothing matched. Search looks in customer names, phone numbers and "

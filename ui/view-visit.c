@@ -3,7 +3,7 @@
  * works on with their line items, and the invoices that bill each job.
  *
  * Everything is read through the core (appt_get, link_list, job_get,
- * item_list, desk_job_invoices, invoice_get, projection_get) each time the
+ * item_list, invoice_of_job, invoice_get, projection_get) each time the
  * pane is built; a rebuild keeps the cursor on the same record. Enter on an
  * invoice opens it; e edits the visit, a job or an item; n adds a job; a
  * adds a line item; i issues an invoice; p records a payment.
@@ -153,7 +153,7 @@ static int add_link(const struct link *l, void *arg)
 		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
 		          _("No line items yet (press a to add one)."));
 	sub.count = 0;
-	desk_job_invoices(ui_db(), j.id, add_invoice, &sub);
+	invoice_of_job(ui_db(), j.id, add_invoice, &sub);
 	if (sub.count == 0)
 		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
 		          _("Not invoiced yet (press i to issue an invoice)."));
