@@ -19,46 +19,36 @@
 #include "clock.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
 #include "report.h"
 
-static char tmpdir[64];
-static char dbpath[128];
+static struct fx F;
 static struct db *db;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void setup(void)
 {
-	setenv("TZ", "America/New_York", 1);
-	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
-	unsetenv("FRONTDESK_CONFIG");
-	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdbill.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_env();
+	fx_open(&F, "bill");
+	db = F.db;
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
+	fx_close(&F);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 /* ------------------------------------------------------------ helpers */
 
 static int64_t one(const char *sql)
 {
-	int64_t v = -999;
-
-	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
-	return v;
+	return fx_one(db, sql);
 }
 
 static void exec_ok(const char *sql)

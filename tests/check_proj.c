@@ -26,6 +26,7 @@
 #include "control.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "invoice.h"
 #include "jobq.h"
 #include "migrate.h"
@@ -34,52 +35,39 @@
 #include "projection.h"
 #include "strbuf.h"
 
-static char tmpdir[64];
-static char dbpath[128];
+static struct fx F;
 static struct db *db;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdproj.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_open(&F, "proj");
+	db = F.db;
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
+	fx_close(&F);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 /* The fixture without the database (a test that opens it its own way). */
 static void tmp_only(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdproj.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+	fx_tmp(&F, "proj");
 }
 
 static void tmp_done(void)
 {
-	char cmd[160];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_tmp_done(&F);
 }
 
 /* ---------------------------------------------------------------- helpers */
 
 static int64_t count(const char *sql)
 {
-	int64_t n = -1;
-
-	ck_assert_msg(db_one_int(db, sql, &n) == 0, "%s: %s", sql, err_msg());
-	return n;
+	return fx_one(db, sql);
 }
 
 /* Run sql binding a, b, c to ?1, ?2, ?3 (as many as it uses). */

@@ -29,6 +29,7 @@
 #include "db.h"
 #include "desk.h"
 #include "err.h"
+#include "fixture.h"
 #include "invoice.h"
 #include "layout.h"
 #include "outbox.h"
@@ -533,37 +534,27 @@ START_TEST(test_status_fit)
 }
 END_TEST
 
-static char tmpdir[64], dbpath[128];
+static struct fx F;
 static struct db *db;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void db_setup(void)
 {
-	setenv("TZ", "America/New_York", 1);
-	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
-	unsetenv("FRONTDESK_CONFIG");
-	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdui.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_env();
+	fx_open(&F, "ui");
+	db = F.db;
 }
 
 static void db_teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
+	fx_close(&F);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 static int64_t count(const char *sql)
 {
-	int64_t v = -1;
-
-	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
-	return v;
+	return fx_one(db, sql);
 }
 
 /* An issued invoice of one line of price cents, due in due_days. */

@@ -15,39 +15,32 @@
 #include "customer.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "strbuf.h"
 #include "work.h"
 
-static char tmpdir[64];
-static char dbpath[128];
+static struct fx F;
 static struct db *db;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdwork.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_open(&F, "work");
+	db = F.db;
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
+	fx_close(&F);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 /* ---------------------------------------------------------------- helpers */
 
 static int64_t count(const char *sql)
 {
-	int64_t n = -1;
-
-	ck_assert_int_eq(db_one_int(db, sql, &n), 0);
-	return n;
+	return fx_one(db, sql);
 }
 
 /* Every row of every table as text: equal snapshots mean nothing changed. */

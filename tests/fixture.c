@@ -1,0 +1,68 @@
+/*
+ * fixture.c - the unit tests' fixture (see fixture.h). The folder is removed
+ * with nftw, depth first, without a shell.
+ */
+#define _XOPEN_SOURCE 700
+#include <config.h>
+
+#include <check.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "db.h"
+#include "err.h"
+#include "fixture.h"
+
+void fx_env(void)
+{
+	setenv("TZ", "America/New_York", 1);
+	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
+	unsetenv("FRONTDESK_CONFIG");
+	setenv("XDG_CONFIG_HOME", "/nonexistent", 1);
+}
+
+void fx_tmp(struct fx *f, const char *tag)
+{
+	memset(f, 0, sizeof *f);
+	snprintf(f->dir, sizeof f->dir, "/tmp/fd%.20s.XXXXXX", tag);
+	ck_assert_ptr_nonnull(mkdtemp(f->dir));
+	snprintf(f->path, sizeof f->path, "%s/t.db", f->dir);
+}
+
+static int rm_one(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)ftw;
+	return type == FTW_DP ? rmdir(path) : unlink(path);
+}
+
+void fx_tmp_done(struct fx *f)
+{
+	if (f->dir[0])
+		ck_assert_int_eq(nftw(f->dir, rm_one, 16, FTW_DEPTH | FTW_PHYS), 0);
+	f->dir[0] = '\0';
+}
+
+void fx_open(struct fx *f, const char *tag)
+{
+	fx_tmp(f, tag);
+	ck_assert_msg(db_open(f->path, DB_OPEN_CREATE, &f->db) == 0, "%s", err_msg());
+}
+
+void fx_close(struct fx *f)
+{
+	db_close(f->db);
+	f->db = NULL;
+	fx_tmp_done(f);
+}
+
+int64_t fx_one(struct db *db, const char *sql)
+{
+	int64_t v = -999;
+
+	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
+	return v;
+}
