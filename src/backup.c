@@ -380,10 +380,15 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 		             dest);
 		goto out;
 	}
-	if ((rc = dest_free(dest, flags, _("the backup"))) ||
-	    (have_log && (rc = dest_free(log_dest, flags, _("the request log's backup")))))
-		goto out;
-	if ((rc = control_acquire(db, CONTROL_BACKUP, CONTROL_LOCK, LOCK_TTL, &lock)))
+	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && have_log)
+		rc = dest_free(log_dest, flags, _("the request log's backup"));
+	if (rc == 0)
+		rc = control_acquire(db, CONTROL_BACKUP, CONTROL_LOCK, LOCK_TTL, &lock);
+	if (rc == FD_ECONFLICT && nightly) {
+		*not_due = 1; /* another server is taking it, or has just taken it */
+		rc = 0;
+	}
+	if (rc || *not_due)
 		goto out;
 	locked = 1;
 	if (nightly) {
@@ -761,13 +766,6 @@ int backup_nightly_once(struct db *db, const struct backup_nightly_opts *o,
 	if ((rc = fsmode_mkdirs(path)))
 		goto out;
 	rc = take(db, path, 0, stop, o, &not_due, &res);
-	if (rc == FD_ECONFLICT && !not_due) {
-		struct stat sb;
-
-		/* another server holds the lock (or took this very name): its turn */
-		if (stat(path, &sb) == 0 || strstr(err_msg(), CONTROL_BACKUP))
-			rc = 0;
-	}
 	if (rc || not_due)
 		goto out;
 	if (o->say) {
