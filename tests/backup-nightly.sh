@@ -12,11 +12,6 @@ cleanup() {
 }
 trap cleanup EXIT
 db() { sqlite3 "${2:-$FRONTDESK_DB}" "$1"; }
-until_ok() {
-	end=$(( $(date +%s) + $1 )); shift
-	while [ "$(date +%s)" -le "$end" ]; do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 NIGHTLY="$TMP/nightly/shop"
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 cat > "$XDG_CONFIG_HOME/frontdesk/config" <<EOF

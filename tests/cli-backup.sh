@@ -18,12 +18,6 @@ cleanup() {
 }
 trap cleanup EXIT
 db() { sqlite3 "${2:-$FRONTDESK_DB}" "$1"; }
-# until_ok SECONDS COMMAND...: poll (in tenths) until the command succeeds
-until_ok() {
-	end=$(( $(date +%s) + $1 )); shift
-	while [ "$(date +%s)" -le "$end" ]; do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 lines() { if [ -f "$1" ]; then wc -l < "$1" | tr -d ' '; else echo 0; fi; }
 acked_at_least() { [ "$(lines "$TMP/acked")" -ge "$1" ]; }
 refs() { db "SELECT reference FROM payment WHERE reference LIKE 'W%' ORDER BY reference" "$1"; }

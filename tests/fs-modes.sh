@@ -13,11 +13,6 @@ cleanup() {
 }
 trap cleanup EXIT
 umask 022 # a staff shell's usual umask: it must not narrow the group's bits
-until_ok() {
-	end=$(( $(date +%s) + $1 )); shift
-	while [ "$(date +%s)" -le "$end" ]; do "$@" && return 0; sleep 0.1; done
-	return 1
-}
 mode() { stat -c %a "$1"; }
 group() { stat -c %G "$1"; }
 # with_session DB: run serve on DB until its -wal and -shm exist, then call
