@@ -31,7 +31,6 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
-#include "projection.h"
 #include "xalloc.h"
 
 #define STEP_PAGES     256  /* pages copied per backup step */
@@ -238,29 +237,13 @@ static void verify_report(const char *code, const char *detail, void *arg)
 		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
 }
 
-static int verify_projection(const struct projection_diff *d, void *arg)
-{
-	char detail[128];
-
-	if (d->queued)
-		return 0; /* a rebuild is waiting: the projection is catching up */
-	snprintf(detail, sizeof detail, "visit %lld: calendar row %s", (long long)d->appointment_id,
-	         d->problem);
-	verify_report("projection_stale", detail, arg);
-	return 0;
-}
-
 /* Every check of `frontdesk check` on db: 0, or FD_EINVAL naming the
  * first violation and their number. */
 static int verify_checks(struct db *db, const char *path)
 {
 	struct verify_ctx v = {0, ""};
-	int64_t ndiff = 0;
-	int rc;
+	int rc = check_all(db, verify_report, &v);
 
-	rc = check_run(db, verify_report, &v);
-	if (rc >= 0)
-		rc = projection_check(db, verify_projection, &v, &ndiff);
 	if (rc < 0)
 		return rc;
 	if (v.found)
