@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <ctype.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -21,6 +22,7 @@
 #include "chan-log.h"
 #include "config.h"
 #include "err.h"
+#include "fsmode.h"
 #include "i18n.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -50,15 +52,11 @@ static const char schema_sql[] =
     " error TEXT);"
     "CREATE INDEX IF NOT EXISTS request_log_by_time ON request_log(logged_at);";
 
-char *chan_log_default_path(const char *db_path)
+char *chan_log_path_beside(const char *db_path)
 {
-	const char *v = config_get("request_log", NULL);
-	size_t n;
+	size_t n = strlen(db_path);
 	char *out;
 
-	if (v && *v)
-		return xstrdup(v);
-	n = strlen(db_path);
 	if (n > 3 && !strcmp(db_path + n - 3, ".db"))
 		n -= 3;
 	out = xmalloc(n + sizeof "-requests.db");
@@ -67,14 +65,25 @@ char *chan_log_default_path(const char *db_path)
 	return out;
 }
 
+char *chan_log_default_path(const char *db_path)
+{
+	const char *v = config_get("request_log", NULL);
+
+	if (v && *v)
+		return xstrdup(v);
+	return chan_log_path_beside(db_path);
+}
+
 int chan_log_open(const char *path, struct chan_log **out)
 {
 	struct chan_log *l = xcalloc(1, sizeof *l);
 	int fd;
 
 	*out = NULL;
-	/* create it private before SQLite opens it */
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	/* create it private (or group-shared, fsmode.h) before SQLite opens it */
+	fd = fsmode_create(path);
+	if (fd < 0 && errno == EEXIST)
+		fd = open(path, O_RDWR | O_CLOEXEC);
 	if (fd < 0) {
 		free(l);
 		return err_set(FD_EIO, _("cannot open the request log %s"), path);

@@ -7,9 +7,10 @@
  * with any user info and secret-looking query values removed, HTTP status,
  * latency, the channel's request id, and an excerpt of the request and
  * response bodies with secrets and personal data masked (chan_log_mask).
- * Old rows are pruned by age. The file is created with mode 0600 in WAL mode
- * with synchronous=NORMAL: a lost last line after a power cut is acceptable
- * for a log, a slow desk is not.
+ * Old rows are pruned by age. The file is created with mode 0600 (shared
+ * with the group in a setgid folder, fsmode.h) in WAL mode with
+ * synchronous=NORMAL: a lost last line after a power cut is acceptable for
+ * a log, a slow desk is not.
  *
  * Callers: the channel adapters (through chan-http), the poller, tests.
  */
@@ -41,8 +42,13 @@ struct chan_log_entry {
 	const char *error;    /* our reason when the call failed, else NULL */
 };
 
+/* chan_log_path_beside - the log's name beside the database at db_path:
+ * "<db_path without .db>-requests.db" (also how a backup names the log's
+ * copy beside it). A new string the caller frees. */
+char *chan_log_path_beside(const char *db_path);
+
 /* chan_log_default_path - where the log goes for the database at db_path:
- * the config key `request_log`, else "<db_path without .db>-requests.db".
+ * the config key `request_log`, else chan_log_path_beside(db_path).
  * A new string the caller frees. */
 char *chan_log_default_path(const char *db_path);
 

@@ -20,6 +20,7 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "projection.h"
 
 /* How a document is named in a detail: "invoice 5 (INV-2026-000005)". */
 #define INV_NAME(a) "'invoice ' || " a ".id || coalesce(' (' || " a ".number || ')', '')"
@@ -293,10 +294,47 @@ const char *check_describe(const char *code)
 {
 	int i;
 
+	if (!strcmp(code, "projection_stale"))
+		return _("every calendar row equals a fresh recomputation from the records");
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);
 	return NULL;
+}
+
+struct stale_ctx {
+	void (*report)(const char *code, const char *detail, void *arg);
+	void *arg;
+	int found;
+};
+
+static int report_stale(const struct projection_diff *d, void *arg)
+{
+	struct stale_ctx *s = arg;
+	char detail[256];
+
+	if (d->queued)
+		return 0;
+	snprintf(detail, sizeof detail, "visit %lld: calendar row %s%s%s",
+	         (long long)d->appointment_id, d->problem, d->fields && *d->fields ? ": " : "",
+	         d->fields ? d->fields : "");
+	s->found++;
+	s->report("projection_stale", detail, s->arg);
+	return 0;
+}
+
+int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg)
+{
+	struct stale_ctx s = {report, arg, 0};
+	int64_t ndiff = 0;
+	int n, rc;
+
+	n = check_run(db, report, arg);
+	if (n < 0)
+		return n;
+	rc = projection_check(db, report_stale, &s, &ndiff);
+	return rc ? rc : n + s.found;
 }
 
 int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),

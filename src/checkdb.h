@@ -34,6 +34,15 @@ struct db;
 int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg);
 
+/* check_all - everything `frontdesk check` verifies: check_run, then the
+ * calendar projection (projection_check), whose rows that differ from a
+ * fresh recomputation are reported as code "projection_stale" unless a
+ * rebuild job for the visit is waiting (the projection is catching up).
+ * Returns the number of violations, or a negative FD_E* code. Callers:
+ * `frontdesk check`, the checks of a backup (backup.c). */
+int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg);
+
 /* check_describe - the translated one-line description of invariant code,
  * or NULL if there is no such invariant. */
 const char *check_describe(const char *code);

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "backup.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -893,6 +894,12 @@ static void say_jobs(const char *msg, void *arg)
 	say_to("jobs", msg);
 }
 
+static void say_backup(const char *msg, void *arg)
+{
+	(void)arg;
+	say_to("backup", msg);
+}
+
 static int cmd_serve(struct cli *c, int argc, char **argv)
 {
 	static const char syn[] = "[--for SECONDS] [--poll-seconds N] [--lease-seconds N] "
@@ -914,6 +921,8 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	};
 	struct chan_worker_opts wo;
 	struct chan_worker *w = NULL;
+	struct backup_nightly_opts bo;
+	struct backup_nightly *bw = NULL;
 	struct jobq_opts jo;
 	struct sigaction sa, old_int, old_term;
 	char *pos[1];
@@ -963,7 +972,20 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 			return cli_refused(rc);
 		}
 	}
+	backup_nightly_opts_default(&bo);
+	if (bo.dir) {
+		/* the nightly backup (backup_dir): said on stderr even with --quiet,
+		 * so that the journal shows every backup */
+		bo.say = say_backup;
+		if ((rc = backup_nightly_start(db_path(c->db), &bo, &bw)) != 0) {
+			chan_worker_stop(w);
+			sigaction(SIGINT, &old_int, NULL);
+			sigaction(SIGTERM, &old_term, NULL);
+			return cli_refused(rc);
+		}
+	}
 	rc = jobq_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
+	backup_nightly_stop(bw);
 	wrc = chan_worker_stop(w);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -37,7 +37,6 @@
 #include "money.h"
 #include "payment.h"
 #include "refund-route.h"
-#include "projection.h"
 #include "report.h"
 #include "xalloc.h"
 
@@ -1535,7 +1534,6 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 
 struct check_out {
 	cJSON *arr;
-	int projection_found; /* rows of the calendar projection reported */
 };
 
 static void check_report(const char *code, const char *detail, void *arg)
@@ -1546,10 +1544,7 @@ static void check_report(const char *code, const char *detail, void *arg)
 		cJSON *o = cJSON_CreateObject();
 
 		cli_json_str(o, "code", code);
-		cli_json_str(o, "rule", strcmp(code, "projection_stale")
-						? check_describe(code)
-						: _("every calendar row equals a fresh recomputation "
-						    "from the records"));
+		cli_json_str(o, "rule", check_describe(code));
 		cli_json_str(o, "detail", detail);
 		cJSON_AddItemToArray(co->arr, o);
 		return;
@@ -1557,22 +1552,6 @@ static void check_report(const char *code, const char *detail, void *arg)
 	printf("%s: ", code);
 	cli_puts_safe(detail);
 	putchar('\n');
-}
-
-/* A calendar row that differs from a fresh recomputation is a violation,
- * unless a rebuild job for it is waiting (the projection is catching up). */
-static int check_projection_diff(const struct projection_diff *d, void *arg)
-{
-	struct check_out *co = arg;
-	char detail[256];
-
-	if (d->queued)
-		return 0;
-	snprintf(detail, sizeof detail, "visit %lld: calendar row %s%s%s", (long long)d->appointment_id,
-		 d->problem, d->fields && *d->fields ? ": " : "", d->fields ? d->fields : "");
-	co->projection_found++;
-	check_report("projection_stale", detail, co);
-	return 0;
 }
 
 static int cmd_check(struct cli *c, int argc, char **argv)
@@ -1589,13 +1568,7 @@ static int cmd_check(struct cli *c, int argc, char **argv)
 		o = cJSON_CreateObject();
 		co.arr = cJSON_AddArrayToObject(o, "violations");
 	}
-	n = check_run(c->db, check_report, &co);
-	if (n >= 0) {
-		int64_t ndiff = 0;
-		int rc = projection_check(c->db, check_projection_diff, &co, &ndiff);
-
-		n = rc ? rc : n + co.projection_found;
-	}
+	n = check_all(c->db, check_report, &co);
 	if (n < 0) {
 		cJSON_Delete(o);
 		return cli_refused(n);

@@ -107,5 +107,7 @@ int cli_money(struct cli *c, const char *group, int argc, char **argv);
 int cli_ops(struct cli *c, const char *group, int argc, char **argv);
 /* Payment channel (cli-chan.c): group is "channel" or "inbox". */
 int cli_chan(struct cli *c, const char *group, int argc, char **argv);
+/* Backups (cli-backup.c): group is "backup" or "restore". */
+int cli_backup(struct cli *c, const char *group, int argc, char **argv);
 
 #endif

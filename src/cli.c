@@ -179,6 +179,8 @@ static const struct {
 	{ "channel", N_("poll the payment channel, show its state") },
 	{ "inbox", N_("inbound channel events: ingest, list, show, retry, ignore") },
 	{ "serve", N_("run the job runner and the payment channel worker headless") },
+	{ "backup", N_("take a checked backup of the database while others keep working") },
+	{ "restore", N_("put a backup back in place of the database (no session may be open)") },
 };
 
 static void usage(FILE *out)
@@ -309,6 +311,8 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))
 			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "backup") || !strcmp(cmd, "restore"))
+			rc = cli_backup(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "help"))
 			usage(stdout), rc = CLI_OK;
 		else

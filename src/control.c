@@ -414,3 +414,60 @@ int control_break(struct db *db, const char *name)
 		return rc;
 	return db_write(db, break_tx, (void *)name);
 }
+
+struct stamp_ctx {
+	const char *name;
+	int64_t t;
+};
+
+static int stamp_tx(struct db *db, void *arg)
+{
+	struct stamp_ctx *c = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare(db,
+	                "INSERT INTO control (name, kind, acquired_at, heartbeat_at, epoch) "
+	                "VALUES (?1, 'lock', ?2, ?2, 1) ON CONFLICT (name) DO UPDATE SET "
+	                "acquired_at = excluded.acquired_at, heartbeat_at = excluded.heartbeat_at, "
+	                "epoch = control.epoch + 1 WHERE control.owner_host IS NULL",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->name, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, c->t);
+	if ((rc = db_run(db, st, _("cannot write the control table"))))
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) != 1)
+		return err_set(FD_ECONFLICT, _("%.64s is held and cannot be stamped"), c->name);
+	return 0;
+}
+
+int control_stamp(struct db *db, const char *name, int64_t t)
+{
+	struct stamp_ctx c = {name, t};
+	int rc;
+
+	if ((rc = check_name(name)))
+		return rc;
+	return db_write(db, stamp_tx, &c);
+}
+
+int control_stamp_get(struct db *db, const char *name, int64_t *t)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	*t = 0;
+	rc = db_prepare(db, "SELECT coalesce(acquired_at, 0) FROM control WHERE name = ?", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*t = sqlite3_column_int64(st, 0);
+	else if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the control table"));
+	sqlite3_finalize(st);
+	return rc;
+}

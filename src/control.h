@@ -103,4 +103,17 @@ int control_break(struct db *db, const char *name);
 
 void control_info_free(struct control_info *ci);
 
+/* Stamps: a row of the control table that is never held, only records
+ * when something last happened (acquired_at = heartbeat_at = that time;
+ * the epoch counts the times), so that every session can read it. */
+#define CONTROL_BACKUP_LAST "backup-last" /* stamp: the last checked backup */
+
+/* control_stamp - record that name happened at t (UTC seconds, the
+ * caller's clock), in its own write transaction. FD_ECONFLICT if name is a
+ * lease or lock that someone holds; FD_EINVAL for a bad name. */
+int control_stamp(struct db *db, const char *name, int64_t t);
+
+/* control_stamp_get - *t = the time name last happened, 0 when never. */
+int control_stamp_get(struct db *db, const char *name, int64_t *t);
+
 #endif

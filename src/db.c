@@ -18,6 +18,7 @@
 #include "clock.h"
 #include "db.h"
 #include "err.h"
+#include "fsmode.h"
 #include "i18n.h"
 #include "migrate.h"
 #include "xalloc.h"
@@ -110,33 +111,15 @@ char *db_default_path(void)
 	return p;
 }
 
-/* Create every missing folder above path with mode 0700. */
-static int make_parents(const char *path)
-{
-	char *dir = xstrdup(path), *s;
-	int rc = 0;
-
-	for (s = dir + 1; (s = strchr(s, '/')) != NULL; s++) {
-		*s = '\0';
-		if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
-			rc = err_set(FD_EIO, _("cannot create the folder %s: %s"), dir,
-				     strerror(errno));
-			break;
-		}
-		*s = '/';
-	}
-	free(dir);
-	return rc;
-}
-
-/* Create the database file with mode 0600 if it does not exist yet. */
+/* Create the database file if it does not exist yet: 0600 in a folder
+ * 0700, or group-shared when its folder is setgid (fsmode.h). */
 static int create_file(const char *path)
 {
 	int fd;
 
-	if (make_parents(path))
+	if (fsmode_mkdirs(path))
 		return FD_EIO;
-	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+	fd = fsmode_create(path);
 	if (fd < 0 && errno != EEXIST)
 		return err_set(FD_EIO, _("cannot create the database %s: %s"), path,
 			       strerror(errno));

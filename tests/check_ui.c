@@ -534,6 +534,41 @@ START_TEST(test_status_fit)
 }
 END_TEST
 
+/* The last backup is kept longer than the database name, shorter than the
+ * counts; absent, it leaves no separator. */
+START_TEST(test_status_backup)
+{
+	struct status_parts p = {"test.db",
+	                         "ana",
+	                         "channel: idle",
+	                         "last ok 08:59",
+	                         "events: 2 pending, 0 dead",
+	                         "events: 2 pending",
+	                         "jobs: 0 pending, 0 dead",
+	                         NULL,
+	                         "runner: this desk",
+	                         "last backup 02:00"};
+	char out[512], nodb[512], noback[512];
+	int w, full;
+
+	full = status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_nonnull(strstr(out, " | last backup 02:00"));
+	/* just too narrow for the database name: the backup stays */
+	snprintf(nodb, sizeof nodb, "%s | %s | %s | %s", p.channel, p.events, p.jobs, p.backup);
+	w = status_compose(&p, tw_width(nodb), out, sizeof out);
+	ck_assert_str_eq(out, nodb);
+	ck_assert_int_lt(w, full);
+	/* one column less: the backup goes before the zero counts */
+	snprintf(noback, sizeof noback, "%s | %s | %s", p.channel, p.events, p.jobs);
+	status_compose(&p, tw_width(nodb) - 1, out, sizeof out);
+	ck_assert_str_eq(out, noback);
+	p.backup = "";
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_null(strstr(out, "backup"));
+	ck_assert_ptr_null(strstr(out, "|  |"));
+}
+END_TEST
+
 static struct fx F;
 static struct db *db;
 #define tmpdir F.dir
@@ -993,6 +1028,7 @@ int main(void)
 	tcase_add_test(pure, test_cal_months);
 	tcase_add_test(pure, test_cal_weekday_names);
 	tcase_add_test(pure, test_status_fit);
+	tcase_add_test(pure, test_status_backup);
 	tcase_add_test(pure, test_payload_lines);
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);

@@ -5,6 +5,7 @@
 #   ok "name" command...          passes when the command exits 0
 #   is "name" "$got" "$want"      passes when the strings are equal
 #   refused "name" args...        frontdesk must exit 1, say why, change nothing
+#   until_ok SECONDS command...   polls until the command succeeds
 #   done_testing                  prints the plan; the exit status follows
 
 set -u
@@ -43,6 +44,14 @@ like() {
 	*"$3"*) pass "$1" ;;
 	*) fail "$1" "got: $2" "expected to contain: $3" ;;
 	esac
+}
+
+# until_ok SECONDS COMMAND... - poll (in tenths) until the command succeeds;
+# 1 when it still fails after SECONDS. Wait for a condition, never a bare sleep.
+until_ok() {
+	end=$(( $(date +%s) + $1 )); shift
+	while [ "$(date +%s)" -le "$end" ]; do "$@" && return 0; sleep 0.1; done
+	return 1
 }
 
 # dump - the whole database as SQL text (rows and schema), for comparisons.

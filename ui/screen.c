@@ -40,6 +40,7 @@
 
 #include "../src/config.h"
 #include "action.h"
+#include "backup.h"
 #include "cal.h"
 #include "chanrun.h"
 #include "clock.h"
@@ -82,7 +83,7 @@ static struct {
 	char status[1024]; /* the whole status line, to notice a change */
 	/* its pieces (status.h), fitted to the width when drawn */
 	char st_db[128], st_channel[160], st_last_ok[64], st_events[128], st_events_short[128],
-	    st_jobs[128], st_jobs_short[128], st_runner[96];
+	    st_jobs[128], st_jobs_short[128], st_runner[96], st_backup[80];
 	int64_t outbox_dead;  /* read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox: the hint bar offers the key */
 	int outbox_stale;
@@ -361,6 +362,25 @@ static void last_ok(int64_t t, char *buf, size_t n)
 	snprintf(buf, n, _("last ok %s"), when);
 }
 
+/* "last backup HH:MM" today (shop time), else with the date; "no backup
+ * yet" when none was ever taken but nightly backups are set up; else "". */
+static void last_backup(char *buf, size_t n)
+{
+	char day[16], today[16], when[32];
+	int64_t t = 0;
+
+	buf[0] = '\0';
+	if (backup_last(S.db, &t) != 0 || t <= 0) {
+		if (config_get("backup_dir", NULL))
+			snprintf(buf, n, "%s", _("no backup yet"));
+		return;
+	}
+	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
+	clock_format_local(clock_now(), "%Y-%m-%d", today, sizeof today);
+	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	snprintf(buf, n, _("last backup %s"), when);
+}
+
 /* The counts of events (jobs = 0) or jobs in full, zeros included, and
  * short, zeros left out ("" when both are zero). */
 static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
@@ -410,8 +430,9 @@ static void update_status(void)
 		S.st_events[0] = S.st_events_short[0] = '\0';
 	counts(1, pending, dead, S.st_jobs, S.st_jobs_short, sizeof S.st_jobs);
 	snprintf(S.st_runner, sizeof S.st_runner, _("runner: %s"), runner);
-	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s", S.st_db, S.st_channel, S.st_last_ok,
-	         S.st_events, S.st_jobs, S.st_runner);
+	last_backup(S.st_backup, sizeof S.st_backup);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", S.st_db, S.st_channel, S.st_last_ok,
+	         S.st_events, S.st_jobs, S.st_runner, S.st_backup);
 	if (strcmp(buf, S.status) != 0) {
 		snprintf(S.status, sizeof S.status, "%s", buf);
 		S.dirty = 1;
@@ -422,7 +443,8 @@ static void draw_status(void)
 {
 	struct status_parts p = {S.st_db,      db_operator(),   S.st_channel,
 	                         S.st_last_ok, S.st_events,     S.st_events_short,
-	                         S.st_jobs,    S.st_jobs_short, S.st_runner};
+	                         S.st_jobs,    S.st_jobs_short, S.st_runner,
+	                         S.st_backup};
 	char line[1024];
 
 	status_compose(&p, S.cols, line, sizeof line);

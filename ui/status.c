@@ -17,9 +17,10 @@ enum {
 	CUT_OPER,        /* level 2: no operator */
 	CUT_LAST_OK,     /* level 3: no last success */
 	CUT_DB,          /* level 4: no database name */
-	CUT_JOBS_ZERO,   /* level 5: jobs without zero counts */
-	CUT_EVENTS_ZERO, /* level 6: events without zero counts */
-	CUT_JOBS,        /* level 7: no jobs */
+	CUT_BACKUP,      /* level 5: no last backup */
+	CUT_JOBS_ZERO,   /* level 6: jobs without zero counts */
+	CUT_EVENTS_ZERO, /* level 7: events without zero counts */
+	CUT_JOBS,        /* level 8: no jobs */
 	CUT_LEVELS
 };
 
@@ -52,6 +53,8 @@ static void compose_level(const struct status_parts *p, int level, char *out, si
 	add(out, n, " | ", level < CUT_EVENTS_ZERO ? p->events : p->events_short);
 	if (level < CUT_JOBS)
 		add(out, n, " | ", level < CUT_JOBS_ZERO ? p->jobs : p->jobs_short);
+	if (level < CUT_BACKUP)
+		add(out, n, " | ", p->backup);
 	if (level < CUT_RUNNER)
 		add(out, n, " | ", p->runner);
 }

@@ -4,10 +4,11 @@
  * The line is made of pieces joined by " | ": the database file, the
  * operator, the payment channel (its worker's state, with ", " and when it
  * last succeeded), the inbound events (pending, dead letters), the jobs
- * (pending, dead) and who runs the job runner. When the whole line is wider
- * than the terminal, the least useful parts go first, in this order: the
- * runner, the operator, the channel's last success, the database, the zero
- * counts of the jobs, the zero counts of the events, the jobs altogether.
+ * (pending, dead), who runs the job runner and when the last backup was
+ * taken. When the whole line is wider than the terminal, the least useful
+ * parts go first, in this order: the runner, the operator, the channel's
+ * last success, the database, the last backup, the zero counts of the jobs,
+ * the zero counts of the events, the jobs altogether.
  * The channel's state and the events are the last to be cut (by the
  * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
  * Callers: screen.c, tests/check_ui.c.
@@ -28,6 +29,7 @@ struct status_parts {
 	const char *events, *events_short;
 	const char *jobs, *jobs_short;
 	const char *runner;
+	const char *backup; /* "last backup 02:00" */
 };
 
 /* status_compose - write into out (size n) the fullest form of the line

@@ -1,0 +1,834 @@
+/*
+ * backup.c - online backups, restores and the nightly backup (see backup.h).
+ *
+ * Invariants: a destination name only ever holds a complete, checked copy
+ * (everything is written under a temporary name in the same folder,
+ * fsync'd, then renamed); a restore changes the live file only while it
+ * holds SQLite's exclusive lock on it, and only after the file to restore
+ * passed every check; the live database is kept before it is replaced.
+ */
+#include <config.h>
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backup.h"
+#include "chan-log.h"
+#include "checkdb.h"
+#include "clock.h"
+#include "config.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "fsmode.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+#define STEP_PAGES     256  /* pages copied per backup step */
+#define BUSY_RETRIES   500  /* steps that found a lock, 10 ms apart */
+#define LOCK_TTL       3600 /* seconds the "backup" lock lasts */
+#define RESTORE_WAIT   200  /* ms a restore waits for the live file's lock */
+#define NIGHTLY_PREFIX "frontdesk-"
+#define CONTROL_BACKUP "backup" /* lock: a backup is being taken */
+
+static char *concat(const char *a, const char *b)
+{
+	size_t na = strlen(a), nb = strlen(b);
+	char *s = xmalloc(na + nb + 1);
+
+	memcpy(s, a, na);
+	memcpy(s + na, b, nb + 1);
+	return s;
+}
+
+static void sleep_ms(int ms)
+{
+	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
+
+	nanosleep(&ts, NULL);
+}
+
+/* Remove the database file path and whatever SQLite kept beside it. */
+static void remove_db(const char *path)
+{
+	static const char *const side[] = {"-wal", "-shm", "-journal"};
+	size_t i;
+	char *p;
+
+	unlink(path);
+	for (i = 0; i < sizeof side / sizeof side[0]; i++) {
+		p = concat(path, side[i]);
+		unlink(p);
+		free(p);
+	}
+}
+
+/* fsync the file at path (0, or FD_EIO with a reason). */
+static int sync_file(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0 || fsync(fd) != 0)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	return rc;
+}
+
+/* fsync the folder holding path, so that a rename in it survives. */
+static void sync_parent(const char *path)
+{
+	char *dir = fsmode_parent(path);
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	if (fd >= 0) {
+		fsync(fd);
+		close(fd);
+	}
+	free(dir);
+}
+
+/* Open path with SQLite for reading only, without creating anything. */
+static int open_raw(const char *path, int flags, sqlite3 **out)
+{
+	*out = NULL;
+	if (sqlite3_open_v2(path, out, flags, NULL) != SQLITE_OK) {
+		int rc = err_set(FD_EINVAL, _("cannot open %s: %s"), path,
+		                 *out ? sqlite3_errmsg(*out) : "out of memory");
+
+		sqlite3_close(*out);
+		*out = NULL;
+		return rc;
+	}
+	sqlite3_extended_result_codes(*out, 1);
+	return 0;
+}
+
+/* Copy the main database of src into the new file tmp (made here with the
+ * mode of fsmode.h; it must not exist), page by page in steps, all from
+ * one read snapshot of src; *taken (may be NULL) = clock_now() when the
+ * snapshot began. The copy uses a rollback journal. On failure tmp is
+ * removed. */
+static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *stop,
+                         int64_t *taken)
+{
+	sqlite3 *dst = NULL;
+	sqlite3_backup *b = NULL;
+	int fd, rc = 0, step = SQLITE_OK, busy = 0, in_read = 0;
+
+	fd = fsmode_create(tmp);
+	if (fd < 0)
+		return err_set(FD_EIO, _("cannot create %s: %s"), tmp, strerror(errno));
+	close(fd);
+	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
+		rc = err_set(FD_EIO, _("cannot open %s: %s"), tmp,
+		             dst ? sqlite3_errmsg(dst) : "out of memory");
+		goto out;
+	}
+	/* one snapshot for every step: commits made meanwhile are not seen
+	 * (and do not restart the copy), and in WAL mode they are not blocked */
+	if (sqlite3_exec(src, "BEGIN; SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
+	    SQLITE_OK) {
+		rc = err_set(FD_EDB, _("cannot read the database: %s"), sqlite3_errmsg(src));
+		goto out;
+	}
+	in_read = 1;
+	if (taken)
+		*taken = clock_now();
+	b = sqlite3_backup_init(dst, "main", src, "main");
+	if (!b) {
+		rc = err_set(FD_EDB, _("cannot start the backup: %s"), sqlite3_errmsg(dst));
+		goto out;
+	}
+	while (!(stop && *stop)) {
+		step = sqlite3_backup_step(b, STEP_PAGES);
+		if (step == SQLITE_DONE)
+			break;
+		if ((step & 0xff) == SQLITE_BUSY || (step & 0xff) == SQLITE_LOCKED) {
+			if (++busy > BUSY_RETRIES)
+				break;
+			sleep_ms(10);
+		} else if (step != SQLITE_OK) {
+			break;
+		}
+	}
+	if (step != SQLITE_DONE) {
+		rc = stop && *stop ? err_set(FD_EIO, _("the backup was stopped"))
+		                   : err_set(FD_EDB, _("the backup failed: %s"), sqlite3_errstr(step));
+		goto out;
+	}
+	if (sqlite3_backup_finish(b) != SQLITE_OK) {
+		b = NULL;
+		rc = err_set(FD_EDB, _("the backup failed: %s"), sqlite3_errmsg(dst));
+		goto out;
+	}
+	b = NULL;
+	/* a self-contained file: no -wal or -shm needed to read it */
+	if (sqlite3_exec(dst, "PRAGMA journal_mode=DELETE", NULL, NULL, NULL) != SQLITE_OK)
+		rc = err_set(FD_EDB, _("cannot finish %s: %s"), tmp, sqlite3_errmsg(dst));
+out:
+	if (b)
+		sqlite3_backup_finish(b);
+	if (in_read)
+		sqlite3_exec(src, "ROLLBACK", NULL, NULL, NULL);
+	if (dst && sqlite3_close(dst) != SQLITE_OK && !rc)
+		rc = err_set(FD_EIO, _("cannot close %s"), tmp);
+	if (rc)
+		remove_db(tmp);
+	else
+		rc = sync_file(tmp);
+	return rc;
+}
+
+/* PRAGMA integrity_check on h: 0, or FD_EINVAL naming the first problem. */
+static int integrity(sqlite3 *h, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	int rc = 0, step;
+	const unsigned char *r;
+
+	if (sqlite3_prepare_v2(h, "PRAGMA integrity_check", -1, &st, NULL) != SQLITE_OK)
+		return err_set(FD_EINVAL, _("%s is damaged: %s"), path, sqlite3_errmsg(h));
+	step = sqlite3_step(st);
+	r = step == SQLITE_ROW ? sqlite3_column_text(st, 0) : NULL;
+	if (step != SQLITE_ROW)
+		rc = err_set(FD_EINVAL, _("%s is damaged: %s"), path, sqlite3_errmsg(h));
+	else if (!r || strcmp((const char *)r, "ok") != 0)
+		rc = err_set(FD_EINVAL, _("%s is damaged: %.200s"), path, r ? (const char *)r : "?");
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* 0 when h holds a frontdesk database (migrations recorded), else FD_EINVAL. */
+static int is_frontdesk(sqlite3 *h, const char *path)
+{
+	sqlite3_stmt *st = NULL;
+	int ok = 0;
+
+	if (sqlite3_prepare_v2(h, "SELECT count(*) FROM schema_migration", -1, &st, NULL) ==
+	        SQLITE_OK &&
+	    sqlite3_step(st) == SQLITE_ROW)
+		ok = sqlite3_column_int64(st, 0) > 0;
+	sqlite3_finalize(st);
+	if (!ok)
+		return err_set(FD_EINVAL, _("%s is not a frontdesk database"), path);
+	return 0;
+}
+
+struct verify_ctx {
+	int found;
+	char first[256];
+};
+
+static void verify_report(const char *code, const char *detail, void *arg)
+{
+	struct verify_ctx *v = arg;
+
+	if (!v->found++)
+		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
+}
+
+/* Every check of `frontdesk check` on db: 0, or FD_EINVAL naming the
+ * first violation and their number. */
+static int verify_checks(struct db *db, const char *path)
+{
+	struct verify_ctx v = {0, ""};
+	int rc = check_all(db, verify_report, &v);
+
+	if (rc < 0)
+		return rc;
+	if (v.found)
+		return err_set(FD_EINVAL, _("%1$s fails %2$d check(s) of 'frontdesk check', first %3$s"),
+		               path, v.found, v.first);
+	return 0;
+}
+
+/* The whole check of a database file: integrity, frontdesk, its checks.
+ * open_flags: DB_OPEN_READONLY (a backup just made) or 0 (a working copy
+ * that may be brought up to this program's schema). */
+static int verify_file(const char *path, int open_flags)
+{
+	sqlite3 *h;
+	struct db *db;
+	int rc;
+
+	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
+		return rc;
+	rc = integrity(h, path);
+	if (!rc)
+		rc = is_frontdesk(h, path);
+	sqlite3_close(h);
+	if (rc)
+		return rc;
+	if ((rc = db_open(path, open_flags, &db)) != 0)
+		return rc == FD_ESCHEMA ? rc : FD_EINVAL; /* with db_open's reason */
+	rc = verify_checks(db, path);
+	db_close(db);
+	return rc;
+}
+
+/* A new name "<base>.tmp-<pid>" for a temporary file. */
+static char *tmp_name(const char *base)
+{
+	char suffix[40];
+
+	snprintf(suffix, sizeof suffix, ".tmp-%ld", (long)getpid());
+	return concat(base, suffix);
+}
+
+/* 0 when dest may be written (absent, or a file with force), else a refusal. */
+static int dest_free(const char *dest, int flags, const char *what)
+{
+	struct stat sb;
+
+	if (lstat(dest, &sb) != 0)
+		return 0;
+	if (S_ISDIR(sb.st_mode))
+		return err_set(FD_EINVAL, _("%s is a folder; give a file name for the backup"), dest);
+	if (!(flags & BACKUP_FORCE))
+		return err_set(FD_ECONFLICT, _("%1$s %2$s already exists; nothing was written (--force "
+		                               "replaces it)"),
+		               what, dest);
+	return 0;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	return stat(a, &sa) == 0 && stat(b, &sb) == 0 && sa.st_dev == sb.st_dev &&
+	       sa.st_ino == sb.st_ino;
+}
+
+void backup_result_free(struct backup_result *res)
+{
+	free(res->path);
+	free(res->log_path);
+	memset(res, 0, sizeof *res);
+}
+
+/* Copy the request log at log into tmp (a plain SQLite file, not a
+ * frontdesk database: its integrity is what is checked). */
+static int copy_log(const char *log, const char *tmp, volatile sig_atomic_t *stop)
+{
+	sqlite3 *h = NULL;
+	int rc;
+
+	if ((rc = open_raw(log, SQLITE_OPEN_READWRITE, &h)))
+		return rc;
+	sqlite3_busy_timeout(h, 2000);
+	rc = copy_into_new(h, tmp, stop, NULL);
+	sqlite3_close(h);
+	if (rc)
+		return rc;
+	if ((rc = open_raw(tmp, SQLITE_OPEN_READONLY, &h)))
+		goto fail;
+	rc = integrity(h, tmp);
+	sqlite3_close(h);
+	if (!rc)
+		return 0;
+fail:
+	remove_db(tmp);
+	return rc;
+}
+
+/* The work of backup_take; nightly (may be NULL): re-check that the backup
+ * is still due once the lock is held (*not_due = 1 when it is not). */
+static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
+                const struct backup_nightly_opts *nightly, int *not_due,
+                struct backup_result *res)
+{
+	struct control_hold lock;
+	char *log = chan_log_default_path(db_path(db)), *log_dest = chan_log_path_beside(dest);
+	char *tmp = tmp_name(dest), *log_tmp = NULL;
+	int rc, have_log, locked = 0, due = 1;
+	int64_t taken = 0;
+	struct stat sb;
+
+	memset(res, 0, sizeof *res);
+	have_log = stat(log, &sb) == 0;
+	if (same_file(dest, db_path(db)) || (have_log && same_file(dest, log)) ||
+	    (have_log && same_file(log_dest, log)) || same_file(log_dest, db_path(db))) {
+		rc = err_set(FD_EINVAL, _("%s is the live database or its request log; back up to "
+		                          "another file"),
+		             dest);
+		goto out;
+	}
+	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && have_log)
+		rc = dest_free(log_dest, flags, _("the request log's backup"));
+	if (rc == 0)
+		rc = control_acquire(db, CONTROL_BACKUP, CONTROL_LOCK, LOCK_TTL, &lock);
+	if (rc == FD_ECONFLICT && nightly) {
+		*not_due = 1; /* another server is taking it, or has just taken it */
+		rc = 0;
+	}
+	if (rc || *not_due)
+		goto out;
+	locked = 1;
+	if (nightly) {
+		if ((rc = backup_nightly_due(nightly, clock_now(), &due)))
+			goto out;
+		if (!due) {
+			*not_due = 1;
+			goto out;
+		}
+	}
+	if ((rc = copy_into_new(db_sqlite(db), tmp, stop, &taken)))
+		goto out;
+	if ((rc = verify_file(tmp, DB_OPEN_READONLY)))
+		goto out;
+	if (have_log) {
+		log_tmp = tmp_name(log_dest);
+		if ((rc = copy_log(log, log_tmp, stop)))
+			goto out;
+		if (rename(log_tmp, log_dest) != 0) {
+			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), log_tmp, log_dest,
+			             strerror(errno));
+			goto out;
+		}
+	}
+	if (rename(tmp, dest) != 0) {
+		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), tmp, dest,
+		             strerror(errno));
+		if (have_log)
+			unlink(log_dest);
+		goto out;
+	}
+	sync_parent(dest);
+	res->path = xstrdup(dest);
+	res->log_path = have_log ? xstrdup(log_dest) : NULL;
+	res->taken_at = taken;
+	rc = control_stamp(db, CONTROL_BACKUP_LAST, taken);
+	if (rc)
+		backup_result_free(res); /* the copy is good; the stamp failed: say so */
+out:
+	if (locked)
+		control_release(db, &lock);
+	remove_db(tmp);
+	if (log_tmp)
+		remove_db(log_tmp);
+	free(log_tmp);
+	free(tmp);
+	free(log);
+	free(log_dest);
+	return rc;
+}
+
+int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
+                struct backup_result *res)
+{
+	int not_due = 0;
+
+	if (!dest || !*dest) {
+		memset(res, 0, sizeof *res);
+		return err_set(FD_EINVAL, _("no backup file given"));
+	}
+	return take(db, dest, flags, stop, NULL, &not_due, res);
+}
+
+int backup_last(struct db *db, int64_t *t)
+{
+	return control_stamp_get(db, CONTROL_BACKUP_LAST, t);
+}
+
+/* ---------------------------------------------------------------- restore */
+
+/* A new name for the replaced database that does not exist yet:
+ * "<live>.replaced-YYYYmmddTHHMMSS", with "-2", "-3"... if taken. */
+static char *replaced_name(const char *live)
+{
+	char stamp[32], suffix[64];
+	struct stat sb;
+	char *name;
+	int i;
+
+	clock_format_local((int64_t)time(NULL), "%Y%m%dT%H%M%S", stamp, sizeof stamp);
+	for (i = 1;; i++) {
+		if (i == 1)
+			snprintf(suffix, sizeof suffix, ".replaced-%s", stamp);
+		else
+			snprintf(suffix, sizeof suffix, ".replaced-%s-%d", stamp, i);
+		name = concat(live, suffix);
+		if (lstat(name, &sb) != 0)
+			return name;
+		free(name);
+	}
+}
+
+/* Take the exclusive lock on the live database (held until *out is
+ * closed). FD_EBUSY when another session has it open. */
+static int lock_live(const char *live, sqlite3 **out)
+{
+	sqlite3 *h;
+	int rc;
+
+	if (open_raw(live, SQLITE_OPEN_READWRITE, &h))
+		return FD_EIO; /* with open_raw's reason */
+	sqlite3_busy_timeout(h, RESTORE_WAIT);
+	/* set before the first access: then SQLite keeps the lock on the file
+	 * itself, which no other connection (even an idle WAL reader) allows */
+	if (sqlite3_exec(h, "PRAGMA locking_mode=EXCLUSIVE; BEGIN EXCLUSIVE; COMMIT", NULL, NULL,
+	                 NULL) != SQLITE_OK) {
+		int ec = sqlite3_errcode(h) & 0xff;
+
+		rc = ec == SQLITE_BUSY || ec == SQLITE_LOCKED
+		         ? err_set(FD_EBUSY, _("another session has %s open (the desk screen, "
+		                               "'frontdesk serve' or a command); close it, then "
+		                               "restore"),
+		                   live)
+		         : err_set(FD_EIO, _("cannot lock %1$s: %2$s"), live, sqlite3_errmsg(h));
+		sqlite3_close(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+/* Write the database file src into the locked live connection dst. */
+static int write_into(const char *src, sqlite3 *dst, const char *live)
+{
+	sqlite3 *h;
+	sqlite3_backup *b;
+	int rc, step;
+
+	/* read-write, so that closing it removes the -wal and -shm that
+	 * checking it with db_open made */
+	if ((rc = open_raw(src, SQLITE_OPEN_READWRITE, &h)))
+		return rc;
+	b = sqlite3_backup_init(dst, "main", h, "main");
+	if (!b) {
+		rc = err_set(FD_EIO, _("cannot write %1$s: %2$s"), live, sqlite3_errmsg(dst));
+		goto out;
+	}
+	step = sqlite3_backup_step(b, -1);
+	if (sqlite3_backup_finish(b) != SQLITE_OK || step != SQLITE_DONE)
+		rc = err_set(FD_EIO, _("cannot write %1$s: %2$s"), live, sqlite3_errmsg(dst));
+out:
+	sqlite3_close(h);
+	return rc;
+}
+
+int backup_restore(const char *live, const char *file, char **replaced)
+{
+	sqlite3 *h = NULL, *lk = NULL;
+	char *work = NULL, *old = NULL;
+	struct stat sb;
+	int rc, live_exists, written = 0;
+
+	if (replaced)
+		*replaced = NULL;
+	if (!file || !*file || stat(file, &sb) != 0)
+		return err_set(FD_ENOTFOUND, _("there is no backup at %s"), file ? file : "");
+	if (!S_ISREG(sb.st_mode))
+		return err_set(FD_EINVAL, _("%s is not a file"), file);
+	live_exists = stat(live, &sb) == 0;
+	if (live_exists && same_file(live, file))
+		return err_set(FD_EINVAL, _("%s is the live database itself"), file);
+	/* 1. the file to restore: readable, whole, a frontdesk database */
+	if ((rc = open_raw(file, SQLITE_OPEN_READONLY, &h)))
+		return rc;
+	sqlite3_busy_timeout(h, 2000);
+	rc = integrity(h, file);
+	if (!rc)
+		rc = is_frontdesk(h, file);
+	/* 2. a working copy beside the live file, brought up to our schema and
+	 * checked as `frontdesk check` would */
+	if (!rc && (rc = fsmode_mkdirs(live)) == 0) {
+		work = tmp_name(live);
+		rc = copy_into_new(h, work, NULL, NULL);
+		if (rc) {
+			free(work);
+			work = NULL;
+		}
+	}
+	sqlite3_close(h);
+	if (rc)
+		goto out;
+	if ((rc = verify_file(work, 0)))
+		goto out;
+	if (!live_exists) {
+		/* nothing to replace (a new machine): the checked copy becomes it */
+		if (rename(work, live) != 0) {
+			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), work, live,
+			             strerror(errno));
+			goto out;
+		}
+		sync_parent(live);
+		goto out;
+	}
+	/* 3. nobody else may have the live file open, from now to the end */
+	if ((rc = lock_live(live, &lk)))
+		goto out;
+	old = replaced_name(live);
+	if ((rc = copy_into_new(lk, old, NULL, NULL)))
+		goto out;
+	if ((rc = write_into(work, lk, live)))
+		goto out;
+	written = 1;
+	if ((rc = integrity(lk, live)))
+		goto out;
+	sqlite3_close(lk);
+	lk = NULL;
+	sync_parent(old);
+	/* 4. the restored database, as any session will open it */
+	if ((rc = verify_file(live, 0)))
+		goto out;
+	if (replaced) {
+		*replaced = old;
+		old = NULL;
+	}
+out:
+	if (lk)
+		sqlite3_close(lk);
+	if (rc && written) {
+		char why[768];
+
+		snprintf(why, sizeof why, "%s", err_msg());
+		err_set(rc, _("%1$s (the database it replaced is kept as %2$s)"), why, old);
+	}
+	if (rc && old && !written)
+		unlink(old); /* the live file was not replaced: it is its own copy */
+	if (work)
+		remove_db(work);
+	free(work);
+	free(old);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- nightly */
+
+void backup_nightly_opts_default(struct backup_nightly_opts *o)
+{
+	const char *dir = config_get("backup_dir", NULL);
+	long keep = config_get_int("backup_keep", 7), hour = config_get_int("backup_hour", 2);
+
+	memset(o, 0, sizeof *o);
+	o->dir = dir && *dir ? dir : NULL;
+	o->keep = keep < 1 ? 1 : keep > 10000 ? 10000 : (int)keep;
+	o->hour = hour < 0 || hour > 23 ? 2 : (int)hour;
+}
+
+char *backup_nightly_name(int64_t t)
+{
+	char name[64];
+
+	clock_format_local(t, NIGHTLY_PREFIX "%Y%m%dT%H%M%S.db", name, sizeof name);
+	return xstrdup(name);
+}
+
+/* 1 when name is a nightly backup's ("frontdesk-YYYYmmddTHHMMSS.db"). */
+static int nightly_file(const char *name)
+{
+	size_t p = sizeof NIGHTLY_PREFIX - 1, i;
+
+	if (strlen(name) != p + 15 + 3 || strncmp(name, NIGHTLY_PREFIX, p) != 0 ||
+	    strcmp(name + p + 15, ".db") != 0)
+		return 0;
+	for (i = 0; i < 15; i++)
+		if (i == 8 ? name[p + i] != 'T' : (name[p + i] < '0' || name[p + i] > '9'))
+			return 0;
+	return 1;
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The nightly backups in dir, sorted oldest first (names sort by time);
+ * *out is a new array of new strings (free_names). A missing folder has
+ * none. */
+static int list_nightly(const char *dir, char ***out, size_t *n)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t cap = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		if (errno == ENOENT)
+			return 0;
+		return err_set(FD_EIO, _("cannot read the folder %1$s: %2$s"), dir, strerror(errno));
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!nightly_file(e->d_name))
+			continue;
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[(*n)++] = xstrdup(e->d_name);
+	}
+	closedir(d);
+	if (*n)
+		qsort(*out, *n, sizeof **out, by_name);
+	return 0;
+}
+
+static void free_names(char **names, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+int backup_nightly_due(const struct backup_nightly_opts *o, int64_t now, int *due)
+{
+	char hour[8], today[64];
+	char **names;
+	size_t n, i, len;
+	int rc;
+
+	*due = 0;
+	clock_format_local(now, "%H", hour, sizeof hour);
+	if (atoi(hour) < o->hour)
+		return 0;
+	if ((rc = list_nightly(o->dir, &names, &n)))
+		return rc;
+	clock_format_local(now, NIGHTLY_PREFIX "%Y%m%dT", today, sizeof today);
+	len = strlen(today);
+	*due = 1;
+	for (i = 0; i < n; i++)
+		if (!strncmp(names[i], today, len))
+			*due = 0;
+	free_names(names, n);
+	return 0;
+}
+
+/* Delete the oldest nightly backups of dir beyond keep, with their logs. */
+static void prune(const struct backup_nightly_opts *o)
+{
+	char **names, *path, *log, msg[512];
+	size_t n, i;
+
+	if (list_nightly(o->dir, &names, &n))
+		return;
+	for (i = 0; i + (size_t)o->keep < n; i++) {
+		path = xmalloc(strlen(o->dir) + strlen(names[i]) + 2);
+		sprintf(path, "%s/%s", o->dir, names[i]);
+		log = chan_log_path_beside(path);
+		if (unlink(path) == 0 && o->say) {
+			snprintf(msg, sizeof msg, _("removed the old backup %s"), path);
+			o->say(msg, o->say_arg);
+		}
+		unlink(log);
+		free(log);
+		free(path);
+	}
+	free_names(names, n);
+}
+
+int backup_nightly_once(struct db *db, const struct backup_nightly_opts *o,
+                        volatile sig_atomic_t *stop, int *taken)
+{
+	struct backup_result res;
+	char *name = NULL, *path = NULL, msg[512];
+	int rc, due = 0, not_due = 0;
+
+	if (taken)
+		*taken = 0;
+	if (!o->dir)
+		return 0;
+	if ((rc = backup_nightly_due(o, clock_now(), &due)) || !due)
+		return rc;
+	name = backup_nightly_name(clock_now());
+	path = xmalloc(strlen(o->dir) + strlen(name) + 2);
+	sprintf(path, "%s/%s", o->dir, name);
+	if ((rc = fsmode_mkdirs(path)))
+		goto out;
+	rc = take(db, path, 0, stop, o, &not_due, &res);
+	if (rc || not_due)
+		goto out;
+	if (o->say) {
+		snprintf(msg, sizeof msg, _("backup written to %s and checked"), res.path);
+		o->say(msg, o->say_arg);
+	}
+	backup_result_free(&res);
+	if (taken)
+		*taken = 1;
+	prune(o);
+out:
+	free(name);
+	free(path);
+	return rc;
+}
+
+struct backup_nightly {
+	pthread_t th;
+	struct db *db;
+	struct backup_nightly_opts o;
+	char *dir;
+	volatile sig_atomic_t stop;
+};
+
+static void *nightly_main(void *arg)
+{
+	struct backup_nightly *b = arg;
+	char msg[768];
+	int i;
+
+	while (!b->stop) {
+		if (backup_nightly_once(b->db, &b->o, &b->stop, NULL) != 0 && !b->stop &&
+		    b->o.say) {
+			snprintf(msg, sizeof msg, _("the nightly backup failed: %s"), err_msg());
+			b->o.say(msg, b->o.say_arg);
+		}
+		for (i = 0; i < 300 && !b->stop; i++) /* a minute, in fifths of a second */
+			sleep_ms(200);
+	}
+	return NULL;
+}
+
+int backup_nightly_start(const char *path, const struct backup_nightly_opts *o,
+                         struct backup_nightly **out)
+{
+	struct backup_nightly *b = xcalloc(1, sizeof *b);
+	sigset_t all, old;
+	int rc, made;
+
+	*out = NULL;
+	b->o = *o;
+	b->dir = xstrdup(o->dir ? o->dir : ".");
+	b->o.dir = b->dir;
+	if ((rc = db_open(path, 0, &b->db)) != 0)
+		goto fail;
+	/* the signals stay with the main thread (serve's handler) */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	made = pthread_create(&b->th, NULL, nightly_main, b);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (made != 0) {
+		rc = err_set(FD_EIO, _("cannot start the backup thread"));
+		goto fail;
+	}
+	*out = b;
+	return 0;
+fail:
+	db_close(b->db);
+	free(b->dir);
+	free(b);
+	return rc;
+}
+
+void backup_nightly_stop(struct backup_nightly *b)
+{
+	if (!b)
+		return;
+	b->stop = 1;
+	pthread_join(b->th, NULL);
+	db_close(b->db);
+	free(b->dir);
+	free(b);
+}

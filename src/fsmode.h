@@ -1,0 +1,44 @@
+/*
+ * fsmode.h - the modes of the files and folders frontdesk creates.
+ *
+ * A private install keeps everything to its owner: folders 0700, files
+ * 0600. A shared install (the shop's staff accounts in one group, see
+ * README.md) marks the database folder setgid: the kernel then gives every
+ * file made in it the folder's group, and frontdesk gives that group the
+ * folder's own group permissions (a folder 2770 makes files 0660 and
+ * sub-folders 2770; 2750 makes files 0640). SQLite gives the -wal, -shm and
+ * -journal files the mode of their database, so following the rule for the
+ * database file covers them too. The mode is set with fchmod after the file
+ * is made, so the creator's umask does not narrow it.
+ *
+ * Callers: db.c (the database and its folders), chan-log.c (the request
+ * log), backup.c (backups and replaced files).
+ */
+#ifndef FD_FSMODE_H
+#define FD_FSMODE_H
+
+#include <sys/types.h>
+
+/* fsmode_file - the mode a new file in dir gets: 0600, or with dir setgid
+ * 0600 plus dir's group read and write bits. */
+mode_t fsmode_file(const char *dir);
+
+/* fsmode_dir - the mode a new folder in dir gets: 0700, or with dir setgid
+ * 02700 plus dir's group bits. */
+mode_t fsmode_dir(const char *dir);
+
+/* fsmode_parent - a new string (caller frees): the folder that holds path
+ * ("." for a bare name). */
+char *fsmode_parent(const char *path);
+
+/* fsmode_create - create path (O_EXCL: it must not exist) with the mode
+ * its folder calls for and return the open descriptor (O_RDWR|O_CLOEXEC),
+ * or -1 with errno set (EEXIST when it exists). */
+int fsmode_create(const char *path);
+
+/* fsmode_mkdirs - create every missing folder above path (path itself is a
+ * file name), each with the mode its parent calls for. FD_EIO with a reason
+ * on failure. */
+int fsmode_mkdirs(const char *path);
+
+#endif
