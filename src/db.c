@@ -145,6 +145,153 @@ static int create_file(const char *path)
 	return 0;
 }
 
+/* What is at a database path before SQLite is let near it. */
+enum file_kind {
+	FILE_MISSING, /* nothing there */
+	FILE_EMPTY,   /* zero bytes (touch, a failed copy) and no -wal to recover */
+	FILE_SQLITE,  /* begins with the SQLite header */
+	FILE_OTHER,   /* anything else: text, another format, a device */
+	FILE_FOLDER   /* a directory */
+};
+
+/* The SQLite file header: the first 16 bytes of every database file. */
+static const char sqlite_magic[16] = "SQLite format 3";
+
+/* Look at path without changing it (read only, no SQLite): *kind is one of
+ * enum file_kind. FD_EIO when it exists but cannot be read. */
+static int file_kind(const char *path, int *kind)
+{
+	char head[sizeof sqlite_magic], *wal;
+	struct stat sb, wb;
+	size_t n = strlen(path) + 5;
+	ssize_t got;
+	int fd;
+
+	if (stat(path, &sb) != 0) {
+		if (errno == ENOENT) {
+			*kind = FILE_MISSING;
+			return 0;
+		}
+		return err_set(FD_EIO, _("cannot look at %s: %s"), path, strerror(errno));
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*kind = S_ISDIR(sb.st_mode) ? FILE_FOLDER : FILE_OTHER;
+		return 0;
+	}
+	if (sb.st_size == 0) {
+		/* a new database whose first commit is still only in its -wal is
+		 * not empty: SQLite recovers it */
+		wal = xmalloc(n);
+		snprintf(wal, n, "%s-wal", path);
+		*kind = stat(wal, &wb) == 0 && wb.st_size > 0 ? FILE_SQLITE : FILE_EMPTY;
+		free(wal);
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	got = read(fd, head, sizeof head);
+	close(fd);
+	if (got < 0)
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	*kind = got == (ssize_t)sizeof head && !memcmp(head, sqlite_magic, sizeof head)
+			? FILE_SQLITE
+			: FILE_OTHER;
+	return 0;
+}
+
+/* What an SQLite database holds, read before anything is written to it. */
+enum schema_kind {
+	SCHEMA_FRONTDESK, /* it has frontdesk's schema_migration table */
+	SCHEMA_BLANK,     /* no table, index, view or trigger at all */
+	SCHEMA_FOREIGN    /* another program's database */
+};
+
+static int schema_kind(struct db *db, int *kind)
+{
+	int64_t n = 0;
+	int rc = db_one_int(db,
+			    "SELECT CASE WHEN EXISTS (SELECT 1 FROM sqlite_schema WHERE type = "
+			    "'table' AND name = 'schema_migration') THEN 0 WHEN NOT EXISTS "
+			    "(SELECT 1 FROM sqlite_schema) THEN 1 ELSE 2 END",
+			    &n);
+
+	*kind = (int)n;
+	return rc;
+}
+
+/* schema_kind of the database at path read as an immutable file: no lock,
+ * no -wal or -shm created beside it (a read-only connection to another
+ * program's WAL database would leave both behind). Only for a file without
+ * a -wal: its content is then all in the main file. 1 when it could not be
+ * read that way (the caller asks its own connection instead). */
+static int probe_schema(const char *path, int *kind)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), i, j = 0;
+	char *uri = xmalloc(3 * n + 32), *wal = xmalloc(n + 5);
+	struct db probe = { 0 };
+	struct stat sb;
+	int rc = 1;
+
+	snprintf(wal, n + 5, "%s-wal", path);
+	if (stat(wal, &sb) == 0 && sb.st_size > 0)
+		goto out;
+	j = (size_t)sprintf(uri, "file:");
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)path[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    strchr("/-._~", ch)) {
+			uri[j++] = (char)ch;
+		} else {
+			uri[j++] = '%';
+			uri[j++] = hex[ch >> 4];
+			uri[j++] = hex[ch & 15];
+		}
+	}
+	strcpy(uri + j, "?immutable=1");
+	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
+		    SQLITE_OK &&
+	    schema_kind(&probe, kind) == 0)
+		rc = 0;
+	sqlite3_close(probe.h);
+out:
+	free(uri);
+	free(wal);
+	return rc;
+}
+
+/* The refusal of a file that is not (yet) a frontdesk database. */
+static int refuse_kind(const char *path, int kind, int is_blank_sqlite)
+{
+	if (kind == FILE_EMPTY || is_blank_sqlite)
+		return err_set(FD_ESCHEMA,
+			       kind == FILE_EMPTY
+				       ? _("%1$s is an empty file, not a frontdesk database; use --db "
+					   "to choose another file, or 'frontdesk --db %1$s init' to "
+					   "make it a new database")
+				       : _("%1$s is an SQLite database with nothing in it, not a "
+					   "frontdesk database; use --db to choose another file, or "
+					   "'frontdesk --db %1$s init' to make it a new database"),
+			       path);
+	if (kind == FILE_FOLDER)
+		return err_set(FD_ESCHEMA,
+			       _("%s is a folder, not a frontdesk database; use --db to name "
+				 "the database file, or 'frontdesk init' to create a new one at a "
+				 "path that does not exist yet"),
+			       path);
+	return err_set(FD_ESCHEMA,
+		       kind == FILE_SQLITE
+			       ? _("%s is not a frontdesk database (it is an SQLite database of "
+				   "another program); use --db to choose another file, or 'frontdesk "
+				   "init' to create a new one at a path that does not exist yet")
+			       : _("%s is not a frontdesk database (it is not an SQLite database "
+				   "at all); use --db to choose another file, or 'frontdesk init' to "
+				   "create a new one at a path that does not exist yet"),
+		       path);
+}
+
 int db_exec(struct db *db, const char *sql)
 {
 	if (sqlite3_exec(db->h, sql, NULL, NULL, NULL) != SQLITE_OK)
@@ -219,21 +366,25 @@ int db_open(const char *path, int flags, struct db **out)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct db *db;
-	int oflags, rc;
-	struct stat sb;
+	int oflags, rc, kind, schema;
 
 	*out = NULL;
 	if (!path || !*path)
 		return err_set(FD_EINVAL, _("no database path given"));
-	if (flags & DB_OPEN_CREATE) {
+	if ((rc = file_kind(path, &kind)) != 0)
+		return rc;
+	if (kind == FILE_MISSING && (flags & DB_OPEN_CREATE)) {
 		rc = create_file(path);
 		if (rc)
 			return rc;
-	} else if (stat(path, &sb) != 0) {
+	} else if (kind == FILE_MISSING) {
 		return err_set(FD_ENOTFOUND,
 			       _("no database at %s: create one with 'frontdesk init' "
 				 "(or 'frontdesk demo')"),
 			       path);
+	} else if (kind == FILE_OTHER || kind == FILE_FOLDER ||
+		   (kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
+		return refuse_kind(path, kind, 0);
 	}
 	pthread_once(&once, configure_sqlite);
 	db = xcalloc(1, sizeof *db);
@@ -253,6 +404,15 @@ int db_open(const char *path, int flags, struct db **out)
 				NULL, NULL);
 	sqlite3_create_function(db->h, "fd_reason", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
 				fn_reason, NULL, NULL);
+	/* Before anything is written: a frontdesk database has schema_migration;
+	 * only a creating open (init, demo) takes one with nothing in it. */
+	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0)
+		goto fail;
+	if (schema == SCHEMA_FOREIGN ||
+	    (schema == SCHEMA_BLANK && kind == FILE_SQLITE && !(flags & DB_OPEN_CREATE))) {
+		rc = refuse_kind(path, FILE_SQLITE, schema == SCHEMA_BLANK);
+		goto fail;
+	}
 	if (!db->readonly) {
 		/* journal_mode needs the write lock only when it changes */
 		if ((rc = db_exec(db, "PRAGMA journal_mode=WAL")) != 0)
@@ -260,12 +420,6 @@ int db_open(const char *path, int flags, struct db **out)
 	}
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) != 0)
 		goto fail;
-	if (sqlite3_exec(db->h, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
-	    SQLITE_OK) {
-		rc = err_set(FD_EIO, _("%s is not a frontdesk database: %s"), path,
-			     sqlite3_errmsg(db->h));
-		goto fail;
-	}
 	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
 					 : (flags & DB_OPEN_NO_MIGRATE) ? 0
 									: -1);

@@ -163,6 +163,31 @@ START_TEST(test_open_creates_and_migrates)
 }
 END_TEST
 
+/* Only a creating open takes a zero-byte file; a plain open refuses it and
+ * leaves it empty (a read used to write the whole schema into it). */
+START_TEST(test_open_empty_file_only_when_creating)
+{
+	struct db *db;
+	FILE *f = fopen(dbpath, "w");
+	int cur = -1;
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(db_open(dbpath, 0, &db), FD_ESCHEMA);
+	ck_assert_ptr_null(db);
+	ck_assert(strstr(err_msg(), "empty file") != NULL);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_READONLY, &db), FD_ESCHEMA);
+	f = fopen(dbpath, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fgetc(f), EOF);
+	fclose(f);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(migrate_current(db, &cur), 0);
+	ck_assert_int_eq(cur, migrate_latest());
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_write_tx_rolls_back)
 {
 	struct db *db;
@@ -248,6 +273,7 @@ int main(void)
 	tcase_add_test(pure, test_strbuf);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
 	tcase_add_test(dbc, test_open_creates_and_migrates);
+	tcase_add_test(dbc, test_open_empty_file_only_when_creating);
 	tcase_add_test(dbc, test_write_tx_rolls_back);
 	tcase_add_test(dbc, test_second_writer_waits_then_gives_up);
 	tcase_add_test(dbc, test_customer_history);
