@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -129,20 +130,51 @@ static int make_parents(const char *path)
 	return rc;
 }
 
+static int file_problem(const char *path, int ec, int sys_errno);
+
 /* Create the database file with mode 0600 if it does not exist yet. */
 static int create_file(const char *path)
 {
-	int fd;
+	int fd, e;
 
 	if (make_parents(path))
 		return FD_EIO;
 	fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-	if (fd < 0 && errno != EEXIST)
-		return err_set(FD_EIO, _("cannot create the database %s: %s"), path,
-			       strerror(errno));
+	if (fd < 0 && errno != EEXIST) {
+		e = errno;
+		if (file_problem(path, SQLITE_CANTOPEN, e))
+			return FD_EIO;
+		return err_set(FD_EIO, _("cannot create the database %s: %s"), path, strerror(e));
+	}
 	if (fd >= 0)
 		close(fd);
 	return 0;
+}
+
+/* path with suffix ("-wal", "-shm") appended: the files SQLite keeps beside
+ * a database. The caller frees it. */
+static char *side_path(const char *path, const char *suffix)
+{
+	size_t n = strlen(path) + strlen(suffix) + 1;
+	char *p = xmalloc(n);
+
+	snprintf(p, n, "%s%s", path, suffix);
+	return p;
+}
+
+/* The folder holding path (a new string): "." for a bare file name. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d;
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	d = xstrdup(path);
+	d[slash - path] = '\0';
+	return d;
 }
 
 /* What is at a database path before SQLite is let near it. */
@@ -163,7 +195,6 @@ static int file_kind(const char *path, int *kind)
 {
 	char head[sizeof sqlite_magic], *wal;
 	struct stat sb, wb;
-	size_t n = strlen(path) + 5;
 	ssize_t got;
 	int fd;
 
@@ -181,8 +212,7 @@ static int file_kind(const char *path, int *kind)
 	if (sb.st_size == 0) {
 		/* a new database whose first commit is still only in its -wal is
 		 * not empty: SQLite recovers it */
-		wal = xmalloc(n);
-		snprintf(wal, n, "%s-wal", path);
+		wal = side_path(path, "-wal");
 		*kind = stat(wal, &wb) == 0 && wb.st_size > 0 ? FILE_SQLITE : FILE_EMPTY;
 		free(wal);
 		return 0;
@@ -229,12 +259,11 @@ static int probe_schema(const char *path, int *kind)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(path), i, j = 0;
-	char *uri = xmalloc(3 * n + 32), *wal = xmalloc(n + 5);
+	char *uri = xmalloc(3 * n + 32), *wal = side_path(path, "-wal");
 	struct db probe = { 0 };
 	struct stat sb;
 	int rc = 1;
 
-	snprintf(wal, n + 5, "%s-wal", path);
 	if (stat(wal, &sb) == 0 && sb.st_size > 0)
 		goto out;
 	j = (size_t)sprintf(uri, "file:");
@@ -306,11 +335,59 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
+/* Explain an SQLite failure that comes from the files rather than the
+ * request, in words that say what to do: a full disk (also when not even
+ * the -shm could be made), a read-only folder, a -shm that cannot be
+ * written (left behind by another user or a crashed session), a read-only
+ * database file. 0 when it is none of those (or path is NULL). */
+static int file_problem(const char *path, int ec, int sys_errno)
+{
+	struct statvfs vfs;
+	char *dir, *shm;
+	int prim = ec & 0xff, rc = 0;
+
+	if (!path || (prim != SQLITE_FULL && prim != SQLITE_IOERR && prim != SQLITE_CANTOPEN &&
+		      prim != SQLITE_READONLY))
+		return 0;
+	dir = folder_of(path);
+	shm = side_path(path, "-shm");
+	if (prim == SQLITE_FULL || sys_errno == ENOSPC || sys_errno == EDQUOT ||
+	    (prim != SQLITE_READONLY && statvfs(dir, &vfs) == 0 &&
+	     (vfs.f_bavail == 0 || (vfs.f_files && vfs.f_favail == 0))))
+		rc = err_set(FD_EIO,
+			     _("the disk is full: %1$s cannot grow in %2$s; free some space on "
+			       "that disk, then try again; nothing was changed"),
+			     path, dir);
+	else if (access(dir, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
+			       "create %3$s-wal and %3$s-shm there; make the folder writable or "
+			       "move the database to one that is; nothing was changed"),
+			     dir, strerror(errno), path);
+	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
+			       "left by another user or a crashed session; if no frontdesk is "
+			       "running on %3$s, delete %1$s (or give it to the user running "
+			       "frontdesk) and try again; nothing was changed"),
+			     shm, strerror(errno), path);
+	else if (access(path, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("the database %1$s is read-only (%2$s): make it writable, or "
+			       "use --read-only to look without changing anything"),
+			     path, strerror(errno));
+	free(shm);
+	free(dir);
+	return rc;
+}
+
 int db_fail(struct db *db, const char *what)
 {
-	int ec = sqlite3_errcode(db->h), code;
+	int ec = sqlite3_extended_errcode(db->h), code;
 	const char *msg = sqlite3_errmsg(db->h);
 
+	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h))) != 0)
+		return code;
 	switch (ec & 0xff) {
 	case SQLITE_CONSTRAINT:
 		code = FD_EINVAL;
@@ -366,7 +443,7 @@ int db_open(const char *path, int flags, struct db **out)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct db *db;
-	int oflags, rc, kind, schema;
+	int oflags, rc, kind, schema, created = 0;
 
 	*out = NULL;
 	if (!path || !*path)
@@ -377,6 +454,7 @@ int db_open(const char *path, int flags, struct db **out)
 		rc = create_file(path);
 		if (rc)
 			return rc;
+		created = 1;
 	} else if (kind == FILE_MISSING) {
 		return err_set(FD_ENOTFOUND,
 			       _("no database at %s: create one with 'frontdesk init' "
@@ -392,8 +470,10 @@ int db_open(const char *path, int flags, struct db **out)
 	db->readonly = (flags & DB_OPEN_READONLY) != 0;
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
-			     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
+						  sqlite3_system_errno(db->h))))
+			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
+				     db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
@@ -429,6 +509,17 @@ int db_open(const char *path, int flags, struct db **out)
 	return 0;
 fail:
 	db_close(db);
+	/* a database this call created and could not finish (a full disk) goes
+	 * again, unless another process made it a frontdesk database meanwhile */
+	if (created) {
+		char *why = xstrdup(err_msg());
+
+		if (file_kind(path, &kind) == 0 &&
+		    (kind == FILE_EMPTY || (probe_schema(path, &schema) == 0 && schema == SCHEMA_BLANK)))
+			unlink(path);
+		err_set(rc, "%s", why);
+		free(why);
+	}
 	return rc;
 }
 
