@@ -486,8 +486,16 @@ int db_open(const char *path, int flags, struct db **out)
 				fn_reason, NULL, NULL);
 	/* Before anything is written: a frontdesk database has schema_migration;
 	 * only a creating open (init, demo) takes one with nothing in it. */
-	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0)
+	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0) {
+		int prim = sqlite3_errcode(db->h) & 0xff;
+
+		if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+			rc = err_set(FD_ESCHEMA,
+				     _("%1$s is damaged: SQLite cannot read what it holds (%2$s); "
+				       "restore a backup, or use --db to choose another file"),
+				     path, sqlite3_errmsg(db->h));
 		goto fail;
+	}
 	if (schema == SCHEMA_FOREIGN ||
 	    (schema == SCHEMA_BLANK && kind == FILE_SQLITE && !(flags & DB_OPEN_CREATE))) {
 		rc = refuse_kind(path, FILE_SQLITE, schema == SCHEMA_BLANK);

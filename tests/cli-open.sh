@@ -50,6 +50,12 @@ untouched "text file, demo" "$TMP/text.db" demo
 head -c 10 /dev/zero > "$TMP/short.db"
 untouched "a file shorter than an SQLite header" "$TMP/short.db" customer list
 
+# -- an SQLite header with nothing readable behind it
+{ printf 'SQLite format 3\000'; head -c 4080 /dev/zero; } > "$TMP/damaged.db"
+untouched "a damaged SQLite file, customer list" "$TMP/damaged.db" customer list
+like "it says the file is damaged" "$(cat "$TMP/err")" "damaged"
+untouched "a damaged SQLite file, init" "$TMP/damaged.db" init
+
 # -- a folder
 mkdir "$TMP/folder.db"
 untouched "a folder, customer list" "$TMP/folder.db" customer list
