@@ -45,28 +45,42 @@ failed() {
 	fi
 }
 
+# reader_open DB - another session (the sqlite3 shell) opens DB and keeps it
+# open, so that its -shm exists, until reader_close: closing its input lets
+# it close cleanly; reader_close -KILL kills it instead (a crash).
+mkfifo "$TMP/reader"
+reader_open() {
+	sqlite3 "$1" < "$TMP/reader" > /dev/null &
+	READER=$!
+	exec 3> "$TMP/reader"
+	echo "SELECT count(*) FROM customer;" >&3
+	i=0
+	while [ ! -e "$1-shm" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+reader_close() {
+	[ $# -gt 0 ] && kill "$1" "$READER"
+	exec 3>&-
+	wait "$READER" 2>/dev/null
+	READER=""
+}
+
+# room - free space left on the small disk, in KiB
+room() { df --output=avail "$TMP/disk" | tail -1 | tr -d ' '; }
+
 # -- a full disk
 db="$TMP/disk/shop.db"
 ok "a database on the small disk" fd --db "$db" init
 ok "with a customer" fd --db "$db" customer add --name "Ada Lee"
 # another session keeps the database open (its -shm exists) while the disk
-# fills up; closing its input lets it close cleanly later
-mkfifo "$TMP/reader"
-sqlite3 "$db" < "$TMP/reader" > /dev/null &
-READER=$!
-exec 3> "$TMP/reader"
-echo "SELECT count(*) FROM customer;" >&3
-i=0
-while [ ! -e "$db-shm" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+# fills up
+reader_open "$db"
 head -c 8M /dev/zero > "$TMP/disk/fill" 2>/dev/null
-is "the disk is full" "$(df --output=avail "$TMP/disk" | tail -1 | tr -d ' ')" 0
+is "the disk is full" "$(room)" 0
 failed "a write on a full disk" "$db" "the disk is full" customer add --name "Bob Stone"
-exec 3>&-
-wait "$READER"
-READER=""
+reader_close
 [ ! -e "$db-shm" ]; is "no session is left, so the next one needs a new -shm" "$?" 0
 head -c 8M /dev/zero >> "$TMP/disk/fill" 2>/dev/null # what the -shm gave back
-is "the disk is full again" "$(df --output=avail "$TMP/disk" | tail -1 | tr -d ' ')" 0
+is "the disk is full again" "$(room)" 0
 failed "a read on a full disk, where not even the -shm can be made" "$db" "the disk is full" \
 	customer list
 failed "init on a full disk" "$TMP/disk/new.db" "the disk is full" init
@@ -93,16 +107,8 @@ failed "init in a read-only folder" "$TMP/ro/new.db" "folder $TMP/ro is read-onl
 db="$TMP/st/shop.db"
 ok "a database" fd --db "$db" init
 ok "with a customer" fd --db "$db" customer add --name "Ada Lee"
-sqlite3 "$db" < "$TMP/reader" > /dev/null &
-READER=$!
-exec 3> "$TMP/reader"
-echo "SELECT count(*) FROM customer;" >&3
-i=0
-while [ ! -e "$db-shm" ] && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
-kill -KILL "$READER"
-wait "$READER" 2>/dev/null
-READER=""
-exec 3>&-
+reader_open "$db"
+reader_close -KILL
 [ -e "$db-shm" ]; is "the killed session left its -shm" "$?" 0
 mount --bind "$db-shm" "$db-shm" && MOUNTS="$db-shm $MOUNTS" &&
 	mount -o remount,ro,bind "$db-shm"
