@@ -189,8 +189,29 @@ enum file_kind {
 /* The SQLite file header: the first 16 bytes of every database file. */
 static const char sqlite_magic[16] = "SQLite format 3";
 
+/* Whether path has a -wal or a -shm beside it: some connection (maybe one
+ * of this process) may have it open. */
+static int has_side_files(const char *path)
+{
+	char *wal = side_path(path, "-wal"), *shm = side_path(path, "-shm");
+	struct stat sb;
+	int yes = stat(wal, &sb) == 0 || stat(shm, &sb) == 0;
+
+	free(wal);
+	free(shm);
+	return yes;
+}
+
 /* Look at path without changing it (read only, no SQLite): *kind is one of
- * enum file_kind. FD_EIO when it exists but cannot be read. */
+ * enum file_kind. FD_EIO when it exists but cannot be read.
+ *
+ * The header is read only when there is neither a -wal nor a -shm: closing
+ * any descriptor of a file drops every POSIX lock this process holds on it,
+ * so reading a database another connection of this process has open (the
+ * screen's job runner opens a second one) would cancel that connection's
+ * locks, and another process could then take itself for the last one and
+ * delete the -wal and -shm under it. With them there, SQLite reads the
+ * header itself (and says so if it is not a database). */
 static int file_kind(const char *path, int *kind)
 {
 	char head[sizeof sqlite_magic], *wal;
@@ -215,6 +236,10 @@ static int file_kind(const char *path, int *kind)
 		wal = side_path(path, "-wal");
 		*kind = stat(wal, &wb) == 0 && wb.st_size > 0 ? FILE_SQLITE : FILE_EMPTY;
 		free(wal);
+		return 0;
+	}
+	if (has_side_files(path)) {
+		*kind = FILE_SQLITE;
 		return 0;
 	}
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
@@ -252,19 +277,20 @@ static int schema_kind(struct db *db, int *kind)
 
 /* schema_kind of the database at path read as an immutable file: no lock,
  * no -wal or -shm created beside it (a read-only connection to another
- * program's WAL database would leave both behind). Only for a file without
- * a -wal: its content is then all in the main file. 1 when it could not be
- * read that way (the caller asks its own connection instead). */
+ * program's WAL database would leave both behind). Only when there is
+ * neither a -wal nor a -shm: then no connection has the database open in
+ * WAL mode, here or elsewhere, and all of it is in the main file (an
+ * immutable connection closes its file at once: see file_kind). 1 when it could not be read that way (the caller asks its own
+ * connection instead). */
 static int probe_schema(const char *path, int *kind)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(path), i, j = 0;
-	char *uri = xmalloc(3 * n + 32), *wal = side_path(path, "-wal");
+	char *uri = xmalloc(3 * n + 32);
 	struct db probe = { 0 };
-	struct stat sb;
 	int rc = 1;
 
-	if (stat(wal, &sb) == 0 && sb.st_size > 0)
+	if (has_side_files(path))
 		goto out;
 	j = (size_t)sprintf(uri, "file:");
 	for (i = 0; i < n; i++) {
@@ -287,7 +313,6 @@ static int probe_schema(const char *path, int *kind)
 	sqlite3_close(probe.h);
 out:
 	free(uri);
-	free(wal);
 	return rc;
 }
 
