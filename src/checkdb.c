@@ -7,6 +7,10 @@
  * read. To add an invariant, add a row to `checks`; keep each query
  * self-contained so that it can be run alone with the sqlite3 shell.
  *
+ * The first two rows are SQLite's own checks: a damaged file or an index
+ * that disagrees with its table (searches through it silently miss rows),
+ * and references to rows that do not exist (written with foreign keys off).
+ *
  * Callers: `frontdesk check` (cli-money.c) and the tests, which assert a
  * clean check after every scenario and a reported violation after a
  * deliberate corruption.
@@ -98,6 +102,12 @@ struct check_def {
 
 /* clang-format off */
 static const struct check_def checks[] = {
+	{ "integrity", N_("SQLite finds the file, its tables and their indexes intact "
+	                  "(PRAGMA integrity_check)"),
+	  "SELECT integrity_check FROM pragma_integrity_check WHERE integrity_check <> 'ok'" },
+	{ "foreign-key", N_("every reference names a row that exists (PRAGMA foreign_key_check)"),
+	  "SELECT \"table\" || ' row ' || coalesce(rowid, '?') || ' refers to a ' || parent ||"
+	  " ' row that does not exist' FROM pragma_foreign_key_check" },
 	{ "invoice-paid", N_("an invoice's paid equals the sum of its live allocations"),
 	  "SELECT " INV_NAME("i") " || ': paid ' || i.paid || ' but its live allocations add up"
 	  " to ' || coalesce(s.eff, 0) FROM invoice i LEFT JOIN (SELECT invoice_id, sum(" EFFECT

@@ -9,7 +9,9 @@
  * that the shop can run on its own database. Other modules add their own
  * invariants (the calendar projection) as rows of that table.
  *
- * What is checked: every invoice's paid equals the sum of its live
+ * What is checked: SQLite's integrity_check (the file, its tables and
+ * their indexes agree) and foreign_key_check (every reference exists); every
+ * invoice's paid equals the sum of its live
  * allocations, credited the sum of its credit notes, total the sum of its
  * lines, balance = total - credited - paid, and its status matches; no
  * invoice is paid past its total unless allowed; no line item is invoiced

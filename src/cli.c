@@ -33,27 +33,51 @@ static int open_new(struct cli *c, struct db **out)
 	return rc;
 }
 
+/* init: a new database at a path that does not exist yet (or a zero-byte
+ * file, or an SQLite file with nothing in it); an existing frontdesk
+ * database is only brought up to date. --to N stops at schema version N
+ * (a database to try an upgrade on). */
 static int cmd_init(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "";
-	char *pos[1];
-	int npos, rc;
+	static const char syn[] = "[--to VERSION]";
+	const char *to = NULL;
+	struct cli_opt opts[] = {
+		{ "to", &to, NULL, N_("create it at this schema version only (to try an upgrade)") },
+		{ NULL, NULL, NULL, NULL },
+	};
+	char *pos[1], *path;
+	int npos, rc, cur = 0;
+	int64_t target = -1;
 	struct db *db;
 
-	rc = cli_parse(c, "init", syn, NULL, argc, argv, pos, 0, &npos);
+	rc = cli_parse(c, "init", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = open_new(c, &db)))
+	if (to && (rc = cli_parse_id("init", "--to", to, &target)))
+		return rc;
+	if (!to) {
+		rc = open_new(c, &db);
+	} else {
+		path = c->db_path ? xstrdup(c->db_path) : db_default_path();
+		rc = db_open(path, DB_OPEN_CREATE | DB_OPEN_NO_MIGRATE, &db);
+		free(path);
+		if (!rc && (rc = migrate_to(db, (int)target, 0)) != 0)
+			db_close(db);
+	}
+	if (rc)
 		return cli_refused(rc);
+	if ((rc = migrate_current(db, &cur)) != 0) {
+		db_close(db);
+		return cli_refused(rc);
+	}
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
 		cli_json_str(o, "database", db_path(db));
-		cli_json_int(o, "schema_version", migrate_latest());
+		cli_json_int(o, "schema_version", cur);
 		cli_print_json(o);
 	} else {
-		printf(_("Database %s is ready (schema version %d).\n"), db_path(db),
-		       migrate_latest());
+		printf(_("Database %s is ready (schema version %d).\n"), db_path(db), cur);
 	}
 	db_close(db);
 	return CLI_OK;
@@ -129,7 +153,8 @@ static int cmd_migrate(struct cli *c, int argc, char **argv)
 	if (to && (rc = cli_parse_id("migrate", "--to", to, &target)))
 		return rc;
 	path = c->db_path ? xstrdup(c->db_path) : db_default_path();
-	rc = db_open(path, DB_OPEN_CREATE | DB_OPEN_NO_MIGRATE, &db);
+	/* only init creates a database: migrate opens an existing one */
+	rc = db_open(path, DB_OPEN_NO_MIGRATE, &db);
 	free(path);
 	if (rc)
 		return cli_refused(rc);

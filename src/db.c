@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -111,21 +112,221 @@ char *db_default_path(void)
 	return p;
 }
 
+static int file_problem(const char *path, int ec, int sys_errno);
+
 /* Create the database file if it does not exist yet: 0600 in a folder
  * 0700, or group-shared when its folder is setgid (fsmode.h). */
 static int create_file(const char *path)
 {
-	int fd;
+	int fd, e;
 
 	if (fsmode_mkdirs(path))
 		return FD_EIO;
 	fd = fsmode_create(path);
-	if (fd < 0 && errno != EEXIST)
-		return err_set(FD_EIO, _("cannot create the database %s: %s"), path,
-			       strerror(errno));
+	if (fd < 0 && errno != EEXIST) {
+		e = errno;
+		if (file_problem(path, SQLITE_CANTOPEN, e))
+			return FD_EIO;
+		return err_set(FD_EIO, _("cannot create the database %s: %s"), path, strerror(e));
+	}
 	if (fd >= 0)
 		close(fd);
 	return 0;
+}
+
+/* path with suffix ("-wal", "-shm") appended: the files SQLite keeps beside
+ * a database. The caller frees it. */
+static char *side_path(const char *path, const char *suffix)
+{
+	size_t n = strlen(path) + strlen(suffix) + 1;
+	char *p = xmalloc(n);
+
+	snprintf(p, n, "%s%s", path, suffix);
+	return p;
+}
+
+/* The folder holding path (a new string): "." for a bare file name. */
+static char *folder_of(const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	char *d;
+
+	if (!slash)
+		return xstrdup(".");
+	if (slash == path)
+		return xstrdup("/");
+	d = xstrdup(path);
+	d[slash - path] = '\0';
+	return d;
+}
+
+/* What is at a database path before SQLite is let near it. */
+enum file_kind {
+	FILE_MISSING, /* nothing there */
+	FILE_EMPTY,   /* zero bytes (touch, a failed copy) and no -wal to recover */
+	FILE_SQLITE,  /* begins with the SQLite header */
+	FILE_OTHER,   /* anything else: text, another format, a device */
+	FILE_FOLDER   /* a directory */
+};
+
+/* The SQLite file header: the first 16 bytes of every database file. */
+static const char sqlite_magic[16] = "SQLite format 3";
+
+/* Whether path has a -wal or a -shm beside it: some connection (maybe one
+ * of this process) may have it open. */
+static int has_side_files(const char *path)
+{
+	char *wal = side_path(path, "-wal"), *shm = side_path(path, "-shm");
+	struct stat sb;
+	int yes = stat(wal, &sb) == 0 || stat(shm, &sb) == 0;
+
+	free(wal);
+	free(shm);
+	return yes;
+}
+
+/* Look at path without changing it (read only, no SQLite): *kind is one of
+ * enum file_kind. FD_EIO when it exists but cannot be read.
+ *
+ * The header is read only when there is neither a -wal nor a -shm: closing
+ * any descriptor of a file drops every POSIX lock this process holds on it,
+ * so reading a database another connection of this process has open (the
+ * screen's job runner opens a second one) would cancel that connection's
+ * locks, and another process could then take itself for the last one and
+ * delete the -wal and -shm under it. With them there, SQLite reads the
+ * header itself (and says so if it is not a database). */
+static int file_kind(const char *path, int *kind)
+{
+	char head[sizeof sqlite_magic], *wal;
+	struct stat sb, wb;
+	ssize_t got;
+	int fd;
+
+	if (stat(path, &sb) != 0) {
+		if (errno == ENOENT) {
+			*kind = FILE_MISSING;
+			return 0;
+		}
+		return err_set(FD_EIO, _("cannot look at %s: %s"), path, strerror(errno));
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		*kind = S_ISDIR(sb.st_mode) ? FILE_FOLDER : FILE_OTHER;
+		return 0;
+	}
+	if (sb.st_size == 0) {
+		/* a new database whose first commit is still only in its -wal is
+		 * not empty: SQLite recovers it */
+		wal = side_path(path, "-wal");
+		*kind = stat(wal, &wb) == 0 && wb.st_size > 0 ? FILE_SQLITE : FILE_EMPTY;
+		free(wal);
+		return 0;
+	}
+	if (has_side_files(path)) {
+		*kind = FILE_SQLITE;
+		return 0;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	got = read(fd, head, sizeof head);
+	close(fd);
+	if (got < 0)
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	*kind = got == (ssize_t)sizeof head && !memcmp(head, sqlite_magic, sizeof head)
+			? FILE_SQLITE
+			: FILE_OTHER;
+	return 0;
+}
+
+/* What an SQLite database holds, read before anything is written to it. */
+enum schema_kind {
+	SCHEMA_FRONTDESK, /* it has frontdesk's schema_migration table */
+	SCHEMA_BLANK,     /* no table, index, view or trigger at all */
+	SCHEMA_FOREIGN    /* another program's database */
+};
+
+static int schema_kind(struct db *db, int *kind)
+{
+	int64_t n = 0;
+	int rc = db_one_int(db,
+			    "SELECT CASE WHEN EXISTS (SELECT 1 FROM sqlite_schema WHERE type = "
+			    "'table' AND name = 'schema_migration') THEN 0 WHEN NOT EXISTS "
+			    "(SELECT 1 FROM sqlite_schema) THEN 1 ELSE 2 END",
+			    &n);
+
+	*kind = (int)n;
+	return rc;
+}
+
+/* schema_kind of the database at path read as an immutable file: no lock,
+ * no -wal or -shm created beside it (a read-only connection to another
+ * program's WAL database would leave both behind). Only when there is
+ * neither a -wal nor a -shm: then no connection has the database open in
+ * WAL mode, here or elsewhere, and all of it is in the main file (an
+ * immutable connection closes its file at once: see file_kind). 1 when it could not be read that way (the caller asks its own
+ * connection instead). */
+static int probe_schema(const char *path, int *kind)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = strlen(path), i, j = 0;
+	char *uri = xmalloc(3 * n + 32);
+	struct db probe = { 0 };
+	int rc = 1;
+
+	if (has_side_files(path))
+		goto out;
+	j = (size_t)sprintf(uri, "file:");
+	for (i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)path[i];
+
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+		    strchr("/-._~", ch)) {
+			uri[j++] = (char)ch;
+		} else {
+			uri[j++] = '%';
+			uri[j++] = hex[ch >> 4];
+			uri[j++] = hex[ch & 15];
+		}
+	}
+	strcpy(uri + j, "?immutable=1");
+	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
+		    SQLITE_OK &&
+	    schema_kind(&probe, kind) == 0)
+		rc = 0;
+	sqlite3_close(probe.h);
+out:
+	free(uri);
+	return rc;
+}
+
+/* The refusal of a file that is not (yet) a frontdesk database. */
+static int refuse_kind(const char *path, int kind, int is_blank_sqlite)
+{
+	if (kind == FILE_EMPTY || is_blank_sqlite)
+		return err_set(FD_ESCHEMA,
+			       kind == FILE_EMPTY
+				       ? _("%1$s is an empty file, not a frontdesk database; use --db "
+					   "to choose another file, or 'frontdesk --db %1$s init' to "
+					   "make it a new database")
+				       : _("%1$s is an SQLite database with nothing in it, not a "
+					   "frontdesk database; use --db to choose another file, or "
+					   "'frontdesk --db %1$s init' to make it a new database"),
+			       path);
+	if (kind == FILE_FOLDER)
+		return err_set(FD_ESCHEMA,
+			       _("%s is a folder, not a frontdesk database; use --db to name "
+				 "the database file, or 'frontdesk init' to create a new one at a "
+				 "path that does not exist yet"),
+			       path);
+	return err_set(FD_ESCHEMA,
+		       kind == FILE_SQLITE
+			       ? _("%s is not a frontdesk database (it is an SQLite database of "
+				   "another program); use --db to choose another file, or 'frontdesk "
+				   "init' to create a new one at a path that does not exist yet")
+			       : _("%s is not a frontdesk database (it is not an SQLite database "
+				   "at all); use --db to choose another file, or 'frontdesk init' to "
+				   "create a new one at a path that does not exist yet"),
+		       path);
 }
 
 int db_exec(struct db *db, const char *sql)
@@ -142,11 +343,59 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
 	return 0;
 }
 
+/* Explain an SQLite failure that comes from the files rather than the
+ * request, in words that say what to do: a full disk (also when not even
+ * the -shm could be made), a read-only folder, a -shm that cannot be
+ * written (left behind by another user or a crashed session), a read-only
+ * database file. 0 when it is none of those (or path is NULL). */
+static int file_problem(const char *path, int ec, int sys_errno)
+{
+	struct statvfs vfs;
+	char *dir, *shm;
+	int prim = ec & 0xff, rc = 0;
+
+	if (!path || (prim != SQLITE_FULL && prim != SQLITE_IOERR && prim != SQLITE_CANTOPEN &&
+		      prim != SQLITE_READONLY))
+		return 0;
+	dir = folder_of(path);
+	shm = side_path(path, "-shm");
+	if (prim == SQLITE_FULL || sys_errno == ENOSPC || sys_errno == EDQUOT ||
+	    (prim != SQLITE_READONLY && statvfs(dir, &vfs) == 0 &&
+	     (vfs.f_bavail == 0 || (vfs.f_files && vfs.f_favail == 0))))
+		rc = err_set(FD_EIO,
+			     _("the disk is full: %1$s cannot grow in %2$s; free some space on "
+			       "that disk, then try again; nothing was changed"),
+			     path, dir);
+	else if (access(dir, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
+			       "create %3$s-wal and %3$s-shm there; make the folder writable or "
+			       "move the database to one that is; nothing was changed"),
+			     dir, strerror(errno), path);
+	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
+			       "left by another user or a crashed session; if no frontdesk is "
+			       "running on %3$s, delete %1$s (or give it to the user running "
+			       "frontdesk) and try again; nothing was changed"),
+			     shm, strerror(errno), path);
+	else if (access(path, W_OK) != 0)
+		rc = err_set(FD_EIO,
+			     _("the database %1$s is read-only (%2$s): make it writable, or "
+			       "use --read-only to look without changing anything"),
+			     path, strerror(errno));
+	free(shm);
+	free(dir);
+	return rc;
+}
+
 int db_fail(struct db *db, const char *what)
 {
-	int ec = sqlite3_errcode(db->h), code;
+	int ec = sqlite3_extended_errcode(db->h), code;
 	const char *msg = sqlite3_errmsg(db->h);
 
+	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h))) != 0)
+		return code;
 	switch (ec & 0xff) {
 	case SQLITE_CONSTRAINT:
 		code = FD_EINVAL;
@@ -202,21 +451,26 @@ int db_open(const char *path, int flags, struct db **out)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct db *db;
-	int oflags, rc;
-	struct stat sb;
+	int oflags, rc, kind, schema, created = 0;
 
 	*out = NULL;
 	if (!path || !*path)
 		return err_set(FD_EINVAL, _("no database path given"));
-	if (flags & DB_OPEN_CREATE) {
+	if ((rc = file_kind(path, &kind)) != 0)
+		return rc;
+	if (kind == FILE_MISSING && (flags & DB_OPEN_CREATE)) {
 		rc = create_file(path);
 		if (rc)
 			return rc;
-	} else if (stat(path, &sb) != 0) {
+		created = 1;
+	} else if (kind == FILE_MISSING) {
 		return err_set(FD_ENOTFOUND,
 			       _("no database at %s: create one with 'frontdesk init' "
 				 "(or 'frontdesk demo')"),
 			       path);
+	} else if (kind == FILE_OTHER || kind == FILE_FOLDER ||
+		   (kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
+		return refuse_kind(path, kind, 0);
 	}
 	pthread_once(&once, configure_sqlite);
 	db = xcalloc(1, sizeof *db);
@@ -224,8 +478,10 @@ int db_open(const char *path, int flags, struct db **out)
 	db->readonly = (flags & DB_OPEN_READONLY) != 0;
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
-		rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
-			     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
+						  sqlite3_system_errno(db->h))))
+			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
+				     db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
@@ -236,6 +492,23 @@ int db_open(const char *path, int flags, struct db **out)
 				NULL, NULL);
 	sqlite3_create_function(db->h, "fd_reason", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
 				fn_reason, NULL, NULL);
+	/* Before anything is written: a frontdesk database has schema_migration;
+	 * only a creating open (init, demo) takes one with nothing in it. */
+	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0) {
+		int prim = sqlite3_errcode(db->h) & 0xff;
+
+		if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
+			rc = err_set(FD_ESCHEMA,
+				     _("%1$s is damaged: SQLite cannot read what it holds (%2$s); "
+				       "restore a backup, or use --db to choose another file"),
+				     path, sqlite3_errmsg(db->h));
+		goto fail;
+	}
+	if (schema == SCHEMA_FOREIGN ||
+	    (schema == SCHEMA_BLANK && kind == FILE_SQLITE && !(flags & DB_OPEN_CREATE))) {
+		rc = refuse_kind(path, FILE_SQLITE, schema == SCHEMA_BLANK);
+		goto fail;
+	}
 	if (!db->readonly) {
 		/* journal_mode needs the write lock only when it changes */
 		if ((rc = db_exec(db, "PRAGMA journal_mode=WAL")) != 0)
@@ -243,12 +516,6 @@ int db_open(const char *path, int flags, struct db **out)
 	}
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) != 0)
 		goto fail;
-	if (sqlite3_exec(db->h, "SELECT count(*) FROM sqlite_schema", NULL, NULL, NULL) !=
-	    SQLITE_OK) {
-		rc = err_set(FD_EIO, _("%s is not a frontdesk database: %s"), path,
-			     sqlite3_errmsg(db->h));
-		goto fail;
-	}
 	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
 					 : (flags & DB_OPEN_NO_MIGRATE) ? 0
 									: -1);
@@ -258,6 +525,17 @@ int db_open(const char *path, int flags, struct db **out)
 	return 0;
 fail:
 	db_close(db);
+	/* a database this call created and could not finish (a full disk) goes
+	 * again, unless another process made it a frontdesk database meanwhile */
+	if (created) {
+		char *why = xstrdup(err_msg());
+
+		if (file_kind(path, &kind) == 0 &&
+		    (kind == FILE_EMPTY || (probe_schema(path, &schema) == 0 && schema == SCHEMA_BLANK)))
+			unlink(path);
+		err_set(rc, "%s", why);
+		free(why);
+	}
 	return rc;
 }
 

@@ -30,8 +30,14 @@ enum {
 char *db_default_path(void);
 
 /* db_open - open (and with DB_OPEN_CREATE create) the database at path and
- * bring its schema up to date. On error returns a negative FD_E* code with
- * the reason in err_msg() and *out is NULL. */
+ * bring its schema up to date. A frontdesk database is one with a
+ * schema_migration table. Only DB_OPEN_CREATE makes one: at a path that does
+ * not exist yet, or from a zero-byte file or an SQLite database with nothing
+ * in it. Anything else is refused before a byte is written: an empty file
+ * (without DB_OPEN_CREATE), a file that is not SQLite, another program's
+ * SQLite database (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error
+ * returns a negative FD_E* code with the reason in err_msg() and *out is
+ * NULL. */
 int db_open(const char *path, int flags, struct db **out);
 
 /* db_close - close the connection (NULL is fine). */

@@ -208,6 +208,54 @@ START_TEST(test_every_stored_word_has_a_label)
 }
 END_TEST
 
+/* Only a creating open takes a zero-byte file; a plain open refuses it and
+ * leaves it empty (a read used to write the whole schema into it). */
+START_TEST(test_open_empty_file_only_when_creating)
+{
+	struct db *db;
+	FILE *f = fopen(dbpath, "w");
+	int cur = -1;
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(db_open(dbpath, 0, &db), FD_ESCHEMA);
+	ck_assert_ptr_null(db);
+	ck_assert(strstr(err_msg(), "empty file") != NULL);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_READONLY, &db), FD_ESCHEMA);
+	f = fopen(dbpath, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fgetc(f), EOF);
+	fclose(f);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(migrate_current(db, &cur), 0);
+	ck_assert_int_eq(cur, migrate_latest());
+	db_close(db);
+}
+END_TEST
+
+/* Opening a database this process already has open must not cancel the
+ * first connection's locks (closing any descriptor of the file drops them
+ * all): another process would then take itself for the last connection and
+ * delete the -wal and -shm under the first one (the screen stopped seeing
+ * other sessions' changes). */
+START_TEST(test_second_open_keeps_the_first_ones_locks)
+{
+	struct db *a, *b;
+	char wal[160], cmd[400];
+	int64_t n = -1;
+
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &a), 0);
+	ck_assert_int_eq(db_one_int(a, "SELECT count(*) FROM customer", &n), 0);
+	ck_assert_int_eq(db_open(dbpath, 0, &b), 0);
+	db_close(b);
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'SELECT count(*) FROM customer' >/dev/null", dbpath);
+	ck_assert_int_eq(system(cmd), 0);
+	snprintf(wal, sizeof wal, "%s-wal", dbpath);
+	ck_assert_msg(access(wal, F_OK) == 0, "another process deleted the -wal of an open database");
+	db_close(a);
+}
+END_TEST
+
 START_TEST(test_write_tx_rolls_back)
 {
 	struct db *db;
@@ -293,6 +341,8 @@ int main(void)
 	tcase_add_test(pure, test_strbuf);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
 	tcase_add_test(dbc, test_open_creates_and_migrates);
+	tcase_add_test(dbc, test_open_empty_file_only_when_creating);
+	tcase_add_test(dbc, test_second_open_keeps_the_first_ones_locks);
 	tcase_add_test(dbc, test_write_tx_rolls_back);
 	tcase_add_test(dbc, test_every_stored_word_has_a_label);
 	tcase_add_test(dbc, test_second_writer_waits_then_gives_up);

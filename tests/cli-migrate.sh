@@ -4,10 +4,10 @@
 . "$TOP_SRCDIR/tests/tap.sh"
 
 schema() { sqlite3 "$1" "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"; }
-latest=$(fd --db "$TMP/probe.db" --json migrate --status | python3 -c 'import json,sys; print(json.load(sys.stdin)["latest_known"])')
+latest=$(fd --db "$TMP/probe.db" --json init | python3 -c 'import json,sys; print(json.load(sys.stdin)["schema_version"])')
 
 ok "fresh database" fd --db "$TMP/fresh.db" init
-ok "old database at version 1" fd --db "$TMP/old.db" migrate --to 1
+ok "old database at version 1" fd --db "$TMP/old.db" init --to 1
 is "old database is at 1" "$(sqlite3 "$TMP/old.db" 'SELECT max(version) FROM schema_migration')" 1
 ok "data in the old database" fd --db "$TMP/old.db" customer add --name "Old Timer"
 is "old database was upgraded on use" "$(sqlite3 "$TMP/old.db" 'SELECT max(version) FROM schema_migration')" "$latest"
@@ -28,7 +28,7 @@ is "newer database untouched" "$(dump "$TMP/newer.db")" "$before"
 
 # A migration that fails part way leaves the database as it was: simulate
 # with a table the next migration wants to create.
-ok "version 1 database" fd --db "$TMP/fail.db" migrate --to 1
+ok "version 1 database" fd --db "$TMP/fail.db" init --to 1
 sqlite3 "$TMP/fail.db" "CREATE TABLE service_order (x)"
 before=$(dump "$TMP/fail.db")
 fd --db "$TMP/fail.db" migrate >/dev/null 2>&1; is "failing migration refused" "$?" 1

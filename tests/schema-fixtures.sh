@@ -11,6 +11,7 @@
 FIX="$TOP_SRCDIR/tests/fixtures"
 FIRST=6 # the first schema version that has a fixture
 jget() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
+fd --db "$TMP/probe.db" init >/dev/null
 latest=$(fd --db "$TMP/probe.db" --json migrate --status | jget 'd["latest_known"]')
 fd --db "$TMP/fresh.db" init >/dev/null
 schema() { sqlite3 "$1" "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"; }
