@@ -6,8 +6,10 @@
  *
  * The input is the page body as the channel sent it. Invariants: spans lie
  * inside the body, in order, without overlapping; an event that reads has a
- * non-empty, NUL-terminated id and type; a span whose element reads gives
- * the same event when read on its own.
+ * non-empty id and NUL-terminated strings. Each span is also parsed and read
+ * on its own, as the poller does before it compares the two (they may
+ * differ on hostile input, which the poller refuses, so only crashes,
+ * leaks and hangs count there).
  */
 #include <config.h>
 
