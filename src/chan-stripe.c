@@ -82,9 +82,12 @@ static size_t skip_ws(const char *s, size_t len, size_t i)
 	return i;
 }
 
-/* The end (one past) of the JSON value starting at i, or 0 on error. */
+/* The end (one past) of the JSON value starting at i, or 0 on error. A
+ * value is never empty (a '}' or ',' where a value should start is an
+ * error), so that every caller's loop moves forward. */
 static size_t skip_value(const char *s, size_t len, size_t i)
 {
+	size_t start = i;
 	int depth = 0;
 
 	if (i >= len)
@@ -92,7 +95,7 @@ static size_t skip_value(const char *s, size_t len, size_t i)
 	if (s[i] != '{' && s[i] != '[' && s[i] != '"') {
 		while (i < len && !strchr(",}] \t\r\n", s[i]))
 			i++;
-		return i;
+		return i > start ? i : 0;
 	}
 	for (; i < len; i++) {
 		if (s[i] == '"') {

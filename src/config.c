@@ -19,14 +19,21 @@ struct kv {
 static struct kv *items;
 static size_t n_items;
 
+static int blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* s without blanks (line breaks included) at either end: "currency =\rUSD"
+ * must not keep the carriage return in front of the value. */
 static char *trim(char *s)
 {
 	char *e;
 
-	while (*s == ' ' || *s == '\t')
+	while (blank(*s))
 		s++;
 	e = s + strlen(s);
-	while (e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\n' || e[-1] == '\r'))
+	while (e > s && blank(e[-1]))
 		*--e = '\0';
 	return s;
 }

@@ -196,7 +196,7 @@ static int64_t invoice_of(int64_t customer, const char *currency, int64_t cents)
 static int64_t pay(int64_t customer, const char *currency, int64_t cents,
                    const struct alloc_input *allocs, size_t n)
 {
-	struct payment_input in = {customer, currency, cents, "check", "1234", 0, NULL};
+	struct payment_input in = {customer, currency, cents, "check", "1234", 0, NULL, 0};
 	struct idem_result res;
 	int64_t id;
 
@@ -262,7 +262,7 @@ START_TEST(test_refusals_change_nothing)
 {
 	int64_t ada = add_customer("Ada"), bo = add_customer("Bo"), i1, iv, ieur, ibo, p, pe;
 	struct alloc_input al;
-	struct payment_input in = {ada, "USD", 5000, "cash", NULL, 0, NULL};
+	struct payment_input in = {ada, "USD", 5000, "cash", NULL, 0, NULL, 0};
 	struct idem_result res;
 	char *before, *after;
 
@@ -730,7 +730,7 @@ START_TEST(test_auto_allocation_oldest_due_first)
 	ck_assert_int_eq(prop[1].amount, 5000);
 	free(prop);
 	ck_assert_int_eq(one("SELECT count(*) FROM payment"), 0); /* proposing writes nothing */
-	pin = (struct payment_input){ada, "USD", 30000, "cash", NULL, 0, NULL};
+	pin = (struct payment_input){ada, "USD", 30000, "cash", NULL, 0, NULL, 0};
 	ck_assert_int_eq(payment_record(db, &pin, NULL, 0, 1, NULL, &res), 0);
 	ck_assert_uint_eq(res.n, 3);
 	p = res.id;
@@ -747,7 +747,7 @@ END_TEST
 START_TEST(test_idempotency)
 {
 	int64_t ada = add_customer("Ada"), i1, first;
-	struct payment_input in = {ada, "USD", 5000, "cash", NULL, 0, NULL};
+	struct payment_input in = {ada, "USD", 5000, "cash", NULL, 0, NULL, 0};
 	struct alloc_input al;
 	struct idem_result res, again;
 	char hash[65], *resp = NULL;

@@ -440,6 +440,22 @@ START_TEST(test_spans)
 }
 END_TEST
 
+/* Found by tests/fuzz/fuzz-event: an element that starts with '}' (or a NUL)
+ * was an empty value, and the span loop never moved on, growing its arrays
+ * until memory ran out. */
+START_TEST(test_spans_empty_element_is_refused)
+{
+	static const char b1[] = "{\"data\":[}", b2[] = "{\"data\":[1,}]}", b3[] = "{\"a\":}";
+	size_t *s, *l, n;
+
+	ck_assert_int_eq(chan_json_spans(b1, strlen(b1), &s, &l, &n), -1);
+	ck_assert_int_eq(chan_json_spans(b2, strlen(b2), &s, &l, &n), -1);
+	ck_assert_int_eq(chan_json_spans(b3, strlen(b3), &s, &l, &n), -1);
+	ck_assert_int_eq(chan_json_spans("{\"data\":[\0]}", 12, &s, &l, &n), -1);
+	ck_assert_ptr_null(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan_http");
@@ -448,6 +464,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(pure, test_spans);
+	tcase_add_test(pure, test_spans_empty_element_is_refused);
 	tcase_add_checked_fixture(fake, setup, teardown);
 	tcase_add_test(fake, test_poll_pages_and_raw_bytes);
 	tcase_add_test(fake, test_query_create_refund);

@@ -171,7 +171,7 @@ static void op_payment(void)
 	static const char *const methods[] = {"cash", "check", "card", "bank_transfer", "other"};
 	int64_t cust = 1 + rnd(CUSTOMERS);
 	struct payment_input in = {
-	    cust, customer_currency(cust), 100 * (1 + rnd(300)), methods[rnd(5)], NULL, 0, NULL};
+	    cust, customer_currency(cust), 100 * (1 + rnd(300)), methods[rnd(5)], NULL, 0, NULL, 0};
 	struct idem_result res;
 
 	outcome(payment_record(db, &in, NULL, 0, rnd(4) != 0, NULL, &res), "payment");
@@ -212,7 +212,7 @@ static void op_refund(void)
 	                 " AND status <> 'void'",
 	                 "SELECT id FROM payment WHERE amount > allocated + refunded"
 	                 " AND status <> 'void' ORDER BY id LIMIT 1 OFFSET ?");
-	struct refund_input in = {p, 0, NULL, NULL, "generated", 0};
+	struct refund_input in = {p, 0, NULL, NULL, "generated", 0, 0};
 	struct payment pm;
 	struct idem_result res;
 

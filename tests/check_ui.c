@@ -494,7 +494,8 @@ START_TEST(test_status_fit)
 	                         "events: 2 pending",
 	                         "jobs: 0 pending, 0 dead",
 	                         NULL,
-	                         "runner: this desk"};
+	                         "runner: this desk",
+	                         NULL};
 	char out[512];
 	int w;
 

@@ -2,7 +2,6 @@
  * fixture.c - the unit tests' fixture (see fixture.h). The folder is removed
  * with nftw, depth first, without a shell.
  */
-#define _XOPEN_SOURCE 700
 #include <config.h>
 
 #include <check.h>
