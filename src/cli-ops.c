@@ -235,7 +235,7 @@ static void agenda_backlog(struct cli *c)
 		fprintf(
 		    stderr,
 		    _("frontdesk: note: %lld calendar update(s) are waiting and no job runner is "
-		      "running; start one with 'frontdesk jobs run'\n"),
+		      "running; start one with 'frontdesk tasks run'\n"),
 		    (long long)(pending + failed));
 }
 
@@ -457,7 +457,7 @@ static int cmd_check(struct cli *c, int argc, char **argv)
 	if (n) {
 		fprintf(stderr,
 		        _("frontdesk: %lld calendar row(s) differ from the records; run 'frontdesk "
-		          "jobs run --once' or 'frontdesk projection rebuild --all'\n"),
+		          "tasks run --once' or 'frontdesk projection rebuild --all'\n"),
 		        (long long)n);
 		return CLI_REFUSED;
 	}
@@ -628,10 +628,10 @@ static int cmd_jobs_list(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t limit = 100;
 
-	rc = cli_parse(c, "jobs list", syn, opts, argc, argv, pos, 0, &npos);
+	rc = cli_parse(c, "tasks list", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if (limit_s && (rc = cli_parse_id("jobs list", "--limit", limit_s, &limit)))
+	if (limit_s && (rc = cli_parse_id("tasks list", "--limit", limit_s, &limit)))
 		return rc;
 	if (limit > 100000)
 		limit = 100000;
@@ -661,10 +661,10 @@ static int cmd_jobs_show(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "jobs show", "ID", NULL, argc, argv, pos, 1, &npos);
+	rc = cli_parse(c, "tasks show", "ID", NULL, argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("jobs show", _("the job id"), npos ? pos[0] : NULL, &id)))
+	if ((rc = cli_parse_id("tasks show", _("the task id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
@@ -697,10 +697,10 @@ static int cmd_jobs_retry(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "jobs retry", "ID", NULL, argc, argv, pos, 1, &npos);
+	rc = cli_parse(c, "tasks retry", "ID", NULL, argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("jobs retry", _("the job id"), npos ? pos[0] : NULL, &id)))
+	if ((rc = cli_parse_id("tasks retry", _("the task id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
@@ -753,10 +753,10 @@ static int cmd_jobs_run(struct cli *c, int argc, char **argv)
 	char *pos[1];
 	int64_t for_seconds = 0, n;
 
-	rc = cli_parse(c, "jobs run", syn, opts, argc, argv, pos, 0, &npos);
+	rc = cli_parse(c, "tasks run", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if (for_s && (rc = cli_parse_id("jobs run", "--for", for_s, &for_seconds)))
+	if (for_s && (rc = cli_parse_id("tasks run", "--for", for_s, &for_seconds)))
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
@@ -920,7 +920,7 @@ int cli_ops(struct cli *c, const char *group, int argc, char **argv)
 	}
 	if (!strcmp(group, "projection"))
 		return cli_dispatch(c, group, projection_cmds, argc, argv);
-	if (!strcmp(group, "jobs"))
+	if (!strcmp(group, "tasks"))
 		return cli_dispatch(c, group, jobs_cmds, argc, argv);
 	return cli_dispatch(c, group, lease_cmds, argc, argv);
 }

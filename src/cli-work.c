@@ -554,12 +554,12 @@ static int appt_add_cmd(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "appt add", "--start TIME --end TIME [--location L] [--note N]", opts,
+	rc = cli_parse(c, "visit add", "--start TIME --end TIME [--location L] [--note N]", opts,
 		       argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (!a.start || !a.end)
-		return cli_usage("appt add", _("--start and --end are required"));
+		return cli_usage("visit add", _("--start and --end are required"));
 	if ((rc = appt_times(&a)))
 		return rc;
 	if (!cli_db(c))
@@ -597,13 +597,13 @@ static int appt_list_cmd(struct cli *c, int argc, char **argv)
 	long days = 1;
 	int64_t from;
 
-	rc = cli_parse(c, "appt list", "[--from DATE] [--days N]", opts, argc, argv, pos, 0, &npos);
+	rc = cli_parse(c, "visit list", "[--from DATE] [--days N]", opts, argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (days_text) {
 		days = strtol(days_text, &end, 10);
 		if (!*days_text || *end || days < 1 || days > 366)
-			return cli_usage("appt list", _("--days must be a number from 1 to 366"));
+			return cli_usage("visit list", _("--days must be a number from 1 to 366"));
 	}
 	if (!from_text)
 		from = clock_day_start(clock_now());
@@ -622,10 +622,10 @@ static int appt_show_cmd(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "appt show", "ID", NULL, argc, argv, pos, 1, &npos);
+	rc = cli_parse(c, "visit show", "ID", NULL, argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("appt show", _("the visit id"), npos ? pos[0] : NULL, &id)))
+	if ((rc = cli_parse_id("visit show", _("the visit id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if (!cli_db(c))
 		return CLI_REFUSED;
@@ -640,11 +640,11 @@ static int appt_edit_cmd(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "appt edit", "ID [--start T] [--end T] [--location L] [--note N]", opts,
+	rc = cli_parse(c, "visit edit", "ID [--start T] [--end T] [--location L] [--note N]", opts,
 		       argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("appt edit", _("the visit id"), npos ? pos[0] : NULL, &id)))
+	if ((rc = cli_parse_id("visit edit", _("the visit id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if ((rc = appt_times(&a)))
 		return rc;
@@ -661,12 +661,12 @@ static int appt_edit_cmd(struct cli *c, int argc, char **argv)
 
 static int appt_status_cmd(struct cli *c, int argc, char **argv)
 {
-	return status_cmd(c, "appt status", 0, NULL, argc, argv);
+	return status_cmd(c, "visit status", 0, NULL, argc, argv);
 }
 
 static int appt_cancel_cmd(struct cli *c, int argc, char **argv)
 {
-	return status_cmd(c, "appt cancel", 0, "cancelled", argc, argv);
+	return status_cmd(c, "visit cancel", 0, "cancelled", argc, argv);
 }
 
 static const struct cli_cmd appt_cmds[] = {
@@ -683,7 +683,7 @@ static const struct cli_cmd appt_cmds[] = {
 
 int cli_appt(struct cli *c, int argc, char **argv)
 {
-	return cli_dispatch(c, "appt", appt_cmds, argc, argv);
+	return cli_dispatch(c, "visit", appt_cmds, argc, argv);
 }
 
 /* ---------------------------------------------------------------- link */

@@ -188,7 +188,7 @@ static const struct {
 	{ "migrate", N_("show or apply schema migrations") },
 	{ "customer", N_("add, list, show, edit, delete customers") },
 	{ "job", N_("add, list, show, edit, set the status of jobs") },
-	{ "appt", N_("add, list, show, edit, set the status of visits") },
+	{ "visit", N_("add, list, show, edit, set the status of visits (alias: appt)") },
 	{ "link", N_("say which jobs a visit works on (add, edit, remove)") },
 	{ "item", N_("add, list, show, edit, delete line items of a job") },
 	{ "invoice", N_("issue, list, show, void invoices; credit notes") },
@@ -199,7 +199,7 @@ static const struct {
 	{ "export", N_("export an accounting journal for ledger/hledger") },
 	{ "agenda", N_("list the visits of a date range (from the calendar projection)") },
 	{ "projection", N_("rebuild or check the calendar projection") },
-	{ "jobs", N_("list, show and retry background jobs") },
+	{ "tasks", N_("list, show and retry background tasks (alias: jobs)") },
 	{ "lease", N_("show the leases and locks of the control table") },
 	{ "channel", N_("poll the payment channel, show its state") },
 	{ "inbox", N_("inbound channel events: ingest, list, show, retry, ignore") },
@@ -322,7 +322,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			rc = cli_customer(&c, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "job"))
 			rc = cli_job(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "appt"))
+		else if (!strcmp(cmd, "visit") || !strcmp(cmd, "appt"))
 			rc = cli_appt(&c, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "link"))
 			rc = cli_link(&c, argc - 1, argv + 1);
@@ -332,8 +332,10 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			 !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
 			rc = cli_money(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
-			 !strcmp(cmd, "jobs") || !strcmp(cmd, "lease"))
+			 !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "jobs")) /* the old name of tasks */
+			rc = cli_ops(&c, "tasks", argc - 1, argv + 1);
 		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))
 			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "backup") || !strcmp(cmd, "restore"))

@@ -29,4 +29,18 @@ done
 fd customer add --help >/dev/null; is "customer add --help exits 0" "$?" 0
 fd customer add --bogus x >/dev/null 2>&1; is "unknown subcommand option exits 2" "$?" 2
 
+# one word for one thing: visits are "visit" (appt still works), background
+# work is "tasks" (jobs still works), in the help and on the command line
+out=$(fd --help)
+like "the help names visit" "$out" "visit      add, list"
+like "and tasks" "$out" "tasks      list, show and retry background tasks"
+out=$(fd visit add --start "2026-12-02 09:00" --end "2026-12-02 10:00"); like "visit add adds a visit" "$out" "Visit 1 added."
+out=$(fd appt add --start "2026-12-03 09:00" --end "2026-12-03 10:00"); like "appt is its alias" "$out" "Visit 2 added."
+is "visit list and appt list agree" "$(fd --json visit list --from 2026-12-01 --days 7)" "$(fd --json appt list --from 2026-12-01 --days 7)"
+fd visit show 1 >/dev/null; is "visit show works" "$?" 0
+err=$(fd visit show x 2>&1); like "visit's messages name visit" "$err" "visit show"
+is "tasks list and jobs list agree" "$(fd --json tasks list)" "$(fd --json jobs list)"
+ok "tasks run --once runs the queue" fd tasks run --once --quiet
+fd tasks --help >/dev/null 2>&1; is "tasks --help exits 0" "$?" 0
+
 done_testing
