@@ -66,7 +66,7 @@ printf 'channel_poll_seconds = 1\nchannel_lease_seconds = 2\n' > "$CONFIG"
 
 # No provider: off, no event counts, no worker.
 screen_start
-shows "with no provider the status line says channel: off" "| channel: off | jobs:"
+shows "with no provider the status line says channel: off" "| channel: off | tasks:"
 case "$(status_line)" in
 *events:*) fail "with no provider no event counts are shown" "$(status_line)" ;;
 *) pass "with no provider no event counts are shown" ;;

@@ -388,15 +388,15 @@ static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *sh
 	long long p = (long long)pending, d = (long long)dead;
 
 	if (jobs)
-		snprintf(full, n, _("jobs: %1$lld pending, %2$lld dead"), p, d);
+		snprintf(full, n, _("tasks: %1$lld pending, %2$lld dead"), p, d);
 	else
 		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
 	if (pending && dead)
 		snprintf(shrt, n, "%s", full);
 	else if (pending)
-		snprintf(shrt, n, jobs ? _("jobs: %lld pending") : _("events: %lld pending"), p);
+		snprintf(shrt, n, jobs ? _("tasks: %lld pending") : _("events: %lld pending"), p);
 	else if (dead)
-		snprintf(shrt, n, jobs ? _("jobs: %lld dead") : _("events: %lld dead"), d);
+		snprintf(shrt, n, jobs ? _("tasks: %lld dead") : _("events: %lld dead"), d);
 	else
 		shrt[0] = '\0';
 }
