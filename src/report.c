@@ -357,3 +357,27 @@ out:
 	db_rollback(db);
 	return rc;
 }
+
+int report_currencies(struct db *db, int64_t id, char cur[][4], int max, int *n)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	*n = 0;
+	rc = db_prepare(db,
+	                "SELECT currency FROM invoice WHERE customer_id = ?1 UNION"
+	                " SELECT currency FROM payment WHERE customer_id = ?1 ORDER BY 1",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && *n < max) {
+		const unsigned char *s = sqlite3_column_text(st, 0);
+
+		snprintf(cur[(*n)++], 4, "%s", s ? (const char *)s : "");
+	}
+	if (step != SQLITE_ROW && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the customer's currencies"));
+	sqlite3_finalize(st);
+	return rc;
+}

@@ -79,4 +79,8 @@ int report_statement(struct db *db, int64_t customer_id, const char *currency,
                      int (*cb)(const struct statement_line *l, void *arg), void *arg,
                      struct statement_totals *totals);
 
+/* report_currencies - the currencies customer id has invoices or payments
+ * in, sorted, at most max, into cur[]; *n gets how many. */
+int report_currencies(struct db *db, int64_t id, char cur[][4], int max, int *n);
+
 #endif

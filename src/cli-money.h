@@ -1,0 +1,77 @@
+/*
+ * cli-money.h - what the money commands of the command line share (private
+ * to cli-money.c, cli-invoice.c, cli-pay.c and cli-report.c): amounts and
+ * dates as people read them, typed amounts, invoices named by number, the
+ * note of a replayed idempotent request, and the command tables that
+ * cli_money dispatches to. A front end: no SQL and no business rule here.
+ */
+#ifndef FD_CLI_MONEY_H
+#define FD_CLI_MONEY_H
+
+#include <cjson/cJSON.h>
+#include <stdint.h>
+
+#include "cli-util.h"
+#include "idem.h"
+#include "money.h"
+
+struct allocation;
+
+#define DATE_FMT "%Y-%m-%d"
+#define TIME_FMT "%Y-%m-%d %H:%M"
+#define MAX_ARGS 64 /* positional allocations per command */
+
+/* Standard prologue of a subcommand: parse, then open the database. */
+#define MCLI_PARSE(call)                                                                      \
+	do {                                                                                       \
+		int prc_ = (call);                                                                 \
+		if (prc_)                                                                          \
+			return prc_ < 0 ? CLI_OK : prc_;                                           \
+	} while (0)
+
+/* mcli_money - v in currency code, grouped ("1,234.50"); "?" if unknown. */
+const char *mcli_money(int64_t v, const char *code, char buf[MONEY_BUFSZ]);
+
+/* mcli_date - t as a shop-time date (YYYY-MM-DD) in buf. */
+const char *mcli_date(int64_t t, char buf[32]);
+
+/* mcli_amount - parse text as an amount of currency code into *out; a
+ * refusal (exit 1) naming what when it is not one. */
+int mcli_amount(const char *what, const char *text, const char *code, int64_t *out);
+
+/* mcli_invoice - the id of the invoice named by a number or an id; a
+ * refusal when there is none. */
+int mcli_invoice(struct cli *c, const char *text, int64_t *id);
+
+/* mcli_replay - print on stderr that an idempotent request was answered
+ * from its record (only when res says it was). */
+void mcli_replay(const struct idem_result *res, const char *key);
+
+/* What a show command's list callbacks write to: a JSON array (arr) or,
+ * when arr is NULL, lines on stdout in currency. */
+struct mcli_show {
+	struct cli *c;
+	cJSON *arr;
+	const char *currency;
+	int by_invoice; /* the allocations of an invoice (else of a payment) */
+};
+
+/* mcli_alloc_cb - an alloc_list callback (arg: struct mcli_show) that adds
+ * the allocation to s->arr or prints it. */
+int mcli_alloc_cb(const struct allocation *a, void *arg);
+
+/* mcli_alloc_json - an allocation as a JSON object (the caller owns it). */
+cJSON *mcli_alloc_json(const struct allocation *a);
+
+/* The subcommands of each group (cli-invoice.c, cli-pay.c, cli-report.c). */
+extern const struct cli_cmd mcli_invoice_cmds[];
+extern const struct cli_cmd mcli_pay_cmds[];
+extern const struct cli_cmd mcli_report_cmds[];
+extern const struct cli_cmd mcli_export_cmds[];
+
+/* `frontdesk refund PAYMENT ...` (cli-pay.c) and `frontdesk check`
+ * (cli-report.c). */
+int mcli_refund(struct cli *c, int argc, char **argv);
+int mcli_check(struct cli *c, int argc, char **argv);
+
+#endif

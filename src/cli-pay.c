@@ -1,0 +1,946 @@
+/*
+ * cli-pay.c - `frontdesk pay record|allocate|reverse|show|list|void|import` and
+ * `frontdesk refund`: payments, their allocations and reversals, the CSV
+ * import, and refunds, which the core routes (refund-route.h).
+ * Shared helpers: cli-money.h. Called through cli_money (cli-money.c).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "checkdb.h"
+#include "cli-money.h"
+#include "cli-util.h"
+#include "clock.h"
+#include "config.h"
+#include "csv.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "journal.h"
+#include "money.h"
+#include "payment.h"
+#include "refund-route.h"
+#include "report.h"
+#include "xalloc.h"
+
+
+/* ---------------------------------------------------------------- payments */
+
+static cJSON *payment_json(const struct payment *p)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_int(o, "id", p->id);
+	cli_json_int(o, "customer_id", p->customer_id);
+	cli_json_str(o, "customer_name", p->customer_name);
+	cli_json_str(o, "method", p->method);
+	cli_json_str(o, "reference", p->reference);
+	cli_json_time(o, "received_at", p->received_at);
+	cli_json_str(o, "currency", p->currency);
+	cli_json_int(o, "amount", p->amount);
+	cli_json_int(o, "allocated", p->allocated);
+	cli_json_int(o, "refunded", p->refunded);
+	cli_json_int(o, "unallocated", p->unallocated);
+	cli_json_str(o, "status", p->status);
+	cli_json_str(o, "note", p->note);
+	return o;
+}
+
+static int refund_cb(const struct refund *r, void *arg)
+{
+	cJSON *arr = arg;
+	char m[MONEY_BUFSZ], d[32];
+
+	if (arr) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "id", r->id);
+		cli_json_int(o, "payment_id", r->payment_id);
+		cli_json_str(o, "currency", r->currency);
+		cli_json_int(o, "amount", r->amount);
+		cli_json_str(o, "method", r->method);
+		cli_json_str(o, "reference", r->reference);
+		cli_json_str(o, "status", r->status);
+		cli_json_str(o, "reason", r->reason);
+		cli_json_time(o, "refunded_at", r->refunded_at);
+		cJSON_AddItemToArray(arr, o);
+		return 0;
+	}
+	printf("  #%-6lld %s %12s  %s  %s  ", (long long)r->id, mcli_date(r->refunded_at, d),
+	       mcli_money(r->amount, r->currency, m), r->method, r->status);
+	cli_puts_safe(r->reason);
+	putchar('\n');
+	return 0;
+}
+
+static int show_payment(struct cli *c, int64_t id)
+{
+	struct payment p;
+	struct mcli_show s = {c, NULL, NULL, 0};
+	char m[MONEY_BUFSZ], d[32];
+	int rc = payment_get(c->db, id, &p);
+
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = payment_json(&p);
+
+		s.arr = cJSON_AddArrayToObject(o, "allocations");
+		rc = alloc_list(c->db, id, 0, mcli_alloc_cb, &s);
+		if (!rc)
+			rc =
+			    refund_list(c->db, id, refund_cb, cJSON_AddArrayToObject(o, "refunds"));
+		if (rc)
+			cJSON_Delete(o);
+		else
+			cli_print_json(o);
+		payment_free(&p);
+		return rc ? cli_refused(rc) : CLI_OK;
+	}
+	printf("%s: %lld\n", _("Payment"), (long long)p.id);
+	printf("%s: ", _("Customer"));
+	cli_puts_safe(p.customer_name);
+	printf(" (%lld)\n", (long long)p.customer_id);
+	printf("%s: %s %s\n", _("Amount"), mcli_money(p.amount, p.currency, m), p.currency);
+	printf("%s: %s\n", _("Method"), p.method);
+	cli_field(_("Reference"), p.reference);
+	clock_format_local(p.received_at, TIME_FMT, d, sizeof d);
+	printf("%s: %s\n", _("Received"), d);
+	printf("%s: %s\n", _("Status"), p.status);
+	cli_field(_("Note"), p.note);
+	printf("%s: %s\n", _("Allocated"), mcli_money(p.allocated, p.currency, m));
+	printf("%s: %s\n", _("Refunded"), mcli_money(p.refunded, p.currency, m));
+	printf("%s: %s\n", _("Unallocated (customer's credit)"),
+	       mcli_money(p.unallocated, p.currency, m));
+	printf("%s:\n", _("Allocations"));
+	rc = alloc_list(c->db, id, 0, mcli_alloc_cb, &s);
+	if (!rc && p.refunded) {
+		printf("%s:\n", _("Refunds"));
+		rc = refund_list(c->db, id, refund_cb, NULL);
+	}
+	payment_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+/* Read the positional "INVOICE=AMOUNT" allocations in currency code. */
+static int parse_allocs(struct cli *c, int npos, char **pos, const char *code,
+                        struct alloc_input *out)
+{
+	int i, rc;
+
+	for (i = 0; i < npos; i++) {
+		char *eq = strchr(pos[i], '=');
+
+		if (!eq || eq == pos[i] || !eq[1]) {
+			err_set(FD_EINVAL, _("an allocation is INVOICE=AMOUNT, not '%.40s'"),
+			        pos[i]);
+			return cli_refused(FD_EINVAL);
+		}
+		*eq = '\0';
+		rc = mcli_invoice(c, pos[i], &out[i].invoice_id);
+		if (!rc)
+			rc = mcli_amount(_("allocation amount"), eq + 1, code, &out[i].amount);
+		*eq = '=';
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Print (or add to arr) the proposal of an automatic allocation. */
+static int show_proposal(struct cli *c, const struct alloc_input *prop, size_t n, int64_t amount,
+                         const char *code, cJSON *arr)
+{
+	char m[MONEY_BUFSZ], b[MONEY_BUFSZ], d[32];
+	int64_t left = amount;
+	size_t i;
+	int rc = 0;
+
+	if (!arr)
+		printf(_("Proposed allocation of %s %s (oldest due first):\n"),
+		       mcli_money(amount, code, m), code);
+	for (i = 0; i < n && !rc; i++) {
+		struct invoice inv;
+
+		if ((rc = invoice_get(c->db, prop[i].invoice_id, &inv)) != 0)
+			break;
+		left -= prop[i].amount;
+		if (arr) {
+			cJSON *o = cJSON_CreateObject();
+
+			cli_json_int(o, "invoice_id", inv.id);
+			cli_json_str(o, "invoice_number", inv.number);
+			cli_json_time(o, "due_at", inv.due_at);
+			cli_json_int(o, "balance", inv.balance);
+			cli_json_int(o, "amount", prop[i].amount);
+			cJSON_AddItemToArray(arr, o);
+		} else {
+			printf(_("  %s due %s: %s of %s owed\n"), inv.number,
+			       mcli_date(inv.due_at, d), mcli_money(prop[i].amount, code, m),
+			       mcli_money(inv.balance, code, b));
+		}
+		invoice_free(&inv);
+	}
+	if (!rc && !arr) {
+		if (n == 0)
+			printf(_("  (no open invoice in %s)\n"), code);
+		printf(_("Left as the customer's credit: %s %s\n"), mcli_money(left, code, m), code);
+	}
+	return rc;
+}
+
+/* What a posting command prints: the payment and the allocations it made
+ * (from the response ids, which stay the same on a replay). */
+static int print_posted(struct cli *c, const struct idem_result *res, int recorded)
+{
+	struct payment p;
+	struct allocation a;
+	char m[MONEY_BUFSZ];
+	int64_t sum = 0;
+	cJSON *o = NULL, *arr = NULL;
+	size_t i;
+	int rc;
+
+	if ((rc = payment_get(c->db, res->id, &p)) != 0)
+		return cli_refused(rc);
+	if (c->json) {
+		o = cJSON_CreateObject();
+		cli_json_int(o, "payment_id", p.id);
+		cli_json_int(o, "customer_id", p.customer_id);
+		cli_json_str(o, "currency", p.currency);
+		cli_json_int(o, "amount", p.amount);
+		arr = cJSON_AddArrayToObject(o, "allocations");
+	} else if (recorded) {
+		printf(_("Payment %lld recorded: %s %s by %s.\n"), (long long)p.id,
+		       mcli_money(p.amount, p.currency, m), p.currency, p.method);
+	} else {
+		printf(_("Payment %lld allocated:\n"), (long long)p.id);
+	}
+	for (i = 0; i < res->n && !rc; i++) {
+		if ((rc = alloc_get(c->db, res->ids[i], &a)) != 0)
+			break;
+		sum += a.amount;
+		if (arr)
+			cJSON_AddItemToArray(arr, mcli_alloc_json(&a));
+		else
+			printf(_("  allocation %lld: %s to %s\n"), (long long)a.id,
+			       mcli_money(a.amount, a.currency, m), a.invoice_number);
+		alloc_free(&a);
+	}
+	if (!rc && o) {
+		if (recorded)
+			cli_json_int(o, "unallocated", p.amount - sum);
+		cJSON_AddBoolToObject(o, "replayed", res->replayed);
+		cli_print_json(o);
+		o = NULL;
+	} else if (!rc && recorded) {
+		printf(_("Left unallocated (the customer's credit): %s %s\n"),
+		       mcli_money(p.amount - sum, p.currency, m), p.currency);
+	}
+	cJSON_Delete(o);
+	payment_free(&p);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int cmd_pay_record(struct cli *c, int argc, char **argv)
+{
+	const char *cust = NULL, *amount = NULL, *method = NULL, *currency = NULL, *ref = NULL;
+	const char *received = NULL, *note = NULL, *key = NULL;
+	int autoalloc = 0, yes = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"customer", &cust, NULL, N_("who paid (required)")},
+	    {"amount", &amount, NULL, N_("the whole amount received (required)")},
+	    {"method", &method, NULL, N_("cash, check, card, bank_transfer or other (required)")},
+	    {"currency", &currency, NULL, N_("ISO 4217 code (default: config, else USD)")},
+	    {"reference", &ref, NULL, N_("check number, transfer or channel reference")},
+	    {"received", &received, NULL, N_("when it was received (default: now)")},
+	    {"note", &note, NULL, N_("a note for staff")},
+	    {"auto", NULL, &autoalloc,
+	     N_("propose allocations to open invoices, oldest due first")},
+	    {"yes", NULL, &yes, N_("with --auto: post the proposal")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct payment_input in = {0};
+	struct alloc_input allocs[MAX_ARGS];
+	struct idem_result res = {0};
+	const struct currency *cur;
+	char *pos[MAX_ARGS];
+
+	MCLI_PARSE(
+	    cli_parse(c, "pay record",
+	              "--customer C --amount A --method M [--reference R] [INVOICE=AMOUNT"
+	              " ...] [--auto [--yes]] [--idempotency-key K]",
+	              opts, argc, argv, pos, MAX_ARGS, &npos));
+	if (!cust || !amount || !method)
+		return cli_usage("pay record", _("--customer, --amount and --method are required"));
+	if (autoalloc && npos)
+		return cli_usage("pay record",
+		                 _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (yes && !autoalloc)
+		return cli_usage("pay record", _("--yes goes with --auto"));
+	if ((rc = cli_parse_id("pay record", "--customer", cust, &in.customer_id)) != 0)
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (!currency)
+		currency = config_get("currency", "USD");
+	if (!(cur = currency_find(currency))) {
+		err_set(FD_EINVAL, _("unknown currency '%.10s'"), currency);
+		return cli_refused(FD_EINVAL);
+	}
+	in.currency = cur->code;
+	in.method = method;
+	in.reference = ref;
+	in.note = note;
+	if ((rc = mcli_amount("--amount", amount, cur->code, &in.amount)) != 0)
+		return rc;
+	if (received && (rc = clock_parse_local(received, &in.received_at)) != 0)
+		return cli_refused(rc);
+	if ((rc = parse_allocs(c, npos, pos, cur->code, allocs)) != 0)
+		return rc;
+	if (autoalloc && !yes) {
+		struct alloc_input *prop = NULL;
+		struct customer cu;
+		size_t n = 0;
+		cJSON *o = NULL;
+
+		if ((rc = customer_get(c->db, in.customer_id, &cu)) != 0)
+			return cli_refused(rc);
+		customer_free(&cu);
+		if (in.amount <= 0) {
+			err_set(FD_EINVAL, _("the amount of a payment must be greater than zero"));
+			return cli_refused(FD_EINVAL);
+		}
+		if ((rc = alloc_propose(c->db, in.customer_id, cur->code, in.amount, &prop, &n)))
+			return cli_refused(rc);
+		if (c->json) {
+			o = cJSON_CreateObject();
+			cJSON_AddBoolToObject(o, "posted", 0);
+			cli_json_int(o, "amount", in.amount);
+			cli_json_str(o, "currency", cur->code);
+			rc = show_proposal(c, prop, n, in.amount, cur->code,
+			                   cJSON_AddArrayToObject(o, "proposal"));
+		} else {
+			rc = show_proposal(c, prop, n, in.amount, cur->code, NULL);
+			if (!rc)
+				printf(_("Nothing was recorded: run again with --yes to record the "
+				         "payment with these allocations.\n"));
+		}
+		free(prop);
+		if (o) {
+			if (rc)
+				cJSON_Delete(o);
+			else
+				cli_print_json(o);
+		}
+		return rc ? cli_refused(rc) : CLI_OK;
+	}
+	if ((rc = payment_record(c->db, &in, allocs, (size_t)npos, autoalloc, key, &res)) != 0)
+		return cli_refused(rc);
+	mcli_replay(&res, key);
+	rc = print_posted(c, &res, 1);
+	idem_result_free(&res);
+	return rc;
+}
+
+static int cmd_pay_allocate(struct cli *c, int argc, char **argv)
+{
+	const char *key = NULL;
+	int autoalloc = 0, yes = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"auto", NULL, &autoalloc,
+	     N_("propose allocations to open invoices, oldest due first")},
+	    {"yes", NULL, &yes, N_("with --auto: post the proposal")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct alloc_input allocs[MAX_ARGS];
+	struct idem_result res = {0};
+	struct payment p;
+	char *pos[MAX_ARGS + 1];
+	int64_t id;
+
+	MCLI_PARSE(cli_parse(c, "pay allocate",
+	                          "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] "
+	                          "[--idempotency-key K]",
+	                          opts, argc, argv, pos, MAX_ARGS + 1, &npos));
+	if ((rc = cli_parse_id("pay allocate", _("the payment id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (autoalloc && npos > 1)
+		return cli_usage("pay allocate",
+		                 _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (!autoalloc && npos < 2)
+		return cli_usage("pay allocate", _("give INVOICE=AMOUNT allocations or --auto"));
+	if (yes && !autoalloc)
+		return cli_usage("pay allocate", _("--yes goes with --auto"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = payment_get(c->db, id, &p)) != 0)
+		return cli_refused(rc);
+	rc = parse_allocs(c, npos - 1, pos + 1, p.currency, allocs);
+	if (!rc && autoalloc && !yes) {
+		struct alloc_input *prop = NULL;
+		size_t n = 0;
+		cJSON *o = NULL;
+
+		if (strcmp(p.status, "void") != 0 &&
+		    (rc = alloc_propose(c->db, p.customer_id, p.currency, p.unallocated, &prop,
+		                        &n)) != 0) {
+			rc = cli_refused(rc);
+		} else if (c->json) {
+			o = cJSON_CreateObject();
+			cJSON_AddBoolToObject(o, "posted", 0);
+			cli_json_int(o, "payment_id", p.id);
+			cli_json_int(o, "amount", p.unallocated);
+			cli_json_str(o, "currency", p.currency);
+			rc = show_proposal(c, prop, n, p.unallocated, p.currency,
+			                   cJSON_AddArrayToObject(o, "proposal"));
+			if (rc)
+				cJSON_Delete(o);
+			else
+				cli_print_json(o);
+			rc = rc ? cli_refused(rc) : CLI_OK;
+		} else {
+			rc = show_proposal(c, prop, n, p.unallocated, p.currency, NULL);
+			if (!rc)
+				printf(_("Nothing was posted: run again with --yes to post these "
+				         "allocations.\n"));
+			rc = rc ? cli_refused(rc) : CLI_OK;
+		}
+		free(prop);
+		payment_free(&p);
+		return rc;
+	}
+	payment_free(&p);
+	if (rc)
+		return rc;
+	if ((rc = alloc_post(c->db, id, allocs, (size_t)(npos - 1), autoalloc, key, &res)) != 0)
+		return cli_refused(rc);
+	mcli_replay(&res, key);
+	rc = print_posted(c, &res, 0);
+	idem_result_free(&res);
+	return rc;
+}
+
+static int cmd_pay_reverse(struct cli *c, int argc, char **argv)
+{
+	const char *reason = NULL, *key = NULL;
+	struct cli_opt opts[] = {
+	    {"reason", &reason, NULL, N_("why the allocation is undone (required)")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct idem_result res = {0};
+	struct allocation a;
+	char *pos[1], m[MONEY_BUFSZ];
+	int npos, rc;
+	int64_t id;
+
+	MCLI_PARSE(cli_parse(c, "pay reverse", "ALLOCATION --reason R [--idempotency-key K]",
+	                          opts, argc, argv, pos, 1, &npos));
+	if ((rc = cli_parse_id("pay reverse", _("the allocation id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!reason)
+		return cli_usage("pay reverse", _("--reason is required"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = alloc_reverse(c->db, id, reason, key, &res)) != 0)
+		return cli_refused(rc);
+	mcli_replay(&res, key);
+	if ((rc = alloc_get(c->db, res.id, &a)) != 0) {
+		idem_result_free(&res);
+		return cli_refused(rc);
+	}
+	if (c->json)
+		cli_print_json(mcli_alloc_json(&a));
+	else
+		printf(_("Allocation %lld reversed by %lld: %s %s back on payment %lld from %s.\n"),
+		       (long long)a.reverses_id, (long long)a.id,
+		       mcli_money(a.amount, a.currency, m), a.currency, (long long)a.payment_id,
+		       a.invoice_number);
+	alloc_free(&a);
+	idem_result_free(&res);
+	return CLI_OK;
+}
+
+static int cmd_pay_show(struct cli *c, int argc, char **argv)
+{
+	char *pos[1];
+	int npos, rc;
+	int64_t id;
+
+	MCLI_PARSE(cli_parse(c, "pay show", "ID", NULL, argc, argv, pos, 1, &npos));
+	if ((rc = cli_parse_id("pay show", _("the payment id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	return show_payment(c, id);
+}
+
+static int list_payment_cb(const struct payment *p, void *arg)
+{
+	cJSON *arr = arg;
+	char m[MONEY_BUFSZ], u[MONEY_BUFSZ], d[32];
+
+	if (arr) {
+		cJSON_AddItemToArray(arr, payment_json(p));
+		return 0;
+	}
+	printf("%6lld  %s  %-13s %12s %12s %s  %-19s ", (long long)p->id,
+	       mcli_date(p->received_at, d), p->method, mcli_money(p->amount, p->currency, m),
+	       mcli_money(p->unallocated, p->currency, u), p->currency, p->status);
+	cli_puts_safe(p->customer_name);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_pay_list(struct cli *c, int argc, char **argv)
+{
+	const char *cust = NULL;
+	struct cli_opt opts[] = {
+	    {"customer", &cust, NULL, N_("only this customer's payments")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc;
+	int64_t cid = 0;
+	cJSON *o = NULL;
+
+	MCLI_PARSE(
+	    cli_parse(c, "pay list", "[--customer C]", opts, argc, argv, pos, 0, &npos));
+	if (cust && (rc = cli_parse_id("pay list", "--customer", cust, &cid)) != 0)
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json)
+		o = cJSON_CreateObject();
+	rc = payment_list(c->db, cid, list_payment_cb,
+	                  o ? cJSON_AddArrayToObject(o, "payments") : NULL);
+	if (o) {
+		if (rc)
+			cJSON_Delete(o);
+		else
+			cli_print_json(o);
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int cmd_pay_void(struct cli *c, int argc, char **argv)
+{
+	const char *reason = NULL;
+	struct cli_opt opts[] = {
+	    {"reason", &reason, NULL, N_("why it was entered in error (required)")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc;
+	int64_t id;
+
+	MCLI_PARSE(cli_parse(c, "pay void", "ID --reason R", opts, argc, argv, pos, 1, &npos));
+	if ((rc = cli_parse_id("pay void", _("the payment id"), npos ? pos[0] : NULL, &id)))
+		return rc;
+	if (!reason)
+		return cli_usage("pay void", _("--reason is required"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = payment_void(c->db, id, reason)) != 0)
+		return cli_refused(rc);
+	if (c->json)
+		return show_payment(c, id);
+	printf(_("Payment %lld is void.\n"), (long long)id);
+	return CLI_OK;
+}
+
+/* `pay import`: the columns a header row may name (in any order). */
+enum {
+	COL_CUSTOMER,
+	COL_AMOUNT,
+	COL_METHOD,
+	COL_CURRENCY,
+	COL_REFERENCE,
+	COL_RECEIVED,
+	COL_NOTE,
+	COL_ALLOCATIONS,
+	IMPORT_COLS
+};
+static const char *const import_cols[IMPORT_COLS] = {
+    "customer", "amount", "method", "currency", "reference", "received", "note", "allocations"};
+
+/* What `pay import` read: the batch, and what it owns. */
+struct import {
+	struct payment_batch_item *items;
+	long *lines; /* the CSV line of each item */
+	size_t n, cap;
+	char **strings; /* copies of texts the items point at */
+	size_t nstrings;
+};
+
+static const char *import_keep(struct import *im, const char *s)
+{
+	if (!s || !*s)
+		return NULL;
+	im->strings = xrealloc(im->strings, (im->nstrings + 1) * sizeof *im->strings);
+	return im->strings[im->nstrings++] = xstrdup(s);
+}
+
+static void import_free(struct import *im)
+{
+	size_t i;
+
+	for (i = 0; i < im->n; i++)
+		free((void *)im->items[i].allocs);
+	for (i = 0; i < im->nstrings; i++)
+		free(im->strings[i]);
+	free(im->strings);
+	free(im->items);
+	free(im->lines);
+	memset(im, 0, sizeof *im);
+}
+
+/* Trim blanks at both ends of s, in place. */
+static char *trim(char *s)
+{
+	char *e;
+
+	while (*s == ' ' || *s == '\t')
+		s++;
+	e = s + strlen(s);
+	while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+		*--e = '\0';
+	return s;
+}
+
+/* Map the header row to columns: col[i] is the CSV field of column i, or
+ * -1. Unknown and repeated names are refused (a typo must not drop data). */
+static int import_header(struct csv_reader *r, int col[IMPORT_COLS])
+{
+	size_t f;
+	int i;
+
+	for (i = 0; i < IMPORT_COLS; i++)
+		col[i] = -1;
+	for (f = 0; f < r->n; f++) {
+		const char *name = trim(r->field[f]);
+
+		for (i = 0; i < IMPORT_COLS && strcasecmp(name, import_cols[i]) != 0; i++)
+			;
+		if (i == IMPORT_COLS)
+			return err_set(
+			    FD_EINVAL,
+			    _("line 1: unknown column '%.40s' (the columns are customer, "
+			      "amount, method, currency, reference, received, note, "
+			      "allocations)"),
+			    name);
+		if (col[i] >= 0)
+			return err_set(FD_EINVAL, _("line 1: the column '%s' is named twice"),
+			               import_cols[i]);
+		col[i] = (int)f;
+	}
+	if (col[COL_CUSTOMER] < 0 || col[COL_AMOUNT] < 0 || col[COL_METHOD] < 0)
+		return err_set(FD_EINVAL,
+		               _("line 1: the header must name at least the columns customer, "
+		                 "amount and method"));
+	return 0;
+}
+
+/* Read "INVOICE=AMOUNT;INVOICE=AMOUNT" (or "auto") into item. */
+static int import_allocs(struct cli *c, char *text, const char *code,
+                         struct payment_batch_item *item)
+{
+	struct alloc_input *a = NULL;
+	char *part, *save = NULL, *eq;
+	size_t n = 0;
+	int rc = 0;
+
+	text = trim(text);
+	if (!strcasecmp(text, "auto")) {
+		item->auto_alloc = 1;
+		return 0;
+	}
+	for (part = strtok_r(text, ";", &save); part && !rc; part = strtok_r(NULL, ";", &save)) {
+		part = trim(part);
+		if (!*part)
+			continue;
+		eq = strchr(part, '=');
+		if (!eq || eq == part || !eq[1]) {
+			rc =
+			    err_set(FD_EINVAL,
+			            _("an allocation is INVOICE=AMOUNT (several separated by ';'), "
+			              "not '%.40s'"),
+			            part);
+			break;
+		}
+		*eq = '\0';
+		a = xrealloc(a, (n + 1) * sizeof *a);
+		rc = invoice_find(c->db, trim(part), &a[n].invoice_id);
+		if (!rc &&
+		    (rc = money_parse(trim(eq + 1), currency_find(code), &a[n].amount)) != 0) {
+			char *why = xstrdup(err_msg());
+
+			rc = err_set(rc, _("bad allocation amount '%.40s': %s"), eq + 1, why);
+			free(why);
+		}
+		n++;
+	}
+	item->allocs = a;
+	item->n = rc ? 0 : n;
+	if (rc) {
+		free(a);
+		item->allocs = NULL;
+	}
+	return rc;
+}
+
+/* One data row of the file into a new item of im. */
+static int import_row(struct cli *c, struct import *im, struct csv_reader *r, long line,
+                      const int col[IMPORT_COLS], int ncols)
+{
+	struct payment_batch_item *item;
+	const struct currency *cur;
+	const char *f[IMPORT_COLS];
+	char *end;
+	int i, rc = 0;
+
+	if ((int)r->n != ncols)
+		return err_set(FD_EINVAL, _("%zu field(s), but the header names %d"), r->n, ncols);
+	for (i = 0; i < IMPORT_COLS; i++)
+		f[i] = col[i] >= 0 ? trim(r->field[col[i]]) : "";
+	if (im->n == PAYMENT_BATCH_MAX)
+		return err_set(FD_EINVAL, _("more than %d payments: split the file"),
+		               PAYMENT_BATCH_MAX);
+	if (im->n == im->cap) {
+		im->cap = im->cap ? 2 * im->cap : 64;
+		im->items = xrealloc(im->items, im->cap * sizeof *im->items);
+		im->lines = xrealloc(im->lines, im->cap * sizeof *im->lines);
+	}
+	item = &im->items[im->n];
+	memset(item, 0, sizeof *item);
+	im->lines[im->n++] = line;
+	item->in.customer_id = strtoll(f[COL_CUSTOMER], &end, 10);
+	if (!*f[COL_CUSTOMER] || *end || item->in.customer_id <= 0)
+		return err_set(FD_EINVAL, _("bad customer '%.40s': give the customer's id"),
+		               f[COL_CUSTOMER]);
+	cur = currency_find(*f[COL_CURRENCY] ? f[COL_CURRENCY] : config_get("currency", "USD"));
+	if (!cur)
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), f[COL_CURRENCY]);
+	item->in.currency = cur->code;
+	if ((rc = money_parse(f[COL_AMOUNT], cur, &item->in.amount)) != 0) {
+		char *why = xstrdup(err_msg());
+
+		rc = err_set(rc, _("bad amount '%.40s': %s"), f[COL_AMOUNT], why);
+		free(why);
+		return rc;
+	}
+	item->in.method = import_keep(im, f[COL_METHOD]);
+	item->in.reference = import_keep(im, f[COL_REFERENCE]);
+	item->in.note = import_keep(im, f[COL_NOTE]);
+	if (*f[COL_RECEIVED] &&
+	    (rc = clock_parse_local(f[COL_RECEIVED], &item->in.received_at)) != 0)
+		return rc;
+	if (col[COL_ALLOCATIONS] >= 0)
+		rc = import_allocs(c, r->field[col[COL_ALLOCATIONS]], cur->code, item);
+	return rc;
+}
+
+/* Read the whole file (header, then one payment a line) into im. A row
+ * that cannot be read sets *bad_line (the reader's own refusals name their
+ * line themselves). */
+static int import_read(struct cli *c, FILE *f, struct import *im, long *bad_line)
+{
+	struct csv_reader r;
+	int col[IMPORT_COLS], ncols = 0, rc;
+	long line = 1;
+
+	csv_open(&r, f);
+	rc = csv_next(&r, &line);
+	if (rc == 0)
+		rc = err_set(FD_EINVAL, _("the file is empty: it needs a header row"));
+	else if (rc == 1 && (rc = import_header(&r, col)) == 0)
+		ncols = (int)r.n;
+	while (rc == 0 && (rc = csv_next(&r, &line)) == 1)
+		if ((rc = import_row(c, im, &r, line, col, ncols)) != 0)
+			*bad_line = line;
+	csv_close(&r);
+	if (rc == 0 && im->n == 0)
+		rc = err_set(FD_EINVAL, _("the file has a header but no payment"));
+	return rc;
+}
+
+static int cmd_pay_import(struct cli *c, int argc, char **argv)
+{
+	const char *key = NULL;
+	struct cli_opt opts[] = {
+	    {"idempotency-key", &key, NULL, N_("do this import at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct import im = {0};
+	struct idem_result res = {0};
+	size_t bad = 0, i;
+	long bad_line = 0;
+	char *pos[1], *why;
+	const char *name;
+	int npos, rc;
+	FILE *f;
+
+	MCLI_PARSE(cli_parse(c, "pay import", "FILE.csv|- [--idempotency-key K]", opts, argc,
+	                          argv, pos, 1, &npos));
+	if (npos != 1)
+		return cli_usage("pay import", _("give the CSV file to import (- for stdin)"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	name = strcmp(pos[0], "-") ? pos[0] : _("standard input");
+	f = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
+	if (!f) {
+		err_set(FD_EIO, _("cannot read %s: %s"), pos[0], strerror(errno));
+		return cli_refused(FD_EIO);
+	}
+	rc = import_read(c, f, &im, &bad_line);
+	if (f != stdin)
+		fclose(f);
+	if (!rc) {
+		rc = payment_record_batch(c->db, im.items, im.n, key, &res, &bad);
+		bad_line = rc && bad < im.n ? im.lines[bad] : 0;
+	}
+	if (rc) {
+		why = xstrdup(err_msg());
+		if (bad_line)
+			err_set(rc, _("%s, line %ld: %s; nothing was imported"), name, bad_line,
+			        why);
+		else
+			err_set(rc, _("%s: %s; nothing was imported"), name, why);
+		free(why);
+		import_free(&im);
+		return cli_refused(rc);
+	}
+	mcli_replay(&res, key);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(o, "payments");
+
+		for (i = 0; i < res.n; i++)
+			cJSON_AddItemToArray(arr, cJSON_CreateNumber((double)res.ids[i]));
+		cli_json_int(o, "count", (int64_t)res.n);
+		cJSON_AddBoolToObject(o, "replayed", res.replayed);
+		cli_print_json(o);
+	} else {
+		printf(_("Recorded %zu payment(s) from %s (ids %lld to %lld), all in one "
+		         "transaction.\n"),
+		       res.n, name, (long long)res.ids[0], (long long)res.ids[res.n - 1]);
+	}
+	idem_result_free(&res);
+	import_free(&im);
+	return CLI_OK;
+}
+
+const struct cli_cmd mcli_pay_cmds[] = {
+    {"record", cmd_pay_record, "--customer C --amount A --method M ...",
+     N_("record a payment received, with allocations")},
+    {"allocate", cmd_pay_allocate, "PAYMENT INVOICE=AMOUNT ... | --auto",
+     N_("allocate (more of) a payment to invoices")},
+    {"reverse", cmd_pay_reverse, "ALLOCATION --reason R",
+     N_("undo an allocation with a reversal row")},
+    {"show", cmd_pay_show, "ID", N_("show a payment, its allocations and refunds")},
+    {"list", cmd_pay_list, "[--customer C]", N_("list payments, newest first")},
+    {"void", cmd_pay_void, "ID --reason R",
+     N_("void a payment entered in error (nothing allocated)")},
+    {"import", cmd_pay_import, "FILE.csv|- [--idempotency-key K]",
+     N_("record the payments of a CSV file in one transaction, all or none")},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---------------------------------------------------------------- refund */
+
+int mcli_refund(struct cli *c, int argc, char **argv)
+{
+	const char *amount = NULL, *method = NULL, *ref = NULL, *reason = NULL, *key = NULL;
+	struct cli_opt opts[] = {
+	    {"amount", &amount, NULL, N_("how much goes back (required)")},
+	    {"reason", &reason, NULL, N_("why (required)")},
+	    {"method", &method, NULL, N_("how it goes back (default: the payment's method)")},
+	    {"reference", &ref, NULL, N_("check number or channel reference")},
+	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct refund_input in = {0};
+	struct refund_outcome out;
+	struct idem_result res = {0};
+	struct payment p;
+	char *pos[1], m[MONEY_BUFSZ];
+	int npos, rc;
+
+	/* argv[-1] is the word "refund" itself: parse from it like a subcommand */
+	MCLI_PARSE(cli_parse(c, "refund",
+	                          "PAYMENT --amount A --reason R [--method M] [--reference R] "
+	                          "[--idempotency-key K]",
+	                          opts, argc + 1, argv - 1, pos, 1, &npos));
+	if ((rc =
+	         cli_parse_id("refund", _("the payment id"), npos ? pos[0] : NULL, &in.payment_id)))
+		return rc;
+	if (!amount || !reason)
+		return cli_usage("refund", _("--amount and --reason are required"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = payment_get(c->db, in.payment_id, &p)) != 0)
+		return cli_refused(rc);
+	rc = mcli_amount("--amount", amount, p.currency, &in.amount);
+	payment_free(&p);
+	if (rc)
+		return rc;
+	in.method = method;
+	in.reference = ref;
+	in.reason = reason;
+	/* the core decides: at the desk, or through the channel that took it */
+	if ((rc = refund_request(c->db, &in, key, &out)) != 0)
+		return cli_refused(rc);
+	if (out.route == REFUND_THROUGH_CHANNEL) {
+		if (c->json) {
+			cJSON *o = cJSON_CreateObject();
+
+			cJSON_AddStringToObject(o, "route", "channel");
+			cli_json_int(o, "payment_id", in.payment_id);
+			cJSON_AddStringToObject(o, "order_no", out.order_no);
+			cli_json_int(o, "outbox_id", out.id);
+			cli_print_json(o);
+		} else if ((rc = payment_get(c->db, in.payment_id, &p)) == 0) {
+			printf(_("Refund of %1$s %2$s asked of the payment channel for card order %3$s "
+			         "(payment %4$lld); the channel worker sends it, and the refund is posted "
+			         "when the channel says it succeeded.\n"),
+			       mcli_money(in.amount, p.currency, m), p.currency, out.order_no,
+			       (long long)p.id);
+			payment_free(&p);
+		}
+		return rc ? cli_refused(rc) : CLI_OK;
+	}
+	res.id = out.id;
+	res.replayed = out.replayed;
+	mcli_replay(&res, key);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "refund_id", res.id);
+		cli_json_int(o, "payment_id", in.payment_id);
+		rc = refund_list(c->db, in.payment_id, refund_cb,
+		                 cJSON_AddArrayToObject(o, "refunds"));
+		cJSON_AddBoolToObject(o, "replayed", res.replayed);
+		if (rc)
+			cJSON_Delete(o);
+		else
+			cli_print_json(o);
+	} else if ((rc = payment_get(c->db, in.payment_id, &p)) == 0) {
+		printf(_("Refund %lld: %s %s back from payment %lld.\n"), (long long)res.id,
+		       mcli_money(in.amount, p.currency, m), p.currency, (long long)p.id);
+		payment_free(&p);
+	}
+	idem_result_free(&res);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+

@@ -1,0 +1,547 @@
+/*
+ * cli-report.c - `frontdesk check`, `frontdesk report aging|takings|statement` and
+ * `frontdesk export journal` (see checkdb.h, report.h, journal.h).
+ * Shared helpers: cli-money.h. Called through cli_money (cli-money.c).
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "checkdb.h"
+#include "cli-money.h"
+#include "cli-util.h"
+#include "clock.h"
+#include "config.h"
+#include "csv.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "journal.h"
+#include "money.h"
+#include "payment.h"
+#include "refund-route.h"
+#include "report.h"
+#include "xalloc.h"
+
+
+/* ---------------------------------------------------------------- check */
+
+struct check_out {
+	cJSON *arr;
+};
+
+static void check_report(const char *code, const char *detail, void *arg)
+{
+	struct check_out *co = arg;
+
+	if (co->arr) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "code", code);
+		cli_json_str(o, "rule", check_describe(code));
+		cli_json_str(o, "detail", detail);
+		cJSON_AddItemToArray(co->arr, o);
+		return;
+	}
+	printf("%s: ", code);
+	cli_puts_safe(detail);
+	putchar('\n');
+}
+
+int mcli_check(struct cli *c, int argc, char **argv)
+{
+	struct check_out co = {NULL};
+	cJSON *o = NULL;
+	char *pos[1];
+	int npos, n;
+
+	MCLI_PARSE(cli_parse(c, "check", "", NULL, argc + 1, argv - 1, pos, 0, &npos));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (c->json) {
+		o = cJSON_CreateObject();
+		co.arr = cJSON_AddArrayToObject(o, "violations");
+	}
+	n = check_all(c->db, check_report, &co);
+	if (n < 0) {
+		cJSON_Delete(o);
+		return cli_refused(n);
+	}
+	if (o) {
+		cli_json_int(o, "count", n);
+		cli_print_json(o);
+	} else if (n == 0) {
+		printf(_("No problems found.\n"));
+	}
+	if (n > 0)
+		fprintf(stderr, _("frontdesk: check found %d problem(s)\n"), n);
+	return n ? CLI_REFUSED : CLI_OK;
+}
+
+/* ---------------------------------------------------------------- reports */
+
+/* One CSV cell: quoted when needed; text that a spreadsheet would take for a
+ * formula (= + - @ at the start) gets a leading apostrophe. */
+static void csv_cell(const char *s, int text, int last)
+{
+	const char *p;
+	int quote = 0;
+
+	if (!s)
+		s = "";
+	for (p = s; *p; p++)
+		if (*p == ',' || *p == '"' || *p == '\n' || *p == '\r')
+			quote = 1;
+	if (quote)
+		putchar('"');
+	if (text && (*s == '=' || *s == '+' || *s == '-' || *s == '@'))
+		putchar('\'');
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			putchar('"');
+		putchar(*p);
+	}
+	if (quote)
+		putchar('"');
+	putchar(last ? '\n' : ',');
+}
+
+static void csv_money(int64_t v, const char *code, int last)
+{
+	char m[MONEY_BUFSZ];
+
+	if (money_format(v, currency_find(code), 0, m, sizeof m))
+		snprintf(m, sizeof m, "?");
+	csv_cell(m, 0, last);
+}
+
+static void csv_int(int64_t v, int last)
+{
+	char b[32];
+
+	snprintf(b, sizeof b, "%lld", (long long)v);
+	csv_cell(b, 0, last);
+}
+
+struct report_out {
+	struct cli *c;
+	int csv;
+	cJSON *arr;
+	const char *currency;
+};
+
+static const char *const bucket_names[AGING_BUCKETS] = {"current", "1-30", "31-60", "61-90",
+                                                        "over_90"};
+
+/* Append a blank and text right-aligned in width columns to line (of size
+ * bytes, text at `at`): printf's " %12s" for ASCII text such as amounts.
+ * Returns the new length; text that does not fit is left out. */
+static size_t put_right(char *line, size_t at, size_t size, const char *text, size_t width)
+{
+	size_t len = strlen(text), pad = len < width ? width - len : 0;
+
+	if (at + 1 + pad + len >= size)
+		return at;
+	line[at++] = ' ';
+	memset(line + at, ' ', pad);
+	memcpy(line + at + pad, text, len);
+	return at + pad + len;
+}
+
+static int aging_cb(const struct aging_row *r, void *arg)
+{
+	struct report_out *o = arg;
+	char m[MONEY_BUFSZ];
+	int i;
+
+	if (o->arr) {
+		cJSON *j = cJSON_CreateObject(), *b;
+
+		cli_json_int(j, "customer_id", r->customer_id);
+		cli_json_str(j, "customer_name", r->customer_name);
+		cli_json_str(j, "currency", r->currency);
+		b = cJSON_AddObjectToObject(j, "buckets");
+		for (i = 0; i < AGING_BUCKETS; i++)
+			cli_json_int(b, bucket_names[i], r->bucket[i]);
+		cli_json_int(j, "owed", r->owed);
+		cli_json_int(j, "credit", r->credit);
+		cJSON_AddItemToArray(o->arr, j);
+	} else if (o->csv) {
+		csv_int(r->customer_id, 0);
+		csv_cell(r->customer_name, 1, 0);
+		csv_cell(r->currency, 0, 0);
+		for (i = 0; i < AGING_BUCKETS; i++)
+			csv_money(r->bucket[i], r->currency, 0);
+		csv_money(r->owed, r->currency, 0);
+		csv_money(r->credit, r->currency, 1);
+	} else {
+		/* one row per customer and currency, possibly a million of them:
+		 * put together without printf (a third of the report's time) */
+		const struct currency *cur = currency_find(r->currency);
+		char line[8 * MONEY_BUFSZ + 32];
+		size_t at;
+
+		at = (size_t)snprintf(line, sizeof line, "%6lld  %-3s", (long long)r->customer_id,
+		                      r->currency);
+		for (i = 0; i < AGING_BUCKETS + 2; i++) {
+			int64_t v = i < AGING_BUCKETS    ? r->bucket[i]
+			            : i == AGING_BUCKETS ? r->owed
+			                                 : r->credit;
+
+			if (money_format(v, cur, 1, m, sizeof m))
+				snprintf(m, sizeof m, "?");
+			at = put_right(line, at, sizeof line, m, 12);
+		}
+		fwrite(line, 1, at, stdout);
+		fputs("  ", stdout);
+		cli_puts_safe(r->customer_name);
+		putchar('\n');
+	}
+	return 0;
+}
+
+static int cmd_report_aging(struct cli *c, int argc, char **argv)
+{
+	const char *on = NULL;
+	int csv = 0, npos, rc, i;
+	struct cli_opt opts[] = {
+	    {"on", &on, NULL, N_("count days past due on this day (default: today)")},
+	    {"csv", NULL, &csv, N_("print CSV")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct report_out o = {c, 0, NULL, NULL};
+	int64_t t = clock_now();
+	cJSON *j = NULL;
+	char *pos[1];
+
+	MCLI_PARSE(
+	    cli_parse(c, "report aging", "[--on DATE] [--csv]", opts, argc, argv, pos, 0, &npos));
+	if (csv && c->json)
+		return cli_usage("report aging", _("give --json or --csv, not both"));
+	if (on && (rc = clock_parse_local(on, &t)) != 0)
+		return cli_refused(rc);
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	o.csv = csv;
+	if (c->json) {
+		char d[32];
+
+		j = cJSON_CreateObject();
+		cli_json_str(j, "on", mcli_date(t, d));
+		o.arr = cJSON_AddArrayToObject(j, "customers");
+	} else if (csv) {
+		printf("customer_id,customer_name,currency");
+		for (i = 0; i < AGING_BUCKETS; i++)
+			printf(",%s", bucket_names[i]);
+		printf(",owed,credit\n");
+	} else {
+		printf("%6s  %-3s %12s %12s %12s %12s %12s %12s %12s  %s\n", _("id"), _("cur"),
+		       _("current"), "1-30", "31-60", "61-90", _("over 90"), _("owed"), _("credit"),
+		       _("customer"));
+	}
+	rc = report_aging(c->db, t, aging_cb, &o);
+	if (j) {
+		if (rc)
+			cJSON_Delete(j);
+		else
+			cli_print_json(j);
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int takings_cb(const struct takings_row *r, void *arg)
+{
+	struct report_out *o = arg;
+	char a[MONEY_BUFSZ], b[MONEY_BUFSZ], n[MONEY_BUFSZ];
+
+	if (o->arr) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_str(j, "day", r->day);
+		cli_json_str(j, "method", r->method);
+		cli_json_str(j, "currency", r->currency);
+		cli_json_int(j, "payments", r->count);
+		cli_json_int(j, "received", r->received);
+		cli_json_int(j, "refunded", r->refunded);
+		cli_json_int(j, "net", r->net);
+		cJSON_AddItemToArray(o->arr, j);
+	} else if (o->csv) {
+		csv_cell(r->day, 0, 0);
+		csv_cell(r->method, 0, 0);
+		csv_cell(r->currency, 0, 0);
+		csv_int(r->count, 0);
+		csv_money(r->received, r->currency, 0);
+		csv_money(r->refunded, r->currency, 0);
+		csv_money(r->net, r->currency, 1);
+	} else {
+		printf("%s  %-13s %-3s %5lld %12s %12s %12s\n", r->day, r->method, r->currency,
+		       (long long)r->count, mcli_money(r->received, r->currency, a),
+		       mcli_money(r->refunded, r->currency, b),
+		       mcli_money(r->net, r->currency, n));
+	}
+	return 0;
+}
+
+static int cmd_report_takings(struct cli *c, int argc, char **argv)
+{
+	const char *from_s = NULL, *to_s = NULL;
+	int csv = 0, npos, rc;
+	struct cli_opt opts[] = {
+	    {"from", &from_s, NULL, N_("first day (default: 30 days before --to)")},
+	    {"to", &to_s, NULL, N_("last day, included (default: today)")},
+	    {"csv", NULL, &csv, N_("print CSV")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct report_out o = {c, 0, NULL, NULL};
+	int64_t from, to;
+	cJSON *j = NULL;
+	char *pos[1], d1[32], d2[32];
+
+	MCLI_PARSE(cli_parse(c, "report takings", "[--from DATE] [--to DATE] [--csv]", opts,
+	                          argc, argv, pos, 0, &npos));
+	if (csv && c->json)
+		return cli_usage("report takings", _("give --json or --csv, not both"));
+	to = clock_now();
+	if (to_s && (rc = clock_parse_local(to_s, &to)) != 0)
+		return cli_refused(rc);
+	to = clock_add_days(clock_day_start(to), 1); /* the end of the last day */
+	from = clock_add_days(to, -30);
+	if (from_s && (rc = clock_parse_local(from_s, &from)) != 0)
+		return cli_refused(rc);
+	from = clock_day_start(from);
+	if (from >= to) {
+		err_set(FD_EINVAL, _("--from must not be after --to"));
+		return cli_refused(FD_EINVAL);
+	}
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	o.csv = csv;
+	mcli_date(from, d1);
+	mcli_date(clock_add_days(to, -1), d2);
+	if (c->json) {
+		j = cJSON_CreateObject();
+		cli_json_str(j, "from", d1);
+		cli_json_str(j, "to", d2);
+		o.arr = cJSON_AddArrayToObject(j, "days");
+	} else if (csv) {
+		printf("day,method,currency,payments,received,refunded,net\n");
+	} else {
+		printf(_("Takings from %s to %s:\n"), d1, d2);
+		printf("%-10s  %-13s %-3s %5s %12s %12s %12s\n", _("day"), _("method"), _("cur"),
+		       _("count"), _("received"), _("refunded"), _("net"));
+	}
+	rc = report_takings(c->db, from, to, takings_cb, &o);
+	if (j) {
+		if (rc)
+			cJSON_Delete(j);
+		else
+			cli_print_json(j);
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int statement_cb(const struct statement_line *l, void *arg)
+{
+	struct report_out *o = arg;
+	char d[32], a[MONEY_BUFSZ], b[MONEY_BUFSZ];
+	const char *cur = o->currency;
+
+	if (o->arr) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_time(j, "at", l->at);
+		cli_json_str(j, "kind", l->kind);
+		cli_json_int(j, "id", l->id);
+		cli_json_str(j, "ref", l->ref);
+		cli_json_str(j, "target", l->target);
+		cli_json_int(j, "amount", l->amount);
+		cli_json_int(j, "allocated", l->allocated);
+		cli_json_int(j, "balance", l->balance);
+		cJSON_AddItemToArray(o->arr, j);
+	} else if (o->csv) {
+		clock_format_local(l->at, TIME_FMT, d, sizeof d);
+		csv_cell(d, 0, 0);
+		csv_cell(cur, 0, 0);
+		csv_cell(l->kind, 0, 0);
+		csv_int(l->id, 0);
+		csv_cell(l->ref, 1, 0);
+		csv_cell(l->target, 1, 0);
+		csv_money(l->amount, cur, 0);
+		csv_money(l->allocated, cur, 0);
+		csv_money(l->balance, cur, 1);
+	} else if (!strcmp(l->kind, "allocation")) {
+		printf("%s  %-11s #%-5lld %s -> %s: %s\n", mcli_date(l->at, d), l->kind,
+		       (long long)l->id, l->ref ? l->ref : "", l->target ? l->target : "",
+		       mcli_money(l->allocated, cur, a));
+	} else {
+		printf("%s  %-11s #%-5lld ", mcli_date(l->at, d), l->kind, (long long)l->id);
+		cli_puts_safe(l->ref ? l->ref : "");
+		printf("  %s  %s %s\n", mcli_money(l->amount, cur, a), _("balance"),
+		       mcli_money(l->balance, cur, b));
+	}
+	return 0;
+}
+
+
+static int cmd_report_statement(struct cli *c, int argc, char **argv)
+{
+	const char *cust = NULL, *currency = NULL;
+	int csv = 0, npos, rc = 0, n = 0, i;
+	struct cli_opt opts[] = {
+	    {"customer", &cust, NULL, N_("whose statement (required)")},
+	    {"currency", &currency, NULL, N_("only this currency (default: each one used)")},
+	    {"csv", NULL, &csv, N_("print CSV")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct report_out o = {c, 0, NULL, NULL};
+	struct statement_totals t;
+	struct customer cu;
+	char curs[16][4], *pos[1], m[MONEY_BUFSZ];
+	cJSON *j = NULL, *arr = NULL;
+	int64_t id;
+
+	MCLI_PARSE(cli_parse(c, "report statement", "--customer C [--currency CUR] [--csv]",
+	                          opts, argc, argv, pos, 0, &npos));
+	if (csv && c->json)
+		return cli_usage("report statement", _("give --json or --csv, not both"));
+	if ((rc = cli_parse_id("report statement", "--customer", cust, &id)) != 0)
+		return rc;
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = customer_get(c->db, id, &cu)) != 0)
+		return cli_refused(rc);
+	if (currency) {
+		const struct currency *k = currency_find(currency);
+
+		if (!k) {
+			customer_free(&cu);
+			err_set(FD_EINVAL, _("unknown currency '%.10s'"), currency);
+			return cli_refused(FD_EINVAL);
+		}
+		snprintf(curs[0], 4, "%s", k->code);
+		n = 1;
+	} else if ((rc = report_currencies(c->db, id, curs, 16, &n)) != 0) {
+		customer_free(&cu);
+		return cli_refused(rc);
+	}
+	o.csv = csv;
+	if (c->json) {
+		j = cJSON_CreateObject();
+		cli_json_int(j, "customer_id", id);
+		cli_json_str(j, "customer_name", cu.name);
+		arr = cJSON_AddArrayToObject(j, "statements");
+	} else if (csv) {
+		printf("at,currency,kind,id,ref,target,amount,allocated,balance\n");
+	} else {
+		printf("%s: ", _("Statement of"));
+		cli_puts_safe(cu.name);
+		printf(" (%lld)\n", (long long)id);
+	}
+	for (i = 0; i < n && !rc; i++) {
+		cJSON *s = NULL;
+
+		o.currency = curs[i];
+		if (arr) {
+			s = cJSON_CreateObject();
+			cli_json_str(s, "currency", curs[i]);
+			o.arr = cJSON_AddArrayToObject(s, "lines");
+			cJSON_AddItemToArray(arr, s);
+		} else if (!csv) {
+			printf("\n%s:\n", curs[i]);
+		}
+		rc = report_statement(c->db, id, curs[i], statement_cb, &o, &t);
+		if (rc)
+			break;
+		if (s) {
+			cJSON *tj = cJSON_AddObjectToObject(s, "totals");
+
+			cli_json_int(tj, "invoiced", t.invoiced);
+			cli_json_int(tj, "credited", t.credited);
+			cli_json_int(tj, "received", t.received);
+			cli_json_int(tj, "refunded", t.refunded);
+			cli_json_int(tj, "balance", t.balance);
+			cli_json_int(tj, "open_invoices", t.open);
+			cli_json_int(tj, "credit", t.credit);
+		} else if (!csv) {
+			printf(_("Invoiced %s, credited %s, received %s, refunded %s.\n"),
+			       mcli_money(t.invoiced, curs[i], m),
+			       mcli_money(t.credited, curs[i], (char[MONEY_BUFSZ]){0}),
+			       mcli_money(t.received, curs[i], (char[MONEY_BUFSZ]){0}),
+			       mcli_money(t.refunded, curs[i], (char[MONEY_BUFSZ]){0}));
+			printf(
+			    _("Owed on open invoices: %s %s; unallocated credit: %s %s; balance: "
+			      "%s %s\n"),
+			    mcli_money(t.open, curs[i], m), curs[i],
+			    mcli_money(t.credit, curs[i], (char[MONEY_BUFSZ]){0}), curs[i],
+			    mcli_money(t.balance, curs[i], (char[MONEY_BUFSZ]){0}), curs[i]);
+		}
+	}
+	customer_free(&cu);
+	if (j) {
+		if (rc)
+			cJSON_Delete(j);
+		else
+			cli_print_json(j);
+	}
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+const struct cli_cmd mcli_report_cmds[] = {
+    {"aging", cmd_report_aging, "[--on DATE] [--csv]",
+     N_("receivables by days past due, and each customer's credit")},
+    {"takings", cmd_report_takings, "[--from DATE] [--to DATE] [--csv]",
+     N_("money received and refunded by day and method")},
+    {"statement", cmd_report_statement, "--customer C [--currency CUR] [--csv]",
+     N_("a customer's invoices, payments, allocations and balance")},
+    {NULL, NULL, NULL, NULL},
+};
+
+/* ---------------------------------------------------------------- export */
+
+static int cmd_export_journal(struct cli *c, int argc, char **argv)
+{
+	const char *output = NULL;
+	struct cli_opt opts[] = {
+	    {"output", &output, NULL, N_("write to this file (mode 0600) instead of stdout")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	char *pos[1];
+	int npos, rc, fd;
+	FILE *f = stdout;
+
+	MCLI_PARSE(
+	    cli_parse(c, "export journal", "[--output FILE]", opts, argc, argv, pos, 0, &npos));
+	if (c->json)
+		return cli_usage("export journal",
+		                 _("the journal is plain text; --json does not apply"));
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if (output) {
+		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			err_set(FD_EIO, _("cannot write %s: %s"), output, strerror(errno));
+			if (fd >= 0)
+				close(fd);
+			return cli_refused(FD_EIO);
+		}
+	}
+	rc = journal_export(c->db, f);
+	if (f != stdout && fclose(f) != 0 && !rc)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), output, strerror(errno));
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+const struct cli_cmd mcli_export_cmds[] = {
+    {"journal", cmd_export_journal, "[--output FILE]",
+     N_("the money history as a ledger/hledger journal")},
+    {NULL, NULL, NULL, NULL},
+};
+
