@@ -1,0 +1,269 @@
+/*
+ * item.c - the line items of a job; amounts are computed here
+ * (money_line_amount) and stored with the item (see work.h).
+ *
+ * Invariants (the whole work domain): every write checks what it can of its
+ * input before its transaction starts, and what needs the database inside
+ * that transaction before its first write; a refusal rolls back, so a
+ * refused request changes nothing. Shared helpers: work-int.h.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "config.h"
+#include "db.h"
+#include "dbrow.h"
+#include "err.h"
+#include "i18n.h"
+#include "money.h"
+#include "strbuf.h"
+#include "text.h"
+#include "work-int.h"
+#include "work.h"
+#include "xalloc.h"
+
+
+/* ---------------------------------------------------------------- items */
+
+#define ITEM_SELECT                                                                        \
+	"SELECT i.id, i.service_order_id, i.kind, i.description, i.qty_milli, i.unit_price," \
+	" i.amount, j.currency, i.created_at, i.updated_at"                                \
+	" FROM line_item i JOIN service_order j ON j.id = i.service_order_id"
+
+static const char *const item_kinds[] = { "SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT", NULL };
+
+struct item_iter {
+	int (*cb)(const struct line_item *li, void *arg);
+	void *arg;
+	struct line_item *out; /* item_get: the row is handed over here */
+};
+
+static int item_row(sqlite3_stmt *st, void *p)
+{
+	struct item_iter *it = p;
+	struct line_item li;
+	int rc;
+
+	memset(&li, 0, sizeof li);
+	li.id = sqlite3_column_int64(st, 0);
+	li.job_id = sqlite3_column_int64(st, 1);
+	dbrow_copy(st, 2, li.kind, sizeof li.kind);
+	li.description = dbrow_dup(st, 3);
+	li.qty_milli = sqlite3_column_int64(st, 4);
+	li.unit_price = sqlite3_column_int64(st, 5);
+	li.amount = sqlite3_column_int64(st, 6);
+	dbrow_copy(st, 7, li.currency, sizeof li.currency);
+	li.created_at = sqlite3_column_int64(st, 8);
+	li.updated_at = sqlite3_column_int64(st, 9);
+	if (it->out) {
+		*it->out = li;
+		return 0;
+	}
+	rc = it->cb(&li, it->arg);
+	item_free(&li);
+	return rc;
+}
+
+void item_free(struct line_item *li)
+{
+	free(li->description);
+	memset(li, 0, sizeof *li);
+}
+
+int item_get(struct db *db, int64_t id, struct line_item *out)
+{
+	struct item_iter it = { NULL, NULL, out };
+	sqlite3_stmt *st;
+	int64_t n = 0;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = wk_prep(db, ITEM_SELECT " WHERE i.id = ?1", &st, id, 0)) ||
+	    (rc = wk_each_row(db, st, item_row, &it, _("cannot read the line item"), &n)))
+		return rc;
+	return n ? 0 : err_set(FD_ENOTFOUND, _("there is no line item %lld"), (long long)id);
+}
+
+int item_list(struct db *db, int64_t job_id, int (*cb)(const struct line_item *li, void *arg),
+	      void *arg)
+{
+	struct item_iter it = { cb, arg, NULL };
+	sqlite3_stmt *st;
+	int rc = wk_prep(db, ITEM_SELECT " WHERE i.service_order_id = ?1 ORDER BY i.id", &st, job_id,
+		      0);
+
+	return rc ? rc : wk_each_row(db, st, item_row, &it, _("cannot list line items"), NULL);
+}
+
+/* The canonical spelling of kind (any case), or NULL. */
+static const char *find_kind(const char *kind)
+{
+	int i;
+
+	for (i = 0; kind && item_kinds[i]; i++)
+		if (!strcasecmp(kind, item_kinds[i]))
+			return item_kinds[i];
+	return NULL;
+}
+
+/* The signed amount of a line: money_line_amount, negated for a DISCOUNT or
+ * a CREDIT (a positive int64_t always negates). */
+static int line_amount(const char *kind, int64_t qty_milli, int64_t unit_price, int64_t *out)
+{
+	if (money_line_amount(qty_milli, unit_price, out))
+		return err_set(FD_EINVAL, _("the amount of this line is too large: "
+					    "lower the quantity or the unit price"));
+	if (!strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT"))
+		*out = -*out;
+	return 0;
+}
+
+/* Check in; *kind gets the canonical kind (NULL when unchanged). For an edit
+ * a negative quantity or price means unchanged. */
+static int check_item_input(const struct item_input *in, int adding, const char **kind)
+{
+	int rc;
+
+	*kind = NULL;
+	if (adding && in->job_id <= 0)
+		return err_set(FD_EINVAL, _("the line item needs a job"));
+	if ((adding || in->kind) && !(*kind = find_kind(in->kind)))
+		return err_set(FD_EINVAL,
+			       _("'%.20s' is not a kind of line item: use SERVICE, FEE, DISCOUNT, "
+				 "TAX or CREDIT"),
+			       in->kind ? in->kind : "");
+	if ((adding || in->description) &&
+	    (rc = text_check(in->description, _("the description"), TEXT_MAX, 0)))
+		return rc;
+	if ((adding || in->qty_milli >= 0) && in->qty_milli <= 0)
+		return err_set(FD_EINVAL, _("the quantity must be greater than zero"));
+	if (in->qty_milli > QTY_MAX)
+		return err_set(FD_EINVAL, _("the quantity is too large (at most 1000000)"));
+	if (adding && in->unit_price < 0)
+		return err_set(FD_EINVAL, _("the unit price must not be negative; "
+					    "use a DISCOUNT or CREDIT line to take money off"));
+	return 0;
+}
+
+struct item_ctx {
+	int64_t id;
+	const struct item_input *in;
+	const char *kind;
+	int64_t amount;
+};
+
+static int item_add_tx(struct db *db, void *arg)
+{
+	struct item_ctx *a = arg;
+	char status[16];
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = wk_read_status(db, &wk_job_machine, a->in->job_id, status))) /* the job exists */
+		return rc;
+	rc = db_prepare(db,
+			"INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
+			" unit_price, amount, created_at, updated_at)"
+			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, a->in->job_id);
+	wk_bind_text(st, 2, a->kind);
+	wk_bind_text(st, 3, a->in->description);
+	sqlite3_bind_int64(st, 4, a->in->qty_milli);
+	sqlite3_bind_int64(st, 5, a->in->unit_price);
+	sqlite3_bind_int64(st, 6, a->amount);
+	sqlite3_bind_int64(st, 7, clock_now());
+	if ((rc = db_run(db, st, _("cannot add the line item"))))
+		return rc;
+	a->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+int item_add(struct db *db, const struct item_input *in, int64_t *id_out)
+{
+	struct item_ctx a = { 0, in, NULL, 0 };
+	int rc;
+
+	if ((rc = check_item_input(in, 1, &a.kind)) ||
+	    (rc = line_amount(a.kind, in->qty_milli, in->unit_price, &a.amount)) ||
+	    (rc = db_write(db, item_add_tx, &a)))
+		return rc;
+	*id_out = a.id;
+	return 0;
+}
+
+static int item_edit_tx(struct db *db, void *arg)
+{
+	struct item_ctx *e = arg;
+	struct line_item li;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = item_get(db, e->id, &li)))
+		return rc;
+	if (e->kind)
+		snprintf(li.kind, sizeof li.kind, "%s", e->kind);
+	if (e->in->qty_milli >= 0)
+		li.qty_milli = e->in->qty_milli;
+	if (e->in->unit_price >= 0)
+		li.unit_price = e->in->unit_price;
+	if ((rc = line_amount(li.kind, li.qty_milli, li.unit_price, &li.amount)))
+		goto out;
+	rc = db_prepare(db,
+			"UPDATE line_item SET kind = ?1,"
+			" description = coalesce(?2, description), qty_milli = ?3,"
+			" unit_price = ?4, amount = ?5, updated_at = ?6 WHERE id = ?7",
+			&st);
+	if (rc)
+		goto out;
+	wk_bind_text(st, 1, li.kind);
+	wk_bind_text(st, 2, e->in->description);
+	sqlite3_bind_int64(st, 3, li.qty_milli);
+	sqlite3_bind_int64(st, 4, li.unit_price);
+	sqlite3_bind_int64(st, 5, li.amount);
+	sqlite3_bind_int64(st, 6, clock_now());
+	sqlite3_bind_int64(st, 7, e->id);
+	rc = db_run(db, st, _("cannot change the line item"));
+out:
+	item_free(&li);
+	return rc;
+}
+
+int item_edit(struct db *db, int64_t id, const struct item_input *in)
+{
+	struct item_ctx e = { id, in, NULL, 0 };
+	int rc;
+
+	if ((rc = check_item_input(in, 0, &e.kind)))
+		return rc;
+	if (!in->kind && !in->description && in->qty_milli < 0 && in->unit_price < 0)
+		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
+	return db_write(db, item_edit_tx, &e);
+}
+
+static int item_delete_tx(struct db *db, void *arg)
+{
+	int64_t id = *(int64_t *)arg;
+	struct line_item li;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = item_get(db, id, &li)))
+		return rc;
+	item_free(&li);
+	if ((rc = wk_prep(db, "DELETE FROM line_item WHERE id = ?1", &st, id, 0)))
+		return rc;
+	return db_run(db, st, _("cannot delete the line item"));
+}
+
+int item_delete(struct db *db, int64_t id)
+{
+	return db_write(db, item_delete_tx, &id);
+}

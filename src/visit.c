@@ -1,0 +1,420 @@
+/*
+ * visit.c - visits (when and where only) and the links that say which jobs a
+ * visit works on, with estimated minutes (see work.h).
+ *
+ * Invariants (the whole work domain): every write checks what it can of its
+ * input before its transaction starts, and what needs the database inside
+ * that transaction before its first write; a refusal rolls back, so a
+ * refused request changes nothing. Shared helpers: work-int.h.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "clock.h"
+#include "config.h"
+#include "db.h"
+#include "dbrow.h"
+#include "err.h"
+#include "i18n.h"
+#include "money.h"
+#include "strbuf.h"
+#include "text.h"
+#include "work-int.h"
+#include "work.h"
+#include "xalloc.h"
+
+
+/* ---------------------------------------------------------------- visits */
+
+/* A visit with the summary of the jobs it works on, in the order they were
+ * linked: the first customer's name and "+N" for N more customers, the job
+ * titles, the estimated minutes. */
+#define APPT_SELECT                                                                        \
+	"SELECT a.id, a.start_at, a.end_at, a.location, a.status, a.note, a.created_at,"   \
+	" a.updated_at,"                                                                   \
+	" coalesce((SELECT c.name FROM appointment_work w"                                 \
+	"   JOIN service_order j ON j.id = w.service_order_id"                             \
+	"   JOIN customer c ON c.id = j.customer_id"                                       \
+	"   WHERE w.appointment_id = a.id ORDER BY w.id LIMIT 1)"                          \
+	"  || (SELECT CASE WHEN count(DISTINCT j.customer_id) > 1"                         \
+	"       THEN ' +' || (count(DISTINCT j.customer_id) - 1) ELSE '' END"              \
+	"     FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"   \
+	"     WHERE w.appointment_id = a.id), ''),"                                        \
+	" coalesce((SELECT group_concat(title, ', ') FROM (SELECT j.title"                 \
+	"   FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"     \
+	"   WHERE w.appointment_id = a.id ORDER BY w.id)), ''),"                           \
+	" (SELECT coalesce(sum(est_minutes), 0) FROM appointment_work"                     \
+	"   WHERE appointment_id = a.id)"                                                  \
+	" FROM appointment a"
+
+struct appt_iter {
+	int (*cb)(const struct appt *a, void *arg);
+	void *arg;
+	struct appt *out; /* appt_get: the row is handed over here */
+};
+
+static int appt_row(sqlite3_stmt *st, void *p)
+{
+	struct appt_iter *it = p;
+	struct appt a;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	a.id = sqlite3_column_int64(st, 0);
+	a.start_at = sqlite3_column_int64(st, 1);
+	a.end_at = sqlite3_column_int64(st, 2);
+	a.location = dbrow_dup(st, 3);
+	dbrow_copy(st, 4, a.status, sizeof a.status);
+	a.note = dbrow_dup(st, 5);
+	a.created_at = sqlite3_column_int64(st, 6);
+	a.updated_at = sqlite3_column_int64(st, 7);
+	a.customers = dbrow_dup(st, 8);
+	a.services = dbrow_dup(st, 9);
+	a.est_minutes = sqlite3_column_int64(st, 10);
+	if (it->out) {
+		*it->out = a;
+		return 0;
+	}
+	rc = it->cb(&a, it->arg);
+	appt_free(&a);
+	return rc;
+}
+
+void appt_free(struct appt *a)
+{
+	free(a->location);
+	free(a->note);
+	free(a->customers);
+	free(a->services);
+	memset(a, 0, sizeof *a);
+}
+
+int appt_get(struct db *db, int64_t id, struct appt *out)
+{
+	struct appt_iter it = { NULL, NULL, out };
+	sqlite3_stmt *st;
+	int64_t n = 0;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = wk_prep(db, APPT_SELECT " WHERE a.id = ?1", &st, id, 0)) ||
+	    (rc = wk_each_row(db, st, appt_row, &it, _("cannot read the visit"), &n)))
+		return rc;
+	return n ? 0 : wk_not_found(&wk_appt_machine, id);
+}
+
+int appt_list_range(struct db *db, int64_t from, int64_t to,
+		    int (*cb)(const struct appt *a, void *arg), void *arg)
+{
+	struct appt_iter it = { cb, arg, NULL };
+	sqlite3_stmt *st;
+	int rc;
+
+	if (from >= to)
+		return err_set(FD_EINVAL, _("the end of the range must come after its start"));
+	/* no visit is longer than APPT_MAX_SECONDS, so the index on start_at
+	 * bounds the scan on both sides */
+	rc = wk_prep(db,
+		  APPT_SELECT " WHERE a.start_at < ?2 AND a.end_at > ?1 AND a.start_at >= ?3"
+			      " ORDER BY a.start_at, a.id",
+		  &st, from, to);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 3, from > INT64_MIN + APPT_MAX_SECONDS ? from - APPT_MAX_SECONDS
+								      : INT64_MIN);
+	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
+}
+
+/* FD_EINVAL unless a visit may run from start to end. */
+static int check_times(int64_t start, int64_t end)
+{
+	char s[32], e[32];
+
+	if (start <= 0 || end <= 0)
+		return err_set(FD_EINVAL, _("the visit needs a start and an end time"));
+	clock_format_local(start, "%Y-%m-%d %H:%M", s, sizeof s);
+	clock_format_local(end, "%Y-%m-%d %H:%M", e, sizeof e);
+	if (end <= start)
+		return err_set(FD_EINVAL,
+			       _("the visit must end after it starts (%s is not after %s)"), e, s);
+	if (end - start > APPT_MAX_SECONDS)
+		return err_set(FD_EINVAL,
+			       _("a visit lasts at most 7 days (%s to %s is longer); "
+				 "book longer work as several visits of one job"),
+			       s, e);
+	return 0;
+}
+
+static int check_appt_input(const struct appt_input *in, int adding)
+{
+	int rc;
+
+	if (adding && (rc = check_times(in->start_at, in->end_at)))
+		return rc;
+	if (in->start_at < 0 || in->end_at < 0)
+		return err_set(FD_EINVAL, _("the visit needs a start and an end time"));
+	if (in->location && (rc = text_check(in->location, _("the location"), TEXT_MAX, 1)))
+		return rc;
+	if (in->note && (rc = text_check(in->note, _("the note"), NOTE_MAX, 1)))
+		return rc;
+	return 0;
+}
+
+struct appt_ctx {
+	int64_t id;
+	const struct appt_input *in;
+};
+
+static int appt_add_tx(struct db *db, void *arg)
+{
+	struct appt_ctx *a = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare(db,
+			"INSERT INTO appointment (start_at, end_at, location, note, created_at,"
+			" updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, a->in->start_at);
+	sqlite3_bind_int64(st, 2, a->in->end_at);
+	wk_bind_opt(st, 3, a->in->location);
+	wk_bind_opt(st, 4, a->in->note);
+	sqlite3_bind_int64(st, 5, clock_now());
+	if ((rc = db_run(db, st, _("cannot add the visit"))))
+		return rc;
+	a->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
+{
+	struct appt_ctx a = { 0, in };
+	int rc;
+
+	if ((rc = check_appt_input(in, 1)) || (rc = db_write(db, appt_add_tx, &a)))
+		return rc;
+	*id_out = a.id;
+	return 0;
+}
+
+static int appt_edit_tx(struct db *db, void *arg)
+{
+	struct appt_ctx *e = arg;
+	struct appt old;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = appt_get(db, e->id, &old)))
+		return rc;
+	rc = check_times(e->in->start_at ? e->in->start_at : old.start_at,
+			 e->in->end_at ? e->in->end_at : old.end_at);
+	appt_free(&old);
+	if (rc)
+		return rc;
+	/* 0 / NULL keeps the old value; '' clears location or note */
+	rc = db_prepare(db,
+			"UPDATE appointment SET"
+			" start_at = CASE WHEN ?1 = 0 THEN start_at ELSE ?1 END,"
+			" end_at = CASE WHEN ?2 = 0 THEN end_at ELSE ?2 END,"
+			" location = CASE WHEN ?3 IS NULL THEN location ELSE nullif(?3, '') END,"
+			" note = CASE WHEN ?4 IS NULL THEN note ELSE nullif(?4, '') END,"
+			" updated_at = ?5 WHERE id = ?6",
+			&st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, e->in->start_at);
+	sqlite3_bind_int64(st, 2, e->in->end_at);
+	wk_bind_text(st, 3, e->in->location);
+	wk_bind_text(st, 4, e->in->note);
+	sqlite3_bind_int64(st, 5, clock_now());
+	sqlite3_bind_int64(st, 6, e->id);
+	return db_run(db, st, _("cannot change the visit"));
+}
+
+int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
+{
+	struct appt_ctx e = { id, in };
+	int rc;
+
+	if ((rc = check_appt_input(in, 0)))
+		return rc;
+	if (!in->start_at && !in->end_at && !in->location && !in->note)
+		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
+	return db_write(db, appt_edit_tx, &e);
+}
+
+int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)
+{
+	return wk_set_status(db, &wk_appt_machine, id, status, reason);
+}
+
+/* ---------------------------------------------------------------- links */
+
+#define LINK_SELECT                                                                        \
+	"SELECT w.id, w.appointment_id, w.service_order_id, w.est_minutes, j.title, c.name," \
+	" j.customer_id, a.start_at, a.end_at, a.status"                                   \
+	" FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"       \
+	" JOIN customer c ON c.id = j.customer_id"                                         \
+	" JOIN appointment a ON a.id = w.appointment_id"
+
+struct link_iter {
+	int (*cb)(const struct link *l, void *arg);
+	void *arg;
+};
+
+static int link_row(sqlite3_stmt *st, void *p)
+{
+	struct link_iter *it = p;
+	struct link l;
+	int rc;
+
+	memset(&l, 0, sizeof l);
+	l.id = sqlite3_column_int64(st, 0);
+	l.appt_id = sqlite3_column_int64(st, 1);
+	l.job_id = sqlite3_column_int64(st, 2);
+	l.est_minutes = sqlite3_column_int64(st, 3);
+	l.job_title = dbrow_dup(st, 4);
+	l.customer_name = dbrow_dup(st, 5);
+	l.customer_id = sqlite3_column_int64(st, 6);
+	l.start_at = sqlite3_column_int64(st, 7);
+	l.end_at = sqlite3_column_int64(st, 8);
+	dbrow_copy(st, 9, l.appt_status, sizeof l.appt_status);
+	rc = it->cb(&l, it->arg);
+	link_free(&l);
+	return rc;
+}
+
+void link_free(struct link *l)
+{
+	free(l->job_title);
+	free(l->customer_name);
+	memset(l, 0, sizeof *l);
+}
+
+int link_list(struct db *db, int64_t appt_id, int64_t job_id,
+	      int (*cb)(const struct link *l, void *arg), void *arg)
+{
+	struct link_iter it = { cb, arg };
+	sqlite3_stmt *st;
+	int rc;
+
+	if (appt_id <= 0 && job_id <= 0)
+		return err_set(FD_EINVAL, _("name a visit or a job"));
+	rc = wk_prep(db,
+		  appt_id > 0 ? LINK_SELECT " WHERE w.appointment_id = ?1 ORDER BY w.id"
+			      : LINK_SELECT " WHERE w.service_order_id = ?2"
+					    " ORDER BY a.start_at, w.id",
+		  &st, appt_id, job_id);
+	return rc ? rc : wk_each_row(db, st, link_row, &it, _("cannot list links"), NULL);
+}
+
+enum link_op { LINK_ADD, LINK_EDIT, LINK_REMOVE };
+
+struct link_ctx {
+	enum link_op op;
+	int64_t appt_id, job_id, minutes;
+	int64_t id; /* the link's, once known */
+};
+
+static int is_over(const char *appt_status)
+{
+	return !strcmp(appt_status, "done") || !strcmp(appt_status, "cancelled") ||
+	       !strcmp(appt_status, "no_show");
+}
+
+/* Everything a link change needs checked, in the order a person would fix
+ * it: both records exist, the link does (or does not) exist, states allow. */
+static int link_check(struct db *db, struct link_ctx *l)
+{
+	char appt_status[16], job_status[16];
+	int found, rc;
+
+	if ((rc = wk_read_status(db, &wk_appt_machine, l->appt_id, appt_status)) ||
+	    (rc = wk_read_status(db, &wk_job_machine, l->job_id, job_status)) ||
+	    (rc = wk_query_int(db,
+			    "SELECT id FROM appointment_work"
+			    " WHERE appointment_id = ?1 AND service_order_id = ?2",
+			    l->appt_id, l->job_id, &l->id, &found)))
+		return rc;
+	if (l->op == LINK_ADD && found)
+		return err_set(FD_ECONFLICT,
+			       _("visit %lld already works on job %lld; "
+				 "change its minutes with 'link edit'"),
+			       (long long)l->appt_id, (long long)l->job_id);
+	if (l->op != LINK_ADD && !found)
+		return err_set(FD_ENOTFOUND, _("visit %lld does not work on job %lld"),
+			       (long long)l->appt_id, (long long)l->job_id);
+	if (is_over(appt_status))
+		return err_set(FD_ECONFLICT,
+			       _("visit %lld is %s: the jobs it worked on can no longer change"),
+			       (long long)l->appt_id, appt_status);
+	if (l->op != LINK_REMOVE && !strcmp(job_status, "cancelled"))
+		return err_set(FD_ECONFLICT, _("job %lld is cancelled: no visit can work on it"),
+			       (long long)l->job_id);
+	return 0;
+}
+
+static int link_tx(struct db *db, void *arg)
+{
+	static const char *const sql[] = {
+		[LINK_ADD] = "INSERT INTO appointment_work (appointment_id, service_order_id,"
+			     " est_minutes, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+		[LINK_EDIT] = "UPDATE appointment_work SET est_minutes = ?3, updated_at = ?4"
+			      " WHERE appointment_id = ?1 AND service_order_id = ?2",
+		[LINK_REMOVE] = "DELETE FROM appointment_work"
+				" WHERE appointment_id = ?1 AND service_order_id = ?2",
+	};
+	struct link_ctx *l = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = link_check(db, l)) || (rc = wk_prep(db, sql[l->op], &st, l->appt_id, l->job_id)))
+		return rc;
+	if (l->op != LINK_REMOVE) {
+		sqlite3_bind_int64(st, 3, l->minutes);
+		sqlite3_bind_int64(st, 4, clock_now());
+	}
+	if ((rc = db_run(db, st, _("cannot change the link"))))
+		return rc;
+	if (l->op == LINK_ADD)
+		l->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+static int link_write(struct db *db, enum link_op op, int64_t appt_id, int64_t job_id,
+		      int64_t minutes, int64_t *id_out)
+{
+	struct link_ctx l = { op, appt_id, job_id, minutes, 0 };
+	int rc;
+
+	if (op != LINK_REMOVE && (minutes < 0 || minutes > MINUTES_MAX))
+		return err_set(FD_EINVAL, _("the estimated minutes must be between 0 and %d"),
+			       MINUTES_MAX);
+	if ((rc = db_write(db, link_tx, &l)))
+		return rc;
+	if (id_out)
+		*id_out = l.id;
+	return 0;
+}
+
+int link_add(struct db *db, int64_t appt_id, int64_t job_id, int64_t est_minutes, int64_t *id_out)
+{
+	return link_write(db, LINK_ADD, appt_id, job_id, est_minutes, id_out);
+}
+
+int link_edit(struct db *db, int64_t appt_id, int64_t job_id, int64_t est_minutes)
+{
+	return link_write(db, LINK_EDIT, appt_id, job_id, est_minutes, NULL);
+}
+
+int link_remove(struct db *db, int64_t appt_id, int64_t job_id)
+{
+	return link_write(db, LINK_REMOVE, appt_id, job_id, 0, NULL);
+}
+
