@@ -1,26 +1,25 @@
 /*
- * screen.c - the desk screen's main loop: terminal set-up and restore, the
- * view stack, input dispatch through the action table, the frame (title,
- * message, status and key-hint lines), live refresh and signals.
+ * screen.c - the desk screen's main loop: the view stack, input dispatch
+ * through the action table, the frame (title, message, status and key-hint
+ * lines) and live refresh. The terminal, its signals and crash handling are
+ * term.c's; what the status line shows is statusline.c's.
  *
  * Invariants:
  *  - Only this thread calls curses. The job runner thread (runner.c) and
  *    the channel worker thread (chanrun.c) have their own connections and
  *    are noticed through PRAGMA data_version; what the channel worker says
  *    reaches this thread through chanrun_take_msg (copied under a mutex,
- *    with a byte on the self-pipe to wake the loop).
- *  - The loop poll()s stdin and a self-pipe (signals write to it) with a
+ *    with a byte on term.c's self-pipe to wake the loop).
+ *  - The loop poll()s stdin and the self-pipe (signals write to it) with a
  *    timeout that ends at the next one-second tick; on each tick it checks
  *    db_data_version and re-reads only what the top view shows. While no
  *    key waits, the top view may work ahead (view_ops.idle: the calendar
  *    reads the neighbouring month), one piece per turn of the loop.
  *  - Each frame is drawn into windows and sent with wnoutrefresh and ONE
- *    doupdate. Nothing is done inside a signal handler but setting a flag
- *    and writing a byte, except for crash signals, which write the
- *    terminal's reset sequence (prepared beforehand) and re-raise.
+ *    doupdate.
  *  - The terminal is restored on every way out: quit, Ctrl-C / SIGTERM /
- *    SIGHUP (the loop ends and calls endwin), a crash signal (reset
- *    sequence and the saved termios), an allocation failure (xalloc hook).
+ *    SIGHUP (the loop ends and calls term_close), a crash signal or an
+ *    allocation failure (term.c).
  */
 #include <config.h>
 
@@ -55,8 +54,9 @@
 #include "runner.h"
 #include "screen.h"
 #include "state.h"
-#include "status.h"
+#include "statusline.h"
 #include "theme.h"
+#include "term.h"
 #include "tw.h"
 #include "view.h"
 #include "views.h"
@@ -80,13 +80,6 @@ static struct {
 	enum msg_level msg_level;
 	int msg_new; /* set during the current key: keep it on screen */
 	int64_t data_version;
-	char status[1024]; /* the whole status line, to notice a change */
-	/* its pieces (status.h), fitted to the width when drawn */
-	char st_db[128], st_channel[160], st_last_ok[64], st_events[128], st_events_short[128],
-	    st_jobs[128], st_jobs_short[128], st_runner[96], st_backup[80];
-	int64_t outbox_dead;  /* read again when the database changed */
-	int64_t dead_letters; /* inbound and outbox: the hint bar offers the key */
-	int outbox_stale;
 	char worker_msg[700]; /* what the channel worker said, waiting for the line */
 	enum msg_level worker_level;
 	int msg_worker;          /* the message line shows what the worker said */
@@ -94,16 +87,10 @@ static struct {
 	int first_wday;
 	int dirty;
 	int done;
-	int pipefd[2];
 	int frames;
 	int idle_more; /* the top view may have work to do ahead */
-	char crash_seq[256];
-	size_t crash_len;
-	struct termios saved_tio;
-	int have_tio;
 } S;
 
-static volatile sig_atomic_t quit_signal;
 
 static double mono_ms(void)
 {
@@ -168,79 +155,6 @@ void ui_invalidate_all(void)
 	for (i = 0; i < S.depth; i++)
 		S.stack[i]->stale = 1;
 	S.dirty = 1;
-}
-
-/* ---------------------------------------------------------------- signals */
-
-static void on_quit_signal(int sig)
-{
-	int saved = errno;
-
-	quit_signal = sig;
-	if (S.pipefd[1] >= 0 && write(S.pipefd[1], "q", 1) < 0) {
-		/* the pipe is full: the loop wakes up anyway */
-	}
-	errno = saved;
-}
-
-static void on_crash(int sig)
-{
-	/* async-signal-safe only: write, tcsetattr, signal, raise */
-	if (S.crash_len && write(STDOUT_FILENO, S.crash_seq, S.crash_len) < 0) {
-		/* nothing more can be done */
-	}
-	if (S.have_tio)
-		tcsetattr(STDIN_FILENO, TCSANOW, &S.saved_tio);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static void add_seq(const char *cap)
-{
-	char *s = tigetstr((char *)cap);
-	size_t n;
-
-	if (!s || s == (char *)-1)
-		return;
-	n = strlen(s);
-	if (S.crash_len + n < sizeof S.crash_seq) {
-		memcpy(S.crash_seq + S.crash_len, s, n);
-		S.crash_len += n;
-	}
-}
-
-static void install_signals(void)
-{
-	struct sigaction sa;
-	static const int quit_sigs[] = {SIGINT, SIGTERM, SIGHUP};
-	static const int crash_sigs[] = {SIGSEGV, SIGBUS, SIGABRT, SIGFPE, SIGILL};
-	size_t i;
-
-	memset(&sa, 0, sizeof sa);
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_quit_signal; /* no SA_RESTART: poll() returns at once */
-	for (i = 0; i < sizeof quit_sigs / sizeof quit_sigs[0]; i++)
-		sigaction(quit_sigs[i], &sa, NULL);
-	sa.sa_handler = on_crash;
-	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
-	for (i = 0; i < sizeof crash_sigs / sizeof crash_sigs[0]; i++)
-		sigaction(crash_sigs[i], &sa, NULL);
-}
-
-static void restore_signals(void)
-{
-	static const int sigs[] = {SIGINT, SIGTERM, SIGHUP, SIGSEGV,
-	                           SIGBUS, SIGABRT, SIGFPE, SIGILL};
-	size_t i;
-
-	for (i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-		signal(sigs[i], SIG_DFL);
-}
-
-static void fatal_hook(void)
-{
-	if (!isendwin())
-		endwin();
 }
 
 /* ---------------------------------------------------------------- the frame */
@@ -326,132 +240,6 @@ static void draw_msg(void)
 	draw_text(S.wmsg, 0, 0, S.cols, buf, theme_attr(r), AL_LEFT);
 }
 
-/* "off", "idle", "polling" or "offline, next try HH:MM:SS" (shop time of
- * the real clock, like the channel's times). */
-static void channel_word(const struct desk_channel *ch, char *buf, size_t n)
-{
-	char t[32];
-
-	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off")) {
-		snprintf(buf, n, "%s", _("off"));
-	} else if (!strcmp(ch->state, "idle")) {
-		snprintf(buf, n, "%s", _("idle"));
-	} else if (!strcmp(ch->state, "polling")) {
-		snprintf(buf, n, "%s", _("polling"));
-	} else if (!strcmp(ch->state, "offline") && ch->offline_until > 0) {
-		clock_format_local(ch->offline_until, "%H:%M:%S", t, sizeof t);
-		snprintf(buf, n, _("offline, next try %s"), t);
-	} else if (!strcmp(ch->state, "offline")) {
-		snprintf(buf, n, "%s", _("offline"));
-	} else {
-		snprintf(buf, n, "%s", ch->state);
-	}
-}
-
-/* "last ok HH:MM" today (shop time of the real clock), else with the date. */
-static void last_ok(int64_t t, char *buf, size_t n)
-{
-	char day[16], today[16], when[32];
-
-	buf[0] = '\0';
-	if (t <= 0)
-		return;
-	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
-	clock_format_local((int64_t)time(NULL), "%Y-%m-%d", today, sizeof today);
-	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
-	snprintf(buf, n, _("last ok %s"), when);
-}
-
-/* "last backup HH:MM" today (shop time), else with the date; "no backup
- * yet" when none was ever taken but nightly backups are set up; else "". */
-static void last_backup(char *buf, size_t n)
-{
-	char day[16], today[16], when[32];
-	int64_t t = 0;
-
-	buf[0] = '\0';
-	if (backup_last(S.db, &t) != 0 || t <= 0) {
-		if (config_get("backup_dir", NULL))
-			snprintf(buf, n, "%s", _("no backup yet"));
-		return;
-	}
-	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
-	clock_format_local(clock_now(), "%Y-%m-%d", today, sizeof today);
-	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
-	snprintf(buf, n, _("last backup %s"), when);
-}
-
-/* The counts of events (jobs = 0) or jobs in full, zeros included, and
- * short, zeros left out ("" when both are zero). */
-static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
-{
-	long long p = (long long)pending, d = (long long)dead;
-
-	if (jobs)
-		snprintf(full, n, _("tasks: %1$lld pending, %2$lld dead"), p, d);
-	else
-		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
-	if (pending && dead)
-		snprintf(shrt, n, "%s", full);
-	else if (pending)
-		snprintf(shrt, n, jobs ? _("tasks: %lld pending") : _("events: %lld pending"), p);
-	else if (dead)
-		snprintf(shrt, n, jobs ? _("tasks: %lld dead") : _("events: %lld dead"), d);
-	else
-		shrt[0] = '\0';
-}
-
-/* Read what the status line shows: on every tick (cheap, indexed reads),
- * and the outbox's dead count only when the database changed. */
-static void update_status(void)
-{
-	struct desk_channel ch;
-	int64_t pending = 0, dead = 0, ev_dead;
-	char runner[64], word[96], buf[1024];
-	const char *path = db_path(S.db), *base = strrchr(path, '/');
-
-	jobq_count(S.db, NULL, "pending", &pending);
-	jobq_count(S.db, NULL, "dead", &dead);
-	runner_state(runner, sizeof runner);
-	if (desk_channel_read(S.db, &ch) != 0)
-		memset(&ch, 0, sizeof ch); /* shown as off */
-	if (S.outbox_stale && desk_outbox_dead(S.db, &S.outbox_dead) == 0)
-		S.outbox_stale = 0;
-	snprintf(S.st_db, sizeof S.st_db, "%s", base ? base + 1 : path);
-	channel_word(&ch, word, sizeof word);
-	snprintf(S.st_channel, sizeof S.st_channel, _("channel: %s"), word);
-	last_ok(ch.configured ? ch.last_success_at : 0, S.st_last_ok, sizeof S.st_last_ok);
-	ev_dead = ch.inbox_dead + S.outbox_dead;
-	S.dead_letters = ev_dead;
-	if (ch.configured || ch.inbox_pending || ev_dead)
-		counts(0, ch.inbox_pending, ev_dead, S.st_events, S.st_events_short,
-		       sizeof S.st_events);
-	else
-		S.st_events[0] = S.st_events_short[0] = '\0';
-	counts(1, pending, dead, S.st_jobs, S.st_jobs_short, sizeof S.st_jobs);
-	snprintf(S.st_runner, sizeof S.st_runner, _("runner: %s"), runner);
-	last_backup(S.st_backup, sizeof S.st_backup);
-	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", S.st_db, S.st_channel, S.st_last_ok,
-	         S.st_events, S.st_jobs, S.st_runner, S.st_backup);
-	if (strcmp(buf, S.status) != 0) {
-		snprintf(S.status, sizeof S.status, "%s", buf);
-		S.dirty = 1;
-	}
-}
-
-static void draw_status(void)
-{
-	struct status_parts p = {S.st_db,      db_operator(),   S.st_channel,
-	                         S.st_last_ok, S.st_events,     S.st_events_short,
-	                         S.st_jobs,    S.st_jobs_short, S.st_runner,
-	                         S.st_backup};
-	char line[1024];
-
-	status_compose(&p, S.cols, line, sizeof line);
-	werase(S.wstatus);
-	draw_text(S.wstatus, 0, 0, S.cols, line, theme_attr(R_BAR), AL_LEFT | AL_PAD);
-}
-
 /* A message of the channel worker (msg NULL: the one waiting): on the
  * message line unless the line shows something of the desk's (a result, a
  * refusal), then as soon as the line is free. */
@@ -502,7 +290,7 @@ static void draw_hints(struct view *top)
 		x = draw_hint(x, *a);
 	if (top->ops->ctx & CTX_FORM)
 		return;
-	if (S.dead_letters > 0 && !(top->ops->ctx & CTX_DEAD))
+	if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
 		x = draw_hint(x, ACT_DEAD_LETTERS);
 	for (a = globals; *a != ACT_NONE; a++)
 		x = draw_hint(x, *a);
@@ -535,7 +323,7 @@ static void draw_all(void)
 	top->ops->draw(top, S.wbody);
 	draw_title();
 	draw_msg();
-	draw_status();
+	statusline_draw(S.wstatus, S.cols);
 	draw_hints(top);
 	wnoutrefresh(S.wtitle);
 	wnoutrefresh(S.wmsg);
@@ -726,9 +514,10 @@ static void tick(void)
 		S.data_version = v;
 		log_debug("data_version changed: reloading what is shown");
 		ui_invalidate_all();
-		S.outbox_stale = 1;
+		statusline_db_changed();
 	}
-	update_status();
+	if (statusline_update(S.db))
+		S.dirty = 1;
 	if (S.msg[0] && S.msg_worker && S.msg_worker_until > 0 && mono_ms() >= S.msg_worker_until) {
 		S.msg[0] = '\0';
 		S.msg_worker = 0;
@@ -786,7 +575,7 @@ static void start_channel_worker(void)
 		return;
 	if (desk_channel_read(S.db, &ch) != 0 || !ch.configured)
 		return;
-	if (chanrun_start(db_path(S.db), S.pipefd[1]) == 0)
+	if (chanrun_start(db_path(S.db), term_wake_write_fd()) == 0)
 		return;
 	snprintf(why, sizeof why, _("channel worker not started: %s"), err_msg());
 	log_debug("%s", why);
@@ -804,55 +593,19 @@ int screen_run(struct db *db)
 
 	memset(&S, 0, sizeof S);
 	S.db = db;
-	S.outbox_stale = 1;
-	S.pipefd[0] = S.pipefd[1] = -1;
-	S.readonly = desk_readonly(db);
+	statusline_db_changed();
+		S.readonly = desk_readonly(db);
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
 	S.data_version = db_data_version(db);
-	if (pipe(S.pipefd) == 0) {
-		fcntl(S.pipefd[0], F_SETFL, O_NONBLOCK);
-		fcntl(S.pipefd[1], F_SETFL, O_NONBLOCK);
-	}
-	S.have_tio = tcgetattr(STDIN_FILENO, &S.saved_tio) == 0;
-	install_signals();
-	if (!getenv("ESCDELAY"))
-		set_escdelay(25);
-	scr = newterm(NULL, stdout, stdin);
-	if (!scr) {
-		restore_signals();
-		fprintf(stderr, _("frontdesk: cannot use the terminal (TERM=%s)\n"),
-		        getenv("TERM") ? getenv("TERM") : "");
+	scr = term_open(strcmp(mouse, "no") != 0);
+	if (!scr)
 		return 1;
-	}
-	xalloc_set_fatal_hook(fatal_hook);
-	cbreak();
-	noecho();
-	nonl();
-	curs_set(0);
 	theme_init();
-	if (strcmp(mouse, "no") != 0) {
-		/* the release too: ncurses waits for the next input after an event
-		 * outside the mask, which would freeze the loop after each click */
-		mousemask(BUTTON1_PRESSED | BUTTON1_RELEASED | BUTTON1_CLICKED, NULL);
-		mouseinterval(0);
-	}
-	/* what a crash writes to give the terminal back */
-	add_seq("sgr0");
-	add_seq("cnorm");
-	add_seq("rmkx");
-	if (strcmp(mouse, "no") != 0) {
-		static const char off[] = "\033[?1000l\033[?1002l\033[?1006l";
-
-		if (S.crash_len + sizeof off < sizeof S.crash_seq) {
-			memcpy(S.crash_seq + S.crash_len, off, sizeof off - 1);
-			S.crash_len += sizeof off - 1;
-		}
-	}
-	add_seq("rmcup");
 	wnoutrefresh(stdscr);
 	relayout();
-	update_status();
+	if (statusline_update(S.db))
+		S.dirty = 1;
 	push(view_calendar_new());
 	if (warn[0]) {
 		char *nl = strchr(warn, '\n');
@@ -868,7 +621,7 @@ int screen_run(struct db *db)
 		runner_start(db_path(db));
 	start_channel_worker();
 	next_tick = mono_ms() + TICK_MS;
-	while (!S.done && !quit_signal) {
+	while (!S.done && !term_quit_signal()) {
 		double now, t0;
 		int timeout, key, got = 0;
 
@@ -880,16 +633,12 @@ int screen_run(struct db *db)
 			timeout = 0; /* work ahead, but look at the keyboard first */
 		fds[0].fd = STDIN_FILENO;
 		fds[0].events = POLLIN;
-		fds[1].fd = S.pipefd[0];
+		fds[1].fd = term_wake_read_fd();
 		fds[1].events = POLLIN;
-		if (poll(fds, S.pipefd[0] >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
+		if (poll(fds, fds[1].fd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
 			break;
-		if (S.pipefd[0] >= 0 && (fds[1].revents & POLLIN)) {
-			char drain[64];
-
-			while (read(S.pipefd[0], drain, sizeof drain) > 0)
-				;
-		}
+		if (fds[1].fd >= 0 && (fds[1].revents & POLLIN))
+			term_wake_drain();
 		{
 			char said[600], line[700];
 
@@ -900,7 +649,7 @@ int screen_run(struct db *db)
 		}
 		t0 = mono_ms();
 		/* keys (and KEY_RESIZE after SIGWINCH, which interrupts poll) */
-		while (!S.done && !quit_signal && read_key(&key)) {
+		while (!S.done && !term_quit_signal() && read_key(&key)) {
 			handle_key(key);
 			got = 1;
 		}
@@ -923,8 +672,8 @@ int screen_run(struct db *db)
 			          mono_ms() - t1);
 		}
 	}
-	if (quit_signal)
-		status = 128 + quit_signal;
+	if (term_quit_signal())
+		status = 128 + term_quit_signal();
 	chanrun_stop();
 	runner_stop();
 	for (i = S.depth; i > 0; i--) {
@@ -935,16 +684,7 @@ int screen_run(struct db *db)
 	}
 	S.depth = 0;
 	delete_windows();
-	if (strcmp(mouse, "no") != 0)
-		mousemask(0, NULL);
-	endwin();
-	delscreen(scr);
-	xalloc_set_fatal_hook(NULL);
-	restore_signals();
-	if (S.pipefd[0] >= 0) {
-		close(S.pipefd[0]);
-		close(S.pipefd[1]);
-	}
+	term_close(scr, strcmp(mouse, "no") != 0);
 	state_free();
 	log_debug("screen closed (status %d)", status);
 	return status;

@@ -1,0 +1,170 @@
+/*
+ * statusline.c - the desk screen's status line (see statusline.h). Its
+ * pieces are kept between updates so that an unchanged line is not drawn
+ * again; the outbox's dead count is read only after the database changed.
+ */
+#include <config.h>
+
+#include <curses.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "../src/config.h"
+#include "backup.h"
+#include "clock.h"
+#include "db.h"
+#include "desk.h"
+#include "draw.h"
+#include "i18n.h"
+#include "jobq.h"
+#include "runner.h"
+#include "status.h"
+#include "statusline.h"
+#include "theme.h"
+
+static struct {
+	char status[1024]; /* the whole line, to notice a change */
+	char db[128], channel[160], last_ok[64], events[128], events_short[128], jobs[128],
+	    jobs_short[128], runner[96], backup[80];
+	int64_t outbox_dead;  /* read again when the database changed */
+	int64_t dead_letters; /* inbound and outbox */
+	int outbox_stale;
+} L = {.outbox_stale = 1};
+
+void statusline_db_changed(void)
+{
+	L.outbox_stale = 1;
+}
+
+int64_t statusline_dead_letters(void)
+{
+	return L.dead_letters;
+}
+
+/* "off", "idle", "polling" or "offline, next try HH:MM:SS" (shop time of
+ * the real clock, like the channel's times). */
+static void channel_word(const struct desk_channel *ch, char *buf, size_t n)
+{
+	char t[32];
+
+	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off")) {
+		snprintf(buf, n, "%s", _("off"));
+	} else if (!strcmp(ch->state, "idle")) {
+		snprintf(buf, n, "%s", _("idle"));
+	} else if (!strcmp(ch->state, "polling")) {
+		snprintf(buf, n, "%s", _("polling"));
+	} else if (!strcmp(ch->state, "offline") && ch->offline_until > 0) {
+		clock_format_local(ch->offline_until, "%H:%M:%S", t, sizeof t);
+		snprintf(buf, n, _("offline, next try %s"), t);
+	} else if (!strcmp(ch->state, "offline")) {
+		snprintf(buf, n, "%s", _("offline"));
+	} else {
+		snprintf(buf, n, "%s", ch->state);
+	}
+}
+
+/* "last ok HH:MM" today (shop time of the real clock), else with the date. */
+static void last_ok(int64_t t, char *buf, size_t n)
+{
+	char day[16], today[16], when[32];
+
+	buf[0] = '\0';
+	if (t <= 0)
+		return;
+	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
+	clock_format_local((int64_t)time(NULL), "%Y-%m-%d", today, sizeof today);
+	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	snprintf(buf, n, _("last ok %s"), when);
+}
+
+/* "last backup HH:MM" today (shop time), else with the date; "no backup
+ * yet" when none was ever taken but nightly backups are set up; else "". */
+static void last_backup(struct db *db, char *buf, size_t n)
+{
+	char day[16], today[16], when[32];
+	int64_t t = 0;
+
+	buf[0] = '\0';
+	if (backup_last(db, &t) != 0 || t <= 0) {
+		if (config_get("backup_dir", NULL))
+			snprintf(buf, n, "%s", _("no backup yet"));
+		return;
+	}
+	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
+	clock_format_local(clock_now(), "%Y-%m-%d", today, sizeof today);
+	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	snprintf(buf, n, _("last backup %s"), when);
+}
+
+/* The counts of events (jobs = 0) or jobs in full, zeros included, and
+ * short, zeros left out ("" when both are zero). */
+static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
+{
+	long long p = (long long)pending, d = (long long)dead;
+
+	if (jobs)
+		snprintf(full, n, _("tasks: %1$lld pending, %2$lld dead"), p, d);
+	else
+		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
+	if (pending && dead)
+		snprintf(shrt, n, "%s", full);
+	else if (pending)
+		snprintf(shrt, n, jobs ? _("tasks: %lld pending") : _("events: %lld pending"), p);
+	else if (dead)
+		snprintf(shrt, n, jobs ? _("tasks: %lld dead") : _("events: %lld dead"), d);
+	else
+		shrt[0] = '\0';
+}
+
+/* Read what the status line shows: on every tick (cheap, indexed reads),
+ * and the outbox's dead count only when the database changed. */
+int statusline_update(struct db *db)
+{
+	struct desk_channel ch;
+	int64_t pending = 0, dead = 0, ev_dead;
+	char runner[64], word[96], buf[1024];
+	const char *path = db_path(db), *base = strrchr(path, '/');
+
+	jobq_count(db, NULL, "pending", &pending);
+	jobq_count(db, NULL, "dead", &dead);
+	runner_state(runner, sizeof runner);
+	if (desk_channel_read(db, &ch) != 0)
+		memset(&ch, 0, sizeof ch); /* shown as off */
+	if (L.outbox_stale && desk_outbox_dead(db, &L.outbox_dead) == 0)
+		L.outbox_stale = 0;
+	snprintf(L.db, sizeof L.db, "%s", base ? base + 1 : path);
+	channel_word(&ch, word, sizeof word);
+	snprintf(L.channel, sizeof L.channel, _("channel: %s"), word);
+	last_ok(ch.configured ? ch.last_success_at : 0, L.last_ok, sizeof L.last_ok);
+	ev_dead = ch.inbox_dead + L.outbox_dead;
+	L.dead_letters = ev_dead;
+	if (ch.configured || ch.inbox_pending || ev_dead)
+		counts(0, ch.inbox_pending, ev_dead, L.events, L.events_short,
+		       sizeof L.events);
+	else
+		L.events[0] = L.events_short[0] = '\0';
+	counts(1, pending, dead, L.jobs, L.jobs_short, sizeof L.jobs);
+	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
+	last_backup(db, L.backup, sizeof L.backup);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok,
+	         L.events, L.jobs, L.runner, L.backup);
+	if (strcmp(buf, L.status) == 0)
+		return 0;
+	snprintf(L.status, sizeof L.status, "%s", buf);
+	return 1;
+}
+
+void statusline_draw(WINDOW *w, int cols)
+{
+	struct status_parts p = {L.db,      db_operator(),   L.channel,
+	                         L.last_ok, L.events,     L.events_short,
+	                         L.jobs,    L.jobs_short, L.runner,
+	                         L.backup};
+	char line[1024];
+
+	status_compose(&p, cols, line, sizeof line);
+	werase(w);
+	draw_text(w, 0, 0, cols, line, theme_attr(R_BAR), AL_LEFT | AL_PAD);
+}
+
