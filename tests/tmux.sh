@@ -67,6 +67,16 @@ wait_gone() {
 
 keys() { $TMUX_CMD send-keys "$@"; }
 
+# keys_settled - wait until the screen has read every key sent before: keys
+# are read in order, so once the help view that ? opens shows, the earlier
+# ones are done; q closes it again. Instead of a sleep before counting rows.
+keys_settled() {
+	keys '?'
+	wait_for "Keys of this view" 10 >/dev/null || return 1
+	keys q
+	wait_gone "Keys of this view" 10 >/dev/null
+}
+
 resize() { $TMUX_CMD resize-window -x "$1" -y "$2" 2>/dev/null || $TMUX_CMD resize-pane -x "$1" -y "$2"; }
 
 screen_stop() { $TMUX_CMD kill-server 2>/dev/null; }

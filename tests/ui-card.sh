@@ -80,7 +80,7 @@ shows_re "y posts: the message line names the order and says the worker sends it
 	"card order PO-[0-9]{6}-[0-9a-f]{8} created; the channel worker sends it"
 keys y Enter Enter
 wait_gone "Card payment through the channel for" >/dev/null
-sleep 0.3 # the repeated keys have been read by now
+ok "the repeated keys have been read" keys_settled
 is "y and Enter pressed again: ONE card order" "$(count pay_order)" 1
 is "and ONE outbox command" "$(db "SELECT count(*), group_concat(event_type) FROM outbox_event")" \
 	"1|payment.create"
@@ -126,7 +126,7 @@ shows "y posts: the message line says the refund was asked of the channel" \
 	"Refund of 25.00 USD asked of the payment channel for card order $PO"
 keys y Enter
 wait_gone "Refund through the payment channel" >/dev/null
-sleep 0.3
+ok "the repeated keys have been read" keys_settled
 is "one refund.create command" "$(db "SELECT count(*) FROM outbox_event WHERE event_type = 'refund.create'")" 1
 is "and no refund row yet" "$(count refund)" 0
 keys r
