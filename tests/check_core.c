@@ -16,27 +16,24 @@
 #include "customer.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "migrate.h"
 #include "strbuf.h"
 #include "text.h"
 #include "words.h"
 
-static char tmpdir[64];
-static char dbpath[128];
+static struct fx F;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void tmp_setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdcheck.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
+	fx_tmp(&F, "check");
 }
 
 static void tmp_teardown(void)
 {
-	char cmd[160];
-
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_tmp_done(&F);
 }
 
 START_TEST(test_text_check)

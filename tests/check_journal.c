@@ -19,6 +19,7 @@
 #include "clock.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
 #include "journal.h"
@@ -29,8 +30,10 @@
 #define CUSTOMERS     40
 #define MAX_CUSTOMERS 64
 
-static char tmpdir[64], dbpath[128], jpath[128];
+static struct fx F;
+static char jpath[160];
 static struct db *db;
+#define tmpdir F.dir
 static uint64_t seed = 20261201;
 
 static unsigned rnd(unsigned n)
@@ -41,10 +44,7 @@ static unsigned rnd(unsigned n)
 
 static int64_t one(const char *sql)
 {
-	int64_t v = 0;
-
-	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
-	return v;
+	return fx_one(db, sql);
 }
 
 /* The id of the k-th row (k random) that sql (with one OFFSET ?) returns, or 0. */
@@ -81,11 +81,9 @@ static void setup(void)
 
 	setenv("TZ", "America/New_York", 1);
 	setenv("FRONTDESK_NOW", "2026-01-05T09:00", 1);
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdjournal.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	snprintf(jpath, sizeof jpath, "%s/journal.ledger", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_open(&F, "journal");
+	db = F.db;
+	snprintf(jpath, sizeof jpath, "%s/journal.ledger", F.dir);
 	/* a test database: speed over durability */
 	ck_assert_int_eq(db_exec(db, "PRAGMA synchronous=OFF"), 0);
 	for (i = 0; i < CUSTOMERS; i++) {
@@ -109,11 +107,8 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_close(&F);
+	db = NULL;
 }
 
 static void op_invoice(void)
