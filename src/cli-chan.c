@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -702,8 +703,8 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
 	    {NULL, NULL, NULL, NULL},
 	};
-	sqlite3_stmt *st;
-	char *pos[1], cur[4] = "";
+	struct pay_order po;
+	char *pos[1];
 	int64_t amount = 0, ob;
 	int npos, rc;
 
@@ -715,17 +716,9 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	if (!cli_db(c))
 		return CLI_REFUSED;
 	if (amount_s) {
-		if ((rc = db_prepare(c->db, "SELECT currency FROM pay_order WHERE order_no = ?1",
-		                     &st)))
+		if ((rc = chan_order_get(c->db, pos[0], &po)) != 0)
 			return cli_refused(rc);
-		sqlite3_bind_text(st, 1, pos[0], -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(cur, sizeof cur, "%s", (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-		if (!*cur)
-			return cli_refused(
-			    err_set(FD_ENOTFOUND, _("no card payment order %s"), pos[0]));
-		if ((rc = money_parse(amount_s, currency_find(cur), &amount)))
+		if ((rc = money_parse(amount_s, currency_find(po.currency), &amount)))
 			return cli_refused(rc);
 		if (amount <= 0)
 			return cli_refused(err_set(FD_EINVAL, _("the amount must be positive")));

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "chan-log.h"
+#include "chan-order.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
 #include "channel.h"
@@ -557,6 +558,105 @@ START_TEST(test_pay_order_one_way)
 }
 END_TEST
 
+/* chan-order.c: its table of moves is the schema's, move for move; a move
+ * the table refuses writes nothing; what is refundable counts the refunds
+ * asked for, less those of ours the channel reported failed, and never less
+ * than what was refunded. */
+START_TEST(test_chan_order_owner)
+{
+	static const char *const st[] = {"created", "paying",   "paid",  "refunding",
+	                                 "refunded", "closed", "failed"};
+	struct customer_input ci = {0};
+	struct chan_order_new in = {"stripe", 0, 0, "USD", 5000};
+	struct pay_order o, back;
+	char order_no[65], sql[600];
+	int64_t cust, id, left = -1, asked = -1;
+	size_t i, j;
+	int fresh = -1;
+
+	for (i = 0; i < 7; i++)
+		for (j = 0; j < 7; j++) {
+			snprintf(sql, sizeof sql,
+			         "SELECT count(*) FROM status_transition WHERE entity = 'pay_order'"
+			         " AND from_status = '%s' AND to_status = '%s'",
+			         st[i], st[j]);
+			ck_assert_msg(one_int(sql) == chan_order_can_move(st[i], st[j]),
+			              "%s -> %s", st[i], st[j]);
+		}
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	in.customer_id = cust;
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_msg(chan_order_create(db, &in, order_no, &id) == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(strncmp(order_no, "PO-", 3), 0);
+	ck_assert_int_eq(chan_order_get(db, order_no, &o), 0);
+	ck_assert_int_eq(o.id, id);
+	ck_assert_str_eq(o.status, "created");
+	ck_assert_int_eq(chan_order_get(db, "PO-none", &back), FD_ENOTFOUND);
+	ck_assert_int_eq(chan_order_by_channel(db, "stripe", "pi_o1", &back), FD_ENOTFOUND);
+
+	/* a refused move writes nothing, in C before the schema sees it */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_move(db, &o, "refunded", "test"), FD_ECONFLICT);
+	ck_assert_str_eq(o.status, "created");
+	snprintf(o.channel_id, sizeof o.channel_id, "pi_o1");
+	ck_assert_msg(chan_order_move(db, &o, "paying", "test") == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_by_channel(db, "stripe", "pi_o1", &back), 0);
+	ck_assert_str_eq(back.status, "paying");
+	ck_assert_int_eq(one_int("SELECT count(*) FROM status_flow WHERE entity = 'pay_order'"
+	                         " AND to_status = 'paying' AND reason = 'test'"),
+	                 1);
+	/* a stale copy cannot move it: someone moved it meanwhile */
+	snprintf(back.status, sizeof back.status, "created");
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_move(db, &back, "paying", NULL), FD_ECONFLICT);
+	ck_assert_int_eq(chan_order_move(db, &o, "paid", NULL), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+
+	/* two refunds asked (3000, 1000), the first reported failed: 1000 asked */
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 0);
+	ck_assert_int_eq(left, 5000);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	         " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	         " ('refund.create', '%s-r1', 'stripe', 'k1', '{\"order_no\":\"%s\",\"amount\":3000}',"
+	         " 'pending', 1, 1), ('refund.create', '%s-r2', 'stripe', 'k2',"
+	         " '{\"order_no\":\"%s\",\"amount\":1000}', 'pending', 1, 1)",
+	         order_no, order_no, order_no, order_no);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 4000);
+	ck_assert_int_eq(left, 1000);
+	ck_assert_int_eq(exec_rc("INSERT INTO inbound_callback (source_system, external_id, via,"
+	                         " payload, received_at, status, updated_at) VALUES ('stripe',"
+	                         " 'answer:re_1', 'query', '{}', 1, 'processed', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_1", 3000, 1, "test", &fresh), 0);
+	ck_assert_int_eq(fresh, 1);
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_1", 3000, 1, "test", &fresh), 0);
+	ck_assert_int_eq(fresh, 0);
+	/* a failed refund we did not ask for changes nothing of what we asked */
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_2", 500, 0, "test", &fresh), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 1000);
+	ck_assert_int_eq(left, 4000);
+	/* never less than what the channel refunded */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	o.refunded = 2000;
+	ck_assert_int_eq(chan_order_move(db, &o, "refunding", NULL), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 2000);
+	ck_assert_int_eq(left, 3000);
+	ck_assert_int_eq(chan_order_refundable(db, "PO-none", &left, NULL), FD_ENOTFOUND);
+}
+END_TEST
+
 START_TEST(test_outbox_rules)
 {
 	ck_assert_int_eq(
@@ -752,6 +852,7 @@ int main(void)
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);
 	tcase_add_test(store, test_pay_order_one_way);
+	tcase_add_test(store, test_chan_order_owner);
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(pure, test_log_masking);
