@@ -52,7 +52,6 @@ void chan_process_opts_default(struct chan_process_opts *o, const char *provider
 
 /* ---------------------------------------------------------------- reading */
 
-enum { K_OTHER, K_INTENT, K_REFUND };
 
 /* What the channel said about one payment intent (cached per batch). */
 struct intent {
@@ -71,13 +70,14 @@ struct pev {
 	char status[12];
 	int64_t attempts;
 	int64_t parked_until;
-	int kind;
+	enum chan_event_kind kind;
 	int code; /* CHAN_OK, or the code of the call that failed */
 	int retry_after;
 	char reason[300];
-	struct chan_refund rf; /* K_REFUND: the refund */
+	struct chan_refund rf; /* CHAN_EVENT_REFUND: the refund */
 	int ix;                /* the intent in the cache, -1 when none */
-	int settled;           /* K_INTENT: its order was paid (or closed) already: not asked */
+	int settled;           /* CHAN_EVENT_ORDER: its order was paid (or closed) already: not asked */
+	int declined;          /* the event says a payment attempt was declined */
 };
 
 struct batch {
@@ -90,8 +90,8 @@ struct batch {
 	struct chan_process_result add; /* what the transaction did, counted on commit */
 };
 
-static int load_due(struct db *db, const struct chan_process_opts *o, int all, int64_t after,
-                    struct batch *b)
+static int load_due(struct db *db, const struct chan_ops *ops, const struct chan_process_opts *o,
+                    int all, int64_t after, struct batch *b)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -126,12 +126,7 @@ static int load_due(struct db *db, const struct chan_process_opts *o, int all, i
 		e->attempts = sqlite3_column_int64(st, 4);
 		e->parked_until = sqlite3_column_int64(st, 5);
 		e->ix = -1;
-		if (!strncmp(e->type, "payment_intent.", 15))
-			e->kind = K_INTENT;
-		else if (!strncmp(e->type, "refund.", 7) || !strncmp(e->type, "charge.refund.", 14))
-			e->kind = K_REFUND;
-		else
-			e->kind = K_OTHER;
+		e->kind = chan_event_kind_of(ops, e->type, &e->declined);
 	}
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot read the inbound events"));
@@ -190,9 +185,9 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			return;
 		}
 		e->code = CHAN_OK;
-		if (e->kind == K_OTHER || !*e->object_id)
+		if (e->kind == CHAN_EVENT_OTHER || !*e->object_id)
 			continue;
-		if (e->kind == K_REFUND) {
+		if (e->kind == CHAN_EVENT_REFUND) {
 			memset(&cs, 0, sizeof cs);
 			e->code = ops->query_refund(ctx, e->object_id, &e->rf, &cs);
 			b->add.calls++;
@@ -200,13 +195,13 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			snprintf(e->reason, sizeof e->reason, "%s", cs.reason);
 			if (e->code != CHAN_OK)
 				continue;
-			if (!*e->rf.payment_intent) {
+			if (!*e->rf.order_id) {
 				e->code = CHAN_BADDATA;
 				snprintf(e->reason, sizeof e->reason, "%s",
 				         _("the refund names no payment intent"));
 				continue;
 			}
-			e->ix = intent_of(b, ops, ctx, e->rf.payment_intent);
+			e->ix = intent_of(b, ops, ctx, e->rf.order_id);
 		} else if (settled(db, b->o->provider, e->object_id)) {
 			e->settled = 1;
 			continue;
@@ -303,14 +298,14 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 		snprintf(po->channel_id, sizeof po->channel_id, "%s", ci->id);
 		save = 1;
 	}
-	if (!strcmp(ci->status, "succeeded") && chan_order_is_final(po->status)) {
+	if (ci->state == CHAN_ORDER_SUCCEEDED && chan_order_is_final(po->status)) {
 		if (say_dead(m, po,
 		             _("the channel says intent %s succeeded, but order %s is %s: not "
 		               "posted, a person must look"),
 		             ci->id, po->order_no, po->status))
 			return chan_order_save(db, po, why);
 		return 0;
-	} else if (!strcmp(ci->status, "succeeded")) {
+	} else if (ci->state == CHAN_ORDER_SUCCEEDED) {
 		if (!po->payment_id) {
 			struct payment_input in = {0};
 			struct alloc_input al = {po->invoice_id, 0};
@@ -353,7 +348,7 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 		             ci->id, ci->status, po->order_no))
 			return chan_order_save(db, po, why);
 		return 0;
-	} else if (!strcmp(ci->status, "canceled")) {
+	} else if (ci->state == CHAN_ORDER_CANCELED) {
 		if (chan_order_is_open(po->status)) {
 			to = "closed";
 			save = *changed = 1;
@@ -362,8 +357,7 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 		to = "paying";
 		save = *changed = 1;
 	}
-	if (!strcmp(e->type, "payment_intent.payment_failed") && !strcmp(ci->status,
-	                                                                  "requires_payment_method")) {
+	if (ci->state == CHAN_ORDER_DECLINED || (e->declined && ci->state == CHAN_ORDER_PENDING)) {
 		/* declined: the customer may still pay this intent; keep it open */
 		snprintf(m->error, sizeof m->error,
 		         _("the card was declined; order %s stays open for another try"),
@@ -450,7 +444,7 @@ static int refund_failed(struct db *db, const struct pev *e, struct pay_order *p
 	if (rf->amount <= 0)
 		return 0;
 	if ((rc = chan_order_refund_failed(db, po, rf->id, rf->amount,
-	                                   !strcmp(rf->status, "failed"), e->type, &fresh)) != 0)
+	                                   rf->state == CHAN_REFUND_FAILED, e->type, &fresh)) != 0)
 		return rc;
 	if (!fresh)
 		return 0; /* known already */
@@ -479,10 +473,10 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 	int rc, seen;
 
 	*changed = 0;
-	if (strcmp(rf->status, "succeeded") != 0) {
-		if (!strcmp(rf->status, "failed") || !strcmp(rf->status, "canceled"))
+	if (rf->state != CHAN_REFUND_SUCCEEDED) {
+		if (rf->state == CHAN_REFUND_FAILED || rf->state == CHAN_REFUND_CANCELED)
 			return refund_failed(db, e, po, m, changed);
-		/* pending or requires_action: ask again later */
+		/* not settled at the channel: ask again later */
 		m->status = "failed";
 		snprintf(m->error, sizeof m->error,
 		         _("refund %s is %s at the channel; asked again later"), rf->id, rf->status);
@@ -565,7 +559,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	int64_t now = (int64_t)time(NULL);
 
 	m->status = "processed";
-	if (e->kind == K_OTHER) {
+	if (e->kind == CHAN_EVENT_OTHER) {
 		m->status = "ignored";
 		snprintf(m->error, sizeof m->error, _("frontdesk does not act on %s events"),
 		         *e->type ? e->type : "?");
@@ -649,8 +643,8 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		return rc;
 	if (!strcmp(m->status, "dead"))
 		return 0;
-	if (e->kind == K_REFUND) {
-		if (strcmp(e->rf.payment_intent, ci->id)) /* cannot happen: asked by it */
+	if (e->kind == CHAN_EVENT_REFUND) {
+		if (strcmp(e->rf.order_id, ci->id)) /* cannot happen: asked by it */
 			return err_set(FD_EIO, _("the refund's intent changed"));
 		if ((rc = apply_refund(db, e, &po, m, &c2)) != 0)
 			return rc;
@@ -808,7 +802,7 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 	b.ev = xcalloc((size_t)o->batch, sizeof *b.ev);
 	b.in = xcalloc((size_t)o->batch, sizeof *b.in);
 	while (!(stop && *stop)) {
-		if ((rc = load_due(db, o, all, after, &b)) != 0 || b.n == 0)
+		if ((rc = load_due(db, ops, o, all, after, &b)) != 0 || b.n == 0)
 			break;
 		after = b.ev[b.n - 1].id;
 		memset(&b.add, 0, sizeof b.add);
@@ -836,24 +830,17 @@ struct qmark {
 	int64_t next;
 };
 
-/* A final state found by asking, stored as an event of its own. */
+/* A final state found by asking, stored as an event of its own, in our
+ * own shape (channel.h, chan_found_order). */
 static int store_found(struct db *db, const struct chan_process_opts *o,
                        const struct chan_order *ci)
 {
-	cJSON *obj = cJSON_CreateObject(), *md;
 	char ext[320], type[80];
+	const char *state = chan_order_state_name(ci->state);
 
-	snprintf(ext, sizeof ext, "query:%s:%s", ci->id, ci->status);
-	snprintf(type, sizeof type, "payment_intent.%s", ci->status);
-	cJSON_AddStringToObject(obj, "id", ci->id);
-	cJSON_AddStringToObject(obj, "object", "payment_intent");
-	cJSON_AddStringToObject(obj, "status", ci->status);
-	chan_json_add_int(obj, "amount", ci->amount);
-	chan_json_add_int(obj, "amount_received", ci->amount_received);
-	cJSON_AddStringToObject(obj, "currency", ci->currency);
-	md = cJSON_AddObjectToObject(obj, "metadata");
-	cJSON_AddStringToObject(md, "order_no", ci->order_no);
-	return inbox_insert_found(db, o->provider, ext, type, "query", obj);
+	snprintf(ext, sizeof ext, "query:%s:%s", ci->id, state);
+	snprintf(type, sizeof type, "%s%s", CHAN_FOUND_ORDER, state);
+	return inbox_insert_found(db, o->provider, ext, type, "query", chan_found_order(ci));
 }
 
 static int qmark_tx(struct db *db, void *arg)
@@ -908,8 +895,8 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 					int64_t b = chan_backoff(q[i].query_count + 1, cs.retry_after, code);
 
 					d = b > d ? b : d;
-				} else if (!strcmp(ci.status, "succeeded") ||
-				           !strcmp(ci.status, "canceled")) {
+				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||
+				           ci.state == CHAN_ORDER_CANCELED) {
 					m.ci = &ci;
 				}
 				m.next = now + d;

@@ -184,15 +184,61 @@ void chan_provider_free(struct chan_provider *p)
 	p->base_url = p->settings = NULL;
 }
 
+/* The adapters frontdesk has, by name. */
+static const struct chan_ops *const adapters[] = {&chan_stripe_ops};
+
+const struct chan_ops *chan_adapter_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof adapters / sizeof *adapters; i++)
+		if (!strcmp(adapters[i]->code, name))
+			return adapters[i];
+	return NULL;
+}
+
+/* The adapter name in a provider's settings (JSON), "" when none. */
+static void settings_adapter(const char *settings, char *out, size_t n)
+{
+	cJSON *set = cJSON_Parse(settings ? settings : "{}");
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
+
+	snprintf(out, n, "%s", cJSON_IsString(a) ? a->valuestring : "");
+	cJSON_Delete(set);
+}
+
+int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops)
+{
+	struct chan_provider p;
+	char name[64];
+	int rc;
+
+	*ops = NULL;
+	rc = chan_provider_get(db, code, &p);
+	if (rc && rc != FD_ENOTFOUND)
+		return rc;
+	if (rc == 0) {
+		settings_adapter(p.settings, name, sizeof name);
+		chan_provider_free(&p);
+	} else {
+		name[0] = '\0';
+	}
+	/* a provider row without an adapter, or no row: the adapter of that name */
+	*ops = chan_adapter_find(*name ? name : code);
+	if (!*ops)
+		return err_set(FD_ENOTFOUND,
+		               _("no channel adapter for '%s' (set the provider's adapter)"), code);
+	return 0;
+}
+
 int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
                        struct chan_log *log, volatile sig_atomic_t *stop,
                        const struct chan_ops **ops, struct chan_ctx **ctx)
 {
 	struct chan_stripe_cfg cfg = {0};
 	struct chan_secrets *sec = NULL;
-	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
-	cJSON *adapter = cJSON_GetObjectItemCaseSensitive(set, "adapter");
-	char key[64];
+	const struct chan_ops *a;
+	char key[64], name[64];
 	int rc;
 
 	*ops = NULL;
@@ -201,7 +247,9 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		rc = err_set(FD_EINVAL, _("the payment provider '%s' is disabled"), p->code);
 		goto out;
 	}
-	if (cJSON_IsString(adapter) && strcmp(adapter->valuestring, "stripe")) {
+	settings_adapter(p->settings, name, sizeof name);
+	a = chan_adapter_find(*name ? name : "stripe");
+	if (!a) {
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), p->code);
 		goto out;
 	}
@@ -220,10 +268,9 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 	cfg.low_speed_secs = config_get_int("channel_low_speed_seconds", 10);
 	if ((rc = chan_stripe_open(&cfg, ctx)) != 0)
 		goto out;
-	*ops = &chan_stripe_ops;
+	*ops = a;
 out:
 	chan_secret_free(sec);
-	cJSON_Delete(set);
 	return rc;
 }
 

@@ -50,6 +50,16 @@ int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, v
 
 void chan_provider_free(struct chan_provider *p);
 
+/* chan_adapter_find - the operations of the adapter called name
+ * ("stripe"), NULL when frontdesk has none by that name. */
+const struct chan_ops *chan_adapter_find(const char *name);
+
+/* chan_provider_adapter - *ops = the adapter that reads what provider code
+ * sends: the one its row's settings name ("adapter"), else (no row, or no
+ * adapter named) the adapter called code. FD_ENOTFOUND with a reason when
+ * there is none. Opens nothing: for reading relayed events (inbox_ingest). */
+int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
+
 /* chan_provider_open - the adapter for provider p: load the secrets file
  * (secrets_path NULL: the default; refused when group or others can read
  * it), check the URL, and open the adapter. *ops and *ctx (close with

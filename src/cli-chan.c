@@ -126,15 +126,18 @@ static int read_stdin(unsigned char **out, size_t *len)
 
 static int cmd_ingest(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "--source CODE --signature HEADER [--secrets FILE] < PAYLOAD";
+	static const char syn[] = "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD";
 	const char *source = NULL, *sig = NULL, *secrets = NULL, *secret;
 	struct cli_opt opts[] = {
 	    {"source", &source, NULL, N_("the channel that signed the payload (e.g. stripe)")},
-	    {"signature", &sig, NULL, N_("the Stripe-Signature header that came with it")},
+	    {"signature", &sig, NULL,
+	     N_("the signature header that came with it (Stripe-Signature; a channel that "
+	        "signs inside the payload has none)")},
 	    {"secrets", &secrets, NULL,
-	     N_("the secrets file holding SOURCE_signing_secret (default: see the manual)")},
+	     N_("the secrets file holding the source's signing key (default: see the manual)")},
 	    {NULL, NULL, NULL, NULL},
 	};
+	const struct chan_ops *ops;
 	struct inbox_ingest_result r;
 	struct chan_secrets *sec = NULL;
 	unsigned char *payload = NULL;
@@ -147,23 +150,22 @@ static int cmd_ingest(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!source)
 		return cli_usage("inbox ingest", _("--source is required"));
-	if (!sig)
-		return cli_usage("inbox ingest", _("--signature is required"));
 	if ((rc = inbox_source_valid(source)) != 0)
 		return cli_refused(rc);
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
+		return cli_refused(rc);
+	if (!sig && ops->needs_header)
+		return cli_usage("inbox ingest", _("--signature is required"));
 	if ((rc = chan_secret_load(secrets, &sec)) != 0)
 		return cli_refused(rc);
-	snprintf(key, sizeof key, "%s_signing_secret", source);
+	snprintf(key, sizeof key, "%s_%s", source, ops->secret_name);
 	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
 		goto out;
 	if ((rc = read_stdin(&payload, &len)) != 0)
 		goto out;
-	if (!cli_db(c)) {
-		chan_secret_free(sec);
-		free(payload);
-		return CLI_REFUSED;
-	}
-	rc = inbox_ingest(c->db, source, sig, payload, len, secret, &r);
+	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, &r);
 	if (rc)
 		goto out;
 	if (!r.accepted) {
@@ -180,7 +182,17 @@ static int cmd_ingest(struct cli *c, int argc, char **argv)
 		cli_json_int(o, "id", r.id);
 		cli_json_str(o, "external_id", r.external_id);
 		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
+		if (*ops->answer)
+			cli_json_str(o, "answer", ops->answer);
 		cli_print_json(o);
+	} else if (*ops->answer) {
+		/* the channel waits for this answer: stdout carries it alone, for
+		 * the web hook in front to relay; what was stored goes to stderr */
+		fputs(ops->answer, stdout);
+		fprintf(stderr, r.fresh ? _("Event %s stored as inbound event %lld.\n")
+		                        : _("Event %s was stored before (inbound event %lld); nothing "
+		                            "changed.\n"),
+		        r.external_id, (long long)r.id);
 	} else if (r.fresh) {
 		printf(_("Event %s stored as inbound event %lld.\n"), r.external_id,
 		       (long long)r.id);
@@ -367,7 +379,7 @@ static int cmd_ignore(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd inbox_cmds[] = {
-    {"ingest", cmd_ingest, "--source CODE --signature HEADER < PAYLOAD",
+    {"ingest", cmd_ingest, "--source CODE [--signature HEADER] < PAYLOAD",
      N_("store a signed payload relayed by a forwarder (verified first)")},
     {"list", cmd_list, "[--status S] [--source CODE]", N_("list inbound events, newest first")},
     {"show", cmd_show, "ID", N_("show one inbound event with its raw payload and error")},

@@ -394,18 +394,12 @@ struct mark_ctx {
 static int keep_refund(struct db *db, const char *provider, const struct row *r,
                        const struct chan_refund *ref)
 {
-	cJSON *obj = cJSON_CreateObject();
-	char ext[300], note[80];
+	char ext[300], note[80], type[80];
 
 	snprintf(ext, sizeof ext, "answer:%s", ref->id);
 	snprintf(note, sizeof note, "the answer to outbox command %lld", (long long)r->id);
-	cJSON_AddStringToObject(obj, "id", ref->id);
-	cJSON_AddStringToObject(obj, "object", "refund");
-	cJSON_AddStringToObject(obj, "payment_intent", ref->payment_intent);
-	cJSON_AddStringToObject(obj, "status", ref->status);
-	chan_json_add_int(obj, "amount", ref->amount);
-	cJSON_AddStringToObject(obj, "currency", ref->currency);
-	return inbox_insert_found(db, provider, ext, "refund.created", note, obj);
+	snprintf(type, sizeof type, "%s%s", CHAN_FOUND_REFUND, chan_refund_state_name(ref->state));
+	return inbox_insert_found(db, provider, ext, type, note, chan_found_refund(ref));
 }
 
 static int mark_tx(struct db *db, void *arg)
@@ -523,11 +517,11 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		         (long long)ord.amount, ord.currency, ord.order_no);
 		m.code = CHAN_BADDATA;
 	} else if (m.code == CHAN_OK && !is_pay &&
-	           (ref.amount != r->amount || strcmp(ref.payment_intent, r->channel_id))) {
+	           (ref.amount != r->amount || strcmp(ref.order_id, r->channel_id))) {
 		snprintf(why, sizeof why,
 		         _("the channel answered with another refund (%lld for %s): not recorded, "
 		           "a person must look"),
-		         (long long)ref.amount, ref.payment_intent);
+		         (long long)ref.amount, ref.order_id);
 		m.code = CHAN_BADDATA;
 	}
 	switch (m.code) {

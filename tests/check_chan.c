@@ -26,6 +26,7 @@
 #include "chan-order.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
+#include "chan-stripe.h"
 #include "channel.h"
 #include "customer.h"
 #include "db.h"
@@ -298,6 +299,51 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	ck_assert_int_eq(chmod(path, mode), 0);
 }
 
+/* What a stored event is about: frontdesk's own found states whatever the
+ * adapter, the channel's types as its adapter reads them; the found shape
+ * names the core's state and keeps the channel's word beside it. */
+START_TEST(test_event_kinds)
+{
+	struct chan_order o = {0};
+	struct chan_refund r = {0};
+	cJSON *j;
+	int d = -1;
+
+	ck_assert_int_eq(chan_event_kind_of(NULL, CHAN_FOUND_ORDER "succeeded", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(chan_event_kind_of(NULL, CHAN_FOUND_REFUND "pending", &d),
+	                 CHAN_EVENT_REFUND);
+	ck_assert_int_eq(chan_event_kind_of(NULL, "payment_intent.succeeded", &d),
+	                 CHAN_EVENT_OTHER);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payment_intent.succeeded", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payment_intent.payment_failed", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 1);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "charge.refund.updated", &d),
+	                 CHAN_EVENT_REFUND);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payout.paid", &d),
+	                 CHAN_EVENT_OTHER);
+	snprintf(o.id, sizeof o.id, "pi_k");
+	snprintf(o.status, sizeof o.status, "whatever_the_channel_says");
+	o.state = CHAN_ORDER_SUCCEEDED;
+	o.amount = 9007199254740991LL;
+	j = chan_found_order(&o);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "succeeded");
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "channel_status")->valuestring, o.status);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "object")->valuestring, "order");
+	cJSON_Delete(j);
+	r.state = CHAN_REFUND_FAILED;
+	snprintf(r.order_id, sizeof r.order_id, "pi_k");
+	j = chan_found_refund(&r);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "failed");
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "order_id")->valuestring, "pi_k");
+	cJSON_Delete(j);
+}
+END_TEST
+
 START_TEST(test_secrets_file)
 {
 	char path[160], link[160];
@@ -436,7 +482,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
 	setenv("TZ", "America/New_York", 1);
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 0);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_int_eq(strncmp(r.external_id, "rejected:", 9), 0);
@@ -449,7 +495,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	/* the genuine event still gets in under its own id */
 	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 1);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_str_eq(r.external_id, "evt_9");
@@ -462,7 +508,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	ck_assert_int_eq(e.received_at, 1764597600);
 	inbox_event_free(&e);
 	/* and again: a duplicate, nothing new */
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.fresh, 0);
 	ck_assert_int_eq(inbox_count(db, "stripe", "received", &n), 0);
 	ck_assert_int_eq(n, 1);
@@ -847,6 +893,7 @@ int main(void)
 	tcase_add_test(pure, test_signature_header_edges);
 	tcase_add_test(pure, test_json_integers);
 	tcase_add_test(pure, test_event_read_fixture);
+	tcase_add_test(pure, test_event_kinds);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
