@@ -316,11 +316,9 @@ static int random_hex(char out[17])
 	return 0;
 }
 
-int chan_order_create(struct db *db, const struct chan_order_new *in, char order_no[65],
-                      int64_t *id)
+int chan_order_number(struct db *db, char order_no[65])
 {
-	sqlite3_stmt *st;
-	int64_t next = 0, now = clock_now();
+	int64_t next = 0;
 	char rnd[17];
 	int rc;
 
@@ -329,6 +327,15 @@ int chan_order_create(struct db *db, const struct chan_order_new *in, char order
 	if ((rc = random_hex(rnd)) != 0)
 		return rc;
 	snprintf(order_no, 65, "PO-%06lld-%.8s", (long long)next, rnd);
+	return 0;
+}
+
+int chan_order_create(struct db *db, const struct chan_order_new *in, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
 	rc = db_prepare(db,
 	                "INSERT INTO pay_order (order_no, provider_code, customer_id, invoice_id,"
 	                " currency, amount, status, created_at, updated_at)"
@@ -336,7 +343,7 @@ int chan_order_create(struct db *db, const struct chan_order_new *in, char order
 	                &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, in->order_no, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, in->provider, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 3, in->customer_id);
 	if (in->invoice_id)

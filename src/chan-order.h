@@ -113,6 +113,7 @@ int chan_order_refundable(struct db *db, const char *order_no, int64_t *left, in
 
 /* What a new order is for. */
 struct chan_order_new {
+	const char *order_no; /* from chan_order_number */
 	const char *provider; /* the provider code that serves it */
 	int64_t customer_id;
 	int64_t invoice_id;
@@ -120,12 +121,16 @@ struct chan_order_new {
 	int64_t amount;
 };
 
+/* chan_order_number - INSIDE the caller's write transaction, a new order
+ * number "PO-NNNNNN-xxxxxxxx" (NNNNNN the next row id, xxxxxxxx random) in
+ * order_no[65]; it stays unused until chan_order_create writes it, in the
+ * same transaction. FD_EIO when no random bytes can be read. */
+int chan_order_number(struct db *db, char order_no[65]);
+
 /* chan_order_create - INSIDE the caller's write transaction, write a new
- * order (status created) with a new order number "PO-NNNNNN-xxxxxxxx"
- * (copied to order_no[65]); *id (may be NULL) gets its row id. FD_EIO when
- * no random bytes can be read; FD_EINVAL for fields the schema refuses. */
-int chan_order_create(struct db *db, const struct chan_order_new *in, char order_no[65],
-                      int64_t *id);
+ * order (status created) as in says; *id (may be NULL) gets its row id.
+ * FD_EINVAL for fields the schema refuses (a number used already). */
+int chan_order_create(struct db *db, const struct chan_order_new *in, int64_t *id);
 
 /* chan_order_move - INSIDE the caller's write transaction, move order o to
  * status `to` and write its changeable fields (channel id, payment,

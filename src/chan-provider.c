@@ -26,85 +26,130 @@
 #include "xalloc.h"
 
 struct set_ctx {
-	const char *code, *url, *role;
-	int enabled;
+	const char *code;
+	const struct chan_provider_change *ch;
 };
 
 static int set_tx(struct db *db, void *arg)
 {
 	struct set_ctx *s = arg;
+	const struct chan_provider_change *ch = s->ch;
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
 	int rc, exists;
+	char *settings = NULL;
 
 	rc = db_prepare(db,
-	                "SELECT 1 FROM integration_provider WHERE integration_type = 'payment'"
+	                "SELECT settings FROM integration_provider WHERE integration_type = 'payment'"
 	                " AND provider_code = ?1",
 	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
+	if (exists && ch->adapter) {
+		/* the adapter is one key of the settings; the others are kept */
+		cJSON *set = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
+
+		if (!cJSON_IsObject(set)) {
+			cJSON_Delete(set);
+			set = cJSON_CreateObject();
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(set, "adapter");
+		cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		settings = cJSON_PrintUnformatted(set);
+		cJSON_Delete(set);
+	} else if (ch->adapter) {
+		cJSON *set = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		settings = cJSON_PrintUnformatted(set);
+		cJSON_Delete(set);
+	}
 	sqlite3_finalize(st);
-	if (!exists && !s->url)
-		return err_set(FD_EINVAL, _("a new provider needs --url"));
+	if (!exists && !ch->base_url) {
+		rc = err_set(FD_EINVAL, _("a new provider needs --url"));
+		goto out;
+	}
 	if (exists)
 		rc = db_prepare(
 		    db,
 		    "UPDATE integration_provider SET base_url = coalesce(?2, base_url),"
 		    " role = coalesce(?3, role),"
-		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5"
+		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5,"
+		    " rollout_percent = CASE WHEN ?6 < 0 THEN rollout_percent ELSE ?6 END,"
+		    " settings = coalesce(?7, settings)"
 		    " WHERE integration_type = 'payment' AND provider_code = ?1",
 		    &st);
 	else
 		rc = db_prepare(
 		    db,
 		    "INSERT INTO integration_provider (integration_type, provider_code, role,"
-		    " base_url, enabled, created_at, updated_at)"
+		    " base_url, enabled, created_at, updated_at, rollout_percent, settings)"
 		    " VALUES ('payment', ?1, coalesce(?3, 'primary'), ?2,"
-		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5)",
+		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5, CASE WHEN ?6 < 0 THEN 100 ELSE ?6 END,"
+		    " coalesce(?7, '{}'))",
 		    &st);
 	if (rc)
-		return rc;
+		goto out;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
-	if (s->url)
-		sqlite3_bind_text(st, 2, s->url, -1, SQLITE_TRANSIENT);
-	if (s->role)
-		sqlite3_bind_text(st, 3, s->role, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 4, s->enabled);
+	if (ch->base_url)
+		sqlite3_bind_text(st, 2, ch->base_url, -1, SQLITE_TRANSIENT);
+	if (ch->role)
+		sqlite3_bind_text(st, 3, ch->role, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, ch->enabled);
 	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int(st, 6, ch->rollout);
+	if (settings)
+		sqlite3_bind_text(st, 7, settings, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		int ext = sqlite3_extended_errcode(db_sqlite(db));
 
 		sqlite3_finalize(st);
 		if (ext == SQLITE_CONSTRAINT_UNIQUE)
-			return err_set(FD_EINVAL,
-			               _("another enabled provider is the primary: make it "
-			                 "a backup (or disable it) first"));
-		return db_fail(db, _("cannot save the provider"));
+			rc = err_set(FD_EINVAL, _("another enabled provider is the primary: make it "
+			                          "a backup (or disable it) first"));
+		else
+			rc = db_fail(db, _("cannot save the provider"));
+		goto out;
 	}
 	sqlite3_finalize(st);
-	return 0;
+out:
+	cJSON_free(settings);
+	return rc;
+}
+
+int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch)
+{
+	struct set_ctx s = {code, ch};
+	int rc;
+
+	if ((rc = inbox_source_valid(code)) != 0)
+		return rc;
+	if (ch->base_url && (rc = chan_http_url_ok(ch->base_url)) != 0)
+		return rc;
+	if (ch->base_url && strlen(ch->base_url) > 400)
+		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
+	if (ch->role && strcmp(ch->role, "primary") && strcmp(ch->role, "backup"))
+		return err_set(FD_EINVAL, _("the role is primary or backup"));
+	if (ch->rollout < -1 || ch->rollout > 100)
+		return err_set(FD_EINVAL, _("the rollout is a percentage: a whole number from 0 to 100"));
+	if (ch->adapter && !chan_adapter_find(ch->adapter))
+		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
+	return db_write(db, set_tx, &s);
 }
 
 int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled)
 {
-	struct set_ctx s = {code, base_url, role, enabled};
-	int rc;
+	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1};
 
-	if ((rc = inbox_source_valid(code)) != 0)
-		return rc;
-	if (base_url && (rc = chan_http_url_ok(base_url)) != 0)
-		return rc;
-	if (base_url && strlen(base_url) > 400)
-		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
-	if (role && strcmp(role, "primary") && strcmp(role, "backup"))
-		return err_set(FD_EINVAL, _("the role is primary or backup"));
-	return db_write(db, set_tx, &s);
+	return chan_provider_change(db, code, &ch);
 }
 
-#define PROVIDER_COLS "id, provider_code, role, base_url, settings, enabled, updated_at"
+#define PROVIDER_COLS                                                                              \
+	"id, provider_code, role, base_url, settings, enabled, updated_at, integration_type,"      \
+	" rollout_percent"
 
 static void fill(sqlite3_stmt *st, struct chan_provider *p)
 {
@@ -116,6 +161,8 @@ static void fill(sqlite3_stmt *st, struct chan_provider *p)
 	p->settings = xstrdup((const char *)sqlite3_column_text(st, 4));
 	p->enabled = sqlite3_column_int(st, 5);
 	p->updated_at = sqlite3_column_int64(st, 6);
+	snprintf(p->type, sizeof p->type, "%s", (const char *)sqlite3_column_text(st, 7));
+	p->rollout = sqlite3_column_int(st, 8);
 }
 
 int chan_provider_get(struct db *db, const char *code, struct chan_provider *out)
@@ -124,10 +171,12 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 	int rc, step;
 
 	memset(out, 0, sizeof *out);
+	/* no code: the enabled primary, else the first enabled backup */
 	rc = db_prepare(db,
 	                "SELECT " PROVIDER_COLS " FROM integration_provider"
-	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND role = 'primary'"
-	                " AND enabled = 1 OR provider_code = ?1)",
+	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND enabled = 1"
+	                " OR provider_code = ?1) ORDER BY role = 'primary' DESC, provider_code"
+	                " LIMIT 1",
 	                &st);
 	if (rc)
 		return rc;
@@ -148,6 +197,84 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 		rc = db_fail(db, _("cannot read the providers"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* A stable bucket 0..99 of an order number (FNV-1a, 32 bits): the same
+ * number always lands in the same bucket, on every machine. */
+static unsigned bucket_of(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h % 100;
+}
+
+int chan_provider_route(struct db *db, const char *order_no, char code[41])
+{
+	sqlite3_stmt *st;
+	char primary[41] = "", backup[41] = "";
+	int rc, step, rollout = 0;
+
+	code[0] = '\0';
+	rc = db_prepare_cached(db,
+	                       "SELECT provider_code, role, rollout_percent FROM integration_provider"
+	                       " WHERE integration_type = 'payment' AND enabled = 1"
+	                       " ORDER BY role = 'primary' DESC, provider_code",
+	                       &st);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+
+		if (!strcmp((const char *)sqlite3_column_text(st, 1), "primary")) {
+			snprintf(primary, sizeof primary, "%s", c);
+			rollout = sqlite3_column_int(st, 2);
+		} else if (!*backup) {
+			snprintf(backup, sizeof backup, "%s", c);
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the providers"));
+	db_release(db, st);
+	if (rc)
+		return rc;
+	if (*primary && (!*backup || bucket_of(order_no) < (unsigned)rollout))
+		snprintf(code, 41, "%s", primary);
+	else if (*backup)
+		snprintf(code, 41, "%s", backup);
+	else
+		return err_set(FD_EINVAL,
+		               _("no payment provider is enabled: enable one with 'frontdesk channel "
+		                 "provider-set CODE --enable'"));
+	return 0;
+}
+
+int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
+                          int *reported)
+{
+	sqlite3_stmt *st;
+	long limit = config_get_int("channel_failing_report_seconds", 3600);
+	int rc;
+
+	*since = 0;
+	*reported = 0;
+	rc = db_prepare_cached(db,
+	                       "SELECT coalesce(failing_since, 0) FROM channel_state"
+	                       " WHERE provider_code = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, code, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*since = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (limit < 0)
+		limit = 0;
+	*reported = *since > 0 && now - *since >= (int64_t)limit;
+	return 0;
 }
 
 int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "chan-order.h"
@@ -390,31 +391,67 @@ static const struct cli_cmd inbox_cmds[] = {
 
 /* ---------------------------------------------------------------- channel */
 
-static cJSON *provider_json(const struct chan_provider *p)
+/* Whether provider code has been failing for long (chan_provider_failing). */
+static void provider_failing(struct db *db, const char *code, int64_t *since, int *reported)
+{
+	if (chan_provider_failing(db, code, (int64_t)time(NULL), since, reported) != 0) {
+		*since = 0;
+		*reported = 0;
+	}
+}
+
+static cJSON *provider_json(struct db *db, const struct chan_provider *p)
 {
 	cJSON *o = cJSON_CreateObject();
+	int64_t since;
+	int reported;
 
+	provider_failing(db, p->code, &since, &reported);
 	cli_json_str(o, "code", p->code);
+	cli_json_str(o, "type", p->type);
 	cli_json_str(o, "role", p->role);
+	cli_json_int(o, "rollout_percent", p->rollout);
 	cli_json_str(o, "base_url", p->base_url);
 	cJSON_AddBoolToObject(o, "enabled", p->enabled);
 	cli_json_str(o, "settings", p->settings);
+	json_time_opt(o, "failing_since", since);
+	cJSON_AddBoolToObject(o, "failing", reported);
 	return o;
+}
+
+/* A rollout percentage: a whole number 0..100, else FD_EINVAL. */
+static int parse_rollout(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	v = strtol(s, &end, 10);
+	if (!*s || *end || v < 0 || v > 100)
+		return err_set(FD_EINVAL,
+		               _("--rollout is a percentage: a whole number from 0 to 100, not '%s'"),
+		               s);
+	*out = (int)v;
+	return 0;
 }
 
 static int cmd_provider_set(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--enable|--disable]";
-	const char *url = NULL, *role = NULL;
+	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--rollout PERCENT]"
+	                          " [--adapter NAME] [--enable|--disable]";
+	const char *url = NULL, *role = NULL, *rollout = NULL, *adapter = NULL;
 	int en = 0, dis = 0, npos, rc;
 	struct cli_opt opts[] = {
 	    {"url", &url, NULL,
 	     N_("the channel's base URL (https://, or http://127.0.0.1 in tests)")},
 	    {"role", &role, NULL, N_("primary or backup")},
+	    {"rollout", &rollout, NULL,
+	     N_("the primary's share of new orders, 0 to 100 (the rest go to the first backup)")},
+	    {"adapter", &adapter, NULL, N_("how to speak to it: stripe (default)")},
 	    {"enable", NULL, &en, N_("use this provider")},
 	    {"disable", NULL, &dis, N_("stop using this provider")},
 	    {NULL, NULL, NULL, NULL},
 	};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
 	char *pos[1];
 
 	rc = cli_parse(c, "channel provider-set", syn, opts, argc, argv, pos, 1, &npos);
@@ -425,9 +462,15 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 	if (en && dis)
 		return cli_usage("channel provider-set",
 		                 _("--enable and --disable exclude each other"));
+	if (rollout && (rc = parse_rollout(rollout, &ch.rollout)) != 0)
+		return cli_refused(rc);
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	rc = chan_provider_set(c->db, pos[0], url, role, en ? 1 : dis ? 0 : -1);
+	ch.base_url = url;
+	ch.role = role;
+	ch.adapter = adapter;
+	ch.enabled = en ? 1 : dis ? 0 : -1;
+	rc = chan_provider_change(c->db, pos[0], &ch);
 	if (rc)
 		return cli_refused(rc);
 	if (!c->json)
@@ -437,7 +480,7 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 
 		if ((rc = chan_provider_get(c->db, pos[0], &p)))
 			return cli_refused(rc);
-		cli_print_json(provider_json(&p));
+		cli_print_json(provider_json(c->db, &p));
 		chan_provider_free(&p);
 	}
 	return CLI_OK;
@@ -446,13 +489,20 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 static int provider_cb(const struct chan_provider *p, void *arg)
 {
 	struct cli *c = arg;
+	int64_t since;
+	int reported;
 
 	if (c->json) {
-		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "providers"), provider_json(p));
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "providers"),
+		                     provider_json(c->db, p));
 		return 0;
 	}
-	printf("%-12s %-8s %-9s ", p->code, p->role, p->enabled ? _("enabled") : _("disabled"));
+	provider_failing(c->db, p->code, &since, &reported);
+	printf("%-12s %-8s %3d%% %-9s ", p->code, p->role, p->rollout,
+	       p->enabled ? _("enabled") : _("disabled"));
 	cli_puts_safe(p->base_url);
+	if (reported)
+		printf("  %s", _("FAILING"));
 	putchar('\n');
 	return 0;
 }
@@ -577,7 +627,7 @@ static int outbox_counts(struct db *db, const char *provider, int64_t n[4])
 }
 
 static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
-                         const int64_t ob[4])
+                         const int64_t ob[4], int64_t since, int reported)
 {
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
@@ -595,6 +645,8 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 		cli_json_int(o, "failures", s->failures);
 		cli_json_str(o, "last_error", s->last_error);
 		cli_json_int(o, "events_stored", s->events_stored);
+		json_time_opt(o, "failing_since", since);
+		cJSON_AddBoolToObject(o, "failing", reported);
 		for (i = 0; i < 7; i++)
 			cli_json_int(n, names[i], counts[i]);
 		cJSON_AddItemToObject(o, "inbox", n);
@@ -612,6 +664,10 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 	time_field(_("Last success"), s->last_success_at);
 	time_field(_("Read up to"), s->high_water);
 	cli_field(_("Last error"), s->last_error);
+	time_field(_("Failing since"), since);
+	if (reported)
+		printf("%s\n", _("Warning: the channel has been failing for longer than "
+		                 "channel_failing_report_seconds; a person must look"));
 	printf("%s:", _("Inbox"));
 	for (i = 0; i < 7; i++)
 		printf(" %s %lld", names[i], (long long)counts[i]);
@@ -632,9 +688,9 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	};
 	struct chan_provider p;
 	struct chan_state s;
-	int64_t counts[7], ob[4];
+	int64_t counts[7], ob[4], since = 0;
 	char *pos[1];
-	int npos, rc, i;
+	int npos, rc, i, reported = 0;
 
 	rc = cli_parse(c, "channel status", "[--provider CODE]", opts, argc, argv, pos, 0, &npos);
 	if (rc)
@@ -649,7 +705,9 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	if (!rc)
 		rc = outbox_counts(c->db, p.code, ob);
 	if (!rc)
-		status_print(c, &s, counts, ob);
+		rc = chan_provider_failing(c->db, p.code, (int64_t)time(NULL), &since, &reported);
+	if (!rc)
+		status_print(c, &s, counts, ob, since, reported);
 	chan_state_free(&s);
 	chan_provider_free(&p);
 	return rc ? cli_refused(rc) : CLI_OK;
@@ -982,7 +1040,8 @@ static const struct cli_cmd channel_cmds[] = {
      N_("the poller's state: idle, polling, offline until when, last success")},
     {"poll", cmd_poll, "--once [--provider CODE]",
      N_("read new events from the channel into the inbox once")},
-    {"provider-set", cmd_provider_set, "CODE [--url URL] [--role R] [--enable|--disable]",
+    {"provider-set", cmd_provider_set,
+     "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--enable|--disable]",
      N_("add or change a payment provider")},
     {"providers", cmd_provider_list, "", N_("list the payment providers")},
     {"charge", cmd_charge, "--invoice INV --amount A",

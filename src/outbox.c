@@ -81,7 +81,8 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 /* ---------------------------------------------------------------- charge */
 
 struct charge_ctx {
-	const char *provider;
+	const char *provider; /* named by the caller; NULL: routed per order */
+	char routed[41];      /* the provider that serves the order */
 	const struct invoice *inv;
 	int64_t amount;
 	char order_no[65];
@@ -93,7 +94,7 @@ struct charge_ctx {
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
-	struct chan_order_new in = {c->provider, c->inv->customer_id, c->inv->id,
+	struct chan_order_new in = {c->order_no, c->routed, c->inv->customer_id, c->inv->id,
 	                            c->inv->currency, c->amount};
 	int64_t left = 0;
 	char *payload;
@@ -108,7 +109,13 @@ static int charge_tx(struct db *db, void *arg)
 		               _("the invoice owes %lld (minor units) after the card orders already "
 		                 "open for it; ask for at most that"),
 		               (long long)left);
-	if ((rc = chan_order_create(db, &in, c->order_no, &c->order_id)) != 0)
+	if ((rc = chan_order_number(db, c->order_no)) != 0)
+		return rc;
+	if (c->provider)
+		snprintf(c->routed, sizeof c->routed, "%s", c->provider);
+	else if ((rc = chan_provider_route(db, c->order_no, c->routed)) != 0)
+		return rc;
+	if ((rc = chan_order_create(db, &in, &c->order_id)) != 0)
 		return rc;
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", c->order_no);
@@ -118,7 +125,7 @@ static int charge_tx(struct db *db, void *arg)
 	cJSON_AddStringToObject(p, "currency", c->inv->currency);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
-	rc = insert_row(db, "payment.create", c->order_no, c->provider, payload, &c->outbox_id);
+	rc = insert_row(db, "payment.create", c->order_no, c->routed, payload, &c->outbox_id);
 	free(payload);
 	return rc;
 }
@@ -184,7 +191,9 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 		             inv.number, (long long)inv.balance);
 		goto out;
 	}
-	c.provider = p.code;
+	/* named: that one; else each order goes where the registry's rollout
+	 * says (the idempotency key still names the provider that serves) */
+	c.provider = provider ? p.code : NULL;
 	c.inv = &inv;
 	c.amount = amount;
 	snprintf(canon, sizeof canon, "provider=%s\ninvoice=%lld\namount=%lld\n", p.code,

@@ -45,7 +45,8 @@ struct control_hold;
 
 #define OUTBOX_MAX_ATTEMPTS 10
 
-/* outbox_charge - ask the channel of provider (NULL: the enabled primary)
+/* outbox_charge - ask the channel of provider (NULL: the one the
+ * registry's rollout picks for the new order, chan_provider_route)
  * for a card payment of amount (minor units, > 0) towards invoice_id: in
  * ONE transaction, a pay_order (created; the invoice's customer and
  * currency; a new order number, copied to order_no[65]) and its

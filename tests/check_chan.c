@@ -24,6 +24,7 @@
 
 #include "chan-log.h"
 #include "chan-order.h"
+#include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
 #include "chan-stripe.h"
@@ -613,7 +614,7 @@ START_TEST(test_chan_order_owner)
 	static const char *const st[] = {"created", "paying",   "paid",  "refunding",
 	                                 "refunded", "closed", "failed"};
 	struct customer_input ci = {0};
-	struct chan_order_new in = {"stripe", 0, 0, "USD", 5000};
+	struct chan_order_new in = {NULL, "stripe", 0, 0, "USD", 5000};
 	struct pay_order o, back;
 	char order_no[65], sql[600];
 	int64_t cust, id, left = -1, asked = -1;
@@ -633,7 +634,9 @@ START_TEST(test_chan_order_owner)
 	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
 	in.customer_id = cust;
 	ck_assert_int_eq(db_begin_write(db), 0);
-	ck_assert_msg(chan_order_create(db, &in, order_no, &id) == 0, "%s", err_msg());
+	ck_assert_int_eq(chan_order_number(db, order_no), 0);
+	in.order_no = order_no;
+	ck_assert_msg(chan_order_create(db, &in, &id) == 0, "%s", err_msg());
 	ck_assert_int_eq(db_commit(db), 0);
 	ck_assert_int_eq(strncmp(order_no, "PO-", 3), 0);
 	ck_assert_int_eq(chan_order_get(db, order_no, &o), 0);
@@ -774,6 +777,39 @@ START_TEST(test_provider_registry)
 	                 SQLITE_OK);
 	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET settings = 'nope'"), SQLITE_OK);
 	ck_assert_int_eq(one_int("SELECT count(*) FROM integration_provider_his"), 4);
+	/* 0008: the rollout is a percentage; the history keeps it; the other
+	 * integration types are registered the same way */
+	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET rollout_percent = 101"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET rollout_percent = -1"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE integration_provider SET rollout_percent = 0"
+	                         " WHERE provider_code = 'fake'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(one_int("SELECT rollout_percent FROM integration_provider_his"
+	                         " ORDER BY his_id DESC LIMIT 1"),
+	                 0);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('esign', 'fake', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('fax', 'fake', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	/* the core refuses a rollout outside 0..100 before the schema sees it */
+	{
+		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101};
+
+		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
+		ch.rollout = 55;
+		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), 0);
+		ck_assert_int_eq(one_int("SELECT rollout_percent FROM integration_provider"
+		                         " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
+		                 55);
+	}
 }
 END_TEST
 
