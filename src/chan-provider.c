@@ -17,6 +17,7 @@
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-stripe.h"
+#include "chan-wechat.h"
 #include "clock.h"
 #include "config.h"
 #include "db.h"
@@ -312,7 +313,7 @@ void chan_provider_free(struct chan_provider *p)
 }
 
 /* The adapters frontdesk has, by name. */
-static const struct chan_ops *const adapters[] = {&chan_stripe_ops};
+static const struct chan_ops *const adapters[] = {&chan_stripe_ops, &chan_wechat_ops};
 
 const struct chan_ops *chan_adapter_find(const char *name)
 {
@@ -385,15 +386,38 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 	snprintf(key, sizeof key, "%s_api_key", p->code);
 	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
 		goto out;
-	snprintf(key, sizeof key, "%s_signing_secret", p->code);
-	cfg.signing_secret = chan_secret_get(sec, key);
 	cfg.base_url = p->base_url;
 	cfg.log = log;
 	cfg.stop = stop;
 	cfg.connect_timeout_ms = config_get_int("channel_connect_timeout_ms", 5000);
 	cfg.total_timeout_ms = config_get_int("channel_timeout_ms", 30000);
 	cfg.low_speed_secs = config_get_int("channel_low_speed_seconds", 10);
-	if ((rc = chan_stripe_open(&cfg, ctx)) != 0)
+	if (a == &chan_wechat_ops) {
+		/* the merchant key signs; appid and mch_id name the account */
+		struct chan_wechat_cfg wc = {0};
+		const char *nu = config_get("channel_notify_url", "https://localhost/notify");
+
+		wc.base_url = cfg.base_url;
+		wc.key = cfg.api_key;
+		snprintf(key, sizeof key, "%s_appid", p->code);
+		if ((rc = chan_secret_need(sec, key, &wc.appid)) != 0)
+			goto out;
+		snprintf(key, sizeof key, "%s_mch_id", p->code);
+		if ((rc = chan_secret_need(sec, key, &wc.mch_id)) != 0)
+			goto out;
+		wc.notify_url = nu;
+		wc.log = log;
+		wc.stop = stop;
+		wc.connect_timeout_ms = cfg.connect_timeout_ms;
+		wc.total_timeout_ms = cfg.total_timeout_ms;
+		wc.low_speed_secs = cfg.low_speed_secs;
+		rc = chan_wechat_open(&wc, ctx);
+	} else {
+		snprintf(key, sizeof key, "%s_signing_secret", p->code);
+		cfg.signing_secret = chan_secret_get(sec, key);
+		rc = chan_stripe_open(&cfg, ctx);
+	}
+	if (rc)
 		goto out;
 	*ops = a;
 out:

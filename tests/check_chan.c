@@ -28,11 +28,13 @@
 #include "chan-secret.h"
 #include "chan-sig.h"
 #include "chan-stripe.h"
+#include "chan-wechat.h"
 #include "channel.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
 #include "inbox.h"
+#include "strbuf.h"
 
 static char tmpdir[64];
 static char dbpath[128];
@@ -342,6 +344,91 @@ START_TEST(test_event_kinds)
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "failed");
 	ck_assert_str_eq(cJSON_GetObjectItem(j, "order_id")->valuestring, "pi_k");
 	cJSON_Delete(j);
+}
+END_TEST
+
+/* The WeChat style adapter: its signature is the one openssl computed for
+ * tests/wechat-signature-vectors.json (tests/make-wechat-vectors.sh); a
+ * signed message verifies, and no longer once a value or the key changes;
+ * its XML is read with expat: CDATA and text, and a document type, nested
+ * elements, a repeated name or another root refused. */
+START_TEST(test_wechat_signature_vectors)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512], sign[65];
+	char *text;
+	cJSON *vs, *v, *kv;
+	struct chan_wx_msg m;
+	int n = 0;
+
+	snprintf(path, sizeof path, "%s/tests/wechat-signature-vectors.json", top ? top : ".");
+	text = slurp(path);
+	vs = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(vs);
+	cJSON_ArrayForEach(v, vs)
+	{
+		struct strbuf x = {0};
+		const char *key = cJSON_GetObjectItem(v, "key")->valuestring;
+
+		sb_puts(&x, "<xml>\n");
+		cJSON_ArrayForEach(kv, cJSON_GetObjectItem(v, "params"))
+			sb_printf(&x, "  <%s><![CDATA[%s]]></%s>\n", kv->string, kv->valuestring,
+			          kv->string);
+		sb_puts(&x, "</xml>");
+		ck_assert_msg(chan_wx_parse(sb_cstr(&x), strlen(sb_cstr(&x)), &m) == 0, "%s",
+		              err_msg());
+		ck_assert_int_eq(m.n, cJSON_GetArraySize(cJSON_GetObjectItem(v, "params")));
+		ck_assert_int_eq(chan_wx_sign(&m, key, sign), 0);
+		ck_assert_str_eq(sign, cJSON_GetObjectItem(v, "sign")->valuestring);
+		if (chan_wx_get(&m, "sign_type")) {
+			struct chan_wx_msg signed_ = {0};
+			struct strbuf y = {0};
+
+			sb_printf(&y, "%.*s<sign>%s</sign></xml>", (int)(strlen(sb_cstr(&x)) - 6),
+			          sb_cstr(&x), sign);
+			ck_assert_int_eq(chan_wx_parse(sb_cstr(&y), strlen(sb_cstr(&y)), &signed_), 0);
+			ck_assert_msg(chan_wx_verify(&signed_, key) == 0, "%s", err_msg());
+			ck_assert_int_eq(chan_wx_verify(&signed_, "made_up_other_key"), FD_EINVAL);
+			free(signed_.p[0].value);
+			signed_.p[0].value = strdup("changed");
+			ck_assert_int_eq(chan_wx_verify(&signed_, key), FD_EINVAL);
+			chan_wx_free(&signed_);
+			sb_free(&y);
+		} else {
+			/* not signed with HMAC-SHA256: never believed */
+			ck_assert_int_eq(chan_wx_verify(&m, key), FD_EINVAL);
+		}
+		chan_wx_free(&m);
+		sb_free(&x);
+		n++;
+	}
+	ck_assert_int_eq(n, 3);
+	cJSON_Delete(vs);
+	free(text);
+	{
+		static const char ok[] = "<xml><a>plain &amp; text</a><b><![CDATA[<not> ]] xml]]></b>"
+		                         "<c></c></xml>";
+		static const char *const bad[] = {
+		    "<!DOCTYPE xml [<!ENTITY e \"x\">]><xml><a>&e;</a></xml>",
+		    "<xml><a><b>1</b></a></xml>",
+		    "<xml><a>1</a><a>2</a></xml>",
+		    "<root><a>1</a></root>",
+		    "<xml><a>1</a>",
+		    "<xml>stray<a>1</a></xml>",
+		    "not xml at all",
+		};
+		size_t i;
+
+		ck_assert_int_eq(chan_wx_parse(ok, strlen(ok), &m), 0);
+		ck_assert_str_eq(chan_wx_get(&m, "a"), "plain & text");
+		ck_assert_str_eq(chan_wx_get(&m, "b"), "<not> ]] xml");
+		ck_assert_str_eq(chan_wx_get(&m, "c"), "");
+		ck_assert_ptr_null(chan_wx_get(&m, "d"));
+		chan_wx_free(&m);
+		for (i = 0; i < sizeof bad / sizeof *bad; i++)
+			ck_assert_msg(chan_wx_parse(bad[i], strlen(bad[i]), &m) == FD_EINVAL, "%s",
+			              bad[i]);
+	}
 }
 END_TEST
 
@@ -930,6 +1017,7 @@ int main(void)
 	tcase_add_test(pure, test_json_integers);
 	tcase_add_test(pure, test_event_read_fixture);
 	tcase_add_test(pure, test_event_kinds);
+	tcase_add_test(pure, test_wechat_signature_vectors);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
