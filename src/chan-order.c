@@ -15,9 +15,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "chan-order.h"
+#include "channel.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
@@ -94,12 +94,27 @@ static void fill(sqlite3_stmt *st, struct pay_order *o)
 	o->updated_at = sqlite3_column_int64(st, 15);
 }
 
-/* Run st (bound, cached) for one order: 0 and *out, FD_ENOTFOUND (with
- * nf as the reason), or a database error. */
-static int read_one(struct db *db, sqlite3_stmt *st, struct pay_order *out, const char *nf)
+/* The one order WHERE where (column = ?1 [AND column = ?2]): ?1 is text
+ * t1 when not NULL, else the integer i1; ?2 is t2 when not NULL. 0 and
+ * *out, FD_ENOTFOUND with nf as the reason, or a database error. */
+static int read_where(struct db *db, const char *where, const char *t1, int64_t i1,
+                      const char *t2, struct pay_order *out, const char *nf)
 {
-	int rc = 0, step = sqlite3_step(st);
+	char sql[400];
+	sqlite3_stmt *st;
+	int rc, step;
 
+	memset(out, 0, sizeof *out);
+	snprintf(sql, sizeof sql, "SELECT " ORDER_COLS " FROM pay_order WHERE %s", where);
+	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
+		return rc;
+	if (t1)
+		sqlite3_bind_text(st, 1, t1, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_int64(st, 1, i1);
+	if (t2)
+		sqlite3_bind_text(st, 2, t2, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
 		fill(st, out);
 	else if (step == SQLITE_DONE)
@@ -112,68 +127,38 @@ static int read_one(struct db *db, sqlite3_stmt *st, struct pay_order *out, cons
 
 int chan_order_get(struct db *db, const char *order_no, struct pay_order *out)
 {
-	sqlite3_stmt *st;
 	char nf[200];
-	int rc;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare_cached(db, "SELECT " ORDER_COLS " FROM pay_order WHERE order_no = ?1",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
 	snprintf(nf, sizeof nf, _("no card payment order %s"), order_no);
-	return read_one(db, st, out, nf);
+	return read_where(db, "order_no = ?1", order_no, 0, NULL, out, nf);
 }
 
 int chan_order_get_id(struct db *db, int64_t id, struct pay_order *out)
 {
-	sqlite3_stmt *st;
 	char nf[200];
-	int rc;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare_cached(db, "SELECT " ORDER_COLS " FROM pay_order WHERE id = ?1",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
 	snprintf(nf, sizeof nf, _("there is no card payment order %lld"), (long long)id);
-	return read_one(db, st, out, nf);
+	return read_where(db, "id = ?1", NULL, id, NULL, out, nf);
 }
 
 int chan_order_by_channel(struct db *db, const char *provider, const char *channel_id,
                           struct pay_order *out)
 {
-	sqlite3_stmt *st;
 	char nf[400];
-	int rc;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare_cached(db,
-	                            "SELECT " ORDER_COLS " FROM pay_order WHERE provider_code = ?2"
-	                            " AND channel_order_id = ?1",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_text(st, 1, channel_id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
 	snprintf(nf, sizeof nf, _("no card payment order of ours has the channel id %s at %s"),
 	         channel_id, provider);
-	return read_one(db, st, out, nf);
+	return read_where(db, "provider_code = ?2 AND channel_order_id = ?1", channel_id, 0,
+	                  provider, out, nf);
 }
 
 int chan_order_of_payment(struct db *db, int64_t payment_id, struct pay_order *out)
 {
-	sqlite3_stmt *st;
 	char nf[200];
-	int rc;
 
-	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare_cached(db, "SELECT " ORDER_COLS " FROM pay_order WHERE payment_id = ?1",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, payment_id);
 	snprintf(nf, sizeof nf, _("payment %lld did not come from the payment channel"),
 	         (long long)payment_id);
-	return read_one(db, st, out, nf);
+	return read_where(db, "payment_id = ?1", NULL, payment_id, NULL, out, nf);
 }
 
 int chan_order_list(struct db *db, int64_t invoice_id,
@@ -303,19 +288,6 @@ int chan_order_refundable(struct db *db, const char *order_no, int64_t *left, in
 
 /* ---------------------------------------------------------------- writes */
 
-/* 16 random hex digits. */
-static int random_hex(char out[17])
-{
-	unsigned char b[8];
-	int i;
-
-	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-		return err_set(FD_EIO, _("cannot read random bytes for an order number"));
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	return 0;
-}
-
 int chan_order_number(struct db *db, char order_no[65])
 {
 	int64_t next = 0;
@@ -324,7 +296,7 @@ int chan_order_number(struct db *db, char order_no[65])
 
 	if ((rc = db_one_int(db, "SELECT coalesce(max(id), 0) + 1 FROM pay_order", &next)) != 0)
 		return rc;
-	if ((rc = random_hex(rnd)) != 0)
+	if ((rc = chan_random_hex(rnd)) != 0)
 		return rc;
 	snprintf(order_no, 65, "PO-%06lld-%.8s", (long long)next, rnd);
 	return 0;

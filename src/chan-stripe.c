@@ -41,15 +41,10 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
 	c->signing_secret = cfg->signing_secret ? xstrdup(cfg->signing_secret) : NULL;
-	c->http.provider = "stripe";
-	c->http.base_url = c->base_url;
+	chan_http_setup(&c->http, "stripe", c->base_url, cfg->connect_timeout_ms,
+	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
 	c->http.version_header = "Stripe-Version: " CHAN_STRIPE_VERSION;
-	c->http.connect_timeout_ms = cfg->connect_timeout_ms;
-	c->http.total_timeout_ms = cfg->total_timeout_ms;
-	c->http.low_speed_secs = cfg->low_speed_secs;
-	c->http.log = cfg->log;
-	c->http.stop = cfg->stop;
 	*out = c;
 	return 0;
 }

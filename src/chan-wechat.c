@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/random.h>
 
 #include "chan-http.h"
 #include "chan-sig.h"
@@ -240,14 +239,9 @@ int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
 	c->mch_id = xstrdup(cfg->mch_id);
 	c->key = xstrdup(cfg->key);
 	c->notify_url = xstrdup(cfg->notify_url ? cfg->notify_url : "https://localhost/notify");
-	c->http.provider = "wechat";
-	c->http.base_url = c->base_url;
-	c->http.api_key = NULL; /* never sent: requests are signed */
-	c->http.connect_timeout_ms = cfg->connect_timeout_ms;
-	c->http.total_timeout_ms = cfg->total_timeout_ms;
-	c->http.low_speed_secs = cfg->low_speed_secs;
-	c->http.log = cfg->log;
-	c->http.stop = cfg->stop;
+	/* no API key: the key is never sent, requests are signed with it */
+	chan_http_setup(&c->http, "wechat", c->base_url, cfg->connect_timeout_ms,
+	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	*out = c;
 	return 0;
 }
@@ -340,17 +334,14 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 {
 	struct chan_http_resp r;
 	struct strbuf body = {0};
-	unsigned char rnd[8];
 	char nonce[17], sign[65];
 	const char *v, *err;
-	int code, i;
+	int code;
 
 	memset(ans, 0, sizeof *ans);
 	memset(st, 0, sizeof *st);
-	if (getrandom(rnd, sizeof rnd, 0) != (ssize_t)sizeof rnd)
-		return bad_data(st, _("cannot read random bytes for a nonce"));
-	for (i = 0; i < 8; i++)
-		snprintf(nonce + 2 * i, 3, "%02x", rnd[i]);
+	if (chan_random_hex(nonce) != 0)
+		return bad_data(st, err_msg());
 	msg_add(m, "appid", c->appid);
 	msg_add(m, "mch_id", c->mch_id);
 	msg_add(m, "nonce_str", nonce);
@@ -480,19 +471,31 @@ static int id_ok(const char *id)
 	return 1;
 }
 
+/* Ask path about the object whose id (our number for it) is id, under the
+ * parameter name param: a signed query answer in *a (chan_wx_free it). */
+static int ask(struct chan_ctx *c, const char *kw, const char *path, const char *param,
+               const char *id, struct chan_wx_msg *a, struct chan_status *st)
+{
+	struct chan_wx_msg m = {0};
+	int code;
+
+	memset(a, 0, sizeof *a);
+	memset(st, 0, sizeof *st);
+	if (!id_ok(id))
+		return bad_data(st, _("the id is not an id"));
+	msg_add(&m, param, id);
+	code = call(c, kw, path, &m, 1, a, st);
+	chan_wx_free(&m);
+	return code;
+}
+
 static int wechat_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
                               struct chan_status *st)
 {
-	struct chan_wx_msg m = {0}, a;
-	int code;
+	struct chan_wx_msg a;
+	int code = ask(c, "query_order", "/pay/orderquery", "out_trade_no", id, &a, st);
 
 	memset(out, 0, sizeof *out);
-	memset(st, 0, sizeof *st);
-	if (!id_ok(id))
-		return bad_data(st, _("the order id is not an id"));
-	msg_add(&m, "out_trade_no", id);
-	code = call(c, "query_order", "/pay/orderquery", &m, 1, &a, st);
-	chan_wx_free(&m);
 	if (code == CHAN_OK && read_trade(&a, out) != 0)
 		code = bad_data(st, err_msg());
 	chan_wx_free(&a);
@@ -607,16 +610,10 @@ static int wechat_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 static int wechat_query_refund(struct chan_ctx *c, const char *id, struct chan_refund *out,
                                struct chan_status *st)
 {
-	struct chan_wx_msg m = {0}, a;
-	int code;
+	struct chan_wx_msg a;
+	int code = ask(c, "query_refund", "/pay/refundquery", "out_refund_no", id, &a, st);
 
 	memset(out, 0, sizeof *out);
-	memset(st, 0, sizeof *st);
-	if (!id_ok(id))
-		return bad_data(st, _("the refund id is not an id"));
-	msg_add(&m, "out_refund_no", id);
-	code = call(c, "query_refund", "/pay/refundquery", &m, 1, &a, st);
-	chan_wx_free(&m);
 	if (code == CHAN_OK && read_refund(&a, "_0", out) != 0)
 		code = bad_data(st, err_msg());
 	chan_wx_free(&a);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "channel.h"
 #include "err.h"
@@ -156,4 +157,16 @@ enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *
 	if (!strncmp(type, CHAN_FOUND_REFUND, strlen(CHAN_FOUND_REFUND)))
 		return CHAN_EVENT_REFUND;
 	return ops && ops->event_kind ? ops->event_kind(type, declined) : CHAN_EVENT_OTHER;
+}
+
+int chan_random_hex(char out[17])
+{
+	unsigned char b[8];
+	int i;
+
+	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+		return err_set(FD_EIO, _("cannot read random bytes"));
+	for (i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
 }

@@ -239,6 +239,11 @@ cJSON *chan_found_refund(const struct chan_refund *r);
 enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *type,
                                         int *declined);
 
+/* chan_random_hex - 16 random hex digits (64 bits from getrandom) and a
+ * NUL in out: for idempotency keys, order numbers and nonces. FD_EIO when
+ * no random bytes can be read. */
+int chan_random_hex(char out[17]);
+
 /* chan_code_name - "ok", "retry", "unknown", "not found", "refused", "bad data". */
 const char *chan_code_name(int code);
 

@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <time.h>
 
 #include "chan-order.h"
@@ -34,19 +33,6 @@
 #include "outbox.h"
 #include "xalloc.h"
 
-/* 16 random hex digits. */
-static int random_hex(char out[17])
-{
-	unsigned char b[8];
-	int i;
-
-	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-		return err_set(FD_EIO, _("cannot read random bytes for an idempotency key"));
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	return 0;
-}
-
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
                       const char *payload, int64_t *id)
 {
@@ -55,7 +41,7 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 	int64_t now = (int64_t)time(NULL);
 	int rc;
 
-	if ((rc = random_hex(rnd)) != 0)
+	if ((rc = chan_random_hex(rnd)) != 0)
 		return rc;
 	snprintf(key, sizeof key, "fd_%s_%s", bkey, rnd);
 	rc = db_prepare(db,

@@ -9,24 +9,12 @@
 # posted when the channel says it succeeded; `frontdesk check` stays clean.
 # Every key here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
+. "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=made_up_wechat_merchant_key_0123
 FAKE_PID=
 trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
-python3 "$TOP_SRCDIR/tests/fake-wechat.py" --key "$KEY" --max-seconds 120 \
-	> "$TMP/fake.out" 2> "$TMP/fake.err" &
-FAKE_PID=$!
-i=0
-while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do
-	sleep 0.1
-	i=$((i + 1))
-done
-PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
-BASE="http://127.0.0.1:$PORT"
+fake_run fake-wechat.py 120 --key "$KEY"
 ok "the fake WeChat channel started on a random port" test -n "$PORT"
-ctl() { curl -s --max-time 10 -d "$2" "$BASE/_control/$1"; }
-jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-db() { sqlite3 "$FRONTDESK_DB" "$1"; }
 # relay: hand each notify the fake queued to frontdesk, as a web hook in
 # front of the shop would; prints the exit status of each ingest, one a
 # line; what frontdesk answered goes to $TMP/answers
