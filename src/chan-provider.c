@@ -346,13 +346,16 @@ int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops
 	if (rc && rc != FD_ENOTFOUND)
 		return rc;
 	if (rc == 0) {
+		/* the adapter its row names, stripe when none (as chan_provider_open) */
 		settings_adapter(p.settings, name, sizeof name);
+		if (!*name)
+			snprintf(name, sizeof name, "stripe");
 		chan_provider_free(&p);
 	} else {
-		name[0] = '\0';
+		/* no row: the adapter of that name */
+		snprintf(name, sizeof name, "%s", code);
 	}
-	/* a provider row without an adapter, or no row: the adapter of that name */
-	*ops = chan_adapter_find(*name ? name : code);
+	*ops = chan_adapter_find(name);
 	if (!*ops)
 		return err_set(FD_ENOTFOUND,
 		               _("no channel adapter for '%s' (set the provider's adapter)"), code);

@@ -92,8 +92,8 @@ void chan_provider_free(struct chan_provider *p);
 const struct chan_ops *chan_adapter_find(const char *name);
 
 /* chan_provider_adapter - *ops = the adapter that reads what provider code
- * sends: the one its row's settings name ("adapter"), else (no row, or no
- * adapter named) the adapter called code. FD_ENOTFOUND with a reason when
+ * sends: the one its row's settings name ("adapter"; stripe when none, as
+ * chan_provider_open), else (no row) the adapter called code. FD_ENOTFOUND with a reason when
  * there is none. Opens nothing: for reading relayed events (inbox_ingest). */
 int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
 
