@@ -73,6 +73,20 @@ static void encode(struct strbuf *sb, const char *s, int key)
 	}
 }
 
+void chan_http_setup(struct chan_http *h, const char *provider, const char *base_url,
+                     long connect_timeout_ms, long total_timeout_ms, long low_speed_secs,
+                     struct chan_log *log, volatile sig_atomic_t *stop)
+{
+	memset(h, 0, sizeof *h);
+	h->provider = provider;
+	h->base_url = base_url;
+	h->connect_timeout_ms = connect_timeout_ms;
+	h->total_timeout_ms = total_timeout_ms;
+	h->low_speed_secs = low_speed_secs;
+	h->log = log;
+	h->stop = stop;
+}
+
 void chan_http_form(struct strbuf *sb, const char *key, const char *value)
 {
 	if (sb->len)

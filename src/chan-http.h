@@ -21,7 +21,7 @@
  * CHAN_NOTFOUND; other 4xx are CHAN_REFUSED; a Stripe-Should-Retry header
  * decides over the status when present; Retry-After (seconds) is kept.
  *
- * Callers: the channel adapters (chan-stripe.c).
+ * Callers: the channel adapters (chan-stripe.c, chan-wechat.c).
  */
 #ifndef FD_CHAN_HTTP_H
 #define FD_CHAN_HTTP_H
@@ -58,6 +58,13 @@ struct chan_http_resp {
 	size_t len;
 	int64_t date; /* the Date header, 0 when none */
 };
+
+/* chan_http_setup - fill *h for the adapter called provider at base_url
+ * (not copied: they must outlive h) with its timeouts (0: defaults), log
+ * and stop flag; no API key and no version header (set them after). */
+void chan_http_setup(struct chan_http *h, const char *provider, const char *base_url,
+                     long connect_timeout_ms, long total_timeout_ms, long low_speed_secs,
+                     struct chan_log *log, volatile sig_atomic_t *stop);
 
 /* chan_http_url_ok - 0 if url may be called: https://..., or
  * http://127.0.0.1[:port]/...; FD_EINVAL with a reason otherwise. */

@@ -165,6 +165,7 @@ static int page_tx(struct db *db, void *arg)
 	               " offline_until = CASE WHEN ?3 THEN NULL ELSE offline_until END,"
 	               " last_error = CASE WHEN ?3 THEN NULL ELSE last_error END,"
 	               " last_success_at = CASE WHEN ?3 THEN ?5 ELSE last_success_at END,"
+	               " failing_since = CASE WHEN ?3 THEN NULL ELSE failing_since END,"
 	               " last_poll_at = ?5, updated_at = ?5 WHERE provider_code = ?1",
 	               &st);
 	if (rc)
@@ -204,7 +205,8 @@ static int fail_tx(struct db *db, void *arg)
 	snprintf(why, sizeof why, "%s", f->reason);
 	rc = db_prepare(db,
 	                "UPDATE channel_state SET state = 'offline', failures = failures + 1,"
-	                " offline_until = ?2, last_error = ?3, last_poll_at = ?4, updated_at = ?4"
+	                " offline_until = ?2, last_error = ?3, last_poll_at = ?4, updated_at = ?4,"
+	                " failing_since = coalesce(failing_since, ?4)"
 	                " WHERE provider_code = ?1",
 	                &st);
 	if (rc)

@@ -22,6 +22,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "clock.h"
@@ -32,7 +33,6 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "invoice.h"
-#include "outbox.h"
 #include "payment.h"
 #include "xalloc.h"
 
@@ -52,7 +52,6 @@ void chan_process_opts_default(struct chan_process_opts *o, const char *provider
 
 /* ---------------------------------------------------------------- reading */
 
-enum { K_OTHER, K_INTENT, K_REFUND };
 
 /* What the channel said about one payment intent (cached per batch). */
 struct intent {
@@ -71,13 +70,14 @@ struct pev {
 	char status[12];
 	int64_t attempts;
 	int64_t parked_until;
-	int kind;
+	enum chan_event_kind kind;
 	int code; /* CHAN_OK, or the code of the call that failed */
 	int retry_after;
 	char reason[300];
-	struct chan_refund rf; /* K_REFUND: the refund */
+	struct chan_refund rf; /* CHAN_EVENT_REFUND: the refund */
 	int ix;                /* the intent in the cache, -1 when none */
-	int settled;           /* K_INTENT: its order was paid (or closed) already: not asked */
+	int settled;           /* CHAN_EVENT_ORDER: its order was paid (or closed) already: not asked */
+	int declined;          /* the event says a payment attempt was declined */
 };
 
 struct batch {
@@ -90,8 +90,8 @@ struct batch {
 	struct chan_process_result add; /* what the transaction did, counted on commit */
 };
 
-static int load_due(struct db *db, const struct chan_process_opts *o, int all, int64_t after,
-                    struct batch *b)
+static int load_due(struct db *db, const struct chan_ops *ops, const struct chan_process_opts *o,
+                    int all, int64_t after, struct batch *b)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -126,12 +126,7 @@ static int load_due(struct db *db, const struct chan_process_opts *o, int all, i
 		e->attempts = sqlite3_column_int64(st, 4);
 		e->parked_until = sqlite3_column_int64(st, 5);
 		e->ix = -1;
-		if (!strncmp(e->type, "payment_intent.", 15))
-			e->kind = K_INTENT;
-		else if (!strncmp(e->type, "refund.", 7) || !strncmp(e->type, "charge.refund.", 14))
-			e->kind = K_REFUND;
-		else
-			e->kind = K_OTHER;
+		e->kind = chan_event_kind_of(ops, e->type, &e->declined);
 	}
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot read the inbound events"));
@@ -169,20 +164,11 @@ static int intent_of(struct batch *b, const struct chan_ops *ops, struct chan_ct
  * order only moves forward, and apply_one reads it again. */
 static int settled(struct db *db, const char *provider, const char *id)
 {
-	sqlite3_stmt *st;
-	int yes = 0;
+	struct pay_order po;
 
-	if (db_prepare_cached(db,
-	                      "SELECT 1 FROM pay_order WHERE provider_code = ?2"
-	                      " AND channel_order_id = ?1 AND status IN"
-	                      " ('paid', 'refunding', 'refunded', 'closed')",
-	                      &st))
+	if (chan_order_by_channel(db, provider, id, &po) != 0)
 		return 0;
-	sqlite3_bind_text(st, 1, id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	db_release(db, st);
-	return yes;
+	return chan_order_is_paid(po.status) || !strcmp(po.status, "closed");
 }
 
 static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, struct chan_ctx *ctx,
@@ -199,9 +185,9 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			return;
 		}
 		e->code = CHAN_OK;
-		if (e->kind == K_OTHER || !*e->object_id)
+		if (e->kind == CHAN_EVENT_OTHER || !*e->object_id)
 			continue;
-		if (e->kind == K_REFUND) {
+		if (e->kind == CHAN_EVENT_REFUND) {
 			memset(&cs, 0, sizeof cs);
 			e->code = ops->query_refund(ctx, e->object_id, &e->rf, &cs);
 			b->add.calls++;
@@ -209,13 +195,13 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			snprintf(e->reason, sizeof e->reason, "%s", cs.reason);
 			if (e->code != CHAN_OK)
 				continue;
-			if (!*e->rf.payment_intent) {
+			if (!*e->rf.order_id) {
 				e->code = CHAN_BADDATA;
 				snprintf(e->reason, sizeof e->reason, "%s",
 				         _("the refund names no payment intent"));
 				continue;
 			}
-			e->ix = intent_of(b, ops, ctx, e->rf.payment_intent);
+			e->ix = intent_of(b, ops, ctx, e->rf.order_id);
 		} else if (settled(db, b->o->provider, e->object_id)) {
 			e->settled = 1;
 			continue;
@@ -228,105 +214,6 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			snprintf(e->reason, sizeof e->reason, "%s", b->in[e->ix].reason);
 		}
 	}
-}
-
-/* ---------------------------------------------------------------- orders */
-
-struct order {
-	int64_t id;
-	char order_no[65];
-	char provider[41];
-	char channel_id[256];
-	int64_t customer_id, invoice_id, payment_id;
-	char currency[4];
-	int64_t amount, refunded;
-	char status[12];
-	char *last_error; /* set when it changes; not owned */
-};
-
-/* The order whose channel id (col "channel", at provider) or order number
- * (col "order") is v. */
-static int order_by(struct db *db, const char *provider, const char *col, const char *v,
-                    struct order *po, int *found)
-{
-	sqlite3_stmt *st;
-	int rc, step;
-
-	*found = 0;
-	rc = db_prepare_cached(db,
-	                       !strcmp(col, "channel")
-	                           ? "SELECT id, order_no, provider_code,"
-	                             " coalesce(channel_order_id, ''), customer_id,"
-	                             " coalesce(invoice_id, 0), coalesce(payment_id, 0), currency,"
-	                             " amount, refunded_amount, status FROM pay_order"
-	                             " WHERE provider_code = ?2 AND channel_order_id = ?1"
-	                           : "SELECT id, order_no, provider_code,"
-	                             " coalesce(channel_order_id, ''), customer_id,"
-	                             " coalesce(invoice_id, 0), coalesce(payment_id, 0), currency,"
-	                             " amount, refunded_amount, status FROM pay_order"
-	                             " WHERE order_no = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, v, -1, SQLITE_TRANSIENT);
-	if (!strcmp(col, "channel"))
-		sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		memset(po, 0, sizeof *po);
-		po->id = sqlite3_column_int64(st, 0);
-		snprintf(po->order_no, sizeof po->order_no, "%s", sqlite3_column_text(st, 1));
-		snprintf(po->provider, sizeof po->provider, "%s", sqlite3_column_text(st, 2));
-		snprintf(po->channel_id, sizeof po->channel_id, "%s", sqlite3_column_text(st, 3));
-		po->customer_id = sqlite3_column_int64(st, 4);
-		po->invoice_id = sqlite3_column_int64(st, 5);
-		po->payment_id = sqlite3_column_int64(st, 6);
-		snprintf(po->currency, sizeof po->currency, "%s", sqlite3_column_text(st, 7));
-		po->amount = sqlite3_column_int64(st, 8);
-		po->refunded = sqlite3_column_int64(st, 9);
-		snprintf(po->status, sizeof po->status, "%s", sqlite3_column_text(st, 10));
-		*found = 1;
-	} else if (step != SQLITE_DONE) {
-		rc = db_fail(db, _("cannot read the card payment order"));
-	}
-	db_release(db, st);
-	return rc;
-}
-
-/* Write the order's changeable fields back (the schema checks the move). */
-static int order_save(struct db *db, const struct order *po, const char *why)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "UPDATE pay_order SET channel_order_id = ?2, payment_id = ?3,"
-	                       " refunded_amount = ?4, status = ?5,"
-	                       " last_error = coalesce(?6, last_error), updated_at = ?7"
-	                       " WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, po->id);
-	if (*po->channel_id)
-		sqlite3_bind_text(st, 2, po->channel_id, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 2);
-	if (po->payment_id)
-		sqlite3_bind_int64(st, 3, po->payment_id);
-	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, po->refunded);
-	sqlite3_bind_text(st, 5, po->status, -1, SQLITE_TRANSIENT);
-	if (po->last_error)
-		sqlite3_bind_text(st, 6, po->last_error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_int64(st, 7, clock_now());
-	db_set_reason(db, why);
-	rc = db_run_cached(db, st, _("cannot record the card payment order"));
-	db_set_reason(db, NULL);
-	return rc;
 }
 
 /* ---------------------------------------------------------------- applying */
@@ -342,11 +229,11 @@ struct mark {
 	                          "transient" */
 };
 
-static int say_dead(struct mark *m, struct order *po, const char *fmt, ...)
+static int say_dead(struct mark *m, struct pay_order *po, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* The channel disagrees with our order: dead, and the order keeps why. */
-static int say_dead(struct mark *m, struct order *po, const char *fmt, ...)
+static int say_dead(struct mark *m, struct pay_order *po, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -356,21 +243,19 @@ static int say_dead(struct mark *m, struct order *po, const char *fmt, ...)
 	m->status = "dead";
 	m->dead_kind = "refused";
 	if (po) {
-		po->last_error = m->error;
+		snprintf(po->last_error, sizeof po->last_error, "%s", m->error);
 		return 1; /* the order is to be saved */
 	}
 	return 0;
 }
 
-static int rank(const char *status)
+/* Write po with status `to`: a move when it changes (chan_order_move
+ * checks it), else a save. */
+static int order_write(struct db *db, struct pay_order *po, const char *to, const char *why)
 {
-	static const char *const order[] = {"created", "paying", "paid", "refunding", "refunded"};
-	size_t i;
-
-	for (i = 0; i < sizeof order / sizeof *order; i++)
-		if (!strcmp(status, order[i]))
-			return (int)i;
-	return 99; /* closed, failed: final */
+	if (strcmp(po->status, to))
+		return chan_order_move(db, po, to, why);
+	return chan_order_save(db, po, why);
 }
 
 /* The invoice's open balance that a payment of currency may settle. */
@@ -401,9 +286,10 @@ static int invoice_open(struct db *db, int64_t invoice_id, int64_t customer_id,
 /* Apply the intent's state to the order. *changed says whether it did
  * anything; a disagreement makes m dead. */
 static int apply_intent(struct db *db, const struct pev *e, const struct chan_order *ci,
-                        struct order *po, struct mark *m, int *changed)
+                        struct pay_order *po, struct mark *m, int *changed)
 {
 	char why[400];
+	const char *to = po->status;
 	int rc, save = 0;
 
 	*changed = 0;
@@ -412,14 +298,14 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 		snprintf(po->channel_id, sizeof po->channel_id, "%s", ci->id);
 		save = 1;
 	}
-	if (!strcmp(ci->status, "succeeded") && rank(po->status) == 99) {
+	if (ci->state == CHAN_ORDER_SUCCEEDED && chan_order_is_final(po->status)) {
 		if (say_dead(m, po,
 		             _("the channel says intent %s succeeded, but order %s is %s: not "
 		               "posted, a person must look"),
 		             ci->id, po->order_no, po->status))
-			return order_save(db, po, why);
+			return chan_order_save(db, po, why);
 		return 0;
-	} else if (!strcmp(ci->status, "succeeded")) {
+	} else if (ci->state == CHAN_ORDER_SUCCEEDED) {
 		if (!po->payment_id) {
 			struct payment_input in = {0};
 			struct alloc_input al = {po->invoice_id, 0};
@@ -431,7 +317,7 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 				               "for %lld (minor units): not posted, a person must look"),
 				             ci->id, (long long)ci->amount_received, po->order_no,
 				             (long long)po->amount))
-					return order_save(db, po, why);
+					return chan_order_save(db, po, why);
 				return 0;
 			}
 			if ((rc = invoice_open(db, po->invoice_id, po->customer_id, po->currency,
@@ -451,36 +337,35 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			if (rc)
 				return rc;
 			m->payments++;
-			snprintf(po->status, sizeof po->status, "paid");
+			to = "paid";
 			save = *changed = 1;
 		}
-	} else if (rank(po->status) >= rank("paid") && rank(po->status) < 99) {
+	} else if (chan_order_is_paid(po->status)) {
 		/* a paid order's intent never leaves succeeded */
 		if (say_dead(m, po,
 		             _("the channel now says intent %s is %s, but order %s was paid: "
 		               "nothing changed, a person must look"),
 		             ci->id, ci->status, po->order_no))
-			return order_save(db, po, why);
+			return chan_order_save(db, po, why);
 		return 0;
-	} else if (!strcmp(ci->status, "canceled")) {
-		if (!strcmp(po->status, "created") || !strcmp(po->status, "paying")) {
-			snprintf(po->status, sizeof po->status, "closed");
+	} else if (ci->state == CHAN_ORDER_CANCELED) {
+		if (chan_order_is_open(po->status)) {
+			to = "closed";
 			save = *changed = 1;
 		}
 	} else if (!strcmp(po->status, "created")) {
-		snprintf(po->status, sizeof po->status, "paying");
+		to = "paying";
 		save = *changed = 1;
 	}
-	if (!strcmp(e->type, "payment_intent.payment_failed") && !strcmp(ci->status,
-	                                                                  "requires_payment_method")) {
+	if (ci->state == CHAN_ORDER_DECLINED || (e->declined && ci->state == CHAN_ORDER_PENDING)) {
 		/* declined: the customer may still pay this intent; keep it open */
 		snprintf(m->error, sizeof m->error,
 		         _("the card was declined; order %s stays open for another try"),
 		         po->order_no);
-		po->last_error = m->error;
+		snprintf(po->last_error, sizeof po->last_error, "%s", m->error);
 		save = *changed = 1;
 	}
-	return save ? order_save(db, po, why) : 0;
+	return save ? order_write(db, po, to, why) : 0;
 }
 
 struct live {
@@ -546,39 +431,22 @@ out:
  * is no longer counted as asked for and can be asked again; an order being
  * refunded with nothing refunded and nothing else asked for goes back to
  * paid. A repeated event changes nothing. */
-static int refund_failed(struct db *db, const struct pev *e, struct order *po, struct mark *m,
-                         int *changed)
+static int refund_failed(struct db *db, const struct pev *e, struct pay_order *po,
+                         struct mark *m, int *changed)
 {
 	const struct chan_refund *rf = &e->rf;
-	sqlite3_stmt *st;
 	char why[400];
 	int64_t asked;
-	int rc;
+	int rc, fresh;
 
 	snprintf(m->error, sizeof m->error, _("refund %s %s at the channel: nothing to post"),
 	         rf->id, rf->status);
 	if (rf->amount <= 0)
 		return 0;
-	rc = db_prepare_cached(db,
-	                       "INSERT OR IGNORE INTO pay_order_refund_failed (order_id,"
-	                       " channel_refund_id, amount, status, asked_by_us, reason,"
-	                       " operator_id, created_at) VALUES (?1, ?2, ?3, ?4, EXISTS (SELECT 1"
-	                       " FROM inbound_callback WHERE source_system = ?5"
-	                       " AND external_id = 'answer:' || ?2), ?6, fd_operator(), ?7)",
-	                       &st);
-	if (rc)
+	if ((rc = chan_order_refund_failed(db, po, rf->id, rf->amount,
+	                                   rf->state == CHAN_REFUND_FAILED, e->type, &fresh)) != 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, po->id);
-	sqlite3_bind_text(st, 2, rf->id, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, rf->amount);
-	sqlite3_bind_text(st, 4, !strcmp(rf->status, "failed") ? "failed" : "canceled", -1,
-	                  SQLITE_STATIC);
-	sqlite3_bind_text(st, 5, po->provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 6, e->type, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 7, clock_now());
-	if ((rc = db_run_cached(db, st, _("cannot record the failed refund"))) != 0)
-		return rc;
-	if (sqlite3_changes(db_sqlite(db)) == 0)
+	if (!fresh)
 		return 0; /* known already */
 	*changed = 1;
 	snprintf(m->error, sizeof m->error,
@@ -586,17 +454,16 @@ static int refund_failed(struct db *db, const struct pev *e, struct order *po, s
 	         rf->id, rf->status);
 	if (strcmp(po->status, "refunding") || po->refunded > 0)
 		return 0;
-	if ((rc = outbox_refund_asked(db, po->order_no, &asked)) != 0)
+	if ((rc = chan_order_refundable(db, po->order_no, NULL, &asked)) != 0)
 		return rc;
 	if (asked > 0)
 		return 0; /* another refund is still on its way */
-	snprintf(po->status, sizeof po->status, "paid");
 	snprintf(why, sizeof why, _("channel: refund %s %s"), rf->id, rf->status);
-	return order_save(db, po, why);
+	return chan_order_move(db, po, "paid", why);
 }
 
-static int apply_refund(struct db *db, const struct pev *e, struct order *po, struct mark *m,
-                        int *changed)
+static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po,
+                        struct mark *m, int *changed)
 {
 	const struct chan_refund *rf = &e->rf;
 	struct refund_input in = {0};
@@ -606,10 +473,10 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 	int rc, seen;
 
 	*changed = 0;
-	if (strcmp(rf->status, "succeeded") != 0) {
-		if (!strcmp(rf->status, "failed") || !strcmp(rf->status, "canceled"))
+	if (rf->state != CHAN_REFUND_SUCCEEDED) {
+		if (rf->state == CHAN_REFUND_FAILED || rf->state == CHAN_REFUND_CANCELED)
 			return refund_failed(db, e, po, m, changed);
-		/* pending or requires_action: ask again later */
+		/* not settled at the channel: ask again later */
 		m->status = "failed";
 		snprintf(m->error, sizeof m->error,
 		         _("refund %s is %s at the channel; asked again later"), rf->id, rf->status);
@@ -642,7 +509,7 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 		               "not posted, a person must look"),
 		             rf->id, (long long)rf->amount, rf->currency, po->order_no,
 		             (long long)po->amount, po->currency, (long long)po->refunded))
-			return order_save(db, po, why);
+			return chan_order_save(db, po, why);
 		return 0;
 	}
 	snprintf(reason, sizeof reason, _("refunded at the channel (%s)"), rf->id);
@@ -663,10 +530,21 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 		return rc;
 	m->refunds++;
 	po->refunded += rf->amount;
-	snprintf(po->status, sizeof po->status, "%s",
-	         po->refunded == po->amount ? "refunded" : "refunding");
 	*changed = 1;
-	return order_save(db, po, why);
+	return order_write(db, po, po->refunded == po->amount ? "refunded" : "refunding", why);
+}
+
+/* The order whose channel id at provider is channel_id, else (order_no
+ * not NULL or "") the one numbered order_no: *found 1 and *po, or 0. */
+static int find_order(struct db *db, const char *provider, const char *channel_id,
+                      const char *order_no, struct pay_order *po, int *found)
+{
+	int rc = chan_order_by_channel(db, provider, channel_id, po);
+
+	if (rc == FD_ENOTFOUND && order_no && *order_no)
+		rc = chan_order_get(db, order_no, po);
+	*found = rc == 0;
+	return rc == FD_ENOTFOUND ? 0 : rc;
 }
 
 /* Decide and apply one event; m says how to mark it. A non-zero return is
@@ -675,13 +553,13 @@ static int apply_refund(struct db *db, const struct pev *e, struct order *po, st
 static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct mark *m)
 {
 	const struct chan_order *ci;
-	struct order po;
+	struct pay_order po;
 	char buf[600];
 	int rc, found, c1 = 0, c2 = 0;
 	int64_t now = (int64_t)time(NULL);
 
 	m->status = "processed";
-	if (e->kind == K_OTHER) {
+	if (e->kind == CHAN_EVENT_OTHER) {
 		m->status = "ignored";
 		snprintf(m->error, sizeof m->error, _("frontdesk does not act on %s events"),
 		         *e->type ? e->type : "?");
@@ -704,9 +582,9 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		return 0;
 	}
 	if (e->settled) {
-		if ((rc = order_by(db, b->o->provider, "channel", e->object_id, &po, &found)) != 0)
+		if ((rc = find_order(db, b->o->provider, e->object_id, NULL, &po, &found)) != 0)
 			return rc;
-		if (!found || rank(po.status) < rank("paid"))
+		if (!found || !(chan_order_is_paid(po.status) || !strcmp(po.status, "closed")))
 			return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
 			               e->object_id);
 		m->status = "ignored";
@@ -717,9 +595,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		return 0;
 	}
 	ci = &b->in[e->ix].o;
-	if ((rc = order_by(db, b->o->provider, "channel", ci->id, &po, &found)) != 0)
-		return rc;
-	if (!found && *ci->order_no && (rc = order_by(db, b->o->provider, "order", ci->order_no, &po, &found)))
+	if ((rc = find_order(db, b->o->provider, ci->id, ci->order_no, &po, &found)) != 0)
 		return rc;
 	if (!found) {
 		int64_t until = !strcmp(e->status, "parked") && e->parked_until
@@ -760,15 +636,15 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		             ci->id, (long long)ci->amount, ci->currency, (long long)ci->invoice_id,
 		             po.order_no, (long long)po.amount, po.currency,
 		             (long long)po.invoice_id))
-			return order_save(db, &po, buf);
+			return chan_order_save(db, &po, buf);
 		return 0;
 	}
 	if ((rc = apply_intent(db, e, ci, &po, m, &c1)) != 0)
 		return rc;
 	if (!strcmp(m->status, "dead"))
 		return 0;
-	if (e->kind == K_REFUND) {
-		if (strcmp(e->rf.payment_intent, ci->id)) /* cannot happen: asked by it */
+	if (e->kind == CHAN_EVENT_REFUND) {
+		if (strcmp(e->rf.order_id, ci->id)) /* cannot happen: asked by it */
 			return err_set(FD_EIO, _("the refund's intent changed"));
 		if ((rc = apply_refund(db, e, &po, m, &c2)) != 0)
 			return rc;
@@ -926,7 +802,7 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 	b.ev = xcalloc((size_t)o->batch, sizeof *b.ev);
 	b.in = xcalloc((size_t)o->batch, sizeof *b.in);
 	while (!(stop && *stop)) {
-		if ((rc = load_due(db, o, all, after, &b)) != 0 || b.n == 0)
+		if ((rc = load_due(db, ops, o, all, after, &b)) != 0 || b.n == 0)
 			break;
 		after = b.ev[b.n - 1].id;
 		memset(&b.add, 0, sizeof b.add);
@@ -945,99 +821,38 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 
 /* ---------------------------------------------------------------- queries */
 
-struct qorder {
-	int64_t id;
-	char channel_id[256];
-	int64_t query_count;
-	int64_t next_query_at; /* 0: never scheduled */
-};
-
 struct qmark {
 	const struct control_hold *lease;
 	const struct chan_process_opts *o;
-	const struct qorder *q;
+	const struct pay_order *q;
 	int asked;                  /* 1: the channel was asked */
 	const struct chan_order *ci; /* a final state to store, or NULL */
 	int64_t next;
 };
 
-/* A final state found by asking, stored as an event of its own. */
+/* A final state found by asking, stored as an event of its own, in our
+ * own shape (channel.h, chan_found_order). */
 static int store_found(struct db *db, const struct chan_process_opts *o,
                        const struct chan_order *ci)
 {
-	cJSON *obj = cJSON_CreateObject(), *md;
 	char ext[320], type[80];
+	const char *state = chan_order_state_name(ci->state);
 
-	snprintf(ext, sizeof ext, "query:%s:%s", ci->id, ci->status);
-	snprintf(type, sizeof type, "payment_intent.%s", ci->status);
-	cJSON_AddStringToObject(obj, "id", ci->id);
-	cJSON_AddStringToObject(obj, "object", "payment_intent");
-	cJSON_AddStringToObject(obj, "status", ci->status);
-	chan_json_add_int(obj, "amount", ci->amount);
-	chan_json_add_int(obj, "amount_received", ci->amount_received);
-	cJSON_AddStringToObject(obj, "currency", ci->currency);
-	md = cJSON_AddObjectToObject(obj, "metadata");
-	cJSON_AddStringToObject(md, "order_no", ci->order_no);
-	return inbox_insert_found(db, o->provider, ext, type, "query", obj);
+	snprintf(ext, sizeof ext, "query:%s:%s", ci->id, state);
+	snprintf(type, sizeof type, "%s%s", CHAN_FOUND_ORDER, state);
+	return inbox_insert_found(db, o->provider, ext, type, "query", chan_found_order(ci));
 }
 
 static int qmark_tx(struct db *db, void *arg)
 {
 	struct qmark *m = arg;
-	sqlite3_stmt *st;
 	int rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
 		return rc;
 	if (m->ci && (rc = store_found(db, m->o, m->ci)) != 0)
 		return rc;
-	rc = db_prepare_cached(db,
-	                       "UPDATE pay_order SET query_count = query_count + ?2,"
-	                       " next_query_at = ?3 WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, m->q->id);
-	sqlite3_bind_int(st, 2, m->asked);
-	sqlite3_bind_int64(st, 3, m->next);
-	return db_run_cached(db, st, _("cannot record the order's query"));
-}
-
-static int load_to_query(struct db *db, const struct chan_process_opts *o, int all, int64_t after,
-                         struct qorder *q, size_t max, size_t *n)
-{
-	sqlite3_stmt *st;
-	int rc, step;
-
-	/* the first condition is the partial index's own, so that index (the
-	 * unfinished orders only) is what is read */
-	rc = db_prepare(db,
-	                "SELECT id, channel_order_id, query_count, coalesce(next_query_at, 0)"
-	                " FROM pay_order"
-	                " WHERE (status = 'created' OR status = 'paying' OR status = 'refunding')"
-	                " AND status <> 'refunding' AND channel_order_id IS NOT NULL"
-	                " AND provider_code = ?1 AND coalesce(next_query_at, 0) <= ?2 AND id > ?3"
-	                " ORDER BY id LIMIT ?4",
-	                &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, o->provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, all ? INT64_MAX : (int64_t)time(NULL));
-	sqlite3_bind_int64(st, 3, after);
-	sqlite3_bind_int64(st, 4, (sqlite3_int64)max);
-	*n = 0;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct qorder *x = &q[(*n)++];
-
-		x->id = sqlite3_column_int64(st, 0);
-		snprintf(x->channel_id, sizeof x->channel_id, "%s", sqlite3_column_text(st, 1));
-		x->query_count = sqlite3_column_int64(st, 2);
-		x->next_query_at = sqlite3_column_int64(st, 3);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the card payment orders"));
-	sqlite3_finalize(st);
-	return rc;
+	return chan_order_note_query(db, m->q->id, m->asked, m->next);
 }
 
 int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
@@ -1045,13 +860,15 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
                    volatile sig_atomic_t *stop, int all, struct chan_process_result *r)
 {
 	enum { MAXQ = 50 };
-	struct qorder q[MAXQ];
+	struct pay_order *q = xcalloc(MAXQ, sizeof *q);
 	int64_t after = 0;
 	size_t n, i;
 	int rc = 0;
 
 	while (!(stop && *stop)) {
-		if ((rc = load_to_query(db, o, all, after, q, MAXQ, &n)) != 0 || n == 0)
+		if ((rc = chan_order_to_query(db, o->provider, all ? INT64_MAX : (int64_t)time(NULL),
+		                              after, q, MAXQ, &n)) != 0 ||
+		    n == 0)
 			break;
 		for (i = 0; i < n && !(stop && *stop); i++) {
 			struct qmark m = {lease, o, &q[i], 0, NULL, 0};
@@ -1078,17 +895,19 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 					int64_t b = chan_backoff(q[i].query_count + 1, cs.retry_after, code);
 
 					d = b > d ? b : d;
-				} else if (!strcmp(ci.status, "succeeded") ||
-				           !strcmp(ci.status, "canceled")) {
+				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||
+				           ci.state == CHAN_ORDER_CANCELED) {
 					m.ci = &ci;
 				}
 				m.next = now + d;
 			}
 			if ((rc = db_write(db, qmark_tx, &m)) != 0)
-				return rc;
+				goto out;
 		}
 		if (n < MAXQ)
 			break;
 	}
+out:
+	free(q);
 	return rc;
 }

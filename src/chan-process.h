@@ -3,9 +3,13 @@
  * events are processed into payments, refunds and order states, and card
  * orders still paying are queried actively.
  *
- * An event is a hint, never the truth. Processing one asks the channel for
- * the current state of its object (the payment intent; for a refund, the
- * refund and then its payment intent) and applies that state, through the
+ * An event is a hint, never the truth. What a stored event is about (an
+ * order, a refund, nothing we act on) is the adapter's reading of its type
+ * (chan_event_kind_of, channel.h); processing one asks the channel for
+ * the current state of its object (the order; for a refund, the refund and
+ * then its order) and applies that state, in the core's words
+ * (enum chan_order_state, chan_refund_state: the channel's own words never
+ * decide anything here), through the
  * same core functions the desk uses (payment.h), in ONE write transaction
  * that also marks the event: a crash before the commit leaves the event due
  * again and nothing applied; after it, both. No transaction is open while a
@@ -13,15 +17,15 @@
  *
  * What a state does to the order (pay_order, one way: created -> paying ->
  * paid -> refunding -> refunded, or closed / failed from created or paying):
- *  - succeeded: once per order (guarded by pay_order.payment_id, which the
+ *  - CHAN_ORDER_SUCCEEDED: once per order (guarded by pay_order.payment_id, which the
  *    schema lets be set only once), one card payment with the intent id as
  *    reference, allocated to the order's invoice as far as it still owes
  *    (the rest is the customer's credit); the order becomes paid;
- *  - canceled: an order not paid is closed;
- *  - processing, requires_*: a created order becomes paying (a declined card,
- *    payment_intent.payment_failed, leaves it paying with the reason: the
- *    customer may still pay the same intent);
- *  - a succeeded refund: once per refund (guarded by its reference), the
+ *  - CHAN_ORDER_CANCELED: an order not paid is closed;
+ *  - PENDING, PROCESSING, DECLINED: a created order becomes paying (a
+ *    declined card, DECLINED or an event the adapter reads as declined,
+ *    leaves it paying with the reason: the customer may still pay);
+ *  - a CHAN_REFUND_SUCCEEDED refund: once per refund (guarded by its reference), the
  *    allocations are reversed as far as needed to free the amount (explicit
  *    reversal rows; what was not to be refunded is allocated again), a
  *    refund row is posted, and the order's refunded amount grows: refunding
@@ -46,7 +50,8 @@
  * query_after seconds after it is seen, then on a doubling schedule (at
  * most an hour apart), query_count and next_query_at kept on the order. A
  * final state found this way (succeeded, canceled) is stored as an inbound
- * event of its own (via 'query', external id "query:<intent>:<state>") and
+ * event of its own in frontdesk's shape (via 'query', type
+ * CHAN_FOUND_ORDER "<state>", external id "query:<order id>:<state>") and
  * processed like any other, so a lost success event delays a payment but
  * never loses it. This is also how an order-query-only channel produces
  * its events.

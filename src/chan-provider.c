@@ -17,6 +17,7 @@
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-stripe.h"
+#include "chan-wechat.h"
 #include "clock.h"
 #include "config.h"
 #include "db.h"
@@ -26,85 +27,130 @@
 #include "xalloc.h"
 
 struct set_ctx {
-	const char *code, *url, *role;
-	int enabled;
+	const char *code;
+	const struct chan_provider_change *ch;
 };
 
 static int set_tx(struct db *db, void *arg)
 {
 	struct set_ctx *s = arg;
+	const struct chan_provider_change *ch = s->ch;
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
 	int rc, exists;
+	char *settings = NULL;
 
 	rc = db_prepare(db,
-	                "SELECT 1 FROM integration_provider WHERE integration_type = 'payment'"
+	                "SELECT settings FROM integration_provider WHERE integration_type = 'payment'"
 	                " AND provider_code = ?1",
 	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
+	if (exists && ch->adapter) {
+		/* the adapter is one key of the settings; the others are kept */
+		cJSON *set = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
+
+		if (!cJSON_IsObject(set)) {
+			cJSON_Delete(set);
+			set = cJSON_CreateObject();
+		}
+		cJSON_DeleteItemFromObjectCaseSensitive(set, "adapter");
+		cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		settings = cJSON_PrintUnformatted(set);
+		cJSON_Delete(set);
+	} else if (ch->adapter) {
+		cJSON *set = cJSON_CreateObject();
+
+		cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		settings = cJSON_PrintUnformatted(set);
+		cJSON_Delete(set);
+	}
 	sqlite3_finalize(st);
-	if (!exists && !s->url)
-		return err_set(FD_EINVAL, _("a new provider needs --url"));
+	if (!exists && !ch->base_url) {
+		rc = err_set(FD_EINVAL, _("a new provider needs --url"));
+		goto out;
+	}
 	if (exists)
 		rc = db_prepare(
 		    db,
 		    "UPDATE integration_provider SET base_url = coalesce(?2, base_url),"
 		    " role = coalesce(?3, role),"
-		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5"
+		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5,"
+		    " rollout_percent = CASE WHEN ?6 < 0 THEN rollout_percent ELSE ?6 END,"
+		    " settings = coalesce(?7, settings)"
 		    " WHERE integration_type = 'payment' AND provider_code = ?1",
 		    &st);
 	else
 		rc = db_prepare(
 		    db,
 		    "INSERT INTO integration_provider (integration_type, provider_code, role,"
-		    " base_url, enabled, created_at, updated_at)"
+		    " base_url, enabled, created_at, updated_at, rollout_percent, settings)"
 		    " VALUES ('payment', ?1, coalesce(?3, 'primary'), ?2,"
-		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5)",
+		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5, CASE WHEN ?6 < 0 THEN 100 ELSE ?6 END,"
+		    " coalesce(?7, '{}'))",
 		    &st);
 	if (rc)
-		return rc;
+		goto out;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
-	if (s->url)
-		sqlite3_bind_text(st, 2, s->url, -1, SQLITE_TRANSIENT);
-	if (s->role)
-		sqlite3_bind_text(st, 3, s->role, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 4, s->enabled);
+	if (ch->base_url)
+		sqlite3_bind_text(st, 2, ch->base_url, -1, SQLITE_TRANSIENT);
+	if (ch->role)
+		sqlite3_bind_text(st, 3, ch->role, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 4, ch->enabled);
 	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int(st, 6, ch->rollout);
+	if (settings)
+		sqlite3_bind_text(st, 7, settings, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		int ext = sqlite3_extended_errcode(db_sqlite(db));
 
 		sqlite3_finalize(st);
 		if (ext == SQLITE_CONSTRAINT_UNIQUE)
-			return err_set(FD_EINVAL,
-			               _("another enabled provider is the primary: make it "
-			                 "a backup (or disable it) first"));
-		return db_fail(db, _("cannot save the provider"));
+			rc = err_set(FD_EINVAL, _("another enabled provider is the primary: make it "
+			                          "a backup (or disable it) first"));
+		else
+			rc = db_fail(db, _("cannot save the provider"));
+		goto out;
 	}
 	sqlite3_finalize(st);
-	return 0;
+out:
+	cJSON_free(settings);
+	return rc;
+}
+
+int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch)
+{
+	struct set_ctx s = {code, ch};
+	int rc;
+
+	if ((rc = inbox_source_valid(code)) != 0)
+		return rc;
+	if (ch->base_url && (rc = chan_http_url_ok(ch->base_url)) != 0)
+		return rc;
+	if (ch->base_url && strlen(ch->base_url) > 400)
+		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
+	if (ch->role && strcmp(ch->role, "primary") && strcmp(ch->role, "backup"))
+		return err_set(FD_EINVAL, _("the role is primary or backup"));
+	if (ch->rollout < -1 || ch->rollout > 100)
+		return err_set(FD_EINVAL, _("the rollout is a percentage: a whole number from 0 to 100"));
+	if (ch->adapter && !chan_adapter_find(ch->adapter))
+		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
+	return db_write(db, set_tx, &s);
 }
 
 int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled)
 {
-	struct set_ctx s = {code, base_url, role, enabled};
-	int rc;
+	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1};
 
-	if ((rc = inbox_source_valid(code)) != 0)
-		return rc;
-	if (base_url && (rc = chan_http_url_ok(base_url)) != 0)
-		return rc;
-	if (base_url && strlen(base_url) > 400)
-		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
-	if (role && strcmp(role, "primary") && strcmp(role, "backup"))
-		return err_set(FD_EINVAL, _("the role is primary or backup"));
-	return db_write(db, set_tx, &s);
+	return chan_provider_change(db, code, &ch);
 }
 
-#define PROVIDER_COLS "id, provider_code, role, base_url, settings, enabled, updated_at"
+#define PROVIDER_COLS                                                                              \
+	"id, provider_code, role, base_url, settings, enabled, updated_at, integration_type,"      \
+	" rollout_percent"
 
 static void fill(sqlite3_stmt *st, struct chan_provider *p)
 {
@@ -116,6 +162,8 @@ static void fill(sqlite3_stmt *st, struct chan_provider *p)
 	p->settings = xstrdup((const char *)sqlite3_column_text(st, 4));
 	p->enabled = sqlite3_column_int(st, 5);
 	p->updated_at = sqlite3_column_int64(st, 6);
+	snprintf(p->type, sizeof p->type, "%s", (const char *)sqlite3_column_text(st, 7));
+	p->rollout = sqlite3_column_int(st, 8);
 }
 
 int chan_provider_get(struct db *db, const char *code, struct chan_provider *out)
@@ -124,10 +172,12 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 	int rc, step;
 
 	memset(out, 0, sizeof *out);
+	/* no code: the enabled primary, else the first enabled backup */
 	rc = db_prepare(db,
 	                "SELECT " PROVIDER_COLS " FROM integration_provider"
-	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND role = 'primary'"
-	                " AND enabled = 1 OR provider_code = ?1)",
+	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND enabled = 1"
+	                " OR provider_code = ?1) ORDER BY role = 'primary' DESC, provider_code"
+	                " LIMIT 1",
 	                &st);
 	if (rc)
 		return rc;
@@ -148,6 +198,84 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 		rc = db_fail(db, _("cannot read the providers"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* A stable bucket 0..99 of an order number (FNV-1a, 32 bits): the same
+ * number always lands in the same bucket, on every machine. */
+static unsigned bucket_of(const char *s)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *s; s++) {
+		h ^= (unsigned char)*s;
+		h *= 16777619u;
+	}
+	return h % 100;
+}
+
+int chan_provider_route(struct db *db, const char *order_no, char code[41])
+{
+	sqlite3_stmt *st;
+	char primary[41] = "", backup[41] = "";
+	int rc, step, rollout = 0;
+
+	code[0] = '\0';
+	rc = db_prepare_cached(db,
+	                       "SELECT provider_code, role, rollout_percent FROM integration_provider"
+	                       " WHERE integration_type = 'payment' AND enabled = 1"
+	                       " ORDER BY role = 'primary' DESC, provider_code",
+	                       &st);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *c = (const char *)sqlite3_column_text(st, 0);
+
+		if (!strcmp((const char *)sqlite3_column_text(st, 1), "primary")) {
+			snprintf(primary, sizeof primary, "%s", c);
+			rollout = sqlite3_column_int(st, 2);
+		} else if (!*backup) {
+			snprintf(backup, sizeof backup, "%s", c);
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the providers"));
+	db_release(db, st);
+	if (rc)
+		return rc;
+	if (*primary && (!*backup || bucket_of(order_no) < (unsigned)rollout))
+		snprintf(code, 41, "%s", primary);
+	else if (*backup)
+		snprintf(code, 41, "%s", backup);
+	else
+		return err_set(FD_EINVAL,
+		               _("no payment provider is enabled: enable one with 'frontdesk channel "
+		                 "provider-set CODE --enable'"));
+	return 0;
+}
+
+int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
+                          int *reported)
+{
+	sqlite3_stmt *st;
+	long limit = config_get_int("channel_failing_report_seconds", 3600);
+	int rc;
+
+	*since = 0;
+	*reported = 0;
+	rc = db_prepare_cached(db,
+	                       "SELECT coalesce(failing_since, 0) FROM channel_state"
+	                       " WHERE provider_code = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, code, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*since = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (limit < 0)
+		limit = 0;
+	*reported = *since > 0 && now - *since >= (int64_t)limit;
+	return 0;
 }
 
 int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
@@ -184,15 +312,64 @@ void chan_provider_free(struct chan_provider *p)
 	p->base_url = p->settings = NULL;
 }
 
+/* The adapters frontdesk has, by name. */
+static const struct chan_ops *const adapters[] = {&chan_stripe_ops, &chan_wechat_ops};
+
+const struct chan_ops *chan_adapter_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof adapters / sizeof *adapters; i++)
+		if (!strcmp(adapters[i]->code, name))
+			return adapters[i];
+	return NULL;
+}
+
+/* The adapter name in a provider's settings (JSON), "" when none. */
+static void settings_adapter(const char *settings, char *out, size_t n)
+{
+	cJSON *set = cJSON_Parse(settings ? settings : "{}");
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
+
+	snprintf(out, n, "%s", cJSON_IsString(a) ? a->valuestring : "");
+	cJSON_Delete(set);
+}
+
+int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops)
+{
+	struct chan_provider p;
+	char name[64];
+	int rc;
+
+	*ops = NULL;
+	rc = chan_provider_get(db, code, &p);
+	if (rc && rc != FD_ENOTFOUND)
+		return rc;
+	if (rc == 0) {
+		/* the adapter its row names, stripe when none (as chan_provider_open) */
+		settings_adapter(p.settings, name, sizeof name);
+		if (!*name)
+			snprintf(name, sizeof name, "stripe");
+		chan_provider_free(&p);
+	} else {
+		/* no row: the adapter of that name */
+		snprintf(name, sizeof name, "%s", code);
+	}
+	*ops = chan_adapter_find(name);
+	if (!*ops)
+		return err_set(FD_ENOTFOUND,
+		               _("no channel adapter for '%s' (set the provider's adapter)"), code);
+	return 0;
+}
+
 int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
                        struct chan_log *log, volatile sig_atomic_t *stop,
                        const struct chan_ops **ops, struct chan_ctx **ctx)
 {
 	struct chan_stripe_cfg cfg = {0};
 	struct chan_secrets *sec = NULL;
-	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
-	cJSON *adapter = cJSON_GetObjectItemCaseSensitive(set, "adapter");
-	char key[64];
+	const struct chan_ops *a;
+	char key[64], name[64];
 	int rc;
 
 	*ops = NULL;
@@ -201,7 +378,9 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		rc = err_set(FD_EINVAL, _("the payment provider '%s' is disabled"), p->code);
 		goto out;
 	}
-	if (cJSON_IsString(adapter) && strcmp(adapter->valuestring, "stripe")) {
+	settings_adapter(p->settings, name, sizeof name);
+	a = chan_adapter_find(*name ? name : "stripe");
+	if (!a) {
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), p->code);
 		goto out;
 	}
@@ -210,20 +389,42 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 	snprintf(key, sizeof key, "%s_api_key", p->code);
 	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
 		goto out;
-	snprintf(key, sizeof key, "%s_signing_secret", p->code);
-	cfg.signing_secret = chan_secret_get(sec, key);
 	cfg.base_url = p->base_url;
 	cfg.log = log;
 	cfg.stop = stop;
 	cfg.connect_timeout_ms = config_get_int("channel_connect_timeout_ms", 5000);
 	cfg.total_timeout_ms = config_get_int("channel_timeout_ms", 30000);
 	cfg.low_speed_secs = config_get_int("channel_low_speed_seconds", 10);
-	if ((rc = chan_stripe_open(&cfg, ctx)) != 0)
+	if (a == &chan_wechat_ops) {
+		/* the merchant key signs; appid and mch_id name the account */
+		struct chan_wechat_cfg wc = {0};
+		const char *nu = config_get("channel_notify_url", "https://localhost/notify");
+
+		wc.base_url = cfg.base_url;
+		wc.key = cfg.api_key;
+		snprintf(key, sizeof key, "%s_appid", p->code);
+		if ((rc = chan_secret_need(sec, key, &wc.appid)) != 0)
+			goto out;
+		snprintf(key, sizeof key, "%s_mch_id", p->code);
+		if ((rc = chan_secret_need(sec, key, &wc.mch_id)) != 0)
+			goto out;
+		wc.notify_url = nu;
+		wc.log = log;
+		wc.stop = stop;
+		wc.connect_timeout_ms = cfg.connect_timeout_ms;
+		wc.total_timeout_ms = cfg.total_timeout_ms;
+		wc.low_speed_secs = cfg.low_speed_secs;
+		rc = chan_wechat_open(&wc, ctx);
+	} else {
+		snprintf(key, sizeof key, "%s_signing_secret", p->code);
+		cfg.signing_secret = chan_secret_get(sec, key);
+		rc = chan_stripe_open(&cfg, ctx);
+	}
+	if (rc)
 		goto out;
-	*ops = &chan_stripe_ops;
+	*ops = a;
 out:
 	chan_secret_free(sec);
-	cJSON_Delete(set);
 	return rc;
 }
 

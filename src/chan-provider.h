@@ -24,13 +24,31 @@ struct chan_log;
 
 struct chan_provider {
 	int64_t id;
+	char type[16]; /* the integration type: payment (booking, esign next) */
 	char code[41];
 	char role[8]; /* primary, backup */
+	int rollout;  /* primary: the percentage of new orders it serves, 0..100 */
 	char *base_url;
 	char *settings; /* JSON text */
 	int enabled;
 	int64_t updated_at;
 };
+
+/* What to change of a provider; NULL / -1: keep (or the default when adding). */
+struct chan_provider_change {
+	const char *base_url; /* required when adding */
+	const char *role;     /* primary, backup; "primary" when adding */
+	const char *adapter;  /* the adapter's name (settings "adapter"); "stripe" when absent */
+	int enabled;          /* 0, 1; 1 when adding */
+	int rollout;          /* 0..100; 100 when adding */
+};
+
+/* chan_provider_change - add or change payment provider code as ch says,
+ * in one transaction. FD_EINVAL, with nothing written, for a bad code, URL
+ * or role, a rollout outside 0..100 (the schema's CHECK refuses it too), an
+ * adapter frontdesk does not have, or a second enabled primary (the message
+ * names how to switch). */
+int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch);
 
 /* chan_provider_set - add or change provider code: base_url (NULL: keep;
  * required when adding), role (NULL: keep; "primary" when adding), enabled
@@ -39,7 +57,26 @@ struct chan_provider {
 int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled);
 
-/* chan_provider_get - fill *out for code (NULL: the enabled primary);
+/* chan_provider_route - INSIDE or outside a transaction, which payment
+ * provider serves the new order order_no (its code copied to code[41]):
+ * with an enabled primary and an enabled backup, the primary when the
+ * order's stable bucket (a hash of its number, 0..99) is below the
+ * primary's rollout percentage, else the first enabled backup (by code);
+ * an enabled primary alone serves every order; a disabled primary sends
+ * every order to the first enabled backup. FD_EINVAL with a reason when no
+ * provider is enabled. */
+int chan_provider_route(struct db *db, const char *order_no, char code[41]);
+
+/* chan_provider_failing - whether provider code's calls have been failing
+ * for long: *since = the real time of its first failed call since its last
+ * success (0: it is not failing), *reported = 1 when that is at least the
+ * config key channel_failing_report_seconds (3600) ago at now. Only the
+ * poller's calls count (chan-poll.c keeps channel_state.failing_since). */
+int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
+                          int *reported);
+
+/* chan_provider_get - fill *out for code (NULL: the provider that serves:
+ * the enabled primary, else the first enabled backup);
  * FD_ENOTFOUND with a reason saying how to add one. Free with
  * chan_provider_free. */
 int chan_provider_get(struct db *db, const char *code, struct chan_provider *out);
@@ -49,6 +86,16 @@ int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, v
                        void *arg);
 
 void chan_provider_free(struct chan_provider *p);
+
+/* chan_adapter_find - the operations of the adapter called name
+ * ("stripe"), NULL when frontdesk has none by that name. */
+const struct chan_ops *chan_adapter_find(const char *name);
+
+/* chan_provider_adapter - *ops = the adapter that reads what provider code
+ * sends: the one its row's settings name ("adapter"; stripe when none, as
+ * chan_provider_open), else (no row) the adapter called code. FD_ENOTFOUND with a reason when
+ * there is none. Opens nothing: for reading relayed events (inbox_ingest). */
+int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
 
 /* chan_provider_open - the adapter for provider p: load the secrets file
  * (secrets_path NULL: the default; refused when group or others can read

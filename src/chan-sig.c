@@ -22,11 +22,11 @@
 /* The longest header we look at; real ones are well under 1 KiB. */
 #define HEADER_MAX 4096
 
-int chan_sig_hmac_hex(const char *secret, int64_t t, const void *payload, size_t len, char out[65])
+int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void *b,
+                         size_t blen, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char mac[EVP_MAX_MD_SIZE];
-	char ts[24];
 	size_t n = 0, i;
 	EVP_MAC *m = NULL;
 	EVP_MAC_CTX *ctx = NULL;
@@ -34,15 +34,13 @@ int chan_sig_hmac_hex(const char *secret, int64_t t, const void *payload, size_t
 	int rc = FD_EINVAL;
 
 	out[0] = '\0';
-	snprintf(ts, sizeof ts, "%lld.", (long long)t);
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
 	params[1] = OSSL_PARAM_construct_end();
 	m = EVP_MAC_fetch(NULL, "HMAC", NULL);
 	if (!m || !(ctx = EVP_MAC_CTX_new(m)))
 		goto out;
-	if (!EVP_MAC_init(ctx, (const unsigned char *)secret, strlen(secret), params) ||
-	    !EVP_MAC_update(ctx, (const unsigned char *)ts, strlen(ts)) ||
-	    (len && !EVP_MAC_update(ctx, payload, len)) ||
+	if (!EVP_MAC_init(ctx, (const unsigned char *)key, strlen(key), params) ||
+	    (alen && !EVP_MAC_update(ctx, a, alen)) || (blen && !EVP_MAC_update(ctx, b, blen)) ||
 	    !EVP_MAC_final(ctx, mac, &n, sizeof mac) || n != 32)
 		goto out;
 	for (i = 0; i < n; i++) {
@@ -58,6 +56,14 @@ out:
 	if (rc)
 		return err_set(FD_EINVAL, _("the signature could not be computed"));
 	return 0;
+}
+
+int chan_sig_hmac_hex(const char *secret, int64_t t, const void *payload, size_t len, char out[65])
+{
+	char ts[24];
+
+	snprintf(ts, sizeof ts, "%lld.", (long long)t);
+	return chan_hmac_sha256_hex(secret, ts, strlen(ts), payload, len, out);
 }
 
 /* Read a decimal timestamp of n bytes (1..18 digits, nothing else). */

@@ -41,15 +41,10 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
 	c->signing_secret = cfg->signing_secret ? xstrdup(cfg->signing_secret) : NULL;
-	c->http.provider = "stripe";
-	c->http.base_url = c->base_url;
+	chan_http_setup(&c->http, "stripe", c->base_url, cfg->connect_timeout_ms,
+	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
 	c->http.version_header = "Stripe-Version: " CHAN_STRIPE_VERSION;
-	c->http.connect_timeout_ms = cfg->connect_timeout_ms;
-	c->http.total_timeout_ms = cfg->total_timeout_ms;
-	c->http.low_speed_secs = cfg->low_speed_secs;
-	c->http.log = cfg->log;
-	c->http.stop = cfg->stop;
 	*out = c;
 	return 0;
 }
@@ -224,6 +219,35 @@ static int read_currency(const cJSON *o, char out[4])
 	return 0;
 }
 
+/* Stripe's payment intent statuses in the core's words. A failed attempt
+ * returns an intent to requires_payment_method: pending, like a fresh one
+ * (the event, payment_intent.payment_failed, says declined); the other
+ * requires_* are steps of a payment under way. */
+static enum chan_order_state intent_state(const char *s)
+{
+	if (!strcmp(s, "succeeded"))
+		return CHAN_ORDER_SUCCEEDED;
+	if (!strcmp(s, "canceled"))
+		return CHAN_ORDER_CANCELED;
+	if (!strcmp(s, "processing") || !strncmp(s, "requires_", 9))
+		return strcmp(s, "requires_payment_method") ? CHAN_ORDER_PROCESSING
+		                                            : CHAN_ORDER_PENDING;
+	return CHAN_ORDER_PENDING;
+}
+
+/* Stripe's refund statuses (pending, requires_action, succeeded, failed,
+ * canceled) in the core's words. */
+static enum chan_refund_state refund_state(const char *s)
+{
+	if (!strcmp(s, "succeeded"))
+		return CHAN_REFUND_SUCCEEDED;
+	if (!strcmp(s, "failed"))
+		return CHAN_REFUND_FAILED;
+	if (!strcmp(s, "canceled"))
+		return CHAN_REFUND_CANCELED;
+	return CHAN_REFUND_PENDING;
+}
+
 static int read_order(const cJSON *o, struct chan_order *out)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
@@ -240,6 +264,7 @@ static int read_order(const cJSON *o, struct chan_order *out)
 	                        &out->amount)) ||
 	    (rc = read_currency(o, out->currency)))
 		return rc;
+	out->state = intent_state(out->status);
 	v = cJSON_GetObjectItemCaseSensitive(o, "amount_received");
 	if (v && !cJSON_IsNull(v) &&
 	    (rc = chan_json_int(v, "amount_received", &out->amount_received)))
@@ -278,12 +303,12 @@ static int read_refund(const cJSON *o, struct chan_refund *out)
 	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "status"), "status", 0,
 	                        out->status, sizeof out->status)) ||
 	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "payment_intent"),
-	                        "payment_intent", 1, out->payment_intent,
-	                        sizeof out->payment_intent)) ||
+	                        "payment_intent", 1, out->order_id, sizeof out->order_id)) ||
 	    (rc = chan_json_int(cJSON_GetObjectItemCaseSensitive(o, "amount"), "amount",
 	                        &out->amount)) ||
 	    (rc = read_currency(o, out->currency)))
 		return rc;
+	out->state = refund_state(out->status);
 	v = cJSON_GetObjectItemCaseSensitive(o, "created");
 	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
 		return rc;
@@ -312,7 +337,53 @@ static int call_json(struct chan_ctx *c, const char *kw, const char *method, con
 	return code;
 }
 
+/* ---------------------------------------------------------------- events */
+
+int chan_event_read(const cJSON *obj, struct chan_event *ev)
+{
+	const cJSON *data, *o;
+	int rc;
+
+	memset(ev, 0, sizeof *ev);
+	if (!cJSON_IsObject(obj))
+		return err_set(FD_EINVAL, _("the event is not a JSON object"));
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(obj, "id"), "event id", 0, ev->id,
+	                        sizeof ev->id)) != 0 ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(obj, "type"), "event type", 0,
+	                        ev->type, sizeof ev->type)) != 0)
+		return rc;
+	if (!ev->id[0])
+		return err_set(FD_EINVAL, _("the event id is empty"));
+	o = cJSON_GetObjectItemCaseSensitive(obj, "created");
+	if (o && !cJSON_IsNull(o) && (rc = chan_json_int(o, "event time", &ev->created)) != 0)
+		return rc;
+	data = cJSON_GetObjectItemCaseSensitive(obj, "data");
+	o = cJSON_IsObject(data) ? cJSON_GetObjectItemCaseSensitive(data, "object") : NULL;
+	if (cJSON_IsObject(o)) {
+		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "id"), "object id", 1,
+		                        ev->object_id, sizeof ev->object_id)) != 0 ||
+		    (rc =
+		         chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "object"), "object type",
+		                       1, ev->object_type, sizeof ev->object_type)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- operations */
+
+/* What an event type is about: payment_intent.* an order, refund.* and
+ * charge.refund.* a refund, anything else nothing we act on. */
+static enum chan_event_kind stripe_event_kind(const char *type, int *declined)
+{
+	*declined = !strcmp(type, "payment_intent.payment_failed");
+	if (!strncmp(type, "payment_intent.", 15))
+		return CHAN_EVENT_ORDER;
+	if (!strncmp(type, "refund.", 7) || !strncmp(type, "charge.refund.", 14))
+		return CHAN_EVENT_REFUND;
+	return CHAN_EVENT_OTHER;
+}
+
 
 static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char *after, int limit,
                        struct chan_page *out, struct chan_status *st)
@@ -372,6 +443,7 @@ static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char 
 			chan_page_free(out);
 			goto out;
 		}
+		ev->kind = stripe_event_kind(ev->type, &ev->declined);
 		ev->raw = r.body + starts[i];
 		ev->raw_len = lens[i];
 		i++;
@@ -566,15 +638,45 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 	return code;
 }
 
-static int stripe_verify(struct chan_ctx *c, const char *header, const void *payload, size_t len,
+/* A relayed event: one JSON event object (chan_event_read). */
+static int stripe_read_event(const void *raw, size_t len, struct chan_event *ev)
+{
+	cJSON *json = cJSON_ParseWithLength(raw, len);
+	int rc;
+
+	memset(ev, 0, sizeof *ev);
+	if (!json)
+		return err_set(FD_EINVAL, _("the payload is not JSON"));
+	rc = chan_event_read(json, ev);
+	cJSON_Delete(json);
+	if (rc)
+		return rc;
+	ev->kind = stripe_event_kind(ev->type, &ev->declined);
+	ev->raw = raw;
+	ev->raw_len = len;
+	return 0;
+}
+
+/* The Stripe-Signature header over the raw bytes (chan-sig.h). */
+static int stripe_verify(const char *secret, const char *header, const void *raw, size_t len,
                          int64_t now)
 {
-	return chan_sig_verify(header, payload, len, c->signing_secret, now, CHAN_SIG_TOLERANCE,
-	                       NULL);
+	return chan_sig_verify(header, raw, len, secret, now, CHAN_SIG_TOLERANCE, NULL);
 }
 
 const struct chan_ops chan_stripe_ops = {
-    "stripe",          stripe_poll,   stripe_query_order,
-    stripe_create,     stripe_refund, stripe_query_refund,
-    stripe_settlement, stripe_verify, stripe_close,
+    .code = "stripe",
+    .poll_events = stripe_poll,
+    .query_order = stripe_query_order,
+    .create_payment = stripe_create,
+    .refund = stripe_refund,
+    .query_refund = stripe_query_refund,
+    .settlement = stripe_settlement,
+    .event_kind = stripe_event_kind,
+    .read_event = stripe_read_event,
+    .verify = stripe_verify,
+    .secret_name = "signing_secret",
+    .needs_header = 1,
+    .answer = "",
+    .close = stripe_close,
 };

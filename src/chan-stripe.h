@@ -43,4 +43,10 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out);
  * (caller frees both) get *n entries. -1 if body is not such an object. */
 int chan_json_spans(const char *body, size_t len, size_t **starts, size_t **lens, size_t *n);
 
+/* chan_event_read - fill *ev (except raw) from a parsed Stripe-shaped event
+ * object: id and type required; created, when present, an exact integer
+ * (0 when absent; a poller needs it and checks); data.object's
+ * id and object when present. FD_EINVAL with a reason otherwise. */
+int chan_event_read(const cJSON *obj, struct chan_event *ev);
+
 #endif

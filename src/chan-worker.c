@@ -137,7 +137,9 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			}
 			next_renew = now + ttl / 3.0;
 		}
-		if ((int64_t)time(NULL) >= next_poll) {
+		/* a channel with no events list (its events are notifies and
+		 * queries) is not polled */
+		if (ch.ops->poll_events && (int64_t)time(NULL) >= next_poll) {
 			rc = chan_poll_once(db, ch.ops, ch.ctx, &po, &lease, &r);
 			if (rc == FD_ECONFLICT) {
 				say(o, _("a write was refused, the channel lease moved on: %s"),

@@ -1,7 +1,8 @@
 /*
  * channel.c - what every channel adapter shares (see channel.h): reading
- * integers and strings out of channel JSON without trusting it, and the
- * summary of an event.
+ * integers and strings out of channel JSON without trusting it, the
+ * summary of an event, the core's state names and the shape of the states
+ * frontdesk found by asking.
  *
  * Invariant: an amount is accepted only when the JSON number is integral and
  * within +/-2^53, so that the double cJSON keeps it in holds it exactly;
@@ -13,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/random.h>
 
 #include "channel.h"
 #include "err.h"
@@ -59,37 +61,6 @@ int chan_json_str(const cJSON *item, const char *what, int optional, char *buf, 
 	return 0;
 }
 
-int chan_event_read(const cJSON *obj, struct chan_event *ev)
-{
-	const cJSON *data, *o;
-	int rc;
-
-	memset(ev, 0, sizeof *ev);
-	if (!cJSON_IsObject(obj))
-		return err_set(FD_EINVAL, _("the event is not a JSON object"));
-	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(obj, "id"), "event id", 0, ev->id,
-	                        sizeof ev->id)) != 0 ||
-	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(obj, "type"), "event type", 0,
-	                        ev->type, sizeof ev->type)) != 0)
-		return rc;
-	if (!ev->id[0])
-		return err_set(FD_EINVAL, _("the event id is empty"));
-	o = cJSON_GetObjectItemCaseSensitive(obj, "created");
-	if (o && !cJSON_IsNull(o) && (rc = chan_json_int(o, "event time", &ev->created)) != 0)
-		return rc;
-	data = cJSON_GetObjectItemCaseSensitive(obj, "data");
-	o = cJSON_IsObject(data) ? cJSON_GetObjectItemCaseSensitive(data, "object") : NULL;
-	if (cJSON_IsObject(o)) {
-		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "id"), "object id", 1,
-		                        ev->object_id, sizeof ev->object_id)) != 0 ||
-		    (rc =
-		         chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "object"), "object type",
-		                       1, ev->object_type, sizeof ev->object_type)) != 0)
-			return rc;
-	}
-	return 0;
-}
-
 void chan_page_free(struct chan_page *p)
 {
 	free(p->ev);
@@ -114,4 +85,88 @@ const char *chan_code_name(int code)
 		return _("bad data");
 	}
 	return "?";
+}
+
+const char *chan_order_state_name(enum chan_order_state s)
+{
+	switch (s) {
+	case CHAN_ORDER_PENDING:
+		return "pending";
+	case CHAN_ORDER_PROCESSING:
+		return "processing";
+	case CHAN_ORDER_DECLINED:
+		return "declined";
+	case CHAN_ORDER_SUCCEEDED:
+		return "succeeded";
+	case CHAN_ORDER_CANCELED:
+		return "canceled";
+	}
+	return "pending";
+}
+
+const char *chan_refund_state_name(enum chan_refund_state s)
+{
+	switch (s) {
+	case CHAN_REFUND_PENDING:
+		return "pending";
+	case CHAN_REFUND_SUCCEEDED:
+		return "succeeded";
+	case CHAN_REFUND_FAILED:
+		return "failed";
+	case CHAN_REFUND_CANCELED:
+		return "canceled";
+	}
+	return "pending";
+}
+
+cJSON *chan_found_order(const struct chan_order *o)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(obj, "id", o->id);
+	cJSON_AddStringToObject(obj, "object", "order");
+	cJSON_AddStringToObject(obj, "state", chan_order_state_name(o->state));
+	cJSON_AddStringToObject(obj, "channel_status", o->status);
+	chan_json_add_int(obj, "amount", o->amount);
+	chan_json_add_int(obj, "amount_received", o->amount_received);
+	cJSON_AddStringToObject(obj, "currency", o->currency);
+	cJSON_AddStringToObject(obj, "order_no", o->order_no);
+	return obj;
+}
+
+cJSON *chan_found_refund(const struct chan_refund *r)
+{
+	cJSON *obj = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(obj, "id", r->id);
+	cJSON_AddStringToObject(obj, "object", "refund");
+	cJSON_AddStringToObject(obj, "state", chan_refund_state_name(r->state));
+	cJSON_AddStringToObject(obj, "channel_status", r->status);
+	chan_json_add_int(obj, "amount", r->amount);
+	cJSON_AddStringToObject(obj, "currency", r->currency);
+	cJSON_AddStringToObject(obj, "order_id", r->order_id);
+	return obj;
+}
+
+enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *type,
+                                        int *declined)
+{
+	*declined = 0;
+	if (!strncmp(type, CHAN_FOUND_ORDER, strlen(CHAN_FOUND_ORDER)))
+		return CHAN_EVENT_ORDER;
+	if (!strncmp(type, CHAN_FOUND_REFUND, strlen(CHAN_FOUND_REFUND)))
+		return CHAN_EVENT_REFUND;
+	return ops && ops->event_kind ? ops->event_kind(type, declined) : CHAN_EVENT_OTHER;
+}
+
+int chan_random_hex(char out[17])
+{
+	unsigned char b[8];
+	int i;
+
+	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
+		return err_set(FD_EIO, _("cannot read random bytes"));
+	for (i = 0; i < 8; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
 }

@@ -5,7 +5,10 @@
  * helpers every adapter shares for reading channel JSON.
  *
  * An adapter never touches the database: it talks to the channel and turns
- * answers into the plain structs below. Storing, processing and deciding are
+ * answers into the plain structs below, translating the channel's words
+ * into the core's states (enum chan_order_state, chan_refund_state,
+ * chan_event_kind): nothing outside an adapter decides on a channel's own
+ * vocabulary, which is kept as text for messages only. Storing, processing and deciding are
  * the caller's (inbox.c, the poller, the outbox). An order-query-only
  * channel leaves poll_events NULL; its events come from querying pending
  * orders.
@@ -56,13 +59,43 @@ struct chan_status {
 	char reason[300];    /* short, translated, never a secret */
 };
 
+/* The core's own words for what the channel says. An adapter maps its
+ * channel's vocabulary to these; the generic code (processing, the outbox,
+ * the inbox, the poller) decides on these only. */
+
+/* Where an order (a payment at the channel) stands. */
+enum chan_order_state {
+	CHAN_ORDER_PENDING = 0, /* waiting for the customer to pay (a fresh order) */
+	CHAN_ORDER_PROCESSING,  /* the customer is paying; not settled yet */
+	CHAN_ORDER_DECLINED,    /* an attempt failed; the same order may still be paid */
+	CHAN_ORDER_SUCCEEDED,   /* paid (final at the channel) */
+	CHAN_ORDER_CANCELED,    /* will never be paid (final at the channel) */
+};
+
+/* Where a refund stands. */
+enum chan_refund_state {
+	CHAN_REFUND_PENDING = 0, /* asked, not settled */
+	CHAN_REFUND_SUCCEEDED,   /* the money went back */
+	CHAN_REFUND_FAILED,      /* the channel gave up */
+	CHAN_REFUND_CANCELED,    /* withdrawn */
+};
+
+/* What an event is about. */
+enum chan_event_kind {
+	CHAN_EVENT_OTHER = 0, /* nothing frontdesk acts on */
+	CHAN_EVENT_ORDER,     /* an order (its object id is the channel's order id) */
+	CHAN_EVENT_REFUND,    /* a refund (its object id is the channel's refund id) */
+};
+
 /* The summary of one event; the raw bytes travel beside it. */
 struct chan_event {
-	char id[256];         /* evt_... */
-	char type[101];       /* payment_intent.succeeded ... */
+	char id[256];         /* the channel's event id */
+	char type[101];       /* the channel's own word for it (kept, shown) */
+	enum chan_event_kind kind;
+	int declined;         /* 1: it says a payment attempt was declined */
 	int64_t created;      /* channel time */
-	char object_id[256];  /* data.object.id ("" when none) */
-	char object_type[41]; /* data.object.object ("" when none) */
+	char object_id[256];  /* the order's or refund's channel id ("" when none) */
+	char object_type[41]; /* the channel's word for the object ("" when none) */
 	const char *raw;      /* the event's bytes exactly as received (not owned) */
 	size_t raw_len;
 };
@@ -75,13 +108,14 @@ struct chan_page {
 	char *body; /* the page as received, owned */
 };
 
-/* The truth about an order (a payment intent) as the channel tells it. */
+/* The truth about an order as the channel tells it. */
 struct chan_order {
-	char id[256];       /* the channel's id (pi_...) */
-	char status[40];    /* the channel's own word */
-	char order_no[65];  /* metadata.order_no, "" when absent */
-	int64_t invoice_id; /* metadata.invoice_id, 0 when absent */
-	int64_t amount;     /* minor units */
+	char id[256];                /* the channel's id for it */
+	enum chan_order_state state; /* what it means */
+	char status[40];             /* the channel's own word, for messages only */
+	char order_no[65];           /* our order number as the channel keeps it, "" when absent */
+	int64_t invoice_id;          /* our invoice as the channel keeps it, 0 when absent */
+	int64_t amount;              /* minor units */
 	int64_t amount_received;
 	char currency[4]; /* upper case */
 	int64_t created;
@@ -89,9 +123,10 @@ struct chan_order {
 
 /* A refund as the channel tells it. */
 struct chan_refund {
-	char id[256];
-	char payment_intent[256];
-	char status[40];
+	char id[256];                 /* the channel's id for the refund */
+	char order_id[256];           /* the channel's id of the order it refunds */
+	enum chan_refund_state state; /* what it means */
+	char status[40];              /* the channel's own word, for messages only */
 	int64_t amount;
 	char currency[4];
 	int64_t created;
@@ -120,7 +155,7 @@ struct chan_create {
 struct chan_ctx; /* an adapter's private state */
 
 struct chan_ops {
-	const char *code; /* "stripe" */
+	const char *code; /* the adapter's name: "stripe", "wechat" */
 	/* events created in [from, to] (channel time), newest first, after the
 	 * object id `after` ("" for the first page); at most limit */
 	int (*poll_events)(struct chan_ctx *c, int64_t from, int64_t to, const char *after,
@@ -136,9 +171,22 @@ struct chan_ops {
 	/* balance transactions created in [from, to); *out (caller frees) gets *n */
 	int (*settlement)(struct chan_ctx *c, int64_t from, int64_t to,
 	                  struct chan_settle_line **out, size_t *n, struct chan_status *st);
-	/* 0 when header signs payload with the signing secret, else FD_EINVAL */
-	int (*verify)(struct chan_ctx *c, const char *header, const void *payload, size_t len,
+	/* The operations below need no context: the inbox calls them on bytes
+	 * relayed to us, with the secret from the secrets file. */
+	/* what a stored event of this channel is about, from its type (the
+	 * channel's word); *declined (never NULL) 1 when the type says a
+	 * payment attempt was declined */
+	enum chan_event_kind (*event_kind)(const char *type, int *declined);
+	/* read one event's bytes as relayed to us: fill *ev (raw pointing at
+	 * raw); FD_EINVAL with a reason when they are not an event */
+	int (*read_event)(const void *raw, size_t len, struct chan_event *ev);
+	/* 0 when header (may be "") and the bytes carry a valid signature made
+	 * with secret at time now, else FD_EINVAL with a reason */
+	int (*verify)(const char *secret, const char *header, const void *raw, size_t len,
 	              int64_t now);
+	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
+	int needs_header;        /* 1: the signature travels in a header */
+	const char *answer;      /* what the sender of an accepted event is answered ("": nothing) */
 	void (*close)(struct chan_ctx *c);
 };
 
@@ -158,14 +206,43 @@ void chan_json_add_int(cJSON *obj, const char *key, int64_t v);
  * FD_EINVAL. */
 int chan_json_str(const cJSON *item, const char *what, int optional, char *buf, size_t n);
 
-/* chan_event_read - fill *ev (except raw) from a parsed Stripe-shaped event
- * object: id and type required; created, when present, an exact integer
- * (0 when absent; a poller needs it and checks); data.object's
- * id and object when present. FD_EINVAL with a reason otherwise. */
-int chan_event_read(const cJSON *obj, struct chan_event *ev);
-
 /* chan_page_free - free what a page owns and zero it. */
 void chan_page_free(struct chan_page *p);
+
+/* States that frontdesk learned by asking the channel (an order query, the
+ * answer to a refund command) are stored as inbound events of their own in
+ * a shape of frontdesk's, the same whatever the adapter: type
+ * CHAN_FOUND_ORDER or CHAN_FOUND_REFUND followed by the state's name, and
+ * as data.object what chan_found_order / chan_found_refund make:
+ *   {"id": channel id, "object": "order" | "refund", "state": state name,
+ *    "channel_status": the channel's word, "amount", "currency",
+ *    "order_no" (orders) | "order_id" (refunds)}. */
+#define CHAN_FOUND_ORDER "frontdesk.order."
+#define CHAN_FOUND_REFUND "frontdesk.refund."
+
+/* chan_order_state_name - "pending", "processing", "declined", "succeeded",
+ * "canceled" (untranslated identifiers). */
+const char *chan_order_state_name(enum chan_order_state s);
+
+/* chan_refund_state_name - "pending", "succeeded", "failed", "canceled". */
+const char *chan_refund_state_name(enum chan_refund_state s);
+
+/* chan_found_order, chan_found_refund - the data.object of a found state
+ * (see above); the caller owns the result. */
+cJSON *chan_found_order(const struct chan_order *o);
+cJSON *chan_found_refund(const struct chan_refund *r);
+
+/* chan_event_kind_of - what a stored event of type `type` is about: our
+ * own found states by their prefix, any other type as the adapter ops says
+ * (ops->event_kind; CHAN_EVENT_OTHER when it has none). *declined as
+ * event_kind's. */
+enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *type,
+                                        int *declined);
+
+/* chan_random_hex - 16 random hex digits (64 bits from getrandom) and a
+ * NUL in out: for idempotency keys, order numbers and nonces. FD_EIO when
+ * no random bytes can be read. */
+int chan_random_hex(char out[17]);
 
 /* chan_code_name - "ok", "retry", "unknown", "not found", "refused", "bad data". */
 const char *chan_code_name(int code);

@@ -12,9 +12,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "backup.h"
+#include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -126,15 +128,18 @@ static int read_stdin(unsigned char **out, size_t *len)
 
 static int cmd_ingest(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "--source CODE --signature HEADER [--secrets FILE] < PAYLOAD";
+	static const char syn[] = "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD";
 	const char *source = NULL, *sig = NULL, *secrets = NULL, *secret;
 	struct cli_opt opts[] = {
 	    {"source", &source, NULL, N_("the channel that signed the payload (e.g. stripe)")},
-	    {"signature", &sig, NULL, N_("the Stripe-Signature header that came with it")},
+	    {"signature", &sig, NULL,
+	     N_("the signature header that came with it (Stripe-Signature; a channel that "
+	        "signs inside the payload has none)")},
 	    {"secrets", &secrets, NULL,
-	     N_("the secrets file holding SOURCE_signing_secret (default: see the manual)")},
+	     N_("the secrets file holding the source's signing key (default: see the manual)")},
 	    {NULL, NULL, NULL, NULL},
 	};
+	const struct chan_ops *ops;
 	struct inbox_ingest_result r;
 	struct chan_secrets *sec = NULL;
 	unsigned char *payload = NULL;
@@ -147,23 +152,22 @@ static int cmd_ingest(struct cli *c, int argc, char **argv)
 		return rc < 0 ? CLI_OK : rc;
 	if (!source)
 		return cli_usage("inbox ingest", _("--source is required"));
-	if (!sig)
-		return cli_usage("inbox ingest", _("--signature is required"));
 	if ((rc = inbox_source_valid(source)) != 0)
 		return cli_refused(rc);
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
+		return cli_refused(rc);
+	if (!sig && ops->needs_header)
+		return cli_usage("inbox ingest", _("--signature is required"));
 	if ((rc = chan_secret_load(secrets, &sec)) != 0)
 		return cli_refused(rc);
-	snprintf(key, sizeof key, "%s_signing_secret", source);
+	snprintf(key, sizeof key, "%s_%s", source, ops->secret_name);
 	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
 		goto out;
 	if ((rc = read_stdin(&payload, &len)) != 0)
 		goto out;
-	if (!cli_db(c)) {
-		chan_secret_free(sec);
-		free(payload);
-		return CLI_REFUSED;
-	}
-	rc = inbox_ingest(c->db, source, sig, payload, len, secret, &r);
+	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, &r);
 	if (rc)
 		goto out;
 	if (!r.accepted) {
@@ -180,7 +184,17 @@ static int cmd_ingest(struct cli *c, int argc, char **argv)
 		cli_json_int(o, "id", r.id);
 		cli_json_str(o, "external_id", r.external_id);
 		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
+		if (*ops->answer)
+			cli_json_str(o, "answer", ops->answer);
 		cli_print_json(o);
+	} else if (*ops->answer) {
+		/* the channel waits for this answer: stdout carries it alone, for
+		 * the web hook in front to relay; what was stored goes to stderr */
+		fputs(ops->answer, stdout);
+		fprintf(stderr, r.fresh ? _("Event %s stored as inbound event %lld.\n")
+		                        : _("Event %s was stored before (inbound event %lld); nothing "
+		                            "changed.\n"),
+		        r.external_id, (long long)r.id);
 	} else if (r.fresh) {
 		printf(_("Event %s stored as inbound event %lld.\n"), r.external_id,
 		       (long long)r.id);
@@ -367,7 +381,7 @@ static int cmd_ignore(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd inbox_cmds[] = {
-    {"ingest", cmd_ingest, "--source CODE --signature HEADER < PAYLOAD",
+    {"ingest", cmd_ingest, "--source CODE [--signature HEADER] < PAYLOAD",
      N_("store a signed payload relayed by a forwarder (verified first)")},
     {"list", cmd_list, "[--status S] [--source CODE]", N_("list inbound events, newest first")},
     {"show", cmd_show, "ID", N_("show one inbound event with its raw payload and error")},
@@ -378,31 +392,67 @@ static const struct cli_cmd inbox_cmds[] = {
 
 /* ---------------------------------------------------------------- channel */
 
-static cJSON *provider_json(const struct chan_provider *p)
+/* Whether provider code has been failing for long (chan_provider_failing). */
+static void provider_failing(struct db *db, const char *code, int64_t *since, int *reported)
+{
+	if (chan_provider_failing(db, code, (int64_t)time(NULL), since, reported) != 0) {
+		*since = 0;
+		*reported = 0;
+	}
+}
+
+static cJSON *provider_json(struct db *db, const struct chan_provider *p)
 {
 	cJSON *o = cJSON_CreateObject();
+	int64_t since;
+	int reported;
 
+	provider_failing(db, p->code, &since, &reported);
 	cli_json_str(o, "code", p->code);
+	cli_json_str(o, "type", p->type);
 	cli_json_str(o, "role", p->role);
+	cli_json_int(o, "rollout_percent", p->rollout);
 	cli_json_str(o, "base_url", p->base_url);
 	cJSON_AddBoolToObject(o, "enabled", p->enabled);
 	cli_json_str(o, "settings", p->settings);
+	json_time_opt(o, "failing_since", since);
+	cJSON_AddBoolToObject(o, "failing", reported);
 	return o;
+}
+
+/* A rollout percentage: a whole number 0..100, else FD_EINVAL. */
+static int parse_rollout(const char *s, int *out)
+{
+	char *end;
+	long v;
+
+	v = strtol(s, &end, 10);
+	if (!*s || *end || v < 0 || v > 100)
+		return err_set(FD_EINVAL,
+		               _("--rollout is a percentage: a whole number from 0 to 100, not '%s'"),
+		               s);
+	*out = (int)v;
+	return 0;
 }
 
 static int cmd_provider_set(struct cli *c, int argc, char **argv)
 {
-	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--enable|--disable]";
-	const char *url = NULL, *role = NULL;
+	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--rollout PERCENT]"
+	                          " [--adapter NAME] [--enable|--disable]";
+	const char *url = NULL, *role = NULL, *rollout = NULL, *adapter = NULL;
 	int en = 0, dis = 0, npos, rc;
 	struct cli_opt opts[] = {
 	    {"url", &url, NULL,
 	     N_("the channel's base URL (https://, or http://127.0.0.1 in tests)")},
 	    {"role", &role, NULL, N_("primary or backup")},
+	    {"rollout", &rollout, NULL,
+	     N_("the primary's share of new orders, 0 to 100 (the rest go to the first backup)")},
+	    {"adapter", &adapter, NULL, N_("how to speak to it: stripe (default)")},
 	    {"enable", NULL, &en, N_("use this provider")},
 	    {"disable", NULL, &dis, N_("stop using this provider")},
 	    {NULL, NULL, NULL, NULL},
 	};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
 	char *pos[1];
 
 	rc = cli_parse(c, "channel provider-set", syn, opts, argc, argv, pos, 1, &npos);
@@ -413,9 +463,15 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 	if (en && dis)
 		return cli_usage("channel provider-set",
 		                 _("--enable and --disable exclude each other"));
+	if (rollout && (rc = parse_rollout(rollout, &ch.rollout)) != 0)
+		return cli_refused(rc);
 	if (!cli_db(c))
 		return CLI_REFUSED;
-	rc = chan_provider_set(c->db, pos[0], url, role, en ? 1 : dis ? 0 : -1);
+	ch.base_url = url;
+	ch.role = role;
+	ch.adapter = adapter;
+	ch.enabled = en ? 1 : dis ? 0 : -1;
+	rc = chan_provider_change(c->db, pos[0], &ch);
 	if (rc)
 		return cli_refused(rc);
 	if (!c->json)
@@ -425,7 +481,7 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 
 		if ((rc = chan_provider_get(c->db, pos[0], &p)))
 			return cli_refused(rc);
-		cli_print_json(provider_json(&p));
+		cli_print_json(provider_json(c->db, &p));
 		chan_provider_free(&p);
 	}
 	return CLI_OK;
@@ -434,13 +490,20 @@ static int cmd_provider_set(struct cli *c, int argc, char **argv)
 static int provider_cb(const struct chan_provider *p, void *arg)
 {
 	struct cli *c = arg;
+	int64_t since;
+	int reported;
 
 	if (c->json) {
-		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "providers"), provider_json(p));
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "providers"),
+		                     provider_json(c->db, p));
 		return 0;
 	}
-	printf("%-12s %-8s %-9s ", p->code, p->role, p->enabled ? _("enabled") : _("disabled"));
+	provider_failing(c->db, p->code, &since, &reported);
+	printf("%-12s %-8s %3d%% %-9s ", p->code, p->role, p->rollout,
+	       p->enabled ? _("enabled") : _("disabled"));
 	cli_puts_safe(p->base_url);
+	if (reported)
+		printf("  %s", _("FAILING"));
 	putchar('\n');
 	return 0;
 }
@@ -565,7 +628,7 @@ static int outbox_counts(struct db *db, const char *provider, int64_t n[4])
 }
 
 static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
-                         const int64_t ob[4])
+                         const int64_t ob[4], int64_t since, int reported)
 {
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
@@ -583,6 +646,8 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 		cli_json_int(o, "failures", s->failures);
 		cli_json_str(o, "last_error", s->last_error);
 		cli_json_int(o, "events_stored", s->events_stored);
+		json_time_opt(o, "failing_since", since);
+		cJSON_AddBoolToObject(o, "failing", reported);
 		for (i = 0; i < 7; i++)
 			cli_json_int(n, names[i], counts[i]);
 		cJSON_AddItemToObject(o, "inbox", n);
@@ -600,6 +665,10 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 	time_field(_("Last success"), s->last_success_at);
 	time_field(_("Read up to"), s->high_water);
 	cli_field(_("Last error"), s->last_error);
+	time_field(_("Failing since"), since);
+	if (reported)
+		printf("%s\n", _("Warning: the channel has been failing for longer than "
+		                 "channel_failing_report_seconds; a person must look"));
 	printf("%s:", _("Inbox"));
 	for (i = 0; i < 7; i++)
 		printf(" %s %lld", names[i], (long long)counts[i]);
@@ -620,9 +689,9 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	};
 	struct chan_provider p;
 	struct chan_state s;
-	int64_t counts[7], ob[4];
+	int64_t counts[7], ob[4], since = 0;
 	char *pos[1];
-	int npos, rc, i;
+	int npos, rc, i, reported = 0;
 
 	rc = cli_parse(c, "channel status", "[--provider CODE]", opts, argc, argv, pos, 0, &npos);
 	if (rc)
@@ -637,7 +706,9 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	if (!rc)
 		rc = outbox_counts(c->db, p.code, ob);
 	if (!rc)
-		status_print(c, &s, counts, ob);
+		rc = chan_provider_failing(c->db, p.code, (int64_t)time(NULL), &since, &reported);
+	if (!rc)
+		status_print(c, &s, counts, ob, since, reported);
 	chan_state_free(&s);
 	chan_provider_free(&p);
 	return rc ? cli_refused(rc) : CLI_OK;
@@ -703,8 +774,8 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
 	    {NULL, NULL, NULL, NULL},
 	};
-	sqlite3_stmt *st;
-	char *pos[1], cur[4] = "";
+	struct pay_order po;
+	char *pos[1];
 	int64_t amount = 0, ob;
 	int npos, rc;
 
@@ -716,17 +787,9 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	if (!cli_db(c))
 		return CLI_REFUSED;
 	if (amount_s) {
-		if ((rc = db_prepare(c->db, "SELECT currency FROM pay_order WHERE order_no = ?1",
-		                     &st)))
+		if ((rc = chan_order_get(c->db, pos[0], &po)) != 0)
 			return cli_refused(rc);
-		sqlite3_bind_text(st, 1, pos[0], -1, SQLITE_TRANSIENT);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			snprintf(cur, sizeof cur, "%s", (const char *)sqlite3_column_text(st, 0));
-		sqlite3_finalize(st);
-		if (!*cur)
-			return cli_refused(
-			    err_set(FD_ENOTFOUND, _("no card payment order %s"), pos[0]));
-		if ((rc = money_parse(amount_s, currency_find(cur), &amount)))
+		if ((rc = money_parse(amount_s, currency_find(po.currency), &amount)))
 			return cli_refused(rc);
 		if (amount <= 0)
 			return cli_refused(err_set(FD_EINVAL, _("the amount must be positive")));
@@ -999,7 +1062,8 @@ static const struct cli_cmd channel_cmds[] = {
      N_("the poller's state: idle, polling, offline until when, last success")},
     {"poll", cmd_poll, "--once [--provider CODE]",
      N_("read new events from the channel into the inbox once")},
-    {"provider-set", cmd_provider_set, "CODE [--url URL] [--role R] [--enable|--disable]",
+    {"provider-set", cmd_provider_set,
+     "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--enable|--disable]",
      N_("add or change a payment provider")},
     {"providers", cmd_provider_list, "", N_("list the payment providers")},
     {"charge", cmd_charge, "--invoice INV --amount A",

@@ -6,10 +6,8 @@
  * primary-key lookup, index ranges over the counted statuses), except the
  * outbox's dead count, which desk.h tells the screen to read less often.
  * The dead-letter view's outbox reads (desk_outbox_list / _get) run when a
- * person opens or refreshes that view. The card order reads (desk_card_*)
- * run when an invoice pane or a form is built, through the indexes of
- * migration 0006; what may still be charged or refunded is outbox.c's rule
- * (outbox_charge_left, outbox_refund_asked), not a copy of it.
+ * person opens or refreshes that view. The card payment orders are
+ * not read here: their owner is chan-order.h, which the screen calls.
  */
 #include <config.h>
 
@@ -19,7 +17,6 @@
 
 #include "chan-poll.h"
 #include "control.h"
-#include "outbox.h"
 #include "db.h"
 #include "desk.h"
 #include "err.h"
@@ -202,91 +199,4 @@ int desk_outbox_get(struct db *db, int64_t id, struct desk_outbox *out)
 		rc = db_fail(db, _("cannot read the outbox commands"));
 	sqlite3_finalize(st);
 	return rc;
-}
-
-#define ORDER_COLS                                                                                 \
-	"id, order_no, status, currency, amount, refunded_amount, coalesce(invoice_id, 0), "       \
-	"coalesce(payment_id, 0), last_error, created_at"
-
-/* Fill *o from the current row of st (ORDER_COLS). */
-static void order_row(sqlite3_stmt *st, struct desk_card_order *o)
-{
-	const char *s;
-
-	memset(o, 0, sizeof *o);
-	o->id = sqlite3_column_int64(st, 0);
-	s = (const char *)sqlite3_column_text(st, 1);
-	snprintf(o->order_no, sizeof o->order_no, "%s", s ? s : "");
-	s = (const char *)sqlite3_column_text(st, 2);
-	snprintf(o->status, sizeof o->status, "%s", s ? s : "");
-	s = (const char *)sqlite3_column_text(st, 3);
-	snprintf(o->currency, sizeof o->currency, "%s", s ? s : "");
-	o->amount = sqlite3_column_int64(st, 4);
-	o->refunded = sqlite3_column_int64(st, 5);
-	o->invoice_id = sqlite3_column_int64(st, 6);
-	o->payment_id = sqlite3_column_int64(st, 7);
-	o->last_error = col_dup(st, 8);
-	o->created_at = sqlite3_column_int64(st, 9);
-}
-
-void desk_card_order_free(struct desk_card_order *o)
-{
-	free(o->last_error);
-	memset(o, 0, sizeof *o);
-}
-
-int desk_card_orders(struct db *db, int64_t invoice_id,
-                     int (*cb)(const struct desk_card_order *o, void *arg), void *arg)
-{
-	static const char sql[] = "SELECT " ORDER_COLS " FROM pay_order WHERE invoice_id = ?1 "
-	                          "ORDER BY id";
-	struct desk_card_order o;
-	sqlite3_stmt *st;
-	int rc = 0, step;
-
-	if ((rc = db_prepare(db, sql, &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, invoice_id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		order_row(st, &o);
-		rc = cb(&o, arg);
-		desk_card_order_free(&o);
-		if (rc)
-			break;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the card payment orders"));
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int desk_card_order_of_payment(struct db *db, int64_t payment_id, struct desk_card_order *out)
-{
-	static const char sql[] = "SELECT " ORDER_COLS " FROM pay_order WHERE payment_id = ?1";
-	sqlite3_stmt *st;
-	int rc, step;
-
-	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(db, sql, &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, payment_id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		order_row(st, out);
-		/* what outbox_refund counts as asked for already */
-		rc = outbox_refund_asked(db, out->order_no, &out->asked);
-	} else if (step == SQLITE_DONE) {
-		rc = err_set(FD_ENOTFOUND, _("payment %lld did not come from the payment channel"),
-		             (long long)payment_id);
-	} else {
-		rc = db_fail(db, _("cannot read the card payment orders"));
-	}
-	sqlite3_finalize(st);
-	return rc;
-}
-
-int desk_card_chargeable(struct db *db, int64_t invoice_id, int64_t *left)
-{
-	/* the rule outbox_charge applies inside its transaction */
-	return outbox_charge_left(db, invoice_id, left);
 }

@@ -2,8 +2,8 @@
  * desk.h - the small read queries the desk screen needs that no other
  * module offers: whether a connection is read-only, what the status line
  * shows of the payment channel (its worker's state, pending inbound events
- * and dead letters), the outbox commands of the dead-letter view, and the
- * card payment orders (pay_order) of an invoice or a payment.
+ * and dead letters) and the outbox commands of the dead-letter view. The
+ * card payment orders are read through their owner, chan-order.h.
  *
  * Reads only; every function follows the core's conventions (0 or a
  * negative FD_E* code with a reason in err_msg(); a list stops at the
@@ -77,42 +77,5 @@ int desk_outbox_get(struct db *db, int64_t id, struct desk_outbox *out);
 
 /* desk_outbox_free - free the strings of o (which may be zeroed). */
 void desk_outbox_free(struct desk_outbox *o);
-
-/* One card payment order (a row of pay_order) as the screen shows it.
- * last_error is owned by the struct (desk_card_order_free). */
-struct desk_card_order {
-	int64_t id;
-	char order_no[65];
-	char status[16]; /* created, paying, paid, refunding, refunded, closed, failed */
-	char currency[4];
-	int64_t amount;
-	int64_t refunded;   /* what the channel confirmed as refunded */
-	int64_t asked;      /* refunds asked for (commands not given up), >= refunded */
-	int64_t invoice_id; /* 0 when none */
-	int64_t payment_id; /* the card payment once paid, else 0 */
-	char *last_error;   /* NULL when none */
-	int64_t created_at; /* our clock */
-};
-
-/* desk_card_orders - call cb with each card payment order of invoice_id,
- * oldest first (asked is not filled: 0). The struct is valid during the
- * call only. */
-int desk_card_orders(struct db *db, int64_t invoice_id,
-                     int (*cb)(const struct desk_card_order *o, void *arg), void *arg);
-
-/* desk_card_order_of_payment - fill *out with the card payment order whose
- * payment is payment_id (asked included: the amounts of its refund.create
- * commands that are not dead, at least what was refunded). FD_ENOTFOUND
- * when the payment did not come from the channel. Free with
- * desk_card_order_free. */
-int desk_card_order_of_payment(struct db *db, int64_t payment_id, struct desk_card_order *out);
-
-/* desk_card_order_free - free the strings of o (which may be zeroed). */
-void desk_card_order_free(struct desk_card_order *o);
-
-/* desk_card_chargeable - *left = what invoice_id still owes less the card
- * orders already open for it (created or paying), never below 0: the most
- * outbox_charge accepts. FD_ENOTFOUND for no such invoice. */
-int desk_card_chargeable(struct db *db, int64_t invoice_id, int64_t *left);
 
 #endif

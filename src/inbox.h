@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 struct cJSON;
+struct chan_ops;
 struct db;
 
 /* The largest payload we store (bytes). */
@@ -92,15 +93,19 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 int inbox_insert_found(struct db *db, const char *source, const char *external_id,
                        const char *event_type, const char *note, struct cJSON *object);
 
-/* inbox_ingest - store a payload relayed to us (a forwarder of webhooks)
- * in its own transaction: verify header against secret at clock_now() with
- * the default tolerance; a verified, readable event is stored 'received'
- * under its id; a bad signature is stored 'rejected' (and an authentic but
+/* inbox_ingest - store a payload relayed to us (a forwarder of webhooks,
+ * a channel's notify) in its own transaction, read by the adapter ops of
+ * the channel that sent it: ops->verify checks header (may be NULL: none;
+ * some channels sign inside the bytes) against secret at clock_now(); a
+ * verified event that ops->read_event can read is stored 'received' under
+ * its id; a bad signature is stored 'rejected' (and an authentic but
  * unreadable payload 'dead') with the reason in r->reason. Returns 0 when
  * something was stored (whatever r->accepted says), else an FD_E* code
- * (payload too large, bad source, database). */
-int inbox_ingest(struct db *db, const char *source, const char *header, const void *payload,
-                 size_t len, const char *secret, struct inbox_ingest_result *r);
+ * (payload too large, bad source, an adapter that takes no relayed events,
+ * database). */
+int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source,
+                 const char *header, const void *payload, size_t len, const char *secret,
+                 struct inbox_ingest_result *r);
 
 /* inbox_get - fill *out with event id (free with inbox_event_free);
  * FD_ENOTFOUND. */

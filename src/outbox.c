@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <time.h>
 
+#include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-provider.h"
 #include "clock.h"
@@ -33,19 +33,6 @@
 #include "outbox.h"
 #include "xalloc.h"
 
-/* 16 random hex digits. */
-static int random_hex(char out[17])
-{
-	unsigned char b[8];
-	int i;
-
-	if (getrandom(b, sizeof b, 0) != (ssize_t)sizeof b)
-		return err_set(FD_EIO, _("cannot read random bytes for an idempotency key"));
-	for (i = 0; i < 8; i++)
-		snprintf(out + 2 * i, 3, "%02x", b[i]);
-	return 0;
-}
-
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
                       const char *payload, int64_t *id)
 {
@@ -54,7 +41,7 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 	int64_t now = (int64_t)time(NULL);
 	int rc;
 
-	if ((rc = random_hex(rnd)) != 0)
+	if ((rc = chan_random_hex(rnd)) != 0)
 		return rc;
 	snprintf(key, sizeof key, "fd_%s_%s", bkey, rnd);
 	rc = db_prepare(db,
@@ -80,7 +67,8 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 /* ---------------------------------------------------------------- charge */
 
 struct charge_ctx {
-	const char *provider;
+	const char *provider; /* named by the caller; NULL: routed per order */
+	char routed[41];      /* the provider that serves the order */
 	const struct invoice *inv;
 	int64_t amount;
 	char order_no[65];
@@ -89,105 +77,32 @@ struct charge_ctx {
 };
 
 
-int outbox_charge_left(struct db *db, int64_t invoice_id, int64_t *left)
-{
-	sqlite3_stmt *st;
-	int rc, step;
-
-	*left = 0;
-	rc = db_prepare_cached(db,
-	                       "SELECT balance, (SELECT coalesce(sum(amount), 0) FROM pay_order"
-	                       " WHERE invoice_id = ?1 AND status IN ('created', 'paying'))"
-	                       " FROM invoice WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, invoice_id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		int64_t owed = sqlite3_column_int64(st, 0), open = sqlite3_column_int64(st, 1);
-
-		*left = owed > open ? owed - open : 0;
-	} else if (step == SQLITE_DONE) {
-		rc = err_set(FD_ENOTFOUND, _("there is no invoice %lld"), (long long)invoice_id);
-	} else {
-		rc = db_fail(db, _("cannot read the invoice balance"));
-	}
-	db_release(db, st);
-	return rc;
-}
-
-int outbox_refund_asked(struct db *db, const char *order_no, int64_t *asked)
-{
-	sqlite3_stmt *st;
-	int rc, step;
-
-	*asked = 0;
-	/* the refunded amount is what the channel confirmed, never more than
-	 * was asked; a refund command given up asks for nothing, and neither
-	 * does one whose refund the channel reported failed (0007) */
-	rc = db_prepare_cached(db,
-	                       "SELECT max(o.refunded_amount, (SELECT coalesce(sum("
-	                       "json_extract(payload, '$.amount')), 0) FROM outbox_event"
-	                       " WHERE event_type = 'refund.create' AND status <> 'dead'"
-	                       " AND json_extract(payload, '$.order_no') = ?1)"
-	                       " - (SELECT coalesce(sum(f.amount), 0) FROM pay_order_refund_failed f"
-	                       " WHERE f.order_id = o.id AND f.asked_by_us = 1))"
-	                       " FROM pay_order o WHERE o.order_no = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		*asked = sqlite3_column_int64(st, 0);
-	else if (step == SQLITE_DONE)
-		rc = err_set(FD_ENOTFOUND, _("no card payment order %s"), order_no);
-	else
-		rc = db_fail(db, _("cannot read the card payment order"));
-	db_release(db, st);
-	return rc;
-}
-
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
-	sqlite3_stmt *st;
-	int64_t left = 0, next = 0, now = clock_now();
-	char rnd[17], *payload;
+	struct chan_order_new in = {c->order_no, c->routed, c->inv->customer_id, c->inv->id,
+	                            c->inv->currency, c->amount};
+	int64_t left = 0;
+	char *payload;
 	cJSON *p;
 	int rc;
 
 	/* the invoice is read again inside the transaction: no one paid it since */
-	if ((rc = outbox_charge_left(db, c->inv->id, &left)) != 0)
+	if ((rc = chan_order_chargeable(db, c->inv->id, &left)) != 0)
 		return rc;
 	if (c->amount > left)
 		return err_set(FD_EINVAL,
 		               _("the invoice owes %lld (minor units) after the card orders already "
 		                 "open for it; ask for at most that"),
 		               (long long)left);
-	if ((rc = db_one_int(db, "SELECT coalesce(max(id), 0) + 1 FROM pay_order", &next)) != 0)
+	if ((rc = chan_order_number(db, c->order_no)) != 0)
 		return rc;
-	if ((rc = random_hex(rnd)) != 0)
+	if (c->provider)
+		snprintf(c->routed, sizeof c->routed, "%s", c->provider);
+	else if ((rc = chan_provider_route(db, c->order_no, c->routed)) != 0)
 		return rc;
-	snprintf(c->order_no, sizeof c->order_no, "PO-%06lld-%.8s", (long long)next, rnd);
-	rc = db_prepare(db,
-	                "INSERT INTO pay_order (order_no, provider_code, customer_id, invoice_id,"
-	                " currency, amount, status, created_at, updated_at)"
-	                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, 'created', ?7, ?7)",
-	                &st);
-	if (rc)
+	if ((rc = chan_order_create(db, &in, &c->order_id)) != 0)
 		return rc;
-	sqlite3_bind_text(st, 1, c->order_no, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, c->provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, c->inv->customer_id);
-	sqlite3_bind_int64(st, 4, c->inv->id);
-	sqlite3_bind_text(st, 5, c->inv->currency, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, c->amount);
-	sqlite3_bind_int64(st, 7, now);
-	if ((rc = db_run(db, st, _("cannot write the card payment order"))) != 0)
-		return rc;
-	c->order_id = sqlite3_last_insert_rowid(db_sqlite(db));
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", c->order_no);
 	chan_json_add_int(p, "invoice_id", c->inv->id);
@@ -196,7 +111,7 @@ static int charge_tx(struct db *db, void *arg)
 	cJSON_AddStringToObject(p, "currency", c->inv->currency);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
-	rc = insert_row(db, "payment.create", c->order_no, c->provider, payload, &c->outbox_id);
+	rc = insert_row(db, "payment.create", c->order_no, c->routed, payload, &c->outbox_id);
 	free(payload);
 	return rc;
 }
@@ -217,17 +132,13 @@ static int charge_idem_tx(struct db *db, void *arg, struct idem_result *res)
 /* A replayed charge: the order number of the order the first call wrote. */
 static int charge_replayed(struct db *db, const struct idem_result *res, struct charge_ctx *c)
 {
-	sqlite3_stmt *st;
-	int rc;
+	struct pay_order po;
+	int rc = chan_order_get_id(db, res->id, &po);
 
-	if ((rc = db_prepare(db, "SELECT order_no FROM pay_order WHERE id = ?1", &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, res->id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		snprintf(c->order_no, sizeof c->order_no, "%s", sqlite3_column_text(st, 0));
-	else
+	if (rc == FD_ENOTFOUND)
 		rc = err_set(FD_ENOTFOUND, _("the card payment order of that request is gone"));
-	sqlite3_finalize(st);
+	if (!rc)
+		snprintf(c->order_no, sizeof c->order_no, "%s", po.order_no);
 	c->outbox_id = res->n ? res->ids[0] : 0;
 	return rc;
 }
@@ -266,7 +177,9 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 		             inv.number, (long long)inv.balance);
 		goto out;
 	}
-	c.provider = p.code;
+	/* named: that one; else each order goes where the registry's rollout
+	 * says (the idempotency key still names the provider that serves) */
+	c.provider = provider ? p.code : NULL;
 	c.inv = &inv;
 	c.amount = amount;
 	snprintf(canon, sizeof canon, "provider=%s\ninvoice=%lld\namount=%lld\n", p.code,
@@ -294,54 +207,61 @@ struct refund_ctx {
 	int64_t outbox_id;
 };
 
-static int refund_tx(struct db *db, void *arg)
+/* How many refund commands order order_no has had (given up or not). */
+static int refund_commands(struct db *db, const char *order_no, int64_t *n)
 {
-	struct refund_ctx *r = arg;
 	sqlite3_stmt *st;
-	char status[16], provider[41], bkey[120], *payload;
-	int64_t amount, asked, n;
-	int rc, has_id;
-	cJSON *p;
+	int rc;
 
+	*n = 0;
 	rc = db_prepare(db,
-	                "SELECT status, provider_code, amount, channel_order_id IS NOT NULL,"
-	                " (SELECT count(*) FROM outbox_event WHERE event_type = 'refund.create'"
-	                "   AND json_extract(payload, '$.order_no') = ?1)"
-	                " FROM pay_order WHERE order_no = ?1",
+	                "SELECT count(*) FROM outbox_event WHERE event_type = 'refund.create'"
+	                " AND json_extract(payload, '$.order_no') = ?1",
 	                &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, r->order_no, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) != SQLITE_ROW) {
-		sqlite3_finalize(st);
-		return err_set(FD_ENOTFOUND, _("no card payment order %s"), r->order_no);
-	}
-	snprintf(status, sizeof status, "%s", (const char *)sqlite3_column_text(st, 0));
-	snprintf(provider, sizeof provider, "%s", (const char *)sqlite3_column_text(st, 1));
-	amount = sqlite3_column_int64(st, 2);
-	has_id = sqlite3_column_int(st, 3);
-	n = sqlite3_column_int64(st, 4);
+	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot read the outbox"));
 	sqlite3_finalize(st);
-	if ((strcmp(status, "paid") && strcmp(status, "refunding")) || !has_id)
+	return rc;
+}
+
+static int refund_tx(struct db *db, void *arg)
+{
+	struct refund_ctx *r = arg;
+	struct pay_order po;
+	char bkey[120], *payload;
+	int64_t left, n;
+	int rc;
+	cJSON *p;
+
+	if ((rc = chan_order_get(db, r->order_no, &po)) != 0)
+		return rc;
+	if ((rc = refund_commands(db, r->order_no, &n)) != 0)
+		return rc;
+	if ((strcmp(po.status, "paid") && strcmp(po.status, "refunding")) || !*po.channel_id)
 		return err_set(FD_ECONFLICT,
 		               _("card payment order %s is %s: only a paid order can be refunded"),
-		               r->order_no, status);
-	if ((rc = outbox_refund_asked(db, r->order_no, &asked)) != 0)
+		               r->order_no, po.status);
+	if ((rc = chan_order_refundable(db, r->order_no, &left, NULL)) != 0)
 		return rc;
 	if (r->amount == 0)
-		r->amount = amount - asked;
-	if (r->amount <= 0 || r->amount > amount - asked)
+		r->amount = left;
+	if (r->amount <= 0 || r->amount > left)
 		return err_set(FD_EINVAL,
 		               _("order %s has %lld (minor units) left to refund after the refunds "
 		                 "already asked for"),
-		               r->order_no, (long long)(amount - asked > 0 ? amount - asked : 0));
+		               r->order_no, (long long)left);
 	snprintf(bkey, sizeof bkey, "%s-r%lld", r->order_no, (long long)n + 1);
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", r->order_no);
 	chan_json_add_int(p, "amount", r->amount);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
-	rc = insert_row(db, "refund.create", bkey, provider, payload, &r->outbox_id);
+	rc = insert_row(db, "refund.create", bkey, po.provider, payload, &r->outbox_id);
 	free(payload);
 	return rc;
 }
@@ -405,9 +325,7 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 	    " json_extract(o.payload, '$.amount'), coalesce(json_extract(o.payload, "
 	    "'$.invoice_id'), 0),"
 	    " coalesce(json_extract(o.payload, '$.invoice_number'), ''),"
-	    " coalesce(json_extract(o.payload, '$.currency'), ''), o.retry_count,"
-	    " (SELECT channel_order_id FROM pay_order"
-	    "   WHERE order_no = json_extract(o.payload, '$.order_no'))"
+	    " coalesce(json_extract(o.payload, '$.currency'), ''), o.retry_count"
 	    " FROM outbox_event o"
 	    " WHERE o.status IN ('pending', 'sending', 'failed') AND o.provider_code = ?1"
 	    " AND coalesce(o.next_retry_at, 0) <= ?2"
@@ -435,13 +353,21 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 		snprintf(r->currency, sizeof r->currency, "%s",
 		         (const char *)sqlite3_column_text(st, 7));
 		r->retries = sqlite3_column_int64(st, 8);
-		s = sqlite3_column_text(st, 9);
-		snprintf(r->channel_id, sizeof r->channel_id, "%s", s ? (const char *)s : "");
 		*found = 1;
 	} else if (step != SQLITE_DONE) {
 		rc = db_fail(db, _("cannot read the outbox"));
 	}
 	sqlite3_finalize(st);
+	if (!rc && *found && *r->order_no) {
+		struct pay_order po;
+
+		/* the order's channel id, "" while it has none (or no order) */
+		rc = chan_order_get(db, r->order_no, &po);
+		if (rc == 0)
+			snprintf(r->channel_id, sizeof r->channel_id, "%s", po.channel_id);
+		else if (rc == FD_ENOTFOUND)
+			rc = 0;
+	}
 	return rc;
 }
 
@@ -463,23 +389,18 @@ struct mark_ctx {
 static int keep_refund(struct db *db, const char *provider, const struct row *r,
                        const struct chan_refund *ref)
 {
-	cJSON *obj = cJSON_CreateObject();
-	char ext[300], note[80];
+	char ext[300], note[80], type[80];
 
 	snprintf(ext, sizeof ext, "answer:%s", ref->id);
 	snprintf(note, sizeof note, "the answer to outbox command %lld", (long long)r->id);
-	cJSON_AddStringToObject(obj, "id", ref->id);
-	cJSON_AddStringToObject(obj, "object", "refund");
-	cJSON_AddStringToObject(obj, "payment_intent", ref->payment_intent);
-	cJSON_AddStringToObject(obj, "status", ref->status);
-	chan_json_add_int(obj, "amount", ref->amount);
-	cJSON_AddStringToObject(obj, "currency", ref->currency);
-	return inbox_insert_found(db, provider, ext, "refund.created", note, obj);
+	snprintf(type, sizeof type, "%s%s", CHAN_FOUND_REFUND, chan_refund_state_name(ref->state));
+	return inbox_insert_found(db, provider, ext, type, note, chan_found_refund(ref));
 }
 
 static int mark_tx(struct db *db, void *arg)
 {
 	struct mark_ctx *m = arg;
+	struct pay_order po;
 	sqlite3_stmt *st;
 	int64_t now = (int64_t)time(NULL);
 	int rc;
@@ -524,43 +445,26 @@ static int mark_tx(struct db *db, void *arg)
 		return rc;
 	if (sqlite3_changes(db_sqlite(db)) != 1)
 		return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
+	if (!m->channel_id && !m->refund_ok && !m->order_failed)
+		return 0;
+	/* the answer names the refund: keep it as an inbox event, so that the
+	 * refund is asked about and posted even if every event the channel
+	 * sends about it is lost */
+	if (m->refund_ok && m->refund && (rc = keep_refund(db, m->provider, m->r, m->refund)) != 0)
+		return rc;
+	if ((rc = chan_order_get(db, m->r->order_no, &po)) != 0)
+		return rc;
 	if (m->channel_id) {
-		rc =
-		    db_prepare(db,
-		               "UPDATE pay_order SET channel_order_id = ?2,"
-		               " status = CASE status WHEN 'created' THEN 'paying' ELSE status END,"
-		               " updated_at = ?3 WHERE order_no = ?1",
-		               &st);
-		if (rc)
-			return rc;
-		sqlite3_bind_text(st, 1, m->r->order_no, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, m->channel_id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 3, clock_now());
-		rc = db_run(db, st, _("cannot record the channel's payment id"));
-	} else if (m->refund_ok || m->order_failed) {
-		/* the answer names the refund: keep it as an inbox event, so that
-		 * the refund is asked about and posted even if every event the
-		 * channel sends about it is lost */
-		if (m->refund && (rc = keep_refund(db, m->provider, m->r, m->refund)) != 0)
-			return rc;
-		rc = db_prepare(
-		    db,
-		    m->refund_ok
-		        ? "UPDATE pay_order SET status = CASE status WHEN 'paid' THEN"
-		          " 'refunding' ELSE status END, updated_at = ?2 WHERE order_no = ?1"
-		        : "UPDATE pay_order SET status = CASE WHEN status IN ('created',"
-		          " 'paying') THEN 'failed' ELSE status END, last_error = ?3,"
-		          " updated_at = ?2 WHERE order_no = ?1",
-		    &st);
-		if (rc)
-			return rc;
-		sqlite3_bind_text(st, 1, m->r->order_no, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 2, clock_now());
-		if (m->order_failed)
-			sqlite3_bind_text(st, 3, m->error, -1, SQLITE_TRANSIENT);
-		rc = db_run(db, st, _("cannot record the card payment order"));
+		snprintf(po.channel_id, sizeof po.channel_id, "%s", m->channel_id);
+		return !strcmp(po.status, "created") ? chan_order_move(db, &po, "paying", NULL)
+		                                     : chan_order_save(db, &po, NULL);
 	}
-	return rc;
+	if (m->refund_ok)
+		return !strcmp(po.status, "paid") ? chan_order_move(db, &po, "refunding", NULL)
+		                                  : chan_order_save(db, &po, NULL);
+	snprintf(po.last_error, sizeof po.last_error, "%s", m->error ? m->error : "");
+	return chan_order_is_open(po.status) ? chan_order_move(db, &po, "failed", NULL)
+	                                     : chan_order_save(db, &po, NULL);
 }
 
 /* Send one row and record what came back. */
@@ -608,11 +512,11 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		         (long long)ord.amount, ord.currency, ord.order_no);
 		m.code = CHAN_BADDATA;
 	} else if (m.code == CHAN_OK && !is_pay &&
-	           (ref.amount != r->amount || strcmp(ref.payment_intent, r->channel_id))) {
+	           (ref.amount != r->amount || strcmp(ref.order_id, r->channel_id))) {
 		snprintf(why, sizeof why,
 		         _("the channel answered with another refund (%lld for %s): not recorded, "
 		           "a person must look"),
-		         (long long)ref.amount, ref.payment_intent);
+		         (long long)ref.amount, ref.order_id);
 		m.code = CHAN_BADDATA;
 	}
 	switch (m.code) {

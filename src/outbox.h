@@ -45,13 +45,14 @@ struct control_hold;
 
 #define OUTBOX_MAX_ATTEMPTS 10
 
-/* outbox_charge - ask the channel of provider (NULL: the enabled primary)
+/* outbox_charge - ask the channel of provider (NULL: the one the
+ * registry's rollout picks for the new order, chan_provider_route)
  * for a card payment of amount (minor units, > 0) towards invoice_id: in
  * ONE transaction, a pay_order (created; the invoice's customer and
  * currency; a new order number, copied to order_no[65]) and its
  * "payment.create" outbox row (id in *outbox_id, may be NULL). FD_EINVAL
  * when the amount is not positive or exceeds what the invoice still owes
- * less the card orders already open for it; FD_ENOTFOUND for no such
+ * less the card orders already open for it (chan_order_chargeable); FD_ENOTFOUND for no such
  * invoice or provider; FD_ECONFLICT when the invoice is void or paid.
  * With idem_key (NULL: none) the same request again returns the first
  * order's number and command and writes nothing; the same key with another
@@ -59,22 +60,12 @@ struct control_hold;
 int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
                   const char *idem_key, char order_no[65], int64_t *outbox_id);
 
-/* outbox_charge_left - what card orders for invoice_id may still ask for:
- * its balance less the card orders open for it (created, paying), never
- * below 0; the rule outbox_charge applies. FD_ENOTFOUND for no invoice. */
-int outbox_charge_left(struct db *db, int64_t invoice_id, int64_t *left);
-
-/* outbox_refund_asked - what the refunds asked for order_no cover: the
- * refund commands not given up, and never less than the refunded amount
- * the channel confirmed; outbox_refund allows the order's amount less this.
- * FD_ENOTFOUND for no such order. */
-int outbox_refund_asked(struct db *db, const char *order_no, int64_t *asked);
-
 /* outbox_refund - ask for a refund of amount (> 0; 0: all that is left)
  * of the paid channel order order_no: one "refund.create" outbox row.
  * FD_ENOTFOUND for an unknown order; FD_ECONFLICT when it is not paid (or
  * being refunded) or has no channel id yet; FD_EINVAL when the amount
- * exceeds what is left after the refunds already asked for. idem_key as
+ * exceeds what is left after the refunds already asked for
+ * (chan_order_refundable). idem_key as
  * for outbox_charge. */
 int outbox_refund(struct db *db, const char *order_no, int64_t amount, const char *idem_key,
                   int64_t *outbox_id);

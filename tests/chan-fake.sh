@@ -1,10 +1,17 @@
 # chan-fake.sh - sourced by the channel tests: start the fake channel
-# (tests/fake-stripe.py) on a random port of 127.0.0.1 and the helpers to
-# steer it. Needs tap.sh sourced first and KEY set to a made-up API key.
+# (tests/fake-stripe.py, or another fake with fake_run) on a random port of
+# 127.0.0.1 and the helpers to steer it. Needs tap.sh sourced first and KEY
+# set to a made-up API key.
 # Sets PORT, BASE and FAKE_PID; the caller's EXIT trap must kill FAKE_PID.
 unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
-fake_start() {
-	python3 "$TOP_SRCDIR/tests/fake-stripe.py" --api-key "$KEY" --max-seconds "${1:-120}" \
+fake_start() { fake_run fake-stripe.py "${1:-120}" --api-key "$KEY"; }
+# fake_run SCRIPT SECONDS ARGS...: start tests/SCRIPT (a fake that prints
+# "PORT n" when it listens) for at most SECONDS, and wait for its port
+fake_run() {
+	script=$1
+	secs=$2
+	shift 2
+	python3 "$TOP_SRCDIR/tests/$script" "$@" --max-seconds "$secs" \
 		> "$TMP/fake.out" 2> "$TMP/fake.err" &
 	FAKE_PID=$!
 	i=0

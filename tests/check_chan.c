@@ -23,13 +23,18 @@
 #include <unistd.h>
 
 #include "chan-log.h"
+#include "chan-order.h"
+#include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
+#include "chan-stripe.h"
+#include "chan-wechat.h"
 #include "channel.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
 #include "inbox.h"
+#include "strbuf.h"
 
 static char tmpdir[64];
 static char dbpath[128];
@@ -297,6 +302,136 @@ static void write_file(const char *path, const char *text, mode_t mode)
 	ck_assert_int_eq(chmod(path, mode), 0);
 }
 
+/* What a stored event is about: frontdesk's own found states whatever the
+ * adapter, the channel's types as its adapter reads them; the found shape
+ * names the core's state and keeps the channel's word beside it. */
+START_TEST(test_event_kinds)
+{
+	struct chan_order o = {0};
+	struct chan_refund r = {0};
+	cJSON *j;
+	int d = -1;
+
+	ck_assert_int_eq(chan_event_kind_of(NULL, CHAN_FOUND_ORDER "succeeded", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(chan_event_kind_of(NULL, CHAN_FOUND_REFUND "pending", &d),
+	                 CHAN_EVENT_REFUND);
+	ck_assert_int_eq(chan_event_kind_of(NULL, "payment_intent.succeeded", &d),
+	                 CHAN_EVENT_OTHER);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payment_intent.succeeded", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 0);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payment_intent.payment_failed", &d),
+	                 CHAN_EVENT_ORDER);
+	ck_assert_int_eq(d, 1);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "charge.refund.updated", &d),
+	                 CHAN_EVENT_REFUND);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payout.paid", &d),
+	                 CHAN_EVENT_OTHER);
+	snprintf(o.id, sizeof o.id, "pi_k");
+	snprintf(o.status, sizeof o.status, "whatever_the_channel_says");
+	o.state = CHAN_ORDER_SUCCEEDED;
+	o.amount = 9007199254740991LL;
+	j = chan_found_order(&o);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "succeeded");
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "channel_status")->valuestring, o.status);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "object")->valuestring, "order");
+	cJSON_Delete(j);
+	r.state = CHAN_REFUND_FAILED;
+	snprintf(r.order_id, sizeof r.order_id, "pi_k");
+	j = chan_found_refund(&r);
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "state")->valuestring, "failed");
+	ck_assert_str_eq(cJSON_GetObjectItem(j, "order_id")->valuestring, "pi_k");
+	cJSON_Delete(j);
+}
+END_TEST
+
+/* The WeChat style adapter: its signature is the one openssl computed for
+ * tests/wechat-signature-vectors.json (tests/make-wechat-vectors.sh); a
+ * signed message verifies, and no longer once a value or the key changes;
+ * its XML is read with expat: CDATA and text, and a document type, nested
+ * elements, a repeated name or another root refused. */
+START_TEST(test_wechat_signature_vectors)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512], sign[65];
+	char *text;
+	cJSON *vs, *v, *kv;
+	struct chan_wx_msg m;
+	int n = 0;
+
+	snprintf(path, sizeof path, "%s/tests/wechat-signature-vectors.json", top ? top : ".");
+	text = slurp(path);
+	vs = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(vs);
+	cJSON_ArrayForEach(v, vs)
+	{
+		struct strbuf x = {0};
+		const char *key = cJSON_GetObjectItem(v, "key")->valuestring;
+
+		sb_puts(&x, "<xml>\n");
+		cJSON_ArrayForEach(kv, cJSON_GetObjectItem(v, "params"))
+			sb_printf(&x, "  <%s><![CDATA[%s]]></%s>\n", kv->string, kv->valuestring,
+			          kv->string);
+		sb_puts(&x, "</xml>");
+		ck_assert_msg(chan_wx_parse(sb_cstr(&x), strlen(sb_cstr(&x)), &m) == 0, "%s",
+		              err_msg());
+		ck_assert_int_eq(m.n, cJSON_GetArraySize(cJSON_GetObjectItem(v, "params")));
+		ck_assert_int_eq(chan_wx_sign(&m, key, sign), 0);
+		ck_assert_str_eq(sign, cJSON_GetObjectItem(v, "sign")->valuestring);
+		if (chan_wx_get(&m, "sign_type")) {
+			struct chan_wx_msg signed_ = {0};
+			struct strbuf y = {0};
+
+			sb_printf(&y, "%.*s<sign>%s</sign></xml>", (int)(strlen(sb_cstr(&x)) - 6),
+			          sb_cstr(&x), sign);
+			ck_assert_int_eq(chan_wx_parse(sb_cstr(&y), strlen(sb_cstr(&y)), &signed_), 0);
+			ck_assert_msg(chan_wx_verify(&signed_, key) == 0, "%s", err_msg());
+			ck_assert_int_eq(chan_wx_verify(&signed_, "made_up_other_key"), FD_EINVAL);
+			free(signed_.p[0].value);
+			signed_.p[0].value = strdup("changed");
+			ck_assert_int_eq(chan_wx_verify(&signed_, key), FD_EINVAL);
+			chan_wx_free(&signed_);
+			sb_free(&y);
+		} else {
+			/* not signed with HMAC-SHA256: never believed */
+			ck_assert_int_eq(chan_wx_verify(&m, key), FD_EINVAL);
+		}
+		chan_wx_free(&m);
+		sb_free(&x);
+		n++;
+	}
+	ck_assert_int_eq(n, 3);
+	cJSON_Delete(vs);
+	free(text);
+	{
+		static const char ok[] = "<xml><a>plain &amp; text</a><b><![CDATA[<not> ]] xml]]></b>"
+		                         "<c></c></xml>";
+		static const char *const bad[] = {
+		    "<!DOCTYPE xml [<!ENTITY e \"x\">]><xml><a>&e;</a></xml>",
+		    "<xml><a><b>1</b></a></xml>",
+		    "<xml><a>1</a><a>2</a></xml>",
+		    "<root><a>1</a></root>",
+		    "<xml><a>1</a>",
+		    "<xml>stray<a>1</a></xml>",
+		    "not xml at all",
+		};
+		size_t i;
+
+		ck_assert_int_eq(chan_wx_parse(ok, strlen(ok), &m), 0);
+		ck_assert_str_eq(chan_wx_get(&m, "a"), "plain & text");
+		ck_assert_str_eq(chan_wx_get(&m, "b"), "<not> ]] xml");
+		ck_assert_str_eq(chan_wx_get(&m, "c"), "");
+		ck_assert_ptr_null(chan_wx_get(&m, "d"));
+		chan_wx_free(&m);
+		for (i = 0; i < sizeof bad / sizeof *bad; i++)
+			ck_assert_msg(chan_wx_parse(bad[i], strlen(bad[i]), &m) == FD_EINVAL, "%s",
+			              bad[i]);
+	}
+}
+END_TEST
+
 START_TEST(test_secrets_file)
 {
 	char path[160], link[160];
@@ -435,7 +570,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
 	setenv("TZ", "America/New_York", 1);
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 0);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_int_eq(strncmp(r.external_id, "rejected:", 9), 0);
@@ -448,7 +583,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	/* the genuine event still gets in under its own id */
 	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 1);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_str_eq(r.external_id, "evt_9");
@@ -461,7 +596,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	ck_assert_int_eq(e.received_at, 1764597600);
 	inbox_event_free(&e);
 	/* and again: a duplicate, nothing new */
-	ck_assert_int_eq(inbox_ingest(db, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.fresh, 0);
 	ck_assert_int_eq(inbox_count(db, "stripe", "received", &n), 0);
 	ck_assert_int_eq(n, 1);
@@ -557,6 +692,107 @@ START_TEST(test_pay_order_one_way)
 }
 END_TEST
 
+/* chan-order.c: its table of moves is the schema's, move for move; a move
+ * the table refuses writes nothing; what is refundable counts the refunds
+ * asked for, less those of ours the channel reported failed, and never less
+ * than what was refunded. */
+START_TEST(test_chan_order_owner)
+{
+	static const char *const st[] = {"created", "paying",   "paid",  "refunding",
+	                                 "refunded", "closed", "failed"};
+	struct customer_input ci = {0};
+	struct chan_order_new in = {NULL, "stripe", 0, 0, "USD", 5000};
+	struct pay_order o, back;
+	char order_no[65], sql[600];
+	int64_t cust, id, left = -1, asked = -1;
+	size_t i, j;
+	int fresh = -1;
+
+	for (i = 0; i < 7; i++)
+		for (j = 0; j < 7; j++) {
+			snprintf(sql, sizeof sql,
+			         "SELECT count(*) FROM status_transition WHERE entity = 'pay_order'"
+			         " AND from_status = '%s' AND to_status = '%s'",
+			         st[i], st[j]);
+			ck_assert_msg(one_int(sql) == chan_order_can_move(st[i], st[j]),
+			              "%s -> %s", st[i], st[j]);
+		}
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	in.customer_id = cust;
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_number(db, order_no), 0);
+	in.order_no = order_no;
+	ck_assert_msg(chan_order_create(db, &in, &id) == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(strncmp(order_no, "PO-", 3), 0);
+	ck_assert_int_eq(chan_order_get(db, order_no, &o), 0);
+	ck_assert_int_eq(o.id, id);
+	ck_assert_str_eq(o.status, "created");
+	ck_assert_int_eq(chan_order_get(db, "PO-none", &back), FD_ENOTFOUND);
+	ck_assert_int_eq(chan_order_by_channel(db, "stripe", "pi_o1", &back), FD_ENOTFOUND);
+
+	/* a refused move writes nothing, in C before the schema sees it */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_move(db, &o, "refunded", "test"), FD_ECONFLICT);
+	ck_assert_str_eq(o.status, "created");
+	snprintf(o.channel_id, sizeof o.channel_id, "pi_o1");
+	ck_assert_msg(chan_order_move(db, &o, "paying", "test") == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_by_channel(db, "stripe", "pi_o1", &back), 0);
+	ck_assert_str_eq(back.status, "paying");
+	ck_assert_int_eq(one_int("SELECT count(*) FROM status_flow WHERE entity = 'pay_order'"
+	                         " AND to_status = 'paying' AND reason = 'test'"),
+	                 1);
+	/* a stale copy cannot move it: someone moved it meanwhile */
+	snprintf(back.status, sizeof back.status, "created");
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_move(db, &back, "paying", NULL), FD_ECONFLICT);
+	ck_assert_int_eq(chan_order_move(db, &o, "paid", NULL), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+
+	/* two refunds asked (3000, 1000), the first reported failed: 1000 asked */
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 0);
+	ck_assert_int_eq(left, 5000);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	         " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	         " ('refund.create', '%s-r1', 'stripe', 'k1', '{\"order_no\":\"%s\",\"amount\":3000}',"
+	         " 'pending', 1, 1), ('refund.create', '%s-r2', 'stripe', 'k2',"
+	         " '{\"order_no\":\"%s\",\"amount\":1000}', 'pending', 1, 1)",
+	         order_no, order_no, order_no, order_no);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 4000);
+	ck_assert_int_eq(left, 1000);
+	ck_assert_int_eq(exec_rc("INSERT INTO inbound_callback (source_system, external_id, via,"
+	                         " payload, received_at, status, updated_at) VALUES ('stripe',"
+	                         " 'answer:re_1', 'query', '{}', 1, 'processed', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_1", 3000, 1, "test", &fresh), 0);
+	ck_assert_int_eq(fresh, 1);
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_1", 3000, 1, "test", &fresh), 0);
+	ck_assert_int_eq(fresh, 0);
+	/* a failed refund we did not ask for changes nothing of what we asked */
+	ck_assert_int_eq(chan_order_refund_failed(db, &o, "re_2", 500, 0, "test", &fresh), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 1000);
+	ck_assert_int_eq(left, 4000);
+	/* never less than what the channel refunded */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	o.refunded = 2000;
+	ck_assert_int_eq(chan_order_move(db, &o, "refunding", NULL), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 2000);
+	ck_assert_int_eq(left, 3000);
+	ck_assert_int_eq(chan_order_refundable(db, "PO-none", &left, NULL), FD_ENOTFOUND);
+}
+END_TEST
+
 START_TEST(test_outbox_rules)
 {
 	ck_assert_int_eq(
@@ -628,6 +864,39 @@ START_TEST(test_provider_registry)
 	                 SQLITE_OK);
 	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET settings = 'nope'"), SQLITE_OK);
 	ck_assert_int_eq(one_int("SELECT count(*) FROM integration_provider_his"), 4);
+	/* 0008: the rollout is a percentage; the history keeps it; the other
+	 * integration types are registered the same way */
+	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET rollout_percent = 101"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(exec_rc("UPDATE integration_provider SET rollout_percent = -1"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(exec_rc("UPDATE integration_provider SET rollout_percent = 0"
+	                         " WHERE provider_code = 'fake'"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(one_int("SELECT rollout_percent FROM integration_provider_his"
+	                         " ORDER BY his_id DESC LIMIT 1"),
+	                 0);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('esign', 'fake', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('fax', 'fake', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	/* the core refuses a rollout outside 0..100 before the schema sees it */
+	{
+		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101};
+
+		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
+		ch.rollout = 55;
+		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), 0);
+		ck_assert_int_eq(one_int("SELECT rollout_percent FROM integration_provider"
+		                         " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
+		                 55);
+	}
 }
 END_TEST
 
@@ -747,11 +1016,14 @@ int main(void)
 	tcase_add_test(pure, test_signature_header_edges);
 	tcase_add_test(pure, test_json_integers);
 	tcase_add_test(pure, test_event_read_fixture);
+	tcase_add_test(pure, test_event_kinds);
+	tcase_add_test(pure, test_wechat_signature_vectors);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);
 	tcase_add_test(store, test_pay_order_one_way);
+	tcase_add_test(store, test_chan_order_owner);
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(pure, test_log_masking);

@@ -214,6 +214,7 @@ START_TEST(test_query_create_refund)
 	ck_assert_ptr_nonnull(strstr(st.reason, "idempotency_error"));
 	ck_assert_int_eq(chan_stripe_ops.query_order(ctx, o.id, &o2, &st), CHAN_OK);
 	ck_assert_str_eq(o2.status, "requires_payment_method");
+	ck_assert_int_eq(o2.state, CHAN_ORDER_PENDING);
 	ck_assert_int_eq(chan_stripe_ops.query_order(ctx, "pi_nope", &o2, &st), CHAN_NOTFOUND);
 	ck_assert_int_eq(st.http, 404);
 	ck_assert_int_eq(chan_stripe_ops.query_order(ctx, "../etc", &o2, &st), CHAN_BADDATA);
@@ -230,7 +231,8 @@ START_TEST(test_query_create_refund)
 	ck_assert_int_eq(chan_stripe_ops.refund(ctx, o.id, 2345, "fd-refund-2", &r, &st), CHAN_OK);
 	ck_assert_str_eq(r.status, "pending");
 	ck_assert_int_eq(r.amount, 2345);
-	ck_assert_str_eq(r.payment_intent, o.id);
+	ck_assert_str_eq(r.order_id, o.id);
+	ck_assert_int_eq(r.state, CHAN_REFUND_PENDING);
 	ck_assert_int_eq(chan_stripe_ops.refund(ctx, o.id, 10001, "fd-refund-3", &r, &st),
 	                 CHAN_REFUSED);
 	ck_assert_int_eq(chan_stripe_ops.query_refund(ctx, "re_nope", &r, &st), CHAN_NOTFOUND);

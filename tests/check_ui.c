@@ -22,6 +22,7 @@
 
 #include "action.h"
 #include "cal.h"
+#include "chan-order.h"
 #include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
@@ -818,9 +819,9 @@ static int outbox_seen(const struct desk_outbox *o, void *arg)
 }
 
 /* What the status line reads of the channel, from the rows themselves. */
-static int collect_order(const struct desk_card_order *o, void *arg)
+static int collect_order(const struct pay_order *o, void *arg)
 {
-	struct desk_card_order *out = arg;
+	struct pay_order *out = arg;
 
 	out->id++; /* counts the orders */
 	snprintf(out->order_no, sizeof out->order_no, "%s", o->order_no);
@@ -838,25 +839,25 @@ START_TEST(test_desk_card)
 	struct customer_input ci = {"Card Cat", NULL, NULL, NULL, NULL};
 	struct payment_input pin = {0};
 	struct idem_result res = {0};
-	struct desk_card_order o, seen = {0};
+	struct pay_order o, seen = {0};
 	char order_no[65];
 	int64_t cust, inv, left = -1;
 
 	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
 	inv = invoice_of(cust, 10000, 30);
-	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(chan_order_chargeable(db, inv, &left), 0);
 	ck_assert_int_eq(left, 10000);
-	ck_assert_int_eq(desk_card_chargeable(db, 999, &left), FD_ENOTFOUND);
-	ck_assert_int_eq(desk_card_orders(db, inv, collect_order, &seen), 0);
+	ck_assert_int_eq(chan_order_chargeable(db, 999, &left), FD_ENOTFOUND);
+	ck_assert_int_eq(chan_order_list(db, inv, collect_order, &seen), 0);
 	ck_assert_int_eq(seen.id, 0);
 	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s", err_msg());
-	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(chan_order_chargeable(db, inv, &left), 0);
 	ck_assert_int_eq(left, 4000);
 	/* what the form proposes is what outbox_charge accepts, and no more */
 	ck_assert_int_eq(outbox_charge(db, NULL, inv, 4001, NULL, order_no, NULL), FD_EINVAL);
-	ck_assert_int_eq(desk_card_orders(db, inv, collect_order, &seen), 0);
+	ck_assert_int_eq(chan_order_list(db, inv, collect_order, &seen), 0);
 	ck_assert_int_eq(seen.id, 1);
 	ck_assert_str_eq(seen.order_no, order_no);
 	ck_assert_str_eq(seen.status, "created");
@@ -867,12 +868,11 @@ START_TEST(test_desk_card)
 	pin.amount = 1000;
 	pin.method = "cash";
 	ck_assert_msg(payment_record(db, &pin, NULL, 0, 0, NULL, &res) == 0, "%s", err_msg());
-	ck_assert_int_eq(desk_card_order_of_payment(db, res.id, &o), FD_ENOTFOUND);
-	desk_card_order_free(&o);
+	ck_assert_int_eq(chan_order_of_payment(db, res.id, &o), FD_ENOTFOUND);
 	idem_result_free(&res);
 	/* an order closed by the channel no longer counts against the invoice */
 	ck_assert_int_eq(db_exec(db, "UPDATE pay_order SET status = 'closed'"), 0);
-	ck_assert_int_eq(desk_card_chargeable(db, inv, &left), 0);
+	ck_assert_int_eq(chan_order_chargeable(db, inv, &left), 0);
 	ck_assert_int_eq(left, 10000);
 }
 END_TEST

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-order.h"
 #include "desk.h"
 #include "err.h"
 #include "fmt.h"
@@ -184,7 +185,7 @@ struct view *form_charge_new(int64_t invoice_id)
 	snprintf(cs->number, sizeof cs->number, "%s", inv.number);
 	snprintf(cs->currency, sizeof cs->currency, "%s", inv.currency);
 	cs->customer = xstrdup(inv.customer_name ? inv.customer_name : "");
-	if (desk_card_chargeable(ui_db(), invoice_id, &cs->left) != 0) {
+	if (chan_order_chargeable(ui_db(), invoice_id, &cs->left) != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read invoice %1$lld: %2$s"), (long long)invoice_id,
 		       err_msg());
 		invoice_free(&inv);

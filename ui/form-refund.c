@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desk.h"
+#include "chan-order.h"
 #include "err.h"
 #include "fmt.h"
 #include "form.h"
@@ -39,8 +39,9 @@ enum { R_AMOUNT = 1, R_METHOD, R_REFERENCE, R_REASON };
 struct refst {
 	struct payment p;
 	int64_t amount;           /* parsed by check */
-	struct desk_card_order o; /* channel: its card order */
+	struct pay_order o;       /* channel: its card order */
 	int64_t left;             /* channel: what may still be asked for */
+	int64_t asked;            /* channel: what the refunds asked cover */
 	int called;               /* channel: refund_request may have written */
 };
 
@@ -197,7 +198,6 @@ static int ref_post(struct form *f)
 static void ref_free_state(struct refst *rs)
 {
 	payment_free(&rs->p);
-	desk_card_order_free(&rs->o);
 	free(rs);
 }
 
@@ -242,7 +242,6 @@ static struct view *chan_form(struct refst *rs)
 		ref_free_state(rs);
 		return NULL;
 	}
-	rs->left = rs->o.amount > rs->o.asked ? rs->o.amount - rs->o.asked : 0;
 	snprintf(title, sizeof title,
 	         _("Refund through the payment channel: payment %1$lld (%2$s)"),
 	         (long long)rs->p.id, rs->p.customer_name);
@@ -252,7 +251,7 @@ static struct view *chan_form(struct refst *rs)
 	form_add(f, F_INFO, 0, _("Through the channel:"), info);
 	snprintf(info, sizeof info, _("%1$s (refunds asked for so far: %2$s)"),
 	         fmt_money_cur(rs->left, rs->p.currency, m),
-	         fmt_money(rs->o.asked, rs->p.currency, m2));
+	         fmt_money(rs->asked, rs->p.currency, m2));
 	form_add(f, F_INFO, 0, _("Left to refund:"), info);
 	k = form_add(f, F_TEXT, R_AMOUNT, _("Amount to give back"),
 	             rs->left > 0 ? fmt_money(rs->left, rs->p.currency, m) : "");
@@ -285,7 +284,8 @@ struct view *form_refund_new(int64_t payment_id)
 	 * what the form shows */
 	rc = refund_route_of(ui_db(), payment_id, &route, NULL, 0);
 	if (rc == 0 && route == REFUND_THROUGH_CHANNEL &&
-	    (rc = desk_card_order_of_payment(ui_db(), payment_id, &rs->o)) == 0)
+	    (rc = chan_order_of_payment(ui_db(), payment_id, &rs->o)) == 0 &&
+	    (rc = chan_order_refundable(ui_db(), rs->o.order_no, &rs->left, &rs->asked)) == 0)
 		return chan_form(rs);
 	if (rc != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read the card order of payment %1$lld: %2$s"),

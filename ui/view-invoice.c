@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-order.h"
 #include "desk.h"
 #include "draw.h"
 #include "err.h"
@@ -87,14 +88,14 @@ static const char *order_status(const char *s)
 	return s;
 }
 
-static int add_order(const struct desk_card_order *o, void *arg)
+static int add_order(const struct pay_order *o, void *arg)
 {
 	struct invoicev *iv = arg;
 	char am[FMT_MONEY], when[32], rest[1100];
 	const char *cells[5];
 	enum role role = R_NORMAL;
 
-	if (o->last_error)
+	if (*o->last_error)
 		snprintf(rest, sizeof rest, "! %s", o->last_error);
 	else if (o->payment_id)
 		snprintf(rest, sizeof rest, _("payment %lld"), (long long)o->payment_id);
@@ -110,7 +111,7 @@ static int add_order(const struct desk_card_order *o, void *arg)
 	if (!strcmp(o->status, "closed") || !strcmp(o->status, "failed"))
 		role = R_DIM;
 	pane_row(&iv->p, K_PAYMENT, o->id, role, 5, order_cols, cells);
-	if (o->last_error)
+	if (*o->last_error)
 		pane_cell_role(&iv->p, 4, R_ERROR);
 	if (iv->norder < 64) {
 		iv->order_payment[iv->norder][0] = o->id;
@@ -232,7 +233,7 @@ static void build(struct invoicev *iv)
 	before = (size_t)iv->p.n;
 	pane_blank(&iv->p);
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Card orders through the channel"));
-	if (desk_card_orders(ui_db(), inv.id, add_order, iv) != 0)
+	if (chan_order_list(ui_db(), inv.id, add_order, iv) != 0)
 		pane_text(&iv->p, 0, 0, R_ERROR, _("! The card orders cannot be read: %s"),
 		          err_msg());
 	else if ((size_t)iv->p.n == before + 2)

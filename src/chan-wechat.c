@@ -1,0 +1,703 @@
+/*
+ * chan-wechat.c - the WeChat Pay style adapter (see chan-wechat.h).
+ *
+ * Invariants: XML is read by expat only, and a document type declaration
+ * stops the parse (no entity is ever declared or expanded); a request is
+ * written only from values that cannot break out of their CDATA ("]]>" is
+ * refused) under names of [a-z0-9_]; every answer's signature is verified
+ * before anything in it is believed; the merchant key never leaves this
+ * file's memory (it is not sent: the signature stands for it) and is wiped
+ * on close; amounts are read as plain decimal digits within +/-2^53.
+ */
+#include <config.h>
+
+#include <ctype.h>
+#include <expat.h>
+#include <openssl/crypto.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "chan-http.h"
+#include "chan-sig.h"
+#include "chan-wechat.h"
+#include "err.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "xalloc.h"
+
+struct chan_ctx {
+	struct chan_http http;
+	char *base_url, *appid, *mch_id, *key, *notify_url;
+};
+
+/* ---------------------------------------------------------------- messages */
+
+const char *chan_wx_get(const struct chan_wx_msg *m, const char *key)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		if (!strcmp(m->p[i].key, key))
+			return m->p[i].value;
+	return NULL;
+}
+
+static void msg_add(struct chan_wx_msg *m, const char *key, const char *value)
+{
+	m->p = xrealloc(m->p, (m->n + 1) * sizeof *m->p);
+	m->p[m->n].key = xstrdup(key);
+	m->p[m->n].value = xstrdup(value ? value : "");
+	m->n++;
+}
+
+void chan_wx_free(struct chan_wx_msg *m)
+{
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		free(m->p[i].key);
+		free(m->p[i].value);
+	}
+	free(m->p);
+	memset(m, 0, sizeof *m);
+}
+
+/* What the expat handlers share. */
+struct parse {
+	XML_Parser x;
+	struct chan_wx_msg *m;
+	int depth;
+	struct strbuf text; /* the current child's text */
+	char name[64];
+	char why[200]; /* set when the document is refused */
+};
+
+static void refuse(struct parse *p, const char *why)
+{
+	if (!*p->why)
+		snprintf(p->why, sizeof p->why, "%s", why);
+	XML_StopParser(p->x, XML_FALSE);
+}
+
+static void XMLCALL on_start(void *arg, const XML_Char *name, const XML_Char **attr)
+{
+	struct parse *p = arg;
+
+	(void)attr;
+	p->depth++;
+	if (p->depth == 1 && strcmp(name, "xml"))
+		refuse(p, _("the message's root element is not <xml>"));
+	else if (p->depth == 2) {
+		if (strlen(name) >= sizeof p->name)
+			refuse(p, _("a parameter name is too long"));
+		snprintf(p->name, sizeof p->name, "%s", name);
+		sb_free(&p->text);
+	} else if (p->depth > 2)
+		refuse(p, _("the message has nested elements"));
+}
+
+static void XMLCALL on_end(void *arg, const XML_Char *name)
+{
+	struct parse *p = arg;
+
+	(void)name;
+	if (p->depth == 2) {
+		if (chan_wx_get(p->m, p->name))
+			refuse(p, _("a parameter is repeated in the message"));
+		else
+			msg_add(p->m, p->name, sb_cstr(&p->text));
+		sb_free(&p->text);
+	}
+	p->depth--;
+}
+
+static void XMLCALL on_text(void *arg, const XML_Char *s, int len)
+{
+	struct parse *p = arg;
+
+	if (p->depth == 2)
+		sb_add(&p->text, s, (size_t)len);
+	else if (p->depth == 1) {
+		int i;
+
+		for (i = 0; i < len; i++)
+			if (!isspace((unsigned char)s[i])) {
+				refuse(p, _("the message has text outside its parameters"));
+				return;
+			}
+	}
+}
+
+static void XMLCALL on_doctype(void *arg, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal)
+{
+	(void)name;
+	(void)sysid;
+	(void)pubid;
+	(void)has_internal;
+	refuse(arg, _("the message declares a document type"));
+}
+
+int chan_wx_parse(const char *buf, size_t len, struct chan_wx_msg *m)
+{
+	struct parse p;
+	int rc = 0;
+
+	memset(m, 0, sizeof *m);
+	memset(&p, 0, sizeof p);
+	if (len > 1048576)
+		return err_set(FD_EINVAL, _("the message is too large"));
+	p.x = XML_ParserCreate("UTF-8");
+	if (!p.x)
+		return err_set(FD_EIO, _("cannot start the XML reader"));
+	p.m = m;
+	XML_SetUserData(p.x, &p);
+	XML_SetElementHandler(p.x, on_start, on_end);
+	XML_SetCharacterDataHandler(p.x, on_text);
+	XML_SetStartDoctypeDeclHandler(p.x, on_doctype);
+	if (XML_Parse(p.x, buf, (int)len, XML_TRUE) != XML_STATUS_OK || *p.why) {
+		if (*p.why)
+			rc = err_set(FD_EINVAL, "%s", p.why);
+		else
+			rc = err_set(FD_EINVAL, _("the message is not XML: %s"),
+			             XML_ErrorString(XML_GetErrorCode(p.x)));
+	}
+	sb_free(&p.text);
+	XML_ParserFree(p.x);
+	if (rc)
+		chan_wx_free(m);
+	return rc;
+}
+
+static int by_key(const void *a, const void *b)
+{
+	return strcmp((*(const struct chan_wx_param *const *)a)->key,
+	              (*(const struct chan_wx_param *const *)b)->key);
+}
+
+int chan_wx_sign(const struct chan_wx_msg *m, const char *key, char out[65])
+{
+	const struct chan_wx_param **v = xcalloc(m->n + 1, sizeof *v);
+	struct strbuf sb = {0};
+	size_t i, n = 0;
+	int rc;
+
+	for (i = 0; i < m->n; i++)
+		if (strcmp(m->p[i].key, "sign") && *m->p[i].value)
+			v[n++] = &m->p[i];
+	qsort(v, n, sizeof *v, by_key);
+	for (i = 0; i < n; i++)
+		sb_printf(&sb, "%s%s=%s", i ? "&" : "", v[i]->key, v[i]->value);
+	sb_printf(&sb, "%skey=%s", n ? "&" : "", key);
+	rc = chan_hmac_sha256_hex(key, sb_cstr(&sb), strlen(sb_cstr(&sb)), NULL, 0, out);
+	for (i = 0; !rc && out[i]; i++)
+		out[i] = (char)toupper((unsigned char)out[i]);
+	OPENSSL_cleanse((void *)sb_cstr(&sb), strlen(sb_cstr(&sb)));
+	sb_free(&sb);
+	free(v);
+	return rc;
+}
+
+int chan_wx_verify(const struct chan_wx_msg *m, const char *key)
+{
+	const char *sign = chan_wx_get(m, "sign"), *type = chan_wx_get(m, "sign_type");
+	char want[65];
+	int rc;
+
+	if (!key || !*key)
+		return err_set(FD_EINVAL, _("no merchant key to verify the signature with"));
+	if (!type || strcmp(type, "HMAC-SHA256"))
+		return err_set(FD_EINVAL, _("the message is not signed with HMAC-SHA256"));
+	if (!sign || strlen(sign) != 64)
+		return err_set(FD_EINVAL, _("the message carries no signature"));
+	if ((rc = chan_wx_sign(m, key, want)) != 0)
+		return rc;
+	if (CRYPTO_memcmp(want, sign, 64) != 0)
+		return err_set(FD_EINVAL, _("the message's signature does not match"));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- context */
+
+int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
+{
+	struct chan_ctx *c;
+	int rc;
+
+	*out = NULL;
+	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
+		return rc;
+	if (!cfg->key || !*cfg->key)
+		return err_set(FD_EINVAL, _("the channel needs its merchant key in the secrets file"));
+	if (!cfg->appid || !*cfg->appid || !cfg->mch_id || !*cfg->mch_id)
+		return err_set(FD_EINVAL,
+		               _("the channel needs its appid and mch_id in the secrets file"));
+	c = xcalloc(1, sizeof *c);
+	c->base_url = xstrdup(cfg->base_url);
+	c->appid = xstrdup(cfg->appid);
+	c->mch_id = xstrdup(cfg->mch_id);
+	c->key = xstrdup(cfg->key);
+	c->notify_url = xstrdup(cfg->notify_url ? cfg->notify_url : "https://localhost/notify");
+	/* no API key: the key is never sent, requests are signed with it */
+	chan_http_setup(&c->http, "wechat", c->base_url, cfg->connect_timeout_ms,
+	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
+	*out = c;
+	return 0;
+}
+
+static void wechat_close(struct chan_ctx *c)
+{
+	if (!c)
+		return;
+	chan_http_release(&c->http);
+	OPENSSL_cleanse(c->key, strlen(c->key));
+	free(c->key);
+	free(c->base_url);
+	free(c->appid);
+	free(c->mch_id);
+	free(c->notify_url);
+	free(c);
+}
+
+/* ---------------------------------------------------------------- calls */
+
+static int bad_data(struct chan_status *st, const char *why)
+{
+	snprintf(st->reason, sizeof st->reason, "%s", why);
+	return CHAN_BADDATA;
+}
+
+/* The request body of m: <xml><k><![CDATA[v]]></k>...</xml>. -1 when a
+ * name or a value could break the document. */
+static int write_xml(const struct chan_wx_msg *m, struct strbuf *sb)
+{
+	size_t i, j;
+
+	sb_puts(sb, "<xml>");
+	for (i = 0; i < m->n; i++) {
+		for (j = 0; m->p[i].key[j]; j++)
+			if (!islower((unsigned char)m->p[i].key[j]) &&
+			    !isdigit((unsigned char)m->p[i].key[j]) && m->p[i].key[j] != '_')
+				return -1;
+		if (strstr(m->p[i].value, "]]>"))
+			return -1;
+		sb_printf(sb, "<%s><![CDATA[%s]]></%s>", m->p[i].key, m->p[i].value, m->p[i].key);
+	}
+	sb_puts(sb, "</xml>");
+	return 0;
+}
+
+/* A decimal amount: digits only, 1..15 of them. */
+static int read_fen(const char *s, const char *what, int64_t *out)
+{
+	size_t i, n = s ? strlen(s) : 0;
+	int64_t v = 0;
+
+	if (n < 1 || n > 15)
+		return err_set(FD_EINVAL, _("the channel's %s is missing or not a whole number"),
+		               what);
+	for (i = 0; i < n; i++) {
+		if (!isdigit((unsigned char)s[i]))
+			return err_set(FD_EINVAL, _("the channel's %s is not a whole number"), what);
+		v = v * 10 + (s[i] - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+/* A currency: three letters (default CNY: the channel's own). */
+static int read_cur(const char *s, char out[4])
+{
+	int i;
+
+	if (!s || !*s)
+		s = "CNY";
+	if (strlen(s) != 3)
+		return err_set(FD_EINVAL, _("the channel's currency is not three letters"));
+	for (i = 0; i < 3; i++) {
+		if (!isalpha((unsigned char)s[i]))
+			return err_set(FD_EINVAL, _("the channel's currency is not three letters"));
+		out[i] = (char)toupper((unsigned char)s[i]);
+	}
+	out[3] = '\0';
+	return 0;
+}
+
+/* POST the signed request m to path and read the signed answer into *ans.
+ * safe: the request changes nothing (a lost answer is CHAN_RETRY, else
+ * CHAN_UNKNOWN). Business failures: ORDERNOTEXIST / REFUNDNOTEXIST are
+ * CHAN_NOTFOUND, SYSTEMERROR (or a failed return_code saying so) CHAN_RETRY,
+ * others CHAN_REFUSED. */
+static int call(struct chan_ctx *c, const char *kw, const char *path, struct chan_wx_msg *m,
+                int safe, struct chan_wx_msg *ans, struct chan_status *st)
+{
+	struct chan_http_resp r;
+	struct strbuf body = {0};
+	char nonce[17], sign[65];
+	const char *v, *err;
+	int code;
+
+	memset(ans, 0, sizeof *ans);
+	memset(st, 0, sizeof *st);
+	if (chan_random_hex(nonce) != 0)
+		return bad_data(st, err_msg());
+	msg_add(m, "appid", c->appid);
+	msg_add(m, "mch_id", c->mch_id);
+	msg_add(m, "nonce_str", nonce);
+	msg_add(m, "sign_type", "HMAC-SHA256");
+	if (chan_wx_sign(m, c->key, sign) != 0)
+		return bad_data(st, err_msg());
+	msg_add(m, "sign", sign);
+	if (write_xml(m, &body) != 0) {
+		sb_free(&body);
+		return bad_data(st, _("a value cannot be written into the request"));
+	}
+	code = chan_http_call(&c->http, kw, "POST", path, NULL, sb_cstr(&body), NULL, &r, st);
+	sb_free(&body);
+	if (code != CHAN_OK)
+		goto out;
+	if (!r.body || chan_wx_parse(r.body, r.len, ans) != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s",
+		         _("the channel's answer is not complete XML (cut short?)"));
+		code = safe ? CHAN_RETRY : CHAN_UNKNOWN;
+		goto out;
+	}
+	v = chan_wx_get(ans, "return_code");
+	if (!v || strcmp(v, "SUCCESS")) {
+		/* not processed at all: no signature to check, nothing happened */
+		v = chan_wx_get(ans, "return_msg");
+		snprintf(st->reason, sizeof st->reason, _("the channel refused the request: %s"),
+		         v ? v : "?");
+		code = v && strstr(v, "SYSTEMERROR") ? CHAN_RETRY : CHAN_REFUSED;
+		goto out;
+	}
+	if (chan_wx_verify(ans, c->key) != 0) {
+		code = bad_data(st, err_msg());
+		goto out;
+	}
+	v = chan_wx_get(ans, "result_code");
+	if (!v || strcmp(v, "SUCCESS")) {
+		err = chan_wx_get(ans, "err_code");
+		snprintf(st->reason, sizeof st->reason, _("the channel says %s: %s"),
+		         err ? err : "FAIL", chan_wx_get(ans, "err_code_des") ? chan_wx_get(ans, "err_code_des") : "");
+		if (err && (!strcmp(err, "ORDERNOTEXIST") || !strcmp(err, "REFUNDNOTEXIST")))
+			code = CHAN_NOTFOUND;
+		else if (err && (!strcmp(err, "SYSTEMERROR") || !strcmp(err, "BIZERR_NEED_RETRY")))
+			code = safe ? CHAN_RETRY : CHAN_UNKNOWN;
+		else
+			code = CHAN_REFUSED;
+	}
+out:
+	if (code != CHAN_OK)
+		chan_wx_free(ans);
+	chan_http_resp_free(&r);
+	return code;
+}
+
+/* trade_state in the core's words (chan-wechat.h). */
+static enum chan_order_state trade_state(const char *s)
+{
+	if (!strcmp(s, "SUCCESS") || !strcmp(s, "REFUND"))
+		return CHAN_ORDER_SUCCEEDED;
+	if (!strcmp(s, "CLOSED") || !strcmp(s, "REVOKED"))
+		return CHAN_ORDER_CANCELED;
+	if (!strcmp(s, "USERPAYING"))
+		return CHAN_ORDER_PROCESSING;
+	if (!strcmp(s, "PAYERROR"))
+		return CHAN_ORDER_DECLINED;
+	return CHAN_ORDER_PENDING; /* NOTPAY, and any word we do not know */
+}
+
+/* A refund's status in the core's words. */
+static enum chan_refund_state refund_state(const char *s)
+{
+	if (!strcmp(s, "SUCCESS"))
+		return CHAN_REFUND_SUCCEEDED;
+	if (!strcmp(s, "CHANGE"))
+		return CHAN_REFUND_FAILED;
+	if (!strcmp(s, "REFUNDCLOSE"))
+		return CHAN_REFUND_CANCELED;
+	return CHAN_REFUND_PENDING;
+}
+
+/* Copy s (required) into buf of n bytes. */
+static int take(const char *s, const char *what, char *buf, size_t n)
+{
+	if (!s || !*s || strlen(s) >= n)
+		return err_set(FD_EINVAL, _("the channel's %s is missing or too long"), what);
+	snprintf(buf, n, "%s", s);
+	return 0;
+}
+
+/* An order from an orderquery answer or a payment notify. */
+static int read_trade(const struct chan_wx_msg *a, struct chan_order *o)
+{
+	const char *state = chan_wx_get(a, "trade_state");
+	int rc;
+
+	memset(o, 0, sizeof *o);
+	if (!state) /* a notify says result_code instead */
+		state = !strcmp(chan_wx_get(a, "result_code") ? chan_wx_get(a, "result_code") : "",
+		                "SUCCESS")
+		            ? "SUCCESS"
+		            : "PAYERROR";
+	if ((rc = take(chan_wx_get(a, "out_trade_no"), "out_trade_no", o->id, sizeof o->id)) ||
+	    (rc = take(state, "trade_state", o->status, sizeof o->status)) ||
+	    (rc = read_fen(chan_wx_get(a, "total_fee"), "total_fee", &o->amount)) ||
+	    (rc = read_cur(chan_wx_get(a, "fee_type"), o->currency)))
+		return rc;
+	snprintf(o->order_no, sizeof o->order_no, "%.64s", o->id);
+	o->state = trade_state(o->status);
+	if (o->state == CHAN_ORDER_SUCCEEDED) {
+		const char *paid = chan_wx_get(a, "cash_fee") ? chan_wx_get(a, "cash_fee")
+		                                              : chan_wx_get(a, "total_fee");
+
+		if ((rc = read_fen(paid, "cash_fee", &o->amount_received)))
+			return rc;
+	}
+	return 0;
+}
+
+static int id_ok(const char *id)
+{
+	size_t i, n = id ? strlen(id) : 0;
+
+	if (n < 1 || n > 64)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)id[i]) && id[i] != '_' && id[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* Ask path about the object whose id (our number for it) is id, under the
+ * parameter name param: a signed query answer in *a (chan_wx_free it). */
+static int ask(struct chan_ctx *c, const char *kw, const char *path, const char *param,
+               const char *id, struct chan_wx_msg *a, struct chan_status *st)
+{
+	struct chan_wx_msg m = {0};
+	int code;
+
+	memset(a, 0, sizeof *a);
+	memset(st, 0, sizeof *st);
+	if (!id_ok(id))
+		return bad_data(st, _("the id is not an id"));
+	msg_add(&m, param, id);
+	code = call(c, kw, path, &m, 1, a, st);
+	chan_wx_free(&m);
+	return code;
+}
+
+static int wechat_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
+                              struct chan_status *st)
+{
+	struct chan_wx_msg a;
+	int code = ask(c, "query_order", "/pay/orderquery", "out_trade_no", id, &a, st);
+
+	memset(out, 0, sizeof *out);
+	if (code == CHAN_OK && read_trade(&a, out) != 0)
+		code = bad_data(st, err_msg());
+	chan_wx_free(&a);
+	return code;
+}
+
+static int wechat_create(struct chan_ctx *c, const struct chan_create *in, struct chan_order *out,
+                         struct chan_status *st)
+{
+	struct chan_wx_msg m = {0}, a;
+	char num[24];
+	int code;
+
+	memset(out, 0, sizeof *out);
+	memset(st, 0, sizeof *st);
+	if (!id_ok(in->order_no))
+		return bad_data(st, _("the order number cannot be an out_trade_no"));
+	if (in->amount <= 0 || !in->currency || strlen(in->currency) != 3)
+		return bad_data(st, _("a payment needs an amount and a currency"));
+	msg_add(&m, "body", in->description ? in->description : in->order_no);
+	msg_add(&m, "out_trade_no", in->order_no);
+	snprintf(num, sizeof num, "%lld", (long long)in->amount);
+	msg_add(&m, "total_fee", num);
+	msg_add(&m, "fee_type", in->currency);
+	if (in->invoice_id) {
+		snprintf(num, sizeof num, "%lld", (long long)in->invoice_id);
+		msg_add(&m, "attach", num);
+	}
+	msg_add(&m, "notify_url", c->notify_url);
+	msg_add(&m, "trade_type", "NATIVE");
+	msg_add(&m, "spbill_create_ip", "127.0.0.1");
+	/* the channel keeps one order per out_trade_no: a resend is the same order */
+	code = call(c, "create_payment", "/pay/unifiedorder", &m, 0, &a, st);
+	chan_wx_free(&m);
+	if (code == CHAN_OK) {
+		/* what we asked for is the order; the answer's prepay_id is not ours to keep */
+		snprintf(out->id, sizeof out->id, "%s", in->order_no);
+		snprintf(out->order_no, sizeof out->order_no, "%s", in->order_no);
+		snprintf(out->status, sizeof out->status, "NOTPAY");
+		out->state = CHAN_ORDER_PENDING;
+		out->amount = in->amount;
+		out->invoice_id = in->invoice_id;
+		if (read_cur(in->currency, out->currency) != 0)
+			code = bad_data(st, err_msg());
+		else if (!chan_wx_get(&a, "prepay_id"))
+			code = bad_data(st, _("the channel's answer names no prepay_id"));
+	}
+	chan_wx_free(&a);
+	return code;
+}
+
+/* A refund from a refund or refundquery answer (the first refund, _0, of
+ * a query). */
+static int read_refund(const struct chan_wx_msg *a, const char *suffix, struct chan_refund *r)
+{
+	char k[40];
+	const char *status;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	snprintf(k, sizeof k, "out_refund_no%s", suffix);
+	if ((rc = take(chan_wx_get(a, k), "out_refund_no", r->id, sizeof r->id)) ||
+	    (rc = take(chan_wx_get(a, "out_trade_no"), "out_trade_no", r->order_id,
+	               sizeof r->order_id)))
+		return rc;
+	snprintf(k, sizeof k, "refund_fee%s", suffix);
+	if ((rc = read_fen(chan_wx_get(a, k), "refund_fee", &r->amount)) ||
+	    (rc = read_cur(chan_wx_get(a, "refund_fee_type") ? chan_wx_get(a, "refund_fee_type")
+	                                                    : chan_wx_get(a, "fee_type"),
+	                   r->currency)))
+		return rc;
+	snprintf(k, sizeof k, "refund_status%s", suffix);
+	status = chan_wx_get(a, k);
+	/* the answer to a refund request has no status yet: it is being processed */
+	snprintf(r->status, sizeof r->status, "%s", status ? status : "PROCESSING");
+	r->state = refund_state(r->status);
+	return 0;
+}
+
+static int wechat_refund(struct chan_ctx *c, const char *payment_id, int64_t amount,
+                         const char *idem_key, struct chan_refund *out, struct chan_status *st)
+{
+	struct chan_wx_msg m = {0}, a;
+	struct chan_order o;
+	char num[24];
+	int code;
+
+	memset(out, 0, sizeof *out);
+	memset(st, 0, sizeof *st);
+	if (!id_ok(idem_key))
+		return bad_data(st, _("a refund is asked for only with a key of up to 64 characters"));
+	if (!id_ok(payment_id) || amount <= 0)
+		return bad_data(st, _("a refund needs a payment id and an amount"));
+	/* the refund names the order's total: ask the channel for it */
+	if ((code = wechat_query_order(c, payment_id, &o, st)) != CHAN_OK)
+		return code;
+	msg_add(&m, "out_trade_no", payment_id);
+	msg_add(&m, "out_refund_no", idem_key);
+	snprintf(num, sizeof num, "%lld", (long long)o.amount);
+	msg_add(&m, "total_fee", num);
+	snprintf(num, sizeof num, "%lld", (long long)amount);
+	msg_add(&m, "refund_fee", num);
+	msg_add(&m, "refund_fee_type", o.currency);
+	code = call(c, "refund", "/secapi/pay/refund", &m, 0, &a, st);
+	chan_wx_free(&m);
+	if (code == CHAN_OK && read_refund(&a, "", out) != 0)
+		code = bad_data(st, err_msg());
+	chan_wx_free(&a);
+	return code;
+}
+
+static int wechat_query_refund(struct chan_ctx *c, const char *id, struct chan_refund *out,
+                               struct chan_status *st)
+{
+	struct chan_wx_msg a;
+	int code = ask(c, "query_refund", "/pay/refundquery", "out_refund_no", id, &a, st);
+
+	memset(out, 0, sizeof *out);
+	if (code == CHAN_OK && read_refund(&a, "_0", out) != 0)
+		code = bad_data(st, err_msg());
+	chan_wx_free(&a);
+	return code;
+}
+
+/* ---------------------------------------------------------------- notifies */
+
+/* Notifies are stored with the type "wechat.pay.notify" (our reading of a
+ * message that has no type of its own): an order event. */
+#define NOTIFY_TYPE "wechat.pay.notify"
+
+static enum chan_event_kind wechat_event_kind(const char *type, int *declined)
+{
+	*declined = 0;
+	return !strcmp(type, NOTIFY_TYPE) ? CHAN_EVENT_ORDER : CHAN_EVENT_OTHER;
+}
+
+/* A payment notify: its id is the channel's transaction (or, for a failed
+ * payment, our order number and the error), so a notify sent again is the
+ * same event; its object is the order (out_trade_no). */
+static int wechat_read_event(const void *raw, size_t len, struct chan_event *ev)
+{
+	struct chan_wx_msg m;
+	struct chan_order o;
+	const char *rc_, *tx;
+	int rc;
+
+	memset(ev, 0, sizeof *ev);
+	if ((rc = chan_wx_parse(raw, len, &m)) != 0)
+		return rc;
+	rc_ = chan_wx_get(&m, "return_code");
+	if (!rc_ || strcmp(rc_, "SUCCESS")) {
+		rc = err_set(FD_EINVAL, _("the notify's return_code is not SUCCESS"));
+		goto out;
+	}
+	if ((rc = read_trade(&m, &o)) != 0)
+		goto out;
+	tx = chan_wx_get(&m, "transaction_id");
+	if (tx && *tx && strlen(tx) < 200)
+		snprintf(ev->id, sizeof ev->id, "notify:%s", tx);
+	else
+		snprintf(ev->id, sizeof ev->id, "notify:%.200s:%.39s", o.id, o.status);
+	snprintf(ev->type, sizeof ev->type, NOTIFY_TYPE);
+	snprintf(ev->object_id, sizeof ev->object_id, "%s", o.id);
+	snprintf(ev->object_type, sizeof ev->object_type, "trade");
+	ev->kind = CHAN_EVENT_ORDER;
+	ev->raw = raw;
+	ev->raw_len = len;
+out:
+	chan_wx_free(&m);
+	return rc;
+}
+
+/* The signature is inside the notify: header is not used. */
+static int wechat_verify(const char *secret, const char *header, const void *raw, size_t len,
+                         int64_t now)
+{
+	struct chan_wx_msg m;
+	int rc;
+
+	(void)header;
+	(void)now;
+	if ((rc = chan_wx_parse(raw, len, &m)) != 0)
+		return rc;
+	rc = chan_wx_verify(&m, secret);
+	chan_wx_free(&m);
+	return rc;
+}
+
+const struct chan_ops chan_wechat_ops = {
+    .code = "wechat",
+    .poll_events = NULL,
+    .query_order = wechat_query_order,
+    .create_payment = wechat_create,
+    .refund = wechat_refund,
+    .query_refund = wechat_query_refund,
+    .settlement = NULL,
+    .event_kind = wechat_event_kind,
+    .read_event = wechat_read_event,
+    .verify = wechat_verify,
+    .secret_name = "api_key",
+    .needs_header = 0,
+    .answer = "<xml><return_code><![CDATA[SUCCESS]]></return_code>"
+              "<return_msg><![CDATA[OK]]></return_msg></xml>",
+    .close = wechat_close,
+};

@@ -1,0 +1,92 @@
+/*
+ * chan-wechat.h - a WeChat Pay style channel adapter (its v2 API shape),
+ * the second payment adapter behind struct chan_ops (channel.h).
+ *
+ * What it speaks: XML bodies (<xml><key>value</key>...</xml>, values in
+ * CDATA), read with expat, never by hand; every request and every answer
+ * signed over its parameters sorted by name as "k1=v1&k2=v2...&key=KEY"
+ * with HMAC-SHA256 keyed with the merchant key, in upper-case hex, with
+ * sign_type HMAC-SHA256 (an answer whose signature does not verify is
+ * refused); amounts in fen (the minor unit of CNY); calls: unifiedorder
+ * (create), orderquery, refund, refundquery; and the asynchronous payment
+ * notify that the channel POSTs to the shop, which must be answered with
+ * the SUCCESS XML (chan_wechat_ops.answer).
+ *
+ * Its words in the core's: trade_state SUCCESS and REFUND (paid, then a
+ * refund was asked) are CHAN_ORDER_SUCCEEDED; NOTPAY pending; USERPAYING
+ * processing; PAYERROR declined; CLOSED and REVOKED canceled. Refund
+ * status SUCCESS succeeded, PROCESSING pending, CHANGE failed, REFUNDCLOSE
+ * canceled. The channel's id of an order is our order number
+ * (out_trade_no), the id of a refund our refund key (out_refund_no, the
+ * outbox command's idempotency key): both are known before the channel
+ * answers, so a lost answer is resolved by querying. It has no events
+ * list (poll_events NULL): its events are the notifies relayed by
+ * `frontdesk inbox ingest` and the states found by querying orders. It has
+ * no settlement download yet (settlement NULL).
+ *
+ * Callers: chan-provider.c (through struct chan_ops), tests.
+ */
+#ifndef FD_CHAN_WECHAT_H
+#define FD_CHAN_WECHAT_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "channel.h"
+
+struct chan_log;
+
+struct chan_wechat_cfg {
+	const char *base_url;                      /* https://api.mch.weixin.qq.com, or the fake */
+	const char *appid, *mch_id;                /* the merchant's account */
+	const char *key;                           /* the merchant key (secrets file) */
+	const char *notify_url;                    /* where the channel sends notifies */
+	long connect_timeout_ms, total_timeout_ms; /* 0: defaults */
+	long low_speed_secs;                       /* 0: default */
+	struct chan_log *log;                      /* NULL: no request log */
+	volatile sig_atomic_t *stop;               /* NULL: never stopped */
+};
+
+extern const struct chan_ops chan_wechat_ops;
+
+/* chan_wechat_open - a context for chan_wechat_ops (release with
+ * ops->close); the strings are copied. FD_EINVAL for a URL chan-http
+ * refuses, or a missing key, appid or mch_id. */
+int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out);
+
+/* One parameter of a message. */
+struct chan_wx_param {
+	char *key, *value;
+};
+
+/* A message: its parameters in the order read (owned). */
+struct chan_wx_msg {
+	struct chan_wx_param *p;
+	size_t n;
+};
+
+/* chan_wx_parse - read the XML message in buf (len bytes) with expat: the
+ * children of the root element <xml>, each an element holding text or
+ * CDATA. FD_EINVAL with a reason for anything else: not XML, another root,
+ * nested elements, a repeated name, a document type declaration (so no
+ * entity can be declared and expanded). Free with chan_wx_free. */
+int chan_wx_parse(const char *buf, size_t len, struct chan_wx_msg *m);
+
+/* chan_wx_get - the value of key in m, NULL when absent. */
+const char *chan_wx_get(const struct chan_wx_msg *m, const char *key);
+
+/* chan_wx_free - free what m owns and zero it. */
+void chan_wx_free(struct chan_wx_msg *m);
+
+/* chan_wx_sign - the signature of m with merchant key: its parameters but
+ * "sign" and those with an empty value, sorted by name (byte order), as
+ * "k=v" joined with "&", then "&key=" key, HMAC-SHA256 keyed with key, in
+ * upper-case hex (out[65]). FD_EINVAL when it cannot be computed. */
+int chan_wx_sign(const struct chan_wx_msg *m, const char *key, char out[65]);
+
+/* chan_wx_verify - 0 when m carries sign_type HMAC-SHA256 and a "sign"
+ * equal (compared in constant time) to chan_wx_sign(m, key); FD_EINVAL
+ * with a reason otherwise. */
+int chan_wx_verify(const struct chan_wx_msg *m, const char *key);
+
+#endif

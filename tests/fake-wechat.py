@@ -1,0 +1,223 @@
+#!/usr/bin/env python3
+"""fake-wechat.py - a small WeChat Pay style channel (v2 API shape) for the
+tests: XML bodies, HMAC-SHA256 signatures over the sorted parameters with
+the merchant key, amounts in fen. Python 3 standard library only; listens
+on 127.0.0.1 on a random port and prints "PORT <n>"; exits after
+--max-seconds. Every key it is given is made up by the test.
+
+API (each request must be signed; a bad signature is return_code FAIL):
+  POST /pay/unifiedorder     out_trade_no, total_fee, fee_type -> prepay_id
+                             (the same out_trade_no again: the same order)
+  POST /pay/orderquery       out_trade_no -> trade_state, total_fee, cash_fee,
+                             transaction_id; ORDERNOTEXIST when unknown
+  POST /secapi/pay/refund    out_trade_no, out_refund_no, total_fee, refund_fee
+                             (the same out_refund_no again: the same refund)
+  POST /pay/refundquery      out_refund_no -> refund_status_0, refund_fee_0 ...
+Control (JSON, unsigned):
+  POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|...} moves a
+                             trade and queues its notify (SUCCESS, PAYERROR)
+  POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|...}
+  POST /_control/mode        {"duplicate": bool, "reorder": bool, "lose": bool,
+                             "bad_sign": bool}: how queued notifies are handed out
+  POST /_control/notifies    -> {"notifies": [XML, ...]}: the notifies queued
+                             since the last call, as the mode says (a relay in
+                             front of the shop would POST each to it)
+  POST /_control/log         -> {"log": [{"path": P}, ...]} every API request
+"""
+import argparse
+import hashlib
+import hmac
+import json
+import random
+import secrets
+import threading
+import time
+import xml.etree.ElementTree as ET
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+S = {"key": "", "trades": {}, "refunds": {}, "queue": [], "log": [],
+     "mode": {"duplicate": False, "reorder": False, "lose": False, "bad_sign": False},
+     "tx": 4200000000000000000}
+LOCK = threading.Lock()
+
+
+def sign(params, key):
+    items = sorted((k, v) for k, v in params.items() if k != "sign" and v != "")
+    text = "&".join("%s=%s" % kv for kv in items) + "&key=" + key
+    return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest().upper()
+
+
+def to_xml(params):
+    return "<xml>" + "".join("<%s><![CDATA[%s]]></%s>" % (k, v, k)
+                             for k, v in params.items()) + "</xml>"
+
+
+def signed_xml(params, key=None):
+    p = dict(params)
+    p["nonce_str"] = secrets.token_hex(8)
+    p["sign_type"] = "HMAC-SHA256"
+    p["sign"] = sign(p, key or S["key"])
+    return to_xml(p)
+
+
+def trade_params(t):
+    p = {"return_code": "SUCCESS", "result_code": "SUCCESS", "appid": t["appid"],
+         "mch_id": t["mch_id"], "out_trade_no": t["no"], "trade_state": t["state"],
+         "total_fee": str(t["fee"]), "fee_type": t["fee_type"]}
+    if t.get("tx"):
+        p["transaction_id"] = t["tx"]
+        p["cash_fee"] = str(t["fee"])
+    return p
+
+
+def queue_notify(t):
+    p = trade_params(t)
+    del p["trade_state"]
+    if t["state"] != "SUCCESS":
+        p["result_code"] = "FAIL"
+        p["err_code"] = "PAYERROR"
+    S["queue"].append(p)
+
+
+class H(BaseHTTPRequestHandler):
+    def log_message(self, fmt, *args):  # quiet
+        pass
+
+    def reply(self, status, body, ctype="text/xml"):
+        b = body.encode()
+        self.send_response(status)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(b)))
+        self.end_headers()
+        self.wfile.write(b)
+
+    def do_POST(self):
+        raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        with LOCK:
+            if self.path.startswith("/_control/"):
+                self.control(self.path[len("/_control/"):], raw)
+            else:
+                S["log"].append({"path": self.path})
+                self.api(raw)
+
+    def control(self, what, raw):
+        arg = json.loads(raw or b"{}")
+        if what.startswith("trade/"):
+            t = S["trades"].get(what[6:])
+            if not t:
+                return self.reply(404, "{}", "application/json")
+            t["state"] = arg["state"]
+            if t["state"] == "SUCCESS" and not t.get("tx"):
+                S["tx"] += 1
+                t["tx"] = str(S["tx"])
+            if t["state"] in ("SUCCESS", "PAYERROR"):
+                queue_notify(t)
+            return self.reply(200, json.dumps(trade_params(t)), "application/json")
+        if what.startswith("refund/"):
+            r = S["refunds"].get(what[7:])
+            if not r:
+                return self.reply(404, "{}", "application/json")
+            r["status"] = arg["status"]
+            return self.reply(200, json.dumps(r), "application/json")
+        if what == "mode":
+            S["mode"].update(arg)
+            return self.reply(200, json.dumps(S["mode"]), "application/json")
+        if what == "notifies":
+            out = []
+            for p in S["queue"]:
+                if S["mode"]["lose"]:
+                    continue
+                key = "not_the_merchant_key" if S["mode"]["bad_sign"] else None
+                x = signed_xml(p, key)
+                out.append(x)
+                if S["mode"]["duplicate"]:
+                    out.append(x)
+            S["queue"] = []
+            if S["mode"]["reorder"]:
+                out.reverse()
+                random.shuffle(out)
+            return self.reply(200, json.dumps({"notifies": out}), "application/json")
+        if what == "log":
+            return self.reply(200, json.dumps({"log": S["log"]}), "application/json")
+        return self.reply(404, "{}", "application/json")
+
+    def fail(self, code, des):
+        return self.reply(200, signed_xml({"return_code": "SUCCESS", "result_code": "FAIL",
+                                           "err_code": code, "err_code_des": des}))
+
+    def api(self, raw):
+        try:
+            root = ET.fromstring(raw)
+            p = {c.tag: (c.text or "") for c in root}
+        except ET.ParseError:
+            return self.reply(200, to_xml({"return_code": "FAIL", "return_msg": "not XML"}))
+        if p.get("sign_type") != "HMAC-SHA256" or p.get("sign") != sign(p, S["key"]):
+            return self.reply(200, to_xml({"return_code": "FAIL", "return_msg": "SIGNERROR"}))
+        if self.path == "/pay/unifiedorder":
+            no = p["out_trade_no"]
+            t = S["trades"].get(no)
+            if t and (t["fee"] != int(p["total_fee"]) or t["fee_type"] != p["fee_type"]):
+                return self.fail("INVALID_REQUEST", "out_trade_no used with other parameters")
+            if not t:
+                t = S["trades"][no] = {"no": no, "fee": int(p["total_fee"]),
+                                       "fee_type": p.get("fee_type", "CNY"),
+                                       "state": "NOTPAY", "appid": p["appid"],
+                                       "mch_id": p["mch_id"], "refunded": 0,
+                                       "prepay": "wx" + secrets.token_hex(12)}
+            return self.reply(200, signed_xml({"return_code": "SUCCESS",
+                                               "result_code": "SUCCESS",
+                                               "prepay_id": t["prepay"],
+                                               "trade_type": "NATIVE"}))
+        if self.path == "/pay/orderquery":
+            t = S["trades"].get(p.get("out_trade_no"))
+            if not t:
+                return self.fail("ORDERNOTEXIST", "no such order")
+            return self.reply(200, signed_xml(trade_params(t)))
+        if self.path == "/secapi/pay/refund":
+            t = S["trades"].get(p.get("out_trade_no"))
+            if not t or t["state"] not in ("SUCCESS", "REFUND"):
+                return self.fail("ORDERNOTEXIST", "no paid order")
+            r = S["refunds"].get(p["out_refund_no"])
+            if not r:
+                fee = int(p["refund_fee"])
+                if fee > t["fee"] - t["refunded"] or int(p["total_fee"]) != t["fee"]:
+                    return self.fail("INVALID_REQUEST", "refund_fee too large")
+                t["refunded"] += fee
+                t["state"] = "REFUND"
+                r = S["refunds"][p["out_refund_no"]] = {
+                    "no": p["out_refund_no"], "trade": t["no"], "fee": fee,
+                    "status": "PROCESSING", "fee_type": t["fee_type"],
+                    "refund_id": "50" + secrets.token_hex(10)}
+            return self.reply(200, signed_xml({
+                "return_code": "SUCCESS", "result_code": "SUCCESS",
+                "out_trade_no": r["trade"], "out_refund_no": r["no"],
+                "refund_id": r["refund_id"], "refund_fee": str(r["fee"]),
+                "total_fee": str(S["trades"][r["trade"]]["fee"]),
+                "refund_fee_type": r["fee_type"]}))
+        if self.path == "/pay/refundquery":
+            r = S["refunds"].get(p.get("out_refund_no"))
+            if not r:
+                return self.fail("REFUNDNOTEXIST", "no such refund")
+            return self.reply(200, signed_xml({
+                "return_code": "SUCCESS", "result_code": "SUCCESS",
+                "out_trade_no": r["trade"], "refund_count": "1",
+                "out_refund_no_0": r["no"], "refund_id_0": r["refund_id"],
+                "refund_fee_0": str(r["fee"]), "refund_status_0": r["status"],
+                "refund_fee_type": r["fee_type"]}))
+        return self.reply(404, to_xml({"return_code": "FAIL", "return_msg": "no such API"}))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--key", required=True, help="the merchant key (made up)")
+    ap.add_argument("--max-seconds", type=int, default=120)
+    a = ap.parse_args()
+    S["key"] = a.key
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
+    print("PORT", srv.server_address[1], flush=True)
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    time.sleep(a.max_seconds)
+
+
+if __name__ == "__main__":
+    main()
