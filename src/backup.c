@@ -25,7 +25,7 @@
 #include "chan-log.h"
 #include "checkdb.h"
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"

@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #include "chan-log.h"
-#include "config.h"
+#include "settings.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"

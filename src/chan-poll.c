@@ -15,7 +15,7 @@
 #include <time.h>
 
 #include "chan-poll.h"
-#include "config.h"
+#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"

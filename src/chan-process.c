@@ -26,7 +26,7 @@
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"

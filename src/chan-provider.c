@@ -19,7 +19,7 @@
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"

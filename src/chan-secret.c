@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "chan-secret.h"
-#include "config.h"
+#include "settings.h"
 #include "err.h"
 #include "i18n.h"
 #include "xalloc.h"

@@ -23,7 +23,7 @@
 #include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-worker.h"
-#include "config.h"
+#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"

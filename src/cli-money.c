@@ -27,7 +27,7 @@
 #include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "csv.h"
 #include "customer.h"
 #include "db.h"

@@ -14,7 +14,7 @@
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "db.h"
 #include "demo.h"
 #include "err.h"

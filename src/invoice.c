@@ -18,7 +18,7 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"

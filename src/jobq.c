@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "config.h"
+#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "dbrow.h"

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "clock.h"
-#include "config.h"
+#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"

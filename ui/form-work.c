@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/config.h"
+#include "settings.h"
 #include "clock.h"
 #include "customer.h"
 #include "err.h"

@@ -37,7 +37,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../src/config.h"
+#include "settings.h"
 #include "action.h"
 #include "backup.h"
 #include "cal.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "../src/config.h"
+#include "settings.h"
 #include "backup.h"
 #include "clock.h"
 #include "db.h"

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../src/config.h"
+#include "settings.h"
 #include "i18n.h"
 #include "theme.h"
 

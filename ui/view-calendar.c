@@ -18,7 +18,7 @@
 #include <time.h>
 
 #include "cal.h"
-#include "../src/config.h"
+#include "settings.h"
 #include "clock.h"
 #include "draw.h"
 #include "err.h"

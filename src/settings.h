@@ -1,5 +1,5 @@
 /*
- * config.h - the settings file: "key = value" lines, '#' comments.
+ * settings.h - the settings file: "key = value" lines, '#' comments.
  *
  * Read in order, later files overriding earlier ones: /etc/frontdesk/config
  * (shop servers), then $XDG_CONFIG_HOME/frontdesk/config (or
@@ -9,8 +9,8 @@
  *   currency = USD                (currency of new jobs)
  *   invoice_terms_days = 30
  */
-#ifndef FD_CONFIG_H
-#define FD_CONFIG_H
+#ifndef FD_SETTINGS_H
+#define FD_SETTINGS_H
 
 /* config_load - read the files; a malformed line is reported on stderr
  * (file and line) and skipped. Safe to call more than once. */

@@ -1,5 +1,5 @@
 /*
- * config.c - a tiny key = value reader (see config.h).
+ * settings.c - a tiny key = value reader (see settings.h).
  */
 #include <config.h>
 
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "config.h"
+#include "settings.h"
 #include "i18n.h"
 #include "xalloc.h"
 
