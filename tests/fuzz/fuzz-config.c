@@ -11,7 +11,7 @@
 
 #include <unistd.h>
 
-#include "../../src/config.h"
+#include "../../src/settings.h"
 #include "fuzz.h"
 
 static char path[64];
