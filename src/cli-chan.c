@@ -599,33 +599,10 @@ out:
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+
+
+/* The outbox statuses outbox_count_by_status counts, in its order. */
 static const char *const outbox_names[4] = {"pending", "sending", "failed", "dead"};
-
-/* How many outbox commands of provider are in each of outbox_names. */
-static int outbox_counts(struct db *db, const char *provider, int64_t n[4])
-{
-	sqlite3_stmt *st;
-	int rc, i;
-
-	for (i = 0; i < 4; i++) {
-		rc = db_prepare(db,
-		                "SELECT count(*) FROM outbox_event WHERE provider_code = ?1"
-		                " AND status = ?2",
-		                &st);
-		if (rc)
-			return rc;
-		sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, outbox_names[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_ROW) {
-			rc = db_fail(db, _("cannot count the outbox commands"));
-			sqlite3_finalize(st);
-			return rc;
-		}
-		n[i] = sqlite3_column_int64(st, 0);
-		sqlite3_finalize(st);
-	}
-	return 0;
-}
 
 static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
                          const int64_t ob[4], int64_t since, int reported)
@@ -704,7 +681,7 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	for (i = 0; !rc && i < 7; i++)
 		rc = inbox_count(c->db, p.code, names[i], &counts[i]);
 	if (!rc)
-		rc = outbox_counts(c->db, p.code, ob);
+		rc = outbox_count_by_status(c->db, p.code, ob);
 	if (!rc)
 		rc = chan_provider_failing(c->db, p.code, (int64_t)time(NULL), &since, &reported);
 	if (!rc)

@@ -570,3 +570,29 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	}
 	return 0;
 }
+
+int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
+{
+	static const char *const names[4] = {"pending", "sending", "failed", "dead"};
+	sqlite3_stmt *st;
+	int rc, i;
+
+	for (i = 0; i < 4; i++) {
+		rc = db_prepare(db,
+		                "SELECT count(*) FROM outbox_event WHERE provider_code = ?1"
+		                " AND status = ?2",
+		                &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, names[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			rc = db_fail(db, _("cannot count the outbox commands"));
+			sqlite3_finalize(st);
+			return rc;
+		}
+		n[i] = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+	}
+	return 0;
+}

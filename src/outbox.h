@@ -83,4 +83,8 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
                    const char *provider, const struct control_hold *lease,
                    volatile sig_atomic_t *stop, int all, int *sent);
 
+/* outbox_count_by_status - how many outbox commands of provider are
+ * pending, sending, failed and dead, in that order, in n[]. */
+int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4]);
+
 #endif
