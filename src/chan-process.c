@@ -368,64 +368,6 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 	return save ? order_write(db, po, to, why) : 0;
 }
 
-struct live {
-	int64_t id, invoice_id, amount;
-};
-
-struct lives {
-	struct live *v;
-	size_t n, cap;
-};
-
-static int collect_live(const struct allocation *a, void *arg)
-{
-	struct lives *l = arg;
-
-	if (a->reverses_id || a->reversed_by)
-		return 0;
-	if (l->n == l->cap) {
-		l->cap = l->cap ? 2 * l->cap : 8;
-		l->v = xrealloc(l->v, l->cap * sizeof *l->v);
-	}
-	l->v[l->n].id = a->id;
-	l->v[l->n].invoice_id = a->invoice_id;
-	l->v[l->n].amount = a->amount;
-	l->n++;
-	return 0;
-}
-
-/* Free `need` of payment pay_id by reversing its newest live allocations;
- * what a reversal frees beyond the need is allocated again to the same
- * invoice. Explicit rows both ways, so the invoice's history shows it. */
-static int free_allocated(struct db *db, int64_t pay_id, int64_t need, const char *reason)
-{
-	struct lives l = {0};
-	size_t j;
-	int rc;
-
-	if ((rc = alloc_list(db, pay_id, 0, collect_live, &l)) != 0)
-		goto out;
-	for (j = l.n; j-- > 0 && need > 0;) {
-		int64_t back = l.v[j].amount < need ? l.v[j].amount : need;
-
-		if ((rc = alloc_reverse_in(db, l.v[j].id, reason, NULL)) != 0)
-			goto out;
-		need -= back;
-		if (l.v[j].amount > back) {
-			struct alloc_input again = {l.v[j].invoice_id, l.v[j].amount - back};
-
-			if ((rc = alloc_post_in(db, pay_id, &again, 1)) != 0)
-				goto out;
-		}
-	}
-	if (need > 0)
-		rc = err_set(FD_ECONFLICT, _("payment %lld cannot free enough to refund"),
-		             (long long)pay_id);
-out:
-	free(l.v);
-	return rc;
-}
-
 /* The channel says refund rf failed (or was canceled): nothing is posted,
  * but the failure is kept once (pay_order_refund_failed), so that its amount
  * is no longer counted as asked for and can be asked again; an order being
@@ -467,7 +409,6 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 {
 	const struct chan_refund *rf = &e->rf;
 	struct refund_input in = {0};
-	struct payment p;
 	sqlite3_stmt *st;
 	char why[400], reason[400];
 	int rc, seen;
@@ -513,12 +454,8 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 		return 0;
 	}
 	snprintf(reason, sizeof reason, _("refunded at the channel (%s)"), rf->id);
-	if ((rc = payment_get(db, po->payment_id, &p)) != 0)
-		return rc;
-	if (p.unallocated < rf->amount)
-		rc = free_allocated(db, p.id, rf->amount - p.unallocated, reason);
-	payment_free(&p);
-	if (rc)
+	/* which allocations make room for it is the payment module's decision */
+	if ((rc = refund_make_room_in(db, po->payment_id, rf->amount, reason)) != 0)
 		return rc;
 	in.payment_id = po->payment_id;
 	in.amount = rf->amount;

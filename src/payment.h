@@ -216,6 +216,13 @@ int payment_record_in(struct db *db, const struct payment_input *in,
 int alloc_post_in(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n);
 int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id);
 int refund_post_in(struct db *db, const struct refund_input *in, int64_t *id);
+/* refund_make_room_in - make amount of payment pay_id unallocated so that
+ * a refund of it can be posted (a refund confirmed by the channel must be
+ * posted even where the money was allocated): when less is unallocated,
+ * its newest live allocations are reversed, and what a reversal frees beyond
+ * the need is allocated again to the same invoice, with reason on each row.
+ * FD_ECONFLICT when even that cannot free enough. */
+int refund_make_room_in(struct db *db, int64_t pay_id, int64_t amount, const char *reason);
 
 void payment_free(struct payment *p);
 void alloc_free(struct allocation *a);

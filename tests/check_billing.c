@@ -1015,6 +1015,42 @@ START_TEST(test_statement_balance_is_open_less_credit)
 }
 END_TEST
 
+/* Making room for a refund is the payment module's decision: the newest
+ * live allocations are reversed first, and what a reversal frees beyond the
+ * need is allocated again to the same invoice; nothing else moves. */
+START_TEST(test_refund_room_reverses_newest_first)
+{
+	int64_t ada = add_customer("Ada Lee"), a, b, p;
+	struct alloc_input al[2];
+	struct payment pm;
+
+	a = invoice_of(ada, "USD", 6000);
+	b = invoice_of(ada, "USD", 4000);
+	al[0] = (struct alloc_input){a, 6000};
+	al[1] = (struct alloc_input){b, 4000};
+	p = pay(ada, "USD", 10000, al, 2);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_msg(refund_make_room_in(db, p, 5000, "room") == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	get_payment(p, &pm);
+	ck_assert_int_eq(pm.unallocated, 5000);
+	payment_free(&pm);
+	/* b (the newest) given up whole, a gave 1000 and keeps 5000 */
+	ck_assert_int_eq(one("SELECT paid FROM invoice WHERE id = 2"), 0);
+	ck_assert_int_eq(one("SELECT paid FROM invoice WHERE id = 1"), 5000);
+	ck_assert_int_eq(one("SELECT count(*) FROM payment_allocation WHERE reverses_id IS NOT NULL"), 2);
+	/* room that is there already moves nothing */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(refund_make_room_in(db, p, 5000, "room"), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(one("SELECT count(*) FROM payment_allocation"), 5);
+	/* more than the payment holds is refused */
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(refund_make_room_in(db, p, 10001, "room"), FD_ECONFLICT);
+	db_rollback(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("billing");
@@ -1024,6 +1060,7 @@ int main(void)
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_one_check_pays_two_invoices);
+	tcase_add_test(tc, test_refund_room_reverses_newest_first);
 	tcase_add_test(tc, test_refusals_change_nothing);
 	tcase_add_test(tc, test_posted_money_is_never_edited);
 	tcase_add_test(tc, test_reverse_and_refund);
