@@ -20,6 +20,7 @@
 #include "channel.h"
 #include "clock.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 
@@ -65,31 +66,25 @@ int chan_order_can_move(const char *from, const char *to)
 	" status, query_count, coalesce(next_query_at, 0), coalesce(last_error, ''), created_at,"  \
 	" updated_at"
 
-static void text_col(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-}
 
 /* Fill *o from the current row of st (ORDER_COLS). */
 static void fill(sqlite3_stmt *st, struct pay_order *o)
 {
 	memset(o, 0, sizeof *o);
 	o->id = sqlite3_column_int64(st, 0);
-	text_col(st, 1, o->order_no, sizeof o->order_no);
-	text_col(st, 2, o->provider, sizeof o->provider);
-	text_col(st, 3, o->channel_id, sizeof o->channel_id);
+	dbrow_copy(st, 1, o->order_no, sizeof o->order_no);
+	dbrow_copy(st, 2, o->provider, sizeof o->provider);
+	dbrow_copy(st, 3, o->channel_id, sizeof o->channel_id);
 	o->customer_id = sqlite3_column_int64(st, 4);
 	o->invoice_id = sqlite3_column_int64(st, 5);
 	o->payment_id = sqlite3_column_int64(st, 6);
-	text_col(st, 7, o->currency, sizeof o->currency);
+	dbrow_copy(st, 7, o->currency, sizeof o->currency);
 	o->amount = sqlite3_column_int64(st, 8);
 	o->refunded = sqlite3_column_int64(st, 9);
-	text_col(st, 10, o->status, sizeof o->status);
+	dbrow_copy(st, 10, o->status, sizeof o->status);
 	o->query_count = sqlite3_column_int64(st, 11);
 	o->next_query_at = sqlite3_column_int64(st, 12);
-	text_col(st, 13, o->last_error, sizeof o->last_error);
+	dbrow_copy(st, 13, o->last_error, sizeof o->last_error);
 	o->created_at = sqlite3_column_int64(st, 14);
 	o->updated_at = sqlite3_column_int64(st, 15);
 }

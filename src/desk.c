@@ -18,6 +18,7 @@
 #include "chan-poll.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "desk.h"
 #include "err.h"
 #include "i18n.h"
@@ -119,24 +120,18 @@ int desk_outbox_dead(struct db *db, int64_t *n)
 	"id, event_type, business_key, provider_code, status, last_error, payload, retry_count, "  \
 	"created_at, updated_at, coalesce(sent_at, 0)"
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s ? xstrdup(s) : NULL;
-}
 
 /* Fill *o from the current row of st (OUTBOX_COLS). */
 static void outbox_row(sqlite3_stmt *st, struct desk_outbox *o)
 {
 	memset(o, 0, sizeof *o);
 	o->id = sqlite3_column_int64(st, 0);
-	o->event_type = col_dup(st, 1);
-	o->business_key = col_dup(st, 2);
-	o->provider_code = col_dup(st, 3);
-	o->status = col_dup(st, 4);
-	o->last_error = col_dup(st, 5);
-	o->payload = col_dup(st, 6);
+	o->event_type = dbrow_dup(st, 1);
+	o->business_key = dbrow_dup(st, 2);
+	o->provider_code = dbrow_dup(st, 3);
+	o->status = dbrow_dup(st, 4);
+	o->last_error = dbrow_dup(st, 5);
+	o->payload = dbrow_dup(st, 6);
 	o->retry_count = sqlite3_column_int64(st, 7);
 	o->created_at = sqlite3_column_int64(st, 8);
 	o->updated_at = sqlite3_column_int64(st, 9);

@@ -19,6 +19,7 @@
 #include "channel.h"
 #include "clock.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
@@ -228,12 +229,6 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source,
 	return 0;
 }
 
-static char *col_dup(sqlite3_stmt *st, int i)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	return s ? xstrdup((const char *)s) : NULL;
-}
 
 #define EVENT_COLS                                                                                 \
 	"id, source_system, external_id, via, event_type, object_id, payload,"                     \
@@ -247,11 +242,11 @@ static void fill(sqlite3_stmt *st, struct inbox_event *e)
 
 	memset(e, 0, sizeof *e);
 	e->id = sqlite3_column_int64(st, 0);
-	e->source = col_dup(st, 1);
-	e->external_id = col_dup(st, 2);
+	e->source = dbrow_dup(st, 1);
+	e->external_id = dbrow_dup(st, 2);
 	snprintf(e->via, sizeof e->via, "%s", (const char *)sqlite3_column_text(st, 3));
-	e->event_type = col_dup(st, 4);
-	e->object_id = col_dup(st, 5);
+	e->event_type = dbrow_dup(st, 4);
+	e->object_id = dbrow_dup(st, 5);
 	blob = sqlite3_column_blob(st, 6);
 	e->len = (size_t)sqlite3_column_bytes(st, 6);
 	e->payload = xmalloc(e->len + 1);
@@ -264,7 +259,7 @@ static void fill(sqlite3_stmt *st, struct inbox_event *e)
 	e->attempts = sqlite3_column_int64(st, 10);
 	e->next_attempt_at = sqlite3_column_int64(st, 11);
 	e->parked_until = sqlite3_column_int64(st, 12);
-	e->last_error = col_dup(st, 13);
+	e->last_error = dbrow_dup(st, 13);
 	e->processed_at = sqlite3_column_int64(st, 14);
 	e->updated_at = sqlite3_column_int64(st, 15);
 }

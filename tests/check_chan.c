@@ -33,29 +33,25 @@
 #include "customer.h"
 #include "db.h"
 #include "err.h"
+#include "fixture.h"
 #include "inbox.h"
 #include "strbuf.h"
 
-static char tmpdir[64];
-static char dbpath[128];
+static struct fx F;
 static struct db *db;
+#define tmpdir F.dir
+#define dbpath F.path
 
 static void setup(void)
 {
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdchan.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-	snprintf(dbpath, sizeof dbpath, "%s/t.db", tmpdir);
-	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	fx_open(&F, "chan");
+	db = F.db;
 }
 
 static void teardown(void)
 {
-	char cmd[160];
-
-	db_close(db);
+	fx_close(&F);
 	db = NULL;
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
 }
 
 static char *slurp(const char *path)
@@ -487,10 +483,7 @@ END_TEST
 
 static int64_t one_int(const char *sql)
 {
-	int64_t v = -1;
-
-	ck_assert_int_eq(db_one_int(db, sql, &v), 0);
-	return v;
+	return fx_one(db, sql);
 }
 
 static int exec_rc(const char *sql)

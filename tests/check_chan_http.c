@@ -28,13 +28,15 @@
 #include "chan-stripe.h"
 #include "channel.h"
 #include "err.h"
+#include "fixture.h"
 #include "strbuf.h"
 
 #define KEY "sk_test_made_up_key_123"
 
 static pid_t fake_pid;
 static char base[64];
-static char tmpdir[64];
+static struct fx F;
+#define tmpdir F.dir
 static struct chan_ctx *ctx;
 static struct chan_log *rlog;
 static volatile sig_atomic_t stop_flag;
@@ -75,8 +77,7 @@ static void setup(void)
 	unsetenv("HTTP_PROXY");
 	unsetenv("all_proxy");
 	unsetenv("ALL_PROXY");
-	snprintf(tmpdir, sizeof tmpdir, "/tmp/fdchanh.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+	fx_tmp(&F, "chanh");
 	snprintf(path, sizeof path, "%s/req.db", tmpdir);
 	ck_assert_int_eq(chan_log_open(path, &rlog), 0);
 	start_fake();
@@ -93,15 +94,12 @@ static void setup(void)
 
 static void teardown(void)
 {
-	char cmd[160];
-
 	chan_stripe_ops.close(ctx);
 	ctx = NULL;
 	chan_log_close(rlog);
 	kill(fake_pid, SIGTERM);
 	waitpid(fake_pid, NULL, 0);
-	snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
-	ck_assert_int_eq(system(cmd), 0);
+	fx_tmp_done(&F);
 }
 
 static size_t collect(char *p, size_t s, size_t n, void *arg)
