@@ -50,6 +50,10 @@ held() { test -n "$(holder)"; }
 held_by() { test "$(holder)" = "$1"; }
 polled() { test -n "$(pollers "$1")"; }
 polled_by() { test "$(pollers "$1")" = "$2"; }
+# polls_since N K: at least K event-list requests from request number N on
+polls_since() {
+	test "$(curl -s --max-time 10 "$BASE/_control/log" | jget "len([e for e in d['log'][$1:] if e['path'] == '/v1/events'])")" -ge "$2"
+}
 # run in the background only: exec, so that $! is the server's own pid
 serve() { exec "$FRONTDESK" serve --lease-seconds 2 --poll-seconds 1 "$@"; }
 
@@ -69,7 +73,9 @@ chmod 600 "$XDG_CONFIG_HOME/frontdesk/secrets"
 serve 2> "$TMP/a.err" & A=$!
 serve 2> "$TMP/b.err" & B=$!
 ok "one of them takes the channel lease" wait_for 5 held
-sleep 3
+# the standby has had its chances while the holder polled three times
+ok "the holder polls, three times" wait_for 10 polls_since 0 3
+ok "and the other stands by" wait_for 5 grep -q "channel: standing by" "$TMP/a.err" "$TMP/b.err"
 H=$(holder)
 case "$H" in "$A") O=$B ;; "$B") O=$A ;; *) O= ;; esac
 ok "the holder is one of the two servers" test -n "$O"
@@ -94,7 +100,7 @@ if [ "$H" = "$A" ]; then A=; else B=; fi
 # A holder paused in the middle of a request past its lease: a third server
 # takes over; when the paused one wakes, the fence refuses its write.
 serve 2> "$TMP/c.err" & C=$!
-sleep 1
+ok "the third server starts and stands by" wait_for 5 grep -q "channel: standing by" "$TMP/c.err"
 is "the third server stands by" "$(holder)" "$O"
 ctl intent '{"amount": 2500, "status": "succeeded", "metadata": {"order_no": "PO-2"}}' >/dev/null
 ctl fault '{"path": "/v1/events", "kind": "slow", "seconds": 3, "count": 1}' >/dev/null
@@ -109,7 +115,7 @@ kill -CONT "$O"
 ok "the woken holder's write is refused by the fence" \
 	wait_for 5 grep -q "a write was refused, the channel lease moved on" "$TMP/a.err" "$TMP/b.err"
 n=$(nlog)
-sleep 2
+ok "the new holder goes on polling" wait_for 8 polls_since "$n" 2
 is "after that only the new holder polls" "$(pollers "$n")" "$C"
 is "the lease stayed with the new holder" "$(holder)" "$C"
 is "every event stored exactly once" \
