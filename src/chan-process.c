@@ -34,6 +34,7 @@
 #include "invoice.h"
 #include "outbox.h"
 #include "payment.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 void chan_process_opts_default(struct chan_process_opts *o, const char *provider)
@@ -194,7 +195,7 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 	for (i = 0; i < b->n; i++) {
 		struct pev *e = &b->ev[i];
 
-		if (stop && *stop) {
+		if (stop_requested(stop)) {
 			b->n = i; /* the rest stays due, untouched */
 			return;
 		}
@@ -925,7 +926,7 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 	b.lease = lease;
 	b.ev = xcalloc((size_t)o->batch, sizeof *b.ev);
 	b.in = xcalloc((size_t)o->batch, sizeof *b.in);
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		if ((rc = load_due(db, o, all, after, &b)) != 0 || b.n == 0)
 			break;
 		after = b.ev[b.n - 1].id;
@@ -1050,10 +1051,10 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	size_t n, i;
 	int rc = 0;
 
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		if ((rc = load_to_query(db, o, all, after, q, MAXQ, &n)) != 0 || n == 0)
 			break;
-		for (i = 0; i < n && !(stop && *stop); i++) {
+		for (i = 0; i < n && !stop_requested(stop); i++) {
 			struct qmark m = {lease, o, &q[i], 0, NULL, 0};
 			struct chan_order ci;
 			struct chan_status cs;

@@ -27,6 +27,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "projection.h"
+#include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -382,7 +383,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 	int64_t dv = -1;
 	int holding = 0, waiting_said = 0, rc = 0, ran;
 
-	while (!*stop && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
+	while (!stop_requested(stop) && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
 		double now = mono_now();
 
 		if (!holding) {
@@ -441,7 +442,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			break;
 		/* idle: wait for a commit by another connection, a due retry or the renewal */
 		last_run = mono_now();
-		while (!*stop && mono_now() - last_run < IDLE_RECHECK_S &&
+		while (!stop_requested(stop) && mono_now() - last_run < IDLE_RECHECK_S &&
 		       mono_now() < next_renew &&
 		       (for_seconds <= 0 || mono_now() - start < for_seconds)) {
 			sleep_ms(o->poll_ms);
