@@ -871,8 +871,13 @@ static int apply_tx(struct db *db, void *arg)
 			const char *kind = rc == FD_EINVAL ? "refused" : NULL;
 
 			snprintf(why, sizeof why, "%s", err_msg());
-			if ((rc = db_exec(db, "ROLLBACK TO event")) != 0)
-				return rc;
+			/* SQLite answers an I/O error (and a full disk on the page
+			 * cache's spill) by rolling back the whole transaction, or
+			 * leaves it unable to write: the batch is lost, every event
+			 * stays untouched, and the error is the one that did it */
+			if (sqlite3_get_autocommit(db_sqlite(db)) ||
+			    db_exec(db, "ROLLBACK TO event") != 0)
+				return err_set(rc, "%s", why);
 			memset(&m, 0, sizeof m);
 			m.dead_kind = kind;
 			m.status = "failed";
