@@ -44,7 +44,6 @@
 #include "fixture.h"
 #include "idem.h"
 #include "inbox.h"
-#include "invoice.h"
 #include "outbox.h"
 #include "payment.h"
 
@@ -134,32 +133,6 @@ static void assert_clean(struct db *db, const char *when)
 static int64_t one(struct db *db, const char *sql)
 {
 	return fx_one(db, sql);
-}
-
-/* An issued invoice of cents USD for customer 1. */
-static int64_t invoice_of(struct db *db, int64_t cents)
-{
-	struct invoice_input in = {0};
-	struct idem_result res;
-	char sql[400];
-	int64_t job, id;
-
-	exec_ok(db, "INSERT INTO service_order (customer_id, title, currency, created_at,"
-	            " updated_at) VALUES (1, 'work', 'USD', 0, 0)");
-	job = sqlite3_last_insert_rowid(db_sqlite(db));
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-	         " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
-	         " 1000, %lld, %lld, 0, 0)",
-	         (long long)job, (long long)cents, (long long)cents);
-	exec_ok(db, sql);
-	in.jobs = &job;
-	in.n_jobs = 1;
-	in.terms_days = 30;
-	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
-	id = res.id;
-	idem_result_free(&res);
-	return id;
 }
 
 /* ------------------------------------------------------------ the sweep */
@@ -281,8 +254,8 @@ static void sweep(const struct scenario *sc)
 
 static void pay_make(struct db *db)
 {
-	invoice_of(db, 10000);
-	invoice_of(db, 20000);
+	fx_invoice(db, 1, 10000, 30);
+	fx_invoice(db, 1, 20000, 30);
 }
 
 static int pay_run(struct db *db)
@@ -419,7 +392,7 @@ static void batch_make(struct db *db)
 {
 	int i;
 
-	invoice_of(db, 100000);
+	fx_invoice(db, 1, 100000, 30);
 	ck_assert_msg(chan_provider_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	for (i = 0; i < ORDERS; i++)
