@@ -280,10 +280,16 @@ static int finish_tx(struct db *db, void *arg)
 		if ((rc = db_exec(db, "SAVEPOINT job")))
 			return rc;
 		c->now = control_now();
-		if (run_handler(db, j) != 0) {
+		if ((rc = run_handler(db, j)) != 0) {
 			err = xstrdup(err_msg()[0] ? err_msg() : _("failed"));
-			if ((rc = db_exec(db, "ROLLBACK TO job")))
+			/* an I/O error (or a full disk) rolled the whole transaction
+			 * back, or left it unable to write: the batch is lost, the
+			 * jobs stay claimed, and the error is the one that did it */
+			if (sqlite3_get_autocommit(db_sqlite(db)) ||
+			    db_exec(db, "ROLLBACK TO job") != 0) {
+				rc = err_set(rc, "%s", err);
 				goto fail;
+			}
 		}
 		if ((rc = mark(db, c, j, err, &dead, &lost)))
 			goto fail;

@@ -6,7 +6,8 @@
  * The operations: (a) a desk payment allocated across two invoices
  * (payment_record, with an idempotency key), (b) a channel batch of six
  * stored inbound events, four of them payments, in two transactions
- * (chan_process_due with an in-process fake adapter). A sweep runs the
+ * (chan_process_due with an in-process fake adapter), (c) the job runner
+ * rebuilding five calendar rows in two batches (jobq_run_batch). A sweep runs the
  * operation on a fresh copy of a prepared database through faultvfs
  * (tests/faultvfs.h) with the Nth counted call failing, for N = 1, 2, ...
  * until the operation succeeds with no fault left to inject. At each N:
@@ -44,6 +45,7 @@
 #include "fixture.h"
 #include "idem.h"
 #include "inbox.h"
+#include "jobq.h"
 #include "outbox.h"
 #include "payment.h"
 
@@ -462,6 +464,65 @@ static void batch_done(struct db *db)
 static const struct scenario batch_scenario = {"a channel batch of six events", batch_make,
                                                batch_run, batch_whole, batch_done};
 
+/* ------------------------------------------------------------ (c) job runner */
+
+#define VISITS 5
+
+/* Five visits of one invoiced job: the schema queues a calendar job each. */
+static void runner_make(struct db *db)
+{
+	char sql[300];
+	int i;
+
+	fx_invoice(db, 1, 50000, 30);
+	for (i = 0; i < VISITS; i++) {
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO appointment (start_at, end_at, created_at, updated_at) VALUES"
+		         " (%d, %d, 0, 0); INSERT INTO appointment_work (appointment_id,"
+		         " service_order_id, est_minutes, created_at, updated_at) VALUES"
+		         " (last_insert_rowid(), 1, 60, 0, 0)",
+		         1796212800 + 86400 * i, 1796216400 + 86400 * i);
+		exec_ok(db, sql);
+	}
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM job WHERE status = 'pending'"), VISITS);
+}
+
+static int runner_run(struct db *db)
+{
+	struct jobq_opts o;
+	int rc, ran;
+
+	jobq_opts_default(&o);
+	o.batch = 3; /* claim and finish three, then two */
+	do
+		rc = jobq_run_batch(db, NULL, &o, &ran);
+	while (!rc && ran > 0);
+	return rc;
+}
+
+/* A job is done with its calendar row, or still to do (pending, or claimed
+ * by the runner whose batch failed, until its claim expires); never failed
+ * or dead because the disk failed. check_all allows a stale row only while
+ * its job waits. */
+static void runner_whole(struct db *db)
+{
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM job WHERE status IN ('failed', 'dead')"), 0);
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM job j WHERE status = 'succeeded' AND NOT"
+	                         " EXISTS (SELECT 1 FROM appointment_calendar_view v WHERE"
+	                         " v.appointment_id = CAST(j.key AS INTEGER))"),
+	                 0);
+}
+
+static void runner_done(struct db *db)
+{
+	runner_whole(db);
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM job WHERE status = 'pending'"), 0);
+}
+
+static const struct scenario runner_scenario = {"the job runner rebuilding five calendar rows",
+                                                runner_make, runner_run, runner_whole,
+                                                runner_done};
+
 /* ------------------------------------------------------------ tests */
 
 /* The shim is really in the way: with nothing armed everything works and
@@ -499,6 +560,12 @@ START_TEST(test_channel_batch_faults)
 }
 END_TEST
 
+START_TEST(test_job_runner_faults)
+{
+	sweep(&runner_scenario);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("faults");
@@ -510,6 +577,7 @@ int main(void)
 	tcase_add_test(tc, test_shim_in_the_way);
 	tcase_add_test(tc, test_payment_faults);
 	tcase_add_test(tc, test_channel_batch_faults);
+	tcase_add_test(tc, test_job_runner_faults);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");
