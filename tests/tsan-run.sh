@@ -11,7 +11,8 @@
 #   tests/tsan-run.sh ui-pay.sh ...   only these tests
 #
 # Which tests start the threads: every screen that is not --read-only runs
-# the job runner unless `screen_runner = no` (ui-card.sh turns it off);
+# the job runner unless `screen_runner = no`, so every ui-*.sh but ui-card.sh
+# (which turns both threads off) is in the list;
 # only ui-channel.sh sets up a payment provider with the channel worker
 # left on (ui-card.sh sets `screen_channel = no`), and it also runs
 # `frontdesk serve` (the worker's thread and the nightly backup's).
@@ -21,13 +22,13 @@
 set -u
 top=$(cd "$(dirname "$0")/.." && pwd)
 build="$top/build-tsan"
-tests=${*:-"ui-channel.sh ui-pay.sh ui-basic.sh ui-drill.sh ui-dead.sh ui-signals.sh"}
+tests=${*:-"ui-channel.sh ui-pay.sh ui-basic.sh ui-drill.sh ui-dead.sh ui-signals.sh ui-keys.sh ui-mouse.sh ui-zh.sh"}
 
 if [ ! -f "$build/config.status" ]; then
 	[ -x "$top/configure" ] || (cd "$top" && ./bootstrap) || exit 1
 	mkdir -p "$build" && (cd "$build" && "$top/configure" --enable-tsan -q) || exit 1
 fi
-make -C "$build" -s -j"$(nproc)" frontdesk || exit 1
+make -C "$build" -s -j"$(nproc)" frontdesk tests/gridcheck || exit 1
 
 logs="$build/tsan-logs"
 rm -rf "$logs"
