@@ -16,6 +16,7 @@
 # only ui-channel.sh sets up a payment provider with the channel worker
 # left on (ui-card.sh sets `screen_channel = no`), and it also runs
 # `frontdesk serve` (the worker's thread and the nightly backup's).
+# Before them, tests/check_core (two threads asking for the operator).
 # Reports from a library outside our code are suppressed, each with its
 # reason, in tests/tsan.supp. Prints "tsan-run: N passed, N failed, N
 # reports" and exits 1 unless all passed with no report.
@@ -28,7 +29,7 @@ if [ ! -f "$build/config.status" ]; then
 	[ -x "$top/configure" ] || (cd "$top" && ./bootstrap) || exit 1
 	mkdir -p "$build" && (cd "$build" && "$top/configure" --enable-tsan -q) || exit 1
 fi
-make -C "$build" -s -j"$(nproc)" frontdesk tests/gridcheck || exit 1
+make -C "$build" -s -j"$(nproc)" frontdesk tests/gridcheck tests/check_core || exit 1
 
 logs="$build/tsan-logs"
 rm -rf "$logs"
@@ -40,6 +41,15 @@ norand=
 setarch "$(uname -m)" -R true 2>/dev/null && norand="setarch $(uname -m) -R"
 
 pass=0 failed=0
+# the unit tests of what several threads share (db_operator, idem_holder)
+if [ $# -eq 0 ]; then
+	if TSAN_OPTIONS="halt_on_error=1 log_path=$logs/check_core suppressions=$top/tests/tsan.supp" \
+		CK_FORK=yes $norand "$build/tests/check_core" > "$logs/check_core.out" 2>&1; then
+		pass=$((pass + 1)); echo "tsan-run: check_core: ok ($(grep -c '^ok' "$logs/check_core.out") cases)"
+	else
+		failed=$((failed + 1)); echo "tsan-run: check_core: FAILED (see $logs/check_core.out)"
+	fi
+fi
 for t in $tests; do
 	out="$logs/${t%.sh}.out"
 	if env FRONTDESK="$build/frontdesk" SQLITE3=sqlite3 TOP_SRCDIR="$top" \
