@@ -141,10 +141,10 @@ static int64_t one(struct db *db, const char *sql)
 
 struct scenario {
 	const char *name;
-	void (*make)(struct db *db);      /* fill the template database */
-	int (*run)(struct db *db);        /* the operation; 0 or an FD_E* code */
-	void (*whole)(struct db *db);     /* the operation is there whole or not at all */
-	void (*done)(struct db *db);      /* the operation is there, exactly once */
+	void (*make)(struct db *db);  /* fill the template database */
+	int (*run)(struct db *db);    /* the operation; 0 or an FD_E* code */
+	void (*whole)(struct db *db); /* the operation is there whole or not at all */
+	void (*done)(struct db *db);  /* the operation is there, exactly once */
 };
 
 struct mode {
@@ -157,8 +157,9 @@ static const char *mode_name(const struct mode *m)
 {
 	static char buf[80];
 
-	snprintf(buf, sizeof buf, "%s, %s, %s cache", m->kind == FV_FULL ? "disk full" : "I/O error",
-	         m->sticky ? "from N on" : "once", m->tiny_cache ? "tiny" : "normal");
+	snprintf(buf, sizeof buf, "%s, %s, %s cache",
+	         m->kind == FV_FULL ? "disk full" : "I/O error", m->sticky ? "from N on" : "once",
+	         m->tiny_cache ? "tiny" : "normal");
 	return buf;
 }
 
@@ -199,10 +200,11 @@ static int one_fault(const struct scenario *sc, const struct mode *m, long n)
 	fv_disarm();
 	failed = fv_failed();
 	if (!failed) {
-		ck_assert_msg(rc == 0, "%s (%s), N=%ld: no fault, yet: %s", sc->name, mode_name(m), n,
-		              err_msg());
+		ck_assert_msg(rc == 0, "%s (%s), N=%ld: no fault, yet: %s", sc->name, mode_name(m),
+		              n, err_msg());
 	} else {
-		ck_assert_msg(rc != 0, "%s (%s): call %ld of %ld failed, yet the operation succeeded",
+		ck_assert_msg(rc != 0,
+		              "%s (%s): call %ld of %ld failed, yet the operation succeeded",
 		              sc->name, mode_name(m), n, fv_calls());
 		ck_assert_msg(*err_msg(), "%s (%s), N=%ld: an error without a message", sc->name,
 		              mode_name(m), n);
@@ -398,9 +400,9 @@ static void batch_make(struct db *db)
 	ck_assert_msg(chan_provider_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	for (i = 0; i < ORDERS; i++)
-		ck_assert_msg(outbox_charge(db, "fake", 1, 10000 + 100 * i, NULL, order_no[i], NULL) ==
-		                  0,
-		              "%s", err_msg());
+		ck_assert_msg(
+		    outbox_charge(db, "fake", 1, 10000 + 100 * i, NULL, order_no[i], NULL) == 0,
+		    "%s", err_msg());
 	ck_assert_msg(db_write(db, store_events, NULL) == 0, "%s", err_msg());
 }
 
@@ -520,8 +522,7 @@ static void runner_done(struct db *db)
 }
 
 static const struct scenario runner_scenario = {"the job runner rebuilding five calendar rows",
-                                                runner_make, runner_run, runner_whole,
-                                                runner_done};
+                                                runner_make, runner_run, runner_whole, runner_done};
 
 /* ------------------------------------------------------------ tests */
 

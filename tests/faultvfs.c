@@ -16,8 +16,8 @@
 #include "faultvfs.h"
 
 struct fv_file {
-	sqlite3_file base;   /* what SQLite holds: pMethods is fv_io */
-	sqlite3_file *real;  /* the real VFS's file, right after this struct */
+	sqlite3_file base;  /* what SQLite holds: pMethods is fv_io */
+	sqlite3_file *real; /* the real VFS's file, right after this struct */
 };
 
 static sqlite3_vfs *real_vfs;
@@ -25,7 +25,7 @@ static sqlite3_vfs fv_vfs;
 
 static struct {
 	int armed;
-	long n;            /* fail the nth counted call */
+	long n; /* fail the nth counted call */
 	enum fv_kind kind;
 	int sticky;
 	long calls, failed;
@@ -184,10 +184,9 @@ static int fv_unfetch(sqlite3_file *f, sqlite3_int64 off, void *p)
 }
 
 static const sqlite3_io_methods fv_io = {
-    3,           fv_close,       fv_read,         fv_write,      fv_truncate, fv_sync,
-    fv_size,     fv_lock,        fv_unlock,       fv_reserved,   fv_fcntl,    fv_sector,
-    fv_caps,     fv_shm_map,     fv_shm_lock,     fv_shm_barrier, fv_shm_unmap, fv_fetch,
-    fv_unfetch,
+    3,           fv_close,       fv_read,      fv_write, fv_truncate, fv_sync, fv_size,
+    fv_lock,     fv_unlock,      fv_reserved,  fv_fcntl, fv_sector,   fv_caps, fv_shm_map,
+    fv_shm_lock, fv_shm_barrier, fv_shm_unmap, fv_fetch, fv_unfetch,
 };
 
 /* A real file of a lower method version than ours would be called for
