@@ -33,6 +33,7 @@
 #include "jobq.h"
 #include "money.h"
 #include "outbox.h"
+#include "stopflag.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -913,7 +914,7 @@ static volatile sig_atomic_t serve_stop;
 static void on_serve_stop(int sig)
 {
 	(void)sig;
-	serve_stop = 1; /* only the flag: the loops look at it */
+	stop_set(&serve_stop, 1); /* only the flag: the loops look at it */
 }
 
 static void say_to(const char *who, const char *msg)
@@ -998,7 +999,7 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	serve_stop = 0;
+	stop_set(&serve_stop, 0);
 	if (!no_channel) {
 		rc = chan_worker_start(db_path(c->db), &wo, &w);
 		if (rc == FD_ENOTFOUND && !code) {

@@ -23,6 +23,7 @@
 #include "jobq.h"
 #include "money.h"
 #include "projection.h"
+#include "stopflag.h"
 #include "words.h"
 #include "xalloc.h"
 
@@ -725,7 +726,7 @@ static volatile sig_atomic_t stop_flag;
 static void on_stop(int sig)
 {
 	(void)sig;
-	stop_flag = 1;
+	stop_set(&stop_flag, 1);
 }
 
 static void say_stderr(const char *msg, void *arg)
@@ -768,7 +769,7 @@ static int cmd_jobs_run(struct cli *c, int argc, char **argv)
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
-	stop_flag = 0;
+	stop_set(&stop_flag, 0);
 	rc = jobq_run_loop(c->db, &stop_flag, &o, (double)for_seconds, once);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);

@@ -31,6 +31,7 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 #define STEP_PAGES     256  /* pages copied per backup step */
@@ -149,7 +150,7 @@ static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *s
 		rc = err_set(FD_EDB, _("cannot start the backup: %s"), sqlite3_errmsg(dst));
 		goto out;
 	}
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		step = sqlite3_backup_step(b, STEP_PAGES);
 		if (step == SQLITE_DONE)
 			break;
@@ -162,7 +163,7 @@ static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *s
 		}
 	}
 	if (step != SQLITE_DONE) {
-		rc = stop && *stop ? err_set(FD_EIO, _("the backup was stopped"))
+		rc = stop_requested(stop) ? err_set(FD_EIO, _("the backup was stopped"))
 		                   : err_set(FD_EDB, _("the backup failed: %s"), sqlite3_errstr(step));
 		goto out;
 	}
@@ -779,13 +780,13 @@ static void *nightly_main(void *arg)
 	char msg[768];
 	int i;
 
-	while (!b->stop) {
-		if (backup_nightly_once(b->db, &b->o, &b->stop, NULL) != 0 && !b->stop &&
+	while (!stop_requested(&b->stop)) {
+		if (backup_nightly_once(b->db, &b->o, &b->stop, NULL) != 0 && !stop_requested(&b->stop) &&
 		    b->o.say) {
 			snprintf(msg, sizeof msg, _("the nightly backup failed: %s"), err_msg());
 			b->o.say(msg, b->o.say_arg);
 		}
-		for (i = 0; i < 300 && !b->stop; i++) /* a minute, in fifths of a second */
+		for (i = 0; i < 300 && !stop_requested(&b->stop); i++) /* a minute, in fifths of a second */
 			sleep_ms(200);
 	}
 	return NULL;
@@ -826,7 +827,7 @@ void backup_nightly_stop(struct backup_nightly *b)
 {
 	if (!b)
 		return;
-	b->stop = 1;
+	stop_set(&b->stop, 1);
 	pthread_join(b->th, NULL);
 	db_close(b->db);
 	free(b->dir);

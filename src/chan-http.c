@@ -21,6 +21,7 @@
 #include "chan-log.h"
 #include "err.h"
 #include "i18n.h"
+#include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -166,7 +167,7 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c2, cur
 	struct call *c = arg;
 
 	(void)a, (void)b, (void)c2, (void)d;
-	return c->h->stop && *c->h->stop ? 1 : 0;
+	return stop_requested(c->h->stop);
 }
 
 /* The channel's error message, if the body is a Stripe error object. */

@@ -34,6 +34,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "payment.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 void chan_process_opts_default(struct chan_process_opts *o, const char *provider)
@@ -180,7 +181,7 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 	for (i = 0; i < b->n; i++) {
 		struct pev *e = &b->ev[i];
 
-		if (stop && *stop) {
+		if (stop_requested(stop)) {
 			b->n = i; /* the rest stays due, untouched */
 			return;
 		}
@@ -683,8 +684,13 @@ static int apply_tx(struct db *db, void *arg)
 			const char *kind = rc == FD_EINVAL ? "refused" : NULL;
 
 			snprintf(why, sizeof why, "%s", err_msg());
-			if ((rc = db_exec(db, "ROLLBACK TO event")) != 0)
-				return rc;
+			/* SQLite answers an I/O error (and a full disk on the page
+			 * cache's spill) by rolling back the whole transaction, or
+			 * leaves it unable to write: the batch is lost, every event
+			 * stays untouched, and the error is the one that did it */
+			if (sqlite3_get_autocommit(db_sqlite(db)) ||
+			    db_exec(db, "ROLLBACK TO event") != 0)
+				return err_set(rc, "%s", why);
 			memset(&m, 0, sizeof m);
 			m.dead_kind = kind;
 			m.status = "failed";
@@ -738,7 +744,7 @@ int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx 
 	b.lease = lease;
 	b.ev = xcalloc((size_t)o->batch, sizeof *b.ev);
 	b.in = xcalloc((size_t)o->batch, sizeof *b.in);
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		if ((rc = load_due(db, ops, o, all, after, &b)) != 0 || b.n == 0)
 			break;
 		after = b.ev[b.n - 1].id;
@@ -802,12 +808,12 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	size_t n, i;
 	int rc = 0;
 
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		if ((rc = chan_order_to_query(db, o->provider, all ? INT64_MAX : (int64_t)time(NULL),
 		                              after, q, MAXQ, &n)) != 0 ||
 		    n == 0)
 			break;
-		for (i = 0; i < n && !(stop && *stop); i++) {
+		for (i = 0; i < n && !stop_requested(stop); i++) {
 			struct qmark m = {lease, o, &q[i], 0, NULL, 0};
 			struct chan_order ci;
 			struct chan_status cs;

@@ -29,6 +29,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "outbox.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 #define SLICE_MS 100
@@ -109,7 +110,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		return rc;
 	chan_poll_opts_default(&po, ch.p.code);
 	chan_process_opts_default(&pro, ch.p.code);
-	while (!*stop && (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
+	while (!stop_requested(stop) && (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
 		double now = mono_now();
 
 		if (!holding) {
@@ -147,7 +148,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 				holding = 0;
 				continue;
 			}
-			if (*stop)
+			if (stop_requested(stop))
 				break;
 			if (rc == FD_EIO) {
 				say(o, "%s", err_msg());
@@ -170,7 +171,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 				holding = 0;
 				continue;
 			}
-			if (rc && !*stop)
+			if (rc && !stop_requested(stop))
 				say(o, _("cannot query the card payment orders: %s"), err_msg());
 			next_query = mono_now() + CHAN_QUERY_EVERY;
 			if (pr.queried > 0)
@@ -192,7 +193,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 				holding = 0;
 				continue;
 			}
-			if (rc && !*stop)
+			if (rc && !stop_requested(stop))
 				say(o, _("cannot process the inbound events: %s"), err_msg());
 			if (pr.dead > 0)
 				say(o, _("%lld inbound event(s) are dead letters: see 'frontdesk inbox list "
@@ -208,7 +209,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 				holding = 0;
 				continue;
 			}
-			if (rc && !*stop)
+			if (rc && !stop_requested(stop))
 				say(o, _("cannot deliver the outbox: %s"), err_msg());
 			next_outbox = mono_now() + (sent > 0 ? 0 : 1.0);
 			if (sent > 0)
@@ -288,7 +289,7 @@ int chan_worker_stop(struct chan_worker *w)
 
 	if (!w)
 		return 0;
-	w->stop = 1;
+	stop_set(&w->stop, 1);
 	pthread_join(w->th, NULL);
 	rc = w->rc;
 	db_close(w->db);

@@ -43,25 +43,32 @@ struct db {
 
 static char operator_name[64];
 
-const char *db_operator(void)
+/* Fill operator_name, once per process (pthread_once: the screen's threads
+ * fire triggers that ask for it, and the first two may ask at once). */
+static void find_operator(void)
 {
 	const char *s;
 	struct passwd *pw;
 
-	if (operator_name[0])
-		return operator_name;
 	s = getenv("SUDO_USER");
 	if (s && *s && geteuid() == 0 && strlen(s) < sizeof operator_name) {
 		snprintf(operator_name, sizeof operator_name, "%s", s);
-		return operator_name;
+		return;
 	}
 	if (getlogin_r(operator_name, sizeof operator_name) == 0 && operator_name[0])
-		return operator_name;
+		return;
 	pw = getpwuid(getuid());
 	if (pw && pw->pw_name && strlen(pw->pw_name) < sizeof operator_name)
 		snprintf(operator_name, sizeof operator_name, "%s", pw->pw_name);
 	else
 		snprintf(operator_name, sizeof operator_name, "uid:%ld", (long)getuid());
+}
+
+const char *db_operator(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_operator);
 	return operator_name;
 }
 

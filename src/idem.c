@@ -11,6 +11,7 @@
 
 #include <cjson/cJSON.h>
 #include <openssl/evp.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -59,17 +60,24 @@ int idem_check_key(const char *key)
 	return text_check(key, _("the idempotency key"), 200, 0);
 }
 
-const char *idem_holder(void)
+static char holder[160];
+
+/* Fill holder, once per process (pthread_once, as db_operator). */
+static void find_holder(void)
 {
-	static char holder[160];
 	char host[64];
 
-	if (!holder[0]) {
-		if (gethostname(host, sizeof host) != 0)
-			snprintf(host, sizeof host, "localhost");
-		host[sizeof host - 1] = '\0';
-		snprintf(holder, sizeof holder, "%s@%s:%ld", db_operator(), host, (long)getpid());
-	}
+	if (gethostname(host, sizeof host) != 0)
+		snprintf(host, sizeof host, "localhost");
+	host[sizeof host - 1] = '\0';
+	snprintf(holder, sizeof holder, "%s@%s:%ld", db_operator(), host, (long)getpid());
+}
+
+const char *idem_holder(void)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+	pthread_once(&once, find_holder);
 	return holder;
 }
 

@@ -27,6 +27,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "projection.h"
+#include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -279,10 +280,16 @@ static int finish_tx(struct db *db, void *arg)
 		if ((rc = db_exec(db, "SAVEPOINT job")))
 			return rc;
 		c->now = control_now();
-		if (run_handler(db, j) != 0) {
+		if ((rc = run_handler(db, j)) != 0) {
 			err = xstrdup(err_msg()[0] ? err_msg() : _("failed"));
-			if ((rc = db_exec(db, "ROLLBACK TO job")))
+			/* an I/O error (or a full disk) rolled the whole transaction
+			 * back, or left it unable to write: the batch is lost, the
+			 * jobs stay claimed, and the error is the one that did it */
+			if (sqlite3_get_autocommit(db_sqlite(db)) ||
+			    db_exec(db, "ROLLBACK TO job") != 0) {
+				rc = err_set(rc, "%s", err);
 				goto fail;
+			}
 		}
 		if ((rc = mark(db, c, j, err, &dead, &lost)))
 			goto fail;
@@ -382,7 +389,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 	int64_t dv = -1;
 	int holding = 0, waiting_said = 0, rc = 0, ran;
 
-	while (!*stop && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
+	while (!stop_requested(stop) && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
 		double now = mono_now();
 
 		if (!holding) {
@@ -441,7 +448,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			break;
 		/* idle: wait for a commit by another connection, a due retry or the renewal */
 		last_run = mono_now();
-		while (!*stop && mono_now() - last_run < IDLE_RECHECK_S &&
+		while (!stop_requested(stop) && mono_now() - last_run < IDLE_RECHECK_S &&
 		       mono_now() < next_renew &&
 		       (for_seconds <= 0 || mono_now() - start < for_seconds)) {
 			sleep_ms(o->poll_ms);

@@ -31,6 +31,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
@@ -561,7 +562,7 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	int rc, found;
 
 	*sent = 0;
-	while (!(stop && *stop)) {
+	while (!stop_requested(stop)) {
 		if ((rc = next_row(db, provider, all, &r, &found)) != 0 || !found)
 			return rc;
 		if ((rc = deliver_one(db, ops, ctx, provider, lease, &r)) != 0)

@@ -6,7 +6,9 @@
 # `frontdesk check` is clean. Meanwhile the channel fails for a while (500s,
 # 429 with Retry-After, truncated answers, a stall): the desk stays usable
 # and the status says offline with the next try. FD_STRESS=1 kills 50
-# times (default 6). Every secret here is made up.
+# times (default 6); FD_CRASH_KILLS=N kills N/4 times (the long mode: with
+# tests/crash-desk.sh, which kills desk postings, rebuilds and the runner
+# 3N/4 times, N kills in all). Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=sk_test_made_up_crash_key
@@ -14,8 +16,9 @@ FAKE_PID= S=
 trap '[ -n "$S" ] && kill -9 "$S" 2>/dev/null; [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 KILLS=6; ORDERS=60
 if [ -n "${FD_STRESS:-}" ]; then KILLS=50; ORDERS=150; fi
+if [ -n "${FD_CRASH_KILLS:-}" ]; then KILLS=$((FD_CRASH_KILLS / 4)); ORDERS=150; fi
 
-fake_start 600
+fake_start $((600 + KILLS * 2))
 ok "the fake channel started on a random port" test -n "$PORT"
 fake_secrets
 fd init >/dev/null
@@ -39,7 +42,7 @@ run_serve() { "$FRONTDESK" serve --lease-seconds 2 --poll-seconds 1 --quiet 2>>"
 # a random pause of 50..650 ms
 pause() { sleep "0.$(printf '%03d' $(( $(od -An -N2 -tu2 /dev/urandom) % 600 + 50 )))"; }
 
-k=0
+k=0 start=$(date +%s)
 while [ $k -lt $KILLS ]; do
 	run_serve
 	pause
@@ -49,6 +52,7 @@ while [ $k -lt $KILLS ]; do
 	[ $((k % 2)) -eq 0 ] && ctl intents '{"from": "requires_payment_method", "status": "succeeded"}' >/dev/null
 done
 ok "killed $KILLS times with SIGKILL" test $k -eq $KILLS
+echo "# $k kills in $(( $(date +%s) - start ))s"
 # an entry of the request log older than request_log_days (90)
 LOG="${FRONTDESK_DB%.db}-requests.db"
 sqlite3 "$LOG" "INSERT INTO request_log (logged_at, provider, level, keyword, host, pid, method, url, status, latency_ms) VALUES (1000, 'stripe', 'info', 'old', 'h', 1, 'GET', 'https://x', 200, 1)"

@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -17,6 +18,7 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
+#include "idem.h"
 #include "migrate.h"
 #include "strbuf.h"
 #include "text.h"
@@ -325,6 +327,36 @@ START_TEST(test_customer_history)
 }
 END_TEST
 
+/* Two threads asking at once for who is working (the screen's runner and
+ * channel worker fire triggers that do) get the same answer, made once: a
+ * lazily filled static buffer written by both was a data race (run this
+ * under ThreadSanitizer: tests/tsan-run.sh). Both are asked for the first
+ * time here: every test runs in its own process. */
+static void *ask_names(void *arg)
+{
+	const char **out = arg;
+
+	out[0] = idem_holder();
+	out[1] = db_operator();
+	return NULL;
+}
+
+START_TEST(test_operator_asked_by_two_threads)
+{
+	const char *a[2], *b[2];
+	pthread_t t1, t2;
+
+	ck_assert_int_eq(pthread_create(&t1, NULL, ask_names, a), 0);
+	ck_assert_int_eq(pthread_create(&t2, NULL, ask_names, b), 0);
+	pthread_join(t1, NULL);
+	pthread_join(t2, NULL);
+	ck_assert_ptr_eq(a[0], b[0]);
+	ck_assert_ptr_eq(a[1], b[1]);
+	ck_assert_str_ne(a[1], "");
+	ck_assert_ptr_nonnull(strstr(a[0], a[1]));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("core");
@@ -336,6 +368,7 @@ int main(void)
 	tcase_add_test(pure, test_sanitize);
 	tcase_add_test(pure, test_clock);
 	tcase_add_test(pure, test_strbuf);
+	tcase_add_test(pure, test_operator_asked_by_two_threads);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
 	tcase_add_test(dbc, test_open_creates_and_migrates);
 	tcase_add_test(dbc, test_open_empty_file_only_when_creating);

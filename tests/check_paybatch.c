@@ -102,30 +102,7 @@ static int64_t add_customer(const char *name)
 /* An issued invoice of `cents` USD for customer, due in `terms` days. */
 static int64_t invoice_of(int64_t customer, int64_t cents, long terms)
 {
-	struct invoice_input in = {0};
-	struct idem_result res;
-	char sql[400];
-	int64_t job, id;
-
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO service_order (customer_id, title, currency, created_at, updated_at)"
-	         " VALUES (%lld, 'work', 'USD', 0, 0)",
-	         (long long)customer);
-	exec_ok(sql);
-	job = sqlite3_last_insert_rowid(db_sqlite(db));
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-	         " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
-	         " 1000, %lld, %lld, 0, 0)",
-	         (long long)job, (long long)cents, (long long)cents);
-	exec_ok(sql);
-	in.jobs = &job;
-	in.n_jobs = 1;
-	in.terms_days = terms;
-	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
-	id = res.id;
-	idem_result_free(&res);
-	return id;
+	return fx_invoice(db, customer, cents, terms);
 }
 
 static void item(struct payment_batch_item *it, int64_t customer, int64_t cents,

@@ -14,6 +14,8 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
+#include "idem.h"
+#include "invoice.h"
 
 void fx_env(void)
 {
@@ -64,4 +66,37 @@ int64_t fx_one(struct db *db, const char *sql)
 
 	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
 	return v;
+}
+
+static void fx_exec(struct db *db, const char *sql)
+{
+	ck_assert_msg(db_exec(db, sql) == 0, "%s: %s", sql, err_msg());
+}
+
+int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms)
+{
+	struct invoice_input in = {0};
+	struct idem_result res;
+	char sql[400];
+	int64_t job, id;
+
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO service_order (customer_id, title, currency, created_at, updated_at)"
+	         " VALUES (%lld, 'work', 'USD', 0, 0)",
+	         (long long)customer);
+	fx_exec(db, sql);
+	job = sqlite3_last_insert_rowid(db_sqlite(db));
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
+	         " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
+	         " 1000, %lld, %lld, 0, 0)",
+	         (long long)job, (long long)cents, (long long)cents);
+	fx_exec(db, sql);
+	in.jobs = &job;
+	in.n_jobs = 1;
+	in.terms_days = terms;
+	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
+	id = res.id;
+	idem_result_free(&res);
+	return id;
 }

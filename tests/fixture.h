@@ -35,4 +35,9 @@ void fx_close(struct fx *f);
  * test fails (naming sql and the reason) when it cannot run. */
 int64_t fx_one(struct db *db, const char *sql);
 
+/* fx_invoice - an issued invoice of cents USD for customer, due in terms
+ * days: a job with one SERVICE line item of that price, invoiced whole.
+ * Returns the invoice id; the test fails when it cannot be made. */
+int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms);
+
 #endif

@@ -2,8 +2,9 @@
  * runner.c - the background job runner (see runner.h).
  *
  * Invariant: the thread owns its connection from open to close; the only
- * data shared with the main thread are the stop flag (sig_atomic_t) and the
- * state word, which is guarded by a mutex.
+ * data shared with the main thread are the stop flag (sig_atomic_t, read
+ * and set atomically: stopflag.h) and the state word, which is guarded by
+ * a mutex.
  */
 #include <config.h>
 
@@ -18,6 +19,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "runner.h"
+#include "stopflag.h"
 #include "xalloc.h"
 
 enum { RS_OFF, RS_STARTING, RS_HERE, RS_STANDBY, RS_ERROR };
@@ -82,7 +84,7 @@ int runner_start(const char *path)
 		return 0;
 	free(db_file);
 	db_file = xstrdup(path);
-	stop_flag = 0;
+	stop_set(&stop_flag, 0);
 	set_state(RS_STARTING);
 	if (pthread_create(&thread, NULL, run, NULL) != 0) {
 		set_state(RS_OFF);
@@ -96,7 +98,7 @@ void runner_stop(void)
 {
 	if (!started)
 		return;
-	stop_flag = 1;
+	stop_set(&stop_flag, 1);
 	pthread_join(thread, NULL);
 	started = 0;
 	free(db_file);
