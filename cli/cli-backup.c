@@ -68,7 +68,8 @@ static int cmd_restore(struct cli *c, int argc, char **argv)
 	if (npos != 1 || !*pos[0])
 		return cli_usage("restore", _("give the backup file to restore"));
 	if (c->readonly)
-		return cli_usage("restore", _("a restore writes the database: leave out --read-only"));
+		return cli_usage("restore",
+		                 _("a restore writes the database: leave out --read-only"));
 	live = c->db_path ? xstrdup(c->db_path) : db_default_path();
 	rc = backup_restore(live, pos[0], &replaced);
 	if (rc) {

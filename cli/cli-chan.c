@@ -192,9 +192,10 @@ static int cmd_ingest(struct cli *c, int argc, char **argv)
 		/* the channel waits for this answer: stdout carries it alone, for
 		 * the web hook in front to relay; what was stored goes to stderr */
 		fputs(ops->answer, stdout);
-		fprintf(stderr, r.fresh ? _("Event %s stored as inbound event %lld.\n")
-		                        : _("Event %s was stored before (inbound event %lld); nothing "
-		                            "changed.\n"),
+		fprintf(stderr,
+		        r.fresh ? _("Event %s stored as inbound event %lld.\n")
+		                : _("Event %s was stored before (inbound event %lld); nothing "
+		                    "changed.\n"),
 		        r.external_id, (long long)r.id);
 	} else if (r.fresh) {
 		printf(_("Event %s stored as inbound event %lld.\n"), r.external_id,
@@ -429,9 +430,9 @@ static int parse_rollout(const char *s, int *out)
 
 	v = strtol(s, &end, 10);
 	if (!*s || *end || v < 0 || v > 100)
-		return err_set(FD_EINVAL,
-		               _("--rollout is a percentage: a whole number from 0 to 100, not '%s'"),
-		               s);
+		return err_set(
+		    FD_EINVAL,
+		    _("--rollout is a percentage: a whole number from 0 to 100, not '%s'"), s);
 	*out = (int)v;
 	return 0;
 }
@@ -599,8 +600,6 @@ out:
 	session_close(c, &s);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
-
-
 
 /* The outbox statuses outbox_count_by_status counts, in its order. */
 static const char *const outbox_names[4] = {"pending", "sending", "failed", "dead"};
@@ -811,8 +810,7 @@ static int cmd_deliver(struct cli *c, int argc, char **argv)
 		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all,
-	                    &sent);
+	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all, &sent);
 	if (rc)
 		goto out;
 	if (c->json) {

@@ -25,13 +25,15 @@ static cJSON *to_json(const struct customer *cu)
 	return o;
 }
 
-#define FIELD_OPTS(in)                                                                   \
-	{ "name", &(in).name, NULL, N_("the customer's name") },                         \
-	{ "phone", &(in).phone, NULL, N_("phone number") },                              \
-	{ "email", &(in).email, NULL, N_("e-mail address") },                            \
-	{ "address", &(in).address, NULL, N_("address (where visits happen by default)") }, \
-	{ "note", &(in).note, NULL, N_("a note for staff") },                            \
-	{ NULL, NULL, NULL, NULL }
+#define FIELD_OPTS(in)                                                                             \
+	{"name", &(in).name, NULL, N_("the customer's name")},                                     \
+	    {"phone", &(in).phone, NULL, N_("phone number")},                                      \
+	    {"email", &(in).email, NULL, N_("e-mail address")},                                    \
+	    {"address", &(in).address, NULL, N_("address (where visits happen by default)")},      \
+	    {"note", &(in).note, NULL, N_("a note for staff")},                                    \
+	{                                                                                          \
+		NULL, NULL, NULL, NULL                                                             \
+	}
 
 static int show_one(struct cli *c, int64_t id)
 {
@@ -56,14 +58,15 @@ static int show_one(struct cli *c, int64_t id)
 
 static int cmd_add(struct cli *c, int argc, char **argv)
 {
-	struct customer_input in = { 0 };
-	struct cli_opt opts[] = { FIELD_OPTS(in) };
+	struct customer_input in = {0};
+	struct cli_opt opts[] = {FIELD_OPTS(in)};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "customer add", "--name NAME [--phone P] [--email E] [--address A] [--note N]",
-		       opts, argc, argv, pos, 0, &npos);
+	rc = cli_parse(c, "customer add",
+	               "--name NAME [--phone P] [--email E] [--address A] [--note N]", opts, argc,
+	               argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (!in.name)
@@ -101,8 +104,8 @@ static int cmd_list(struct cli *c, int argc, char **argv)
 {
 	const char *search = NULL;
 	struct cli_opt opts[] = {
-		{ "search", &search, NULL, N_("only names or phone numbers containing this text") },
-		{ NULL, NULL, NULL, NULL },
+	    {"search", &search, NULL, N_("only names or phone numbers containing this text")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
@@ -135,14 +138,15 @@ static int cmd_show(struct cli *c, int argc, char **argv)
 
 static int cmd_edit(struct cli *c, int argc, char **argv)
 {
-	struct customer_input in = { 0 };
-	struct cli_opt opts[] = { FIELD_OPTS(in) };
+	struct customer_input in = {0};
+	struct cli_opt opts[] = {FIELD_OPTS(in)};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
-	rc = cli_parse(c, "customer edit", "ID [--name N] [--phone P] [--email E] [--address A] [--note N]",
-		       opts, argc, argv, pos, 1, &npos);
+	rc = cli_parse(c, "customer edit",
+	               "ID [--name N] [--phone P] [--email E] [--address A] [--note N]", opts, argc,
+	               argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if ((rc = cli_parse_id("customer edit", _("the customer id"), npos ? pos[0] : NULL, &id)))
@@ -185,12 +189,12 @@ static int cmd_delete(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd cmds[] = {
-	{ "add", cmd_add, "--name NAME [...]", N_("add a customer") },
-	{ "list", cmd_list, "[--search TEXT]", N_("list customers by name") },
-	{ "show", cmd_show, "ID", N_("show one customer") },
-	{ "edit", cmd_edit, "ID [--name N ...]", N_("change fields (\"\" clears one)") },
-	{ "delete", cmd_delete, "ID", N_("delete a customer who has no jobs") },
-	{ NULL, NULL, NULL, NULL },
+    {"add", cmd_add, "--name NAME [...]", N_("add a customer")},
+    {"list", cmd_list, "[--search TEXT]", N_("list customers by name")},
+    {"show", cmd_show, "ID", N_("show one customer")},
+    {"edit", cmd_edit, "ID [--name N ...]", N_("change fields (\"\" clears one)")},
+    {"delete", cmd_delete, "ID", N_("delete a customer who has no jobs")},
+    {NULL, NULL, NULL, NULL},
 };
 
 int cli_customer(struct cli *c, int argc, char **argv)

@@ -17,7 +17,6 @@
 #include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
-#include "settings.h"
 #include "csv.h"
 #include "customer.h"
 #include "db.h"
@@ -29,8 +28,8 @@
 #include "payment.h"
 #include "refund-route.h"
 #include "report.h"
+#include "settings.h"
 #include "xalloc.h"
-
 
 /* ---------------------------------------------------------------- invoices */
 
@@ -320,9 +319,9 @@ static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
 	int64_t v;
 
 	MCLI_PARSE(cli_parse(c, "invoice issue",
-	                          "[--jobs J,J] [--items I,I=QTY] [--customer C] [--terms DAYS | "
-	                          "--due DATE] [--allow-overpay] [--note N] [--idempotency-key K]",
-	                          opts, argc, argv, pos, 0, &npos));
+	                     "[--jobs J,J] [--items I,I=QTY] [--customer C] [--terms DAYS | "
+	                     "--due DATE] [--allow-overpay] [--note N] [--idempotency-key K]",
+	                     opts, argc, argv, pos, 0, &npos));
 	in.terms_days = -1;
 	if (!jobs && !items)
 		return cli_usage("invoice issue", _("give --jobs or --items"));
@@ -418,7 +417,7 @@ static int cmd_invoice_list(struct cli *c, int argc, char **argv)
 	cJSON *o = NULL;
 
 	MCLI_PARSE(cli_parse(c, "invoice list", "[--customer C] [--status S] [--kind K]", opts,
-	                          argc, argv, pos, 0, &npos));
+	                     argc, argv, pos, 0, &npos));
 	if (cust && (rc = cli_parse_id("invoice list", "--customer", cust, &f.customer_id)))
 		return rc;
 	if (status && !invoice_status_valid(status))
@@ -506,8 +505,8 @@ static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
 	int64_t id, v;
 
 	MCLI_PARSE(cli_parse(c, "invoice credit",
-	                          "NUMBER|ID --amount A --reason R [--idempotency-key K]", opts,
-	                          argc, argv, pos, 1, &npos));
+	                     "NUMBER|ID --amount A --reason R [--idempotency-key K]", opts, argc,
+	                     argv, pos, 1, &npos));
 	if (!amount || !reason)
 		return cli_usage("invoice credit", _("--amount and --reason are required"));
 	if ((rc = one_invoice(c, "invoice credit", npos, pos, &id)) != 0)
@@ -546,4 +545,3 @@ const struct cli_cmd mcli_invoice_cmds[] = {
      N_("issue a credit note that takes an amount off an invoice")},
     {NULL, NULL, NULL, NULL},
 };
-

@@ -27,7 +27,6 @@
 #include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
-#include "settings.h"
 #include "csv.h"
 #include "customer.h"
 #include "db.h"
@@ -39,8 +38,8 @@
 #include "payment.h"
 #include "refund-route.h"
 #include "report.h"
+#include "settings.h"
 #include "xalloc.h"
-
 
 /* ---------------------------------------------------------------- shared */
 
@@ -86,7 +85,6 @@ void mcli_replay(const struct idem_result *res, const char *key)
 		          "before; showing its first result (nothing was written)\n"),
 		        key);
 }
-
 
 /* ---------------------------------------------------------------- dispatch */
 

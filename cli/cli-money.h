@@ -22,7 +22,7 @@ struct allocation;
 #define MAX_ARGS 64 /* positional allocations per command */
 
 /* Standard prologue of a subcommand: parse, then open the database. */
-#define MCLI_PARSE(call)                                                                      \
+#define MCLI_PARSE(call)                                                                           \
 	do {                                                                                       \
 		int prc_ = (call);                                                                 \
 		if (prc_)                                                                          \

@@ -29,7 +29,6 @@
 
 #define MAX_AGENDA_DAYS 366
 
-
 /* _(msgid), looked up once and kept in *slot (format_arg: a format passed
  * through it is still checked against its arguments). */
 static const char *tr_once(const char **slot, const char *msgid) __attribute__((format_arg(2)));
@@ -555,10 +554,10 @@ static int cmd_show(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd projection_cmds[] = {
-	{ "rebuild", cmd_rebuild, "--all | ID...", N_("recompute calendar rows from the records") },
-	{ "check", cmd_check, "", N_("list rows that differ from a fresh recomputation") },
-	{ "show", cmd_show, "ID", N_("show a visit's stored row beside a fresh recomputation") },
-	{ NULL, NULL, NULL, NULL },
+    {"rebuild", cmd_rebuild, "--all | ID...", N_("recompute calendar rows from the records")},
+    {"check", cmd_check, "", N_("list rows that differ from a fresh recomputation")},
+    {"show", cmd_show, "ID", N_("show a visit's stored row beside a fresh recomputation")},
+    {NULL, NULL, NULL, NULL},
 };
 
 /* ---------------------------------------------------------------- jobs */
@@ -790,13 +789,11 @@ static int cmd_jobs_run(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd jobs_cmds[] = {
-	{ "list", cmd_jobs_list, "[--status S] [--kind K]",
-	  N_("list background jobs, newest first") },
-	{ "show", cmd_jobs_show, "ID", N_("show one job and its last error") },
-	{ "retry", cmd_jobs_retry, "ID", N_("run a dead or failed job again") },
-	{ "run", cmd_jobs_run, "[--once] [--for S]",
-	  N_("be the job runner (holds the runner lease)") },
-	{ NULL, NULL, NULL, NULL },
+    {"list", cmd_jobs_list, "[--status S] [--kind K]", N_("list background jobs, newest first")},
+    {"show", cmd_jobs_show, "ID", N_("show one job and its last error")},
+    {"retry", cmd_jobs_retry, "ID", N_("run a dead or failed job again")},
+    {"run", cmd_jobs_run, "[--once] [--for S]", N_("be the job runner (holds the runner lease)")},
+    {NULL, NULL, NULL, NULL},
 };
 
 /* ---------------------------------------------------------------- leases */
@@ -899,9 +896,9 @@ static int cmd_lease_break(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd lease_cmds[] = {
-	{ "list", cmd_lease_list, "", N_("show every lease and lock, who holds it, until when") },
-	{ "break", cmd_lease_break, "NAME", N_("free a lease or lock whose holder is stuck") },
-	{ NULL, NULL, NULL, NULL },
+    {"list", cmd_lease_list, "", N_("show every lease and lock, who holds it, until when")},
+    {"break", cmd_lease_break, "NAME", N_("free a lease or lock whose holder is stuck")},
+    {NULL, NULL, NULL, NULL},
 };
 
 /* ---------------------------------------------------------------- groups */

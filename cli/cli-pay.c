@@ -18,7 +18,6 @@
 #include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
-#include "settings.h"
 #include "csv.h"
 #include "customer.h"
 #include "db.h"
@@ -30,8 +29,8 @@
 #include "payment.h"
 #include "refund-route.h"
 #include "report.h"
+#include "settings.h"
 #include "xalloc.h"
-
 
 /* ---------------------------------------------------------------- payments */
 
@@ -193,7 +192,8 @@ static int show_proposal(struct cli *c, const struct alloc_input *prop, size_t n
 	if (!rc && !arr) {
 		if (n == 0)
 			printf(_("  (no open invoice in %s)\n"), code);
-		printf(_("Left as the customer's credit: %s %s\n"), mcli_money(left, code, m), code);
+		printf(_("Left as the customer's credit: %s %s\n"), mcli_money(left, code, m),
+		       code);
 	}
 	return rc;
 }
@@ -276,11 +276,10 @@ static int cmd_pay_record(struct cli *c, int argc, char **argv)
 	const struct currency *cur;
 	char *pos[MAX_ARGS];
 
-	MCLI_PARSE(
-	    cli_parse(c, "pay record",
-	              "--customer C --amount A --method M [--reference R] [INVOICE=AMOUNT"
-	              " ...] [--auto [--yes]] [--idempotency-key K]",
-	              opts, argc, argv, pos, MAX_ARGS, &npos));
+	MCLI_PARSE(cli_parse(c, "pay record",
+	                     "--customer C --amount A --method M [--reference R] [INVOICE=AMOUNT"
+	                     " ...] [--auto [--yes]] [--idempotency-key K]",
+	                     opts, argc, argv, pos, MAX_ARGS, &npos));
 	if (!cust || !amount || !method)
 		return cli_usage("pay record", _("--customer, --amount and --method are required"));
 	if (autoalloc && npos)
@@ -371,9 +370,9 @@ static int cmd_pay_allocate(struct cli *c, int argc, char **argv)
 	int64_t id;
 
 	MCLI_PARSE(cli_parse(c, "pay allocate",
-	                          "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] "
-	                          "[--idempotency-key K]",
-	                          opts, argc, argv, pos, MAX_ARGS + 1, &npos));
+	                     "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] "
+	                     "[--idempotency-key K]",
+	                     opts, argc, argv, pos, MAX_ARGS + 1, &npos));
 	if ((rc = cli_parse_id("pay allocate", _("the payment id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if (autoalloc && npos > 1)
@@ -446,8 +445,8 @@ static int cmd_pay_reverse(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	int64_t id;
 
-	MCLI_PARSE(cli_parse(c, "pay reverse", "ALLOCATION --reason R [--idempotency-key K]",
-	                          opts, argc, argv, pos, 1, &npos));
+	MCLI_PARSE(cli_parse(c, "pay reverse", "ALLOCATION --reason R [--idempotency-key K]", opts,
+	                     argc, argv, pos, 1, &npos));
 	if ((rc = cli_parse_id("pay reverse", _("the allocation id"), npos ? pos[0] : NULL, &id)))
 		return rc;
 	if (!reason)
@@ -516,8 +515,7 @@ static int cmd_pay_list(struct cli *c, int argc, char **argv)
 	int64_t cid = 0;
 	cJSON *o = NULL;
 
-	MCLI_PARSE(
-	    cli_parse(c, "pay list", "[--customer C]", opts, argc, argv, pos, 0, &npos));
+	MCLI_PARSE(cli_parse(c, "pay list", "[--customer C]", opts, argc, argv, pos, 0, &npos));
 	if (cust && (rc = cli_parse_id("pay list", "--customer", cust, &cid)) != 0)
 		return rc;
 	if (!cli_db(c))
@@ -792,8 +790,8 @@ static int cmd_pay_import(struct cli *c, int argc, char **argv)
 	int npos, rc;
 	FILE *f;
 
-	MCLI_PARSE(cli_parse(c, "pay import", "FILE.csv|- [--idempotency-key K]", opts, argc,
-	                          argv, pos, 1, &npos));
+	MCLI_PARSE(cli_parse(c, "pay import", "FILE.csv|- [--idempotency-key K]", opts, argc, argv,
+	                     pos, 1, &npos));
 	if (npos != 1)
 		return cli_usage("pay import", _("give the CSV file to import (- for stdin)"));
 	if (!cli_db(c))
@@ -879,9 +877,9 @@ int mcli_refund(struct cli *c, int argc, char **argv)
 
 	/* argv[-1] is the word "refund" itself: parse from it like a subcommand */
 	MCLI_PARSE(cli_parse(c, "refund",
-	                          "PAYMENT --amount A --reason R [--method M] [--reference R] "
-	                          "[--idempotency-key K]",
-	                          opts, argc + 1, argv - 1, pos, 1, &npos));
+	                     "PAYMENT --amount A --reason R [--method M] [--reference R] "
+	                     "[--idempotency-key K]",
+	                     opts, argc + 1, argv - 1, pos, 1, &npos));
 	if ((rc =
 	         cli_parse_id("refund", _("the payment id"), npos ? pos[0] : NULL, &in.payment_id)))
 		return rc;
@@ -911,8 +909,10 @@ int mcli_refund(struct cli *c, int argc, char **argv)
 			cli_json_int(o, "outbox_id", out.id);
 			cli_print_json(o);
 		} else if ((rc = payment_get(c->db, in.payment_id, &p)) == 0) {
-			printf(_("Refund of %1$s %2$s asked of the payment channel for card order %3$s "
-			         "(payment %4$lld); the channel worker sends it, and the refund is posted "
+			printf(_("Refund of %1$s %2$s asked of the payment channel for card order "
+			         "%3$s "
+			         "(payment %4$lld); the channel worker sends it, and the refund is "
+			         "posted "
 			         "when the channel says it succeeded.\n"),
 			       mcli_money(in.amount, p.currency, m), p.currency, out.order_no,
 			       (long long)p.id);
@@ -943,4 +943,3 @@ int mcli_refund(struct cli *c, int argc, char **argv)
 	idem_result_free(&res);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
-

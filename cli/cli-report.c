@@ -17,7 +17,6 @@
 #include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
-#include "settings.h"
 #include "csv.h"
 #include "customer.h"
 #include "db.h"
@@ -29,8 +28,8 @@
 #include "payment.h"
 #include "refund-route.h"
 #include "report.h"
+#include "settings.h"
 #include "xalloc.h"
-
 
 /* ---------------------------------------------------------------- check */
 
@@ -284,8 +283,7 @@ static int takings_cb(const struct takings_row *r, void *arg)
 	} else {
 		printf("%s  %-13s %-3s %5lld %12s %12s %12s\n", r->day, r->method, r->currency,
 		       (long long)r->count, mcli_money(r->received, r->currency, a),
-		       mcli_money(r->refunded, r->currency, b),
-		       mcli_money(r->net, r->currency, n));
+		       mcli_money(r->refunded, r->currency, b), mcli_money(r->net, r->currency, n));
 	}
 	return 0;
 }
@@ -305,8 +303,8 @@ static int cmd_report_takings(struct cli *c, int argc, char **argv)
 	cJSON *j = NULL;
 	char *pos[1], d1[32], d2[32];
 
-	MCLI_PARSE(cli_parse(c, "report takings", "[--from DATE] [--to DATE] [--csv]", opts,
-	                          argc, argv, pos, 0, &npos));
+	MCLI_PARSE(cli_parse(c, "report takings", "[--from DATE] [--to DATE] [--csv]", opts, argc,
+	                     argv, pos, 0, &npos));
 	if (csv && c->json)
 		return cli_usage("report takings", _("give --json or --csv, not both"));
 	to = clock_now();
@@ -390,7 +388,6 @@ static int statement_cb(const struct statement_line *l, void *arg)
 	return 0;
 }
 
-
 static int cmd_report_statement(struct cli *c, int argc, char **argv)
 {
 	const char *cust = NULL, *currency = NULL;
@@ -408,8 +405,8 @@ static int cmd_report_statement(struct cli *c, int argc, char **argv)
 	cJSON *j = NULL, *arr = NULL;
 	int64_t id;
 
-	MCLI_PARSE(cli_parse(c, "report statement", "--customer C [--currency CUR] [--csv]",
-	                          opts, argc, argv, pos, 0, &npos));
+	MCLI_PARSE(cli_parse(c, "report statement", "--customer C [--currency CUR] [--csv]", opts,
+	                     argc, argv, pos, 0, &npos));
 	if (csv && c->json)
 		return cli_usage("report statement", _("give --json or --csv, not both"));
 	if ((rc = cli_parse_id("report statement", "--customer", cust, &id)) != 0)
@@ -544,4 +541,3 @@ const struct cli_cmd mcli_export_cmds[] = {
      N_("the money history as a ledger/hledger journal")},
     {NULL, NULL, NULL, NULL},
 };
-

@@ -44,12 +44,12 @@ static void print_cmds(const char *group, const struct cli_cmd *cmds, FILE *out)
 	fprintf(out, _("Usage: frontdesk %s COMMAND [OPTIONS]\n\nCommands:\n"), group);
 	for (i = 0; cmds[i].name; i++)
 		fprintf(out, "  %-8s %-28s %s\n", cmds[i].name,
-			cmds[i].synopsis ? cmds[i].synopsis : "", _(cmds[i].help));
+		        cmds[i].synopsis ? cmds[i].synopsis : "", _(cmds[i].help));
 	fprintf(out, _("\nEach command takes --help and --json.\n"));
 }
 
 int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
-		 char **argv)
+                 char **argv)
 {
 	int i;
 
@@ -95,7 +95,7 @@ static void print_usage(const char *cmd, const char *synopsis, const struct cli_
 }
 
 int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-	      int argc, char **argv, char **pos, int max_pos, int *npos)
+              int argc, char **argv, char **pos, int max_pos, int *npos)
 {
 	int i, only_pos = 0;
 

@@ -41,7 +41,7 @@ enum { CLI_OK = 0, CLI_REFUSED = 1, CLI_USAGE = 2 };
 /* cli_dispatch - run the subcommand argv[0] of group from cmds (NULL name
  * ends the table); "help"/--help or nothing prints the list. */
 int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
-		 char **argv);
+                 char **argv);
 
 /* cli_parse - parse argv (argv[0] is the subcommand name) against opts.
  * Positional arguments are moved to pos[] (at most max_pos; *npos gets
@@ -49,7 +49,7 @@ int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, i
  * usage built from synopsis and opts and returns -1 (caller exits 0).
  * Returns 0, -1 (help shown) or CLI_USAGE (message already printed). */
 int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-	      int argc, char **argv, char **pos, int max_pos, int *npos);
+              int argc, char **argv, char **pos, int max_pos, int *npos);
 
 /* cli_db - the open database (opened on first use, created only by init). */
 struct db *cli_db(struct cli *c);

@@ -94,23 +94,23 @@ static int appt_show_one(struct cli *c, int64_t id);
 /* `job|appt status ID STATUS [--reason R]`, or with status given, `job|appt
  * cancel ID [--reason R]`. */
 static int status_cmd(struct cli *c, const char *cmd, int job, const char *status, int argc,
-		      char **argv)
+                      char **argv)
 {
 	const char *reason = NULL;
 	struct cli_opt opts[] = {
-		{ "reason", &reason, NULL, N_("why (kept in the status history)") },
-		{ NULL, NULL, NULL, NULL },
+	    {"reason", &reason, NULL, N_("why (kept in the status history)")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[2];
 	int npos, rc;
 	int64_t id;
 
 	rc = cli_parse(c, cmd, status ? "ID [--reason R]" : "ID STATUS [--reason R]", opts, argc,
-		       argv, pos, status ? 1 : 2, &npos);
+	               argv, pos, status ? 1 : 2, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id(cmd, job ? _("the job id") : _("the visit id"),
-			       npos ? pos[0] : NULL, &id)))
+	if ((rc = cli_parse_id(cmd, job ? _("the job id") : _("the visit id"), npos ? pos[0] : NULL,
+	                       &id)))
 		return rc;
 	if (!status && npos < 2)
 		return cli_usage(cmd, _("the new status is missing"));
@@ -119,7 +119,7 @@ static int status_cmd(struct cli *c, const char *cmd, int job, const char *statu
 	if (!cli_db(c))
 		return CLI_REFUSED;
 	rc = job ? job_set_status(c->db, id, status, reason)
-		 : appt_set_status(c->db, id, status, reason);
+	         : appt_set_status(c->db, id, status, reason);
 	if (rc)
 		return cli_refused(rc);
 	if (c->json)
@@ -290,15 +290,17 @@ static int item_of_job_row(const struct line_item *li, void *arg)
 
 /* ---------------------------------------------------------------- job */
 
-#define JOB_OPTS(in, currency)                                                           \
-	{ "title", &(in).title, NULL, N_("what is to be done") },                        \
-	{ "currency", &(currency), NULL, N_("ISO 4217 code, e.g. USD (default: config)") }, \
-	{ "note", &(in).note, NULL, N_("a note for staff") }
+#define JOB_OPTS(in, currency)                                                                     \
+	{"title", &(in).title, NULL, N_("what is to be done")},                                    \
+	    {"currency", &(currency), NULL, N_("ISO 4217 code, e.g. USD (default: config)")},      \
+	{                                                                                          \
+		"note", &(in).note, NULL, N_("a note for staff")                                   \
+	}
 
 static int job_show_one(struct cli *c, int64_t id)
 {
-	struct rows visits = { c, NULL, 0, 0 }, items = { c, NULL, 0, 0 };
-	struct strbuf sb = { 0 };
+	struct rows visits = {c, NULL, 0, 0}, items = {c, NULL, 0, 0};
+	struct strbuf sb = {0};
 	char total[MONEY_BUFSZ];
 	cJSON *o = NULL;
 	struct job j;
@@ -346,19 +348,19 @@ static int job_show_one(struct cli *c, int64_t id)
 
 static int job_add_cmd(struct cli *c, int argc, char **argv)
 {
-	struct job_input in = { 0 };
+	struct job_input in = {0};
 	const char *customer = NULL;
 	struct cli_opt opts[] = {
-		{ "customer", &customer, NULL, N_("the customer's id") },
-		JOB_OPTS(in, in.currency),
-		{ NULL, NULL, NULL, NULL },
+	    {"customer", &customer, NULL, N_("the customer's id")},
+	    JOB_OPTS(in, in.currency),
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
 	rc = cli_parse(c, "job add", "--customer ID --title T [--currency C] [--note N]", opts,
-		       argc, argv, pos, 0, &npos);
+	               argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (!customer)
@@ -398,8 +400,8 @@ static int job_list_cmd(struct cli *c, int argc, char **argv)
 {
 	const char *customer = NULL;
 	struct cli_opt opts[] = {
-		{ "customer", &customer, NULL, N_("only the jobs of this customer") },
-		{ NULL, NULL, NULL, NULL },
+	    {"customer", &customer, NULL, N_("only the jobs of this customer")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
@@ -434,17 +436,17 @@ static int job_show_cmd(struct cli *c, int argc, char **argv)
 
 static int job_edit_cmd(struct cli *c, int argc, char **argv)
 {
-	struct job_input in = { 0 };
+	struct job_input in = {0};
 	struct cli_opt opts[] = {
-		JOB_OPTS(in, in.currency),
-		{ NULL, NULL, NULL, NULL },
+	    JOB_OPTS(in, in.currency),
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
 	rc = cli_parse(c, "job edit", "ID [--title T] [--currency C] [--note N]", opts, argc, argv,
-		       pos, 1, &npos);
+	               pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if ((rc = cli_parse_id("job edit", _("the job id"), npos ? pos[0] : NULL, &id)))
@@ -471,14 +473,14 @@ static int job_cancel_cmd(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd job_cmds[] = {
-	{ "add", job_add_cmd, "--customer ID --title T [...]", N_("add a job for a customer") },
-	{ "list", job_list_cmd, "[--customer ID]", N_("list jobs, newest first") },
-	{ "show", job_show_cmd, "ID", N_("show a job with its visits and line items") },
-	{ "edit", job_edit_cmd, "ID [--title T ...]", N_("change title, note or currency") },
-	{ "status", job_status_cmd, "ID STATUS [--reason R]",
-	  N_("open, in_progress, done or cancelled") },
-	{ "cancel", job_cancel_cmd, "ID [--reason R]", N_("cancel a job") },
-	{ NULL, NULL, NULL, NULL },
+    {"add", job_add_cmd, "--customer ID --title T [...]", N_("add a job for a customer")},
+    {"list", job_list_cmd, "[--customer ID]", N_("list jobs, newest first")},
+    {"show", job_show_cmd, "ID", N_("show a job with its visits and line items")},
+    {"edit", job_edit_cmd, "ID [--title T ...]", N_("change title, note or currency")},
+    {"status", job_status_cmd, "ID STATUS [--reason R]",
+     N_("open, in_progress, done or cancelled")},
+    {"cancel", job_cancel_cmd, "ID [--reason R]", N_("cancel a job")},
+    {NULL, NULL, NULL, NULL},
 };
 
 int cli_job(struct cli *c, int argc, char **argv)
@@ -493,12 +495,14 @@ struct appt_args {
 	struct appt_input in;
 };
 
-#define APPT_OPTS(a)                                                                     \
-	{ "start", &(a).start, NULL, N_("start, shop time: \"YYYY-MM-DD HH:MM\"") },     \
-	{ "end", &(a).end, NULL, N_("end, shop time: \"YYYY-MM-DD HH:MM\"") },           \
-	{ "location", &(a).in.location, NULL, N_("where the visit happens") },           \
-	{ "note", &(a).in.note, NULL, N_("a note for staff") },                          \
-	{ NULL, NULL, NULL, NULL }
+#define APPT_OPTS(a)                                                                               \
+	{"start", &(a).start, NULL, N_("start, shop time: \"YYYY-MM-DD HH:MM\"")},                 \
+	    {"end", &(a).end, NULL, N_("end, shop time: \"YYYY-MM-DD HH:MM\"")},                   \
+	    {"location", &(a).in.location, NULL, N_("where the visit happens")},                   \
+	    {"note", &(a).in.note, NULL, N_("a note for staff")},                                  \
+	{                                                                                          \
+		NULL, NULL, NULL, NULL                                                             \
+	}
 
 /* The typed times into a->in (left 0 when not given). */
 static int appt_times(struct appt_args *a)
@@ -514,7 +518,7 @@ static int appt_times(struct appt_args *a)
 
 static int appt_show_one(struct cli *c, int64_t id)
 {
-	struct rows links = { c, NULL, 0, 0 };
+	struct rows links = {c, NULL, 0, 0};
 	char span[64];
 	cJSON *o = NULL;
 	struct appt a;
@@ -548,14 +552,14 @@ static int appt_show_one(struct cli *c, int64_t id)
 
 static int appt_add_cmd(struct cli *c, int argc, char **argv)
 {
-	struct appt_args a = { 0 };
-	struct cli_opt opts[] = { APPT_OPTS(a) };
+	struct appt_args a = {0};
+	struct cli_opt opts[] = {APPT_OPTS(a)};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
 	rc = cli_parse(c, "visit add", "--start TIME --end TIME [--location L] [--note N]", opts,
-		       argc, argv, pos, 0, &npos);
+	               argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (!a.start || !a.end)
@@ -588,16 +592,17 @@ static int appt_list_cmd(struct cli *c, int argc, char **argv)
 {
 	const char *from_text = NULL, *days_text = NULL;
 	struct cli_opt opts[] = {
-		{ "from", &from_text, NULL, N_("first day, YYYY-MM-DD (default: today)") },
-		{ "days", &days_text, NULL, N_("how many days (1 to 366, default 1)") },
-		{ NULL, NULL, NULL, NULL },
+	    {"from", &from_text, NULL, N_("first day, YYYY-MM-DD (default: today)")},
+	    {"days", &days_text, NULL, N_("how many days (1 to 366, default 1)")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1], *end;
 	int npos, rc;
 	long days = 1;
 	int64_t from;
 
-	rc = cli_parse(c, "visit list", "[--from DATE] [--days N]", opts, argc, argv, pos, 0, &npos);
+	rc =
+	    cli_parse(c, "visit list", "[--from DATE] [--days N]", opts, argc, argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (days_text) {
@@ -612,8 +617,8 @@ static int appt_list_cmd(struct cli *c, int argc, char **argv)
 	if (!cli_db(c))
 		return CLI_REFUSED;
 	cli_list_begin(c, "appointments");
-	return cli_list_end(c, appt_list_range(c->db, from, clock_add_days(from, (int)days),
-					   appt_list_row, c));
+	return cli_list_end(
+	    c, appt_list_range(c->db, from, clock_add_days(from, (int)days), appt_list_row, c));
 }
 
 static int appt_show_cmd(struct cli *c, int argc, char **argv)
@@ -634,14 +639,14 @@ static int appt_show_cmd(struct cli *c, int argc, char **argv)
 
 static int appt_edit_cmd(struct cli *c, int argc, char **argv)
 {
-	struct appt_args a = { 0 };
-	struct cli_opt opts[] = { APPT_OPTS(a) };
+	struct appt_args a = {0};
+	struct cli_opt opts[] = {APPT_OPTS(a)};
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
 
 	rc = cli_parse(c, "visit edit", "ID [--start T] [--end T] [--location L] [--note N]", opts,
-		       argc, argv, pos, 1, &npos);
+	               argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if ((rc = cli_parse_id("visit edit", _("the visit id"), npos ? pos[0] : NULL, &id)))
@@ -670,15 +675,15 @@ static int appt_cancel_cmd(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd appt_cmds[] = {
-	{ "add", appt_add_cmd, "--start T --end T [...]", N_("add a visit (when and where)") },
-	{ "list", appt_list_cmd, "[--from DATE] [--days N]",
-	  N_("list the visits overlapping some days") },
-	{ "show", appt_show_cmd, "ID", N_("show a visit and the jobs it works on") },
-	{ "edit", appt_edit_cmd, "ID [--start T ...]", N_("change times, location or note") },
-	{ "status", appt_status_cmd, "ID STATUS [--reason R]",
-	  N_("scheduled, confirmed, in_progress, done, cancelled or no_show") },
-	{ "cancel", appt_cancel_cmd, "ID [--reason R]", N_("cancel a visit") },
-	{ NULL, NULL, NULL, NULL },
+    {"add", appt_add_cmd, "--start T --end T [...]", N_("add a visit (when and where)")},
+    {"list", appt_list_cmd, "[--from DATE] [--days N]",
+     N_("list the visits overlapping some days")},
+    {"show", appt_show_cmd, "ID", N_("show a visit and the jobs it works on")},
+    {"edit", appt_edit_cmd, "ID [--start T ...]", N_("change times, location or note")},
+    {"status", appt_status_cmd, "ID STATUS [--reason R]",
+     N_("scheduled, confirmed, in_progress, done, cancelled or no_show")},
+    {"cancel", appt_cancel_cmd, "ID [--reason R]", N_("cancel a visit")},
+    {NULL, NULL, NULL, NULL},
 };
 
 int cli_appt(struct cli *c, int argc, char **argv)
@@ -696,13 +701,13 @@ struct link_args {
 /* Parse the options of a link command; need_minutes says --minutes is
  * required (edit), allowed (add: default 0) or refused (remove: -1). */
 static int link_parse(struct cli *c, const char *cmd, const char *synopsis, int need_minutes,
-		      struct link_args *l, int argc, char **argv)
+                      struct link_args *l, int argc, char **argv)
 {
 	struct cli_opt opts[] = {
-		{ "appt", &l->appt, NULL, N_("the visit's id") },
-		{ "job", &l->job, NULL, N_("the job's id") },
-		{ "minutes", &l->minutes, NULL, N_("estimated minutes for the job") },
-		{ NULL, NULL, NULL, NULL },
+	    {"appt", &l->appt, NULL, N_("the visit's id")},
+	    {"job", &l->job, NULL, N_("the job's id")},
+	    {"minutes", &l->minutes, NULL, N_("estimated minutes for the job")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
@@ -733,7 +738,7 @@ static int link_done(struct cli *c, int64_t appt_id, const char *msg)
 
 static int link_add_cmd(struct cli *c, int argc, char **argv)
 {
-	struct link_args l = { 0 };
+	struct link_args l = {0};
 	int rc = link_parse(c, "link add", "--appt ID --job ID [--minutes N]", 0, &l, argc, argv);
 	int64_t id;
 
@@ -746,7 +751,7 @@ static int link_add_cmd(struct cli *c, int argc, char **argv)
 
 static int link_edit_cmd(struct cli *c, int argc, char **argv)
 {
-	struct link_args l = { 0 };
+	struct link_args l = {0};
 	int rc = link_parse(c, "link edit", "--appt ID --job ID --minutes N", 1, &l, argc, argv);
 
 	if (rc)
@@ -758,7 +763,7 @@ static int link_edit_cmd(struct cli *c, int argc, char **argv)
 
 static int link_remove_cmd(struct cli *c, int argc, char **argv)
 {
-	struct link_args l = { 0 };
+	struct link_args l = {0};
 	int rc = link_parse(c, "link remove", "--appt ID --job ID", -1, &l, argc, argv);
 
 	if (rc)
@@ -791,9 +796,9 @@ static int link_list_cmd(struct cli *c, int argc, char **argv)
 {
 	const char *appt = NULL, *job = NULL;
 	struct cli_opt opts[] = {
-		{ "appt", &appt, NULL, N_("the jobs this visit works on") },
-		{ "job", &job, NULL, N_("the visits that work on this job") },
-		{ NULL, NULL, NULL, NULL },
+	    {"appt", &appt, NULL, N_("the jobs this visit works on")},
+	    {"job", &job, NULL, N_("the visits that work on this job")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
@@ -814,15 +819,13 @@ static int link_list_cmd(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd link_cmds[] = {
-	{ "add", link_add_cmd, "--appt ID --job ID [--minutes N]",
-	  N_("a visit works on a job (estimated minutes)") },
-	{ "edit", link_edit_cmd, "--appt ID --job ID --minutes N",
-	  N_("change the estimated minutes") },
-	{ "remove", link_remove_cmd, "--appt ID --job ID",
-	  N_("the visit no longer works on the job") },
-	{ "list", link_list_cmd, "--appt ID | --job ID",
-	  N_("the jobs of a visit, or the visits of a job") },
-	{ NULL, NULL, NULL, NULL },
+    {"add", link_add_cmd, "--appt ID --job ID [--minutes N]",
+     N_("a visit works on a job (estimated minutes)")},
+    {"edit", link_edit_cmd, "--appt ID --job ID --minutes N", N_("change the estimated minutes")},
+    {"remove", link_remove_cmd, "--appt ID --job ID", N_("the visit no longer works on the job")},
+    {"list", link_list_cmd, "--appt ID | --job ID",
+     N_("the jobs of a visit, or the visits of a job")},
+    {NULL, NULL, NULL, NULL},
 };
 
 int cli_link(struct cli *c, int argc, char **argv)
@@ -837,11 +840,13 @@ struct item_args {
 	struct item_input in;
 };
 
-#define ITEM_OPTS(a)                                                                       \
-	{ "kind", &(a).in.kind, NULL, N_("SERVICE, FEE, DISCOUNT, TAX or CREDIT") },       \
-	{ "description", &(a).in.description, NULL, N_("what is billed") },                \
-	{ "qty", &(a).qty, NULL, N_("quantity, up to 3 decimals (e.g. 1.5)") },            \
-	{ "price", &(a).price, NULL, N_("unit price in the job's currency (e.g. 45.00)") }
+#define ITEM_OPTS(a)                                                                               \
+	{"kind", &(a).in.kind, NULL, N_("SERVICE, FEE, DISCOUNT, TAX or CREDIT")},                 \
+	    {"description", &(a).in.description, NULL, N_("what is billed")},                      \
+	    {"qty", &(a).qty, NULL, N_("quantity, up to 3 decimals (e.g. 1.5)")},                  \
+	{                                                                                          \
+		"price", &(a).price, NULL, N_("unit price in the job's currency (e.g. 45.00)")     \
+	}
 
 /* The typed quantity and price (price in currency code) into a->in; -1
  * (unchanged) when not given. */
@@ -885,11 +890,11 @@ static int item_show_one(struct cli *c, int64_t id)
 
 static int item_add_cmd(struct cli *c, int argc, char **argv)
 {
-	struct item_args a = { 0 };
+	struct item_args a = {0};
 	struct cli_opt opts[] = {
-		{ "job", &a.job, NULL, N_("the job's id") },
-		ITEM_OPTS(a),
-		{ NULL, NULL, NULL, NULL },
+	    {"job", &a.job, NULL, N_("the job's id")},
+	    ITEM_OPTS(a),
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	struct job j;
@@ -897,8 +902,8 @@ static int item_add_cmd(struct cli *c, int argc, char **argv)
 	int64_t id;
 
 	rc = cli_parse(c, "item add",
-		       "--job ID --description D --price P [--qty Q] [--kind SERVICE]", opts, argc,
-		       argv, pos, 0, &npos);
+	               "--job ID --description D --price P [--qty Q] [--kind SERVICE]", opts, argc,
+	               argv, pos, 0, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if (!a.in.description || !a.price)
@@ -941,8 +946,8 @@ static int item_list_cmd(struct cli *c, int argc, char **argv)
 {
 	const char *job = NULL;
 	struct cli_opt opts[] = {
-		{ "job", &job, NULL, N_("the job's id") },
-		{ NULL, NULL, NULL, NULL },
+	    {"job", &job, NULL, N_("the job's id")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	int npos, rc;
@@ -981,10 +986,10 @@ static int item_show_cmd(struct cli *c, int argc, char **argv)
 
 static int item_edit_cmd(struct cli *c, int argc, char **argv)
 {
-	struct item_args a = { 0 };
+	struct item_args a = {0};
 	struct cli_opt opts[] = {
-		ITEM_OPTS(a),
-		{ NULL, NULL, NULL, NULL },
+	    ITEM_OPTS(a),
+	    {NULL, NULL, NULL, NULL},
 	};
 	struct line_item li;
 	char *pos[1];
@@ -992,7 +997,7 @@ static int item_edit_cmd(struct cli *c, int argc, char **argv)
 	int64_t id;
 
 	rc = cli_parse(c, "item edit", "ID [--kind K] [--description D] [--qty Q] [--price P]",
-		       opts, argc, argv, pos, 1, &npos);
+	               opts, argc, argv, pos, 1, &npos);
 	if (rc)
 		return rc < 0 ? CLI_OK : rc;
 	if ((rc = cli_parse_id("item edit", _("the line item id"), npos ? pos[0] : NULL, &id)))
@@ -1041,14 +1046,13 @@ static int item_delete_cmd(struct cli *c, int argc, char **argv)
 }
 
 static const struct cli_cmd item_cmds[] = {
-	{ "add", item_add_cmd, "--job ID --description D --price P [...]",
-	  N_("add a line item to a job") },
-	{ "list", item_list_cmd, "--job ID", N_("list the line items of a job") },
-	{ "show", item_show_cmd, "ID", N_("show one line item") },
-	{ "edit", item_edit_cmd, "ID [--qty Q ...]",
-	  N_("change a line item that is not invoiced") },
-	{ "delete", item_delete_cmd, "ID", N_("delete a line item that is not invoiced") },
-	{ NULL, NULL, NULL, NULL },
+    {"add", item_add_cmd, "--job ID --description D --price P [...]",
+     N_("add a line item to a job")},
+    {"list", item_list_cmd, "--job ID", N_("list the line items of a job")},
+    {"show", item_show_cmd, "ID", N_("show one line item")},
+    {"edit", item_edit_cmd, "ID [--qty Q ...]", N_("change a line item that is not invoiced")},
+    {"delete", item_delete_cmd, "ID", N_("delete a line item that is not invoiced")},
+    {NULL, NULL, NULL, NULL},
 };
 
 int cli_item(struct cli *c, int argc, char **argv)

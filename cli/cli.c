@@ -14,13 +14,13 @@
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "demo.h"
 #include "err.h"
 #include "i18n.h"
 #include "log.h"
 #include "migrate.h"
+#include "settings.h"
 #include "version.h"
 #include "xalloc.h"
 
@@ -42,8 +42,8 @@ static int cmd_init(struct cli *c, int argc, char **argv)
 	static const char syn[] = "[--to VERSION]";
 	const char *to = NULL;
 	struct cli_opt opts[] = {
-		{ "to", &to, NULL, N_("create it at this schema version only (to try an upgrade)") },
-		{ NULL, NULL, NULL, NULL },
+	    {"to", &to, NULL, N_("create it at this schema version only (to try an upgrade)")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1], *path;
 	int npos, rc, cur = 0;
@@ -88,8 +88,8 @@ static int cmd_demo(struct cli *c, int argc, char **argv, cli_screen_fn screen)
 	static const char syn[] = "[--open]";
 	int open_screen = 0, npos, rc;
 	struct cli_opt opts[] = {
-		{ "open", NULL, &open_screen, N_("open the screen on the demo database afterwards") },
-		{ NULL, NULL, NULL, NULL },
+	    {"open", NULL, &open_screen, N_("open the screen on the demo database afterwards")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	struct db *db;
@@ -113,7 +113,7 @@ static int cmd_demo(struct cli *c, int argc, char **argv, cli_screen_fn screen)
 		cli_print_json(o);
 	} else if (made) {
 		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(db),
-			(long long)made);
+		        (long long)made);
 	} else {
 		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(db));
 	}
@@ -138,10 +138,11 @@ static int cmd_migrate(struct cli *c, int argc, char **argv)
 	int allow = 0, status = 0, npos, rc, cur = 0;
 	int64_t target = -1;
 	struct cli_opt opts[] = {
-		{ "to", &to, NULL, N_("migrate up to this version only") },
-		{ "allow-destructive", NULL, &allow, N_("also apply migrations that change existing data") },
-		{ "status", NULL, &status, N_("only show the applied and known versions") },
-		{ NULL, NULL, NULL, NULL },
+	    {"to", &to, NULL, N_("migrate up to this version only")},
+	    {"allow-destructive", NULL, &allow,
+	     N_("also apply migrations that change existing data")},
+	    {"status", NULL, &status, N_("only show the applied and known versions")},
+	    {NULL, NULL, NULL, NULL},
 	};
 	char *pos[1];
 	struct db *db;
@@ -183,29 +184,29 @@ static int cmd_migrate(struct cli *c, int argc, char **argv)
 static const struct {
 	const char *name, *help;
 } commands[] = {
-	{ "init", N_("create a new, empty database") },
-	{ "demo", N_("create a demo database (customers, a month of visits)") },
-	{ "migrate", N_("show or apply schema migrations") },
-	{ "customer", N_("add, list, show, edit, delete customers") },
-	{ "job", N_("add, list, show, edit, set the status of jobs") },
-	{ "visit", N_("add, list, show, edit, set the status of visits (alias: appt)") },
-	{ "link", N_("say which jobs a visit works on (add, edit, remove)") },
-	{ "item", N_("add, list, show, edit, delete line items of a job") },
-	{ "invoice", N_("issue, list, show, void invoices; credit notes") },
-	{ "pay", N_("record payments, allocate them to invoices, reverse allocations") },
-	{ "refund", N_("refund (part of) a payment") },
-	{ "check", N_("verify the whole database and list every violation") },
-	{ "report", N_("receivables aging, takings, customer statements") },
-	{ "export", N_("export an accounting journal for ledger/hledger") },
-	{ "agenda", N_("list the visits of a date range (from the calendar projection)") },
-	{ "projection", N_("rebuild or check the calendar projection") },
-	{ "tasks", N_("list, show and retry background tasks (alias: jobs)") },
-	{ "lease", N_("show the leases and locks of the control table") },
-	{ "channel", N_("poll the payment channel, show its state") },
-	{ "inbox", N_("inbound channel events: ingest, list, show, retry, ignore") },
-	{ "serve", N_("run the job runner and the payment channel worker headless") },
-	{ "backup", N_("take a checked backup of the database while others keep working") },
-	{ "restore", N_("put a backup back in place of the database (no session may be open)") },
+    {"init", N_("create a new, empty database")},
+    {"demo", N_("create a demo database (customers, a month of visits)")},
+    {"migrate", N_("show or apply schema migrations")},
+    {"customer", N_("add, list, show, edit, delete customers")},
+    {"job", N_("add, list, show, edit, set the status of jobs")},
+    {"visit", N_("add, list, show, edit, set the status of visits (alias: appt)")},
+    {"link", N_("say which jobs a visit works on (add, edit, remove)")},
+    {"item", N_("add, list, show, edit, delete line items of a job")},
+    {"invoice", N_("issue, list, show, void invoices; credit notes")},
+    {"pay", N_("record payments, allocate them to invoices, reverse allocations")},
+    {"refund", N_("refund (part of) a payment")},
+    {"check", N_("verify the whole database and list every violation")},
+    {"report", N_("receivables aging, takings, customer statements")},
+    {"export", N_("export an accounting journal for ledger/hledger")},
+    {"agenda", N_("list the visits of a date range (from the calendar projection)")},
+    {"projection", N_("rebuild or check the calendar projection")},
+    {"tasks", N_("list, show and retry background tasks (alias: jobs)")},
+    {"lease", N_("show the leases and locks of the control table")},
+    {"channel", N_("poll the payment channel, show its state")},
+    {"inbox", N_("inbound channel events: ingest, list, show, retry, ignore")},
+    {"serve", N_("run the job runner and the payment channel worker headless")},
+    {"backup", N_("take a checked backup of the database while others keep working")},
+    {"restore", N_("put a backup back in place of the database (no session may be open)")},
 };
 
 static void usage(FILE *out)
@@ -213,13 +214,14 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out, _("Usage: frontdesk [--db PATH] [--read-only] [--json] [--debug-log FILE] "
-		       "[COMMAND ...]\n\n"
-		       "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
+	               "[COMMAND ...]\n\n"
+	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i].name, _(commands[i].help));
-	fprintf(out, _("\nThe database is --db PATH, else $FRONTDESK_DB, else "
-		       "$XDG_DATA_HOME/frontdesk/frontdesk.db.\n"
-		       "Each command takes --help. Exit status: 0 done, 1 refused, 2 bad usage.\n"));
+	fprintf(out,
+	        _("\nThe database is --db PATH, else $FRONTDESK_DB, else "
+	          "$XDG_DATA_HOME/frontdesk/frontdesk.db.\n"
+	          "Each command takes --help. Exit status: 0 done, 1 refused, 2 bad usage.\n"));
 }
 
 /*
@@ -251,15 +253,15 @@ static int print_version(struct cli *c)
 
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
-	struct cli c = { 0 };
+	struct cli c = {0};
 	const char *logpath = getenv("FRONTDESK_DEBUG_LOG");
 	int i, rc, version = 0;
 
 	setlocale(LC_ALL, "");
 	/* FRONTDESK_LOCALEDIR: catalogs not yet installed (the screen tests) */
 	bindtextdomain(PACKAGE, getenv("FRONTDESK_LOCALEDIR") && *getenv("FRONTDESK_LOCALEDIR")
-					? getenv("FRONTDESK_LOCALEDIR")
-					: LOCALEDIR);
+	                            ? getenv("FRONTDESK_LOCALEDIR")
+	                            : LOCALEDIR);
 	textdomain(PACKAGE);
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));
@@ -286,8 +288,9 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
 			version = 1;
 		} else {
-			fprintf(stderr, _("frontdesk: unknown option '%.40s' (see 'frontdesk --help')\n"),
-				a);
+			fprintf(stderr,
+			        _("frontdesk: unknown option '%.40s' (see 'frontdesk --help')\n"),
+			        a);
 			return CLI_USAGE;
 		}
 	}
@@ -329,10 +332,10 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		else if (!strcmp(cmd, "item"))
 			rc = cli_item(&c, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "invoice") || !strcmp(cmd, "pay") || !strcmp(cmd, "refund") ||
-			 !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
+		         !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
 			rc = cli_money(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
-			 !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
+		         !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "jobs")) /* the old name of tasks */
 			rc = cli_ops(&c, "tasks", argc - 1, argv + 1);

@@ -25,12 +25,12 @@
 #include "chan-log.h"
 #include "checkdb.h"
 #include "clock.h"
-#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
 
@@ -119,8 +119,7 @@ static int open_raw(const char *path, int flags, sqlite3 **out)
  * one read snapshot of src; *taken (may be NULL) = clock_now() when the
  * snapshot began. The copy uses a rollback journal. On failure tmp is
  * removed. */
-static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *stop,
-                         int64_t *taken)
+static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *stop, int64_t *taken)
 {
 	sqlite3 *dst = NULL;
 	sqlite3_backup *b = NULL;
@@ -163,8 +162,9 @@ static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *s
 		}
 	}
 	if (step != SQLITE_DONE) {
-		rc = stop_requested(stop) ? err_set(FD_EIO, _("the backup was stopped"))
-		                   : err_set(FD_EDB, _("the backup failed: %s"), sqlite3_errstr(step));
+		rc = stop_requested(stop)
+		         ? err_set(FD_EIO, _("the backup was stopped"))
+		         : err_set(FD_EDB, _("the backup failed: %s"), sqlite3_errstr(step));
 		goto out;
 	}
 	if (sqlite3_backup_finish(b) != SQLITE_OK) {
@@ -204,7 +204,8 @@ static int integrity(sqlite3 *h, const char *path)
 	if (step != SQLITE_ROW)
 		rc = err_set(FD_EINVAL, _("%s is damaged: %s"), path, sqlite3_errmsg(h));
 	else if (!r || strcmp((const char *)r, "ok") != 0)
-		rc = err_set(FD_EINVAL, _("%s is damaged: %.200s"), path, r ? (const char *)r : "?");
+		rc =
+		    err_set(FD_EINVAL, _("%s is damaged: %.200s"), path, r ? (const char *)r : "?");
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -248,8 +249,9 @@ static int verify_checks(struct db *db, const char *path)
 	if (rc < 0)
 		return rc;
 	if (v.found)
-		return err_set(FD_EINVAL, _("%1$s fails %2$d check(s) of 'frontdesk check', first %3$s"),
-		               path, v.found, v.first);
+		return err_set(FD_EINVAL,
+		               _("%1$s fails %2$d check(s) of 'frontdesk check', first %3$s"), path,
+		               v.found, v.first);
 	return 0;
 }
 
@@ -294,10 +296,12 @@ static int dest_free(const char *dest, int flags, const char *what)
 	if (lstat(dest, &sb) != 0)
 		return 0;
 	if (S_ISDIR(sb.st_mode))
-		return err_set(FD_EINVAL, _("%s is a folder; give a file name for the backup"), dest);
+		return err_set(FD_EINVAL, _("%s is a folder; give a file name for the backup"),
+		               dest);
 	if (!(flags & BACKUP_FORCE))
-		return err_set(FD_ECONFLICT, _("%1$s %2$s already exists; nothing was written (--force "
-		                               "replaces it)"),
+		return err_set(FD_ECONFLICT,
+		               _("%1$s %2$s already exists; nothing was written (--force "
+		                 "replaces it)"),
 		               what, dest);
 	return 0;
 }
@@ -345,8 +349,7 @@ fail:
 /* The work of backup_take; nightly (may be NULL): re-check that the backup
  * is still due once the lock is held (*not_due = 1 when it is not). */
 static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
-                const struct backup_nightly_opts *nightly, int *not_due,
-                struct backup_result *res)
+                const struct backup_nightly_opts *nightly, int *not_due, struct backup_result *res)
 {
 	struct control_hold lock;
 	char *log = chan_log_default_path(db_path(db)), *log_dest = chan_log_path_beside(dest);
@@ -359,8 +362,9 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	have_log = stat(log, &sb) == 0;
 	if (same_file(dest, db_path(db)) || (have_log && same_file(dest, log)) ||
 	    (have_log && same_file(log_dest, log)) || same_file(log_dest, db_path(db))) {
-		rc = err_set(FD_EINVAL, _("%s is the live database or its request log; back up to "
-		                          "another file"),
+		rc = err_set(FD_EINVAL,
+		             _("%s is the live database or its request log; back up to "
+		               "another file"),
 		             dest);
 		goto out;
 	}
@@ -392,8 +396,8 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 		if ((rc = copy_log(log, log_tmp, stop)))
 			goto out;
 		if (rename(log_tmp, log_dest) != 0) {
-			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), log_tmp, log_dest,
-			             strerror(errno));
+			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), log_tmp,
+			             log_dest, strerror(errno));
 			goto out;
 		}
 	}
@@ -482,9 +486,10 @@ static int lock_live(const char *live, sqlite3 **out)
 		int ec = sqlite3_errcode(h) & 0xff;
 
 		rc = ec == SQLITE_BUSY || ec == SQLITE_LOCKED
-		         ? err_set(FD_EBUSY, _("another session has %s open (the desk screen, "
-		                               "'frontdesk serve' or a command); close it, then "
-		                               "restore"),
+		         ? err_set(FD_EBUSY,
+		                   _("another session has %s open (the desk screen, "
+		                     "'frontdesk serve' or a command); close it, then "
+		                     "restore"),
 		                   live)
 		         : err_set(FD_EIO, _("cannot lock %1$s: %2$s"), live, sqlite3_errmsg(h));
 		sqlite3_close(h);
@@ -659,7 +664,8 @@ static int list_nightly(const char *dir, char ***out, size_t *n)
 	if (!d) {
 		if (errno == ENOENT)
 			return 0;
-		return err_set(FD_EIO, _("cannot read the folder %1$s: %2$s"), dir, strerror(errno));
+		return err_set(FD_EIO, _("cannot read the folder %1$s: %2$s"), dir,
+		               strerror(errno));
 	}
 	while ((e = readdir(d)) != NULL) {
 		if (!nightly_file(e->d_name))
@@ -781,12 +787,13 @@ static void *nightly_main(void *arg)
 	int i;
 
 	while (!stop_requested(&b->stop)) {
-		if (backup_nightly_once(b->db, &b->o, &b->stop, NULL) != 0 && !stop_requested(&b->stop) &&
-		    b->o.say) {
+		if (backup_nightly_once(b->db, &b->o, &b->stop, NULL) != 0 &&
+		    !stop_requested(&b->stop) && b->o.say) {
 			snprintf(msg, sizeof msg, _("the nightly backup failed: %s"), err_msg());
 			b->o.say(msg, b->o.say_arg);
 		}
-		for (i = 0; i < 300 && !stop_requested(&b->stop); i++) /* a minute, in fifths of a second */
+		for (i = 0; i < 300 && !stop_requested(&b->stop);
+		     i++) /* a minute, in fifths of a second */
 			sleep_ms(200);
 	}
 	return NULL;

@@ -229,8 +229,8 @@ static int classify(const char *method, CURLcode cc, struct call *c)
 	return CHAN_REFUSED;
 }
 
-int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
-                   const char *path, const char *query, const char *form, const char *idem_key,
+int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
+                   const char *query, const char *form, const char *idem_key,
                    struct chan_http_resp *resp, struct chan_status *st)
 {
 	struct call c = {h, resp, st, 0, 0};

@@ -47,8 +47,8 @@ struct chan_http {
 	size_t max_response;         /* default 4 MiB */
 	struct chan_log *log;        /* NULL: no request log */
 	volatile sig_atomic_t *stop; /* non-zero aborts the call; NULL: never */
-	void *conn; /* the libcurl handle kept between calls (its connection is
-	             * reused); NULL at first, freed by chan_http_release */
+	void *conn;                  /* the libcurl handle kept between calls (its connection is
+	                              * reused); NULL at first, freed by chan_http_release */
 };
 
 /* A response as received. */
@@ -79,8 +79,8 @@ void chan_http_form(struct strbuf *sb, const char *key, const char *value);
  * query (already encoded, may be NULL) and, for POST, form body and
  * idem_key. Fills *resp (free with chan_http_resp_free) and *st, and
  * returns a chan_code. keyword names the call in the log. */
-int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
-                   const char *path, const char *query, const char *form, const char *idem_key,
+int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
+                   const char *query, const char *form, const char *idem_key,
                    struct chan_http_resp *resp, struct chan_status *st);
 
 void chan_http_resp_free(struct chan_http_resp *r);

@@ -20,10 +20,10 @@
 #include <unistd.h>
 
 #include "chan-log.h"
-#include "settings.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "xalloc.h"
 

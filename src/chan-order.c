@@ -27,10 +27,9 @@
 /* The moves an order may make (the schema's status_transition rows for
  * pay_order, kept in step by the trigger that refuses any other). */
 static const char *const moves[][2] = {
-    {"created", "paying"},   {"created", "paid"},     {"created", "closed"},
-    {"created", "failed"},   {"paying", "paid"},      {"paying", "closed"},
-    {"paying", "failed"},    {"paid", "refunding"},   {"paid", "refunded"},
-    {"refunding", "refunded"}, {"refunding", "paid"},
+    {"created", "paying"}, {"created", "paid"},       {"created", "closed"}, {"created", "failed"},
+    {"paying", "paid"},    {"paying", "closed"},      {"paying", "failed"},  {"paid", "refunding"},
+    {"paid", "refunded"},  {"refunding", "refunded"}, {"refunding", "paid"},
 };
 
 int chan_order_is_open(const char *s)
@@ -66,7 +65,6 @@ int chan_order_can_move(const char *from, const char *to)
 	" status, query_count, coalesce(next_query_at, 0), coalesce(last_error, ''), created_at,"  \
 	" updated_at"
 
-
 /* Fill *o from the current row of st (ORDER_COLS). */
 static void fill(sqlite3_stmt *st, struct pay_order *o)
 {
@@ -92,8 +90,8 @@ static void fill(sqlite3_stmt *st, struct pay_order *o)
 /* The one order WHERE where (column = ?1 [AND column = ?2]): ?1 is text
  * t1 when not NULL, else the integer i1; ?2 is t2 when not NULL. 0 and
  * *out, FD_ENOTFOUND with nf as the reason, or a database error. */
-static int read_where(struct db *db, const char *where, const char *t1, int64_t i1,
-                      const char *t2, struct pay_order *out, const char *nf)
+static int read_where(struct db *db, const char *where, const char *t1, int64_t i1, const char *t2,
+                      struct pay_order *out, const char *nf)
 {
 	char sql[400];
 	sqlite3_stmt *st;
@@ -163,9 +161,9 @@ int chan_order_list(struct db *db, int64_t invoice_id,
 	sqlite3_stmt *st;
 	int rc, step;
 
-	if ((rc = db_prepare(db,
-	                     "SELECT " ORDER_COLS " FROM pay_order WHERE invoice_id = ?1 ORDER BY id",
-	                     &st)) != 0)
+	if ((rc = db_prepare(
+	         db, "SELECT " ORDER_COLS " FROM pay_order WHERE invoice_id = ?1 ORDER BY id",
+	         &st)) != 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, invoice_id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -250,15 +248,16 @@ int chan_order_refundable(struct db *db, const char *order_no, int64_t *left, in
 	/* the refunded amount is what the channel confirmed, never more than
 	 * was asked; a refund command given up asks for nothing, and neither
 	 * does one whose refund the channel reported failed (0007) */
-	rc = db_prepare_cached(db,
-	                       "SELECT max(o.refunded_amount, (SELECT coalesce(sum("
-	                       "json_extract(payload, '$.amount')), 0) FROM outbox_event"
-	                       " WHERE event_type = 'refund.create' AND status <> 'dead'"
-	                       " AND json_extract(payload, '$.order_no') = ?1)"
-	                       " - (SELECT coalesce(sum(f.amount), 0) FROM pay_order_refund_failed f"
-	                       " WHERE f.order_id = o.id AND f.asked_by_us = 1)), o.amount"
-	                       " FROM pay_order o WHERE o.order_no = ?1",
-	                       &st);
+	rc =
+	    db_prepare_cached(db,
+	                      "SELECT max(o.refunded_amount, (SELECT coalesce(sum("
+	                      "json_extract(payload, '$.amount')), 0) FROM outbox_event"
+	                      " WHERE event_type = 'refund.create' AND status <> 'dead'"
+	                      " AND json_extract(payload, '$.order_no') = ?1)"
+	                      " - (SELECT coalesce(sum(f.amount), 0) FROM pay_order_refund_failed f"
+	                      " WHERE f.order_id = o.id AND f.asked_by_us = 1)), o.amount"
+	                      " FROM pay_order o WHERE o.order_no = ?1",
+	                      &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, order_no, -1, SQLITE_TRANSIENT);
@@ -334,11 +333,12 @@ static int write_row(struct db *db, const struct pay_order *o, const char *to, c
 	sqlite3_stmt *st;
 	int rc;
 
-	rc = db_prepare_cached(db,
-	                       "UPDATE pay_order SET channel_order_id = ?2, payment_id = ?3,"
-	                       " refunded_amount = ?4, status = ?5, last_error = ?6, updated_at = ?7"
-	                       " WHERE id = ?1 AND status = ?8",
-	                       &st);
+	rc =
+	    db_prepare_cached(db,
+	                      "UPDATE pay_order SET channel_order_id = ?2, payment_id = ?3,"
+	                      " refunded_amount = ?4, status = ?5, last_error = ?6, updated_at = ?7"
+	                      " WHERE id = ?1 AND status = ?8",
+	                      &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, o->id);
@@ -362,7 +362,8 @@ static int write_row(struct db *db, const struct pay_order *o, const char *to, c
 	rc = db_run_cached(db, st, _("cannot record the card payment order"));
 	db_set_reason(db, NULL);
 	if (!rc && sqlite3_changes(db_sqlite(db)) != 1)
-		rc = err_set(FD_ECONFLICT, _("card payment order %s changed meanwhile"), o->order_no);
+		rc = err_set(FD_ECONFLICT, _("card payment order %s changed meanwhile"),
+		             o->order_no);
 	return rc;
 }
 

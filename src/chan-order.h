@@ -38,18 +38,18 @@ struct db;
 struct pay_order {
 	int64_t id;
 	char order_no[65];
-	char provider[41];       /* the provider code that serves it */
-	char channel_id[256];    /* the channel's id for it, "" until known */
+	char provider[41];    /* the provider code that serves it */
+	char channel_id[256]; /* the channel's id for it, "" until known */
 	int64_t customer_id;
-	int64_t invoice_id;      /* 0 when none */
-	int64_t payment_id;      /* the card payment once paid, else 0 */
+	int64_t invoice_id; /* 0 when none */
+	int64_t payment_id; /* the card payment once paid, else 0 */
 	char currency[4];
-	int64_t amount;          /* minor units, > 0 */
-	int64_t refunded;        /* what the channel confirmed as refunded */
-	char status[12];         /* created, paying, paid, refunding, refunded, closed, failed */
-	int64_t query_count;     /* active queries made */
-	int64_t next_query_at;   /* real time of the next active query, 0: none */
-	char last_error[1001];   /* why it needs a person, "" when nothing */
+	int64_t amount;        /* minor units, > 0 */
+	int64_t refunded;      /* what the channel confirmed as refunded */
+	char status[12];       /* created, paying, paid, refunding, refunded, closed, failed */
+	int64_t query_count;   /* active queries made */
+	int64_t next_query_at; /* real time of the next active query, 0: none */
+	char last_error[1001]; /* why it needs a person, "" when nothing */
 	int64_t created_at, updated_at; /* our clock */
 };
 

@@ -15,12 +15,12 @@
 #include <time.h>
 
 #include "chan-poll.h"
-#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "settings.h"
 #include "xalloc.h"
 
 void chan_poll_opts_default(struct chan_poll_opts *o, const char *provider)

@@ -26,7 +26,6 @@
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "clock.h"
-#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
@@ -34,6 +33,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "payment.h"
+#include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
 
@@ -52,7 +52,6 @@ void chan_process_opts_default(struct chan_process_opts *o, const char *provider
 }
 
 /* ---------------------------------------------------------------- reading */
-
 
 /* What the channel said about one payment intent (cached per batch). */
 struct intent {
@@ -77,8 +76,8 @@ struct pev {
 	char reason[300];
 	struct chan_refund rf; /* CHAN_EVENT_REFUND: the refund */
 	int ix;                /* the intent in the cache, -1 when none */
-	int settled;           /* CHAN_EVENT_ORDER: its order was paid (or closed) already: not asked */
-	int declined;          /* the event says a payment attempt was declined */
+	int settled;  /* CHAN_EVENT_ORDER: its order was paid (or closed) already: not asked */
+	int declined; /* the event says a payment attempt was declined */
 };
 
 struct batch {
@@ -313,11 +312,13 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			char note[120];
 
 			if (ci->amount_received != po->amount) {
-				if (say_dead(m, po,
-				             _("the channel says intent %s received %lld, but order %s is "
-				               "for %lld (minor units): not posted, a person must look"),
-				             ci->id, (long long)ci->amount_received, po->order_no,
-				             (long long)po->amount))
+				if (say_dead(
+				        m, po,
+				        _("the channel says intent %s received %lld, but order %s "
+				          "is "
+				          "for %lld (minor units): not posted, a person must look"),
+				        ci->id, (long long)ci->amount_received, po->order_no,
+				        (long long)po->amount))
 					return chan_order_save(db, po, why);
 				return 0;
 			}
@@ -334,7 +335,8 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			in.reference = ci->id;
 			in.channel_ref = 1;
 			in.note = note;
-			rc = payment_record_in(db, &in, &al, al.amount > 0 ? 1 : 0, &po->payment_id);
+			rc =
+			    payment_record_in(db, &in, &al, al.amount > 0 ? 1 : 0, &po->payment_id);
 			if (rc)
 				return rc;
 			m->payments++;
@@ -374,8 +376,8 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
  * is no longer counted as asked for and can be asked again; an order being
  * refunded with nothing refunded and nothing else asked for goes back to
  * paid. A repeated event changes nothing. */
-static int refund_failed(struct db *db, const struct pev *e, struct pay_order *po,
-                         struct mark *m, int *changed)
+static int refund_failed(struct db *db, const struct pev *e, struct pay_order *po, struct mark *m,
+                         int *changed)
 {
 	const struct chan_refund *rf = &e->rf;
 	char why[400];
@@ -405,8 +407,8 @@ static int refund_failed(struct db *db, const struct pev *e, struct pay_order *p
 	return chan_order_move(db, po, "paid", why);
 }
 
-static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po,
-                        struct mark *m, int *changed)
+static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po, struct mark *m,
+                        int *changed)
 {
 	const struct chan_refund *rf = &e->rf;
 	struct refund_input in = {0};
@@ -421,7 +423,8 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 		/* not settled at the channel: ask again later */
 		m->status = "failed";
 		snprintf(m->error, sizeof m->error,
-		         _("refund %s is %s at the channel; asked again later"), rf->id, rf->status);
+		         _("refund %s is %s at the channel; asked again later"), rf->id,
+		         rf->status);
 		return 0;
 	}
 	if (!po->payment_id) {
@@ -446,11 +449,12 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 	snprintf(why, sizeof why, _("channel: %s %s"), e->type, rf->id);
 	if (strcasecmp(rf->currency, po->currency) || rf->amount <= 0 ||
 	    rf->amount > po->amount - po->refunded) {
-		if (say_dead(m, po,
-		             _("refund %s of %lld %s does not fit order %s (%lld %s, %lld refunded): "
-		               "not posted, a person must look"),
-		             rf->id, (long long)rf->amount, rf->currency, po->order_no,
-		             (long long)po->amount, po->currency, (long long)po->refunded))
+		if (say_dead(
+		        m, po,
+		        _("refund %s of %lld %s does not fit order %s (%lld %s, %lld refunded): "
+		          "not posted, a person must look"),
+		        rf->id, (long long)rf->amount, rf->currency, po->order_no,
+		        (long long)po->amount, po->currency, (long long)po->refunded))
 			return chan_order_save(db, po, why);
 		return 0;
 	}
@@ -541,10 +545,11 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		                    : now + b->o->park_seconds;
 
 		if (now >= until) {
-			say_dead(m, NULL,
-			         _("no card payment order of ours for intent %s (order number '%s') "
-			           "after waiting: a person must look"),
-			         ci->id, ci->order_no);
+			say_dead(
+			    m, NULL,
+			    _("no card payment order of ours for intent %s (order number '%s') "
+			      "after waiting: a person must look"),
+			    ci->id, ci->order_no);
 			return 0;
 		}
 		m->status = "parked";
@@ -556,7 +561,8 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		return 0;
 	}
 	snprintf(buf, sizeof buf, _("channel: %s %s"), e->type, ci->id);
-	if (strcmp(po.provider, b->o->provider) || (*po.channel_id && strcmp(po.channel_id, ci->id)) ||
+	if (strcmp(po.provider, b->o->provider) ||
+	    (*po.channel_id && strcmp(po.channel_id, ci->id)) ||
 	    (*ci->order_no && strcmp(ci->order_no, po.order_no))) {
 		/* a foreign event: it never writes on our order */
 		say_dead(m, NULL,
@@ -568,12 +574,12 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	}
 	if (strcasecmp(ci->currency, po.currency) || ci->amount != po.amount ||
 	    (ci->invoice_id && ci->invoice_id != po.invoice_id)) {
-		if (say_dead(m, &po,
-		             _("the channel says intent %s is %lld %s for invoice %lld; order %s is "
-		               "%lld %s for invoice %lld: not posted, a person must look"),
-		             ci->id, (long long)ci->amount, ci->currency, (long long)ci->invoice_id,
-		             po.order_no, (long long)po.amount, po.currency,
-		             (long long)po.invoice_id))
+		if (say_dead(
+		        m, &po,
+		        _("the channel says intent %s is %lld %s for invoice %lld; order %s is "
+		          "%lld %s for invoice %lld: not posted, a person must look"),
+		        ci->id, (long long)ci->amount, ci->currency, (long long)ci->invoice_id,
+		        po.order_no, (long long)po.amount, po.currency, (long long)po.invoice_id))
 			return chan_order_save(db, &po, buf);
 		return 0;
 	}
@@ -639,7 +645,8 @@ static int mark_event(struct db *db, const struct pev *e, const struct mark *m, 
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_int64(st, 7, clock_now());
 	if (!strcmp(status, "dead"))
-		sqlite3_bind_text(st, 8, m->dead_kind ? m->dead_kind : "transient", -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 8, m->dead_kind ? m->dead_kind : "transient", -1,
+		                  SQLITE_STATIC);
 	else
 		sqlite3_bind_null(st, 8);
 	rc = db_run_cached(db, st, _("cannot mark the inbound event"));
@@ -768,7 +775,7 @@ struct qmark {
 	const struct control_hold *lease;
 	const struct chan_process_opts *o;
 	const struct pay_order *q;
-	int asked;                  /* 1: the channel was asked */
+	int asked;                   /* 1: the channel was asked */
 	const struct chan_order *ci; /* a final state to store, or NULL */
 	int64_t next;
 };
@@ -809,8 +816,9 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	int rc = 0;
 
 	while (!stop_requested(stop)) {
-		if ((rc = chan_order_to_query(db, o->provider, all ? INT64_MAX : (int64_t)time(NULL),
-		                              after, q, MAXQ, &n)) != 0 ||
+		if ((rc =
+		         chan_order_to_query(db, o->provider, all ? INT64_MAX : (int64_t)time(NULL),
+		                             after, q, MAXQ, &n)) != 0 ||
 		    n == 0)
 			break;
 		for (i = 0; i < n && !stop_requested(stop); i++) {
@@ -835,7 +843,8 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 				if (d > 3600)
 					d = 3600;
 				if (code != CHAN_OK) {
-					int64_t b = chan_backoff(q[i].query_count + 1, cs.retry_after, code);
+					int64_t b = chan_backoff(q[i].query_count + 1,
+					                         cs.retry_after, code);
 
 					d = b > d ? b : d;
 				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||

@@ -19,11 +19,11 @@
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "settings.h"
 #include "xalloc.h"
 
 struct set_ctx {
@@ -40,10 +40,11 @@ static int set_tx(struct db *db, void *arg)
 	int rc, exists;
 	char *settings = NULL;
 
-	rc = db_prepare(db,
-	                "SELECT settings FROM integration_provider WHERE integration_type = 'payment'"
-	                " AND provider_code = ?1",
-	                &st);
+	rc = db_prepare(
+	    db,
+	    "SELECT settings FROM integration_provider WHERE integration_type = 'payment'"
+	    " AND provider_code = ?1",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
@@ -88,7 +89,8 @@ static int set_tx(struct db *db, void *arg)
 		    "INSERT INTO integration_provider (integration_type, provider_code, role,"
 		    " base_url, enabled, created_at, updated_at, rollout_percent, settings)"
 		    " VALUES ('payment', ?1, coalesce(?3, 'primary'), ?2,"
-		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5, CASE WHEN ?6 < 0 THEN 100 ELSE ?6 END,"
+		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5, CASE WHEN ?6 < 0 THEN 100 ELSE "
+		    "?6 END,"
 		    " coalesce(?7, '{}'))",
 		    &st);
 	if (rc)
@@ -108,8 +110,9 @@ static int set_tx(struct db *db, void *arg)
 
 		sqlite3_finalize(st);
 		if (ext == SQLITE_CONSTRAINT_UNIQUE)
-			rc = err_set(FD_EINVAL, _("another enabled provider is the primary: make it "
-			                          "a backup (or disable it) first"));
+			rc =
+			    err_set(FD_EINVAL, _("another enabled provider is the primary: make it "
+			                         "a backup (or disable it) first"));
 		else
 			rc = db_fail(db, _("cannot save the provider"));
 		goto out;
@@ -134,7 +137,8 @@ int chan_provider_change(struct db *db, const char *code, const struct chan_prov
 	if (ch->role && strcmp(ch->role, "primary") && strcmp(ch->role, "backup"))
 		return err_set(FD_EINVAL, _("the role is primary or backup"));
 	if (ch->rollout < -1 || ch->rollout > 100)
-		return err_set(FD_EINVAL, _("the rollout is a percentage: a whole number from 0 to 100"));
+		return err_set(FD_EINVAL,
+		               _("the rollout is a percentage: a whole number from 0 to 100"));
 	if (ch->adapter && !chan_adapter_find(ch->adapter))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	return db_write(db, set_tx, &s);
@@ -220,11 +224,12 @@ int chan_provider_route(struct db *db, const char *order_no, char code[41])
 	int rc, step, rollout = 0;
 
 	code[0] = '\0';
-	rc = db_prepare_cached(db,
-	                       "SELECT provider_code, role, rollout_percent FROM integration_provider"
-	                       " WHERE integration_type = 'payment' AND enabled = 1"
-	                       " ORDER BY role = 'primary' DESC, provider_code",
-	                       &st);
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT provider_code, role, rollout_percent FROM integration_provider"
+	    " WHERE integration_type = 'payment' AND enabled = 1"
+	    " ORDER BY role = 'primary' DESC, provider_code",
+	    &st);
 	if (rc)
 		return rc;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -247,9 +252,10 @@ int chan_provider_route(struct db *db, const char *order_no, char code[41])
 	else if (*backup)
 		snprintf(code, 41, "%s", backup);
 	else
-		return err_set(FD_EINVAL,
-		               _("no payment provider is enabled: enable one with 'frontdesk channel "
-		                 "provider-set CODE --enable'"));
+		return err_set(
+		    FD_EINVAL,
+		    _("no payment provider is enabled: enable one with 'frontdesk channel "
+		      "provider-set CODE --enable'"));
 	return 0;
 }
 

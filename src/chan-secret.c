@@ -18,9 +18,9 @@
 #include <unistd.h>
 
 #include "chan-secret.h"
-#include "settings.h"
 #include "err.h"
 #include "i18n.h"
+#include "settings.h"
 #include "xalloc.h"
 
 #define SECRETS_MAX   65536

@@ -22,8 +22,8 @@
 /* The longest header we look at; real ones are well under 1 KiB. */
 #define HEADER_MAX 4096
 
-int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void *b,
-                         size_t blen, char out[65])
+int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void *b, size_t blen,
+                         char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char mac[EVP_MAX_MD_SIZE];

@@ -27,8 +27,8 @@
 /* chan_hmac_sha256_hex - the lower-case hex HMAC-SHA256, keyed with the
  * string key, of the bytes a (alen) followed by b (blen; either may be
  * empty) in out[65]. FD_EINVAL when libcrypto cannot compute it. */
-int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void *b,
-                         size_t blen, char out[65]);
+int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void *b, size_t blen,
+                         char out[65]);
 
 /* chan_sig_hmac_hex - write HMAC-SHA256(secret, "<t>." payload) as 64
  * lower-case hex digits and a NUL into out. 0, or FD_EINVAL if the MAC could

@@ -384,7 +384,6 @@ static enum chan_event_kind stripe_event_kind(const char *type, int *declined)
 	return CHAN_EVENT_OTHER;
 }
 
-
 static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char *after, int limit,
                        struct chan_page *out, struct chan_status *st)
 {

@@ -229,7 +229,8 @@ int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
 	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
 		return rc;
 	if (!cfg->key || !*cfg->key)
-		return err_set(FD_EINVAL, _("the channel needs its merchant key in the secrets file"));
+		return err_set(FD_EINVAL,
+		               _("the channel needs its merchant key in the secrets file"));
 	if (!cfg->appid || !*cfg->appid || !cfg->mch_id || !*cfg->mch_id)
 		return err_set(FD_EINVAL,
 		               _("the channel needs its appid and mch_id in the secrets file"));
@@ -299,7 +300,8 @@ static int read_fen(const char *s, const char *what, int64_t *out)
 		               what);
 	for (i = 0; i < n; i++) {
 		if (!isdigit((unsigned char)s[i]))
-			return err_set(FD_EINVAL, _("the channel's %s is not a whole number"), what);
+			return err_set(FD_EINVAL, _("the channel's %s is not a whole number"),
+			               what);
 		v = v * 10 + (s[i] - '0');
 	}
 	*out = v;
@@ -380,7 +382,8 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 	if (!v || strcmp(v, "SUCCESS")) {
 		err = chan_wx_get(ans, "err_code");
 		snprintf(st->reason, sizeof st->reason, _("the channel says %s: %s"),
-		         err ? err : "FAIL", chan_wx_get(ans, "err_code_des") ? chan_wx_get(ans, "err_code_des") : "");
+		         err ? err : "FAIL",
+		         chan_wx_get(ans, "err_code_des") ? chan_wx_get(ans, "err_code_des") : "");
 		if (err && (!strcmp(err, "ORDERNOTEXIST") || !strcmp(err, "REFUNDNOTEXIST")))
 			code = CHAN_NOTFOUND;
 		else if (err && (!strcmp(err, "SYSTEMERROR") || !strcmp(err, "BIZERR_NEED_RETRY")))
@@ -564,7 +567,7 @@ static int read_refund(const struct chan_wx_msg *a, const char *suffix, struct c
 	snprintf(k, sizeof k, "refund_fee%s", suffix);
 	if ((rc = read_fen(chan_wx_get(a, k), "refund_fee", &r->amount)) ||
 	    (rc = read_cur(chan_wx_get(a, "refund_fee_type") ? chan_wx_get(a, "refund_fee_type")
-	                                                    : chan_wx_get(a, "fee_type"),
+	                                                     : chan_wx_get(a, "fee_type"),
 	                   r->currency)))
 		return rc;
 	snprintf(k, sizeof k, "refund_status%s", suffix);
@@ -586,7 +589,8 @@ static int wechat_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 	memset(out, 0, sizeof *out);
 	memset(st, 0, sizeof *st);
 	if (!id_ok(idem_key))
-		return bad_data(st, _("a refund is asked for only with a key of up to 64 characters"));
+		return bad_data(st,
+		                _("a refund is asked for only with a key of up to 64 characters"));
 	if (!id_ok(payment_id) || amount <= 0)
 		return bad_data(st, _("a refund needs a payment id and an amount"));
 	/* the refund names the order's total: ask the channel for it */

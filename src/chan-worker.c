@@ -23,19 +23,19 @@
 #include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-worker.h"
-#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
 #include "outbox.h"
+#include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
 
-#define SLICE_MS 100
-#define CHAN_PROCESS_EVERY 1.0 /* seconds between looks at the due inbound events */
-#define CHAN_QUERY_EVERY 5.0   /* seconds between looks at the orders to query */
-#define CHAN_PRUNE_EVERY 3600.0 /* seconds between prunings of the request log */
+#define SLICE_MS           100
+#define CHAN_PROCESS_EVERY 1.0    /* seconds between looks at the due inbound events */
+#define CHAN_QUERY_EVERY   5.0    /* seconds between looks at the orders to query */
+#define CHAN_PRUNE_EVERY   3600.0 /* seconds between prunings of the request log */
 
 void chan_worker_opts_default(struct chan_worker_opts *o)
 {
@@ -99,8 +99,8 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 	struct chan_poll_result r;
 	struct chan_process_opts pro;
 	struct chan_process_result pr;
-	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0, next_query = 0,
-	       next_prune = 0;
+	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0,
+	       next_query = 0, next_prune = 0;
 	long keep_days = config_get_int("request_log_days", 90);
 	int64_t next_poll = 0;
 	int holding = 0, acquired = 0, waiting_said = 0, rc, sent;
@@ -110,7 +110,8 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		return rc;
 	chan_poll_opts_default(&po, ch.p.code);
 	chan_process_opts_default(&pro, ch.p.code);
-	while (!stop_requested(stop) && (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
+	while (!stop_requested(stop) &&
+	       (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
 		double now = mono_now();
 
 		if (!holding) {
@@ -181,7 +182,8 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			/* the request log keeps request_log_days of calls; a failure
 			 * here never stops a payment */
 			if (keep_days > 0)
-				chan_log_prune(ch.log, (int64_t)time(NULL) - keep_days * 86400, NULL);
+				chan_log_prune(ch.log, (int64_t)time(NULL) - keep_days * 86400,
+				               NULL);
 			next_prune = mono_now() + CHAN_PRUNE_EVERY;
 		}
 		if (mono_now() >= next_process) {
@@ -196,8 +198,10 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			if (rc && !stop_requested(stop))
 				say(o, _("cannot process the inbound events: %s"), err_msg());
 			if (pr.dead > 0)
-				say(o, _("%lld inbound event(s) are dead letters: see 'frontdesk inbox list "
-				         "--status dead'"),
+				say(o,
+				    _("%lld inbound event(s) are dead letters: see 'frontdesk "
+				      "inbox list "
+				      "--status dead'"),
 				    (long long)pr.dead);
 			next_process = mono_now() + CHAN_PROCESS_EVERY;
 		}

@@ -148,8 +148,7 @@ cJSON *chan_found_refund(const struct chan_refund *r)
 	return obj;
 }
 
-enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *type,
-                                        int *declined)
+enum chan_event_kind chan_event_kind_of(const struct chan_ops *ops, const char *type, int *declined)
 {
 	*declined = 0;
 	if (!strncmp(type, CHAN_FOUND_ORDER, strlen(CHAN_FOUND_ORDER)))

@@ -89,8 +89,8 @@ enum chan_event_kind {
 
 /* The summary of one event; the raw bytes travel beside it. */
 struct chan_event {
-	char id[256];         /* the channel's event id */
-	char type[101];       /* the channel's own word for it (kept, shown) */
+	char id[256];   /* the channel's event id */
+	char type[101]; /* the channel's own word for it (kept, shown) */
 	enum chan_event_kind kind;
 	int declined;         /* 1: it says a payment attempt was declined */
 	int64_t created;      /* channel time */
@@ -186,7 +186,7 @@ struct chan_ops {
 	              int64_t now);
 	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
 	int needs_header;        /* 1: the signature travels in a header */
-	const char *answer;      /* what the sender of an accepted event is answered ("": nothing) */
+	const char *answer; /* what the sender of an accepted event is answered ("": nothing) */
 	void (*close)(struct chan_ctx *c);
 };
 
@@ -217,7 +217,7 @@ void chan_page_free(struct chan_page *p);
  *   {"id": channel id, "object": "order" | "refund", "state": state name,
  *    "channel_status": the channel's word, "amount", "currency",
  *    "order_no" (orders) | "order_id" (refunds)}. */
-#define CHAN_FOUND_ORDER "frontdesk.order."
+#define CHAN_FOUND_ORDER  "frontdesk.order."
 #define CHAN_FOUND_REFUND "frontdesk.refund."
 
 /* chan_order_state_name - "pending", "processing", "declined", "succeeded",

@@ -54,7 +54,7 @@ static int num(const char *s, size_t n)
 
 int clock_parse_local(const char *text, int64_t *out)
 {
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	struct tm tm;
 	size_t len = text ? strlen(text) : 0;
 	int y, mo, d, h = 0, mi = 0, s = 0;
@@ -97,7 +97,7 @@ int clock_parse_local(const char *text, int64_t *out)
 	return 0;
 bad:
 	return err_set(FD_EINVAL, _("'%.40s' is not a date: write YYYY-MM-DD or YYYY-MM-DD HH:MM"),
-		       text ? text : "");
+	               text ? text : "");
 }
 
 /* fmt is the caller's strftime format; callers pass literals. */

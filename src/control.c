@@ -76,7 +76,6 @@ static int check_name(const char *name)
 	return 0;
 }
 
-
 /* 1 if the holder is a process of this host that no longer exists. */
 static int holder_gone(const char *host, int64_t pid)
 {

@@ -27,8 +27,9 @@ static int check_phone(const char *p)
 		if (*s >= '0' && *s <= '9')
 			digits++;
 		else if (!strchr(" +-().", *s))
-			return err_set(FD_EINVAL,
-				       _("the phone number may hold only digits, blanks and + - ( ) ."));
+			return err_set(
+			    FD_EINVAL,
+			    _("the phone number may hold only digits, blanks and + - ( ) ."));
 	}
 	if (*p && digits < 3)
 		return err_set(FD_EINVAL, _("the phone number needs at least 3 digits"));
@@ -43,13 +44,14 @@ static int check_input(const struct customer_input *in, int adding)
 		if ((rc = text_check(in->name, _("the name"), 200, 0)))
 			return rc;
 	if (in->phone && ((rc = text_check(in->phone, _("the phone number"), 40, 1)) ||
-			  (rc = check_phone(in->phone))))
+	                  (rc = check_phone(in->phone))))
 		return rc;
 	if (in->email) {
 		if ((rc = text_check(in->email, _("the e-mail address"), 200, 1)))
 			return rc;
 		if (*in->email && (!strchr(in->email, '@') || strchr(in->email, ' ')))
-			return err_set(FD_EINVAL, _("the e-mail address must look like name@example.com"));
+			return err_set(FD_EINVAL,
+			               _("the e-mail address must look like name@example.com"));
 	}
 	if (in->address && (rc = text_check(in->address, _("the address"), 400, 1)))
 		return rc;
@@ -80,9 +82,9 @@ static int add_tx(struct db *db, void *arg)
 	int rc;
 
 	rc = db_prepare(db,
-			"INSERT INTO customer (name, phone, email, address, note, created_at, "
-			"updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
-			&st);
+	                "INSERT INTO customer (name, phone, email, address, note, created_at, "
+	                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, a->in->name, -1, SQLITE_TRANSIENT);
@@ -100,7 +102,7 @@ static int add_tx(struct db *db, void *arg)
 
 int customer_add(struct db *db, const struct customer_input *in, int64_t *id_out)
 {
-	struct add_ctx a = { in, 0 };
+	struct add_ctx a = {in, 0};
 	int rc;
 
 	if ((rc = check_input(in, 1)))
@@ -110,7 +112,6 @@ int customer_add(struct db *db, const struct customer_input *in, int64_t *id_out
 	*id_out = a.id;
 	return 0;
 }
-
 
 static void fill(sqlite3_stmt *st, struct customer *c)
 {
@@ -136,7 +137,8 @@ int customer_get(struct db *db, int64_t id, struct customer *out)
 	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = dbrow_get(db, "SELECT " CUSTOMER_COLS " FROM customer WHERE id = ?", id, customer_get_row, out, _("cannot read the customer"), &found);
+	rc = dbrow_get(db, "SELECT " CUSTOMER_COLS " FROM customer WHERE id = ?", id,
+	               customer_get_row, out, _("cannot read the customer"), &found);
 	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no customer %lld"), (long long)id);
 	return rc;
@@ -177,14 +179,14 @@ static int edit_tx(struct db *db, void *arg)
 		return rc;
 	/* ?N IS NULL keeps the old value; '' (given but empty) clears it */
 	rc = db_prepare(db,
-			"UPDATE customer SET"
-			" name = coalesce(?1, name),"
-			" phone = CASE WHEN ?2 IS NULL THEN phone ELSE nullif(?2, '') END,"
-			" email = CASE WHEN ?3 IS NULL THEN email ELSE nullif(?3, '') END,"
-			" address = CASE WHEN ?4 IS NULL THEN address ELSE nullif(?4, '') END,"
-			" note = CASE WHEN ?5 IS NULL THEN note ELSE nullif(?5, '') END,"
-			" updated_at = ?6 WHERE id = ?7",
-			&st);
+	                "UPDATE customer SET"
+	                " name = coalesce(?1, name),"
+	                " phone = CASE WHEN ?2 IS NULL THEN phone ELSE nullif(?2, '') END,"
+	                " email = CASE WHEN ?3 IS NULL THEN email ELSE nullif(?3, '') END,"
+	                " address = CASE WHEN ?4 IS NULL THEN address ELSE nullif(?4, '') END,"
+	                " note = CASE WHEN ?5 IS NULL THEN note ELSE nullif(?5, '') END,"
+	                " updated_at = ?6 WHERE id = ?7",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, e->in->name, -1, SQLITE_TRANSIENT);
@@ -199,7 +201,7 @@ static int edit_tx(struct db *db, void *arg)
 
 int customer_edit(struct db *db, int64_t id, const struct customer_input *in)
 {
-	struct edit_ctx e = { id, in };
+	struct edit_ctx e = {id, in};
 	int rc;
 
 	if ((rc = check_input(in, 0)))
@@ -226,9 +228,9 @@ static int delete_tx(struct db *db, void *arg)
 	sqlite3_finalize(st);
 	if (jobs > 0)
 		return err_set(FD_ECONFLICT,
-			       _("customer %lld has %lld job(s) and cannot be deleted; "
-				 "cancel the jobs instead"),
-			       (long long)id, (long long)jobs);
+		               _("customer %lld has %lld job(s) and cannot be deleted; "
+		                 "cancel the jobs instead"),
+		               (long long)id, (long long)jobs);
 	rc = db_prepare(db, "DELETE FROM customer WHERE id = ?", &st);
 	if (rc)
 		return rc;
@@ -241,18 +243,18 @@ int customer_delete(struct db *db, int64_t id)
 	return db_write(db, delete_tx, &id);
 }
 
-int customer_list(struct db *db, const char *search,
-		  int (*cb)(const struct customer *c, void *arg), void *arg)
+int customer_list(struct db *db, const char *search, int (*cb)(const struct customer *c, void *arg),
+                  void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, step;
 
 	rc = db_prepare(db,
-			"SELECT " CUSTOMER_COLS " FROM customer"
-			" WHERE ?1 IS NULL OR instr(lower(name), lower(?1)) > 0"
-			" OR instr(coalesce(phone, ''), ?1) > 0"
-			" ORDER BY name COLLATE NOCASE, id",
-			&st);
+	                "SELECT " CUSTOMER_COLS " FROM customer"
+	                " WHERE ?1 IS NULL OR instr(lower(name), lower(?1)) > 0"
+	                " OR instr(coalesce(phone, ''), ?1) > 0"
+	                " ORDER BY name COLLATE NOCASE, id",
+	                &st);
 	if (rc)
 		return rc;
 	if (search)

@@ -45,8 +45,8 @@ int customer_delete(struct db *db, int64_t id);
 /* customer_list - call cb for every customer whose name or phone contains
  * search (NULL: all), by name; stops early and returns cb's value if it is
  * non-zero. The struct passed to cb is valid during the call only. */
-int customer_list(struct db *db, const char *search,
-		  int (*cb)(const struct customer *c, void *arg), void *arg);
+int customer_list(struct db *db, const char *search, int (*cb)(const struct customer *c, void *arg),
+                  void *arg);
 
 void customer_free(struct customer *c);
 

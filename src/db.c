@@ -25,7 +25,7 @@
 #include "xalloc.h"
 
 #define BUSY_TIMEOUT_MS 5000
-#define WRITE_RETRIES 5
+#define WRITE_RETRIES   5
 
 #define STMT_CACHE 48 /* statements kept compiled by db_prepare_cached */
 
@@ -240,8 +240,8 @@ static int file_kind(const char *path, int *kind)
 	if (got < 0)
 		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
 	*kind = got == (ssize_t)sizeof head && !memcmp(head, sqlite_magic, sizeof head)
-			? FILE_SQLITE
-			: FILE_OTHER;
+	            ? FILE_SQLITE
+	            : FILE_OTHER;
 	return 0;
 }
 
@@ -256,10 +256,10 @@ static int schema_kind(struct db *db, int *kind)
 {
 	int64_t n = 0;
 	int rc = db_one_int(db,
-			    "SELECT CASE WHEN EXISTS (SELECT 1 FROM sqlite_schema WHERE type = "
-			    "'table' AND name = 'schema_migration') THEN 0 WHEN NOT EXISTS "
-			    "(SELECT 1 FROM sqlite_schema) THEN 1 ELSE 2 END",
-			    &n);
+	                    "SELECT CASE WHEN EXISTS (SELECT 1 FROM sqlite_schema WHERE type = "
+	                    "'table' AND name = 'schema_migration') THEN 0 WHEN NOT EXISTS "
+	                    "(SELECT 1 FROM sqlite_schema) THEN 1 ELSE 2 END",
+	                    &n);
 
 	*kind = (int)n;
 	return rc;
@@ -270,14 +270,14 @@ static int schema_kind(struct db *db, int *kind)
  * program's WAL database would leave both behind). Only when there is
  * neither a -wal nor a -shm: then no connection has the database open in
  * WAL mode, here or elsewhere, and all of it is in the main file (an
- * immutable connection closes its file at once: see file_kind). 1 when it could not be read that way (the caller asks its own
- * connection instead). */
+ * immutable connection closes its file at once: see file_kind). 1 when it could not be read that
+ * way (the caller asks its own connection instead). */
 static int probe_schema(const char *path, int *kind)
 {
 	static const char hex[] = "0123456789ABCDEF";
 	size_t n = strlen(path), i, j = 0;
 	char *uri = xmalloc(3 * n + 32);
-	struct db probe = { 0 };
+	struct db probe = {0};
 	int rc = 1;
 
 	if (has_side_files(path))
@@ -286,8 +286,8 @@ static int probe_schema(const char *path, int *kind)
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)path[i];
 
-		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
-		    strchr("/-._~", ch)) {
+		if ((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		    (ch >= '0' && ch <= '9') || strchr("/-._~", ch)) {
 			uri[j++] = (char)ch;
 		} else {
 			uri[j++] = '%';
@@ -297,7 +297,7 @@ static int probe_schema(const char *path, int *kind)
 	}
 	strcpy(uri + j, "?immutable=1");
 	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
-		    SQLITE_OK &&
+	        SQLITE_OK &&
 	    schema_kind(&probe, kind) == 0)
 		rc = 0;
 	sqlite3_close(probe.h);
@@ -311,29 +311,29 @@ static int refuse_kind(const char *path, int kind, int is_blank_sqlite)
 {
 	if (kind == FILE_EMPTY || is_blank_sqlite)
 		return err_set(FD_ESCHEMA,
-			       kind == FILE_EMPTY
-				       ? _("%1$s is an empty file, not a frontdesk database; use --db "
-					   "to choose another file, or 'frontdesk --db %1$s init' to "
-					   "make it a new database")
-				       : _("%1$s is an SQLite database with nothing in it, not a "
-					   "frontdesk database; use --db to choose another file, or "
-					   "'frontdesk --db %1$s init' to make it a new database"),
-			       path);
+		               kind == FILE_EMPTY
+		                   ? _("%1$s is an empty file, not a frontdesk database; use --db "
+		                       "to choose another file, or 'frontdesk --db %1$s init' to "
+		                       "make it a new database")
+		                   : _("%1$s is an SQLite database with nothing in it, not a "
+		                       "frontdesk database; use --db to choose another file, or "
+		                       "'frontdesk --db %1$s init' to make it a new database"),
+		               path);
 	if (kind == FILE_FOLDER)
 		return err_set(FD_ESCHEMA,
-			       _("%s is a folder, not a frontdesk database; use --db to name "
-				 "the database file, or 'frontdesk init' to create a new one at a "
-				 "path that does not exist yet"),
-			       path);
+		               _("%s is a folder, not a frontdesk database; use --db to name "
+		                 "the database file, or 'frontdesk init' to create a new one at a "
+		                 "path that does not exist yet"),
+		               path);
 	return err_set(FD_ESCHEMA,
-		       kind == FILE_SQLITE
-			       ? _("%s is not a frontdesk database (it is an SQLite database of "
-				   "another program); use --db to choose another file, or 'frontdesk "
-				   "init' to create a new one at a path that does not exist yet")
-			       : _("%s is not a frontdesk database (it is not an SQLite database "
-				   "at all); use --db to choose another file, or 'frontdesk init' to "
-				   "create a new one at a path that does not exist yet"),
-		       path);
+	               kind == FILE_SQLITE
+	                   ? _("%s is not a frontdesk database (it is an SQLite database of "
+	                       "another program); use --db to choose another file, or 'frontdesk "
+	                       "init' to create a new one at a path that does not exist yet")
+	                   : _("%s is not a frontdesk database (it is not an SQLite database "
+	                       "at all); use --db to choose another file, or 'frontdesk init' to "
+	                       "create a new one at a path that does not exist yet"),
+	               path);
 }
 
 int db_exec(struct db *db, const char *sql)
@@ -362,7 +362,7 @@ static int file_problem(const char *path, int ec, int sys_errno)
 	int prim = ec & 0xff, rc = 0;
 
 	if (!path || (prim != SQLITE_FULL && prim != SQLITE_IOERR && prim != SQLITE_CANTOPEN &&
-		      prim != SQLITE_READONLY))
+	              prim != SQLITE_READONLY))
 		return 0;
 	dir = folder_of(path);
 	shm = side_path(path, "-shm");
@@ -370,27 +370,27 @@ static int file_problem(const char *path, int ec, int sys_errno)
 	    (prim != SQLITE_READONLY && statvfs(dir, &vfs) == 0 &&
 	     (vfs.f_bavail == 0 || (vfs.f_files && vfs.f_favail == 0))))
 		rc = err_set(FD_EIO,
-			     _("the disk is full: %1$s cannot grow in %2$s; free some space on "
-			       "that disk, then try again; nothing was changed"),
-			     path, dir);
+		             _("the disk is full: %1$s cannot grow in %2$s; free some space on "
+		               "that disk, then try again; nothing was changed"),
+		             path, dir);
 	else if (access(dir, W_OK) != 0)
 		rc = err_set(FD_EIO,
-			     _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
-			       "create %3$s-wal and %3$s-shm there; make the folder writable or "
-			       "move the database to one that is; nothing was changed"),
-			     dir, strerror(errno), path);
+		             _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
+		               "create %3$s-wal and %3$s-shm there; make the folder writable or "
+		               "move the database to one that is; nothing was changed"),
+		             dir, strerror(errno), path);
 	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
 		rc = err_set(FD_EIO,
-			     _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
-			       "left by another user or a crashed session; if no frontdesk is "
-			       "running on %3$s, delete %1$s (or give it to the user running "
-			       "frontdesk) and try again; nothing was changed"),
-			     shm, strerror(errno), path);
+		             _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
+		               "left by another user or a crashed session; if no frontdesk is "
+		               "running on %3$s, delete %1$s (or give it to the user running "
+		               "frontdesk) and try again; nothing was changed"),
+		             shm, strerror(errno), path);
 	else if (access(path, W_OK) != 0)
 		rc = err_set(FD_EIO,
-			     _("the database %1$s is read-only (%2$s): make it writable, or "
-			       "use --read-only to look without changing anything"),
-			     path, strerror(errno));
+		             _("the database %1$s is read-only (%2$s): make it writable, or "
+		               "use --read-only to look without changing anything"),
+		             path, strerror(errno));
 	free(shm);
 	free(dir);
 	return rc;
@@ -472,11 +472,11 @@ int db_open(const char *path, int flags, struct db **out)
 		created = 1;
 	} else if (kind == FILE_MISSING) {
 		return err_set(FD_ENOTFOUND,
-			       _("no database at %s: create one with 'frontdesk init' "
-				 "(or 'frontdesk demo')"),
-			       path);
+		               _("no database at %s: create one with 'frontdesk init' "
+		                 "(or 'frontdesk demo')"),
+		               path);
 	} else if (kind == FILE_OTHER || kind == FILE_FOLDER ||
-		   (kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
+	           (kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
 		return refuse_kind(path, kind, 0);
 	}
 	pthread_once(&once, configure_sqlite);
@@ -486,19 +486,19 @@ int db_open(const char *path, int flags, struct db **out)
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
 		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
-						  sqlite3_system_errno(db->h))))
+		                                  sqlite3_system_errno(db->h))))
 			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
-				     db->h ? sqlite3_errmsg(db->h) : "out of memory");
+			             db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
 	}
 	sqlite3_extended_result_codes(db->h, 1);
 	sqlite3_busy_timeout(db->h, BUSY_TIMEOUT_MS);
 	sqlite3_create_function(db->h, "fd_operator", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
-				fn_operator, NULL, NULL);
+	                        fn_operator, NULL, NULL);
 	sqlite3_create_function(db->h, "fd_now", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db, fn_now,
-				NULL, NULL);
+	                        NULL, NULL);
 	sqlite3_create_function(db->h, "fd_reason", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
-				fn_reason, NULL, NULL);
+	                        fn_reason, NULL, NULL);
 	/* Before anything is written: a frontdesk database has schema_migration;
 	 * only a creating open (init, demo) takes one with nothing in it. */
 	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0) {
@@ -506,9 +506,9 @@ int db_open(const char *path, int flags, struct db **out)
 
 		if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)
 			rc = err_set(FD_ESCHEMA,
-				     _("%1$s is damaged: SQLite cannot read what it holds (%2$s); "
-				       "restore a backup, or use --db to choose another file"),
-				     path, sqlite3_errmsg(db->h));
+			             _("%1$s is damaged: SQLite cannot read what it holds (%2$s); "
+			               "restore a backup, or use --db to choose another file"),
+			             path, sqlite3_errmsg(db->h));
 		goto fail;
 	}
 	if (schema == SCHEMA_FOREIGN ||
@@ -524,8 +524,8 @@ int db_open(const char *path, int flags, struct db **out)
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;")) != 0)
 		goto fail;
 	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
-					 : (flags & DB_OPEN_NO_MIGRATE) ? 0
-									: -1);
+	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
+	                                                                : -1);
 	if (rc)
 		goto fail;
 	*out = db;
@@ -538,7 +538,8 @@ fail:
 		char *why = xstrdup(err_msg());
 
 		if (file_kind(path, &kind) == 0 &&
-		    (kind == FILE_EMPTY || (probe_schema(path, &schema) == 0 && schema == SCHEMA_BLANK)))
+		    (kind == FILE_EMPTY ||
+		     (probe_schema(path, &schema) == 0 && schema == SCHEMA_BLANK)))
 			unlink(path);
 		err_set(rc, "%s", why);
 		free(why);

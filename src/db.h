@@ -19,8 +19,8 @@
 struct db;
 
 enum {
-	DB_OPEN_CREATE = 1,   /* create the file (0600) and its folder (0700); fsmode.h */
-	DB_OPEN_READONLY = 2, /* never write; refuse an out-of-date schema */
+	DB_OPEN_CREATE = 1,    /* create the file (0600) and its folder (0700); fsmode.h */
+	DB_OPEN_READONLY = 2,  /* never write; refuse an out-of-date schema */
 	DB_OPEN_NO_MIGRATE = 4 /* do not apply pending migrations (migrate command) */
 };
 

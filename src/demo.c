@@ -22,25 +22,27 @@
 #include "work.h"
 
 static const char *const names[] = {
-	"Ada Lee", "Bo Chen", "Carmen Ortiz", "Dmitri Volkov", "Ella Johnson", "Farah Haddad",
-	"George Miller", "Hana Sato", "Ivan Petrov", "Julia Rossi", "Kofi Mensah", "Laura Smith",
-	"Mateo García", "Nora Fischer", "Owen Brown", "Priya Patel", "Quinn Davis", "Rosa Silva",
-	"Sam O'Neil", "Tomás Novák", "Uma Iyer", "Victor Dubois", "Wen Zhang", "Xavier Kim",
-	"Yara Costa", "Zoë Müller", "王小明", "李美玲", "陳志豪", "佐藤 花子", "Ali Demir",
-	"Beatriz Luna", "Chidi Okafor", "Dana Wright", "Emil Berg", "Fiona Walsh",
+    "Ada Lee",      "Bo Chen",       "Carmen Ortiz", "Dmitri Volkov", "Ella Johnson",
+    "Farah Haddad", "George Miller", "Hana Sato",    "Ivan Petrov",   "Julia Rossi",
+    "Kofi Mensah",  "Laura Smith",   "Mateo García", "Nora Fischer",  "Owen Brown",
+    "Priya Patel",  "Quinn Davis",   "Rosa Silva",   "Sam O'Neil",    "Tomás Novák",
+    "Uma Iyer",     "Victor Dubois", "Wen Zhang",    "Xavier Kim",    "Yara Costa",
+    "Zoë Müller",   "王小明",        "李美玲",       "陳志豪",        "佐藤 花子",
+    "Ali Demir",    "Beatriz Luna",  "Chidi Okafor", "Dana Wright",   "Emil Berg",
+    "Fiona Walsh",
 };
 
 static const struct {
 	const char *kind, *desc;
 	int64_t price; /* cents */
 } services[] = {
-	{ "SERVICE", "Full detail", 18000 },      { "SERVICE", "Interior shampoo", 9000 },
-	{ "SERVICE", "Wash and wax", 12000 },     { "SERVICE", "Ceramic coating", 45000 },
-	{ "SERVICE", "Headlight restoration", 6000 }, { "SERVICE", "Engine bay clean", 7500 },
+    {"SERVICE", "Full detail", 18000},          {"SERVICE", "Interior shampoo", 9000},
+    {"SERVICE", "Wash and wax", 12000},         {"SERVICE", "Ceramic coating", 45000},
+    {"SERVICE", "Headlight restoration", 6000}, {"SERVICE", "Engine bay clean", 7500},
 };
 
-static const char *const streets[] = { "Main St", "Oak Ave", "Maple Dr", "Cedar Ln",
-				       "Harbor Rd", "Elm St", "Pine Ct", "Lake View Blvd" };
+static const char *const streets[] = {"Main St",   "Oak Ave", "Maple Dr", "Cedar Ln",
+                                      "Harbor Rd", "Elm St",  "Pine Ct",  "Lake View Blvd"};
 
 static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
 
@@ -68,12 +70,12 @@ static int has_customers(struct db *db, int *yes)
 
 /* A job for customer with one service line (and sometimes a fee). */
 static int make_job(struct db *db, int64_t customer, const char *title_override, int svc,
-		    int64_t *job)
+                    int64_t *job)
 {
-	struct job_input ji = { customer, title_override ? title_override : services[svc].desc,
-				"USD", NULL };
-	struct item_input it = { 0, services[svc].kind, services[svc].desc, 1000,
-				 services[svc].price };
+	struct job_input ji = {customer, title_override ? title_override : services[svc].desc,
+	                       "USD", NULL};
+	struct item_input it = {0, services[svc].kind, services[svc].desc, 1000,
+	                        services[svc].price};
 	int64_t item;
 	int rc;
 
@@ -83,17 +85,16 @@ static int make_job(struct db *db, int64_t customer, const char *title_override,
 	if ((rc = item_add(db, &it, &item)))
 		return rc;
 	if (rnd(4) == 0) {
-		struct item_input fee = { *job, "FEE", "Travel fee", 1000, 2500 };
+		struct item_input fee = {*job, "FEE", "Travel fee", 1000, 2500};
 
 		rc = item_add(db, &fee, &item);
 	}
 	return rc;
 }
 
-static int make_visit(struct db *db, int64_t start, int minutes, const char *where,
-		      int64_t *appt)
+static int make_visit(struct db *db, int64_t start, int minutes, const char *where, int64_t *appt)
 {
-	struct appt_input ai = { start, start + (int64_t)minutes * 60, where, NULL };
+	struct appt_input ai = {start, start + (int64_t)minutes * 60, where, NULL};
 
 	return appt_add(db, &ai, appt);
 }
@@ -119,8 +120,8 @@ static int settle_status(struct db *db, int64_t appt, int64_t start, int64_t now
 
 static int issue(struct db *db, int64_t job, int64_t *invoice, int64_t *total)
 {
-	struct invoice_input in = { 0 };
-	struct idem_result res = { 0 };
+	struct invoice_input in = {0};
+	struct idem_result res = {0};
 	struct invoice inv;
 	int rc;
 
@@ -138,11 +139,11 @@ static int issue(struct db *db, int64_t job, int64_t *invoice, int64_t *total)
 	return 0;
 }
 
-static int pay(struct db *db, int64_t customer, int64_t amount, const char *method,
-	       const char *ref, const struct alloc_input *allocs, size_t n)
+static int pay(struct db *db, int64_t customer, int64_t amount, const char *method, const char *ref,
+               const struct alloc_input *allocs, size_t n)
 {
-	struct payment_input in = { customer, "USD", amount, method, ref, 0, NULL, 0 };
-	struct idem_result res = { 0 };
+	struct payment_input in = {customer, "USD", amount, method, ref, 0, NULL, 0};
+	struct idem_result res = {0};
 	int rc = payment_record(db, &in, allocs, n, 0, NULL, &res);
 
 	idem_result_free(&res);
@@ -156,8 +157,8 @@ static int pay(struct db *db, int64_t customer, int64_t amount, const char *meth
  */
 static int bill_and_pay(struct db *db, const struct billable *bill, size_t n)
 {
-	static const char *const methods[] = { "cash", "check", "card" };
-	unsigned char used[128] = { 0 };
+	static const char *const methods[] = {"cash", "check", "card"};
+	unsigned char used[128] = {0};
 	size_t i, j;
 	int rc;
 
@@ -172,8 +173,11 @@ static int bill_and_pay(struct db *db, const struct billable *bill, size_t n)
 		used[i] = 1;
 		if ((rc = issue(db, bill[i].job, &inv, &total)))
 			return rc;
-		snprintf(ref, sizeof ref, m == 1 ? "check #%u" : m == 2 ? "card ref %u" : "till %u",
-			 1000 + rnd(8000));
+		snprintf(ref, sizeof ref,
+		         m == 1   ? "check #%u"
+		         : m == 2 ? "card ref %u"
+		                  : "till %u",
+		         1000 + rnd(8000));
 		a[0].invoice_id = inv;
 		for (j = i + 1; j < n && (used[j] || bill[j].customer != bill[i].customer); j++)
 			;
@@ -217,11 +221,11 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 		return rc;
 	rng_state = 0x9E3779B97F4A7C15ull;
 	for (i = 0; i < nc; i++) {
-		struct customer_input ci = { names[i], phone, NULL, addr, NULL };
+		struct customer_input ci = {names[i], phone, NULL, addr, NULL};
 
 		snprintf(phone, sizeof phone, "555-%04u", 100 + rnd(9800));
 		snprintf(addr, sizeof addr, "%u %s", 10 + rnd(980),
-			 streets[rnd(sizeof streets / sizeof streets[0])]);
+		         streets[rnd(sizeof streets / sizeof streets[0])]);
 		if ((rc = customer_add(db, &ci, &cust[i])))
 			return rc;
 	}
@@ -268,7 +272,7 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	customer_free(&home);
 	start = clock_add_days(today, -1) + 13 * 3600;
 	if ((rc = make_job(db, cust[0], _("Ceramic coating (rained off, finished next day)"), 3,
-			   &job)) ||
+	                   &job)) ||
 	    (rc = make_visit(db, start, 180, addr, &appt)) ||
 	    (rc = link_add(db, appt, job, 60, NULL)) ||
 	    (rc = appt_set_status(db, appt, "in_progress", NULL)) ||

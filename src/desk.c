@@ -120,7 +120,6 @@ int desk_outbox_dead(struct db *db, int64_t *n)
 	"id, event_type, business_key, provider_code, status, last_error, payload, retry_count, "  \
 	"created_at, updated_at, coalesce(sent_at, 0)"
 
-
 /* Fill *o from the current row of st (OUTBOX_COLS). */
 static void outbox_row(sqlite3_stmt *st, struct desk_outbox *o)
 {

@@ -7,7 +7,7 @@
 
 #include <libintl.h>
 
-#define _(s) gettext(s)
+#define _(s)  gettext(s)
 #define N_(s) (s)
 
 #endif

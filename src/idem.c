@@ -128,7 +128,6 @@ out:
 	return rc;
 }
 
-
 int idem_enter(struct db *db, const char *key, const char *scene, const char *hash, char **response)
 {
 	sqlite3_stmt *st;

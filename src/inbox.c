@@ -175,9 +175,8 @@ static int ingest_tx(struct db *db, void *arg)
 	return inbox_insert(db, c->ev, &c->id, &c->fresh);
 }
 
-int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source,
-                 const char *header, const void *payload, size_t len, const char *secret,
-                 struct inbox_ingest_result *r)
+int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
+                 const void *payload, size_t len, const char *secret, struct inbox_ingest_result *r)
 {
 	struct inbox_new ev = {0};
 	struct chan_event ce;
@@ -228,7 +227,6 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source,
 	r->fresh = c.fresh;
 	return 0;
 }
-
 
 #define EVENT_COLS                                                                                 \
 	"id, source_system, external_id, via, event_type, object_id, payload,"                     \
@@ -351,7 +349,8 @@ static int change_tx(struct db *db, void *arg)
 			                 "events can be retried"),
 			               (long long)c->id, status);
 		rc = db_prepare(db,
-		                "UPDATE inbound_callback SET status = 'received', attempts = 0, dead_kind = NULL,"
+		                "UPDATE inbound_callback SET status = 'received', attempts = 0, "
+		                "dead_kind = NULL,"
 		                " next_attempt_at = ?2, parked_until = NULL, updated_at = ?3"
 		                " WHERE id = ?1",
 		                &st);

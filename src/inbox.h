@@ -103,8 +103,8 @@ int inbox_insert_found(struct db *db, const char *source, const char *external_i
  * something was stored (whatever r->accepted says), else an FD_E* code
  * (payload too large, bad source, an adapter that takes no relayed events,
  * database). */
-int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source,
-                 const char *header, const void *payload, size_t len, const char *secret,
+int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
+                 const void *payload, size_t len, const char *secret,
                  struct inbox_ingest_result *r);
 
 /* inbox_get - fill *out with event id (free with inbox_event_free);

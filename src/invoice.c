@@ -18,20 +18,18 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
 #include "money.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "xalloc.h"
 
 #define TERMS_MAX_DAYS 3650
-
-
 
 /* Format v in currency code (unknown codes with two decimals). */
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
@@ -94,7 +92,8 @@ int invoice_get(struct db *db, int64_t id, struct invoice *out)
 	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = dbrow_get(db, "SELECT " INVOICE_COLS INVOICE_FROM " WHERE i.id = ?", id, invoice_get_row, out, _("cannot read the invoice"), &found);
+	rc = dbrow_get(db, "SELECT " INVOICE_COLS INVOICE_FROM " WHERE i.id = ?", id,
+	               invoice_get_row, out, _("cannot read the invoice"), &found);
 	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no invoice %lld"), (long long)id);
 	return rc;
@@ -193,13 +192,14 @@ int invoice_list(struct db *db, const struct invoice_filter *f,
 	sqlite3_stmt *st;
 	int rc, step;
 
-	rc = db_prepare(db,
-	                "SELECT " INVOICE_COLS INVOICE_FROM " WHERE (?1 = 0 OR i.customer_id = ?1)"
-	                " AND (?2 IS NULL OR i.status = ?2"
-	                "      OR (?2 = 'open' AND " INVOICE_OPEN_SQL("i.") "))"
-	                " AND (?3 IS NULL OR i.kind = ?3)"
-	                " ORDER BY i.issued_at, i.id",
-	                &st);
+	rc = db_prepare(
+	    db,
+	    "SELECT " INVOICE_COLS INVOICE_FROM " WHERE (?1 = 0 OR i.customer_id = ?1)"
+	    " AND (?2 IS NULL OR i.status = ?2"
+	    "      OR (?2 = 'open' AND " INVOICE_OPEN_SQL("i.") "))"
+	                                                        " AND (?3 IS NULL OR i.kind = ?3)"
+	                                                        " ORDER BY i.issued_at, i.id",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, f ? f->customer_id : 0);
@@ -764,7 +764,7 @@ static int each_id(struct db *db, sqlite3_stmt *st, const char *what,
 }
 
 int invoice_of_job(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_id, void *arg),
-                      void *arg)
+                   void *arg)
 {
 	static const char sql[] =
 	    "SELECT DISTINCT i.id FROM line_item li "
@@ -782,7 +782,7 @@ int invoice_of_job(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_id, 
 }
 
 int invoice_search(struct db *db, const char *text, int limit,
-                        int (*cb)(int64_t invoice_id, void *arg), void *arg)
+                   int (*cb)(int64_t invoice_id, void *arg), void *arg)
 {
 	static const char sql[] = "SELECT id FROM invoice WHERE number LIKE ?1 ESCAPE '\\' "
 	                          "ORDER BY id DESC LIMIT ?2";

@@ -158,12 +158,12 @@ void invoice_line_free(struct invoice_line *l);
  * draft; void ones included, credit notes not) that bills at least one line
  * item of job job_id, oldest first. */
 int invoice_of_job(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_id, void *arg),
-                      void *arg);
+                   void *arg);
 
 /* invoice_search - call cb with the id of each invoice or credit note
  * whose number contains text (case-insensitive; at least 2 characters),
  * newest first, at most limit (<= 0: 50). */
 int invoice_search(struct db *db, const char *text, int limit,
-                        int (*cb)(int64_t invoice_id, void *arg), void *arg);
+                   int (*cb)(int64_t invoice_id, void *arg), void *arg);
 
 #endif

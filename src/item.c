@@ -15,27 +15,26 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
 #include "work.h"
 #include "xalloc.h"
 
-
 /* ---------------------------------------------------------------- items */
 
-#define ITEM_SELECT                                                                        \
-	"SELECT i.id, i.service_order_id, i.kind, i.description, i.qty_milli, i.unit_price," \
-	" i.amount, j.currency, i.created_at, i.updated_at"                                \
+#define ITEM_SELECT                                                                                \
+	"SELECT i.id, i.service_order_id, i.kind, i.description, i.qty_milli, i.unit_price,"       \
+	" i.amount, j.currency, i.created_at, i.updated_at"                                        \
 	" FROM line_item i JOIN service_order j ON j.id = i.service_order_id"
 
-static const char *const item_kinds[] = { "SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT", NULL };
+static const char *const item_kinds[] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT", NULL};
 
 struct item_iter {
 	int (*cb)(const struct line_item *li, void *arg);
@@ -77,7 +76,7 @@ void item_free(struct line_item *li)
 
 int item_get(struct db *db, int64_t id, struct line_item *out)
 {
-	struct item_iter it = { NULL, NULL, out };
+	struct item_iter it = {NULL, NULL, out};
 	sqlite3_stmt *st;
 	int64_t n = 0;
 	int rc;
@@ -90,12 +89,12 @@ int item_get(struct db *db, int64_t id, struct line_item *out)
 }
 
 int item_list(struct db *db, int64_t job_id, int (*cb)(const struct line_item *li, void *arg),
-	      void *arg)
+              void *arg)
 {
-	struct item_iter it = { cb, arg, NULL };
+	struct item_iter it = {cb, arg, NULL};
 	sqlite3_stmt *st;
-	int rc = wk_prep(db, ITEM_SELECT " WHERE i.service_order_id = ?1 ORDER BY i.id", &st, job_id,
-		      0);
+	int rc =
+	    wk_prep(db, ITEM_SELECT " WHERE i.service_order_id = ?1 ORDER BY i.id", &st, job_id, 0);
 
 	return rc ? rc : wk_each_row(db, st, item_row, &it, _("cannot list line items"), NULL);
 }
@@ -117,7 +116,7 @@ static int line_amount(const char *kind, int64_t qty_milli, int64_t unit_price, 
 {
 	if (money_line_amount(qty_milli, unit_price, out))
 		return err_set(FD_EINVAL, _("the amount of this line is too large: "
-					    "lower the quantity or the unit price"));
+		                            "lower the quantity or the unit price"));
 	if (!strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT"))
 		*out = -*out;
 	return 0;
@@ -134,9 +133,9 @@ static int check_item_input(const struct item_input *in, int adding, const char 
 		return err_set(FD_EINVAL, _("the line item needs a job"));
 	if ((adding || in->kind) && !(*kind = find_kind(in->kind)))
 		return err_set(FD_EINVAL,
-			       _("'%.20s' is not a kind of line item: use SERVICE, FEE, DISCOUNT, "
-				 "TAX or CREDIT"),
-			       in->kind ? in->kind : "");
+		               _("'%.20s' is not a kind of line item: use SERVICE, FEE, DISCOUNT, "
+		                 "TAX or CREDIT"),
+		               in->kind ? in->kind : "");
 	if ((adding || in->description) &&
 	    (rc = text_check(in->description, _("the description"), TEXT_MAX, 0)))
 		return rc;
@@ -146,7 +145,7 @@ static int check_item_input(const struct item_input *in, int adding, const char 
 		return err_set(FD_EINVAL, _("the quantity is too large (at most 1000000)"));
 	if (adding && in->unit_price < 0)
 		return err_set(FD_EINVAL, _("the unit price must not be negative; "
-					    "use a DISCOUNT or CREDIT line to take money off"));
+		                            "use a DISCOUNT or CREDIT line to take money off"));
 	return 0;
 }
 
@@ -167,10 +166,10 @@ static int item_add_tx(struct db *db, void *arg)
 	if ((rc = wk_read_status(db, &wk_job_machine, a->in->job_id, status))) /* the job exists */
 		return rc;
 	rc = db_prepare(db,
-			"INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-			" unit_price, amount, created_at, updated_at)"
-			" VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
-			&st);
+	                "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
+	                " unit_price, amount, created_at, updated_at)"
+	                " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?7)",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->in->job_id);
@@ -188,7 +187,7 @@ static int item_add_tx(struct db *db, void *arg)
 
 int item_add(struct db *db, const struct item_input *in, int64_t *id_out)
 {
-	struct item_ctx a = { 0, in, NULL, 0 };
+	struct item_ctx a = {0, in, NULL, 0};
 	int rc;
 
 	if ((rc = check_item_input(in, 1, &a.kind)) ||
@@ -217,10 +216,10 @@ static int item_edit_tx(struct db *db, void *arg)
 	if ((rc = line_amount(li.kind, li.qty_milli, li.unit_price, &li.amount)))
 		goto out;
 	rc = db_prepare(db,
-			"UPDATE line_item SET kind = ?1,"
-			" description = coalesce(?2, description), qty_milli = ?3,"
-			" unit_price = ?4, amount = ?5, updated_at = ?6 WHERE id = ?7",
-			&st);
+	                "UPDATE line_item SET kind = ?1,"
+	                " description = coalesce(?2, description), qty_milli = ?3,"
+	                " unit_price = ?4, amount = ?5, updated_at = ?6 WHERE id = ?7",
+	                &st);
 	if (rc)
 		goto out;
 	wk_bind_text(st, 1, li.kind);
@@ -238,7 +237,7 @@ out:
 
 int item_edit(struct db *db, int64_t id, const struct item_input *in)
 {
-	struct item_ctx e = { id, in, NULL, 0 };
+	struct item_ctx e = {id, in, NULL, 0};
 	int rc;
 
 	if ((rc = check_item_input(in, 0, &e.kind)))

@@ -14,24 +14,23 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
 #include "work.h"
 #include "xalloc.h"
 
-
 /* ---------------------------------------------------------------- jobs */
 
-#define JOB_SELECT                                                                         \
-	"SELECT j.id, j.customer_id, c.name, j.title, j.status, j.currency, j.note,"       \
-	" j.created_at, j.updated_at"                                                      \
+#define JOB_SELECT                                                                                 \
+	"SELECT j.id, j.customer_id, c.name, j.title, j.status, j.currency, j.note,"               \
+	" j.created_at, j.updated_at"                                                              \
 	" FROM service_order j JOIN customer c ON c.id = j.customer_id"
 
 struct job_iter {
@@ -75,7 +74,7 @@ void job_free(struct job *j)
 
 int job_get(struct db *db, int64_t id, struct job *out)
 {
-	struct job_iter it = { NULL, NULL, out };
+	struct job_iter it = {NULL, NULL, out};
 	sqlite3_stmt *st;
 	int64_t n = 0;
 	int rc;
@@ -88,17 +87,17 @@ int job_get(struct db *db, int64_t id, struct job *out)
 }
 
 int job_list(struct db *db, int64_t customer_id, int (*cb)(const struct job *j, void *arg),
-	     void *arg)
+             void *arg)
 {
-	struct job_iter it = { cb, arg, NULL };
+	struct job_iter it = {cb, arg, NULL};
 	sqlite3_stmt *st;
 	int rc;
 
 	rc = wk_prep(db,
-		  customer_id ? JOB_SELECT " WHERE j.customer_id = ?1"
-					   " ORDER BY j.created_at DESC, j.id DESC"
-			      : JOB_SELECT " ORDER BY j.created_at DESC, j.id DESC",
-		  &st, customer_id, 0);
+	             customer_id ? JOB_SELECT " WHERE j.customer_id = ?1"
+	                                      " ORDER BY j.created_at DESC, j.id DESC"
+	                         : JOB_SELECT " ORDER BY j.created_at DESC, j.id DESC",
+	             &st, customer_id, 0);
 	return rc ? rc : wk_each_row(db, st, job_row, &it, _("cannot list jobs"), NULL);
 }
 
@@ -113,7 +112,7 @@ static int check_job_input(const struct job_input *in, int adding, const struct 
 		return err_set(FD_EINVAL, _("the job needs a customer"));
 	if (!adding && in->customer_id)
 		return err_set(FD_EINVAL, _("the customer of a job cannot change; "
-					    "cancel it and add a job for the other customer"));
+		                            "cancel it and add a job for the other customer"));
 	if ((adding || in->title) && (rc = text_check(in->title, _("the title"), TITLE_MAX, 0)))
 		return rc;
 	if (in->note && (rc = text_check(in->note, _("the note"), NOTE_MAX, 1)))
@@ -122,9 +121,9 @@ static int check_job_input(const struct job_input *in, int adding, const struct 
 		code = config_get("currency", "USD");
 	if (code && !(*cur = currency_find(code)))
 		return err_set(FD_EINVAL,
-			       _("unknown currency '%.12s': "
-				 "use an ISO 4217 code such as USD or EUR"),
-			       code);
+		               _("unknown currency '%.12s': "
+		                 "use an ISO 4217 code such as USD or EUR"),
+		               code);
 	return 0;
 }
 
@@ -142,15 +141,15 @@ static int job_add_tx(struct db *db, void *arg)
 	int found, rc;
 
 	if ((rc = wk_query_int(db, "SELECT id FROM customer WHERE id = ?1", a->in->customer_id, 0,
-			    &dummy, &found)))
+	                       &dummy, &found)))
 		return rc;
 	if (!found)
 		return err_set(FD_ENOTFOUND, _("there is no customer %lld"),
-			       (long long)a->in->customer_id);
+		               (long long)a->in->customer_id);
 	rc = db_prepare(db,
-			"INSERT INTO service_order (customer_id, title, currency, note, created_at,"
-			" updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-			&st);
+	                "INSERT INTO service_order (customer_id, title, currency, note, created_at,"
+	                " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->in->customer_id);
@@ -166,7 +165,7 @@ static int job_add_tx(struct db *db, void *arg)
 
 int job_add(struct db *db, const struct job_input *in, int64_t *id_out)
 {
-	struct job_ctx a = { 0, in, NULL };
+	struct job_ctx a = {0, in, NULL};
 	int rc;
 
 	if ((rc = check_job_input(in, 1, &a.cur)) || (rc = db_write(db, job_add_tx, &a)))
@@ -187,22 +186,22 @@ static int job_edit_tx(struct db *db, void *arg)
 		return rc;
 	if (e->cur && strcmp(e->cur->code, j.currency) &&
 	    !(rc = wk_query_int(db, "SELECT count(*) FROM line_item WHERE service_order_id = ?1",
-			     e->id, 0, &items, &found)) &&
+	                        e->id, 0, &items, &found)) &&
 	    items > 0)
 		rc = err_set(FD_ECONFLICT,
-			     _("job %lld has %lld line item(s), "
-			       "so its currency (%s) cannot change"),
-			     (long long)e->id, (long long)items, j.currency);
+		             _("job %lld has %lld line item(s), "
+		               "so its currency (%s) cannot change"),
+		             (long long)e->id, (long long)items, j.currency);
 	job_free(&j);
 	if (rc)
 		return rc;
 	/* ?N IS NULL keeps the old value; a note of '' clears it */
 	rc = db_prepare(db,
-			"UPDATE service_order SET title = coalesce(?1, title),"
-			" currency = coalesce(?2, currency),"
-			" note = CASE WHEN ?3 IS NULL THEN note ELSE nullif(?3, '') END,"
-			" updated_at = ?4 WHERE id = ?5",
-			&st);
+	                "UPDATE service_order SET title = coalesce(?1, title),"
+	                " currency = coalesce(?2, currency),"
+	                " note = CASE WHEN ?3 IS NULL THEN note ELSE nullif(?3, '') END,"
+	                " updated_at = ?4 WHERE id = ?5",
+	                &st);
 	if (rc)
 		return rc;
 	wk_bind_text(st, 1, e->in->title);
@@ -215,7 +214,7 @@ static int job_edit_tx(struct db *db, void *arg)
 
 int job_edit(struct db *db, int64_t id, const struct job_input *in)
 {
-	struct job_ctx e = { id, in, NULL };
+	struct job_ctx e = {id, in, NULL};
 	int rc;
 
 	if ((rc = check_job_input(in, 0, &e.cur)))
@@ -229,4 +228,3 @@ int job_set_status(struct db *db, int64_t id, const char *status, const char *re
 {
 	return wk_set_status(db, &wk_job_machine, id, status, reason);
 }
-

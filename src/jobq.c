@@ -18,7 +18,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "settings.h"
 #include "control.h"
 #include "db.h"
 #include "dbrow.h"
@@ -27,6 +26,7 @@
 #include "jobq.h"
 #include "log.h"
 #include "projection.h"
+#include "settings.h"
 #include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -38,7 +38,7 @@ static const struct {
 	const char *kind;
 	int (*run)(struct db *db, const char *key);
 } handlers[] = {
-	{ PROJECTION_JOB_KIND, projection_job }, /* clang-format: keep */
+    {PROJECTION_JOB_KIND, projection_job}, /* clang-format: keep */
 };
 
 #define PURGE_EVERY_S  60
@@ -466,7 +466,6 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 #define JOB_COLS                                                                                   \
 	"id, kind, key, status, attempts, next_run_at, last_error, claimed_by, "                   \
 	"claim_expires_at, created_at, updated_at, started_at, finished_at"
-
 
 static void fill(sqlite3_stmt *st, struct jobq_job *j)
 {

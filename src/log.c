@@ -24,13 +24,13 @@ int log_open(const char *path)
 
 	if (fd < 0)
 		return err_set(FD_EIO, _("cannot open the debug log %s: %s"), path,
-			       strerror(errno));
+		               strerror(errno));
 	log_close();
 	log_file = fdopen(fd, "a");
 	if (!log_file) {
 		close(fd);
 		return err_set(FD_EIO, _("cannot open the debug log %s: %s"), path,
-			       strerror(errno));
+		               strerror(errno));
 	}
 	setvbuf(log_file, NULL, _IOLBF, 0);
 	return 0;

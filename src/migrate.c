@@ -21,12 +21,12 @@
 #define MAX_MIGRATIONS 256
 
 static const char create_table_sql[] =
-	"CREATE TABLE IF NOT EXISTS schema_migration ("
-	" version INTEGER PRIMARY KEY,"
-	" name TEXT NOT NULL,"
-	" checksum TEXT NOT NULL,"
-	" applied_at INTEGER NOT NULL,"
-	" destructive INTEGER NOT NULL CHECK (destructive IN (0, 1)))";
+    "CREATE TABLE IF NOT EXISTS schema_migration ("
+    " version INTEGER PRIMARY KEY,"
+    " name TEXT NOT NULL,"
+    " checksum TEXT NOT NULL,"
+    " applied_at INTEGER NOT NULL,"
+    " destructive INTEGER NOT NULL CHECK (destructive IN (0, 1)))";
 
 void migrate_sha256_hex(const char *sql, char out[65])
 {
@@ -63,9 +63,9 @@ static int table_exists(struct db *db, int *exists)
 {
 	int64_t n = 0;
 	int rc = db_one_int(db,
-			    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
-			    "name = 'schema_migration'",
-			    &n);
+	                    "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND "
+	                    "name = 'schema_migration'",
+	                    &n);
 
 	*exists = n > 0;
 	return rc;
@@ -83,7 +83,7 @@ static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max
 	memset(applied, 0, MAX_MIGRATIONS);
 	*max_applied = 0;
 	rc = db_prepare(db, "SELECT version, name, checksum FROM schema_migration ORDER BY version",
-			&st);
+	                &st);
 	if (rc)
 		return rc;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -94,9 +94,9 @@ static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max
 
 		if (v > migrate_latest() || v < 1 || v >= MAX_MIGRATIONS) {
 			rc = err_set(FD_ESCHEMA,
-				     _("the database %s has schema version %d, newer than this "
-				       "frontdesk knows (%d): use a newer frontdesk"),
-				     db_path(db), v, migrate_latest());
+			             _("the database %s has schema version %d, newer than this "
+			               "frontdesk knows (%d): use a newer frontdesk"),
+			             db_path(db), v, migrate_latest());
 			goto out;
 		}
 		if (!m) {
@@ -106,10 +106,10 @@ static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max
 		migrate_sha256_hex(m->sql, want);
 		if (!sum || strcmp(sum, want) != 0) {
 			rc = err_set(FD_ESCHEMA,
-				     _("migration %d (%s) applied to %s has checksum %.16s..., "
-				       "but this frontdesk's is %.16s...: the schema was altered; "
-				       "restore a backup"),
-				     v, m->name, db_path(db), sum ? sum : "(none)", want);
+			             _("migration %d (%s) applied to %s has checksum %.16s..., "
+			               "but this frontdesk's is %.16s...: the schema was altered; "
+			               "restore a backup"),
+			             v, m->name, db_path(db), sum ? sum : "(none)", want);
 			goto out;
 		}
 		applied[v] = 1;
@@ -145,9 +145,9 @@ static int apply_one(struct db *db, const struct migration *m)
 		return db_fail(db, m->name);
 	migrate_sha256_hex(m->sql, sum);
 	rc = db_prepare(db,
-			"INSERT INTO schema_migration (version, name, checksum, applied_at, "
-			"destructive) VALUES (?, ?, ?, ?, ?)",
-			&st);
+	                "INSERT INTO schema_migration (version, name, checksum, applied_at, "
+	                "destructive) VALUES (?, ?, ?, ?, ?)",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int(st, 1, m->version);
@@ -177,7 +177,8 @@ int migrate_to(struct db *db, int target, int allow_destructive)
 		if (rc)
 			return rc;
 		for (i = 0; i < fd_n_migrations; i++)
-			if (fd_migrations[i].version <= target && !applied[fd_migrations[i].version])
+			if (fd_migrations[i].version <= target &&
+			    !applied[fd_migrations[i].version])
 				pending++;
 		if (!pending)
 			return 0;
@@ -198,9 +199,9 @@ int migrate_to(struct db *db, int target, int allow_destructive)
 			continue;
 		if (is_destructive(m) && !allow_destructive) {
 			rc = err_set(FD_ESCHEMA,
-				     _("migration %d (%s) changes existing data: back up %s, then "
-				       "run 'frontdesk migrate --allow-destructive'"),
-				     m->version, m->name, db_path(db));
+			             _("migration %d (%s) changes existing data: back up %s, then "
+			               "run 'frontdesk migrate --allow-destructive'"),
+			             m->version, m->name, db_path(db));
 			goto fail;
 		}
 		if ((rc = apply_one(db, m)) != 0)
@@ -236,8 +237,8 @@ int migrate_check_and_apply(struct db *db, int target)
 	for (i = 0; i < fd_n_migrations; i++)
 		if (!applied[fd_migrations[i].version] && target == MIGRATE_REFUSE_PENDING)
 			return err_set(FD_ESCHEMA,
-				       _("the database %s needs schema migration %d: open it once "
-					 "without --read-only"),
-				       db_path(db), fd_migrations[i].version);
+			               _("the database %s needs schema migration %d: open it once "
+			                 "without --read-only"),
+			               db_path(db), fd_migrations[i].version);
 	return 0;
 }

@@ -16,9 +16,8 @@
 #include "money.h"
 
 static const struct currency currencies[] = {
-	{ "USD", 2 }, { "EUR", 2 }, { "GBP", 2 }, { "CNY", 2 }, { "JPY", 0 },
-	{ "TWD", 2 }, { "HKD", 2 }, { "CAD", 2 }, { "AUD", 2 }, { "CHF", 2 },
-	{ "KRW", 0 }, { "SGD", 2 }, { "NZD", 2 }, { "KWD", 3 }, { "BHD", 3 },
+    {"USD", 2}, {"EUR", 2}, {"GBP", 2}, {"CNY", 2}, {"JPY", 0}, {"TWD", 2}, {"HKD", 2}, {"CAD", 2},
+    {"AUD", 2}, {"CHF", 2}, {"KRW", 0}, {"SGD", 2}, {"NZD", 2}, {"KWD", 3}, {"BHD", 3},
 };
 
 const struct currency *currency_find(const char *code)
@@ -116,7 +115,7 @@ int money_parse(const char *text, const struct currency *cur, int64_t *out)
 		while (is_digit(*p)) {
 			if (++frac > cur->exponent)
 				return err_set(FD_EINVAL, _("%s amounts have at most %d decimals"),
-					       cur->code, cur->exponent);
+				               cur->code, cur->exponent);
 			if (acc_digit(&acc, *p - '0'))
 				return err_set(FD_EINVAL, _("the amount is too large"));
 			p++;
@@ -226,7 +225,7 @@ int money_line_amount(int64_t qty_milli, int64_t unit_price, int64_t *out)
 
 int qty_parse(const char *text, int64_t *out_milli)
 {
-	static const struct currency milli = { "", 3 };
+	static const struct currency milli = {"", 3};
 	int64_t v;
 	int rc;
 
@@ -234,9 +233,10 @@ int qty_parse(const char *text, int64_t *out_milli)
 		return err_set(FD_EINVAL, _("write the quantity without ',' separators"));
 	rc = money_parse(text, &milli, &v);
 	if (rc)
-		return err_set(rc, _("the quantity '%.40s' is not a number with at most 3 decimals "
-				     "(like 2 or 1.5)"),
-			       text ? text : "");
+		return err_set(rc,
+		               _("the quantity '%.40s' is not a number with at most 3 decimals "
+		                 "(like 2 or 1.5)"),
+		               text ? text : "");
 	if (v <= 0)
 		return err_set(FD_EINVAL, _("the quantity must be greater than zero"));
 	if (v > 1000000 * (int64_t)1000)

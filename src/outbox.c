@@ -77,12 +77,11 @@ struct charge_ctx {
 	int64_t outbox_id;
 };
 
-
 static int charge_tx(struct db *db, void *arg)
 {
 	struct charge_ctx *c = arg;
-	struct chan_order_new in = {c->order_no, c->routed, c->inv->customer_id, c->inv->id,
-	                            c->inv->currency, c->amount};
+	struct chan_order_new in = {c->order_no, c->routed,        c->inv->customer_id,
+	                            c->inv->id,  c->inv->currency, c->amount};
 	int64_t left = 0;
 	char *payload;
 	cJSON *p;
@@ -92,10 +91,11 @@ static int charge_tx(struct db *db, void *arg)
 	if ((rc = chan_order_chargeable(db, c->inv->id, &left)) != 0)
 		return rc;
 	if (c->amount > left)
-		return err_set(FD_EINVAL,
-		               _("the invoice owes %lld (minor units) after the card orders already "
-		                 "open for it; ask for at most that"),
-		               (long long)left);
+		return err_set(
+		    FD_EINVAL,
+		    _("the invoice owes %lld (minor units) after the card orders already "
+		      "open for it; ask for at most that"),
+		    (long long)left);
 	if ((rc = chan_order_number(db, c->order_no)) != 0)
 		return rc;
 	if (c->provider)
@@ -375,16 +375,16 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 struct mark_ctx {
 	const struct control_hold *lease;
 	const struct row *r;
-	int phase;              /* 0: about to send; 1: record the answer */
-	int code;               /* the chan_code of the answer */
-	const char *status;     /* succeeded, failed, sending, dead */
-	const char *error;      /* last_error, NULL: none */
-	int64_t wait;           /* seconds to next_retry_at */
-	const char *channel_id; /* payment.create ok: the intent id */
-	int refund_ok;          /* refund.create ok: the order becomes refunding */
+	int phase;                        /* 0: about to send; 1: record the answer */
+	int code;                         /* the chan_code of the answer */
+	const char *status;               /* succeeded, failed, sending, dead */
+	const char *error;                /* last_error, NULL: none */
+	int64_t wait;                     /* seconds to next_retry_at */
+	const char *channel_id;           /* payment.create ok: the intent id */
+	int refund_ok;                    /* refund.create ok: the order becomes refunding */
 	const struct chan_refund *refund; /* refund.create ok: the channel's refund */
 	const char *provider;             /* the provider code */
-	int order_failed;       /* payment.create refused: the order fails */
+	int order_failed;                 /* payment.create refused: the order fails */
 };
 
 static int keep_refund(struct db *db, const char *provider, const struct row *r,
@@ -470,8 +470,7 @@ static int mark_tx(struct db *db, void *arg)
 
 /* Send one row and record what came back. */
 static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
-                       const char *provider, const struct control_hold *lease,
-                       const struct row *r)
+                       const char *provider, const struct control_hold *lease, const struct row *r)
 {
 	struct mark_ctx m = {0};
 	struct chan_status cs;

@@ -16,7 +16,6 @@
 #include <string.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -24,12 +23,11 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
-#include "words.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
+#include "words.h"
 #include "xalloc.h"
-
-
 
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
@@ -156,7 +154,8 @@ int payment_get(struct db *db, int64_t id, struct payment *out)
 	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	rc = dbrow_get(db, "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.id = ?", id, payment_get_row, out, _("cannot read the payment"), &found);
+	rc = dbrow_get(db, "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.id = ?", id,
+	               payment_get_row, out, _("cannot read the payment"), &found);
 	if (!rc && !found)
 		rc = err_set(FD_ENOTFOUND, _("there is no payment %lld"), (long long)id);
 	return rc;
@@ -324,8 +323,7 @@ int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int6
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT id, balance FROM invoice WHERE customer_id = ? AND currency = ?"
-	    " AND " INVOICE_OPEN_SQL("")
-	    " ORDER BY due_at, id",
+	    " AND " INVOICE_OPEN_SQL("") " ORDER BY due_at, id",
 	    &st);
 	if (rc)
 		return rc;

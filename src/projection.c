@@ -57,13 +57,13 @@
 /* (the columns fill_row reads, but for projection_version and built_at: the
  * calendar does not show them, and a week has thousands of rows to read) */
 static const char range_sql[] =
-	"SELECT appointment_id, start_at, end_at, customers, services, total_price, currency, "
-	"est_minutes, payment_status, status "
-	"FROM appointment_calendar_view "
-	"WHERE start_at >= ?1 - coalesce((SELECT max(end_at - start_at) "
-	"FROM appointment_calendar_view), 0) "
-	"AND start_at < ?2 AND end_at > ?1 "
-	"ORDER BY start_at, appointment_id";
+    "SELECT appointment_id, start_at, end_at, customers, services, total_price, currency, "
+    "est_minutes, payment_status, status "
+    "FROM appointment_calendar_view "
+    "WHERE start_at >= ?1 - coalesce((SELECT max(end_at - start_at) "
+    "FROM appointment_calendar_view), 0) "
+    "AND start_at < ?2 AND end_at > ?1 "
+    "ORDER BY start_at, appointment_id";
 
 const char *projection_range_sql(void)
 {

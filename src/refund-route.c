@@ -21,8 +21,8 @@
 #include "payment.h"
 #include "refund-route.h"
 
-int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route,
-                    char *order_no, size_t n)
+int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route, char *order_no,
+                    size_t n)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -42,7 +42,8 @@ int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route,
 		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
 			*route = REFUND_THROUGH_CHANNEL;
 			if (order_no && n)
-				snprintf(order_no, n, "%s", (const char *)sqlite3_column_text(st, 0));
+				snprintf(order_no, n, "%s",
+				         (const char *)sqlite3_column_text(st, 0));
 		}
 	} else if (step == SQLITE_DONE) {
 		rc = err_set(FD_ENOTFOUND, _("there is no payment %lld"), (long long)payment_id);
@@ -67,13 +68,15 @@ int refund_request(struct db *db, const struct refund_input *in, const char *ide
 	out->route = route;
 	if (route == REFUND_THROUGH_CHANNEL) {
 		if ((in->method && strcmp(in->method, "card")) || (in->reference && *in->reference))
-			return err_set(FD_EINVAL,
-			               _("payment %lld was taken through the payment channel (card order "
-			                 "%s): its refund goes back through the channel, which chooses "
-			                 "how; leave out the method and the reference"),
-			               (long long)in->payment_id, out->order_no);
+			return err_set(
+			    FD_EINVAL,
+			    _("payment %lld was taken through the payment channel (card order "
+			      "%s): its refund goes back through the channel, which chooses "
+			      "how; leave out the method and the reference"),
+			    (long long)in->payment_id, out->order_no);
 		if (in->amount <= 0)
-			return err_set(FD_EINVAL, _("the amount of a refund must be greater than zero"));
+			return err_set(FD_EINVAL,
+			               _("the amount of a refund must be greater than zero"));
 		return outbox_refund(db, out->order_no, in->amount, idem_key, &out->id);
 	}
 	if ((rc = refund_post(db, in, idem_key, &res)) != 0)

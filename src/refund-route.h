@@ -13,23 +13,23 @@ struct db;
 struct refund_input;
 
 enum refund_route {
-	REFUND_AT_DESK = 1,      /* a refund row is posted now (refund_post) */
-	REFUND_THROUGH_CHANNEL,  /* a refund.create command asks the channel (outbox_refund) */
+	REFUND_AT_DESK = 1,     /* a refund row is posted now (refund_post) */
+	REFUND_THROUGH_CHANNEL, /* a refund.create command asks the channel (outbox_refund) */
 };
 
 /* What refund_request did. */
 struct refund_outcome {
 	enum refund_route route;
-	int64_t id;         /* AT_DESK: the refund; THROUGH_CHANNEL: the outbox command */
-	char order_no[65];  /* THROUGH_CHANNEL: the card payment order */
-	int replayed;       /* AT_DESK: the idempotency key had done this already */
+	int64_t id;        /* AT_DESK: the refund; THROUGH_CHANNEL: the outbox command */
+	char order_no[65]; /* THROUGH_CHANNEL: the card payment order */
+	int replayed;      /* AT_DESK: the idempotency key had done this already */
 };
 
 /* refund_route_of - how payment_id is refunded: *route, and for a payment
  * that came from a channel order, that order's number in order_no (n bytes;
  * may be NULL). FD_ENOTFOUND for no such payment. */
-int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route,
-                    char *order_no, size_t n);
+int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route, char *order_no,
+                    size_t n);
 
 /* refund_request - refund in->amount of in->payment_id the way the payment
  * must be refunded. A card payment taken through the payment channel goes

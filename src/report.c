@@ -27,7 +27,6 @@
 #include "report.h"
 #include "xalloc.h"
 
-
 /* One row of the aging report while it is being put together. */
 struct aging_acc {
 	int64_t customer_id;

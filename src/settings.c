@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "settings.h"
 #include "i18n.h"
+#include "settings.h"
 #include "xalloc.h"
 
 struct kv {
@@ -70,8 +70,9 @@ static void read_file(const char *path)
 			continue;
 		eq = strchr(s, '=');
 		if (!eq) {
-			fprintf(stderr, _("frontdesk: %s:%d: expected 'key = value'; line ignored\n"),
-				path, lineno);
+			fprintf(stderr,
+			        _("frontdesk: %s:%d: expected 'key = value'; line ignored\n"), path,
+			        lineno);
 			continue;
 		}
 		*eq = '\0';

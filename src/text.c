@@ -53,9 +53,9 @@ size_t utf8_decode(const unsigned char *s, size_t n, unsigned int *cp)
 /* Characters that must never reach a terminal or be stored in a field. */
 static int is_dangerous(unsigned int c)
 {
-	return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) ||
-	       (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
-	       c == 0x200E || c == 0x200F || c == 0x061C || c == 0xFEFF;
+	return c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) || (c >= 0x202A && c <= 0x202E) ||
+	       (c >= 0x2066 && c <= 0x2069) || c == 0x200E || c == 0x200F || c == 0x061C ||
+	       c == 0xFEFF;
 }
 
 int text_check(const char *s, const char *field, size_t maxbytes, int empty_ok)
@@ -71,18 +71,18 @@ int text_check(const char *s, const char *field, size_t maxbytes, int empty_ok)
 		return err_set(FD_EINVAL, _("%s must not be empty"), field);
 	if (len > maxbytes)
 		return err_set(FD_EINVAL, _("%s is too long (%zu bytes; at most %zu)"), field, len,
-			       maxbytes);
+		               maxbytes);
 	while (off < len) {
 		size_t n = utf8_decode(p + off, len - off, &cp);
 
 		if (n == 0)
 			return err_set(FD_EINVAL, _("%s is not valid UTF-8 text (byte %zu)"), field,
-				       off + 1);
+			               off + 1);
 		if (is_dangerous(cp))
 			return err_set(FD_EINVAL,
-				       _("%s contains a control character or escape sequence "
-					 "(U+%04X at byte %zu)"),
-				       field, cp, off + 1);
+			               _("%s contains a control character or escape sequence "
+			                 "(U+%04X at byte %zu)"),
+			               field, cp, off + 1);
 		off += n;
 	}
 	if (len > 0 && (s[0] == ' ' || s[len - 1] == ' '))

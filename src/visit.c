@@ -15,40 +15,39 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
 #include "work.h"
 #include "xalloc.h"
 
-
 /* ---------------------------------------------------------------- visits */
 
 /* A visit with the summary of the jobs it works on, in the order they were
  * linked: the first customer's name and "+N" for N more customers, the job
  * titles, the estimated minutes. */
-#define APPT_SELECT                                                                        \
-	"SELECT a.id, a.start_at, a.end_at, a.location, a.status, a.note, a.created_at,"   \
-	" a.updated_at,"                                                                   \
-	" coalesce((SELECT c.name FROM appointment_work w"                                 \
-	"   JOIN service_order j ON j.id = w.service_order_id"                             \
-	"   JOIN customer c ON c.id = j.customer_id"                                       \
-	"   WHERE w.appointment_id = a.id ORDER BY w.id LIMIT 1)"                          \
-	"  || (SELECT CASE WHEN count(DISTINCT j.customer_id) > 1"                         \
-	"       THEN ' +' || (count(DISTINCT j.customer_id) - 1) ELSE '' END"              \
-	"     FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"   \
-	"     WHERE w.appointment_id = a.id), ''),"                                        \
-	" coalesce((SELECT group_concat(title, ', ') FROM (SELECT j.title"                 \
-	"   FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"     \
-	"   WHERE w.appointment_id = a.id ORDER BY w.id)), ''),"                           \
-	" (SELECT coalesce(sum(est_minutes), 0) FROM appointment_work"                     \
-	"   WHERE appointment_id = a.id)"                                                  \
+#define APPT_SELECT                                                                                \
+	"SELECT a.id, a.start_at, a.end_at, a.location, a.status, a.note, a.created_at,"           \
+	" a.updated_at,"                                                                           \
+	" coalesce((SELECT c.name FROM appointment_work w"                                         \
+	"   JOIN service_order j ON j.id = w.service_order_id"                                     \
+	"   JOIN customer c ON c.id = j.customer_id"                                               \
+	"   WHERE w.appointment_id = a.id ORDER BY w.id LIMIT 1)"                                  \
+	"  || (SELECT CASE WHEN count(DISTINCT j.customer_id) > 1"                                 \
+	"       THEN ' +' || (count(DISTINCT j.customer_id) - 1) ELSE '' END"                      \
+	"     FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"           \
+	"     WHERE w.appointment_id = a.id), ''),"                                                \
+	" coalesce((SELECT group_concat(title, ', ') FROM (SELECT j.title"                         \
+	"   FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"             \
+	"   WHERE w.appointment_id = a.id ORDER BY w.id)), ''),"                                   \
+	" (SELECT coalesce(sum(est_minutes), 0) FROM appointment_work"                             \
+	"   WHERE appointment_id = a.id)"                                                          \
 	" FROM appointment a"
 
 struct appt_iter {
@@ -95,7 +94,7 @@ void appt_free(struct appt *a)
 
 int appt_get(struct db *db, int64_t id, struct appt *out)
 {
-	struct appt_iter it = { NULL, NULL, out };
+	struct appt_iter it = {NULL, NULL, out};
 	sqlite3_stmt *st;
 	int64_t n = 0;
 	int rc;
@@ -108,9 +107,9 @@ int appt_get(struct db *db, int64_t id, struct appt *out)
 }
 
 int appt_list_range(struct db *db, int64_t from, int64_t to,
-		    int (*cb)(const struct appt *a, void *arg), void *arg)
+                    int (*cb)(const struct appt *a, void *arg), void *arg)
 {
-	struct appt_iter it = { cb, arg, NULL };
+	struct appt_iter it = {cb, arg, NULL};
 	sqlite3_stmt *st;
 	int rc;
 
@@ -119,13 +118,13 @@ int appt_list_range(struct db *db, int64_t from, int64_t to,
 	/* no visit is longer than APPT_MAX_SECONDS, so the index on start_at
 	 * bounds the scan on both sides */
 	rc = wk_prep(db,
-		  APPT_SELECT " WHERE a.start_at < ?2 AND a.end_at > ?1 AND a.start_at >= ?3"
-			      " ORDER BY a.start_at, a.id",
-		  &st, from, to);
+	             APPT_SELECT " WHERE a.start_at < ?2 AND a.end_at > ?1 AND a.start_at >= ?3"
+	                         " ORDER BY a.start_at, a.id",
+	             &st, from, to);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 3, from > INT64_MIN + APPT_MAX_SECONDS ? from - APPT_MAX_SECONDS
-								      : INT64_MIN);
+	sqlite3_bind_int64(
+	    st, 3, from > INT64_MIN + APPT_MAX_SECONDS ? from - APPT_MAX_SECONDS : INT64_MIN);
 	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
 }
 
@@ -140,12 +139,12 @@ static int check_times(int64_t start, int64_t end)
 	clock_format_local(end, "%Y-%m-%d %H:%M", e, sizeof e);
 	if (end <= start)
 		return err_set(FD_EINVAL,
-			       _("the visit must end after it starts (%s is not after %s)"), e, s);
+		               _("the visit must end after it starts (%s is not after %s)"), e, s);
 	if (end - start > APPT_MAX_SECONDS)
 		return err_set(FD_EINVAL,
-			       _("a visit lasts at most 7 days (%s to %s is longer); "
-				 "book longer work as several visits of one job"),
-			       s, e);
+		               _("a visit lasts at most 7 days (%s to %s is longer); "
+		                 "book longer work as several visits of one job"),
+		               s, e);
 	return 0;
 }
 
@@ -176,9 +175,9 @@ static int appt_add_tx(struct db *db, void *arg)
 	int rc;
 
 	rc = db_prepare(db,
-			"INSERT INTO appointment (start_at, end_at, location, note, created_at,"
-			" updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
-			&st);
+	                "INSERT INTO appointment (start_at, end_at, location, note, created_at,"
+	                " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, a->in->start_at);
@@ -194,7 +193,7 @@ static int appt_add_tx(struct db *db, void *arg)
 
 int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
 {
-	struct appt_ctx a = { 0, in };
+	struct appt_ctx a = {0, in};
 	int rc;
 
 	if ((rc = check_appt_input(in, 1)) || (rc = db_write(db, appt_add_tx, &a)))
@@ -213,19 +212,19 @@ static int appt_edit_tx(struct db *db, void *arg)
 	if ((rc = appt_get(db, e->id, &old)))
 		return rc;
 	rc = check_times(e->in->start_at ? e->in->start_at : old.start_at,
-			 e->in->end_at ? e->in->end_at : old.end_at);
+	                 e->in->end_at ? e->in->end_at : old.end_at);
 	appt_free(&old);
 	if (rc)
 		return rc;
 	/* 0 / NULL keeps the old value; '' clears location or note */
 	rc = db_prepare(db,
-			"UPDATE appointment SET"
-			" start_at = CASE WHEN ?1 = 0 THEN start_at ELSE ?1 END,"
-			" end_at = CASE WHEN ?2 = 0 THEN end_at ELSE ?2 END,"
-			" location = CASE WHEN ?3 IS NULL THEN location ELSE nullif(?3, '') END,"
-			" note = CASE WHEN ?4 IS NULL THEN note ELSE nullif(?4, '') END,"
-			" updated_at = ?5 WHERE id = ?6",
-			&st);
+	                "UPDATE appointment SET"
+	                " start_at = CASE WHEN ?1 = 0 THEN start_at ELSE ?1 END,"
+	                " end_at = CASE WHEN ?2 = 0 THEN end_at ELSE ?2 END,"
+	                " location = CASE WHEN ?3 IS NULL THEN location ELSE nullif(?3, '') END,"
+	                " note = CASE WHEN ?4 IS NULL THEN note ELSE nullif(?4, '') END,"
+	                " updated_at = ?5 WHERE id = ?6",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, e->in->start_at);
@@ -239,7 +238,7 @@ static int appt_edit_tx(struct db *db, void *arg)
 
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
 {
-	struct appt_ctx e = { id, in };
+	struct appt_ctx e = {id, in};
 	int rc;
 
 	if ((rc = check_appt_input(in, 0)))
@@ -256,11 +255,11 @@ int appt_set_status(struct db *db, int64_t id, const char *status, const char *r
 
 /* ---------------------------------------------------------------- links */
 
-#define LINK_SELECT                                                                        \
-	"SELECT w.id, w.appointment_id, w.service_order_id, w.est_minutes, j.title, c.name," \
-	" j.customer_id, a.start_at, a.end_at, a.status"                                   \
-	" FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"       \
-	" JOIN customer c ON c.id = j.customer_id"                                         \
+#define LINK_SELECT                                                                                \
+	"SELECT w.id, w.appointment_id, w.service_order_id, w.est_minutes, j.title, c.name,"       \
+	" j.customer_id, a.start_at, a.end_at, a.status"                                           \
+	" FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id"               \
+	" JOIN customer c ON c.id = j.customer_id"                                                 \
 	" JOIN appointment a ON a.id = w.appointment_id"
 
 struct link_iter {
@@ -298,19 +297,19 @@ void link_free(struct link *l)
 }
 
 int link_list(struct db *db, int64_t appt_id, int64_t job_id,
-	      int (*cb)(const struct link *l, void *arg), void *arg)
+              int (*cb)(const struct link *l, void *arg), void *arg)
 {
-	struct link_iter it = { cb, arg };
+	struct link_iter it = {cb, arg};
 	sqlite3_stmt *st;
 	int rc;
 
 	if (appt_id <= 0 && job_id <= 0)
 		return err_set(FD_EINVAL, _("name a visit or a job"));
 	rc = wk_prep(db,
-		  appt_id > 0 ? LINK_SELECT " WHERE w.appointment_id = ?1 ORDER BY w.id"
-			      : LINK_SELECT " WHERE w.service_order_id = ?2"
-					    " ORDER BY a.start_at, w.id",
-		  &st, appt_id, job_id);
+	             appt_id > 0 ? LINK_SELECT " WHERE w.appointment_id = ?1 ORDER BY w.id"
+	                         : LINK_SELECT " WHERE w.service_order_id = ?2"
+	                                       " ORDER BY a.start_at, w.id",
+	             &st, appt_id, job_id);
 	return rc ? rc : wk_each_row(db, st, link_row, &it, _("cannot list links"), NULL);
 }
 
@@ -338,37 +337,37 @@ static int link_check(struct db *db, struct link_ctx *l)
 	if ((rc = wk_read_status(db, &wk_appt_machine, l->appt_id, appt_status)) ||
 	    (rc = wk_read_status(db, &wk_job_machine, l->job_id, job_status)) ||
 	    (rc = wk_query_int(db,
-			    "SELECT id FROM appointment_work"
-			    " WHERE appointment_id = ?1 AND service_order_id = ?2",
-			    l->appt_id, l->job_id, &l->id, &found)))
+	                       "SELECT id FROM appointment_work"
+	                       " WHERE appointment_id = ?1 AND service_order_id = ?2",
+	                       l->appt_id, l->job_id, &l->id, &found)))
 		return rc;
 	if (l->op == LINK_ADD && found)
 		return err_set(FD_ECONFLICT,
-			       _("visit %lld already works on job %lld; "
-				 "change its minutes with 'link edit'"),
-			       (long long)l->appt_id, (long long)l->job_id);
+		               _("visit %lld already works on job %lld; "
+		                 "change its minutes with 'link edit'"),
+		               (long long)l->appt_id, (long long)l->job_id);
 	if (l->op != LINK_ADD && !found)
 		return err_set(FD_ENOTFOUND, _("visit %lld does not work on job %lld"),
-			       (long long)l->appt_id, (long long)l->job_id);
+		               (long long)l->appt_id, (long long)l->job_id);
 	if (is_over(appt_status))
 		return err_set(FD_ECONFLICT,
-			       _("visit %lld is %s: the jobs it worked on can no longer change"),
-			       (long long)l->appt_id, appt_status);
+		               _("visit %lld is %s: the jobs it worked on can no longer change"),
+		               (long long)l->appt_id, appt_status);
 	if (l->op != LINK_REMOVE && !strcmp(job_status, "cancelled"))
 		return err_set(FD_ECONFLICT, _("job %lld is cancelled: no visit can work on it"),
-			       (long long)l->job_id);
+		               (long long)l->job_id);
 	return 0;
 }
 
 static int link_tx(struct db *db, void *arg)
 {
 	static const char *const sql[] = {
-		[LINK_ADD] = "INSERT INTO appointment_work (appointment_id, service_order_id,"
-			     " est_minutes, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-		[LINK_EDIT] = "UPDATE appointment_work SET est_minutes = ?3, updated_at = ?4"
-			      " WHERE appointment_id = ?1 AND service_order_id = ?2",
-		[LINK_REMOVE] = "DELETE FROM appointment_work"
-				" WHERE appointment_id = ?1 AND service_order_id = ?2",
+	    [LINK_ADD] = "INSERT INTO appointment_work (appointment_id, service_order_id,"
+	                 " est_minutes, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+	    [LINK_EDIT] = "UPDATE appointment_work SET est_minutes = ?3, updated_at = ?4"
+	                  " WHERE appointment_id = ?1 AND service_order_id = ?2",
+	    [LINK_REMOVE] = "DELETE FROM appointment_work"
+	                    " WHERE appointment_id = ?1 AND service_order_id = ?2",
 	};
 	struct link_ctx *l = arg;
 	sqlite3_stmt *st;
@@ -388,14 +387,14 @@ static int link_tx(struct db *db, void *arg)
 }
 
 static int link_write(struct db *db, enum link_op op, int64_t appt_id, int64_t job_id,
-		      int64_t minutes, int64_t *id_out)
+                      int64_t minutes, int64_t *id_out)
 {
-	struct link_ctx l = { op, appt_id, job_id, minutes, 0 };
+	struct link_ctx l = {op, appt_id, job_id, minutes, 0};
 	int rc;
 
 	if (op != LINK_REMOVE && (minutes < 0 || minutes > MINUTES_MAX))
 		return err_set(FD_EINVAL, _("the estimated minutes must be between 0 and %d"),
-			       MINUTES_MAX);
+		               MINUTES_MAX);
 	if ((rc = db_write(db, link_tx, &l)))
 		return rc;
 	if (id_out)
@@ -417,4 +416,3 @@ int link_remove(struct db *db, int64_t appt_id, int64_t job_id)
 {
 	return link_write(db, LINK_REMOVE, appt_id, job_id, 0, NULL);
 }
-

@@ -18,22 +18,19 @@
 #include <strings.h>
 
 #include "clock.h"
-#include "settings.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
 #include "work.h"
 #include "xalloc.h"
 
-
 /* ---------------------------------------------------------------- helpers */
-
-
 
 /* Bind text; NULL binds NULL ("unchanged" in the edit statements). */
 void wk_bind_text(sqlite3_stmt *st, int i, const char *s)
@@ -69,8 +66,8 @@ int wk_prep(struct db *db, const char *sql, sqlite3_stmt **st, int64_t a, int64_
 /* Step st to its end, calling row(st, ctx) for every row until one returns
  * non-zero, which is then returned; st is always finalized. *n (may be NULL)
  * gets the number of rows seen. A SQLite error becomes db_fail(db, what). */
-int wk_each_row(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
-		    void *ctx, const char *what, int64_t *n)
+int wk_each_row(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx), void *ctx,
+                const char *what, int64_t *n)
 {
 	int64_t count = 0;
 	int rc = 0, step;
@@ -90,8 +87,7 @@ int wk_each_row(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, vo
 
 /* The first column of the first row of sql (?1 = a, ?2 = b) in *out, or
  * *found = 0 when there is no row. */
-int wk_query_int(struct db *db, const char *sql, int64_t a, int64_t b, int64_t *out,
-		     int *found)
+int wk_query_int(struct db *db, const char *sql, int64_t a, int64_t b, int64_t *out, int *found)
 {
 	sqlite3_stmt *st;
 	int rc = wk_prep(db, sql, &st, a, b), step;
@@ -117,36 +113,36 @@ const char *wk_opt_or_null(const char *s)
 
 /* ---------------------------------------------------------------- statuses */
 
-
-static const char *const job_states[] = { "open", "in_progress", "done", "cancelled", NULL };
-static const char *const appt_states[] = { "scheduled", "confirmed", "in_progress",
-					   "done",      "cancelled", "no_show",     NULL };
+static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
+static const char *const appt_states[] = {"scheduled", "confirmed", "in_progress", "done",
+                                          "cancelled", "no_show",   NULL};
 
 const struct machine wk_job_machine = {
-	"job",
-	"SELECT status FROM service_order WHERE id = ?1",
-	"UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
-	job_states,
+    "job",
+    "SELECT status FROM service_order WHERE id = ?1",
+    "UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
+    job_states,
 };
 
 const struct machine wk_appt_machine = {
-	"appointment",
-	"SELECT status FROM appointment WHERE id = ?1",
-	"UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
-	appt_states,
+    "appointment",
+    "SELECT status FROM appointment WHERE id = ?1",
+    "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
+    appt_states,
 };
 
 int wk_not_found(const struct machine *m, int64_t id)
 {
-	return err_set(FD_ENOTFOUND, m == &wk_job_machine ? _("there is no job %lld")
-						       : _("there is no visit %lld"),
-		       (long long)id);
+	return err_set(FD_ENOTFOUND,
+	               m == &wk_job_machine ? _("there is no job %lld")
+	                                    : _("there is no visit %lld"),
+	               (long long)id);
 }
 
 /* FD_EINVAL unless status is one of m's statuses. */
 static int check_status_name(const struct machine *m, const char *status)
 {
-	struct strbuf all = { 0 };
+	struct strbuf all = {0};
 	int i;
 
 	for (i = 0; status && m->states[i]; i++)
@@ -156,10 +152,10 @@ static int check_status_name(const struct machine *m, const char *status)
 		sb_printf(&all, "%s%s", i ? ", " : "", m->states[i]);
 	if (m == &wk_job_machine)
 		err_set(FD_EINVAL, _("'%.40s' is not a job status: use one of %s"),
-			status ? status : "", sb_cstr(&all));
+		        status ? status : "", sb_cstr(&all));
 	else
 		err_set(FD_EINVAL, _("'%.40s' is not a visit status: use one of %s"),
-			status ? status : "", sb_cstr(&all));
+		        status ? status : "", sb_cstr(&all));
 	sb_free(&all);
 	return FD_EINVAL;
 }
@@ -202,20 +198,20 @@ static int allowed_row(sqlite3_stmt *st, void *p)
 
 /* FD_ECONFLICT, saying what is allowed, unless m may go from `from` to `to`. */
 static int check_transition(struct db *db, const struct machine *m, int64_t id, const char *from,
-			    const char *to)
+                            const char *to)
 {
-	struct allowed a = { to, 0, { 0 } };
+	struct allowed a = {to, 0, {0}};
 	sqlite3_stmt *st;
 	int job = m == &wk_job_machine, rc;
 
 	if (!strcmp(from, to))
-		return err_set(FD_ECONFLICT, job ? _("job %lld is already %s")
-						 : _("visit %lld is already %s"),
-			       (long long)id, to);
+		return err_set(FD_ECONFLICT,
+		               job ? _("job %lld is already %s") : _("visit %lld is already %s"),
+		               (long long)id, to);
 	rc = db_prepare(db,
-			"SELECT to_status FROM status_transition"
-			" WHERE entity = ?1 AND from_status = ?2 ORDER BY to_status",
-			&st);
+	                "SELECT to_status FROM status_transition"
+	                " WHERE entity = ?1 AND from_status = ?2 ORDER BY to_status",
+	                &st);
 	if (rc)
 		return rc;
 	wk_bind_text(st, 1, m->entity);
@@ -223,15 +219,15 @@ static int check_transition(struct db *db, const struct machine *m, int64_t id, 
 	rc = wk_each_row(db, st, allowed_row, &a, _("cannot read the status rules"), NULL);
 	if (!rc && !a.found && a.list.len == 0)
 		rc = err_set(FD_ECONFLICT,
-			     job ? _("job %lld is %s, which is final: its status cannot change")
-				 : _("visit %lld is %s, which is final: its status cannot change"),
-			     (long long)id, from);
+		             job ? _("job %lld is %s, which is final: its status cannot change")
+		                 : _("visit %lld is %s, which is final: its status cannot change"),
+		             (long long)id, from);
 	else if (!rc && !a.found)
 		rc = err_set(FD_ECONFLICT,
-			     job ? _("job %lld cannot go from %s to %s; from %s it can go to: %s")
-				 : _("visit %lld cannot go from %s to %s; "
-				     "from %s it can go to: %s"),
-			     (long long)id, from, to, from, sb_cstr(&a.list));
+		             job ? _("job %lld cannot go from %s to %s; from %s it can go to: %s")
+		                 : _("visit %lld cannot go from %s to %s; "
+		                     "from %s it can go to: %s"),
+		             (long long)id, from, to, from, sb_cstr(&a.list));
 	sb_free(&a.list);
 	return rc;
 }
@@ -265,9 +261,9 @@ static int status_tx(struct db *db, void *arg)
 }
 
 int wk_set_status(struct db *db, const struct machine *m, int64_t id, const char *status,
-		      const char *reason)
+                  const char *reason)
 {
-	struct status_ctx s = { m, id, status, wk_opt_or_null(reason) };
+	struct status_ctx s = {m, id, status, wk_opt_or_null(reason)};
 	int rc;
 
 	if ((rc = check_status_name(m, status)))
@@ -276,4 +272,3 @@ int wk_set_status(struct db *db, const struct machine *m, int64_t id, const char
 		return rc;
 	return db_write(db, status_tx, &s);
 }
-

@@ -12,11 +12,11 @@
 
 struct db;
 
-#define TITLE_MAX 200
-#define NOTE_MAX 2000
-#define TEXT_MAX 400 /* location, description, status reason */
+#define TITLE_MAX   200
+#define NOTE_MAX    2000
+#define TEXT_MAX    400 /* location, description, status reason */
 #define MINUTES_MAX 100000
-#define QTY_MAX ((int64_t)1000000000) /* thousandths: a million units */
+#define QTY_MAX     ((int64_t)1000000000) /* thousandths: a million units */
 
 /* One status machine: the legal changes are rows of status_transition. */
 struct machine {
@@ -37,8 +37,8 @@ int wk_prep(struct db *db, const char *sql, sqlite3_stmt **st, int64_t a, int64_
 /* wk_each_row - step st (finalizing it), calling row on each row until it
  * returns non-zero; *n (may be NULL) gets the rows seen; what names a
  * database failure. */
-int wk_each_row(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx),
-                void *ctx, const char *what, int64_t *n);
+int wk_each_row(struct db *db, sqlite3_stmt *st, int (*row)(sqlite3_stmt *st, void *ctx), void *ctx,
+                const char *what, int64_t *n);
 /* wk_query_int - the first column of the first row of sql (?1 = a, ?2 =
  * b) in *out, or *found = 0 when there is no row. */
 int wk_query_int(struct db *db, const char *sql, int64_t a, int64_t b, int64_t *out, int *found);

@@ -80,7 +80,7 @@ int job_edit(struct db *db, int64_t id, const struct job_input *in);
 int job_set_status(struct db *db, int64_t id, const char *status, const char *reason);
 /* job_list - jobs of customer_id (0: all), newest first. */
 int job_list(struct db *db, int64_t customer_id, int (*cb)(const struct job *j, void *arg),
-	     void *arg);
+             void *arg);
 void job_free(struct job *j);
 
 /* ---------------------------------------------------------------- visits */
@@ -89,12 +89,12 @@ struct appt {
 	int64_t id;
 	int64_t start_at, end_at; /* UTC seconds; end > start */
 	char *location;           /* NULL when none */
-	char status[16]; /* scheduled, confirmed, in_progress, done, cancelled, no_show */
+	char status[16];          /* scheduled, confirmed, in_progress, done, cancelled, no_show */
 	char *note;
 	int64_t created_at, updated_at;
 	/* filled by appt_get and appt_list_range: */
-	char *customers; /* "Lee", or "Lee +2" for three customers; "" if no job */
-	char *services;  /* job titles joined with ", " */
+	char *customers;     /* "Lee", or "Lee +2" for three customers; "" if no job */
+	char *services;      /* job titles joined with ", " */
 	int64_t est_minutes; /* sum over the visit's links */
 };
 
@@ -125,7 +125,7 @@ int appt_set_status(struct db *db, int64_t id, const char *status, const char *r
  * crosses midnight belongs to both days), by start time, whatever its
  * status. FD_EINVAL unless from < to. */
 int appt_list_range(struct db *db, int64_t from, int64_t to,
-		    int (*cb)(const struct appt *a, void *arg), void *arg);
+                    int (*cb)(const struct appt *a, void *arg), void *arg);
 void appt_free(struct appt *a);
 
 /* ---------------------------------------------------------------- links */
@@ -156,7 +156,7 @@ int link_remove(struct db *db, int64_t appt_id, int64_t job_id);
 /* link_list - links of visit appt_id (or, with appt_id 0, of job job_id),
  * in the order they were made (for a job: by the visits' start times). */
 int link_list(struct db *db, int64_t appt_id, int64_t job_id,
-	      int (*cb)(const struct link *l, void *arg), void *arg);
+              int (*cb)(const struct link *l, void *arg), void *arg);
 void link_free(struct link *l);
 
 /* ---------------------------------------------------------------- items */
@@ -168,9 +168,9 @@ struct line_item {
 	char *description;
 	int64_t qty_milli;  /* thousandths: 1.5 h = 1500 */
 	int64_t unit_price; /* minor units, >= 0 */
-	int64_t amount; /* money_line_amount(qty, price), negative for DISCOUNT and CREDIT;
-			   stored in line_item.amount */
-	char currency[4]; /* the job's */
+	int64_t amount;     /* money_line_amount(qty, price), negative for DISCOUNT and CREDIT;
+	                       stored in line_item.amount */
+	char currency[4];   /* the job's */
 	int64_t created_at, updated_at;
 };
 
@@ -202,7 +202,7 @@ int item_edit(struct db *db, int64_t id, const struct item_input *in);
 int item_delete(struct db *db, int64_t id);
 /* item_list - the line items of job_id in the order they were added. */
 int item_list(struct db *db, int64_t job_id, int (*cb)(const struct line_item *li, void *arg),
-	      void *arg);
+              void *arg);
 void item_free(struct line_item *li);
 
 #endif

@@ -1038,7 +1038,8 @@ START_TEST(test_refund_room_reverses_newest_first)
 	/* b (the newest) given up whole, a gave 1000 and keeps 5000 */
 	ck_assert_int_eq(one("SELECT paid FROM invoice WHERE id = 2"), 0);
 	ck_assert_int_eq(one("SELECT paid FROM invoice WHERE id = 1"), 5000);
-	ck_assert_int_eq(one("SELECT count(*) FROM payment_allocation WHERE reverses_id IS NOT NULL"), 2);
+	ck_assert_int_eq(
+	    one("SELECT count(*) FROM payment_allocation WHERE reverses_id IS NOT NULL"), 2);
 	/* room that is there already moves nothing */
 	ck_assert_int_eq(db_begin_write(db), 0);
 	ck_assert_int_eq(refund_make_room_in(db, p, 5000, "room"), 0);

@@ -323,8 +323,7 @@ START_TEST(test_event_kinds)
 	ck_assert_int_eq(d, 1);
 	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "charge.refund.updated", &d),
 	                 CHAN_EVENT_REFUND);
-	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payout.paid", &d),
-	                 CHAN_EVENT_OTHER);
+	ck_assert_int_eq(chan_event_kind_of(&chan_stripe_ops, "payout.paid", &d), CHAN_EVENT_OTHER);
 	snprintf(o.id, sizeof o.id, "pi_k");
 	snprintf(o.status, sizeof o.status, "whatever_the_channel_says");
 	o.state = CHAN_ORDER_SUCCEEDED;
@@ -367,9 +366,8 @@ START_TEST(test_wechat_signature_vectors)
 		const char *key = cJSON_GetObjectItem(v, "key")->valuestring;
 
 		sb_puts(&x, "<xml>\n");
-		cJSON_ArrayForEach(kv, cJSON_GetObjectItem(v, "params"))
-			sb_printf(&x, "  <%s><![CDATA[%s]]></%s>\n", kv->string, kv->valuestring,
-			          kv->string);
+		cJSON_ArrayForEach(kv, cJSON_GetObjectItem(v, "params")) sb_printf(
+		    &x, "  <%s><![CDATA[%s]]></%s>\n", kv->string, kv->valuestring, kv->string);
 		sb_puts(&x, "</xml>");
 		ck_assert_msg(chan_wx_parse(sb_cstr(&x), strlen(sb_cstr(&x)), &m) == 0, "%s",
 		              err_msg());
@@ -382,7 +380,8 @@ START_TEST(test_wechat_signature_vectors)
 
 			sb_printf(&y, "%.*s<sign>%s</sign></xml>", (int)(strlen(sb_cstr(&x)) - 6),
 			          sb_cstr(&x), sign);
-			ck_assert_int_eq(chan_wx_parse(sb_cstr(&y), strlen(sb_cstr(&y)), &signed_), 0);
+			ck_assert_int_eq(chan_wx_parse(sb_cstr(&y), strlen(sb_cstr(&y)), &signed_),
+			                 0);
 			ck_assert_msg(chan_wx_verify(&signed_, key) == 0, "%s", err_msg());
 			ck_assert_int_eq(chan_wx_verify(&signed_, "made_up_other_key"), FD_EINVAL);
 			free(signed_.p[0].value);
@@ -402,8 +401,9 @@ START_TEST(test_wechat_signature_vectors)
 	cJSON_Delete(vs);
 	free(text);
 	{
-		static const char ok[] = "<xml><a>plain &amp; text</a><b><![CDATA[<not> ]] xml]]></b>"
-		                         "<c></c></xml>";
+		static const char ok[] =
+		    "<xml><a>plain &amp; text</a><b><![CDATA[<not> ]] xml]]></b>"
+		    "<c></c></xml>";
 		static const char *const bad[] = {
 		    "<!DOCTYPE xml [<!ENTITY e \"x\">]><xml><a>&e;</a></xml>",
 		    "<xml><a><b>1</b></a></xml>",
@@ -563,7 +563,8 @@ START_TEST(test_inbox_ingest_forged_first)
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
 	setenv("TZ", "America/New_York", 1);
-	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 0);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_int_eq(strncmp(r.external_id, "rejected:", 9), 0);
@@ -576,7 +577,8 @@ START_TEST(test_inbox_ingest_forged_first)
 	/* the genuine event still gets in under its own id */
 	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
-	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 1);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_str_eq(r.external_id, "evt_9");
@@ -589,7 +591,8 @@ START_TEST(test_inbox_ingest_forged_first)
 	ck_assert_int_eq(e.received_at, 1764597600);
 	inbox_event_free(&e);
 	/* and again: a duplicate, nothing new */
-	ck_assert_int_eq(inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
+	ck_assert_int_eq(
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.fresh, 0);
 	ck_assert_int_eq(inbox_count(db, "stripe", "received", &n), 0);
 	ck_assert_int_eq(n, 1);
@@ -691,7 +694,7 @@ END_TEST
  * than what was refunded. */
 START_TEST(test_chan_order_owner)
 {
-	static const char *const st[] = {"created", "paying",   "paid",  "refunding",
+	static const char *const st[] = {"created",  "paying", "paid",  "refunding",
 	                                 "refunded", "closed", "failed"};
 	struct customer_input ci = {0};
 	struct chan_order_new in = {NULL, "stripe", 0, 0, "USD", 5000};
@@ -707,8 +710,8 @@ START_TEST(test_chan_order_owner)
 			         "SELECT count(*) FROM status_transition WHERE entity = 'pay_order'"
 			         " AND from_status = '%s' AND to_status = '%s'",
 			         st[i], st[j]);
-			ck_assert_msg(one_int(sql) == chan_order_can_move(st[i], st[j]),
-			              "%s -> %s", st[i], st[j]);
+			ck_assert_msg(one_int(sql) == chan_order_can_move(st[i], st[j]), "%s -> %s",
+			              st[i], st[j]);
 		}
 	ci.name = "Ada";
 	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
@@ -748,13 +751,14 @@ START_TEST(test_chan_order_owner)
 	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
 	ck_assert_int_eq(asked, 0);
 	ck_assert_int_eq(left, 5000);
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO outbox_event (event_type, business_key, provider_code,"
-	         " idempotency_key, payload, status, created_at, updated_at) VALUES"
-	         " ('refund.create', '%s-r1', 'stripe', 'k1', '{\"order_no\":\"%s\",\"amount\":3000}',"
-	         " 'pending', 1, 1), ('refund.create', '%s-r2', 'stripe', 'k2',"
-	         " '{\"order_no\":\"%s\",\"amount\":1000}', 'pending', 1, 1)",
-	         order_no, order_no, order_no, order_no);
+	snprintf(
+	    sql, sizeof sql,
+	    "INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	    " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	    " ('refund.create', '%s-r1', 'stripe', 'k1', '{\"order_no\":\"%s\",\"amount\":3000}',"
+	    " 'pending', 1, 1), ('refund.create', '%s-r2', 'stripe', 'k2',"
+	    " '{\"order_no\":\"%s\",\"amount\":1000}', 'pending', 1, 1)",
+	    order_no, order_no, order_no, order_no);
 	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
 	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
 	ck_assert_int_eq(asked, 4000);
@@ -886,9 +890,10 @@ START_TEST(test_provider_registry)
 		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;
 		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), 0);
-		ck_assert_int_eq(one_int("SELECT rollout_percent FROM integration_provider"
-		                         " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
-		                 55);
+		ck_assert_int_eq(
+		    one_int("SELECT rollout_percent FROM integration_provider"
+		            " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
+		    55);
 	}
 }
 END_TEST

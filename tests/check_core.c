@@ -76,7 +76,8 @@ START_TEST(test_sanitize)
 	s = text_sanitize("x\xe2\x80\xaey");
 	ck_assert_str_eq(s, "x<U+202E>y");
 	free(s);
-	s = text_sanitize("\xc2\x9b" "1m");
+	s = text_sanitize("\xc2\x9b"
+	                  "1m");
 	ck_assert_str_eq(s, "<U+009B>1m");
 	free(s);
 	s = text_sanitize("bad\xff");
@@ -126,7 +127,7 @@ END_TEST
 
 START_TEST(test_strbuf)
 {
-	struct strbuf sb = { 0 };
+	struct strbuf sb = {0};
 	char *s;
 	int i;
 
@@ -175,14 +176,15 @@ START_TEST(test_every_stored_word_has_a_label)
 	static const char *const kinds[] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT"};
 
 	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
-	ck_assert_int_eq(db_prepare(db,
-	                            "SELECT DISTINCT to_status FROM status_transition WHERE entity IN"
-	                            " ('appointment', 'job', 'invoice', 'payment', 'refund')"
-	                            " UNION SELECT DISTINCT from_status FROM status_transition"
-	                            " WHERE entity IN ('appointment', 'job', 'invoice', 'payment',"
-	                            " 'refund')",
-	                            &st),
-	                 0);
+	ck_assert_int_eq(
+	    db_prepare(db,
+	               "SELECT DISTINCT to_status FROM status_transition WHERE entity IN"
+	               " ('appointment', 'job', 'invoice', 'payment', 'refund')"
+	               " UNION SELECT DISTINCT from_status FROM status_transition"
+	               " WHERE entity IN ('appointment', 'job', 'invoice', 'payment',"
+	               " 'refund')",
+	               &st),
+	    0);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		const char *id = (const char *)sqlite3_column_text(st, 0);
 
@@ -197,8 +199,8 @@ START_TEST(test_every_stored_word_has_a_label)
 	for (i = 0; i < WORDS_NMETHODS + 5; i++) {
 		char id[32];
 
-		snprintf(id, sizeof id, "%s", i < WORDS_NMETHODS ? words_methods[i]
-		                                                 : kinds[i - WORDS_NMETHODS]);
+		snprintf(id, sizeof id, "%s",
+		         i < WORDS_NMETHODS ? words_methods[i] : kinds[i - WORDS_NMETHODS]);
 		ck_assert_msg(words_label(id) != id, "'%s' has no label", id);
 	}
 	ck_assert_str_eq(words_label("no-such-word"), "no-such-word");
@@ -247,10 +249,12 @@ START_TEST(test_second_open_keeps_the_first_ones_locks)
 	ck_assert_int_eq(db_one_int(a, "SELECT count(*) FROM customer", &n), 0);
 	ck_assert_int_eq(db_open(dbpath, 0, &b), 0);
 	db_close(b);
-	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'SELECT count(*) FROM customer' >/dev/null", dbpath);
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'SELECT count(*) FROM customer' >/dev/null",
+	         dbpath);
 	ck_assert_int_eq(system(cmd), 0);
 	snprintf(wal, sizeof wal, "%s-wal", dbpath);
-	ck_assert_msg(access(wal, F_OK) == 0, "another process deleted the -wal of an open database");
+	ck_assert_msg(access(wal, F_OK) == 0,
+	              "another process deleted the -wal of an open database");
 	db_close(a);
 }
 END_TEST
@@ -263,8 +267,8 @@ START_TEST(test_write_tx_rolls_back)
 	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
 	ck_assert_int_eq(db_begin_write(db), 0);
 	ck_assert_int_eq(db_exec(db, "INSERT INTO customer (name, created_at, updated_at) "
-				     "VALUES ('x', 0, 0)"),
-			 0);
+	                             "VALUES ('x', 0, 0)"),
+	                 0);
 	db_rollback(db);
 	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer", &n), 0);
 	ck_assert_int_eq(n, 0);
@@ -287,8 +291,8 @@ START_TEST(test_second_writer_waits_then_gives_up)
 	ck_assert_int_eq(db_begin_write(b), FD_EBUSY);
 	ck_assert(strstr(err_msg(), "busy") != NULL);
 	ck_assert_int_eq(db_exec(a, "INSERT INTO customer (name, created_at, updated_at) "
-				    "VALUES ('y', 0, 0)"),
-			 0);
+	                            "VALUES ('y', 0, 0)"),
+	                 0);
 	ck_assert_int_eq(db_commit(a), 0);
 	dv2 = db_data_version(b);
 	ck_assert(dv2 != dv1); /* b notices a's commit cheaply */
@@ -300,8 +304,8 @@ END_TEST
 START_TEST(test_customer_history)
 {
 	struct db *db;
-	struct customer_input in = { .name = "Ada Lee", .phone = "555 0100" };
-	struct customer_input ch = { .phone = "555 0199" };
+	struct customer_input in = {.name = "Ada Lee", .phone = "555 0100"};
+	struct customer_input ch = {.phone = "555 0199"};
 	int64_t id, n;
 
 	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
@@ -310,13 +314,13 @@ START_TEST(test_customer_history)
 	ck_assert_int_eq(customer_delete(db, id), 0);
 	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer", &n), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(db_one_int(db, "SELECT group_concat(operate_type) FROM "
-					"(SELECT operate_type FROM customer_his ORDER BY his_id)",
-				    &n),
-			 0);
-	ck_assert_int_eq(db_one_int(db, "SELECT count(*) FROM customer_his WHERE operator_id <> ''",
-				    &n),
-			 0);
+	ck_assert_int_eq(db_one_int(db,
+	                            "SELECT group_concat(operate_type) FROM "
+	                            "(SELECT operate_type FROM customer_his ORDER BY his_id)",
+	                            &n),
+	                 0);
+	ck_assert_int_eq(
+	    db_one_int(db, "SELECT count(*) FROM customer_his WHERE operator_id <> ''", &n), 0);
 	ck_assert_int_eq(n, 3);
 	/* refused input writes nothing */
 	in.name = "bad\x1bname";

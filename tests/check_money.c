@@ -33,16 +33,17 @@ static void parse_bad(const char *s, const struct currency *c, const char *why)
 {
 	int64_t v = 777;
 
-	ck_assert_msg(money_parse(s, c, &v) == FD_EINVAL, "'%s' should be refused", s ? s : "(null)");
+	ck_assert_msg(money_parse(s, c, &v) == FD_EINVAL, "'%s' should be refused",
+	              s ? s : "(null)");
 	ck_assert_int_eq(v, 777);
-	ck_assert_msg(strstr(err_msg(), why) != NULL, "'%s': reason '%s' lacks '%s'", s ? s : "(null)",
-		      err_msg(), why);
+	ck_assert_msg(strstr(err_msg(), why) != NULL, "'%s': reason '%s' lacks '%s'",
+	              s ? s : "(null)", err_msg(), why);
 }
 
 START_TEST(test_currencies)
 {
-	const char *codes[] = { "USD", "EUR", "GBP", "CNY", "JPY", "TWD", "HKD" };
-	const int exps[] = { 2, 2, 2, 2, 0, 2, 2 };
+	const char *codes[] = {"USD", "EUR", "GBP", "CNY", "JPY", "TWD", "HKD"};
+	const int exps[] = {2, 2, 2, 2, 0, 2, 2};
 	size_t i;
 
 	for (i = 0; i < sizeof codes / sizeof codes[0]; i++) {
@@ -155,8 +156,9 @@ END_TEST
 
 START_TEST(test_round_trip)
 {
-	const int64_t vals[] = { 0, 1, -1, 99, 100, 101, 123456789, -987654321, INT64_MAX,
-				 INT64_MIN, INT64_MAX - 1, INT64_MIN + 1 };
+	const int64_t vals[] = {
+	    0,         1,          -1,        99,        100,           101,
+	    123456789, -987654321, INT64_MAX, INT64_MIN, INT64_MAX - 1, INT64_MIN + 1};
 	size_t i;
 	int g;
 

@@ -206,8 +206,9 @@ static int drain(void)
 		total += ran;
 		if (ran > 0)
 			continue;
-		if (waits++ > 200 || count("SELECT count(*) FROM job WHERE status = 'pending' AND "
-		                           "next_run_at <= CAST(strftime('%s', 'now') AS INTEGER)") == 0)
+		if (waits++ > 200 ||
+		    count("SELECT count(*) FROM job WHERE status = 'pending' AND "
+		          "next_run_at <= CAST(strftime('%s', 'now') AS INTEGER)") == 0)
 			break;
 		usleep(10000);
 	}

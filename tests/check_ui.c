@@ -852,7 +852,8 @@ START_TEST(test_desk_card)
 	ck_assert_int_eq(seen.id, 0);
 	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
-	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s", err_msg());
+	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s",
+	              err_msg());
 	ck_assert_int_eq(chan_order_chargeable(db, inv, &left), 0);
 	ck_assert_int_eq(left, 4000);
 	/* what the form proposes is what outbox_charge accepts, and no more */

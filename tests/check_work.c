@@ -46,15 +46,15 @@ static int64_t count(const char *sql)
 /* Every row of every table as text: equal snapshots mean nothing changed. */
 static char *snapshot(void)
 {
-	struct strbuf sb = { 0 }, q = { 0 };
+	struct strbuf sb = {0}, q = {0};
 	sqlite3_stmt *tables, *rows;
 	int i;
 
 	ck_assert_int_eq(db_prepare(db,
-				    "SELECT name FROM sqlite_schema WHERE type = 'table'"
-				    " ORDER BY name",
-				    &tables),
-			 0);
+	                            "SELECT name FROM sqlite_schema WHERE type = 'table'"
+	                            " ORDER BY name",
+	                            &tables),
+	                 0);
 	while (sqlite3_step(tables) == SQLITE_ROW) {
 		const char *name = (const char *)sqlite3_column_text(tables, 0);
 
@@ -79,15 +79,15 @@ static char *snapshot(void)
 
 /* Assert that the refused call rc returned want and changed nothing since
  * the snapshot before; frees before. */
-#define REFUSED(call, want, before)                                                        \
-	do {                                                                               \
-		int rc_ = (call);                                                          \
-		char *after_ = snapshot();                                                 \
-		ck_assert_msg(rc_ == (want), "%s: got %d (%s), want %d", #call, rc_,       \
-			      err_msg(), (want));                                          \
-		ck_assert(*err_msg() != '\0');                                             \
-		ck_assert_str_eq(after_, (before));                                        \
-		free(after_);                                                              \
+#define REFUSED(call, want, before)                                                                \
+	do {                                                                                       \
+		int rc_ = (call);                                                                  \
+		char *after_ = snapshot();                                                         \
+		ck_assert_msg(rc_ == (want), "%s: got %d (%s), want %d", #call, rc_, err_msg(),    \
+		              (want));                                                             \
+		ck_assert(*err_msg() != '\0');                                                     \
+		ck_assert_str_eq(after_, (before));                                                \
+		free(after_);                                                                      \
 	} while (0)
 
 static int64_t t_local(const char *text)
@@ -100,7 +100,7 @@ static int64_t t_local(const char *text)
 
 static int64_t add_customer(const char *name)
 {
-	struct customer_input in = { .name = name, .address = "1 Main St" };
+	struct customer_input in = {.name = name, .address = "1 Main St"};
 	int64_t id = 0;
 
 	ck_assert_int_eq(customer_add(db, &in, &id), 0);
@@ -109,7 +109,7 @@ static int64_t add_customer(const char *name)
 
 static int64_t add_job(int64_t customer, const char *title, const char *currency)
 {
-	struct job_input in = { customer, title, currency, NULL };
+	struct job_input in = {customer, title, currency, NULL};
 	int64_t id = 0;
 
 	ck_assert_int_eq(job_add(db, &in, &id), 0);
@@ -118,7 +118,7 @@ static int64_t add_job(int64_t customer, const char *title, const char *currency
 
 static int64_t add_appt(const char *start, const char *end, const char *location)
 {
-	struct appt_input in = { t_local(start), t_local(end), location, NULL };
+	struct appt_input in = {t_local(start), t_local(end), location, NULL};
 	int64_t id = 0;
 
 	ck_assert_int_eq(appt_add(db, &in, &id), 0);
@@ -127,7 +127,7 @@ static int64_t add_appt(const char *start, const char *end, const char *location
 
 static int64_t add_item(int64_t job, const char *kind, int64_t qty, int64_t price)
 {
-	struct item_input in = { job, kind, "Work", qty, price };
+	struct item_input in = {job, kind, "Work", qty, price};
 	int64_t id = 0;
 
 	ck_assert_int_eq(item_add(db, &in, &id), 0);
@@ -137,22 +137,22 @@ static int64_t add_item(int64_t job, const char *kind, int64_t qty, int64_t pric
 /* "from>to:reason" of every status flow row of one record, in order. */
 static char *flows(const char *entity, int64_t id)
 {
-	struct strbuf sb = { 0 };
+	struct strbuf sb = {0};
 	sqlite3_stmt *st;
 
 	ck_assert_int_eq(db_prepare(db,
-				    "SELECT coalesce(from_status, '-'), to_status,"
-				    " coalesce(reason, '-'), operator_id, at FROM status_flow"
-				    " WHERE entity = ?1 AND entity_id = ?2 ORDER BY id",
-				    &st),
-			 0);
+	                            "SELECT coalesce(from_status, '-'), to_status,"
+	                            " coalesce(reason, '-'), operator_id, at FROM status_flow"
+	                            " WHERE entity = ?1 AND entity_id = ?2 ORDER BY id",
+	                            &st),
+	                 0);
 	sqlite3_bind_text(st, 1, entity, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, id);
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		ck_assert_str_eq((const char *)sqlite3_column_text(st, 3), db_operator());
 		ck_assert_int_eq(sqlite3_column_int64(st, 4), clock_now());
 		sb_printf(&sb, "%s%s>%s:%s", sb.len ? " " : "", sqlite3_column_text(st, 0),
-			  sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
+		          sqlite3_column_text(st, 1), sqlite3_column_text(st, 2));
 	}
 	sqlite3_finalize(st);
 	return sb_steal(&sb);
@@ -169,23 +169,22 @@ static void check_flows(const char *entity, int64_t id, const char *want)
 /* Operation types of the history rows of one record, e.g. "1,3,2". */
 static void check_history(const char *table, int64_t id, const char *want)
 {
-	struct strbuf q = { 0 };
+	struct strbuf q = {0};
 	sqlite3_stmt *st;
 	int rc;
 
 	sb_printf(&q,
-		  "SELECT group_concat(operate_type) FROM (SELECT operate_type FROM %s_his"
-		  " WHERE id = ?1 AND operator_id = ?2 AND operate_at = ?3 ORDER BY his_id)",
-		  table);
+	          "SELECT group_concat(operate_type) FROM (SELECT operate_type FROM %s_his"
+	          " WHERE id = ?1 AND operator_id = ?2 AND operate_at = ?3 ORDER BY his_id)",
+	          table);
 	ck_assert_int_eq(db_prepare(db, sb_cstr(&q), &st), 0);
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, db_operator(), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, clock_now());
 	rc = sqlite3_step(st);
 	ck_assert_int_eq(rc, SQLITE_ROW);
-	ck_assert_str_eq(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0)
-						   : "",
-			 want);
+	ck_assert_str_eq(sqlite3_column_text(st, 0) ? (const char *)sqlite3_column_text(st, 0) : "",
+	                 want);
 	sqlite3_finalize(st);
 	sb_free(&q);
 }
@@ -207,15 +206,15 @@ static int collect_job(const struct job *j, void *arg)
 	struct strbuf *sb = arg;
 
 	sb_printf(sb, "%s%lld:%s:%s", sb->len ? " " : "", (long long)j->id, j->customer_name,
-		  j->title);
+	          j->title);
 	return 0;
 }
 
 START_TEST(test_job_add_get_edit_list)
 {
 	int64_t ada = add_customer("Ada Lee"), bo = add_customer("Bo Chen"), a, b;
-	struct job_input ch = { 0 };
-	struct strbuf sb = { 0 };
+	struct job_input ch = {0};
+	struct strbuf sb = {0};
 	struct job j;
 
 	a = add_job(ada, "Full detail", NULL);
@@ -252,7 +251,7 @@ START_TEST(test_job_add_get_edit_list)
 	/* same time stamps: newest first falls back to the id */
 	ck_assert_int_eq(job_list(db, 0, collect_job, &sb), 0);
 	ck_assert_str_eq(sb_cstr(&sb),
-			 "3:Ada Lee:Wax 2:Bo Chen:Wash 1:Ada Lee:Full detail, interior");
+	                 "3:Ada Lee:Wax 2:Bo Chen:Wash 1:Ada Lee:Full detail, interior");
 	sb_free(&sb);
 	ck_assert_int_eq(job_list(db, ada, collect_job, &sb), 0);
 	ck_assert_str_eq(sb_cstr(&sb), "3:Ada Lee:Wax 1:Ada Lee:Full detail, interior");
@@ -268,8 +267,8 @@ START_TEST(test_job_refusals_change_nothing)
 {
 	int64_t ada = add_customer("Ada Lee"), job = add_job(ada, "Wash", "USD"), id;
 	char *before = snapshot(), *big = big_string();
-	struct job_input in = { ada, "Wash", "USD", NULL };
-	struct job_input ch = { 0 };
+	struct job_input in = {ada, "Wash", "USD", NULL};
+	struct job_input ch = {0};
 
 	in.customer_id = 99;
 	REFUSED(job_add(db, &in, &id), FD_ENOTFOUND, before);
@@ -332,8 +331,8 @@ START_TEST(test_job_status_machine)
 	ck_assert_int_eq(job_set_status(db, job, "in_progress", "missed a spot"), 0);
 	ck_assert_int_eq(job_set_status(db, job, "open", ""), 0); /* "" is no reason */
 	check_flows("job", job,
-		    "->open:- open>in_progress:started at 9 in_progress>done:- "
-		    "done>in_progress:missed a spot in_progress>open:-");
+	            "->open:- open>in_progress:started at 9 in_progress>done:- "
+	            "done>in_progress:missed a spot in_progress>open:-");
 	check_history("service_order", job, "1,3,3,3,3");
 
 	/* illegal, unknown and repeated statuses are refused and change nothing */
@@ -341,8 +340,8 @@ START_TEST(test_job_status_machine)
 	before = snapshot();
 	REFUSED(job_set_status(db, job, "cancelled", "too late"), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(),
-			 "job 1 cannot go from done to cancelled; from done it can go to: "
-			 "in_progress");
+	                 "job 1 cannot go from done to cancelled; from done it can go to: "
+	                 "in_progress");
 	REFUSED(job_set_status(db, job, "open", NULL), FD_ECONFLICT, before);
 	REFUSED(job_set_status(db, job, "done", NULL), FD_ECONFLICT, before);
 	ck_assert(strstr(err_msg(), "already done") != NULL);
@@ -373,7 +372,7 @@ END_TEST
 START_TEST(test_appt_add_edit_status)
 {
 	int64_t a = add_appt("2026-12-01 09:00", "2026-12-01 11:30", "1 Main St");
-	struct appt_input ch = { 0 };
+	struct appt_input ch = {0};
 	struct appt v;
 	char *before;
 
@@ -402,8 +401,8 @@ START_TEST(test_appt_add_edit_status)
 	ck_assert_int_eq(appt_set_status(db, a, "in_progress", NULL), 0);
 	ck_assert_int_eq(appt_set_status(db, a, "done", NULL), 0);
 	check_flows("appointment", a,
-		    "->scheduled:- scheduled>confirmed:called confirmed>in_progress:- "
-		    "in_progress>done:-");
+	            "->scheduled:- scheduled>confirmed:called confirmed>in_progress:- "
+	            "in_progress>done:-");
 	check_history("appointment", a, "1,3,3,3,3");
 
 	before = snapshot();
@@ -415,7 +414,7 @@ START_TEST(test_appt_add_edit_status)
 	before = snapshot();
 	REFUSED(appt_set_status(db, a, "done", NULL), FD_ECONFLICT, before);
 	ck_assert(strstr(err_msg(), "from scheduled it can go to: cancelled, confirmed, "
-				    "in_progress, no_show") != NULL);
+	                            "in_progress, no_show") != NULL);
 	REFUSED(appt_set_status(db, a, "no-show", NULL), FD_EINVAL, before);
 	free(before);
 	ck_assert_int_eq(appt_set_status(db, a, "no_show", "nobody home"), 0);
@@ -426,14 +425,14 @@ END_TEST
 START_TEST(test_appt_refusals_change_nothing)
 {
 	int64_t a = add_appt("2026-12-01 09:00", "2026-12-01 10:00", NULL), id;
-	struct appt_input in = { t_local("2026-12-01 10:00"), t_local("2026-12-01 09:00"), NULL,
-				 NULL };
-	struct appt_input ch = { 0 };
+	struct appt_input in = {t_local("2026-12-01 10:00"), t_local("2026-12-01 09:00"), NULL,
+	                        NULL};
+	struct appt_input ch = {0};
 	char *before = snapshot(), *big = big_string();
 
 	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before); /* end before start */
 	ck_assert_str_eq(err_msg(), "the visit must end after it starts "
-				    "(2026-12-01 09:00 is not after 2026-12-01 10:00)");
+	                            "(2026-12-01 09:00 is not after 2026-12-01 10:00)");
 	in.end_at = in.start_at; /* no length */
 	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
 	in.end_at = in.start_at + APPT_MAX_SECONDS + 1;
@@ -489,14 +488,14 @@ static int stop_at_first(const struct appt *a, void *arg) /* returns 7 */
 START_TEST(test_range_overlap)
 {
 	int64_t day1 = t_local("2026-12-01"), day2 = t_local("2026-12-02"),
-		day3 = t_local("2026-12-03");
+	        day3 = t_local("2026-12-03");
 	int64_t late = add_appt("2026-12-01 22:00", "2026-12-02 02:00", NULL);
 	int64_t morning = add_appt("2026-12-02 08:00", "2026-12-02 09:00", NULL);
 	int64_t early = add_appt("2026-12-01 07:00", "2026-12-01 08:00", NULL);
 	int64_t till_midnight = add_appt("2026-12-01 23:00", "2026-12-02 00:00", NULL);
 	int64_t from_midnight = add_appt("2026-12-03 00:00", "2026-12-03 01:00", NULL);
 	int64_t long_one = add_appt("2026-11-26 08:00", "2026-12-02 18:00", NULL);
-	struct ids ids = { { 0 }, 0 };
+	struct ids ids = {{0}, 0};
 	int calls = 0;
 
 	/* day 1: by start time; the visit crossing midnight is there */
@@ -536,8 +535,8 @@ static int collect_link(const struct link *l, void *arg)
 	struct strbuf *sb = arg;
 
 	sb_printf(sb, "%s%lld/%lld:%lld:%s:%s:%s", sb->len ? " " : "", (long long)l->appt_id,
-		  (long long)l->job_id, (long long)l->est_minutes, l->customer_name, l->job_title,
-		  l->appt_status);
+	          (long long)l->job_id, (long long)l->est_minutes, l->customer_name, l->job_title,
+	          l->appt_status);
 	return 0;
 }
 
@@ -548,7 +547,7 @@ START_TEST(test_one_job_two_visits)
 	int64_t job = add_job(add_customer("Ada Lee"), "Full detail", "USD");
 	int64_t v1 = add_appt("2026-12-01 09:00", "2026-12-01 13:00", "1 Main St");
 	int64_t v2 = add_appt("2026-12-02 09:00", "2026-12-02 11:00", "1 Main St"), id = 0;
-	struct strbuf sb = { 0 };
+	struct strbuf sb = {0};
 	struct appt a;
 
 	ck_assert_int_eq(link_add(db, v1, job, 240, &id), 0);
@@ -567,17 +566,17 @@ START_TEST(test_one_job_two_visits)
 	ck_assert_int_eq(count("SELECT count(*) FROM line_item WHERE unit_price = 0"), 0);
 	ck_assert_int_eq(count("SELECT sum(amount) FROM line_item"), 25000);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment_work WHERE service_order_id = 1"),
-			 2);
+	                 2);
 	ck_assert_int_eq(link_list(db, 0, job, collect_link, &sb), 0);
 	ck_assert_str_eq(sb_cstr(&sb), "1/1:240:Ada Lee:Full detail:done "
-				       "2/1:120:Ada Lee:Full detail:done");
+	                               "2/1:120:Ada Lee:Full detail:done");
 	sb_free(&sb);
 	ck_assert_int_eq(appt_get(db, v2, &a), 0);
 	ck_assert_str_eq(a.customers, "Ada Lee");
 	ck_assert_str_eq(a.services, "Full detail");
 	appt_free(&a);
 	check_flows("appointment", v1,
-		    "->scheduled:- scheduled>in_progress:- in_progress>done:rained off at 11");
+	            "->scheduled:- scheduled>in_progress:- in_progress>done:rained off at 11");
 }
 END_TEST
 
@@ -585,12 +584,12 @@ END_TEST
 START_TEST(test_one_visit_three_customers)
 {
 	int64_t ada = add_customer("Ada Lee"), bo = add_customer("Bo Chen"),
-		cy = add_customer("Cy Diaz");
+	        cy = add_customer("Cy Diaz");
 	int64_t j1 = add_job(ada, "Wash", NULL), j2 = add_job(bo, "Wax", NULL),
-		j3 = add_job(cy, "Interior", NULL), j4 = add_job(ada, "Tyres", NULL);
+	        j3 = add_job(cy, "Interior", NULL), j4 = add_job(ada, "Tyres", NULL);
 	int64_t v = add_appt("2026-12-01 09:00", "2026-12-01 12:00", "Oak Court 5"), id;
-	struct ids ids = { { 0 }, 0 };
-	struct strbuf sb = { 0 };
+	struct ids ids = {{0}, 0};
+	struct strbuf sb = {0};
 	struct appt a;
 
 	ck_assert_int_eq(link_add(db, v, j1, 45, &id), 0);
@@ -606,15 +605,15 @@ START_TEST(test_one_visit_three_customers)
 	ck_assert_int_eq(a.est_minutes, 150);
 	ck_assert_str_eq(a.location, "Oak Court 5");
 	appt_free(&a);
-	ck_assert_int_eq(appt_list_range(db, t_local("2026-12-01"), t_local("2026-12-02"),
-					 collect_appt, &ids),
-			 0);
+	ck_assert_int_eq(
+	    appt_list_range(db, t_local("2026-12-01"), t_local("2026-12-02"), collect_appt, &ids),
+	    0);
 	ck_assert_int_eq(ids.n, 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment"), 1);
 	ck_assert_int_eq(link_list(db, v, 0, collect_link, &sb), 0);
 	ck_assert_str_eq(sb_cstr(&sb), "1/1:45:Ada Lee:Wash:scheduled 1/2:60:Bo Chen:Wax:scheduled "
-				       "1/3:30:Cy Diaz:Interior:scheduled "
-				       "1/4:15:Ada Lee:Tyres:scheduled");
+	                               "1/3:30:Cy Diaz:Interior:scheduled "
+	                               "1/4:15:Ada Lee:Tyres:scheduled");
 	sb_free(&sb);
 }
 END_TEST
@@ -641,14 +640,14 @@ START_TEST(test_link_rules_and_history)
 	before = snapshot();
 	REFUSED(link_add(db, open, gone, 10, &id), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(), "visit 1 already works on job 2; "
-				    "change its minutes with 'link edit'");
+	                            "change its minutes with 'link edit'");
 	REFUSED(link_add(db, no_show, gone, 10, &id), FD_ECONFLICT, before);
 	REFUSED(link_edit(db, open, gone, 10), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(), "job 2 is cancelled: no visit can work on it");
 	REFUSED(link_add(db, done, gone, 10, &id), FD_ECONFLICT, before);
 	REFUSED(link_add(db, cancelled, job, 10, &id), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(),
-			 "visit 3 is cancelled: the jobs it worked on can no longer change");
+	                 "visit 3 is cancelled: the jobs it worked on can no longer change");
 	REFUSED(link_add(db, no_show, job, 10, &id), FD_ECONFLICT, before);
 	REFUSED(link_edit(db, done, job, 10), FD_ECONFLICT, before);
 	REFUSED(link_remove(db, done, job), FD_ECONFLICT, before);
@@ -684,7 +683,7 @@ END_TEST
 START_TEST(test_item_amounts)
 {
 	int64_t job = add_job(add_customer("Ada Lee"), "Detail", "USD"), id;
-	struct item_input ch = { 0, NULL, NULL, -1, -1 };
+	struct item_input ch = {0, NULL, NULL, -1, -1};
 	struct line_item li;
 
 	id = add_item(job, "service", 1500, 4500); /* 1.5 h at 45.00 */
@@ -735,12 +734,11 @@ START_TEST(test_item_amounts)
 	ck_assert_int_eq(item_delete(db, id), 0);
 	ck_assert_int_eq(item_get(db, id, &li), FD_ENOTFOUND);
 	check_history("line_item", id, "1,3,3,2");
-	ck_assert_int_eq(count("SELECT amount FROM line_item_his ORDER BY his_id DESC LIMIT 1"),
-			 0);
+	ck_assert_int_eq(count("SELECT amount FROM line_item_his ORDER BY his_id DESC LIMIT 1"), 0);
 
 	/* an amount that does not fit in int64_t is refused */
 	{
-		struct item_input big = { job, "SERVICE", "Huge", 1000000000, INT64_MAX };
+		struct item_input big = {job, "SERVICE", "Huge", 1000000000, INT64_MAX};
 		char *before = snapshot();
 
 		REFUSED(item_add(db, &big, &id), FD_EINVAL, before);
@@ -763,9 +761,9 @@ START_TEST(test_item_refusals_and_currency_lock)
 {
 	int64_t cu = add_customer("Ada Lee"), job = add_job(cu, "Detail", "USD"), id;
 	int64_t other = add_job(cu, "Wax", "USD");
-	struct item_input in = { job, "SERVICE", "Wash", 1000, 2500 };
-	struct item_input ch = { 0, NULL, NULL, -1, -1 };
-	struct job_input cur = { 0, NULL, "EUR", NULL };
+	struct item_input in = {job, "SERVICE", "Wash", 1000, 2500};
+	struct item_input ch = {0, NULL, NULL, -1, -1};
+	struct job_input cur = {0, NULL, "EUR", NULL};
 	char *before, *big = big_string();
 	struct job j;
 
@@ -779,7 +777,7 @@ START_TEST(test_item_refusals_and_currency_lock)
 	before = snapshot();
 	REFUSED(job_edit(db, job, &cur), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(),
-			 "job 1 has 1 line item(s), so its currency (EUR) cannot change");
+	                 "job 1 has 1 line item(s), so its currency (EUR) cannot change");
 	cur.currency = "eur"; /* the same currency is no change */
 	cur.title = "Detail, again";
 	ck_assert_int_eq(job_edit(db, job, &cur), 0);
@@ -855,9 +853,9 @@ START_TEST(test_schema_backstops)
 	ck_assert_int_ne(db_exec(db, "UPDATE service_order SET currency = 'EUR'"), 0);
 	ck_assert(strstr(err_msg(), "currency") != NULL);
 	ck_assert_int_ne(db_exec(db, "INSERT INTO appointment_work (appointment_id,"
-				     " service_order_id, est_minutes, created_at, updated_at)"
-				     " VALUES (1, 1, 0, 0, 0)"),
-			 0);
+	                             " service_order_id, est_minutes, created_at, updated_at)"
+	                             " VALUES (1, 1, 0, 0, 0)"),
+	                 0);
 	ck_assert_int_ne(db_exec(db, "UPDATE appointment_work SET appointment_id = 1"), 0);
 	ck_assert(strstr(err_msg(), "a link needs") != NULL);
 	ck_assert_int_ne(db_exec(db, "UPDATE appointment_work SET service_order_id = 2"), 0);

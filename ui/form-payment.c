@@ -30,7 +30,6 @@
 
 enum { F_AMOUNT = 1, F_METHOD, F_REFERENCE, F_RECEIVED, F_NOTE, F_HEAD, F_SUMMARY, F_ALLOC0 = 100 };
 
-
 struct payst {
 	struct payform pf;
 	const struct currency *cur;
@@ -274,7 +273,8 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	f = form_new(&pay_spec, ps, title);
 	k = form_add(f, F_TEXT, F_AMOUNT, _("Amount received"), NULL);
 	f->fields[k].width = 16;
-	form_add_choice(f, F_METHOD, _("Method"), words_methods, words_method_labels, WORDS_NMETHODS, "cash");
+	form_add_choice(f, F_METHOD, _("Method"), words_methods, words_method_labels,
+	                WORDS_NMETHODS, "cash");
 	form_add(f, F_TEXT, F_REFERENCE, _("Reference (check no.)"), NULL);
 	clock_format_local(clock_now(), "%Y-%m-%d %H:%M", now, sizeof now);
 	k = form_add(f, F_TEXT, F_RECEIVED, _("Received"), now);

@@ -8,8 +8,8 @@
  * amount only (default: what is left after the refunds already asked for),
  * and posting writes a "refund.create" command, no refund row. Which way a
  * payment is refunded is the core's decision (refund_request, the same call
- * `frontdesk refund` makes); the form only shows and asks. The channel worker sends it; the refund row is posted, with the
- * allocations reversed as far as needed, when the channel says the refund
+ * `frontdesk refund` makes); the form only shows and asks. The channel worker sends it; the refund
+ * row is posted, with the allocations reversed as far as needed, when the channel says the refund
  * succeeded. The call carries the form's idempotency key and, like
  * form-charge.c, the form calls it at most once unless it was refused and
  * wrote nothing.
@@ -35,14 +35,13 @@
 
 enum { R_AMOUNT = 1, R_METHOD, R_REFERENCE, R_REASON };
 
-
 struct refst {
 	struct payment p;
-	int64_t amount;           /* parsed by check */
-	struct pay_order o;       /* channel: its card order */
-	int64_t left;             /* channel: what may still be asked for */
-	int64_t asked;            /* channel: what the refunds asked cover */
-	int called;               /* channel: refund_request may have written */
+	int64_t amount;     /* parsed by check */
+	struct pay_order o; /* channel: its card order */
+	int64_t left;       /* channel: what may still be asked for */
+	int64_t asked;      /* channel: what the refunds asked cover */
+	int called;         /* channel: refund_request may have written */
 };
 
 static int chan_check(struct form *f)
@@ -301,7 +300,8 @@ struct view *form_refund_new(int64_t payment_id)
 	k = form_add(f, F_TEXT, R_AMOUNT, _("Amount to give back"),
 	             rs->p.unallocated > 0 ? fmt_money(rs->p.unallocated, rs->p.currency, m) : "");
 	f->fields[k].width = 16;
-	form_add_choice(f, R_METHOD, _("Method"), words_methods, words_method_labels, WORDS_NMETHODS, rs->p.method);
+	form_add_choice(f, R_METHOD, _("Method"), words_methods, words_method_labels,
+	                WORDS_NMETHODS, rs->p.method);
 	form_add(f, F_TEXT, R_REFERENCE, _("Reference"), NULL);
 	form_add(f, F_TEXT, R_REASON, _("Reason"), NULL);
 	return form_view(f);

@@ -15,7 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "settings.h"
 #include "clock.h"
 #include "customer.h"
 #include "err.h"
@@ -23,6 +22,7 @@
 #include "form.h"
 #include "i18n.h"
 #include "money.h"
+#include "settings.h"
 #include "text.h"
 #include "views.h"
 #include "work.h"

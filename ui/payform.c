@@ -8,12 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "settings.h"
 #include "customer.h"
 #include "err.h"
 #include "invoice.h"
 #include "money.h"
 #include "payform.h"
+#include "settings.h"
 #include "xalloc.h"
 
 static int add_open(const struct invoice *inv, void *arg)

@@ -22,7 +22,7 @@ struct payform_inv {
 	int64_t id;
 	char number[32];
 	int64_t due_at;
-	int64_t balance; /* what is still owed, > 0 */
+	int64_t balance;   /* what is still owed, > 0 */
 	int allow_overpay; /* issued with overpayment allowed: may take more */
 };
 

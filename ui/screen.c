@@ -37,7 +37,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "settings.h"
 #include "action.h"
 #include "backup.h"
 #include "cal.h"
@@ -53,10 +52,11 @@
 #include "log.h"
 #include "runner.h"
 #include "screen.h"
+#include "settings.h"
 #include "state.h"
 #include "statusline.h"
-#include "theme.h"
 #include "term.h"
+#include "theme.h"
 #include "tw.h"
 #include "view.h"
 #include "views.h"
@@ -90,7 +90,6 @@ static struct {
 	int frames;
 	int idle_more; /* the top view may have work to do ahead */
 } S;
-
 
 static double mono_ms(void)
 {
@@ -594,7 +593,7 @@ int screen_run(struct db *db)
 	memset(&S, 0, sizeof S);
 	S.db = db;
 	statusline_db_changed();
-		S.readonly = desk_readonly(db);
+	S.readonly = desk_readonly(db);
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
 	S.data_version = db_data_version(db);

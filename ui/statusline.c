@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "settings.h"
 #include "backup.h"
 #include "clock.h"
 #include "db.h"
@@ -19,6 +18,7 @@
 #include "i18n.h"
 #include "jobq.h"
 #include "runner.h"
+#include "settings.h"
 #include "status.h"
 #include "statusline.h"
 #include "theme.h"
@@ -140,15 +140,14 @@ int statusline_update(struct db *db)
 	ev_dead = ch.inbox_dead + L.outbox_dead;
 	L.dead_letters = ev_dead;
 	if (ch.configured || ch.inbox_pending || ev_dead)
-		counts(0, ch.inbox_pending, ev_dead, L.events, L.events_short,
-		       sizeof L.events);
+		counts(0, ch.inbox_pending, ev_dead, L.events, L.events_short, sizeof L.events);
 	else
 		L.events[0] = L.events_short[0] = '\0';
 	counts(1, pending, dead, L.jobs, L.jobs_short, sizeof L.jobs);
 	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
 	last_backup(db, L.backup, sizeof L.backup);
-	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok,
-	         L.events, L.jobs, L.runner, L.backup);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
+	         L.jobs, L.runner, L.backup);
 	if (strcmp(buf, L.status) == 0)
 		return 0;
 	snprintf(L.status, sizeof L.status, "%s", buf);
@@ -157,14 +156,11 @@ int statusline_update(struct db *db)
 
 void statusline_draw(WINDOW *w, int cols)
 {
-	struct status_parts p = {L.db,      db_operator(),   L.channel,
-	                         L.last_ok, L.events,     L.events_short,
-	                         L.jobs,    L.jobs_short, L.runner,
-	                         L.backup};
+	struct status_parts p = {L.db,           db_operator(), L.channel,    L.last_ok, L.events,
+	                         L.events_short, L.jobs,        L.jobs_short, L.runner,  L.backup};
 	char line[1024];
 
 	status_compose(&p, cols, line, sizeof line);
 	werase(w);
 	draw_text(w, 0, 0, cols, line, theme_attr(R_BAR), AL_LEFT | AL_PAD);
 }
-

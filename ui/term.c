@@ -35,7 +35,6 @@ static struct {
 
 static volatile sig_atomic_t quit_signal;
 
-
 static void on_quit_signal(int sig)
 {
 	int saved = errno;

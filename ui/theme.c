@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "settings.h"
 #include "i18n.h"
+#include "settings.h"
 #include "theme.h"
 
 static attr_t attrs[R_N];

@@ -18,7 +18,6 @@
 #include <time.h>
 
 #include "cal.h"
-#include "settings.h"
 #include "clock.h"
 #include "draw.h"
 #include "err.h"
@@ -28,6 +27,7 @@
 #include "layout.h"
 #include "log.h"
 #include "money.h"
+#include "settings.h"
 #include "state.h"
 #include "theme.h"
 #include "tw.h"
@@ -199,7 +199,7 @@ static int cal_idle(struct view *v)
 			continue;
 		clock_gettime(CLOCK_MONOTONIC, &t0);
 		c->ahead[spare].valid =
-			cal_load(ui_db(), from[i], ndays[i], per_day[i], &c->ahead[spare].data) == 0;
+		    cal_load(ui_db(), from[i], ndays[i], per_day[i], &c->ahead[spare].data) == 0;
 		c->ahead[spare].from = from[i];
 		c->ahead[spare].ndays = ndays[i];
 		c->ahead[spare].per_day = per_day[i];

@@ -44,12 +44,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				FUZZ_CHECK(memchr(ev.id, '\0', sizeof ev.id) != NULL);
 				FUZZ_CHECK(memchr(ev.type, '\0', sizeof ev.type) != NULL);
 				FUZZ_CHECK(memchr(ev.object_id, '\0', sizeof ev.object_id) != NULL);
-				FUZZ_CHECK(memchr(ev.object_type, '\0', sizeof ev.object_type) != NULL);
+				FUZZ_CHECK(memchr(ev.object_type, '\0', sizeof ev.object_type) !=
+				           NULL);
 			}
 			if (spans_ok && i < n && n == (size_t)cJSON_GetArraySize(arr)) {
 				one = cJSON_ParseWithLength(body + starts[i], lens[i]);
 				if (one && chan_event_read(one, &span) == 0)
-					(void)span; /* the poller compares; here it must not crash */
+					(void)
+					    span; /* the poller compares; here it must not crash */
 				cJSON_Delete(one);
 			}
 			i++;

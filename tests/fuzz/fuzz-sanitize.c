@@ -13,8 +13,8 @@
 static int harmless(unsigned int c)
 {
 	return !(c < 0x20 || c == 0x7F || (c >= 0x80 && c <= 0x9F) ||
-	         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) ||
-	         c == 0x200E || c == 0x200F || c == 0x061C || c == 0xFEFF);
+	         (c >= 0x202A && c <= 0x202E) || (c >= 0x2066 && c <= 0x2069) || c == 0x200E ||
+	         c == 0x200F || c == 0x061C || c == 0xFEFF);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)

@@ -19,13 +19,13 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-#define FUZZ_CHECK(cond)                                                                       \
-	do {                                                                                   \
-		if (!(cond)) {                                                                 \
-			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,  \
-			        #cond);                                                        \
-			abort();                                                               \
-		}                                                                              \
+#define FUZZ_CHECK(cond)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "%s:%d: invariant failed: %s\n", __FILE__, __LINE__,       \
+			        #cond);                                                            \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* fuzz_cstr - a NUL-terminated copy of the input (caller frees); an
