@@ -459,24 +459,44 @@ out:
 	return code;
 }
 
-static int stripe_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
-                              struct chan_status *st)
+/* GET /v1/<coll>/<id> (op names the call in the request log) and read
+ * the answer with read into out; an id that is not one is bad data. */
+static int get_object(struct chan_ctx *c, const char *op, const char *coll, const char *id,
+                      const char *not_id, int (*read)(const cJSON *o, void *out), void *out,
+                      struct chan_status *st)
 {
 	char path[300];
 	cJSON *json;
 	int code;
 
-	memset(out, 0, sizeof *out);
 	if (!id_ok(id)) {
 		memset(st, 0, sizeof *st);
-		return bad_data(st, _("the order id is not an id"));
+		return bad_data(st, not_id);
 	}
-	snprintf(path, sizeof path, "/v1/payment_intents/%s", id);
-	code = call_json(c, "query_order", "GET", path, NULL, NULL, NULL, &json, st);
-	if (code == CHAN_OK && read_order(json, out) != 0)
+	snprintf(path, sizeof path, "/v1/%s/%s", coll, id);
+	code = call_json(c, op, "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK && read(json, out) != 0)
 		code = bad_data(st, err_msg());
 	cJSON_Delete(json);
 	return code;
+}
+
+static int read_order_any(const cJSON *o, void *out)
+{
+	return read_order(o, out);
+}
+
+static int read_refund_any(const cJSON *o, void *out)
+{
+	return read_refund(o, out);
+}
+
+static int stripe_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
+                              struct chan_status *st)
+{
+	memset(out, 0, sizeof *out);
+	return get_object(c, "query_order", "payment_intents", id, _("the order id is not an id"),
+	                  read_order_any, out, st);
 }
 
 static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struct chan_order *out,
@@ -544,21 +564,9 @@ static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 static int stripe_query_refund(struct chan_ctx *c, const char *id, struct chan_refund *out,
                                struct chan_status *st)
 {
-	char path[300];
-	cJSON *json;
-	int code;
-
 	memset(out, 0, sizeof *out);
-	if (!id_ok(id)) {
-		memset(st, 0, sizeof *st);
-		return bad_data(st, _("the refund id is not an id"));
-	}
-	snprintf(path, sizeof path, "/v1/refunds/%s", id);
-	code = call_json(c, "query_refund", "GET", path, NULL, NULL, NULL, &json, st);
-	if (code == CHAN_OK && read_refund(json, out) != 0)
-		code = bad_data(st, err_msg());
-	cJSON_Delete(json);
-	return code;
+	return get_object(c, "query_refund", "refunds", id, _("the refund id is not an id"),
+	                  read_refund_any, out, st);
 }
 
 static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
