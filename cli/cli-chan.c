@@ -289,17 +289,12 @@ static void time_field(const char *label, int64_t t)
 static int cmd_show(struct cli *c, int argc, char **argv)
 {
 	struct inbox_event e;
-	char *pos[1], num[32];
-	int npos, rc;
+	char num[32];
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "inbox show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("inbox show", _("the event id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "inbox show", "ID", NULL, _("the event id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = inbox_get(c->db, id, &e)))
 		return cli_refused(rc);
 	if (c->json) {
@@ -333,17 +328,11 @@ static int cmd_show(struct cli *c, int argc, char **argv)
 
 static int cmd_retry(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "inbox retry", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("inbox retry", _("the event id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "inbox retry", "ID", NULL, _("the event id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = inbox_retry(c->db, id)))
 		return cli_refused(rc);
 	if (!c->json)

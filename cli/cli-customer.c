@@ -122,17 +122,12 @@ static int cmd_list(struct cli *c, int argc, char **argv)
 
 static int cmd_show(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "customer show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("customer show", _("the customer id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "customer show", "ID", NULL, _("the customer id"), argc, argv, &id,
+	                  &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	return show_one(c, id);
 }
 
@@ -164,17 +159,12 @@ static int cmd_edit(struct cli *c, int argc, char **argv)
 
 static int cmd_delete(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "customer delete", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("customer delete", _("the customer id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "customer delete", "ID", NULL, _("the customer id"), argc, argv, &id,
+	                  &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = customer_delete(c->db, id)))
 		return cli_refused(rc);
 	if (c->json) {

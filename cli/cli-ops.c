@@ -488,17 +488,12 @@ static void show_row(const char *title, const struct cal_row *r)
 static int cmd_show(struct cli *c, int argc, char **argv)
 {
 	struct cal_row stored, fresh;
-	char *pos[1];
-	int npos, rc, have_stored, have_fresh;
+	int rc, have_stored, have_fresh;
 	int64_t id;
 
-	rc = cli_parse(c, "projection show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("projection show", _("the visit id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "projection show", "ID", NULL, _("the visit id"), argc, argv, &id,
+	                  &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	rc = projection_get(c->db, id, &stored);
 	if (rc && rc != FD_ENOTFOUND)
 		return cli_refused(rc);
@@ -657,17 +652,12 @@ static void time_field(const char *name, int64_t t)
 static int cmd_jobs_show(struct cli *c, int argc, char **argv)
 {
 	struct jobq_job j;
-	char *pos[1], num[32];
-	int npos, rc;
+	char num[32];
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "tasks show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("tasks show", _("the task id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "tasks show", "ID", NULL, _("the task id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = jobq_get(c->db, id, &j)))
 		return cli_refused(rc);
 	if (c->json) {
@@ -693,17 +683,11 @@ static int cmd_jobs_show(struct cli *c, int argc, char **argv)
 
 static int cmd_jobs_retry(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "tasks retry", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("tasks retry", _("the task id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "tasks retry", "ID", NULL, _("the task id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = jobq_retry(c->db, id)))
 		return cli_refused(rc);
 	if (c->json) {

@@ -254,3 +254,25 @@ int cli_list_end(struct cli *c, int rc)
 	}
 	return rc ? cli_refused(rc) : CLI_OK;
 }
+
+int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
+                 const char *what, int argc, char **argv, int64_t *id, int *status)
+{
+	char *pos[1];
+	int npos, rc;
+
+	rc = cli_parse(c, cmd, synopsis, opts, argc, argv, pos, 1, &npos);
+	if (rc) {
+		*status = rc < 0 ? CLI_OK : rc;
+		return 0;
+	}
+	if ((rc = cli_parse_id(cmd, what, npos ? pos[0] : NULL, id)) != 0) {
+		*status = rc;
+		return 0;
+	}
+	if (!cli_db(c)) {
+		*status = CLI_REFUSED;
+		return 0;
+	}
+	return 1;
+}

@@ -64,6 +64,14 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* cli_parse_id - a positive decimal id, else usage error message (2). */
 int cli_parse_id(const char *cmd, const char *what, const char *s, int64_t *id);
 
+/* cli_begin_id - the preamble of every command that takes one id (and
+ * options opts, may be NULL): parse argv (--help prints the usage), read
+ * the id (what names it in a usage error), open the database. 1 to go on;
+ * 0 when the command is over, with its exit status in *status (CLI_OK
+ * after --help, CLI_USAGE, CLI_REFUSED). */
+int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
+                 const char *what, int argc, char **argv, int64_t *id, int *status);
+
 /* cli_print_json - print item (pretty, one document) and delete it. */
 void cli_print_json(cJSON *item);
 

@@ -420,17 +420,11 @@ static int job_list_cmd(struct cli *c, int argc, char **argv)
 
 static int job_show_cmd(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "job show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("job show", _("the job id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "job show", "ID", NULL, _("the job id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	return job_show_one(c, id);
 }
 
@@ -623,17 +617,11 @@ static int appt_list_cmd(struct cli *c, int argc, char **argv)
 
 static int appt_show_cmd(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "visit show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("visit show", _("the visit id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "visit show", "ID", NULL, _("the visit id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	return appt_show_one(c, id);
 }
 
@@ -970,17 +958,11 @@ static int item_list_cmd(struct cli *c, int argc, char **argv)
 
 static int item_show_cmd(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "item show", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("item show", _("the line item id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "item show", "ID", NULL, _("the line item id"), argc, argv, &id, &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	return item_show_one(c, id);
 }
 
@@ -1021,17 +1003,12 @@ static int item_edit_cmd(struct cli *c, int argc, char **argv)
 
 static int item_delete_cmd(struct cli *c, int argc, char **argv)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "item delete", "ID", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("item delete", _("the line item id"), npos ? pos[0] : NULL, &id)))
+	if (!cli_begin_id(c, "item delete", "ID", NULL, _("the line item id"), argc, argv, &id,
+	                  &rc))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = item_delete(c->db, id)))
 		return cli_refused(rc);
 	if (c->json) {
