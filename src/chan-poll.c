@@ -17,6 +17,7 @@
 #include "chan-poll.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
@@ -291,4 +292,76 @@ int chan_poll_once(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	}
 	r->code = CHAN_OK;
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the desk's summary */
+
+int chan_summary_read(struct db *db, struct chan_summary *out)
+{
+	/* the unique partial index integration_provider_one_primary */
+	static const char provider_sql[] =
+	    "SELECT provider_code FROM integration_provider WHERE integration_type = 'payment' "
+	    "AND role = 'primary' AND enabled = 1";
+	static const char state_sql[] =
+	    "SELECT state, coalesce(offline_until, 0), coalesce(last_success_at, 0) "
+	    "FROM channel_state WHERE provider_code = ?1";
+	/* index ranges of inbound_callback_by_status(status, id) */
+	static const char counts_sql[] =
+	    "SELECT (SELECT count(*) FROM inbound_callback WHERE status IN "
+	    "('received', 'failed', 'parked')), "
+	    "(SELECT count(*) FROM inbound_callback WHERE status = 'dead')";
+	struct control_info ci;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	snprintf(out->state, sizeof out->state, "off");
+	if ((rc = db_prepare_cached(db, counts_sql, &st)))
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		out->inbox_pending = sqlite3_column_int64(st, 0);
+		out->inbox_dead = sqlite3_column_int64(st, 1);
+	} else {
+		rc = db_fail(db, _("cannot count the inbound events"));
+	}
+	db_release(db, st);
+	if (rc || (rc = db_prepare_cached(db, provider_sql, &st)))
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		const char *code = (const char *)sqlite3_column_text(st, 0);
+
+		out->configured = 1;
+		snprintf(out->provider, sizeof out->provider, "%s", code ? code : "");
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the payment providers"));
+	}
+	db_release(db, st);
+	if (rc || !out->configured)
+		return rc;
+	if ((rc = db_prepare_cached(db, state_sql, &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, out->provider, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		const char *s = (const char *)sqlite3_column_text(st, 0);
+
+		snprintf(out->state, sizeof out->state, "%s", s ? s : "off");
+		out->offline_until = sqlite3_column_int64(st, 1);
+		out->last_success_at = sqlite3_column_int64(st, 2);
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the channel state"));
+	}
+	db_release(db, st);
+	if (rc)
+		return rc;
+	rc = control_get(db, CONTROL_CHANNEL, &ci);
+	if (rc == 0) {
+		out->worker = ci.state == CONTROL_HELD;
+		control_info_free(&ci);
+	} else if (rc == FD_ENOTFOUND) {
+		rc = 0; /* nobody ever took the lease */
+	}
+	return rc;
 }

@@ -93,4 +93,26 @@ int chan_state_get(struct db *db, const char *provider, struct chan_state *out);
 
 void chan_state_free(struct chan_state *s);
 
+/* What the status line shows of the payment channel. Times are the real
+ * clock (UTC seconds), like the channel worker's; 0 means never / none. */
+struct chan_summary {
+	int configured;          /* an enabled primary payment provider exists */
+	char provider[41];       /* its code ("" when not configured) */
+	char state[10];          /* channel_state.state: off, idle, polling, offline */
+	int worker;              /* a live process holds the channel lease */
+	int64_t offline_until;   /* while offline: the next try */
+	int64_t last_success_at; /* the last poll that read its window to the end */
+	int64_t inbox_pending;   /* inbound events received, failed or parked */
+	int64_t inbox_dead;      /* inbound events given up (a person must look) */
+};
+
+/* chan_summary_read - fill *out: the enabled primary provider, its row of
+ * channel_state (a provider never polled reads as "off"), whether a live
+ * process holds the channel lease (a holder past its expiry, or a process
+ * of this host that is gone, does not count), and the inbound counts. Every
+ * read is one indexed lookup or an index range over the rows counted, so it
+ * is cheap enough for every tick of the screen. With no provider, *out says
+ * configured = 0 and state "off" (the inbound counts are still read). */
+int chan_summary_read(struct db *db, struct chan_summary *out);
+
 #endif

@@ -689,3 +689,8 @@ int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what)
 	db_release(db, st);
 	return rc;
 }
+
+int db_readonly(struct db *db)
+{
+	return sqlite3_db_readonly(db->h, "main") == 1;
+}

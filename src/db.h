@@ -110,4 +110,7 @@ void db_release(struct db *db, sqlite3_stmt *st);
  * (no rows expected), then release it. */
 int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what);
 
+/* db_readonly - 1 when db was opened read-only, else 0. */
+int db_readonly(struct db *db);
+
 #endif

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "idem.h"
@@ -595,4 +596,103 @@ int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
 		sqlite3_finalize(st);
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- reads for the dead-letter view
+ */
+
+int outbox_dead_count(struct db *db, int64_t *n)
+{
+	static const char sql[] = "SELECT count(*) FROM outbox_event WHERE status = 'dead'";
+	sqlite3_stmt *st;
+	int rc;
+
+	*n = 0;
+	if ((rc = db_prepare_cached(db, sql, &st)))
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*n = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot count the dead outbox commands"));
+	db_release(db, st);
+	return rc;
+}
+
+#define OUTBOX_COLS                                                                                \
+	"id, event_type, business_key, provider_code, status, last_error, payload, retry_count, "  \
+	"created_at, updated_at, coalesce(sent_at, 0)"
+
+/* Fill *o from the current row of st (OUTBOX_COLS). */
+static void outbox_row(sqlite3_stmt *st, struct outbox_cmd *o)
+{
+	memset(o, 0, sizeof *o);
+	o->id = sqlite3_column_int64(st, 0);
+	o->event_type = dbrow_dup(st, 1);
+	o->business_key = dbrow_dup(st, 2);
+	o->provider_code = dbrow_dup(st, 3);
+	o->status = dbrow_dup(st, 4);
+	o->last_error = dbrow_dup(st, 5);
+	o->payload = dbrow_dup(st, 6);
+	o->retry_count = sqlite3_column_int64(st, 7);
+	o->created_at = sqlite3_column_int64(st, 8);
+	o->updated_at = sqlite3_column_int64(st, 9);
+	o->sent_at = sqlite3_column_int64(st, 10);
+}
+
+void outbox_cmd_free(struct outbox_cmd *o)
+{
+	free(o->event_type);
+	free(o->business_key);
+	free(o->provider_code);
+	free(o->status);
+	free(o->last_error);
+	free(o->payload);
+	memset(o, 0, sizeof *o);
+}
+
+int outbox_cmd_list(struct db *db, const char *status, int limit,
+                    int (*cb)(const struct outbox_cmd *o, void *arg), void *arg)
+{
+	static const char sql[] = "SELECT " OUTBOX_COLS " FROM outbox_event WHERE status = ?1 "
+	                          "ORDER BY id DESC LIMIT ?2";
+	struct outbox_cmd o;
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if ((rc = db_prepare(db, sql, &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, limit > 0 ? limit : 100);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		outbox_row(st, &o);
+		rc = cb(&o, arg);
+		outbox_cmd_free(&o);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the outbox commands"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int outbox_cmd_get(struct db *db, int64_t id, struct outbox_cmd *out)
+{
+	static const char sql[] = "SELECT " OUTBOX_COLS " FROM outbox_event WHERE id = ?1";
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare(db, sql, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		outbox_row(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no outbox command %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the outbox commands"));
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -87,4 +87,39 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
  * pending, sending, failed and dead, in that order, in n[]. */
 int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4]);
 
+/* outbox_dead_count - *n = the outbox commands given up (status 'dead').
+ * There is no index on the outbox's status for this, so it reads the
+ * outbox table: call it when the database changed (db_data_version), not
+ * on every tick. */
+int outbox_dead_count(struct db *db, int64_t *n);
+
+/* One outbound command (a row of outbox_event), as the dead-letter view
+ * shows it. Strings are owned by the struct (outbox_cmd_free). */
+struct outbox_cmd {
+	int64_t id;
+	char *event_type;    /* "payment.create", "refund.create" */
+	char *business_key;  /* our order number or refund key */
+	char *provider_code; /* the channel it is for */
+	char *status;        /* pending, sending, succeeded, failed, dead */
+	char *last_error;    /* NULL when none */
+	char *payload;       /* the JSON text we send */
+	int64_t retry_count;
+	int64_t created_at, updated_at; /* our clock */
+	int64_t sent_at;                /* 0 when never sent */
+};
+
+/* outbox_cmd_list - call cb with each outbox command in status (e.g.
+ * "dead"), newest first, at most limit (<= 0: 100). The struct passed to cb
+ * is valid during the call only. Like outbox_dead_count it reads the outbox
+ * table (no index on status): call it when a person asks, not per tick. */
+int outbox_cmd_list(struct db *db, const char *status, int limit,
+                    int (*cb)(const struct outbox_cmd *o, void *arg), void *arg);
+
+/* outbox_cmd_get - fill *out with command id (free with outbox_cmd_free);
+ * FD_ENOTFOUND when there is no such command. */
+int outbox_cmd_get(struct db *db, int64_t id, struct outbox_cmd *out);
+
+/* outbox_cmd_free - free the strings of o (which may be zeroed). */
+void outbox_cmd_free(struct outbox_cmd *o);
+
 #endif

@@ -6,7 +6,7 @@
  * time (weeks, months, DST, the locale's first weekday), and the payment
  * form's model: the oldest-first proposal and ONE payment for a form
  * posted twice with its idempotency key; the status line's fitting and
- * what it reads of the payment channel (desk_channel_read); the dead-letter
+ * what it reads of the payment channel (chan_summary_read); the dead-letter
  * keys, payloads made harmless and wrapped (payload_lines) and the outbox
  * reads of the dead-letter view.
  */
@@ -23,12 +23,12 @@
 #include "action.h"
 #include "cal.h"
 #include "chan-order.h"
+#include "chan-poll.h"
 #include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "customer.h"
 #include "db.h"
-#include "desk.h"
 #include "err.h"
 #include "fixture.h"
 #include "invoice.h"
@@ -809,7 +809,7 @@ START_TEST(test_payform_refused_writes_nothing)
 END_TEST
 
 /* seen[0]: how many; seen[1..]: their ids */
-static int outbox_seen(const struct desk_outbox *o, void *arg)
+static int outbox_seen(const struct outbox_cmd *o, void *arg)
 {
 	int64_t *seen = arg;
 
@@ -880,20 +880,20 @@ END_TEST
 
 START_TEST(test_desk_channel)
 {
-	struct desk_channel ch;
+	struct chan_summary ch;
 	struct control_hold hold;
 	int64_t n = -1;
 
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.configured, 0);
 	ck_assert_str_eq(ch.state, "off");
 	ck_assert_int_eq(ch.worker, 0);
-	ck_assert_int_eq(desk_outbox_dead(db, &n), 0);
+	ck_assert_int_eq(outbox_dead_count(db, &n), 0);
 	ck_assert_int_eq(n, 0);
 	/* a primary provider never polled: off, nobody holds the lease */
 	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.configured, 1);
 	ck_assert_str_eq(ch.provider, "stripe");
 	ck_assert_str_eq(ch.state, "off");
@@ -903,17 +903,17 @@ START_TEST(test_desk_channel)
 	                             "offline_until, last_success_at, updated_at) VALUES "
 	                             "('stripe', 'offline', 1800000000, 1799999000, 1)"),
 	                 0);
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_str_eq(ch.state, "offline");
 	ck_assert_int_eq(ch.offline_until, 1800000000);
 	ck_assert_int_eq(ch.last_success_at, 1799999000);
 	ck_assert_int_eq(ch.worker, 0); /* nobody ever took the lease */
 	/* a live holder of the channel lease (this process), then released */
 	ck_assert_int_eq(control_acquire(db, "channel", CONTROL_LEASE, 60, &hold), 0);
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.worker, 1);
 	ck_assert_int_eq(control_release(db, &hold), 0);
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.worker, 0);
 	/* pending (received, failed, parked) and dead inbound events; the others
 	 * (processed, ignored, rejected) are not counted */
@@ -939,7 +939,7 @@ START_TEST(test_desk_channel)
 	ck_assert_int_eq(db_exec(db, "UPDATE inbound_callback SET status = 'processed' "
 	                             "WHERE external_id = 'e5'"),
 	                 0);
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.inbox_pending, 3);
 	ck_assert_int_eq(ch.inbox_dead, 1);
 	/* a dead outbox command */
@@ -952,7 +952,7 @@ START_TEST(test_desk_channel)
 	ck_assert_int_eq(db_exec(db, "UPDATE outbox_event SET status = 'sending' WHERE id = 1; "
 	                             "UPDATE outbox_event SET status = 'dead' WHERE id = 1"),
 	                 0);
-	ck_assert_int_eq(desk_outbox_dead(db, &n), 0);
+	ck_assert_int_eq(outbox_dead_count(db, &n), 0);
 	ck_assert_int_eq(n, 1);
 	/* the dead-letter view's reads: the dead ones, newest first, in full */
 	ck_assert_int_eq(db_exec(db, "INSERT INTO outbox_event (event_type, business_key, "
@@ -966,21 +966,21 @@ START_TEST(test_desk_channel)
 	{
 		int64_t seen[4] = {0};
 
-		ck_assert_int_eq(desk_outbox_list(db, "dead", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "dead", 0, outbox_seen, seen), 0);
 		ck_assert_int_eq(seen[0], 2);
 		ck_assert_int_eq(seen[1], 3); /* newest first */
 		ck_assert_int_eq(seen[2], 1);
 		seen[0] = 0;
-		ck_assert_int_eq(desk_outbox_list(db, "dead", 1, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "dead", 1, outbox_seen, seen), 0);
 		ck_assert_int_eq(seen[0], 1); /* the limit */
 		seen[0] = 0;
-		ck_assert_int_eq(desk_outbox_list(db, "succeeded", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "succeeded", 0, outbox_seen, seen), 0);
 		ck_assert_int_eq(seen[0], 0);
 	}
 	{
-		struct desk_outbox o;
+		struct outbox_cmd o;
 
-		ck_assert_int_eq(desk_outbox_get(db, 3, &o), 0);
+		ck_assert_int_eq(outbox_cmd_get(db, 3, &o), 0);
 		ck_assert_str_eq(o.event_type, "refund.create");
 		ck_assert_str_eq(o.business_key, "PO-3");
 		ck_assert_str_eq(o.provider_code, "stripe");
@@ -989,16 +989,16 @@ START_TEST(test_desk_channel)
 		ck_assert_str_eq(o.payload, "{\"a\": 1}");
 		ck_assert_int_eq(o.created_at, 2);
 		ck_assert_int_eq(o.sent_at, 0);
-		desk_outbox_free(&o);
-		ck_assert_int_eq(desk_outbox_get(db, 2, &o), 0);
+		outbox_cmd_free(&o);
+		ck_assert_int_eq(outbox_cmd_get(db, 2, &o), 0);
 		ck_assert_str_eq(o.status, "pending");
 		ck_assert_ptr_null(o.last_error);
-		desk_outbox_free(&o);
-		ck_assert_int_eq(desk_outbox_get(db, 99, &o), FD_ENOTFOUND);
+		outbox_cmd_free(&o);
+		ck_assert_int_eq(outbox_cmd_get(db, 99, &o), FD_ENOTFOUND);
 	}
 	/* a disabled provider is no provider */
 	ck_assert_int_eq(chan_provider_set(db, "stripe", NULL, NULL, 0), 0);
-	ck_assert_int_eq(desk_channel_read(db, &ch), 0);
+	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.configured, 0);
 	ck_assert_str_eq(ch.state, "off");
 	ck_assert_int_eq(ch.inbox_pending, 3);

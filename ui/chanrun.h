@@ -12,7 +12,7 @@
  * thread: it is copied under a mutex, one byte is written to the screen's
  * wake-up descriptor, and the screen's thread takes the text with
  * chanrun_take_msg and shows it on the message line. Its state shows on
- * the status line through the database (desk_channel_read), like any other
+ * the status line through the database (chan_summary_read), like any other
  * process's worker.
  * Callers: screen.c.
  */

@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "chan-order.h"
-#include "desk.h"
+#include "chan-poll.h"
 #include "err.h"
 #include "fmt.h"
 #include "form.h"
@@ -149,7 +149,7 @@ static const struct form_spec charge_spec = {
 struct view *form_charge_new(int64_t invoice_id)
 {
 	struct chargest *cs;
-	struct desk_channel ch;
+	struct chan_summary ch;
 	struct invoice inv;
 	struct form *f;
 	char title[200], m[FMT_MONEY], m2[FMT_MONEY], info[300];
@@ -159,7 +159,7 @@ struct view *form_charge_new(int64_t invoice_id)
 		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
 		return NULL;
 	}
-	if (desk_channel_read(ui_db(), &ch) != 0) {
+	if (chan_summary_read(ui_db(), &ch) != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read the payment providers: %s"), err_msg());
 		return NULL;
 	}

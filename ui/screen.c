@@ -40,10 +40,10 @@
 #include "action.h"
 #include "backup.h"
 #include "cal.h"
+#include "chan-poll.h"
 #include "chanrun.h"
 #include "clock.h"
 #include "db.h"
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "i18n.h"
@@ -567,12 +567,12 @@ static void first_weekday(char *warn, size_t n)
  * once on the message line; the screen works on without it. */
 static void start_channel_worker(void)
 {
-	struct desk_channel ch;
+	struct chan_summary ch;
 	char why[1024];
 
 	if (S.readonly || strcmp(config_get("screen_channel", "yes"), "no") == 0)
 		return;
-	if (desk_channel_read(S.db, &ch) != 0 || !ch.configured)
+	if (chan_summary_read(S.db, &ch) != 0 || !ch.configured)
 		return;
 	if (chanrun_start(db_path(S.db), term_wake_write_fd()) == 0)
 		return;
@@ -593,7 +593,7 @@ int screen_run(struct db *db)
 	memset(&S, 0, sizeof S);
 	S.db = db;
 	statusline_db_changed();
-	S.readonly = desk_readonly(db);
+	S.readonly = db_readonly(db);
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
 	S.data_version = db_data_version(db);

@@ -11,12 +11,13 @@
 #include <time.h>
 
 #include "backup.h"
+#include "chan-poll.h"
 #include "clock.h"
 #include "db.h"
-#include "desk.h"
 #include "draw.h"
 #include "i18n.h"
 #include "jobq.h"
+#include "outbox.h"
 #include "runner.h"
 #include "settings.h"
 #include "status.h"
@@ -44,7 +45,7 @@ int64_t statusline_dead_letters(void)
 
 /* "off", "idle", "polling" or "offline, next try HH:MM:SS" (shop time of
  * the real clock, like the channel's times). */
-static void channel_word(const struct desk_channel *ch, char *buf, size_t n)
+static void channel_word(const struct chan_summary *ch, char *buf, size_t n)
 {
 	char t[32];
 
@@ -121,7 +122,7 @@ static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *sh
  * and the outbox's dead count only when the database changed. */
 int statusline_update(struct db *db)
 {
-	struct desk_channel ch;
+	struct chan_summary ch;
 	int64_t pending = 0, dead = 0, ev_dead;
 	char runner[64], word[96], buf[1024];
 	const char *path = db_path(db), *base = strrchr(path, '/');
@@ -129,9 +130,9 @@ int statusline_update(struct db *db)
 	jobq_count(db, NULL, "pending", &pending);
 	jobq_count(db, NULL, "dead", &dead);
 	runner_state(runner, sizeof runner);
-	if (desk_channel_read(db, &ch) != 0)
+	if (chan_summary_read(db, &ch) != 0)
 		memset(&ch, 0, sizeof ch); /* shown as off */
-	if (L.outbox_stale && desk_outbox_dead(db, &L.outbox_dead) == 0)
+	if (L.outbox_stale && outbox_dead_count(db, &L.outbox_dead) == 0)
 		L.outbox_stale = 0;
 	snprintf(L.db, sizeof L.db, "%s", base ? base + 1 : path);
 	channel_word(&ch, word, sizeof word);

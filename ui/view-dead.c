@@ -18,12 +18,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "pane.h"
 #include "views.h"
 #include "xalloc.h"
@@ -71,7 +71,7 @@ static int add_in(const struct inbox_event *e, void *arg)
 	return 0;
 }
 
-static int add_out(const struct desk_outbox *o, void *arg)
+static int add_out(const struct outbox_cmd *o, void *arg)
 {
 	struct deadv *dv = arg;
 	char id[24], when[32];
@@ -110,7 +110,7 @@ static void build(struct deadv *dv)
 	pane_clear(&dv->p);
 	rc = inbox_count(ui_db(), NULL, "dead", &n_in);
 	if (rc == 0)
-		rc = desk_outbox_dead(ui_db(), &n_out);
+		rc = outbox_dead_count(ui_db(), &n_out);
 	if (rc) {
 		pane_text(&dv->p, 0, 0, R_ERROR, _("! The dead letters cannot be read: %s"),
 		          err_msg());
@@ -128,7 +128,7 @@ static void build(struct deadv *dv)
 	heading(dv, _("Outbox commands given up"), n_out);
 	pane_row(&dv->p, 0, 0, R_DIM, 5, out_cols, out_head);
 	before = dv->p.n;
-	if (desk_outbox_list(ui_db(), "dead", DEAD_LIMIT, add_out, dv) != 0)
+	if (outbox_cmd_list(ui_db(), "dead", DEAD_LIMIT, add_out, dv) != 0)
 		pane_text(&dv->p, 0, 0, R_ERROR, _("! The outbox commands cannot be read: %s"),
 		          err_msg());
 	else if (dv->p.n == before)

@@ -19,12 +19,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "pane.h"
 #include "payload.h"
 #include "views.h"
@@ -156,9 +156,9 @@ static void build_inbound(struct eventv *ev)
 
 static void build_outbox(struct eventv *ev)
 {
-	struct desk_outbox o;
+	struct outbox_cmd o;
 
-	if (desk_outbox_get(ui_db(), ev->id, &o) != 0) {
+	if (outbox_cmd_get(ui_db(), ev->id, &o) != 0) {
 		pane_text(&ev->p, 0, 0, R_ERROR, _("! Outbox command %1$lld cannot be read: %2$s"),
 		          (long long)ev->id, err_msg());
 		return;
@@ -174,7 +174,7 @@ static void build_outbox(struct eventv *ev)
 	time_field(ev, _("Changed"), o.updated_at);
 	last_error(ev, o.last_error);
 	payload(ev, o.payload, o.payload ? strlen(o.payload) : 0);
-	desk_outbox_free(&o);
+	outbox_cmd_free(&o);
 }
 
 static void build(struct eventv *ev)
@@ -326,13 +326,13 @@ struct view *view_event_new(int64_t inbox_id)
 
 struct view *view_command_new(int64_t outbox_id)
 {
-	struct desk_outbox o;
+	struct outbox_cmd o;
 
-	if (desk_outbox_get(ui_db(), outbox_id, &o) != 0) {
+	if (outbox_cmd_get(ui_db(), outbox_id, &o) != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read outbox command %1$lld: %2$s"),
 		       (long long)outbox_id, err_msg());
 		return NULL;
 	}
-	desk_outbox_free(&o);
+	outbox_cmd_free(&o);
 	return open_one(1, outbox_id);
 }

@@ -15,7 +15,6 @@
 #include <string.h>
 
 #include "chan-order.h"
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"

@@ -12,7 +12,6 @@
 #include <string.h>
 
 #include "customer.h"
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"

@@ -14,7 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "desk.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"
