@@ -87,18 +87,22 @@ static void fill(sqlite3_stmt *st, struct pay_order *o)
 	o->updated_at = sqlite3_column_int64(st, 15);
 }
 
-/* The one order WHERE where (column = ?1 [AND column = ?2]): ?1 is text
- * t1 when not NULL, else the integer i1; ?2 is t2 when not NULL. 0 and
- * *out, FD_ENOTFOUND with nf as the reason, or a database error. */
-static int read_where(struct db *db, const char *where, const char *t1, int64_t i1, const char *t2,
+/* The start of every read of one order; each caller appends its WHERE as
+ * a string literal, so that each query is its own literal (the statement
+ * cache knows a statement by the address of its SQL). */
+#define ORDER_WHERE "SELECT " ORDER_COLS " FROM pay_order WHERE "
+
+/* The one order that sql (ORDER_WHERE "column = ?1 [AND column = ?2]", a
+ * literal) finds: ?1 is text t1 when not NULL, else the integer i1; ?2 is
+ * t2 when not NULL. 0 and *out, FD_ENOTFOUND with nf as the reason, or a
+ * database error. */
+static int read_where(struct db *db, const char *sql, const char *t1, int64_t i1, const char *t2,
                       struct pay_order *out, const char *nf)
 {
-	char sql[400];
 	sqlite3_stmt *st;
 	int rc, step;
 
 	memset(out, 0, sizeof *out);
-	snprintf(sql, sizeof sql, "SELECT " ORDER_COLS " FROM pay_order WHERE %s", where);
 	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
 		return rc;
 	if (t1)
@@ -123,7 +127,7 @@ int chan_order_get(struct db *db, const char *order_no, struct pay_order *out)
 	char nf[200];
 
 	snprintf(nf, sizeof nf, _("no card payment order %s"), order_no);
-	return read_where(db, "order_no = ?1", order_no, 0, NULL, out, nf);
+	return read_where(db, ORDER_WHERE "order_no = ?1", order_no, 0, NULL, out, nf);
 }
 
 int chan_order_get_id(struct db *db, int64_t id, struct pay_order *out)
@@ -131,7 +135,7 @@ int chan_order_get_id(struct db *db, int64_t id, struct pay_order *out)
 	char nf[200];
 
 	snprintf(nf, sizeof nf, _("there is no card payment order %lld"), (long long)id);
-	return read_where(db, "id = ?1", NULL, id, NULL, out, nf);
+	return read_where(db, ORDER_WHERE "id = ?1", NULL, id, NULL, out, nf);
 }
 
 int chan_order_by_channel(struct db *db, const char *provider, const char *channel_id,
@@ -141,8 +145,8 @@ int chan_order_by_channel(struct db *db, const char *provider, const char *chann
 
 	snprintf(nf, sizeof nf, _("no card payment order of ours has the channel id %s at %s"),
 	         channel_id, provider);
-	return read_where(db, "provider_code = ?2 AND channel_order_id = ?1", channel_id, 0,
-	                  provider, out, nf);
+	return read_where(db, ORDER_WHERE "provider_code = ?2 AND channel_order_id = ?1",
+	                  channel_id, 0, provider, out, nf);
 }
 
 int chan_order_of_payment(struct db *db, int64_t payment_id, struct pay_order *out)
@@ -151,7 +155,7 @@ int chan_order_of_payment(struct db *db, int64_t payment_id, struct pay_order *o
 
 	snprintf(nf, sizeof nf, _("payment %lld did not come from the payment channel"),
 	         (long long)payment_id);
-	return read_where(db, "payment_id = ?1", NULL, payment_id, NULL, out, nf);
+	return read_where(db, ORDER_WHERE "payment_id = ?1", NULL, payment_id, NULL, out, nf);
 }
 
 int chan_order_list(struct db *db, int64_t invoice_id,
@@ -161,9 +165,7 @@ int chan_order_list(struct db *db, int64_t invoice_id,
 	sqlite3_stmt *st;
 	int rc, step;
 
-	if ((rc = db_prepare(
-	         db, "SELECT " ORDER_COLS " FROM pay_order WHERE invoice_id = ?1 ORDER BY id",
-	         &st)) != 0)
+	if ((rc = db_prepare(db, ORDER_WHERE "invoice_id = ?1 ORDER BY id", &st)) != 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, invoice_id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {

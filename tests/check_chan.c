@@ -726,6 +726,10 @@ START_TEST(test_chan_order_owner)
 	ck_assert_int_eq(o.id, id);
 	ck_assert_str_eq(o.status, "created");
 	ck_assert_int_eq(chan_order_get(db, "PO-none", &back), FD_ENOTFOUND);
+	/* each read keeps its own cached statement: by id right after by
+	 * number once ran the number's query (its SQL had the same address) */
+	ck_assert_msg(chan_order_get_id(db, id, &back) == 0, "%s", err_msg());
+	ck_assert_str_eq(back.order_no, order_no);
 	ck_assert_int_eq(chan_order_by_channel(db, "stripe", "pi_o1", &back), FD_ENOTFOUND);
 
 	/* a refused move writes nothing, in C before the schema sees it */
