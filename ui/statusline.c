@@ -31,11 +31,14 @@ static struct {
 	int64_t outbox_dead;  /* read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox */
 	int outbox_stale;
-} L = {.outbox_stale = 1};
+	int64_t backup_at; /* the last backup's stamp, read again when the database changed */
+	int backup_stale;
+} L = {.outbox_stale = 1, .backup_stale = 1};
 
 void statusline_db_changed(void)
 {
 	L.outbox_stale = 1;
+	L.backup_stale = 1;
 }
 
 int64_t statusline_dead_letters(void)
@@ -65,36 +68,49 @@ static void channel_word(const struct chan_summary *ch, char *buf, size_t n)
 	}
 }
 
+/* t as "HH:MM" when it is on the day of now (shop time), else with its
+ * date. */
+static void when_text(int64_t t, int64_t now, char *buf, size_t n)
+{
+	char day[16], today[16];
+
+	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
+	clock_format_local(now, "%Y-%m-%d", today, sizeof today);
+	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", buf, n);
+}
+
 /* "last ok HH:MM" today (shop time of the real clock), else with the date. */
 static void last_ok(int64_t t, char *buf, size_t n)
 {
-	char day[16], today[16], when[32];
+	char when[32];
 
 	buf[0] = '\0';
 	if (t <= 0)
 		return;
-	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
-	clock_format_local((int64_t)time(NULL), "%Y-%m-%d", today, sizeof today);
-	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	when_text(t, (int64_t)time(NULL), when, sizeof when);
 	snprintf(buf, n, _("last ok %s"), when);
 }
 
 /* "last backup HH:MM" today (shop time), else with the date; "no backup
- * yet" when none was ever taken but nightly backups are set up; else "". */
+ * yet" when none was ever taken but nightly backups are set up; else "".
+ * The stamp is read again only after the database changed (a backup
+ * stamps it): not a query on every tick. */
 static void last_backup(struct db *db, char *buf, size_t n)
 {
-	char day[16], today[16], when[32];
-	int64_t t = 0;
+	char when[32];
 
+	if (L.backup_stale) {
+		if (backup_last(db, &L.backup_at) != 0)
+			L.backup_at = 0;
+		L.backup_stale = 0;
+	}
 	buf[0] = '\0';
-	if (backup_last(db, &t) != 0 || t <= 0) {
+	if (L.backup_at <= 0) {
 		if (config_get("backup_dir", NULL))
 			snprintf(buf, n, "%s", _("no backup yet"));
 		return;
 	}
-	clock_format_local(t, "%Y-%m-%d", day, sizeof day);
-	clock_format_local(clock_now(), "%Y-%m-%d", today, sizeof today);
-	clock_format_local(t, strcmp(day, today) ? "%Y-%m-%d %H:%M" : "%H:%M", when, sizeof when);
+	when_text(L.backup_at, clock_now(), when, sizeof when);
 	snprintf(buf, n, _("last backup %s"), when);
 }
 
@@ -119,7 +135,8 @@ static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *sh
 }
 
 /* Read what the status line shows: on every tick (cheap, indexed reads),
- * and the outbox's dead count only when the database changed. */
+ * the outbox's dead count and the backup stamp only when the database
+ * changed. */
 int statusline_update(struct db *db)
 {
 	struct chan_summary ch;
