@@ -58,18 +58,22 @@ static void on_crash(int sig)
 	raise(sig);
 }
 
-static void add_seq(const char *cap)
+/* Append n bytes of s to what a crash writes (as far as they fit). */
+static void add_bytes(const char *s, size_t n)
 {
-	char *s = tigetstr((char *)cap);
-	size_t n;
-
-	if (!s || s == (char *)-1)
-		return;
-	n = strlen(s);
 	if (T.crash_len + n < sizeof T.crash_seq) {
 		memcpy(T.crash_seq + T.crash_len, s, n);
 		T.crash_len += n;
 	}
+}
+
+/* What a crash writes: the terminal's capability cap, when it has one. */
+static void add_seq(const char *cap)
+{
+	char *seq = tigetstr((char *)cap);
+
+	if (seq && seq != (char *)-1)
+		add_bytes(seq, strlen(seq));
 }
 
 static void install_signals(void)
@@ -104,14 +108,6 @@ static void fatal_hook(void)
 {
 	if (!isendwin())
 		endwin();
-}
-
-static void add_bytes(const char *s, size_t n)
-{
-	if (T.crash_len + n < sizeof T.crash_seq) {
-		memcpy(T.crash_seq + T.crash_len, s, n);
-		T.crash_len += n;
-	}
 }
 
 SCREEN *term_open(int mouse)
