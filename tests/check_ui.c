@@ -597,22 +597,7 @@ static int64_t count(const char *sql)
 /* An issued invoice of one line of price cents, due in due_days. */
 static int64_t invoice_of(int64_t cust, int64_t price, long due_days)
 {
-	struct job_input ji = {cust, "Wash", "USD", NULL};
-	struct item_input it = {0, "SERVICE", "Wash", 1000, price};
-	struct invoice_input in = {0};
-	struct idem_result res = {0};
-	int64_t job, item, id;
-
-	ck_assert_int_eq(job_add(db, &ji, &job), 0);
-	it.job_id = job;
-	ck_assert_int_eq(item_add(db, &it, &item), 0);
-	in.jobs = &job;
-	in.n_jobs = 1;
-	in.terms_days = due_days;
-	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
-	id = res.id;
-	idem_result_free(&res);
-	return id;
+	return fx_invoice(db, cust, price, due_days);
 }
 
 START_TEST(test_payform_twice_posts_once)

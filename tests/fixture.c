@@ -16,6 +16,7 @@
 #include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
+#include "work.h"
 
 void fx_env(void)
 {
@@ -68,30 +69,17 @@ int64_t fx_one(struct db *db, const char *sql)
 	return v;
 }
 
-static void fx_exec(struct db *db, const char *sql)
-{
-	ck_assert_msg(db_exec(db, sql) == 0, "%s: %s", sql, err_msg());
-}
-
 int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms)
 {
+	struct job_input ji = {customer, "Wash", "USD", NULL};
+	struct item_input it = {0, "SERVICE", "Wash", 1000, cents};
 	struct invoice_input in = {0};
-	struct idem_result res;
-	char sql[400];
-	int64_t job, id;
+	struct idem_result res = {0};
+	int64_t job, item, id;
 
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO service_order (customer_id, title, currency, created_at, updated_at)"
-	         " VALUES (%lld, 'work', 'USD', 0, 0)",
-	         (long long)customer);
-	fx_exec(db, sql);
-	job = sqlite3_last_insert_rowid(db_sqlite(db));
-	snprintf(sql, sizeof sql,
-	         "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
-	         " unit_price, amount, created_at, updated_at) VALUES (%lld, 'SERVICE', 'wash',"
-	         " 1000, %lld, %lld, 0, 0)",
-	         (long long)job, (long long)cents, (long long)cents);
-	fx_exec(db, sql);
+	ck_assert_msg(job_add(db, &ji, &job) == 0, "%s", err_msg());
+	it.job_id = job;
+	ck_assert_msg(item_add(db, &it, &item) == 0, "%s", err_msg());
 	in.jobs = &job;
 	in.n_jobs = 1;
 	in.terms_days = terms;
