@@ -598,8 +598,7 @@ int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
 	return 0;
 }
 
-/* ---------------------------------------------------------------- reads for the dead-letter view
- */
+/* ---------------------------------------------------------------- dead-letter reads */
 
 int outbox_dead_count(struct db *db, int64_t *n)
 {

@@ -9,10 +9,10 @@
  */
 #include <config.h>
 
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "chan-order.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
@@ -21,51 +21,30 @@
 #include "payment.h"
 #include "refund-route.h"
 
-int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route, char *order_no,
-                    size_t n)
+int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route,
+                    struct pay_order *order)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	struct pay_order o;
+	int rc = chan_order_of_payment(db, payment_id, order ? order : &o);
 
-	*route = REFUND_AT_DESK;
-	if (order_no && n)
-		*order_no = '\0';
-	rc = db_prepare_cached(db,
-	                       "SELECT (SELECT order_no FROM pay_order WHERE payment_id = p.id)"
-	                       " FROM payment p WHERE p.id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, payment_id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW) {
-		if (sqlite3_column_type(st, 0) != SQLITE_NULL) {
-			*route = REFUND_THROUGH_CHANNEL;
-			if (order_no && n)
-				snprintf(order_no, n, "%s",
-				         (const char *)sqlite3_column_text(st, 0));
-		}
-	} else if (step == SQLITE_DONE) {
-		rc = err_set(FD_ENOTFOUND, _("there is no payment %lld"), (long long)payment_id);
-	} else {
-		rc = db_fail(db, _("cannot read the payment"));
-	}
-	db_release(db, st);
-	return rc;
+	*route = rc == 0 ? REFUND_THROUGH_CHANNEL : REFUND_AT_DESK;
+	return rc == FD_ENOTFOUND ? 0 : rc;
 }
 
 int refund_request(struct db *db, const struct refund_input *in, const char *idem_key,
                    struct refund_outcome *out)
 {
 	struct idem_result res = {0};
+	struct pay_order o;
 	enum refund_route route;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = refund_route_of(db, in->payment_id, &route, out->order_no,
-	                          sizeof out->order_no)) != 0)
+	if ((rc = refund_route_of(db, in->payment_id, &route, &o)) != 0)
 		return rc;
 	out->route = route;
+	if (route == REFUND_THROUGH_CHANNEL)
+		snprintf(out->order_no, sizeof out->order_no, "%s", o.order_no);
 	if (route == REFUND_THROUGH_CHANNEL) {
 		if ((in->method && strcmp(in->method, "card")) || (in->reference && *in->reference))
 			return err_set(

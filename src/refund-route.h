@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct db;
+struct pay_order;
 struct refund_input;
 
 enum refund_route {
@@ -26,10 +27,11 @@ struct refund_outcome {
 };
 
 /* refund_route_of - how payment_id is refunded: *route, and for a payment
- * that came from a channel order, that order's number in order_no (n bytes;
- * may be NULL). FD_ENOTFOUND for no such payment. */
-int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route, char *order_no,
-                    size_t n);
+ * that came from a channel order, that order in *order (may be NULL),
+ * asked of the order's owner (chan-order.h). Errors of the database only:
+ * whether the payment exists is the refund's own check. */
+int refund_route_of(struct db *db, int64_t payment_id, enum refund_route *route,
+                    struct pay_order *order);
 
 /* refund_request - refund in->amount of in->payment_id the way the payment
  * must be refunded. A card payment taken through the payment channel goes

@@ -281,9 +281,8 @@ struct view *form_refund_new(int64_t payment_id)
 	}
 	/* the core says how this payment is refunded; the order is read for
 	 * what the form shows */
-	rc = refund_route_of(ui_db(), payment_id, &route, NULL, 0);
+	rc = refund_route_of(ui_db(), payment_id, &route, &rs->o);
 	if (rc == 0 && route == REFUND_THROUGH_CHANNEL &&
-	    (rc = chan_order_of_payment(ui_db(), payment_id, &rs->o)) == 0 &&
 	    (rc = chan_order_refundable(ui_db(), rs->o.order_no, &rs->left, &rs->asked)) == 0)
 		return chan_form(rs);
 	if (rc != 0) {
