@@ -77,21 +77,22 @@ mkdir -p "$root/root/frontdesk"
 git -C "$top" archive HEAD | tar -C "$root/root/frontdesk" -xf -
 
 # A login-like environment: nothing of this machine's own leaks in.
-in_root() {
-	chroot "$root" /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		TERM="${2:-dumb}" LANG=C.UTF-8 /bin/sh -c "cd /root/frontdesk && $1"
+clean_env="/usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin LANG=C.UTF-8"
+in_root() { # in_root COMMAND [TERM]
+	# shellcheck disable=SC2086
+	chroot "$root" $clean_env TERM="${2:-dumb}" /bin/sh -c "cd /root/frontdesk && $1"
 }
 
 # 1. The first command, under a pseudo-terminal: wait for the screen, quit it.
 say "first command: $cmd1"
-# The screen needs the terminal; bootstrap's output goes to first.out.
+# The screen needs the terminal; bootstrap's errors go to first.err.
 cat >"$root/root/first.sh" <<EOF
 cd /root/frontdesk
 $cmd1 2>/root/first.err
 echo \$? >/root/first.rc
 EOF
 tmux -L "$sock" -f /dev/null new-session -d -x 120 -y 40 \
-	"chroot $root /usr/bin/env -i HOME=/root PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin TERM=xterm-256color LANG=C.UTF-8 /bin/sh /root/first.sh; sleep 600"
+	"chroot $root $clean_env TERM=xterm-256color /bin/sh /root/first.sh; sleep 600"
 tmux -L "$sock" set-option -t 0 remain-on-exit on >/dev/null
 seen=no
 waited=0

@@ -26,8 +26,8 @@
 
 static struct {
 	char status[1024]; /* the whole line, to notice a change */
-	char db[128], channel[160], last_ok[64], events[128], events_short[128], jobs[128],
-	    jobs_short[128], runner[96], backup[80];
+	char db[128], channel[160], last_ok[64], events[128], events_short[128], tasks[128],
+	    tasks_short[128], runner[96], backup[80];
 	int64_t outbox_dead;  /* read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox */
 	int outbox_stale;
@@ -114,22 +114,22 @@ static void last_backup(struct db *db, char *buf, size_t n)
 	snprintf(buf, n, _("last backup %s"), when);
 }
 
-/* The counts of events (jobs = 0) or jobs in full, zeros included, and
+/* The counts of events (tasks = 0) or background tasks in full, zeros included, and
  * short, zeros left out ("" when both are zero). */
-static void counts(int jobs, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
+static void counts(int tasks, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
 {
 	long long p = (long long)pending, d = (long long)dead;
 
-	if (jobs)
+	if (tasks)
 		snprintf(full, n, _("tasks: %1$lld pending, %2$lld dead"), p, d);
 	else
 		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
 	if (pending && dead)
 		snprintf(shrt, n, "%s", full);
 	else if (pending)
-		snprintf(shrt, n, jobs ? _("tasks: %lld pending") : _("events: %lld pending"), p);
+		snprintf(shrt, n, tasks ? _("tasks: %lld pending") : _("events: %lld pending"), p);
 	else if (dead)
-		snprintf(shrt, n, jobs ? _("tasks: %lld dead") : _("events: %lld dead"), d);
+		snprintf(shrt, n, tasks ? _("tasks: %lld dead") : _("events: %lld dead"), d);
 	else
 		shrt[0] = '\0';
 }
@@ -161,11 +161,11 @@ int statusline_update(struct db *db)
 		counts(0, ch.inbox_pending, ev_dead, L.events, L.events_short, sizeof L.events);
 	else
 		L.events[0] = L.events_short[0] = '\0';
-	counts(1, pending, dead, L.jobs, L.jobs_short, sizeof L.jobs);
+	counts(1, pending, dead, L.tasks, L.tasks_short, sizeof L.tasks);
 	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
 	last_backup(db, L.backup, sizeof L.backup);
 	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
-	         L.jobs, L.runner, L.backup);
+	         L.tasks, L.runner, L.backup);
 	if (strcmp(buf, L.status) == 0)
 		return 0;
 	snprintf(L.status, sizeof L.status, "%s", buf);
@@ -174,8 +174,8 @@ int statusline_update(struct db *db)
 
 void statusline_draw(WINDOW *w, int cols)
 {
-	struct status_parts p = {L.db,           db_operator(), L.channel,    L.last_ok, L.events,
-	                         L.events_short, L.jobs,        L.jobs_short, L.runner,  L.backup};
+	struct status_parts p = {L.db,           db_operator(), L.channel,     L.last_ok, L.events,
+	                         L.events_short, L.tasks,       L.tasks_short, L.runner,  L.backup};
 	char line[1024];
 
 	status_compose(&p, cols, line, sizeof line);
