@@ -79,6 +79,16 @@ static void say(const struct chan_worker_opts *o, const char *fmt, ...)
 	o->say(buf, o->say_arg);
 }
 
+/* 1 (and says so) when rc says a fenced write was refused because the
+ * channel lease moved on to another process: the caller stops holding. */
+static int lease_moved_on(const struct chan_worker_opts *o, int rc)
+{
+	if (rc != FD_ECONFLICT)
+		return 0;
+	say(o, _("a write was refused, the channel lease moved on: %s"), err_msg());
+	return 1;
+}
+
 /* When the channel state says the next poll may happen (real time). */
 static int64_t next_poll_from_state(struct db *db, const char *provider)
 {
@@ -143,9 +153,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		 * queries) is not polled */
 		if (ch.ops->poll_events && (int64_t)time(NULL) >= next_poll) {
 			rc = chan_poll_once(db, ch.ops, ch.ctx, &po, &lease, &r);
-			if (rc == FD_ECONFLICT) {
-				say(o, _("a write was refused, the channel lease moved on: %s"),
-				    err_msg());
+			if (lease_moved_on(o, rc)) {
 				holding = 0;
 				continue;
 			}
@@ -166,9 +174,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		if (mono_now() >= next_query) {
 			memset(&pr, 0, sizeof pr);
 			rc = chan_query_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
-			if (rc == FD_ECONFLICT) {
-				say(o, _("a write was refused, the channel lease moved on: %s"),
-				    err_msg());
+			if (lease_moved_on(o, rc)) {
 				holding = 0;
 				continue;
 			}
@@ -189,9 +195,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		if (mono_now() >= next_process) {
 			memset(&pr, 0, sizeof pr);
 			rc = chan_process_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
-			if (rc == FD_ECONFLICT) {
-				say(o, _("a write was refused, the channel lease moved on: %s"),
-				    err_msg());
+			if (lease_moved_on(o, rc)) {
 				holding = 0;
 				continue;
 			}
@@ -207,9 +211,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		}
 		if (mono_now() >= next_outbox) {
 			rc = outbox_deliver(db, ch.ops, ch.ctx, ch.p.code, &lease, stop, 0, &sent);
-			if (rc == FD_ECONFLICT) {
-				say(o, _("a write was refused, the channel lease moved on: %s"),
-				    err_msg());
+			if (lease_moved_on(o, rc)) {
 				holding = 0;
 				continue;
 			}
