@@ -19,12 +19,7 @@ trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 fake_start 150
 ok "the fake channel started on a random port" test -n "$PORT"
 fake_secrets
-charge() { fd --json channel charge --invoice "$1" --amount "$2" | jget 'd["order_no"]'; }
-deliver() { fd channel deliver --once --all >/dev/null; }
-poll() { fd channel poll --once >/dev/null; }
 process() { fd --json channel process --once --all; }
-pi_of() { db "SELECT channel_order_id FROM pay_order WHERE order_no = '$1'"; }
-order() { db "SELECT status, coalesce(payment_id, '-'), refunded_amount FROM pay_order WHERE order_no = '$1'"; }
 succeed() { ctl "intent/$(pi_of "$1")" '{"status": "succeeded"}' >/dev/null; }
 newest_refund() { curl -s --max-time 10 "$BASE/_control/state" | jget 'sorted(d["refunds"].values(), key=lambda r: r["created"])[-1]["id"]'; }
 # luhn S: 0 when the digits of S pass the Luhn check

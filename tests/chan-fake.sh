@@ -33,3 +33,13 @@ fake_secrets() {
 	mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 	(umask 077; printf 'stripe_api_key = %s\n' "$KEY" > "$XDG_CONFIG_HOME/frontdesk/secrets")
 }
+# The card order helpers the channel tests share (a test may define its own
+# after sourcing this file):
+# charge INVOICE AMOUNT: a card order through the channel; prints its number
+charge() { fd --json channel charge --invoice "$1" --amount "$2" | jget 'd["order_no"]'; }
+# deliver, poll: one round of the outbox and of the events list, all due now
+deliver() { fd channel deliver --once --all >/dev/null; }
+poll() { fd channel poll --once >/dev/null; }
+# pi_of ORDER: the channel's id for it; order ORDER: status|payment|refunded
+pi_of() { db "SELECT channel_order_id FROM pay_order WHERE order_no = '$1'"; }
+order() { db "SELECT status, coalesce(payment_id, '-'), refunded_amount FROM pay_order WHERE order_no = '$1'"; }

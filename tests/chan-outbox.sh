@@ -10,22 +10,13 @@
 # before anything else is sent for that order; a refusal is dead and fails
 # the order. Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
 KEY=sk_test_made_up_outbox_key
 FAKE_PID= S= S2=
 trap 'for p in $S $S2; do kill -CONT "$p"; kill -9 "$p"; done 2>/dev/null; [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-python3 "$TOP_SRCDIR/tests/fake-stripe.py" --api-key "$KEY" --max-seconds 120 \
-	> "$TMP/fake.out" 2> "$TMP/fake.err" &
-FAKE_PID=$!
-i=0
-while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
+. "$TOP_SRCDIR/tests/chan-fake.sh"
+fake_start 120
 ok "the fake channel started on a random port" test -n "$PORT"
-BASE="http://127.0.0.1:$PORT"
-ctl() { curl -s --max-time 10 -d "$2" "$BASE/_control/$1"; }
-jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-db() { sqlite3 "$FRONTDESK_DB" "$1"; }
 # posts PATH KEY: how many POSTs to PATH carried idempotency key KEY
 posts() {
 	curl -s --max-time 10 "$BASE/_control/log" | python3 -c "

@@ -9,23 +9,14 @@
 # the cursor; then everything is caught up. Only the lease holder polls.
 # Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
-unset http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
 KEY=sk_test_made_up_poll_key
 FAKE_PID=
 trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
-python3 "$TOP_SRCDIR/tests/fake-stripe.py" --api-key "$KEY" --max-seconds 120 \
-	> "$TMP/fake.out" 2> "$TMP/fake.err" &
-FAKE_PID=$!
-i=0
-while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
-PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
+. "$TOP_SRCDIR/tests/chan-fake.sh"
+fake_start 120
 ok "the fake channel started on a random port" test -n "$PORT"
-BASE="http://127.0.0.1:$PORT"
-ctl() { curl -s --max-time 10 -d "$2" "$BASE/_control/$1"; }
 ctl_get() { curl -s --max-time 10 "$BASE/_control/$1"; }
-jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-db() { sqlite3 "$FRONTDESK_DB" "$1"; }
 # fails NAME ARGS... - exit 1 with one line on stderr (the channel state
 # changes: that is the point), nothing on stdout
 fails() {

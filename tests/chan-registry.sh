@@ -21,7 +21,6 @@ for b in sys.argv[1].encode():
     h = ((h ^ b) * 16777619) & 0xffffffff
 print(h % 100)' "$1"
 }
-charge() { fd --json channel charge --invoice "$1" --amount "$2" | jget 'd["order_no"]'; }
 served_by() { db "SELECT provider_code FROM pay_order WHERE order_no = '$1'"; }
 
 fd init >/dev/null

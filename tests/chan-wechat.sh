@@ -35,7 +35,6 @@ print(len(ns))' "$TMP" > "$TMP/count"
 		i=$((i + 1))
 	done
 }
-order() { db "SELECT status, coalesce(payment_id, '-'), refunded_amount FROM pay_order WHERE order_no = '$1'"; }
 
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 (umask 077; printf 'wx_api_key = %s\nwx_appid = wx_made_up_app\nwx_mch_id = 1900000109\n' "$KEY" \
