@@ -249,7 +249,10 @@ int chan_order_refundable(struct db *db, const char *order_no, int64_t *left, in
 		*asked = 0;
 	/* the refunded amount is what the channel confirmed, never more than
 	 * was asked; a refund command given up asks for nothing, and neither
-	 * does one whose refund the channel reported failed (0007) */
+	 * does one whose refund the channel reported failed (0007). Whether a
+	 * failed refund was ours is looked up here, not only taken from the
+	 * flag stored when the failure came: the answer naming it may have been
+	 * recorded after that (a lost answer resolved by asking again) */
 	rc =
 	    db_prepare_cached(db,
 	                      "SELECT max(o.refunded_amount, (SELECT coalesce(sum("
@@ -257,7 +260,11 @@ int chan_order_refundable(struct db *db, const char *order_no, int64_t *left, in
 	                      " WHERE event_type = 'refund.create' AND status <> 'dead'"
 	                      " AND json_extract(payload, '$.order_no') = ?1)"
 	                      " - (SELECT coalesce(sum(f.amount), 0) FROM pay_order_refund_failed f"
-	                      " WHERE f.order_id = o.id AND f.asked_by_us = 1)), o.amount"
+	                      " WHERE f.order_id = o.id AND (f.asked_by_us = 1"
+	                      " OR EXISTS (SELECT 1 FROM inbound_callback WHERE source_system ="
+	                      " o.provider_code AND external_id = 'answer:' || f.channel_refund_id)"
+	                      " OR EXISTS (SELECT 1 FROM outbox_event WHERE idempotency_key ="
+	                      " f.channel_refund_id)))), o.amount"
 	                      " FROM pay_order o WHERE o.order_no = ?1",
 	                      &st);
 	if (rc)

@@ -782,6 +782,15 @@ START_TEST(test_chan_order_owner)
 	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
 	ck_assert_int_eq(asked, 1000);
 	ck_assert_int_eq(left, 4000);
+	/* the answer naming that refund recorded only after its failure (a lost
+	 * answer, asked again): it was ours after all, and its amount is free */
+	ck_assert_int_eq(exec_rc("INSERT INTO inbound_callback (source_system, external_id, via,"
+	                         " payload, received_at, status, updated_at) VALUES ('stripe',"
+	                         " 'answer:re_2', 'query', '{}', 1, 'processed', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(chan_order_refundable(db, order_no, &left, &asked), 0);
+	ck_assert_int_eq(asked, 500);
+	ck_assert_int_eq(left, 4500);
 	/* never less than what the channel refunded */
 	ck_assert_int_eq(db_begin_write(db), 0);
 	o.refunded = 2000;
