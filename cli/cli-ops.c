@@ -3,8 +3,10 @@
  * read from its projection, rebuilding and checking the projection, the
  * work-order queue and its runner, and the control table.
  *
- * The agenda reads the projection only (one range query); it says on stderr
- * when updates are still queued, so that a missing change is explained.
+ * The agenda reads the projection only (one range query), after asking the
+ * core to apply the calendar updates still queued (jobq_catch_up: itself
+ * when no runner is running, else it waits for the runner a moment), so
+ * what was just written shows; it says on stderr what is still behind.
  */
 #include <config.h>
 
@@ -204,39 +206,39 @@ static void agenda_print(const struct agenda *a, int64_t from, int days)
 		printf("%s\n", _("No visits in this range."));
 }
 
-/* Tell on stderr (text) or in the document (JSON) that the calendar may be
- * behind: updates waiting, and whether a runner is there to apply them. */
-static void agenda_backlog(struct cli *c)
-{
-	struct control_info ci;
-	int64_t pending = 0, failed = 0;
-	int runner = 0;
+/* How long the agenda waits for a live runner to apply what was just written. */
+#define AGENDA_WAIT_MS 2000
 
-	if (jobq_count(c->db, PROJECTION_JOB_KIND, "pending", &pending) ||
-	    jobq_count(c->db, PROJECTION_JOB_KIND, "failed", &failed))
-		return;
-	if (control_get(c->db, CONTROL_RUNNER, &ci) == 0) {
-		runner = ci.state == CONTROL_HELD;
-		control_info_free(&ci);
+/* Bring the calendar up to date before it is read (the core applies the
+ * waiting updates itself when no runner is running), then say on stderr
+ * (text) or in the document (JSON) what is still behind, if anything. */
+static void agenda_catch_up(struct cli *c, struct jobq_backlog *b)
+{
+	if (jobq_catch_up(c->db, PROJECTION_JOB_KIND, AGENDA_WAIT_MS, b)) {
+		b->waiting = 0;
+		b->runner_alive = 0;
+		err_clear();
 	}
-	err_clear();
+}
+
+static void agenda_backlog(struct cli *c, const struct jobq_backlog *b)
+{
 	if (c->json) {
-		cli_json_int(c->out, "updates_waiting", pending + failed);
-		cJSON_AddBoolToObject(c->out, "runner_alive", runner);
+		cli_json_int(c->out, "updates_waiting", b->waiting);
+		cJSON_AddBoolToObject(c->out, "runner_alive", b->runner_alive);
 		return;
 	}
-	if (pending + failed == 0)
+	if (b->waiting == 0)
 		return;
-	if (runner)
+	if (b->runner_alive)
 		fprintf(stderr,
 		        _("frontdesk: note: %lld calendar update(s) are still being applied\n"),
-		        (long long)(pending + failed));
+		        (long long)b->waiting);
 	else
-		fprintf(
-		    stderr,
-		    _("frontdesk: note: %lld calendar update(s) are waiting and no job runner is "
-		      "running; start one with 'frontdesk tasks run'\n"),
-		    (long long)(pending + failed));
+		fprintf(stderr,
+		        _("frontdesk: note: %lld calendar update(s) could not be applied yet "
+		          "(see 'frontdesk tasks list'); the calendar may be behind\n"),
+		        (long long)b->waiting);
 }
 
 static int cmd_agenda(struct cli *c, int argc, char **argv)
@@ -249,6 +251,7 @@ static int cmd_agenda(struct cli *c, int argc, char **argv)
 	    {NULL, NULL, NULL, NULL},
 	};
 	struct agenda a = {c, NULL, 0, 0};
+	struct jobq_backlog backlog;
 	char *pos[1];
 	int npos, rc, days = 1;
 	int64_t from, to;
@@ -283,11 +286,12 @@ static int cmd_agenda(struct cli *c, int argc, char **argv)
 		cli_json_time(c->out, "to", to);
 		cJSON_AddArrayToObject(c->out, "visits");
 	}
+	agenda_catch_up(c, &backlog);
 	rc = projection_range(c->db, from, to, agenda_collect, &a);
 	if (!rc) {
 		if (!c->json)
 			agenda_print(&a, from, days);
-		agenda_backlog(c);
+		agenda_backlog(c, &backlog);
 	}
 	for (i = 0; i < a.n; i++)
 		cal_row_free(&a.rows[i]);

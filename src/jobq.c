@@ -461,6 +461,63 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 	return rc;
 }
 
+/* ---------------------------------------------------------------- catching up */
+
+static int backlog_count(struct db *db, const char *kind, int64_t *n)
+{
+	int64_t pending = 0, failed = 0;
+	int rc;
+
+	if ((rc = jobq_count(db, kind, "pending", &pending)) ||
+	    (rc = jobq_count(db, kind, "failed", &failed)))
+		return rc;
+	*n = pending + failed;
+	return 0;
+}
+
+static int runner_held(struct db *db)
+{
+	struct control_info ci;
+	int held = 0;
+
+	if (control_get(db, CONTROL_RUNNER, &ci) == 0) {
+		held = ci.state == CONTROL_HELD;
+		control_info_free(&ci);
+	}
+	return held;
+}
+
+int jobq_catch_up(struct db *db, const char *kind, int wait_ms, struct jobq_backlog *out)
+{
+	struct jobq_opts o;
+	double until;
+	int rc;
+
+	out->waiting = 0;
+	out->runner_alive = 0;
+	if ((rc = backlog_count(db, kind, &out->waiting)))
+		return rc;
+	if (out->waiting == 0)
+		goto out;
+	if (!db_readonly(db) && !runner_held(db)) {
+		jobq_opts_default(&o);
+		/* FD_ECONFLICT: a runner took the lease meanwhile; waited for below */
+		jobq_run_loop(db, NULL, &o, 0, 1);
+		if ((rc = backlog_count(db, kind, &out->waiting)))
+			return rc;
+	}
+	until = mono_now() + wait_ms / 1000.0;
+	while (out->waiting > 0 && runner_held(db) && mono_now() < until) {
+		sleep_ms(20);
+		if ((rc = backlog_count(db, kind, &out->waiting)))
+			return rc;
+	}
+out:
+	out->runner_alive = runner_held(db);
+	err_clear();
+	return 0;
+}
+
 /* ---------------------------------------------------------------- inspecting */
 
 #define JOB_COLS                                                                                   \

@@ -106,6 +106,24 @@ int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct
 int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_opts *o,
                   double for_seconds, int once);
 
+/* What a reader learns from jobq_catch_up. */
+struct jobq_backlog {
+	int64_t waiting;  /* jobs of the kind still pending or failed afterwards */
+	int runner_alive; /* a live process other than this one holds the runner lease */
+};
+
+/* jobq_catch_up - bring the jobs of kind up to date before a reader shows
+ * what they build, so that a read right after a write shows the write even
+ * when no runner is running (the offline, single-user case). When jobs of
+ * kind are waiting: if no live process holds the runner lease and db is
+ * writable, take the lease and run every due job (of every kind, as
+ * `tasks run --once` does), then release it; if a live runner holds it,
+ * wait for it up to wait_ms (0: do not wait). *out says what is still
+ * waiting afterwards (a failed job waiting for its retry, a read-only
+ * database). Errors while catching up are not the reader's: they leave the
+ * jobs waiting, and only a failure to count them is returned. */
+int jobq_catch_up(struct db *db, const char *kind, int wait_ms, struct jobq_backlog *out);
+
 /* jobq_get - fill *out with job id (free with jobq_job_free); FD_ENOTFOUND. */
 int jobq_get(struct db *db, int64_t id, struct jobq_job *out);
 
