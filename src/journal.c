@@ -86,6 +86,53 @@ static const char postings_sql[] =
     "  JOIN customer c ON c.id = p.customer_id WHERE r.status <> 'failed')"
     " ORDER BY at, ek, eid, po, account";
 
+/* What the journal declares before its first entry, so that the strict
+ * modes of its readers (`ledger --strict`, `hledger check --strict`) accept
+ * it: every commodity and every account a posting of postings_sql can name.
+ * (kind, name), commodities first; the accounts that do not depend on the
+ * data are in fixed_accounts. Small DISTINCT reads over the id and method
+ * columns, not a second walk of the postings. */
+static const char declared_sql[] =
+    "SELECT 'commodity' AS k, currency AS n FROM invoice WHERE status <> 'draft'"
+    " UNION SELECT 'commodity', currency FROM payment"
+    " UNION SELECT 'account', 'Assets:Payments:' || method FROM payment"
+    " UNION SELECT 'account', 'Assets:Payments:' || r.method FROM refund r"
+    " UNION SELECT 'account', 'Assets:Receivable:Customer ' || customer_id FROM invoice"
+    "  WHERE status <> 'draft'"
+    " UNION SELECT 'account', 'Assets:Receivable:Customer ' || customer_id FROM payment"
+    " UNION SELECT 'account', 'Liabilities:Customer credit:Customer ' || customer_id"
+    "  FROM payment"
+    " ORDER BY k DESC, n";
+
+static const char *const fixed_accounts[] = {
+    "Income:Service",      "Income:Fee",           "Income:Discount", "Income:Credit",
+    "Income:Credit notes", "Liabilities:Sales tax", NULL,
+};
+
+static int put_declarations(struct db *db, FILE *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+	size_t i;
+
+	if ((rc = db_prepare(db, declared_sql, &st)) != 0)
+		return rc;
+	fputc('\n', out);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *k = (const char *)sqlite3_column_text(st, 0);
+		const char *n = (const char *)sqlite3_column_text(st, 1);
+
+		if (n)
+			fprintf(out, "%s %s\n", k, n);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot export the journal"));
+	sqlite3_finalize(st);
+	for (i = 0; !rc && fixed_accounts[i]; i++)
+		fprintf(out, "account %s\n", fixed_accounts[i]);
+	return rc;
+}
+
 /* Write s as a payee: one line, without the characters that the journal
  * syntax reads as a comment or a separator (';', '#', '|', tabs, control
  * characters) and without doubled blanks (which end an account name). */
@@ -121,6 +168,8 @@ int journal_export(struct db *db, FILE *out)
 	fprintf(out,
 	        "; frontdesk journal: receivables and customer credit per customer\n"
 	        "; (see 'frontdesk report aging'), revenue per line type, payments per method.\n");
+	if ((rc = put_declarations(db, out)) != 0)
+		goto out;
 	if ((rc = db_prepare(db, postings_sql, &st)) != 0)
 		goto out;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {

@@ -1,11 +1,12 @@
 /*
- * check_journal.c - the exported journal against ledger: a generated history
+ * check_journal.c - the exported journal against ledger and hledger: a generated history
  * of thousands of money operations (invoices, partial invoices, payments,
  * automatic and reversed allocations, refunds, credit notes, voids, several
- * currencies, awkward customer names) is exported with journal_export(); the
- * ledger program must read it without a complaint, and its balance of every
- * customer's receivable and credit account must equal frontdesk's own aging
- * report to the cent. FD_STRESS=1 makes the history ten times longer.
+ * currencies, awkward customer names) is exported with journal_export(); both
+ * readers must read it without a complaint, in their strict modes too (every
+ * account and commodity declared), and their balance of every customer's
+ * receivable and credit account must equal frontdesk's own aging report to
+ * the cent. FD_STRESS=1 makes the history ten times longer.
  */
 #include <config.h>
 
@@ -310,19 +311,28 @@ static int aging_cb(const struct aging_row *r, void *arg)
 	return 0;
 }
 
-/* Read ledger's "ACCOUNT<TAB>AMOUNT CUR" lines into minor units. */
-static void compare_with_ledger(const struct expect *e, int *checked)
+/* The two readers' balance reports of every receivable and credit account,
+ * as "ACCOUNT<TAB>AMOUNT CUR" lines (%1$s: the journal, %2$s: a folder for
+ * stderr). */
+static const char ledger_bal[] =
+    "ledger -f '%1$s' --flat --no-total --no-color --balance-format"
+    " '%%(account)\\t%%(display_total)\\n' bal '^Assets:Receivable'"
+    " '^Liabilities:Customer credit' 2>'%2$s/reader.err'";
+static const char hledger_bal[] =
+    "hledger -f '%1$s' bal --flat --no-total -O csv '^Assets:Receivable'"
+    " '^Liabilities:Customer credit' 2>'%2$s/reader.err'"
+    " | tail -n +2 | sed 's/^\"\\(.*\\)\",\"\\(.*\\)\"$/\\1\t\\2/'";
+
+/* Read a reader's balance lines into minor units and compare them with the
+ * aging report, customer by customer; the reader must not complain. */
+static void compare_with(const char *reader, const struct expect *e, int *checked)
 {
-	char cmd[512], line[512], err[256];
+	char cmd[1024], line[512], err[256];
 	int64_t got_owed[MAX_CUSTOMERS + 1] = {0}, got_credit[MAX_CUSTOMERS + 1] = {0};
 	FILE *p;
 	int i, nonzero = 0;
 
-	snprintf(cmd, sizeof cmd,
-	         "ledger -f '%s' --flat --no-total --no-color --balance-format"
-	         " '%%(account)\\t%%(display_total)\\n' bal '^Assets:Receivable'"
-	         " '^Liabilities:Customer credit' 2>'%s/ledger.err'",
-	         jpath, tmpdir);
+	snprintf(cmd, sizeof cmd, reader, jpath, tmpdir);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof line, p)) {
@@ -331,7 +341,7 @@ static void compare_with_ledger(const struct expect *e, int *checked)
 		long cust;
 		int64_t v;
 
-		ck_assert_msg(tab != NULL, "unexpected ledger line: %s", line);
+		ck_assert_msg(tab != NULL, "unexpected line: %s", line);
 		*tab = '\0';
 		nl = strchr(tab + 1, '\n');
 		if (nl)
@@ -340,7 +350,7 @@ static void compare_with_ledger(const struct expect *e, int *checked)
 		ck_assert_msg(sp != NULL, "no commodity in '%s'", tab + 1);
 		*sp = '\0';
 		ck_assert_msg(money_parse(tab + 1, currency_find(sp + 1), &v) == 0,
-		              "ledger amount '%s %s': %s", tab + 1, sp + 1, err_msg());
+		              "amount '%s %s': %s", tab + 1, sp + 1, err_msg());
 		cust = strtol(strrchr(acct, ' ') + 1, NULL, 10);
 		ck_assert_msg(cust >= 1 && cust <= CUSTOMERS, "account %s", acct);
 		ck_assert_str_eq(sp + 1, customer_currency(cust));
@@ -350,22 +360,41 @@ static void compare_with_ledger(const struct expect *e, int *checked)
 			got_credit[cust] = -v;
 	}
 	ck_assert_int_eq(pclose(p), 0);
-	snprintf(cmd, sizeof cmd, "%s/ledger.err", tmpdir);
+	snprintf(cmd, sizeof cmd, "%s/reader.err", tmpdir);
 	p = fopen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	err[0] = '\0';
-	ck_assert_msg(fgets(err, sizeof err, p) == NULL, "ledger complained: %s", err);
+	ck_assert_msg(fgets(err, sizeof err, p) == NULL, "%.20s complained: %s", reader, err);
 	fclose(p);
 	for (i = 1; i <= CUSTOMERS; i++) {
 		ck_assert_msg(got_owed[i] == e->owed[i],
-		              "customer %d: ledger receivable %lld, aging %lld", i,
+		              "customer %d: %.7s receivable %lld, aging %lld", i, reader,
 		              (long long)got_owed[i], (long long)e->owed[i]);
 		ck_assert_msg(got_credit[i] == e->credit[i],
-		              "customer %d: ledger credit %lld, aging %lld", i,
+		              "customer %d: %.7s credit %lld, aging %lld", i, reader,
 		              (long long)got_credit[i], (long long)e->credit[i]);
 		nonzero += e->owed[i] != 0;
 	}
 	*checked = nonzero;
+}
+
+/* Both readers in their strict modes: every account and commodity declared. */
+static void strict_readers_accept(void)
+{
+	char cmd[1024], line[512];
+	FILE *p;
+	int warnings = 0;
+
+	snprintf(cmd, sizeof cmd, "ledger --strict -f '%s' bal 2>&1 >/dev/null", jpath);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	while (fgets(line, sizeof line, p))
+		warnings++;
+	ck_assert_int_eq(pclose(p), 0);
+	ck_assert_msg(warnings == 0, "ledger --strict wrote %d lines", warnings);
+	snprintf(cmd, sizeof cmd, "hledger check --strict -f '%s' >'%s/reader.err' 2>&1", jpath,
+	         tmpdir);
+	ck_assert_msg(system(cmd) == 0, "hledger check --strict refused the journal");
 }
 
 START_TEST(test_ledger_agrees_with_aging)
@@ -391,8 +420,11 @@ START_TEST(test_ledger_agrees_with_aging)
 	memset(&e, 0, sizeof e);
 	ck_assert_int_eq(clock_parse_local("2027-12-31", &on), 0);
 	ck_assert_int_eq(report_aging(db, on, aging_cb, &e), 0);
-	compare_with_ledger(&e, &checked);
+	compare_with(ledger_bal, &e, &checked);
 	ck_assert_int_gt(checked, CUSTOMERS / 2);
+	compare_with(hledger_bal, &e, &checked);
+	ck_assert_int_gt(checked, CUSTOMERS / 2);
+	strict_readers_accept();
 }
 END_TEST
 

@@ -73,6 +73,15 @@ is "ledger's balances are the aging figures" "$out" "Assets:Receivable:Customer 
 Assets:Receivable:Customer 2=45.00 USD
 Liabilities:Customer credit:Customer 1=-120.00 USD
 Liabilities:Customer credit:Customer 2=-7.00 USD"
+is "ledger --strict: no unknown account or commodity" "$(ledger --strict -f "$TMP/j.ledger" bal 2>&1 >/dev/null | grep -c Warning)" 0
+is "ledger's default mode: no warning either" "$(ledger -f "$TMP/j.ledger" bal 2>&1 >/dev/null)" ""
+ok "hledger check --strict accepts it" hledger check --strict -f "$TMP/j.ledger"
+ok "hledger's default check accepts it" hledger check -f "$TMP/j.ledger"
+out=$(hledger -f "$TMP/j.ledger" bal --flat --no-total Receivable 'Customer credit' -O csv | tail -n +2 | tr -d '"')
+is "hledger's balances are the aging figures too" "$out" "Assets:Receivable:Customer 1,550.00 USD
+Assets:Receivable:Customer 2,45.00 USD
+Liabilities:Customer credit:Customer 1,-120.00 USD
+Liabilities:Customer credit:Customer 2,-7.00 USD"
 like "the payee is the customer's name, made safe" "$(grep 'INV-2026-000004' "$TMP/j.ledger")" "(INV-2026-000004) =HYPERLINK(1), Bo"
 is "the void payment is not in the journal" "$(grep -c '(payment 4)' "$TMP/j.ledger")" 0
 fd --json export journal >/dev/null 2>&1; is "export journal --json is bad usage" "$?" 2

@@ -14,7 +14,7 @@
 # that starts calling another program adds it here (and its package to
 # bootstrap).
 TOOLS="sh make gcc autoreconf pkg-config msgfmt sqlite3 python3 curl ps tmux
-ledger calcurse valgrind git locale timeout awk sed grep od truncate base64
+ledger hledger calcurse valgrind git locale timeout awk sed grep od truncate base64
 stat seq mktemp diff cmp tr wc sort head tail cut sleep sha256sum tar touch dd comm chgrp"
 
 pkgs=$(sed -n '/^PACKAGES="/,/"$/p' "$TOP_SRCDIR/bootstrap" | sed 's/^PACKAGES="//; s/"$//' |
