@@ -33,6 +33,11 @@ static int check_phone(const char *p)
 	}
 	if (*p && digits < 3)
 		return err_set(FD_EINVAL, _("the phone number needs at least 3 digits"));
+	/* international numbers have at most 15 digits (E.164); more would be a
+	 * card number or a typing slip. The card-number rule of free text is not
+	 * applied: it would refuse one real 13-15 digit number in ten. */
+	if (digits > 15)
+		return err_set(FD_EINVAL, _("the phone number has more than 15 digits"));
 	return 0;
 }
 
@@ -43,7 +48,7 @@ static int check_input(const struct customer_input *in, int adding)
 	if (adding || in->name)
 		if ((rc = text_check(in->name, _("the name"), 200, 0)))
 			return rc;
-	if (in->phone && ((rc = text_check(in->phone, _("the phone number"), 40, 1)) ||
+	if (in->phone && ((rc = text_check_id(in->phone, _("the phone number"), 40, 1)) ||
 	                  (rc = check_phone(in->phone))))
 		return rc;
 	if (in->email) {

@@ -57,7 +57,7 @@ int idem_check_key(const char *key)
 {
 	if (!key || !*key)
 		return err_set(FD_EINVAL, _("the idempotency key is empty"));
-	return text_check(key, _("the idempotency key"), 200, 0);
+	return text_check_id(key, _("the idempotency key"), 200, 0);
 }
 
 static char holder[160];

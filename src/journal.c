@@ -105,8 +105,13 @@ static const char declared_sql[] =
     " ORDER BY k DESC, n";
 
 static const char *const fixed_accounts[] = {
-    "Income:Service",      "Income:Fee",           "Income:Discount", "Income:Credit",
-    "Income:Credit notes", "Liabilities:Sales tax", NULL,
+    "Income:Service",
+    "Income:Fee",
+    "Income:Discount",
+    "Income:Credit",
+    "Income:Credit notes",
+    "Liabilities:Sales tax",
+    NULL,
 };
 
 static int put_declarations(struct db *db, FILE *out)

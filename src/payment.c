@@ -44,47 +44,6 @@ int payment_method_valid(const char *m)
 	return 0;
 }
 
-/* 1 if s holds a run of 13 to 19 digits (blanks and dashes between them
- * allowed) that passes the Luhn check: it looks like a card number. */
-static int looks_like_card(const char *s)
-{
-	int digits[40], n = 0;
-	const char *p;
-
-	for (p = s;; p++) {
-		if (*p >= '0' && *p <= '9') {
-			if (n < 40)
-				digits[n++] = *p - '0';
-			continue;
-		}
-		if (*p == ' ' || *p == '-')
-			continue;
-		if (n >= 13) {
-			int start, len;
-
-			for (len = 13; len <= 19 && len <= n; len++)
-				for (start = 0; start + len <= n; start++) {
-					int sum = 0, i, d;
-
-					for (i = 0; i < len; i++) {
-						d = digits[start + len - 1 - i];
-						if (i % 2) {
-							d *= 2;
-							if (d > 9)
-								d -= 9;
-						}
-						sum += d;
-					}
-					if (sum % 10 == 0)
-						return 1;
-				}
-		}
-		n = 0;
-		if (!*p)
-			return 0;
-	}
-}
-
 int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
 {
 	return allow_overpay || amount <= balance;
@@ -96,17 +55,15 @@ int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
  * customer made unposted. */
 static int check_reference(const char *ref, int channel_ref)
 {
-	int rc;
-
 	if (!ref || !*ref)
 		return 0;
-	if ((rc = text_check(ref, _("the reference"), 100, 0)) != 0)
-		return rc;
-	if (!channel_ref && looks_like_card(ref))
+	if (channel_ref)
+		return text_check_id(ref, _("the reference"), 100, 0);
+	if (text_has_card_number(ref))
 		return err_set(FD_EINVAL,
 		               _("the reference looks like a card number; card numbers are never "
 		                 "stored: give the last four digits or the channel's reference"));
-	return 0;
+	return text_check(ref, _("the reference"), 100, 0);
 }
 
 /* ------------------------------------------------------------ reading */
@@ -626,7 +583,9 @@ static int record_prepare(const struct payment_input *in, const struct alloc_inp
 		               _("the method must be cash, check, card, bank_transfer or other"));
 	if ((rc = check_reference(in->reference, in->channel_ref)) != 0)
 		return rc;
-	if (in->note && (rc = text_check(in->note, _("the note"), 2000, 1)) != 0)
+	/* a channel payment's note is ours ("card payment order ..."), not typed */
+	if (in->note && (rc = (in->channel_ref ? text_check_id : text_check)(
+	                     in->note, _("the note"), 2000, 1)) != 0)
 		return rc;
 	r->received_at = in->received_at ? in->received_at : now;
 	if (r->received_at >= clock_add_days(clock_day_start(now), 1))
@@ -890,21 +849,32 @@ out:
 	return rc;
 }
 
-static int reverse_check(const char *reason)
+/* by_program: the reason was written by the program (a channel refund names
+ * the channel's refund id), not typed by a person: the card-number rule of
+ * typed text does not apply (see text_check_id). */
+static int reverse_check(const char *reason, int by_program)
 {
 	if (!reason || !*reason)
 		return err_set(FD_EINVAL, _("a reversal needs a reason"));
+	if (by_program)
+		return text_check_id(reason, _("the reason"), 400, 0);
 	return text_check(reason, _("the reason"), 400, 0);
 }
 
-int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id)
+static int reverse_in(struct db *db, int64_t alloc_id, const char *reason, int by_program,
+                      int64_t *id)
 {
 	struct reverse_ctx r = {alloc_id, reason};
 	int rc;
 
-	if ((rc = reverse_check(reason)) != 0)
+	if ((rc = reverse_check(reason, by_program)) != 0)
 		return rc;
 	return run_in(db, reverse_tx, &r, id);
+}
+
+int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id)
+{
+	return reverse_in(db, alloc_id, reason, 0, id);
 }
 
 int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const char *idem_key,
@@ -915,7 +885,7 @@ int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const cha
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	if ((rc = reverse_check(reason)) != 0)
+	if ((rc = reverse_check(reason, 0)) != 0)
 		return rc;
 	snprintf(canon, sizeof canon, "allocation=%lld\nreason=%s\n", (long long)alloc_id, reason);
 	return idem_run(db, idem_key, "pay reverse", canon, reverse_tx, &r, res);
@@ -996,7 +966,9 @@ static int refund_check(const struct refund_input *in)
 		return rc;
 	if (!in->reason || !*in->reason)
 		return err_set(FD_EINVAL, _("a refund needs a reason"));
-	if ((rc = text_check(in->reason, _("the reason"), 400, 0)) != 0)
+	/* a channel refund's reason names the channel's refund id */
+	if ((rc = (in->channel_ref ? text_check_id : text_check)(in->reason, _("the reason"), 400,
+	                                                         0)) != 0)
 		return rc;
 	return 0;
 }
@@ -1174,7 +1146,7 @@ static int free_allocated(struct db *db, int64_t pay_id, int64_t need, const cha
 	for (j = l.n; j-- > 0 && need > 0;) {
 		int64_t back = l.v[j].amount < need ? l.v[j].amount : need;
 
-		if ((rc = alloc_reverse_in(db, l.v[j].id, reason, NULL)) != 0)
+		if ((rc = reverse_in(db, l.v[j].id, reason, 1, NULL)) != 0)
 			goto out;
 		need -= back;
 		if (l.v[j].amount > back) {

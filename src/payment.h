@@ -88,8 +88,9 @@ struct payment_input {
 	const char *reference; /* NULL: none; never a card number */
 	int64_t received_at;   /* 0: now; never after today */
 	const char *note;      /* NULL: none */
-	int channel_ref;       /* 1: reference is the channel's own id (not checked
-	                          for card numbers: the channel chose it) */
+	int channel_ref;       /* 1: posted by the channel: reference is its own id and
+	                          the note (a refund's reason) is our text, not typed:
+	                          not checked for card numbers */
 };
 
 /* One allocation asked for: amount of the payment to invoice_id. */
@@ -220,8 +221,9 @@ int refund_post_in(struct db *db, const struct refund_input *in, int64_t *id);
  * a refund of it can be posted (a refund confirmed by the channel must be
  * posted even where the money was allocated): when less is unallocated,
  * its newest live allocations are reversed, and what a reversal frees beyond
- * the need is allocated again to the same invoice, with reason on each row.
- * FD_ECONFLICT when even that cannot free enough. */
+ * the need is allocated again to the same invoice, with reason on each row
+ * (the channel's text, naming its refund id: the card-number rule of typed
+ * text does not apply to it). FD_ECONFLICT when even that cannot free enough. */
 int refund_make_room_in(struct db *db, int64_t pay_id, int64_t amount, const char *reason);
 
 void payment_free(struct payment *p);

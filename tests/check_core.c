@@ -66,6 +66,68 @@ START_TEST(test_text_check)
 }
 END_TEST
 
+/* The digits d pass the Luhn check (computed here, apart from text.c). */
+static int luhn(const char *d)
+{
+	int n = (int)strlen(d), sum = 0, i;
+
+	for (i = 0; i < n; i++) {
+		int v = d[n - 1 - i] - '0';
+
+		sum += i % 2 ? (v * 2 > 9 ? v * 2 - 9 : v * 2) : v;
+	}
+	return sum % 10 == 0;
+}
+
+START_TEST(test_card_numbers)
+{
+	/* card numbers of the test ranges the card networks publish */
+	static const char *const cards[] = {"4111111111111111", "5555555555554444",
+	                                    "378282246310005",  "6011111111111117",
+	                                    "4000056655665556", "3566002020360505"};
+	static const char *const shapes[] = {"%s", "card %s please", "%.4s %.4s %.4s %.4s",
+	                                     "%.4s-%.4s-%.4s-%.4s", "ref 1042 %s"};
+	char buf[128];
+	size_t i, j;
+
+	for (i = 0; i < sizeof cards / sizeof *cards; i++) {
+		ck_assert_msg(luhn(cards[i]), "%s is a card number", cards[i]);
+		for (j = 0; j < sizeof shapes / sizeof *shapes; j++) {
+			const char *c = cards[i];
+
+			if (j >= 2 && j <= 3 && strlen(c) != 16)
+				continue;
+			snprintf(buf, sizeof buf, shapes[j], c, c + 4, c + 8, c + 12);
+			ck_assert_msg(text_has_card_number(buf), "'%s' holds a card number", buf);
+			ck_assert_int_eq(text_check(buf, "the note", 200, 1), FD_EINVAL);
+			ck_assert(strstr(err_msg(), "card number") != NULL);
+			ck_assert(strstr(err_msg(), "the note") != NULL);
+			/* an id a program gave us is not refused by this rule */
+			ck_assert_int_eq(text_check_id(buf, "the reference", 200, 1), 0);
+		}
+	}
+	/* not card numbers: the check digit is wrong, too few digits, separated
+	 * by more than one blank, one group longer than any card, dates */
+	ck_assert(!luhn("4111111111111112"));
+	ck_assert(!text_has_card_number("4111111111111112"));
+	ck_assert(!text_has_card_number("411111111111")); /* 12 digits */
+	ck_assert(!text_has_card_number("4111  1111 1111 1111"));
+	ck_assert(luhn("0000000000000"));
+	ck_assert(!text_has_card_number("100000000000000")); /* the money limit */
+	ck_assert(!text_has_card_number("10000000000000000000000000"));
+	ck_assert(!text_has_card_number("2026-12-01 09:00 INV-2026-000001 555-0142"));
+	ck_assert_int_eq(text_check("Call 555-0142 about the 4111 tint", "the note", 200, 1), 0);
+	ck_assert(text_has_card_number("Amex 3782 822463 10005"));
+	ck_assert(text_has_card_number("4111 1111 1111 1111 123 and more"));
+	/* after many short groups a card is still found */
+	memset(buf, 0, sizeof buf);
+	for (i = 0; i < 40; i++)
+		strcat(buf, "1 ");
+	strcat(buf, "4111111111111111");
+	ck_assert(text_has_card_number(buf));
+}
+END_TEST
+
 START_TEST(test_sanitize)
 {
 	char *s;
@@ -369,6 +431,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(pure, test_text_check);
+	tcase_add_test(pure, test_card_numbers);
 	tcase_add_test(pure, test_sanitize);
 	tcase_add_test(pure, test_clock);
 	tcase_add_test(pure, test_strbuf);

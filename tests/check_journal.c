@@ -314,10 +314,9 @@ static int aging_cb(const struct aging_row *r, void *arg)
 /* The two readers' balance reports of every receivable and credit account,
  * as "ACCOUNT<TAB>AMOUNT CUR" lines (%1$s: the journal, %2$s: a folder for
  * stderr). */
-static const char ledger_bal[] =
-    "ledger -f '%1$s' --flat --no-total --no-color --balance-format"
-    " '%%(account)\\t%%(display_total)\\n' bal '^Assets:Receivable'"
-    " '^Liabilities:Customer credit' 2>'%2$s/reader.err'";
+static const char ledger_bal[] = "ledger -f '%1$s' --flat --no-total --no-color --balance-format"
+                                 " '%%(account)\\t%%(display_total)\\n' bal '^Assets:Receivable'"
+                                 " '^Liabilities:Customer credit' 2>'%2$s/reader.err'";
 static const char hledger_bal[] =
     "hledger -f '%1$s' bal --flat --no-total -O csv '^Assets:Receivable'"
     " '^Liabilities:Customer credit' 2>'%2$s/reader.err'"

@@ -187,4 +187,6 @@ for g in invoice pay; do
 done
 checked "at the end"
 
+ok "no card number in the database file or its WAL after these money tests" \
+	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
 done_testing

@@ -73,4 +73,6 @@ is "every invoice's paid is the sum of its live allocations" \
 is "no invoice is paid past its total" "$(q "SELECT count(*) FROM invoice WHERE paid > total OR balance < 0")" 0
 is "every balance adds up" "$(q "SELECT count(*) FROM invoice WHERE balance <> total - credited - paid")" 0
 out=$(fd check 2>&1); like "frontdesk check is clean" "$out" "No problems found"
+ok "no card number in the database file or its WAL after these money tests" \
+	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
 done_testing

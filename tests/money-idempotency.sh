@@ -101,4 +101,6 @@ refused "a refused first attempt" $P --idempotency-key later-ok INV-2026-000001=
 is "no record for it" "$(q "SELECT count(*) FROM idempotency_record WHERE key = 'later-ok'")" 0
 
 out=$(fd check 2>&1); like "check is clean" "$out" "No problems found"
+ok "no card number in the database file or its WAL after these money tests" \
+	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
 done_testing

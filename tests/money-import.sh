@@ -99,4 +99,6 @@ fd pay import >/dev/null 2>&1
 is "no file is a usage error" "$?" 2
 ok "--help" fd pay import --help
 if out=$(fd check 2>&1); then like "check is clean at the end" "$out" "No problems found"; else fail "check at the end" "$out"; fi
+ok "no card number in the database file or its WAL after these money tests" \
+	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
 done_testing

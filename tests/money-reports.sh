@@ -91,4 +91,6 @@ for c in aging takings statement; do
 	fd report "$c" --help >/dev/null 2>&1; is "report $c --help exits 0" "$?" 0
 done
 out=$(fd check 2>&1); like "check is clean" "$out" "No problems found"
+ok "no card number in the database file or its WAL after these money tests" \
+	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
 done_testing

@@ -70,6 +70,15 @@ keys Escape
 shows "Esc closes the form" "Form closed; nothing was posted."
 is "a refused form wrote nothing" "$(q 'SELECT count(*) FROM payment WHERE customer_id = '$cust)" 1
 
+# A card number typed as the reference: refused beside its field, nothing written.
+keys p
+shows "the form opens for a card number" "Record a payment from Pay Pat (USD)"
+keys 1 0 Tab Tab 4 1 1 1 Space 1 1 1 1 Space 1 1 1 1 Space 1 1 1 1 Enter
+shows_re "the card number is refused beside the reference" "Reference \(check no\.\) +\[4111 1111 1111 1111 *\] ! "
+keys Escape
+shows "and the form closes" "Form closed; nothing was posted."
+is "no payment holds it" "$(q "SELECT count(*) FROM payment WHERE reference LIKE '%4111%'")" 0
+
 # Reverse the allocation to the first invoice (asks first).
 keys g G
 shows_re "the invoice line is selected" "^> +$na +paid"
