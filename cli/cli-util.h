@@ -113,6 +113,7 @@ int cli_item(struct cli *c, int argc, char **argv);
 int cli_money(struct cli *c, const char *group, int argc, char **argv);
 /* Operations (cli-ops.c): group is "agenda", "projection", "jobs" or "lease". */
 int cli_ops(struct cli *c, const char *group, int argc, char **argv);
+int cli_history(struct cli *c, int argc, char **argv);
 /* Payment channel (cli-chan.c): group is "channel" or "inbox". */
 int cli_chan(struct cli *c, const char *group, int argc, char **argv);
 /* Backups (cli-backup.c): group is "backup" or "restore". */

@@ -199,6 +199,7 @@ static const struct {
     {"report", N_("receivables aging, takings, customer statements")},
     {"export", N_("export an accounting journal for ledger/hledger")},
     {"agenda", N_("list the visits of a date range (from the calendar projection)")},
+    {"history", N_("the timeline of any record: who changed what, when and why")},
     {"projection", N_("rebuild or check the calendar projection")},
     {"tasks", N_("list, show and retry background tasks (alias: jobs)")},
     {"lease", N_("show the leases and locks of the control table")},
@@ -337,6 +338,8 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
 		         !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
 			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
+		else if (!strcmp(cmd, "history"))
+			rc = cli_history(&c, argc, argv);
 		else if (!strcmp(cmd, "jobs")) /* the old name of tasks */
 			rc = cli_ops(&c, "tasks", argc - 1, argv + 1);
 		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))

@@ -324,3 +324,68 @@ void chan_log_close(struct chan_log *l)
 	sqlite3_close(l->h);
 	free(l);
 }
+
+/* An entry names needle ?N when its URL, request id or excerpts hold it. */
+#define NAMES(N)                                                                                   \
+	"(instr(url, ?" N ") OR instr(coalesce(request_id, ''), ?" N ")"                           \
+	" OR instr(coalesce(request_excerpt, ''), ?" N ")"                                         \
+	" OR instr(coalesce(response_excerpt, ''), ?" N "))"
+
+int chan_log_find(const char *path, const char *const *needles, size_t n, int limit,
+                  int (*cb)(const struct chan_log_row *r, void *arg), void *arg)
+{
+	static const char sql[] =
+	    "SELECT id, logged_at, provider, level, keyword, method, url, status, latency_ms,"
+	    " request_id, error FROM request_log WHERE " NAMES("1") " OR " NAMES("2") " OR " NAMES(
+	        "3") " ORDER BY id LIMIT ?4";
+	struct chan_log_row r;
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc = 0, step, slot = 0;
+
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK ||
+	    sqlite3_busy_timeout(h, 2000) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK) {
+		rc = err_set(FD_EDB, _("cannot read the request log %s: %s"), path,
+		             h ? sqlite3_errmsg(h) : "?");
+		goto out;
+	}
+	/* three needles per run of the statement, until all were asked */
+	for (i = 0; i < n && !rc;) {
+		slot = 0;
+		sqlite3_reset(st);
+		sqlite3_clear_bindings(st);
+		for (; i < n && slot < 3; i++)
+			if (needles[i] && strlen(needles[i]) >= 4)
+				sqlite3_bind_text(st, ++slot, needles[i], -1, SQLITE_STATIC);
+		if (slot == 0)
+			break; /* nothing left to look for */
+		sqlite3_bind_int(st, 4, limit > 0 ? limit : 500);
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			memset(&r, 0, sizeof r);
+			r.id = sqlite3_column_int64(st, 0);
+			r.logged_at = sqlite3_column_int64(st, 1);
+			r.provider = (const char *)sqlite3_column_text(st, 2);
+			r.level = (const char *)sqlite3_column_text(st, 3);
+			r.keyword = (const char *)sqlite3_column_text(st, 4);
+			r.method = (const char *)sqlite3_column_text(st, 5);
+			r.url = (const char *)sqlite3_column_text(st, 6);
+			r.status = sqlite3_column_int(st, 7);
+			r.latency_ms = sqlite3_column_int64(st, 8);
+			r.request_id = (const char *)sqlite3_column_text(st, 9);
+			r.error = (const char *)sqlite3_column_text(st, 10);
+			if ((rc = cb(&r, arg)) != 0)
+				break;
+		}
+		if (!rc && step != SQLITE_DONE)
+			rc = err_set(FD_EDB, _("cannot read the request log %s: %s"), path,
+			             sqlite3_errmsg(h));
+	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return rc;
+}

@@ -76,6 +76,28 @@ char *chan_log_mask(const char *s, size_t len, size_t max);
  * values of secret-looking query parameters replaced by "***". */
 char *chan_log_clean_url(const char *url);
 
+/* One entry read back from the log (strings valid during the callback). */
+struct chan_log_row {
+	int64_t id;
+	int64_t logged_at; /* real time */
+	const char *provider, *level, *keyword, *method, *url;
+	int status;
+	int64_t latency_ms;
+	const char *request_id; /* NULL when none */
+	const char *error;      /* NULL when none */
+};
+
+/* chan_log_find - the entries of the log at path whose URL, request id or
+ * body excerpts contain one of the n needles (each at least 4 bytes;
+ * shorter ones are skipped), oldest first for each three needles (an entry
+ * that names needles of two such groups is passed twice), at most limit
+ * (<= 0: 500) per group, passed to cb
+ * (a non-zero return stops and is returned). Opens the file read-only: a log
+ * that does not exist yet has no entries (0, nothing called). For tracing a
+ * record's history; the log is pruned by age, so this scan is bounded. */
+int chan_log_find(const char *path, const char *const *needles, size_t n, int limit,
+                  int (*cb)(const struct chan_log_row *r, void *arg), void *arg);
+
 /* chan_log_close - close the log (NULL is fine). */
 void chan_log_close(struct chan_log *l);
 

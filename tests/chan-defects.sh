@@ -59,6 +59,12 @@ ctl "refund/$RL" '{"status": "succeeded"}' >/dev/null
 poll; process >/dev/null
 is "the refund is posted with the channel's id" "$(db "SELECT amount, method FROM refund WHERE reference = '$RL'")" "1500|card"
 is "no event died" "$(db "SELECT count(*) FROM inbound_callback WHERE status = 'dead'")" 0
+out=$(fd history card-order "$L")
+like "history of the card order: its status moves" "$out" "status paid -> refunding"
+like "... and the channel requests that name it, from the request log" "$out" "request to stripe: POST"
+like "... the refund's queries among them" "$out" "/v1/refunds/$RL"
+ev=$(db "SELECT id FROM inbound_callback WHERE object_id = '$PI' ORDER BY id LIMIT 1")
+like "history of an inbound event: stored, then processed" "$(fd history inbound "$ev")" "status received -> processed"
 refused "a reference a person types that looks like a card number is still refused" \
 	pay record --customer 1 --amount 1 --method card --reference 4111111111111111
 ctl list_mode '{"luhn_ids": false}' >/dev/null
