@@ -941,7 +941,8 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	    {"lease-seconds", &lease_s, NULL,
 	     N_("how long the leases last without renewal (default: channel_lease_seconds, "
 	        "jobs_lease_seconds)")},
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"provider", &code, NULL,
+	     N_("serve this provider only (default: every enabled provider)")},
 	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
 	    {"no-channel", NULL, &no_channel, N_("run the job runner only")},
 	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},
