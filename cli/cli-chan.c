@@ -386,7 +386,7 @@ static const struct cli_cmd inbox_cmds[] = {
 /* Whether provider code has been failing for long (chan_provider_failing). */
 static void provider_failing(struct db *db, const char *code, int64_t *since, int *reported)
 {
-	if (chan_provider_failing(db, code, (int64_t)time(NULL), since, reported) != 0) {
+	if (chan_provider_failing(db, code, clock_real(), since, reported) != 0) {
 		*since = 0;
 		*reported = 0;
 	}
@@ -672,7 +672,7 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	if (!rc)
 		rc = outbox_count_by_status(c->db, p.code, ob);
 	if (!rc)
-		rc = chan_provider_failing(c->db, p.code, (int64_t)time(NULL), &since, &reported);
+		rc = chan_provider_failing(c->db, p.code, clock_real(), &since, &reported);
 	if (!rc)
 		status_print(c, &s, counts, ob, since, reported);
 	chan_state_free(&s);
