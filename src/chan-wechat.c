@@ -663,9 +663,10 @@ static int unbase64(const char *b64, unsigned char **out, size_t *n)
 
 	*out = NULL;
 	*n = 0;
-	if (len == 0 || len % 4 || len > 1048576 || strspn(b64, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                                                        "abcdefghijklmnopqrstuvwxyz"
-	                                                        "0123456789+/=") != len)
+	if (len == 0 || len % 4 || len > 1048576 ||
+	    strspn(b64, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                "abcdefghijklmnopqrstuvwxyz"
+	                "0123456789+/=") != len)
 		return err_set(FD_EINVAL, _("the refund notify's req_info is not base64"));
 	*out = xmalloc(len / 4 * 3 + 1);
 	ctx = EVP_ENCODE_CTX_new();
@@ -713,11 +714,13 @@ int chan_wx_req_info(const char *key, const char *req_info, struct chan_wx_msg *
 	pt = xmalloc(ctlen + 16);
 	cx = EVP_CIPHER_CTX_new();
 	/* PKCS#7 padding is OpenSSL's default, and checked by the final step */
-	if (!cx || EVP_DecryptInit_ex(cx, EVP_aes_256_ecb(), NULL, (unsigned char *)aes_key, NULL) != 1 ||
+	if (!cx ||
+	    EVP_DecryptInit_ex(cx, EVP_aes_256_ecb(), NULL, (unsigned char *)aes_key, NULL) != 1 ||
 	    EVP_DecryptUpdate(cx, pt, &a, ct, (int)ctlen) != 1 ||
 	    EVP_DecryptFinal_ex(cx, pt + a, &b) != 1) {
-		rc = err_set(FD_EINVAL, _("the refund notify's req_info cannot be decrypted (another "
-		                          "merchant key, or damaged)"));
+		rc = err_set(FD_EINVAL,
+		             _("the refund notify's req_info cannot be decrypted (another "
+		               "merchant key, or damaged)"));
 		goto out;
 	}
 	rc = parse_root((const char *)pt, (size_t)a + (size_t)b, "root", m);
@@ -771,8 +774,7 @@ out:
 /* A payment notify: its id is the channel's transaction (or, for a failed
  * payment, our order number and the error), so a notify sent again is the
  * same event; its object is the order (out_trade_no). */
-static int wechat_read_event(const char *secret, const void *raw, size_t len,
-                             struct chan_event *ev)
+static int wechat_read_event(const char *secret, const void *raw, size_t len, struct chan_event *ev)
 {
 	struct chan_wx_msg m;
 	struct chan_order o;

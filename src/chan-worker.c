@@ -175,8 +175,8 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
  * error; of all the enabled ones, one that cannot be opened is said (and
  * left out) while another can, the error when none can. FD_ENOTFOUND when
  * none is enabled. */
-static int slots_open(struct db *db, const struct chan_worker_opts *o,
-                      volatile sig_atomic_t *stop, struct slots *ss)
+static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+                      struct slots *ss)
 {
 	struct codes c = {NULL, 0};
 	char first[600] = "";
@@ -223,16 +223,16 @@ static void slots_names(const struct slots *ss, char *buf, size_t n)
 
 	buf[0] = '\0';
 	for (i = 0; i < ss->n && off < n; i++)
-		off += (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "",
-		                        ss->s[i].ch.p.code);
+		off +=
+		    (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", ss->s[i].ch.p.code);
 }
 
 /* One round of provider sl's steps that are due. 0, or FD_ECONFLICT when
  * the lease moved on (said; the caller stops holding). *busy is set when
  * commands were sent (more may be due at once). */
 static int slot_round(struct db *db, struct slot *sl, const struct control_hold *lease,
-                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o,
-                      long keep_days, int *busy)
+                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o, long keep_days,
+                      int *busy)
 {
 	const struct chan_pipeline *pl = sl->pl;
 	const char *code = sl->ch.p.code;

@@ -510,9 +510,8 @@ START_TEST(test_inbox_raw_and_duplicates)
 {
 	/* bytes that are not text: a NUL, invalid UTF-8, CR LF */
 	static const unsigned char raw[] = {'{', 0, 0xff, 0xfe, '\r', '\n', '}'};
-	struct inbox_new ev = {"stripe", "evt_raw",  "poll",     "x.y",      "pi_1",
-	                       raw,      sizeof raw, 1700000000, "received", NULL,
-	                       NULL};
+	struct inbox_new ev = {"stripe",   "evt_raw",  "poll",     "x.y", "pi_1", raw,
+	                       sizeof raw, 1700000000, "received", NULL,  NULL};
 	struct ins_ctx c = {&ev, 0, 0};
 	struct inbox_event e;
 	int64_t first;
@@ -921,7 +920,8 @@ END_TEST
  * rows: a booking provider's due event is left alone. */
 START_TEST(test_pipeline_type)
 {
-	struct inbox_new ev = {"bk", "evt_b1", "forward", "x.y", NULL, "{}", 2, 0, "received", NULL, NULL};
+	struct inbox_new ev = {"bk", "evt_b1", "forward",  "x.y", NULL, "{}",
+	                       2,    0,        "received", NULL,  NULL};
 	struct ins_ctx c = {&ev, 0, 0};
 	struct chan_process_opts o;
 	struct chan_process_result r;
