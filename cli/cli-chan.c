@@ -70,6 +70,7 @@ static cJSON *event_json(const struct inbox_event *e, int with_payload)
 
 	cli_json_int(o, "id", e->id);
 	cli_json_str(o, "source", e->source);
+	cli_json_str(o, "integration_type", e->type);
 	cli_json_str(o, "external_id", e->external_id);
 	cli_json_str(o, "via", e->via);
 	cli_json_str(o, "event_type", e->event_type);

@@ -128,6 +128,8 @@ is "answered with the SUCCESS XML" \
 is "stored as a refund event about our refund key" \
 	"$(db "SELECT event_type, object_id, status, integration_type FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'")" \
 	"wechat.refund.notify.SUCCESS|$RK|received|payment"
+is "inbox show names its integration type" \
+	"$(fd --json inbox show "$(db "SELECT id FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'")" | jget 'd["integration_type"]')" payment
 fd channel process --once --all >/dev/null
 is "processed; the refund it reports was posted already: not twice" \
 	"$(db "SELECT status FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'" | sed 's/ignored/processed/')|$(db "SELECT count(*), sum(amount) FROM refund")" \

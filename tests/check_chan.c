@@ -37,6 +37,7 @@
 #include "err.h"
 #include "fixture.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "strbuf.h"
 
 static struct fx F;
@@ -963,6 +964,24 @@ START_TEST(test_pipeline_type)
 	                         " WHERE integration_type = 'payment'"),
 	                 1);
 	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET integration_type = 'esign'"), SQLITE_OK);
+	/* a booking command of bk is not the payment outbox's to send (sending
+	 * it would ask the adapter, which has no context here) */
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at,"
+	            " integration_type) VALUES ('booking.create', 'BK-1', 'bk', 'k2',"
+	            " '{\"order_no\":\"BK-1\"}', 1, 1, 'booking')"),
+	    SQLITE_OK);
+	{
+		int sent = -1;
+
+		ck_assert_int_eq(
+		    outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, 1, &sent), 0);
+		/* (the payment command 'x' above is bk's, and is taken) */
+		ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event WHERE business_key ="
+		                         " 'BK-1' AND status = 'pending' AND retry_count = 0"),
+		                 1);
+	}
 	/* the payment processing of source bk: the booking event is not its
 	 * (taking it would ask the adapter, which has no context here) */
 	chan_process_opts_default(&o, "bk");
