@@ -70,6 +70,7 @@ static cJSON *event_json(const struct inbox_event *e, int with_payload)
 
 	cli_json_int(o, "id", e->id);
 	cli_json_str(o, "source", e->source);
+	cli_json_str(o, "integration_type", e->type);
 	cli_json_str(o, "external_id", e->external_id);
 	cli_json_str(o, "via", e->via);
 	cli_json_str(o, "event_type", e->event_type);
@@ -386,7 +387,7 @@ static const struct cli_cmd inbox_cmds[] = {
 /* Whether provider code has been failing for long (chan_provider_failing). */
 static void provider_failing(struct db *db, const char *code, int64_t *since, int *reported)
 {
-	if (chan_provider_failing(db, code, (int64_t)time(NULL), since, reported) != 0) {
+	if (chan_provider_failing(db, code, clock_real(), since, reported) != 0) {
 		*since = 0;
 		*reported = 0;
 	}
@@ -672,7 +673,7 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 	if (!rc)
 		rc = outbox_count_by_status(c->db, p.code, ob);
 	if (!rc)
-		rc = chan_provider_failing(c->db, p.code, (int64_t)time(NULL), &since, &reported);
+		rc = chan_provider_failing(c->db, p.code, clock_real(), &since, &reported);
 	if (!rc)
 		status_print(c, &s, counts, ob, since, reported);
 	chan_state_free(&s);
@@ -941,7 +942,8 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	    {"lease-seconds", &lease_s, NULL,
 	     N_("how long the leases last without renewal (default: channel_lease_seconds, "
 	        "jobs_lease_seconds)")},
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
+	    {"provider", &code, NULL,
+	     N_("serve this provider only (default: every enabled provider)")},
 	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
 	    {"no-channel", NULL, &no_channel, N_("run the job runner only")},
 	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},

@@ -69,7 +69,7 @@ int mcli_check(struct cli *c, int argc, char **argv)
 		o = cJSON_CreateObject();
 		co.arr = cJSON_AddArrayToObject(o, "violations");
 	}
-	n = check_all(c->db, check_report, &co);
+	n = check_desk(c->db, check_report, &co);
 	if (n < 0) {
 		cJSON_Delete(o);
 		return cli_refused(n);

@@ -15,6 +15,8 @@
 #include <time.h>
 
 #include "chan-poll.h"
+#include "chan-provider.h"
+#include "clock.h"
 #include "control.h"
 #include "db.h"
 #include "dbrow.h"
@@ -296,6 +298,17 @@ int chan_poll_once(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 
 /* ---------------------------------------------------------------- the desk's summary */
 
+/* Keep the code of the first provider failing for long. */
+static int first_failing(const char *code, int64_t since, void *arg)
+{
+	struct chan_summary *s = arg;
+
+	(void)since;
+	if (!*s->failing_code)
+		snprintf(s->failing_code, sizeof s->failing_code, "%s", code ? code : "");
+	return 0;
+}
+
 int chan_summary_read(struct db *db, struct chan_summary *out)
 {
 	/* the unique partial index integration_provider_one_primary */
@@ -338,8 +351,15 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 		rc = db_fail(db, _("cannot read the payment providers"));
 	}
 	db_release(db, st);
-	if (rc || !out->configured)
+	if (rc)
 		return rc;
+	rc = chan_provider_failing_each(db, clock_real(), first_failing, out);
+	if (rc < 0)
+		return rc;
+	out->failing = rc;
+	rc = 0;
+	if (!out->configured)
+		return 0;
 	if ((rc = db_prepare_cached(db, state_sql, &st)))
 		return rc;
 	sqlite3_bind_text(st, 1, out->provider, -1, SQLITE_TRANSIENT);

@@ -104,6 +104,8 @@ struct chan_summary {
 	int64_t last_success_at; /* the last poll that read its window to the end */
 	int64_t inbox_pending;   /* inbound events received, failed or parked */
 	int64_t inbox_dead;      /* inbound events given up (a person must look) */
+	int failing;             /* enabled payment providers failing for long (clock_real) */
+	char failing_code[41];   /* the first of them ("" when none) */
 };
 
 /* chan_summary_read - fill *out: the enabled primary provider, its row of
@@ -111,7 +113,9 @@ struct chan_summary {
  * process holds the channel lease (a holder past its expiry, or a process
  * of this host that is gone, does not count), and the inbound counts. Every
  * read is one indexed lookup or an index range over the rows counted, so it
- * is cheap enough for every tick of the screen. With no provider, *out says
+ * is cheap enough for every tick of the screen. failing and failing_code
+ * say which enabled providers have failed for longer than
+ * channel_failing_report_seconds (chan_provider_failing_each). With no provider, *out says
  * configured = 0 and state "off" (the inbound counts are still read). */
 int chan_summary_read(struct db *db, struct chan_summary *out);
 

@@ -104,6 +104,7 @@ static int load_due(struct db *db, const struct chan_ops *ops, const struct chan
 	                " attempts, coalesce(parked_until, 0) FROM inbound_callback"
 	                " WHERE (status = 'received' OR status = 'failed' OR status = 'parked')"
 	                " AND next_attempt_at <= ?2 AND +source_system = ?1 AND id > ?3"
+	                " AND +integration_type = '" CHAN_TYPE_PAYMENT "'"
 	                " ORDER BY id LIMIT ?4",
 	                &st);
 	if (rc)

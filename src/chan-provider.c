@@ -259,11 +259,47 @@ int chan_provider_route(struct db *db, const char *order_no, char code[41])
 	return 0;
 }
 
+int64_t chan_provider_failing_limit(void)
+{
+	long v = config_get_int("channel_failing_report_seconds", CHAN_FAILING_REPORT_DEFAULT);
+
+	return v < 0 ? 0 : (int64_t)v;
+}
+
+int chan_provider_failing_each(struct db *db, int64_t now,
+                               int (*cb)(const char *code, int64_t since, void *arg), void *arg)
+{
+	/* a few rows of two small tables: cheap enough for every tick */
+	static const char sql[] =
+	    "SELECT p.provider_code, s.failing_since FROM integration_provider p"
+	    " JOIN channel_state s ON s.provider_code = p.provider_code"
+	    " WHERE p.integration_type = '" CHAN_TYPE_PAYMENT "' AND p.enabled = 1"
+	    " AND s.failing_since IS NOT NULL AND s.failing_since <= ?1"
+	    " ORDER BY p.role = 'primary' DESC, p.provider_code";
+	sqlite3_stmt *st;
+	int rc, step, n = 0;
+
+	rc = db_prepare_cached(db, sql, &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, now - chan_provider_failing_limit());
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		n++;
+		if (cb && (rc = cb((const char *)sqlite3_column_text(st, 0),
+		                   sqlite3_column_int64(st, 1), arg)) != 0)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the channel state"));
+	db_release(db, st);
+	return rc ? rc : n;
+}
+
 int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
                           int *reported)
 {
 	sqlite3_stmt *st;
-	long limit = config_get_int("channel_failing_report_seconds", 3600);
+	int64_t limit = chan_provider_failing_limit();
 	int rc;
 
 	*since = 0;
@@ -278,9 +314,7 @@ int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t 
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*since = sqlite3_column_int64(st, 0);
 	db_release(db, st);
-	if (limit < 0)
-		limit = 0;
-	*reported = *since > 0 && now - *since >= (int64_t)limit;
+	*reported = *since > 0 && now - *since >= limit;
 	return 0;
 }
 

@@ -67,13 +67,28 @@ int chan_provider_set(struct db *db, const char *code, const char *base_url, con
  * provider is enabled. */
 int chan_provider_route(struct db *db, const char *order_no, char code[41]);
 
+/* How long a provider fails before it is reported: the config key
+ * channel_failing_report_seconds, by default 15 minutes. */
+#define CHAN_FAILING_REPORT_DEFAULT 900
+
+/* chan_provider_failing_limit - channel_failing_report_seconds (>= 0). */
+int64_t chan_provider_failing_limit(void);
+
 /* chan_provider_failing - whether provider code's calls have been failing
  * for long: *since = the real time of its first failed call since its last
- * success (0: it is not failing), *reported = 1 when that is at least the
- * config key channel_failing_report_seconds (3600) ago at now. Only the
- * poller's calls count (chan-poll.c keeps channel_state.failing_since). */
+ * success (0: it is not failing), *reported = 1 when that is at least
+ * chan_provider_failing_limit() ago at now (real time: clock_real()). Only
+ * the poller's calls count (chan-poll.c keeps channel_state.failing_since). */
 int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
                           int *reported);
+
+/* chan_provider_failing_each - call cb (may be NULL) with each enabled
+ * payment provider that has been failing for long at now (real time), as
+ * chan_provider_failing reports it, primary first: its code and since when
+ * it fails. Returns how many there are, cb's first non-zero return, or a
+ * negative FD_E* code. For `frontdesk check` and the status line. */
+int chan_provider_failing_each(struct db *db, int64_t now,
+                               int (*cb)(const char *code, int64_t since, void *arg), void *arg);
 
 /* chan_provider_get - fill *out for code (NULL: the provider that serves:
  * the enabled primary, else the first enabled backup);

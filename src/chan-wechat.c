@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <expat.h>
 #include <openssl/crypto.h>
+#include <openssl/evp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +71,8 @@ struct parse {
 	int depth;
 	struct strbuf text; /* the current child's text */
 	char name[64];
-	char why[200]; /* set when the document is refused */
+	const char *root; /* the root element's name: "xml" (a message), "root" (req_info) */
+	char why[200];    /* set when the document is refused */
 };
 
 static void refuse(struct parse *p, const char *why)
@@ -86,8 +88,10 @@ static void XMLCALL on_start(void *arg, const XML_Char *name, const XML_Char **a
 
 	(void)attr;
 	p->depth++;
-	if (p->depth == 1 && strcmp(name, "xml"))
-		refuse(p, _("the message's root element is not <xml>"));
+	if (p->depth == 1 && strcmp(name, p->root))
+		refuse(p, !strcmp(p->root, "xml")
+		              ? _("the message's root element is not <xml>")
+		              : _("the decrypted req_info's root element is not <root>"));
 	else if (p->depth == 2) {
 		if (strlen(name) >= sizeof p->name)
 			refuse(p, _("a parameter name is too long"));
@@ -139,13 +143,15 @@ static void XMLCALL on_doctype(void *arg, const XML_Char *name, const XML_Char *
 	refuse(arg, _("the message declares a document type"));
 }
 
-int chan_wx_parse(const char *buf, size_t len, struct chan_wx_msg *m)
+/* Read buf (len bytes) as a message whose root element is root. */
+static int parse_root(const char *buf, size_t len, const char *root, struct chan_wx_msg *m)
 {
 	struct parse p;
 	int rc = 0;
 
 	memset(m, 0, sizeof *m);
 	memset(&p, 0, sizeof p);
+	p.root = root;
 	if (len > 1048576)
 		return err_set(FD_EINVAL, _("the message is too large"));
 	p.x = XML_ParserCreate("UTF-8");
@@ -168,6 +174,11 @@ int chan_wx_parse(const char *buf, size_t len, struct chan_wx_msg *m)
 	if (rc)
 		chan_wx_free(m);
 	return rc;
+}
+
+int chan_wx_parse(const char *buf, size_t len, struct chan_wx_msg *m)
+{
+	return parse_root(buf, len, "xml", m);
 }
 
 static int by_key(const void *a, const void *b)
@@ -627,19 +638,143 @@ static int wechat_query_refund(struct chan_ctx *c, const char *id, struct chan_r
 /* ---------------------------------------------------------------- notifies */
 
 /* Notifies are stored with the type "wechat.pay.notify" (our reading of a
- * message that has no type of its own): an order event. */
-#define NOTIFY_TYPE "wechat.pay.notify"
+ * message that has no type of its own): an order event; refund notifies
+ * with "wechat.refund.notify." and their refund_status: a refund event. */
+#define NOTIFY_TYPE        "wechat.pay.notify"
+#define REFUND_NOTIFY_TYPE "wechat.refund.notify."
 
 static enum chan_event_kind wechat_event_kind(const char *type, int *declined)
 {
 	*declined = 0;
-	return !strcmp(type, NOTIFY_TYPE) ? CHAN_EVENT_ORDER : CHAN_EVENT_OTHER;
+	if (!strcmp(type, NOTIFY_TYPE))
+		return CHAN_EVENT_ORDER;
+	if (!strncmp(type, REFUND_NOTIFY_TYPE, strlen(REFUND_NOTIFY_TYPE)))
+		return CHAN_EVENT_REFUND;
+	return CHAN_EVENT_OTHER;
+}
+
+/* The bytes of base64 text b64 (no line breaks): *out (caller frees) gets
+ * *n. FD_EINVAL when it is not base64. */
+static int unbase64(const char *b64, unsigned char **out, size_t *n)
+{
+	EVP_ENCODE_CTX *ctx;
+	size_t len = strlen(b64);
+	int a = 0, b = 0, rc = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (len == 0 || len % 4 || len > 1048576 ||
+	    strspn(b64, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	                "abcdefghijklmnopqrstuvwxyz"
+	                "0123456789+/=") != len)
+		return err_set(FD_EINVAL, _("the refund notify's req_info is not base64"));
+	*out = xmalloc(len / 4 * 3 + 1);
+	ctx = EVP_ENCODE_CTX_new();
+	if (!ctx)
+		rc = err_set(FD_EIO, _("cannot start the decoder"));
+	else {
+		EVP_DecodeInit(ctx);
+		if (EVP_DecodeUpdate(ctx, *out, &a, (const unsigned char *)b64, (int)len) < 0 ||
+		    EVP_DecodeFinal(ctx, *out + a, &b) != 1)
+			rc = err_set(FD_EINVAL, _("the refund notify's req_info is not base64"));
+	}
+	EVP_ENCODE_CTX_free(ctx);
+	if (rc) {
+		free(*out);
+		*out = NULL;
+		return rc;
+	}
+	*n = (size_t)a + (size_t)b;
+	return 0;
+}
+
+int chan_wx_req_info(const char *key, const char *req_info, struct chan_wx_msg *m)
+{
+	unsigned char md[EVP_MAX_MD_SIZE], *ct = NULL, *pt = NULL;
+	unsigned int mdlen = 0, i;
+	char aes_key[33];
+	EVP_CIPHER_CTX *cx = NULL;
+	size_t ctlen = 0;
+	int a = 0, b = 0, rc;
+
+	memset(m, 0, sizeof *m);
+	if (!key || !*key || !req_info)
+		return err_set(FD_EINVAL, _("a refund notify is read only with the merchant key"));
+	/* the AES-256 key: the lower-case hex MD5 of the merchant key, as text */
+	if (!EVP_Digest(key, strlen(key), md, &mdlen, EVP_md5(), NULL) || mdlen != 16)
+		return err_set(FD_EIO, _("cannot compute the refund notify's key"));
+	for (i = 0; i < 16; i++)
+		snprintf(aes_key + 2 * i, 3, "%02x", md[i]);
+	if ((rc = unbase64(req_info, &ct, &ctlen)) != 0)
+		goto out;
+	if (ctlen == 0 || ctlen % 16) {
+		rc = err_set(FD_EINVAL, _("the refund notify's req_info cannot be decrypted"));
+		goto out;
+	}
+	pt = xmalloc(ctlen + 16);
+	cx = EVP_CIPHER_CTX_new();
+	/* PKCS#7 padding is OpenSSL's default, and checked by the final step */
+	if (!cx ||
+	    EVP_DecryptInit_ex(cx, EVP_aes_256_ecb(), NULL, (unsigned char *)aes_key, NULL) != 1 ||
+	    EVP_DecryptUpdate(cx, pt, &a, ct, (int)ctlen) != 1 ||
+	    EVP_DecryptFinal_ex(cx, pt + a, &b) != 1) {
+		rc = err_set(FD_EINVAL,
+		             _("the refund notify's req_info cannot be decrypted (another "
+		               "merchant key, or damaged)"));
+		goto out;
+	}
+	rc = parse_root((const char *)pt, (size_t)a + (size_t)b, "root", m);
+out:
+	EVP_CIPHER_CTX_free(cx);
+	OPENSSL_cleanse(aes_key, sizeof aes_key);
+	if (pt) {
+		OPENSSL_cleanse(pt, ctlen + 16);
+		free(pt);
+	}
+	free(ct);
+	return rc;
+}
+
+/* A refund notify (v2): return_code SUCCESS and req_info, the refund's
+ * fields encrypted with the merchant key; no sign (the encryption stands
+ * for it). *r gets the refund it is about, when out is not NULL. */
+static int read_refund_notify(const char *key, const struct chan_wx_msg *outer,
+                              struct chan_refund *r)
+{
+	struct chan_wx_msg in;
+	struct chan_refund tmp;
+	const char *st;
+	int rc;
+
+	if ((rc = chan_wx_req_info(key, chan_wx_get(outer, "req_info"), &in)) != 0)
+		return rc;
+	if (!r)
+		r = &tmp;
+	memset(r, 0, sizeof *r);
+	st = chan_wx_get(&in, "refund_status");
+	if ((rc = take(chan_wx_get(&in, "out_refund_no"), "out_refund_no", r->id, sizeof r->id)) ||
+	    (rc = take(chan_wx_get(&in, "out_trade_no"), "out_trade_no", r->order_id,
+	               sizeof r->order_id)) ||
+	    (rc = take(st, "refund_status", r->status, sizeof r->status)) ||
+	    (rc = read_fen(chan_wx_get(&in, "refund_fee"), "refund_fee", &r->amount)) ||
+	    (rc = read_cur(chan_wx_get(&in, "refund_fee_type") ? chan_wx_get(&in, "refund_fee_type")
+	                                                       : chan_wx_get(&in, "fee_type"),
+	                   r->currency)))
+		goto out;
+	if (!id_ok(r->id) || !id_ok(r->order_id) || !id_ok(r->status)) {
+		rc = err_set(FD_EINVAL, _("the refund notify names no refund of ours"));
+		goto out;
+	}
+	r->state = refund_state(r->status);
+out:
+	chan_wx_free(&in);
+	return rc;
 }
 
 /* A payment notify: its id is the channel's transaction (or, for a failed
  * payment, our order number and the error), so a notify sent again is the
  * same event; its object is the order (out_trade_no). */
-static int wechat_read_event(const void *raw, size_t len, struct chan_event *ev)
+static int wechat_read_event(const char *secret, const void *raw, size_t len, struct chan_event *ev)
 {
 	struct chan_wx_msg m;
 	struct chan_order o;
@@ -652,6 +787,23 @@ static int wechat_read_event(const void *raw, size_t len, struct chan_event *ev)
 	rc_ = chan_wx_get(&m, "return_code");
 	if (!rc_ || strcmp(rc_, "SUCCESS")) {
 		rc = err_set(FD_EINVAL, _("the notify's return_code is not SUCCESS"));
+		goto out;
+	}
+	if (chan_wx_get(&m, "req_info")) {
+		/* a refund notify: its id is the refund and the status it reports,
+		 * so a notify sent again is the same event and a later status a new
+		 * one; its object is the refund (out_refund_no, our refund key) */
+		struct chan_refund r;
+
+		if ((rc = read_refund_notify(secret, &m, &r)) != 0)
+			goto out;
+		snprintf(ev->id, sizeof ev->id, "refund-notify:%.200s:%.39s", r.id, r.status);
+		snprintf(ev->type, sizeof ev->type, "%s%s", REFUND_NOTIFY_TYPE, r.status);
+		snprintf(ev->object_id, sizeof ev->object_id, "%s", r.id);
+		snprintf(ev->object_type, sizeof ev->object_type, "refund");
+		ev->kind = CHAN_EVENT_REFUND;
+		ev->raw = raw;
+		ev->raw_len = len;
 		goto out;
 	}
 	if ((rc = read_trade(&m, &o)) != 0)
@@ -672,7 +824,8 @@ out:
 	return rc;
 }
 
-/* The signature is inside the notify: header is not used. */
+/* The signature is inside the notify (a refund notify's proof is its
+ * encrypted req_info): header is not used. */
 static int wechat_verify(const char *secret, const char *header, const void *raw, size_t len,
                          int64_t now)
 {
@@ -683,7 +836,12 @@ static int wechat_verify(const char *secret, const char *header, const void *raw
 	(void)now;
 	if ((rc = chan_wx_parse(raw, len, &m)) != 0)
 		return rc;
-	rc = chan_wx_verify(&m, secret);
+	/* a refund notify carries no sign: only the merchant key decrypts its
+	 * req_info into a refund, which is its proof */
+	if (chan_wx_get(&m, "req_info") && !chan_wx_get(&m, "sign"))
+		rc = read_refund_notify(secret, &m, NULL);
+	else
+		rc = chan_wx_verify(&m, secret);
 	chan_wx_free(&m);
 	return rc;
 }

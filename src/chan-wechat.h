@@ -10,7 +10,13 @@
  * refused); amounts in fen (the minor unit of CNY); calls: unifiedorder
  * (create), orderquery, refund, refundquery; and the asynchronous payment
  * notify that the channel POSTs to the shop, which must be answered with
- * the SUCCESS XML (chan_wechat_ops.answer).
+ * the SUCCESS XML (chan_wechat_ops.answer); and the refund notify, whose
+ * refund (out_refund_no, out_trade_no, refund_status, refund_fee) travels
+ * encrypted in req_info (chan_wx_req_info): it has no sign, and a req_info
+ * that does not decrypt with the merchant key is refused like a bad
+ * signature. A refund notify is a refund event ("wechat.refund.notify."
+ * and its status) about our refund key, processed like any refund event:
+ * the refund is queried and its state applied.
  *
  * Its words in the core's: trade_state SUCCESS and REFUND (paid, then a
  * refund was asked) are CHAN_ORDER_SUCCEEDED; NOTPAY pending; USERPAYING
@@ -77,6 +83,15 @@ const char *chan_wx_get(const struct chan_wx_msg *m, const char *key);
 
 /* chan_wx_free - free what m owns and zero it. */
 void chan_wx_free(struct chan_wx_msg *m);
+
+/* chan_wx_req_info - decrypt and read the req_info of a refund notify
+ * (v2): base64 text of AES-256-ECB ciphertext with PKCS#7 padding, keyed
+ * with the 32 characters of the lower-case hex MD5 of the merchant key
+ * (OpenSSL EVP), whose plaintext is <root><out_refund_no>...</root>, read
+ * with expat like any message into *m (free with chan_wx_free). FD_EINVAL
+ * with a reason for text that is not base64, does not decrypt with key
+ * (wrong padding), or is not such a document. */
+int chan_wx_req_info(const char *key, const char *req_info, struct chan_wx_msg *m);
 
 /* chan_wx_sign - the signature of m with merchant key: its parameters but
  * "sign" and those with an empty value, sorted by name (byte order), as

@@ -2,6 +2,10 @@
  * chan-worker.c - the channel worker loop and its thread (see
  * chan-worker.h).
  *
+ * One worker serves every enabled provider of the registry (or the one
+ * named), each through its integration type's steps (chan-pipeline.h)
+ * with its own schedule, under the one "channel" lease.
+ *
  * Invariants: nothing is written without the channel lease, and each write
  * transaction checks the lease epoch itself (control_fence, inside
  * chan_poll_once, outbox_deliver, chan_process_due and chan_query_due); no
@@ -19,6 +23,7 @@
 #include <time.h>
 
 #include "chan-log.h"
+#include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -101,25 +106,222 @@ static int64_t next_poll_from_state(struct db *db, const char *provider)
 	return t;
 }
 
+/* One provider served: its connection, its type's steps and its own
+ * schedule (a provider that fails waits out its own backoff only). */
+struct slot {
+	struct chan_conn ch;
+	const struct chan_pipeline *pl;
+	int64_t next_poll; /* real time */
+	double next_outbox, next_process, next_query, next_prune;
+};
+
+struct slots {
+	struct slot *s;
+	size_t n;
+};
+
+static void slots_close(struct slots *ss)
+{
+	size_t i;
+
+	for (i = 0; i < ss->n; i++)
+		chan_conn_close(&ss->s[i].ch);
+	free(ss->s);
+	ss->s = NULL;
+	ss->n = 0;
+}
+
+/* Open provider code into a new slot of ss. */
+static int slot_open(struct db *db, const char *code, const struct chan_worker_opts *o,
+                     volatile sig_atomic_t *stop, struct slots *ss)
+{
+	struct slot *sl;
+	int rc;
+
+	ss->s = xrealloc(ss->s, (ss->n + 1) * sizeof *ss->s);
+	sl = &ss->s[ss->n];
+	memset(sl, 0, sizeof *sl);
+	if ((rc = chan_conn_open(db, code, o->secrets, stop, &sl->ch)) != 0)
+		return rc;
+	sl->pl = chan_pipeline_find(sl->ch.p.type);
+	if (!sl->pl) {
+		rc = err_set(FD_EINVAL, _("frontdesk cannot serve providers of type '%s' yet"),
+		             sl->ch.p.type);
+		chan_conn_close(&sl->ch);
+		return rc;
+	}
+	ss->n++;
+	return 0;
+}
+
+struct codes {
+	char (*code)[41];
+	size_t n;
+};
+
+static int enabled_cb(const struct chan_provider *p, void *arg)
+{
+	struct codes *c = arg;
+
+	if (!p->enabled)
+		return 0;
+	c->code = xrealloc(c->code, (c->n + 1) * sizeof *c->code);
+	snprintf(c->code[c->n++], sizeof *c->code, "%s", p->code);
+	return 0;
+}
+
+/* Open what the worker serves: o->provider alone, else every enabled
+ * provider of the registry. A provider named that cannot be opened is the
+ * error; of all the enabled ones, one that cannot be opened is said (and
+ * left out) while another can, the error when none can. FD_ENOTFOUND when
+ * none is enabled. */
+static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+                      struct slots *ss)
+{
+	struct codes c = {NULL, 0};
+	char first[600] = "";
+	int rc, first_rc = 0;
+	size_t i;
+
+	memset(ss, 0, sizeof *ss);
+	if (o->provider)
+		return slot_open(db, o->provider, o, stop, ss);
+	if ((rc = chan_provider_list(db, enabled_cb, &c)) != 0) {
+		free(c.code);
+		return rc;
+	}
+	for (i = 0; i < c.n; i++) {
+		if ((rc = slot_open(db, c.code[i], o, stop, ss)) == 0)
+			continue;
+		if (!first_rc) {
+			first_rc = rc;
+			snprintf(first, sizeof first, "%s", err_msg());
+		}
+		say(o, _("cannot serve the provider %s: %s"), c.code[i], err_msg());
+	}
+	free(c.code);
+	if (ss->n > 0)
+		return 0;
+	if (first_rc)
+		return err_set(first_rc, "%s", first);
+	/* none enabled: chan_provider_get says so, and how to add one */
+	{
+		struct chan_provider p;
+
+		if ((rc = chan_provider_get(db, NULL, &p)) == 0) {
+			chan_provider_free(&p);
+			rc = err_set(FD_ENOTFOUND, _("no payment provider is enabled"));
+		}
+	}
+	return rc;
+}
+
+/* The codes of what ss serves, ", " between them. */
+static void slots_names(const struct slots *ss, char *buf, size_t n)
+{
+	size_t i, off = 0;
+
+	buf[0] = '\0';
+	for (i = 0; i < ss->n && off < n; i++)
+		off +=
+		    (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", ss->s[i].ch.p.code);
+}
+
+/* One round of provider sl's steps that are due. 0, or FD_ECONFLICT when
+ * the lease moved on (said; the caller stops holding). *busy is set when
+ * commands were sent (more may be due at once). */
+static int slot_round(struct db *db, struct slot *sl, const struct control_hold *lease,
+                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o, long keep_days,
+                      int *busy)
+{
+	const struct chan_pipeline *pl = sl->pl;
+	const char *code = sl->ch.p.code;
+	struct chan_step_result r;
+	int rc;
+
+	/* a channel with no events list (its events are notifies and
+	 * queries) is not polled */
+	if (pl->poll && pl->can_poll(&sl->ch) && (int64_t)time(NULL) >= sl->next_poll) {
+		memset(&r, 0, sizeof r);
+		rc = pl->poll(db, &sl->ch, lease, &r);
+		if (lease_moved_on(o, rc))
+			return rc;
+		if (stop_requested(stop))
+			return 0;
+		if (rc == FD_EIO) {
+			say(o, "%s: %s", code, err_msg());
+			sl->next_poll = (int64_t)time(NULL) + (r.wait > 0 ? r.wait : 1);
+		} else if (rc) {
+			say(o, _("cannot poll %s: %s"), code, err_msg());
+			sl->next_poll = (int64_t)time(NULL) + 1;
+		} else {
+			sl->next_poll = (int64_t)time(NULL) + o->poll_seconds;
+			if (r.stored > 0)
+				sl->next_process = 0; /* apply what just came in */
+		}
+	}
+	if (pl->query && mono_now() >= sl->next_query) {
+		memset(&r, 0, sizeof r);
+		rc = pl->query(db, &sl->ch, lease, stop, &r);
+		if (lease_moved_on(o, rc))
+			return rc;
+		if (rc && !stop_requested(stop))
+			say(o, _("cannot query the card payment orders of %s: %s"), code,
+			    err_msg());
+		sl->next_query = mono_now() + CHAN_QUERY_EVERY;
+		if (r.found > 0)
+			sl->next_process = 0;
+	}
+	if (mono_now() >= sl->next_prune) {
+		/* the request log keeps request_log_days of calls; a failure
+		 * here never stops a payment */
+		if (keep_days > 0)
+			chan_log_prune(sl->ch.log, (int64_t)time(NULL) - keep_days * 86400, NULL);
+		sl->next_prune = mono_now() + CHAN_PRUNE_EVERY;
+	}
+	if (pl->process && mono_now() >= sl->next_process) {
+		memset(&r, 0, sizeof r);
+		rc = pl->process(db, &sl->ch, lease, stop, &r);
+		if (lease_moved_on(o, rc))
+			return rc;
+		if (rc && !stop_requested(stop))
+			say(o, _("cannot process the inbound events of %s: %s"), code, err_msg());
+		if (r.dead > 0)
+			say(o,
+			    _("%lld inbound event(s) are dead letters: see 'frontdesk "
+			      "inbox list "
+			      "--status dead'"),
+			    (long long)r.dead);
+		sl->next_process = mono_now() + CHAN_PROCESS_EVERY;
+	}
+	if (pl->deliver && mono_now() >= sl->next_outbox) {
+		memset(&r, 0, sizeof r);
+		rc = pl->deliver(db, &sl->ch, lease, stop, &r);
+		if (lease_moved_on(o, rc))
+			return rc;
+		if (rc && !stop_requested(stop))
+			say(o, _("cannot deliver the outbox of %s: %s"), code, err_msg());
+		sl->next_outbox = mono_now() + (r.sent > 0 ? 0 : 1.0);
+		if (r.sent > 0)
+			*busy = 1;
+	}
+	return 0;
+}
+
 int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
 {
 	struct control_hold lease;
-	struct chan_conn ch;
-	struct chan_poll_opts po;
-	struct chan_poll_result r;
-	struct chan_process_opts pro;
-	struct chan_process_result pr;
-	double start = mono_now(), next_renew = 0, next_outbox = 0, next_process = 0,
-	       next_query = 0, next_prune = 0;
+	struct slots ss;
+	double start = mono_now(), next_renew = 0;
 	long keep_days = config_get_int("request_log_days", 90);
-	int64_t next_poll = 0;
-	int holding = 0, acquired = 0, waiting_said = 0, rc, sent;
+	int holding = 0, acquired = 0, waiting_said = 0, rc, busy;
 	int ttl = o->lease_ttl < 1 ? 1 : o->lease_ttl;
+	char names[400];
+	size_t i;
 
-	if ((rc = chan_conn_open(db, o->provider, o->secrets, stop, &ch)) != 0)
+	if ((rc = slots_open(db, o, stop, &ss)) != 0)
 		return rc;
-	chan_poll_opts_default(&po, ch.p.code);
-	chan_process_opts_default(&pro, ch.p.code);
+	slots_names(&ss, names, sizeof names);
 	while (!stop_requested(stop) &&
 	       (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
 		double now = mono_now();
@@ -136,9 +338,11 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			holding = acquired = 1;
 			waiting_said = 0;
 			next_renew = now + ttl / 3.0;
-			next_poll = next_poll_from_state(db, ch.p.code);
-			next_outbox = 0;
-			say(o, _("polling %s (channel lease epoch %lld)"), ch.p.code,
+			for (i = 0; i < ss.n; i++) {
+				ss.s[i].next_poll = next_poll_from_state(db, ss.s[i].ch.p.code);
+				ss.s[i].next_outbox = 0;
+			}
+			say(o, _("polling %s (channel lease epoch %lld)"), names,
 			    (long long)lease.epoch);
 		}
 		if (now >= next_renew) {
@@ -149,86 +353,20 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 			}
 			next_renew = now + ttl / 3.0;
 		}
-		/* a channel with no events list (its events are notifies and
-		 * queries) is not polled */
-		if (ch.ops->poll_events && (int64_t)time(NULL) >= next_poll) {
-			rc = chan_poll_once(db, ch.ops, ch.ctx, &po, &lease, &r);
-			if (lease_moved_on(o, rc)) {
+		busy = 0;
+		for (i = 0; i < ss.n && holding && !stop_requested(stop); i++)
+			if (slot_round(db, &ss.s[i], &lease, stop, o, keep_days, &busy) ==
+			    FD_ECONFLICT)
 				holding = 0;
-				continue;
-			}
-			if (stop_requested(stop))
-				break;
-			if (rc == FD_EIO) {
-				say(o, "%s", err_msg());
-				next_poll = (int64_t)time(NULL) + (r.wait > 0 ? r.wait : 1);
-			} else if (rc) {
-				say(o, _("cannot poll: %s"), err_msg());
-				next_poll = (int64_t)time(NULL) + 1;
-			} else {
-				next_poll = (int64_t)time(NULL) + o->poll_seconds;
-				if (r.stored > 0)
-					next_process = 0; /* apply what just came in */
-			}
-		}
-		if (mono_now() >= next_query) {
-			memset(&pr, 0, sizeof pr);
-			rc = chan_query_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
-			if (lease_moved_on(o, rc)) {
-				holding = 0;
-				continue;
-			}
-			if (rc && !stop_requested(stop))
-				say(o, _("cannot query the card payment orders: %s"), err_msg());
-			next_query = mono_now() + CHAN_QUERY_EVERY;
-			if (pr.queried > 0)
-				next_process = 0;
-		}
-		if (mono_now() >= next_prune) {
-			/* the request log keeps request_log_days of calls; a failure
-			 * here never stops a payment */
-			if (keep_days > 0)
-				chan_log_prune(ch.log, (int64_t)time(NULL) - keep_days * 86400,
-				               NULL);
-			next_prune = mono_now() + CHAN_PRUNE_EVERY;
-		}
-		if (mono_now() >= next_process) {
-			memset(&pr, 0, sizeof pr);
-			rc = chan_process_due(db, ch.ops, ch.ctx, &pro, &lease, stop, 0, &pr);
-			if (lease_moved_on(o, rc)) {
-				holding = 0;
-				continue;
-			}
-			if (rc && !stop_requested(stop))
-				say(o, _("cannot process the inbound events: %s"), err_msg());
-			if (pr.dead > 0)
-				say(o,
-				    _("%lld inbound event(s) are dead letters: see 'frontdesk "
-				      "inbox list "
-				      "--status dead'"),
-				    (long long)pr.dead);
-			next_process = mono_now() + CHAN_PROCESS_EVERY;
-		}
-		if (mono_now() >= next_outbox) {
-			rc = outbox_deliver(db, ch.ops, ch.ctx, ch.p.code, &lease, stop, 0, &sent);
-			if (lease_moved_on(o, rc)) {
-				holding = 0;
-				continue;
-			}
-			if (rc && !stop_requested(stop))
-				say(o, _("cannot deliver the outbox: %s"), err_msg());
-			next_outbox = mono_now() + (sent > 0 ? 0 : 1.0);
-			if (sent > 0)
-				continue;
-		}
-		sleep_slice();
+		if (!busy)
+			sleep_slice();
 	}
 	/* also after a refused write: a lease that merely expired while a
 	 * request was in flight is still ours to free (release checks the
 	 * epoch and token, so a lease someone else took is left alone) */
 	if (acquired)
 		control_release(db, &lease);
-	chan_conn_close(&ch);
+	slots_close(&ss);
 	return 0;
 }
 
@@ -254,7 +392,8 @@ static void *worker_main(void *arg)
 int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct chan_worker **out)
 {
 	struct chan_worker *w = xcalloc(1, sizeof *w);
-	struct chan_conn probe;
+	struct slots probe;
+	struct chan_worker_opts quiet;
 	sigset_t all, old;
 	int rc, made;
 
@@ -267,9 +406,11 @@ int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct
 	if ((rc = db_open(path, 0, &w->db)) != 0)
 		goto fail;
 	/* refuse here, not silently in the thread: no provider, bad secrets */
-	if ((rc = chan_conn_open(w->db, w->o.provider, w->o.secrets, &w->stop, &probe)) != 0)
+	quiet = w->o;
+	quiet.say = NULL; /* the thread says what it leaves out */
+	if ((rc = slots_open(w->db, &quiet, &w->stop, &probe)) != 0)
 		goto fail;
-	chan_conn_close(&probe);
+	slots_close(&probe);
 	/* signals go to the caller's thread, whose sleeps they cut short */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);

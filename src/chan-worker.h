@@ -7,6 +7,13 @@
  * `serve`.
  *
  * Rules:
+ *  - it serves one provider (opts.provider) or every enabled provider of
+ *    the registry (the primary and its backups, so that orders routed to a
+ *    backup are delivered too): each provider with its own outbox, poll
+ *    state and backoff, each through its integration type's steps
+ *    (chan-pipeline.h); a provider that cannot be opened (its secrets are
+ *    missing) is said and left out while another can be served; providers
+ *    enabled later are served after a restart;
  *  - only the holder of the "channel" lease (control.h) talks to the
  *    channel; a process that cannot take it stands by and takes over when
  *    the holder's lease expires or its process is gone;
@@ -33,7 +40,7 @@
 struct db;
 
 struct chan_worker_opts {
-	const char *provider; /* provider code; NULL: the enabled primary */
+	const char *provider; /* provider code; NULL: every enabled provider */
 	const char *secrets;  /* secrets file; NULL: the default */
 	int poll_seconds;     /* between polls while well (>= 1) */
 	int lease_ttl;        /* seconds the channel lease lasts unrenewed (>= 1) */

@@ -42,6 +42,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The integration type of the payment channels (the registry's
+ * integration_type, the type of their inbound events and outbox commands). */
+#define CHAN_TYPE_PAYMENT "payment"
+
 enum chan_code {
 	CHAN_OK = 0,
 	CHAN_RETRY,
@@ -177,9 +181,11 @@ struct chan_ops {
 	 * channel's word); *declined (never NULL) 1 when the type says a
 	 * payment attempt was declined */
 	enum chan_event_kind (*event_kind)(const char *type, int *declined);
-	/* read one event's bytes as relayed to us: fill *ev (raw pointing at
-	 * raw); FD_EINVAL with a reason when they are not an event */
-	int (*read_event)(const void *raw, size_t len, struct chan_event *ev);
+	/* read one event's bytes as relayed to us, after verify accepted them
+	 * with secret (a channel may encrypt part of what it sends with it):
+	 * fill *ev (raw pointing at raw); FD_EINVAL with a reason when they
+	 * are not an event */
+	int (*read_event)(const char *secret, const void *raw, size_t len, struct chan_event *ev);
 	/* 0 when header (may be "") and the bytes carry a valid signature made
 	 * with secret at time now, else FD_EINVAL with a reason */
 	int (*verify)(const char *secret, const char *header, const void *raw, size_t len,

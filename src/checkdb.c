@@ -20,7 +20,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "chan-provider.h"
 #include "checkdb.h"
+#include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
@@ -306,6 +308,9 @@ const char *check_describe(const char *code)
 
 	if (!strcmp(code, "projection_stale"))
 		return _("every calendar row equals a fresh recomputation from the records");
+	if (!strcmp(code, "channel-provider-failing"))
+		return _("no enabled payment provider has been failing for longer than "
+		         "channel_failing_report_seconds");
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);
@@ -331,6 +336,50 @@ static int report_stale(const struct projection_diff *d, void *arg)
 	s->found++;
 	s->report("projection_stale", detail, s->arg);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the running shop */
+
+struct failing_ctx {
+	void (*report)(const char *code, const char *detail, void *arg);
+	void *arg;
+};
+
+static int report_failing(const char *code, int64_t since, void *arg)
+{
+	struct failing_ctx *f = arg;
+	char when[40], detail[300];
+
+	clock_format_local(since, "%Y-%m-%d %H:%M", when, sizeof when);
+	snprintf(detail, sizeof detail,
+	         "payment provider %s has been failing since %s (longer than "
+	         "channel_failing_report_seconds = %lld): a person must look",
+	         code, when, (long long)chan_provider_failing_limit());
+	f->report("channel-provider-failing", detail, f->arg);
+	return 0;
+}
+
+/* channel-provider-failing: every enabled payment provider whose calls
+ * have failed for longer than channel_failing_report_seconds (real time,
+ * clock_real). Returns how many, or a negative FD_E* code. */
+static int check_channel_failing(struct db *db,
+                                 void (*report)(const char *code, const char *detail, void *arg),
+                                 void *arg)
+{
+	struct failing_ctx f = {report, arg};
+
+	return chan_provider_failing_each(db, clock_real(), report_failing, &f);
+}
+
+int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+               void *arg)
+{
+	int n = check_all(db, report, arg), m;
+
+	if (n < 0)
+		return n;
+	m = check_channel_failing(db, report, arg);
+	return m < 0 ? m : n + m;
 }
 
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),

@@ -45,6 +45,16 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg);
 
+/* check_desk - everything `frontdesk check` reports: check_all, then what
+ * a person must look at in the running shop that says nothing about the
+ * file itself: "channel-provider-failing", an enabled payment provider
+ * whose calls have failed for longer than channel_failing_report_seconds
+ * (chan_provider_failing_each, at the real clock). Kept out of check_all
+ * so that a channel that is down never makes a backup fail its checks.
+ * Returns the number of problems, or a negative FD_E* code. */
+int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+               void *arg);
+
 /* check_describe - the translated one-line description of invariant code,
  * or NULL if there is no such invariant. */
 const char *check_describe(const char *code);

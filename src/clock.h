@@ -19,6 +19,13 @@ void clock_set_zone(const char *zone);
 /* clock_now - the current UTC time in seconds (FRONTDESK_NOW if set). */
 int64_t clock_now(void);
 
+/* clock_real - the real time in UTC seconds (time()), the clock of what
+ * the program times itself: leases, retries, since when a channel fails.
+ * FRONTDESK_REAL_NOW (UTC seconds) sets it for the readers of how long
+ * something has lasted, so that a test need not sleep; FRONTDESK_NOW does
+ * not move it (the desk's "now" and the real clock differ in tests). */
+int64_t clock_real(void);
+
 /* clock_parse_local - read "YYYY-MM-DD", "YYYY-MM-DD HH:MM" or
  * "YYYY-MM-DDTHH:MM[:SS]" in shop time into UTC seconds. A date alone is its
  * midnight. FD_EINVAL with a reason on anything else. */

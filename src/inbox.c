@@ -64,8 +64,10 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 	    db,
 	    "INSERT OR IGNORE INTO inbound_callback (source_system, external_id, via, event_type,"
 	    " object_id, payload, channel_created_at, received_at, status, attempts,"
-	    " next_attempt_at, last_error, updated_at)"
-	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?8)",
+	    " next_attempt_at, last_error, updated_at, integration_type)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?8, coalesce(?12,"
+	    " (SELECT integration_type FROM integration_provider WHERE provider_code = ?1"
+	    "  ORDER BY integration_type = 'payment' DESC LIMIT 1), 'payment'))",
 	    &st);
 	if (rc)
 		return rc;
@@ -87,6 +89,7 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 	else
 		sqlite3_bind_null(st, 10);
 	bind_opt(st, 11, ev->error);
+	bind_opt(st, 12, ev->type);
 	if ((rc = db_run_cached(db, st, _("cannot store the inbound event"))) != 0)
 		return rc;
 	if (sqlite3_changes(db_sqlite(db)) == 1) {
@@ -204,7 +207,7 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
 		digest_key("rejected", header, payload, len, r->external_id, sizeof r->external_id);
 		ev.status = "rejected";
-	} else if ((rc = ops->read_event(payload, len, &ce)) == 0) {
+	} else if ((rc = ops->read_event(secret, payload, len, &ce)) == 0) {
 		snprintf(r->external_id, sizeof r->external_id, "%s", ce.id);
 		ev.event_type = ce.type;
 		ev.object_id = ce.object_id;
@@ -232,7 +235,7 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 	"id, source_system, external_id, via, event_type, object_id, payload,"                     \
 	" coalesce(channel_created_at, 0), received_at, status, attempts,"                         \
 	" coalesce(next_attempt_at, 0), coalesce(parked_until, 0), last_error,"                    \
-	" coalesce(processed_at, 0), updated_at"
+	" coalesce(processed_at, 0), updated_at, integration_type"
 
 static void fill(sqlite3_stmt *st, struct inbox_event *e)
 {
@@ -260,6 +263,7 @@ static void fill(sqlite3_stmt *st, struct inbox_event *e)
 	e->last_error = dbrow_dup(st, 13);
 	e->processed_at = sqlite3_column_int64(st, 14);
 	e->updated_at = sqlite3_column_int64(st, 15);
+	snprintf(e->type, sizeof e->type, "%s", (const char *)sqlite3_column_text(st, 16));
 }
 
 int inbox_get(struct db *db, int64_t id, struct inbox_event *out)

@@ -42,6 +42,8 @@ struct inbox_new {
 	int64_t channel_created_at; /* 0 when unknown */
 	const char *status;         /* "received", "rejected" or "dead" */
 	const char *error;          /* why it was rejected or is dead; NULL */
+	const char *type; /* the integration type of source ("payment"); NULL: its registry
+	                   * type (src/chan-provider.h), "payment" when it is not registered */
 };
 
 struct inbox_event {
@@ -62,6 +64,7 @@ struct inbox_event {
 	char *last_error;        /* NULL when none */
 	int64_t processed_at;    /* 0 when not yet */
 	int64_t updated_at;
+	char type[16]; /* the integration type it is for: payment, booking, esign */
 };
 
 /* What inbox_ingest did. */

@@ -48,8 +48,9 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 	snprintf(key, sizeof key, "fd_%s_%s", bkey, rnd);
 	rc = db_prepare(db,
 	                "INSERT INTO outbox_event (event_type, business_key, provider_code,"
-	                " idempotency_key, payload, status, next_retry_at, created_at, updated_at)"
-	                " VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6)",
+	                " idempotency_key, payload, status, next_retry_at, created_at, updated_at,"
+	                " integration_type)"
+	                " VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6, ?7)",
 	                &st);
 	if (rc)
 		return rc;
@@ -59,6 +60,9 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
 	sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 6, now);
+	/* the commands written here are a payment provider's (the registry's
+	 * payment providers route them: chan_provider_route, _get) */
+	sqlite3_bind_text(st, 7, CHAN_TYPE_PAYMENT, -1, SQLITE_STATIC);
 	if ((rc = db_run(db, st, _("cannot write the outbox command"))) != 0)
 		return rc;
 	if (id)
@@ -330,6 +334,7 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 	    " coalesce(json_extract(o.payload, '$.currency'), ''), o.retry_count"
 	    " FROM outbox_event o"
 	    " WHERE o.status IN ('pending', 'sending', 'failed') AND o.provider_code = ?1"
+	    " AND o.integration_type = '" CHAN_TYPE_PAYMENT "'"
 	    " AND coalesce(o.next_retry_at, 0) <= ?2"
 	    " AND NOT EXISTS (SELECT 1 FROM outbox_event e WHERE e.id < o.id"
 	    "   AND e.status IN ('pending', 'sending', 'failed')"

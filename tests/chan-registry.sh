@@ -5,8 +5,10 @@
 # number below the primary's percentage: the primary, else the first
 # enabled backup), a disabled primary sends every order to a backup, no
 # enabled provider is a clear refusal; a provider whose polls have failed
-# for longer than channel_failing_report_seconds is reported by
-# `channel status` and `channel providers`. Every secret here is made up.
+# for longer than channel_failing_report_seconds (15 minutes by default)
+# is reported by `channel status`, `channel providers` and `frontdesk
+# check` (older than the setting, not younger; not when disabled).
+# Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=sk_test_made_up_registry_key
@@ -80,7 +82,23 @@ ok "a failed poll records since when the channel fails" \
 	test -n "$(db "SELECT failing_since FROM channel_state WHERE provider_code = 'stripe'")"
 is "not reported before the configured time" \
 	"$(fd --json channel status | jget 'd["failing"]')" False
+# frontdesk check reports it once it is older than the setting (15
+# minutes by default), at the real clock: FRONTDESK_REAL_NOW sets the
+# reader's clock instead of sleeping
+SINCE=$(db "SELECT failing_since FROM channel_state WHERE provider_code = 'stripe'")
+ok "failing for 5 minutes: frontdesk check is clean" env FRONTDESK_REAL_NOW=$((SINCE + 300)) "$FRONTDESK" check
+out=$(FRONTDESK_REAL_NOW=$((SINCE + 901)) fd check 2>&1)
+is "failing for 15 minutes: frontdesk check refuses" "$?" 1
+like "and names the provider" "$out" "channel-provider-failing: payment provider stripe has been failing since"
+is "one item" "$(FRONTDESK_REAL_NOW=$((SINCE + 901)) fd --json check | jget 'd["count"], d["violations"][0]["code"]')" "1 channel-provider-failing"
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+printf 'channel_failing_report_seconds = 60\n' > "$XDG_CONFIG_HOME/frontdesk/config"
+ok "with the setting at 60 s: not at 30 s" env FRONTDESK_REAL_NOW=$((SINCE + 30)) "$FRONTDESK" check
+FRONTDESK_REAL_NOW=$((SINCE + 61)) fd check >/dev/null 2>&1
+is "with the setting at 60 s: reported at 61 s" "$?" 1
+fd channel provider-set stripe --disable >/dev/null
+ok "a disabled provider is not reported" env FRONTDESK_REAL_NOW=$((SINCE + 3600)) "$FRONTDESK" check
+fd channel provider-set stripe --enable >/dev/null
 printf 'channel_failing_report_seconds = 0\n' > "$XDG_CONFIG_HOME/frontdesk/config"
 is "reported once it has failed for the configured time" \
 	"$(fd --json channel status | jget 'd["failing"]')" True

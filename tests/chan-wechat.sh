@@ -6,7 +6,12 @@
 # is posted once, and each notify is answered with the SUCCESS XML on
 # stdout; a lost notify is found by the order query; a notify with a bad
 # signature is refused and kept as rejected; a refund is sent once and
-# posted when the channel says it succeeded; `frontdesk check` stays clean.
+# posted when the channel says it succeeded; refund notifies (their
+# req_info encrypted with the merchant key) become refund events about our
+# refund key: a success is not posted twice, a failure is recorded for the
+# right order; a req_info that does not decrypt (another key, not base64,
+# truncated, not encrypted) is refused and kept as rejected; `frontdesk
+# check` stays clean.
 # Every key here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -115,5 +120,47 @@ ctl "refund/$RK" '{"status": "SUCCESS"}' >/dev/null
 fd channel process --once --all >/dev/null
 is "once it succeeded: one refund posted, the order being refunded" \
 	"$(db "SELECT count(*), sum(amount) FROM refund")|$(order "$O1" | cut -d'|' -f1,3)" "1|2500|refunding|2500"
+
+# --- Refund notifies: req_info decrypted, a refund event for our refund key ----------
+is "the refund's notify (queued when it succeeded) is accepted" "$(relay | tr '\n' ' ')" "0 "
+is "answered with the SUCCESS XML" \
+	"$(grep -c '<return_code><!\[CDATA\[SUCCESS\]\]></return_code>' "$TMP/answers")" 1
+is "stored as a refund event about our refund key" \
+	"$(db "SELECT event_type, object_id, status, integration_type FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'")" \
+	"wechat.refund.notify.SUCCESS|$RK|received|payment"
+is "inbox show names its integration type" \
+	"$(fd --json inbox show "$(db "SELECT id FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'")" | jget 'd["integration_type"]')" payment
+fd channel process --once --all >/dev/null
+is "processed; the refund it reports was posted already: not twice" \
+	"$(db "SELECT status FROM inbound_callback WHERE external_id = 'refund-notify:$RK:SUCCESS'" | sed 's/ignored/processed/')|$(db "SELECT count(*), sum(amount) FROM refund")" \
+	"processed|1|2500"
+fd channel refund "$O2" --amount 10 >/dev/null
+deliver
+RK2=$(db "SELECT json_extract(payload, '\$.data.object.id') FROM inbound_callback WHERE external_id LIKE 'answer:%' AND external_id <> 'answer:$RK'")
+ok "a second refund is at the channel" test -n "$RK2"
+ctl "refund/$RK2" '{"status": "CHANGE"}' >/dev/null
+is "its failure's notify is accepted" "$(relay | tr '\n' ' ')" "0 "
+is "a refund event that says failed" \
+	"$(db "SELECT event_type, object_id FROM inbound_callback WHERE external_id = 'refund-notify:$RK2:CHANGE'")" \
+	"wechat.refund.notify.CHANGE|$RK2"
+fd channel process --once --all >/dev/null
+is "the refund failed is recorded for the right order, which is paid again" \
+	"$(db "SELECT o.order_no, f.amount, f.asked_by_us FROM pay_order_refund_failed f JOIN pay_order o ON o.id = f.order_id")|$(order "$O2" | cut -d'|' -f1,3)" \
+	"$O2|1000|1|paid|0"
+is "nothing refunded for it" "$(db "SELECT count(*) FROM refund")" 1
+
+# --- A req_info that does not decrypt: refused, kept as rejected, never read ---------
+before=$(db "SELECT count(*) FROM inbound_callback WHERE status = 'rejected'")
+for how in other_key garbage truncated plain; do
+	ctl mode "{\"bad_req_info\": \"$how\"}" >/dev/null
+	ctl "refund/$RK2" '{"status": "CHANGE"}' >/dev/null
+	is "a refund notify with a req_info that is $how is refused" "$(relay | tr '\n' ' ')" "1 "
+done
+ctl mode '{"bad_req_info": ""}' >/dev/null
+like "with the reason" "$(cat "$TMP/ingest.err")" "req_info"
+is "each kept as rejected under its digest" \
+	"$(db "SELECT count(*) FROM inbound_callback WHERE status = 'rejected' AND external_id LIKE 'rejected:%'")" "$((before + 4))"
+fd channel process --once --all >/dev/null
+is "nothing was applied" "$(db "SELECT count(*) FROM refund")|$(db "SELECT count(*) FROM pay_order_refund_failed")" "1|1"
 ok "frontdesk check is clean" fd check
 done_testing

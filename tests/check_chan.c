@@ -24,6 +24,8 @@
 
 #include "chan-log.h"
 #include "chan-order.h"
+#include "chan-pipeline.h"
+#include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
@@ -35,6 +37,7 @@
 #include "err.h"
 #include "fixture.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "strbuf.h"
 
 static struct fx F;
@@ -508,8 +511,8 @@ START_TEST(test_inbox_raw_and_duplicates)
 {
 	/* bytes that are not text: a NUL, invalid UTF-8, CR LF */
 	static const unsigned char raw[] = {'{', 0, 0xff, 0xfe, '\r', '\n', '}'};
-	struct inbox_new ev = {"stripe", "evt_raw",  "poll",     "x.y",      "pi_1",
-	                       raw,      sizeof raw, 1700000000, "received", NULL};
+	struct inbox_new ev = {"stripe",   "evt_raw",  "poll",     "x.y", "pi_1", raw,
+	                       sizeof raw, 1700000000, "received", NULL,  NULL};
 	struct ins_ctx c = {&ev, 0, 0};
 	struct inbox_event e;
 	int64_t first;
@@ -911,6 +914,135 @@ START_TEST(test_provider_registry)
 }
 END_TEST
 
+/* 0009: the pipeline's rows carry their integration type: the writer
+ * takes it from the provider's registry row (payment when the source is
+ * not registered), the schema refuses a type the registry does not have
+ * and any change of it, and the payment processing takes only payment
+ * rows: a booking provider's due event is left alone. */
+START_TEST(test_pipeline_type)
+{
+	struct inbox_new ev = {"bk", "evt_b1", "forward",  "x.y", NULL, "{}",
+	                       2,    0,        "received", NULL,  NULL};
+	struct ins_ctx c = {&ev, 0, 0};
+	struct chan_process_opts o;
+	struct chan_process_result r;
+	struct inbox_event e;
+
+	ck_assert_ptr_nonnull(chan_pipeline_find("payment"));
+	ck_assert_ptr_null(chan_pipeline_find("booking"));
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
+	            " role, base_url, created_at, updated_at) VALUES"
+	            " ('booking', 'bk', 'primary', 'http://127.0.0.1:1', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(inbox_get(db, c.id, &e), 0);
+	ck_assert_str_eq(e.type, "booking");
+	inbox_event_free(&e);
+	ev.source = "stripe";
+	ev.external_id = "evt_p1";
+	ck_assert_int_eq(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM inbound_callback WHERE external_id ="
+	                         " 'evt_p1' AND integration_type = 'payment'"),
+	                 1);
+	ev.external_id = "evt_p2";
+	ev.type = "fax";
+	ck_assert_int_ne(db_write(db, ins_tx, &c), 0);
+	ck_assert_int_ne(exec_rc("UPDATE inbound_callback SET integration_type = 'esign'"),
+	                 SQLITE_OK);
+	ck_assert_int_ne(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at, integration_type)"
+	            " VALUES ('x', 'PO-1', 'bk', 'k1', '{}', 1, 1, 'fax')"),
+	    SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at)"
+	            " VALUES ('x', 'PO-1', 'bk', 'k1', '{}', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event_his"
+	                         " WHERE integration_type = 'payment'"),
+	                 1);
+	ck_assert_int_ne(exec_rc("UPDATE outbox_event SET integration_type = 'esign'"), SQLITE_OK);
+	/* a booking command of bk is not the payment outbox's to send (sending
+	 * it would ask the adapter, which has no context here) */
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, created_at, updated_at,"
+	            " integration_type) VALUES ('booking.create', 'BK-1', 'bk', 'k2',"
+	            " '{\"order_no\":\"BK-1\"}', 1, 1, 'booking')"),
+	    SQLITE_OK);
+	{
+		int sent = -1;
+
+		ck_assert_int_eq(
+		    outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, 1, &sent), 0);
+		/* (the payment command 'x' above is bk's, and is taken) */
+		ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event WHERE business_key ="
+		                         " 'BK-1' AND status = 'pending' AND retry_count = 0"),
+		                 1);
+	}
+	/* the payment processing of source bk: the booking event is not its
+	 * (taking it would ask the adapter, which has no context here) */
+	chan_process_opts_default(&o, "bk");
+	memset(&r, 0, sizeof r);
+	ck_assert_int_eq(chan_process_due(db, &chan_stripe_ops, NULL, &o, NULL, NULL, 1, &r), 0);
+	ck_assert_int_eq(r.processed + r.failed + r.ignored + r.dead + r.parked, 0);
+	ck_assert_int_eq(one_int("SELECT count(*) FROM inbound_callback WHERE source_system = 'bk'"
+	                         " AND status = 'received'"),
+	                 1);
+}
+END_TEST
+
+/* The refund notify's req_info: decrypted as openssl encrypted
+ * tests/wechat-refund-vectors.json (tests/make-wechat-refund-vectors.sh),
+ * its fields read; another key, a plaintext that is not <root>, text that
+ * is not base64 and bad padding are refused, never read. */
+START_TEST(test_wechat_refund_vectors)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	char path[512];
+	char *text;
+	cJSON *vs, *v, *kv;
+	struct chan_wx_msg m;
+	int good = 0, refused = 0;
+
+	snprintf(path, sizeof path, "%s/tests/wechat-refund-vectors.json", top ? top : ".");
+	text = slurp(path);
+	vs = cJSON_Parse(text);
+	ck_assert_ptr_nonnull(vs);
+	cJSON_ArrayForEach(v, vs)
+	{
+		const char *key = cJSON_GetObjectItem(v, "key")->valuestring;
+		const char *ri = cJSON_GetObjectItem(v, "req_info")->valuestring;
+		cJSON *fields = cJSON_GetObjectItem(v, "fields");
+
+		if (fields) {
+			ck_assert_msg(chan_wx_req_info(key, ri, &m) == 0, "%s", err_msg());
+			cJSON_ArrayForEach(kv, fields)
+			{
+				ck_assert_ptr_nonnull(chan_wx_get(&m, kv->string));
+				ck_assert_str_eq(chan_wx_get(&m, kv->string), kv->valuestring);
+			}
+			chan_wx_free(&m);
+			/* the same text under another key is refused */
+			ck_assert_int_eq(chan_wx_req_info("made_up_wrong_key", ri, &m), FD_EINVAL);
+			good++;
+		} else {
+			ck_assert_int_eq(chan_wx_req_info(key, ri, &m), FD_EINVAL);
+			ck_assert_int_eq(m.n, 0);
+			refused++;
+		}
+	}
+	ck_assert_int_eq(good, 2);
+	ck_assert_int_eq(refused, 4);
+	ck_assert_int_eq(chan_wx_req_info("k", "", &m), FD_EINVAL);
+	ck_assert_int_eq(chan_wx_req_info(NULL, "AAAA", &m), FD_EINVAL);
+	cJSON_Delete(vs);
+	free(text);
+}
+END_TEST
+
 /* ---------------------------------------------------------------- request log */
 
 START_TEST(test_log_masking)
@@ -1029,6 +1161,7 @@ int main(void)
 	tcase_add_test(pure, test_event_read_fixture);
 	tcase_add_test(pure, test_event_kinds);
 	tcase_add_test(pure, test_wechat_signature_vectors);
+	tcase_add_test(pure, test_wechat_refund_vectors);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
@@ -1037,6 +1170,7 @@ int main(void)
 	tcase_add_test(store, test_chan_order_owner);
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
+	tcase_add_test(store, test_pipeline_type);
 	tcase_add_test(pure, test_log_masking);
 	tcase_add_test(store, test_log_file);
 	suite_add_tcase(s, pure);

@@ -16,15 +16,27 @@ API (each request must be signed; a bad signature is return_code FAIL):
 Control (JSON, unsigned):
   POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|...} moves a
                              trade and queues its notify (SUCCESS, PAYERROR)
-  POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|...}
+  POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|"REFUNDCLOSE"|...} moves a
+                             refund and queues its refund notify (not for PROCESSING)
   POST /_control/mode        {"duplicate": bool, "reorder": bool, "lose": bool,
-                             "bad_sign": bool}: how queued notifies are handed out
+                             "bad_sign": bool, "bad_req_info": "" | "other_key" |
+                             "garbage" | "truncated" | "plain"}: how queued notifies
+                             are handed out (bad_sign: a payment notify signed, a
+                             refund notify encrypted, with another key)
   POST /_control/notifies    -> {"notifies": [XML, ...]}: the notifies queued
                              since the last call, as the mode says (a relay in
                              front of the shop would POST each to it)
   POST /_control/log         -> {"log": [{"path": P}, ...]} every API request
+
+A refund notify (v2) has no sign: its refund travels in req_info, the
+<root>...</root> document encrypted with AES-256-ECB (PKCS#7 padding)
+keyed with the lower-case hex MD5 of the merchant key, in base64. It is
+encrypted with Python's cryptography package when it is installed, else
+with the openssl tool.
 """
 import argparse
+import base64
+import subprocess
 import hashlib
 import hmac
 import json
@@ -36,7 +48,8 @@ import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 S = {"key": "", "trades": {}, "refunds": {}, "queue": [], "log": [],
-     "mode": {"duplicate": False, "reorder": False, "lose": False, "bad_sign": False},
+     "mode": {"duplicate": False, "reorder": False, "lose": False, "bad_sign": False,
+              "bad_req_info": ""},
      "tx": 4200000000000000000}
 LOCK = threading.Lock()
 
@@ -58,6 +71,52 @@ def signed_xml(params, key=None):
     p["sign_type"] = "HMAC-SHA256"
     p["sign"] = sign(p, key or S["key"])
     return to_xml(p)
+
+
+def aes_key(key):
+    return hashlib.md5(key.encode()).hexdigest().encode()
+
+
+def encrypt(key, plain):
+    """AES-256-ECB with PKCS#7 padding, base64: req_info."""
+    try:
+        from cryptography.hazmat.primitives import padding
+        from cryptography.hazmat.primitives.ciphers import Cipher, algorithms, modes
+    except ImportError:
+        out = subprocess.run(["openssl", "enc", "-aes-256-ecb", "-K", aes_key(key).hex(),
+                              "-base64", "-A"], input=plain, capture_output=True, check=True)
+        return out.stdout.decode().strip()
+    p = padding.PKCS7(128).padder()
+    data = p.update(plain) + p.finalize()
+    e = Cipher(algorithms.AES(aes_key(key)), modes.ECB()).encryptor()
+    return base64.b64encode(e.update(data) + e.finalize()).decode()
+
+
+def refund_root(r):
+    t = S["trades"][r["trade"]]
+    p = {"out_refund_no": r["no"], "out_trade_no": r["trade"], "refund_id": r["refund_id"],
+         "refund_fee": str(r["fee"]), "total_fee": str(t["fee"]),
+         "settlement_refund_fee": str(r["fee"]), "refund_status": r["status"],
+         "refund_recv_accout": "made up account", "refund_request_source": "API"}
+    return "<root>" + "".join("<%s><![CDATA[%s]]></%s>" % (k, v, k)
+                              for k, v in p.items()) + "</root>"
+
+
+def refund_notify_xml(r):
+    t = S["trades"][r["trade"]]
+    how = S["mode"]["bad_req_info"]
+    key = "not_the_merchant_key" if S["mode"]["bad_sign"] or how == "other_key" else S["key"]
+    plain = refund_root(r).encode()
+    if how == "plain":  # not encrypted at all
+        info = base64.b64encode(plain).decode()
+    elif how == "garbage":
+        info = "this is not base64!"
+    else:
+        info = encrypt(key, plain)
+        if how == "truncated":
+            info = info[:-8]
+    return to_xml({"return_code": "SUCCESS", "appid": t["appid"], "mch_id": t["mch_id"],
+                   "nonce_str": secrets.token_hex(8), "req_info": info})
 
 
 def trade_params(t):
@@ -118,6 +177,8 @@ class H(BaseHTTPRequestHandler):
             if not r:
                 return self.reply(404, "{}", "application/json")
             r["status"] = arg["status"]
+            if r["status"] != "PROCESSING":
+                S["queue"].append({"refund": r["no"]})
             return self.reply(200, json.dumps(r), "application/json")
         if what == "mode":
             S["mode"].update(arg)
@@ -128,7 +189,10 @@ class H(BaseHTTPRequestHandler):
                 if S["mode"]["lose"]:
                     continue
                 key = "not_the_merchant_key" if S["mode"]["bad_sign"] else None
-                x = signed_xml(p, key)
+                if "refund" in p:
+                    x = refund_notify_xml(S["refunds"][p["refund"]])
+                else:
+                    x = signed_xml(p, key)
                 out.append(x)
                 if S["mode"]["duplicate"]:
                     out.append(x)

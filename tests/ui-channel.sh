@@ -8,7 +8,8 @@
 # the lease when serve stops; then the status line follows the channel
 # (idle, last ok; offline with the next try while the channel answers 500;
 # idle again), counts pending inbound events and dead letters (inbound and
-# outbox) and follows changes to them; quitting frees the lease within
+# outbox) and follows changes to them; a provider failing for longer than
+# channel_failing_report_seconds is marked FAILING; quitting frees the lease within
 # about a second. A poll every second and 2 s leases keep it short.
 # Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
@@ -152,6 +153,23 @@ shows_re "at 80x24 the status line keeps the channel and the counts" \
 line=$(status_line)
 ok "at 80x24 the status line fits (${#line} columns)" test "${#line}" -le 80
 resize 120 40
+
+# Failing for long (channel_failing_report_seconds, 15 minutes by default):
+# the status line marks the provider; the marker goes when it works again.
+ctl fault '{"path": "/v1/events", "kind": "status", "status": 500, "count": 3}' >/dev/null
+shows_re "the channel fails again: offline" "channel: offline, next try"
+case "$(status_line)" in
+*FAILING*) fail "failing for a moment is not marked" "$(status_line)" ;;
+*) pass "failing for a moment is not marked" ;;
+esac
+ok "it has been failing for an hour" legal "
+	UPDATE channel_state SET failing_since = failing_since - 3600 WHERE provider_code = 'stripe'"
+shows_re "a provider failing for long is marked on the status line" "channel: offline[^|]*, stripe FAILING"
+if wait_re "channel: idle, last ok" 20; then
+	pass "once it works again the marker goes"
+else
+	fail "once it works again the marker goes" "$(screen_text)"
+fi
 
 # Quitting frees the lease within about a second.
 keys Q

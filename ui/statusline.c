@@ -153,7 +153,12 @@ int statusline_update(struct db *db)
 		L.outbox_stale = 0;
 	snprintf(L.db, sizeof L.db, "%s", base ? base + 1 : path);
 	channel_word(&ch, word, sizeof word);
-	snprintf(L.channel, sizeof L.channel, _("channel: %s"), word);
+	if (ch.failing > 0)
+		/* a provider failing for long (chan_summary_read): a marker in words */
+		snprintf(L.channel, sizeof L.channel, _("channel: %1$s, %2$s FAILING"), word,
+		         ch.failing_code);
+	else
+		snprintf(L.channel, sizeof L.channel, _("channel: %s"), word);
 	last_ok(ch.configured ? ch.last_success_at : 0, L.last_ok, sizeof L.last_ok);
 	ev_dead = ch.inbox_dead + L.outbox_dead;
 	L.dead_letters = ev_dead;

@@ -1,0 +1,83 @@
+/*
+ * chan-pipeline.c - the steps of each integration type for the channel
+ * worker (see chan-pipeline.h). The payment type's steps are the poller
+ * (chan-poll.c), the processing and active queries (chan-process.c) and
+ * the outbox delivery (outbox.c), each through the provider's payment
+ * adapter (struct chan_ops).
+ */
+#include <config.h>
+
+#include <string.h>
+
+#include "chan-pipeline.h"
+#include "chan-poll.h"
+#include "chan-process.h"
+#include "chan-provider.h"
+#include "outbox.h"
+
+static int pay_can_poll(const struct chan_conn *c)
+{
+	return c->ops->poll_events != NULL;
+}
+
+static int pay_poll(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                    struct chan_step_result *r)
+{
+	struct chan_poll_opts po;
+	struct chan_poll_result pr;
+	int rc;
+
+	chan_poll_opts_default(&po, c->p.code);
+	rc = chan_poll_once(db, c->ops, c->ctx, &po, lease, &pr);
+	r->stored = pr.stored;
+	r->wait = pr.wait;
+	return rc;
+}
+
+static int pay_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                     volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	struct chan_process_opts o;
+	struct chan_process_result pr;
+	int rc;
+
+	chan_process_opts_default(&o, c->p.code);
+	memset(&pr, 0, sizeof pr);
+	rc = chan_query_due(db, c->ops, c->ctx, &o, lease, stop, 0, &pr);
+	r->found = pr.queried;
+	return rc;
+}
+
+static int pay_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                       volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	struct chan_process_opts o;
+	struct chan_process_result pr;
+	int rc;
+
+	chan_process_opts_default(&o, c->p.code);
+	memset(&pr, 0, sizeof pr);
+	rc = chan_process_due(db, c->ops, c->ctx, &o, lease, stop, 0, &pr);
+	r->dead = pr.dead;
+	return rc;
+}
+
+static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                       volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	return outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, 0, &r->sent);
+}
+
+static const struct chan_pipeline pipelines[] = {
+    {CHAN_TYPE_PAYMENT, pay_can_poll, pay_poll, pay_query, pay_process, pay_deliver},
+};
+
+const struct chan_pipeline *chan_pipeline_find(const char *type)
+{
+	size_t i;
+
+	for (i = 0; type && i < sizeof pipelines / sizeof *pipelines; i++)
+		if (!strcmp(pipelines[i].type, type))
+			return &pipelines[i];
+	return NULL;
+}
