@@ -29,6 +29,9 @@ static const struct action_def table[] = {
      CTX_GLOBAL, N_("Search")},
     {ACT_DEAD_LETTERS, "dead-letters", "D", N_("Show the payment channel's dead letters"),
      CTX_GLOBAL, N_("Dead letters")},
+    {ACT_HISTORY, "history", "H",
+     N_("Show the history of the selected record: who changed what, when and why"), CTX_GLOBAL,
+     N_("History")},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},

@@ -43,6 +43,7 @@ enum action {
 	ACT_REDRAW,
 	ACT_SEARCH,
 	ACT_DEAD_LETTERS,
+	ACT_HISTORY,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,

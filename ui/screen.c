@@ -429,6 +429,19 @@ static void global_action(const struct ui_event *ev)
 	case ACT_DEAD_LETTERS:
 		push(view_dead_new());
 		break;
+	case ACT_HISTORY: {
+		struct view *top = S.stack[S.depth - 1];
+		const char *kind = NULL;
+		int64_t id = 0;
+
+		if (top->ops->target && top->ops->target(top, &kind, &id))
+			push(view_history_new(kind, id));
+		else
+			ui_msg(MSG_INFO,
+			       _("Select a visit, job, invoice, payment or customer first: H "
+			         "shows its history."));
+		break;
+	}
 	default:
 		break;
 	}

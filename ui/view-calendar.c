@@ -930,6 +930,17 @@ static const enum action cal_hints[] = {ACT_CAL_OPEN,      ACT_CAL_MONTH, ACT_CA
                                         ACT_CAL_DAY,       ACT_CAL_TODAY, ACT_CAL_GOTO,
                                         ACT_CAL_NEW_VISIT, ACT_NONE};
 
+static int cal_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct calv *c = v->priv;
+
+	if (!c->sel)
+		return 0;
+	*kind = "visit";
+	*id = c->sel;
+	return 1;
+}
+
 static const struct view_ops cal_ops = {
     .name = "calendar",
     .ctx = CTX_CAL,
@@ -943,6 +954,7 @@ static const struct view_ops cal_ops = {
     .title = cal_title,
     .help = cal_help,
     .idle = cal_idle,
+    .target = cal_target,
 };
 
 struct view *view_calendar_new(void)

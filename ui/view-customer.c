@@ -200,6 +200,13 @@ static const enum action customer_keys[] = {ACT_UP,  ACT_DOWN,   ACT_PAGE_UP, AC
                                             ACT_NONE};
 static const enum action customer_hints[] = {ACT_OPEN, ACT_RECORD_PAYMENT, ACT_NONE};
 
+static int customer_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct customerv *x = v->priv;
+
+	return pane_history_target(&x->p, "customer", x->id, kind, id);
+}
+
 static const struct view_ops customer_ops = {
     .name = "customer",
     .ctx = CTX_PANE,
@@ -212,6 +219,7 @@ static const struct view_ops customer_ops = {
     .reload = customer_reload,
     .title = customer_title,
     .help = customer_help,
+    .target = customer_target,
 };
 
 struct view *view_customer_new(int64_t customer_id)

@@ -273,6 +273,13 @@ static const enum action event_hints[] = {ACT_DEAD_RETRY, ACT_DEAD_IGNORE, ACT_N
 static const enum action command_keys[] = {ACT_UP,  ACT_DOWN,   ACT_PAGE_UP, ACT_PAGE_DOWN,
                                            ACT_TOP, ACT_BOTTOM, ACT_NONE};
 
+static int event_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct eventv *x = v->priv;
+
+	return pane_history_target(&x->p, x->outbox ? NULL : "inbound", x->id, kind, id);
+}
+
 static const struct view_ops event_ops = {
     .name = "inbound-event",
     .ctx = CTX_PANE | CTX_DEAD,
@@ -285,6 +292,7 @@ static const struct view_ops event_ops = {
     .reload = event_reload,
     .title = event_title,
     .help = event_help,
+    .target = event_target,
 };
 
 static const struct view_ops command_ops = {

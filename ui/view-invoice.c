@@ -351,6 +351,13 @@ static const enum action invoice_keys[] = {
 static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
                                             ACT_CARD_CHARGE, ACT_NONE};
 
+static int invoice_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct invoicev *x = v->priv;
+
+	return pane_history_target(&x->p, "invoice", x->id, kind, id);
+}
+
 static const struct view_ops invoice_ops = {
     .name = "invoice",
     .ctx = CTX_PANE,
@@ -363,6 +370,7 @@ static const struct view_ops invoice_ops = {
     .reload = invoice_reload,
     .title = invoice_title,
     .help = invoice_help,
+    .target = invoice_target,
 };
 
 struct view *view_invoice_new(int64_t invoice_id)

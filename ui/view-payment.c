@@ -231,6 +231,13 @@ static const enum action payment_keys[] = {
     ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND,  ACT_RECORD_PAYMENT, ACT_NONE};
 static const enum action payment_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND, ACT_NONE};
 
+static int payment_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct paymentv *x = v->priv;
+
+	return pane_history_target(&x->p, "payment", x->id, kind, id);
+}
+
 static const struct view_ops payment_ops = {
     .name = "payment",
     .ctx = CTX_PANE,
@@ -243,6 +250,7 @@ static const struct view_ops payment_ops = {
     .reload = payment_reload,
     .title = payment_title,
     .help = payment_help,
+    .target = payment_target,
 };
 
 struct view *view_payment_new(int64_t payment_id)

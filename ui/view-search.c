@@ -149,6 +149,13 @@ static const enum action results_keys[] = {ACT_UP,  ACT_DOWN,   ACT_PAGE_UP, ACT
                                            ACT_TOP, ACT_BOTTOM, ACT_OPEN,    ACT_NONE};
 static const enum action results_hints[] = {ACT_OPEN, ACT_NONE};
 
+static int results_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct resultsv *x = v->priv;
+
+	return pane_history_target(&x->p, NULL, 0, kind, id);
+}
+
 static const struct view_ops results_ops = {
     .name = "search-results",
     .ctx = CTX_PANE,
@@ -161,6 +168,7 @@ static const struct view_ops results_ops = {
     .reload = results_reload,
     .title = results_title,
     .help = NULL,
+    .target = results_target,
 };
 
 /* ---------------------------------------------------------------- the prompt */

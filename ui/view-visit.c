@@ -334,6 +334,13 @@ static const enum action visit_keys[] = {
 static const enum action visit_hints[] = {
     ACT_OPEN, ACT_EDIT, ACT_NEW_JOB, ACT_NEW_ITEM, ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT, ACT_NONE};
 
+static int visit_target(struct view *v, const char **kind, int64_t *id)
+{
+	struct visitv *x = v->priv;
+
+	return pane_history_target(&x->p, "visit", x->appt_id, kind, id);
+}
+
 static const struct view_ops visit_ops = {
     .name = "visit",
     .ctx = CTX_PANE,
@@ -346,6 +353,7 @@ static const struct view_ops visit_ops = {
     .reload = visit_reload,
     .title = visit_title,
     .help = visit_help,
+    .target = visit_target,
 };
 
 struct view *view_visit_new(int64_t appt_id)

@@ -64,6 +64,10 @@ struct view_ops {
 	/* nothing to do but wait for a key: do one small piece of work ahead
 	 * (read the next month); 1 when there may be more. May be NULL. */
 	int (*idle)(struct view *v);
+	/* the record H shows the history of: the selected line's, else the
+	 * view's own; *kind gets a history kind word (history.h). 0 when there
+	 * is none. May be NULL (nothing here has a history). */
+	int (*target)(struct view *v, const char **kind, int64_t *id);
 };
 
 struct view {

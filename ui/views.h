@@ -11,6 +11,8 @@
 
 #include "view.h"
 
+struct pane;
+
 /* view-calendar.c: the month, week and day views (the bottom of the stack) */
 struct view *view_calendar_new(void);
 
@@ -46,6 +48,15 @@ struct view *view_event_new(int64_t inbox_id);
 
 /* view-event.c: one outbox command with every field and its payload */
 struct view *view_command_new(int64_t outbox_id);
+
+/* view-history.c: the timeline of record id of kind (a history.h kind word) */
+struct view *view_history_new(const char *kind, int64_t id);
+
+/* pane_history_target - the history kind word and id of pane p's selected
+ * line (a visit, job, item, invoice, allocation, payment, refund or
+ * customer), else own_kind / own_id: the target op of the panes. */
+int pane_history_target(const struct pane *p, const char *own_kind, int64_t own_id,
+                        const char **kind, int64_t *id);
 
 /* form-ignore.c: ignore inbound event inbox_id with a reason (confirmed) */
 struct view *form_ignore_new(int64_t inbox_id);
