@@ -1048,9 +1048,9 @@ static const struct cli_cmd channel_cmds[] = {
 int cli_chan(struct cli *c, const char *group, int argc, char **argv)
 {
 	if (!strcmp(group, "inbox"))
-		return cli_dispatch(c, "inbox", inbox_cmds, argc, argv);
+		return cli_dispatch_cmds(c, "inbox", inbox_cmds, argc, argv);
 	if (!strcmp(group, "channel"))
-		return cli_dispatch(c, "channel", channel_cmds, argc, argv);
+		return cli_dispatch_cmds(c, "channel", channel_cmds, argc, argv);
 	if (!strcmp(group, "serve"))
 		return cmd_serve(c, argc + 1, argv - 1);
 	return cli_usage("", _("unknown command '%.40s'"), group);

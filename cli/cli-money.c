@@ -93,16 +93,16 @@ static const struct cli_cmd none[] = {{NULL, NULL, NULL, NULL}};
 int cli_money(struct cli *c, const char *group, int argc, char **argv)
 {
 	if (!strcmp(group, "invoice"))
-		return cli_dispatch(c, group, mcli_invoice_cmds, argc, argv);
+		return cli_dispatch_cmds(c, group, mcli_invoice_cmds, argc, argv);
 	if (!strcmp(group, "pay"))
-		return cli_dispatch(c, group, mcli_pay_cmds, argc, argv);
+		return cli_dispatch_cmds(c, group, mcli_pay_cmds, argc, argv);
 	if (!strcmp(group, "refund"))
 		return mcli_refund(c, argc, argv);
 	if (!strcmp(group, "check"))
 		return mcli_check(c, argc, argv);
 	if (!strcmp(group, "report"))
-		return cli_dispatch(c, group, mcli_report_cmds, argc, argv);
+		return cli_dispatch_cmds(c, group, mcli_report_cmds, argc, argv);
 	if (!strcmp(group, "export"))
-		return cli_dispatch(c, group, mcli_export_cmds, argc, argv);
-	return cli_dispatch(c, group, none, argc, argv);
+		return cli_dispatch_cmds(c, group, mcli_export_cmds, argc, argv);
+	return cli_dispatch_cmds(c, group, none, argc, argv);
 }

@@ -901,8 +901,8 @@ int cli_ops(struct cli *c, const char *group, int argc, char **argv)
 		return rc;
 	}
 	if (!strcmp(group, "projection"))
-		return cli_dispatch(c, group, projection_cmds, argc, argv);
+		return cli_dispatch_cmds(c, group, projection_cmds, argc, argv);
 	if (!strcmp(group, "tasks"))
-		return cli_dispatch(c, group, jobs_cmds, argc, argv);
-	return cli_dispatch(c, group, lease_cmds, argc, argv);
+		return cli_dispatch_cmds(c, group, jobs_cmds, argc, argv);
+	return cli_dispatch_cmds(c, group, lease_cmds, argc, argv);
 }

@@ -479,7 +479,7 @@ static const struct cli_cmd job_cmds[] = {
 
 int cli_job(struct cli *c, int argc, char **argv)
 {
-	return cli_dispatch(c, "job", job_cmds, argc, argv);
+	return cli_dispatch_cmds(c, "job", job_cmds, argc, argv);
 }
 
 /* ---------------------------------------------------------------- appt */
@@ -676,7 +676,7 @@ static const struct cli_cmd appt_cmds[] = {
 
 int cli_appt(struct cli *c, int argc, char **argv)
 {
-	return cli_dispatch(c, "visit", appt_cmds, argc, argv);
+	return cli_dispatch_cmds(c, "visit", appt_cmds, argc, argv);
 }
 
 /* ---------------------------------------------------------------- link */
@@ -818,7 +818,7 @@ static const struct cli_cmd link_cmds[] = {
 
 int cli_link(struct cli *c, int argc, char **argv)
 {
-	return cli_dispatch(c, "link", link_cmds, argc, argv);
+	return cli_dispatch_cmds(c, "link", link_cmds, argc, argv);
 }
 
 /* ---------------------------------------------------------------- item */
@@ -1034,5 +1034,5 @@ static const struct cli_cmd item_cmds[] = {
 
 int cli_item(struct cli *c, int argc, char **argv)
 {
-	return cli_dispatch(c, "item", item_cmds, argc, argv);
+	return cli_dispatch_cmds(c, "item", item_cmds, argc, argv);
 }

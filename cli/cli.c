@@ -24,46 +24,24 @@
 #include "version.h"
 #include "xalloc.h"
 
-static int open_new(struct cli *c, struct db **out)
-{
-	char *path = c->db_path ? xstrdup(c->db_path) : db_default_path();
-	int rc = db_open(path, DB_OPEN_CREATE, out);
-
-	free(path);
-	return rc;
-}
-
 /* init: a new database at a path that does not exist yet (or a zero-byte
  * file, or an SQLite file with nothing in it); an existing frontdesk
  * database is only brought up to date. --to N stops at schema version N
  * (a database to try an upgrade on). */
-static int cmd_init(struct cli *c, int argc, char **argv)
+static int cmd_init(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--to VERSION]";
-	const char *to = NULL;
-	struct cli_opt opts[] = {
-	    {"to", &to, NULL, N_("create it at this schema version only (to try an upgrade)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1], *path;
-	int npos, rc, cur = 0;
-	int64_t target = -1;
+	char *path = c->db_path ? xstrdup(c->db_path) : db_default_path();
+	int rc, cur = 0;
 	struct db *db;
 
-	rc = cli_parse(c, "init", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (to && (rc = cli_parse_id("init", "--to", to, &target)))
-		return rc;
-	if (!to) {
-		rc = open_new(c, &db);
+	if (!cli_arg_flag(a, "to")) {
+		rc = db_open(path, DB_OPEN_CREATE, &db);
 	} else {
-		path = c->db_path ? xstrdup(c->db_path) : db_default_path();
 		rc = db_open(path, DB_OPEN_CREATE | DB_OPEN_NO_MIGRATE, &db);
-		free(path);
-		if (!rc && (rc = migrate_to(db, (int)target, 0)) != 0)
+		if (!rc && (rc = migrate_to(db, (int)cli_arg_id(a, "to"), 0)) != 0)
 			db_close(db);
 	}
+	free(path);
 	if (rc)
 		return cli_refused(rc);
 	if ((rc = migrate_current(db, &cur)) != 0) {
@@ -83,83 +61,51 @@ static int cmd_init(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_demo(struct cli *c, int argc, char **argv, cli_screen_fn screen)
+/* demo: the framework opened (or created) the database. */
+static int cmd_demo(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--open]";
-	int open_screen = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"open", NULL, &open_screen, N_("open the screen on the demo database afterwards")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	struct db *db;
 	int64_t made = 0;
+	int rc = demo_create(c->db, clock_now(), &made);
 
-	rc = cli_parse(c, "demo", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = open_new(c, &db)))
 		return cli_refused(rc);
-	rc = demo_create(db, clock_now(), &made);
-	if (rc) {
-		db_close(db);
-		return cli_refused(rc);
-	}
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
-		cli_json_str(o, "database", db_path(db));
+		cli_json_str(o, "database", db_path(c->db));
 		cli_json_int(o, "appointments_created", made);
 		cli_print_json(o);
 	} else if (made) {
-		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(db),
+		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(c->db),
 		        (long long)made);
 	} else {
-		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(db));
+		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(c->db));
 	}
-	if (open_screen) {
+	if (cli_arg_flag(a, "open")) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			db_close(db);
 			fprintf(stderr, _("frontdesk: --open needs a terminal\n"));
 			return CLI_REFUSED;
 		}
-		rc = screen(db);
-		db_close(db);
-		return rc;
+		return c->screen(c->db);
 	}
-	db_close(db);
 	return CLI_OK;
 }
 
-static int cmd_migrate(struct cli *c, int argc, char **argv)
+static int cmd_migrate(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--to VERSION] [--allow-destructive] [--status]";
-	const char *to = NULL;
-	int allow = 0, status = 0, npos, rc, cur = 0;
-	int64_t target = -1;
-	struct cli_opt opts[] = {
-	    {"to", &to, NULL, N_("migrate up to this version only")},
-	    {"allow-destructive", NULL, &allow,
-	     N_("also apply migrations that change existing data")},
-	    {"status", NULL, &status, N_("only show the applied and known versions")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
+	int rc, cur = 0;
 	struct db *db;
 	char *path;
 
-	rc = cli_parse(c, "migrate", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (to && (rc = cli_parse_id("migrate", "--to", to, &target)))
-		return rc;
 	path = c->db_path ? xstrdup(c->db_path) : db_default_path();
 	/* only init creates a database: migrate opens an existing one */
 	rc = db_open(path, DB_OPEN_NO_MIGRATE, &db);
 	free(path);
 	if (rc)
 		return cli_refused(rc);
-	if (!status && (rc = migrate_to(db, (int)target, allow)) != 0) {
+	if (!cli_arg_flag(a, "status") &&
+	    (rc = migrate_to(db, cli_arg_flag(a, "to") ? (int)cli_arg_id(a, "to") : -1,
+	                     cli_arg_flag(a, "allow-destructive"))) != 0) {
 		db_close(db);
 		return cli_refused(rc);
 	}
@@ -180,6 +126,42 @@ static int cmd_migrate(struct cli *c, int argc, char **argv)
 	db_close(db);
 	return CLI_OK;
 }
+
+static const struct cli_entry init_entry = {
+    "init",
+    NULL,
+    "[--to VERSION]",
+    NULL,
+    N_("create a new, empty database"),
+    .opts = {{"to", CLI_ID, N_("create it at this schema version only (to try an upgrade)"), NULL,
+              NULL}},
+    .run = cmd_init};
+static const struct cli_entry demo_entry = {
+    "demo",
+    NULL,
+    "[--open]",
+    NULL,
+    N_("create a demo database (customers, a month of visits)"),
+    .opts = {{"open", CLI_FLAG, N_("open the screen on the demo database afterwards"), NULL, NULL}},
+    .db = CLI_DB_CREATE,
+    .run = cmd_demo};
+static const struct cli_entry migrate_entry = {
+    "migrate",
+    NULL,
+    "[--to VERSION] [--allow-destructive] [--status]",
+    NULL,
+    N_("show or apply schema migrations"),
+    .opts = {{"to", CLI_ID, N_("migrate up to this version only"), NULL, NULL},
+             {"allow-destructive", CLI_FLAG, N_("also apply migrations that change existing data"),
+              NULL, NULL},
+             {"status", CLI_FLAG, N_("only show the applied and known versions"), NULL, NULL}},
+    .run = cmd_migrate};
+static const struct cli_entry customer_group = {"customer",
+                                                NULL,
+                                                NULL,
+                                                NULL,
+                                                N_("add, list, show, edit, delete customers"),
+                                                .sub = cli_customer_cmds};
 
 static const struct {
 	const char *name, *help;
@@ -263,6 +245,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	                            ? getenv("FRONTDESK_LOCALEDIR")
 	                            : LOCALEDIR);
 	textdomain(PACKAGE);
+	c.screen = screen;
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));
 
@@ -316,13 +299,13 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		argc -= i;
 		argv += i;
 		if (!strcmp(cmd, "init"))
-			rc = cmd_init(&c, argc, argv);
+			rc = cli_run(&c, &init_entry, cmd, argc, argv);
 		else if (!strcmp(cmd, "demo"))
-			rc = cmd_demo(&c, argc, argv, screen);
+			rc = cli_run(&c, &demo_entry, cmd, argc, argv);
 		else if (!strcmp(cmd, "migrate"))
-			rc = cmd_migrate(&c, argc, argv);
+			rc = cli_run(&c, &migrate_entry, cmd, argc, argv);
 		else if (!strcmp(cmd, "customer"))
-			rc = cli_customer(&c, argc - 1, argv + 1);
+			rc = cli_dispatch(&c, &customer_group, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "job"))
 			rc = cli_job(&c, argc - 1, argv + 1);
 		else if (!strcmp(cmd, "visit") || !strcmp(cmd, "appt"))
