@@ -152,20 +152,21 @@ static int parse_argv(struct cli *c, const struct cli_entry *e, struct cli_args 
 	return 0;
 }
 
-/* What parsing alone can check: the positional id, the positional count,
- * the required options and the ids options carry. 0 or CLI_USAGE. */
+/* What parsing alone can check, in this order: the positional id, the
+ * required options, the positional count and the ids options carry. 0 or
+ * CLI_USAGE. */
 static int check_args(const struct cli_entry *e, struct cli_args *a)
 {
 	int i, rc;
 
 	if (e->id && (rc = cli_parse_id(a->cmd, _(e->id), a->npos ? a->pos[0] : NULL, &a->id)) != 0)
 		return rc;
-	for (i = 0; i < e->min_pos; i++)
-		if (i >= a->npos || (e->nonempty && !*a->pos[i]))
-			return cli_usage(a->cmd, "%s", _(e->missing));
 	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++)
 		if (e->opts[i].required && !a->given[i])
 			return cli_usage(a->cmd, "%s", _(e->opts[i].required));
+	for (i = 0; i < e->min_pos; i++)
+		if (i >= a->npos || (e->nonempty && !*a->pos[i]))
+			return cli_usage(a->cmd, "%s", _(e->missing));
 	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++) {
 		const struct cli_option *o = &e->opts[i];
 		char what[48];

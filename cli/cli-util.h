@@ -163,9 +163,9 @@ void cli_json_time(cJSON *obj, const char *key, int64_t t);
  * not in a group (see cli.c for the top of the table). */
 extern const struct cli_entry cli_customer_cmds[];
 extern const struct cli_entry cli_job_cmds[], cli_appt_cmds[], cli_link_cmds[], cli_item_cmds[];
-extern const struct cli_entry cli_ops_agenda, cli_projection_cmds[], cli_tasks_cmds[],
+extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks_cmds[],
     cli_lease_cmds[];
-extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_ops_serve;
+extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_serve_entry;
 extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 
 /* The old interface, while the commands move to the table. */
@@ -206,20 +206,5 @@ int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct
  * after --help, CLI_USAGE, CLI_REFUSED). */
 int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
                  const char *what, int argc, char **argv, int64_t *id, int *status);
-
-/* The command groups, one file each (cli-customer.c, cli-work.c). */
-int cli_job(struct cli *c, int argc, char **argv);
-int cli_appt(struct cli *c, int argc, char **argv);
-int cli_link(struct cli *c, int argc, char **argv);
-int cli_item(struct cli *c, int argc, char **argv);
-/* Money commands (cli-money.c): group is "invoice", "pay", "refund", "check",
- * "report" or "export"; argv[0] is the subcommand (or option). */
-int cli_money(struct cli *c, const char *group, int argc, char **argv);
-/* Operations (cli-ops.c): group is "agenda", "projection", "jobs" or "lease". */
-int cli_ops(struct cli *c, const char *group, int argc, char **argv);
-/* Payment channel (cli-chan.c): group is "channel" or "inbox". */
-int cli_chan(struct cli *c, const char *group, int argc, char **argv);
-/* Backups (cli-backup.c): group is "backup" or "restore". */
-int cli_backup(struct cli *c, const char *group, int argc, char **argv);
 
 #endif

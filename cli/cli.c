@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli-money.h"
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
@@ -156,39 +157,54 @@ static const struct cli_entry migrate_entry = {
               NULL, NULL},
              {"status", CLI_FLAG, N_("only show the applied and known versions"), NULL, NULL}},
     .run = cmd_migrate};
-static const struct cli_entry customer_group = {"customer",
-                                                NULL,
-                                                NULL,
-                                                NULL,
-                                                N_("add, list, show, edit, delete customers"),
-                                                .sub = cli_customer_cmds};
+/* A group: its name, alias and help; its commands are in sub. */
+#define GROUP(name, alias, help, cmds)                                                             \
+	{                                                                                          \
+		name, alias, NULL, NULL, help, .sub = cmds                                         \
+	}
 
-static const struct {
-	const char *name, *help;
-} commands[] = {
-    {"init", N_("create a new, empty database")},
-    {"demo", N_("create a demo database (customers, a month of visits)")},
-    {"migrate", N_("show or apply schema migrations")},
-    {"customer", N_("add, list, show, edit, delete customers")},
-    {"job", N_("add, list, show, edit, set the status of jobs")},
-    {"visit", N_("add, list, show, edit, set the status of visits (alias: appt)")},
-    {"link", N_("say which jobs a visit works on (add, edit, remove)")},
-    {"item", N_("add, list, show, edit, delete line items of a job")},
-    {"invoice", N_("issue, list, show, void invoices; credit notes")},
-    {"pay", N_("record payments, allocate them to invoices, reverse allocations")},
-    {"refund", N_("refund (part of) a payment")},
-    {"check", N_("verify the whole database and list every violation")},
-    {"report", N_("receivables aging, takings, customer statements")},
-    {"export", N_("export an accounting journal for ledger/hledger")},
-    {"agenda", N_("list the visits of a date range (from the calendar projection)")},
-    {"projection", N_("rebuild or check the calendar projection")},
-    {"tasks", N_("list, show and retry background tasks (alias: jobs)")},
-    {"lease", N_("show the leases and locks of the control table")},
-    {"channel", N_("poll the payment channel, show its state")},
-    {"inbox", N_("inbound channel events: ingest, list, show, retry, ignore")},
-    {"serve", N_("run the job runner and the payment channel worker headless")},
-    {"backup", N_("take a checked backup of the database while others keep working")},
-    {"restore", N_("put a backup back in place of the database (no session may be open)")},
+/* The top of the command table, in the order of the help. */
+static const struct cli_entry *const commands[] = {
+    &init_entry,
+    &demo_entry,
+    &migrate_entry,
+    &(const struct cli_entry)GROUP("customer", NULL, N_("add, list, show, edit, delete customers"),
+                                   cli_customer_cmds),
+    &(const struct cli_entry)GROUP("job", NULL, N_("add, list, show, edit, set the status of jobs"),
+                                   cli_job_cmds),
+    &(const struct cli_entry)GROUP(
+        "visit", "appt", N_("add, list, show, edit, set the status of visits (alias: appt)"),
+        cli_appt_cmds),
+    &(const struct cli_entry)GROUP(
+        "link", NULL, N_("say which jobs a visit works on (add, edit, remove)"), cli_link_cmds),
+    &(const struct cli_entry)GROUP(
+        "item", NULL, N_("add, list, show, edit, delete line items of a job"), cli_item_cmds),
+    &(const struct cli_entry)GROUP(
+        "invoice", NULL, N_("issue, list, show, void invoices; credit notes"), mcli_invoice_cmds),
+    &(const struct cli_entry)GROUP(
+        "pay", NULL, N_("record payments, allocate them to invoices, reverse allocations"),
+        mcli_pay_cmds),
+    &mcli_refund_entry,
+    &mcli_check_entry,
+    &(const struct cli_entry)GROUP(
+        "report", NULL, N_("receivables aging, takings, customer statements"), mcli_report_cmds),
+    &(const struct cli_entry)GROUP(
+        "export", NULL, N_("export an accounting journal for ledger/hledger"), mcli_export_cmds),
+    &cli_agenda_entry,
+    &(const struct cli_entry)GROUP(
+        "projection", NULL, N_("rebuild or check the calendar projection"), cli_projection_cmds),
+    &(const struct cli_entry)GROUP(
+        "tasks", "jobs", N_("list, show and retry background tasks (alias: jobs)"), cli_tasks_cmds),
+    &(const struct cli_entry)GROUP(
+        "lease", NULL, N_("show the leases and locks of the control table"), cli_lease_cmds),
+    &(const struct cli_entry)GROUP("channel", NULL, N_("poll the payment channel, show its state"),
+                                   cli_channel_cmds),
+    &(const struct cli_entry)GROUP("inbox", NULL,
+                                   N_("inbound channel events: ingest, list, show, retry, ignore"),
+                                   cli_inbox_cmds),
+    &cli_serve_entry,
+    &cli_backup_entry,
+    &cli_restore_entry,
 };
 
 static void usage(FILE *out)
@@ -199,7 +215,7 @@ static void usage(FILE *out)
 	               "[COMMAND ...]\n\n"
 	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, _(commands[i].help));
+		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->help));
 	fprintf(out,
 	        _("\nThe database is --db PATH, else $FRONTDESK_DB, else "
 	          "$XDG_DATA_HOME/frontdesk/frontdesk.db.\n"
@@ -294,42 +310,23 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			return CLI_REFUSED;
 		rc = screen(c.db);
 	} else {
-		const char *cmd = argv[i];
+		const struct cli_entry *e = NULL;
+		size_t k;
 
 		argc -= i;
 		argv += i;
-		if (!strcmp(cmd, "init"))
-			rc = cli_run(&c, &init_entry, cmd, argc, argv);
-		else if (!strcmp(cmd, "demo"))
-			rc = cli_run(&c, &demo_entry, cmd, argc, argv);
-		else if (!strcmp(cmd, "migrate"))
-			rc = cli_run(&c, &migrate_entry, cmd, argc, argv);
-		else if (!strcmp(cmd, "customer"))
-			rc = cli_dispatch(&c, &customer_group, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "job"))
-			rc = cli_job(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "visit") || !strcmp(cmd, "appt"))
-			rc = cli_appt(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "link"))
-			rc = cli_link(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "item"))
-			rc = cli_item(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "invoice") || !strcmp(cmd, "pay") || !strcmp(cmd, "refund") ||
-		         !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
-			rc = cli_money(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
-		         !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
-			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "jobs")) /* the old name of tasks */
-			rc = cli_ops(&c, "tasks", argc - 1, argv + 1);
-		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))
-			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "backup") || !strcmp(cmd, "restore"))
-			rc = cli_backup(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "help"))
+		for (k = 0; k < sizeof commands / sizeof commands[0] && !e; k++)
+			if (!strcmp(argv[0], commands[k]->name) ||
+			    (commands[k]->alias && !strcmp(argv[0], commands[k]->alias)))
+				e = commands[k];
+		if (e && e->sub)
+			rc = cli_dispatch(&c, e, argc - 1, argv + 1);
+		else if (e)
+			rc = cli_run(&c, e, e->name, argc, argv);
+		else if (!strcmp(argv[0], "help"))
 			usage(stdout), rc = CLI_OK;
 		else
-			rc = cli_usage("", _("unknown command '%.40s'"), cmd);
+			rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
 	}
 	db_close(c.db);
 	config_free();
