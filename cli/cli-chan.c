@@ -127,6 +127,14 @@ static int read_stdin(unsigned char **out, size_t *len)
 	return 0;
 }
 
+static int ingest_check(struct cli *c, const struct cli_args *a)
+{
+	int rc = inbox_source_valid(cli_arg_get(a, "source"));
+
+	(void)c;
+	return rc ? cli_refused(rc) : 0;
+}
+
 static int cmd_ingest(struct cli *c, const struct cli_args *a)
 {
 	const char *source = cli_arg_get(a, "source"), *sig = cli_arg_get(a, "signature");
@@ -139,8 +147,6 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 	size_t len = 0;
 	int rc;
 
-	if ((rc = inbox_source_valid(source)) != 0)
-		return cli_refused(rc);
 	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
 		return cli_refused(rc);
 	if (!sig && ops->needs_header)
@@ -348,7 +354,7 @@ const struct cli_entry cli_inbox_cmds[] = {
                N_("the secrets file holding the source's signing key (default: see the "
                   "manual)"),
                NULL, NULL}},
-     .db = CLI_DB_OPEN, .run = cmd_ingest},
+     .db = CLI_DB_OPEN, .check = ingest_check, .run = cmd_ingest},
     {"list", NULL, "[--status S] [--source CODE]", "[--status S] [--source CODE] [--limit N]",
      N_("list inbound events, newest first"),
      .opts = {{"status", CLI_VALUE,
@@ -414,17 +420,36 @@ static int parse_rollout(const char *s, int *out)
 	return 0;
 }
 
+/* What provider-set can check before the database opens; the rollout
+ * into ch->rollout. */
+static int provider_change(const struct cli_args *a, struct chan_provider_change *ch)
+{
+	const char *rollout = cli_arg_get(a, "rollout");
+	int rc;
+
+	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
+		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
+	if (rollout && (rc = parse_rollout(rollout, &ch->rollout)) != 0)
+		return cli_refused(rc);
+	return 0;
+}
+
+static int provider_set_check(struct cli *c, const struct cli_args *a)
+{
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+
+	(void)c;
+	return provider_change(a, &ch);
+}
+
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
 	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
-	const char *rollout = cli_arg_get(a, "rollout");
 	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
 	char *const *pos = a->pos;
 
-	if (en && dis)
-		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
-	if (rollout && (rc = parse_rollout(rollout, &ch.rollout)) != 0)
-		return cli_refused(rc);
+	if ((rc = provider_change(a, &ch)) != 0)
+		return rc;
 	ch.base_url = cli_arg_get(a, "url");
 	ch.role = cli_arg_get(a, "role");
 	ch.adapter = cli_arg_get(a, "adapter");
@@ -503,6 +528,25 @@ static void session_close(struct cli *c, struct session *s)
 	chan_conn_close(&s->ch);
 }
 
+/* The one-shot channel commands: --once is the only way here. */
+static int once_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in the "
+		                           "desk or in 'frontdesk serve'"));
+	return 0;
+}
+
+static int deliver_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in "
+		                           "'frontdesk serve'"));
+	return 0;
+}
+
 static int cmd_poll(struct cli *c, const struct cli_args *a)
 {
 	const char *code = cli_arg_get(a, "provider"), *secrets = cli_arg_get(a, "secrets");
@@ -511,9 +555,6 @@ static int cmd_poll(struct cli *c, const struct cli_args *a)
 	struct session s;
 	int rc;
 
-	if (!cli_arg_flag(a, "once"))
-		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in the "
-		                           "desk or in 'frontdesk serve'"));
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	chan_poll_opts_default(&o, s.ch.p.code);
@@ -688,9 +729,6 @@ static int cmd_deliver(struct cli *c, const struct cli_args *a)
 	int all = cli_arg_flag(a, "all"), rc, sent = 0;
 	struct session s;
 
-	if (!cli_arg_flag(a, "once"))
-		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in "
-		                           "'frontdesk serve'"));
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all, &sent);
@@ -744,9 +782,6 @@ static int process_cmd(struct cli *c, const struct cli_args *a, int query)
 	struct chan_process_result r = {0};
 	struct session s;
 
-	if (!cli_arg_flag(a, "once"))
-		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in the "
-		                           "desk or in 'frontdesk serve'"));
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	chan_process_opts_default(&o, s.ch.p.code);
@@ -890,7 +925,7 @@ const struct cli_entry cli_channel_cmds[] = {
               {"provider", CLI_VALUE, N_("the provider to poll (default: the primary)"), NULL,
                NULL},
               SECRETS_OPT},
-     .db = CLI_DB_OPEN, .run = cmd_poll},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_poll},
     {"provider-set", NULL,
      "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--enable|--disable]",
      "CODE [--url URL] [--role primary|backup] [--rollout PERCENT] [--adapter NAME] "
@@ -907,7 +942,7 @@ const struct cli_entry cli_channel_cmds[] = {
               {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
               {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code (e.g. stripe)"),
-     .db = CLI_DB_OPEN, .run = cmd_provider_set},
+     .db = CLI_DB_OPEN, .check = provider_set_check, .run = cmd_provider_set},
     {"providers", NULL, "", NULL, N_("list the payment providers"), .db = CLI_DB_OPEN,
      .run = cmd_provider_list},
     {"charge", NULL, "--invoice INV --amount A",
@@ -931,15 +966,15 @@ const struct cli_entry cli_channel_cmds[] = {
      N_("send the due outbox commands once"),
      .opts = {ONCE_OPTS(N_("send what is due now and stop"),
                         N_("also send what waits for its next retry"))},
-     .db = CLI_DB_OPEN, .run = cmd_deliver},
+     .db = CLI_DB_OPEN, .check = deliver_check, .run = cmd_deliver},
     {"process", NULL, "--once [--all]", "--once [--all] [--provider CODE] [--secrets FILE]",
      N_("apply the due inbound events once (asking the channel about each)"),
      .opts = {ONCE_OPTS(N_("do what is due now and stop"), N_("also what waits for its next try"))},
-     .db = CLI_DB_OPEN, .run = cmd_process},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_process},
     {"query", NULL, "--once [--all]", "--once [--all] [--provider CODE] [--secrets FILE]",
      N_("ask the channel about card payment orders still paying, and apply what it says"),
      .opts = {ONCE_OPTS(N_("do what is due now and stop"), N_("also what waits for its next try"))},
-     .db = CLI_DB_OPEN, .run = cmd_query},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_query},
     {NULL},
 };
 

@@ -295,45 +295,67 @@ static int parse_picks(const char *cmd, const char *text, struct invoice_pick **
 	return rc;
 }
 
-static int cmd_invoice_issue(struct cli *c, const struct cli_args *a)
+/* The invoice the options of invoice issue ask for, into in (its jobs and
+ * items allocated: the caller frees in->jobs and in->items). */
+static int issue_input(const struct cli_args *a, struct invoice_input *in)
 {
 	const char *cust = cli_arg_get(a, "customer"), *jobs = cli_arg_get(a, "jobs");
 	const char *items = cli_arg_get(a, "items"), *terms = cli_arg_get(a, "terms");
-	const char *due = cli_arg_get(a, "due"), *key = cli_arg_get(a, "idempotency-key");
-	struct invoice_input in = {0};
-	int64_t *job_ids = NULL;
+	const char *due = cli_arg_get(a, "due");
+	int64_t *job_ids = NULL, v;
 	struct invoice_pick *picks = NULL;
-	struct idem_result res = {0};
 	int rc;
-	int64_t v;
 
-	in.terms_days = -1;
+	memset(in, 0, sizeof *in);
+	in->terms_days = -1;
 	if (!jobs && !items)
 		return cli_usage(a->cmd, _("give --jobs or --items"));
 	if (terms && due)
 		return cli_usage(a->cmd, _("give --terms or --due, not both"));
-	if (cust && (rc = cli_parse_id(a->cmd, "--customer", cust, &in.customer_id)))
+	if (cust && (rc = cli_parse_id(a->cmd, "--customer", cust, &in->customer_id)))
 		return rc;
 	if (terms) {
 		if (!strcmp(terms, "0"))
-			in.terms_days = 0;
+			in->terms_days = 0;
 		else if ((rc = cli_parse_id(a->cmd, "--terms", terms, &v)) != 0)
 			return rc;
 		else
-			in.terms_days = v > 100000 ? 100000 : (long)v;
+			in->terms_days = v > 100000 ? 100000 : (long)v;
 	}
-	if (jobs && (rc = parse_id_list(a->cmd, _("a job id"), jobs, &job_ids, &in.n_jobs)))
-		goto out;
-	if (items && (rc = parse_picks(a->cmd, items, &picks, &in.n_items)))
-		goto out;
-	if (due && (rc = clock_parse_local(due, &in.due_at)) != 0) {
+	rc = 0;
+	if (jobs)
+		rc = parse_id_list(a->cmd, _("a job id"), jobs, &job_ids, &in->n_jobs);
+	if (!rc && items)
+		rc = parse_picks(a->cmd, items, &picks, &in->n_items);
+	if (!rc && due && (rc = clock_parse_local(due, &in->due_at)) != 0)
 		rc = cli_refused(rc);
+	in->jobs = job_ids;
+	in->items = picks;
+	in->allow_overpay = cli_arg_flag(a, "allow-overpay");
+	in->note = cli_arg_get(a, "note");
+	return rc;
+}
+
+static int issue_check(struct cli *c, const struct cli_args *a)
+{
+	struct invoice_input in;
+	int rc = issue_input(a, &in);
+
+	(void)c;
+	free((void *)in.jobs);
+	free((void *)in.items);
+	return rc;
+}
+
+static int cmd_invoice_issue(struct cli *c, const struct cli_args *a)
+{
+	const char *key = cli_arg_get(a, "idempotency-key");
+	struct invoice_input in;
+	struct idem_result res = {0};
+	int rc;
+
+	if ((rc = issue_input(a, &in)) != 0)
 		goto out;
-	}
-	in.jobs = job_ids;
-	in.items = picks;
-	in.allow_overpay = cli_arg_flag(a, "allow-overpay");
-	in.note = cli_arg_get(a, "note");
 	if ((rc = invoice_issue(c->db, &in, key, &res)) != 0) {
 		rc = cli_refused(rc);
 		goto out;
@@ -357,8 +379,8 @@ static int cmd_invoice_issue(struct cli *c, const struct cli_args *a)
 	}
 out:
 	idem_result_free(&res);
-	free(job_ids);
-	free(picks);
+	free((void *)in.jobs);
+	free((void *)in.items);
 	return rc;
 }
 
@@ -380,6 +402,18 @@ static int list_invoice_cb(const struct invoice *inv, void *arg)
 	return 0;
 }
 
+static int list_check(struct cli *c, const struct cli_args *a)
+{
+	const char *status = cli_arg_get(a, "status"), *kind = cli_arg_get(a, "kind");
+
+	(void)c;
+	if (status && !invoice_status_valid(status))
+		return cli_usage(a->cmd, _("unknown status '%.40s'"), status);
+	if (kind && strcmp(kind, "invoice") && strcmp(kind, "credit_note"))
+		return cli_usage(a->cmd, _("--kind is invoice or credit_note"));
+	return 0;
+}
+
 static int cmd_invoice_list(struct cli *c, const struct cli_args *a)
 {
 	const char *status = cli_arg_get(a, "status"), *kind = cli_arg_get(a, "kind");
@@ -389,10 +423,6 @@ static int cmd_invoice_list(struct cli *c, const struct cli_args *a)
 	cJSON *o = NULL;
 
 	f.customer_id = cli_arg_id(a, "customer");
-	if (status && !invoice_status_valid(status))
-		return cli_usage(a->cmd, _("unknown status '%.40s'"), status);
-	if (kind && strcmp(kind, "invoice") && strcmp(kind, "credit_note"))
-		return cli_usage(a->cmd, _("--kind is invoice or credit_note"));
 	f.status = status;
 	f.kind = kind;
 	if (c->json) {
@@ -492,7 +522,7 @@ const struct cli_entry mcli_invoice_cmds[] = {
                NULL},
               {"note", CLI_VALUE, N_("a note printed on the invoice"), NULL, NULL},
               KEY_OPT},
-     .db = CLI_DB_OPEN, .run = cmd_invoice_issue},
+     .db = CLI_DB_OPEN, .check = issue_check, .run = cmd_invoice_issue},
     {"list", NULL, "[--customer C] [--status S]", "[--customer C] [--status S] [--kind K]",
      N_("list invoices, oldest first"),
      .opts = {{"customer", CLI_ID, N_("only this customer's documents"), NULL, NULL},
@@ -500,7 +530,7 @@ const struct cli_entry mcli_invoice_cmds[] = {
                N_("issued, partially_paid, paid, overpaid, void, or open (something owed)"), NULL,
                NULL},
               {"kind", CLI_VALUE, N_("invoice or credit_note"), NULL, NULL}},
-     .db = CLI_DB_OPEN, .run = cmd_invoice_list},
+     .db = CLI_DB_OPEN, .check = list_check, .run = cmd_invoice_list},
     {"show", NULL, "NUMBER|ID", NULL, N_("show an invoice with lines and allocations"), ONE_INVOICE,
      .run = cmd_invoice_show},
     {"void", NULL, "NUMBER|ID --reason R", NULL, N_("void an invoice that has nothing allocated"),

@@ -239,14 +239,12 @@ static void agenda_backlog(struct cli *c)
 		    (long long)(pending + failed));
 }
 
-static int cmd_agenda(struct cli *c, const struct cli_args *args)
+/* The days the agenda shows: from a day's start, how many. */
+static int agenda_days(const struct cli_args *args, int64_t *from, int *days)
 {
 	const char *from_s = cli_arg_get(args, "from"), *days_s = cli_arg_get(args, "days");
-	struct agenda a = {c, NULL, 0, 0};
-	int rc, days = 1;
-	int64_t from, to;
-	size_t i;
 
+	*days = 1;
 	if (days_s) {
 		char *end;
 		long v = strtol(days_s, &end, 10);
@@ -255,15 +253,36 @@ static int cmd_agenda(struct cli *c, const struct cli_args *args)
 			return cli_usage(args->cmd,
 			                 _("--days must be a number from 1 to %d, not '%.40s'"),
 			                 MAX_AGENDA_DAYS, days_s);
-		days = (int)v;
+		*days = (int)v;
 	}
 	if (from_s) {
-		if (clock_parse_local(from_s, &from))
+		if (clock_parse_local(from_s, from))
 			return cli_usage(args->cmd, "%s", err_msg());
-		from = clock_day_start(from);
+		*from = clock_day_start(*from);
 	} else {
-		from = clock_day_start(clock_now());
+		*from = clock_day_start(clock_now());
 	}
+	return 0;
+}
+
+static int agenda_check(struct cli *c, const struct cli_args *args)
+{
+	int64_t from;
+	int days;
+
+	(void)c;
+	return agenda_days(args, &from, &days);
+}
+
+static int cmd_agenda(struct cli *c, const struct cli_args *args)
+{
+	struct agenda a = {c, NULL, 0, 0};
+	int rc, days;
+	int64_t from, to;
+	size_t i;
+
+	if ((rc = agenda_days(args, &from, &days)) != 0)
+		return rc;
 	to = clock_add_days(from, days);
 	if (c->json) {
 		c->out = cJSON_CreateObject();
@@ -310,16 +329,17 @@ static void rebuild_progress(int64_t done, int64_t total, void *arg)
 	fflush(stderr);
 }
 
-static int cmd_rebuild(struct cli *c, const struct cli_args *a)
+/* What projection rebuild is asked to rebuild: the visit ids into ids
+ * (a->npos of them), the batch size for --all into *batch (0: default). */
+static int rebuild_what(const struct cli_args *a, int64_t ids[64], int64_t *batch)
 {
 	const char *batch_s = cli_arg_get(a, "batch");
-	int all = cli_arg_flag(a, "all"), npos = a->npos, rc, i;
-	int64_t ids[64], n = 0;
-	cJSON *arr = NULL;
+	int i, rc;
 
-	if (all == (npos > 0))
+	*batch = 0;
+	if (cli_arg_flag(a, "all") == (a->npos > 0))
 		return cli_usage(a->cmd, _("give either --all or visit ids"));
-	for (i = 0; i < npos; i++)
+	for (i = 0; i < a->npos; i++)
 		if ((rc = cli_arg_pos_id(a, i, _("the visit id"), &ids[i])))
 			return rc;
 	if (batch_s) {
@@ -328,8 +348,27 @@ static int cmd_rebuild(struct cli *c, const struct cli_args *a)
 
 		if (*end || end == batch_s || v < 1 || v > 1000000)
 			return cli_usage(a->cmd, _("--batch must be a number from 1 to 1000000"));
-		n = v;
+		*batch = v;
 	}
+	return 0;
+}
+
+static int rebuild_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t ids[64], batch;
+
+	(void)c;
+	return rebuild_what(a, ids, &batch);
+}
+
+static int cmd_rebuild(struct cli *c, const struct cli_args *a)
+{
+	int all = cli_arg_flag(a, "all"), npos = a->npos, rc, i;
+	int64_t ids[64], n = 0;
+	cJSON *arr = NULL;
+
+	if ((rc = rebuild_what(a, ids, &n)) != 0)
+		return rc;
 	if (all) {
 		struct progress p = {isatty(STDERR_FILENO), -1};
 		int64_t done = 0;
@@ -520,7 +559,7 @@ const struct cli_entry cli_projection_cmds[] = {
      .opts = {{"all", CLI_FLAG, N_("rebuild every row (in batches, with a lock)"), NULL, NULL},
               {"batch", CLI_VALUE, N_("visits per transaction for --all (default 2000)"), NULL,
                NULL}},
-     .max_pos = 64, .db = CLI_DB_OPEN, .run = cmd_rebuild},
+     .max_pos = 64, .db = CLI_DB_OPEN, .check = rebuild_check, .run = cmd_rebuild},
     {"check", NULL, "", NULL, N_("list rows that differ from a fresh recomputation"),
      .db = CLI_DB_OPEN, .run = cmd_check},
     {"show", NULL, "ID", NULL, N_("show a visit's stored row beside a fresh recomputation"),
@@ -834,4 +873,5 @@ const struct cli_entry cli_agenda_entry = {
     .opts = {{"from", CLI_VALUE, N_("the first day (YYYY-MM-DD; default today)"), NULL, NULL},
              {"days", CLI_VALUE, N_("how many days (1-366; default 1)"), NULL, NULL}},
     .db = CLI_DB_OPEN,
+    .check = agenda_check,
     .run = cmd_agenda};

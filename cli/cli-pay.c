@@ -251,6 +251,18 @@ static int print_posted(struct cli *c, const struct idem_result *res, int record
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+static int record_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t id;
+
+	(void)c;
+	if (cli_arg_flag(a, "auto") && a->npos)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (cli_arg_flag(a, "yes") && !cli_arg_flag(a, "auto"))
+		return cli_usage(a->cmd, _("--yes goes with --auto"));
+	return cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &id);
+}
+
 static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 {
 	const char *currency = cli_arg_get(a, "currency"), *key = cli_arg_get(a, "idempotency-key");
@@ -261,13 +273,8 @@ static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 	struct idem_result res = {0};
 	const struct currency *cur;
 
-	if (autoalloc && npos)
-		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
-	if (yes && !autoalloc)
-		return cli_usage(a->cmd, _("--yes goes with --auto"));
-	if ((rc = cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"),
-	                       &in.customer_id)) != 0)
-		return rc;
+	/* record_check read it */
+	cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &in.customer_id);
 	if (!currency)
 		currency = config_get("currency", "USD");
 	if (!(cur = currency_find(currency))) {
@@ -329,6 +336,20 @@ static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 	return rc;
 }
 
+static int allocate_check(struct cli *c, const struct cli_args *a)
+{
+	int autoalloc = cli_arg_flag(a, "auto");
+
+	(void)c;
+	if (autoalloc && a->npos > 1)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (!autoalloc && a->npos < 2)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto"));
+	if (cli_arg_flag(a, "yes") && !autoalloc)
+		return cli_usage(a->cmd, _("--yes goes with --auto"));
+	return 0;
+}
+
 static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
 {
 	const char *key = cli_arg_get(a, "idempotency-key");
@@ -338,12 +359,6 @@ static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
 	struct payment p;
 	int64_t id = a->id;
 
-	if (autoalloc && npos > 1)
-		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
-	if (!autoalloc && npos < 2)
-		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto"));
-	if (yes && !autoalloc)
-		return cli_usage(a->cmd, _("--yes goes with --auto"));
 	if ((rc = payment_get(c->db, id, &p)) != 0)
 		return cli_refused(rc);
 	rc = parse_allocs(c, npos - 1, a->pos + 1, p.currency, allocs);
@@ -771,12 +786,12 @@ const struct cli_entry mcli_pay_cmds[] = {
               {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL},
               AUTO_OPTS,
               KEY_OPT},
-     .max_pos = MAX_ARGS, .db = CLI_DB_OPEN, .run = cmd_pay_record},
+     .max_pos = MAX_ARGS, .db = CLI_DB_OPEN, .check = record_check, .run = cmd_pay_record},
     {"allocate", NULL, "PAYMENT INVOICE=AMOUNT ... | --auto",
      "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] [--idempotency-key K]",
      N_("allocate (more of) a payment to invoices"), .opts = {AUTO_OPTS, KEY_OPT},
      .max_pos = MAX_ARGS + 1, .id = N_("the payment id"), .db = CLI_DB_OPEN,
-     .run = cmd_pay_allocate},
+     .check = allocate_check, .run = cmd_pay_allocate},
     {"reverse", NULL, "ALLOCATION --reason R", "ALLOCATION --reason R [--idempotency-key K]",
      N_("undo an allocation with a reversal row"),
      .opts = {{"reason", CLI_VALUE, N_("why the allocation is undone (required)"), NULL,

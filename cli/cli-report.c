@@ -204,18 +204,36 @@ static int aging_cb(const struct aging_row *r, void *arg)
 	return 0;
 }
 
-static int cmd_report_aging(struct cli *c, const struct cli_args *a)
+/* The day report aging counts on, into *t. */
+static int aging_day(struct cli *c, const struct cli_args *a, int64_t *t)
 {
 	const char *on = cli_arg_get(a, "on");
+	int rc;
+
+	*t = clock_now();
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	if (on && (rc = clock_parse_local(on, t)) != 0)
+		return cli_refused(rc);
+	return 0;
+}
+
+static int aging_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t t;
+
+	return aging_day(c, a, &t);
+}
+
+static int cmd_report_aging(struct cli *c, const struct cli_args *a)
+{
 	int csv = cli_arg_flag(a, "csv"), rc, i;
 	struct report_out o = {c, 0, NULL, NULL};
-	int64_t t = clock_now();
+	int64_t t;
 	cJSON *j = NULL;
 
-	if (csv && c->json)
-		return cli_usage(a->cmd, _("give --json or --csv, not both"));
-	if (on && (rc = clock_parse_local(on, &t)) != 0)
-		return cli_refused(rc);
+	if ((rc = aging_day(c, a, &t)) != 0)
+		return rc;
 	o.csv = csv;
 	if (c->json) {
 		char d[32];
@@ -275,29 +293,47 @@ static int takings_cb(const struct takings_row *r, void *arg)
 	return 0;
 }
 
-static int cmd_report_takings(struct cli *c, const struct cli_args *a)
+/* The days report takings covers: from a day's start to the end of the
+ * last day. */
+static int takings_range(struct cli *c, const struct cli_args *a, int64_t *from, int64_t *to)
 {
 	const char *from_s = cli_arg_get(a, "from"), *to_s = cli_arg_get(a, "to");
+	int rc;
+
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	*to = clock_now();
+	if (to_s && (rc = clock_parse_local(to_s, to)) != 0)
+		return cli_refused(rc);
+	*to = clock_add_days(clock_day_start(*to), 1); /* the end of the last day */
+	*from = clock_add_days(*to, -30);
+	if (from_s && (rc = clock_parse_local(from_s, from)) != 0)
+		return cli_refused(rc);
+	*from = clock_day_start(*from);
+	if (*from >= *to) {
+		err_set(FD_EINVAL, _("--from must not be after --to"));
+		return cli_refused(FD_EINVAL);
+	}
+	return 0;
+}
+
+static int takings_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t from, to;
+
+	return takings_range(c, a, &from, &to);
+}
+
+static int cmd_report_takings(struct cli *c, const struct cli_args *a)
+{
 	int csv = cli_arg_flag(a, "csv"), rc;
 	struct report_out o = {c, 0, NULL, NULL};
 	int64_t from, to;
 	cJSON *j = NULL;
 	char d1[32], d2[32];
 
-	if (csv && c->json)
-		return cli_usage(a->cmd, _("give --json or --csv, not both"));
-	to = clock_now();
-	if (to_s && (rc = clock_parse_local(to_s, &to)) != 0)
-		return cli_refused(rc);
-	to = clock_add_days(clock_day_start(to), 1); /* the end of the last day */
-	from = clock_add_days(to, -30);
-	if (from_s && (rc = clock_parse_local(from_s, &from)) != 0)
-		return cli_refused(rc);
-	from = clock_day_start(from);
-	if (from >= to) {
-		err_set(FD_EINVAL, _("--from must not be after --to"));
-		return cli_refused(FD_EINVAL);
-	}
+	if ((rc = takings_range(c, a, &from, &to)) != 0)
+		return rc;
 	o.csv = csv;
 	mcli_date(from, d1);
 	mcli_date(clock_add_days(to, -1), d2);
@@ -365,6 +401,21 @@ static int statement_cb(const struct statement_line *l, void *arg)
 	return 0;
 }
 
+/* The customer of report statement, into *id. */
+static int statement_customer(struct cli *c, const struct cli_args *a, int64_t *id)
+{
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	return cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), id);
+}
+
+static int statement_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t id;
+
+	return statement_customer(c, a, &id);
+}
+
 static int cmd_report_statement(struct cli *c, const struct cli_args *a)
 {
 	const char *currency = cli_arg_get(a, "currency");
@@ -376,9 +427,7 @@ static int cmd_report_statement(struct cli *c, const struct cli_args *a)
 	cJSON *j = NULL, *arr = NULL;
 	int64_t id;
 
-	if (csv && c->json)
-		return cli_usage(a->cmd, _("give --json or --csv, not both"));
-	if ((rc = cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &id)) != 0)
+	if ((rc = statement_customer(c, a, &id)) != 0)
 		return rc;
 	if ((rc = customer_get(c->db, id, &cu)) != 0)
 		return cli_refused(rc);
@@ -468,24 +517,31 @@ const struct cli_entry mcli_report_cmds[] = {
      N_("receivables by days past due, and each customer's credit"),
      .opts = {{"on", CLI_VALUE, N_("count days past due on this day (default: today)"), NULL, NULL},
               CSV_OPT},
-     .db = CLI_DB_OPEN, .run = cmd_report_aging},
+     .db = CLI_DB_OPEN, .check = aging_check, .run = cmd_report_aging},
     {"takings", NULL, "[--from DATE] [--to DATE] [--csv]", NULL,
      N_("money received and refunded by day and method"),
      .opts = {{"from", CLI_VALUE, N_("first day (default: 30 days before --to)"), NULL, NULL},
               {"to", CLI_VALUE, N_("last day, included (default: today)"), NULL, NULL},
               CSV_OPT},
-     .db = CLI_DB_OPEN, .run = cmd_report_takings},
+     .db = CLI_DB_OPEN, .check = takings_check, .run = cmd_report_takings},
     {"statement", NULL, "--customer C [--currency CUR] [--csv]", NULL,
      N_("a customer's invoices, payments, allocations and balance"),
      .opts = {{"customer", CLI_VALUE, N_("whose statement (required)"), NULL, NULL},
               {"currency", CLI_VALUE, N_("only this currency (default: each one used)"), NULL,
                NULL},
               CSV_OPT},
-     .db = CLI_DB_OPEN, .run = cmd_report_statement},
+     .db = CLI_DB_OPEN, .check = statement_check, .run = cmd_report_statement},
     {NULL},
 };
 
 /* ---------------------------------------------------------------- export */
+
+static int journal_check(struct cli *c, const struct cli_args *a)
+{
+	if (c->json)
+		return cli_usage(a->cmd, _("the journal is plain text; --json does not apply"));
+	return 0;
+}
 
 static int cmd_export_journal(struct cli *c, const struct cli_args *a)
 {
@@ -493,8 +549,6 @@ static int cmd_export_journal(struct cli *c, const struct cli_args *a)
 	int rc, fd;
 	FILE *f = stdout;
 
-	if (c->json)
-		return cli_usage(a->cmd, _("the journal is plain text; --json does not apply"));
 	if (output) {
 		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
@@ -514,7 +568,7 @@ const struct cli_entry mcli_export_cmds[] = {
     {"journal", NULL, "[--output FILE]", NULL, N_("the money history as a ledger/hledger journal"),
      .opts = {{"output", CLI_VALUE, N_("write to this file (mode 0600) instead of stdout"), NULL,
                NULL}},
-     .db = CLI_DB_OPEN, .run = cmd_export_journal},
+     .db = CLI_DB_OPEN, .check = journal_check, .run = cmd_export_journal},
     {NULL},
 };
 

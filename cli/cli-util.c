@@ -213,7 +213,8 @@ int cli_run(struct cli *c, const struct cli_entry *e, const char *cmd, int argc,
 	rc = parse_argv(c, e, &a, argc, argv);
 	if (rc < 0)
 		rc = CLI_OK;
-	else if (!rc && !(rc = check_args(e, &a)) && !(rc = open_db(c, e->db)))
+	else if (!rc && !(rc = check_args(e, &a)) && !(rc = e->check ? e->check(c, &a) : 0) &&
+	         !(rc = open_db(c, e->db)))
 		rc = e->run(c, &a);
 	free(a.pos);
 	return rc;

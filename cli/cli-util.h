@@ -1,6 +1,7 @@
 /*
- * cli-util.h - what every command of the command line shares: options,
- * opening the database, refusals, and printing text or JSON.
+ * cli-util.h - what every command of the command line shares: the command
+ * table and the one parser of its options, opening the database, refusals,
+ * and printing text or JSON.
  */
 #ifndef FD_CLI_UTIL_H
 #define FD_CLI_UTIL_H
@@ -23,10 +24,12 @@ struct cli {
 /*
  * The command table, like tmux's cmd_entry: each command says its name,
  * alias, usage, help, the options it takes, how many positional arguments,
- * whether it reads a positional id and which database it needs. The
- * framework (cli_run) parses the arguments, answers --help, checks the
- * counts, reads the ids and opens the database once; the command's run
- * function then sees a struct cli_args.
+ * whether it reads a positional id, what it checks before the database
+ * opens, and which database it needs. cli_run parses the arguments, answers
+ * --help, checks the counts, the required options and the ids, calls the
+ * check and opens the database, once for every command; the command's run
+ * function then sees a struct cli_args. The tables are in cli.c (the top)
+ * and in each command file (a group's subcommands).
  */
 
 /* What an option takes. */
@@ -73,6 +76,10 @@ struct cli_entry {
 	const char *id;       /* N_() name of pos[0] when it is an id: read into
 	                       * args->id, a usage error when missing or bad */
 	int db;               /* enum cli_db_mode */
+	/* what the command checks before its database opens (values that
+	 * cannot be read, options that exclude each other): 0 or an exit
+	 * status; NULL for nothing */
+	int (*check)(struct cli *c, const struct cli_args *a);
 	int (*run)(struct cli *c, const struct cli_args *a);
 	const struct cli_entry *sub; /* a group's subcommands (NULL name ends) */
 };
@@ -97,9 +104,11 @@ int cli_dispatch(struct cli *c, const struct cli_entry *group, int argc, char **
 
 /* cli_run - run command e as cmd (the name in messages): parse argv (argv[0]
  * is the command's name) against e's options (--json and --help are always
- * known; --help prints the usage and returns CLI_OK), check the positional
- * count, read the ids and the required options, open e's database, then
- * call e->run. Returns an exit status. */
+ * known; --help prints the usage and returns CLI_OK), read the positional
+ * id, check the required options and the positional count, read the ids
+ * the options carry, call e->check, open e's database, then call e->run.
+ * Returns an exit status: CLI_USAGE (message printed) for an unknown
+ * option, a missing value, too many arguments or a failed check. */
 int cli_run(struct cli *c, const struct cli_entry *e, const char *cmd, int argc, char **argv);
 
 /* cli_arg_get - the value of option name (NULL when absent). name must be

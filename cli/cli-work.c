@@ -471,6 +471,15 @@ static int appt_show_one(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+/* visit add and edit: the times must be ones (before the database opens). */
+static int appt_check(struct cli *c, const struct cli_args *a)
+{
+	struct appt_input in = {0};
+
+	(void)c;
+	return appt_input(a, &in);
+}
+
 static int appt_add_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct appt_input in = {0};
@@ -499,22 +508,41 @@ static int appt_list_row(const struct appt *a, void *arg)
 	return 0;
 }
 
-static int appt_list_cmd(struct cli *c, const struct cli_args *a)
+/* The days visit list shows: from (a day's start) and how many. */
+static int list_days(const struct cli_args *a, int64_t *from, long *days)
 {
 	const char *from_text = cli_arg_get(a, "from"), *days_text = cli_arg_get(a, "days");
 	char *end;
-	long days = 1;
-	int64_t from;
-	int rc;
 
+	*days = 1;
 	if (days_text) {
-		days = strtol(days_text, &end, 10);
-		if (!*days_text || *end || days < 1 || days > 366)
+		*days = strtol(days_text, &end, 10);
+		if (!*days_text || *end || *days < 1 || *days > 366)
 			return cli_usage(a->cmd, _("--days must be a number from 1 to 366"));
 	}
-	if (!from_text)
-		from = clock_day_start(clock_now());
-	else if ((rc = parse_time(from_text, &from)))
+	if (!from_text) {
+		*from = clock_day_start(clock_now());
+		return 0;
+	}
+	return parse_time(from_text, from);
+}
+
+static int appt_list_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t from;
+	long days;
+
+	(void)c;
+	return list_days(a, &from, &days);
+}
+
+static int appt_list_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t from;
+	long days;
+	int rc;
+
+	if ((rc = list_days(a, &from, &days)))
 		return rc;
 	cli_list_begin(c, "appointments");
 	return cli_list_end(
@@ -555,16 +583,16 @@ static int appt_cancel_cmd(struct cli *c, const struct cli_args *a)
 const struct cli_entry cli_appt_cmds[] = {
     {"add", NULL, "--start T --end T [...]", "--start TIME --end TIME [--location L] [--note N]",
      N_("add a visit (when and where)"), .opts = {APPT_OPTS(N_("--start and --end are required"))},
-     .db = CLI_DB_OPEN, .run = appt_add_cmd},
+     .db = CLI_DB_OPEN, .check = appt_check, .run = appt_add_cmd},
     {"list", NULL, "[--from DATE] [--days N]", NULL, N_("list the visits overlapping some days"),
      .opts = {{"from", CLI_VALUE, N_("first day, YYYY-MM-DD (default: today)"), NULL, NULL},
               {"days", CLI_VALUE, N_("how many days (1 to 366, default 1)"), NULL, NULL}},
-     .db = CLI_DB_OPEN, .run = appt_list_cmd},
+     .db = CLI_DB_OPEN, .check = appt_list_check, .run = appt_list_cmd},
     {"show", NULL, "ID", NULL, N_("show a visit and the jobs it works on"),
      ID_CMD(N_("the visit id")), .run = appt_show_cmd},
     {"edit", NULL, "ID [--start T ...]", "ID [--start T] [--end T] [--location L] [--note N]",
      N_("change times, location or note"), .opts = {APPT_OPTS(NULL)}, ID_CMD(N_("the visit id")),
-     .run = appt_edit_cmd},
+     .check = appt_check, .run = appt_edit_cmd},
     {"status", NULL, "ID STATUS [--reason R]", NULL,
      N_("scheduled, confirmed, in_progress, done, cancelled or no_show"), .opts = {REASON_OPT},
      .min_pos = 2, .missing = N_("the new status is missing"), .max_pos = 2,
@@ -605,6 +633,24 @@ static int link_done(struct cli *c, int64_t appt_id, const char *msg)
 	return CLI_OK;
 }
 
+static int link_add_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t minutes;
+
+	(void)c;
+	return link_minutes(a, &minutes);
+}
+
+static int link_edit_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t minutes;
+
+	(void)c;
+	if (!cli_arg_get(a, "minutes"))
+		return cli_usage(a->cmd, _("--minutes is required"));
+	return link_minutes(a, &minutes);
+}
+
 static int link_add_cmd(struct cli *c, const struct cli_args *a)
 {
 	int64_t appt_id = cli_arg_id(a, "appt"), minutes, id;
@@ -622,8 +668,6 @@ static int link_edit_cmd(struct cli *c, const struct cli_args *a)
 	int64_t appt_id = cli_arg_id(a, "appt"), minutes;
 	int rc;
 
-	if (!cli_arg_get(a, "minutes"))
-		return cli_usage(a->cmd, _("--minutes is required"));
 	if ((rc = link_minutes(a, &minutes)))
 		return rc;
 	if ((rc = link_edit(c->db, appt_id, cli_arg_id(a, "job"), minutes)))
@@ -660,14 +704,19 @@ static int link_list_row(const struct link *l, void *arg)
 	return 0;
 }
 
+static int link_list_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!cli_arg_id(a, "appt") == !cli_arg_id(a, "job"))
+		return cli_usage(a->cmd, _("give either --appt or --job"));
+	return 0;
+}
+
 static int link_list_cmd(struct cli *c, const struct cli_args *a)
 {
-	int64_t appt_id = cli_arg_id(a, "appt"), job_id = cli_arg_id(a, "job");
-
-	if (!appt_id == !job_id)
-		return cli_usage(a->cmd, _("give either --appt or --job"));
 	cli_list_begin(c, "links");
-	return cli_list_end(c, link_list(c->db, appt_id, job_id, link_list_row, c));
+	return cli_list_end(
+	    c, link_list(c->db, cli_arg_id(a, "appt"), cli_arg_id(a, "job"), link_list_row, c));
 }
 
 #define LINK_OPTS                                                                                  \
@@ -683,15 +732,16 @@ static int link_list_cmd(struct cli *c, const struct cli_args *a)
 const struct cli_entry cli_link_cmds[] = {
     {"add", NULL, "--appt ID --job ID [--minutes N]", NULL,
      N_("a visit works on a job (estimated minutes)"), .opts = {LINK_OPTS, MINUTES_OPT},
-     .db = CLI_DB_OPEN, .run = link_add_cmd},
+     .db = CLI_DB_OPEN, .check = link_add_check, .run = link_add_cmd},
     {"edit", NULL, "--appt ID --job ID --minutes N", NULL, N_("change the estimated minutes"),
-     .opts = {LINK_OPTS, MINUTES_OPT}, .db = CLI_DB_OPEN, .run = link_edit_cmd},
+     .opts = {LINK_OPTS, MINUTES_OPT}, .db = CLI_DB_OPEN, .check = link_edit_check,
+     .run = link_edit_cmd},
     {"remove", NULL, "--appt ID --job ID", NULL, N_("the visit no longer works on the job"),
      .opts = {LINK_OPTS}, .db = CLI_DB_OPEN, .run = link_remove_cmd},
     {"list", NULL, "--appt ID | --job ID", NULL, N_("the jobs of a visit, or the visits of a job"),
      .opts = {{"appt", CLI_ID, N_("the jobs this visit works on"), N_("--appt"), NULL},
               {"job", CLI_ID, N_("the visits that work on this job"), N_("--job"), NULL}},
-     .db = CLI_DB_OPEN, .run = link_list_cmd},
+     .db = CLI_DB_OPEN, .check = link_list_check, .run = link_list_cmd},
     {NULL},
 };
 
