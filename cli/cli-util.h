@@ -177,43 +177,4 @@ extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks
 extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_serve_entry;
 extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 
-/* The old interface, while the commands move to the table. */
-/* One command or subcommand: name, handler, argument synopsis, one-line help
- * (N_() marked; translated when shown). */
-struct cli_cmd {
-	const char *name;
-	int (*run)(struct cli *c, int argc, char **argv);
-	const char *synopsis;
-	const char *help;
-};
-
-/* One option of a subcommand: "--name VALUE" (value != NULL) or a flag. */
-struct cli_opt {
-	const char *name;   /* without the leading "--" */
-	const char **value; /* receives the argument, or NULL for a flag */
-	int *flag;          /* set to 1 when the flag is given */
-	const char *help;   /* N_() marked */
-};
-
-/* cli_dispatch_cmds - run the subcommand argv[0] of group from cmds (NULL name
- * ends the table); "help"/--help or nothing prints the list. */
-int cli_dispatch_cmds(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
-                      char **argv);
-
-/* cli_parse - parse argv (argv[0] is the subcommand name) against opts.
- * Positional arguments are moved to pos[] (at most max_pos; *npos gets
- * their number). --json and --help are always known; --help prints the
- * usage built from synopsis and opts and returns -1 (caller exits 0).
- * Returns 0, -1 (help shown) or CLI_USAGE (message already printed). */
-int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-              int argc, char **argv, char **pos, int max_pos, int *npos);
-
-/* cli_begin_id - the preamble of every command that takes one id (and
- * options opts, may be NULL): parse argv (--help prints the usage), read
- * the id (what names it in a usage error), open the database. 1 to go on;
- * 0 when the command is over, with its exit status in *status (CLI_OK
- * after --help, CLI_USAGE, CLI_REFUSED). */
-int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-                 const char *what, int argc, char **argv, int64_t *id, int *status);
-
 #endif
