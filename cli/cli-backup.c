@@ -1,6 +1,6 @@
 /*
  * cli-backup.c - `frontdesk backup FILE [--force]` and `frontdesk restore
- * FILE`: parse, call backup.h, print. Called by cli.c.
+ * FILE`: parse, call backup.h, print. Their entries are in cli.c's table.
  *
  * restore never opens the live database through cli_db(): a connection of
  * its own would hold the very lock it must take alone.
@@ -18,25 +18,14 @@
 #include "i18n.h"
 #include "xalloc.h"
 
-static int cmd_backup(struct cli *c, int argc, char **argv)
+static int cmd_backup(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "FILE [--force]";
-	int force = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"force", NULL, &force, N_("replace FILE (and its request log copy) if they exist")},
-	    {NULL, NULL, NULL, NULL},
-	};
 	struct backup_result res;
-	char *pos[1], when[32];
+	char when[32];
+	int rc;
 
-	rc = cli_parse(c, "backup", syn, opts, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 1 || !*pos[0])
-		return cli_usage("backup", _("give the file to write the backup to"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = backup_take(c->db, pos[0], force ? BACKUP_FORCE : 0, NULL, &res)))
+	if ((rc = backup_take(c->db, a->pos[0], cli_arg_flag(a, "force") ? BACKUP_FORCE : 0, NULL,
+	                      &res)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
@@ -56,22 +45,16 @@ static int cmd_backup(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_restore(struct cli *c, int argc, char **argv)
+static int cmd_restore(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "FILE";
-	char *pos[1], *live, *replaced = NULL;
-	int npos, rc;
+	const char *from = a->pos[0];
+	char *live, *replaced = NULL;
+	int rc;
 
-	rc = cli_parse(c, "restore", syn, NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 1 || !*pos[0])
-		return cli_usage("restore", _("give the backup file to restore"));
 	if (c->readonly)
-		return cli_usage("restore",
-		                 _("a restore writes the database: leave out --read-only"));
+		return cli_usage(a->cmd, _("a restore writes the database: leave out --read-only"));
 	live = c->db_path ? xstrdup(c->db_path) : db_default_path();
-	rc = backup_restore(live, pos[0], &replaced);
+	rc = backup_restore(live, from, &replaced);
 	if (rc) {
 		free(live);
 		return cli_refused(rc);
@@ -80,26 +63,45 @@ static int cmd_restore(struct cli *c, int argc, char **argv)
 		cJSON *o = cJSON_CreateObject();
 
 		cli_json_str(o, "database", live);
-		cli_json_str(o, "restored_from", pos[0]);
+		cli_json_str(o, "restored_from", from);
 		cli_json_str(o, "replaced", replaced);
 		cli_print_json(o);
 	} else if (replaced) {
 		printf(_("%1$s restored into %2$s and checked; the database it replaced is kept "
 		         "as %3$s.\n"),
-		       pos[0], live, replaced);
+		       from, live, replaced);
 	} else {
-		printf(_("%1$s restored into %2$s and checked.\n"), pos[0], live);
+		printf(_("%1$s restored into %2$s and checked.\n"), from, live);
 	}
 	free(replaced);
 	free(live);
 	return CLI_OK;
 }
 
-int cli_backup(struct cli *c, const char *group, int argc, char **argv)
-{
-	if (!strcmp(group, "backup"))
-		return cmd_backup(c, argc + 1, argv - 1);
-	if (!strcmp(group, "restore"))
-		return cmd_restore(c, argc + 1, argv - 1);
-	return cli_usage("", _("unknown command '%.40s'"), group);
-}
+const struct cli_entry cli_backup_entry = {
+    "backup",
+    NULL,
+    "FILE [--force]",
+    NULL,
+    N_("take a checked backup of the database while others keep working"),
+    .opts = {{"force", CLI_FLAG, N_("replace FILE (and its request log copy) if they exist"), NULL,
+              NULL}},
+    .min_pos = 1,
+    .max_pos = 1,
+    .missing = N_("give the file to write the backup to"),
+    .nonempty = 1,
+    .db = CLI_DB_OPEN,
+    .run = cmd_backup};
+
+/* restore opens no database: it must take the live one's lock alone */
+const struct cli_entry cli_restore_entry = {
+    "restore",
+    NULL,
+    "FILE",
+    NULL,
+    N_("put a backup back in place of the database (no session may be open)"),
+    .min_pos = 1,
+    .max_pos = 1,
+    .missing = N_("give the backup file to restore"),
+    .nonempty = 1,
+    .run = cmd_restore};

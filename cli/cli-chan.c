@@ -128,40 +128,30 @@ static int read_stdin(unsigned char **out, size_t *len)
 	return 0;
 }
 
-static int cmd_ingest(struct cli *c, int argc, char **argv)
+static int ingest_check(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD";
-	const char *source = NULL, *sig = NULL, *secrets = NULL, *secret;
-	struct cli_opt opts[] = {
-	    {"source", &source, NULL, N_("the channel that signed the payload (e.g. stripe)")},
-	    {"signature", &sig, NULL,
-	     N_("the signature header that came with it (Stripe-Signature; a channel that "
-	        "signs inside the payload has none)")},
-	    {"secrets", &secrets, NULL,
-	     N_("the secrets file holding the source's signing key (default: see the manual)")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	int rc = inbox_source_valid(cli_arg_get(a, "source"));
+
+	(void)c;
+	return rc ? cli_refused(rc) : 0;
+}
+
+static int cmd_ingest(struct cli *c, const struct cli_args *a)
+{
+	const char *source = cli_arg_get(a, "source"), *sig = cli_arg_get(a, "signature");
+	const char *secrets = cli_arg_get(a, "secrets"), *secret;
 	const struct chan_ops *ops;
 	struct inbox_ingest_result r;
 	struct chan_secrets *sec = NULL;
 	unsigned char *payload = NULL;
-	char key[64], *pos[1];
+	char key[64];
 	size_t len = 0;
-	int npos, rc;
+	int rc;
 
-	rc = cli_parse(c, "inbox ingest", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!source)
-		return cli_usage("inbox ingest", _("--source is required"));
-	if ((rc = inbox_source_valid(source)) != 0)
-		return cli_refused(rc);
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
 		return cli_refused(rc);
 	if (!sig && ops->needs_header)
-		return cli_usage("inbox ingest", _("--signature is required"));
+		return cli_usage(a->cmd, _("--signature is required"));
 	if ((rc = chan_secret_load(secrets, &sec)) != 0)
 		return cli_refused(rc);
 	snprintf(key, sizeof key, "%s_%s", source, ops->secret_name);
@@ -245,33 +235,16 @@ static int list_cb(const struct inbox_event *e, void *arg)
 	return 0;
 }
 
-static int cmd_list(struct cli *c, int argc, char **argv)
+static int cmd_list(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--status S] [--source CODE] [--limit N]";
-	const char *status = NULL, *source = NULL, *limit_s = NULL;
-	struct cli_opt opts[] = {
-	    {"status", &status, NULL,
-	     N_("only events in this state: received, processed, ignored, parked, failed, dead, "
-	        "rejected")},
-	    {"source", &source, NULL, N_("only events of this channel")},
-	    {"limit", &limit_s, NULL, N_("at most this many, newest first (default 100)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t limit = 100;
+	int64_t limit = cli_arg_flag(a, "limit") ? cli_arg_id(a, "limit") : 100;
+	int rc;
 
-	rc = cli_parse(c, "inbox list", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (limit_s && (rc = cli_parse_id("inbox list", "--limit", limit_s, &limit)))
-		return rc;
 	if (limit > 100000)
 		limit = 100000;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	cli_list_begin(c, "events");
-	rc = inbox_list(c->db, status, source, (int)limit, list_cb, c);
+	rc = inbox_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "source"), (int)limit,
+	                list_cb, c);
 	return cli_list_end(c, rc);
 }
 
@@ -287,15 +260,12 @@ static void time_field(const char *label, int64_t t)
 	cli_field(label, buf);
 }
 
-static int cmd_show(struct cli *c, int argc, char **argv)
+static int show_event(struct cli *c, int64_t id)
 {
 	struct inbox_event e;
 	char num[32];
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "inbox show", "ID", NULL, _("the event id"), argc, argv, &id, &rc))
-		return rc;
 	if ((rc = inbox_get(c->db, id, &e)))
 		return cli_refused(rc);
 	if (c->json) {
@@ -327,59 +297,83 @@ static int cmd_show(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_retry(struct cli *c, int argc, char **argv)
+static int cmd_show(struct cli *c, const struct cli_args *a)
+{
+	return show_event(c, a->id);
+}
+
+static int cmd_retry(struct cli *c, const struct cli_args *a)
 {
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "inbox retry", "ID", NULL, _("the event id"), argc, argv, &id, &rc))
-		return rc;
-	if ((rc = inbox_retry(c->db, id)))
+	if ((rc = inbox_retry(c->db, a->id)))
 		return cli_refused(rc);
 	if (!c->json)
-		printf(_("Inbound event %lld will be processed again.\n"), (long long)id);
+		printf(_("Inbound event %lld will be processed again.\n"), (long long)a->id);
 	else
-		cmd_show(c, argc, argv);
+		show_event(c, a->id);
 	return CLI_OK;
 }
 
-static int cmd_ignore(struct cli *c, int argc, char **argv)
+static int cmd_ignore(struct cli *c, const struct cli_args *a)
 {
-	const char *reason = NULL;
-	struct cli_opt opts[] = {
-	    {"reason", &reason, NULL, N_("why the event is not to be applied (required)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	int rc;
 
-	rc = cli_parse(c, "inbox ignore", "ID --reason R", opts, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("inbox ignore", _("the event id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!reason)
-		return cli_usage("inbox ignore", _("--reason is required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = inbox_ignore(c->db, id, reason)))
+	if ((rc = inbox_ignore(c->db, a->id, cli_arg_get(a, "reason"))))
 		return cli_refused(rc);
 	if (!c->json)
-		printf(_("Inbound event %lld is ignored.\n"), (long long)id);
+		printf(_("Inbound event %lld is ignored.\n"), (long long)a->id);
 	else
-		cmd_show(c, 2, (char *[]){(char *)"show", pos[0], NULL});
+		show_event(c, a->id);
 	return CLI_OK;
 }
 
-static const struct cli_cmd inbox_cmds[] = {
-    {"ingest", cmd_ingest, "--source CODE [--signature HEADER] < PAYLOAD",
-     N_("store a signed payload relayed by a forwarder (verified first)")},
-    {"list", cmd_list, "[--status S] [--source CODE]", N_("list inbound events, newest first")},
-    {"show", cmd_show, "ID", N_("show one inbound event with its raw payload and error")},
-    {"retry", cmd_retry, "ID", N_("process a dead, failed or parked event again")},
-    {"ignore", cmd_ignore, "ID --reason R", N_("decide an event is not to be applied")},
-    {NULL, NULL, NULL, NULL},
+#define SECRETS_OPT                                                                                \
+	{                                                                                          \
+		"secrets", CLI_VALUE, N_("the secrets file (default: see the manual)"), NULL, NULL \
+	}
+#define PROVIDER_OPT                                                                               \
+	{                                                                                          \
+		"provider", CLI_VALUE, N_("the provider (default: the primary)"), NULL, NULL       \
+	}
+#define KEY_OPT                                                                                    \
+	{                                                                                          \
+		"idempotency-key", CLI_VALUE, N_("do this request at most once"), NULL, NULL       \
+	}
+
+const struct cli_entry cli_inbox_cmds[] = {
+    {"ingest", NULL, "--source CODE [--signature HEADER] < PAYLOAD",
+     "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD",
+     N_("store a signed payload relayed by a forwarder (verified first)"),
+     .opts = {{"source", CLI_VALUE, N_("the channel that signed the payload (e.g. stripe)"), NULL,
+               N_("--source is required")},
+              {"signature", CLI_VALUE,
+               N_("the signature header that came with it (Stripe-Signature; a channel that "
+                  "signs inside the payload has none)"),
+               NULL, NULL},
+              {"secrets", CLI_VALUE,
+               N_("the secrets file holding the source's signing key (default: see the "
+                  "manual)"),
+               NULL, NULL}},
+     .db = CLI_DB_OPEN, .check = ingest_check, .run = cmd_ingest},
+    {"list", NULL, "[--status S] [--source CODE]", "[--status S] [--source CODE] [--limit N]",
+     N_("list inbound events, newest first"),
+     .opts = {{"status", CLI_VALUE,
+               N_("only events in this state: received, processed, ignored, parked, failed, "
+                  "dead, rejected"),
+               NULL, NULL},
+              {"source", CLI_VALUE, N_("only events of this channel"), NULL, NULL},
+              {"limit", CLI_ID, N_("at most this many, newest first (default 100)"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_list},
+    {"show", NULL, "ID", NULL, N_("show one inbound event with its raw payload and error"),
+     .max_pos = 1, .id = N_("the event id"), .db = CLI_DB_OPEN, .run = cmd_show},
+    {"retry", NULL, "ID", NULL, N_("process a dead, failed or parked event again"), .max_pos = 1,
+     .id = N_("the event id"), .db = CLI_DB_OPEN, .run = cmd_retry},
+    {"ignore", NULL, "ID --reason R", NULL, N_("decide an event is not to be applied"),
+     .opts = {{"reason", CLI_VALUE, N_("why the event is not to be applied (required)"), NULL,
+               N_("--reason is required")}},
+     .max_pos = 1, .id = N_("the event id"), .db = CLI_DB_OPEN, .run = cmd_ignore},
+    {NULL},
 };
 
 /* ---------------------------------------------------------------- channel */
@@ -427,41 +421,39 @@ static int parse_rollout(const char *s, int *out)
 	return 0;
 }
 
-static int cmd_provider_set(struct cli *c, int argc, char **argv)
+/* What provider-set can check before the database opens; the rollout
+ * into ch->rollout. */
+static int provider_change(const struct cli_args *a, struct chan_provider_change *ch)
 {
-	static const char syn[] = "CODE [--url URL] [--role primary|backup] [--rollout PERCENT]"
-	                          " [--adapter NAME] [--enable|--disable]";
-	const char *url = NULL, *role = NULL, *rollout = NULL, *adapter = NULL;
-	int en = 0, dis = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"url", &url, NULL,
-	     N_("the channel's base URL (https://, or http://127.0.0.1 in tests)")},
-	    {"role", &role, NULL, N_("primary or backup")},
-	    {"rollout", &rollout, NULL,
-	     N_("the primary's share of new orders, 0 to 100 (the rest go to the first backup)")},
-	    {"adapter", &adapter, NULL, N_("how to speak to it: stripe (default)")},
-	    {"enable", NULL, &en, N_("use this provider")},
-	    {"disable", NULL, &dis, N_("stop using this provider")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
-	char *pos[1];
+	const char *rollout = cli_arg_get(a, "rollout");
+	int rc;
 
-	rc = cli_parse(c, "channel provider-set", syn, opts, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 1)
-		return cli_usage("channel provider-set", _("name the provider code (e.g. stripe)"));
-	if (en && dis)
-		return cli_usage("channel provider-set",
-		                 _("--enable and --disable exclude each other"));
-	if (rollout && (rc = parse_rollout(rollout, &ch.rollout)) != 0)
+	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
+		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
+	if (rollout && (rc = parse_rollout(rollout, &ch->rollout)) != 0)
 		return cli_refused(rc);
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	ch.base_url = url;
-	ch.role = role;
-	ch.adapter = adapter;
+	return 0;
+}
+
+static int provider_set_check(struct cli *c, const struct cli_args *a)
+{
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+
+	(void)c;
+	return provider_change(a, &ch);
+}
+
+static int cmd_provider_set(struct cli *c, const struct cli_args *a)
+{
+	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+	char *const *pos = a->pos;
+
+	if ((rc = provider_change(a, &ch)) != 0)
+		return rc;
+	ch.base_url = cli_arg_get(a, "url");
+	ch.role = cli_arg_get(a, "role");
+	ch.adapter = cli_arg_get(a, "adapter");
 	ch.enabled = en ? 1 : dis ? 0 : -1;
 	rc = chan_provider_change(c->db, pos[0], &ch);
 	if (rc)
@@ -500,16 +492,11 @@ static int provider_cb(const struct chan_provider *p, void *arg)
 	return 0;
 }
 
-static int cmd_provider_list(struct cli *c, int argc, char **argv)
+static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 
-	rc = cli_parse(c, "channel providers", "", NULL, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	(void)a;
 	cli_list_begin(c, "providers");
 	rc = chan_provider_list(c->db, provider_cb, c);
 	return cli_list_end(c, rc);
@@ -542,30 +529,33 @@ static void session_close(struct cli *c, struct session *s)
 	chan_conn_close(&s->ch);
 }
 
-static int cmd_poll(struct cli *c, int argc, char **argv)
+/* The one-shot channel commands: --once is the only way here. */
+static int once_check(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "--once [--provider CODE] [--secrets FILE]";
-	const char *code = NULL, *secrets = NULL;
-	int once = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"once", NULL, &once, N_("read the events once and stop")},
-	    {"provider", &code, NULL, N_("the provider to poll (default: the primary)")},
-	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	(void)c;
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in the "
+		                           "desk or in 'frontdesk serve'"));
+	return 0;
+}
+
+static int deliver_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in "
+		                           "'frontdesk serve'"));
+	return 0;
+}
+
+static int cmd_poll(struct cli *c, const struct cli_args *a)
+{
+	const char *code = cli_arg_get(a, "provider"), *secrets = cli_arg_get(a, "secrets");
 	struct chan_poll_opts o;
 	struct chan_poll_result r;
 	struct session s;
-	char *pos[1];
+	int rc;
 
-	rc = cli_parse(c, "channel poll", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!once)
-		return cli_usage("channel poll", _("only --once is supported here; the worker runs "
-		                                   "in the desk or in 'frontdesk serve'"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	chan_poll_opts_default(&o, s.ch.p.code);
@@ -645,27 +635,16 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 	putchar('\n');
 }
 
-static int cmd_status(struct cli *c, int argc, char **argv)
+static int cmd_status(struct cli *c, const struct cli_args *a)
 {
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
-	const char *code = NULL;
-	struct cli_opt opts[] = {
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
-	    {NULL, NULL, NULL, NULL},
-	};
 	struct chan_provider p;
 	struct chan_state s;
 	int64_t counts[7], ob[4], since = 0;
-	char *pos[1];
-	int npos, rc, i, reported = 0;
+	int rc, i, reported = 0;
 
-	rc = cli_parse(c, "channel status", "[--provider CODE]", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = chan_provider_get(c->db, code, &p)))
+	if ((rc = chan_provider_get(c->db, cli_arg_get(a, "provider"), &p)))
 		return cli_refused(rc);
 	rc = chan_state_get(c->db, p.code, &s);
 	for (i = 0; !rc && i < 7; i++)
@@ -683,39 +662,22 @@ static int cmd_status(struct cli *c, int argc, char **argv)
 
 /* ---------------------------------------------------------------- outbox */
 
-static int cmd_charge(struct cli *c, int argc, char **argv)
+static int cmd_charge(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] =
-	    "--invoice INV --amount A [--provider CODE] [--idempotency-key K]";
-	const char *inv_s = NULL, *amount_s = NULL, *code = NULL, *key = NULL;
-	struct cli_opt opts[] = {
-	    {"invoice", &inv_s, NULL, N_("the invoice to pay (its number or id)")},
-	    {"amount", &amount_s, NULL, N_("how much to charge, in the invoice's currency")},
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *inv_s = cli_arg_get(a, "invoice"), *amount_s = cli_arg_get(a, "amount");
 	struct invoice inv;
-	char *pos[1], order_no[65];
+	char order_no[65];
 	int64_t id, amount, ob;
-	int npos, rc;
+	int rc;
 
-	rc = cli_parse(c, "channel charge", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!inv_s)
-		return cli_usage("channel charge", _("--invoice is required"));
-	if (!amount_s)
-		return cli_usage("channel charge", _("--amount is required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = invoice_find(c->db, inv_s, &id)) || (rc = invoice_get(c->db, id, &inv)))
 		return cli_refused(rc);
 	rc = money_parse(amount_s, currency_find(inv.currency), &amount);
 	invoice_free(&inv);
 	if (rc)
 		return cli_refused(rc);
-	if ((rc = outbox_charge(c->db, code, id, amount, key, order_no, &ob)))
+	if ((rc = outbox_charge(c->db, cli_arg_get(a, "provider"), id, amount,
+	                        cli_arg_get(a, "idempotency-key"), order_no, &ob)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
@@ -732,27 +694,14 @@ static int cmd_charge(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_refund(struct cli *c, int argc, char **argv)
+static int cmd_refund(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "ORDER [--amount A] [--idempotency-key K]";
-	const char *amount_s = NULL, *key = NULL;
-	struct cli_opt opts[] = {
-	    {"amount", &amount_s, NULL, N_("how much to refund (default: all that is left)")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *amount_s = cli_arg_get(a, "amount");
+	char *const *pos = a->pos;
 	struct pay_order po;
-	char *pos[1];
 	int64_t amount = 0, ob;
-	int npos, rc;
+	int rc;
 
-	rc = cli_parse(c, "channel refund", syn, opts, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 1)
-		return cli_usage("channel refund", _("name the card payment order (PO-...)"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if (amount_s) {
 		if ((rc = chan_order_get(c->db, pos[0], &po)) != 0)
 			return cli_refused(rc);
@@ -761,7 +710,7 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 		if (amount <= 0)
 			return cli_refused(err_set(FD_EINVAL, _("the amount must be positive")));
 	}
-	if ((rc = outbox_refund(c->db, pos[0], amount, key, &ob)))
+	if ((rc = outbox_refund(c->db, pos[0], amount, cli_arg_get(a, "idempotency-key"), &ob)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
@@ -775,29 +724,12 @@ static int cmd_refund(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_deliver(struct cli *c, int argc, char **argv)
+static int cmd_deliver(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "--once [--all] [--provider CODE] [--secrets FILE]";
-	const char *code = NULL, *secrets = NULL;
-	int once = 0, all = 0, npos, rc, sent = 0;
-	struct cli_opt opts[] = {
-	    {"once", NULL, &once, N_("send what is due now and stop")},
-	    {"all", NULL, &all, N_("also send what waits for its next retry")},
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
-	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *code = cli_arg_get(a, "provider"), *secrets = cli_arg_get(a, "secrets");
+	int all = cli_arg_flag(a, "all"), rc, sent = 0;
 	struct session s;
-	char *pos[1];
 
-	rc = cli_parse(c, "channel deliver", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!once)
-		return cli_usage("channel deliver", _("only --once is supported here; the worker "
-		                                      "runs in 'frontdesk serve'"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all, &sent);
@@ -843,32 +775,14 @@ static void process_print(struct cli *c, const struct chan_process_result *r)
 }
 
 /* channel process / channel query: one pass of the worker's processing. */
-static int process_cmd(struct cli *c, int argc, char **argv, int query)
+static int process_cmd(struct cli *c, const struct cli_args *a, int query)
 {
-	static const char syn[] = "--once [--all] [--provider CODE] [--secrets FILE]";
-	const char *code = NULL, *secrets = NULL;
-	const char *name = query ? "channel query" : "channel process";
-	int once = 0, all = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"once", NULL, &once, N_("do what is due now and stop")},
-	    {"all", NULL, &all, N_("also what waits for its next try")},
-	    {"provider", &code, NULL, N_("the provider (default: the primary)")},
-	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *code = cli_arg_get(a, "provider"), *secrets = cli_arg_get(a, "secrets");
+	int all = cli_arg_flag(a, "all"), rc;
 	struct chan_process_opts o;
 	struct chan_process_result r = {0};
 	struct session s;
-	char *pos[1];
 
-	rc = cli_parse(c, name, syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!once)
-		return cli_usage(name, _("only --once is supported here; the worker runs in the "
-		                         "desk or in 'frontdesk serve'"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
 	chan_process_opts_default(&o, s.ch.p.code);
@@ -885,14 +799,14 @@ out:
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static int cmd_process(struct cli *c, int argc, char **argv)
+static int cmd_process(struct cli *c, const struct cli_args *a)
 {
-	return process_cmd(c, argc, argv, 0);
+	return process_cmd(c, a, 0);
 }
 
-static int cmd_query(struct cli *c, int argc, char **argv)
+static int cmd_query(struct cli *c, const struct cli_args *a)
 {
-	return process_cmd(c, argc, argv, 1);
+	return process_cmd(c, a, 1);
 }
 
 /* ---------------------------------------------------------------- serve */
@@ -929,56 +843,30 @@ static void say_backup(const char *msg, void *arg)
 	say_to("backup", msg);
 }
 
-static int cmd_serve(struct cli *c, int argc, char **argv)
+static int cmd_serve(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--for SECONDS] [--poll-seconds N] [--lease-seconds N] "
-	                          "[--provider CODE] [--secrets FILE] [--no-channel] [--quiet]";
-	const char *for_s = NULL, *poll_s = NULL, *lease_s = NULL, *code = NULL, *secrets = NULL;
-	int no_channel = 0, quiet = 0, npos, rc, wrc;
-	struct cli_opt opts[] = {
-	    {"for", &for_s, NULL, N_("stop after this many seconds (default: until SIGTERM)")},
-	    {"poll-seconds", &poll_s, NULL,
-	     N_("seconds between polls of the channel (default: channel_poll_seconds)")},
-	    {"lease-seconds", &lease_s, NULL,
-	     N_("how long the leases last without renewal (default: channel_lease_seconds, "
-	        "jobs_lease_seconds)")},
-	    {"provider", &code, NULL,
-	     N_("serve this provider only (default: every enabled provider)")},
-	    {"secrets", &secrets, NULL, N_("the secrets file (default: see the manual)")},
-	    {"no-channel", NULL, &no_channel, N_("run the job runner only")},
-	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *code = cli_arg_get(a, "provider");
+	int no_channel = cli_arg_flag(a, "no-channel"), quiet = cli_arg_flag(a, "quiet"), rc, wrc;
 	struct chan_worker_opts wo;
 	struct chan_worker *w = NULL;
 	struct backup_nightly_opts bo;
 	struct backup_nightly *bw = NULL;
 	struct jobq_opts jo;
 	struct sigaction sa, old_int, old_term;
-	char *pos[1];
-	int64_t for_seconds = 0, v;
+	int64_t for_seconds = cli_arg_id(a, "for"), v;
 
-	rc = cli_parse(c, "serve", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (for_s && (rc = cli_parse_id("serve", "--for", for_s, &for_seconds)))
-		return rc;
 	chan_worker_opts_default(&wo);
 	jobq_opts_default(&jo);
-	if (poll_s) {
-		if ((rc = cli_parse_id("serve", "--poll-seconds", poll_s, &v)))
-			return rc;
+	if (cli_arg_flag(a, "poll-seconds")) {
+		v = cli_arg_id(a, "poll-seconds");
 		wo.poll_seconds = v > 86400 ? 86400 : (int)v;
 	}
-	if (lease_s) {
-		if ((rc = cli_parse_id("serve", "--lease-seconds", lease_s, &v)))
-			return rc;
+	if (cli_arg_flag(a, "lease-seconds")) {
+		v = cli_arg_id(a, "lease-seconds");
 		wo.lease_ttl = jo.lease_ttl = v > 3600 ? 3600 : (int)v;
 	}
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	wo.provider = code;
-	wo.secrets = secrets;
+	wo.secrets = cli_arg_get(a, "secrets");
 	if (!quiet) {
 		wo.say = say_channel;
 		jo.say = say_jobs;
@@ -1024,36 +912,93 @@ static int cmd_serve(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static const struct cli_cmd channel_cmds[] = {
-    {"status", cmd_status, "[--provider CODE]",
-     N_("the poller's state: idle, polling, offline until when, last success")},
-    {"poll", cmd_poll, "--once [--provider CODE]",
-     N_("read new events from the channel into the inbox once")},
-    {"provider-set", cmd_provider_set,
+#define ONCE_OPTS(once, all)                                                                       \
+	{"once", CLI_FLAG, once, NULL, NULL}, {"all", CLI_FLAG, all, NULL, NULL}, PROVIDER_OPT,    \
+	    SECRETS_OPT
+
+const struct cli_entry cli_channel_cmds[] = {
+    {"status", NULL, "[--provider CODE]", NULL,
+     N_("the poller's state: idle, polling, offline until when, last success"),
+     .opts = {PROVIDER_OPT}, .db = CLI_DB_OPEN, .run = cmd_status},
+    {"poll", NULL, "--once [--provider CODE]", "--once [--provider CODE] [--secrets FILE]",
+     N_("read new events from the channel into the inbox once"),
+     .opts = {{"once", CLI_FLAG, N_("read the events once and stop"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("the provider to poll (default: the primary)"), NULL,
+               NULL},
+              SECRETS_OPT},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_poll},
+    {"provider-set", NULL,
      "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--enable|--disable]",
-     N_("add or change a payment provider")},
-    {"providers", cmd_provider_list, "", N_("list the payment providers")},
-    {"charge", cmd_charge, "--invoice INV --amount A",
-     N_("ask the channel for a card payment towards an invoice (sent by the worker)")},
-    {"refund", cmd_refund, "ORDER [--amount A]",
-     N_("ask the channel to refund (part of) a paid card payment order")},
-    {"deliver", cmd_deliver, "--once", N_("send the due outbox commands once")},
-    {"process", cmd_process, "--once [--all]",
-     N_("apply the due inbound events once (asking the channel about each)")},
-    {"query", cmd_query, "--once [--all]",
-     N_("ask the channel about card payment orders still paying, and apply what it says")},
-    {NULL, NULL, NULL, NULL},
+     "CODE [--url URL] [--role primary|backup] [--rollout PERCENT] [--adapter NAME] "
+     "[--enable|--disable]",
+     N_("add or change a payment provider"),
+     .opts = {{"url", CLI_VALUE,
+               N_("the channel's base URL (https://, or http://127.0.0.1 in tests)"), NULL, NULL},
+              {"role", CLI_VALUE, N_("primary or backup"), NULL, NULL},
+              {"rollout", CLI_VALUE,
+               N_("the primary's share of new orders, 0 to 100 (the rest go to the first "
+                  "backup)"),
+               NULL, NULL},
+              {"adapter", CLI_VALUE, N_("how to speak to it: stripe (default)"), NULL, NULL},
+              {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
+              {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code (e.g. stripe)"),
+     .db = CLI_DB_OPEN, .check = provider_set_check, .run = cmd_provider_set},
+    {"providers", NULL, "", NULL, N_("list the payment providers"), .db = CLI_DB_OPEN,
+     .run = cmd_provider_list},
+    {"charge", NULL, "--invoice INV --amount A",
+     "--invoice INV --amount A [--provider CODE] [--idempotency-key K]",
+     N_("ask the channel for a card payment towards an invoice (sent by the worker)"),
+     .opts = {{"invoice", CLI_VALUE, N_("the invoice to pay (its number or id)"), NULL,
+               N_("--invoice is required")},
+              {"amount", CLI_VALUE, N_("how much to charge, in the invoice's currency"), NULL,
+               N_("--amount is required")},
+              PROVIDER_OPT,
+              KEY_OPT},
+     .db = CLI_DB_OPEN, .run = cmd_charge},
+    {"refund", NULL, "ORDER [--amount A]", "ORDER [--amount A] [--idempotency-key K]",
+     N_("ask the channel to refund (part of) a paid card payment order"),
+     .opts = {{"amount", CLI_VALUE, N_("how much to refund (default: all that is left)"), NULL,
+               NULL},
+              KEY_OPT},
+     .min_pos = 1, .max_pos = 1, .missing = N_("name the card payment order (PO-...)"),
+     .db = CLI_DB_OPEN, .run = cmd_refund},
+    {"deliver", NULL, "--once", "--once [--all] [--provider CODE] [--secrets FILE]",
+     N_("send the due outbox commands once"),
+     .opts = {ONCE_OPTS(N_("send what is due now and stop"),
+                        N_("also send what waits for its next retry"))},
+     .db = CLI_DB_OPEN, .check = deliver_check, .run = cmd_deliver},
+    {"process", NULL, "--once [--all]", "--once [--all] [--provider CODE] [--secrets FILE]",
+     N_("apply the due inbound events once (asking the channel about each)"),
+     .opts = {ONCE_OPTS(N_("do what is due now and stop"), N_("also what waits for its next try"))},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_process},
+    {"query", NULL, "--once [--all]", "--once [--all] [--provider CODE] [--secrets FILE]",
+     N_("ask the channel about card payment orders still paying, and apply what it says"),
+     .opts = {ONCE_OPTS(N_("do what is due now and stop"), N_("also what waits for its next try"))},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_query},
+    {NULL},
 };
 
-/* ---------------------------------------------------------------- groups */
-
-int cli_chan(struct cli *c, const char *group, int argc, char **argv)
-{
-	if (!strcmp(group, "inbox"))
-		return cli_dispatch(c, "inbox", inbox_cmds, argc, argv);
-	if (!strcmp(group, "channel"))
-		return cli_dispatch(c, "channel", channel_cmds, argc, argv);
-	if (!strcmp(group, "serve"))
-		return cmd_serve(c, argc + 1, argv - 1);
-	return cli_usage("", _("unknown command '%.40s'"), group);
-}
+const struct cli_entry cli_serve_entry = {
+    "serve",
+    NULL,
+    "[--for SECONDS] [--poll-seconds N] [--lease-seconds N] [--provider CODE] [--secrets FILE] "
+    "[--no-channel] [--quiet]",
+    NULL,
+    N_("run the job runner and the payment channel worker headless"),
+    .opts = {{"for", CLI_ID, N_("stop after this many seconds (default: until SIGTERM)"), NULL,
+              NULL},
+             {"poll-seconds", CLI_ID,
+              N_("seconds between polls of the channel (default: channel_poll_seconds)"), NULL,
+              NULL},
+             {"lease-seconds", CLI_ID,
+              N_("how long the leases last without renewal (default: channel_lease_seconds, "
+                 "jobs_lease_seconds)"),
+              NULL, NULL},
+             {"provider", CLI_VALUE,
+              N_("serve this provider only (default: every enabled provider)"), NULL, NULL},
+             SECRETS_OPT,
+             {"no-channel", CLI_FLAG, N_("run the job runner only"), NULL, NULL},
+             {"quiet", CLI_FLAG, N_("say nothing on stderr but errors"), NULL, NULL}},
+    .db = CLI_DB_OPEN,
+    .run = cmd_serve};

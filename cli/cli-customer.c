@@ -25,15 +25,24 @@ static cJSON *to_json(const struct customer *cu)
 	return o;
 }
 
-#define FIELD_OPTS(in)                                                                             \
-	{"name", &(in).name, NULL, N_("the customer's name")},                                     \
-	    {"phone", &(in).phone, NULL, N_("phone number")},                                      \
-	    {"email", &(in).email, NULL, N_("e-mail address")},                                    \
-	    {"address", &(in).address, NULL, N_("address (where visits happen by default)")},      \
-	    {"note", &(in).note, NULL, N_("a note for staff")},                                    \
+#define FIELD_OPTS(name_required)                                                                  \
+	{"name", CLI_VALUE, N_("the customer's name"), NULL, name_required},                       \
+	    {"phone", CLI_VALUE, N_("phone number"), NULL, NULL},                                  \
+	    {"email", CLI_VALUE, N_("e-mail address"), NULL, NULL},                                \
+	    {"address", CLI_VALUE, N_("address (where visits happen by default)"), NULL, NULL},    \
 	{                                                                                          \
-		NULL, NULL, NULL, NULL                                                             \
+		"note", CLI_VALUE, N_("a note for staff"), NULL, NULL                              \
 	}
+
+/* The customer fields the options of add and edit give. */
+static void field_input(const struct cli_args *a, struct customer_input *in)
+{
+	in->name = cli_arg_get(a, "name");
+	in->phone = cli_arg_get(a, "phone");
+	in->email = cli_arg_get(a, "email");
+	in->address = cli_arg_get(a, "address");
+	in->note = cli_arg_get(a, "note");
+}
 
 static int show_one(struct cli *c, int64_t id)
 {
@@ -56,23 +65,13 @@ static int show_one(struct cli *c, int64_t id)
 	return CLI_OK;
 }
 
-static int cmd_add(struct cli *c, int argc, char **argv)
+static int cmd_add(struct cli *c, const struct cli_args *a)
 {
 	struct customer_input in = {0};
-	struct cli_opt opts[] = {FIELD_OPTS(in)};
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "customer add",
-	               "--name NAME [--phone P] [--email E] [--address A] [--note N]", opts, argc,
-	               argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!in.name)
-		return cli_usage("customer add", _("--name is required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	field_input(a, &in);
 	if ((rc = customer_add(c->db, &in, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
@@ -100,94 +99,66 @@ static int list_cb(const struct customer *cu, void *arg)
 	return 0;
 }
 
-static int cmd_list(struct cli *c, int argc, char **argv)
+static int cmd_list(struct cli *c, const struct cli_args *a)
 {
-	const char *search = NULL;
-	struct cli_opt opts[] = {
-	    {"search", &search, NULL, N_("only names or phone numbers containing this text")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-
-	rc = cli_parse(c, "customer list", "[--search TEXT]", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	cli_list_begin(c, "customers");
-	rc = customer_list(c->db, search, list_cb, c);
-	return cli_list_end(c, rc);
+	return cli_list_end(c, customer_list(c->db, cli_arg_get(a, "search"), list_cb, c));
 }
 
-static int cmd_show(struct cli *c, int argc, char **argv)
+static int cmd_show(struct cli *c, const struct cli_args *a)
 {
-	int rc;
-	int64_t id;
-
-	if (!cli_begin_id(c, "customer show", "ID", NULL, _("the customer id"), argc, argv, &id,
-	                  &rc))
-		return rc;
-	return show_one(c, id);
+	return show_one(c, a->id);
 }
 
-static int cmd_edit(struct cli *c, int argc, char **argv)
+static int cmd_edit(struct cli *c, const struct cli_args *a)
 {
 	struct customer_input in = {0};
-	struct cli_opt opts[] = {FIELD_OPTS(in)};
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	int rc;
 
-	rc = cli_parse(c, "customer edit",
-	               "ID [--name N] [--phone P] [--email E] [--address A] [--note N]", opts, argc,
-	               argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("customer edit", _("the customer id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = customer_edit(c->db, id, &in)))
+	field_input(a, &in);
+	if ((rc = customer_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
 	if (!c->json) {
-		printf(_("Customer %lld changed.\n"), (long long)id);
+		printf(_("Customer %lld changed.\n"), (long long)a->id);
 		return CLI_OK;
 	}
-	return show_one(c, id);
+	return show_one(c, a->id);
 }
 
-static int cmd_delete(struct cli *c, int argc, char **argv)
+static int cmd_delete(struct cli *c, const struct cli_args *a)
 {
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "customer delete", "ID", NULL, _("the customer id"), argc, argv, &id,
-	                  &rc))
-		return rc;
-	if ((rc = customer_delete(c->db, id)))
+	if ((rc = customer_delete(c->db, a->id)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
-		cli_json_int(o, "deleted", id);
+		cli_json_int(o, "deleted", a->id);
 		cli_print_json(o);
 	} else {
-		printf(_("Customer %lld deleted (kept in the history).\n"), (long long)id);
+		printf(_("Customer %lld deleted (kept in the history).\n"), (long long)a->id);
 	}
 	return CLI_OK;
 }
 
-static const struct cli_cmd cmds[] = {
-    {"add", cmd_add, "--name NAME [...]", N_("add a customer")},
-    {"list", cmd_list, "[--search TEXT]", N_("list customers by name")},
-    {"show", cmd_show, "ID", N_("show one customer")},
-    {"edit", cmd_edit, "ID [--name N ...]", N_("change fields (\"\" clears one)")},
-    {"delete", cmd_delete, "ID", N_("delete a customer who has no jobs")},
-    {NULL, NULL, NULL, NULL},
-};
+#define ID_CMD(what) .max_pos = 1, .id = what, .db = CLI_DB_OPEN
 
-int cli_customer(struct cli *c, int argc, char **argv)
-{
-	return cli_dispatch(c, "customer", cmds, argc, argv);
-}
+const struct cli_entry cli_customer_cmds[] = {
+    {"add", NULL, "--name NAME [...]",
+     "--name NAME [--phone P] [--email E] [--address A] [--note N]", N_("add a customer"),
+     .opts = {FIELD_OPTS(N_("--name is required"))}, .db = CLI_DB_OPEN, .run = cmd_add},
+    {"list", NULL, "[--search TEXT]", NULL, N_("list customers by name"),
+     .opts = {{"search", CLI_VALUE, N_("only names or phone numbers containing this text"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_list},
+    {"show", NULL, "ID", NULL, N_("show one customer"), ID_CMD(N_("the customer id")),
+     .run = cmd_show},
+    {"edit", NULL, "ID [--name N ...]",
+     "ID [--name N] [--phone P] [--email E] [--address A] [--note N]",
+     N_("change fields (\"\" clears one)"), .opts = {FIELD_OPTS(NULL)},
+     ID_CMD(N_("the customer id")), .run = cmd_edit},
+    {"delete", NULL, "ID", NULL, N_("delete a customer who has no jobs"),
+     ID_CMD(N_("the customer id")), .run = cmd_delete},
+    {NULL},
+};

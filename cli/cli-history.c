@@ -112,37 +112,60 @@ static int show_event(const struct history_event *e, void *arg)
 	return 0;
 }
 
-int cli_history(struct cli *c, int argc, char **argv)
+/* The kind is known before the database opens: a wrong one is bad usage. */
+static int history_check(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "KIND ID";
-	struct cli_opt opts[] = {{NULL, NULL, NULL, NULL}};
-	struct shown s = {c, NULL, 0};
-	char *pos[2], *log;
-	int npos, rc;
+	size_t i;
 
-	rc = cli_parse(c, "history", syn, opts, argc, argv, pos, 2, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 2)
-		return cli_usage("history",
-		                 _("give the kind of record and its id, e.g. 'history invoice "
-		                   "INV-2026-000001'; kinds: customer, job, visit, item, invoice, "
-		                   "payment, allocation, refund, card-order, inbound"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	(void)c;
+	for (i = 0; history_kinds[i]; i++)
+		if (!strcmp(a->pos[0], history_kinds[i]))
+			return 0;
+	if (!strcmp(a->pos[0], "appt") || !strcmp(a->pos[0], "event"))
+		return 0;
+	return cli_usage(a->cmd,
+	                 _("'%.40s' is not a kind of record: customer, job, visit, item, "
+	                   "invoice, payment, allocation, refund, card-order or inbound"),
+	                 a->pos[0]);
+}
+
+static int cmd_history(struct cli *c, const struct cli_args *a)
+{
+	struct shown s = {c, NULL, 0};
+	char *log;
+	int rc;
+
 	if (c->json) {
 		c->out = cJSON_CreateObject();
-		cli_json_str(c->out, "kind", pos[0]);
-		cli_json_str(c->out, "ref", pos[1]);
+		cli_json_str(c->out, "kind", a->pos[0]);
+		cli_json_str(c->out, "ref", a->pos[1]);
 		s.events = cJSON_AddArrayToObject(c->out, "events");
 	}
 	log = chan_log_default_path(db_path(c->db));
-	rc = history_read(c->db, pos[0], pos[1], log, show_event, &s);
+	rc = history_read(c->db, a->pos[0], a->pos[1], log, show_event, &s);
 	free(log);
 	if (rc == FD_EINVAL) {
-		if (c->json)
-			cJSON_Delete(c->out), c->out = NULL;
-		return cli_usage("history", "%s", err_msg());
+		if (c->json) {
+			cJSON_Delete(c->out);
+			c->out = NULL;
+		}
+		return cli_usage(a->cmd, "%s", err_msg());
 	}
 	return cli_list_end(c, rc);
 }
+
+const struct cli_entry cli_history_entry = {
+    "history",
+    NULL,
+    "KIND ID",
+    NULL,
+    N_("the timeline of any record: who changed what, when and why"),
+    .min_pos = 2,
+    .max_pos = 2,
+    .missing = N_("give the kind of record and its id, e.g. 'history invoice "
+                  "INV-2026-000001'; kinds: customer, job, visit, item, invoice, "
+                  "payment, allocation, refund, card-order, inbound"),
+    .nonempty = 1,
+    .db = CLI_DB_OPEN,
+    .check = history_check,
+    .run = cmd_history};

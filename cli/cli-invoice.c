@@ -295,65 +295,67 @@ static int parse_picks(const char *cmd, const char *text, struct invoice_pick **
 	return rc;
 }
 
-static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
+/* The invoice the options of invoice issue ask for, into in (its jobs and
+ * items allocated: the caller frees in->jobs and in->items). */
+static int issue_input(const struct cli_args *a, struct invoice_input *in)
 {
-	const char *cust = NULL, *jobs = NULL, *items = NULL, *terms = NULL, *due = NULL;
-	const char *note = NULL, *key = NULL;
-	int overpay = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"customer", &cust, NULL, N_("the customer (checked against the jobs)")},
-	    {"jobs", &jobs, NULL, N_("bill what is left of these jobs: 3 or 3,4")},
-	    {"items", &items, NULL, N_("bill these line items, or part: 7 or 7,8=1.5")},
-	    {"terms", &terms, NULL, N_("days until due (default: invoice_terms_days, 30)")},
-	    {"due", &due, NULL, N_("due date YYYY-MM-DD instead of terms")},
-	    {"allow-overpay", NULL, &overpay, N_("payments may exceed the total (overpaid)")},
-	    {"note", &note, NULL, N_("a note printed on the invoice")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	struct invoice_input in = {0};
-	int64_t *job_ids = NULL;
+	const char *cust = cli_arg_get(a, "customer"), *jobs = cli_arg_get(a, "jobs");
+	const char *items = cli_arg_get(a, "items"), *terms = cli_arg_get(a, "terms");
+	const char *due = cli_arg_get(a, "due");
+	int64_t *job_ids = NULL, v;
 	struct invoice_pick *picks = NULL;
-	struct idem_result res = {0};
-	char *pos[1];
-	int64_t v;
+	int rc;
 
-	MCLI_PARSE(cli_parse(c, "invoice issue",
-	                     "[--jobs J,J] [--items I,I=QTY] [--customer C] [--terms DAYS | "
-	                     "--due DATE] [--allow-overpay] [--note N] [--idempotency-key K]",
-	                     opts, argc, argv, pos, 0, &npos));
-	in.terms_days = -1;
+	memset(in, 0, sizeof *in);
+	in->terms_days = -1;
 	if (!jobs && !items)
-		return cli_usage("invoice issue", _("give --jobs or --items"));
+		return cli_usage(a->cmd, _("give --jobs or --items"));
 	if (terms && due)
-		return cli_usage("invoice issue", _("give --terms or --due, not both"));
-	if (cust && (rc = cli_parse_id("invoice issue", "--customer", cust, &in.customer_id)))
+		return cli_usage(a->cmd, _("give --terms or --due, not both"));
+	if (cust && (rc = cli_parse_id(a->cmd, "--customer", cust, &in->customer_id)))
 		return rc;
 	if (terms) {
 		if (!strcmp(terms, "0"))
-			in.terms_days = 0;
-		else if ((rc = cli_parse_id("invoice issue", "--terms", terms, &v)) != 0)
+			in->terms_days = 0;
+		else if ((rc = cli_parse_id(a->cmd, "--terms", terms, &v)) != 0)
 			return rc;
 		else
-			in.terms_days = v > 100000 ? 100000 : (long)v;
+			in->terms_days = v > 100000 ? 100000 : (long)v;
 	}
-	if (jobs &&
-	    (rc = parse_id_list("invoice issue", _("a job id"), jobs, &job_ids, &in.n_jobs)))
-		goto out;
-	if (items && (rc = parse_picks("invoice issue", items, &picks, &in.n_items)))
-		goto out;
-	if (due && (rc = clock_parse_local(due, &in.due_at)) != 0) {
+	rc = 0;
+	if (jobs)
+		rc = parse_id_list(a->cmd, _("a job id"), jobs, &job_ids, &in->n_jobs);
+	if (!rc && items)
+		rc = parse_picks(a->cmd, items, &picks, &in->n_items);
+	if (!rc && due && (rc = clock_parse_local(due, &in->due_at)) != 0)
 		rc = cli_refused(rc);
+	in->jobs = job_ids;
+	in->items = picks;
+	in->allow_overpay = cli_arg_flag(a, "allow-overpay");
+	in->note = cli_arg_get(a, "note");
+	return rc;
+}
+
+static int issue_check(struct cli *c, const struct cli_args *a)
+{
+	struct invoice_input in;
+	int rc = issue_input(a, &in);
+
+	(void)c;
+	free((void *)in.jobs);
+	free((void *)in.items);
+	return rc;
+}
+
+static int cmd_invoice_issue(struct cli *c, const struct cli_args *a)
+{
+	const char *key = cli_arg_get(a, "idempotency-key");
+	struct invoice_input in;
+	struct idem_result res = {0};
+	int rc;
+
+	if ((rc = issue_input(a, &in)) != 0)
 		goto out;
-	}
-	in.jobs = job_ids;
-	in.items = picks;
-	in.allow_overpay = overpay;
-	in.note = note;
-	if (!cli_db(c)) {
-		rc = CLI_REFUSED;
-		goto out;
-	}
 	if ((rc = invoice_issue(c->db, &in, key, &res)) != 0) {
 		rc = cli_refused(rc);
 		goto out;
@@ -377,8 +379,8 @@ static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
 	}
 out:
 	idem_result_free(&res);
-	free(job_ids);
-	free(picks);
+	free((void *)in.jobs);
+	free((void *)in.items);
 	return rc;
 }
 
@@ -400,34 +402,29 @@ static int list_invoice_cb(const struct invoice *inv, void *arg)
 	return 0;
 }
 
-static int cmd_invoice_list(struct cli *c, int argc, char **argv)
+static int list_check(struct cli *c, const struct cli_args *a)
 {
-	const char *cust = NULL, *status = NULL, *kind = NULL;
-	struct cli_opt opts[] = {
-	    {"customer", &cust, NULL, N_("only this customer's documents")},
-	    {"status", &status, NULL,
-	     N_("issued, partially_paid, paid, overpaid, void, or open (something owed)")},
-	    {"kind", &kind, NULL, N_("invoice or credit_note")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *status = cli_arg_get(a, "status"), *kind = cli_arg_get(a, "kind");
+
+	(void)c;
+	if (status && !invoice_status_valid(status))
+		return cli_usage(a->cmd, _("unknown status '%.40s'"), status);
+	if (kind && strcmp(kind, "invoice") && strcmp(kind, "credit_note"))
+		return cli_usage(a->cmd, _("--kind is invoice or credit_note"));
+	return 0;
+}
+
+static int cmd_invoice_list(struct cli *c, const struct cli_args *a)
+{
+	const char *status = cli_arg_get(a, "status"), *kind = cli_arg_get(a, "kind");
 	struct invoice_filter f = {0, NULL, NULL};
 	struct mcli_show s = {c, NULL, NULL, 1};
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	cJSON *o = NULL;
 
-	MCLI_PARSE(cli_parse(c, "invoice list", "[--customer C] [--status S] [--kind K]", opts,
-	                     argc, argv, pos, 0, &npos));
-	if (cust && (rc = cli_parse_id("invoice list", "--customer", cust, &f.customer_id)))
-		return rc;
-	if (status && !invoice_status_valid(status))
-		return cli_usage("invoice list", _("unknown status '%.40s'"), status);
-	if (kind && strcmp(kind, "invoice") && strcmp(kind, "credit_note"))
-		return cli_usage("invoice list", _("--kind is invoice or credit_note"));
+	f.customer_id = cli_arg_id(a, "customer");
 	f.status = status;
 	f.kind = kind;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if (c->json) {
 		o = cJSON_CreateObject();
 		s.arr = cJSON_AddArrayToObject(o, "invoices");
@@ -442,82 +439,49 @@ static int cmd_invoice_list(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-/* Commands that take one invoice (number or id) as their argument. */
-static int one_invoice(struct cli *c, const char *cmd, int npos, char **pos, int64_t *id)
+static int cmd_invoice_show(struct cli *c, const struct cli_args *a)
 {
-	if (npos < 1)
-		return cli_usage(cmd, _("name the invoice (number or id)"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	return mcli_invoice(c, pos[0], id);
-}
-
-static int cmd_invoice_show(struct cli *c, int argc, char **argv)
-{
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	MCLI_PARSE(cli_parse(c, "invoice show", "NUMBER|ID", NULL, argc, argv, pos, 1, &npos));
-	if ((rc = one_invoice(c, "invoice show", npos, pos, &id)) != 0)
+	if ((rc = mcli_invoice(c, a->pos[0], &id)) != 0)
 		return rc;
 	return show_invoice(c, id);
 }
 
-static int cmd_invoice_void(struct cli *c, int argc, char **argv)
+static int cmd_invoice_void(struct cli *c, const struct cli_args *a)
 {
-	const char *reason = NULL;
-	struct cli_opt opts[] = {
-	    {"reason", &reason, NULL, N_("why it is void (required)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	MCLI_PARSE(
-	    cli_parse(c, "invoice void", "NUMBER|ID --reason R", opts, argc, argv, pos, 1, &npos));
-	if (!reason)
-		return cli_usage("invoice void", _("--reason is required"));
-	if ((rc = one_invoice(c, "invoice void", npos, pos, &id)) != 0)
+	if ((rc = mcli_invoice(c, a->pos[0], &id)) != 0)
 		return rc;
-	if ((rc = invoice_void(c->db, id, reason)) != 0)
+	if ((rc = invoice_void(c->db, id, cli_arg_get(a, "reason"))) != 0)
 		return cli_refused(rc);
 	if (c->json)
 		return show_invoice(c, id);
-	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), pos[0]);
+	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), a->pos[0]);
 	return CLI_OK;
 }
 
-static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
+static int cmd_invoice_credit(struct cli *c, const struct cli_args *a)
 {
-	const char *amount = NULL, *reason = NULL, *key = NULL;
-	struct cli_opt opts[] = {
-	    {"amount", &amount, NULL, N_("how much to take off (at most the balance)")},
-	    {"reason", &reason, NULL, N_("what is corrected (the credit note's line)")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *key = cli_arg_get(a, "idempotency-key");
 	struct idem_result res = {0};
 	struct invoice inv;
-	char *pos[1], m[MONEY_BUFSZ];
-	int npos, rc;
+	char m[MONEY_BUFSZ];
+	int rc;
 	int64_t id, v;
 
-	MCLI_PARSE(cli_parse(c, "invoice credit",
-	                     "NUMBER|ID --amount A --reason R [--idempotency-key K]", opts, argc,
-	                     argv, pos, 1, &npos));
-	if (!amount || !reason)
-		return cli_usage("invoice credit", _("--amount and --reason are required"));
-	if ((rc = one_invoice(c, "invoice credit", npos, pos, &id)) != 0)
+	if ((rc = mcli_invoice(c, a->pos[0], &id)) != 0)
 		return rc;
 	if ((rc = invoice_get(c->db, id, &inv)) != 0)
 		return cli_refused(rc);
-	rc = mcli_amount("--amount", amount, inv.currency, &v);
+	rc = mcli_amount("--amount", cli_arg_get(a, "amount"), inv.currency, &v);
 	invoice_free(&inv);
 	if (rc)
 		return rc;
-	if ((rc = invoice_credit(c->db, id, v, reason, key, &res)) != 0)
+	if ((rc = invoice_credit(c->db, id, v, cli_arg_get(a, "reason"), key, &res)) != 0)
 		return cli_refused(rc);
 	mcli_replay(&res, key);
 	if (c->json) {
@@ -527,21 +491,60 @@ static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
 	} else {
 		printf(_("Credit note %s issued (id %lld): %s %s off %s.\n"), inv.number,
 		       (long long)inv.id, mcli_money(-inv.total, inv.currency, m), inv.currency,
-		       pos[0]);
+		       a->pos[0]);
 		invoice_free(&inv);
 	}
 	idem_result_free(&res);
 	return rc;
 }
 
-const struct cli_cmd mcli_invoice_cmds[] = {
-    {"issue", cmd_invoice_issue, "--jobs J,J | --items I,I=QTY",
-     N_("issue an invoice from line items of one customer's jobs")},
-    {"list", cmd_invoice_list, "[--customer C] [--status S]", N_("list invoices, oldest first")},
-    {"show", cmd_invoice_show, "NUMBER|ID", N_("show an invoice with lines and allocations")},
-    {"void", cmd_invoice_void, "NUMBER|ID --reason R",
-     N_("void an invoice that has nothing allocated")},
-    {"credit", cmd_invoice_credit, "NUMBER|ID --amount A --reason R",
-     N_("issue a credit note that takes an amount off an invoice")},
-    {NULL, NULL, NULL, NULL},
+#define KEY_OPT                                                                                    \
+	{                                                                                          \
+		"idempotency-key", CLI_VALUE, N_("do this request at most once"), NULL, NULL       \
+	}
+/* one invoice (number or id) as the argument */
+#define ONE_INVOICE                                                                                \
+	.min_pos = 1, .max_pos = 1, .missing = N_("name the invoice (number or id)"),              \
+	.db = CLI_DB_OPEN
+
+const struct cli_entry mcli_invoice_cmds[] = {
+    {"issue", NULL, "--jobs J,J | --items I,I=QTY",
+     "[--jobs J,J] [--items I,I=QTY] [--customer C] [--terms DAYS | --due DATE] "
+     "[--allow-overpay] [--note N] [--idempotency-key K]",
+     N_("issue an invoice from line items of one customer's jobs"),
+     .opts = {{"customer", CLI_VALUE, N_("the customer (checked against the jobs)"), NULL, NULL},
+              {"jobs", CLI_VALUE, N_("bill what is left of these jobs: 3 or 3,4"), NULL, NULL},
+              {"items", CLI_VALUE, N_("bill these line items, or part: 7 or 7,8=1.5"), NULL, NULL},
+              {"terms", CLI_VALUE, N_("days until due (default: invoice_terms_days, 30)"), NULL,
+               NULL},
+              {"due", CLI_VALUE, N_("due date YYYY-MM-DD instead of terms"), NULL, NULL},
+              {"allow-overpay", CLI_FLAG, N_("payments may exceed the total (overpaid)"), NULL,
+               NULL},
+              {"note", CLI_VALUE, N_("a note printed on the invoice"), NULL, NULL},
+              KEY_OPT},
+     .db = CLI_DB_OPEN, .check = issue_check, .run = cmd_invoice_issue},
+    {"list", NULL, "[--customer C] [--status S]", "[--customer C] [--status S] [--kind K]",
+     N_("list invoices, oldest first"),
+     .opts = {{"customer", CLI_ID, N_("only this customer's documents"), NULL, NULL},
+              {"status", CLI_VALUE,
+               N_("issued, partially_paid, paid, overpaid, void, or open (something owed)"), NULL,
+               NULL},
+              {"kind", CLI_VALUE, N_("invoice or credit_note"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .check = list_check, .run = cmd_invoice_list},
+    {"show", NULL, "NUMBER|ID", NULL, N_("show an invoice with lines and allocations"), ONE_INVOICE,
+     .run = cmd_invoice_show},
+    {"void", NULL, "NUMBER|ID --reason R", NULL, N_("void an invoice that has nothing allocated"),
+     .opts = {{"reason", CLI_VALUE, N_("why it is void (required)"), NULL,
+               N_("--reason is required")}},
+     ONE_INVOICE, .run = cmd_invoice_void},
+    {"credit", NULL, "NUMBER|ID --amount A --reason R",
+     "NUMBER|ID --amount A --reason R [--idempotency-key K]",
+     N_("issue a credit note that takes an amount off an invoice"),
+     .opts = {{"amount", CLI_VALUE, N_("how much to take off (at most the balance)"), NULL,
+               N_("--amount and --reason are required")},
+              {"reason", CLI_VALUE, N_("what is corrected (the credit note's line)"), NULL,
+               N_("--amount and --reason are required")},
+              KEY_OPT},
+     ONE_INVOICE, .run = cmd_invoice_credit},
+    {NULL},
 };

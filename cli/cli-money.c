@@ -2,7 +2,7 @@
  * cli-money.c - `frontdesk invoice|pay|refund|check|report|export ...`:
  * invoices and credit notes, payments and their allocations, reversals,
  * refunds, the database check, the reports and the journal export (see
- * invoice.h, payment.h, checkdb.h, report.h, journal.h). Called by cli.c.
+ * invoice.h, payment.h, checkdb.h, report.h, journal.h).
  *
  * Amounts are typed ("300", "1,234.50") and shown in the document's
  * currency; JSON carries minor units. An amount, date or quantity that
@@ -12,6 +12,9 @@
  * first response again (with a note on stderr) and writes nothing. Reports
  * print a table, --json (minor units) or --csv (decimal amounts, text cells
  * guarded against spreadsheet formulas).
+ *
+ * This file holds what they share; the commands and their tables are in
+ * cli-invoice.c, cli-pay.c and cli-report.c.
  */
 #include <config.h>
 
@@ -84,25 +87,4 @@ void mcli_replay(const struct idem_result *res, const char *key)
 		        _("frontdesk: idempotency key '%.60s' was used for this same request "
 		          "before; showing its first result (nothing was written)\n"),
 		        key);
-}
-
-/* ---------------------------------------------------------------- dispatch */
-
-static const struct cli_cmd none[] = {{NULL, NULL, NULL, NULL}};
-
-int cli_money(struct cli *c, const char *group, int argc, char **argv)
-{
-	if (!strcmp(group, "invoice"))
-		return cli_dispatch(c, group, mcli_invoice_cmds, argc, argv);
-	if (!strcmp(group, "pay"))
-		return cli_dispatch(c, group, mcli_pay_cmds, argc, argv);
-	if (!strcmp(group, "refund"))
-		return mcli_refund(c, argc, argv);
-	if (!strcmp(group, "check"))
-		return mcli_check(c, argc, argv);
-	if (!strcmp(group, "report"))
-		return cli_dispatch(c, group, mcli_report_cmds, argc, argv);
-	if (!strcmp(group, "export"))
-		return cli_dispatch(c, group, mcli_export_cmds, argc, argv);
-	return cli_dispatch(c, group, none, argc, argv);
 }

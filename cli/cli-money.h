@@ -2,8 +2,8 @@
  * cli-money.h - what the money commands of the command line share (private
  * to cli-money.c, cli-invoice.c, cli-pay.c and cli-report.c): amounts and
  * dates as people read them, typed amounts, invoices named by number, the
- * note of a replayed idempotent request, and the command tables that
- * cli_money dispatches to. A front end: no SQL and no business rule here.
+ * note of a replayed idempotent request, and the command tables of the
+ * money commands. A front end: no SQL and no business rule here.
  */
 #ifndef FD_CLI_MONEY_H
 #define FD_CLI_MONEY_H
@@ -20,14 +20,6 @@ struct allocation;
 #define DATE_FMT "%Y-%m-%d"
 #define TIME_FMT "%Y-%m-%d %H:%M"
 #define MAX_ARGS 64 /* positional allocations per command */
-
-/* Standard prologue of a subcommand: parse, then open the database. */
-#define MCLI_PARSE(call)                                                                           \
-	do {                                                                                       \
-		int prc_ = (call);                                                                 \
-		if (prc_)                                                                          \
-			return prc_ < 0 ? CLI_OK : prc_;                                           \
-	} while (0)
 
 /* mcli_money - v in currency code, grouped ("1,234.50"); "?" if unknown. */
 const char *mcli_money(int64_t v, const char *code, char buf[MONEY_BUFSZ]);
@@ -64,14 +56,13 @@ int mcli_alloc_cb(const struct allocation *a, void *arg);
 cJSON *mcli_alloc_json(const struct allocation *a);
 
 /* The subcommands of each group (cli-invoice.c, cli-pay.c, cli-report.c). */
-extern const struct cli_cmd mcli_invoice_cmds[];
-extern const struct cli_cmd mcli_pay_cmds[];
-extern const struct cli_cmd mcli_report_cmds[];
-extern const struct cli_cmd mcli_export_cmds[];
+extern const struct cli_entry mcli_invoice_cmds[];
+extern const struct cli_entry mcli_pay_cmds[];
+extern const struct cli_entry mcli_report_cmds[];
+extern const struct cli_entry mcli_export_cmds[];
 
 /* `frontdesk refund PAYMENT ...` (cli-pay.c) and `frontdesk check`
  * (cli-report.c). */
-int mcli_refund(struct cli *c, int argc, char **argv);
-int mcli_check(struct cli *c, int argc, char **argv);
+extern const struct cli_entry mcli_refund_entry, mcli_check_entry;
 
 #endif

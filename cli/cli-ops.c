@@ -241,45 +241,52 @@ static void agenda_backlog(struct cli *c, const struct jobq_backlog *b)
 		        (long long)b->waiting);
 }
 
-static int cmd_agenda(struct cli *c, int argc, char **argv)
+/* The days the agenda shows: from a day's start, how many. */
+static int agenda_days(const struct cli_args *args, int64_t *from, int *days)
 {
-	static const char syn[] = "[--from DATE] [--days N]";
-	const char *from_s = NULL, *days_s = NULL;
-	struct cli_opt opts[] = {
-	    {"from", &from_s, NULL, N_("the first day (YYYY-MM-DD; default today)")},
-	    {"days", &days_s, NULL, N_("how many days (1-366; default 1)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	struct agenda a = {c, NULL, 0, 0};
-	struct jobq_backlog backlog;
-	char *pos[1];
-	int npos, rc, days = 1;
-	int64_t from, to;
-	size_t i;
+	const char *from_s = cli_arg_get(args, "from"), *days_s = cli_arg_get(args, "days");
 
-	rc = cli_parse(c, "agenda", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
+	*days = 1;
 	if (days_s) {
 		char *end;
 		long v = strtol(days_s, &end, 10);
 
 		if (*end || end == days_s || v < 1 || v > MAX_AGENDA_DAYS)
-			return cli_usage("agenda",
+			return cli_usage(args->cmd,
 			                 _("--days must be a number from 1 to %d, not '%.40s'"),
 			                 MAX_AGENDA_DAYS, days_s);
-		days = (int)v;
+		*days = (int)v;
 	}
 	if (from_s) {
-		if (clock_parse_local(from_s, &from))
-			return cli_usage("agenda", "%s", err_msg());
-		from = clock_day_start(from);
+		if (clock_parse_local(from_s, from))
+			return cli_usage(args->cmd, "%s", err_msg());
+		*from = clock_day_start(*from);
 	} else {
-		from = clock_day_start(clock_now());
+		*from = clock_day_start(clock_now());
 	}
+	return 0;
+}
+
+static int agenda_check(struct cli *c, const struct cli_args *args)
+{
+	int64_t from;
+	int days;
+
+	(void)c;
+	return agenda_days(args, &from, &days);
+}
+
+static int cmd_agenda(struct cli *c, const struct cli_args *args)
+{
+	struct agenda a = {c, NULL, 0, 0};
+	struct jobq_backlog backlog;
+	int rc, days;
+	int64_t from, to;
+	size_t i;
+
+	if ((rc = agenda_days(args, &from, &days)) != 0)
+		return rc;
 	to = clock_add_days(from, days);
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if (c->json) {
 		c->out = cJSON_CreateObject();
 		cli_json_time(c->out, "from", from);
@@ -326,39 +333,46 @@ static void rebuild_progress(int64_t done, int64_t total, void *arg)
 	fflush(stderr);
 }
 
-static int cmd_rebuild(struct cli *c, int argc, char **argv)
+/* What projection rebuild is asked to rebuild: the visit ids into ids
+ * (a->npos of them), the batch size for --all into *batch (0: default). */
+static int rebuild_what(const struct cli_args *a, int64_t ids[64], int64_t *batch)
 {
-	static const char syn[] = "--all | ID...";
-	const char *batch_s = NULL;
-	int all = 0, npos, rc, i;
-	struct cli_opt opts[] = {
-	    {"all", NULL, &all, N_("rebuild every row (in batches, with a lock)")},
-	    {"batch", &batch_s, NULL, N_("visits per transaction for --all (default 2000)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[64];
-	int64_t ids[64], n = 0;
-	cJSON *arr = NULL;
+	const char *batch_s = cli_arg_get(a, "batch");
+	int i, rc;
 
-	rc = cli_parse(c, "projection rebuild", syn, opts, argc, argv, pos, 64, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (all == (npos > 0))
-		return cli_usage("projection rebuild", _("give either --all or visit ids"));
-	for (i = 0; i < npos; i++)
-		if ((rc = cli_parse_id("projection rebuild", _("the visit id"), pos[i], &ids[i])))
+	*batch = 0;
+	if (cli_arg_flag(a, "all") == (a->npos > 0))
+		return cli_usage(a->cmd, _("give either --all or visit ids"));
+	for (i = 0; i < a->npos; i++)
+		if ((rc = cli_arg_pos_id(a, i, _("the visit id"), &ids[i])))
 			return rc;
 	if (batch_s) {
 		char *end;
 		long v = strtol(batch_s, &end, 10);
 
 		if (*end || end == batch_s || v < 1 || v > 1000000)
-			return cli_usage("projection rebuild",
-			                 _("--batch must be a number from 1 to 1000000"));
-		n = v;
+			return cli_usage(a->cmd, _("--batch must be a number from 1 to 1000000"));
+		*batch = v;
 	}
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	return 0;
+}
+
+static int rebuild_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t ids[64], batch;
+
+	(void)c;
+	return rebuild_what(a, ids, &batch);
+}
+
+static int cmd_rebuild(struct cli *c, const struct cli_args *a)
+{
+	int all = cli_arg_flag(a, "all"), npos = a->npos, rc, i;
+	int64_t ids[64], n = 0;
+	cJSON *arr = NULL;
+
+	if ((rc = rebuild_what(a, ids, &n)) != 0)
+		return rc;
 	if (all) {
 		struct progress p = {isatty(STDERR_FILENO), -1};
 		int64_t done = 0;
@@ -434,17 +448,12 @@ static int check_cb(const struct projection_diff *d, void *arg)
 	return 0;
 }
 
-static int cmd_check(struct cli *c, int argc, char **argv)
+static int cmd_check(struct cli *c, const struct cli_args *a)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t n = 0;
 
-	rc = cli_parse(c, "projection check", "", NULL, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	(void)a;
 	cli_list_begin(c, "differences");
 	rc = projection_check(c->db, check_cb, c, &n);
 	if (c->json) {
@@ -489,15 +498,12 @@ static void show_row(const char *title, const struct cal_row *r)
 	cli_field(_("  Status"), label(r->status));
 }
 
-static int cmd_show(struct cli *c, int argc, char **argv)
+static int cmd_show(struct cli *c, const struct cli_args *a)
 {
 	struct cal_row stored, fresh;
 	int rc, have_stored, have_fresh;
-	int64_t id;
+	int64_t id = a->id;
 
-	if (!cli_begin_id(c, "projection show", "ID", NULL, _("the visit id"), argc, argv, &id,
-	                  &rc))
-		return rc;
 	rc = projection_get(c->db, id, &stored);
 	if (rc && rc != FD_ENOTFOUND)
 		return cli_refused(rc);
@@ -552,11 +558,17 @@ static int cmd_show(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static const struct cli_cmd projection_cmds[] = {
-    {"rebuild", cmd_rebuild, "--all | ID...", N_("recompute calendar rows from the records")},
-    {"check", cmd_check, "", N_("list rows that differ from a fresh recomputation")},
-    {"show", cmd_show, "ID", N_("show a visit's stored row beside a fresh recomputation")},
-    {NULL, NULL, NULL, NULL},
+const struct cli_entry cli_projection_cmds[] = {
+    {"rebuild", NULL, "--all | ID...", NULL, N_("recompute calendar rows from the records"),
+     .opts = {{"all", CLI_FLAG, N_("rebuild every row (in batches, with a lock)"), NULL, NULL},
+              {"batch", CLI_VALUE, N_("visits per transaction for --all (default 2000)"), NULL,
+               NULL}},
+     .max_pos = 64, .db = CLI_DB_OPEN, .check = rebuild_check, .run = cmd_rebuild},
+    {"check", NULL, "", NULL, N_("list rows that differ from a fresh recomputation"),
+     .db = CLI_DB_OPEN, .run = cmd_check},
+    {"show", NULL, "ID", NULL, N_("show a visit's stored row beside a fresh recomputation"),
+     .max_pos = 1, .id = N_("the visit id"), .db = CLI_DB_OPEN, .run = cmd_show},
+    {NULL},
 };
 
 /* ---------------------------------------------------------------- jobs */
@@ -612,33 +624,15 @@ static int jobs_list_cb(const struct jobq_job *j, void *arg)
 	return 0;
 }
 
-static int cmd_jobs_list(struct cli *c, int argc, char **argv)
+static int cmd_jobs_list(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--status S] [--kind K] [--limit N]";
-	const char *status = NULL, *kind = NULL, *limit_s = NULL;
-	struct cli_opt opts[] = {
-	    {"status", &status, NULL,
-	     N_("only jobs in this state: pending, running, succeeded, failed, dead")},
-	    {"kind", &kind, NULL, N_("only jobs of this kind (e.g. calendar)")},
-	    {"limit", &limit_s, NULL, N_("at most this many, newest first (default 100)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t limit = 100;
+	int64_t limit = cli_arg_flag(a, "limit") ? cli_arg_id(a, "limit") : 100;
 
-	rc = cli_parse(c, "tasks list", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (limit_s && (rc = cli_parse_id("tasks list", "--limit", limit_s, &limit)))
-		return rc;
 	if (limit > 100000)
 		limit = 100000;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	cli_list_begin(c, "jobs");
-	rc = jobq_list(c->db, status, kind, (int)limit, jobs_list_cb, c);
-	return cli_list_end(c, rc);
+	return cli_list_end(c, jobq_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "kind"),
+	                                 (int)limit, jobs_list_cb, c));
 }
 
 static void time_field(const char *name, int64_t t)
@@ -653,16 +647,13 @@ static void time_field(const char *name, int64_t t)
 	cli_field(name, buf);
 }
 
-static int cmd_jobs_show(struct cli *c, int argc, char **argv)
+static int cmd_jobs_show(struct cli *c, const struct cli_args *a)
 {
 	struct jobq_job j;
 	char num[32];
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "tasks show", "ID", NULL, _("the task id"), argc, argv, &id, &rc))
-		return rc;
-	if ((rc = jobq_get(c->db, id, &j)))
+	if ((rc = jobq_get(c->db, a->id, &j)))
 		return cli_refused(rc);
 	if (c->json) {
 		cli_print_json(job_json(&j));
@@ -685,13 +676,11 @@ static int cmd_jobs_show(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_jobs_retry(struct cli *c, int argc, char **argv)
+static int cmd_jobs_retry(struct cli *c, const struct cli_args *a)
 {
+	int64_t id = a->id;
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "tasks retry", "ID", NULL, _("the task id"), argc, argv, &id, &rc))
-		return rc;
 	if ((rc = jobq_retry(c->db, id)))
 		return cli_refused(rc);
 	if (c->json) {
@@ -725,31 +714,15 @@ static void say_stderr(const char *msg, void *arg)
 	fflush(stderr);
 }
 
-static int cmd_jobs_run(struct cli *c, int argc, char **argv)
+static int cmd_jobs_run(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--once] [--for SECONDS] [--quiet]";
-	const char *for_s = NULL;
-	int once = 0, quiet = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"once", NULL, &once, N_("run what is due now, then stop")},
-	    {"for", &for_s, NULL, N_("stop after this many seconds (default: until stopped)")},
-	    {"quiet", NULL, &quiet, N_("say nothing on stderr but errors")},
-	    {NULL, NULL, NULL, NULL},
-	};
 	struct jobq_opts o;
 	struct sigaction sa, old_int, old_term;
-	char *pos[1];
-	int64_t for_seconds = 0, n;
+	int64_t for_seconds = cli_arg_id(a, "for"), n;
+	int rc;
 
-	rc = cli_parse(c, "tasks run", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (for_s && (rc = cli_parse_id("tasks run", "--for", for_s, &for_seconds)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	jobq_opts_default(&o);
-	if (!quiet)
+	if (!cli_arg_flag(a, "quiet"))
 		o.say = say_stderr;
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_stop; /* no SA_RESTART: a sleep ends at once */
@@ -757,7 +730,7 @@ static int cmd_jobs_run(struct cli *c, int argc, char **argv)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	stop_set(&stop_flag, 0);
-	rc = jobq_run_loop(c->db, &stop_flag, &o, (double)for_seconds, once);
+	rc = jobq_run_loop(c->db, &stop_flag, &o, (double)for_seconds, cli_arg_flag(a, "once"));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc)
@@ -776,12 +749,27 @@ static int cmd_jobs_run(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static const struct cli_cmd jobs_cmds[] = {
-    {"list", cmd_jobs_list, "[--status S] [--kind K]", N_("list background jobs, newest first")},
-    {"show", cmd_jobs_show, "ID", N_("show one job and its last error")},
-    {"retry", cmd_jobs_retry, "ID", N_("run a dead or failed job again")},
-    {"run", cmd_jobs_run, "[--once] [--for S]", N_("be the job runner (holds the runner lease)")},
-    {NULL, NULL, NULL, NULL},
+const struct cli_entry cli_tasks_cmds[] = {
+    {"list", NULL, "[--status S] [--kind K]", "[--status S] [--kind K] [--limit N]",
+     N_("list background jobs, newest first"),
+     .opts = {{"status", CLI_VALUE,
+               N_("only jobs in this state: pending, running, succeeded, failed, dead"), NULL,
+               NULL},
+              {"kind", CLI_VALUE, N_("only jobs of this kind (e.g. calendar)"), NULL, NULL},
+              {"limit", CLI_ID, N_("at most this many, newest first (default 100)"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_jobs_list},
+    {"show", NULL, "ID", NULL, N_("show one job and its last error"), .max_pos = 1,
+     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_jobs_show},
+    {"retry", NULL, "ID", NULL, N_("run a dead or failed job again"), .max_pos = 1,
+     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_jobs_retry},
+    {"run", NULL, "[--once] [--for S]", "[--once] [--for SECONDS] [--quiet]",
+     N_("be the job runner (holds the runner lease)"),
+     .opts = {{"once", CLI_FLAG, N_("run what is due now, then stop"), NULL, NULL},
+              {"for", CLI_ID, N_("stop after this many seconds (default: until stopped)"), NULL,
+               NULL},
+              {"quiet", CLI_FLAG, N_("say nothing on stderr but errors"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_jobs_run},
+    {NULL},
 };
 
 /* ---------------------------------------------------------------- leases */
@@ -843,33 +831,21 @@ static int lease_list_cb(const struct control_info *ci, void *arg)
 	return 0;
 }
 
-static int cmd_lease_list(struct cli *c, int argc, char **argv)
+static int cmd_lease_list(struct cli *c, const struct cli_args *a)
 {
-	char *pos[1];
-	int npos, rc;
+	int rc;
 
-	rc = cli_parse(c, "lease list", "", NULL, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	(void)a;
 	cli_list_begin(c, "leases");
 	rc = control_list(c->db, lease_list_cb, c);
 	return cli_list_end(c, rc);
 }
 
-static int cmd_lease_break(struct cli *c, int argc, char **argv)
+static int cmd_lease_break(struct cli *c, const struct cli_args *a)
 {
-	char *pos[1];
-	int npos, rc;
+	char *const *pos = a->pos;
+	int rc;
 
-	rc = cli_parse(c, "lease break", "NAME", NULL, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (npos != 1)
-		return cli_usage("lease break", _("name the lease or lock to break"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = control_break(c->db, pos[0])))
 		return cli_refused(rc);
 	if (c->json) {
@@ -883,30 +859,23 @@ static int cmd_lease_break(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static const struct cli_cmd lease_cmds[] = {
-    {"list", cmd_lease_list, "", N_("show every lease and lock, who holds it, until when")},
-    {"break", cmd_lease_break, "NAME", N_("free a lease or lock whose holder is stuck")},
-    {NULL, NULL, NULL, NULL},
+const struct cli_entry cli_lease_cmds[] = {
+    {"list", NULL, "", NULL, N_("show every lease and lock, who holds it, until when"),
+     .db = CLI_DB_OPEN, .run = cmd_lease_list},
+    {"break", NULL, "NAME", NULL, N_("free a lease or lock whose holder is stuck"), .min_pos = 1,
+     .max_pos = 1, .missing = N_("name the lease or lock to break"), .db = CLI_DB_OPEN,
+     .run = cmd_lease_break},
+    {NULL},
 };
 
-/* ---------------------------------------------------------------- groups */
-
-int cli_ops(struct cli *c, const char *group, int argc, char **argv)
-{
-	if (!strcmp(group, "agenda")) {
-		/* no subcommand: argv[0] is already an option; cli_parse skips argv[0] */
-		char **args = xcalloc((size_t)argc + 2, sizeof *args);
-		int rc;
-
-		args[0] = (char *)"agenda";
-		memcpy(args + 1, argv, (size_t)argc * sizeof *args);
-		rc = cmd_agenda(c, argc + 1, args);
-		free(args);
-		return rc;
-	}
-	if (!strcmp(group, "projection"))
-		return cli_dispatch(c, group, projection_cmds, argc, argv);
-	if (!strcmp(group, "tasks"))
-		return cli_dispatch(c, group, jobs_cmds, argc, argv);
-	return cli_dispatch(c, group, lease_cmds, argc, argv);
-}
+const struct cli_entry cli_agenda_entry = {
+    "agenda",
+    NULL,
+    "[--from DATE] [--days N]",
+    NULL,
+    N_("list the visits of a date range (from the calendar projection)"),
+    .opts = {{"from", CLI_VALUE, N_("the first day (YYYY-MM-DD; default today)"), NULL, NULL},
+             {"days", CLI_VALUE, N_("how many days (1-366; default 1)"), NULL, NULL}},
+    .db = CLI_DB_OPEN,
+    .check = agenda_check,
+    .run = cmd_agenda};

@@ -251,46 +251,30 @@ static int print_posted(struct cli *c, const struct idem_result *res, int record
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static int cmd_pay_record(struct cli *c, int argc, char **argv)
+static int record_check(struct cli *c, const struct cli_args *a)
 {
-	const char *cust = NULL, *amount = NULL, *method = NULL, *currency = NULL, *ref = NULL;
-	const char *received = NULL, *note = NULL, *key = NULL;
-	int autoalloc = 0, yes = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"customer", &cust, NULL, N_("who paid (required)")},
-	    {"amount", &amount, NULL, N_("the whole amount received (required)")},
-	    {"method", &method, NULL, N_("cash, check, card, bank_transfer or other (required)")},
-	    {"currency", &currency, NULL, N_("ISO 4217 code (default: config, else USD)")},
-	    {"reference", &ref, NULL, N_("check number, transfer or channel reference")},
-	    {"received", &received, NULL, N_("when it was received (default: now)")},
-	    {"note", &note, NULL, N_("a note for staff")},
-	    {"auto", NULL, &autoalloc,
-	     N_("propose allocations to open invoices, oldest due first")},
-	    {"yes", NULL, &yes, N_("with --auto: post the proposal")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	int64_t id;
+
+	(void)c;
+	if (cli_arg_flag(a, "auto") && a->npos)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (cli_arg_flag(a, "yes") && !cli_arg_flag(a, "auto"))
+		return cli_usage(a->cmd, _("--yes goes with --auto"));
+	return cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &id);
+}
+
+static int cmd_pay_record(struct cli *c, const struct cli_args *a)
+{
+	const char *currency = cli_arg_get(a, "currency"), *key = cli_arg_get(a, "idempotency-key");
+	const char *received = cli_arg_get(a, "received");
+	int autoalloc = cli_arg_flag(a, "auto"), yes = cli_arg_flag(a, "yes"), npos = a->npos, rc;
 	struct payment_input in = {0};
 	struct alloc_input allocs[MAX_ARGS];
 	struct idem_result res = {0};
 	const struct currency *cur;
-	char *pos[MAX_ARGS];
 
-	MCLI_PARSE(cli_parse(c, "pay record",
-	                     "--customer C --amount A --method M [--reference R] [INVOICE=AMOUNT"
-	                     " ...] [--auto [--yes]] [--idempotency-key K]",
-	                     opts, argc, argv, pos, MAX_ARGS, &npos));
-	if (!cust || !amount || !method)
-		return cli_usage("pay record", _("--customer, --amount and --method are required"));
-	if (autoalloc && npos)
-		return cli_usage("pay record",
-		                 _("give INVOICE=AMOUNT allocations or --auto, not both"));
-	if (yes && !autoalloc)
-		return cli_usage("pay record", _("--yes goes with --auto"));
-	if ((rc = cli_parse_id("pay record", "--customer", cust, &in.customer_id)) != 0)
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	/* record_check read it */
+	cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &in.customer_id);
 	if (!currency)
 		currency = config_get("currency", "USD");
 	if (!(cur = currency_find(currency))) {
@@ -298,14 +282,14 @@ static int cmd_pay_record(struct cli *c, int argc, char **argv)
 		return cli_refused(FD_EINVAL);
 	}
 	in.currency = cur->code;
-	in.method = method;
-	in.reference = ref;
-	in.note = note;
-	if ((rc = mcli_amount("--amount", amount, cur->code, &in.amount)) != 0)
+	in.method = cli_arg_get(a, "method");
+	in.reference = cli_arg_get(a, "reference");
+	in.note = cli_arg_get(a, "note");
+	if ((rc = mcli_amount("--amount", cli_arg_get(a, "amount"), cur->code, &in.amount)) != 0)
 		return rc;
 	if (received && (rc = clock_parse_local(received, &in.received_at)) != 0)
 		return cli_refused(rc);
-	if ((rc = parse_allocs(c, npos, pos, cur->code, allocs)) != 0)
+	if ((rc = parse_allocs(c, npos, a->pos, cur->code, allocs)) != 0)
 		return rc;
 	if (autoalloc && !yes) {
 		struct alloc_input *prop = NULL;
@@ -352,41 +336,32 @@ static int cmd_pay_record(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
-static int cmd_pay_allocate(struct cli *c, int argc, char **argv)
+static int allocate_check(struct cli *c, const struct cli_args *a)
 {
-	const char *key = NULL;
-	int autoalloc = 0, yes = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"auto", NULL, &autoalloc,
-	     N_("propose allocations to open invoices, oldest due first")},
-	    {"yes", NULL, &yes, N_("with --auto: post the proposal")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	int autoalloc = cli_arg_flag(a, "auto");
+
+	(void)c;
+	if (autoalloc && a->npos > 1)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto, not both"));
+	if (!autoalloc && a->npos < 2)
+		return cli_usage(a->cmd, _("give INVOICE=AMOUNT allocations or --auto"));
+	if (cli_arg_flag(a, "yes") && !autoalloc)
+		return cli_usage(a->cmd, _("--yes goes with --auto"));
+	return 0;
+}
+
+static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
+{
+	const char *key = cli_arg_get(a, "idempotency-key");
+	int autoalloc = cli_arg_flag(a, "auto"), yes = cli_arg_flag(a, "yes"), npos = a->npos, rc;
 	struct alloc_input allocs[MAX_ARGS];
 	struct idem_result res = {0};
 	struct payment p;
-	char *pos[MAX_ARGS + 1];
-	int64_t id;
+	int64_t id = a->id;
 
-	MCLI_PARSE(cli_parse(c, "pay allocate",
-	                     "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] "
-	                     "[--idempotency-key K]",
-	                     opts, argc, argv, pos, MAX_ARGS + 1, &npos));
-	if ((rc = cli_parse_id("pay allocate", _("the payment id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (autoalloc && npos > 1)
-		return cli_usage("pay allocate",
-		                 _("give INVOICE=AMOUNT allocations or --auto, not both"));
-	if (!autoalloc && npos < 2)
-		return cli_usage("pay allocate", _("give INVOICE=AMOUNT allocations or --auto"));
-	if (yes && !autoalloc)
-		return cli_usage("pay allocate", _("--yes goes with --auto"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = payment_get(c->db, id, &p)) != 0)
 		return cli_refused(rc);
-	rc = parse_allocs(c, npos - 1, pos + 1, p.currency, allocs);
+	rc = parse_allocs(c, npos - 1, a->pos + 1, p.currency, allocs);
 	if (!rc && autoalloc && !yes) {
 		struct alloc_input *prop = NULL;
 		size_t n = 0;
@@ -431,29 +406,15 @@ static int cmd_pay_allocate(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
-static int cmd_pay_reverse(struct cli *c, int argc, char **argv)
+static int cmd_pay_reverse(struct cli *c, const struct cli_args *args)
 {
-	const char *reason = NULL, *key = NULL;
-	struct cli_opt opts[] = {
-	    {"reason", &reason, NULL, N_("why the allocation is undone (required)")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *key = cli_arg_get(args, "idempotency-key");
 	struct idem_result res = {0};
 	struct allocation a;
-	char *pos[1], m[MONEY_BUFSZ];
-	int npos, rc;
-	int64_t id;
+	char m[MONEY_BUFSZ];
+	int rc;
 
-	MCLI_PARSE(cli_parse(c, "pay reverse", "ALLOCATION --reason R [--idempotency-key K]", opts,
-	                     argc, argv, pos, 1, &npos));
-	if ((rc = cli_parse_id("pay reverse", _("the allocation id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!reason)
-		return cli_usage("pay reverse", _("--reason is required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = alloc_reverse(c->db, id, reason, key, &res)) != 0)
+	if ((rc = alloc_reverse(c->db, args->id, cli_arg_get(args, "reason"), key, &res)) != 0)
 		return cli_refused(rc);
 	mcli_replay(&res, key);
 	if ((rc = alloc_get(c->db, res.id, &a)) != 0) {
@@ -472,18 +433,9 @@ static int cmd_pay_reverse(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_pay_show(struct cli *c, int argc, char **argv)
+static int cmd_pay_show(struct cli *c, const struct cli_args *a)
 {
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
-
-	MCLI_PARSE(cli_parse(c, "pay show", "ID", NULL, argc, argv, pos, 1, &npos));
-	if ((rc = cli_parse_id("pay show", _("the payment id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	return show_payment(c, id);
+	return show_payment(c, a->id);
 }
 
 static int list_payment_cb(const struct payment *p, void *arg)
@@ -503,23 +455,12 @@ static int list_payment_cb(const struct payment *p, void *arg)
 	return 0;
 }
 
-static int cmd_pay_list(struct cli *c, int argc, char **argv)
+static int cmd_pay_list(struct cli *c, const struct cli_args *a)
 {
-	const char *cust = NULL;
-	struct cli_opt opts[] = {
-	    {"customer", &cust, NULL, N_("only this customer's payments")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t cid = 0;
+	int64_t cid = cli_arg_id(a, "customer");
 	cJSON *o = NULL;
+	int rc;
 
-	MCLI_PARSE(cli_parse(c, "pay list", "[--customer C]", opts, argc, argv, pos, 0, &npos));
-	if (cust && (rc = cli_parse_id("pay list", "--customer", cust, &cid)) != 0)
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if (c->json)
 		o = cJSON_CreateObject();
 	rc = payment_list(c->db, cid, list_payment_cb,
@@ -533,25 +474,12 @@ static int cmd_pay_list(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static int cmd_pay_void(struct cli *c, int argc, char **argv)
+static int cmd_pay_void(struct cli *c, const struct cli_args *a)
 {
-	const char *reason = NULL;
-	struct cli_opt opts[] = {
-	    {"reason", &reason, NULL, N_("why it was entered in error (required)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	int64_t id = a->id;
+	int rc;
 
-	MCLI_PARSE(cli_parse(c, "pay void", "ID --reason R", opts, argc, argv, pos, 1, &npos));
-	if ((rc = cli_parse_id("pay void", _("the payment id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!reason)
-		return cli_usage("pay void", _("--reason is required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = payment_void(c->db, id, reason)) != 0)
+	if ((rc = payment_void(c->db, id, cli_arg_get(a, "reason"))) != 0)
 		return cli_refused(rc);
 	if (c->json)
 		return show_payment(c, id);
@@ -774,32 +702,22 @@ static int import_read(struct cli *c, FILE *f, struct import *im, long *bad_line
 	return rc;
 }
 
-static int cmd_pay_import(struct cli *c, int argc, char **argv)
+static int cmd_pay_import(struct cli *c, const struct cli_args *a)
 {
-	const char *key = NULL;
-	struct cli_opt opts[] = {
-	    {"idempotency-key", &key, NULL, N_("do this import at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *key = cli_arg_get(a, "idempotency-key"), *file = a->pos[0];
 	struct import im = {0};
 	struct idem_result res = {0};
 	size_t bad = 0, i;
 	long bad_line = 0;
-	char *pos[1], *why;
 	const char *name;
-	int npos, rc;
+	char *why;
+	int rc;
 	FILE *f;
 
-	MCLI_PARSE(cli_parse(c, "pay import", "FILE.csv|- [--idempotency-key K]", opts, argc, argv,
-	                     pos, 1, &npos));
-	if (npos != 1)
-		return cli_usage("pay import", _("give the CSV file to import (- for stdin)"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	name = strcmp(pos[0], "-") ? pos[0] : _("standard input");
-	f = strcmp(pos[0], "-") ? fopen(pos[0], "r") : stdin;
+	name = strcmp(file, "-") ? file : _("standard input");
+	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
 	if (!f) {
-		err_set(FD_EIO, _("cannot read %s: %s"), pos[0], strerror(errno));
+		err_set(FD_EIO, _("cannot read %s: %s"), file, strerror(errno));
 		return cli_refused(FD_EIO);
 	}
 	rc = import_read(c, f, &im, &bad_line);
@@ -839,63 +757,86 @@ static int cmd_pay_import(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-const struct cli_cmd mcli_pay_cmds[] = {
-    {"record", cmd_pay_record, "--customer C --amount A --method M ...",
-     N_("record a payment received, with allocations")},
-    {"allocate", cmd_pay_allocate, "PAYMENT INVOICE=AMOUNT ... | --auto",
-     N_("allocate (more of) a payment to invoices")},
-    {"reverse", cmd_pay_reverse, "ALLOCATION --reason R",
-     N_("undo an allocation with a reversal row")},
-    {"show", cmd_pay_show, "ID", N_("show a payment, its allocations and refunds")},
-    {"list", cmd_pay_list, "[--customer C]", N_("list payments, newest first")},
-    {"void", cmd_pay_void, "ID --reason R",
-     N_("void a payment entered in error (nothing allocated)")},
-    {"import", cmd_pay_import, "FILE.csv|- [--idempotency-key K]",
-     N_("record the payments of a CSV file in one transaction, all or none")},
-    {NULL, NULL, NULL, NULL},
+#define KEY_OPT                                                                                    \
+	{                                                                                          \
+		"idempotency-key", CLI_VALUE, N_("do this request at most once"), NULL, NULL       \
+	}
+#define AUTO_OPTS                                                                                  \
+	{"auto", CLI_FLAG, N_("propose allocations to open invoices, oldest due first"), NULL,     \
+	 NULL},                                                                                    \
+	{                                                                                          \
+		"yes", CLI_FLAG, N_("with --auto: post the proposal"), NULL, NULL                  \
+	}
+#define RECORD_REQUIRED N_("--customer, --amount and --method are required")
+
+const struct cli_entry mcli_pay_cmds[] = {
+    {"record", NULL, "--customer C --amount A --method M ...",
+     "--customer C --amount A --method M [--reference R] [INVOICE=AMOUNT ...] [--auto [--yes]] "
+     "[--idempotency-key K]",
+     N_("record a payment received, with allocations"),
+     .opts = {{"customer", CLI_VALUE, N_("who paid (required)"), NULL, RECORD_REQUIRED},
+              {"amount", CLI_VALUE, N_("the whole amount received (required)"), NULL,
+               RECORD_REQUIRED},
+              {"method", CLI_VALUE, N_("cash, check, card, bank_transfer or other (required)"),
+               NULL, RECORD_REQUIRED},
+              {"currency", CLI_VALUE, N_("ISO 4217 code (default: config, else USD)"), NULL, NULL},
+              {"reference", CLI_VALUE, N_("check number, transfer or channel reference"), NULL,
+               NULL},
+              {"received", CLI_VALUE, N_("when it was received (default: now)"), NULL, NULL},
+              {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL},
+              AUTO_OPTS,
+              KEY_OPT},
+     .max_pos = MAX_ARGS, .db = CLI_DB_OPEN, .check = record_check, .run = cmd_pay_record},
+    {"allocate", NULL, "PAYMENT INVOICE=AMOUNT ... | --auto",
+     "PAYMENT INVOICE=AMOUNT ... | PAYMENT --auto [--yes] [--idempotency-key K]",
+     N_("allocate (more of) a payment to invoices"), .opts = {AUTO_OPTS, KEY_OPT},
+     .max_pos = MAX_ARGS + 1, .id = N_("the payment id"), .db = CLI_DB_OPEN,
+     .check = allocate_check, .run = cmd_pay_allocate},
+    {"reverse", NULL, "ALLOCATION --reason R", "ALLOCATION --reason R [--idempotency-key K]",
+     N_("undo an allocation with a reversal row"),
+     .opts = {{"reason", CLI_VALUE, N_("why the allocation is undone (required)"), NULL,
+               N_("--reason is required")},
+              KEY_OPT},
+     .max_pos = 1, .id = N_("the allocation id"), .db = CLI_DB_OPEN, .run = cmd_pay_reverse},
+    {"show", NULL, "ID", NULL, N_("show a payment, its allocations and refunds"), .max_pos = 1,
+     .id = N_("the payment id"), .db = CLI_DB_OPEN, .run = cmd_pay_show},
+    {"list", NULL, "[--customer C]", NULL, N_("list payments, newest first"),
+     .opts = {{"customer", CLI_ID, N_("only this customer's payments"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_pay_list},
+    {"void", NULL, "ID --reason R", NULL, N_("void a payment entered in error (nothing allocated)"),
+     .opts = {{"reason", CLI_VALUE, N_("why it was entered in error (required)"), NULL,
+               N_("--reason is required")}},
+     .max_pos = 1, .id = N_("the payment id"), .db = CLI_DB_OPEN, .run = cmd_pay_void},
+    {"import", NULL, "FILE.csv|- [--idempotency-key K]", NULL,
+     N_("record the payments of a CSV file in one transaction, all or none"),
+     .opts = {{"idempotency-key", CLI_VALUE, N_("do this import at most once"), NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("give the CSV file to import (- for stdin)"),
+     .db = CLI_DB_OPEN, .run = cmd_pay_import},
+    {NULL},
 };
 
 /* ---------------------------------------------------------------- refund */
 
-int mcli_refund(struct cli *c, int argc, char **argv)
+static int cmd_refund(struct cli *c, const struct cli_args *a)
 {
-	const char *amount = NULL, *method = NULL, *ref = NULL, *reason = NULL, *key = NULL;
-	struct cli_opt opts[] = {
-	    {"amount", &amount, NULL, N_("how much goes back (required)")},
-	    {"reason", &reason, NULL, N_("why (required)")},
-	    {"method", &method, NULL, N_("how it goes back (default: the payment's method)")},
-	    {"reference", &ref, NULL, N_("check number or channel reference")},
-	    {"idempotency-key", &key, NULL, N_("do this request at most once")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	const char *key = cli_arg_get(a, "idempotency-key");
 	struct refund_input in = {0};
 	struct refund_outcome out;
 	struct idem_result res = {0};
 	struct payment p;
-	char *pos[1], m[MONEY_BUFSZ];
-	int npos, rc;
+	char m[MONEY_BUFSZ];
+	int rc;
 
-	/* argv[-1] is the word "refund" itself: parse from it like a subcommand */
-	MCLI_PARSE(cli_parse(c, "refund",
-	                     "PAYMENT --amount A --reason R [--method M] [--reference R] "
-	                     "[--idempotency-key K]",
-	                     opts, argc + 1, argv - 1, pos, 1, &npos));
-	if ((rc =
-	         cli_parse_id("refund", _("the payment id"), npos ? pos[0] : NULL, &in.payment_id)))
-		return rc;
-	if (!amount || !reason)
-		return cli_usage("refund", _("--amount and --reason are required"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	in.payment_id = a->id;
 	if ((rc = payment_get(c->db, in.payment_id, &p)) != 0)
 		return cli_refused(rc);
-	rc = mcli_amount("--amount", amount, p.currency, &in.amount);
+	rc = mcli_amount("--amount", cli_arg_get(a, "amount"), p.currency, &in.amount);
 	payment_free(&p);
 	if (rc)
 		return rc;
-	in.method = method;
-	in.reference = ref;
-	in.reason = reason;
+	in.method = cli_arg_get(a, "method");
+	in.reference = cli_arg_get(a, "reference");
+	in.reason = cli_arg_get(a, "reason");
 	/* the core decides: at the desk, or through the channel that took it */
 	if ((rc = refund_request(c->db, &in, key, &out)) != 0)
 		return cli_refused(rc);
@@ -943,3 +884,22 @@ int mcli_refund(struct cli *c, int argc, char **argv)
 	idem_result_free(&res);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
+
+const struct cli_entry mcli_refund_entry = {
+    "refund",
+    NULL,
+    "PAYMENT --amount A --reason R [--method M] [--reference R] [--idempotency-key K]",
+    NULL,
+    N_("refund (part of) a payment"),
+    .opts = {{"amount", CLI_VALUE, N_("how much goes back (required)"), NULL,
+              N_("--amount and --reason are required")},
+             {"reason", CLI_VALUE, N_("why (required)"), NULL,
+              N_("--amount and --reason are required")},
+             {"method", CLI_VALUE, N_("how it goes back (default: the payment's method)"), NULL,
+              NULL},
+             {"reference", CLI_VALUE, N_("check number or channel reference"), NULL, NULL},
+             KEY_OPT},
+    .max_pos = 1,
+    .id = N_("the payment id"),
+    .db = CLI_DB_OPEN,
+    .run = cmd_refund};

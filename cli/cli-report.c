@@ -55,16 +55,13 @@ static void check_report(const char *code, const char *detail, void *arg)
 	putchar('\n');
 }
 
-int mcli_check(struct cli *c, int argc, char **argv)
+static int cmd_check(struct cli *c, const struct cli_args *a)
 {
 	struct check_out co = {NULL};
 	cJSON *o = NULL;
-	char *pos[1];
-	int npos, n;
+	int n;
 
-	MCLI_PARSE(cli_parse(c, "check", "", NULL, argc + 1, argv - 1, pos, 0, &npos));
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	(void)a;
 	if (c->json) {
 		o = cJSON_CreateObject();
 		co.arr = cJSON_AddArrayToObject(o, "violations");
@@ -207,28 +204,36 @@ static int aging_cb(const struct aging_row *r, void *arg)
 	return 0;
 }
 
-static int cmd_report_aging(struct cli *c, int argc, char **argv)
+/* The day report aging counts on, into *t. */
+static int aging_day(struct cli *c, const struct cli_args *a, int64_t *t)
 {
-	const char *on = NULL;
-	int csv = 0, npos, rc, i;
-	struct cli_opt opts[] = {
-	    {"on", &on, NULL, N_("count days past due on this day (default: today)")},
-	    {"csv", NULL, &csv, N_("print CSV")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	struct report_out o = {c, 0, NULL, NULL};
-	int64_t t = clock_now();
-	cJSON *j = NULL;
-	char *pos[1];
+	const char *on = cli_arg_get(a, "on");
+	int rc;
 
-	MCLI_PARSE(
-	    cli_parse(c, "report aging", "[--on DATE] [--csv]", opts, argc, argv, pos, 0, &npos));
-	if (csv && c->json)
-		return cli_usage("report aging", _("give --json or --csv, not both"));
-	if (on && (rc = clock_parse_local(on, &t)) != 0)
+	*t = clock_now();
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	if (on && (rc = clock_parse_local(on, t)) != 0)
 		return cli_refused(rc);
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	return 0;
+}
+
+static int aging_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t t;
+
+	return aging_day(c, a, &t);
+}
+
+static int cmd_report_aging(struct cli *c, const struct cli_args *a)
+{
+	int csv = cli_arg_flag(a, "csv"), rc, i;
+	struct report_out o = {c, 0, NULL, NULL};
+	int64_t t;
+	cJSON *j = NULL;
+
+	if ((rc = aging_day(c, a, &t)) != 0)
+		return rc;
 	o.csv = csv;
 	if (c->json) {
 		char d[32];
@@ -288,39 +293,47 @@ static int takings_cb(const struct takings_row *r, void *arg)
 	return 0;
 }
 
-static int cmd_report_takings(struct cli *c, int argc, char **argv)
+/* The days report takings covers: from a day's start to the end of the
+ * last day. */
+static int takings_range(struct cli *c, const struct cli_args *a, int64_t *from, int64_t *to)
 {
-	const char *from_s = NULL, *to_s = NULL;
-	int csv = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"from", &from_s, NULL, N_("first day (default: 30 days before --to)")},
-	    {"to", &to_s, NULL, N_("last day, included (default: today)")},
-	    {"csv", NULL, &csv, N_("print CSV")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	struct report_out o = {c, 0, NULL, NULL};
-	int64_t from, to;
-	cJSON *j = NULL;
-	char *pos[1], d1[32], d2[32];
+	const char *from_s = cli_arg_get(a, "from"), *to_s = cli_arg_get(a, "to");
+	int rc;
 
-	MCLI_PARSE(cli_parse(c, "report takings", "[--from DATE] [--to DATE] [--csv]", opts, argc,
-	                     argv, pos, 0, &npos));
-	if (csv && c->json)
-		return cli_usage("report takings", _("give --json or --csv, not both"));
-	to = clock_now();
-	if (to_s && (rc = clock_parse_local(to_s, &to)) != 0)
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	*to = clock_now();
+	if (to_s && (rc = clock_parse_local(to_s, to)) != 0)
 		return cli_refused(rc);
-	to = clock_add_days(clock_day_start(to), 1); /* the end of the last day */
-	from = clock_add_days(to, -30);
-	if (from_s && (rc = clock_parse_local(from_s, &from)) != 0)
+	*to = clock_add_days(clock_day_start(*to), 1); /* the end of the last day */
+	*from = clock_add_days(*to, -30);
+	if (from_s && (rc = clock_parse_local(from_s, from)) != 0)
 		return cli_refused(rc);
-	from = clock_day_start(from);
-	if (from >= to) {
+	*from = clock_day_start(*from);
+	if (*from >= *to) {
 		err_set(FD_EINVAL, _("--from must not be after --to"));
 		return cli_refused(FD_EINVAL);
 	}
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	return 0;
+}
+
+static int takings_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t from, to;
+
+	return takings_range(c, a, &from, &to);
+}
+
+static int cmd_report_takings(struct cli *c, const struct cli_args *a)
+{
+	int csv = cli_arg_flag(a, "csv"), rc;
+	struct report_out o = {c, 0, NULL, NULL};
+	int64_t from, to;
+	cJSON *j = NULL;
+	char d1[32], d2[32];
+
+	if ((rc = takings_range(c, a, &from, &to)) != 0)
+		return rc;
 	o.csv = csv;
 	mcli_date(from, d1);
 	mcli_date(clock_add_days(to, -1), d2);
@@ -388,31 +401,34 @@ static int statement_cb(const struct statement_line *l, void *arg)
 	return 0;
 }
 
-static int cmd_report_statement(struct cli *c, int argc, char **argv)
+/* The customer of report statement, into *id. */
+static int statement_customer(struct cli *c, const struct cli_args *a, int64_t *id)
 {
-	const char *cust = NULL, *currency = NULL;
-	int csv = 0, npos, rc = 0, n = 0, i;
-	struct cli_opt opts[] = {
-	    {"customer", &cust, NULL, N_("whose statement (required)")},
-	    {"currency", &currency, NULL, N_("only this currency (default: each one used)")},
-	    {"csv", NULL, &csv, N_("print CSV")},
-	    {NULL, NULL, NULL, NULL},
-	};
+	if (cli_arg_flag(a, "csv") && c->json)
+		return cli_usage(a->cmd, _("give --json or --csv, not both"));
+	return cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), id);
+}
+
+static int statement_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t id;
+
+	return statement_customer(c, a, &id);
+}
+
+static int cmd_report_statement(struct cli *c, const struct cli_args *a)
+{
+	const char *currency = cli_arg_get(a, "currency");
+	int csv = cli_arg_flag(a, "csv"), rc = 0, n = 0, i;
 	struct report_out o = {c, 0, NULL, NULL};
 	struct statement_totals t;
 	struct customer cu;
-	char curs[16][4], *pos[1], m[MONEY_BUFSZ];
+	char curs[16][4], m[MONEY_BUFSZ];
 	cJSON *j = NULL, *arr = NULL;
 	int64_t id;
 
-	MCLI_PARSE(cli_parse(c, "report statement", "--customer C [--currency CUR] [--csv]", opts,
-	                     argc, argv, pos, 0, &npos));
-	if (csv && c->json)
-		return cli_usage("report statement", _("give --json or --csv, not both"));
-	if ((rc = cli_parse_id("report statement", "--customer", cust, &id)) != 0)
+	if ((rc = statement_customer(c, a, &id)) != 0)
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = customer_get(c->db, id, &cu)) != 0)
 		return cli_refused(rc);
 	if (currency) {
@@ -491,36 +507,48 @@ static int cmd_report_statement(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-const struct cli_cmd mcli_report_cmds[] = {
-    {"aging", cmd_report_aging, "[--on DATE] [--csv]",
-     N_("receivables by days past due, and each customer's credit")},
-    {"takings", cmd_report_takings, "[--from DATE] [--to DATE] [--csv]",
-     N_("money received and refunded by day and method")},
-    {"statement", cmd_report_statement, "--customer C [--currency CUR] [--csv]",
-     N_("a customer's invoices, payments, allocations and balance")},
-    {NULL, NULL, NULL, NULL},
+#define CSV_OPT                                                                                    \
+	{                                                                                          \
+		"csv", CLI_FLAG, N_("print CSV"), NULL, NULL                                       \
+	}
+
+const struct cli_entry mcli_report_cmds[] = {
+    {"aging", NULL, "[--on DATE] [--csv]", NULL,
+     N_("receivables by days past due, and each customer's credit"),
+     .opts = {{"on", CLI_VALUE, N_("count days past due on this day (default: today)"), NULL, NULL},
+              CSV_OPT},
+     .db = CLI_DB_OPEN, .check = aging_check, .run = cmd_report_aging},
+    {"takings", NULL, "[--from DATE] [--to DATE] [--csv]", NULL,
+     N_("money received and refunded by day and method"),
+     .opts = {{"from", CLI_VALUE, N_("first day (default: 30 days before --to)"), NULL, NULL},
+              {"to", CLI_VALUE, N_("last day, included (default: today)"), NULL, NULL},
+              CSV_OPT},
+     .db = CLI_DB_OPEN, .check = takings_check, .run = cmd_report_takings},
+    {"statement", NULL, "--customer C [--currency CUR] [--csv]", NULL,
+     N_("a customer's invoices, payments, allocations and balance"),
+     .opts = {{"customer", CLI_VALUE, N_("whose statement (required)"), NULL, NULL},
+              {"currency", CLI_VALUE, N_("only this currency (default: each one used)"), NULL,
+               NULL},
+              CSV_OPT},
+     .db = CLI_DB_OPEN, .check = statement_check, .run = cmd_report_statement},
+    {NULL},
 };
 
 /* ---------------------------------------------------------------- export */
 
-static int cmd_export_journal(struct cli *c, int argc, char **argv)
+static int journal_check(struct cli *c, const struct cli_args *a)
 {
-	const char *output = NULL;
-	struct cli_opt opts[] = {
-	    {"output", &output, NULL, N_("write to this file (mode 0600) instead of stdout")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc, fd;
+	if (c->json)
+		return cli_usage(a->cmd, _("the journal is plain text; --json does not apply"));
+	return 0;
+}
+
+static int cmd_export_journal(struct cli *c, const struct cli_args *a)
+{
+	const char *output = cli_arg_get(a, "output");
+	int rc, fd;
 	FILE *f = stdout;
 
-	MCLI_PARSE(
-	    cli_parse(c, "export journal", "[--output FILE]", opts, argc, argv, pos, 0, &npos));
-	if (c->json)
-		return cli_usage("export journal",
-		                 _("the journal is plain text; --json does not apply"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if (output) {
 		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
@@ -536,8 +564,18 @@ static int cmd_export_journal(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-const struct cli_cmd mcli_export_cmds[] = {
-    {"journal", cmd_export_journal, "[--output FILE]",
-     N_("the money history as a ledger/hledger journal")},
-    {NULL, NULL, NULL, NULL},
+const struct cli_entry mcli_export_cmds[] = {
+    {"journal", NULL, "[--output FILE]", NULL, N_("the money history as a ledger/hledger journal"),
+     .opts = {{"output", CLI_VALUE, N_("write to this file (mode 0600) instead of stdout"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .check = journal_check, .run = cmd_export_journal},
+    {NULL},
 };
+
+const struct cli_entry mcli_check_entry = {"check",
+                                           NULL,
+                                           "",
+                                           NULL,
+                                           N_("verify the whole database and list every violation"),
+                                           .db = CLI_DB_OPEN,
+                                           .run = cmd_check};

@@ -37,113 +37,219 @@ int cli_refused(int rc)
 	return CLI_REFUSED;
 }
 
-static void print_cmds(const char *group, const struct cli_cmd *cmds, FILE *out)
+static void print_cmds(const struct cli_entry *group, FILE *out)
 {
-	int i;
+	const struct cli_entry *e;
 
-	fprintf(out, _("Usage: frontdesk %s COMMAND [OPTIONS]\n\nCommands:\n"), group);
-	for (i = 0; cmds[i].name; i++)
-		fprintf(out, "  %-8s %-28s %s\n", cmds[i].name,
-		        cmds[i].synopsis ? cmds[i].synopsis : "", _(cmds[i].help));
+	fprintf(out, _("Usage: frontdesk %s COMMAND [OPTIONS]\n\nCommands:\n"), group->name);
+	for (e = group->sub; e->name; e++)
+		fprintf(out, "  %-8s %-28s %s\n", e->name, e->synopsis ? e->synopsis : "",
+		        _(e->help));
 	fprintf(out, _("\nEach command takes --help and --json.\n"));
 }
 
-int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
-                 char **argv)
+int cli_dispatch(struct cli *c, const struct cli_entry *group, int argc, char **argv)
 {
-	int i;
+	const struct cli_entry *e;
+	char cmd[64];
 
 	if (argc < 1) {
-		print_cmds(group, cmds, stderr);
+		print_cmds(group, stderr);
 		return CLI_USAGE;
 	}
 	if (!strcmp(argv[0], "--help") || !strcmp(argv[0], "-h") || !strcmp(argv[0], "help")) {
-		print_cmds(group, cmds, stdout);
+		print_cmds(group, stdout);
 		return CLI_OK;
 	}
-	for (i = 0; cmds[i].name; i++)
-		if (!strcmp(argv[0], cmds[i].name))
-			return cmds[i].run(c, argc, argv);
-	return cli_usage(group, _("unknown command '%.40s'"), argv[0]);
+	for (e = group->sub; e->name; e++)
+		if (!strcmp(argv[0], e->name) || (e->alias && !strcmp(argv[0], e->alias))) {
+			snprintf(cmd, sizeof cmd, "%s %s", group->name, e->name);
+			return cli_run(c, e, cmd, argc, argv);
+		}
+	return cli_usage(group->name, _("unknown command '%.40s'"), argv[0]);
 }
 
-static const struct cli_opt *find_opt(const struct cli_opt *opts, const char *name, size_t n)
+static int find_opt(const struct cli_entry *e, const char *name, size_t n)
 {
 	int i;
 
-	for (i = 0; opts && opts[i].name; i++)
-		if (strlen(opts[i].name) == n && !strncmp(opts[i].name, name, n))
-			return &opts[i];
-	return NULL;
+	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++)
+		if (strlen(e->opts[i].name) == n && !strncmp(e->opts[i].name, name, n))
+			return i;
+	return -1;
 }
 
-static void print_usage(const char *cmd, const char *synopsis, const struct cli_opt *opts)
+static void print_usage(const char *cmd, const struct cli_entry *e)
 {
+	const char *synopsis = e->usage ? e->usage : e->synopsis;
 	int i;
 
 	printf(_("Usage: frontdesk %s %s\n"), cmd, synopsis ? synopsis : "");
-	if (opts && opts[0].name)
+	if (e->opts[0].name)
 		printf(_("\nOptions:\n"));
-	for (i = 0; opts && opts[i].name; i++) {
+	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++) {
+		const struct cli_option *o = &e->opts[i];
 		char left[64];
 
-		snprintf(left, sizeof left, "--%s%s", opts[i].name, opts[i].value ? " VALUE" : "");
-		printf("  %-24s %s\n", left, _(opts[i].help));
+		snprintf(left, sizeof left, "--%s%s", o->name, o->kind != CLI_FLAG ? " VALUE" : "");
+		printf("  %-24s %s\n", left, _(o->help));
 	}
 	printf("  %-24s %s\n", "--json", _("print the result as JSON"));
 	printf("  %-24s %s\n", "--help", _("show this help"));
 }
 
-int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-              int argc, char **argv, char **pos, int max_pos, int *npos)
+/* Parse argv (argv[0] is the command's name) into a: positional arguments
+ * (at most e->max_pos) and options. 0, -1 (help shown) or CLI_USAGE. */
+static int parse_argv(struct cli *c, const struct cli_entry *e, struct cli_args *a, int argc,
+                      char **argv)
 {
-	int i, only_pos = 0;
+	int i, k, only_pos = 0;
 
-	*npos = 0;
 	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *eq;
-		const struct cli_opt *o;
+		const char *arg = argv[i], *eq;
 		size_t n;
 
-		if (!only_pos && !strcmp(a, "--")) {
+		if (!only_pos && !strcmp(arg, "--")) {
 			only_pos = 1;
 			continue;
 		}
-		if (only_pos || a[0] != '-' || a[1] == '\0' || (a[1] >= '0' && a[1] <= '9')) {
-			if (*npos >= max_pos)
-				return cli_usage(cmd, _("too many arguments (at '%.40s')"), a);
-			pos[(*npos)++] = argv[i];
+		if (only_pos || arg[0] != '-' || arg[1] == '\0' ||
+		    (arg[1] >= '0' && arg[1] <= '9')) {
+			if (a->npos >= e->max_pos)
+				return cli_usage(a->cmd, _("too many arguments (at '%.40s')"), arg);
+			a->pos[a->npos++] = argv[i];
 			continue;
 		}
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			print_usage(cmd, synopsis, opts);
+		if (!strcmp(arg, "--help") || !strcmp(arg, "-h")) {
+			print_usage(a->cmd, e);
 			return -1;
 		}
-		if (!strcmp(a, "--json")) {
+		if (!strcmp(arg, "--json")) {
 			c->json = 1;
 			continue;
 		}
-		if (a[1] != '-')
-			return cli_usage(cmd, _("unknown option '%.40s'"), a);
-		eq = strchr(a + 2, '=');
-		n = eq ? (size_t)(eq - (a + 2)) : strlen(a + 2);
-		o = find_opt(opts, a + 2, n);
-		if (!o)
-			return cli_usage(cmd, _("unknown option '%.40s'"), a);
-		if (o->value) {
+		if (arg[1] != '-')
+			return cli_usage(a->cmd, _("unknown option '%.40s'"), arg);
+		eq = strchr(arg + 2, '=');
+		n = eq ? (size_t)(eq - (arg + 2)) : strlen(arg + 2);
+		k = find_opt(e, arg + 2, n);
+		if (k < 0)
+			return cli_usage(a->cmd, _("unknown option '%.40s'"), arg);
+		if (e->opts[k].kind != CLI_FLAG) {
 			if (eq)
-				*o->value = eq + 1;
+				a->value[k] = eq + 1;
 			else if (i + 1 < argc)
-				*o->value = argv[++i];
+				a->value[k] = argv[++i];
 			else
-				return cli_usage(cmd, _("option '--%s' needs a value"), o->name);
-		} else {
-			if (eq)
-				return cli_usage(cmd, _("option '--%s' takes no value"), o->name);
-			*o->flag = 1;
+				return cli_usage(a->cmd, _("option '--%s' needs a value"),
+				                 e->opts[k].name);
+		} else if (eq) {
+			return cli_usage(a->cmd, _("option '--%s' takes no value"),
+			                 e->opts[k].name);
 		}
+		a->given[k] = 1;
 	}
 	return 0;
+}
+
+/* What parsing alone can check, in this order: the positional id, the
+ * required options, the positional count and the ids options carry. 0 or
+ * CLI_USAGE. */
+static int check_args(const struct cli_entry *e, struct cli_args *a)
+{
+	int i, rc;
+
+	if (e->id && (rc = cli_parse_id(a->cmd, _(e->id), a->npos ? a->pos[0] : NULL, &a->id)) != 0)
+		return rc;
+	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++)
+		if (e->opts[i].required && !a->given[i])
+			return cli_usage(a->cmd, "%s", _(e->opts[i].required));
+	for (i = 0; i < e->min_pos; i++)
+		if (i >= a->npos || (e->nonempty && !*a->pos[i]))
+			return cli_usage(a->cmd, "%s", _(e->missing));
+	for (i = 0; i < CLI_OPTS_MAX && e->opts[i].name; i++) {
+		const struct cli_option *o = &e->opts[i];
+		char what[48];
+
+		if (o->kind != CLI_ID && o->kind != CLI_ID_NEEDED)
+			continue;
+		if (!a->given[i] && o->kind == CLI_ID)
+			continue;
+		if (o->what)
+			snprintf(what, sizeof what, "%s", _(o->what));
+		else
+			snprintf(what, sizeof what, "--%s", o->name);
+		if ((rc = cli_parse_id(a->cmd, what, a->value[i], &a->num[i])) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* Open the database a command needs into c->db. 0 or CLI_REFUSED. */
+static int open_db(struct cli *c, int mode)
+{
+	char *path;
+	int rc;
+
+	if (mode == CLI_DB_OPEN)
+		return cli_db(c) ? 0 : CLI_REFUSED;
+	if (mode != CLI_DB_CREATE || c->db)
+		return 0;
+	path = c->db_path ? xstrdup(c->db_path) : db_default_path();
+	rc = db_open(path, DB_OPEN_CREATE, &c->db);
+	free(path);
+	return rc ? cli_refused(rc) : 0;
+}
+
+int cli_run(struct cli *c, const struct cli_entry *e, const char *cmd, int argc, char **argv)
+{
+	struct cli_args a;
+	int rc;
+
+	memset(&a, 0, sizeof a);
+	a.entry = e;
+	a.cmd = cmd;
+	a.pos = xcalloc((size_t)(e->max_pos > 0 ? e->max_pos : 1), sizeof *a.pos);
+	rc = parse_argv(c, e, &a, argc, argv);
+	if (rc < 0)
+		rc = CLI_OK;
+	else if (!rc && !(rc = check_args(e, &a)) && !(rc = e->check ? e->check(c, &a) : 0) &&
+	         !(rc = open_db(c, e->db)))
+		rc = e->run(c, &a);
+	free(a.pos);
+	return rc;
+}
+
+static int arg_index(const struct cli_args *a, const char *name)
+{
+	int i;
+
+	for (i = 0; i < CLI_OPTS_MAX && a->entry->opts[i].name; i++)
+		if (!strcmp(a->entry->opts[i].name, name))
+			return i;
+	/* a run function asked for an option its entry does not declare */
+	fprintf(stderr, "frontdesk %s: no option '--%s' in the command table\n", a->cmd, name);
+	abort();
+}
+
+const char *cli_arg_get(const struct cli_args *a, const char *name)
+{
+	return a->value[arg_index(a, name)];
+}
+
+int cli_arg_flag(const struct cli_args *a, const char *name)
+{
+	return a->given[arg_index(a, name)];
+}
+
+int64_t cli_arg_id(const struct cli_args *a, const char *name)
+{
+	return a->num[arg_index(a, name)];
+}
+
+int cli_arg_pos_id(const struct cli_args *a, int i, const char *what, int64_t *id)
+{
+	return cli_parse_id(a->cmd, what, i < a->npos ? a->pos[i] : NULL, id);
 }
 
 struct db *cli_db(struct cli *c)
@@ -253,26 +359,4 @@ int cli_list_end(struct cli *c, int rc)
 		c->out = NULL;
 	}
 	return rc ? cli_refused(rc) : CLI_OK;
-}
-
-int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-                 const char *what, int argc, char **argv, int64_t *id, int *status)
-{
-	char *pos[1];
-	int npos, rc;
-
-	rc = cli_parse(c, cmd, synopsis, opts, argc, argv, pos, 1, &npos);
-	if (rc) {
-		*status = rc < 0 ? CLI_OK : rc;
-		return 0;
-	}
-	if ((rc = cli_parse_id(cmd, what, npos ? pos[0] : NULL, id)) != 0) {
-		*status = rc;
-		return 0;
-	}
-	if (!cli_db(c)) {
-		*status = CLI_REFUSED;
-		return 0;
-	}
-	return 1;
 }

@@ -1,6 +1,7 @@
 /*
- * cli-util.h - what every command of the command line shares: options,
- * opening the database, refusals, and printing text or JSON.
+ * cli-util.h - what every command of the command line shares: the command
+ * table and the one parser of its options, opening the database, refusals,
+ * and printing text or JSON.
  */
 #ifndef FD_CLI_UTIL_H
 #define FD_CLI_UTIL_H
@@ -12,44 +13,117 @@ struct db;
 
 /* State of one run of the command line. */
 struct cli {
-	const char *db_path; /* --db, else NULL for the default */
-	int json;            /* --json: machine-readable output on stdout */
-	int readonly;        /* --read-only */
-	struct db *db;       /* opened by cli_db() */
-	cJSON *out;          /* JSON document a list command is filling */
+	const char *db_path;          /* --db, else NULL for the default */
+	int json;                     /* --json: machine-readable output on stdout */
+	int readonly;                 /* --read-only */
+	struct db *db;                /* opened by cli_db() */
+	int (*screen)(struct db *db); /* the screen hook (for demo --open) */
+	cJSON *out;                   /* JSON document a list command is filling */
 };
 
-/* One command or subcommand: name, handler, argument synopsis, one-line help
- * (N_() marked; translated when shown). */
-struct cli_cmd {
+/*
+ * The command table, like tmux's cmd_entry: each command says its name,
+ * alias, usage, help, the options it takes, how many positional arguments,
+ * whether it reads a positional id, what it checks before the database
+ * opens, and which database it needs. cli_run parses the arguments, answers
+ * --help, checks the counts, the required options and the ids, calls the
+ * check and opens the database, once for every command; the command's run
+ * function then sees a struct cli_args. The tables are in cli.c (the top)
+ * and in each command file (a group's subcommands).
+ */
+
+/* What an option takes. */
+enum cli_opt_kind {
+	CLI_FLAG = 0, /* "--name": no value */
+	CLI_VALUE,    /* "--name VALUE" */
+	CLI_ID,       /* "--name ID": a positive id, 0 when absent */
+	CLI_ID_NEEDED /* the same, and a usage error ("... is missing") when absent */
+};
+
+#define CLI_OPTS_MAX 12 /* options of one command (--json and --help aside) */
+
+/* One option of a command. */
+struct cli_option {
+	const char *name;     /* without the leading "--"; NULL ends the list */
+	int kind;             /* enum cli_opt_kind */
+	const char *help;     /* N_() marked */
+	const char *what;     /* CLI_ID*: N_() name in a usage error; NULL: "--name" */
+	const char *required; /* N_() usage error when the option is absent, or NULL */
+};
+
+/* Which database a command needs, opened before its run function. */
+enum cli_db_mode {
+	CLI_DB_NONE = 0, /* none (or the command opens its own) */
+	CLI_DB_OPEN,     /* the existing database (read-only with --read-only) */
+	CLI_DB_CREATE    /* created when missing (init's and demo's) */
+};
+
+struct cli_args;
+
+/* One command or subcommand. A group (sub != NULL) dispatches argv[1] to
+ * its subcommands; a command (run != NULL) is parsed and run. */
+struct cli_entry {
 	const char *name;
-	int (*run)(struct cli *c, int argc, char **argv);
-	const char *synopsis;
-	const char *help;
+	const char *alias;    /* another name for it, or NULL */
+	const char *synopsis; /* short argument synopsis in its group's list */
+	const char *usage;    /* argument synopsis of --help; NULL: synopsis */
+	const char *help;     /* one line, N_() marked */
+	struct cli_option opts[CLI_OPTS_MAX + 1];
+	int min_pos, max_pos; /* positional arguments */
+	const char *missing;  /* N_() usage error when fewer than min_pos (or an
+	                       * empty one, with nonempty) */
+	int nonempty;         /* an empty positional counts as missing */
+	const char *id;       /* N_() name of pos[0] when it is an id: read into
+	                       * args->id, a usage error when missing or bad */
+	int db;               /* enum cli_db_mode */
+	/* what the command checks before its database opens (values that
+	 * cannot be read, options that exclude each other): 0 or an exit
+	 * status; NULL for nothing */
+	int (*check)(struct cli *c, const struct cli_args *a);
+	int (*run)(struct cli *c, const struct cli_args *a);
+	const struct cli_entry *sub; /* a group's subcommands (NULL name ends) */
 };
 
-/* One option of a subcommand: "--name VALUE" (value != NULL) or a flag. */
-struct cli_opt {
-	const char *name;   /* without the leading "--" */
-	const char **value; /* receives the argument, or NULL for a flag */
-	int *flag;          /* set to 1 when the flag is given */
-	const char *help;   /* N_() marked */
+/* The parsed arguments a run function gets. */
+struct cli_args {
+	const struct cli_entry *entry;
+	const char *cmd;                 /* "customer add": the name in messages */
+	const char *value[CLI_OPTS_MAX]; /* by option: its value, NULL when absent */
+	int given[CLI_OPTS_MAX];         /* by option: 1 when given */
+	int64_t num[CLI_OPTS_MAX];       /* by option: a CLI_ID* option's id */
+	char **pos;                      /* positional arguments */
+	int npos;
+	int64_t id; /* pos[0] read as entry->id */
 };
 
 enum { CLI_OK = 0, CLI_REFUSED = 1, CLI_USAGE = 2 };
 
-/* cli_dispatch - run the subcommand argv[0] of group from cmds (NULL name
- * ends the table); "help"/--help or nothing prints the list. */
-int cli_dispatch(struct cli *c, const char *group, const struct cli_cmd *cmds, int argc,
-                 char **argv);
+/* cli_dispatch - run the subcommand argv[0] of group (a cli_entry with sub);
+ * "help"/--help or nothing prints the list. argv[0] is the subcommand. */
+int cli_dispatch(struct cli *c, const struct cli_entry *group, int argc, char **argv);
 
-/* cli_parse - parse argv (argv[0] is the subcommand name) against opts.
- * Positional arguments are moved to pos[] (at most max_pos; *npos gets
- * their number). --json and --help are always known; --help prints the
- * usage built from synopsis and opts and returns -1 (caller exits 0).
- * Returns 0, -1 (help shown) or CLI_USAGE (message already printed). */
-int cli_parse(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-              int argc, char **argv, char **pos, int max_pos, int *npos);
+/* cli_run - run command e as cmd (the name in messages): parse argv (argv[0]
+ * is the command's name) against e's options (--json and --help are always
+ * known; --help prints the usage and returns CLI_OK), read the positional
+ * id, check the required options and the positional count, read the ids
+ * the options carry, call e->check, open e's database, then call e->run.
+ * Returns an exit status: CLI_USAGE (message printed) for an unknown
+ * option, a missing value, too many arguments or a failed check. */
+int cli_run(struct cli *c, const struct cli_entry *e, const char *cmd, int argc, char **argv);
+
+/* cli_arg_get - the value of option name (NULL when absent). name must be
+ * one of the command's options. */
+const char *cli_arg_get(const struct cli_args *a, const char *name);
+
+/* cli_arg_flag - 1 when option name was given. */
+int cli_arg_flag(const struct cli_args *a, const char *name);
+
+/* cli_arg_id - the id a CLI_ID option was given (0 when absent). */
+int64_t cli_arg_id(const struct cli_args *a, const char *name);
+
+/* cli_arg_pos_id - read positional i as an id named what (translated by
+ * the caller); a usage error (2) when it is missing or not a positive number. */
+int cli_arg_pos_id(const struct cli_args *a, int i, const char *what, int64_t *id);
 
 /* cli_db - the open database (opened on first use, created only by init). */
 struct db *cli_db(struct cli *c);
@@ -63,14 +137,6 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 
 /* cli_parse_id - a positive decimal id, else usage error message (2). */
 int cli_parse_id(const char *cmd, const char *what, const char *s, int64_t *id);
-
-/* cli_begin_id - the preamble of every command that takes one id (and
- * options opts, may be NULL): parse argv (--help prints the usage), read
- * the id (what names it in a usage error), open the database. 1 to go on;
- * 0 when the command is over, with its exit status in *status (CLI_OK
- * after --help, CLI_USAGE, CLI_REFUSED). */
-int cli_begin_id(struct cli *c, const char *cmd, const char *synopsis, const struct cli_opt *opts,
-                 const char *what, int argc, char **argv, int64_t *id, int *status);
 
 /* cli_print_json - print item (pretty, one document) and delete it. */
 void cli_print_json(cJSON *item);
@@ -102,21 +168,14 @@ void cli_json_int(cJSON *obj, const char *key, int64_t v);
 /* cli_json_time - add a UTC ISO 8601 time. */
 void cli_json_time(cJSON *obj, const char *key, int64_t t);
 
-/* The command groups, one file each (cli-customer.c, cli-work.c). */
-int cli_customer(struct cli *c, int argc, char **argv);
-int cli_job(struct cli *c, int argc, char **argv);
-int cli_appt(struct cli *c, int argc, char **argv);
-int cli_link(struct cli *c, int argc, char **argv);
-int cli_item(struct cli *c, int argc, char **argv);
-/* Money commands (cli-money.c): group is "invoice", "pay", "refund", "check",
- * "report" or "export"; argv[0] is the subcommand (or option). */
-int cli_money(struct cli *c, const char *group, int argc, char **argv);
-/* Operations (cli-ops.c): group is "agenda", "projection", "jobs" or "lease". */
-int cli_ops(struct cli *c, const char *group, int argc, char **argv);
-int cli_history(struct cli *c, int argc, char **argv);
-/* Payment channel (cli-chan.c): group is "channel" or "inbox". */
-int cli_chan(struct cli *c, const char *group, int argc, char **argv);
-/* Backups (cli-backup.c): group is "backup" or "restore". */
-int cli_backup(struct cli *c, const char *group, int argc, char **argv);
+/* The command tables, one file each: the groups and the commands that are
+ * not in a group (see cli.c for the top of the table). */
+extern const struct cli_entry cli_customer_cmds[];
+extern const struct cli_entry cli_job_cmds[], cli_appt_cmds[], cli_link_cmds[], cli_item_cmds[];
+extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks_cmds[],
+    cli_lease_cmds[];
+extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_serve_entry;
+extern const struct cli_entry cli_backup_entry, cli_restore_entry;
+extern const struct cli_entry cli_history_entry;
 
 #endif

@@ -66,68 +66,33 @@ static int parse_amount(const char *opt, const char *text, const char *code, int
 	return cli_refused(rc);
 }
 
-/* A whole number of minutes; bad usage when it is not a number. */
-static int parse_minutes(const char *cmd, const char *text, int64_t *out)
-{
-	char *end;
-	long long v;
-
-	if (!text || !*text)
-		return cli_usage(cmd, _("--minutes needs a number"));
-	v = strtoll(text, &end, 10);
-	if (*end || text[0] == ' ' || text[0] == '+')
-		return cli_usage(cmd, _("--minutes must be a whole number, not '%.40s'"), text);
-	*out = v;
-	return 0;
-}
-
-/* An optional id option: 0 when absent. */
-static int opt_id(const char *cmd, const char *what, const char *text, int64_t *id)
-{
-	*id = 0;
-	return text ? cli_parse_id(cmd, what, text, id) : 0;
-}
-
 static int job_show_one(struct cli *c, int64_t id);
 static int appt_show_one(struct cli *c, int64_t id);
 
 /* `job|appt status ID STATUS [--reason R]`, or with status given, `job|appt
  * cancel ID [--reason R]`. */
-static int status_cmd(struct cli *c, const char *cmd, int job, const char *status, int argc,
-                      char **argv)
+static int status_cmd(struct cli *c, const struct cli_args *a, int job, const char *status)
 {
-	const char *reason = NULL;
-	struct cli_opt opts[] = {
-	    {"reason", &reason, NULL, N_("why (kept in the status history)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[2];
-	int npos, rc;
-	int64_t id;
+	const char *reason = cli_arg_get(a, "reason");
+	int rc;
 
-	rc = cli_parse(c, cmd, status ? "ID [--reason R]" : "ID STATUS [--reason R]", opts, argc,
-	               argv, pos, status ? 1 : 2, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id(cmd, job ? _("the job id") : _("the visit id"), npos ? pos[0] : NULL,
-	                       &id)))
-		return rc;
-	if (!status && npos < 2)
-		return cli_usage(cmd, _("the new status is missing"));
 	if (!status)
-		status = pos[1];
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	rc = job ? job_set_status(c->db, id, status, reason)
-	         : appt_set_status(c->db, id, status, reason);
+		status = a->pos[1];
+	rc = job ? job_set_status(c->db, a->id, status, reason)
+	         : appt_set_status(c->db, a->id, status, reason);
 	if (rc)
 		return cli_refused(rc);
 	if (c->json)
-		return job ? job_show_one(c, id) : appt_show_one(c, id);
-	printf(job ? _("Job %lld is now %s.\n") : _("Visit %lld is now %s.\n"), (long long)id,
+		return job ? job_show_one(c, a->id) : appt_show_one(c, a->id);
+	printf(job ? _("Job %lld is now %s.\n") : _("Visit %lld is now %s.\n"), (long long)a->id,
 	       status);
 	return CLI_OK;
 }
+
+#define REASON_OPT                                                                                 \
+	{                                                                                          \
+		"reason", CLI_VALUE, N_("why (kept in the status history)"), NULL, NULL            \
+	}
 
 /* ---------------------------------------------------------------- JSON */
 
@@ -290,11 +255,11 @@ static int item_of_job_row(const struct line_item *li, void *arg)
 
 /* ---------------------------------------------------------------- job */
 
-#define JOB_OPTS(in, currency)                                                                     \
-	{"title", &(in).title, NULL, N_("what is to be done")},                                    \
-	    {"currency", &(currency), NULL, N_("ISO 4217 code, e.g. USD (default: config)")},      \
+#define JOB_OPTS                                                                                   \
+	{"title", CLI_VALUE, N_("what is to be done"), NULL, NULL},                                \
+	    {"currency", CLI_VALUE, N_("ISO 4217 code, e.g. USD (default: config)"), NULL, NULL},  \
 	{                                                                                          \
-		"note", &(in).note, NULL, N_("a note for staff")                                   \
+		"note", CLI_VALUE, N_("a note for staff"), NULL, NULL                              \
 	}
 
 static int job_show_one(struct cli *c, int64_t id)
@@ -346,31 +311,16 @@ static int job_show_one(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static int job_add_cmd(struct cli *c, int argc, char **argv)
+static int job_add_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct job_input in = {0};
-	const char *customer = NULL;
-	struct cli_opt opts[] = {
-	    {"customer", &customer, NULL, N_("the customer's id")},
-	    JOB_OPTS(in, in.currency),
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "job add", "--customer ID --title T [--currency C] [--note N]", opts,
-	               argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!customer)
-		return cli_usage("job add", _("--customer is required"));
-	if (!in.title)
-		return cli_usage("job add", _("--title is required"));
-	if ((rc = cli_parse_id("job add", _("the customer id"), customer, &in.customer_id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
+	in.customer_id = cli_arg_id(a, "customer");
+	in.title = cli_arg_get(a, "title");
+	in.currency = cli_arg_get(a, "currency");
+	in.note = cli_arg_get(a, "note");
 	if ((rc = job_add(c->db, &in, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
@@ -396,116 +346,93 @@ static int job_list_row(const struct job *j, void *arg)
 	return 0;
 }
 
-static int job_list_cmd(struct cli *c, int argc, char **argv)
+static int job_list_cmd(struct cli *c, const struct cli_args *a)
 {
-	const char *customer = NULL;
-	struct cli_opt opts[] = {
-	    {"customer", &customer, NULL, N_("only the jobs of this customer")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t cid;
-
-	rc = cli_parse(c, "job list", "[--customer ID]", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = opt_id("job list", _("the customer id"), customer, &cid)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	cli_list_begin(c, "jobs");
-	return cli_list_end(c, job_list(c->db, cid, job_list_row, c));
+	return cli_list_end(c, job_list(c->db, cli_arg_id(a, "customer"), job_list_row, c));
 }
 
-static int job_show_cmd(struct cli *c, int argc, char **argv)
+static int job_show_cmd(struct cli *c, const struct cli_args *a)
 {
-	int rc;
-	int64_t id;
-
-	if (!cli_begin_id(c, "job show", "ID", NULL, _("the job id"), argc, argv, &id, &rc))
-		return rc;
-	return job_show_one(c, id);
+	return job_show_one(c, a->id);
 }
 
-static int job_edit_cmd(struct cli *c, int argc, char **argv)
+static int job_edit_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct job_input in = {0};
-	struct cli_opt opts[] = {
-	    JOB_OPTS(in, in.currency),
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	int rc;
 
-	rc = cli_parse(c, "job edit", "ID [--title T] [--currency C] [--note N]", opts, argc, argv,
-	               pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("job edit", _("the job id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = job_edit(c->db, id, &in)))
+	in.title = cli_arg_get(a, "title");
+	in.currency = cli_arg_get(a, "currency");
+	in.note = cli_arg_get(a, "note");
+	if ((rc = job_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
 	if (!c->json) {
-		printf(_("Job %lld changed.\n"), (long long)id);
+		printf(_("Job %lld changed.\n"), (long long)a->id);
 		return CLI_OK;
 	}
-	return job_show_one(c, id);
+	return job_show_one(c, a->id);
 }
 
-static int job_status_cmd(struct cli *c, int argc, char **argv)
+static int job_status_cmd(struct cli *c, const struct cli_args *a)
 {
-	return status_cmd(c, "job status", 1, NULL, argc, argv);
+	return status_cmd(c, a, 1, NULL);
 }
 
-static int job_cancel_cmd(struct cli *c, int argc, char **argv)
+static int job_cancel_cmd(struct cli *c, const struct cli_args *a)
 {
-	return status_cmd(c, "job cancel", 1, "cancelled", argc, argv);
+	return status_cmd(c, a, 1, "cancelled");
 }
 
-static const struct cli_cmd job_cmds[] = {
-    {"add", job_add_cmd, "--customer ID --title T [...]", N_("add a job for a customer")},
-    {"list", job_list_cmd, "[--customer ID]", N_("list jobs, newest first")},
-    {"show", job_show_cmd, "ID", N_("show a job with its visits and line items")},
-    {"edit", job_edit_cmd, "ID [--title T ...]", N_("change title, note or currency")},
-    {"status", job_status_cmd, "ID STATUS [--reason R]",
-     N_("open, in_progress, done or cancelled")},
-    {"cancel", job_cancel_cmd, "ID [--reason R]", N_("cancel a job")},
-    {NULL, NULL, NULL, NULL},
+#define ID_CMD(what) .max_pos = 1, .id = what, .db = CLI_DB_OPEN
+
+const struct cli_entry cli_job_cmds[] = {
+    {"add", NULL, "--customer ID --title T [...]",
+     "--customer ID --title T [--currency C] [--note N]", N_("add a job for a customer"),
+     .opts = {{"customer", CLI_ID, N_("the customer's id"), N_("the customer id"),
+               N_("--customer is required")},
+              {"title", CLI_VALUE, N_("what is to be done"), NULL, N_("--title is required")},
+              {"currency", CLI_VALUE, N_("ISO 4217 code, e.g. USD (default: config)"), NULL, NULL},
+              {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = job_add_cmd},
+    {"list", NULL, "[--customer ID]", NULL, N_("list jobs, newest first"),
+     .opts = {{"customer", CLI_ID, N_("only the jobs of this customer"), N_("the customer id"),
+               NULL}},
+     .db = CLI_DB_OPEN, .run = job_list_cmd},
+    {"show", NULL, "ID", NULL, N_("show a job with its visits and line items"),
+     ID_CMD(N_("the job id")), .run = job_show_cmd},
+    {"edit", NULL, "ID [--title T ...]", "ID [--title T] [--currency C] [--note N]",
+     N_("change title, note or currency"), .opts = {JOB_OPTS}, ID_CMD(N_("the job id")),
+     .run = job_edit_cmd},
+    {"status", NULL, "ID STATUS [--reason R]", NULL, N_("open, in_progress, done or cancelled"),
+     .opts = {REASON_OPT}, .min_pos = 2, .missing = N_("the new status is missing"), .max_pos = 2,
+     .id = N_("the job id"), .db = CLI_DB_OPEN, .run = job_status_cmd},
+    {"cancel", NULL, "ID [--reason R]", NULL, N_("cancel a job"), .opts = {REASON_OPT},
+     ID_CMD(N_("the job id")), .run = job_cancel_cmd},
+    {NULL},
 };
-
-int cli_job(struct cli *c, int argc, char **argv)
-{
-	return cli_dispatch(c, "job", job_cmds, argc, argv);
-}
 
 /* ---------------------------------------------------------------- appt */
 
-struct appt_args {
-	const char *start, *end;
-	struct appt_input in;
-};
-
-#define APPT_OPTS(a)                                                                               \
-	{"start", &(a).start, NULL, N_("start, shop time: \"YYYY-MM-DD HH:MM\"")},                 \
-	    {"end", &(a).end, NULL, N_("end, shop time: \"YYYY-MM-DD HH:MM\"")},                   \
-	    {"location", &(a).in.location, NULL, N_("where the visit happens")},                   \
-	    {"note", &(a).in.note, NULL, N_("a note for staff")},                                  \
+#define APPT_OPTS(req)                                                                             \
+	{"start", CLI_VALUE, N_("start, shop time: \"YYYY-MM-DD HH:MM\""), NULL, req},             \
+	    {"end", CLI_VALUE, N_("end, shop time: \"YYYY-MM-DD HH:MM\""), NULL, req},             \
+	    {"location", CLI_VALUE, N_("where the visit happens"), NULL, NULL},                    \
 	{                                                                                          \
-		NULL, NULL, NULL, NULL                                                             \
+		"note", CLI_VALUE, N_("a note for staff"), NULL, NULL                              \
 	}
 
-/* The typed times into a->in (left 0 when not given). */
-static int appt_times(struct appt_args *a)
+/* The visit the options give into in (times left 0 when not given). */
+static int appt_input(const struct cli_args *a, struct appt_input *in)
 {
+	const char *start = cli_arg_get(a, "start"), *end = cli_arg_get(a, "end");
 	int rc;
 
-	if (a->start && (rc = parse_time(a->start, &a->in.start_at)))
+	in->location = cli_arg_get(a, "location");
+	in->note = cli_arg_get(a, "note");
+	if (start && (rc = parse_time(start, &in->start_at)))
 		return rc;
-	if (a->end && (rc = parse_time(a->end, &a->in.end_at)))
+	if (end && (rc = parse_time(end, &in->end_at)))
 		return rc;
 	return 0;
 }
@@ -544,25 +471,24 @@ static int appt_show_one(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-static int appt_add_cmd(struct cli *c, int argc, char **argv)
+/* visit add and edit: the times must be ones (before the database opens). */
+static int appt_check(struct cli *c, const struct cli_args *a)
 {
-	struct appt_args a = {0};
-	struct cli_opt opts[] = {APPT_OPTS(a)};
-	char *pos[1];
-	int npos, rc;
+	struct appt_input in = {0};
+
+	(void)c;
+	return appt_input(a, &in);
+}
+
+static int appt_add_cmd(struct cli *c, const struct cli_args *a)
+{
+	struct appt_input in = {0};
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "visit add", "--start TIME --end TIME [--location L] [--note N]", opts,
-	               argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!a.start || !a.end)
-		return cli_usage("visit add", _("--start and --end are required"));
-	if ((rc = appt_times(&a)))
+	if ((rc = appt_input(a, &in)))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = appt_add(c->db, &a.in, &id)))
+	if ((rc = appt_add(c->db, &in, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Visit %lld added.\n"), (long long)id);
@@ -582,137 +508,120 @@ static int appt_list_row(const struct appt *a, void *arg)
 	return 0;
 }
 
-static int appt_list_cmd(struct cli *c, int argc, char **argv)
+/* The days visit list shows: from (a day's start) and how many. */
+static int list_days(const struct cli_args *a, int64_t *from, long *days)
 {
-	const char *from_text = NULL, *days_text = NULL;
-	struct cli_opt opts[] = {
-	    {"from", &from_text, NULL, N_("first day, YYYY-MM-DD (default: today)")},
-	    {"days", &days_text, NULL, N_("how many days (1 to 366, default 1)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1], *end;
-	int npos, rc;
-	long days = 1;
-	int64_t from;
+	const char *from_text = cli_arg_get(a, "from"), *days_text = cli_arg_get(a, "days");
+	char *end;
 
-	rc =
-	    cli_parse(c, "visit list", "[--from DATE] [--days N]", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
+	*days = 1;
 	if (days_text) {
-		days = strtol(days_text, &end, 10);
-		if (!*days_text || *end || days < 1 || days > 366)
-			return cli_usage("visit list", _("--days must be a number from 1 to 366"));
+		*days = strtol(days_text, &end, 10);
+		if (!*days_text || *end || *days < 1 || *days > 366)
+			return cli_usage(a->cmd, _("--days must be a number from 1 to 366"));
 	}
-	if (!from_text)
-		from = clock_day_start(clock_now());
-	else if ((rc = parse_time(from_text, &from)))
+	if (!from_text) {
+		*from = clock_day_start(clock_now());
+		return 0;
+	}
+	return parse_time(from_text, from);
+}
+
+static int appt_list_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t from;
+	long days;
+
+	(void)c;
+	return list_days(a, &from, &days);
+}
+
+static int appt_list_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t from;
+	long days;
+	int rc;
+
+	if ((rc = list_days(a, &from, &days)))
 		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	cli_list_begin(c, "appointments");
 	return cli_list_end(
 	    c, appt_list_range(c->db, from, clock_add_days(from, (int)days), appt_list_row, c));
 }
 
-static int appt_show_cmd(struct cli *c, int argc, char **argv)
+static int appt_show_cmd(struct cli *c, const struct cli_args *a)
 {
-	int rc;
-	int64_t id;
-
-	if (!cli_begin_id(c, "visit show", "ID", NULL, _("the visit id"), argc, argv, &id, &rc))
-		return rc;
-	return appt_show_one(c, id);
+	return appt_show_one(c, a->id);
 }
 
-static int appt_edit_cmd(struct cli *c, int argc, char **argv)
+static int appt_edit_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct appt_args a = {0};
-	struct cli_opt opts[] = {APPT_OPTS(a)};
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	struct appt_input in = {0};
+	int rc;
 
-	rc = cli_parse(c, "visit edit", "ID [--start T] [--end T] [--location L] [--note N]", opts,
-	               argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("visit edit", _("the visit id"), npos ? pos[0] : NULL, &id)))
+	if ((rc = appt_input(a, &in)))
 		return rc;
-	if ((rc = appt_times(&a)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = appt_edit(c->db, id, &a.in)))
+	if ((rc = appt_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
 	if (!c->json) {
-		printf(_("Visit %lld changed.\n"), (long long)id);
+		printf(_("Visit %lld changed.\n"), (long long)a->id);
 		return CLI_OK;
 	}
-	return appt_show_one(c, id);
+	return appt_show_one(c, a->id);
 }
 
-static int appt_status_cmd(struct cli *c, int argc, char **argv)
+static int appt_status_cmd(struct cli *c, const struct cli_args *a)
 {
-	return status_cmd(c, "visit status", 0, NULL, argc, argv);
+	return status_cmd(c, a, 0, NULL);
 }
 
-static int appt_cancel_cmd(struct cli *c, int argc, char **argv)
+static int appt_cancel_cmd(struct cli *c, const struct cli_args *a)
 {
-	return status_cmd(c, "visit cancel", 0, "cancelled", argc, argv);
+	return status_cmd(c, a, 0, "cancelled");
 }
 
-static const struct cli_cmd appt_cmds[] = {
-    {"add", appt_add_cmd, "--start T --end T [...]", N_("add a visit (when and where)")},
-    {"list", appt_list_cmd, "[--from DATE] [--days N]",
-     N_("list the visits overlapping some days")},
-    {"show", appt_show_cmd, "ID", N_("show a visit and the jobs it works on")},
-    {"edit", appt_edit_cmd, "ID [--start T ...]", N_("change times, location or note")},
-    {"status", appt_status_cmd, "ID STATUS [--reason R]",
-     N_("scheduled, confirmed, in_progress, done, cancelled or no_show")},
-    {"cancel", appt_cancel_cmd, "ID [--reason R]", N_("cancel a visit")},
-    {NULL, NULL, NULL, NULL},
+const struct cli_entry cli_appt_cmds[] = {
+    {"add", NULL, "--start T --end T [...]", "--start TIME --end TIME [--location L] [--note N]",
+     N_("add a visit (when and where)"), .opts = {APPT_OPTS(N_("--start and --end are required"))},
+     .db = CLI_DB_OPEN, .check = appt_check, .run = appt_add_cmd},
+    {"list", NULL, "[--from DATE] [--days N]", NULL, N_("list the visits overlapping some days"),
+     .opts = {{"from", CLI_VALUE, N_("first day, YYYY-MM-DD (default: today)"), NULL, NULL},
+              {"days", CLI_VALUE, N_("how many days (1 to 366, default 1)"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .check = appt_list_check, .run = appt_list_cmd},
+    {"show", NULL, "ID", NULL, N_("show a visit and the jobs it works on"),
+     ID_CMD(N_("the visit id")), .run = appt_show_cmd},
+    {"edit", NULL, "ID [--start T ...]", "ID [--start T] [--end T] [--location L] [--note N]",
+     N_("change times, location or note"), .opts = {APPT_OPTS(NULL)}, ID_CMD(N_("the visit id")),
+     .check = appt_check, .run = appt_edit_cmd},
+    {"status", NULL, "ID STATUS [--reason R]", NULL,
+     N_("scheduled, confirmed, in_progress, done, cancelled or no_show"), .opts = {REASON_OPT},
+     .min_pos = 2, .missing = N_("the new status is missing"), .max_pos = 2,
+     .id = N_("the visit id"), .db = CLI_DB_OPEN, .run = appt_status_cmd},
+    {"cancel", NULL, "ID [--reason R]", NULL, N_("cancel a visit"), .opts = {REASON_OPT},
+     ID_CMD(N_("the visit id")), .run = appt_cancel_cmd},
+    {NULL},
 };
-
-int cli_appt(struct cli *c, int argc, char **argv)
-{
-	return cli_dispatch(c, "visit", appt_cmds, argc, argv);
-}
 
 /* ---------------------------------------------------------------- link */
 
-struct link_args {
-	const char *appt, *job, *minutes;
-	int64_t appt_id, job_id, est_minutes;
-};
-
-/* Parse the options of a link command; need_minutes says --minutes is
- * required (edit), allowed (add: default 0) or refused (remove: -1). */
-static int link_parse(struct cli *c, const char *cmd, const char *synopsis, int need_minutes,
-                      struct link_args *l, int argc, char **argv)
+/* The estimated minutes of a link command into *minutes (0 when not given):
+ * a whole number, else bad usage. */
+static int link_minutes(const struct cli_args *a, int64_t *minutes)
 {
-	struct cli_opt opts[] = {
-	    {"appt", &l->appt, NULL, N_("the visit's id")},
-	    {"job", &l->job, NULL, N_("the job's id")},
-	    {"minutes", &l->minutes, NULL, N_("estimated minutes for the job")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
+	const char *text = cli_arg_get(a, "minutes");
+	char *end;
+	long long v;
 
-	if (need_minutes < 0)
-		opts[2].name = NULL;
-	rc = cli_parse(c, cmd, synopsis, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? -1 : rc;
-	if ((rc = cli_parse_id(cmd, _("--appt"), l->appt, &l->appt_id)) ||
-	    (rc = cli_parse_id(cmd, _("--job"), l->job, &l->job_id)))
-		return rc;
-	if (need_minutes > 0 && !l->minutes)
-		return cli_usage(cmd, _("--minutes is required"));
-	if (l->minutes && (rc = parse_minutes(cmd, l->minutes, &l->est_minutes)))
-		return rc;
-	return cli_db(c) ? 0 : CLI_REFUSED;
+	*minutes = 0;
+	if (!text)
+		return 0;
+	if (!*text)
+		return cli_usage(a->cmd, _("--minutes needs a number"));
+	v = strtoll(text, &end, 10);
+	if (*end || text[0] == ' ' || text[0] == '+')
+		return cli_usage(a->cmd, _("--minutes must be a whole number, not '%.40s'"), text);
+	*minutes = v;
+	return 0;
 }
 
 /* What a link command prints when it is done: JSON the visit, else msg. */
@@ -724,41 +633,56 @@ static int link_done(struct cli *c, int64_t appt_id, const char *msg)
 	return CLI_OK;
 }
 
-static int link_add_cmd(struct cli *c, int argc, char **argv)
+static int link_add_check(struct cli *c, const struct cli_args *a)
 {
-	struct link_args l = {0};
-	int rc = link_parse(c, "link add", "--appt ID --job ID [--minutes N]", 0, &l, argc, argv);
-	int64_t id;
+	int64_t minutes;
 
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = link_add(c->db, l.appt_id, l.job_id, l.est_minutes, &id)))
-		return cli_refused(rc);
-	return link_done(c, l.appt_id, _("Link added.\n"));
+	(void)c;
+	return link_minutes(a, &minutes);
 }
 
-static int link_edit_cmd(struct cli *c, int argc, char **argv)
+static int link_edit_check(struct cli *c, const struct cli_args *a)
 {
-	struct link_args l = {0};
-	int rc = link_parse(c, "link edit", "--appt ID --job ID --minutes N", 1, &l, argc, argv);
+	int64_t minutes;
 
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = link_edit(c->db, l.appt_id, l.job_id, l.est_minutes)))
-		return cli_refused(rc);
-	return link_done(c, l.appt_id, _("Link changed.\n"));
+	(void)c;
+	if (!cli_arg_get(a, "minutes"))
+		return cli_usage(a->cmd, _("--minutes is required"));
+	return link_minutes(a, &minutes);
 }
 
-static int link_remove_cmd(struct cli *c, int argc, char **argv)
+static int link_add_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct link_args l = {0};
-	int rc = link_parse(c, "link remove", "--appt ID --job ID", -1, &l, argc, argv);
+	int64_t appt_id = cli_arg_id(a, "appt"), minutes, id;
+	int rc;
 
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = link_remove(c->db, l.appt_id, l.job_id)))
+	if ((rc = link_minutes(a, &minutes)))
+		return rc;
+	if ((rc = link_add(c->db, appt_id, cli_arg_id(a, "job"), minutes, &id)))
 		return cli_refused(rc);
-	return link_done(c, l.appt_id, _("Link removed (kept in the history).\n"));
+	return link_done(c, appt_id, _("Link added.\n"));
+}
+
+static int link_edit_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t appt_id = cli_arg_id(a, "appt"), minutes;
+	int rc;
+
+	if ((rc = link_minutes(a, &minutes)))
+		return rc;
+	if ((rc = link_edit(c->db, appt_id, cli_arg_id(a, "job"), minutes)))
+		return cli_refused(rc);
+	return link_done(c, appt_id, _("Link changed.\n"));
+}
+
+static int link_remove_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t appt_id = cli_arg_id(a, "appt");
+	int rc;
+
+	if ((rc = link_remove(c->db, appt_id, cli_arg_id(a, "job"))))
+		return cli_refused(rc);
+	return link_done(c, appt_id, _("Link removed (kept in the history).\n"));
 }
 
 static int link_list_row(const struct link *l, void *arg)
@@ -780,72 +704,70 @@ static int link_list_row(const struct link *l, void *arg)
 	return 0;
 }
 
-static int link_list_cmd(struct cli *c, int argc, char **argv)
+static int link_list_check(struct cli *c, const struct cli_args *a)
 {
-	const char *appt = NULL, *job = NULL;
-	struct cli_opt opts[] = {
-	    {"appt", &appt, NULL, N_("the jobs this visit works on")},
-	    {"job", &job, NULL, N_("the visits that work on this job")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t appt_id, job_id;
+	(void)c;
+	if (!cli_arg_id(a, "appt") == !cli_arg_id(a, "job"))
+		return cli_usage(a->cmd, _("give either --appt or --job"));
+	return 0;
+}
 
-	rc = cli_parse(c, "link list", "--appt ID | --job ID", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = opt_id("link list", _("--appt"), appt, &appt_id)) ||
-	    (rc = opt_id("link list", _("--job"), job, &job_id)))
-		return rc;
-	if (!appt_id == !job_id)
-		return cli_usage("link list", _("give either --appt or --job"));
-	if (!cli_db(c))
-		return CLI_REFUSED;
+static int link_list_cmd(struct cli *c, const struct cli_args *a)
+{
 	cli_list_begin(c, "links");
-	return cli_list_end(c, link_list(c->db, appt_id, job_id, link_list_row, c));
+	return cli_list_end(
+	    c, link_list(c->db, cli_arg_id(a, "appt"), cli_arg_id(a, "job"), link_list_row, c));
 }
 
-static const struct cli_cmd link_cmds[] = {
-    {"add", link_add_cmd, "--appt ID --job ID [--minutes N]",
-     N_("a visit works on a job (estimated minutes)")},
-    {"edit", link_edit_cmd, "--appt ID --job ID --minutes N", N_("change the estimated minutes")},
-    {"remove", link_remove_cmd, "--appt ID --job ID", N_("the visit no longer works on the job")},
-    {"list", link_list_cmd, "--appt ID | --job ID",
-     N_("the jobs of a visit, or the visits of a job")},
-    {NULL, NULL, NULL, NULL},
+#define LINK_OPTS                                                                                  \
+	{"appt", CLI_ID_NEEDED, N_("the visit's id"), N_("--appt"), NULL},                         \
+	{                                                                                          \
+		"job", CLI_ID_NEEDED, N_("the job's id"), N_("--job"), NULL                        \
+	}
+#define MINUTES_OPT                                                                                \
+	{                                                                                          \
+		"minutes", CLI_VALUE, N_("estimated minutes for the job"), NULL, NULL              \
+	}
+
+const struct cli_entry cli_link_cmds[] = {
+    {"add", NULL, "--appt ID --job ID [--minutes N]", NULL,
+     N_("a visit works on a job (estimated minutes)"), .opts = {LINK_OPTS, MINUTES_OPT},
+     .db = CLI_DB_OPEN, .check = link_add_check, .run = link_add_cmd},
+    {"edit", NULL, "--appt ID --job ID --minutes N", NULL, N_("change the estimated minutes"),
+     .opts = {LINK_OPTS, MINUTES_OPT}, .db = CLI_DB_OPEN, .check = link_edit_check,
+     .run = link_edit_cmd},
+    {"remove", NULL, "--appt ID --job ID", NULL, N_("the visit no longer works on the job"),
+     .opts = {LINK_OPTS}, .db = CLI_DB_OPEN, .run = link_remove_cmd},
+    {"list", NULL, "--appt ID | --job ID", NULL, N_("the jobs of a visit, or the visits of a job"),
+     .opts = {{"appt", CLI_ID, N_("the jobs this visit works on"), N_("--appt"), NULL},
+              {"job", CLI_ID, N_("the visits that work on this job"), N_("--job"), NULL}},
+     .db = CLI_DB_OPEN, .check = link_list_check, .run = link_list_cmd},
+    {NULL},
 };
-
-int cli_link(struct cli *c, int argc, char **argv)
-{
-	return cli_dispatch(c, "link", link_cmds, argc, argv);
-}
 
 /* ---------------------------------------------------------------- item */
 
-struct item_args {
-	const char *job, *qty, *price;
-	struct item_input in;
-};
-
-#define ITEM_OPTS(a)                                                                               \
-	{"kind", &(a).in.kind, NULL, N_("SERVICE, FEE, DISCOUNT, TAX or CREDIT")},                 \
-	    {"description", &(a).in.description, NULL, N_("what is billed")},                      \
-	    {"qty", &(a).qty, NULL, N_("quantity, up to 3 decimals (e.g. 1.5)")},                  \
+#define ITEM_OPTS(req)                                                                             \
+	{"kind", CLI_VALUE, N_("SERVICE, FEE, DISCOUNT, TAX or CREDIT"), NULL, NULL},              \
+	    {"description", CLI_VALUE, N_("what is billed"), NULL, req},                           \
+	    {"qty", CLI_VALUE, N_("quantity, up to 3 decimals (e.g. 1.5)"), NULL, NULL},           \
 	{                                                                                          \
-		"price", &(a).price, NULL, N_("unit price in the job's currency (e.g. 45.00)")     \
+		"price", CLI_VALUE, N_("unit price in the job's currency (e.g. 45.00)"), NULL, req \
 	}
 
-/* The typed quantity and price (price in currency code) into a->in; -1
- * (unchanged) when not given. */
-static int item_numbers(struct item_args *a, const char *code)
+/* The line item the options give into in, quantity and price (in currency
+ * code) -1 (unchanged) when not given. */
+static int item_input(const struct cli_args *a, const char *code, struct item_input *in)
 {
+	const char *qty = cli_arg_get(a, "qty"), *price = cli_arg_get(a, "price");
 	int rc;
 
-	a->in.qty_milli = a->in.unit_price = -1;
-	if (a->qty && (rc = qty_parse(a->qty, &a->in.qty_milli)))
+	in->kind = cli_arg_get(a, "kind");
+	in->description = cli_arg_get(a, "description");
+	in->qty_milli = in->unit_price = -1;
+	if (qty && (rc = qty_parse(qty, &in->qty_milli)))
 		return cli_refused(rc);
-	if (a->price && (rc = parse_amount("--price", a->price, code, &a->in.unit_price)))
+	if (price && (rc = parse_amount("--price", price, code, &in->unit_price)))
 		return rc;
 	return 0;
 }
@@ -876,41 +798,25 @@ static int item_show_one(struct cli *c, int64_t id)
 	return CLI_OK;
 }
 
-static int item_add_cmd(struct cli *c, int argc, char **argv)
+static int item_add_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct item_args a = {0};
-	struct cli_opt opts[] = {
-	    {"job", &a.job, NULL, N_("the job's id")},
-	    ITEM_OPTS(a),
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
+	struct item_input in = {0};
 	struct job j;
-	int npos, rc;
+	int rc;
 	int64_t id;
 
-	rc = cli_parse(c, "item add",
-	               "--job ID --description D --price P [--qty Q] [--kind SERVICE]", opts, argc,
-	               argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (!a.in.description || !a.price)
-		return cli_usage("item add", _("--description and --price are required"));
-	if ((rc = cli_parse_id("item add", _("--job"), a.job, &a.in.job_id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = job_get(c->db, a.in.job_id, &j)))
+	if ((rc = job_get(c->db, cli_arg_id(a, "job"), &j)))
 		return cli_refused(rc);
-	rc = item_numbers(&a, j.currency);
+	rc = item_input(a, j.currency, &in);
 	job_free(&j);
 	if (rc)
 		return rc;
-	if (a.in.qty_milli < 0)
-		a.in.qty_milli = 1000;
-	if (!a.in.kind)
-		a.in.kind = "SERVICE";
-	if ((rc = item_add(c->db, &a.in, &id)))
+	in.job_id = cli_arg_id(a, "job");
+	if (in.qty_milli < 0)
+		in.qty_milli = 1000;
+	if (!in.kind)
+		in.kind = "SERVICE";
+	if ((rc = item_add(c->db, &in, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Line item %lld added.\n"), (long long)id);
@@ -930,25 +836,12 @@ static int item_list_row(const struct line_item *li, void *arg)
 	return 0;
 }
 
-static int item_list_cmd(struct cli *c, int argc, char **argv)
+static int item_list_cmd(struct cli *c, const struct cli_args *a)
 {
-	const char *job = NULL;
-	struct cli_opt opts[] = {
-	    {"job", &job, NULL, N_("the job's id")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	int npos, rc;
-	int64_t job_id;
+	int64_t job_id = cli_arg_id(a, "job");
 	struct job j;
+	int rc;
 
-	rc = cli_parse(c, "item list", "--job ID", opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("item list", _("--job"), job, &job_id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = job_get(c->db, job_id, &j))) /* an unknown job is not an empty list */
 		return cli_refused(rc);
 	job_free(&j);
@@ -956,83 +849,68 @@ static int item_list_cmd(struct cli *c, int argc, char **argv)
 	return cli_list_end(c, item_list(c->db, job_id, item_list_row, c));
 }
 
-static int item_show_cmd(struct cli *c, int argc, char **argv)
+static int item_show_cmd(struct cli *c, const struct cli_args *a)
 {
-	int rc;
-	int64_t id;
-
-	if (!cli_begin_id(c, "item show", "ID", NULL, _("the line item id"), argc, argv, &id, &rc))
-		return rc;
-	return item_show_one(c, id);
+	return item_show_one(c, a->id);
 }
 
-static int item_edit_cmd(struct cli *c, int argc, char **argv)
+static int item_edit_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct item_args a = {0};
-	struct cli_opt opts[] = {
-	    ITEM_OPTS(a),
-	    {NULL, NULL, NULL, NULL},
-	};
+	struct item_input in = {0};
 	struct line_item li;
-	char *pos[1];
-	int npos, rc;
-	int64_t id;
+	int rc;
 
-	rc = cli_parse(c, "item edit", "ID [--kind K] [--description D] [--qty Q] [--price P]",
-	               opts, argc, argv, pos, 1, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = cli_parse_id("item edit", _("the line item id"), npos ? pos[0] : NULL, &id)))
-		return rc;
-	if (!cli_db(c))
-		return CLI_REFUSED;
-	if ((rc = item_get(c->db, id, &li)))
+	if ((rc = item_get(c->db, a->id, &li)))
 		return cli_refused(rc);
-	rc = item_numbers(&a, li.currency);
+	rc = item_input(a, li.currency, &in);
 	item_free(&li);
 	if (rc)
 		return rc;
-	if ((rc = item_edit(c->db, id, &a.in)))
+	if ((rc = item_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
 	if (!c->json) {
-		printf(_("Line item %lld changed.\n"), (long long)id);
+		printf(_("Line item %lld changed.\n"), (long long)a->id);
 		return CLI_OK;
 	}
-	return item_show_one(c, id);
+	return item_show_one(c, a->id);
 }
 
-static int item_delete_cmd(struct cli *c, int argc, char **argv)
+static int item_delete_cmd(struct cli *c, const struct cli_args *a)
 {
 	int rc;
-	int64_t id;
 
-	if (!cli_begin_id(c, "item delete", "ID", NULL, _("the line item id"), argc, argv, &id,
-	                  &rc))
-		return rc;
-	if ((rc = item_delete(c->db, id)))
+	if ((rc = item_delete(c->db, a->id)))
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
-		cli_json_int(o, "deleted", id);
+		cli_json_int(o, "deleted", a->id);
 		cli_print_json(o);
 	} else {
-		printf(_("Line item %lld deleted (kept in the history).\n"), (long long)id);
+		printf(_("Line item %lld deleted (kept in the history).\n"), (long long)a->id);
 	}
 	return CLI_OK;
 }
 
-static const struct cli_cmd item_cmds[] = {
-    {"add", item_add_cmd, "--job ID --description D --price P [...]",
-     N_("add a line item to a job")},
-    {"list", item_list_cmd, "--job ID", N_("list the line items of a job")},
-    {"show", item_show_cmd, "ID", N_("show one line item")},
-    {"edit", item_edit_cmd, "ID [--qty Q ...]", N_("change a line item that is not invoiced")},
-    {"delete", item_delete_cmd, "ID", N_("delete a line item that is not invoiced")},
-    {NULL, NULL, NULL, NULL},
-};
+#define JOB_ID_OPT                                                                                 \
+	{                                                                                          \
+		"job", CLI_ID_NEEDED, N_("the job's id"), N_("--job"), NULL                        \
+	}
 
-int cli_item(struct cli *c, int argc, char **argv)
-{
-	return cli_dispatch(c, "item", item_cmds, argc, argv);
-}
+const struct cli_entry cli_item_cmds[] = {
+    {"add", NULL, "--job ID --description D --price P [...]",
+     "--job ID --description D --price P [--qty Q] [--kind SERVICE]",
+     N_("add a line item to a job"),
+     .opts = {JOB_ID_OPT, ITEM_OPTS(N_("--description and --price are required"))},
+     .db = CLI_DB_OPEN, .run = item_add_cmd},
+    {"list", NULL, "--job ID", NULL, N_("list the line items of a job"), .opts = {JOB_ID_OPT},
+     .db = CLI_DB_OPEN, .run = item_list_cmd},
+    {"show", NULL, "ID", NULL, N_("show one line item"), ID_CMD(N_("the line item id")),
+     .run = item_show_cmd},
+    {"edit", NULL, "ID [--qty Q ...]", "ID [--kind K] [--description D] [--qty Q] [--price P]",
+     N_("change a line item that is not invoiced"), .opts = {ITEM_OPTS(NULL)},
+     ID_CMD(N_("the line item id")), .run = item_edit_cmd},
+    {"delete", NULL, "ID", NULL, N_("delete a line item that is not invoiced"),
+     ID_CMD(N_("the line item id")), .run = item_delete_cmd},
+    {NULL},
+};

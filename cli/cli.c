@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "cli-money.h"
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
@@ -24,46 +25,24 @@
 #include "version.h"
 #include "xalloc.h"
 
-static int open_new(struct cli *c, struct db **out)
-{
-	char *path = c->db_path ? xstrdup(c->db_path) : db_default_path();
-	int rc = db_open(path, DB_OPEN_CREATE, out);
-
-	free(path);
-	return rc;
-}
-
 /* init: a new database at a path that does not exist yet (or a zero-byte
  * file, or an SQLite file with nothing in it); an existing frontdesk
  * database is only brought up to date. --to N stops at schema version N
  * (a database to try an upgrade on). */
-static int cmd_init(struct cli *c, int argc, char **argv)
+static int cmd_init(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--to VERSION]";
-	const char *to = NULL;
-	struct cli_opt opts[] = {
-	    {"to", &to, NULL, N_("create it at this schema version only (to try an upgrade)")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1], *path;
-	int npos, rc, cur = 0;
-	int64_t target = -1;
+	char *path = c->db_path ? xstrdup(c->db_path) : db_default_path();
+	int rc, cur = 0;
 	struct db *db;
 
-	rc = cli_parse(c, "init", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (to && (rc = cli_parse_id("init", "--to", to, &target)))
-		return rc;
-	if (!to) {
-		rc = open_new(c, &db);
+	if (!cli_arg_flag(a, "to")) {
+		rc = db_open(path, DB_OPEN_CREATE, &db);
 	} else {
-		path = c->db_path ? xstrdup(c->db_path) : db_default_path();
 		rc = db_open(path, DB_OPEN_CREATE | DB_OPEN_NO_MIGRATE, &db);
-		free(path);
-		if (!rc && (rc = migrate_to(db, (int)target, 0)) != 0)
+		if (!rc && (rc = migrate_to(db, (int)cli_arg_id(a, "to"), 0)) != 0)
 			db_close(db);
 	}
+	free(path);
 	if (rc)
 		return cli_refused(rc);
 	if ((rc = migrate_current(db, &cur)) != 0) {
@@ -83,83 +62,51 @@ static int cmd_init(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static int cmd_demo(struct cli *c, int argc, char **argv, cli_screen_fn screen)
+/* demo: the framework opened (or created) the database. */
+static int cmd_demo(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--open]";
-	int open_screen = 0, npos, rc;
-	struct cli_opt opts[] = {
-	    {"open", NULL, &open_screen, N_("open the screen on the demo database afterwards")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
-	struct db *db;
 	int64_t made = 0;
+	int rc = demo_create(c->db, clock_now(), &made);
 
-	rc = cli_parse(c, "demo", syn, opts, argc, argv, pos, 0, &npos);
 	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if ((rc = open_new(c, &db)))
 		return cli_refused(rc);
-	rc = demo_create(db, clock_now(), &made);
-	if (rc) {
-		db_close(db);
-		return cli_refused(rc);
-	}
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
-		cli_json_str(o, "database", db_path(db));
+		cli_json_str(o, "database", db_path(c->db));
 		cli_json_int(o, "appointments_created", made);
 		cli_print_json(o);
 	} else if (made) {
-		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(db),
+		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(c->db),
 		        (long long)made);
 	} else {
-		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(db));
+		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(c->db));
 	}
-	if (open_screen) {
+	if (cli_arg_flag(a, "open")) {
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
-			db_close(db);
 			fprintf(stderr, _("frontdesk: --open needs a terminal\n"));
 			return CLI_REFUSED;
 		}
-		rc = screen(db);
-		db_close(db);
-		return rc;
+		return c->screen(c->db);
 	}
-	db_close(db);
 	return CLI_OK;
 }
 
-static int cmd_migrate(struct cli *c, int argc, char **argv)
+static int cmd_migrate(struct cli *c, const struct cli_args *a)
 {
-	static const char syn[] = "[--to VERSION] [--allow-destructive] [--status]";
-	const char *to = NULL;
-	int allow = 0, status = 0, npos, rc, cur = 0;
-	int64_t target = -1;
-	struct cli_opt opts[] = {
-	    {"to", &to, NULL, N_("migrate up to this version only")},
-	    {"allow-destructive", NULL, &allow,
-	     N_("also apply migrations that change existing data")},
-	    {"status", NULL, &status, N_("only show the applied and known versions")},
-	    {NULL, NULL, NULL, NULL},
-	};
-	char *pos[1];
+	int rc, cur = 0;
 	struct db *db;
 	char *path;
 
-	rc = cli_parse(c, "migrate", syn, opts, argc, argv, pos, 0, &npos);
-	if (rc)
-		return rc < 0 ? CLI_OK : rc;
-	if (to && (rc = cli_parse_id("migrate", "--to", to, &target)))
-		return rc;
 	path = c->db_path ? xstrdup(c->db_path) : db_default_path();
 	/* only init creates a database: migrate opens an existing one */
 	rc = db_open(path, DB_OPEN_NO_MIGRATE, &db);
 	free(path);
 	if (rc)
 		return cli_refused(rc);
-	if (!status && (rc = migrate_to(db, (int)target, allow)) != 0) {
+	if (!cli_arg_flag(a, "status") &&
+	    (rc = migrate_to(db, cli_arg_flag(a, "to") ? (int)cli_arg_id(a, "to") : -1,
+	                     cli_arg_flag(a, "allow-destructive"))) != 0) {
 		db_close(db);
 		return cli_refused(rc);
 	}
@@ -181,33 +128,84 @@ static int cmd_migrate(struct cli *c, int argc, char **argv)
 	return CLI_OK;
 }
 
-static const struct {
-	const char *name, *help;
-} commands[] = {
-    {"init", N_("create a new, empty database")},
-    {"demo", N_("create a demo database (customers, a month of visits)")},
-    {"migrate", N_("show or apply schema migrations")},
-    {"customer", N_("add, list, show, edit, delete customers")},
-    {"job", N_("add, list, show, edit, set the status of jobs")},
-    {"visit", N_("add, list, show, edit, set the status of visits (alias: appt)")},
-    {"link", N_("say which jobs a visit works on (add, edit, remove)")},
-    {"item", N_("add, list, show, edit, delete line items of a job")},
-    {"invoice", N_("issue, list, show, void invoices; credit notes")},
-    {"pay", N_("record payments, allocate them to invoices, reverse allocations")},
-    {"refund", N_("refund (part of) a payment")},
-    {"check", N_("verify the whole database and list every violation")},
-    {"report", N_("receivables aging, takings, customer statements")},
-    {"export", N_("export an accounting journal for ledger/hledger")},
-    {"agenda", N_("list the visits of a date range (from the calendar projection)")},
-    {"history", N_("the timeline of any record: who changed what, when and why")},
-    {"projection", N_("rebuild or check the calendar projection")},
-    {"tasks", N_("list, show and retry background tasks (alias: jobs)")},
-    {"lease", N_("show the leases and locks of the control table")},
-    {"channel", N_("poll the payment channel, show its state")},
-    {"inbox", N_("inbound channel events: ingest, list, show, retry, ignore")},
-    {"serve", N_("run the job runner and the payment channel worker headless")},
-    {"backup", N_("take a checked backup of the database while others keep working")},
-    {"restore", N_("put a backup back in place of the database (no session may be open)")},
+static const struct cli_entry init_entry = {
+    "init",
+    NULL,
+    "[--to VERSION]",
+    NULL,
+    N_("create a new, empty database"),
+    .opts = {{"to", CLI_ID, N_("create it at this schema version only (to try an upgrade)"), NULL,
+              NULL}},
+    .run = cmd_init};
+static const struct cli_entry demo_entry = {
+    "demo",
+    NULL,
+    "[--open]",
+    NULL,
+    N_("create a demo database (customers, a month of visits)"),
+    .opts = {{"open", CLI_FLAG, N_("open the screen on the demo database afterwards"), NULL, NULL}},
+    .db = CLI_DB_CREATE,
+    .run = cmd_demo};
+static const struct cli_entry migrate_entry = {
+    "migrate",
+    NULL,
+    "[--to VERSION] [--allow-destructive] [--status]",
+    NULL,
+    N_("show or apply schema migrations"),
+    .opts = {{"to", CLI_ID, N_("migrate up to this version only"), NULL, NULL},
+             {"allow-destructive", CLI_FLAG, N_("also apply migrations that change existing data"),
+              NULL, NULL},
+             {"status", CLI_FLAG, N_("only show the applied and known versions"), NULL, NULL}},
+    .run = cmd_migrate};
+/* A group: its name, alias and help; its commands are in sub. */
+#define GROUP(name, alias, help, cmds)                                                             \
+	{                                                                                          \
+		name, alias, NULL, NULL, help, .sub = cmds                                         \
+	}
+
+/* The top of the command table, in the order of the help. */
+static const struct cli_entry *const commands[] = {
+    &init_entry,
+    &demo_entry,
+    &migrate_entry,
+    &(const struct cli_entry)GROUP("customer", NULL, N_("add, list, show, edit, delete customers"),
+                                   cli_customer_cmds),
+    &(const struct cli_entry)GROUP("job", NULL, N_("add, list, show, edit, set the status of jobs"),
+                                   cli_job_cmds),
+    &(const struct cli_entry)GROUP(
+        "visit", "appt", N_("add, list, show, edit, set the status of visits (alias: appt)"),
+        cli_appt_cmds),
+    &(const struct cli_entry)GROUP(
+        "link", NULL, N_("say which jobs a visit works on (add, edit, remove)"), cli_link_cmds),
+    &(const struct cli_entry)GROUP(
+        "item", NULL, N_("add, list, show, edit, delete line items of a job"), cli_item_cmds),
+    &(const struct cli_entry)GROUP(
+        "invoice", NULL, N_("issue, list, show, void invoices; credit notes"), mcli_invoice_cmds),
+    &(const struct cli_entry)GROUP(
+        "pay", NULL, N_("record payments, allocate them to invoices, reverse allocations"),
+        mcli_pay_cmds),
+    &mcli_refund_entry,
+    &mcli_check_entry,
+    &(const struct cli_entry)GROUP(
+        "report", NULL, N_("receivables aging, takings, customer statements"), mcli_report_cmds),
+    &(const struct cli_entry)GROUP(
+        "export", NULL, N_("export an accounting journal for ledger/hledger"), mcli_export_cmds),
+    &cli_agenda_entry,
+    &cli_history_entry,
+    &(const struct cli_entry)GROUP(
+        "projection", NULL, N_("rebuild or check the calendar projection"), cli_projection_cmds),
+    &(const struct cli_entry)GROUP(
+        "tasks", "jobs", N_("list, show and retry background tasks (alias: jobs)"), cli_tasks_cmds),
+    &(const struct cli_entry)GROUP(
+        "lease", NULL, N_("show the leases and locks of the control table"), cli_lease_cmds),
+    &(const struct cli_entry)GROUP("channel", NULL, N_("poll the payment channel, show its state"),
+                                   cli_channel_cmds),
+    &(const struct cli_entry)GROUP("inbox", NULL,
+                                   N_("inbound channel events: ingest, list, show, retry, ignore"),
+                                   cli_inbox_cmds),
+    &cli_serve_entry,
+    &cli_backup_entry,
+    &cli_restore_entry,
 };
 
 static void usage(FILE *out)
@@ -218,7 +216,7 @@ static void usage(FILE *out)
 	               "[COMMAND ...]\n\n"
 	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
-		fprintf(out, "  %-10s %s\n", commands[i].name, _(commands[i].help));
+		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->help));
 	fprintf(out,
 	        _("\nThe database is --db PATH, else $FRONTDESK_DB, else "
 	          "$XDG_DATA_HOME/frontdesk/frontdesk.db.\n"
@@ -264,6 +262,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	                            ? getenv("FRONTDESK_LOCALEDIR")
 	                            : LOCALEDIR);
 	textdomain(PACKAGE);
+	c.screen = screen;
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));
 
@@ -312,44 +311,23 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			return CLI_REFUSED;
 		rc = screen(c.db);
 	} else {
-		const char *cmd = argv[i];
+		const struct cli_entry *e = NULL;
+		size_t k;
 
 		argc -= i;
 		argv += i;
-		if (!strcmp(cmd, "init"))
-			rc = cmd_init(&c, argc, argv);
-		else if (!strcmp(cmd, "demo"))
-			rc = cmd_demo(&c, argc, argv, screen);
-		else if (!strcmp(cmd, "migrate"))
-			rc = cmd_migrate(&c, argc, argv);
-		else if (!strcmp(cmd, "customer"))
-			rc = cli_customer(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "job"))
-			rc = cli_job(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "visit") || !strcmp(cmd, "appt"))
-			rc = cli_appt(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "link"))
-			rc = cli_link(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "item"))
-			rc = cli_item(&c, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "invoice") || !strcmp(cmd, "pay") || !strcmp(cmd, "refund") ||
-		         !strcmp(cmd, "check") || !strcmp(cmd, "report") || !strcmp(cmd, "export"))
-			rc = cli_money(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "agenda") || !strcmp(cmd, "projection") ||
-		         !strcmp(cmd, "tasks") || !strcmp(cmd, "lease"))
-			rc = cli_ops(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "history"))
-			rc = cli_history(&c, argc, argv);
-		else if (!strcmp(cmd, "jobs")) /* the old name of tasks */
-			rc = cli_ops(&c, "tasks", argc - 1, argv + 1);
-		else if (!strcmp(cmd, "channel") || !strcmp(cmd, "inbox") || !strcmp(cmd, "serve"))
-			rc = cli_chan(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "backup") || !strcmp(cmd, "restore"))
-			rc = cli_backup(&c, cmd, argc - 1, argv + 1);
-		else if (!strcmp(cmd, "help"))
+		for (k = 0; k < sizeof commands / sizeof commands[0] && !e; k++)
+			if (!strcmp(argv[0], commands[k]->name) ||
+			    (commands[k]->alias && !strcmp(argv[0], commands[k]->alias)))
+				e = commands[k];
+		if (e && e->sub)
+			rc = cli_dispatch(&c, e, argc - 1, argv + 1);
+		else if (e)
+			rc = cli_run(&c, e, e->name, argc, argv);
+		else if (!strcmp(argv[0], "help"))
 			usage(stdout), rc = CLI_OK;
 		else
-			rc = cli_usage("", _("unknown command '%.40s'"), cmd);
+			rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
 	}
 	db_close(c.db);
 	config_free();
