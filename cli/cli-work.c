@@ -1027,7 +1027,8 @@ static const struct cli_cmd item_cmds[] = {
      N_("add a line item to a job")},
     {"list", item_list_cmd, "--job ID", N_("list the line items of a job")},
     {"show", item_show_cmd, "ID", N_("show one line item")},
-    {"edit", item_edit_cmd, "ID [--qty Q ...]", N_("change a line item that is not invoiced")},
+    {"edit", item_edit_cmd, "ID [--qty Q ...]",
+     N_("change a line item (a new price: what is left to bill)")},
     {"delete", item_delete_cmd, "ID", N_("delete a line item that is not invoiced")},
     {NULL, NULL, NULL, NULL},
 };

@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
+#include "work.h"
 #include "xalloc.h"
 
 #define TERMS_MAX_DAYS 3650
@@ -565,7 +566,7 @@ static int issue_tx(struct db *db, void *arg, struct idem_result *res)
 			return rc;
 	rc = finalize(db, id, "INV", x->now, x->due_at, x->total, x->total,
 	              x->total == 0 ? "paid" : "issued");
-	if (rc)
+	if (rc || (rc = item_settle(db, id)))
 		return rc;
 	res->id = id;
 	return 0;
@@ -729,7 +730,8 @@ static int void_tx(struct db *db, void *arg)
 	db_set_reason(db, v->reason);
 	rc = db_run(db, st, _("cannot void the invoice"));
 	db_set_reason(db, NULL);
-	return rc;
+	/* what it billed is left to bill again, at the items' prices now */
+	return rc ? rc : item_settle(db, v->id);
 }
 
 int invoice_void(struct db *db, int64_t id, const char *reason)

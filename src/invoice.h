@@ -40,12 +40,13 @@
 #include <stdint.h>
 
 #include "idem.h"
+#include "money.h"
 
 struct db;
 
-/* The largest amount of one document or payment (minor units): every sum of
- * a few of them stays far from int64_t's limit. The schema checks it too. */
-#define MONEY_DOC_MAX INT64_C(100000000000000)
+/* The largest amount of one document or payment (minor units): the money
+ * limit of money.h. The schema checks it too. */
+#define MONEY_DOC_MAX MONEY_MAX
 
 /* An open invoice is an invoice (not a credit note) that still takes
  * payments: issued or partially paid (its balance is then above zero). The
