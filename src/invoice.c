@@ -110,7 +110,7 @@ int invoice_find(struct db *db, const char *text, int64_t *id)
 	if (!text || !*text)
 		return err_set(FD_EINVAL, _("no invoice given"));
 	v = strtoll(text, &end, 10);
-	if (*end == '\0' && v > 0 && text[0] != '+' && text[0] != ' ') {
+	if (*end == '\0' && v > 0 && text[0] >= '0' && text[0] <= '9') {
 		*id = v;
 		return 0;
 	}

@@ -110,7 +110,7 @@ like "each item beyond the limit is a violation" "$out" "line-item-amount: line 
 like "and the other one" "$out" "line-item-amount: line item $((last + 2)):"
 like "a check whose sum overflows says so and the others go on" "$out" "invoice-total: this check could not finish: integer overflow"
 like "the checks after it still report" "$out" "history-missing: invoice_line"
-is "json check lists them all" "$(fd --db "$TMP/bad.db" --json check | json 'sorted(set(v["code"] for v in d["violations"]))')" \
+is "json check lists them all" "$(fd --db "$TMP/bad.db" --json check 2>/dev/null | json 'sorted(set(v["code"] for v in d["violations"]))')" \
 	"['history-differs', 'history-missing', 'invoice-total', 'line-item-amount']"
 cp "$FRONTDESK_DB" "$TMP/big.db"
 sql_raw "$TMP/big.db" "
@@ -128,5 +128,33 @@ DELETE FROM job WHERE kind = 'calendar';"
 out=$(fd --db "$TMP/big.db" check 2>&1)
 like "a visit whose price cannot be added up is a violation" "$out" "projection_stale: visit 1: calendar row cannot be computed"
 like "and the other checks still report" "$out" "job-total: job 1"
+
+# ---------------------------------------------------------------- 3. pay import reads as pay record
+fd job add --customer 1 --title "Tint" >/dev/null
+fd item add --job 5 --description "Tint" --price 100 >/dev/null
+inv=$(fd --json invoice issue --jobs 5 | json 'd["number"]')
+# import_vs_record NAME CELLS OPTIONS... - a one-row file with header
+# customer,amount,method,currency,allocations and CELLS, and pay record with
+# OPTIONS: both refused, for the same reason
+import_vs_record() {
+	what=$1 cells=$2; shift 2 # (refused sets name)
+	printf 'customer,amount,method,currency,allocations\n%b\n' "$cells" >"$TMP/row.csv"
+	refused "pay import: $what" pay import "$TMP/row.csv"
+	refused "pay record: $what" pay record "$@"
+	rec=$(fd pay record "$@" 2>&1 | sed 's/^frontdesk: //')
+	like "pay import: $what, for pay record's reason" "$(fd pay import "$TMP/row.csv" 2>&1)" "$rec"
+}
+import_vs_record "a blank before the amount" '1, 12,cash,USD,' --customer 1 --amount " 12" --method cash
+import_vs_record "a blank after the amount" '1,12 ,cash,USD,' --customer 1 --amount "12 " --method cash
+import_vs_record "a tab before the amount" '1,\t12,cash,USD,' --customer 1 --amount "$(printf '\t12')" --method cash
+import_vs_record "a blank after the method" '1,12,cash ,USD,' --customer 1 --amount 12 --method "cash "
+import_vs_record "a blank before the currency" '1,12,cash, USD,' --customer 1 --amount 12 --method cash --currency " USD"
+import_vs_record "a blank in an allocation's amount" "1,12,cash,USD,$inv= 12" --customer 1 --amount 12 --method cash "$inv= 12"
+printf 'customer,amount,method\n 1,12,cash\n' >"$TMP/row.csv"
+refused "pay import: a blank before the customer" pay import "$TMP/row.csv"
+printf 'customer,amount,method,allocations\n1,12,cash,%s=5; %s=7\n' "$inv" "$inv" >"$TMP/row.csv"
+ok "blanks around the ';' between allocations still separate them" fd pay import "$TMP/row.csv"
+is "both allocations posted" "$(fd --json invoice show "$inv" | json 'd["paid"]')" 1200
+checked "after the imports"
 
 done_testing
