@@ -248,7 +248,7 @@ static int show_invoice(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-/* "3,4=1.5" -> picks; "1,2" -> ids. Bad usage on anything else. */
+/* "1,2" -> ids. Bad usage on anything else. */
 static int parse_id_list(const char *cmd, const char *what, const char *text, int64_t **ids,
                          size_t *n)
 {
@@ -269,32 +269,6 @@ static int parse_id_list(const char *cmd, const char *what, const char *text, in
 	return rc;
 }
 
-static int parse_picks(const char *cmd, const char *text, struct invoice_pick **picks, size_t *n)
-{
-	char *copy = xstrdup(text), *tok, *save = NULL;
-	int rc = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		struct invoice_pick p = {0, 0};
-
-		if (eq)
-			*eq = '\0';
-		if ((rc = cli_parse_id(cmd, _("a line item id"), tok, &p.item_id)) != 0)
-			break;
-		if (eq && (rc = qty_parse(eq + 1, &p.qty_milli)) != 0) {
-			rc = cli_refused(rc);
-			break;
-		}
-		*picks = xrealloc(*picks, (*n + 1) * sizeof **picks);
-		(*picks)[(*n)++] = p;
-	}
-	if (!rc && *n == 0)
-		rc = cli_usage(cmd, _("--items is empty"));
-	free(copy);
-	return rc;
-}
-
 static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
 {
 	const char *cust = NULL, *jobs = NULL, *items = NULL, *terms = NULL, *due = NULL;
@@ -303,7 +277,9 @@ static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
 	struct cli_opt opts[] = {
 	    {"customer", &cust, NULL, N_("the customer (checked against the jobs)")},
 	    {"jobs", &jobs, NULL, N_("bill what is left of these jobs: 3 or 3,4")},
-	    {"items", &items, NULL, N_("bill these line items, or part: 7 or 7,8=1.5")},
+	    {"items", &items, NULL,
+	     N_("bill these line items, or part: 7 or 7,8=1.5 (',' separates the items, '.' is "
+	        "the decimal point whatever the locale; items billed whole go first)")},
 	    {"terms", &terms, NULL, N_("days until due (default: invoice_terms_days, 30)")},
 	    {"due", &due, NULL, N_("due date YYYY-MM-DD instead of terms")},
 	    {"allow-overpay", NULL, &overpay, N_("payments may exceed the total (overpaid)")},
@@ -340,8 +316,10 @@ static int cmd_invoice_issue(struct cli *c, int argc, char **argv)
 	if (jobs &&
 	    (rc = parse_id_list("invoice issue", _("a job id"), jobs, &job_ids, &in.n_jobs)))
 		goto out;
-	if (items && (rc = parse_picks("invoice issue", items, &picks, &in.n_items)))
+	if (items && (rc = invoice_parse_items(items, &picks, &in.n_items)) != 0) {
+		rc = cli_refused(rc);
 		goto out;
+	}
 	if (due && (rc = clock_parse_local(due, &in.due_at)) != 0) {
 		rc = cli_refused(rc);
 		goto out;

@@ -157,4 +157,25 @@ ok "blanks around the ';' between allocations still separate them" fd pay import
 is "both allocations posted" "$(fd --json invoice show "$inv" | json 'd["paid"]')" 1200
 checked "after the imports"
 
+# ---------------------------------------------------------------- 4. a decimal comma in --items
+fd job add --customer 1 --title "Hours" >/dev/null
+fd item add --job 6 --description "Labour" --qty 3 --price 10 >/dev/null
+fd item add --job 6 --description "Parts" --price 5 >/dev/null
+labour=$(sqlite3 "$FRONTDESK_DB" "SELECT id FROM line_item WHERE description = 'Labour'")
+parts=$(sqlite3 "$FRONTDESK_DB" "SELECT id FROM line_item WHERE description = 'Parts'")
+refused "a quantity then a bare number may be a decimal comma" invoice issue --items "$labour=1,$parts"
+# (whether or not that locale is installed: amounts never read the locale)
+LC_ALL=de_DE.UTF-8 LANG=de_DE.UTF-8 fd invoice issue --items "$labour=1,$parts" >/dev/null 2>&1
+is "refused under a German locale too, nothing billed" "$?:$(sqlite3 "$FRONTDESK_DB" "SELECT count(*) FROM invoice_line WHERE line_item_id IN ($labour, $parts)")" "1:0"
+err=$(fd invoice issue --items "$labour=1,$parts" 2>&1)
+like "the refusal says how to write the decimal" "$err" "write $labour=1.$parts"
+like "and how to bill both items" "$err" "put it first: $parts,$labour=1"
+refused "a quantity with a decimal comma in the middle" invoice issue --items "$labour=1,$parts,$parts=1"
+refused "blanks are no separators either" invoice issue --items "$labour=1, $parts"
+out=$(fd --json invoice issue --items "$parts,$labour=1.5")
+is "items billed whole first, then a quantity with a decimal point" "$(echo "$out" | json 'd["total"]')" 2000
+help=$(fd invoice issue --help)
+like "--help says which separator" "$help" "',' separates the items"
+like "--help says which decimal mark" "$help" "'.' is the decimal point"
+
 done_testing
