@@ -449,6 +449,7 @@ static int cmd_invoice_void(struct cli *c, int argc, char **argv)
 	    {"reason", &reason, NULL, N_("why it is void (required)")},
 	    {NULL, NULL, NULL, NULL},
 	};
+	struct invoice inv;
 	char *pos[1];
 	int npos, rc;
 	int64_t id;
@@ -463,7 +464,10 @@ static int cmd_invoice_void(struct cli *c, int argc, char **argv)
 		return cli_refused(rc);
 	if (c->json)
 		return show_invoice(c, id);
-	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), pos[0]);
+	if ((rc = invoice_get(c->db, id, &inv)) != 0) /* its number, however it was named */
+		return cli_refused(rc);
+	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), inv.number);
+	invoice_free(&inv);
 	return CLI_OK;
 }
 
@@ -478,7 +482,7 @@ static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
 	};
 	struct idem_result res = {0};
 	struct invoice inv;
-	char *pos[1], m[MONEY_BUFSZ];
+	char *pos[1], m[MONEY_BUFSZ], number[sizeof inv.number];
 	int npos, rc;
 	int64_t id, v;
 
@@ -492,6 +496,7 @@ static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
 	if ((rc = invoice_get(c->db, id, &inv)) != 0)
 		return cli_refused(rc);
 	rc = mcli_amount("--amount", amount, inv.currency, &v);
+	snprintf(number, sizeof number, "%s", inv.number); /* however it was named */
 	invoice_free(&inv);
 	if (rc)
 		return rc;
@@ -505,7 +510,7 @@ static int cmd_invoice_credit(struct cli *c, int argc, char **argv)
 	} else {
 		printf(_("Credit note %s issued (id %lld): %s %s off %s.\n"), inv.number,
 		       (long long)inv.id, mcli_money(-inv.total, inv.currency, m), inv.currency,
-		       pos[0]);
+		       number);
 		invoice_free(&inv);
 	}
 	idem_result_free(&res);

@@ -178,4 +178,19 @@ help=$(fd invoice issue --help)
 like "--help says which separator" "$help" "',' separates the items"
 like "--help says which decimal mark" "$help" "'.' is the decimal point"
 
+# ---------------------------------------------------------------- 5. invoice credit and void name the invoice
+fd job add --customer 1 --title "Glass" >/dev/null
+fd item add --job 7 --description "Glass" --price 100 >/dev/null
+inv_id=$(fd --json invoice issue --jobs 7 | json 'd["id"]')
+number=$(sqlite3 "$FRONTDESK_DB" "SELECT number FROM invoice WHERE id = $inv_id")
+out=$(fd invoice credit "$inv_id" --amount 10 --reason "chip")
+like "credit by id names the invoice's number" "$out" "off $number."
+fd job add --customer 1 --title "Spare" >/dev/null
+fd item add --job 8 --description "Spare" --price 100 >/dev/null
+inv_id=$(fd --json invoice issue --jobs 8 | json 'd["id"]')
+number=$(sqlite3 "$FRONTDESK_DB" "SELECT number FROM invoice WHERE id = $inv_id")
+out=$(fd invoice void "$inv_id" --reason "not wanted")
+like "void by id names the invoice's number" "$out" "Invoice $number is void"
+checked "at the end"
+
 done_testing
