@@ -248,7 +248,7 @@ static int show_invoice(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-/* "3,4=1.5" -> picks; "1,2" -> ids. Bad usage on anything else. */
+/* "1,2" -> ids. Bad usage on anything else. */
 static int parse_id_list(const char *cmd, const char *what, const char *text, int64_t **ids,
                          size_t *n)
 {
@@ -265,32 +265,6 @@ static int parse_id_list(const char *cmd, const char *what, const char *text, in
 	}
 	if (!rc && *n == 0)
 		rc = cli_usage(cmd, _("%s is missing"), what);
-	free(copy);
-	return rc;
-}
-
-static int parse_picks(const char *cmd, const char *text, struct invoice_pick **picks, size_t *n)
-{
-	char *copy = xstrdup(text), *tok, *save = NULL;
-	int rc = 0;
-
-	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
-		char *eq = strchr(tok, '=');
-		struct invoice_pick p = {0, 0};
-
-		if (eq)
-			*eq = '\0';
-		if ((rc = cli_parse_id(cmd, _("a line item id"), tok, &p.item_id)) != 0)
-			break;
-		if (eq && (rc = qty_parse(eq + 1, &p.qty_milli)) != 0) {
-			rc = cli_refused(rc);
-			break;
-		}
-		*picks = xrealloc(*picks, (*n + 1) * sizeof **picks);
-		(*picks)[(*n)++] = p;
-	}
-	if (!rc && *n == 0)
-		rc = cli_usage(cmd, _("--items is empty"));
 	free(copy);
 	return rc;
 }
@@ -325,8 +299,8 @@ static int issue_input(const struct cli_args *a, struct invoice_input *in)
 	rc = 0;
 	if (jobs)
 		rc = parse_id_list(a->cmd, _("a job id"), jobs, &job_ids, &in->n_jobs);
-	if (!rc && items)
-		rc = parse_picks(a->cmd, items, &picks, &in->n_items);
+	if (!rc && items && (rc = invoice_parse_items(items, &picks, &in->n_items)) != 0)
+		rc = cli_refused(rc);
 	if (!rc && due && (rc = clock_parse_local(due, &in->due_at)) != 0)
 		rc = cli_refused(rc);
 	in->jobs = job_ids;
@@ -451,6 +425,7 @@ static int cmd_invoice_show(struct cli *c, const struct cli_args *a)
 
 static int cmd_invoice_void(struct cli *c, const struct cli_args *a)
 {
+	struct invoice inv;
 	int rc;
 	int64_t id;
 
@@ -460,7 +435,10 @@ static int cmd_invoice_void(struct cli *c, const struct cli_args *a)
 		return cli_refused(rc);
 	if (c->json)
 		return show_invoice(c, id);
-	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), a->pos[0]);
+	if ((rc = invoice_get(c->db, id, &inv)) != 0) /* its number, however it was named */
+		return cli_refused(rc);
+	printf(_("Invoice %s is void; its line items can be invoiced again.\n"), inv.number);
+	invoice_free(&inv);
 	return CLI_OK;
 }
 
@@ -469,7 +447,7 @@ static int cmd_invoice_credit(struct cli *c, const struct cli_args *a)
 	const char *key = cli_arg_get(a, "idempotency-key");
 	struct idem_result res = {0};
 	struct invoice inv;
-	char m[MONEY_BUFSZ];
+	char m[MONEY_BUFSZ], number[sizeof inv.number];
 	int rc;
 	int64_t id, v;
 
@@ -478,6 +456,7 @@ static int cmd_invoice_credit(struct cli *c, const struct cli_args *a)
 	if ((rc = invoice_get(c->db, id, &inv)) != 0)
 		return cli_refused(rc);
 	rc = mcli_amount("--amount", cli_arg_get(a, "amount"), inv.currency, &v);
+	snprintf(number, sizeof number, "%s", inv.number); /* however it was named */
 	invoice_free(&inv);
 	if (rc)
 		return rc;
@@ -491,7 +470,7 @@ static int cmd_invoice_credit(struct cli *c, const struct cli_args *a)
 	} else {
 		printf(_("Credit note %s issued (id %lld): %s %s off %s.\n"), inv.number,
 		       (long long)inv.id, mcli_money(-inv.total, inv.currency, m), inv.currency,
-		       a->pos[0]);
+		       number);
 		invoice_free(&inv);
 	}
 	idem_result_free(&res);
@@ -514,7 +493,10 @@ const struct cli_entry mcli_invoice_cmds[] = {
      N_("issue an invoice from line items of one customer's jobs"),
      .opts = {{"customer", CLI_VALUE, N_("the customer (checked against the jobs)"), NULL, NULL},
               {"jobs", CLI_VALUE, N_("bill what is left of these jobs: 3 or 3,4"), NULL, NULL},
-              {"items", CLI_VALUE, N_("bill these line items, or part: 7 or 7,8=1.5"), NULL, NULL},
+              {"items", CLI_VALUE,
+               N_("bill these line items, or part: 7 or 7,8=1.5 (',' separates the items, '.' "
+                  "is the decimal point whatever the locale; items billed whole go first)"),
+               NULL, NULL},
               {"terms", CLI_VALUE, N_("days until due (default: invoice_terms_days, 30)"), NULL,
                NULL},
               {"due", CLI_VALUE, N_("due date YYYY-MM-DD instead of terms"), NULL, NULL},

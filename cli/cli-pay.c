@@ -136,22 +136,9 @@ static int parse_allocs(struct cli *c, int npos, char **pos, const char *code,
 {
 	int i, rc;
 
-	for (i = 0; i < npos; i++) {
-		char *eq = strchr(pos[i], '=');
-
-		if (!eq || eq == pos[i] || !eq[1]) {
-			err_set(FD_EINVAL, _("an allocation is INVOICE=AMOUNT, not '%.40s'"),
-			        pos[i]);
-			return cli_refused(FD_EINVAL);
-		}
-		*eq = '\0';
-		rc = mcli_invoice(c, pos[i], &out[i].invoice_id);
-		if (!rc)
-			rc = mcli_amount(_("allocation amount"), eq + 1, code, &out[i].amount);
-		*eq = '=';
-		if (rc)
-			return rc;
-	}
+	for (i = 0; i < npos; i++)
+		if ((rc = alloc_read(c->db, pos[i], code, &out[i])) != 0)
+			return cli_refused(rc);
 	return 0;
 }
 
@@ -265,31 +252,20 @@ static int record_check(struct cli *c, const struct cli_args *a)
 
 static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 {
-	const char *currency = cli_arg_get(a, "currency"), *key = cli_arg_get(a, "idempotency-key");
-	const char *received = cli_arg_get(a, "received");
+	const char *key = cli_arg_get(a, "idempotency-key");
 	int autoalloc = cli_arg_flag(a, "auto"), yes = cli_arg_flag(a, "yes"), npos = a->npos, rc;
+	struct payment_text typed = {cli_arg_get(a, "customer"),  cli_arg_get(a, "amount"),
+	                             cli_arg_get(a, "method"),    cli_arg_get(a, "currency"),
+	                             cli_arg_get(a, "reference"), cli_arg_get(a, "received"),
+	                             cli_arg_get(a, "note")};
 	struct payment_input in = {0};
 	struct alloc_input allocs[MAX_ARGS];
 	struct idem_result res = {0};
-	const struct currency *cur;
 
-	/* record_check read it */
-	cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &in.customer_id);
-	if (!currency)
-		currency = config_get("currency", "USD");
-	if (!(cur = currency_find(currency))) {
-		err_set(FD_EINVAL, _("unknown currency '%.10s'"), currency);
-		return cli_refused(FD_EINVAL);
-	}
-	in.currency = cur->code;
-	in.method = cli_arg_get(a, "method");
-	in.reference = cli_arg_get(a, "reference");
-	in.note = cli_arg_get(a, "note");
-	if ((rc = mcli_amount("--amount", cli_arg_get(a, "amount"), cur->code, &in.amount)) != 0)
-		return rc;
-	if (received && (rc = clock_parse_local(received, &in.received_at)) != 0)
+	/* the one reading of a typed payment, also every row of pay import's */
+	if ((rc = payment_read(&typed, &in)) != 0)
 		return cli_refused(rc);
-	if ((rc = parse_allocs(c, npos, a->pos, cur->code, allocs)) != 0)
+	if ((rc = parse_allocs(c, npos, a->pos, in.currency, allocs)) != 0)
 		return rc;
 	if (autoalloc && !yes) {
 		struct alloc_input *prop = NULL;
@@ -304,17 +280,17 @@ static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 			err_set(FD_EINVAL, _("the amount of a payment must be greater than zero"));
 			return cli_refused(FD_EINVAL);
 		}
-		if ((rc = alloc_propose(c->db, in.customer_id, cur->code, in.amount, &prop, &n)))
+		if ((rc = alloc_propose(c->db, in.customer_id, in.currency, in.amount, &prop, &n)))
 			return cli_refused(rc);
 		if (c->json) {
 			o = cJSON_CreateObject();
 			cJSON_AddBoolToObject(o, "posted", 0);
 			cli_json_int(o, "amount", in.amount);
-			cli_json_str(o, "currency", cur->code);
-			rc = show_proposal(c, prop, n, in.amount, cur->code,
+			cli_json_str(o, "currency", in.currency);
+			rc = show_proposal(c, prop, n, in.amount, in.currency,
 			                   cJSON_AddArrayToObject(o, "proposal"));
 		} else {
-			rc = show_proposal(c, prop, n, in.amount, cur->code, NULL);
+			rc = show_proposal(c, prop, n, in.amount, in.currency, NULL);
 			if (!rc)
 				printf(_("Nothing was recorded: run again with --yes to record the "
 				         "payment with these allocations.\n"));
@@ -579,17 +555,18 @@ static int import_header(struct csv_reader *r, int col[IMPORT_COLS])
 	return 0;
 }
 
-/* Read "INVOICE=AMOUNT;INVOICE=AMOUNT" (or "auto") into item. */
+/* Read "INVOICE=AMOUNT;INVOICE=AMOUNT" (or "auto") into item. Blanks
+ * around the ';' separate, as blanks separate the arguments of pay record;
+ * each INVOICE=AMOUNT is read as pay record reads one (alloc_read). */
 static int import_allocs(struct cli *c, char *text, const char *code,
                          struct payment_batch_item *item)
 {
 	struct alloc_input *a = NULL;
-	char *part, *save = NULL, *eq;
+	char *part, *save = NULL;
 	size_t n = 0;
 	int rc = 0;
 
-	text = trim(text);
-	if (!strcasecmp(text, "auto")) {
+	if (!strcasecmp(trim(text), "auto")) {
 		item->auto_alloc = 1;
 		return 0;
 	}
@@ -597,25 +574,9 @@ static int import_allocs(struct cli *c, char *text, const char *code,
 		part = trim(part);
 		if (!*part)
 			continue;
-		eq = strchr(part, '=');
-		if (!eq || eq == part || !eq[1]) {
-			rc =
-			    err_set(FD_EINVAL,
-			            _("an allocation is INVOICE=AMOUNT (several separated by ';'), "
-			              "not '%.40s'"),
-			            part);
-			break;
-		}
-		*eq = '\0';
 		a = xrealloc(a, (n + 1) * sizeof *a);
-		rc = invoice_find(c->db, trim(part), &a[n].invoice_id);
-		if (!rc &&
-		    (rc = money_parse(trim(eq + 1), currency_find(code), &a[n].amount)) != 0) {
-			char *why = xstrdup(err_msg());
-
-			rc = err_set(rc, _("bad allocation amount '%.40s': %s"), eq + 1, why);
-			free(why);
-		}
+		if ((rc = alloc_read(c->db, part, code, &a[n])) != 0)
+			break;
 		n++;
 	}
 	item->allocs = a;
@@ -627,20 +588,20 @@ static int import_allocs(struct cli *c, char *text, const char *code,
 	return rc;
 }
 
-/* One data row of the file into a new item of im. */
+/* One data row of the file into a new item of im: each cell exactly as
+ * pay record reads its option (payment_read), never trimmed. */
 static int import_row(struct cli *c, struct import *im, struct csv_reader *r, long line,
                       const int col[IMPORT_COLS], int ncols)
 {
 	struct payment_batch_item *item;
-	const struct currency *cur;
+	struct payment_text typed;
 	const char *f[IMPORT_COLS];
-	char *end;
 	int i, rc = 0;
 
 	if ((int)r->n != ncols)
 		return err_set(FD_EINVAL, _("%zu field(s), but the header names %d"), r->n, ncols);
 	for (i = 0; i < IMPORT_COLS; i++)
-		f[i] = col[i] >= 0 ? trim(r->field[col[i]]) : "";
+		f[i] = col[i] >= 0 ? r->field[col[i]] : "";
 	if (im->n == PAYMENT_BATCH_MAX)
 		return err_set(FD_EINVAL, _("more than %d payments: split the file"),
 		               PAYMENT_BATCH_MAX);
@@ -652,29 +613,17 @@ static int import_row(struct cli *c, struct import *im, struct csv_reader *r, lo
 	item = &im->items[im->n];
 	memset(item, 0, sizeof *item);
 	im->lines[im->n++] = line;
-	item->in.customer_id = strtoll(f[COL_CUSTOMER], &end, 10);
-	if (!*f[COL_CUSTOMER] || *end || item->in.customer_id <= 0)
-		return err_set(FD_EINVAL, _("bad customer '%.40s': give the customer's id"),
-		               f[COL_CUSTOMER]);
-	cur = currency_find(*f[COL_CURRENCY] ? f[COL_CURRENCY] : config_get("currency", "USD"));
-	if (!cur)
-		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), f[COL_CURRENCY]);
-	item->in.currency = cur->code;
-	if ((rc = money_parse(f[COL_AMOUNT], cur, &item->in.amount)) != 0) {
-		char *why = xstrdup(err_msg());
-
-		rc = err_set(rc, _("bad amount '%.40s': %s"), f[COL_AMOUNT], why);
-		free(why);
+	typed =
+	    (struct payment_text){f[COL_CUSTOMER],  f[COL_AMOUNT],   f[COL_METHOD], f[COL_CURRENCY],
+	                          f[COL_REFERENCE], f[COL_RECEIVED], f[COL_NOTE]};
+	if ((rc = payment_read(&typed, &item->in)) != 0)
 		return rc;
-	}
-	item->in.method = import_keep(im, f[COL_METHOD]);
-	item->in.reference = import_keep(im, f[COL_REFERENCE]);
-	item->in.note = import_keep(im, f[COL_NOTE]);
-	if (*f[COL_RECEIVED] &&
-	    (rc = clock_parse_local(f[COL_RECEIVED], &item->in.received_at)) != 0)
-		return rc;
+	/* the row's texts live until the next row: keep copies */
+	item->in.method = import_keep(im, item->in.method);
+	item->in.reference = import_keep(im, item->in.reference);
+	item->in.note = import_keep(im, item->in.note);
 	if (col[COL_ALLOCATIONS] >= 0)
-		rc = import_allocs(c, r->field[col[COL_ALLOCATIONS]], cur->code, item);
+		rc = import_allocs(c, r->field[col[COL_ALLOCATIONS]], item->in.currency, item);
 	return rc;
 }
 

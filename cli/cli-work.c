@@ -908,7 +908,7 @@ const struct cli_entry cli_item_cmds[] = {
     {"show", NULL, "ID", NULL, N_("show one line item"), ID_CMD(N_("the line item id")),
      .run = item_show_cmd},
     {"edit", NULL, "ID [--qty Q ...]", "ID [--kind K] [--description D] [--qty Q] [--price P]",
-     N_("change a line item that is not invoiced"), .opts = {ITEM_OPTS(NULL)},
+     N_("change a line item (a new price: what is left to bill)"), .opts = {ITEM_OPTS(NULL)},
      ID_CMD(N_("the line item id")), .run = item_edit_cmd},
     {"delete", NULL, "ID", NULL, N_("delete a line item that is not invoiced"),
      ID_CMD(N_("the line item id")), .run = item_delete_cmd},

@@ -26,7 +26,12 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "money.h"
 #include "projection.h"
+
+/* The money limit (MONEY_MAX of money.h) as SQL text; check_run makes sure
+ * they agree. */
+#define MONEY_MAX_SQL "100000000000000"
 
 /* How a document is named in a detail: "invoice 5 (INV-2026-000005)". */
 #define INV_NAME(a) "'invoice ' || " a ".id || coalesce(' (' || " a ".number || ')', '')"
@@ -162,6 +167,18 @@ static const struct check_def checks[] = {
 	  " sum(il.qty_milli) AS q FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
 	  " WHERE i.status <> 'void' AND il.line_item_id IS NOT NULL GROUP BY"
 	  " il.line_item_id) s ON s.line_item_id = li.id WHERE s.q > li.qty_milli" },
+	{ "line-item-amount", N_("a line item's amount is an integer within the money limit"),
+	  "SELECT 'line item ' || id || ': amount ' || amount || ' is beyond the money limit"
+	  " of ' || " MONEY_MAX_SQL " FROM line_item WHERE typeof(amount) <> 'integer'"
+	  " OR amount NOT BETWEEN -" MONEY_MAX_SQL " AND " MONEY_MAX_SQL },
+	{ "job-total", N_("a job's line items add up to no more than the money limit"),
+	  /* rows beyond the limit are line-item-amount's: summing them could
+	   * overflow, and the sum of the others cannot */
+	  "SELECT 'job ' || service_order_id || ': its line items add up to ' || sum(amount) ||"
+	  " ', beyond the money limit of ' || " MONEY_MAX_SQL " FROM line_item"
+	  " WHERE typeof(amount) = 'integer' AND amount BETWEEN -" MONEY_MAX_SQL " AND "
+	  MONEY_MAX_SQL " GROUP BY service_order_id HAVING sum(amount) NOT BETWEEN -"
+	  MONEY_MAX_SQL " AND " MONEY_MAX_SQL },
 	{ "invoice-line-party", N_("an invoice bills only its customer's items, in their currency"),
 	  "SELECT " INV_NAME("i") " || ': line ' || il.id || ' bills line item ' ||"
 	  " il.line_item_id || ' of another customer, currency or kind' FROM invoice_line il"
@@ -393,7 +410,29 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 	if (n < 0)
 		return n;
 	rc = projection_check(db, report_stale, &s, &ndiff);
-	return rc ? rc : n + s.found;
+	if (rc) {
+		/* what was found so far is reported; that the walk stopped too */
+		char detail[300];
+
+		snprintf(detail, sizeof detail, "the calendar check could not finish: %s",
+		         err_msg());
+		report("projection_stale", detail, arg);
+		s.found++;
+	}
+	return n + s.found;
+}
+
+/* One check could not run to its end (a row it cannot handle, such as a
+ * sum beyond 64 bits): that is a violation too (its detail says why, in
+ * SQLite's words), and the other checks still run. */
+static void report_stopped(const struct check_def *c, const char *how, const char *sqlite_why,
+                           void (*report)(const char *code, const char *detail, void *arg),
+                           void *arg)
+{
+	char detail[400];
+
+	snprintf(detail, sizeof detail, "%s: %s", how, sqlite_why);
+	report(c->code, detail, arg);
 }
 
 int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
@@ -401,16 +440,17 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
 {
 	int i, rc, step, found = 0;
 	sqlite3_stmt *st;
-	char why[256];
 
+	_Static_assert(MONEY_MAX == INT64_C(100000000000000), "MONEY_MAX_SQL is MONEY_MAX");
 	/* one read transaction: every query sees the same snapshot */
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
 	for (i = 0; checks[i].code; i++) {
-		if ((rc = db_prepare(db, checks[i].sql, &st)) != 0) {
-			snprintf(why, sizeof why, "%s", err_msg());
-			rc = err_set(rc, _("check %s cannot run: %s"), checks[i].code, why);
-			goto out;
+		if (sqlite3_prepare_v2(db_sqlite(db), checks[i].sql, -1, &st, NULL) != SQLITE_OK) {
+			found++;
+			report_stopped(&checks[i], "this check could not run",
+			               sqlite3_errmsg(db_sqlite(db)), report, arg);
+			continue;
 		}
 		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 			const unsigned char *d = sqlite3_column_text(st, 0);
@@ -419,14 +459,12 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
 			report(checks[i].code, d ? (const char *)d : "", arg);
 		}
 		if (step != SQLITE_DONE) {
-			rc = db_fail(db, checks[i].code);
-			sqlite3_finalize(st);
-			goto out;
+			found++;
+			report_stopped(&checks[i], "this check could not finish",
+			               sqlite3_errmsg(db_sqlite(db)), report, arg);
 		}
 		sqlite3_finalize(st);
 	}
-	rc = found;
-out:
 	db_rollback(db);
-	return rc;
+	return found;
 }

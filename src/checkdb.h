@@ -15,7 +15,8 @@
  * allocations, credited the sum of its credit notes, total the sum of its
  * lines, balance = total - credited - paid, and its status matches; no
  * invoice is paid past its total unless allowed; no line item is invoiced
- * beyond its quantity; invoice numbers have no gaps; every payment's
+ * beyond its quantity; no line item's amount, and no job's sum of them, is
+ * beyond the money limit; invoice numbers have no gaps; every payment's
  * allocated and refunded match its rows, it is never over-allocated, its
  * status matches; no allocation mixes currencies or customers; reversals
  * repeat what they reverse; every authoritative row has its history, no
@@ -30,17 +31,21 @@ struct db;
 
 /* check_run - run every invariant on db (reading only) and call report
  * (code, detail, arg) for each violation: code is the invariant's name
- * (e.g. "invoice-paid"), detail says which row and how. Returns the number
- * of violations (0: clean), or a negative FD_E* code if a query could not
- * run (with a reason in err_msg()). */
+ * (e.g. "invoice-paid"), detail says which row and how. A query that cannot
+ * run or finish (a sum beyond 64 bits in rows another program wrote) is one
+ * violation of its code, whose detail says why, and the others still run.
+ * Returns the number of violations (0: clean), or a negative FD_E* code if
+ * the read transaction cannot begin (with a reason in err_msg()). */
 int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg);
 
 /* check_all - everything `frontdesk check` verifies: check_run, then the
  * calendar projection (projection_check), whose rows that differ from a
  * fresh recomputation are reported as code "projection_stale" unless a
- * rebuild job for the visit is waiting (the projection is catching up).
- * Returns the number of violations, or a negative FD_E* code. Callers:
+ * rebuild job for the visit is waiting (the projection is catching up); a
+ * visit whose row cannot be computed is one too, and so is a walk that
+ * stopped (after what it found). Returns the number of violations, or a
+ * negative FD_E* code when check_run cannot begin. Callers:
  * `frontdesk check`, the checks of a backup (backup.c). */
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg);

@@ -27,6 +27,7 @@
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
+#include "work.h"
 #include "xalloc.h"
 
 #define TERMS_MAX_DAYS 3650
@@ -109,7 +110,7 @@ int invoice_find(struct db *db, const char *text, int64_t *id)
 	if (!text || !*text)
 		return err_set(FD_EINVAL, _("no invoice given"));
 	v = strtoll(text, &end, 10);
-	if (*end == '\0' && v > 0 && text[0] != '+' && text[0] != ' ') {
+	if (*end == '\0' && v > 0 && text[0] >= '0' && text[0] <= '9') {
 		*id = v;
 		return 0;
 	}
@@ -262,6 +263,75 @@ static void drafts_free(struct issue_ctx *x)
 #define ITEM_COLS                                                                                  \
 	"li.id, li.kind, li.description, li.qty_milli, li.unit_price, so.id, so.customer_id,"      \
 	" so.currency, so.status, " REMAINING_SQL
+
+/* *id = the positive id that is all of text (digits only), else -1. */
+static int read_id(const char *text, int64_t *id)
+{
+	uint64_t v = 0;
+	const char *p;
+
+	for (p = text; *p >= '0' && *p <= '9'; p++)
+		if ((v = v * 10 + (uint64_t)(*p - '0')) > (uint64_t)INT64_MAX)
+			return -1;
+	if (p == text || *p || v == 0)
+		return -1;
+	*id = (int64_t)v;
+	return 0;
+}
+
+int invoice_parse_items(const char *text, struct invoice_pick **picks, size_t *n)
+{
+	char *copy, *tok, *save = NULL, *eq, *prev_qty = NULL;
+	int64_t prev_item = 0;
+	int rc = 0;
+
+	*picks = NULL;
+	*n = 0;
+	if (!text || !*text)
+		return err_set(FD_EINVAL, _("--items is empty: give line item ids, such as 7 or "
+		                            "7,8=1.5"));
+	copy = xstrdup(text);
+	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
+		struct invoice_pick p = {0, 0};
+
+		if ((eq = strchr(tok, '=')) != NULL)
+			*eq = '\0';
+		if (read_id(tok, &p.item_id)) {
+			rc = err_set(FD_EINVAL,
+			             _("--items: '%.40s' is not a line item id (give ITEM or "
+			               "ITEM=QTY separated by ',', such as 7,8=1.5)"),
+			             tok);
+			break;
+		}
+		if (!eq && prev_qty) {
+			/* "4=1,2": the decimal comma of 1,2 (1.2), or item 2? */
+			rc = err_set(
+			    FD_EINVAL,
+			    _("--items: in '%1$lld=%2$s,%3$s' the ',' may be a decimal "
+			      "comma: write %1$lld=%2$s.%3$s ('.' is the decimal point), or "
+			      "to bill all of item %3$s as well, put it first: "
+			      "%3$s,%1$lld=%2$s"),
+			    (long long)prev_item, prev_qty, tok);
+			break;
+		}
+		if (eq && (rc = qty_parse(eq + 1, &p.qty_milli)) != 0)
+			break;
+		prev_qty = eq ? eq + 1 : NULL;
+		prev_item = p.item_id;
+		*picks = xrealloc(*picks, (*n + 1) * sizeof **picks);
+		(*picks)[(*n)++] = p;
+	}
+	if (!rc && *n == 0)
+		rc = err_set(FD_EINVAL, _("--items is empty: give line item ids, such as 7 or "
+		                          "7,8=1.5"));
+	free(copy);
+	if (rc) {
+		free(*picks);
+		*picks = NULL;
+		*n = 0;
+	}
+	return rc;
+}
 
 /* Make sure every line so far is for one customer and one currency. */
 static int same_party(struct issue_ctx *x, int64_t job_id, int64_t customer_id,
@@ -565,7 +635,7 @@ static int issue_tx(struct db *db, void *arg, struct idem_result *res)
 			return rc;
 	rc = finalize(db, id, "INV", x->now, x->due_at, x->total, x->total,
 	              x->total == 0 ? "paid" : "issued");
-	if (rc)
+	if (rc || (rc = item_settle(db, id)))
 		return rc;
 	res->id = id;
 	return 0;
@@ -729,7 +799,8 @@ static int void_tx(struct db *db, void *arg)
 	db_set_reason(db, v->reason);
 	rc = db_run(db, st, _("cannot void the invoice"));
 	db_set_reason(db, NULL);
-	return rc;
+	/* what it billed is left to bill again, at the items' prices now */
+	return rc ? rc : item_settle(db, v->id);
 }
 
 int invoice_void(struct db *db, int64_t id, const char *reason)

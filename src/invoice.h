@@ -40,12 +40,13 @@
 #include <stdint.h>
 
 #include "idem.h"
+#include "money.h"
 
 struct db;
 
-/* The largest amount of one document or payment (minor units): every sum of
- * a few of them stays far from int64_t's limit. The schema checks it too. */
-#define MONEY_DOC_MAX INT64_C(100000000000000)
+/* The largest amount of one document or payment (minor units): the money
+ * limit of money.h. The schema checks it too. */
+#define MONEY_DOC_MAX MONEY_MAX
 
 /* An open invoice is an invoice (not a credit note) that still takes
  * payments: issued or partially paid (its balance is then above zero). The
@@ -88,6 +89,16 @@ struct invoice_pick {
 	int64_t item_id;
 	int64_t qty_milli;
 };
+
+/* invoice_parse_items - read a list of line items to bill, as typed after
+ * `invoice issue --items`: ITEM or ITEM=QTY separated by ',' (no blanks),
+ * where ITEM is a line item id and QTY a quantity with '.' as the decimal
+ * point whatever the locale (qty_parse: 1.5, never 1,5). Because ',' also
+ * separates the items, an item billed whole never follows an ITEM=QTY:
+ * "4=1,2" may mean 1.2 of item 4, so it is refused (write 4=1.2, or put the
+ * items billed whole first: 2,4=1). *picks (caller frees) gets *n entries.
+ * FD_EINVAL with the reason; *picks is then NULL. */
+int invoice_parse_items(const char *text, struct invoice_pick **picks, size_t *n);
 
 struct invoice_input {
 	int64_t customer_id; /* 0: the customer of the jobs and items */

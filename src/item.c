@@ -2,6 +2,13 @@
  * item.c - the line items of a job; amounts are computed here
  * (money_line_amount) and stored with the item (see work.h).
  *
+ * The amount of an item is what it costs: what invoices that are not void
+ * bill of it (their lines' snapshots) plus what is left to bill at its unit
+ * price (item_settle keeps it so, also when an invoice is issued or voided).
+ * A price change reprices only what is left to bill, so an item that is
+ * fully invoiced keeps its price. Every amount, and the sum of a job's
+ * items, stays within the money limit (MONEY_MAX).
+ *
  * Invariants (the whole work domain): every write checks what it can of its
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
@@ -156,6 +163,84 @@ struct item_ctx {
 	int64_t amount;
 };
 
+/* What invoices that are not void bill of item id: *qty thousandths for
+ * *amount (their lines' amounts, signed). */
+static int billed_of(struct db *db, int64_t id, int64_t *qty, int64_t *amount)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = wk_prep(db,
+	             "SELECT coalesce(sum(il.qty_milli), 0), coalesce(sum(il.amount), 0)"
+	             " FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
+	             " WHERE il.line_item_id = ?1 AND i.status NOT IN ('void', 'draft')",
+	             &st, id, 0);
+	if (rc)
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		*qty = sqlite3_column_int64(st, 0);
+		*amount = sqlite3_column_int64(st, 1);
+	} else {
+		rc = db_fail(db, _("cannot read what is invoiced of the line item"));
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* *out = the amount of an item of kind, qty_milli and unit_price of which
+ * billed_qty is invoiced for billed_amount: billed_amount plus the rest at
+ * unit_price. */
+static int item_amount(const char *kind, int64_t qty_milli, int64_t unit_price, int64_t billed_qty,
+                       int64_t billed_amount, int64_t *out)
+{
+	int64_t rest;
+	int rc;
+
+	if ((rc = line_amount(kind, qty_milli - billed_qty, unit_price, &rest)))
+		return rc;
+	if (money_add(billed_amount, rest, out))
+		return err_set(FD_EINVAL, _("the amount of this line is too large: "
+		                            "lower the quantity or the unit price"));
+	return 0;
+}
+
+/* The money limit, inside the write transaction: amount (of item id, 0 for
+ * a new one) and the sum of job_id's items with it. */
+static int check_limits(struct db *db, int64_t job_id, int64_t id, int64_t amount)
+{
+	char a[MONEY_BUFSZ], m[MONEY_BUFSZ];
+	struct job j;
+	int64_t others = 0, total;
+	int rc, found;
+
+	if ((rc = job_get(db, job_id, &j)))
+		return rc;
+	money_text(MONEY_MAX, j.currency, 1, m);
+	if (!money_within_limit(amount)) {
+		rc = err_set(FD_EINVAL,
+		             _("the amount of this line item would be %s %s, beyond the largest "
+		               "amount of money (%s %s): lower the quantity or the unit price"),
+		             money_text(amount, j.currency, 1, a), j.currency, m, j.currency);
+		goto out;
+	}
+	rc = wk_query_int(db,
+	                  "SELECT coalesce(sum(amount), 0) FROM line_item"
+	                  " WHERE service_order_id = ?1 AND id <> ?2",
+	                  job_id, id, &others, &found);
+	if (rc)
+		goto out;
+	if (money_add(others, amount, &total) || !money_within_limit(total))
+		rc = err_set(FD_EINVAL,
+		             _("the line items of job %lld would add up to more than the largest "
+		               "amount of money (%s %s): lower the amounts or bill the rest on "
+		               "another job"),
+		             (long long)job_id, m, j.currency);
+out:
+	job_free(&j);
+	return rc;
+}
+
 static int item_add_tx(struct db *db, void *arg)
 {
 	struct item_ctx *a = arg;
@@ -163,7 +248,8 @@ static int item_add_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = wk_read_status(db, &wk_job_machine, a->in->job_id, status))) /* the job exists */
+	if ((rc = wk_read_status(db, &wk_job_machine, a->in->job_id, status)) || /* it exists */
+	    (rc = check_limits(db, a->in->job_id, 0, a->amount)))
 		return rc;
 	rc = db_prepare(db,
 	                "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
@@ -203,17 +289,42 @@ static int item_edit_tx(struct db *db, void *arg)
 	struct item_ctx *e = arg;
 	struct line_item li;
 	sqlite3_stmt *st;
+	int64_t billed_qty = 0, billed_amount = 0;
+	char q[32];
 	int rc;
 
 	if ((rc = item_get(db, e->id, &li)))
 		return rc;
+	if ((rc = billed_of(db, e->id, &billed_qty, &billed_amount)))
+		goto out;
 	if (e->kind)
 		snprintf(li.kind, sizeof li.kind, "%s", e->kind);
 	if (e->in->qty_milli >= 0)
 		li.qty_milli = e->in->qty_milli;
-	if (e->in->unit_price >= 0)
+	if (li.qty_milli < billed_qty) {
+		qty_format(billed_qty, q, sizeof q);
+		rc = err_set(FD_ECONFLICT,
+		             _("%s of line item %lld is invoiced already: its quantity cannot drop "
+		               "below that (correct the invoice with a credit note)"),
+		             q, (long long)e->id);
+		goto out;
+	}
+	if (e->in->unit_price >= 0 && e->in->unit_price != li.unit_price) {
+		/* a new price applies to what is left to bill; none is left */
+		if (billed_qty > 0 && li.qty_milli == billed_qty) {
+			rc =
+			    err_set(FD_ECONFLICT,
+			            _("line item %lld is fully invoiced, so its price is fixed: to "
+			              "correct what was billed, issue a credit note (frontdesk "
+			              "invoice credit), or add a new line item for more work"),
+			            (long long)e->id);
+			goto out;
+		}
 		li.unit_price = e->in->unit_price;
-	if ((rc = line_amount(li.kind, li.qty_milli, li.unit_price, &li.amount)))
+	}
+	if ((rc = item_amount(li.kind, li.qty_milli, li.unit_price, billed_qty, billed_amount,
+	                      &li.amount)) ||
+	    (rc = check_limits(db, li.job_id, e->id, li.amount)))
 		goto out;
 	rc = db_prepare(db,
 	                "UPDATE line_item SET kind = ?1,"
@@ -245,6 +356,57 @@ int item_edit(struct db *db, int64_t id, const struct item_input *in)
 	if (!in->kind && !in->description && in->qty_milli < 0 && in->unit_price < 0)
 		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
 	return db_write(db, item_edit_tx, &e);
+}
+
+/* Give item id the amount it costs now (see the top of this file). */
+static int settle_one(struct db *db, int64_t id)
+{
+	struct line_item li;
+	sqlite3_stmt *st;
+	int64_t billed_qty = 0, billed_amount = 0, amount;
+	int rc;
+
+	if ((rc = item_get(db, id, &li)))
+		return rc;
+	if ((rc = billed_of(db, id, &billed_qty, &billed_amount)) ||
+	    (rc = item_amount(li.kind, li.qty_milli, li.unit_price, billed_qty, billed_amount,
+	                      &amount)))
+		goto out;
+	if (amount == li.amount)
+		goto out;
+	rc = wk_prep(db, "UPDATE line_item SET amount = ?1 WHERE id = ?2", &st, amount, id);
+	if (rc)
+		goto out;
+	rc = db_run(db, st, _("cannot change the line item"));
+out:
+	item_free(&li);
+	return rc;
+}
+
+int item_settle(struct db *db, int64_t invoice_id)
+{
+	sqlite3_stmt *st;
+	int64_t *ids = NULL;
+	size_t n = 0, i;
+	int rc, step;
+
+	rc = wk_prep(db,
+	             "SELECT DISTINCT line_item_id FROM invoice_line"
+	             " WHERE invoice_id = ?1 AND line_item_id IS NOT NULL ORDER BY line_item_id",
+	             &st, invoice_id, 0);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ids = xrealloc(ids, (n + 1) * sizeof *ids);
+		ids[n++] = sqlite3_column_int64(st, 0);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the lines of the invoice"));
+	sqlite3_finalize(st);
+	for (i = 0; !rc && i < n; i++)
+		rc = settle_one(db, ids[i]);
+	free(ids);
+	return rc;
 }
 
 static int item_delete_tx(struct db *db, void *arg)

@@ -207,6 +207,11 @@ int money_mul(int64_t a, int64_t b, int64_t *out)
 	return 0;
 }
 
+int money_within_limit(int64_t v)
+{
+	return v >= -MONEY_MAX && v <= MONEY_MAX;
+}
+
 int money_line_amount(int64_t qty_milli, int64_t unit_price, int64_t *out)
 {
 	__int128 prod = (__int128)qty_milli * unit_price;

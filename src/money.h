@@ -22,6 +22,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* MONEY_MAX - the money limit: the largest amount (minor units; for USD
+ * 1,000,000,000,000.00) of a line item (quantity x unit price), of the sum
+ * of a job's line items, of an invoice or credit note, and of a payment. Any
+ * sum of a few of them stays far from int64_t's limit. The schema checks it
+ * for invoices and payments too. */
+#define MONEY_MAX INT64_C(100000000000000)
+
 struct currency {
 	const char *code; /* ISO 4217, upper case */
 	int exponent;     /* digits after the decimal point: USD 2, JPY 0 */
@@ -53,6 +60,9 @@ const char *money_text(int64_t v, const char *code, int grouping, char buf[MONEY
 int money_add(int64_t a, int64_t b, int64_t *out);
 int money_sub(int64_t a, int64_t b, int64_t *out);
 int money_mul(int64_t a, int64_t b, int64_t *out);
+
+/* money_within_limit - 1 if -MONEY_MAX <= v <= MONEY_MAX, else 0. */
+int money_within_limit(int64_t v);
 
 /* money_line_amount - quantity (thousandths) x unit price with the rounding
  * rule above. FD_EINVAL if the result does not fit. */

@@ -44,6 +44,67 @@ int payment_method_valid(const char *m)
 	return 0;
 }
 
+/* s, or NULL when it is NULL or empty. */
+static const char *given(const char *s)
+{
+	return s && *s ? s : NULL;
+}
+
+int payment_read(const struct payment_text *t, struct payment_input *in)
+{
+	const struct currency *cur;
+	const char *p = t->customer ? t->customer : "", *code;
+	uint64_t id = 0;
+	char *why;
+	int rc;
+
+	memset(in, 0, sizeof *in);
+	for (; *p >= '0' && *p <= '9' && id <= (uint64_t)INT64_MAX; p++)
+		id = id * 10 + (uint64_t)(*p - '0');
+	if (!t->customer || !*t->customer || *p || id == 0 || id > (uint64_t)INT64_MAX)
+		return err_set(FD_EINVAL, _("bad customer '%.40s': give the customer's id"),
+		               t->customer ? t->customer : "");
+	in->customer_id = (int64_t)id;
+	code = given(t->currency) ? t->currency : config_get("currency", "USD");
+	if (!(cur = currency_find(code)))
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), code);
+	in->currency = cur->code;
+	if ((rc = money_parse(t->amount ? t->amount : "", cur, &in->amount)) != 0) {
+		why = xstrdup(err_msg());
+		rc = err_set(rc, _("bad amount '%.40s': %s"), t->amount ? t->amount : "", why);
+		free(why);
+		return rc;
+	}
+	in->method = t->method ? t->method : "";
+	in->reference = given(t->reference);
+	in->note = given(t->note);
+	if (given(t->received) && (rc = clock_parse_local(t->received, &in->received_at)) != 0)
+		return rc;
+	return 0;
+}
+
+int alloc_read(struct db *db, const char *text, const char *code, struct alloc_input *out)
+{
+	const char *eq = text ? strchr(text, '=') : NULL;
+	char *name, *why;
+	int rc;
+
+	if (!eq || eq == text || !eq[1])
+		return err_set(FD_EINVAL, _("an allocation is INVOICE=AMOUNT, not '%.40s'"),
+		               text ? text : "");
+	name = xstrndup(text, (size_t)(eq - text));
+	rc = invoice_find(db, name, &out->invoice_id);
+	free(name);
+	if (rc)
+		return rc;
+	if ((rc = money_parse(eq + 1, currency_find(code), &out->amount)) != 0) {
+		why = xstrdup(err_msg());
+		rc = err_set(rc, _("bad allocation amount '%.40s': %s"), eq + 1, why);
+		free(why);
+	}
+	return rc;
+}
+
 int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
 {
 	return allow_overpay || amount <= balance;

@@ -99,6 +99,32 @@ struct alloc_input {
 	int64_t amount;
 };
 
+/* A payment as a person or a file typed it: every text exactly as given
+ * (never trimmed). NULL or "" means not given: currency is then the config
+ * key `currency` (else USD), received is now. */
+struct payment_text {
+	const char *customer; /* the customer's id: digits only */
+	const char *amount;   /* in the currency (money_parse) */
+	const char *method, *currency, *reference, *received, *note;
+};
+
+/* payment_read - the one reading of a typed payment, for `pay record` and
+ * each row of `pay import`: the customer id (digits only, > 0), the
+ * currency (a code currency_find knows), the amount (money_parse: no blanks,
+ * at most the currency's decimals) and when it was received
+ * (clock_parse_local) into *in, whose texts then point into t (method,
+ * reference, note as given; "" as NULL) or at the currency table. FD_EINVAL
+ * with the reason ("bad amount ' 12': the amount must not contain blanks").
+ * The rules of the payment itself (amount > 0, method, reference, received
+ * not after today) are payment_record's. */
+int payment_read(const struct payment_text *t, struct payment_input *in);
+
+/* alloc_read - one allocation typed as INVOICE=AMOUNT (the invoice's number
+ * or id, the amount in currency code), exactly as given, into *out: the
+ * reading of `pay record`, `pay allocate` and `pay import` alike. FD_EINVAL
+ * (FD_ENOTFOUND for no such invoice) with the reason. */
+int alloc_read(struct db *db, const char *text, const char *code, struct alloc_input *out);
+
 /* alloc_fits_invoice - 1 if an allocation of amount (> 0) may go to an
  * invoice that still owes balance: at most its balance, or any amount when
  * the invoice was issued with overpayment allowed (it then shows as

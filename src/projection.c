@@ -1156,7 +1156,15 @@ static int check_one(struct check_ctx *c, int64_t id)
 	struct strbuf sb = {0};
 	int rc, has_old = 0;
 
-	if ((rc = compute(c->p, id, &fresh, &old, &has_old)))
+	if ((rc = compute(c->p, id, &fresh, &old, &has_old)) == FD_EINVAL) {
+		/* a record it cannot add up (a price beyond 64 bits): a
+		 * difference to report, and the walk goes on */
+		char why[256];
+
+		snprintf(why, sizeof why, "%s", err_msg());
+		return report(c, id, "cannot be computed", why);
+	}
+	if (rc)
 		return rc;
 	if (!has_old) {
 		rc = report(c, id, "missing", "");

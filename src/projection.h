@@ -127,8 +127,10 @@ const char *projection_range_sql(void);
 /* One row that differs from a fresh recomputation. */
 struct projection_diff {
 	int64_t appointment_id;
-	const char *problem; /* "missing", "orphan" (no such visit), "differs" */
-	const char *fields;  /* for "differs": the columns, comma-separated */
+	const char *problem; /* "missing", "orphan" (no such visit), "differs", "cannot be
+	                        computed" (its records do not add up, e.g. beyond 64 bits) */
+	const char *fields;  /* for "differs": the columns, comma-separated; for "cannot be
+	                        computed": why */
 	int queued;          /* a calendar job for this visit is waiting: it is catching up */
 };
 

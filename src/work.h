@@ -190,13 +190,23 @@ struct item_input {
 
 /* item_add - add a line to job in->job_id (FD_ENOTFOUND if none), whatever
  * its status (a cancelled job may still carry a fee). FD_EINVAL when the
- * amount does not fit in int64_t. */
+ * amount, or the sum of the job's items with it, is beyond the money limit
+ * (MONEY_MAX in money.h, either sign). */
 int item_add(struct db *db, const struct item_input *in, int64_t *id_out);
 /* item_get - fill *out (free with item_free); FD_ENOTFOUND. */
 int item_get(struct db *db, int64_t id, struct line_item *out);
-/* item_edit - change the given fields; the amount is recomputed. Invoicing
- * will refuse this for an invoiced item. */
+/* item_edit - change the given fields; the amount is recomputed: what
+ * invoices that are not void bill of the item (their snapshots) plus what is
+ * left to bill at the unit price. A new unit price applies only to what is
+ * left to bill; FD_ECONFLICT when nothing is left (the item is fully
+ * invoiced: correct it with a credit note or a new item), or when the
+ * quantity would drop below what is invoiced. The job and kind of an
+ * invoiced item are fixed (schema triggers). Limits as item_add. */
 int item_edit(struct db *db, int64_t id, const struct item_input *in);
+/* item_settle - inside a write transaction, after invoice invoice_id was
+ * issued or voided: give every line item it bills the amount it costs now
+ * (see item_edit). Called by invoicing. */
+int item_settle(struct db *db, int64_t invoice_id);
 /* item_delete - remove a line item (kept in line_item_his). Invoicing will
  * refuse this for an invoiced item. */
 int item_delete(struct db *db, int64_t id);

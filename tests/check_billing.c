@@ -25,6 +25,7 @@
 #include "money.h"
 #include "payment.h"
 #include "report.h"
+#include "work.h"
 
 static struct fx F;
 static struct db *db;
@@ -512,6 +513,48 @@ START_TEST(test_partial_quantities_and_snapshots)
 	ck_assert_int_eq(invoice_issue(db, &in, NULL, &res), 0);
 	idem_result_free(&res);
 	exec_ok("UPDATE line_item SET qty_milli = 3000, amount = 29700");
+	assert_clean();
+}
+END_TEST
+
+/* item_edit, the one call of the screen and the command line: a new price
+ * is for what is left to bill, and none is left once fully invoiced */
+START_TEST(test_price_of_an_invoiced_item)
+{
+	int64_t ada = add_customer("Ada"), job = add_job(ada, "USD"), item;
+	struct item_input price = {0, NULL, NULL, -1, 5000};
+	struct invoice_pick pick;
+	struct invoice_input in = {0};
+	struct idem_result res;
+	struct line_item li;
+	char *before, *after;
+
+	item = add_item(job, "SERVICE", 2000, 4500); /* 2 hours at 45.00 */
+	in.items = &pick;
+	in.n_items = 1;
+	in.terms_days = -1;
+	pick = (struct invoice_pick){item, 500}; /* half an hour */
+	ck_assert_int_eq(invoice_issue(db, &in, NULL, &res), 0);
+	idem_result_free(&res);
+	ck_assert_int_eq(item_edit(db, item, &price), 0); /* 50.00 for the 1.5 h left */
+	ck_assert_int_eq(item_get(db, item, &li), 0);
+	ck_assert_int_eq(li.amount, 2250 + 7500);
+	item_free(&li);
+	pick = (struct invoice_pick){item, 0};
+	ck_assert_int_eq(invoice_issue(db, &in, NULL, &res), 0);
+	ck_assert_int_eq(one("SELECT total FROM invoice ORDER BY id DESC LIMIT 1"), 7500);
+	idem_result_free(&res);
+	ck_assert_int_eq(one("SELECT amount FROM line_item"),
+	                 one("SELECT sum(amount) FROM invoice_line"));
+	before = fingerprint();
+	price.unit_price = 6000;
+	ck_assert_int_eq(item_edit(db, item, &price), FD_ECONFLICT);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "credit note"));
+	after = fingerprint();
+	ck_assert_str_eq(after, before);
+	ck_assert_int_eq(one("SELECT unit_price FROM line_item"), 5000);
+	free(before);
+	free(after);
 	assert_clean();
 }
 END_TEST
@@ -1067,6 +1110,7 @@ int main(void)
 	tcase_add_test(tc, test_reverse_and_refund);
 	tcase_add_test(tc, test_void_payment);
 	tcase_add_test(tc, test_partial_quantities_and_snapshots);
+	tcase_add_test(tc, test_price_of_an_invoiced_item);
 	tcase_add_test(tc, test_combine_jobs_one_customer);
 	tcase_add_test(tc, test_numbers_are_gap_free);
 	tcase_add_test(tc, test_credit_note);

@@ -16,6 +16,7 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
+#include "money.h"
 #include "strbuf.h"
 #include "work.h"
 
@@ -736,7 +737,8 @@ START_TEST(test_item_amounts)
 	check_history("line_item", id, "1,3,3,2");
 	ck_assert_int_eq(count("SELECT amount FROM line_item_his ORDER BY his_id DESC LIMIT 1"), 0);
 
-	/* an amount that does not fit in int64_t is refused */
+	/* an amount that does not fit in int64_t is refused, and so is one
+	 * beyond the money limit */
 	{
 		struct item_input big = {job, "SERVICE", "Huge", 1000000000, INT64_MAX};
 		char *before = snapshot();
@@ -744,7 +746,17 @@ START_TEST(test_item_amounts)
 		REFUSED(item_add(db, &big, &id), FD_EINVAL, before);
 		ck_assert(strstr(err_msg(), "too large") != NULL);
 		big.qty_milli = 1000;
-		big.unit_price = INT64_MAX; /* fits exactly */
+		big.unit_price = INT64_MAX;
+		REFUSED(item_add(db, &big, &id), FD_EINVAL, before);
+		ck_assert(strstr(err_msg(), "largest amount") != NULL);
+		big.unit_price = MONEY_MAX + 1;
+		REFUSED(item_add(db, &big, &id), FD_EINVAL, before);
+		REFUSED(item_add(db, &big, &id), FD_EINVAL,
+		        before); /* with the job's other items */
+		free(before);
+		big.job_id = add_job(add_customer("Bo Chan"), "Fleet", "USD");
+		before = snapshot();
+		big.unit_price = MONEY_MAX; /* fits exactly */
 		ck_assert_int_eq(item_add(db, &big, &id), 0);
 		free(before);
 		before = snapshot();
