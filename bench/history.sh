@@ -43,6 +43,8 @@ for n in $SIZES; do
 		"$dir/gen" "$db" "$dir/calcurse-$n" "$n" 8 >/dev/null
 		"$build/frontdesk" --db "$db" projection rebuild --all >/dev/null 2>&1
 	fi
+	# a database made by an older program gets the newer migrations
+	"$build/frontdesk" --db "$db" migrate >/dev/null
 	F="$build/frontdesk --db $db"
 	visit=$(sqlite3 "$db" "SELECT id FROM appointment ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM appointment)")
 	inv=$(sqlite3 "$db" "SELECT id FROM invoice ORDER BY id LIMIT 1 OFFSET (SELECT count(*) / 2 FROM invoice)")

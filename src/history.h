@@ -20,7 +20,8 @@
  * Amounts are shown in the record's currency, times in shop time.
  *
  * Cost: each part is read by an index on the record's id (X_his_by_id,
- * status_flow_by_entity), so a timeline costs what the record has, not what
+ * status_flow_by_entity, and for a visit's links appointment_work_his_by_appt
+ * of migration 0010), so a timeline costs what the record has, not what
  * the database holds; the request log is scanned (it is pruned by age).
  *
  * Callers: `frontdesk history`, the tests, bench/history.sh.

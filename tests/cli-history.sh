@@ -55,6 +55,8 @@ fd visit status 1 confirmed >/dev/null
 like "a visit's status move" "$(fd history visit 1)" "status scheduled -> confirmed"
 like "a visit's timeline holds its links" "$(fd history visit 1)" "link 1: created by $me"
 ok "visit and appt are one kind" fd history appt 1
+plan=$(q "EXPLAIN QUERY PLAN SELECT * FROM appointment_work_his WHERE id IN (SELECT DISTINCT id FROM appointment_work_his WHERE appointment_id = 1) ORDER BY his_id")
+like "a visit's links are found by an index, not a scan of every link's history" "$plan" "USING INDEX appointment_work_his_by_appt"
 
 # refusals
 fd history planet 1 >/dev/null 2>"$TMP/err"; is "an unknown kind is bad usage" "$?" 2
