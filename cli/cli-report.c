@@ -1,6 +1,7 @@
 /*
  * cli-report.c - `frontdesk check`, `frontdesk report aging|takings|statement` and
- * `frontdesk export journal` (see checkdb.h, report.h, journal.h).
+ * `frontdesk export journal|ical|csv` (see checkdb.h, report.h, journal.h,
+ * export.h, export-ical.h, export-csv.h).
  * Shared helpers: cli-money.h. Called through cli_money (cli-money.c).
  */
 #include <config.h>
@@ -21,6 +22,9 @@
 #include "customer.h"
 #include "db.h"
 #include "err.h"
+#include "export-csv.h"
+#include "export-ical.h"
+#include "export.h"
 #include "i18n.h"
 #include "invoice.h"
 #include "journal.h"
@@ -536,8 +540,104 @@ static int cmd_export_journal(struct cli *c, int argc, char **argv)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+/* The end of `export ical` and `export csv`: write with fn to --output (or
+ * stdout), then say how many rows went to the file. */
+static int export_run(struct cli *c, const char *cmd, const char *output, int64_t *n,
+                      int (*fn)(struct cli *c, FILE *out, int64_t *n, void *arg), void *arg)
+{
+	struct export_file ef;
+	int rc;
+
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = export_file_open(&ef, output)) != 0)
+		return cli_refused(rc);
+	rc = export_file_finish(&ef, fn(c, ef.f, n, arg));
+	if (rc)
+		return cli_refused(rc);
+	if (output) {
+		printf(_("%1$s: %2$lld row(s) written to "), cmd, (long long)*n);
+		cli_puts_safe(output);
+		putchar('\n');
+	}
+	return CLI_OK;
+}
+
+static int ical_fn(struct cli *c, FILE *out, int64_t *n, void *arg)
+{
+	return export_ical(c->db, arg, out, n);
+}
+
+static int cmd_export_ical(struct cli *c, int argc, char **argv)
+{
+	const char *output = NULL, *from = NULL, *to = NULL;
+	struct cli_opt opts[] = {
+	    {"from", &from, NULL, N_("visits from this day (or date and time) on")},
+	    {"to", &to, NULL, N_("visits up to the end of this day (or this date and time)")},
+	    {"output", &output, NULL, N_("write to this file (mode 0600) instead of stdout")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct export_range r;
+	char *pos[1];
+	int64_t n = 0;
+	int npos;
+
+	MCLI_PARSE(cli_parse(c, "export ical", "[--from DATE] [--to DATE] [--output FILE]", opts,
+	                     argc, argv, pos, 0, &npos));
+	if (c->json)
+		return cli_usage("export ical",
+		                 _("the calendar is an iCalendar file; --json does not apply"));
+	if (export_range_parse(from, to, &r) != 0)
+		return cli_usage("export ical", "%s", err_msg());
+	return export_run(c, "export ical", output, &n, ical_fn, &r);
+}
+
+struct csv_args {
+	const char *name;
+	struct export_range r;
+};
+
+static int csv_fn(struct cli *c, FILE *out, int64_t *n, void *arg)
+{
+	struct csv_args *a = arg;
+
+	return export_csv(c->db, a->name, &a->r, out, n);
+}
+
+static int cmd_export_csv(struct cli *c, int argc, char **argv)
+{
+	const char *output = NULL, *from = NULL, *to = NULL;
+	struct cli_opt opts[] = {
+	    {"from", &from, NULL, N_("records from this day (or date and time) on")},
+	    {"to", &to, NULL, N_("records up to the end of this day (or this date and time)")},
+	    {"output", &output, NULL, N_("write to this file (mode 0600) instead of stdout")},
+	    {NULL, NULL, NULL, NULL},
+	};
+	struct csv_args a;
+	char *pos[1];
+	int64_t n = 0;
+	int npos;
+
+	MCLI_PARSE(cli_parse(c, "export csv", "RECORDS [--from DATE] [--to DATE] [--output FILE]",
+	                     opts, argc, argv, pos, 1, &npos));
+	if (c->json)
+		return cli_usage("export csv", _("the export is CSV; --json does not apply"));
+	if (npos != 1 || !export_csv_known(pos[0]))
+		return cli_usage("export csv", _("say which records to export: one of %s"),
+		                 export_csv_names);
+	if (export_range_parse(from, to, &a.r) != 0)
+		return cli_usage("export csv", "%s", err_msg());
+	a.name = pos[0];
+	return export_run(c, "export csv", output, &n, csv_fn, &a);
+}
+
 const struct cli_cmd mcli_export_cmds[] = {
     {"journal", cmd_export_journal, "[--output FILE]",
      N_("the money history as a ledger/hledger journal")},
+    {"ical", cmd_export_ical, "[--from DATE] [--to DATE] [--output FILE]",
+     N_("the visits as an iCalendar file (RFC 5545)")},
+    {"csv", cmd_export_csv,
+     "customers|visits|invoices|payments|allocations [--from DATE] [--to DATE] [--output FILE]",
+     N_("records as CSV (RFC 4180) for spreadsheets")},
     {NULL, NULL, NULL, NULL},
 };

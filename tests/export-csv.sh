@@ -1,0 +1,3 @@
+#!/bin/sh
+. "$TOP_SRCDIR/tests/tap.sh"
+done_testing
