@@ -197,7 +197,7 @@ static const struct {
     {"refund", N_("refund (part of) a payment")},
     {"check", N_("verify the whole database and list every violation")},
     {"report", N_("receivables aging, takings, customer statements")},
-    {"export", N_("export an accounting journal for ledger/hledger")},
+    {"export", N_("export a ledger/hledger journal, the visits as iCalendar, records as CSV")},
     {"agenda", N_("list the visits of a date range (from the calendar projection)")},
     {"projection", N_("rebuild or check the calendar projection")},
     {"tasks", N_("list, show and retry background tasks (alias: jobs)")},
