@@ -33,6 +33,7 @@
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- check */
@@ -541,9 +542,10 @@ static int cmd_export_journal(struct cli *c, int argc, char **argv)
 }
 
 /* The end of `export ical` and `export csv`: write with fn to --output (or
- * stdout), then say how many rows went to the file. */
+ * stdout), then say how many visits (ical) or rows went to the file. */
 static int export_run(struct cli *c, const char *cmd, const char *output, int64_t *n,
-                      int (*fn)(struct cli *c, FILE *out, int64_t *n, void *arg), void *arg)
+                      int (*fn)(struct cli *c, FILE *out, int64_t *n, void *arg), void *arg,
+                      int ical)
 {
 	struct export_file ef;
 	int rc;
@@ -556,9 +558,15 @@ static int export_run(struct cli *c, const char *cmd, const char *output, int64_
 	if (rc)
 		return cli_refused(rc);
 	if (output) {
-		printf(_("%1$s: %2$lld row(s) written to "), cmd, (long long)*n);
-		cli_puts_safe(output);
-		putchar('\n');
+		char *safe = text_sanitize(output);
+
+		if (ical)
+			printf(_("%1$s: %2$lld visit(s) written to %3$s\n"), cmd, (long long)*n,
+			       safe);
+		else
+			printf(_("%1$s: %2$lld row(s) written to %3$s\n"), cmd, (long long)*n,
+			       safe);
+		free(safe);
 	}
 	return CLI_OK;
 }
@@ -589,7 +597,7 @@ static int cmd_export_ical(struct cli *c, int argc, char **argv)
 		                 _("the calendar is an iCalendar file; --json does not apply"));
 	if (export_range_parse(from, to, &r) != 0)
 		return cli_usage("export ical", "%s", err_msg());
-	return export_run(c, "export ical", output, &n, ical_fn, &r);
+	return export_run(c, "export ical", output, &n, ical_fn, &r, 1);
 }
 
 struct csv_args {
@@ -628,7 +636,7 @@ static int cmd_export_csv(struct cli *c, int argc, char **argv)
 	if (export_range_parse(from, to, &a.r) != 0)
 		return cli_usage("export csv", "%s", err_msg());
 	a.name = pos[0];
-	return export_run(c, "export csv", output, &n, csv_fn, &a);
+	return export_run(c, "export csv", output, &n, csv_fn, &a, 0);
 }
 
 const struct cli_cmd mcli_export_cmds[] = {

@@ -32,7 +32,7 @@ fd appt cancel 2 --reason "customer ill" >/dev/null
 out=$(umask 000; fd export ical --output "$TMP/all.ics")
 st=$?
 is "export ical --output exits 0" "$st" 0
-like "it says how many visits it wrote" "$out" "4 row(s) written to $TMP/all.ics"
+like "it says how many visits it wrote" "$out" "export ical: 4 visit(s) written to $TMP/all.ics"
 is "the file is 0600 whatever the umask" "$(stat -c %a "$TMP/all.ics")" 600
 ok "no temporary file is left" sh -c "! ls '$TMP'/all.ics.tmp-* 2>/dev/null"
 fd export ical > "$TMP/stdout.ics"
