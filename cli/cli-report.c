@@ -1,6 +1,7 @@
 /*
  * cli-report.c - `frontdesk check`, `frontdesk report aging|takings|statement` and
- * `frontdesk export journal` (see checkdb.h, report.h, journal.h).
+ * `frontdesk export journal|ical|csv` (see checkdb.h, report.h, journal.h,
+ * export.h, export-ical.h, export-csv.h).
  * Shared helpers: cli-money.h. Called through cli_money (cli-money.c).
  */
 #include <config.h>
@@ -21,6 +22,9 @@
 #include "customer.h"
 #include "db.h"
 #include "err.h"
+#include "export-csv.h"
+#include "export-ical.h"
+#include "export.h"
 #include "i18n.h"
 #include "invoice.h"
 #include "journal.h"
@@ -29,6 +33,7 @@
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
+#include "text.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- check */
@@ -564,11 +569,127 @@ static int cmd_export_journal(struct cli *c, const struct cli_args *a)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+/* The end of `export ical` and `export csv`: write with fn to --output (or
+ * stdout), then say how many visits (ical) or rows went to the file. */
+static int export_run(struct cli *c, const char *cmd, const char *output, int64_t *n,
+                      int (*fn)(struct cli *c, FILE *out, int64_t *n, void *arg), void *arg,
+                      int ical)
+{
+	struct export_file ef;
+	int rc;
+
+	if (!cli_db(c))
+		return CLI_REFUSED;
+	if ((rc = export_file_open(&ef, output)) != 0)
+		return cli_refused(rc);
+	rc = export_file_finish(&ef, fn(c, ef.f, n, arg));
+	if (rc)
+		return cli_refused(rc);
+	if (output) {
+		char *safe = text_sanitize(output);
+
+		if (ical)
+			printf(_("%1$s: %2$lld visit(s) written to %3$s\n"), cmd, (long long)*n,
+			       safe);
+		else
+			printf(_("%1$s: %2$lld row(s) written to %3$s\n"), cmd, (long long)*n,
+			       safe);
+		free(safe);
+	}
+	return CLI_OK;
+}
+
+static int ical_fn(struct cli *c, FILE *out, int64_t *n, void *arg)
+{
+	return export_ical(c->db, arg, out, n);
+}
+
+static int ical_check(struct cli *c, const struct cli_args *a)
+{
+	struct export_range r;
+
+	if (c->json)
+		return cli_usage(a->cmd,
+		                 _("the calendar is an iCalendar file; --json does not apply"));
+	if (export_range_parse(cli_arg_get(a, "from"), cli_arg_get(a, "to"), &r) != 0)
+		return cli_usage(a->cmd, "%s", err_msg());
+	return 0;
+}
+
+static int cmd_export_ical(struct cli *c, const struct cli_args *a)
+{
+	struct export_range r;
+	int64_t n = 0;
+
+	if (export_range_parse(cli_arg_get(a, "from"), cli_arg_get(a, "to"), &r) != 0)
+		return cli_usage(a->cmd, "%s", err_msg()); /* ical_check said it is good */
+	return export_run(c, a->cmd, cli_arg_get(a, "output"), &n, ical_fn, &r, 1);
+}
+
+struct csv_args {
+	const char *name;
+	struct export_range r;
+};
+
+static int csv_fn(struct cli *c, FILE *out, int64_t *n, void *arg)
+{
+	struct csv_args *ca = arg;
+
+	return export_csv(c->db, ca->name, &ca->r, out, n);
+}
+
+static int csv_check(struct cli *c, const struct cli_args *a)
+{
+	struct export_range r;
+
+	if (c->json)
+		return cli_usage(a->cmd, _("the export is CSV; --json does not apply"));
+	if (!export_csv_known(a->pos[0]))
+		return cli_usage(a->cmd, _("say which records to export: one of %s"),
+		                 export_csv_names);
+	if (export_range_parse(cli_arg_get(a, "from"), cli_arg_get(a, "to"), &r) != 0)
+		return cli_usage(a->cmd, "%s", err_msg());
+	return 0;
+}
+
+static int cmd_export_csv(struct cli *c, const struct cli_args *a)
+{
+	struct csv_args ca;
+	int64_t n = 0;
+
+	if (export_range_parse(cli_arg_get(a, "from"), cli_arg_get(a, "to"), &ca.r) != 0)
+		return cli_usage(a->cmd, "%s", err_msg()); /* csv_check said it is good */
+	ca.name = a->pos[0];
+	return export_run(c, a->cmd, cli_arg_get(a, "output"), &n, csv_fn, &ca, 0);
+}
+
+#define OUTPUT_OPT                                                                                 \
+	{                                                                                          \
+		"output", CLI_VALUE, N_("write to this file (mode 0600) instead of stdout"), NULL, \
+		    NULL                                                                           \
+	}
+
 const struct cli_entry mcli_export_cmds[] = {
     {"journal", NULL, "[--output FILE]", NULL, N_("the money history as a ledger/hledger journal"),
-     .opts = {{"output", CLI_VALUE, N_("write to this file (mode 0600) instead of stdout"), NULL,
-               NULL}},
-     .db = CLI_DB_OPEN, .check = journal_check, .run = cmd_export_journal},
+     .opts = {OUTPUT_OPT}, .db = CLI_DB_OPEN, .check = journal_check, .run = cmd_export_journal},
+    {"ical", NULL, "[--from DATE] [--to DATE] [--output FILE]", NULL,
+     N_("the visits as an iCalendar file (RFC 5545)"),
+     .opts = {{"from", CLI_VALUE, N_("visits from this day (or date and time) on"), NULL, NULL},
+              {"to", CLI_VALUE, N_("visits up to the end of this day (or this date and time)"),
+               NULL, NULL},
+              OUTPUT_OPT},
+     .db = CLI_DB_OPEN, .check = ical_check, .run = cmd_export_ical},
+    {"csv", NULL, "RECORDS [--from DATE] [--to DATE] [--output FILE]",
+     "customers|visits|invoices|payments|allocations [--from DATE] [--to DATE] [--output FILE]",
+     N_("records as CSV (RFC 4180) for spreadsheets"),
+     .opts = {{"from", CLI_VALUE, N_("records from this day (or date and time) on"), NULL, NULL},
+              {"to", CLI_VALUE, N_("records up to the end of this day (or this date and time)"),
+               NULL, NULL},
+              OUTPUT_OPT},
+     .min_pos = 1, .max_pos = 1,
+     .missing = N_("say which records to export: one of customers, visits, invoices, payments, "
+                   "allocations"),
+     .db = CLI_DB_OPEN, .check = csv_check, .run = cmd_export_csv},
     {NULL},
 };
 

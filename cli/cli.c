@@ -189,7 +189,9 @@ static const struct cli_entry *const commands[] = {
     &(const struct cli_entry)GROUP(
         "report", NULL, N_("receivables aging, takings, customer statements"), mcli_report_cmds),
     &(const struct cli_entry)GROUP(
-        "export", NULL, N_("export an accounting journal for ledger/hledger"), mcli_export_cmds),
+        "export", NULL,
+        N_("export a ledger/hledger journal, the visits as iCalendar, records as CSV"),
+        mcli_export_cmds),
     &cli_agenda_entry,
     &cli_history_entry,
     &(const struct cli_entry)GROUP(

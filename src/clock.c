@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "clock.h"
 #include "err.h"
@@ -20,6 +21,67 @@ void clock_set_zone(const char *zone)
 	if (zone && *zone)
 		setenv("TZ", zone, 1);
 	tzset();
+}
+
+/* Put the zone name in text (len bytes) into buf: what follows
+ * "zoneinfo/" when there is one, the whole text otherwise. NULL unless the
+ * result looks like a zone name: letters, digits, '/', '_', '+', '-', '.'
+ * (no "..", no leading '/', no ',' of a POSIX rule). */
+static const char *zone_from(const char *text, size_t len, char *buf, size_t n)
+{
+	const char *z = NULL, *p;
+	size_t i, m;
+
+	for (p = text; p + 9 <= text + len; p++)
+		if (!memcmp(p, "zoneinfo/", 9))
+			z = p + 9;
+	if (!z)
+		z = text;
+	m = len - (size_t)(z - text);
+	if (m == 0 || m >= n || z[0] == '/' || z[0] == '.')
+		return NULL;
+	for (i = 0; i < m; i++) {
+		char c = z[i];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+		      c == '/' || c == '_' || c == '+' || c == '-' || c == '.'))
+			return NULL;
+		if (c == '.' && i + 1 < m && z[i + 1] == '.')
+			return NULL;
+	}
+	memcpy(buf, z, m);
+	buf[m] = '\0';
+	return buf;
+}
+
+const char *clock_zone_name(char *buf, size_t n)
+{
+	const char *tz = getenv("TZ");
+	char link[256];
+	ssize_t len;
+	FILE *f;
+
+	if (tz && *tz) {
+		if (*tz == ':')
+			tz++;
+		return zone_from(tz, strlen(tz), buf, n);
+	}
+	len = readlink("/etc/localtime", link, sizeof link - 1);
+	if (len > 0 && (size_t)len < sizeof link - 1) {
+		link[len] = '\0';
+		return zone_from(link, (size_t)len, buf, n);
+	}
+	if ((f = fopen("/etc/timezone", "r")) != NULL) {
+		const char *r = NULL;
+
+		if (fgets(link, sizeof link, f)) {
+			link[strcspn(link, "\r\n")] = '\0';
+			r = zone_from(link, strlen(link), buf, n);
+		}
+		fclose(f);
+		return r;
+	}
+	return NULL;
 }
 
 int64_t clock_now(void)

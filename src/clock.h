@@ -16,6 +16,15 @@
  * time zone from now on. NULL or "" keeps TZ. Call before any thread starts. */
 void clock_set_zone(const char *zone);
 
+/* clock_zone_name - the IANA name of the shop's time zone ("Europe/Berlin")
+ * in buf (n bytes), for files that name their zone (iCalendar's VTIMEZONE):
+ * TZ (which clock_set_zone sets from the `timezone` key; a leading ':' and a
+ * path up to ".../zoneinfo/" are dropped), else the target of the
+ * /etc/localtime link, else the first line of /etc/timezone. NULL when none
+ * of them names a zone: TZ is a POSIX rule such as "EST5EDT,M3.2.0,M11.1.0",
+ * a name with characters a zone name never has, or longer than buf. */
+const char *clock_zone_name(char *buf, size_t n);
+
 /* clock_now - the current UTC time in seconds (FRONTDESK_NOW if set). */
 int64_t clock_now(void);
 

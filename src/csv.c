@@ -5,7 +5,7 @@
  * and a line break ends the record; inside quotes everything is text until
  * a quote, which either doubles (one quote) or closes the field. Fields are
  * collected in a strbuf and copied out when they end, so every returned
- * field is its own NUL-terminated string.
+ * field is its own NUL-terminated string. Writing is csv_put at the end.
  */
 #include <config.h>
 
@@ -176,4 +176,26 @@ out:
 	if (rc < 0)
 		clear_fields(r);
 	return rc;
+}
+
+void csv_put(FILE *out, const char *s, int flags)
+{
+	const char *p;
+	int quote;
+
+	if (!s)
+		s = "";
+	quote = strpbrk(s, ",\"\r\n") != NULL;
+	if (quote)
+		putc('"', out);
+	if ((flags & CSV_TEXT) && *s && strchr("=+-@\t\r", *s))
+		putc('\'', out);
+	for (p = s; *p; p++) {
+		if (*p == '"')
+			putc('"', out);
+		putc(*p, out);
+	}
+	if (quote)
+		putc('"', out);
+	fputs(flags & CSV_LAST ? "\r\n" : ",", out);
 }

@@ -1,5 +1,6 @@
 /*
- * csv.h - reading CSV files (RFC 4180) one record at a time.
+ * csv.h - reading CSV files (RFC 4180) one record at a time, and writing
+ * them one cell at a time.
  *
  * Fields are separated by commas; a field may be quoted with double quotes,
  * and then holds commas, line breaks and doubled quotes ("" is one "). A
@@ -8,7 +9,14 @@
  * bytes in a field, CSV_FIELDS_MAX fields in a record) so that a damaged file
  * cannot make us grow without end. No knowledge of what the fields mean.
  *
- * Callers: `frontdesk pay import` (cli-money.c), the tests.
+ * Writing (csv_put) follows RFC 4180 strictly: records end with CRLF, a
+ * cell holding a comma, a quote, CR or LF is quoted, quotes are doubled.
+ * A text cell that a spreadsheet would run as a formula (it starts with
+ * '=', '+', '-', '@', a tab or CR: OWASP's "CSV injection" list) is written
+ * with a leading apostrophe, which spreadsheets show as text.
+ *
+ * Callers: `frontdesk pay import` (cli-money.c), the CSV exports
+ * (export-csv.c), the tests.
  */
 #ifndef FD_CSV_H
 #define FD_CSV_H
@@ -42,5 +50,16 @@ int csv_next(struct csv_reader *r, long *line);
 
 /* csv_close - free what r holds (not the FILE). */
 void csv_close(struct csv_reader *r);
+
+enum {
+	CSV_TEXT = 1, /* the cell is text from people: neutralise formulas */
+	CSV_LAST = 2  /* the last cell of its record: end the line (CRLF) */
+};
+
+/* csv_put - write cell s (NULL is an empty cell) to out, then a comma or,
+ * with CSV_LAST, CRLF. Without CSV_TEXT the cell is written as it is
+ * (numbers and dates that we formatted ourselves). Errors show in
+ * ferror(out). */
+void csv_put(FILE *out, const char *s, int flags);
 
 #endif

@@ -135,6 +135,26 @@ int migrate_current(struct db *db, int *out)
 	return verify(db, applied, out);
 }
 
+int migrate_created_at(struct db *db, int64_t *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc =
+	    db_prepare(db, "SELECT applied_at FROM schema_migration ORDER BY version LIMIT 1", &st);
+	if (rc)
+		return rc;
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*out = sqlite3_column_int64(st, 0);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("the database records no migration"));
+	else
+		rc = db_fail(db, _("cannot read schema_migration"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int apply_one(struct db *db, const struct migration *m)
 {
 	sqlite3_stmt *st;

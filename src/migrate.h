@@ -10,6 +10,8 @@
 #ifndef FD_MIGRATE_H
 #define FD_MIGRATE_H
 
+#include <stdint.h>
+
 struct db;
 
 struct migration {
@@ -40,6 +42,12 @@ int migrate_to(struct db *db, int target, int allow_destructive);
 
 /* migrate_current - the highest applied version (0 for an empty database). */
 int migrate_current(struct db *db, int *out);
+
+/* migrate_created_at - when the database was made: the time (UTC seconds)
+ * its first migration was applied. It never changes afterwards (a restored
+ * backup keeps it), so exports use it to tell one shop's database from
+ * another's. FD_ENOTFOUND when no migration is recorded. */
+int migrate_created_at(struct db *db, int64_t *out);
 
 /* migrate_sha256_hex - the checksum we record for sql (65 bytes out). */
 void migrate_sha256_hex(const char *sql, char out[65]);

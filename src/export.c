@@ -1,0 +1,114 @@
+/*
+ * export.c - the range and the output file of an export (see export.h).
+ *
+ * Invariant: the file named by --output is only ever changed by one
+ * rename() of a complete, synced temporary file in the same folder.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "clock.h"
+#include "err.h"
+#include "export.h"
+#include "i18n.h"
+#include "xalloc.h"
+
+/* A day alone: "YYYY-MM-DD" with nothing after it. */
+static int date_only(const char *s)
+{
+	return strlen(s) == 10;
+}
+
+int export_range_parse(const char *from, const char *to, struct export_range *r)
+{
+	char a[32], b[32], why[256];
+	int rc;
+
+	r->from = INT64_MIN;
+	r->to = INT64_MAX;
+	if (from) {
+		if ((rc = clock_parse_local(from, &r->from)) != 0) {
+			snprintf(why, sizeof why, "%s", err_msg());
+			return err_set(rc, _("--from: %s"), why);
+		}
+		if (date_only(from))
+			r->from = clock_day_start(r->from);
+	}
+	if (to) {
+		if ((rc = clock_parse_local(to, &r->to)) != 0) {
+			snprintf(why, sizeof why, "%s", err_msg());
+			return err_set(rc, _("--to: %s"), why);
+		}
+		if (date_only(to))
+			r->to = clock_add_days(clock_day_start(r->to), 1);
+	}
+	if (r->from >= r->to) {
+		clock_format_local(r->from, "%Y-%m-%d %H:%M", a, sizeof a);
+		clock_format_local(r->to, "%Y-%m-%d %H:%M", b, sizeof b);
+		return err_set(FD_EINVAL,
+		               _("the range is empty: --from (%s) must come before the end of --to "
+		                 "(%s)"),
+		               a, b);
+	}
+	return 0;
+}
+
+int export_file_open(struct export_file *ef, const char *path)
+{
+	size_t n;
+	int fd;
+
+	memset(ef, 0, sizeof *ef);
+	if (!path) {
+		ef->f = stdout;
+		return 0;
+	}
+	n = strlen(path) + sizeof ".tmp-XXXXXX";
+	ef->tmp = xmalloc(n);
+	snprintf(ef->tmp, n, "%s.tmp-XXXXXX", path);
+	fd = mkstemp(ef->tmp);
+	if (fd < 0 || fchmod(fd, 0600) != 0 || !(ef->f = fdopen(fd, "w"))) {
+		int e = errno;
+
+		if (fd >= 0) {
+			close(fd);
+			unlink(ef->tmp);
+		}
+		free(ef->tmp);
+		ef->tmp = NULL;
+		return err_set(FD_EIO, _("cannot write %s: %s"), path, strerror(e));
+	}
+	ef->path = xstrdup(path);
+	return 0;
+}
+
+int export_file_finish(struct export_file *ef, int rc)
+{
+	int e = 0;
+
+	if (!ef->path) {
+		if (ef->f && (fflush(ef->f) != 0 || ferror(ef->f)) && !rc)
+			rc = err_set(FD_EIO, _("cannot write the export: %s"), strerror(errno));
+		memset(ef, 0, sizeof *ef);
+		return rc;
+	}
+	if (!rc && (fflush(ef->f) != 0 || ferror(ef->f) || fsync(fileno(ef->f)) != 0))
+		e = errno ? errno : EIO;
+	if (fclose(ef->f) != 0 && !e)
+		e = errno;
+	if (!rc && !e && rename(ef->tmp, ef->path) != 0)
+		e = errno;
+	if (rc || e)
+		unlink(ef->tmp);
+	if (!rc && e)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), ef->path, strerror(e));
+	free(ef->path);
+	free(ef->tmp);
+	memset(ef, 0, sizeof *ef);
+	return rc;
+}
