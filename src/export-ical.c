@@ -16,6 +16,7 @@
 
 #include "clock.h"
 #include "db.h"
+#include "dynlib.h"
 #include "err.h"
 #include "export-ical.h"
 #include "export.h"
@@ -23,6 +24,133 @@
 #include "migrate.h"
 #include "strbuf.h"
 #include "work.h"
+
+/* libical is loaded the first time a calendar is written (dynlib.h): every
+ * other command and the screen start without it and the ICU data it maps.
+ * Each function used is a pointer of the type the header declares; the
+ * names below then call through them. */
+#define ICAL_FUNCS(X)                                                                              \
+	X(icalcomponent_add_component)                                                             \
+	X(icalcomponent_add_property)                                                              \
+	X(icalcomponent_as_ical_string_r)                                                          \
+	X(icalcomponent_free)                                                                      \
+	X(icalcomponent_get_first_component)                                                       \
+	X(icalcomponent_get_first_property)                                                        \
+	X(icalcomponent_get_next_component)                                                        \
+	X(icalcomponent_new)                                                                       \
+	X(icalcomponent_new_clone)                                                                 \
+	X(icalcomponent_remove_property)                                                           \
+	X(icalerrno_return)                                                                        \
+	X(icalerror_strerror)                                                                      \
+	X(icalparameter_new_tzid)                                                                  \
+	X(icalperiodtype_null_period)                                                              \
+	X(icalproperty_add_parameter)                                                              \
+	X(icalproperty_free)                                                                       \
+	X(icalproperty_get_dtstart)                                                                \
+	X(icalproperty_get_rrule)                                                                  \
+	X(icalproperty_new_calscale)                                                               \
+	X(icalproperty_new_created)                                                                \
+	X(icalproperty_new_description)                                                            \
+	X(icalproperty_new_dtend)                                                                  \
+	X(icalproperty_new_dtstamp)                                                                \
+	X(icalproperty_new_dtstart)                                                                \
+	X(icalproperty_new_lastmodified)                                                           \
+	X(icalproperty_new_location)                                                               \
+	X(icalproperty_new_prodid)                                                                 \
+	X(icalproperty_new_rdate)                                                                  \
+	X(icalproperty_new_status)                                                                 \
+	X(icalproperty_new_summary)                                                                \
+	X(icalproperty_new_uid)                                                                    \
+	X(icalproperty_new_version)                                                                \
+	X(icalproperty_new_x)                                                                      \
+	X(icalproperty_set_tzid)                                                                   \
+	X(icalproperty_set_x_name)                                                                 \
+	X(icalrecur_iterator_free)                                                                 \
+	X(icalrecur_iterator_new)                                                                  \
+	X(icalrecur_iterator_next)                                                                 \
+	X(icaltime_compare)                                                                        \
+	X(icaltime_from_timet_with_zone)                                                           \
+	X(icaltime_is_null_time)                                                                   \
+	X(icaltime_null_time)                                                                      \
+	X(icaltimezone_free_builtin_timezones)                                                     \
+	X(icaltimezone_get_builtin_timezone)                                                       \
+	X(icaltimezone_get_component)                                                              \
+	X(icaltimezone_get_utc_timezone)                                                           \
+	X(icaltimezone_truncate_vtimezone)
+#define ICAL_SLOT(f) __typeof__(f) *p_##f;
+#define ICAL_NAME(f) #f,
+static struct {
+	ICAL_FUNCS(ICAL_SLOT)
+} ical;
+static const char *const ical_names[] = {ICAL_FUNCS(ICAL_NAME) NULL};
+static void *ical_ptrs[sizeof ical_names / sizeof *ical_names];
+static struct dynlib ical_lib = {"libical.so.3", ical_names, ical_ptrs, 0, ""};
+
+/* 0 once libical's functions are there (the first call copies them). */
+static int ical_load(void)
+{
+	static int copied;
+	size_t i = 0;
+	int rc;
+
+	if ((rc = dynlib_load(&ical_lib, _("writing an iCalendar file"))) != 0)
+		return rc;
+	if (!copied) { /* export_ical runs on the command line's one thread */
+#define ICAL_SET(f) memcpy(&ical.p_##f, &ical_ptrs[i++], sizeof ical.p_##f);
+		ICAL_FUNCS(ICAL_SET)
+#undef ICAL_SET
+		copied = 1;
+	}
+	return 0;
+}
+
+#define icalcomponent_add_component         (*ical.p_icalcomponent_add_component)
+#define icalcomponent_add_property          (*ical.p_icalcomponent_add_property)
+#define icalcomponent_as_ical_string_r      (*ical.p_icalcomponent_as_ical_string_r)
+#define icalcomponent_free                  (*ical.p_icalcomponent_free)
+#define icalcomponent_get_first_component   (*ical.p_icalcomponent_get_first_component)
+#define icalcomponent_get_first_property    (*ical.p_icalcomponent_get_first_property)
+#define icalcomponent_get_next_component    (*ical.p_icalcomponent_get_next_component)
+#define icalcomponent_new                   (*ical.p_icalcomponent_new)
+#define icalcomponent_new_clone             (*ical.p_icalcomponent_new_clone)
+#define icalcomponent_remove_property       (*ical.p_icalcomponent_remove_property)
+#define icalerrno_return                    (*ical.p_icalerrno_return)
+#define icalerror_strerror                  (*ical.p_icalerror_strerror)
+#define icalparameter_new_tzid              (*ical.p_icalparameter_new_tzid)
+#define icalperiodtype_null_period          (*ical.p_icalperiodtype_null_period)
+#define icalproperty_add_parameter          (*ical.p_icalproperty_add_parameter)
+#define icalproperty_free                   (*ical.p_icalproperty_free)
+#define icalproperty_get_dtstart            (*ical.p_icalproperty_get_dtstart)
+#define icalproperty_get_rrule              (*ical.p_icalproperty_get_rrule)
+#define icalproperty_new_calscale           (*ical.p_icalproperty_new_calscale)
+#define icalproperty_new_created            (*ical.p_icalproperty_new_created)
+#define icalproperty_new_description        (*ical.p_icalproperty_new_description)
+#define icalproperty_new_dtend              (*ical.p_icalproperty_new_dtend)
+#define icalproperty_new_dtstamp            (*ical.p_icalproperty_new_dtstamp)
+#define icalproperty_new_dtstart            (*ical.p_icalproperty_new_dtstart)
+#define icalproperty_new_lastmodified       (*ical.p_icalproperty_new_lastmodified)
+#define icalproperty_new_location           (*ical.p_icalproperty_new_location)
+#define icalproperty_new_prodid             (*ical.p_icalproperty_new_prodid)
+#define icalproperty_new_rdate              (*ical.p_icalproperty_new_rdate)
+#define icalproperty_new_status             (*ical.p_icalproperty_new_status)
+#define icalproperty_new_summary            (*ical.p_icalproperty_new_summary)
+#define icalproperty_new_uid                (*ical.p_icalproperty_new_uid)
+#define icalproperty_new_version            (*ical.p_icalproperty_new_version)
+#define icalproperty_new_x                  (*ical.p_icalproperty_new_x)
+#define icalproperty_set_tzid               (*ical.p_icalproperty_set_tzid)
+#define icalproperty_set_x_name             (*ical.p_icalproperty_set_x_name)
+#define icalrecur_iterator_free             (*ical.p_icalrecur_iterator_free)
+#define icalrecur_iterator_new              (*ical.p_icalrecur_iterator_new)
+#define icalrecur_iterator_next             (*ical.p_icalrecur_iterator_next)
+#define icaltime_compare                    (*ical.p_icaltime_compare)
+#define icaltime_from_timet_with_zone       (*ical.p_icaltime_from_timet_with_zone)
+#define icaltime_is_null_time               (*ical.p_icaltime_is_null_time)
+#define icaltime_null_time                  (*ical.p_icaltime_null_time)
+#define icaltimezone_free_builtin_timezones (*ical.p_icaltimezone_free_builtin_timezones)
+#define icaltimezone_get_builtin_timezone   (*ical.p_icaltimezone_get_builtin_timezone)
+#define icaltimezone_get_component          (*ical.p_icaltimezone_get_component)
+#define icaltimezone_get_utc_timezone       (*ical.p_icaltimezone_get_utc_timezone)
+#define icaltimezone_truncate_vtimezone     (*ical.p_icaltimezone_truncate_vtimezone)
 
 struct ical_ctx {
 	FILE *out;
@@ -232,6 +360,8 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 
 	if (n_out)
 		*n_out = 0;
+	if ((rc = ical_load()) != 0)
+		return rc;
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
 	if ((rc = migrate_created_at(db, &x.db_born)) != 0)

@@ -15,7 +15,7 @@
 # bootstrap).
 TOOLS="sh make gcc autoreconf pkg-config msgfmt sqlite3 python3 curl ps tmux
 ledger hledger calcurse valgrind git locale timeout awk sed grep od truncate base64
-stat seq mktemp diff cmp tr wc sort head tail cut sleep sha256sum tar touch dd comm chgrp
+ldd stat seq mktemp diff cmp tr wc sort head tail cut sleep sha256sum tar touch dd comm chgrp
 date"
 
 pkgs=$(sed -n '/^PACKAGES="/,/"$/p' "$TOP_SRCDIR/bootstrap" | sed 's/^PACKAGES="//; s/"$//' |
