@@ -18,6 +18,9 @@ struct migration {
 	int version;
 	const char *name;
 	const char *sql;
+	const char *sum; /* SHA-256 of sql in hex, computed when the program was
+	                    built (data/embed-sql.sh), so that opening a database
+	                    does not hash every migration; check_core checks it */
 };
 
 extern const struct migration fd_migrations[];

@@ -204,6 +204,23 @@ START_TEST(test_strbuf)
 }
 END_TEST
 
+/* The checksum embedded at build time is the one of the embedded text. */
+START_TEST(test_embedded_checksums)
+{
+	char sum[65];
+	int i;
+
+	ck_assert_int_gt(fd_n_migrations, 0);
+	for (i = 0; i < fd_n_migrations; i++) {
+		migrate_sha256_hex(fd_migrations[i].sql, sum);
+		ck_assert_msg(fd_migrations[i].sum && !strcmp(sum, fd_migrations[i].sum),
+		              "migration %d: embedded checksum %s, text's %s",
+		              fd_migrations[i].version,
+		              fd_migrations[i].sum ? fd_migrations[i].sum : "(none)", sum);
+	}
+}
+END_TEST
+
 START_TEST(test_open_creates_and_migrates)
 {
 	struct db *db;
@@ -438,6 +455,7 @@ int main(void)
 	tcase_add_test(pure, test_operator_asked_by_two_threads);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
 	tcase_add_test(dbc, test_open_creates_and_migrates);
+	tcase_add_test(dbc, test_embedded_checksums);
 	tcase_add_test(dbc, test_open_empty_file_only_when_creating);
 	tcase_add_test(dbc, test_second_open_keeps_the_first_ones_locks);
 	tcase_add_test(dbc, test_write_tx_rolls_back);
