@@ -13,7 +13,7 @@
 # The programs that the build, the tests and .ci/run call by name. A test
 # that starts calling another program adds it here (and its package to
 # bootstrap).
-TOOLS="sh make gcc autoreconf pkg-config msgfmt sqlite3 python3 curl ps tmux
+TOOLS="sh make gcc openssl autoreconf pkg-config msgfmt sqlite3 python3 curl ps tmux
 ledger hledger calcurse valgrind git locale timeout awk sed grep od truncate base64
 ldd stat seq mktemp diff cmp tr wc sort head tail cut sleep sha256sum tar touch dd comm chgrp
 date"
