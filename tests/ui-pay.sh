@@ -86,6 +86,7 @@ keys Enter
 shows_re "the invoice pane opens on its allocation" "^> #[0-9]+ .*payment $pay +check 777 +50\.00 live"
 keys x
 shows "x opens the reversal form" "Reverse allocation #"
+shows_re "the form's information label is not covered by its value" "^  Allocation:  +50\.00 USD of payment $pay to "
 keys Enter
 shows "a reason is required" "required: say why it is undone"
 keys w r o n g Space i n v o i c e Enter

@@ -274,9 +274,15 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 	attr_t la = focus ? theme_attr(R_HEADER) : A_NORMAL;
 
 	if (fl->type == F_INFO) {
-		draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
-		if (fl->utf8 && *fl->utf8)
-			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+		/* a heading alone takes the line; with a value, the label keeps
+		 * to the label column (form_draw counts it in label_w) so that
+		 * the value never covers it */
+		if (!fl->utf8 || !*fl->utf8) {
+			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
+			return;
+		}
+		draw_text(w, y, 2, label_w, fl->label, theme_attr(R_HEADER), AL_LEFT);
+		draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
 		return;
 	}
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
@@ -370,7 +376,8 @@ static void form_draw(struct view *v, WINDOW *w)
 	for (i = 0; i < f->n; i++) {
 		int lw = tw_width(f->fields[i].label);
 
-		if (f->fields[i].type != F_INFO && lw > label_w)
+		/* every label beside a value: an information line's too */
+		if ((f->fields[i].type != F_INFO || *f->fields[i].utf8) && lw > label_w)
 			label_w = lw;
 	}
 	if (label_w > cols * 2 / 5)
