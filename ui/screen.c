@@ -256,43 +256,79 @@ static void worker_said(enum msg_level level, const char *msg)
 	S.worker_msg[0] = '\0';
 }
 
-/* One hint: the first key of a, then its label. */
+/* The columns of one hint (its first key, a blank, its label), 0 when a
+ * has no hint or no key. */
+static int hint_width(enum action a)
+{
+	const struct action_def *d = action_def(a);
+	char kn[32];
+	int key = keymap_first_key(a);
+
+	if (!d || !d->hint || key < 0)
+		return 0;
+	keyc_name(key, kn, sizeof kn);
+	return tw_width(kn) + 1 + tw_width(_(d->hint));
+}
+
+/* One hint at x: the first key of a, then its label; the x after it. */
 static int draw_hint(int x, enum action a)
 {
 	const struct action_def *d = action_def(a);
 	char kn[32];
-	int key = keymap_first_key(a), w;
 
-	if (!d || !d->hint || key < 0 || x >= S.cols)
-		return x;
-	keyc_name(key, kn, sizeof kn);
-	w = tw_width(kn) + tw_width(_(d->hint)) + 1;
-	if (x + w > S.cols)
-		return S.cols;
+	keyc_name(keymap_first_key(a), kn, sizeof kn);
 	x += draw_text(S.whint, 0, x, S.cols - x, kn, theme_attr(R_KEY), AL_LEFT);
 	x += 1;
 	x += draw_text(S.whint, 0, x, S.cols - x, _(d->hint), theme_attr(R_BAR), AL_LEFT);
 	return x + 2;
 }
 
+#define MAX_HINTS 48
+
+/* The hints of one line, in their order, before layout_hints chooses. */
+struct hint_line {
+	enum action act[MAX_HINTS];
+	int width[MAX_HINTS], rank[MAX_HINTS], shown[MAX_HINTS];
+	int n;
+};
+
+static void add_hint(struct hint_line *h, enum action a, int rank)
+{
+	if (h->n == MAX_HINTS)
+		return;
+	h->act[h->n] = a;
+	h->width[h->n] = hint_width(a);
+	h->rank[h->n++] = rank;
+}
+
+/* The key hints: help, the view's own, dead letters (while there are
+ * any), search, back and quit. When they do not all fit, the view's own
+ * go first (from the last), then help, search and dead letters; the way
+ * out (back and quit, a form's cancel) always stays (layout_hints). */
 static void draw_hints(struct view *top)
 {
 	static const enum action globals[] = {ACT_SEARCH, ACT_BACK, ACT_QUIT, ACT_NONE};
+	struct hint_line h;
 	const enum action *a;
-	int x = 0;
+	int form = (top->ops->ctx & CTX_FORM) != 0, i, x = 0;
 
+	h.n = 0;
 	werase(S.whint);
 	draw_fill(S.whint, 0, 0, S.cols, theme_attr(R_BAR));
-	if (!(top->ops->ctx & CTX_FORM))
-		x = draw_hint(x, ACT_HELP);
+	if (!form)
+		add_hint(&h, ACT_HELP, 1);
 	for (a = top->ops->hints; a && *a != ACT_NONE; a++)
-		x = draw_hint(x, *a);
-	if (top->ops->ctx & CTX_FORM)
-		return;
-	if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
-		x = draw_hint(x, ACT_DEAD_LETTERS);
-	for (a = globals; *a != ACT_NONE; a++)
-		x = draw_hint(x, *a);
+		add_hint(&h, *a, *a == ACT_FORM_CANCEL ? 0 : 2);
+	if (!form) {
+		if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
+			add_hint(&h, ACT_DEAD_LETTERS, 1);
+		for (a = globals; *a != ACT_NONE; a++)
+			add_hint(&h, *a, *a == ACT_SEARCH ? 1 : 0);
+	}
+	layout_hints(h.n, h.width, h.rank, 2, S.cols, h.shown);
+	for (i = 0; i < h.n; i++)
+		if (h.shown[i])
+			x = draw_hint(x, h.act[i]);
 }
 
 static void draw_all(void)
