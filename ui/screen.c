@@ -26,12 +26,15 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <term.h>
 #include <termios.h>
 #include <time.h>
@@ -88,7 +91,8 @@ static struct {
 	int dirty;
 	int done;
 	int frames;
-	int idle_more; /* the top view may have work to do ahead */
+	int idle_more;        /* the top view may have work to do ahead */
+	char note_later[512]; /* said once at start, when the message line is free */
 } S;
 
 static double mono_ms(void)
@@ -533,6 +537,10 @@ static void handle_key(int key)
 		S.msg_worker = 0;
 		S.dirty = 1;
 	}
+	if (!S.msg[0] && S.note_later[0]) {
+		ui_msg(MSG_ERROR, "%s", S.note_later);
+		S.note_later[0] = '\0';
+	}
 	if (!S.msg[0])
 		worker_said(MSG_INFO, NULL);
 }
@@ -630,6 +638,33 @@ static void start_channel_worker(void)
 	worker_said(MSG_ERROR, why);
 }
 
+/* In a locale whose character set is not UTF-8 (LC_ALL=C over SSH is
+ * common) every letter outside ASCII is drawn as '?'. Say once what to set:
+ * the variable that decides (LC_ALL, else LC_CTYPE, else LANG). */
+static void locale_note(char *buf, size_t n)
+{
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	const char *cs = nl_langinfo(CODESET), *var = "LANG", *name = setlocale(LC_CTYPE, NULL);
+	size_t i;
+
+	buf[0] = '\0';
+	if (cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8")))
+		return;
+	for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v) {
+			var = vars[i];
+			break;
+		}
+	}
+	snprintf(buf, n,
+	         _("Set %1$s=C.UTF-8 and restart: in the locale %2$s letters outside ASCII "
+	           "show as ?."),
+	         var, name ? name : "C");
+	log_debug("%s (character set %s)", buf, cs ? cs : "?");
+}
+
 int screen_run(struct db *db)
 {
 	char warn[2048], wd_warn[256] = "";
@@ -663,6 +698,11 @@ int screen_run(struct db *db)
 		ui_msg(MSG_ERROR, "%s", warn);
 	} else if (wd_warn[0]) {
 		ui_msg(MSG_ERROR, "%s", wd_warn);
+	}
+	locale_note(S.note_later, sizeof S.note_later);
+	if (S.note_later[0] && !S.msg[0]) {
+		ui_msg(MSG_ERROR, "%s", S.note_later);
+		S.note_later[0] = '\0';
 	}
 	draw_all();
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
