@@ -77,7 +77,12 @@ shows "back at 120x40 the hint line returns" "? Help"
 keys Escape
 shows "Esc at the top only says how to quit" "press Q to quit"
 keys q
-shows "q at the top quits with status 0" "frontdesk-exited-0"
+shows "q at the top asks first" "Quit frontdesk? y quits; any other key stays."
+keys n
+if wait_gone "Quit frontdesk?"; then pass "another key stays"; else fail "another key stays" "$(screen_text)"; fi
+shows "and the calendar is still there" "Walk-in Wanda"
+keys q y
+shows "q and y at the top quit with status 0" "frontdesk-exited-0"
 is "the terminal left the alternate screen" "$(pane_flag alternate_on)" 0
 
 done_testing

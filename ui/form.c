@@ -2,7 +2,8 @@
  * form.c - the form engine (see form.h).
  *
  * States: FS_EDIT (fields take typed text), FS_CONFIRM (a destructive form
- * waits for `y`), FS_DONE (the receipt is shown). A post happens only on
+ * waits for `y`), FS_DONE (the receipt is shown), FS_DISCARD (Esc on typed
+ * input asks whether to throw it away; confirm_quit = no closes at once). A post happens only on
  * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
  * the instance's key; after a post that succeeded the form is in FS_DONE,
  * where Enter only closes it.
@@ -29,7 +30,7 @@
 #include "tw.h"
 #include "xalloc.h"
 
-enum { FS_EDIT, FS_CONFIRM, FS_DONE };
+enum { FS_EDIT, FS_CONFIRM, FS_DONE, FS_DISCARD };
 
 void form_new_key(char *key)
 {
@@ -229,6 +230,21 @@ static void form_free(struct view *v)
 	free(f);
 }
 
+/* Typed input that closing would throw away: a field the person changed
+ * in a form that posts (not a quiet one) and did not post yet. */
+static int form_unsaved(struct view *v)
+{
+	struct form *f = v->priv;
+	int i;
+
+	if (f->spec->quiet || f->state == FS_DONE || f->posts)
+		return 0;
+	for (i = 0; i < f->n; i++)
+		if (f->fields[i].edited)
+			return 1;
+	return 0;
+}
+
 static void form_resize(struct view *v, int h, int w)
 {
 	(void)v;
@@ -398,6 +414,18 @@ static void form_draw(struct view *v, WINDOW *w)
 		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR) | A_REVERSE,
 		          AL_LEFT | AL_PAD);
 		v->cursor_y = -1;
+	} else if (f->state == FS_DISCARD) {
+		char buf[700], yes[32];
+		int key = keymap_first_key(ACT_FORM_CONFIRM);
+
+		keyc_name(key >= 0 ? key : 'y', yes, sizeof yes);
+		snprintf(buf, sizeof buf,
+		         _("Close the form and lose what you typed? %s closes it; any other key "
+		           "goes back to the form."),
+		         yes);
+		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+		v->cursor_y = -1;
 	} else if (f->error) {
 		char buf[700];
 
@@ -504,6 +532,14 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_POP, NULL);
 		return ui_next(UI_HANDLED, NULL);
 	}
+	if (f->state == FS_DISCARD) {
+		f->state = FS_EDIT;
+		if (ev->action == ACT_FORM_CONFIRM) {
+			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
+			return ui_next(UI_POP, NULL);
+		}
+		return ui_next(UI_REDRAW, NULL);
+	}
 	if (f->state == FS_CONFIRM) {
 		if (ev->action == ACT_FORM_CONFIRM)
 			return finish_post(f);
@@ -515,6 +551,10 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 	case ACT_FORM_SUBMIT:
 		return submit(f);
 	case ACT_FORM_CANCEL:
+		if (ui_confirm_quit() && form_unsaved(v)) {
+			f->state = FS_DISCARD;
+			return ui_next(UI_REDRAW, NULL);
+		}
 		if (!f->spec->quiet)
 			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
 		return ui_next(UI_POP, NULL);
@@ -639,6 +679,7 @@ static const struct view_ops form_ops = {
     .reload = NULL,
     .title = form_title,
     .help = form_help,
+    .unsaved = form_unsaved,
 };
 
 struct view *form_view(struct form *f)

@@ -93,7 +93,12 @@ static struct {
 	int frames;
 	int idle_more;        /* the top view may have work to do ahead */
 	char note_later[512]; /* said once at start, when the message line is free */
+	int confirm_quit;     /* the setting: ask before quitting */
+	int asking;           /* the message line asks whether to quit: ASK_* */
+	int quit_status;      /* the exit status of a quit the person confirmed */
 } S;
+
+enum { ASK_NONE, ASK_KEY, ASK_INTERRUPT };
 
 static double mono_ms(void)
 {
@@ -144,6 +149,11 @@ struct ui_next ui_next(enum ui_next_kind kind, struct view *v)
 	struct ui_next n = {kind, v};
 
 	return n;
+}
+
+int ui_confirm_quit(void)
+{
+	return S.confirm_quit;
 }
 
 int ui_first_weekday(void)
@@ -237,6 +247,11 @@ static void draw_msg(void)
 	werase(S.wmsg);
 	if (!S.msg[0])
 		return;
+	if (S.asking) {
+		draw_text(S.wmsg, 0, 0, S.cols, S.msg, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+		return;
+	}
 	/* never colour alone: a refusal starts with "!" */
 	snprintf(buf, sizeof buf, "%s%s", S.msg_level == MSG_ERROR && S.msg[0] != '!' ? "! " : "",
 	         S.msg);
@@ -416,6 +431,8 @@ static void pop(void)
 	S.dirty = 1;
 }
 
+static void quit_or_ask(int by, int always);
+
 static void apply(struct ui_next n)
 {
 	switch (n.kind) {
@@ -433,7 +450,7 @@ static void apply(struct ui_next n)
 		push(n.view);
 		break;
 	case UI_QUIT:
-		S.done = 1;
+		quit_or_ask(ASK_KEY, 0);
 		break;
 	default:
 		break;
@@ -442,11 +459,79 @@ static void apply(struct ui_next n)
 
 /* ---------------------------------------------------------------- input */
 
+/* Quit, or (confirm_quit) ask first on the message line: by a key (by
+ * ASK_KEY) or Ctrl-C (ASK_INTERRUPT). always: ask even when no typed input
+ * would be lost (q at the top, Ctrl-C); else (Q, the quit action itself)
+ * only then. The question names the form whose typed input would be lost. */
+static void quit_or_ask(int by, int always)
+{
+	char yes[32], title[256] = "";
+	int i, key = keymap_first_key(ACT_FORM_CONFIRM);
+
+	if (!S.confirm_quit) {
+		S.done = 1;
+		return;
+	}
+	for (i = S.depth - 1; i >= 0 && !title[0]; i--)
+		if (S.stack[i]->ops->unsaved && S.stack[i]->ops->unsaved(S.stack[i]))
+			S.stack[i]->ops->title(S.stack[i], title, sizeof title);
+	if (!always && !title[0]) {
+		S.done = 1; /* Q with nothing to lose */
+		return;
+	}
+	if (key < 0)
+		key = 'y';
+	keyc_name(key, yes, sizeof yes);
+	if (title[0] && by == ASK_INTERRUPT)
+		ui_msg(MSG_ERROR,
+		       _("Quit frontdesk and lose what you typed in %2$s? %1$s or Ctrl-C quits; "
+		         "any other key stays."),
+		       yes, title);
+	else if (title[0])
+		ui_msg(MSG_ERROR,
+		       _("Quit frontdesk and lose what you typed in %2$s? %1$s quits; any other "
+		         "key stays."),
+		       yes, title);
+	else if (by == ASK_INTERRUPT)
+		ui_msg(MSG_ERROR, _("Quit frontdesk? %s or Ctrl-C quits; any other key stays."),
+		       yes);
+	else
+		ui_msg(MSG_ERROR, _("Quit frontdesk? %s quits; any other key stays."), yes);
+	S.asking = by;
+}
+
+/* The answer to the quit question: the confirm key quits, any other key
+ * (but a resize) takes the question back and does nothing else. */
+static void answer_quit(int key)
+{
+	if (key == (KEYC_FN | KEY_RESIZE)) {
+		relayout();
+		return;
+	}
+	S.asking = ASK_NONE;
+	S.msg[0] = '\0';
+	S.dirty = 1;
+	if (!(key & KEYC_FN) && keymap_lookup(key, CTX_FORM) == ACT_FORM_CONFIRM)
+		S.done = 1;
+}
+
+/* Ctrl-C: ask (confirm_quit), or when the question is already up, quit
+ * as an interrupt (status 130). */
+static void interrupt(void)
+{
+	if (S.asking) {
+		S.done = 1;
+		S.quit_status = 128 + SIGINT;
+		return;
+	}
+	quit_or_ask(ASK_INTERRUPT, 1);
+}
+
 static void global_action(const struct ui_event *ev)
 {
 	switch (ev->action) {
 	case ACT_QUIT:
-		S.done = 1;
+		quit_or_ask(ASK_KEY, 0);
 		break;
 	case ACT_HELP:
 		push(view_help_new(S.stack[S.depth - 1]));
@@ -457,7 +542,7 @@ static void global_action(const struct ui_event *ev)
 		else if (ev->ch == 27)
 			ui_msg(MSG_INFO, _("This is the top; press Q to quit."));
 		else
-			S.done = 1;
+			quit_or_ask(ASK_KEY, 1);
 		break;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);
@@ -493,6 +578,10 @@ static void handle_key(int key)
 	struct ui_event ev = {ACT_NONE, key, 0, 0};
 	struct ui_next n;
 
+	if (S.asking) {
+		answer_quit(key);
+		return;
+	}
 	if (key == (KEYC_FN | KEY_RESIZE)) {
 		relayout();
 		return;
@@ -681,9 +770,11 @@ int screen_run(struct db *db)
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
 	S.data_version = db_data_version(db);
+	S.confirm_quit = strcmp(config_get("confirm_quit", "yes"), "no") != 0;
 	scr = term_open(strcmp(mouse, "no") != 0);
 	if (!scr)
 		return 1;
+	term_interrupt_asks(S.confirm_quit);
 	theme_init();
 	wnoutrefresh(stdscr);
 	relayout();
@@ -727,6 +818,8 @@ int screen_run(struct db *db)
 			break;
 		if (fds[1].fd >= 0 && (fds[1].revents & POLLIN))
 			term_wake_drain();
+		if (term_take_interrupt())
+			interrupt();
 		{
 			char said[600], line[700];
 
@@ -762,6 +855,8 @@ int screen_run(struct db *db)
 	}
 	if (term_quit_signal())
 		status = 128 + term_quit_signal();
+	else if (S.quit_status)
+		status = S.quit_status;
 	chanrun_stop();
 	runner_stop();
 	for (i = S.depth; i > 0; i--) {
