@@ -7,6 +7,7 @@
 
 #include <check.h>
 #include <locale.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +33,43 @@ START_TEST(test_width)
 	ck_assert_int_eq(tw_width("佐藤 花子"), 9);
 	ck_assert_int_eq(tw_width("bad\xff"), 4);
 	ck_assert_int_eq(tw_width("\x1b"), 1);
+}
+END_TEST
+
+/* Help and messages were cut, not wrapped (issue): tw_wrap breaks at
+ * blanks, else at a character boundary, never wider than the line. */
+static void wraps(const char *s, int cols, int want_n, const char *const *want)
+{
+	size_t st[32], ln[32];
+	int n = tw_wrap(s, cols, st, ln, 32), i;
+
+	ck_assert_int_eq(n, want_n);
+	for (i = 0; i < n && i < 32; i++) {
+		char buf[256];
+
+		snprintf(buf, sizeof buf, "%.*s", (int)ln[i], s + st[i]);
+		ck_assert_str_eq(buf, want[i]);
+		ck_assert_int_le(tw_width(buf), cols);
+	}
+}
+
+START_TEST(test_wrap)
+{
+	static const char *const a[] = {"Enter on an", "invoice opens", "it."};
+	static const char *const b[] = {"王小明王", "小明王小", "明"};
+	static const char *const c[] = {"abcde", "fgh", "ij"};
+	static const char *const d[] = {"one", "", "two"};
+	static const char *const e[] = {"Zoë", "Müller"};
+	size_t st[1], ln[1];
+
+	wraps("Enter on an invoice opens it.", 13, 3, a);
+	wraps("王小明王小明王小明", 9, 3, b); /* never half of a wide character */
+	wraps("abcdefgh ij", 5, 3, c);        /* a word longer than the line is cut */
+	ck_assert_int_eq(tw_wrap("abcdefgh ij", 6, st, ln, 1), 2); /* the count past max */
+	wraps("one\n\ntwo", 10, 3, d);
+	wraps("Zoë Müller", 6, 2, e);
+	ck_assert_int_eq(tw_wrap("", 10, st, ln, 1), 0);
+	wraps("short", 80, 1, (const char *const[]){"short"});
 }
 END_TEST
 
@@ -75,6 +113,7 @@ int main(void)
 		return 77;
 	tcase_add_test(tc, test_width);
 	tcase_add_test(tc, test_fit);
+	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_small_buffer);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

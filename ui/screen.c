@@ -81,6 +81,8 @@ static struct {
 	WINDOW *wtitle, *wbody, *wmsg, *wstatus, *whint;
 	char msg[1024];
 	enum msg_level msg_level;
+	char last_msg[1024]; /* the last message, for M (view-message.c) */
+	enum msg_level last_level;
 	int msg_new; /* set during the current key: keep it on screen */
 	int64_t data_version;
 	char worker_msg[700]; /* what the channel worker said, waiting for the line */
@@ -138,6 +140,10 @@ void ui_msg(enum msg_level level, const char *fmt, ...)
 	vsnprintf(S.msg, sizeof S.msg, fmt, ap);
 	va_end(ap);
 	S.msg_level = level;
+	if (!S.asking) {
+		memcpy(S.last_msg, S.msg, sizeof S.last_msg);
+		S.last_level = level;
+	}
 	S.msg_new = 1;
 	S.msg_worker = 0;
 	S.dirty = 1;
@@ -255,6 +261,18 @@ static void draw_msg(void)
 	/* never colour alone: a refusal starts with "!" */
 	snprintf(buf, sizeof buf, "%s%s", S.msg_level == MSG_ERROR && S.msg[0] != '!' ? "! " : "",
 	         S.msg);
+	if (tw_width(buf) > S.cols && keymap_first_key(ACT_MESSAGE) >= 0) {
+		/* cut: say at the end of the line which key shows all of it */
+		char kn[32], more[96];
+		int mw;
+
+		keyc_name(keymap_first_key(ACT_MESSAGE), kn, sizeof kn);
+		snprintf(more, sizeof more, _("[%s: all]"), kn);
+		mw = tw_width(more);
+		draw_text(S.wmsg, 0, 0, S.cols - mw - 1, buf, theme_attr(r), AL_LEFT);
+		draw_text(S.wmsg, 0, S.cols - mw, mw, more, theme_attr(R_KEY), AL_LEFT);
+		return;
+	}
 	draw_text(S.wmsg, 0, 0, S.cols, buf, theme_attr(r), AL_LEFT);
 }
 
@@ -479,6 +497,7 @@ static void quit_or_ask(int by, int always)
 		S.done = 1; /* Q with nothing to lose */
 		return;
 	}
+	S.asking = by; /* before ui_msg: the question is not the last message */
 	if (key < 0)
 		key = 'y';
 	keyc_name(key, yes, sizeof yes);
@@ -497,7 +516,6 @@ static void quit_or_ask(int by, int always)
 		       yes);
 	else
 		ui_msg(MSG_ERROR, _("Quit frontdesk? %s quits; any other key stays."), yes);
-	S.asking = by;
 }
 
 /* The answer to the quit question: the confirm key quits, any other key
@@ -543,6 +561,12 @@ static void global_action(const struct ui_event *ev)
 			ui_msg(MSG_INFO, _("This is the top; press Q to quit."));
 		else
 			quit_or_ask(ASK_KEY, 1);
+		break;
+	case ACT_MESSAGE:
+		if (S.last_msg[0])
+			push(view_message_new(S.last_msg, S.last_level));
+		else
+			ui_msg(MSG_INFO, _("There is no message to show yet."));
 		break;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);

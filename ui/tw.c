@@ -96,3 +96,46 @@ int tw_fit(const char *s, int cols, int pad, char *out, size_t n)
 	out[o] = '\0';
 	return used;
 }
+
+int tw_wrap(const char *s, int cols, size_t *start, size_t *len, int max)
+{
+	size_t n = strlen(s), off = 0;
+	int lines = 0;
+
+	if (cols < 1)
+		cols = 1;
+	while (off < n) {
+		size_t line = off, end = off, brk = 0, k;
+		int used = 0, w, pr, have_brk = 0;
+
+		/* take characters while they fit; remember the last blank */
+		while (end < n && s[end] != '\n') {
+			k = next_char(s + end, n - end, &w, &pr);
+			if (used + w > cols && end > line)
+				break;
+			if (s[end] == ' ') {
+				brk = end;
+				have_brk = 1;
+			}
+			used += w;
+			end += k;
+		}
+		if (end < n && s[end] != '\n' && s[end] != ' ' && have_brk && brk > line)
+			end = brk; /* cut at the last blank rather than inside a word */
+		k = end;
+		while (k > line && s[k - 1] == ' ')
+			k--; /* no trailing blanks */
+		if (lines < max) {
+			start[lines] = line;
+			len[lines] = k - line;
+		}
+		lines++;
+		off = end;
+		if (off < n && s[off] == '\n')
+			off++;
+		else
+			while (off < n && s[off] == ' ')
+				off++; /* the blanks at a cut */
+	}
+	return lines;
+}
