@@ -73,6 +73,40 @@ START_TEST(test_wrap)
 }
 END_TEST
 
+/* Emoji joined with a zero-width joiner were measured as 4 columns while
+ * tmux draws them in 2 (issue): a joined cluster counts and is drawn as its
+ * first code point, so what curses is given measures as the terminal draws. */
+START_TEST(test_joined_clusters)
+{
+	char buf[64];
+
+	ck_assert_int_eq(tw_width("\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x94\xa7"),
+	                 2); /* woman ZWJ wrench */
+	fits("\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x94\xa7 Ana", 10, 0, "\xf0\x9f\x91\xa9 Ana", 6);
+	/* a family of four: three joiners */
+	ck_assert_int_eq(tw_width("\xf0\x9f\x91\xa8\xe2\x80\x8d\xf0\x9f\x91\xa9\xe2\x80\x8d"
+	                          "\xf0\x9f\x91\xa7\xe2\x80\x8d\xf0\x9f\x91\xa6"),
+	                 2);
+	/* heart with the emoji selector: the selector is not drawn */
+	fits("\xe2\x9d\xa4\xef\xb8\x8f!", 5, 0, "\xe2\x9d\xa4!", 2);
+	/* thumbs up with a skin tone: the modifier is not drawn */
+	fits("\xf0\x9f\x91\x8d\xf0\x9f\x8f\xbb", 4, 0, "\xf0\x9f\x91\x8d", 2);
+	/* a joiner with nothing before it, and one at the end */
+	fits("\xe2\x80\x8d"
+	     "A"
+	     "\xe2\x80\x8d",
+	     4, 0, "A", 1);
+	/* combining marks are kept: the terminal draws them in the base's cell */
+	fits("e\xcc\x81", 2, 0, "e\xcc\x81", 1);
+	/* cut before a joined cluster that does not fit, never inside it */
+	tw_fit("ab\xf0\x9f\x91\xa9\xe2\x80\x8d\xf0\x9f\x94\xa7"
+	       "cdef",
+	       6, 0, buf, sizeof buf);
+	ck_assert_str_eq(buf, "ab...");
+	ck_assert_int_le(tw_width(buf), 6);
+}
+END_TEST
+
 START_TEST(test_fit)
 {
 	fits("Ada Lee", 10, 1, "Ada Lee   ", 10);
@@ -113,6 +147,7 @@ int main(void)
 		return 77;
 	tcase_add_test(tc, test_width);
 	tcase_add_test(tc, test_fit);
+	tcase_add_test(tc, test_joined_clusters);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_small_buffer);
 	suite_add_tcase(s, tc);

@@ -12,6 +12,11 @@
 
 #include <stddef.h>
 
+/* Grapheme clusters that terminals draw differently (emoji joined by U+200D,
+ * variation selectors U+FE0E/U+FE0F, skin-tone modifiers) count and are
+ * drawn as their first code point only: what tw_fit writes is what curses
+ * and every terminal measure alike (see tw.c, next_char). */
+
 /* tw_width - the number of columns s takes; invalid bytes and
  * non-printable characters count one column each (they are shown as '?'). */
 int tw_width(const char *s);
