@@ -5,7 +5,8 @@
 # first code point only, so no U+200D or variation selector reaches the
 # terminal and the columns after the name line up with the other rows',
 # measured the way tmux draws (wide characters 2, joined ones 0), also
-# after going back from a pane.
+# after going back from a pane; typed into a form, the input cursor stands
+# right after what is drawn.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 
@@ -57,7 +58,16 @@ shows "the visit opens" "> Visit "
 keys q
 shows "back on the day" "Laura Smith"
 is "after going back the row still lines up" "$(col_of "Ella" "Interior shampoo")" "$svc_col"
-keys Q
+
+# typed into a form: the cursor stands right after what is drawn
+keys /
+shows "the search form opens" "Name, phone or invoice number"
+keys -l "$(printf 'ab\360\237\221\251\342\200\215\360\237\224\247c')"
+shows_re "the typed cluster is drawn as its first code point" "$(printf '\\[ab\360\237\221\251c ')"
+box=$(col_of "Name, phone" "[ab")
+is "the input cursor stands after the drawn text (a b, the emoji, c: 5 columns)" \
+	"$(pane_flag cursor_x)" "$((box + 1 + 5))"
+keys Escape Q
 screen_stop
 
 done_testing

@@ -268,17 +268,28 @@ static void move_focus(struct form *f, int dir)
 		}
 }
 
-/* Width of text[from..to) in columns. */
+/* Width of text[from..to) in columns, measured as it is drawn (tw_width:
+ * a joined emoji counts as its first code point, as draw_text shows it). */
 static int span_width(const struct form_field *fl, int from, int to)
 {
-	int w = 0, i;
+	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+	size_t o = 0;
+	int i;
+	mbstate_t st;
 
-	for (i = from; i < to; i++) {
-		int cw = wcwidth(fl->text[i]);
+	memset(&st, 0, sizeof st);
+	for (i = from; i < to && i < fl->len; i++) {
+		size_t k = wcrtomb(buf + o, fl->text[i], &st);
 
-		w += cw < 0 ? 1 : cw;
+		if (k == (size_t)-1) {
+			buf[o++] = '?'; /* tw_width counts it as one column too */
+			memset(&st, 0, sizeof st);
+			continue;
+		}
+		o += k;
 	}
-	return w;
+	buf[o] = '\0';
+	return tw_width(buf);
 }
 
 static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
