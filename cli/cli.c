@@ -252,6 +252,41 @@ static int print_version(struct cli *c)
 	return CLI_OK;
 }
 
+/*
+ * Where the translations are looked up, first found wins:
+ *  1. $FRONTDESK_LOCALEDIR (catalogs compiled elsewhere, the screen tests);
+ *  2. the build's own catalogs when this program is the uninstalled one
+ *     of a build folder: `make` copies po/LANG.gmo to
+ *     locale/LANG/LC_MESSAGES/frontdesk.mo beside the binary with the
+ *     stamp file locale/FRONTDESK-BUILD, and the folder of /proc/self/exe
+ *     is asked for that stamp (so `build/frontdesk` speaks Chinese
+ *     before `make install`, and an installed binary next to an unrelated
+ *     `locale` file or folder, /usr/bin/locale, is not misled);
+ *  3. the installed LOCALEDIR.
+ */
+static void bind_catalogs(void)
+{
+	const char *env = getenv("FRONTDESK_LOCALEDIR");
+	char exe[4096], stamp[4200];
+	ssize_t n;
+	char *slash;
+
+	if (env && *env) {
+		bindtextdomain(PACKAGE, env);
+	} else {
+		n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+		slash = n > 0 ? memrchr(exe, '/', (size_t)n) : NULL;
+		if (slash && (size_t)n < sizeof exe - 32) {
+			snprintf(slash, sizeof exe - (size_t)(slash - exe), "/locale");
+			snprintf(stamp, sizeof stamp, "%s/FRONTDESK-BUILD", exe);
+		} else {
+			stamp[0] = '\0';
+		}
+		bindtextdomain(PACKAGE, stamp[0] && access(stamp, R_OK) == 0 ? exe : LOCALEDIR);
+	}
+	textdomain(PACKAGE);
+}
+
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
 	struct cli c = {0};
@@ -259,11 +294,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	int i, rc, version = 0;
 
 	setlocale(LC_ALL, "");
-	/* FRONTDESK_LOCALEDIR: catalogs not yet installed (the screen tests) */
-	bindtextdomain(PACKAGE, getenv("FRONTDESK_LOCALEDIR") && *getenv("FRONTDESK_LOCALEDIR")
-	                            ? getenv("FRONTDESK_LOCALEDIR")
-	                            : LOCALEDIR);
-	textdomain(PACKAGE);
+	bind_catalogs();
 	c.screen = screen;
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));

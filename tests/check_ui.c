@@ -88,6 +88,41 @@ START_TEST(test_layout_too_small)
 }
 END_TEST
 
+/* The key hints at 80 columns dropped the way out (issue: the hints always
+ * keep back and quit): the least important go first, order is kept. */
+START_TEST(test_layout_hints_keep_way_out)
+{
+	/* help, six view hints, search, back, quit */
+	int width[] = {6, 10, 7, 6, 5, 7, 11, 8, 6, 6};
+	int rank[] = {1, 2, 2, 2, 2, 2, 2, 1, 0, 0};
+	int shown[10], used, i;
+
+	used = layout_hints(10, width, rank, 2, 200, shown);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(shown[i], 1);
+	ck_assert_int_eq(used, 72 + 9 * 2);
+	/* 52 columns: back, quit, help, search (6+6+6+8 + 3 gaps = 32), then
+	 * view hints in order while they fit: 10 (44), 7 no (53), 6 (52) */
+	used = layout_hints(10, width, rank, 2, 52, shown);
+	ck_assert_int_eq(shown[8] && shown[9] && shown[0] && shown[7], 1);
+	ck_assert_int_eq(shown[1], 1);
+	ck_assert_int_eq(shown[2], 0);
+	ck_assert_int_eq(shown[3], 1);
+	ck_assert_int_eq(shown[4] + shown[5] + shown[6], 0);
+	ck_assert_int_eq(used, 52);
+	/* too narrow for all but the way out */
+	used = layout_hints(10, width, rank, 2, 14, shown);
+	ck_assert_int_eq(shown[8] + shown[9], 2);
+	ck_assert_int_eq(used, 14);
+	for (i = 0; i < 8; i++)
+		ck_assert_int_eq(shown[i], 0);
+	/* a hint without a key (width 0) is never shown */
+	width[1] = 0;
+	layout_hints(10, width, rank, 2, 200, shown);
+	ck_assert_int_eq(shown[1], 0);
+}
+END_TEST
+
 START_TEST(test_layout_month)
 {
 	struct month_geom g;
@@ -1004,6 +1039,7 @@ int main(void)
 	tcase_add_test(pure, test_layout_frame);
 	tcase_add_test(pure, test_layout_too_small);
 	tcase_add_test(pure, test_layout_month);
+	tcase_add_test(pure, test_layout_hints_keep_way_out);
 	tcase_add_test(pure, test_layout_week);
 	tcase_add_test(pure, test_layout_lanes);
 	tcase_add_test(pure, test_layout_columns);

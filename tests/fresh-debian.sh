@@ -102,7 +102,7 @@ while [ "$waited" -lt 3600 ]; do
 	if [ "$seen" = no ] && printf '%s\n' "$screen" | grep -qF '? Help'; then
 		seen=yes
 		printf '%s\n' "$screen" >"$root/root/first.screen"
-		tmux -L "$sock" send-keys -t 0 q
+		tmux -L "$sock" send-keys -t 0 Q # Q quits at once when nothing typed is lost
 	fi
 	sleep 1
 	waited=$((waited + 1))

@@ -56,11 +56,12 @@ shows_re "the cursor stayed on the visit it was on" "^> 09:00-10:00 "
 shows "the screen ran the job runner itself" "runner: this desk"
 
 resize 80 24
-if wait_gone "Q Quit"; then
-	pass "at 80x24 the screen is redrawn (the key hints are cut to fit)"
+if wait_gone "a New visit"; then
+	pass "at 80x24 the screen is redrawn (the view's last key hints give way)"
 else
-	fail "at 80x24 the screen is redrawn (the key hints are cut to fit)" "$(screen_text)"
+	fail "at 80x24 the screen is redrawn (the view's last key hints give way)" "$(screen_text)"
 fi
+shows_re "at 80x24 the key hints keep the way out" "^\? Help .*  / Search  q Back  Q Quit *$"
 shows_re "at 80x24 the day's title is centred again" "^ {21}Tuesday 2026-12-01 \(today\) - 6 visits"
 shows "at 80x24 the legend still fits" "* today"
 case "$(screen_text)" in
@@ -76,7 +77,12 @@ shows "back at 120x40 the hint line returns" "? Help"
 keys Escape
 shows "Esc at the top only says how to quit" "press Q to quit"
 keys q
-shows "q at the top quits with status 0" "frontdesk-exited-0"
+shows "q at the top asks first" "Quit frontdesk? y quits; any other key stays."
+keys n
+if wait_gone "Quit frontdesk?"; then pass "another key stays"; else fail "another key stays" "$(screen_text)"; fi
+shows "and the calendar is still there" "Walk-in Wanda"
+keys q y
+shows "q and y at the top quit with status 0" "frontdesk-exited-0"
 is "the terminal left the alternate screen" "$(pane_flag alternate_on)" 0
 
 done_testing

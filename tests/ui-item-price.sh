@@ -34,7 +34,9 @@ keys Tab Tab Tab C-u 1 5 0 Enter
 shows "the new price is refused with the reason" "Not posted: line item 1 is fully invoiced, so its price is fixed"
 is "nothing was written" "$(dump)" "$before"
 keys Escape
-shows "Esc closes the form" "Form closed; nothing was posted."
+shows "Esc on typed input asks first" "Close the form and lose what you typed? y closes it"
+keys y
+shows "y closes the form" "Form closed; nothing was posted."
 shows "the visit is still paid" "Calendar: = paid, 100.00 USD for this visit"
 keys Enter
 shows "the form opens again" "Edit line item 1 (USD)"

@@ -67,7 +67,12 @@ keys a b c Enter
 shows_re "the reason is shown beside the field" "Amount received +\[abc +\] ! "
 shows "and on the message line" "Please correct the fields marked with !"
 keys Escape
-shows "Esc closes the form" "Form closed; nothing was posted."
+shows "Esc on typed input asks before throwing it away" "Close the form and lose what you typed? y closes it; any other key goes back to the form."
+keys n
+if wait_gone "Close the form and lose"; then pass "another key goes back to the form"; else fail "another key goes back to the form" "$(screen_text)"; fi
+shows_re "with what was typed kept" "Amount received +\[abc +\]"
+keys Escape y
+shows "Esc and y close the form" "Form closed; nothing was posted."
 is "a refused form wrote nothing" "$(q 'SELECT count(*) FROM payment WHERE customer_id = '$cust)" 1
 
 # A card number typed as the reference: refused beside its field, nothing written.
@@ -75,7 +80,7 @@ keys p
 shows "the form opens for a card number" "Record a payment from Pay Pat (USD)"
 keys 1 0 Tab Tab 4 1 1 1 Space 1 1 1 1 Space 1 1 1 1 Space 1 1 1 1 Enter
 shows_re "the card number is refused beside the reference" "Reference \(check no\.\) +\[4111 1111 1111 1111 *\] ! "
-keys Escape
+keys Escape y
 shows "and the form closes" "Form closed; nothing was posted."
 is "no payment holds it" "$(q "SELECT count(*) FROM payment WHERE reference LIKE '%4111%'")" 0
 
@@ -86,6 +91,7 @@ keys Enter
 shows_re "the invoice pane opens on its allocation" "^> #[0-9]+ .*payment $pay +check 777 +50\.00 live"
 keys x
 shows "x opens the reversal form" "Reverse allocation #"
+shows_re "the form's information label is not covered by its value" "^  Allocation:  +50\.00 USD of payment $pay to "
 keys Enter
 shows "a reason is required" "required: say why it is undone"
 keys w r o n g Space i n v o i c e Enter

@@ -32,6 +32,9 @@ static const struct action_def table[] = {
     {ACT_HISTORY, "history", "H",
      N_("Show the history of the selected record: who changed what, when and why"), CTX_GLOBAL,
      N_("History")},
+    {ACT_MESSAGE, "message", "M F2",
+     N_("Show the last message in full, wrapped (the message line cuts a long one)"), CTX_GLOBAL,
+     NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},

@@ -44,6 +44,7 @@ enum action {
 	ACT_SEARCH,
 	ACT_DEAD_LETTERS,
 	ACT_HISTORY,
+	ACT_MESSAGE,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,

@@ -2,7 +2,8 @@
  * form.c - the form engine (see form.h).
  *
  * States: FS_EDIT (fields take typed text), FS_CONFIRM (a destructive form
- * waits for `y`), FS_DONE (the receipt is shown). A post happens only on
+ * waits for `y`), FS_DONE (the receipt is shown), FS_DISCARD (Esc on typed
+ * input asks whether to throw it away; confirm_quit = no closes at once). A post happens only on
  * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
  * the instance's key; after a post that succeeded the form is in FS_DONE,
  * where Enter only closes it.
@@ -29,7 +30,7 @@
 #include "tw.h"
 #include "xalloc.h"
 
-enum { FS_EDIT, FS_CONFIRM, FS_DONE };
+enum { FS_EDIT, FS_CONFIRM, FS_DONE, FS_DISCARD };
 
 void form_new_key(char *key)
 {
@@ -229,6 +230,21 @@ static void form_free(struct view *v)
 	free(f);
 }
 
+/* Typed input that closing would throw away: a field the person changed
+ * in a form that posts (not a quiet one) and did not post yet. */
+static int form_unsaved(struct view *v)
+{
+	struct form *f = v->priv;
+	int i;
+
+	if (f->spec->quiet || f->state == FS_DONE || f->posts)
+		return 0;
+	for (i = 0; i < f->n; i++)
+		if (f->fields[i].edited)
+			return 1;
+	return 0;
+}
+
 static void form_resize(struct view *v, int h, int w)
 {
 	(void)v;
@@ -252,17 +268,28 @@ static void move_focus(struct form *f, int dir)
 		}
 }
 
-/* Width of text[from..to) in columns. */
+/* Width of text[from..to) in columns, measured as it is drawn (tw_width:
+ * a joined emoji counts as its first code point, as draw_text shows it). */
 static int span_width(const struct form_field *fl, int from, int to)
 {
-	int w = 0, i;
+	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+	size_t o = 0;
+	int i;
+	mbstate_t st;
 
-	for (i = from; i < to; i++) {
-		int cw = wcwidth(fl->text[i]);
+	memset(&st, 0, sizeof st);
+	for (i = from; i < to && i < fl->len; i++) {
+		size_t k = wcrtomb(buf + o, fl->text[i], &st);
 
-		w += cw < 0 ? 1 : cw;
+		if (k == (size_t)-1) {
+			buf[o++] = '?'; /* tw_width counts it as one column too */
+			memset(&st, 0, sizeof st);
+			continue;
+		}
+		o += k;
 	}
-	return w;
+	buf[o] = '\0';
+	return tw_width(buf);
 }
 
 static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
@@ -274,9 +301,15 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 	attr_t la = focus ? theme_attr(R_HEADER) : A_NORMAL;
 
 	if (fl->type == F_INFO) {
-		draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
-		if (fl->utf8 && *fl->utf8)
-			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+		/* a heading alone takes the line; with a value, the label keeps
+		 * to the label column (form_draw counts it in label_w) so that
+		 * the value never covers it */
+		if (!fl->utf8 || !*fl->utf8) {
+			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
+			return;
+		}
+		draw_text(w, y, 2, label_w, fl->label, theme_attr(R_HEADER), AL_LEFT);
+		draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
 		return;
 	}
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
@@ -370,7 +403,8 @@ static void form_draw(struct view *v, WINDOW *w)
 	for (i = 0; i < f->n; i++) {
 		int lw = tw_width(f->fields[i].label);
 
-		if (f->fields[i].type != F_INFO && lw > label_w)
+		/* every label beside a value: an information line's too */
+		if ((f->fields[i].type != F_INFO || *f->fields[i].utf8) && lw > label_w)
 			label_w = lw;
 	}
 	if (label_w > cols * 2 / 5)
@@ -388,6 +422,18 @@ static void form_draw(struct view *v, WINDOW *w)
 
 		snprintf(buf, sizeof buf, _("%s  Press y to confirm; any other key goes back."),
 		         f->question);
+		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+		v->cursor_y = -1;
+	} else if (f->state == FS_DISCARD) {
+		char buf[700], yes[32];
+		int key = keymap_first_key(ACT_FORM_CONFIRM);
+
+		keyc_name(key >= 0 ? key : 'y', yes, sizeof yes);
+		snprintf(buf, sizeof buf,
+		         _("Close the form and lose what you typed? %s closes it; any other key "
+		           "goes back to the form."),
+		         yes);
 		draw_text(w, y, 1, cols - 2, buf, theme_attr(R_ERROR) | A_REVERSE,
 		          AL_LEFT | AL_PAD);
 		v->cursor_y = -1;
@@ -497,6 +543,14 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_POP, NULL);
 		return ui_next(UI_HANDLED, NULL);
 	}
+	if (f->state == FS_DISCARD) {
+		f->state = FS_EDIT;
+		if (ev->action == ACT_FORM_CONFIRM) {
+			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
+			return ui_next(UI_POP, NULL);
+		}
+		return ui_next(UI_REDRAW, NULL);
+	}
 	if (f->state == FS_CONFIRM) {
 		if (ev->action == ACT_FORM_CONFIRM)
 			return finish_post(f);
@@ -508,6 +562,10 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 	case ACT_FORM_SUBMIT:
 		return submit(f);
 	case ACT_FORM_CANCEL:
+		if (ui_confirm_quit() && form_unsaved(v)) {
+			f->state = FS_DISCARD;
+			return ui_next(UI_REDRAW, NULL);
+		}
 		if (!f->spec->quiet)
 			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
 		return ui_next(UI_POP, NULL);
@@ -632,6 +690,7 @@ static const struct view_ops form_ops = {
     .reload = NULL,
     .title = form_title,
     .help = form_help,
+    .unsaved = form_unsaved,
 };
 
 struct view *form_view(struct form *f)

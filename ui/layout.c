@@ -196,3 +196,27 @@ void layout_columns(int width, int n, const int *min, const int *flex, int *x, i
 			pos += w[i] + 1;
 	}
 }
+
+int layout_hints(int n, const int *width, const int *rank, int gap, int cols, int *shown)
+{
+	int used = 0, r, i, maxrank = 0;
+
+	for (i = 0; i < n; i++) {
+		shown[i] = 0;
+		if (rank[i] > maxrank)
+			maxrank = rank[i];
+	}
+	for (r = 0; r <= maxrank; r++)
+		for (i = 0; i < n; i++) {
+			int add;
+
+			if (rank[i] != r || width[i] <= 0)
+				continue;
+			add = width[i] + (used > 0 ? gap : 0);
+			if (used + add <= cols) {
+				shown[i] = 1;
+				used += add;
+			}
+		}
+	return used;
+}

@@ -77,4 +77,12 @@ int layout_lanes(const int64_t *start, const int64_t *end, int n, int *lane, int
  * x[i] and w[i] receive the positions; columns that do not fit get w 0. */
 void layout_columns(int width, int n, const int *min, const int *flex, int *x, int *w);
 
+/* layout_hints - which of n key hints fit on a line of cols columns. Hint
+ * i takes width[i] columns and is followed by gap blanks when another hint
+ * follows it; rank[i] says how much it matters (0 most: the way out, back
+ * and quit). Hints are taken most important first (in order within a rank)
+ * while they fit, then shown in their own order: shown[i] is 1 for each one
+ * kept. Returns the columns the kept hints take. */
+int layout_hints(int n, const int *width, const int *rank, int gap, int cols, int *shown);
+
 #endif

@@ -26,12 +26,15 @@
 #include <curses.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <term.h>
 #include <termios.h>
 #include <time.h>
@@ -78,6 +81,8 @@ static struct {
 	WINDOW *wtitle, *wbody, *wmsg, *wstatus, *whint;
 	char msg[1024];
 	enum msg_level msg_level;
+	char last_msg[1024]; /* the last message, for M (view-message.c) */
+	enum msg_level last_level;
 	int msg_new; /* set during the current key: keep it on screen */
 	int64_t data_version;
 	char worker_msg[700]; /* what the channel worker said, waiting for the line */
@@ -88,8 +93,14 @@ static struct {
 	int dirty;
 	int done;
 	int frames;
-	int idle_more; /* the top view may have work to do ahead */
+	int idle_more;        /* the top view may have work to do ahead */
+	char note_later[512]; /* said once at start, when the message line is free */
+	int confirm_quit;     /* the setting: ask before quitting */
+	int asking;           /* the message line asks whether to quit: ASK_* */
+	int quit_status;      /* the exit status of a quit the person confirmed */
 } S;
+
+enum { ASK_NONE, ASK_KEY, ASK_INTERRUPT };
 
 static double mono_ms(void)
 {
@@ -129,6 +140,10 @@ void ui_msg(enum msg_level level, const char *fmt, ...)
 	vsnprintf(S.msg, sizeof S.msg, fmt, ap);
 	va_end(ap);
 	S.msg_level = level;
+	if (!S.asking) {
+		memcpy(S.last_msg, S.msg, sizeof S.last_msg);
+		S.last_level = level;
+	}
 	S.msg_new = 1;
 	S.msg_worker = 0;
 	S.dirty = 1;
@@ -140,6 +155,11 @@ struct ui_next ui_next(enum ui_next_kind kind, struct view *v)
 	struct ui_next n = {kind, v};
 
 	return n;
+}
+
+int ui_confirm_quit(void)
+{
+	return S.confirm_quit;
 }
 
 int ui_first_weekday(void)
@@ -233,9 +253,26 @@ static void draw_msg(void)
 	werase(S.wmsg);
 	if (!S.msg[0])
 		return;
+	if (S.asking) {
+		draw_text(S.wmsg, 0, 0, S.cols, S.msg, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+		return;
+	}
 	/* never colour alone: a refusal starts with "!" */
 	snprintf(buf, sizeof buf, "%s%s", S.msg_level == MSG_ERROR && S.msg[0] != '!' ? "! " : "",
 	         S.msg);
+	if (tw_width(buf) > S.cols && keymap_first_key(ACT_MESSAGE) >= 0) {
+		/* cut: say at the end of the line which key shows all of it */
+		char kn[32], more[96];
+		int mw;
+
+		keyc_name(keymap_first_key(ACT_MESSAGE), kn, sizeof kn);
+		snprintf(more, sizeof more, _("[%s: all]"), kn);
+		mw = tw_width(more);
+		draw_text(S.wmsg, 0, 0, S.cols - mw - 1, buf, theme_attr(r), AL_LEFT);
+		draw_text(S.wmsg, 0, S.cols - mw, mw, more, theme_attr(R_KEY), AL_LEFT);
+		return;
+	}
 	draw_text(S.wmsg, 0, 0, S.cols, buf, theme_attr(r), AL_LEFT);
 }
 
@@ -256,43 +293,79 @@ static void worker_said(enum msg_level level, const char *msg)
 	S.worker_msg[0] = '\0';
 }
 
-/* One hint: the first key of a, then its label. */
+/* The columns of one hint (its first key, a blank, its label), 0 when a
+ * has no hint or no key. */
+static int hint_width(enum action a)
+{
+	const struct action_def *d = action_def(a);
+	char kn[32];
+	int key = keymap_first_key(a);
+
+	if (!d || !d->hint || key < 0)
+		return 0;
+	keyc_name(key, kn, sizeof kn);
+	return tw_width(kn) + 1 + tw_width(_(d->hint));
+}
+
+/* One hint at x: the first key of a, then its label; the x after it. */
 static int draw_hint(int x, enum action a)
 {
 	const struct action_def *d = action_def(a);
 	char kn[32];
-	int key = keymap_first_key(a), w;
 
-	if (!d || !d->hint || key < 0 || x >= S.cols)
-		return x;
-	keyc_name(key, kn, sizeof kn);
-	w = tw_width(kn) + tw_width(_(d->hint)) + 1;
-	if (x + w > S.cols)
-		return S.cols;
+	keyc_name(keymap_first_key(a), kn, sizeof kn);
 	x += draw_text(S.whint, 0, x, S.cols - x, kn, theme_attr(R_KEY), AL_LEFT);
 	x += 1;
 	x += draw_text(S.whint, 0, x, S.cols - x, _(d->hint), theme_attr(R_BAR), AL_LEFT);
 	return x + 2;
 }
 
+#define MAX_HINTS 48
+
+/* The hints of one line, in their order, before layout_hints chooses. */
+struct hint_line {
+	enum action act[MAX_HINTS];
+	int width[MAX_HINTS], rank[MAX_HINTS], shown[MAX_HINTS];
+	int n;
+};
+
+static void add_hint(struct hint_line *h, enum action a, int rank)
+{
+	if (h->n == MAX_HINTS)
+		return;
+	h->act[h->n] = a;
+	h->width[h->n] = hint_width(a);
+	h->rank[h->n++] = rank;
+}
+
+/* The key hints: help, the view's own, dead letters (while there are
+ * any), search, back and quit. When they do not all fit, the view's own
+ * go first (from the last), then help, search and dead letters; the way
+ * out (back and quit, a form's cancel) always stays (layout_hints). */
 static void draw_hints(struct view *top)
 {
 	static const enum action globals[] = {ACT_SEARCH, ACT_BACK, ACT_QUIT, ACT_NONE};
+	struct hint_line h;
 	const enum action *a;
-	int x = 0;
+	int form = (top->ops->ctx & CTX_FORM) != 0, i, x = 0;
 
+	h.n = 0;
 	werase(S.whint);
 	draw_fill(S.whint, 0, 0, S.cols, theme_attr(R_BAR));
-	if (!(top->ops->ctx & CTX_FORM))
-		x = draw_hint(x, ACT_HELP);
+	if (!form)
+		add_hint(&h, ACT_HELP, 1);
 	for (a = top->ops->hints; a && *a != ACT_NONE; a++)
-		x = draw_hint(x, *a);
-	if (top->ops->ctx & CTX_FORM)
-		return;
-	if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
-		x = draw_hint(x, ACT_DEAD_LETTERS);
-	for (a = globals; *a != ACT_NONE; a++)
-		x = draw_hint(x, *a);
+		add_hint(&h, *a, *a == ACT_FORM_CANCEL ? 0 : 2);
+	if (!form) {
+		if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
+			add_hint(&h, ACT_DEAD_LETTERS, 1);
+		for (a = globals; *a != ACT_NONE; a++)
+			add_hint(&h, *a, *a == ACT_SEARCH ? 1 : 0);
+	}
+	layout_hints(h.n, h.width, h.rank, 2, S.cols, h.shown);
+	for (i = 0; i < h.n; i++)
+		if (h.shown[i])
+			x = draw_hint(x, h.act[i]);
 }
 
 static void draw_all(void)
@@ -376,6 +449,8 @@ static void pop(void)
 	S.dirty = 1;
 }
 
+static void quit_or_ask(int by, int always);
+
 static void apply(struct ui_next n)
 {
 	switch (n.kind) {
@@ -393,7 +468,7 @@ static void apply(struct ui_next n)
 		push(n.view);
 		break;
 	case UI_QUIT:
-		S.done = 1;
+		quit_or_ask(ASK_KEY, 0);
 		break;
 	default:
 		break;
@@ -402,11 +477,79 @@ static void apply(struct ui_next n)
 
 /* ---------------------------------------------------------------- input */
 
+/* Quit, or (confirm_quit) ask first on the message line: by a key (by
+ * ASK_KEY) or Ctrl-C (ASK_INTERRUPT). always: ask even when no typed input
+ * would be lost (q at the top, Ctrl-C); else (Q, the quit action itself)
+ * only then. The question names the form whose typed input would be lost. */
+static void quit_or_ask(int by, int always)
+{
+	char yes[32], title[256] = "";
+	int i, key = keymap_first_key(ACT_FORM_CONFIRM);
+
+	if (!S.confirm_quit) {
+		S.done = 1;
+		return;
+	}
+	for (i = S.depth - 1; i >= 0 && !title[0]; i--)
+		if (S.stack[i]->ops->unsaved && S.stack[i]->ops->unsaved(S.stack[i]))
+			S.stack[i]->ops->title(S.stack[i], title, sizeof title);
+	if (!always && !title[0]) {
+		S.done = 1; /* Q with nothing to lose */
+		return;
+	}
+	S.asking = by; /* before ui_msg: the question is not the last message */
+	if (key < 0)
+		key = 'y';
+	keyc_name(key, yes, sizeof yes);
+	if (title[0] && by == ASK_INTERRUPT)
+		ui_msg(MSG_ERROR,
+		       _("Quit frontdesk and lose what you typed in %2$s? %1$s or Ctrl-C quits; "
+		         "any other key stays."),
+		       yes, title);
+	else if (title[0])
+		ui_msg(MSG_ERROR,
+		       _("Quit frontdesk and lose what you typed in %2$s? %1$s quits; any other "
+		         "key stays."),
+		       yes, title);
+	else if (by == ASK_INTERRUPT)
+		ui_msg(MSG_ERROR, _("Quit frontdesk? %s or Ctrl-C quits; any other key stays."),
+		       yes);
+	else
+		ui_msg(MSG_ERROR, _("Quit frontdesk? %s quits; any other key stays."), yes);
+}
+
+/* The answer to the quit question: the confirm key quits, any other key
+ * (but a resize) takes the question back and does nothing else. */
+static void answer_quit(int key)
+{
+	if (key == (KEYC_FN | KEY_RESIZE)) {
+		relayout();
+		return;
+	}
+	S.asking = ASK_NONE;
+	S.msg[0] = '\0';
+	S.dirty = 1;
+	if (!(key & KEYC_FN) && keymap_lookup(key, CTX_FORM) == ACT_FORM_CONFIRM)
+		S.done = 1;
+}
+
+/* Ctrl-C: ask (confirm_quit), or when the question is already up, quit
+ * as an interrupt (status 130). */
+static void interrupt(void)
+{
+	if (S.asking) {
+		S.done = 1;
+		S.quit_status = 128 + SIGINT;
+		return;
+	}
+	quit_or_ask(ASK_INTERRUPT, 1);
+}
+
 static void global_action(const struct ui_event *ev)
 {
 	switch (ev->action) {
 	case ACT_QUIT:
-		S.done = 1;
+		quit_or_ask(ASK_KEY, 0);
 		break;
 	case ACT_HELP:
 		push(view_help_new(S.stack[S.depth - 1]));
@@ -417,7 +560,13 @@ static void global_action(const struct ui_event *ev)
 		else if (ev->ch == 27)
 			ui_msg(MSG_INFO, _("This is the top; press Q to quit."));
 		else
-			S.done = 1;
+			quit_or_ask(ASK_KEY, 1);
+		break;
+	case ACT_MESSAGE:
+		if (S.last_msg[0])
+			push(view_message_new(S.last_msg, S.last_level));
+		else
+			ui_msg(MSG_INFO, _("There is no message to show yet."));
 		break;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);
@@ -453,6 +602,10 @@ static void handle_key(int key)
 	struct ui_event ev = {ACT_NONE, key, 0, 0};
 	struct ui_next n;
 
+	if (S.asking) {
+		answer_quit(key);
+		return;
+	}
 	if (key == (KEYC_FN | KEY_RESIZE)) {
 		relayout();
 		return;
@@ -496,6 +649,10 @@ static void handle_key(int key)
 		S.msg[0] = '\0';
 		S.msg_worker = 0;
 		S.dirty = 1;
+	}
+	if (!S.msg[0] && S.note_later[0]) {
+		ui_msg(MSG_ERROR, "%s", S.note_later);
+		S.note_later[0] = '\0';
 	}
 	if (!S.msg[0])
 		worker_said(MSG_INFO, NULL);
@@ -594,6 +751,33 @@ static void start_channel_worker(void)
 	worker_said(MSG_ERROR, why);
 }
 
+/* In a locale whose character set is not UTF-8 (LC_ALL=C over SSH is
+ * common) every letter outside ASCII is drawn as '?'. Say once what to set:
+ * the variable that decides (LC_ALL, else LC_CTYPE, else LANG). */
+static void locale_note(char *buf, size_t n)
+{
+	static const char *const vars[] = {"LC_ALL", "LC_CTYPE", "LANG"};
+	const char *cs = nl_langinfo(CODESET), *var = "LANG", *name = setlocale(LC_CTYPE, NULL);
+	size_t i;
+
+	buf[0] = '\0';
+	if (cs && (!strcasecmp(cs, "UTF-8") || !strcasecmp(cs, "utf8")))
+		return;
+	for (i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+		const char *v = getenv(vars[i]);
+
+		if (v && *v) {
+			var = vars[i];
+			break;
+		}
+	}
+	snprintf(buf, n,
+	         _("Set %1$s=C.UTF-8 and restart: in the locale %2$s letters outside ASCII "
+	           "show as ?."),
+	         var, name ? name : "C");
+	log_debug("%s (character set %s)", buf, cs ? cs : "?");
+}
+
 int screen_run(struct db *db)
 {
 	char warn[2048], wd_warn[256] = "";
@@ -610,9 +794,11 @@ int screen_run(struct db *db)
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
 	S.data_version = db_data_version(db);
+	S.confirm_quit = strcmp(config_get("confirm_quit", "yes"), "no") != 0;
 	scr = term_open(strcmp(mouse, "no") != 0);
 	if (!scr)
 		return 1;
+	term_interrupt_asks(S.confirm_quit);
 	theme_init();
 	wnoutrefresh(stdscr);
 	relayout();
@@ -627,6 +813,11 @@ int screen_run(struct db *db)
 		ui_msg(MSG_ERROR, "%s", warn);
 	} else if (wd_warn[0]) {
 		ui_msg(MSG_ERROR, "%s", wd_warn);
+	}
+	locale_note(S.note_later, sizeof S.note_later);
+	if (S.note_later[0] && !S.msg[0]) {
+		ui_msg(MSG_ERROR, "%s", S.note_later);
+		S.note_later[0] = '\0';
 	}
 	draw_all();
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
@@ -651,6 +842,8 @@ int screen_run(struct db *db)
 			break;
 		if (fds[1].fd >= 0 && (fds[1].revents & POLLIN))
 			term_wake_drain();
+		if (term_take_interrupt())
+			interrupt();
 		{
 			char said[600], line[700];
 
@@ -686,6 +879,8 @@ int screen_run(struct db *db)
 	}
 	if (term_quit_signal())
 		status = 128 + term_quit_signal();
+	else if (S.quit_status)
+		status = S.quit_status;
 	chanrun_stop();
 	runner_stop();
 	for (i = S.depth; i > 0; i--) {

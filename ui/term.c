@@ -34,12 +34,17 @@ static struct {
 } T = {{-1, -1}, "", 0, {0}, 0};
 
 static volatile sig_atomic_t quit_signal;
+static volatile sig_atomic_t interrupted; /* SIGINT seen, when it asks first */
+static volatile sig_atomic_t interrupt_asks;
 
 static void on_quit_signal(int sig)
 {
 	int saved = errno;
 
-	quit_signal = sig;
+	if (sig == SIGINT && interrupt_asks)
+		interrupted = 1;
+	else
+		quit_signal = sig;
 	if (T.pipefd[1] >= 0 && write(T.pipefd[1], "q", 1) < 0) {
 		/* the pipe is full: the loop wakes up anyway */
 	}
@@ -115,6 +120,7 @@ SCREEN *term_open(int mouse)
 	SCREEN *scr;
 
 	quit_signal = 0;
+	interrupted = 0;
 	T.crash_len = 0;
 	if (pipe(T.pipefd) == 0) {
 		fcntl(T.pipefd[0], F_SETFL, O_NONBLOCK);
@@ -172,6 +178,19 @@ void term_close(SCREEN *scr, int mouse)
 int term_quit_signal(void)
 {
 	return quit_signal;
+}
+
+void term_interrupt_asks(int on)
+{
+	interrupt_asks = on ? 1 : 0;
+}
+
+int term_take_interrupt(void)
+{
+	if (!interrupted)
+		return 0;
+	interrupted = 0;
+	return 1;
 }
 
 int term_wake_read_fd(void)

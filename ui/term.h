@@ -24,6 +24,15 @@ void term_close(SCREEN *scr, int mouse);
  * SIGHUP), 0 when none came. */
 int term_quit_signal(void);
 
+/* term_interrupt_asks - with on, SIGINT (Ctrl-C) no longer asks to quit by
+ * itself: it is only noted for term_take_interrupt, so that the loop can
+ * ask first (the confirm_quit setting). SIGTERM and SIGHUP still quit. */
+void term_interrupt_asks(int on);
+
+/* term_take_interrupt - 1 once for each Ctrl-C noted since the last call
+ * (several in a row count once), else 0. */
+int term_take_interrupt(void);
+
 /* The self-pipe: the end the loop poll()s (-1 when there is none), the end
  * others write a byte to, emptying it after a wake-up, closing it. */
 int term_wake_read_fd(void);

@@ -68,6 +68,9 @@ struct view_ops {
 	 * view's own; *kind gets a history kind word (history.h). 0 when there
 	 * is none. May be NULL (nothing here has a history). */
 	int (*target)(struct view *v, const char **kind, int64_t *id);
+	/* 1 when closing it would throw away what the person typed (a form
+	 * edited and not posted): quitting asks first. May be NULL. */
+	int (*unsaved)(struct view *v);
 };
 
 struct view {
@@ -99,6 +102,10 @@ struct ui_next ui_next(enum ui_next_kind kind, struct view *v);
 /* ui_first_weekday - 0 (Sunday) .. 6: from the config key week_start, else
  * the locale. */
 int ui_first_weekday(void);
+
+/* ui_confirm_quit - 1 (the setting confirm_quit, default yes) when quitting
+ * or closing a form with typed input asks first. */
+int ui_confirm_quit(void);
 
 /* ui_invalidate_all - mark every view on the stack stale (after a form
  * posted): each reloads before it is drawn again. */

@@ -49,6 +49,10 @@ struct view *view_event_new(int64_t inbox_id);
 /* view-event.c: one outbox command with every field and its payload */
 struct view *view_command_new(int64_t outbox_id);
 
+/* view-message.c: text (the last message, copied) in full, wrapped to the
+ * width; level gives it the message line's look */
+struct view *view_message_new(const char *text, enum msg_level level);
+
 /* view-history.c: the timeline of record id of kind (a history.h kind word) */
 struct view *view_history_new(const char *kind, int64_t id);
 
