@@ -36,7 +36,7 @@ static cJSON *to_json(const struct service *s)
 	return o;
 }
 
-/* --price in currency code into *out (-1 when not given); a refusal that
+/* --price in currency code into *out (SERVICE_KEEP when not given); a refusal that
  * names the option when it is not an amount. */
 static int read_price(const struct cli_args *a, const char *code, int64_t *out)
 {
@@ -45,7 +45,7 @@ static int read_price(const struct cli_args *a, const char *code, int64_t *out)
 	char *why;
 	int rc;
 
-	*out = -1;
+	*out = SERVICE_KEEP;
 	if (!text)
 		return 0;
 	if (!cur)
@@ -59,7 +59,7 @@ static int read_price(const struct cli_args *a, const char *code, int64_t *out)
 	return cli_refused(rc);
 }
 
-/* --minutes into *out (-1 when not given); a refusal unless a whole
+/* --minutes into *out (SERVICE_KEEP when not given); a refusal unless a whole
  * number. */
 static int read_minutes(const struct cli_args *a, int64_t *out)
 {
@@ -67,7 +67,7 @@ static int read_minutes(const struct cli_args *a, int64_t *out)
 	char *end;
 	long long v;
 
-	*out = -1;
+	*out = SERVICE_KEEP;
 	if (!text)
 		return 0;
 	v = strtoll(text, &end, 10);

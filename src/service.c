@@ -87,13 +87,15 @@ static int check_input(const struct service_input *in, int adding, struct svc_ct
 		               _("the currency of a service cannot change: retire it and "
 		                 "add it again in the other currency"));
 	}
-	if ((adding || in->price >= 0) && in->price < 0)
+	if (adding && in->price == SERVICE_KEEP)
+		return err_set(FD_EINVAL, _("the service needs a price"));
+	if (in->price != SERVICE_KEEP && in->price < 0)
 		return err_set(FD_EINVAL,
 		               _("the price must not be negative; use the kind DISCOUNT or "
 		                 "CREDIT to take money off"));
 	if (adding && (rc = check_price(in->price, c->cur->code)))
 		return rc;
-	if (in->minutes > SERVICE_MINUTES_MAX)
+	if (in->minutes != SERVICE_KEEP && (in->minutes < 0 || in->minutes > SERVICE_MINUTES_MAX))
 		return err_set(FD_EINVAL, _("the minutes must be between 0 and %d"),
 		               SERVICE_MINUTES_MAX);
 	return 0;
@@ -191,7 +193,7 @@ static int add_tx(struct db *db, void *arg)
 	sqlite3_bind_text(st, 2, a->kind, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, a->in->price);
 	sqlite3_bind_text(st, 4, a->cur->code, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 5, a->in->minutes > 0 ? a->in->minutes : 0);
+	sqlite3_bind_int64(st, 5, a->in->minutes == SERVICE_KEEP ? 0 : a->in->minutes);
 	sqlite3_bind_int64(st, 6, now);
 	if ((rc = db_run(db, st, _("cannot add the service"))))
 		return rc;
@@ -210,8 +212,9 @@ int service_add(struct db *db, const struct service_input *in, int64_t *id_out)
 	return 0;
 }
 
-/* Inside the transaction: service id exists and is active; with price >= 0
- * also that price is within the money limit in the service's currency. */
+/* Inside the transaction: service id exists and is active; unless price is
+ * SERVICE_KEEP also that price is within the money limit in the service's
+ * currency. */
 static int must_be_active(struct db *db, int64_t id, int64_t price)
 {
 	struct service s;
@@ -220,10 +223,19 @@ static int must_be_active(struct db *db, int64_t id, int64_t price)
 	if (!rc && !s.active)
 		rc = err_set(FD_ECONFLICT, _("service %lld is retired: add a new service instead"),
 		             (long long)id);
-	if (!rc && price >= 0)
+	if (!rc && price != SERVICE_KEEP)
 		rc = check_price(price, s.currency);
 	service_free(&s);
 	return rc;
+}
+
+/* Bind v, or NULL for SERVICE_KEEP (the column keeps its value). */
+static void bind_keep(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v == SERVICE_KEEP)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
 }
 
 static int edit_tx(struct db *db, void *arg)
@@ -237,16 +249,15 @@ static int edit_tx(struct db *db, void *arg)
 		return rc;
 	rc = db_prepare(db,
 	                "UPDATE service SET name = coalesce(?1, name), kind = coalesce(?2, kind),"
-	                " price = CASE WHEN ?3 < 0 THEN price ELSE ?3 END,"
-	                " minutes = CASE WHEN ?4 < 0 THEN minutes ELSE ?4 END,"
+	                " price = coalesce(?3, price), minutes = coalesce(?4, minutes),"
 	                " updated_at = ?5 WHERE id = ?6",
 	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, e->in->name, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, e->kind, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, e->in->price);
-	sqlite3_bind_int64(st, 4, e->in->minutes);
+	bind_keep(st, 3, e->in->price);
+	bind_keep(st, 4, e->in->minutes);
 	sqlite3_bind_int64(st, 5, clock_now());
 	sqlite3_bind_int64(st, 6, e->id);
 	return db_run(db, st, _("cannot change the service"));
@@ -259,7 +270,7 @@ int service_edit(struct db *db, int64_t id, const struct service_input *in)
 
 	if ((rc = check_input(in, 0, &e)))
 		return rc;
-	if (!in->name && !in->kind && in->price < 0 && in->minutes < 0)
+	if (!in->name && !in->kind && in->price == SERVICE_KEEP && in->minutes == SERVICE_KEEP)
 		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
 	return db_write(db, edit_tx, &e);
 }

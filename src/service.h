@@ -43,11 +43,15 @@ struct service {
 	int64_t created_at, updated_at;
 };
 
-/* What to set. For service_add name, kind and price are required (kind
- * NULL: SERVICE; currency NULL: the config key `currency`, else USD;
- * minutes < 0: 0). For service_edit NULL or a negative number means
- * unchanged; the currency cannot be edited (retire the service and add it
- * again in the other currency). Limits: name 1..200 bytes (text_check),
+/* A price or minutes of struct service_input that is not given. */
+#define SERVICE_KEEP INT64_MIN
+
+/* What to set. For service_add name and price are required (kind NULL:
+ * SERVICE; currency NULL: the config key `currency`, else USD; minutes
+ * SERVICE_KEEP: 0). For service_edit NULL or SERVICE_KEEP means unchanged
+ * (any other negative number is refused); the currency cannot be edited
+ * (retire the service and add it again in the other currency). Limits:
+ * name 1..200 bytes (text_check),
  * kind one of the line item kinds (any case), price 0..MONEY_MAX (DISCOUNT
  * and CREDIT take money off with a positive price, as line items do),
  * minutes 0..SERVICE_MINUTES_MAX. */

@@ -78,7 +78,7 @@ START_TEST(test_service_add_edit_retire_list)
 {
 	char names[256] = "";
 	struct service s;
-	struct service_input ed = {NULL, NULL, NULL, -1, -1};
+	struct service_input ed = {NULL, NULL, NULL, SERVICE_KEEP, SERVICE_KEEP};
 	int64_t wash = add_service("Wash", NULL, 4500), travel = add_service("travel", "fee", 2550);
 
 	ck_assert_int_eq(service_get(db, travel, &s), 0);
@@ -114,7 +114,7 @@ END_TEST
 START_TEST(test_service_refusals_change_nothing)
 {
 	struct service_input in = {"Wash", NULL, NULL, 100, 0};
-	struct service_input ed = {NULL, NULL, NULL, -1, -1};
+	struct service_input ed = {NULL, NULL, NULL, SERVICE_KEEP, SERVICE_KEEP};
 	int64_t id, rows, his;
 
 	add_service("Wash", NULL, 100);
@@ -135,7 +135,11 @@ START_TEST(test_service_refusals_change_nothing)
 	ck_assert_int_eq(service_add(db, &in, &id), FD_EINVAL);
 	in.price = MONEY_MAX + 1;
 	ck_assert_int_eq(service_add(db, &in, &id), FD_EINVAL);
+	in.price = SERVICE_KEEP;
+	ck_assert_int_eq(service_add(db, &in, &id), FD_EINVAL); /* no price */
 	in.price = 1;
+	in.minutes = -1;
+	ck_assert_int_eq(service_add(db, &in, &id), FD_EINVAL);
 	in.minutes = SERVICE_MINUTES_MAX + 1;
 	ck_assert_int_eq(service_add(db, &in, &id), FD_EINVAL);
 	in.minutes = 0;
@@ -152,6 +156,12 @@ START_TEST(test_service_refusals_change_nothing)
 	ed.price = MONEY_MAX + 1;
 	ck_assert_int_eq(service_edit(db, 1, &ed), FD_EINVAL);
 	ed.price = -1;
+	ck_assert_int_eq(service_edit(db, 1, &ed), FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "negative"));
+	ed.price = SERVICE_KEEP;
+	ed.minutes = -5;
+	ck_assert_int_eq(service_edit(db, 1, &ed), FD_EINVAL);
+	ed.minutes = SERVICE_KEEP;
 	ed.currency = "EUR";
 	ck_assert_int_eq(service_edit(db, 1, &ed), FD_EINVAL);
 
@@ -171,7 +181,7 @@ START_TEST(test_service_to_job_is_a_snapshot)
 	        loyal = add_service("Loyalty", "DISCOUNT", 500), job, yen_job, item, item2, item3;
 	struct job_input ji = {cust, "Detail", "USD", NULL};
 	struct job_input jy = {cust, "Tokyo", "JPY", NULL};
-	struct service_input ed = {"Wash deluxe", "FEE", NULL, 9900, -1};
+	struct service_input ed = {"Wash deluxe", "FEE", NULL, 9900, SERVICE_KEEP};
 	struct invoice_input in = {0};
 	struct idem_result res = {0};
 	struct line_item li;

@@ -47,6 +47,7 @@ refused "card number in a name" service add --name "Card 4111 1111 1111 1111" --
 refused "edit: nothing to change" service edit 1
 refused "edit: rename to a taken name" service edit 2 --name "exterior wash"
 refused "edit: negative price" service edit 1 --price -2
+like "the edit's negative price message says what to do" "$(cat "$TMP/err")" "must not be negative"
 refused "edit: price beyond the limit" service edit 1 --price 1000000000000.01
 refused "edit: unknown service" service edit 99 --price 2
 refused "bill: unknown service" service bill 99 --job 1
