@@ -79,10 +79,14 @@ static int list_cb(const struct contact *ct, void *arg)
 	clock_format_local(ct->at, "%Y-%m-%d %H:%M", when, sizeof when);
 	printf("%6lld  %s  %-7s %-3s  ", (long long)ct->id, when, ct->channel, ct->direction);
 	cli_puts_safe(ct->summary);
-	if (ct->corrects_id)
-		printf(_("  [corrects %lld]"), (long long)ct->corrects_id);
-	if (ct->corrected_by)
-		printf(_("  [corrected by %lld]"), (long long)ct->corrected_by);
+	if (ct->corrects_id) {
+		fputs("  ", stdout);
+		printf(_("[corrects %lld]"), (long long)ct->corrects_id);
+	}
+	if (ct->corrected_by) {
+		fputs("  ", stdout);
+		printf(_("[corrected by %lld]"), (long long)ct->corrected_by);
+	}
 	fputs("  ", stdout);
 	cli_puts_safe(ct->operator_id);
 	putchar('\n');
