@@ -170,6 +170,12 @@ static const struct cli_entry *const commands[] = {
     &migrate_entry,
     &(const struct cli_entry)GROUP("customer", NULL, N_("add, list, show, edit, delete customers"),
                                    cli_customer_cmds),
+    &(const struct cli_entry)GROUP(
+        "contact", NULL, N_("the contact log: calls, messages, counter visits (add, list)"),
+        cli_contact_cmds),
+    &(const struct cli_entry)GROUP(
+        "service", NULL, N_("the catalogue of services and fees: add, list, edit, retire"),
+        cli_service_cmds),
     &(const struct cli_entry)GROUP("job", NULL, N_("add, list, show, edit, set the status of jobs"),
                                    cli_job_cmds),
     &(const struct cli_entry)GROUP(

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "contact.h"
 #include "customer.h"
 #include "db.h"
 #include "dbrow.h"
@@ -218,7 +219,7 @@ int customer_edit(struct db *db, int64_t id, const struct customer_input *in)
 
 static int delete_tx(struct db *db, void *arg)
 {
-	int64_t id = *(int64_t *)arg, jobs = 0;
+	int64_t id = *(int64_t *)arg, jobs = 0, contacts = 0;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -236,6 +237,13 @@ static int delete_tx(struct db *db, void *arg)
 		               _("customer %lld has %lld job(s) and cannot be deleted; "
 		                 "cancel the jobs instead"),
 		               (long long)id, (long long)jobs);
+	if ((rc = contact_count(db, id, &contacts)))
+		return rc;
+	if (contacts > 0)
+		return err_set(FD_ECONFLICT,
+		               _("customer %lld has %lld contact(s) in the contact log, which is "
+		                 "never deleted, so the customer cannot be deleted"),
+		               (long long)id, (long long)contacts);
 	rc = db_prepare(db, "DELETE FROM customer WHERE id = ?", &st);
 	if (rc)
 		return rc;

@@ -38,8 +38,9 @@ int customer_get(struct db *db, int64_t id, struct customer *out);
 /* customer_edit - change the given fields of customer id. */
 int customer_edit(struct db *db, int64_t id, const struct customer_input *in);
 
-/* customer_delete - remove a customer who has no jobs (FD_ECONFLICT
- * otherwise). The row stays in customer_his as deleted. */
+/* customer_delete - remove a customer who has no jobs and no rows in the
+ * contact log (FD_ECONFLICT otherwise). The row stays in customer_his as
+ * deleted. */
 int customer_delete(struct db *db, int64_t id);
 
 /* customer_list - call cb for every customer whose name or phone contains
