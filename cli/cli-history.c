@@ -125,7 +125,8 @@ static int history_check(struct cli *c, const struct cli_args *a)
 		return 0;
 	return cli_usage(a->cmd,
 	                 _("'%.40s' is not a kind of record: customer, job, visit, item, "
-	                   "invoice, payment, allocation, refund, card-order or inbound"),
+	                   "invoice, payment, allocation, refund, card-order, inbound, service "
+	                   "or contact"),
 	                 a->pos[0]);
 }
 
@@ -164,7 +165,7 @@ const struct cli_entry cli_history_entry = {
     .max_pos = 2,
     .missing = N_("give the kind of record and its id, e.g. 'history invoice "
                   "INV-2026-000001'; kinds: customer, job, visit, item, invoice, "
-                  "payment, allocation, refund, card-order, inbound"),
+                  "payment, allocation, refund, card-order, inbound, service, contact"),
     .nonempty = 1,
     .db = CLI_DB_OPEN,
     .check = history_check,

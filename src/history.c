@@ -27,9 +27,9 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-const char *const history_kinds[] = {"customer",   "job",     "visit",      "item",
-                                     "invoice",    "payment", "allocation", "refund",
-                                     "card-order", "inbound", NULL};
+const char *const history_kinds[] = {"customer", "job",        "visit",  "item",       "invoice",
+                                     "payment",  "allocation", "refund", "card-order", "inbound",
+                                     "service",  "contact",    NULL};
 
 struct kind {
 	const char *word, *alias;
@@ -70,6 +70,12 @@ static const struct kind kinds[] = {
      "SELECT 1 FROM refund WHERE id = ?1"},
     {"card-order", NULL, "SELECT * FROM pay_order_his WHERE id = ?1 ORDER BY his_id", NULL, NULL,
      "pay_order", NULL, "SELECT 1 FROM pay_order WHERE id = ?1"},
+    {"service", NULL, "SELECT * FROM service_his WHERE id = ?1 ORDER BY his_id", NULL, NULL, NULL,
+     NULL, "SELECT 1 FROM service WHERE id = ?1"},
+    {"contact", NULL,
+     "SELECT 0 AS his_id, id, customer_id, at, channel, direction, summary, corrects_id,"
+     " operator_id, 1 AS operate_type, created_at AS operate_at FROM contact_log WHERE id = ?1",
+     NULL, NULL, NULL, NULL, "SELECT 1 FROM contact_log WHERE id = ?1"},
     {"inbound", "event",
      "SELECT 0 AS his_id, id, source_system, external_id, via, event_type, object_id,"
      " '' AS operator_id, 1 AS operate_type, received_at AS operate_at"
@@ -97,8 +103,8 @@ static int skipped(const char *col, int has_flow)
 static int money_column(const char *col)
 {
 	static const char *const money[] = {
-	    "amount",    "unit_price", "total",           "credited", "paid", "balance",
-	    "allocated", "refunded",   "refunded_amount", "subtotal", "tax",  NULL};
+	    "amount",    "unit_price", "price",           "total",    "credited", "paid", "balance",
+	    "allocated", "refunded",   "refunded_amount", "subtotal", "tax",      NULL};
 	size_t i;
 
 	for (i = 0; money[i]; i++)
@@ -537,10 +543,12 @@ int history_read(struct db *db, const char *kind, const char *ref, const char *l
 	int rc;
 
 	if (!k)
-		return err_set(FD_EINVAL,
-		               _("'%.40s' is not a kind of record: customer, job, visit, item, "
-		                 "invoice, payment, allocation, refund, card-order or inbound"),
-		               kind ? kind : "");
+		return err_set(
+		    FD_EINVAL,
+		    _("'%.40s' is not a kind of record: customer, job, visit, item, "
+		      "invoice, payment, allocation, refund, card-order, inbound, service "
+		      "or contact"),
+		    kind ? kind : "");
 	if (!ref || !*ref)
 		return err_set(FD_EINVAL, _("which %s? give its id"), k->word);
 	if ((rc = db_exec(db, "BEGIN")) != 0)

@@ -17,6 +17,7 @@
  *  - "request": for card orders and inbound events, each request-log entry
  *    that names the record's ids (our order number, the channel's ids).
  * A visit's timeline also holds the history of its links to jobs ("link N").
+ * A contact (the contact log is only ever added to) has its one "created".
  * Amounts are shown in the record's currency, times in shop time.
  *
  * Cost: each part is read by an index on the record's id (X_his_by_id,
@@ -56,7 +57,7 @@ struct history_event {
 
 /* history_kinds - the words of the kinds, NULL-terminated, for usage text:
  * customer, job, visit, item, invoice, payment, allocation, refund,
- * card-order, inbound. */
+ * card-order, inbound, service, contact. */
 extern const char *const history_kinds[];
 
 /* history_read - the timeline of record `ref` of kind `kind` (a kind word;

@@ -60,7 +60,12 @@ like "a visit's links are found by an index, not a scan of every link's history"
 
 # refusals
 fd history planet 1 >/dev/null 2>"$TMP/err"; is "an unknown kind is bad usage" "$?" 2
-like "... and the message lists the kinds" "$(cat "$TMP/err")" "card-order or inbound"
+like "... and the message lists the kinds" "$(cat "$TMP/err")" "inbound, service or contact"
+fd service add --name "Full detail" --kind SERVICE --price 180 >/dev/null
+SUDO_USER=$other fd service edit 1 --price 185 >/dev/null
+like "a catalogue price change, and who made it" "$(fd history service 1)" "price: 180.00 USD -> 185.00 USD"
+fd contact add --customer 1 --channel phone --direction in --summary "asked about the tint" >/dev/null
+like "a contact's one entry, with its summary" "$(fd history contact 1)" "summary: asked about the tint"
 fd history customer >/dev/null 2>&1; is "a missing id is bad usage" "$?" 2
 fd history customer x1 >/dev/null 2>&1; is "a bad id is bad usage" "$?" 2
 refused "a customer that never was" history customer 99
