@@ -429,6 +429,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_DEAD_LETTERS:
 		push(view_dead_new());
 		break;
+	case ACT_CUSTOMERS:
+		push(view_customers_new());
+		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];
 		const char *kind = NULL;
