@@ -268,6 +268,7 @@ static void query_digits(const char *q, char *digits, size_t n)
 			if (k + 1 < n)
 				digits[k++] = *s;
 		} else if (!strchr(" +-().", *s)) {
+			digits[0] = '\0'; /* not a phone number */
 			return;
 		}
 	}
