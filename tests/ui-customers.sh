@@ -45,6 +45,7 @@ is "the aging report has the customer's balance" "$owed / $credit" "50.00 USD / 
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"
+shows "the key hints offer c" "c Customers"
 keys c
 shows "c opens the customer list" "frontdesk > Calendar (Week) > Customers"
 shows "with its search line" "Find (name, phone, address):"
@@ -73,6 +74,15 @@ past=$(screen_text | grep -n "Past visits" | cut -d: -f1)
 is "coming visits come before past ones" "$([ "$coming" -lt "$past" ] && echo before)" "before"
 keys q
 shows "back returns to the list" "frontdesk > Calendar (Week) > Customers"
+keys Tab
+shows "Tab moves to the list: its hints change" "a New customer"
+keys ?
+shows_re "the help lists a in the list" "a +Add a new customer \(a form\) +customer-new"
+shows_re "and e" "e +Edit the selected customer +customer-edit"
+keys q
+shows "q closes the help" "Tab List/search"
+keys Tab
+shows "Tab returns to the search line" "> Find (name, phone, address):"
 
 # a new customer
 before=$(q "SELECT count(*) FROM customer")

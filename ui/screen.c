@@ -277,7 +277,8 @@ static int draw_hint(int x, enum action a)
 
 static void draw_hints(struct view *top)
 {
-	static const enum action globals[] = {ACT_SEARCH, ACT_BACK, ACT_QUIT, ACT_NONE};
+	static const enum action globals[] = {ACT_SEARCH, ACT_CUSTOMERS, ACT_BACK, ACT_QUIT,
+	                                      ACT_NONE};
 	const enum action *a;
 	int x = 0;
 
