@@ -464,15 +464,25 @@ START_TEST(test_customer_search)
 }
 END_TEST
 
-/* 50,000 customers: a query that matches nobody reads the whole table;
- * it must stay well under the time of a key press (the bound is loose:
- * a shared machine, a debug build). */
+static double ms_since(const struct timespec *t0)
+{
+	struct timespec t1;
+
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	return (t1.tv_sec - t0->tv_sec) * 1e3 + (t1.tv_nsec - t0->tv_nsec) / 1e6;
+}
+
+/* 50,000 customers: a query that matches nobody reads the whole table. It
+ * must cost about what a plain scan of the table costs (the bound is
+ * relative to one, measured here, so that it holds on a slow shared
+ * machine and under valgrind as well), never a query per row. */
 START_TEST(test_customer_search_50000)
 {
 	struct db *db;
-	struct timespec t0, t1;
+	struct timespec t0;
 	char out[512] = "";
-	double ms;
+	double ms, scan_ms;
+	int64_t n;
 
 	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
 	ck_assert_int_eq(db_exec(db,
@@ -485,16 +495,25 @@ START_TEST(test_customer_search_50000)
 	                         "COMMIT"),
 	                 0);
 	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(db_one_int(db,
+	                            "SELECT count(*) FROM customer WHERE name LIKE '%nobody%'"
+	                            " OR address LIKE '%nobody%' OR phone LIKE '%nobody%'",
+	                            &n),
+	                 0);
+	scan_ms = ms_since(&t0);
+	ck_assert_int_eq(n, 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	ck_assert_int_eq(customer_search(db, "nobody has this", 200, join_names, out), 0);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	ms = (t1.tv_sec - t0.tv_sec) * 1e3 + (t1.tv_nsec - t0.tv_nsec) / 1e6;
+	ms = ms_since(&t0);
 	ck_assert_str_eq(out, "");
-	ck_assert_msg(ms < 1000, "a search of 50,000 customers took %.1f ms", ms);
 	/* a phone number found by its digits among them: 5 customers */
 	ck_assert_int_eq(customer_search(db, "555 0142", 0, join_names, out), 0);
 	ck_assert_str_eq(out, "Customer 10142,Customer 142,Customer 20142,Customer 30142,"
 	                      "Customer 40142");
 	db_close(db);
+	ck_assert_msg(ms < 10 * scan_ms + 100,
+	              "a search of 50,000 customers took %.1f ms, a plain scan %.1f ms", ms,
+	              scan_ms);
 }
 END_TEST
 

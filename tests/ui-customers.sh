@@ -72,6 +72,10 @@ shows_re "and the past one" "2026-11-20 10:00 +scheduled +Interior clean +Old ya
 coming=$(screen_text | grep -n "Coming visits" | cut -d: -f1)
 past=$(screen_text | grep -n "Past visits" | cut -d: -f1)
 is "coming visits come before past ones" "$([ "$coming" -lt "$past" ] && echo before)" "before"
+keys e
+shows "e in the customer's pane edits the customer" "Edit customer $cust (Phil Digits)"
+keys Escape
+shows "Esc returns to the pane" "Form closed; nothing was posted."
 keys q
 shows "back returns to the list" "frontdesk > Calendar (Week) > Customers"
 keys Tab
