@@ -281,9 +281,9 @@ static void query_digits(const char *q, char *digits, size_t n)
  * The search reads the customer table once in name order through the index
  * customer_by_name, testing each row (a LIKE-style scan: no index can find
  * a substring), and stops after `limit` matches. Measured on 50,000
- * customers (bench data, this machine): a query that matches nobody reads
- * every row, about 25 ms; one that matches many stops at the limit after a
- * few hundred rows, well under 1 ms. The phone digits are computed per row
+ * customers (this machine, `customer list --search`): a query that matches
+ * nobody reads every row, about 25 ms; one that matches many stops as soon
+ * as it has `limit` rows. The phone digits are computed per row
  * by fd_digits() (db.c); storing them would save little and needs a
  * migration. lower() folds ASCII letters only, as NOCASE does.
  */

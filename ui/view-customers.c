@@ -233,10 +233,10 @@ static void custs_draw(struct view *v, WINDOW *w)
 		snprintf(status, sizeof status,
 		         _("The first %d customers by name; type more to narrow the list."),
 		         cv->shown);
-	else if (cv->shown == 1)
-		snprintf(status, sizeof status, "%s", _("1 customer."));
 	else
-		snprintf(status, sizeof status, _("%d customers."), cv->shown);
+		snprintf(status, sizeof status,
+		         ngettext("%d customer.", "%d customers.", (unsigned long)cv->shown),
+		         cv->shown);
 	draw_text(w, 1, 2, cols_ - 4, status, theme_attr(R_DIM), AL_LEFT);
 	/* the column headings, laid out as the rows are */
 	heads[0] = _("Name");
