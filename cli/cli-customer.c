@@ -149,8 +149,10 @@ const struct cli_entry cli_customer_cmds[] = {
      "--name NAME [--phone P] [--email E] [--address A] [--note N]", N_("add a customer"),
      .opts = {FIELD_OPTS(N_("--name is required"))}, .db = CLI_DB_OPEN, .run = cmd_add},
     {"list", NULL, "[--search TEXT]", NULL, N_("list customers by name"),
-     .opts = {{"search", CLI_VALUE, N_("only names or phone numbers containing this text"), NULL,
-               NULL}},
+     .opts = {{"search", CLI_VALUE,
+               N_("only customers whose name, address or phone number contains this text (a "
+                  "phone number by its digits: 5550142 finds 555-0142)"),
+               NULL, NULL}},
      .db = CLI_DB_OPEN, .run = cmd_list},
     {"show", NULL, "ID", NULL, N_("show one customer"), ID_CMD(N_("the customer id")),
      .run = cmd_show},

@@ -43,9 +43,29 @@ int customer_edit(struct db *db, int64_t id, const struct customer_input *in);
  * deleted. */
 int customer_delete(struct db *db, int64_t id);
 
-/* customer_list - call cb for every customer whose name or phone contains
- * search (NULL: all), by name; stops early and returns cb's value if it is
- * non-zero. The struct passed to cb is valid during the call only. */
+/* customer_check - 0 when the fields in would be accepted by
+ * customer_add (adding != 0: the name is required) or customer_edit (only
+ * the given fields are checked), else FD_EINVAL with the reason; nothing is
+ * read or written. The screen's form checks each field with it to show
+ * the reason beside that field. */
+int customer_check(const struct customer_input *in, int adding);
+
+/* customer_search - call cb for the customers that match query, by name
+ * (then id), at most limit of them (0: no limit); NULL or "" (after
+ * trimming blanks) matches everyone. A customer matches when the query is
+ * found, ignoring ASCII case, in the name, the address or the phone number
+ * as typed, or when the query is a phone number (only digits, blanks and
+ * + - ( ) .) with at least 3 digits and those digits appear, in order and
+ * together, among the digits of the phone number: 5550142, "555 0142",
+ * 555-0142 and "(555) 0142" all find 555-0142. Stops early and returns
+ * cb's value if it is non-zero. The struct passed to cb is valid during
+ * the call only. Cost: one pass over the customer table in name order
+ * (index customer_by_name), stopping after limit matches; see
+ * customer.c. */
+int customer_search(struct db *db, const char *query, int limit,
+                    int (*cb)(const struct customer *c, void *arg), void *arg);
+
+/* customer_list - customer_search without a limit. */
 int customer_list(struct db *db, const char *search, int (*cb)(const struct customer *c, void *arg),
                   void *arg);
 

@@ -92,6 +92,38 @@ static void fn_reason(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_result_null(ctx);
 }
 
+/* fd_digits(text) - the ASCII digits of text in order ("(555) 014-2" ->
+ * "5550142"); NULL for NULL. Deterministic: the customer search compares a
+ * query's digits with a phone number's, whatever punctuation either has. */
+static void fn_digits(sqlite3_context *ctx, int argc, sqlite3_value **argv)
+{
+	const unsigned char *s;
+	char buf[64], *out = buf;
+	int n, i, k = 0;
+
+	(void)argc;
+	if (sqlite3_value_type(argv[0]) == SQLITE_NULL) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	s = sqlite3_value_text(argv[0]);
+	n = sqlite3_value_bytes(argv[0]);
+	if (!s) {
+		sqlite3_result_null(ctx);
+		return;
+	}
+	if (n >= (int)sizeof buf && !(out = sqlite3_malloc(n + 1))) {
+		sqlite3_result_error_nomem(ctx);
+		return;
+	}
+	for (i = 0; i < n; i++)
+		if (s[i] >= '0' && s[i] <= '9')
+			out[k++] = (char)s[i];
+	sqlite3_result_text(ctx, out, k, SQLITE_TRANSIENT);
+	if (out != buf)
+		sqlite3_free(out);
+}
+
 char *db_default_path(void)
 {
 	const char *env = getenv("FRONTDESK_DB"), *xdg, *home;
@@ -499,6 +531,9 @@ int db_open(const char *path, int flags, struct db **out)
 	                        NULL, NULL);
 	sqlite3_create_function(db->h, "fd_reason", 0, SQLITE_UTF8 | SQLITE_INNOCUOUS, db,
 	                        fn_reason, NULL, NULL);
+	sqlite3_create_function(db->h, "fd_digits", 1,
+	                        SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC, NULL,
+	                        fn_digits, NULL, NULL);
 	/* Before anything is written: a frontdesk database has schema_migration;
 	 * only a creating open (init, demo) takes one with nothing in it. */
 	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0) {

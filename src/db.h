@@ -4,7 +4,8 @@
  * A connection is in WAL mode with synchronous=FULL (a committed cash payment
  * must survive a power cut), foreign keys on and a busy timeout. It has the
  * SQL functions the schema's triggers call: fd_operator() (who is working),
- * fd_now() (the program's clock) and fd_reason() (why a status changes).
+ * fd_now() (the program's clock) and fd_reason() (why a status changes),
+ * and fd_digits(text), the digits of a text, for the customer search.
  * One connection per thread; never share one across fork().
  *
  * Every write goes through db_begin_write()/db_commit() (BEGIN IMMEDIATE,

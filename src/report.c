@@ -70,8 +70,11 @@ static void key_take(sqlite3_stmt *st, struct aging_acc *acc)
 	snprintf(acc->currency, sizeof acc->currency, "%s", cur ? (const char *)cur : "");
 }
 
-int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r, void *arg),
-                 void *arg)
+/* The aging of every customer (customer_id 0) or of one: the same rows
+ * and sums either way, only the WHERE differs (for one customer the
+ * indexes are searched by customer_id instead of read whole). */
+static int aging(struct db *db, int64_t on, int64_t customer_id,
+                 int (*cb)(const struct aging_row *r, void *arg), void *arg)
 {
 	int64_t day = clock_day_start(on), limit[AGING_BUCKETS - 1];
 	sqlite3_stmt *bs = NULL, *cs = NULL, *ns = NULL;
@@ -96,22 +99,39 @@ int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r,
 	 * lookup; the WHERE of the invoices is that of the index word for
 	 * word. Summing is done here: cheaper than SQL aggregates. */
 	rc = db_prepare(db,
-	                "SELECT customer_id, currency, due_at, balance FROM invoice"
-	                " WHERE status = 'issued' OR status = 'partially_paid'"
-	                "  OR status = 'overpaid'"
-	                " ORDER BY customer_id, currency",
+	                customer_id ? "SELECT customer_id, currency, due_at, balance FROM invoice"
+	                              " WHERE (status = 'issued' OR status = 'partially_paid'"
+	                              "  OR status = 'overpaid') AND customer_id = ?1"
+	                              " ORDER BY customer_id, currency"
+	                            : "SELECT customer_id, currency, due_at, balance FROM invoice"
+	                              " WHERE status = 'issued' OR status = 'partially_paid'"
+	                              "  OR status = 'overpaid'"
+	                              " ORDER BY customer_id, currency",
 	                &bs);
 	if (!rc)
-		rc = db_prepare(
-		    db,
-		    "SELECT customer_id, currency, amount - allocated - refunded"
-		    " FROM payment WHERE status IN ('unallocated', 'partially_allocated')"
-		    " ORDER BY customer_id, currency",
-		    &cs);
+		rc = db_prepare(db,
+		                customer_id
+		                    ? "SELECT customer_id, currency, amount - allocated - refunded"
+		                      " FROM payment WHERE status IN ('unallocated',"
+		                      " 'partially_allocated') AND customer_id = ?1"
+		                      " ORDER BY customer_id, currency"
+		                    : "SELECT customer_id, currency, amount - allocated - refunded"
+		                      " FROM payment WHERE status IN ('unallocated',"
+		                      " 'partially_allocated')"
+		                      " ORDER BY customer_id, currency",
+		                &cs);
 	if (!rc)
-		rc = db_prepare(db, "SELECT id, name FROM customer ORDER BY id", &ns);
+		rc = db_prepare(db,
+		                customer_id ? "SELECT id, name FROM customer WHERE id = ?1"
+		                            : "SELECT id, name FROM customer ORDER BY id",
+		                &ns);
 	if (rc)
 		goto out;
+	if (customer_id) {
+		sqlite3_bind_int64(bs, 1, customer_id);
+		sqlite3_bind_int64(cs, 1, customer_id);
+		sqlite3_bind_int64(ns, 1, customer_id);
+	}
 	/* merge the two ordered streams, and the customers (by id) for names */
 	bstep = sqlite3_step(bs);
 	cstep = sqlite3_step(cs);
@@ -198,6 +218,20 @@ out:
 	sqlite3_finalize(ns);
 	db_rollback(db);
 	return rc;
+}
+
+int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r, void *arg),
+                 void *arg)
+{
+	return aging(db, on, 0, cb, arg);
+}
+
+int report_customer_aging(struct db *db, int64_t customer_id, int64_t on,
+                          int (*cb)(const struct aging_row *r, void *arg), void *arg)
+{
+	if (customer_id <= 0)
+		return err_set(FD_EINVAL, _("there is no customer %lld"), (long long)customer_id);
+	return aging(db, on, customer_id, cb, arg);
 }
 
 int report_takings(struct db *db, int64_t from, int64_t to,

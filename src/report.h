@@ -35,6 +35,13 @@ struct aging_row {
 int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r, void *arg),
                  void *arg);
 
+/* report_customer_aging - the rows of report_aging for customer_id alone
+ * (what they owe and their credit, per currency, by currency): the same
+ * figures, read through the same indexes searched by customer. No row for
+ * a customer who owes nothing and has no credit. */
+int report_customer_aging(struct db *db, int64_t customer_id, int64_t on,
+                          int (*cb)(const struct aging_row *r, void *arg), void *arg);
+
 struct takings_row {
 	char day[11]; /* YYYY-MM-DD, shop time */
 	char method[16];

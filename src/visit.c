@@ -128,6 +128,26 @@ int appt_list_range(struct db *db, int64_t from, int64_t to,
 	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
 }
 
+int appt_list_customer(struct db *db, int64_t customer_id,
+                       int (*cb)(const struct appt *a, void *arg), void *arg)
+{
+	struct appt_iter it = {cb, arg, NULL};
+	sqlite3_stmt *st;
+	int rc;
+
+	/* the customer's jobs (service_order_by_customer), their links
+	 * (appointment_work_by_job), the visits by id */
+	rc = wk_prep(db,
+	             APPT_SELECT " WHERE a.id IN (SELECT w.appointment_id FROM appointment_work w"
+	                         " JOIN service_order j ON j.id = w.service_order_id"
+	                         " WHERE j.customer_id = ?1)"
+	                         " ORDER BY a.start_at DESC, a.id DESC",
+	             &st, customer_id, 0);
+	if (rc)
+		return rc;
+	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
+}
+
 /* FD_EINVAL unless a visit may run from start to end. */
 static int check_times(int64_t start, int64_t end)
 {

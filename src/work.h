@@ -126,6 +126,10 @@ int appt_set_status(struct db *db, int64_t id, const char *status, const char *r
  * status. FD_EINVAL unless from < to. */
 int appt_list_range(struct db *db, int64_t from, int64_t to,
                     int (*cb)(const struct appt *a, void *arg), void *arg);
+/* appt_list_customer - every visit that works on a job of customer_id,
+ * whatever its status, newest start first. */
+int appt_list_customer(struct db *db, int64_t customer_id,
+                       int (*cb)(const struct appt *a, void *arg), void *arg);
 void appt_free(struct appt *a);
 
 /* ---------------------------------------------------------------- links */

@@ -1012,6 +1012,46 @@ START_TEST(test_aging_merges_invoices_and_credit)
 }
 END_TEST
 
+/* One customer's rows (the screen's figures) are the aging report's rows
+ * of that customer, word for word; nobody else's money leaks in. */
+START_TEST(test_customer_aging_is_the_reports_row)
+{
+	int64_t ada = add_customer("Ada"), bob = add_customer("Bob"), zed = add_customer("Zed");
+	int64_t on, i;
+	struct alloc_input al;
+	char all[1024] = "", one_[1024] = "", want[1024] = "";
+	char *line, *save = NULL;
+
+	invoice_of(ada, "EUR", 700);
+	pay(ada, "USD", 300, NULL, 0);
+	i = invoice_of(ada, "USD", 1000);
+	al = (struct alloc_input){i, 250};
+	pay(ada, "USD", 400, &al, 1); /* owes 750 USD, credit 300 + 150 */
+	invoice_of(bob, "USD", 999);
+	pay(bob, "USD", 11, NULL, 0);
+	ck_assert_int_eq(clock_parse_local("2026-12-01T12:00", &on), 0);
+	ck_assert_int_eq(report_aging(db, on, aging_lines, all), 0);
+	for (line = strtok_r(all, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char id[32];
+
+		snprintf(id, sizeof id, "%lld ", (long long)ada);
+		if (!strncmp(line, id, strlen(id)))
+			snprintf(want + strlen(want), sizeof want - strlen(want), "%s\n", line);
+	}
+	ck_assert_int_eq(report_customer_aging(db, ada, on, aging_lines, one_), 0);
+	ck_assert_str_eq(one_, want);
+	snprintf(want, sizeof want, "%lld Ada EUR 700 0\n%lld Ada USD 750 450\n", (long long)ada,
+	         (long long)ada);
+	ck_assert_str_eq(one_, want);
+	/* a customer with nothing owed and no credit has no row */
+	one_[0] = '\0';
+	ck_assert_int_eq(report_customer_aging(db, zed, on, aging_lines, one_), 0);
+	ck_assert_str_eq(one_, "");
+	ck_assert_int_eq(report_customer_aging(db, 0, on, aging_lines, one_), FD_EINVAL);
+	assert_clean();
+}
+END_TEST
+
 static int count_lines(const struct statement_line *l, void *arg)
 {
 	(*(int *)arg)++;
@@ -1121,6 +1161,7 @@ int main(void)
 	tcase_add_test(tc, test_check_reports_missing_history_and_deletes);
 	tcase_add_test(tc, test_aging_buckets_by_shop_day);
 	tcase_add_test(tc, test_aging_merges_invoices_and_credit);
+	tcase_add_test(tc, test_customer_aging_is_the_reports_row);
 	tcase_add_test(tc, test_statement_balance_is_open_less_credit);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);

@@ -304,6 +304,20 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(action_by_name("card-charge"), ACT_CARD_CHARGE);
 	ck_assert_int_eq(keymap_lookup('C', CTX_FORM), ACT_NONE);
 	ck_assert_int_eq(keymap_lookup('i', CTX_PANE), ACT_ISSUE_INVOICE);
+	/* c opens the customers everywhere but in forms; in the customer
+	 * list a and e add and edit a customer, elsewhere in panes they still
+	 * add a line item and edit the selected record */
+	ck_assert_int_eq(keymap_lookup('c', CTX_CAL), ACT_CUSTOMERS);
+	ck_assert_int_eq(keymap_lookup('c', CTX_PANE), ACT_CUSTOMERS);
+	ck_assert_int_eq(keymap_lookup('c', CTX_PANE | CTX_CUSTS), ACT_CUSTOMERS);
+	ck_assert_int_eq(keymap_lookup('c', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('a', CTX_PANE | CTX_CUSTS), ACT_CUST_NEW);
+	ck_assert_int_eq(keymap_lookup('e', CTX_PANE | CTX_CUSTS), ACT_CUST_EDIT);
+	ck_assert_int_eq(keymap_lookup('\t', CTX_PANE | CTX_CUSTS), ACT_CUST_QUERY);
+	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_CUSTS), ACT_DOWN);
+	ck_assert_int_eq(keymap_lookup('a', CTX_PANE), ACT_NEW_ITEM);
+	ck_assert_int_eq(keymap_lookup('e', CTX_PANE), ACT_EDIT);
+	ck_assert_int_eq(keymap_lookup('a', CTX_CAL), ACT_CAL_NEW_VISIT);
 }
 END_TEST
 

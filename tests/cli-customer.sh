@@ -17,6 +17,11 @@ out=$(fd --json customer show 1 | python3 -c 'import json,sys; print(json.load(s
 is "address cleared" "$out" "None"
 out=$(fd customer list --search 0199); like "search by phone" "$out" "Ada Lee"
 out=$(fd customer list --search nobody); is "search with no match" "$out" ""
+for q in 5550199 "555 0199" "(555) 0199"; do
+	out=$(fd customer list --search "$q"); like "search by the phone's digits: $q" "$out" "Ada Lee"
+done
+out=$(fd customer list --search "555 0198"); is "other digits find nobody" "$out" ""
+out=$(fd customer list --search "ADA"); like "search a name ignoring case" "$out" "Ada Lee"
 ok "add a second customer" fd customer add --name "Bo Chen"
 ok "delete it" fd customer delete 2
 fd customer show 2 >/dev/null 2>&1; is "deleted customer is gone" "$?" 1

@@ -35,6 +35,9 @@ static const struct action_def table[] = {
     {ACT_MESSAGE, "message", "M F2",
      N_("Show the last message in full, wrapped (the message line cuts a long one)"), CTX_GLOBAL,
      NULL},
+    {ACT_CUSTOMERS, "customers", "c",
+     N_("Show the customers: type to find one by name, phone number or address"), CTX_GLOBAL,
+     N_("Customers")},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -60,6 +63,12 @@ static const struct action_def table[] = {
      N_("Retry")},
     {ACT_DEAD_IGNORE, "dead-ignore", "i", N_("Ignore the selected inbound event (asks why)"),
      CTX_DEAD, N_("Ignore")},
+    /* the customer list: before the panes, whose a and e they override there */
+    {ACT_CUST_NEW, "customer-new", "a", N_("Add a new customer (a form)"), CTX_CUSTS,
+     N_("New customer")},
+    {ACT_CUST_EDIT, "customer-edit", "e", N_("Edit the selected customer"), CTX_CUSTS, N_("Edit")},
+    {ACT_CUST_QUERY, "customer-focus", "Tab", N_("Move between the search line and the list"),
+     CTX_CUSTS, N_("List/search")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},

@@ -14,7 +14,8 @@
  * (in a form only for function and control keys: typing text must not
  * trigger anything). The dead-letter actions come before the panes' in
  * the table, so that in the dead-letter views (CTX_DEAD | CTX_PANE) `r` and
- * `i` retry and ignore rather than refund and invoice.
+ * `i` retry and ignore rather than refund and invoice; the customer list's
+ * (CTX_CUSTS | CTX_PANE) come before them too, for its `a` and `e`.
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
  * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
@@ -28,10 +29,11 @@
 /* Contexts, as bits so that a view can listen to several. */
 enum {
 	CTX_GLOBAL = 1,
-	CTX_CAL = 2,  /* the calendar */
-	CTX_PANE = 4, /* drill-down panes and lists */
-	CTX_FORM = 8, /* forms: unbound printable keys are typed text */
-	CTX_DEAD = 16 /* the dead-letter views (which also listen to CTX_PANE) */
+	CTX_CAL = 2,   /* the calendar */
+	CTX_PANE = 4,  /* drill-down panes and lists */
+	CTX_FORM = 8,  /* forms: unbound printable keys are typed text */
+	CTX_DEAD = 16, /* the dead-letter views (which also listen to CTX_PANE) */
+	CTX_CUSTS = 32 /* the customer list, its list focused (with CTX_PANE) */
 };
 
 enum action {
@@ -45,6 +47,7 @@ enum action {
 	ACT_DEAD_LETTERS,
 	ACT_HISTORY,
 	ACT_MESSAGE,
+	ACT_CUSTOMERS,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -64,6 +67,10 @@ enum action {
 	/* dead letters */
 	ACT_DEAD_RETRY,
 	ACT_DEAD_IGNORE,
+	/* the customer list */
+	ACT_CUST_NEW,
+	ACT_CUST_EDIT,
+	ACT_CUST_QUERY,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

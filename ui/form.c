@@ -485,15 +485,20 @@ static struct ui_next finish_post(struct form *f)
 
 		return ui_next(nv ? UI_POP_PUSH : UI_POP, nv);
 	}
-	f->state = FS_DONE;
 	{
 		const char *r = sb_cstr(&f->receipt);
 		size_t n = strcspn(r, "\n");
 		char *first = xstrndup(r, n);
+		/* a form that opens what it made: the receipt's first line stays
+		 * on the message line */
+		struct view *nv = f->spec->next ? f->spec->next(f) : NULL;
 
 		ui_msg(MSG_OK, "%s", first);
 		free(first);
+		if (nv)
+			return ui_next(UI_POP_PUSH, nv);
 	}
+	f->state = FS_DONE;
 	return ui_next(UI_REDRAW, NULL);
 }
 

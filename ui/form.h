@@ -64,7 +64,9 @@ struct form_spec {
 	/* the question for a destructive form, or NULL for none */
 	void (*confirm)(struct form *f, char *buf, size_t n);
 	/* after a successful post of a quiet form: the view that replaces it
-	 * (NULL: just close) */
+	 * (NULL: just close); of another form: the view that replaces it at
+	 * once, the receipt's first line on the message line (NULL: the
+	 * receipt is shown) */
 	struct view *(*next)(struct form *f);
 	void (*free)(struct form *f);
 	int quiet;        /* close at once after posting; no receipt */

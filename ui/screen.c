@@ -339,12 +339,14 @@ static void add_hint(struct hint_line *h, enum action a, int rank)
 }
 
 /* The key hints: help, the view's own, dead letters (while there are
- * any), search, back and quit. When they do not all fit, the view's own
- * go first (from the last), then help, search and dead letters; the way
+ * any), search, customers, back and quit. When they do not all fit, the
+ * view's own go first (from the last), then help, search, customers and
+ * dead letters; the way
  * out (back and quit, a form's cancel) always stays (layout_hints). */
 static void draw_hints(struct view *top)
 {
-	static const enum action globals[] = {ACT_SEARCH, ACT_BACK, ACT_QUIT, ACT_NONE};
+	static const enum action globals[] = {ACT_SEARCH, ACT_CUSTOMERS, ACT_BACK, ACT_QUIT,
+	                                      ACT_NONE};
 	struct hint_line h;
 	const enum action *a;
 	int form = (top->ops->ctx & CTX_FORM) != 0, i, x = 0;
@@ -360,7 +362,7 @@ static void draw_hints(struct view *top)
 		if (statusline_dead_letters() > 0 && !(top->ops->ctx & CTX_DEAD))
 			add_hint(&h, ACT_DEAD_LETTERS, 1);
 		for (a = globals; *a != ACT_NONE; a++)
-			add_hint(&h, *a, *a == ACT_SEARCH ? 1 : 0);
+			add_hint(&h, *a, *a == ACT_SEARCH || *a == ACT_CUSTOMERS ? 1 : 0);
 	}
 	layout_hints(h.n, h.width, h.rank, 2, S.cols, h.shown);
 	for (i = 0; i < h.n; i++)
@@ -577,6 +579,9 @@ static void global_action(const struct ui_event *ev)
 		break;
 	case ACT_DEAD_LETTERS:
 		push(view_dead_new());
+		break;
+	case ACT_CUSTOMERS:
+		push(view_customers_new());
 		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];

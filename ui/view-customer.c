@@ -1,7 +1,9 @@
 /*
- * view-customer.c - a customer: contact details, jobs, invoices (with
- * their balances) and payments. Enter opens an invoice or a payment; p
- * records a payment from this customer.
+ * view-customer.c - a customer: at the top what they owe and their credit
+ * (report_customer_aging: the aging report's figures), then contact
+ * details, visits (coming, then past), invoices (with their balances),
+ * payments and jobs. Enter opens a visit, an invoice or a payment; p
+ * records a payment from this customer; e edits the customer.
  */
 #include <config.h>
 
@@ -9,13 +11,17 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "clock.h"
 #include "customer.h"
 #include "draw.h"
+#include "err.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
 #include "pane.h"
 #include "payment.h"
+#include "report.h"
+#include "strbuf.h"
 #include "views.h"
 #include "work.h"
 #include "xalloc.h"
@@ -33,6 +39,94 @@ static const struct pane_col inv_cols[] = {{16, 0, AL_LEFT},  {11, 0, AL_LEFT}, 
                                            {15, 0, AL_RIGHT}, {15, 0, AL_RIGHT}, {1, 1, AL_LEFT}};
 static const struct pane_col pay_cols[] = {{12, 0, AL_LEFT},  {17, 0, AL_LEFT},  {14, 0, AL_LEFT},
                                            {15, 0, AL_RIGHT}, {15, 0, AL_RIGHT}, {1, 1, AL_LEFT}};
+
+static const struct pane_col visit_cols[] = {
+    {17, 0, AL_LEFT}, {12, 0, AL_LEFT}, {20, 2, AL_LEFT}, {12, 1, AL_LEFT}};
+
+struct money_top {
+	struct strbuf owed, credit;
+};
+
+static int add_figures(const struct aging_row *a, void *arg)
+{
+	struct money_top *m = arg;
+	char b[FMT_MONEY];
+
+	if (a->owed)
+		sb_printf(&m->owed, "%s%s", m->owed.len ? ", " : "",
+		          fmt_money_cur(a->owed, a->currency, b));
+	if (a->credit)
+		sb_printf(&m->credit, "%s%s", m->credit.len ? ", " : "",
+		          fmt_money_cur(a->credit, a->currency, b));
+	return 0;
+}
+
+/* The visits of the customer, newest first, as appt_list_customer gives
+ * them; split into coming and past when listed. */
+struct visits {
+	struct appt *a;
+	int n, cap;
+};
+
+static int take_visit(const struct appt *a, void *arg)
+{
+	struct visits *vs = arg;
+	struct appt *c;
+
+	if (vs->n == vs->cap) {
+		vs->cap = vs->cap ? 2 * vs->cap : 16;
+		vs->a = xrealloc(vs->a, (size_t)vs->cap * sizeof *vs->a);
+	}
+	c = &vs->a[vs->n++];
+	memset(c, 0, sizeof *c);
+	c->id = a->id;
+	c->start_at = a->start_at;
+	c->end_at = a->end_at;
+	snprintf(c->status, sizeof c->status, "%s", a->status);
+	c->services = xstrdup(a->services ? a->services : "");
+	c->location = a->location ? xstrdup(a->location) : NULL;
+	return 0;
+}
+
+static void visit_row(struct customerv *cv, const struct appt *a)
+{
+	char d[32];
+	const char *cells[4];
+
+	cells[0] = fmt_datetime(a->start_at, d);
+	cells[1] = fmt_status(a->status);
+	cells[2] = a->services && *a->services ? a->services : "-";
+	cells[3] = a->location ? a->location : "";
+	pane_row(&cv->p, K_VISIT, a->id, R_NORMAL, 4, visit_cols, cells);
+}
+
+static void add_visits(struct customerv *cv)
+{
+	struct visits vs = {NULL, 0, 0};
+	int64_t now = clock_now();
+	int i, coming = 0;
+
+	appt_list_customer(ui_db(), cv->id, take_visit, &vs);
+	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Coming visits"));
+	/* newest first: the coming ones are at the start, latest first */
+	for (i = vs.n - 1; i >= 0; i--)
+		if (vs.a[i].end_at > now) {
+			visit_row(cv, &vs.a[i]);
+			coming++;
+		}
+	if (!coming)
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
+	pane_blank(&cv->p);
+	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Past visits"));
+	for (i = 0; i < vs.n; i++)
+		if (vs.a[i].end_at <= now)
+			visit_row(cv, &vs.a[i]);
+	if (coming == vs.n)
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
+	for (i = 0; i < vs.n; i++)
+		appt_free(&vs.a[i]);
+	free(vs.a);
+}
 
 static int add_job(const struct job *j, void *arg)
 {
@@ -101,12 +195,34 @@ static void build(struct customerv *cv)
 	free(cv->name);
 	cv->name = xstrdup(c.name);
 	pane_text(&cv->p, 0, 0, R_HEADER, _("Customer %1$lld: %2$s"), (long long)c.id, c.name);
+	{
+		struct money_top m = {{0}, {0}};
+
+		if (report_customer_aging(ui_db(), cv->id, clock_now(), add_figures, &m) != 0)
+			pane_text(&cv->p, 0, 0, R_ERROR, _("! Cannot read what they owe: %s"),
+			          err_msg());
+		else {
+			pane_text(&cv->p, 0, 0, m.owed.len ? R_ERROR : R_NORMAL, _("Owes: %s"),
+			          m.owed.len ? sb_cstr(&m.owed) : _("nothing"));
+			pane_text(&cv->p, 0, 0, R_NORMAL, _("Credit: %s"),
+			          m.credit.len ? sb_cstr(&m.credit) : _("none"));
+		}
+		sb_free(&m.owed);
+		sb_free(&m.credit);
+	}
+	pane_blank(&cv->p);
 	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Phone"), c.phone ? c.phone : "-");
 	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Email"), c.email ? c.email : "-");
 	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Address"), c.address ? c.address : "-");
 	if (c.note)
 		pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), c.note);
 	customer_free(&c);
+	pane_blank(&cv->p);
+	/* The contact log (calls, messages, notes of the desk) goes here, between
+	 * the contact details and the visits, when its module exists: a heading
+	 * and its newest entries, read from the contact log's own core
+	 * functions. */
+	add_visits(cv);
 	pane_blank(&cv->p);
 	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Invoices"));
 	before = cv->p.n;
@@ -168,6 +284,8 @@ static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
 	pane_target(&cv->p, &kind, &id);
 	switch (ev->action) {
 	case ACT_OPEN:
+		if (kind == K_VISIT)
+			return ui_next(UI_PUSH, view_visit_new(id));
 		if (kind == K_INVOICE)
 			return ui_next(UI_PUSH, view_invoice_new(id));
 		if (kind == K_PAYMENT)
@@ -176,6 +294,8 @@ static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH,
 		               form_payment_new(cv->id, cv->currency[0] ? cv->currency : NULL));
+	case ACT_EDIT:
+		return ui_next(UI_PUSH, form_customer_edit(cv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -191,14 +311,16 @@ static void customer_title(struct view *v, char *buf, size_t n)
 static const char *customer_help(struct view *v)
 {
 	(void)v;
-	return _("A customer with their invoices, payments and jobs. Enter opens an invoice "
-	         "or a payment.");
+	return _("A customer: what they owe and their credit (as the aging report counts "
+	         "them), their visits, invoices, payments and jobs. Enter opens a visit, an "
+	         "invoice or a payment; e edits the customer's name, phone, email, address "
+	         "and note.");
 }
 
-static const enum action customer_keys[] = {ACT_UP,  ACT_DOWN,   ACT_PAGE_UP, ACT_PAGE_DOWN,
-                                            ACT_TOP, ACT_BOTTOM, ACT_OPEN,    ACT_RECORD_PAYMENT,
-                                            ACT_NONE};
-static const enum action customer_hints[] = {ACT_OPEN, ACT_RECORD_PAYMENT, ACT_NONE};
+static const enum action customer_keys[] = {
+    ACT_UP,     ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN,      ACT_TOP,
+    ACT_BOTTOM, ACT_OPEN, ACT_EDIT,    ACT_RECORD_PAYMENT, ACT_NONE};
+static const enum action customer_hints[] = {ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT, ACT_NONE};
 
 static int customer_target(struct view *v, const char **kind, int64_t *id)
 {

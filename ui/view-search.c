@@ -1,6 +1,7 @@
 /*
  * view-search.c - `/`: a one-field prompt, then the list of what matched:
- * customers whose name or phone number contains the text, and invoices
+ * customers whose name, address or phone number contains the text (a
+ * phone number also by its digits: customer_search), and invoices
  * whose number contains it. Enter on a result opens the customer or the
  * invoice. The result list replaces the prompt on the stack, so back
  * returns to where the search started.

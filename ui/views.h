@@ -31,6 +31,10 @@ struct view *view_payment_new(int64_t payment_id);
 /* view-customer.c: a customer's jobs, invoices and payments */
 struct view *view_customer_new(int64_t customer_id);
 
+/* view-customers.c: the customer list with its search line (typing
+ * narrows it: name, phone number by its digits, address) */
+struct view *view_customers_new(void);
+
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
@@ -61,6 +65,18 @@ struct view *view_history_new(const char *kind, int64_t id);
  * customer), else own_kind / own_id: the target op of the panes. */
 int pane_history_target(const struct pane *p, const char *own_kind, int64_t own_id,
                         const char **kind, int64_t *id);
+
+/* form-customer.c: add a customer. hint (may be NULL) is what was typed
+ * to look for them: it fills the phone field when it is a phone number,
+ * else the name. When the customer is added, done(id, arg) is called if
+ * done is given (a booking form that needed a customer: its state gets
+ * the id) and the form shows its receipt, Enter returning to the caller;
+ * without done, the new customer's pane replaces the form. */
+typedef void (*form_customer_done_fn)(int64_t customer_id, void *arg);
+struct view *form_customer_new(const char *hint, form_customer_done_fn done, void *arg);
+
+/* form-customer.c: edit customer_id's name, phone, email, address, note */
+struct view *form_customer_edit(int64_t customer_id);
 
 /* form-ignore.c: ignore inbound event inbox_id with a reason (confirmed) */
 struct view *form_ignore_new(int64_t inbox_id);
