@@ -61,7 +61,7 @@ if wait_gone "a New visit"; then
 else
 	fail "at 80x24 the screen is redrawn (the view's last key hints give way)" "$(screen_text)"
 fi
-shows_re "at 80x24 the key hints keep the way out" "^\? Help .*  / Search  q Back  Q Quit *$"
+shows_re "at 80x24 the key hints keep the way out" "^\? Help .*  / Search  (c Customers  )?q Back  Q Quit *$"
 shows_re "at 80x24 the day's title is centred again" "^ {21}Tuesday 2026-12-01 \(today\) - 6 visits"
 shows "at 80x24 the legend still fits" "* today"
 case "$(screen_text)" in

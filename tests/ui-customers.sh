@@ -119,7 +119,9 @@ keys e Tab Tab C-u "nina at example" Enter
 shows "a bad e-mail address is refused in an edit too" "! the e-mail address must look like name@example.com"
 is "and nothing is written" "$(q "SELECT email, (SELECT count(*) FROM customer_his WHERE id = $new) FROM customer WHERE id = $new")" "nina@example.com|$his"
 keys Escape
-shows "Esc closes the form" "Form closed; nothing was posted."
+shows "Esc on a form with typed input asks first" "Close the form and lose what you typed?"
+keys y
+shows "y closes the form" "Form closed; nothing was posted."
 keys c
 shows "c in the list goes back to the search line" "> Find (name, phone, address):"
 keys C-u 0777
