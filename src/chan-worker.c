@@ -175,7 +175,7 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
  * error; of all the enabled ones, one that cannot be opened is said (and
  * left out) while another can, the error when none can. FD_ENOTFOUND when
  * none is enabled. */
-static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
                       struct slots *ss)
 {
 	struct codes c = {NULL, 0};
@@ -213,6 +213,18 @@ static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile 
 			rc = err_set(FD_ENOTFOUND, _("no payment provider is enabled"));
 		}
 	}
+	return rc;
+}
+
+/* slots_fill, and nothing kept when it fails (a slot that could not be
+ * opened has left its room allocated). */
+static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+                      struct slots *ss)
+{
+	int rc = slots_fill(db, o, stop, ss);
+
+	if (rc)
+		slots_close(ss);
 	return rc;
 }
 
