@@ -115,19 +115,10 @@ static int show_event(const struct history_event *e, void *arg)
 /* The kind is known before the database opens: a wrong one is bad usage. */
 static int history_check(struct cli *c, const struct cli_args *a)
 {
-	size_t i;
-
 	(void)c;
-	for (i = 0; history_kinds[i]; i++)
-		if (!strcmp(a->pos[0], history_kinds[i]))
-			return 0;
-	if (!strcmp(a->pos[0], "appt") || !strcmp(a->pos[0], "event"))
-		return 0;
-	return cli_usage(a->cmd,
-	                 _("'%.40s' is not a kind of record: customer, job, visit, item, "
-	                   "invoice, payment, allocation, refund, card-order, inbound, service "
-	                   "or contact"),
-	                 a->pos[0]);
+	if (history_kind_check(a->pos[0]) != 0)
+		return cli_usage(a->cmd, "%s", err_msg());
+	return 0;
 }
 
 static int cmd_history(struct cli *c, const struct cli_args *a)

@@ -578,8 +578,6 @@ static int export_run(struct cli *c, const char *cmd, const char *output, int64_
 	struct export_file ef;
 	int rc;
 
-	if (!cli_db(c))
-		return CLI_REFUSED;
 	if ((rc = export_file_open(&ef, output)) != 0)
 		return cli_refused(rc);
 	rc = export_file_finish(&ef, fn(c, ef.f, n, arg));

@@ -27,10 +27,6 @@
 #include "strbuf.h"
 #include "xalloc.h"
 
-const char *const history_kinds[] = {"customer", "job",        "visit",  "item",       "invoice",
-                                     "payment",  "allocation", "refund", "card-order", "inbound",
-                                     "service",  "contact",    NULL};
-
 struct kind {
 	const char *word, *alias;
 	const char *his_sql;  /* ?1 = id: history rows, by his_id */
@@ -531,6 +527,17 @@ static int one_text(struct db *db, const char *sql, int64_t id, char *out, size_
 	return 0;
 }
 
+int history_kind_check(const char *kind)
+{
+	if (kind_find(kind ? kind : ""))
+		return 0;
+	return err_set(FD_EINVAL,
+	               _("'%.40s' is not a kind of record: customer, job, visit, item, "
+	                 "invoice, payment, allocation, refund, card-order, inbound, service "
+	                 "or contact"),
+	               kind ? kind : "");
+}
+
 int history_read(struct db *db, const char *kind, const char *ref, const char *log_path,
                  int (*cb)(const struct history_event *e, void *arg), void *arg)
 {
@@ -543,12 +550,7 @@ int history_read(struct db *db, const char *kind, const char *ref, const char *l
 	int rc;
 
 	if (!k)
-		return err_set(
-		    FD_EINVAL,
-		    _("'%.40s' is not a kind of record: customer, job, visit, item, "
-		      "invoice, payment, allocation, refund, card-order, inbound, service "
-		      "or contact"),
-		    kind ? kind : "");
+		return history_kind_check(kind);
 	if (!ref || !*ref)
 		return err_set(FD_EINVAL, _("which %s? give its id"), k->word);
 	if ((rc = db_exec(db, "BEGIN")) != 0)

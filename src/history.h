@@ -55,10 +55,11 @@ struct history_event {
 	const char *request;                 /* "request": "POST /v1/... 200 (keyword, 12 ms)" */
 };
 
-/* history_kinds - the words of the kinds, NULL-terminated, for usage text:
- * customer, job, visit, item, invoice, payment, allocation, refund,
- * card-order, inbound, service, contact. */
-extern const char *const history_kinds[];
+/* history_kind_check - 0 when kind is a kind word of history_read
+ * (customer, job, visit or appt, item, invoice, payment, allocation,
+ * refund, card-order, inbound or event, service, contact), else FD_EINVAL
+ * with a message that lists them. */
+int history_kind_check(const char *kind);
 
 /* history_read - the timeline of record `ref` of kind `kind` (a kind word;
  * "appt" and "event" are accepted too), oldest first, to cb (a non-zero

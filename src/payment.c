@@ -124,7 +124,8 @@ static int check_reference(const char *ref, int channel_ref)
 		return err_set(FD_EINVAL,
 		               _("the reference looks like a card number; card numbers are never "
 		                 "stored: give the last four digits or the channel's reference"));
-	return text_check(ref, _("the reference"), 100, 0);
+	/* the card rule was applied just above, with the reference's own words */
+	return text_check_id(ref, _("the reference"), 100, 0);
 }
 
 /* ------------------------------------------------------------ reading */
