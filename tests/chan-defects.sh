@@ -61,7 +61,9 @@ is "the refund is posted with the channel's id" "$(db "SELECT amount, method FRO
 is "no event died" "$(db "SELECT count(*) FROM inbound_callback WHERE status = 'dead'")" 0
 out=$(fd history card-order "$L")
 like "history of the card order: its status moves" "$out" "status paid -> refunding"
-like "... and the channel requests that name it, from the request log" "$out" "request to stripe: POST"
+# (which requests name it varies: the create request's body is masked when the
+# order number holds a long run of digits, and a query is made only when needed)
+like "... and the channel requests that name it, from the request log" "$out" "request to stripe: "
 like "... the refund's queries among them" "$out" "/v1/refunds/$RL"
 ev=$(db "SELECT id FROM inbound_callback WHERE object_id = '$PI' ORDER BY id LIMIT 1")
 like "history of an inbound event: stored, then processed" "$(fd history inbound "$ev")" "status received -> processed"
