@@ -172,6 +172,7 @@ void cli_json_time(cJSON *obj, const char *key, int64_t t);
  * not in a group (see cli.c for the top of the table). */
 extern const struct cli_entry cli_customer_cmds[];
 extern const struct cli_entry cli_job_cmds[], cli_appt_cmds[], cli_link_cmds[], cli_item_cmds[];
+extern const struct cli_entry cli_book_entry;
 extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks_cmds[],
     cli_lease_cmds[];
 extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_serve_entry;

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "booking.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "err.h"
@@ -414,27 +415,74 @@ const struct cli_entry cli_job_cmds[] = {
 
 /* ---------------------------------------------------------------- appt */
 
-#define APPT_OPTS(req)                                                                             \
-	{"start", CLI_VALUE, N_("start, shop time: \"YYYY-MM-DD HH:MM\""), NULL, req},             \
-	    {"end", CLI_VALUE, N_("end, shop time: \"YYYY-MM-DD HH:MM\""), NULL, req},             \
+#define APPT_OPTS                                                                                  \
+	{"start", CLI_VALUE, N_("start, shop time: \"YYYY-MM-DD HH:MM\""), NULL, NULL},            \
+	    {"end", CLI_VALUE,                                                                     \
+	     N_("end, shop time: \"YYYY-MM-DD HH:MM\", or HH:MM on the start's day"), NULL, NULL}, \
+	    {"length", CLI_VALUE, N_("the length instead of an end: 1:30 or +90m"), NULL, NULL},   \
+	    {"overnight", CLI_FLAG,                                                                \
+	     N_("an --end HH:MM at or before the start is on the next day"), NULL, NULL},          \
 	    {"location", CLI_VALUE, N_("where the visit happens"), NULL, NULL},                    \
 	{                                                                                          \
 		"note", CLI_VALUE, N_("a note for staff"), NULL, NULL                              \
 	}
 
-/* The visit the options give into in (times left 0 when not given). */
-static int appt_input(const struct cli_args *a, struct appt_input *in)
+/* The times the options give into in (left 0 when not given): --start and
+ * --end as full times, or --end HH:MM / --length against the start (given,
+ * else old_start; 0: none known yet, only the text is checked). The rules
+ * are the core's (appt_when_times, appt_parse_length). */
+static int appt_times_opts(const struct cli_args *a, int64_t old_start, struct appt_input *in)
 {
 	const char *start = cli_arg_get(a, "start"), *end = cli_arg_get(a, "end");
+	const char *length = cli_arg_get(a, "length");
+	int64_t base, len, dummy;
+	char date[16], hm[8];
+	struct appt_when w = {0};
 	int rc;
 
-	in->location = cli_arg_get(a, "location");
-	in->note = cli_arg_get(a, "note");
+	if (end && length)
+		return cli_usage(a->cmd, _("give --end or --length, not both"));
+	if (cli_arg_flag(a, "overnight") && !(end && strlen(end) <= 5))
+		return cli_usage(a->cmd, _("--overnight goes with an --end HH:MM"));
 	if (start && (rc = parse_time(start, &in->start_at)))
 		return rc;
-	if (end && (rc = parse_time(end, &in->end_at)))
-		return rc;
+	base = in->start_at ? in->start_at : old_start;
+	if (length) {
+		if ((rc = appt_parse_length(length, &len)))
+			return cli_refused(rc);
+		if (base)
+			in->end_at = base + len;
+		return 0;
+	}
+	if (!end)
+		return 0;
+	if (strlen(end) > 5)
+		return parse_time(end, &in->end_at);
+	if (!base) {
+		/* checked before the database opens: the time only */
+		w.date = "2000-01-01";
+		w.start = "00:00";
+		w.end = end;
+		w.overnight = 1;
+		return (rc = appt_when_times(&w, &dummy, &dummy, NULL)) ? cli_refused(rc) : 0;
+	}
+	clock_format_local(base, "%Y-%m-%d", date, sizeof date);
+	clock_format_local(base, "%H:%M", hm, sizeof hm);
+	w.date = date;
+	w.start = hm;
+	w.end = end;
+	w.overnight = cli_arg_flag(a, "overnight");
+	if ((rc = appt_when_times(&w, &dummy, &in->end_at, NULL)))
+		return cli_refused(rc);
 	return 0;
+}
+
+/* The visit the options give into in (times left 0 when not given). */
+static int appt_input(const struct cli_args *a, int64_t old_start, struct appt_input *in)
+{
+	in->location = cli_arg_get(a, "location");
+	in->note = cli_arg_get(a, "note");
+	return appt_times_opts(a, old_start, in);
 }
 
 static int appt_show_one(struct cli *c, int64_t id)
@@ -477,7 +525,14 @@ static int appt_check(struct cli *c, const struct cli_args *a)
 	struct appt_input in = {0};
 
 	(void)c;
-	return appt_input(a, &in);
+	return appt_input(a, 0, &in);
+}
+
+static int appt_add_check(struct cli *c, const struct cli_args *a)
+{
+	if (!cli_arg_get(a, "start") || (!cli_arg_get(a, "end") && !cli_arg_get(a, "length")))
+		return cli_usage(a->cmd, _("--start and --end (or --length) are required"));
+	return appt_check(c, a);
 }
 
 static int appt_add_cmd(struct cli *c, const struct cli_args *a)
@@ -486,7 +541,7 @@ static int appt_add_cmd(struct cli *c, const struct cli_args *a)
 	int rc;
 	int64_t id;
 
-	if ((rc = appt_input(a, &in)))
+	if ((rc = appt_input(a, 0, &in)))
 		return rc;
 	if ((rc = appt_add(c->db, &in, &id)))
 		return cli_refused(rc);
@@ -557,9 +612,21 @@ static int appt_show_cmd(struct cli *c, const struct cli_args *a)
 static int appt_edit_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct appt_input in = {0};
+	int64_t old_start = 0;
 	int rc;
 
-	if ((rc = appt_input(a, &in)))
+	if (!cli_arg_get(a, "start") &&
+	    (cli_arg_get(a, "length") ||
+	     (cli_arg_get(a, "end") && strlen(cli_arg_get(a, "end")) <= 5))) {
+		struct appt old;
+
+		/* a length or an end HH:MM counts from the visit's start */
+		if ((rc = appt_get(c->db, a->id, &old)))
+			return cli_refused(rc);
+		old_start = old.start_at;
+		appt_free(&old);
+	}
+	if ((rc = appt_input(a, old_start, &in)))
 		return rc;
 	if ((rc = appt_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
@@ -580,27 +647,169 @@ static int appt_cancel_cmd(struct cli *c, const struct cli_args *a)
 	return status_cmd(c, a, 0, "cancelled");
 }
 
+static int appt_no_show_cmd(struct cli *c, const struct cli_args *a)
+{
+	return status_cmd(c, a, 0, "no_show");
+}
+
+static int appt_move_check(struct cli *c, const struct cli_args *a)
+{
+	int64_t t;
+
+	(void)c;
+	return parse_time(cli_arg_get(a, "to"), &t);
+}
+
+static int appt_move_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t t;
+	int rc;
+
+	if ((rc = parse_time(cli_arg_get(a, "to"), &t)))
+		return rc;
+	if ((rc = appt_move(c->db, a->id, t)))
+		return cli_refused(rc);
+	if (!c->json) {
+		struct appt v;
+		char span[64];
+
+		if (appt_get(c->db, a->id, &v) == 0) {
+			fmt_span(v.start_at, v.end_at, span, sizeof span);
+			printf(_("Visit %1$lld moved to %2$s.\n"), (long long)a->id, span);
+			appt_free(&v);
+		}
+		return CLI_OK;
+	}
+	return appt_show_one(c, a->id);
+}
+
 const struct cli_entry cli_appt_cmds[] = {
-    {"add", NULL, "--start T --end T [...]", "--start TIME --end TIME [--location L] [--note N]",
-     N_("add a visit (when and where)"), .opts = {APPT_OPTS(N_("--start and --end are required"))},
-     .db = CLI_DB_OPEN, .check = appt_check, .run = appt_add_cmd},
+    {"add", NULL, "--start T --end T [...]",
+     "--start TIME (--end TIME | --length L) [--overnight] [--location L] [--note N]",
+     N_("add a visit (when and where)"), .opts = {APPT_OPTS}, .db = CLI_DB_OPEN,
+     .check = appt_add_check, .run = appt_add_cmd},
     {"list", NULL, "[--from DATE] [--days N]", NULL, N_("list the visits overlapping some days"),
      .opts = {{"from", CLI_VALUE, N_("first day, YYYY-MM-DD (default: today)"), NULL, NULL},
               {"days", CLI_VALUE, N_("how many days (1 to 366, default 1)"), NULL, NULL}},
      .db = CLI_DB_OPEN, .check = appt_list_check, .run = appt_list_cmd},
     {"show", NULL, "ID", NULL, N_("show a visit and the jobs it works on"),
      ID_CMD(N_("the visit id")), .run = appt_show_cmd},
-    {"edit", NULL, "ID [--start T ...]", "ID [--start T] [--end T] [--location L] [--note N]",
-     N_("change times, location or note"), .opts = {APPT_OPTS(NULL)}, ID_CMD(N_("the visit id")),
-     .check = appt_check, .run = appt_edit_cmd},
+    {"edit", NULL, "ID [--start T ...]",
+     "ID [--start T] [--end T | --length L] [--overnight] [--location L] [--note N]",
+     N_("change times (a new start keeps the length), location or note"), .opts = {APPT_OPTS},
+     ID_CMD(N_("the visit id")), .check = appt_check, .run = appt_edit_cmd},
+    {"move", NULL, "ID --to T", NULL,
+     N_("move a visit to another day and time, keeping its length"),
+     .opts = {{"to", CLI_VALUE, N_("the new start, shop time: \"YYYY-MM-DD HH:MM\""), NULL,
+               N_("--to is required")}},
+     ID_CMD(N_("the visit id")), .check = appt_move_check, .run = appt_move_cmd},
     {"status", NULL, "ID STATUS [--reason R]", NULL,
      N_("scheduled, confirmed, in_progress, done, cancelled or no_show"), .opts = {REASON_OPT},
      .min_pos = 2, .missing = N_("the new status is missing"), .max_pos = 2,
      .id = N_("the visit id"), .db = CLI_DB_OPEN, .run = appt_status_cmd},
     {"cancel", NULL, "ID [--reason R]", NULL, N_("cancel a visit"), .opts = {REASON_OPT},
      ID_CMD(N_("the visit id")), .run = appt_cancel_cmd},
+    {"no-show", NULL, "ID [--reason R]", NULL, N_("the customer did not come (no-show)"),
+     .opts = {REASON_OPT}, ID_CMD(N_("the visit id")), .run = appt_no_show_cmd},
     {NULL},
 };
+
+/* ---------------------------------------------------------------- book */
+
+/* The booking the options give; refusals printed. */
+static int book_input(struct cli *c, const struct cli_args *a, struct booking_input *in,
+                      int64_t *cust, int64_t *svc)
+{
+	struct appt_input ai = {0};
+	int64_t minutes = 0;
+	int rc;
+
+	if ((rc = appt_times_opts(a, 0, &ai)))
+		return rc;
+	in->start_at = ai.start_at;
+	in->end_at = ai.end_at;
+	in->location = cli_arg_get(a, "location");
+	in->note = cli_arg_get(a, "note");
+	in->title = cli_arg_get(a, "title");
+	in->use_open_job = cli_arg_flag(a, "open-job");
+	in->customers = cust;
+	in->services = svc;
+	if ((rc =
+	         booking_customers(c->db, cli_arg_get(a, "customer"), cust, &in->ncustomers, NULL)))
+		return cli_refused(rc);
+	if ((rc = booking_services(c->db, cli_arg_get(a, "services"), svc, &in->nservices, NULL,
+	                           &minutes)))
+		return cli_refused(rc);
+	if (!in->end_at) {
+		/* neither --end nor --length: as long as the services take */
+		if (minutes <= 0)
+			return cli_usage(a->cmd, _("--end or --length is required (the services "
+			                           "chosen have no default minutes)"));
+		in->end_at = in->start_at + minutes * 60;
+	}
+	return 0;
+}
+
+static int book_check(struct cli *c, const struct cli_args *a)
+{
+	struct appt_input in = {0};
+
+	(void)c;
+	return appt_times_opts(a, 0, &in);
+}
+
+static int book_cmd(struct cli *c, const struct cli_args *a)
+{
+	int64_t cust[BOOKING_MAX_CUSTOMERS], svc[BOOKING_MAX_SERVICES];
+	struct booking_input in = {0};
+	struct booking_result res;
+	size_t i;
+	int rc;
+
+	if ((rc = book_input(c, a, &in, cust, svc)))
+		return rc;
+	if ((rc = booking_add(c->db, &in, &res)))
+		return cli_refused(rc);
+	if (c->json)
+		return appt_show_one(c, res.appt_id);
+	printf(_("Visit %lld booked.\n"), (long long)res.appt_id);
+	for (i = 0; i < res.njobs; i++)
+		printf(res.job_new[i] ? _("  new job %lld\n") : _("  open job %lld\n"),
+		       (long long)res.job_ids[i]);
+	printf(_("  %zu line items added\n"), res.nitems);
+	return CLI_OK;
+}
+
+const struct cli_entry cli_book_entry = {
+    "book",
+    NULL,
+    "--customer C --start T ...",
+    "--customer C[;C...] --start TIME [--end TIME | --length L] [--overnight] "
+    "[--services S[,S...]] [--open-job] [--title T] [--location L] [--note N]",
+    N_("book a visit with its jobs and services in one step"),
+    .opts = {{"customer", CLI_VALUE,
+              N_("who: a name, phone or number; several separated by ';' (one visit, a job each)"),
+              NULL, N_("--customer is required")},
+             {"start", CLI_VALUE, N_("start, shop time: \"YYYY-MM-DD HH:MM\""), NULL,
+              N_("--start is required")},
+             {"end", CLI_VALUE,
+              N_("end, shop time: \"YYYY-MM-DD HH:MM\", or HH:MM on the start's day"), NULL, NULL},
+             {"length", CLI_VALUE, N_("the length instead of an end: 1:30 or +90m"), NULL, NULL},
+             {"overnight", CLI_FLAG, N_("an --end HH:MM at or before the start is on the next day"),
+              NULL, NULL},
+             {"services", CLI_VALUE,
+              N_("catalogue services by name or number, separated by ',' (a line item each)"), NULL,
+              NULL},
+             {"open-job", CLI_FLAG, N_("add to the customer's open job instead of a new one"), NULL,
+              NULL},
+             {"title", CLI_VALUE, N_("the new job's title (default: the services' names)"), NULL,
+              NULL},
+             {"location", CLI_VALUE, N_("where (default: the first customer's address)"), NULL,
+              NULL},
+             {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL}},
+    .db = CLI_DB_OPEN,
+    .check = book_check,
+    .run = book_cmd};
 
 /* ---------------------------------------------------------------- link */
 

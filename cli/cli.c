@@ -181,6 +181,7 @@ static const struct cli_entry *const commands[] = {
     &(const struct cli_entry)GROUP(
         "visit", "appt", N_("add, list, show, edit, set the status of visits (alias: appt)"),
         cli_appt_cmds),
+    &cli_book_entry,
     &(const struct cli_entry)GROUP(
         "link", NULL, N_("say which jobs a visit works on (add, edit, remove)"), cli_link_cmds),
     &(const struct cli_entry)GROUP(

@@ -8,8 +8,10 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "clock.h"
 #include "contact.h"
@@ -355,4 +357,78 @@ int customer_list(struct db *db, const char *search, int (*cb)(const struct cust
                   void *arg)
 {
 	return customer_search(db, search, 0, cb, arg);
+}
+
+struct find_ctx {
+	const char *text;
+	int n, exact;
+	int64_t id, exact_id;
+	char name[256], exact_name[256];
+};
+
+static int find_row(const struct customer *c, void *arg)
+{
+	struct find_ctx *f = arg;
+
+	if (f->n++ == 0) {
+		f->id = c->id;
+		snprintf(f->name, sizeof f->name, "%s", c->name);
+	}
+	if (strcasecmp(c->name, f->text) == 0 && f->exact++ == 0) {
+		f->exact_id = c->id;
+		snprintf(f->exact_name, sizeof f->exact_name, "%s", c->name);
+	}
+	return 0;
+}
+
+int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, size_t n)
+{
+	struct find_ctx f;
+	char *end;
+	long long v;
+	int rc;
+
+	if (!text || !*text)
+		return err_set(FD_EINVAL, "%s",
+		               _("name a customer: a name, a phone number or a customer number"));
+	v = strtoll(text, &end, 10);
+	/* a number of up to 6 digits is a customer's number; 7 or more are a
+	 * phone number's digits, searched below */
+	if (!*end && v > 0 && strlen(text) <= 6) {
+		struct customer c;
+
+		if ((rc = customer_get(db, v, &c)))
+			return rc;
+		*id_out = c.id;
+		if (name)
+			snprintf(name, n, "%s", c.name);
+		customer_free(&c);
+		return 0;
+	}
+	memset(&f, 0, sizeof f);
+	f.text = text;
+	if ((rc = customer_search(db, text, 200, find_row, &f)) < 0)
+		return rc;
+	if (f.exact == 1) {
+		f.n = 1;
+		f.id = f.exact_id;
+		memcpy(f.name, f.exact_name, sizeof f.name);
+	}
+	if (f.n == 0)
+		return err_set(FD_ENOTFOUND, _("no customer matches '%.40s'"), text);
+	if (f.n >= 200)
+		return err_set(
+		    FD_ECONFLICT,
+		    _("200 or more customers match '%.40s'; type more, or the customer's "
+		      "number"),
+		    text);
+	if (f.n > 1)
+		return err_set(
+		    FD_ECONFLICT,
+		    _("%1$d customers match '%2$.40s'; type more, or the customer's number"), f.n,
+		    text);
+	*id_out = f.id;
+	if (name)
+		snprintf(name, n, "%s", f.name);
+	return 0;
 }

@@ -8,6 +8,7 @@
 #ifndef FD_CUSTOMER_H
 #define FD_CUSTOMER_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
@@ -68,6 +69,14 @@ int customer_search(struct db *db, const char *query, int limit,
 /* customer_list - customer_search without a limit. */
 int customer_list(struct db *db, const char *search, int (*cb)(const struct customer *c, void *arg),
                   void *arg);
+
+/* customer_find - the customer text names, in *id_out (and its name in
+ * name, size n, when name is not NULL): its number (up to 6 digits; 7
+ * or more digits are searched as a phone number); else the one customer
+ * whose name is text (any ASCII case); else the one customer_search finds.
+ * FD_ENOTFOUND when nobody matches, FD_ECONFLICT when several do (the
+ * reason says how many), FD_EINVAL for empty text. */
+int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, size_t n);
 
 void customer_free(struct customer *c);
 

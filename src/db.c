@@ -660,9 +660,23 @@ int64_t db_data_version(struct db *db)
 
 int db_write(struct db *db, int (*fn)(struct db *db, void *arg), void *arg)
 {
-	int rc = db_begin_write(db);
+	int rc;
 
-	if (rc)
+	if (!sqlite3_get_autocommit(db->h)) {
+		/* inside a caller's transaction (a booking makes a visit, jobs,
+		 * items and links, each through its owner): a savepoint, so that
+		 * a refused part leaves nothing of itself, and the caller's
+		 * COMMIT or ROLLBACK decides for the whole */
+		if (sqlite3_exec(db->h, "SAVEPOINT fd_part", NULL, NULL, NULL) != SQLITE_OK)
+			return db_fail(db, _("cannot start a write"));
+		rc = fn(db, arg);
+		if (rc)
+			sqlite3_exec(db->h, "ROLLBACK TO fd_part", NULL, NULL, NULL);
+		if (sqlite3_exec(db->h, "RELEASE fd_part", NULL, NULL, NULL) != SQLITE_OK && !rc)
+			rc = db_fail(db, _("cannot commit"));
+		return rc;
+	}
+	if ((rc = db_begin_write(db)))
 		return rc;
 	rc = fn(db, arg);
 	if (rc) {

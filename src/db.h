@@ -62,7 +62,10 @@ void db_rollback(struct db *db);
 
 /* db_write - run fn(db, arg) inside one write transaction (db_begin_write):
  * commit when fn returns 0, otherwise roll back and return fn's code. This is
- * the shape of every desk action. */
+ * the shape of every desk action. Called inside a transaction that is
+ * already open (one action made of several owners' writes), it runs fn in a
+ * savepoint instead: a refused fn leaves nothing, and the open transaction's
+ * own commit or rollback decides for everything. */
 int db_write(struct db *db, int (*fn)(struct db *db, void *arg), void *arg);
 
 /* db_run - step a prepared statement that returns no rows, then finalize it

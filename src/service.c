@@ -26,6 +26,7 @@
 #include "money.h"
 #include "service.h"
 #include "settings.h"
+#include "strbuf.h"
 #include "text.h"
 #include "work.h"
 
@@ -358,5 +359,89 @@ int service_to_job(struct db *db, int64_t id, int64_t job_id, int64_t qty_milli,
 out:
 	job_free(&j);
 	service_free(&s);
+	return rc;
+}
+
+/* The ids of the active services whose name matches pattern (LIKE, any
+ * ASCII case; ?1) in ids (up to 3), their names in names; *n gets the
+ * count (up to 3). */
+static int find_like(struct db *db, const char *pattern, int64_t ids[3], struct strbuf *names,
+                     int *n)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	*n = 0;
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT id, name FROM service WHERE active = 1"
+	                            " AND name LIKE ?1 ESCAPE '\\' ORDER BY name LIMIT 3",
+	                            &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, pattern, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[*n] = sqlite3_column_int64(st, 0);
+		sb_printf(names, "%s%s", (*n)++ ? ", " : "",
+		          (const char *)sqlite3_column_text(st, 1));
+	}
+	rc = step == SQLITE_DONE ? 0 : db_fail(db, _("cannot find the service"));
+	sqlite3_reset(st);
+	return rc;
+}
+
+int service_find(struct db *db, const char *text, int64_t *id_out)
+{
+	struct strbuf pat = {0}, names = {0};
+	int64_t ids[3];
+	const char *p;
+	char *end;
+	long long v;
+	int rc, n = 0, pass;
+
+	if (!text || !*text)
+		return err_set(FD_EINVAL, "%s", _("name a service (its name or number)"));
+	v = strtoll(text, &end, 10);
+	if (!*end && v > 0) {
+		struct service s;
+
+		if ((rc = service_get(db, v, &s)))
+			return rc;
+		rc = s.active ? 0
+		              : err_set(FD_ECONFLICT,
+		                        _("service %lld is retired and no longer offered: choose "
+		                          "another one"),
+		                        v);
+		service_free(&s);
+		if (!rc)
+			*id_out = v;
+		return rc;
+	}
+	/* the name exactly, then as a prefix, then anywhere in it */
+	for (pass = 0, rc = 0; pass < 3 && !rc; pass++) {
+		sb_free(&pat);
+		sb_free(&names);
+		if (pass == 2)
+			sb_add(&pat, "%", 1);
+		for (p = text; *p; p++) {
+			if (*p == '%' || *p == '_' || *p == '\\')
+				sb_add(&pat, "\\", 1);
+			sb_add(&pat, p, 1);
+		}
+		if (pass > 0)
+			sb_add(&pat, "%", 1);
+		if ((rc = find_like(db, sb_cstr(&pat), ids, &names, &n)) || n == 0)
+			continue;
+		if (n == 1)
+			*id_out = ids[0];
+		else
+			rc = err_set(FD_ECONFLICT,
+			             _("'%.40s' names several services (%s%s): type more of "
+			               "the name, or its number"),
+			             text, sb_cstr(&names), n > 2 ? ", ..." : "");
+		break;
+	}
+	if (!rc && n == 0)
+		rc = err_set(FD_ENOTFOUND, _("no service offered is called '%.40s'"), text);
+	sb_free(&pat);
+	sb_free(&names);
 	return rc;
 }

@@ -94,6 +94,14 @@ int service_list(struct db *db, int all, int (*cb)(const struct service *s, void
  * FD_ENOTFOUND when the service or the job does not exist. */
 int service_to_job(struct db *db, int64_t id, int64_t job_id, int64_t qty_milli, int64_t *item_id);
 
+/* service_find - the active service text names, in *id_out: its number,
+ * its name (any case), else the one active service whose name starts with
+ * text, else the one whose name contains it (the booking form's and
+ * `frontdesk book`'s way of naming services). FD_ENOTFOUND when none does,
+ * FD_ECONFLICT when several do (the reason names some), FD_EINVAL for
+ * empty text. */
+int service_find(struct db *db, const char *text, int64_t *id_out);
+
 void service_free(struct service *s);
 
 #endif

@@ -9,6 +9,7 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -186,6 +187,7 @@ static int check_appt_input(const struct appt_input *in, int adding)
 struct appt_ctx {
 	int64_t id;
 	const struct appt_input *in;
+	int moving; /* appt_move: refused for a finished visit */
 };
 
 static int appt_add_tx(struct db *db, void *arg)
@@ -213,7 +215,7 @@ static int appt_add_tx(struct db *db, void *arg)
 
 int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
 {
-	struct appt_ctx a = {0, in};
+	struct appt_ctx a = {0, in, 0};
 	int rc;
 
 	if ((rc = check_appt_input(in, 1)) || (rc = db_write(db, appt_add_tx, &a)))
@@ -222,17 +224,30 @@ int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
 	return 0;
 }
 
+static int is_over(const char *appt_status);
+
 static int appt_edit_tx(struct db *db, void *arg)
 {
 	struct appt_ctx *e = arg;
 	struct appt old;
 	sqlite3_stmt *st;
+	int64_t start, end;
 	int rc;
 
 	if ((rc = appt_get(db, e->id, &old)))
 		return rc;
-	rc = check_times(e->in->start_at ? e->in->start_at : old.start_at,
-	                 e->in->end_at ? e->in->end_at : old.end_at);
+	start = e->in->start_at ? e->in->start_at : old.start_at;
+	/* a new start alone keeps the length: the end moves with it */
+	end = e->in->end_at                                  ? e->in->end_at
+	      : e->in->start_at && old.end_at > old.start_at ? start + (old.end_at - old.start_at)
+	                                                     : old.end_at;
+	if (e->moving && is_over(old.status))
+		rc = err_set(FD_ECONFLICT,
+		             _("visit %lld is %s: a finished visit is not moved (its times can "
+		               "still be corrected with edit)"),
+		             (long long)e->id, old.status);
+	else
+		rc = check_times(start, end);
 	appt_free(&old);
 	if (rc)
 		return rc;
@@ -247,8 +262,8 @@ static int appt_edit_tx(struct db *db, void *arg)
 	                &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, e->in->start_at);
-	sqlite3_bind_int64(st, 2, e->in->end_at);
+	sqlite3_bind_int64(st, 1, start);
+	sqlite3_bind_int64(st, 2, end);
 	wk_bind_text(st, 3, e->in->location);
 	wk_bind_text(st, 4, e->in->note);
 	sqlite3_bind_int64(st, 5, clock_now());
@@ -258,7 +273,7 @@ static int appt_edit_tx(struct db *db, void *arg)
 
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
 {
-	struct appt_ctx e = {id, in};
+	struct appt_ctx e = {id, in, 0};
 	int rc;
 
 	if ((rc = check_appt_input(in, 0)))
@@ -266,6 +281,137 @@ int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
 	if (!in->start_at && !in->end_at && !in->location && !in->note)
 		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
 	return db_write(db, appt_edit_tx, &e);
+}
+
+int appt_move(struct db *db, int64_t id, int64_t start_at)
+{
+	struct appt_input in = {0};
+	struct appt_ctx e = {id, &in, 1};
+
+	if (start_at <= 0)
+		return err_set(FD_EINVAL, "%s", _("the visit needs a start time"));
+	in.start_at = start_at;
+	return db_write(db, appt_edit_tx, &e);
+}
+
+/* Minutes (and hours) of a length: "1:30", "90", "90m", "2h", "1h30m". */
+int appt_parse_length(const char *text, int64_t *seconds)
+{
+	const char *p = text ? text : "";
+	long long h = 0, m = 0, v;
+	char *end;
+
+	while (*p == ' ')
+		p++;
+	if (*p == '+')
+		p++;
+	if (*p < '0' || *p > '9')
+		goto bad;
+	errno = 0;
+	v = strtoll(p, &end, 10);
+	if (errno || v > 100000)
+		goto bad;
+	if (*end == ':') {
+		h = v;
+		p = end + 1;
+		if (p[0] < '0' || p[0] > '5' || p[1] < '0' || p[1] > '9')
+			goto bad;
+		m = (p[0] - '0') * 10 + (p[1] - '0');
+		end = (char *)p + 2;
+	} else if (*end == 'h' || *end == 'H') {
+		h = v;
+		p = end + 1;
+		if (*p >= '0' && *p <= '9') {
+			m = strtoll(p, &end, 10);
+			if (m > 59)
+				goto bad;
+			if (*end == 'm' || *end == 'M')
+				end++;
+		} else {
+			end = (char *)p;
+		}
+	} else {
+		m = v;
+		if (*end == 'm' || *end == 'M')
+			end++;
+		else if (!strncmp(end, "min", 3))
+			end += 3;
+	}
+	while (*end == ' ')
+		end++;
+	if (*end)
+		goto bad;
+	v = h * 3600 + m * 60;
+	if (v < 60 || v > APPT_MAX_SECONDS)
+		return err_set(FD_EINVAL,
+		               _("a visit lasts from 1 minute to 7 days ('%.40s' is outside)"),
+		               text);
+	*seconds = v;
+	return 0;
+bad:
+	return err_set(FD_EINVAL,
+	               _("'%.40s' is not a length: write hours and minutes (1:30) or minutes "
+	                 "(+90m)"),
+	               text ? text : "");
+}
+
+/* The time of day "H:MM" or "HH:MM" on date, shop time. */
+static int day_time(const char *date, const char *hhmm, int64_t *out)
+{
+	char buf[40];
+	size_t n = hhmm ? strlen(hhmm) : 0;
+
+	if (n == 4 && hhmm[1] == ':')
+		snprintf(buf, sizeof buf, "%.10s 0%s", date, hhmm);
+	else if (n == 5 && hhmm[2] == ':')
+		snprintf(buf, sizeof buf, "%.10s %s", date, hhmm);
+	else
+		return err_set(FD_EINVAL, _("'%.40s' is not a time of day: write HH:MM"),
+		               hhmm ? hhmm : "");
+	if (strlen(date) != 10 || clock_parse_local(buf, out))
+		return err_set(FD_EINVAL, _("'%.40s' is not a time of day: write HH:MM"), hhmm);
+	return 0;
+}
+
+int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int *bad)
+{
+	int64_t s, e, len;
+	int dummy;
+
+	if (!bad)
+		bad = &dummy;
+	*bad = APPT_WHEN_DATE;
+	if (!w->date || strlen(w->date) != 10 || clock_parse_local(w->date, &s))
+		return err_set(FD_EINVAL, _("'%.40s' is not a date: write YYYY-MM-DD"),
+		               w->date ? w->date : "");
+	*bad = APPT_WHEN_START;
+	if (day_time(w->date, w->start, &s))
+		return FD_EINVAL;
+	if (w->end && *w->end) {
+		*bad = APPT_WHEN_END;
+		if (day_time(w->date, w->end, &e))
+			return FD_EINVAL;
+		if (e <= s) {
+			if (!w->overnight)
+				return err_set(
+				    FD_EINVAL,
+				    _("the end %s is not after the start %s: mark the visit as "
+				      "running overnight, or give its length"),
+				    w->end, w->start);
+			e = clock_add_days(e, 1);
+		}
+	} else {
+		*bad = APPT_WHEN_LENGTH;
+		if (appt_parse_length(w->length, &len))
+			return FD_EINVAL;
+		e = s + len;
+	}
+	if (check_times(s, e))
+		return FD_EINVAL;
+	*bad = 0;
+	*start = s;
+	*end = e;
+	return 0;
 }
 
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)

@@ -114,8 +114,41 @@ int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out);
  * appt_free); FD_ENOTFOUND. */
 int appt_get(struct db *db, int64_t id, struct appt *out);
 /* appt_edit - change the given fields of visit id, whatever its status (the
- * times of a finished visit can still be corrected). */
+ * times of a finished visit can still be corrected). A new start without a
+ * new end keeps the visit's length (the end moves with it); a new end alone
+ * changes the length. */
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in);
+/* appt_move - move visit id to start at start_at, keeping its length;
+ * refused (FD_ECONFLICT) for a visit that is done, cancelled or no-show. */
+int appt_move(struct db *db, int64_t id, int64_t start_at);
+
+/* appt_parse_length - a visit's length as a person types it: "1:30" (hours
+ * and minutes), "90" or "90m" (minutes), "2h", "1h30m", each may start with
+ * "+". *seconds gets it; FD_EINVAL with the reason unless it is 1 minute to
+ * 7 days (APPT_MAX_SECONDS). */
+int appt_parse_length(const char *text, int64_t *seconds);
+
+/* A visit's time as a person types it on one day (the forms, and the
+ * command line's time-only --end): the date, the start, and the end or the
+ * length. */
+struct appt_when {
+	const char *date;   /* "YYYY-MM-DD", shop time */
+	const char *start;  /* "HH:MM" or "H:MM" */
+	const char *end;    /* "HH:MM"; NULL or "": use length */
+	const char *length; /* appt_parse_length's forms, when end is not given */
+	int overnight;      /* the visit runs past midnight: an end at or before
+	                     * the start is on the next day */
+};
+
+/* Which part of a struct appt_when appt_when_times refused. */
+enum { APPT_WHEN_DATE = 1, APPT_WHEN_START, APPT_WHEN_END, APPT_WHEN_LENGTH };
+
+/* appt_when_times - *start and *end (UTC seconds) of w. With an end, an end
+ * at or before the start is refused unless w->overnight, which puts it on
+ * the next day (a same-time end then makes 24 hours); without one, the end
+ * is start + length. FD_EINVAL with the reason, *bad (may be NULL) naming
+ * the part (APPT_WHEN_*). */
+int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int *bad);
 /* appt_set_status - as job_set_status, for visits. Legal: scheduled ->
  * confirmed | in_progress | cancelled | no_show, confirmed -> scheduled |
  * in_progress | cancelled | no_show, in_progress -> done. done, cancelled

@@ -456,8 +456,8 @@ START_TEST(test_appt_refusals_change_nothing)
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
 	ch.end_at = t_local("2026-12-01 08:00"); /* before the kept start */
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
-	ch.end_at = 0;
-	ch.start_at = t_local("2026-12-01 10:00"); /* not before the kept end */
+	ch.start_at = t_local("2026-12-01 10:00");
+	ch.end_at = ch.start_at; /* a new start and end, not after it */
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
 	REFUSED(appt_edit(db, 99, &ch), FD_ENOTFOUND, before);
 	ck_assert_str_eq(err_msg(), "there is no visit 99");

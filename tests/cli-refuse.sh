@@ -88,7 +88,7 @@ for d in "2026-02-30 10:00" "2026-02-29 10:00" "2026-12-01 25:00" "2026-12-01 10
 done
 refused "bad end date" appt add --start "2026-12-05 10:00" --end "2026-12-05 10"
 refused "edit: new end before the kept start" appt edit 1 --end "2026-12-01 08:00"
-refused "edit: new start after the kept end" appt edit 1 --start "2026-12-01 11:00"
+refused "edit: a new start and end, the end not after it" appt edit 1 --start "2026-12-01 11:00" --end "2026-12-01 11:00"
 refused "edit: bad date" appt edit 1 --start "2026-12-32 09:00"
 refused "edit a visit that does not exist" appt edit 99 --note "x"
 refused "edit with nothing to change" appt edit 1
