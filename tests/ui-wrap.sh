@@ -28,6 +28,13 @@ keys '?'
 shows "its help opens" "Help: Visit"
 shows "the view's paragraph is in sight" "A visit and the jobs it works on"
 shows "and wrapped, not cut, with the key fact" "Enter on an invoice opens it; Enter on a job opens its customer."
+# down the list until the invoice key's line is in sight
+n=0
+while [ "$n" -lt 40 ] && ! screen_text | grep -Eq "^ {19}billed of the selected job *$"; do
+	keys j
+	n=$((n + 1))
+	wait_re "^> " 2 >/dev/null
+done
 shows_re "a long key description continues on the next line" "^ {19}billed of the selected job *$"
 keys q q
 keys Q

@@ -56,8 +56,15 @@ static const struct action_def table[] = {
     {ACT_CAL_DAY, "calendar-day", "d", N_("Show the day"), CTX_CAL, N_("Day")},
     {ACT_CAL_OPEN, "calendar-open", "Enter",
      N_("Open the selected day (month view) or visit (week and day views)"), CTX_CAL, N_("Open")},
-    {ACT_CAL_NEW_VISIT, "calendar-new-visit", "a", N_("Book a new visit on the selected day"),
-     CTX_CAL, N_("New visit")},
+    {ACT_CAL_NEW_VISIT, "calendar-new-visit", "a",
+     N_("Book a visit: customer, services and time in one form"), CTX_CAL, N_("Book")},
+    {ACT_VISIT_MOVE, "visit-move", "v",
+     N_("Move the visit to another day and time (keeps its length)"), CTX_CAL | CTX_PANE,
+     N_("Move")},
+    {ACT_VISIT_CANCEL, "visit-cancel", "X", N_("Cancel the visit (asks why, then y)"),
+     CTX_CAL | CTX_PANE, NULL},
+    {ACT_VISIT_NO_SHOW, "visit-no-show", "N",
+     N_("Mark the visit a no-show: nobody was there (asks why, then y)"), CTX_CAL | CTX_PANE, NULL},
     /* dead letters: before the panes, whose r and i they override there */
     {ACT_DEAD_RETRY, "dead-retry", "r", N_("Retry the selected inbound event"), CTX_DEAD,
      N_("Retry")},
@@ -382,7 +389,7 @@ int keymap_load(const char *path, char *warn, size_t n)
 		for (j = i + 1; j < NTABLE; j++) {
 			int k;
 
-			if (table[i].ctx != table[j].ctx)
+			if (!(table[i].ctx & table[j].ctx))
 				continue;
 			for (k = 0; k < nkeys[table[j].id]; k++)
 				if (bound_to(table[i].id, keys[table[j].id][k])) {

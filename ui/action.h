@@ -64,6 +64,10 @@ enum action {
 	ACT_CAL_DAY,
 	ACT_CAL_OPEN,
 	ACT_CAL_NEW_VISIT,
+	/* on the selected visit: the calendar and the visit pane */
+	ACT_VISIT_MOVE,
+	ACT_VISIT_CANCEL,
+	ACT_VISIT_NO_SHOW,
 	/* dead letters */
 	ACT_DEAD_RETRY,
 	ACT_DEAD_IGNORE,
@@ -118,7 +122,8 @@ struct action_def {
 	const char *name;     /* "calendar-next-month": the keys file uses it */
 	const char *defaults; /* default keys, blank-separated key names */
 	const char *help;     /* N_() marked, translated when shown */
-	unsigned ctx;         /* one CTX_* bit */
+	unsigned ctx;         /* one CTX_* bit, or CTX_CAL | CTX_PANE for an action on
+	                       * a visit both the calendar and the panes offer */
 	const char *hint;     /* N_() short label for the hint bar, or NULL */
 };
 

@@ -50,44 +50,61 @@ static int check_text(struct form *f, int id, const char *what, size_t max, int 
 
 /* ---------------------------------------------------------------- visits */
 
-enum { V_DATE = 1, V_START, V_END, V_LOCATION, V_NOTE, V_STATUS };
+enum { V_DATE = 1, V_START, V_END, V_OVERNIGHT, V_LOCATION, V_NOTE, V_STATUS, V_REASON };
 
 static const char *const vstatus[] = {"scheduled", "confirmed", "in_progress",
                                       "done",      "cancelled", "no_show"};
 static const char *const vstatus_labels[] = {N_("scheduled"), N_("confirmed"), N_("in progress"),
                                              N_("done"),      N_("cancelled"), N_("no-show")};
+static const char *const yes_no[] = {"no", "yes"};
+static const char *const yes_no_labels[] = {N_("no"), N_("yes")};
 
 struct visitst {
-	int64_t id; /* 0: a new visit */
+	int64_t id;
 	struct appt old;
 	int64_t start, end;
+	int times_changed, end_changed;
+	const char *status;     /* form_visit_close: the status it sets */
+	form_book_done_fn done; /* form_visit_move: told the new start */
+	void *done_arg;
 };
 
+static int field_edited(struct form *f, int id)
+{
+	int k = form_find(f, id);
+
+	return k >= 0 && f->fields[k].edited;
+}
+
+/* The times typed, by the core's rule (appt_when_times): a new date or
+ * start alone keeps the length (the end is not sent, appt_edit moves it); a
+ * new end is used as typed, on the next day only when marked overnight. */
 static int times(struct form *f, struct visitst *vs)
 {
-	char buf[64];
-	int errors = 0, k;
+	static const int when_field[] = {0, V_DATE, V_START, V_END, V_START};
+	struct appt_when w = {0};
+	int bad = 0;
 
-	snprintf(buf, sizeof buf, "%s %s", form_value(f, form_find(f, V_DATE)),
-	         form_value(f, form_find(f, V_START)));
-	if (clock_parse_local(buf, &vs->start)) {
-		k = form_find(f, V_START);
-		form_error(f, k, "%s", _("a date YYYY-MM-DD and a time HH:MM"));
-		errors++;
-	}
-	snprintf(buf, sizeof buf, "%s %s", form_value(f, form_find(f, V_DATE)),
-	         form_value(f, form_find(f, V_END)));
-	if (clock_parse_local(buf, &vs->end)) {
-		form_error(f, form_find(f, V_END), "%s", _("a time HH:MM"));
-		errors++;
-	} else if (!errors && vs->end <= vs->start) {
-		vs->end = clock_add_days(vs->end, 1); /* ends after midnight */
-		if (vs->end - vs->start > APPT_MAX_SECONDS) {
-			form_error(f, form_find(f, V_END), "%s", _("must be after the start"));
-			errors++;
+	vs->times_changed = field_edited(f, V_DATE) || field_edited(f, V_START);
+	vs->end_changed = field_edited(f, V_END) || field_edited(f, V_OVERNIGHT);
+	w.date = form_value(f, form_find(f, V_DATE));
+	w.start = form_value(f, form_find(f, V_START));
+	if (vs->end_changed) {
+		w.end = form_value(f, form_find(f, V_END));
+		w.overnight = !strcmp(form_value(f, form_find(f, V_OVERNIGHT)), "yes");
+		if (!*w.end) {
+			form_error(f, form_find(f, V_END), "%s", _("a time HH:MM"));
+			return 1;
 		}
+	} else {
+		w.length = "1"; /* only the start is read; the length is kept */
 	}
-	return errors;
+	if (appt_when_times(&w, &vs->start, &vs->end, &bad)) {
+		form_error(f, form_find(f, when_field[bad >= 1 && bad <= 4 ? bad : 2]), "%s",
+		           err_msg());
+		return 1;
+	}
+	return 0;
 }
 
 static int visit_check(struct form *f)
@@ -104,28 +121,14 @@ static int visit_post(struct form *f)
 	struct appt_input in = {0};
 	const char *loc = form_value(f, form_find(f, V_LOCATION));
 	const char *note = form_value(f, form_find(f, V_NOTE));
-	char when[32];
-	int64_t id;
 	int rc;
 
-	if (vs->id == 0) {
+	if (vs->times_changed && vs->start != vs->old.start_at)
+		in.start_at = vs->start;
+	if (vs->end_changed && vs->end != vs->old.end_at) {
 		in.start_at = vs->start;
 		in.end_at = vs->end;
-		in.location = *loc ? loc : NULL;
-		in.note = *note ? note : NULL;
-		if ((rc = appt_add(ui_db(), &in, &id)))
-			return rc;
-		f->posted_id = id;
-		form_receipt(f,
-		             _("Visit %1$lld booked for %2$s. Open it from the calendar to add "
-		               "the job it works on."),
-		             (long long)id, fmt_datetime(vs->start, when));
-		return 0;
 	}
-	if (vs->start != vs->old.start_at)
-		in.start_at = vs->start;
-	if (vs->end != vs->old.end_at)
-		in.end_at = vs->end;
 	if (strcmp(loc, vs->old.location ? vs->old.location : ""))
 		in.location = loc;
 	if (strcmp(note, vs->old.note ? vs->old.note : ""))
@@ -156,8 +159,7 @@ static void visit_free(struct form *f)
 {
 	struct visitst *vs = f->arg;
 
-	if (vs->id)
-		appt_free(&vs->old);
+	appt_free(&vs->old);
 	free(vs);
 }
 
@@ -166,31 +168,16 @@ static const struct form_spec visit_spec = {
     .check = visit_check,
     .post = visit_post,
     .free = visit_free,
-    .help = N_("A visit is when and where only. A visit ending after midnight ends on the "
-               "next day. The jobs it works on are added from the visit's pane (n)."),
+    .help = N_("A visit is when and where only. A new date or start keeps the visit's length; "
+               "change the end to change it. An end at or before the start needs 'Runs "
+               "overnight' (it is then on the next day). The jobs it works on are added from "
+               "the visit's pane (n)."),
 };
 
-struct view *form_visit_new(int64_t day_start)
-{
-	struct form *f;
-	char d[32];
-
-	if (refuse_readonly())
-		return NULL;
-	f = form_new(&visit_spec, xcalloc(1, sizeof(struct visitst)), _("Book a visit"));
-	form_add(f, F_TEXT, V_DATE, _("Date (YYYY-MM-DD)"), fmt_date(day_start, d));
-	form_add(f, F_TEXT, V_START, _("Starts (HH:MM)"), "09:00");
-	form_add(f, F_TEXT, V_END, _("Ends (HH:MM)"), "10:00");
-	form_add(f, F_TEXT, V_LOCATION, _("Place"), NULL);
-	form_add(f, F_TEXT, V_NOTE, _("Note"), NULL);
-	return form_view(f);
-}
-
-struct view *form_visit_edit(int64_t appt_id)
+/* The visit appt_id read into a new state; NULL (with a message) if not. */
+static struct visitst *visit_state(int64_t appt_id)
 {
 	struct visitst *vs;
-	struct form *f;
-	char d[32], t[16], title[100];
 
 	if (refuse_readonly())
 		return NULL;
@@ -202,6 +189,24 @@ struct view *form_visit_edit(int64_t appt_id)
 		return NULL;
 	}
 	vs->id = appt_id;
+	return vs;
+}
+
+static int runs_overnight(const struct appt *a)
+{
+	char sd[32], ed[32];
+
+	return strcmp(fmt_date(a->start_at, sd), fmt_date(a->end_at, ed)) != 0;
+}
+
+struct view *form_visit_edit(int64_t appt_id)
+{
+	struct visitst *vs = visit_state(appt_id);
+	struct form *f;
+	char d[32], t[16], title[100];
+
+	if (!vs)
+		return NULL;
 	snprintf(title, sizeof title, _("Edit visit %lld"), (long long)appt_id);
 	f = form_new(&visit_spec, vs, title);
 	form_add(f, F_TEXT, V_DATE, _("Date (YYYY-MM-DD)"), fmt_date(vs->old.start_at, d));
@@ -209,9 +214,147 @@ struct view *form_visit_edit(int64_t appt_id)
 	form_add(f, F_TEXT, V_START, _("Starts (HH:MM)"), t);
 	clock_format_local(vs->old.end_at, "%H:%M", t, sizeof t);
 	form_add(f, F_TEXT, V_END, _("Ends (HH:MM)"), t);
+	form_add_choice(f, V_OVERNIGHT, _("Runs overnight"), yes_no, yes_no_labels, 2,
+	                runs_overnight(&vs->old) ? "yes" : "no");
 	form_add(f, F_TEXT, V_LOCATION, _("Place"), vs->old.location);
 	form_add(f, F_TEXT, V_NOTE, _("Note"), vs->old.note);
 	form_add_choice(f, V_STATUS, _("Status"), vstatus, vstatus_labels, 6, vs->old.status);
+	return form_view(f);
+}
+
+/* Move: a day and a start; the length is kept by the core (appt_move). */
+static int move_check(struct form *f)
+{
+	struct visitst *vs = f->arg;
+	struct appt_when w = {0};
+	int bad = 0;
+
+	w.date = form_value(f, form_find(f, V_DATE));
+	w.start = form_value(f, form_find(f, V_START));
+	w.length = "1";
+	if (appt_when_times(&w, &vs->start, &vs->end, &bad)) {
+		form_error(f, form_find(f, bad == APPT_WHEN_DATE ? V_DATE : V_START), "%s",
+		           err_msg());
+		return 1;
+	}
+	return 0;
+}
+
+static int move_post(struct form *f)
+{
+	struct visitst *vs = f->arg;
+	struct appt a;
+	char span[80], s[32], e[32];
+	int rc;
+
+	if ((rc = appt_move(ui_db(), vs->id, vs->start)))
+		return rc;
+	f->posted_id = vs->id;
+	if (appt_get(ui_db(), vs->id, &a) == 0) {
+		snprintf(span, sizeof span, "%s - %s", fmt_datetime(a.start_at, s),
+		         fmt_datetime(a.end_at, e));
+		form_receipt(f, _("Visit %1$lld moved to %2$s."), (long long)vs->id, span);
+		appt_free(&a);
+	}
+	return 0;
+}
+
+static struct view *move_next(struct form *f)
+{
+	struct visitst *vs = f->arg;
+
+	if (vs->done && f->posted_id)
+		vs->done(vs->id, vs->start, vs->done_arg);
+	return NULL;
+}
+
+static const struct form_spec move_spec = {
+    .name = "visit-move",
+    .check = move_check,
+    .post = move_post,
+    .next = move_next,
+    .free = visit_free,
+    .help = N_("Type the new day and start; the visit keeps its length and everything it "
+               "works on."),
+};
+
+struct view *form_visit_move(int64_t appt_id, form_book_done_fn done, void *arg)
+{
+	struct visitst *vs = visit_state(appt_id);
+	struct form *f;
+	char d[32], t[16], title[160], s[32], e[32];
+
+	if (!vs)
+		return NULL;
+	vs->done = done;
+	vs->done_arg = arg;
+	snprintf(title, sizeof title, _("Move visit %lld"), (long long)appt_id);
+	f = form_new(&move_spec, vs, title);
+	snprintf(title, sizeof title, _("%1$s - %2$s (%3$lld min)"),
+	         fmt_datetime(vs->old.start_at, s), fmt_datetime(vs->old.end_at, e),
+	         (long long)((vs->old.end_at - vs->old.start_at) / 60));
+	form_add(f, F_INFO, 0, _("Now"), title);
+	form_add(f, F_TEXT, V_DATE, _("New date (YYYY-MM-DD)"), fmt_date(vs->old.start_at, d));
+	clock_format_local(vs->old.start_at, "%H:%M", t, sizeof t);
+	form_add(f, F_TEXT, V_START, _("New start (HH:MM)"), t);
+	return form_view(f);
+}
+
+/* Cancel or no-show: a reason, then y. */
+static int close_check(struct form *f)
+{
+	return check_text(f, V_REASON, _("the reason"), 400, 1);
+}
+
+static void close_confirm(struct form *f, char *buf, size_t n)
+{
+	struct visitst *vs = f->arg;
+
+	snprintf(buf, n,
+	         !strcmp(vs->status, "no_show") ? _("Mark visit %lld a no-show? This is final.")
+	                                        : _("Cancel visit %lld? This is final."),
+	         (long long)vs->id);
+}
+
+static int close_post(struct form *f)
+{
+	struct visitst *vs = f->arg;
+	const char *reason = form_value(f, form_find(f, V_REASON));
+	int rc;
+
+	if ((rc = appt_set_status(ui_db(), vs->id, vs->status, *reason ? reason : NULL)))
+		return rc;
+	f->posted_id = vs->id;
+	form_receipt(f, _("Visit %1$lld is now %2$s."), (long long)vs->id, fmt_status(vs->status));
+	return 0;
+}
+
+static const struct form_spec close_spec = {
+    .name = "visit-close",
+    .check = close_check,
+    .post = close_post,
+    .confirm = close_confirm,
+    .free = visit_free,
+    .help = N_("The reason is kept in the visit's history. A cancelled or no-show visit is "
+               "final: book a new one if the customer calls again."),
+};
+
+struct view *form_visit_close(int64_t appt_id, const char *status)
+{
+	struct visitst *vs = visit_state(appt_id);
+	struct form *f;
+	char title[160], s[32];
+
+	if (!vs)
+		return NULL;
+	vs->status = !strcmp(status, "no_show") ? "no_show" : "cancelled";
+	snprintf(title, sizeof title,
+	         !strcmp(vs->status, "no_show") ? _("No-show: visit %1$lld, %2$s")
+	                                        : _("Cancel visit %1$lld, %2$s"),
+	         (long long)appt_id, fmt_datetime(vs->old.start_at, s));
+	f = form_new(&close_spec, vs, title);
+	form_add(f, F_TEXT, V_REASON, _("Reason"), NULL);
+	f->fields[0].width = 40;
 	return form_view(f);
 }
 

@@ -416,6 +416,22 @@ static void form_draw(struct view *v, WINDOW *w)
 		f->top = f->cur - avail + 1;
 	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++, y++)
 		draw_field(f, w, i, y, label_w, cols, v);
+	/* the focused field's reason or note in full, wrapped: beside the
+	 * field it may be cut */
+	if (focusable(f, f->cur) && (f->fields[f->cur].error || f->fields[f->cur].note)) {
+		const struct form_field *fl = &f->fields[f->cur];
+		const char *t = fl->error ? fl->error : fl->note;
+		size_t st[4], ln[4];
+		int k, nl = tw_wrap(t, cols - 6 > 1 ? cols - 6 : 1, st, ln, 4);
+
+		for (k = 0, y++; k < nl && k < 4 && y < rows - 3; k++, y++) {
+			char *line = xstrndup(t + st[k], ln[k]);
+
+			draw_text(w, y, 4, cols - 6, line,
+			          fl->error ? theme_attr(R_ERROR) : theme_attr(R_DIM), AL_LEFT);
+			free(line);
+		}
+	}
 	y = rows - 3;
 	if (f->state == FS_CONFIRM) {
 		char buf[700];
@@ -506,6 +522,12 @@ static struct ui_next submit(struct form *f)
 {
 	int i, errors;
 
+	if (f->spec->push) {
+		struct view *nv = f->spec->push(f);
+
+		if (nv)
+			return ui_next(UI_PUSH, nv);
+	}
 	for (i = 0; i < f->n; i++)
 		form_error(f, i, NULL);
 	errors = f->spec->check(f);

@@ -68,6 +68,10 @@ struct form_spec {
 	 * once, the receipt's first line on the message line (NULL: the
 	 * receipt is shown) */
 	struct view *(*next)(struct form *f);
+	/* on Enter, before check: a view to open on top of the form first (a
+	 * new customer's form for a name that matches nobody), or NULL to go
+	 * on checking and posting. May be NULL. */
+	struct view *(*push)(struct form *f);
 	void (*free)(struct form *f);
 	int quiet;        /* close at once after posting; no receipt */
 	int has_propose;  /* the form handles form-propose */

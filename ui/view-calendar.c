@@ -59,6 +59,7 @@ struct calv {
 	int back_mode; /* mode to return to on back, -1: none */
 	int64_t day;   /* cursor: midnight */
 	int64_t sel;   /* selected visit in week/day mode, 0: none */
+	int64_t want;  /* a visit just booked or moved: selected once it is read */
 	struct cal_data data;
 	struct ahead ahead[2]; /* the neighbours of the visible range */
 	int prefetch;          /* config screen_prefetch: read them ahead */
@@ -218,6 +219,13 @@ static int cursor_index(const struct calv *c)
 static void fix_selection(struct calv *c)
 {
 	int d = cursor_index(c), n = cal_day_count(&c->data, d), k;
+
+	for (k = 0; k < n && c->want; k++)
+		if (cal_day_row(&c->data, d, k)->appointment_id == c->want) {
+			c->sel = c->want;
+			c->want = 0;
+			return;
+		}
 
 	for (k = 0; k < n; k++)
 		if (cal_day_row(&c->data, d, k)->appointment_id == c->sel)
@@ -791,6 +799,19 @@ static void move_visit(struct calv *c, int dir)
 	c->sel = cal_day_row(&c->data, d, k)->appointment_id;
 }
 
+/* A visit was booked or moved: the cursor goes to its day and, once the
+ * calendar has read it, onto it. */
+static void landed(int64_t appt_id, int64_t start_at, void *arg)
+{
+	struct calv *c = arg;
+
+	c->day = clock_day_start(start_at);
+	c->want = appt_id;
+	c->sel = appt_id;
+	load(c, 1);
+	fix_selection(c);
+}
+
 static struct ui_next open_selected(struct calv *c)
 {
 	if (c->mode == M_MONTH) {
@@ -905,7 +926,19 @@ static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
 	case ACT_CAL_OPEN:
 		return open_selected(c);
 	case ACT_CAL_NEW_VISIT:
-		return ui_next(UI_PUSH, form_visit_new(c->day));
+		return ui_next(UI_PUSH, form_book_new(c->day, landed, c));
+	case ACT_VISIT_MOVE:
+	case ACT_VISIT_CANCEL:
+	case ACT_VISIT_NO_SHOW:
+		if (!c->sel || c->mode == M_MONTH) {
+			ui_msg(MSG_INFO, _("Select a visit first (week or day view)."));
+			break;
+		}
+		if (ev->action == ACT_VISIT_MOVE)
+			return ui_next(UI_PUSH, form_visit_move(c->sel, landed, c));
+		return ui_next(UI_PUSH, form_visit_close(c->sel, ev->action == ACT_VISIT_CANCEL
+		                                                     ? "cancelled"
+		                                                     : "no_show"));
 	case ACT_BACK:
 		if (c->back_mode >= 0) {
 			set_mode(c, c->back_mode, 0);
@@ -922,10 +955,10 @@ static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
 }
 
 static const enum action cal_keys[] = {
-    ACT_CAL_LEFT,      ACT_CAL_RIGHT,     ACT_CAL_UP,         ACT_CAL_DOWN,
-    ACT_CAL_NEXT_WEEK, ACT_CAL_PREV_WEEK, ACT_CAL_NEXT_MONTH, ACT_CAL_PREV_MONTH,
-    ACT_CAL_TODAY,     ACT_CAL_GOTO,      ACT_CAL_MONTH,      ACT_CAL_WEEK,
-    ACT_CAL_DAY,       ACT_CAL_OPEN,      ACT_CAL_NEW_VISIT,  ACT_NONE};
+    ACT_CAL_LEFT,      ACT_CAL_RIGHT,      ACT_CAL_UP,         ACT_CAL_DOWN,  ACT_CAL_NEXT_WEEK,
+    ACT_CAL_PREV_WEEK, ACT_CAL_NEXT_MONTH, ACT_CAL_PREV_MONTH, ACT_CAL_TODAY, ACT_CAL_GOTO,
+    ACT_CAL_MONTH,     ACT_CAL_WEEK,       ACT_CAL_DAY,        ACT_CAL_OPEN,  ACT_CAL_NEW_VISIT,
+    ACT_VISIT_MOVE,    ACT_VISIT_CANCEL,   ACT_VISIT_NO_SHOW,  ACT_NONE};
 static const enum action cal_hints[] = {ACT_CAL_OPEN,      ACT_CAL_MONTH, ACT_CAL_WEEK,
                                         ACT_CAL_DAY,       ACT_CAL_TODAY, ACT_CAL_GOTO,
                                         ACT_CAL_NEW_VISIT, ACT_NONE};

@@ -295,6 +295,13 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_REDRAW, NULL);
 	case ACT_NEW_JOB:
 		return ui_next(UI_PUSH, form_job_new(vv->appt_id));
+	case ACT_VISIT_MOVE:
+		return ui_next(UI_PUSH, form_visit_move(vv->appt_id, NULL, NULL));
+	case ACT_VISIT_CANCEL:
+	case ACT_VISIT_NO_SHOW:
+		return ui_next(UI_PUSH, form_visit_close(vv->appt_id, ev->action == ACT_VISIT_CANCEL
+		                                                          ? "cancelled"
+		                                                          : "no_show"));
 	case ACT_NEW_ITEM:
 	case ACT_ISSUE_INVOICE:
 	case ACT_RECORD_PAYMENT:
@@ -328,11 +335,13 @@ static const char *visit_help(struct view *v)
 }
 
 static const enum action visit_keys[] = {
-    ACT_UP,   ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN, ACT_TOP,           ACT_BOTTOM,
-    ACT_OPEN, ACT_EDIT, ACT_NEW_JOB, ACT_NEW_ITEM,  ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT,
+    ACT_UP,         ACT_DOWN,         ACT_PAGE_UP,       ACT_PAGE_DOWN,     ACT_TOP,
+    ACT_BOTTOM,     ACT_OPEN,         ACT_EDIT,          ACT_NEW_JOB,       ACT_NEW_ITEM,
+    ACT_VISIT_MOVE, ACT_VISIT_CANCEL, ACT_VISIT_NO_SHOW, ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT,
     ACT_NONE};
-static const enum action visit_hints[] = {
-    ACT_OPEN, ACT_EDIT, ACT_NEW_JOB, ACT_NEW_ITEM, ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT, ACT_NONE};
+static const enum action visit_hints[] = {ACT_OPEN,           ACT_EDIT,       ACT_NEW_JOB,
+                                          ACT_NEW_ITEM,       ACT_VISIT_MOVE, ACT_ISSUE_INVOICE,
+                                          ACT_RECORD_PAYMENT, ACT_NONE};
 
 static int visit_target(struct view *v, const char **kind, int64_t *id)
 {

@@ -101,8 +101,17 @@ struct view *form_charge_new(int64_t invoice_id);
 struct view *form_invoice_new(int64_t job_id);
 
 /* form-work.c: visits, jobs and line items */
-struct view *form_visit_new(int64_t day_start); /* book a visit on that day */
+/* form_book_new - the one booking form (form-book.c) on that day; done
+ * (may be NULL) gets the new visit's id and start once it is booked. */
+typedef void (*form_book_done_fn)(int64_t appt_id, int64_t start_at, void *arg);
+struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg);
 struct view *form_visit_edit(int64_t appt_id);
+/* form_visit_move - move a visit to another day and start, keeping its
+ * length; done as form_book_new's (may be NULL). */
+struct view *form_visit_move(int64_t appt_id, form_book_done_fn done, void *arg);
+/* form_visit_close - cancel (status "cancelled") or mark a no-show
+ * ("no_show") a visit, with a reason and y. */
+struct view *form_visit_close(int64_t appt_id, const char *status);
 struct view *form_job_new(int64_t appt_id); /* a job worked on by that visit */
 struct view *form_job_edit(int64_t job_id);
 struct view *form_item_new(int64_t job_id);

@@ -1,0 +1,326 @@
+/*
+ * form-book.c - booking in one form: who (one customer, or several at one
+ * address), which catalogue services, the day, the start, the length or
+ * the end, overnight, a new job or the customer's open one, the place and a
+ * note. One Enter books it all through booking_add (one transaction); the
+ * calendar's callback then puts its cursor on the new visit.
+ *
+ * A customer name that matches nobody opens the new-customer form on Enter,
+ * with the name typed; when it is posted the booking form names the new
+ * customer and Enter books. The rules (naming customers and services, the
+ * times, the booking itself) are the core's: booking_customers,
+ * booking_services, appt_when_times, booking_add. The notes beside the
+ * fields show what the core found while typing.
+ *
+ * Callers: view-calendar.c (a).
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "booking.h"
+#include "clock.h"
+#include "customer.h"
+#include "err.h"
+#include "fmt.h"
+#include "form.h"
+#include "i18n.h"
+#include "strbuf.h"
+#include "text.h"
+#include "views.h"
+#include "work.h"
+#include "xalloc.h"
+
+enum {
+	B_CUSTOMER = 1,
+	B_SERVICES,
+	B_DATE,
+	B_START,
+	B_LENGTH,
+	B_END,
+	B_OVERNIGHT,
+	B_JOB,
+	B_PLACE,
+	B_NOTE
+};
+
+static const char *const yes_no[] = {"no", "yes"};
+static const char *const yes_no_labels[] = {N_("no"), N_("yes")};
+static const char *const job_choices[] = {"new", "open"};
+static const char *const job_labels[] = {N_("a new job"), N_("their open job")};
+
+struct bookst {
+	int64_t cust[BOOKING_MAX_CUSTOMERS], svc[BOOKING_MAX_SERVICES];
+	size_t ncust, nsvc;
+	int64_t start, end;
+	char address[420]; /* the first customer's, the place by default */
+	form_book_done_fn done;
+	void *done_arg;
+	struct form *self;
+};
+
+/* The customers typed: names them beside the field; 0 or the core's code. */
+static int read_customers(struct form *f, int k, int show)
+{
+	struct bookst *bs = f->arg;
+	struct strbuf names = {0};
+	int rc;
+
+	bs->address[0] = '\0';
+	rc = booking_customers(ui_db(), form_value(f, k), bs->cust, &bs->ncust, &names);
+	if (rc == 0) {
+		struct customer c;
+
+		form_note(f, k, sb_cstr(&names));
+		if (customer_get(ui_db(), bs->cust[0], &c) == 0) {
+			snprintf(bs->address, sizeof bs->address, "%s", c.address ? c.address : "");
+			customer_free(&c);
+		}
+	} else if (show) {
+		form_note(f, k,
+		          rc == FD_ENOTFOUND && !strchr(form_value(f, k), ';')
+		              ? _("nobody matches: Enter adds a new customer")
+		              : err_msg());
+	}
+	sb_free(&names);
+	return rc;
+}
+
+/* The services typed: what they are and cost beside the field; the length
+ * follows their minutes while the person has not typed one. */
+static int read_services(struct form *f, int k, int show)
+{
+	struct bookst *bs = f->arg;
+	struct strbuf info = {0};
+	int64_t minutes = 0;
+	int rc;
+
+	rc = booking_services(ui_db(), form_value(f, k), bs->svc, &bs->nsvc, &info, &minutes);
+	if (rc == 0) {
+		int kl = form_find(f, B_LENGTH);
+
+		form_note(f, k, bs->nsvc ? sb_cstr(&info) : NULL);
+		if (!f->fields[kl].edited && minutes > 0) {
+			char len[32];
+
+			snprintf(len, sizeof len, "%lld:%02lld", (long long)(minutes / 60),
+			         (long long)(minutes % 60));
+			form_set(f, kl, len);
+		}
+	} else if (show) {
+		form_note(f, k, err_msg());
+	}
+	sb_free(&info);
+	return rc;
+}
+
+/* The times typed (the core's rule); the end shown beside the length. */
+static int read_times(struct form *f, int *bad)
+{
+	struct bookst *bs = f->arg;
+	struct appt_when w;
+
+	w.date = form_value(f, form_find(f, B_DATE));
+	w.start = form_value(f, form_find(f, B_START));
+	w.end = form_value(f, form_find(f, B_END));
+	w.length = form_value(f, form_find(f, B_LENGTH));
+	w.overnight = !strcmp(form_value(f, form_find(f, B_OVERNIGHT)), "yes");
+	return appt_when_times(&w, &bs->start, &bs->end, bad);
+}
+
+static void show_times(struct form *f)
+{
+	struct bookst *bs = f->arg;
+	char when[64], e[32];
+
+	if (read_times(f, NULL) == 0) {
+		fmt_datetime(bs->end, e);
+		snprintf(when, sizeof when, _("ends %s"), e);
+		form_note(f, form_find(f, B_LENGTH), when);
+	} else {
+		form_note(f, form_find(f, B_LENGTH), NULL);
+	}
+}
+
+static void book_changed(struct form *f, int i)
+{
+	struct bookst *bs = f->arg;
+	int id = i >= 0 ? f->fields[i].id : 0;
+
+	if (id == B_CUSTOMER) {
+		form_note(f, i, NULL);
+		if (strlen(form_value(f, i)) >= 2 || strspn(form_value(f, i), "0123456789"))
+			read_customers(f, i, 1);
+		if (*bs->address) {
+			char note[480];
+
+			snprintf(note, sizeof note, _("empty: %s"), bs->address);
+			form_note(f, form_find(f, B_PLACE), note);
+		} else {
+			form_note(f, form_find(f, B_PLACE), NULL);
+		}
+	} else if (id == B_SERVICES) {
+		read_services(f, i, 1);
+	}
+	show_times(f);
+}
+
+/* Enter on a name that matches nobody: the new customer's form first. */
+static void customer_added(int64_t id, void *arg)
+{
+	struct form *f = arg;
+	char num[24];
+	int k = form_find(f, B_CUSTOMER);
+
+	snprintf(num, sizeof num, "%lld", (long long)id);
+	form_set(f, k, num);
+	book_changed(f, k);
+}
+
+static struct view *book_push(struct form *f)
+{
+	int k = form_find(f, B_CUSTOMER);
+	const char *t = form_value(f, k);
+
+	if (!*t || strchr(t, ';') || read_customers(f, k, 0) != FD_ENOTFOUND)
+		return NULL;
+	return form_customer_new(t, customer_added, f);
+}
+
+static int book_check(struct form *f)
+{
+	static const int when_field[] = {0, B_DATE, B_START, B_END, B_LENGTH};
+	struct bookst *bs = f->arg;
+	int errors = 0, bad = 0, k;
+
+	k = form_find(f, B_CUSTOMER);
+	if (read_customers(f, k, 0)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, B_SERVICES);
+	if (read_services(f, k, 0)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	if (read_times(f, &bad)) {
+		k = form_find(f, when_field[bad >= 1 && bad <= 4 ? bad : APPT_WHEN_START]);
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, B_PLACE);
+	if (text_check(form_value(f, k), _("the place"), 400, 1)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	k = form_find(f, B_NOTE);
+	if (text_check(form_value(f, k), _("the note"), 2000, 1)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
+	(void)bs;
+	return errors;
+}
+
+static int book_post(struct form *f)
+{
+	struct bookst *bs = f->arg;
+	struct booking_input in = {0};
+	struct booking_result res;
+	const char *place = form_value(f, form_find(f, B_PLACE));
+	char when[32];
+	size_t i;
+	int rc;
+
+	in.start_at = bs->start;
+	in.end_at = bs->end;
+	in.location = *place ? place : NULL;
+	in.note = form_value(f, form_find(f, B_NOTE));
+	in.customers = bs->cust;
+	in.ncustomers = bs->ncust;
+	in.services = bs->svc;
+	in.nservices = bs->nsvc;
+	in.use_open_job = !strcmp(form_value(f, form_find(f, B_JOB)), "open");
+	if ((rc = booking_add(ui_db(), &in, &res)))
+		return rc;
+	f->posted_id = res.appt_id;
+	form_receipt(f, _("Visit %1$lld booked for %2$s."), (long long)res.appt_id,
+	             fmt_datetime(bs->start, when));
+	for (i = 0; i < res.njobs; i++)
+		form_receipt(f,
+		             res.job_new[i] ? _("New job %lld, with the services as line items.")
+		                            : _("The services were added to open job %lld."),
+		             (long long)res.job_ids[i]);
+	return 0;
+}
+
+static struct view *book_next(struct form *f)
+{
+	struct bookst *bs = f->arg;
+
+	if (bs->done && f->posted_id)
+		bs->done(f->posted_id, bs->start, bs->done_arg);
+	return NULL;
+}
+
+static void book_free(struct form *f)
+{
+	free(f->arg);
+}
+
+static const struct form_spec book_spec = {
+    .name = "book",
+    .check = book_check,
+    .post = book_post,
+    .changed = book_changed,
+    .push = book_push,
+    .next = book_next,
+    .free = book_free,
+    .help = N_("Type the customer's name, phone or number (several customers at one address: "
+               "separate them with ;); a name that matches nobody opens the new-customer form "
+               "on Enter. Services are the catalogue's names or numbers, separated by commas; "
+               "each becomes a line item. The length (1:30 or +90m) follows the services' "
+               "minutes; an end, if typed, is used instead, and an end at or before the start "
+               "needs 'Overnight'. The place is the customer's address unless typed."),
+};
+
+struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
+{
+	struct bookst *bs;
+	struct form *f;
+	char d[32];
+	int k;
+
+	if (ui_readonly()) {
+		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
+		return NULL;
+	}
+	bs = xcalloc(1, sizeof *bs);
+	bs->done = done;
+	bs->done_arg = arg;
+	f = form_new(&book_spec, bs, _("Book a visit"));
+	bs->self = f;
+	form_add(f, F_TEXT, B_CUSTOMER, _("Customer"), NULL);
+	form_add(f, F_TEXT, B_SERVICES, _("Services"), NULL);
+	form_add(f, F_TEXT, B_DATE, _("Date"), fmt_date(day_start, d));
+	form_add(f, F_TEXT, B_START, _("Starts (HH:MM)"), "09:00");
+	form_add(f, F_TEXT, B_LENGTH, _("Length (1:30)"), "1:00");
+	form_add(f, F_TEXT, B_END, _("Or ends (HH:MM)"), NULL);
+	form_add_choice(f, B_OVERNIGHT, _("Overnight"), yes_no, yes_no_labels, 2, "no");
+	form_add_choice(f, B_JOB, _("Services go on"), job_choices, job_labels, 2, "new");
+	form_add(f, F_TEXT, B_PLACE, _("Place"), NULL);
+	form_add(f, F_TEXT, B_NOTE, _("Note"), NULL);
+	k = form_find(f, B_CUSTOMER);
+	f->fields[k].width = 26;
+	f->fields[form_find(f, B_SERVICES)].width = 26;
+	f->fields[form_find(f, B_DATE)].width = 12;
+	f->fields[form_find(f, B_START)].width = 8;
+	f->fields[form_find(f, B_LENGTH)].width = 8;
+	f->fields[form_find(f, B_END)].width = 8;
+	f->fields[form_find(f, B_PLACE)].width = 40;
+	f->fields[form_find(f, B_NOTE)].width = 40;
+	show_times(f);
+	return form_view(f);
+}
