@@ -861,6 +861,222 @@ int alloc_post_in(struct db *db, int64_t payment_id, const struct alloc_input *a
 	return run_in(db, post_tx, &p, NULL);
 }
 
+/* ------------------------------------------------------------ credit */
+
+struct credit_pay {
+	int64_t id, unallocated, received_at;
+};
+
+struct credit_list {
+	const char *currency;
+	struct credit_pay *p;
+	size_t n, cap;
+	int64_t total;
+	int rc;
+};
+
+static int credit_row(const struct payment *p, void *arg)
+{
+	struct credit_list *l = arg;
+
+	if (strcmp(p->currency, l->currency) || strcmp(p->status, "void") == 0 ||
+	    p->unallocated <= 0)
+		return 0;
+	if (l->n == l->cap) {
+		l->cap = l->cap ? 2 * l->cap : 8;
+		l->p = xrealloc(l->p, l->cap * sizeof *l->p);
+	}
+	l->p[l->n].id = p->id;
+	l->p[l->n].unallocated = p->unallocated;
+	l->p[l->n].received_at = p->received_at;
+	l->n++;
+	if ((l->rc = money_add(l->total, p->unallocated, &l->total)))
+		return 1;
+	return 0;
+}
+
+/* The customer's payments holding credit in currency, oldest first. */
+static int credit_read(struct db *db, int64_t customer_id, const char *currency,
+                       struct credit_list *l)
+{
+	int rc;
+	size_t i;
+
+	memset(l, 0, sizeof *l);
+	l->currency = currency;
+	rc = payment_list(db, customer_id, credit_row, l);
+	if (!rc && l->rc)
+		rc = l->rc;
+	/* payment_list gives the newest first */
+	for (i = 0; i < l->n / 2; i++) {
+		struct credit_pay t = l->p[i];
+
+		l->p[i] = l->p[l->n - 1 - i];
+		l->p[l->n - 1 - i] = t;
+	}
+	return rc;
+}
+
+static const char *currency_or_default(const char *currency)
+{
+	const struct currency *cur =
+	    currency_find(currency && *currency ? currency : config_get("currency", "USD"));
+
+	return cur ? cur->code : NULL;
+}
+
+int credit_available(struct db *db, int64_t customer_id, const char *currency, int64_t *amount)
+{
+	struct credit_list l;
+	const char *code = currency_or_default(currency);
+	int rc;
+
+	*amount = 0;
+	if (!code)
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), currency ? currency : "");
+	rc = credit_read(db, customer_id, code, &l);
+	if (!rc)
+		*amount = l.total;
+	free(l.p);
+	return rc;
+}
+
+struct credit_settle_ctx {
+	int64_t customer_id;
+	const char *currency;
+	const struct alloc_input *allocs;
+	size_t n;
+	const struct payment_input *in;
+};
+
+/* The allocations of payment_id after allocation id since, into res (the
+ * ids of what was just posted). */
+static int new_allocs(struct db *db, int64_t payment_id, int64_t since, struct idem_result *res)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT id FROM payment_allocation WHERE payment_id = ?1 AND id > ?2"
+	         " AND reverses_id IS NULL ORDER BY id",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, payment_id);
+	sqlite3_bind_int64(st, 2, since);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		idem_result_add(res, sqlite3_column_int64(st, 0));
+	rc = step == SQLITE_DONE ? 0 : db_fail(db, _("cannot read the allocations"));
+	db_release(db, st);
+	return rc;
+}
+
+static int credit_settle_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct credit_settle_ctx *c = arg;
+	struct credit_list l;
+	struct alloc_input *rest = xcalloc(c->n + 1, sizeof *rest), *chunk;
+	int64_t need = 0, last = 0, id;
+	size_t i, k, nrest;
+	int rc;
+
+	chunk = xcalloc(c->n + 1, sizeof *chunk);
+	for (i = 0; i < c->n; i++)
+		rest[i] = c->allocs[i];
+	nrest = c->n;
+	if ((rc = credit_read(db, c->customer_id, c->currency, &l)))
+		goto out;
+	if ((rc = db_one_int(db, "SELECT coalesce(max(id), 0) FROM payment_allocation", &last)))
+		goto out;
+	/* the credit, oldest payment first, over the invoices in order */
+	for (k = 0; k < l.n; k++) {
+		int64_t left = l.p[k].unallocated;
+		size_t nc = 0;
+
+		for (i = 0; i < nrest && left > 0; i++) {
+			int64_t take = rest[i].amount < left ? rest[i].amount : left;
+
+			if (take <= 0)
+				continue;
+			chunk[nc].invoice_id = rest[i].invoice_id;
+			chunk[nc].amount = take;
+			nc++;
+			rest[i].amount -= take;
+			left -= take;
+		}
+		if (nc && (rc = alloc_post_in(db, l.p[k].id, chunk, nc)))
+			goto out;
+		if (nc && (rc = new_allocs(db, l.p[k].id, last, res)))
+			goto out;
+	}
+	/* what the credit did not cover comes from the new payment */
+	for (i = 0, k = 0; i < nrest; i++)
+		if (rest[i].amount > 0) {
+			rest[k++] = rest[i];
+			if ((rc = money_add(need, rest[i].amount, &need)))
+				goto out;
+		}
+	if (need > 0 && !c->in) {
+		char m[MONEY_BUFSZ];
+
+		rc =
+		    err_set(FD_EINVAL,
+		            _("the customer's credit leaves %s of these allocations unpaid: record "
+		              "a payment for the rest"),
+		            money_text(need, c->currency, 0, m));
+		goto out;
+	}
+	if (c->in) {
+		if ((rc = payment_record_in(db, c->in, rest, k, &id)))
+			goto out;
+		res->id = id;
+		if (k && (rc = new_allocs(db, id, last, res)))
+			goto out;
+	}
+out:
+	free(l.p);
+	free(rest);
+	free(chunk);
+	return rc;
+}
+
+int payment_settle(struct db *db, int64_t customer_id, const char *currency,
+                   const struct alloc_input *allocs, size_t n, const struct payment_input *in,
+                   const char *idem_key, struct idem_result *res)
+{
+	struct credit_settle_ctx c = {customer_id, NULL, allocs, n, in};
+	struct strbuf canon = {0};
+	int rc;
+
+	memset(res, 0, sizeof *res);
+	if (!(c.currency = currency_or_default(currency)))
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), currency ? currency : "");
+	if (customer_id <= 0)
+		return err_set(FD_EINVAL, _("a payment needs the customer it came from"));
+	if ((rc = check_allocs(allocs, n, 0)) != 0)
+		return rc;
+	if (n == 0)
+		return err_set(FD_EINVAL, _("give at least one allocation"));
+	if (in &&
+	    (in->customer_id != customer_id ||
+	     strcmp(currency_or_default(in->currency) ? currency_or_default(in->currency) : "",
+	            c.currency)))
+		return err_set(
+		    FD_EINVAL, "%s",
+		    _("the new payment must be the same customer's, in the same currency"));
+	sb_printf(&canon, "customer=%lld\ncurrency=%s\nuse_credit=1\n", (long long)customer_id,
+	          c.currency);
+	canon_allocs(&canon, allocs, n, 0);
+	if (in)
+		sb_printf(&canon, "amount=%lld\nmethod=%s\nreference=%s\nreceived=%lld\nnote=%s\n",
+		          (long long)in->amount, in->method ? in->method : "",
+		          in->reference ? in->reference : "", (long long)in->received_at,
+		          in->note ? in->note : "");
+	rc = idem_run(db, idem_key, "pay settle", sb_cstr(&canon), credit_settle_tx, &c, res);
+	sb_free(&canon);
+	return rc;
+}
+
 /* ------------------------------------------------------------ reversals */
 
 struct reverse_ctx {

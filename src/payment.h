@@ -174,6 +174,29 @@ int payment_record_batch(struct db *db, const struct payment_batch_item *items, 
 int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n,
                int auto_alloc, const char *idem_key, struct idem_result *res);
 
+/* credit_available - the customer's credit in currency (NULL: the config
+ * key `currency`, else USD): what their live payments hold unallocated and
+ * unrefunded, in *amount. Reads only. */
+int credit_available(struct db *db, int64_t customer_id, const char *currency, int64_t *amount);
+
+/* payment_settle - settle invoices from the customer's credit first, then
+ * from a new payment, in ONE transaction: allocs (n, in order) are what each
+ * invoice gets in all, in currency; the credit (the unallocated money of the
+ * customer's live payments in currency, oldest received first) is spent on
+ * them in that order as far as it goes, and the rest is allocated from the
+ * new payment in (whose customer and currency must be these; amount at
+ * least the rest, the excess is new credit). in may be NULL when the credit
+ * covers everything; it is refused (FD_EINVAL, saying how much is missing)
+ * otherwise. Every check of alloc_post and payment_record applies. res->id
+ * is the new payment (0 when none was needed), res->ids every allocation,
+ * the credit's first. With idem_key the same request again returns the
+ * first response and writes nothing. The reason credit is offered before a
+ * new payment: money a reversal freed must not sit stranded while the desk
+ * takes the customer's money a second time. */
+int payment_settle(struct db *db, int64_t customer_id, const char *currency,
+                   const struct alloc_input *allocs, size_t n, const struct payment_input *in,
+                   const char *idem_key, struct idem_result *res);
+
 /* alloc_propose - what an automatic allocation of amount would do: the
  * customer's open invoices in currency, oldest due first, each settled as far
  * as the amount goes. *out (caller frees) gets *n entries; none when nothing

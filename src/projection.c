@@ -375,15 +375,20 @@ static int job_share(struct pctx *p, int64_t job_id, int64_t price, int64_t appt
  * invoices (kind invoice, not draft) that bill any of its line items:
  *   no such invoice:        unpaid if the job has a price, else nothing
  *   all of them void:       void
- *   nothing paid on them:   refunded if a payment that was allocated to one
- *                           of them was refunded; void if credit notes took
- *                           off everything; else unpaid
+ *   nothing paid on them:   unpaid while they ask for money; once nothing
+ *                           is asked (credit notes took off everything),
+ *                           refunded if a payment that was allocated to one
+ *                           of them was refunded, else void
  *   paid < total - credited over the invoices that are not void:
  *                           partially_paid
  *   fully paid, but part of the job's price is on no invoice yet:
  *                           partially_paid
  *   paid more than asked:   overpaid
  *   else:                   paid
+ * A job that does not count for the visit (cancelled, or the visit is
+ * cancelled or a no-show) adds nothing to its price, but while its invoices
+ * still ask for money it marks the visit unpaid or partially paid: a visit
+ * whose invoice owes money never shows "nothing to charge" or "refunded".
  * Then the visit combines its jobs (ignoring "nothing"): none left gives
  * nothing_to_charge; all alike gives that status; paid with overpaid gives
  * overpaid; any other mix that has something paid gives partially_paid; else
@@ -475,7 +480,9 @@ static int job_pay(struct pctx *p, int64_t job_id, int64_t price, enum pay *out)
 	else if (live == 0)
 		*out = PAY_VOID;
 	else if (paid == 0)
-		*out = refunded ? PAY_REFUNDED : asked <= 0 ? PAY_VOID : PAY_UNPAID;
+		/* an invoice that still asks for money is unpaid, whatever was
+		 * refunded before: "refunded" only once nothing is owed */
+		*out = asked > 0 ? PAY_UNPAID : refunded ? PAY_REFUNDED : PAY_VOID;
 	else if (paid < asked || billed < price)
 		*out = PAY_PARTIAL;
 	else if (paid > asked)
@@ -651,8 +658,14 @@ static int compute(struct pctx *p, int64_t appt_id, struct cal_row *out, struct 
 			break;
 		add_customer(&a, l->customer_id, l->customer);
 		add_service(&a, l->title);
-		if (!counts || !strcmp(l->status, "cancelled"))
+		if (!counts || !strcmp(l->status, "cancelled")) {
+			/* no price here, but money it still owes shows */
+			if ((rc = job_pay(p, l->job_id, 0, &pay)))
+				break;
+			if (pay == PAY_UNPAID || pay == PAY_PARTIAL)
+				a.pay |= 1u << pay;
 			continue;
+		}
 		if (l->nvisits == 1) /* this visit alone: the whole price */
 			share = l->price;
 		else if ((rc = job_share(p, l->job_id, l->price, appt_id, &share)))

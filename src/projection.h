@@ -46,8 +46,10 @@
 struct db;
 
 /* Bump when the rule that computes a row changes: rows built by an older
- * rule are then reported by projection_check and rebuilt by --all. */
-#define PROJECTION_VERSION      1
+ * rule are then reported by projection_check and rebuilt by --all.
+ * 2: a visit whose invoice still owes money is never marked refunded or
+ * nothing to charge. */
+#define PROJECTION_VERSION      2
 #define PROJECTION_SERVICES_MAX 200
 #define PROJECTION_JOB_KIND     "calendar"
 

@@ -1101,6 +1101,103 @@ END_TEST
 /* Making room for a refund is the payment module's decision: the newest
  * live allocations are reversed first, and what a reversal frees beyond the
  * need is allocated again to the same invoice; nothing else moves. */
+/* Credit freed by a reversal is spent before a new payment is taken: the
+ * credit's payments first (oldest received first), then the new payment for
+ * the rest, all in one transaction; without enough credit and no new
+ * payment nothing is written. */
+START_TEST(test_settle_uses_credit_first)
+{
+	int64_t ada = add_customer("Ada"), bo = add_customer("Bo"), i1, i2, i3, p1, p2;
+	struct alloc_input a[2];
+	struct payment_input in = {0};
+	struct idem_result res = {0}, again = {0};
+	struct invoice inv;
+	struct payment pm;
+	int64_t credit, before;
+	char *fp;
+
+	i1 = invoice_of(ada, "USD", 10000);
+	a[0] = (struct alloc_input){i1, 10000};
+	p1 = pay(ada, "USD", 10000, a, 1);
+	p2 = pay(ada, "USD", 3000, NULL, 0); /* 30.00 on account */
+	pay(bo, "USD", 9000, NULL, 0);       /* another customer's credit */
+	/* the allocation is reversed: 100.00 of p1 is credit again */
+	ck_assert_int_eq(alloc_reverse(db, one("SELECT max(id) FROM payment_allocation"),
+	                               "wrong invoice", NULL, &res),
+	                 0);
+	idem_result_free(&res);
+	ck_assert_int_eq(credit_available(db, ada, "USD", &credit), 0);
+	ck_assert_int_eq(credit, 13000);
+	ck_assert_int_eq(credit_available(db, ada, "EUR", &credit), 0);
+	ck_assert_int_eq(credit, 0);
+
+	/* 150.00 owed on i1 and i2; 130.00 of credit leaves 20.00: no new
+	 * payment is refused, and nothing changes */
+	i2 = invoice_of(ada, "USD", 5000);
+	a[0] = (struct alloc_input){i1, 10000};
+	a[1] = (struct alloc_input){i2, 5000};
+	fp = fingerprint();
+	ck_assert_int_eq(payment_settle(db, ada, "USD", a, 2, NULL, NULL, &res), FD_EINVAL);
+	ck_assert(strstr(err_msg(), "20.00") != NULL);
+	{
+		char *after = fingerprint();
+
+		ck_assert_str_eq(after, fp);
+		free(after);
+	}
+	free(fp);
+	/* with a new payment of 25.00: the credit first, 20.00 from it */
+	in.customer_id = ada;
+	in.currency = "USD";
+	in.amount = 2500;
+	in.method = "cash";
+	before = one("SELECT count(*) FROM payment");
+	ck_assert_msg(payment_settle(db, ada, "USD", a, 2, &in, "settle-1", &res) == 0, "%s",
+	              err_msg());
+	ck_assert_int_eq(one("SELECT count(*) FROM payment"), before + 1);
+	ck_assert_int_eq(res.n, 3); /* p1 -> i1, p2 -> i2 (30.00), new -> i2 (20.00) */
+	get_invoice(i1, &inv);
+	ck_assert_str_eq(inv.status, "paid");
+	invoice_free(&inv);
+	get_invoice(i2, &inv);
+	ck_assert_str_eq(inv.status, "paid");
+	invoice_free(&inv);
+	get_payment(p1, &pm);
+	ck_assert_int_eq(pm.unallocated, 0);
+	payment_free(&pm);
+	get_payment(p2, &pm);
+	ck_assert_int_eq(pm.unallocated, 0);
+	payment_free(&pm);
+	get_payment(res.id, &pm);
+	ck_assert_int_eq(pm.allocated, 2000);
+	ck_assert_int_eq(pm.unallocated, 500); /* the excess is new credit */
+	payment_free(&pm);
+	/* the same key again: the same answer, nothing written */
+	ck_assert_int_eq(payment_settle(db, ada, "USD", a, 2, &in, "settle-1", &again), 0);
+	ck_assert_int_eq(again.replayed, 1);
+	ck_assert_int_eq(again.id, res.id);
+	ck_assert_int_eq(one("SELECT count(*) FROM payment"), before + 1);
+	idem_result_free(&res);
+	idem_result_free(&again);
+	/* Bo's credit was never touched */
+	ck_assert_int_eq(credit_available(db, bo, "USD", &credit), 0);
+	ck_assert_int_eq(credit, 9000);
+	/* credit alone covers an invoice: no new payment */
+	i3 = invoice_of(ada, "USD", 500);
+	a[0] = (struct alloc_input){i3, 500};
+	ck_assert_msg(payment_settle(db, ada, "USD", a, 1, NULL, NULL, &res) == 0, "%s", err_msg());
+	ck_assert_int_eq(res.id, 0);
+	ck_assert_int_eq(res.n, 1);
+	idem_result_free(&res);
+	ck_assert_int_eq(credit_available(db, ada, "USD", &credit), 0);
+	ck_assert_int_eq(credit, 0);
+	/* another customer's payment is refused */
+	in.customer_id = bo;
+	ck_assert_int_eq(payment_settle(db, ada, "USD", a, 1, &in, NULL, &res), FD_EINVAL);
+	assert_clean();
+}
+END_TEST
+
 START_TEST(test_refund_room_reverses_newest_first)
 {
 	int64_t ada = add_customer("Ada Lee"), a, b, p;
@@ -1163,6 +1260,7 @@ int main(void)
 	tcase_add_test(tc, test_aging_merges_invoices_and_credit);
 	tcase_add_test(tc, test_customer_aging_is_the_reports_row);
 	tcase_add_test(tc, test_statement_balance_is_open_less_credit);
+	tcase_add_test(tc, test_settle_uses_credit_first);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -904,6 +904,70 @@ START_TEST(test_payment_status_refunded_and_overpaid)
 }
 END_TEST
 
+/* A visit whose invoice still owes money is never marked refunded or
+ * nothing to charge: a refund of a reversed payment leaves the invoice
+ * unpaid, and a no-show or cancelled visit (or job) with an unpaid invoice
+ * shows it. */
+START_TEST(test_payment_mark_never_hides_money_owed)
+{
+	int64_t ada, job, v, other, job2, v2;
+	struct invoice_input in = {0};
+	struct payment_input pin = {0};
+	struct alloc_input al = {0, 0};
+	struct refund_input rin = {0};
+	struct idem_result res = {0}, pres = {0};
+
+	ada = add_customer("Ada Lee");
+	job = add_job(ada, "Tint", "USD");
+	v = add_appt("2026-12-02 09:00", "2026-12-02 11:00");
+	add_link(v, job, 60);
+	add_item(job, "SERVICE", 1000, 10000);
+	in.jobs = &job;
+	in.n_jobs = 1;
+	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
+	al.invoice_id = res.id;
+	idem_result_free(&res);
+	pin.customer_id = ada;
+	pin.currency = "USD";
+	pin.amount = 10000;
+	pin.method = "card";
+	al.amount = 10000;
+	ck_assert_msg(payment_record(db, &pin, &al, 1, 0, NULL, &pres) == 0, "%s", err_msg());
+	pay_is(v, "paid");
+	/* the payment goes back, the invoice is not credited: it owes again */
+	ck_assert_msg(alloc_reverse(db, pres.ids[0], "wrong card", NULL, &res) == 0, "%s",
+	              err_msg());
+	idem_result_free(&res);
+	rin.payment_id = pres.id;
+	rin.amount = 10000;
+	rin.reason = "wrong card";
+	ck_assert_msg(refund_post(db, &rin, NULL, &res) == 0, "%s", err_msg());
+	idem_result_free(&res);
+	idem_result_free(&pres);
+	pay_is(v, "unpaid");
+
+	/* a no-show visit whose job was invoiced and not paid: unpaid */
+	ck_assert_int_eq(appt_set_status(db, v, "no_show", "not home"), 0);
+	pay_is(v, "unpaid");
+	/* a visit of a job with nothing billed shows nothing to charge there */
+	other = add_appt("2026-12-03 09:00", "2026-12-03 10:00");
+	job2 = add_job(ada, "Wax", "USD");
+	add_link(other, job2, 30);
+	ck_assert_int_eq(appt_set_status(db, other, "cancelled", NULL), 0);
+	add_item(job2, "SERVICE", 1000, 4000);
+	pay_is(other, "nothing_to_charge");
+	/* a cancelled job with an unpaid invoice still marks its visit */
+	v2 = add_appt("2026-12-04 09:00", "2026-12-04 10:00");
+	add_link(v2, job2, 30);
+	in.jobs = &job2;
+	ck_assert_msg(invoice_issue(db, &in, NULL, &res) == 0, "%s", err_msg());
+	idem_result_free(&res);
+	ck_assert_int_eq(job_set_status(db, job2, "cancelled", "customer moved"), 0);
+	pay_is(v2, "unpaid");
+	pay_is(other, "unpaid");
+}
+END_TEST
+
 /* ---------------------------------------------------------------- queue */
 
 START_TEST(test_failures_backoff_dead_and_retry)
@@ -1520,6 +1584,7 @@ int main(void)
 	tcase_add_test(rows, test_check_and_rebuild_all);
 	tcase_add_test(rows, test_payment_status_follows_billing);
 	tcase_add_test(rows, test_payment_status_refunded_and_overpaid);
+	tcase_add_test(rows, test_payment_mark_never_hides_money_owed);
 	tcase_set_timeout(rows, 60);
 	tcase_add_checked_fixture(queue, setup, teardown);
 	tcase_add_test(queue, test_failures_backoff_dead_and_retry);

@@ -55,8 +55,9 @@ shows "a visit added by another process appears by itself" "Walk-in Wanda"
 shows_re "the cursor stayed on the visit it was on" "^> 09:00-10:00 "
 shows "the screen ran the job runner itself" "runner: this desk"
 
+shows "at 120 columns the hints offer booking" "a Book"
 resize 80 24
-if wait_gone "a New visit"; then
+if wait_gone "a Book"; then
 	pass "at 80x24 the screen is redrawn (the view's last key hints give way)"
 else
 	fail "at 80x24 the screen is redrawn (the view's last key hints give way)" "$(screen_text)"

@@ -28,7 +28,20 @@
 #include "words.h"
 #include "xalloc.h"
 
-enum { F_AMOUNT = 1, F_METHOD, F_REFERENCE, F_RECEIVED, F_NOTE, F_HEAD, F_SUMMARY, F_ALLOC0 = 100 };
+enum {
+	F_AMOUNT = 1,
+	F_METHOD,
+	F_REFERENCE,
+	F_RECEIVED,
+	F_NOTE,
+	F_HEAD,
+	F_SUMMARY,
+	F_USECREDIT,
+	F_ALLOC0 = 100
+};
+
+static const char *const yes_no[] = {"yes", "no"};
+static const char *const yes_no_labels[] = {N_("yes"), N_("no")};
 
 struct payst {
 	struct payform pf;
@@ -36,15 +49,24 @@ struct payst {
 	int manual; /* an allocation row was edited since the last proposal */
 };
 
-/* The amount typed, or -1 when it is not (yet) an amount. */
+/* The amount typed, or -1 when it is not (yet) an amount. While the
+ * credit is used, nothing typed (or 0) is no new money: 0. */
 static int64_t amount_of(struct form *f, struct payst *ps)
 {
 	int64_t v;
 	const char *t = form_value(f, form_find(f, F_AMOUNT));
 
+	if (ps->pf.use_credit && (!*t || (money_parse(t, ps->cur, &v) == 0 && v == 0)))
+		return 0;
 	if (!*t || money_parse(t, ps->cur, &v) || v <= 0)
 		return -1;
 	return v;
+}
+
+/* What may be allocated: the amount, and the credit when it is used. */
+static int64_t money_in(struct payst *ps, int64_t amount)
+{
+	return amount < 0 ? -1 : amount + (ps->pf.use_credit ? ps->pf.credit : 0);
 }
 
 static void show_allocs(struct form *f, struct payst *ps)
@@ -101,7 +123,26 @@ static void summary(struct form *f, struct payst *ps)
 		form_set(f, k, _("the allocations are too large"));
 		return;
 	}
-	if (amount < 0) {
+	if (amount >= 0 && ps->pf.use_credit) {
+		int64_t from_credit = sum < ps->pf.credit ? sum : ps->pf.credit;
+		char n[FMT_MONEY], l[FMT_MONEY];
+
+		if (sum > money_in(ps, amount))
+			snprintf(buf, sizeof buf,
+			         _("Allocated %1$s: %2$s MORE than the credit and the "
+			           "amount"),
+			         fmt_money(sum, ps->pf.currency, a),
+			         fmt_money(sum - money_in(ps, amount), ps->pf.currency, c));
+		else
+			snprintf(
+			    buf, sizeof buf,
+			    _("Allocated %1$s: %2$s from the credit, %3$s from this payment; left "
+			      "as credit %4$s"),
+			    fmt_money(sum, ps->pf.currency, a),
+			    fmt_money(from_credit, ps->pf.currency, c),
+			    fmt_money(sum - from_credit, ps->pf.currency, n),
+			    fmt_money(money_in(ps, amount) - sum, ps->pf.currency, l));
+	} else if (amount < 0) {
 		snprintf(buf, sizeof buf, _("Allocated %s; type the amount received"),
 		         fmt_money(sum, ps->pf.currency, a));
 	} else if (sum > amount) {
@@ -123,8 +164,17 @@ static void pay_changed(struct form *f, int i)
 
 	if (id >= F_ALLOC0)
 		ps->manual = 1;
-	if (id == -1 || (id == F_AMOUNT && !ps->manual)) {
-		int64_t amount = amount_of(f, ps);
+	if (id == F_USECREDIT) {
+		int k = form_find(f, F_AMOUNT);
+
+		ps->pf.use_credit = !strcmp(form_value(f, i), "yes");
+		free(f->fields[k].label);
+		f->fields[k].label =
+		    xstrdup(ps->pf.use_credit ? _("New money received (empty: none)")
+		                              : _("Amount received"));
+	}
+	if (id == -1 || ((id == F_AMOUNT || id == F_USECREDIT) && !ps->manual)) {
+		int64_t amount = money_in(ps, amount_of(f, ps));
 
 		if (payform_propose(ui_db(), &ps->pf, amount > 0 ? amount : 0) == 0) {
 			show_allocs(f, ps);
@@ -145,13 +195,15 @@ static int pay_check(struct form *f)
 
 	k = form_find(f, F_AMOUNT);
 	s = form_value(f, k);
-	if (!*s) {
+	if (!*s && ps->pf.use_credit) {
+		/* the credit alone */
+	} else if (!*s) {
 		form_error(f, k, "%s", _("required"));
 		errors++;
 	} else if (money_parse(s, ps->cur, &amount)) {
 		form_error(f, k, "%s", err_msg());
 		errors++;
-	} else if (amount <= 0) {
+	} else if (amount < 0 || (amount == 0 && !ps->pf.use_credit)) {
 		form_error(f, k, "%s", _("must be more than zero"));
 		errors++;
 	}
@@ -172,11 +224,18 @@ static int pay_check(struct form *f)
 	}
 	errors += read_allocs(f, ps, 1);
 	sum = payform_allocated(&ps->pf, &ok);
-	if (!errors && (!ok || sum > amount_of(f, ps))) {
+	if (!errors && (!ok || sum > money_in(ps, amount_of(f, ps)))) {
 		char a[FMT_MONEY];
 
-		form_error(f, form_find(f, F_AMOUNT), _("the allocations (%s) are more than this"),
+		form_error(f, form_find(f, F_AMOUNT),
+		           ps->pf.use_credit ? _("the allocations (%s) are more than this and the "
+		                                 "credit")
+		                             : _("the allocations (%s) are more than this"),
 		           fmt_money(sum, ps->pf.currency, a));
+		errors++;
+	} else if (!errors && ps->pf.use_credit && sum == 0 && amount_of(f, ps) == 0) {
+		form_error(f, form_find(f, F_AMOUNT), "%s",
+		           _("nothing to post: allocate the credit, or type an amount"));
 		errors++;
 	}
 	return errors;
@@ -205,17 +264,26 @@ static int pay_post(struct form *f)
 	if (rc)
 		return rc;
 	f->posted_id = res.id;
-	form_receipt(f, _("Payment %1$lld recorded: %2$s by %3$s from %4$s."), (long long)res.id,
-	             fmt_money_cur(amount, ps->pf.currency, m), fmt_status(in.method),
-	             ps->pf.customer_name);
+	sum = payform_allocated(&ps->pf, &ok);
+	if (ps->pf.use_credit && sum > 0) {
+		int64_t from_credit = sum < ps->pf.credit ? sum : ps->pf.credit;
+
+		form_receipt(f, _("%1$s of %2$s's credit allocated."),
+		             fmt_money_cur(from_credit, ps->pf.currency, m), ps->pf.customer_name);
+	}
+	if (res.id)
+		form_receipt(f, _("Payment %1$lld recorded: %2$s by %3$s from %4$s."),
+		             (long long)res.id, fmt_money_cur(amount, ps->pf.currency, m),
+		             fmt_status(in.method), ps->pf.customer_name);
+	else
+		form_receipt(f, "%s", _("No new payment was needed."));
 	for (i = 0; i < ps->pf.ninv; i++)
 		if (ps->pf.alloc[i] > 0)
 			form_receipt(f, _("  %1$s allocated to %2$s"),
 			             fmt_money(ps->pf.alloc[i], ps->pf.currency, m),
 			             ps->pf.inv[i].number);
-	sum = payform_allocated(&ps->pf, &ok);
 	form_receipt(f, _("  %s left as the customer's credit"),
-	             fmt_money(amount - sum, ps->pf.currency, m));
+	             fmt_money(money_in(ps, amount) - sum, ps->pf.currency, m));
 	if (res.replayed)
 		form_receipt(f, "%s",
 		             _("This form had already posted it; nothing was posted again."));
@@ -240,8 +308,10 @@ static const struct form_spec pay_spec = {
     .has_propose = 1,
     .help = N_("Type the whole amount received (one check is one payment). The open invoices "
                "get the oldest-first proposal; change any row, F5 proposes again. What is "
-               "not allocated stays as the customer's credit. Enter posts everything at "
-               "once."),
+               "not allocated stays as the customer's credit. When the customer has credit "
+               "(money received and not allocated, such as what a reversal freed), the form "
+               "offers it first: the proposal spends it before any new money, and with no new "
+               "money typed nothing new is recorded. Enter posts everything at once."),
 };
 
 struct view *form_payment_new(int64_t customer_id, const char *currency)
@@ -271,8 +341,18 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	snprintf(title, sizeof title, _("Record a payment from %1$s (%2$s)"), ps->pf.customer_name,
 	         ps->pf.currency);
 	f = form_new(&pay_spec, ps, title);
-	k = form_add(f, F_TEXT, F_AMOUNT, _("Amount received"), NULL);
+	if (ps->pf.use_credit) {
+		/* money already received comes first: a reversal's money is not
+		 * left stranded while the customer pays again */
+		snprintf(label, sizeof label, _("Use the credit on account (%s) first"),
+		         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
+		form_add_choice(f, F_USECREDIT, label, yes_no, yes_no_labels, 2, "yes");
+	}
+	k = form_add(
+	    f, F_TEXT, F_AMOUNT,
+	    ps->pf.use_credit ? _("New money received (empty: none)") : _("Amount received"), NULL);
 	f->fields[k].width = 16;
+	f->cur = k;
 	form_add_choice(f, F_METHOD, _("Method"), words_methods, words_method_labels,
 	                WORDS_NMETHODS, "cash");
 	form_add(f, F_TEXT, F_REFERENCE, _("Reference (check no.)"), NULL);
@@ -292,6 +372,9 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 		f->fields[k].width = 14;
 	}
 	form_add(f, F_INFO, F_SUMMARY, "", NULL);
-	summary(f, ps);
+	if (ps->pf.use_credit)
+		pay_changed(f, -1); /* the credit's proposal at once */
+	else
+		summary(f, ps);
 	return form_view(f);
 }

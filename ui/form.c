@@ -724,8 +724,11 @@ struct view *form_view(struct form *f)
 {
 	int i;
 
-	for (i = 0; i < f->n && !focusable(f, i); i++)
-		;
-	f->cur = i < f->n ? i : 0;
+	/* the first field that takes input, unless the spec chose one */
+	if (!focusable(f, f->cur)) {
+		for (i = 0; i < f->n && !focusable(f, i); i++)
+			;
+		f->cur = i < f->n ? i : 0;
+	}
 	return view_new(&form_ops, f);
 }

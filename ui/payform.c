@@ -69,6 +69,11 @@ int payform_load(struct db *db, int64_t customer_id, const char *currency, struc
 	if (pf->ninv > 1)
 		qsort(pf->inv, (size_t)pf->ninv, sizeof *pf->inv, by_due);
 	pf->alloc = xcalloc((size_t)pf->ninv + 1, sizeof *pf->alloc);
+	if ((rc = credit_available(db, customer_id, pf->currency, &pf->credit))) {
+		payform_free(pf);
+		return rc;
+	}
+	pf->use_credit = pf->credit > 0 && pf->ninv > 0;
 	return 0;
 }
 
@@ -121,7 +126,11 @@ int payform_post(struct db *db, const struct payform *pf, struct payment_input *
 		}
 	in->customer_id = pf->customer_id;
 	in->currency = pf->currency;
-	rc = payment_record(db, in, a, n, 0, key, res);
+	if (pf->use_credit && n > 0)
+		rc = payment_settle(db, pf->customer_id, pf->currency, a, n,
+		                    in->amount > 0 ? in : NULL, key, res);
+	else
+		rc = payment_record(db, in, a, n, 0, key, res);
 	free(a);
 	return rc;
 }

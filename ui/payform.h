@@ -33,9 +33,11 @@ struct payform {
 	struct payform_inv *inv; /* open invoices, oldest due first */
 	int ninv;
 	int64_t *alloc; /* amount to allocate to inv[i] (0: none) */
+	int64_t credit; /* the customer's credit in the currency when loaded */
+	int use_credit; /* spend the credit first (payment_settle) */
 };
 
-/* payform_load - read customer_id's name and open invoices in currency
+/* payform_load - read customer_id's name, credit and open invoices in currency
  * (NULL: config `currency`, else USD) into *pf. FD_ENOTFOUND for an unknown
  * customer; the core's codes otherwise. */
 int payform_load(struct db *db, int64_t customer_id, const char *currency, struct payform *pf);
@@ -50,7 +52,9 @@ int64_t payform_allocated(const struct payform *pf, int *ok);
 /* payform_post - record the payment in (customer and currency are pf's)
  * with the non-zero alloc[] as its allocations, in one transaction, with
  * idempotency key key: the same key again returns the first result with
- * res->replayed = 1 and writes nothing. */
+ * res->replayed = 1 and writes nothing. With use_credit the allocations are
+ * paid from the customer's credit first and the rest from the payment
+ * (payment_settle); in->amount 0 then means no new payment. */
 int payform_post(struct db *db, const struct payform *pf, struct payment_input *in, const char *key,
                  struct idem_result *res);
 
