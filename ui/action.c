@@ -91,6 +91,9 @@ static const struct action_def table[] = {
     {ACT_REFUND, "refund", "r", N_("Refund (part of) this payment"), CTX_PANE, N_("Refund")},
     {ACT_CARD_CHARGE, "card-charge", "C",
      N_("Card payment through the payment channel for this invoice"), CTX_PANE, N_("Card")},
+    {ACT_LOG_CONTACT, "log-contact", "l",
+     N_("Log a call, message or visit at the counter with this customer (a form)"), CTX_PANE,
+     N_("Log contact")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

@@ -78,6 +78,10 @@ struct view *form_customer_new(const char *hint, form_customer_done_fn done, voi
 /* form-customer.c: edit customer_id's name, phone, email, address, note */
 struct view *form_customer_edit(int64_t customer_id);
 
+/* form-contact.c: log a call, message or visit at the counter with
+ * customer_id (contact_add) */
+struct view *form_contact_new(int64_t customer_id);
+
 /* form-ignore.c: ignore inbound event inbox_id with a reason (confirmed) */
 struct view *form_ignore_new(int64_t inbox_id);
 
