@@ -17,7 +17,6 @@
 #include "i18n.h"
 #include "money.h"
 #include "service.h"
-#include "settings.h"
 #include "xalloc.h"
 
 static cJSON *to_json(const struct service *s)
@@ -37,21 +36,19 @@ static cJSON *to_json(const struct service *s)
 }
 
 /* --price in currency code into *out (SERVICE_KEEP when not given); a refusal that
- * names the option when it is not an amount. */
+ * names the option when it cannot be read (service_read_price). */
 static int read_price(const struct cli_args *a, const char *code, int64_t *out)
 {
 	const char *text = cli_arg_get(a, "price");
-	const struct currency *cur = currency_find(code);
 	char *why;
 	int rc;
 
 	*out = SERVICE_KEEP;
 	if (!text)
 		return 0;
-	if (!cur)
-		return cli_refused(err_set(
-		    FD_EINVAL, _("unknown currency '%.12s': use an ISO code such as USD"), code));
-	if (!(rc = money_parse(text, cur, out)))
+	if (!currency_find(code)) /* the reason alone: it is not about --price */
+		return cli_refused(service_read_price(text, code, out));
+	if (!(rc = service_read_price(text, code, out)))
 		return 0;
 	why = xstrdup(err_msg());
 	err_set(rc, _("bad %s '%.40s': %s"), "--price", text, why);
@@ -60,24 +57,20 @@ static int read_price(const struct cli_args *a, const char *code, int64_t *out)
 }
 
 /* --minutes into *out (SERVICE_KEEP when not given); a refusal unless a whole
- * number. */
+ * number (service_read_minutes). */
 static int read_minutes(const struct cli_args *a, int64_t *out)
 {
 	const char *text = cli_arg_get(a, "minutes");
-	char *end;
-	long long v;
+	char *why;
+	int rc;
 
 	*out = SERVICE_KEEP;
-	if (!text)
+	if (!text || !(rc = service_read_minutes(text, out)))
 		return 0;
-	v = strtoll(text, &end, 10);
-	if (!*text || *end || text[0] == ' ' || text[0] == '+' || v < 0)
-		return cli_refused(err_set(
-		    FD_EINVAL,
-		    _("--minutes must be a whole number of minutes (0 or more), not '%.40s'"),
-		    text));
-	*out = v;
-	return 0;
+	why = xstrdup(err_msg());
+	err_set(rc, _("bad %s '%.40s': %s"), "--minutes", text, why);
+	free(why);
+	return cli_refused(rc);
 }
 
 static int show_one(struct cli *c, int64_t id)
@@ -114,7 +107,7 @@ static int cmd_add(struct cli *c, const struct cli_args *a)
 	in.kind = cli_arg_get(a, "kind");
 	in.currency = code;
 	if (!code)
-		code = config_get("currency", "USD");
+		code = service_default_currency();
 	if ((rc = read_price(a, code, &in.price)) || (rc = read_minutes(a, &in.minutes)))
 		return rc;
 	if ((rc = service_add(c->db, &in, &id)))

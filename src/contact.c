@@ -26,6 +26,22 @@
 const char *const contact_channels[CONTACT_NCHANNELS] = {"phone", "sms", "email", "counter",
                                                          "other"};
 const char *const contact_directions[CONTACT_NDIRECTIONS] = {"in", "out"};
+const char *const contact_channel_labels[CONTACT_NCHANNELS] = {
+    N_("phone"), N_("text message"), N_("e-mail"), N_("at the counter"), N_("other")};
+const char *const contact_direction_labels[CONTACT_NDIRECTIONS] = {N_("in"), N_("out")};
+
+const char *contact_label(const char *word)
+{
+	int i;
+
+	for (i = 0; word && i < CONTACT_NCHANNELS; i++)
+		if (!strcmp(word, contact_channels[i]))
+			return _(contact_channel_labels[i]);
+	for (i = 0; word && i < CONTACT_NDIRECTIONS; i++)
+		if (!strcmp(word, contact_directions[i]))
+			return _(contact_direction_labels[i]);
+	return word ? word : "";
+}
 
 /* How far ahead of the clock a contact's time may be (clocks differ). */
 #define AHEAD_SECONDS 300
@@ -74,6 +90,13 @@ static int check_input(const struct contact_input *in, struct add_ctx *a)
 		               _("the time of the contact is in the future: the log says "
 		                 "what happened; give the time it happened"));
 	return 0;
+}
+
+int contact_check(const struct contact_input *in)
+{
+	struct add_ctx a = {in, NULL, NULL, 0, 0};
+
+	return check_input(in, &a);
 }
 
 #define CONTACT_COLS                                                                               \

@@ -43,6 +43,14 @@ struct contact {
 extern const char *const contact_channels[CONTACT_NCHANNELS];
 #define CONTACT_NDIRECTIONS 2
 extern const char *const contact_directions[CONTACT_NDIRECTIONS];
+/* Their labels for people, in the same order, N_() marked: pass them
+ * through _() to show them. */
+extern const char *const contact_channel_labels[CONTACT_NCHANNELS];
+extern const char *const contact_direction_labels[CONTACT_NDIRECTIONS];
+
+/* contact_label - the translated label of a channel or a direction as
+ * stored; word itself when it is neither. */
+const char *contact_label(const char *word);
 
 /* What to log. customer_id, channel (one of contact_channels, any case),
  * direction (in or out, any case) and summary (1..CONTACT_SUMMARY_MAX
@@ -63,6 +71,12 @@ struct contact_input {
  * for an unknown customer or corrected row, FD_EINVAL for a corrected row
  * of another customer or bad input. */
 int contact_add(struct db *db, const struct contact_input *in, int64_t *id_out);
+
+/* contact_check - check in by contact_add's rules that need no database
+ * (the channel, the direction, the summary, the time, the corrected id's
+ * sign; the customer is not looked up): 0, or FD_EINVAL with the reason in
+ * err_msg(). For a form that shows the reason before posting. */
+int contact_check(const struct contact_input *in);
 
 /* contact_get - fill *out (free with contact_free); FD_ENOTFOUND. */
 int contact_get(struct db *db, int64_t id, struct contact *out);

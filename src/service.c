@@ -30,16 +30,18 @@
 #include "text.h"
 #include "work.h"
 
-static const char *const kinds[] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT", NULL};
+const char *const service_kinds[SERVICE_NKINDS] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT"};
+const char *const service_kind_labels[SERVICE_NKINDS] = {N_("service"), N_("fee"), N_("discount"),
+                                                         N_("tax"), N_("credit")};
 
 /* The canonical spelling of kind (any case), or NULL. */
 static const char *find_kind(const char *kind)
 {
 	int i;
 
-	for (i = 0; kind && kinds[i]; i++)
-		if (!strcasecmp(kind, kinds[i]))
-			return kinds[i];
+	for (i = 0; kind && i < SERVICE_NKINDS; i++)
+		if (!strcasecmp(kind, service_kinds[i]))
+			return service_kinds[i];
 	return NULL;
 }
 
@@ -62,27 +64,64 @@ static int check_price(int64_t price, const char *code)
 	               money_text(MONEY_MAX, code, 1, m), code);
 }
 
-/* Check in; fills c->kind and (adding) c->cur. */
-static int check_input(const struct service_input *in, int adding, struct svc_ctx *c)
+/* The currency named code, or FD_EINVAL. */
+static int find_currency(const char *code, const struct currency **out)
 {
-	const char *code;
+	if ((*out = currency_find(code)))
+		return 0;
+	return err_set(FD_EINVAL, _("unknown currency '%.12s': use an ISO code such as USD"),
+	               code ? code : "");
+}
+
+/* FD_EINVAL for a negative price (given: not SERVICE_KEEP). */
+static int check_sign(int64_t price)
+{
+	if (price != SERVICE_KEEP && price < 0)
+		return err_set(FD_EINVAL,
+		               _("the price must not be negative; use the kind DISCOUNT or "
+		                 "CREDIT to take money off"));
+	return 0;
+}
+
+/* FD_EINVAL for minutes (given: not SERVICE_KEEP) out of range. */
+static int check_minutes(int64_t minutes)
+{
+	if (minutes != SERVICE_KEEP && (minutes < 0 || minutes > SERVICE_MINUTES_MAX))
+		return err_set(FD_EINVAL, _("the minutes must be between 0 and %d"),
+		               SERVICE_MINUTES_MAX);
+	return 0;
+}
+
+/* The name (given) and the kind (given; canonical into *kind). */
+static int check_name_kind(const struct service_input *in, const char **kind)
+{
 	int rc;
 
-	if ((adding || in->name) && (rc = text_check(in->name, _("the service name"), 200, 0)))
+	if (in->name && (rc = text_check(in->name, _("the service name"), 200, 0)))
 		return rc;
-	if (adding && !in->kind)
-		c->kind = kinds[0];
-	else if (in->kind && !(c->kind = find_kind(in->kind)))
+	if (in->kind && !(*kind = find_kind(in->kind)))
 		return err_set(FD_EINVAL,
 		               _("'%.20s' is not a kind of line item: use SERVICE, FEE, DISCOUNT, "
 		                 "TAX or CREDIT"),
 		               in->kind);
+	return 0;
+}
+
+/* Check in; fills c->kind and (adding) c->cur. */
+static int check_input(const struct service_input *in, int adding, struct svc_ctx *c)
+{
+	int rc;
+
+	if (adding && !in->name)
+		return text_check(in->name, _("the service name"), 200, 0);
+	if ((rc = check_name_kind(in, &c->kind)))
+		return rc;
+	if (adding && !in->kind)
+		c->kind = service_kinds[0];
 	if (adding) {
-		code = in->currency ? in->currency : config_get("currency", "USD");
-		if (!(c->cur = currency_find(code)))
-			return err_set(FD_EINVAL,
-			               _("unknown currency '%.12s': use an ISO code such as USD"),
-			               code);
+		if ((rc = find_currency(in->currency ? in->currency : service_default_currency(),
+		                        &c->cur)))
+			return rc;
 	} else if (in->currency) {
 		return err_set(FD_EINVAL,
 		               _("the currency of a service cannot change: retire it and "
@@ -90,15 +129,59 @@ static int check_input(const struct service_input *in, int adding, struct svc_ct
 	}
 	if (adding && in->price == SERVICE_KEEP)
 		return err_set(FD_EINVAL, _("the service needs a price"));
-	if (in->price != SERVICE_KEEP && in->price < 0)
-		return err_set(FD_EINVAL,
-		               _("the price must not be negative; use the kind DISCOUNT or "
-		                 "CREDIT to take money off"));
+	if ((rc = check_sign(in->price)))
+		return rc;
 	if (adding && (rc = check_price(in->price, c->cur->code)))
 		return rc;
-	if (in->minutes != SERVICE_KEEP && (in->minutes < 0 || in->minutes > SERVICE_MINUTES_MAX))
-		return err_set(FD_EINVAL, _("the minutes must be between 0 and %d"),
-		               SERVICE_MINUTES_MAX);
+	return check_minutes(in->minutes);
+}
+
+int service_check(const struct service_input *in)
+{
+	const struct currency *cur = NULL;
+	const char *kind = NULL;
+	int rc;
+
+	if ((rc = check_name_kind(in, &kind)))
+		return rc;
+	if (in->currency && (rc = find_currency(in->currency, &cur)))
+		return rc;
+	if ((rc = check_sign(in->price)))
+		return rc;
+	if (cur && in->price != SERVICE_KEEP && (rc = check_price(in->price, cur->code)))
+		return rc;
+	return check_minutes(in->minutes);
+}
+
+const char *service_default_currency(void)
+{
+	return config_get("currency", "USD");
+}
+
+int service_read_price(const char *text, const char *code, int64_t *out)
+{
+	const struct currency *cur;
+	int rc;
+
+	if ((rc = find_currency(code, &cur)))
+		return rc;
+	return money_parse(text, cur, out);
+}
+
+int service_read_minutes(const char *text, int64_t *out)
+{
+	const char *p;
+	int64_t v = 0;
+
+	for (p = text; *p >= '0' && *p <= '9' && v <= SERVICE_MINUTES_MAX; p++)
+		v = v * 10 + (*p - '0');
+	if (!*text || *p) {
+		if (*p >= '0' && *p <= '9')
+			return check_minutes(v); /* too many: say the limit */
+		return err_set(FD_EINVAL, "%s",
+		               _("a whole number of minutes is needed (0 or more)"));
+	}
+	*out = v;
 	return 0;
 }
 

@@ -43,6 +43,12 @@ struct service {
 	int64_t created_at, updated_at;
 };
 
+/* The line item kinds a service may have, in the order forms offer them,
+ * and their labels for people (N_() marked: pass them through _()). */
+#define SERVICE_NKINDS 5
+extern const char *const service_kinds[SERVICE_NKINDS];
+extern const char *const service_kind_labels[SERVICE_NKINDS];
+
 /* A price or minutes of struct service_input that is not given. */
 #define SERVICE_KEEP INT64_MIN
 
@@ -62,6 +68,29 @@ struct service_input {
 	int64_t price;
 	int64_t minutes;
 };
+
+/* service_check - check the fields given in in (NULL or SERVICE_KEEP: not
+ * given) by the rules service_add and service_edit apply that need no
+ * database: the name, the kind, a known currency, a price not negative
+ * and (with the currency) within the money limit, the minutes. For a form
+ * that shows the reason beside one field: give that field alone (a price
+ * with its currency). 0, or FD_EINVAL with the reason in err_msg(). */
+int service_check(const struct service_input *in);
+
+/* service_default_currency - the currency of a service added without one:
+ * the config key `currency`, else USD. */
+const char *service_default_currency(void);
+
+/* service_read_price - read text as a price in the currency named code,
+ * as money_parse reads amounts ("45.00", "1,234.50"); *out is untouched
+ * when refused. FD_EINVAL with the reason: an unknown currency, text that
+ * is not an amount in it. Whether the price is acceptable is
+ * service_check's (and service_add's) to say. */
+int service_read_price(const char *text, const char *code, int64_t *out);
+
+/* service_read_minutes - read text as a whole number of minutes (digits
+ * only: no sign, blank or decimals); FD_EINVAL with the reason. */
+int service_read_minutes(const char *text, int64_t *out);
 
 /* service_add - add an active service; *id_out gets its id. FD_ECONFLICT
  * when an active service has that name already. */

@@ -318,6 +318,18 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(keymap_lookup('a', CTX_PANE), ACT_NEW_ITEM);
 	ck_assert_int_eq(keymap_lookup('e', CTX_PANE), ACT_EDIT);
 	ck_assert_int_eq(keymap_lookup('a', CTX_CAL), ACT_CAL_NEW_VISIT);
+	/* the contact log and the service catalogue */
+	ck_assert_int_eq(keymap_lookup('l', CTX_PANE), ACT_LOG_CONTACT);
+	ck_assert_int_eq(keymap_lookup('l', CTX_CAL), ACT_CAL_RIGHT);
+	ck_assert_int_eq(keymap_lookup('S', CTX_CAL), ACT_SERVICES);
+	ck_assert_int_eq(keymap_lookup('S', CTX_PANE), ACT_SERVICES);
+	ck_assert_int_eq(keymap_lookup('S', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('a', CTX_PANE | CTX_SVCS), ACT_SVC_NEW);
+	ck_assert_int_eq(keymap_lookup('e', CTX_PANE | CTX_SVCS), ACT_SVC_EDIT);
+	ck_assert_int_eq(keymap_lookup('R', CTX_PANE | CTX_SVCS), ACT_SVC_RETIRE);
+	ck_assert_int_eq(keymap_lookup('t', CTX_PANE | CTX_SVCS), ACT_SVC_ALL);
+	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_SVCS), ACT_DOWN);
+	ck_assert_int_eq(keymap_lookup('y', CTX_FORM), ACT_FORM_CONFIRM);
 }
 END_TEST
 

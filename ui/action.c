@@ -38,6 +38,8 @@ static const struct action_def table[] = {
     {ACT_CUSTOMERS, "customers", "c",
      N_("Show the customers: type to find one by name, phone number or address"), CTX_GLOBAL,
      N_("Customers")},
+    {ACT_SERVICES, "services", "S",
+     N_("Show the service catalogue: add, edit and retire the services offered"), CTX_GLOBAL, NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -76,6 +78,15 @@ static const struct action_def table[] = {
     {ACT_CUST_EDIT, "customer-edit", "e", N_("Edit the selected customer"), CTX_CUSTS, N_("Edit")},
     {ACT_CUST_QUERY, "customer-focus", "Tab", N_("Move between the search line and the list"),
      CTX_CUSTS, N_("List/search")},
+    /* the service catalogue: before the panes, whose a and e they override there */
+    {ACT_SVC_NEW, "service-new", "a", N_("Add a service to the catalogue (a form)"), CTX_SVCS,
+     N_("New service")},
+    {ACT_SVC_EDIT, "service-edit", "e", N_("Edit the selected service"), CTX_SVCS, N_("Edit")},
+    {ACT_SVC_RETIRE, "service-retire", "R",
+     N_("Retire the selected service: it is no longer offered (asks y first)"), CTX_SVCS,
+     N_("Retire")},
+    {ACT_SVC_ALL, "service-show-retired", "t", N_("Show or hide the retired services"), CTX_SVCS,
+     N_("Show retired")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},
@@ -98,6 +109,9 @@ static const struct action_def table[] = {
     {ACT_REFUND, "refund", "r", N_("Refund (part of) this payment"), CTX_PANE, N_("Refund")},
     {ACT_CARD_CHARGE, "card-charge", "C",
      N_("Card payment through the payment channel for this invoice"), CTX_PANE, N_("Card")},
+    {ACT_LOG_CONTACT, "log-contact", "l",
+     N_("Log a call, message or visit at the counter with this customer (a form)"), CTX_PANE,
+     N_("Log contact")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

@@ -15,7 +15,8 @@
  * trigger anything). The dead-letter actions come before the panes' in
  * the table, so that in the dead-letter views (CTX_DEAD | CTX_PANE) `r` and
  * `i` retry and ignore rather than refund and invoice; the customer list's
- * (CTX_CUSTS | CTX_PANE) come before them too, for its `a` and `e`.
+ * (CTX_CUSTS | CTX_PANE) come before them too, for its `a` and `e`, and
+ * so do the service catalogue's (CTX_SVCS | CTX_PANE).
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
  * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
@@ -29,11 +30,12 @@
 /* Contexts, as bits so that a view can listen to several. */
 enum {
 	CTX_GLOBAL = 1,
-	CTX_CAL = 2,   /* the calendar */
-	CTX_PANE = 4,  /* drill-down panes and lists */
-	CTX_FORM = 8,  /* forms: unbound printable keys are typed text */
-	CTX_DEAD = 16, /* the dead-letter views (which also listen to CTX_PANE) */
-	CTX_CUSTS = 32 /* the customer list, its list focused (with CTX_PANE) */
+	CTX_CAL = 2,    /* the calendar */
+	CTX_PANE = 4,   /* drill-down panes and lists */
+	CTX_FORM = 8,   /* forms: unbound printable keys are typed text */
+	CTX_DEAD = 16,  /* the dead-letter views (which also listen to CTX_PANE) */
+	CTX_CUSTS = 32, /* the customer list, its list focused (with CTX_PANE) */
+	CTX_SVCS = 64   /* the service catalogue (with CTX_PANE) */
 };
 
 enum action {
@@ -48,6 +50,7 @@ enum action {
 	ACT_HISTORY,
 	ACT_MESSAGE,
 	ACT_CUSTOMERS,
+	ACT_SERVICES,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -75,6 +78,11 @@ enum action {
 	ACT_CUST_NEW,
 	ACT_CUST_EDIT,
 	ACT_CUST_QUERY,
+	/* the service catalogue */
+	ACT_SVC_NEW,
+	ACT_SVC_EDIT,
+	ACT_SVC_RETIRE,
+	ACT_SVC_ALL,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,
@@ -91,6 +99,7 @@ enum action {
 	ACT_REVERSE_ALLOC,
 	ACT_REFUND,
 	ACT_CARD_CHARGE,
+	ACT_LOG_CONTACT,
 	/* forms */
 	ACT_FORM_SUBMIT,
 	ACT_FORM_CANCEL,

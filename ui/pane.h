@@ -32,7 +32,8 @@ enum {
 	K_PAYMENT,
 	K_REFUND,
 	K_CUSTOMER,
-	K_INFO /* selectable only to be read (help lines) */
+	K_INFO,   /* selectable only to be read (help lines) */
+	K_SERVICE /* a service of the catalogue */
 };
 
 /* How one column of a row behaves (see layout_columns). */

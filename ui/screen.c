@@ -583,6 +583,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_CUSTOMERS:
 		push(view_customers_new());
 		break;
+	case ACT_SERVICES:
+		push(view_services_new());
+		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];
 		const char *kind = NULL;

@@ -2,8 +2,10 @@
  * view-customer.c - a customer: at the top what they owe and their credit
  * (report_customer_aging: the aging report's figures), then contact
  * details, visits (coming, then past), invoices (with their balances),
- * payments and jobs. Enter opens a visit, an invoice or a payment; p
- * records a payment from this customer; e edits the customer.
+ * payments and jobs, with the contact log (newest first, read through
+ * contact_list) between the contact details and the visits. Enter opens a
+ * visit, an invoice or a payment; p records a payment from this customer;
+ * e edits the customer; l logs a contact (form-contact.c).
  */
 #include <config.h>
 
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "contact.h"
 #include "customer.h"
 #include "draw.h"
 #include "err.h"
@@ -42,6 +45,74 @@ static const struct pane_col pay_cols[] = {{12, 0, AL_LEFT},  {17, 0, AL_LEFT}, 
 
 static const struct pane_col visit_cols[] = {
     {17, 0, AL_LEFT}, {12, 0, AL_LEFT}, {20, 2, AL_LEFT}, {12, 1, AL_LEFT}};
+
+/* The newest entries of the contact log the pane shows. */
+#define CONTACTS_SHOWN 5
+
+static const struct pane_col contact_cols[] = {
+    {17, 0, AL_LEFT}, {15, 0, AL_LEFT}, {4, 0, AL_LEFT}, {20, 1, AL_LEFT}};
+
+struct contacts_seen {
+	struct customerv *cv;
+	int n;
+};
+
+static int add_contact(const struct contact *ct, void *arg)
+{
+	struct contacts_seen *cs = arg;
+	struct strbuf what = {0};
+	char d[32];
+	const char *cells[4];
+
+	if (cs->n++ == CONTACTS_SHOWN)
+		return 1; /* enough: the rest are older */
+	sb_printf(&what, "%s", ct->summary ? ct->summary : "");
+	if (ct->corrects_id) {
+		sb_printf(&what, "  ");
+		sb_printf(&what, _("[corrects %lld]"), (long long)ct->corrects_id);
+	}
+	if (ct->corrected_by) {
+		sb_printf(&what, "  ");
+		sb_printf(&what, _("[corrected by %lld]"), (long long)ct->corrected_by);
+	}
+	cells[0] = fmt_datetime(ct->at, d);
+	cells[1] = contact_label(ct->channel);
+	cells[2] = contact_label(ct->direction);
+	cells[3] = sb_cstr(&what);
+	pane_row(&cs->cv->p, 0, 0, R_NORMAL, 4, contact_cols, cells);
+	sb_free(&what);
+	return 0;
+}
+
+/* The heading with the number of logged contacts, then the newest ones. */
+static void add_contacts(struct customerv *cv)
+{
+	struct contacts_seen cs = {cv, 0};
+	int64_t n = 0;
+	int rc;
+
+	if (contact_count(ui_db(), cv->id, &n) != 0) {
+		pane_text(&cv->p, 0, 0, R_ERROR, _("! Cannot read the contact log: %s"), err_msg());
+		return;
+	}
+	pane_text(&cv->p, 0, 0, R_HEADER, _("Contact log (%lld)"), (long long)n);
+	if (n == 0) {
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s",
+		          _("None. Press l to log a call or a message."));
+		return;
+	}
+	rc = contact_list(ui_db(), cv->id, add_contact, &cs);
+	if (rc < 0)
+		pane_text(&cv->p, 0, 0, R_ERROR, _("! Cannot read the contact log: %s"), err_msg());
+	else if (n > CONTACTS_SHOWN) {
+		char more[200];
+
+		snprintf(more, sizeof more,
+		         _("Older entries: frontdesk contact list --customer %lld lists them all."),
+		         (long long)cv->id);
+		pane_text(&cv->p, 0, 0, R_DIM, "  %s", more);
+	}
+}
 
 struct money_top {
 	struct strbuf owed, credit;
@@ -218,10 +289,9 @@ static void build(struct customerv *cv)
 		pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), c.note);
 	customer_free(&c);
 	pane_blank(&cv->p);
-	/* The contact log (calls, messages, notes of the desk) goes here, between
-	 * the contact details and the visits, when its module exists: a heading
-	 * and its newest entries, read from the contact log's own core
-	 * functions. */
+	/* the contact log: between the contact details and the visits */
+	add_contacts(cv);
+	pane_blank(&cv->p);
 	add_visits(cv);
 	pane_blank(&cv->p);
 	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Invoices"));
@@ -296,6 +366,8 @@ static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
 		               form_payment_new(cv->id, cv->currency[0] ? cv->currency : NULL));
 	case ACT_EDIT:
 		return ui_next(UI_PUSH, form_customer_edit(cv->id));
+	case ACT_LOG_CONTACT:
+		return ui_next(UI_PUSH, form_contact_new(cv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -312,15 +384,17 @@ static const char *customer_help(struct view *v)
 {
 	(void)v;
 	return _("A customer: what they owe and their credit (as the aging report counts "
-	         "them), their visits, invoices, payments and jobs. Enter opens a visit, an "
-	         "invoice or a payment; e edits the customer's name, phone, email, address "
-	         "and note.");
+	         "them), their contact log (newest first), visits, invoices, payments and jobs. "
+	         "Enter opens a visit, an invoice or a payment; e edits the customer's name, "
+	         "phone, email, address and note; l logs a call, a message or a visit at the "
+	         "counter.");
 }
 
 static const enum action customer_keys[] = {
-    ACT_UP,     ACT_DOWN, ACT_PAGE_UP, ACT_PAGE_DOWN,      ACT_TOP,
-    ACT_BOTTOM, ACT_OPEN, ACT_EDIT,    ACT_RECORD_PAYMENT, ACT_NONE};
-static const enum action customer_hints[] = {ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT, ACT_NONE};
+    ACT_UP,   ACT_DOWN, ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP, ACT_BOTTOM,
+    ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT, ACT_LOG_CONTACT, ACT_NONE};
+static const enum action customer_hints[] = {ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT,
+                                             ACT_LOG_CONTACT, ACT_NONE};
 
 static int customer_target(struct view *v, const char **kind, int64_t *id)
 {

@@ -35,6 +35,11 @@ struct view *view_customer_new(int64_t customer_id);
  * narrows it: name, phone number by its digits, address) */
 struct view *view_customers_new(void);
 
+/* view-services.c: the service catalogue (name, kind, default price and
+ * minutes; the retired ones on request), where services are added, edited
+ * and retired */
+struct view *view_services_new(void);
+
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
@@ -77,6 +82,15 @@ struct view *form_customer_new(const char *hint, form_customer_done_fn done, voi
 
 /* form-customer.c: edit customer_id's name, phone, email, address, note */
 struct view *form_customer_edit(int64_t customer_id);
+
+/* form-contact.c: log a call, message or visit at the counter with
+ * customer_id (contact_add) */
+struct view *form_contact_new(int64_t customer_id);
+
+/* form-service.c: add a service to the catalogue (service_id 0) or edit
+ * service service_id; once posted, *posted (when not NULL; it must
+ * outlive the form) gets the service's id */
+struct view *form_service_new(int64_t service_id, int64_t *posted);
 
 /* form-ignore.c: ignore inbound event inbox_id with a reason (confirmed) */
 struct view *form_ignore_new(int64_t inbox_id);
