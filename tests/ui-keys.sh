@@ -45,7 +45,8 @@ shows "? opens the help of the view" "Help: Calendar (Month)"
 shows_re "the help lists the rebound keys with the action's name" "n PgDn +Next month +calendar-next-month"
 shows_re "and every other key of the view" "t +Go to today +calendar-today"
 shows_re "and the keys that work everywhere" "Q +Quit frontdesk +quit"
-shows "and the payment symbols" "Payment status symbols"
+keys G
+shows "and, at its end, the payment symbols" "Payment status symbols"
 keys q
 shows "q closes the help" "frontdesk > Calendar (Month)"
 keys d Q
