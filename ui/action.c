@@ -112,6 +112,10 @@ static const struct action_def table[] = {
     {ACT_LOG_CONTACT, "log-contact", "l",
      N_("Log a call, message or visit at the counter with this customer (a form)"), CTX_PANE,
      N_("Log contact")},
+    {ACT_VOID_INVOICE, "void-invoice", "V",
+     N_("Void this invoice while nothing is paid on it (asks why, then y)"), CTX_PANE, NULL},
+    {ACT_CREDIT_NOTE, "credit-note", "w",
+     N_("Issue a credit note against this invoice (an amount, why, then y)"), CTX_PANE, NULL},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

@@ -319,6 +319,10 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_reverse_new(id));
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH, form_payment_new(iv->customer_id, iv->currency));
+	case ACT_VOID_INVOICE:
+		return ui_next(UI_PUSH, form_invoice_void(iv->id));
+	case ACT_CREDIT_NOTE:
+		return ui_next(UI_PUSH, form_invoice_credit(iv->id));
 	case ACT_CARD_CHARGE:
 		/* NULL (after a message on the message line): no provider, a
 		 * read-only screen, nothing owed */
@@ -338,16 +342,19 @@ static void invoice_title(struct view *v, char *buf, size_t n)
 static const char *invoice_help(struct view *v)
 {
 	(void)v;
-	return _("An invoice as issued: its lines are snapshots that later changes to the jobs "
-	         "never alter. Balance = total - credited - paid. Allocations are never edited: "
-	         "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
-	         "through the payment channel are listed below the allocations; C asks the "
-	         "channel for a new one (when a payment provider is set up).");
+	return _(
+	    "An invoice as issued: its lines are snapshots that later changes to the jobs "
+	    "never alter. Balance = total - credited - paid. Allocations are never edited: "
+	    "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
+	    "through the payment channel are listed below the allocations; C asks the "
+	    "channel for a new one (when a payment provider is set up). V voids the invoice while "
+	    "nothing is paid on it; w issues a credit note against it.");
 }
 
 static const enum action invoice_keys[] = {
-    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP, ACT_BOTTOM,
-    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE, ACT_NONE};
+    ACT_UP,           ACT_DOWN,        ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
+    ACT_BOTTOM,       ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE,
+    ACT_VOID_INVOICE, ACT_CREDIT_NOTE, ACT_NONE};
 static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
                                             ACT_CARD_CHARGE, ACT_NONE};
 

@@ -100,6 +100,10 @@ struct view *form_payment_new(int64_t customer_id, const char *currency);
 
 /* form-reverse.c: reverse allocation alloc_id (destructive, confirmed) */
 struct view *form_reverse_new(int64_t alloc_id);
+/* form_invoice_void / form_invoice_credit - void an issued invoice, or issue
+ * a credit note against it, each with a reason and y (form-void.c). */
+struct view *form_invoice_void(int64_t invoice_id);
+struct view *form_invoice_credit(int64_t invoice_id);
 
 /* form-refund.c: refund (part of) payment payment_id (confirmed); a card
  * payment that came from the payment channel is refunded through the
