@@ -77,4 +77,32 @@ shows_re "without credit the amount is required" "\[ +\] ! required"
 keys Escape
 keys y
 is "nothing was posted" "$(q "SELECT count(*) FROM payment")" 4
+
+# --- another desk pays while the form is open: the form follows ------------------
+glass=$(q 'SELECT max(id) FROM invoice')
+fd pay allocate 4 "$glass=5.00" >/dev/null
+fd pay record --customer "$cust" --amount 5.00 --method cash "$glass=5.00" >/dev/null
+is "nothing is open before the next invoice" "$(q "SELECT count(*) FROM invoice WHERE balance > 0")" 0
+fd job add --customer "$cust" --title "Rims" >/dev/null
+fd item add --job "$(last service_order)" --description "Rims" --price 100.00 >/dev/null
+fd invoice issue --jobs "$(last service_order)" >/dev/null
+inv4=$(last invoice)
+n4=$(q "SELECT number FROM invoice WHERE id = $inv4")
+keys p
+shows "the form for the new invoice" "$n4 owes 100.00"
+keys 1 0 0
+shows_re "100.00 proposed to it" "$n4 owes 100\.00.*\[100\.00 "
+fd pay record --customer "$cust" --amount 60.00 --method cash "$inv4=60.00" >/dev/null
+shows "the other desk's payment shows in the form" "$n4 owes 40.00"
+shows "the row says it changed" "changed by another desk"
+shows_re "the proposal follows the new balance" "$n4 owes 40\.00.*\[40\.00 "
+shows "the rest is credit" "Left as the customer's credit 60.00"
+# a row typed by hand above the new balance is refused beside it
+keys Tab Tab Tab Tab Tab Tab C-u 9 0
+fd pay record --customer "$cust" --amount 10.00 --method cash "$inv4=10.00" >/dev/null
+shows "the balance follows again" "$n4 owes 30.00"
+keys Enter
+shows_re "the typed row is refused with the new balance" "more than the balance 30\.00"
+is "nothing more was posted" "$(q "SELECT count(*) FROM payment")" 7
+keys Escape y
 done_testing

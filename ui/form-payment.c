@@ -186,6 +186,71 @@ static void pay_changed(struct form *f, int i)
 	summary(f, ps);
 }
 
+/* The label of invoice row i. */
+static void row_label(struct payst *ps, int i, char *buf, size_t n)
+{
+	char b[FMT_MONEY], d[32];
+
+	snprintf(buf, n, _("%1$s owes %2$s, due %3$s"), ps->pf.inv[i].number,
+	         fmt_money(ps->pf.inv[i].balance, ps->pf.currency, b),
+	         fmt_date(ps->pf.inv[i].due_at, d));
+}
+
+/* Another desk (or the worker) changed the records while the form is open:
+ * the balances and the credit are read again, each row keeps what was typed,
+ * and a row whose invoice now owes less than that says so beside it. The
+ * rows stay the invoices the form opened with (one paid in full elsewhere
+ * now owes 0.00). */
+static void pay_reload(struct form *f)
+{
+	struct payst *ps = f->arg;
+	struct payform fresh;
+	char label[200], b[FMT_MONEY];
+	int i, j, changed = 0;
+
+	if (payform_load(ui_db(), ps->pf.customer_id, ps->pf.currency, &fresh) != 0)
+		return;
+	for (i = 0; i < ps->pf.ninv; i++) {
+		int64_t now = 0;
+		int k = form_find(f, F_ALLOC0 + i);
+
+		for (j = 0; j < fresh.ninv; j++)
+			if (fresh.inv[j].id == ps->pf.inv[i].id)
+				now = fresh.inv[j].balance;
+		if (now == ps->pf.inv[i].balance)
+			continue;
+		changed = 1;
+		ps->pf.inv[i].balance = now;
+		row_label(ps, i, label, sizeof label);
+		free(f->fields[k].label);
+		f->fields[k].label = xstrdup(label);
+		form_note(f, k, _("changed by another desk"));
+	}
+	if (fresh.credit != ps->pf.credit) {
+		changed = 1;
+		ps->pf.credit = fresh.credit;
+		if (form_find(f, F_USECREDIT) >= 0) {
+			int k = form_find(f, F_USECREDIT);
+
+			snprintf(label, sizeof label, _("Use the credit on account (%s) first"),
+			         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
+			free(f->fields[k].label);
+			f->fields[k].label = xstrdup(label);
+		}
+	}
+	payform_free(&fresh);
+	if (!changed)
+		return;
+	if (!ps->manual)
+		pay_changed(f, -1); /* propose again on the new figures */
+	else
+		summary(f, ps);
+	read_allocs(f, ps, 1); /* a row now above its balance is marked */
+	ui_msg(MSG_INFO, "%s",
+	       _("Another desk changed this customer's invoices or credit: the figures are read "
+	         "again."));
+}
+
 static int pay_check(struct form *f)
 {
 	struct payst *ps = f->arg;
@@ -304,6 +369,7 @@ static const struct form_spec pay_spec = {
     .check = pay_check,
     .post = pay_post,
     .changed = pay_changed,
+    .reload = pay_reload,
     .free = pay_free,
     .has_propose = 1,
     .help = N_("Type the whole amount received (one check is one payment). The open invoices "
@@ -318,7 +384,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 {
 	struct payst *ps;
 	struct form *f;
-	char title[256], now[32], label[160], d[32], b[FMT_MONEY];
+	char title[256], now[32], label[160], b[FMT_MONEY];
 	int i, k;
 
 	if (ui_readonly()) {
@@ -365,9 +431,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	                     : _("No open invoice in this currency: all of it becomes credit."),
 	         NULL);
 	for (i = 0; i < ps->pf.ninv; i++) {
-		snprintf(label, sizeof label, _("%1$s owes %2$s, due %3$s"), ps->pf.inv[i].number,
-		         fmt_money(ps->pf.inv[i].balance, ps->pf.currency, b),
-		         fmt_date(ps->pf.inv[i].due_at, d));
+		row_label(ps, i, label, sizeof label);
 		k = form_add(f, F_TEXT, F_ALLOC0 + i, label, NULL);
 		f->fields[k].width = 14;
 	}

@@ -705,6 +705,14 @@ static const enum action form_keys[] = {ACT_FORM_SUBMIT,  ACT_FORM_CANCEL, ACT_F
                                         ACT_FORM_CONFIRM, ACT_NONE};
 static const enum action form_hints[] = {ACT_FORM_SUBMIT, ACT_FORM_NEXT, ACT_FORM_CANCEL, ACT_NONE};
 
+static void form_reload(struct view *v)
+{
+	struct form *f = v->priv;
+
+	if (f->state == FS_EDIT && f->spec->reload)
+		f->spec->reload(f);
+}
+
 static const struct view_ops form_ops = {
     .name = "form",
     .ctx = CTX_FORM,
@@ -714,7 +722,7 @@ static const struct view_ops form_ops = {
     .resize = form_resize,
     .draw = form_draw,
     .action = form_action,
-    .reload = NULL,
+    .reload = form_reload,
     .title = form_title,
     .help = form_help,
     .unsaved = form_unsaved,

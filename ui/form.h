@@ -72,6 +72,10 @@ struct form_spec {
 	 * new customer's form for a name that matches nobody), or NULL to go
 	 * on checking and posting. May be NULL. */
 	struct view *(*push)(struct form *f);
+	/* the database changed while the form is being filled in (another
+	 * desk, the worker): re-read what the form shows from the records,
+	 * keeping what the person typed. May be NULL. */
+	void (*reload)(struct form *f);
 	void (*free)(struct form *f);
 	int quiet;        /* close at once after posting; no receipt */
 	int has_propose;  /* the form handles form-propose */
