@@ -414,3 +414,32 @@ int report_currencies(struct db *db, int64_t id, char cur[][4], int max, int *n)
 	sqlite3_finalize(st);
 	return rc;
 }
+
+int report_invoiced(struct db *db, int64_t from, int64_t to,
+                    int (*cb)(const char *currency, int64_t count, int64_t total, void *arg),
+                    void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT currency, count(*), sum(total) FROM invoice"
+	                            " WHERE kind = 'invoice' AND status NOT IN ('draft', 'void')"
+	                            " AND issued_at >= ?1 AND issued_at < ?2"
+	                            " GROUP BY currency ORDER BY currency",
+	                            &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		char cur[4];
+
+		dbrow_copy(st, 0, cur, sizeof cur);
+		if ((rc = cb(cur, sqlite3_column_int64(st, 1), sqlite3_column_int64(st, 2), arg)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot sum what was invoiced"));
+	db_release(db, st);
+	return rc;
+}

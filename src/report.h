@@ -58,6 +58,13 @@ struct takings_row {
 int report_takings(struct db *db, int64_t from, int64_t to,
                    int (*cb)(const struct takings_row *r, void *arg), void *arg);
 
+/* report_invoiced - what was invoiced in [from, to) (UTC seconds): per
+ * currency, the invoices issued then (not void; credit notes not counted),
+ * how many and their totals; cb is called once per currency, by code. */
+int report_invoiced(struct db *db, int64_t from, int64_t to,
+                    int (*cb)(const char *currency, int64_t count, int64_t total, void *arg),
+                    void *arg);
+
 struct statement_line {
 	int64_t at;
 	const char *kind;   /* invoice, credit_note, payment, allocation, refund */

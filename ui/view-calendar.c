@@ -12,6 +12,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,8 +28,10 @@
 #include "layout.h"
 #include "log.h"
 #include "money.h"
+#include "report.h"
 #include "settings.h"
 #include "state.h"
+#include "strbuf.h"
 #include "theme.h"
 #include "tw.h"
 #include "view.h"
@@ -60,6 +63,10 @@ struct calv {
 	int64_t day;   /* cursor: midnight */
 	int64_t sel;   /* selected visit in week/day mode, 0: none */
 	int64_t want;  /* a visit just booked or moved: selected once it is read */
+	/* the day view's totals line, read once per day and database change */
+	int64_t tot_day;
+	int tot_valid;
+	char tot_text[512];
 	struct cal_data data;
 	struct ahead ahead[2]; /* the neighbours of the visible range */
 	int prefetch;          /* config screen_prefetch: read them ahead */
@@ -589,7 +596,108 @@ static const struct {
 	int min, flex, align;
 } day_cols[] = {{11, 0, AL_LEFT}, {14, 0, AL_LEFT},  {11, 0, AL_LEFT}, {12, 2, AL_LEFT},
                 {12, 3, AL_LEFT}, {14, 0, AL_RIGHT}, {5, 0, AL_RIGHT}};
+#define DAY_COL_VISIT 2 /* the visit's status: given up first when narrow */
+#define DAY_NARROW    100
 #define NDAYCOLS 7
+
+/* Money by currency, for the totals line (a few currencies at most). */
+struct sums {
+	char cur[4][4];
+	int64_t v[4];
+	int n;
+};
+
+static void sums_add(struct sums *s, const char *cur, int64_t v)
+{
+	int i;
+
+	for (i = 0; i < s->n; i++)
+		if (!strcmp(s->cur[i], cur)) {
+			if (money_add(s->v[i], v, &s->v[i]))
+				s->v[i] = INT64_MAX;
+			return;
+		}
+	if (s->n < 4) {
+		snprintf(s->cur[s->n], sizeof s->cur[0], "%s", cur);
+		s->v[s->n++] = v;
+	}
+}
+
+static void sums_text(const struct sums *s, struct strbuf *sb)
+{
+	char m[FMT_MONEY];
+	int i;
+
+	if (s->n == 0)
+		sb_puts(sb, "0");
+	for (i = 0; i < s->n; i++)
+		sb_printf(sb, "%s%s", i ? " + " : "", fmt_money_cur(s->v[i], s->cur[i], m));
+}
+
+static int add_invoiced(const char *cur, int64_t count, int64_t total, void *arg)
+{
+	(void)count;
+	sums_add(arg, cur, total);
+	return 0;
+}
+
+struct taken {
+	struct sums all;
+	struct strbuf methods;
+};
+
+static int add_taken(const struct takings_row *r, void *arg)
+{
+	struct taken *t = arg;
+	char m[FMT_MONEY];
+
+	sums_add(&t->all, r->currency, r->net);
+	sb_printf(&t->methods, "%s%s %s", t->methods.len ? ", " : "", fmt_status(r->method),
+	          fmt_money(r->net, r->currency, m));
+	return 0;
+}
+
+/* "Booked ...  Invoiced ...  Taken ...", then "Taken by method: cash ...,
+ * check ..." on a second line (after a newline): the visits
+ * that start on the day (their prices as the calendar shows them), the
+ * invoices issued that day and the money taken that day by method (net of
+ * refunds), the same figures as `frontdesk report takings`. */
+static const char *day_totals(struct calv *c, int d)
+{
+	struct sums booked = {0}, invoiced = {0};
+	struct taken taken;
+	struct strbuf sb = {0};
+	int64_t next = clock_add_days(c->day, 1);
+	int k, n = cal_day_count(&c->data, d), ok;
+
+	if (c->tot_valid && c->tot_day == c->day)
+		return c->tot_text;
+	memset(&taken, 0, sizeof taken);
+	for (k = 0; k < n; k++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+
+		if (r->start_at >= c->day && !inactive(r) && r->has_total && *r->currency)
+			sums_add(&booked, r->currency, r->total);
+	}
+	ok = report_invoiced(ui_db(), c->day, next, add_invoiced, &invoiced) == 0 &&
+	     report_takings(ui_db(), c->day, next, add_taken, &taken) == 0;
+	sb_puts(&sb, _("Booked "));
+	sums_text(&booked, &sb);
+	sb_puts(&sb, _("  Invoiced "));
+	sums_text(&invoiced, &sb);
+	sb_puts(&sb, _("  Taken "));
+	sums_text(&taken.all, &sb);
+	if (taken.methods.len)
+		sb_printf(&sb, "\n%s %s", _("Taken by method:"), sb_cstr(&taken.methods));
+	if (!ok)
+		sb_printf(&sb, "  %s", _("(the money figures could not be read)"));
+	snprintf(c->tot_text, sizeof c->tot_text, "%s", sb_cstr(&sb));
+	sb_free(&sb);
+	sb_free(&taken.methods);
+	c->tot_day = c->day;
+	c->tot_valid = ok;
+	return c->tot_text;
+}
 
 static void draw_day(struct calv *c, WINDOW *w)
 {
@@ -612,12 +720,23 @@ static void draw_day(struct calv *c, WINDOW *w)
 		min[i] = day_cols[i].min;
 		flex[i] = day_cols[i].flex;
 	}
+	if (c->w < DAY_NARROW) /* keep the price: the visit's status goes first */
+		min[DAY_COL_VISIT] = flex[DAY_COL_VISIT] = 0;
 	layout_columns(c->w - 2, NDAYCOLS, min, flex, x, cw);
 	for (i = 0; i < NDAYCOLS; i++)
 		draw_text(w, 1, 2 + x[i], cw[i], head[i], theme_attr(R_HEADER) | A_UNDERLINE,
 		          day_cols[i].align);
 	c->day_first_y = 2;
-	rows = c->h - 3;
+	rows = c->h - 5;
+	{
+		const char *t = day_totals(c, d), *nl = strchr(t, '\n');
+		char *first = xstrndup(t, nl ? (size_t)(nl - t) : strlen(t));
+
+		draw_text(w, c->h - 3, 2, c->w - 4, first, theme_attr(R_HEADER), AL_LEFT);
+		if (nl)
+			draw_text(w, c->h - 2, 2, c->w - 4, nl + 1, theme_attr(R_HEADER), AL_LEFT);
+		free(first);
+	}
 	if (n == 0) {
 		draw_text(w, 3, 2, c->w - 4, _("No visits on this day. Press a to book one."),
 		          A_NORMAL, AL_LEFT);
@@ -689,6 +808,7 @@ static void cal_reload(struct view *v)
 {
 	struct calv *c = v->priv;
 
+	c->tot_valid = 0;
 	load(c, 1);
 	fix_selection(c);
 }
