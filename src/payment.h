@@ -242,6 +242,11 @@ int payment_get(struct db *db, int64_t id, struct payment *out);
 int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct payment *p, void *arg),
                  void *arg);
 
+/* payment_list_received - payments received in [from, to) (UTC seconds),
+ * whatever their customer, oldest first (index payment_by_received). */
+int payment_list_received(struct db *db, int64_t from, int64_t to,
+                          int (*cb)(const struct payment *p, void *arg), void *arg);
+
 /* alloc_get - fill *out (free with alloc_free); FD_ENOTFOUND. */
 int alloc_get(struct db *db, int64_t id, struct allocation *out);
 

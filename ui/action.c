@@ -38,6 +38,10 @@ static const struct action_def table[] = {
     {ACT_CUSTOMERS, "customers", "c",
      N_("Show the customers: type to find one by name, phone number or address"), CTX_GLOBAL,
      N_("Customers")},
+    {ACT_AGING, "aging", "A", N_("Show the receivables aging: who owes what, by days past due"),
+     CTX_GLOBAL, NULL},
+    {ACT_TAKINGS, "takings", "T", N_("Show the takings of the last seven days and their payments"),
+     CTX_GLOBAL, NULL},
     {ACT_SERVICES, "services", "S",
      N_("Show the service catalogue: add, edit and retire the services offered"), CTX_GLOBAL, NULL},
     /* calendar */

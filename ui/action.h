@@ -50,6 +50,8 @@ enum action {
 	ACT_HISTORY,
 	ACT_MESSAGE,
 	ACT_CUSTOMERS,
+	ACT_AGING,
+	ACT_TAKINGS,
 	ACT_SERVICES,
 	/* calendar */
 	ACT_CAL_LEFT,

@@ -586,6 +586,12 @@ static void global_action(const struct ui_event *ev)
 	case ACT_SERVICES:
 		push(view_services_new());
 		break;
+	case ACT_AGING:
+		push(view_aging_new());
+		break;
+	case ACT_TAKINGS:
+		push(view_takings_new());
+		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];
 		const char *kind = NULL;

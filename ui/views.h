@@ -39,6 +39,10 @@ struct view *view_customers_new(void);
  * minutes; the retired ones on request), where services are added, edited
  * and retired */
 struct view *view_services_new(void);
+/* view_aging_new / view_takings_new - receivables aging (A) and takings (T)
+ * at a glance, with drill-down (view-money.c). */
+struct view *view_aging_new(void);
+struct view *view_takings_new(void);
 
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
