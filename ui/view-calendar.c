@@ -598,7 +598,7 @@ static const struct {
                 {12, 3, AL_LEFT}, {14, 0, AL_RIGHT}, {5, 0, AL_RIGHT}};
 #define DAY_COL_VISIT 2 /* the visit's status: given up first when narrow */
 #define DAY_NARROW    100
-#define NDAYCOLS 7
+#define NDAYCOLS      7
 
 /* Money by currency, for the totals line (a few currencies at most). */
 struct sums {
