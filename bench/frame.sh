@@ -117,7 +117,6 @@ inproc=$("$work/probe" range "$db" "$from_day" "$ndays" 200)
 
 med() { sort -n "$1" | awk '{ a[NR] = $1 } END { printf "%.1f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 p90() { sort -n "$1" | awk '{ a[NR] = $1 } END { i = int(NR * 0.9 + 0.5); if (i < 1) i = 1; printf "%.1f", a[i] }'; }
-ratio() { paste "$1" "$2" | awk '{ print $1 / $2 }' > "$work/ratio"; med "$work/ratio" | sed 's/$/x/'; }
 ratio2() { paste "$1" "$2" | awk '{ printf "%.2f\n", $1 / $2 }' | sort -n | awk '{ a[NR] = $1 } END { printf "%.2fx", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
 echo "Produced by \`bench/frame.sh ${1:-build}${base:+ $base}\` on $(date -u '+%Y-%m-%d %H:%M') UTC: $ROUNDS rounds,"

@@ -252,6 +252,7 @@ static void put_entry(FILE *out, sqlite3_stmt *st, int ek)
 
 	name_id(recv, sizeof recv, "Assets:Receivable:Customer ", cid);
 	name_id(credit, sizeof credit, "Liabilities:Customer credit:Customer ", cid);
+	/* (a method is one of a few short words: the schema's CHECK) */
 	if (method && strlen(method) < sizeof pay - 20)
 		snprintf(pay, sizeof pay, "Assets:Payments:%s", method);
 	else
