@@ -73,7 +73,7 @@ static const char entries_sql[] =
  * data are in fixed_accounts. Small DISTINCT reads over the id and method
  * columns, not a second walk of the postings: the ids and methods are made
  * distinct first and only then made account names (a name per invoice and
- * payment, all made distinct by one temporary b-tree of strings, was a third
+ * payment, all made distinct by one temporary b-tree of strings, was a quarter
  * of the export's instructions). */
 static const char declared_sql[] =
     "SELECT 'commodity' AS k, cur AS n FROM (SELECT currency AS cur FROM invoice"
