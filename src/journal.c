@@ -1,15 +1,19 @@
 /*
  * journal.c - writing the ledger journal (see journal.h).
  *
- * Invariant: one SQL statement yields every posting, ordered by time and
- * entry, and consecutive postings of one entry become one transaction whose
- * amounts add up to zero (each entry's SQL branches are balanced by
- * construction; an invoice's receivable posting is its total, which the
- * schema keeps equal to the sum of its lines).
+ * Invariant: one SQL statement yields every entry, ordered by time, kind
+ * and id, and each entry becomes one transaction whose postings add up to
+ * zero (each kind's postings are balanced by construction: the amount and
+ * its negation; an invoice's receivable posting is its total, which the
+ * schema keeps equal to the sum of its lines). Until issue 18 the statement
+ * yielded every posting (an entry's postings in separate branches, joined
+ * again by the sort of all of them); the output is the same byte for byte.
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
@@ -19,89 +23,67 @@
 #include "journal.h"
 #include "money.h"
 
-/* Every posting: (time, entry kind, entry id, posting order, customer id,
- * customer name, currency, code, account, amount). Account names come from
- * fixed text, method and kind names, and customer ids, never from free text. */
-static const char postings_sql[] =
-    "SELECT at, ek, eid, po, cid, name, cur, code, account, amount FROM ("
-    /* invoices: receivable */
-    " SELECT i.issued_at AS at, 1 AS ek, i.id AS eid, 0 AS po, i.customer_id AS cid,"
-    "  c.name AS name, i.currency AS cur, i.number AS code,"
-    "  'Assets:Receivable:Customer ' || i.customer_id AS account, i.total AS amount"
+/* Every entry, one row each: (time, entry kind, entry id, customer id,
+ * customer name, currency, code, method, amount, revenue). Ordered by time,
+ * kind and id, as the journal is; journal_export writes each entry's
+ * postings from its row, in posting order (the order of the accounts within
+ * a posting of several: see put_entry), so that the sort is over entries,
+ * not postings (half as many rows, and the customer read once an entry).
+ * code is NULL for kinds 3-5 (journal_export writes "payment N" and so on);
+ * method names the payment account of payments and refunds; amount is the
+ * first posting's: an invoice's total (receivable), a credit note's total,
+ * a payment's amount, an allocation's (negative for a reversal), a refund's;
+ * revenue, for an invoice, is "KIND -sum" for each kind of its lines
+ * (nothing for an invoice with no line). Account names come from fixed
+ * text, method and kind names, and customer ids, never from free text.
+ * Kinds: 1 invoice, 2 credit note, 3 payment, 4 allocation or reversal, 5
+ * refund that did not fail. */
+static const char entries_sql[] =
+    "SELECT at, ek, eid, cid, name, cur, code, method, amount, revenue FROM ("
+    " SELECT i.issued_at AS at, 1 AS ek, i.id AS eid, i.customer_id AS cid, c.name AS name,"
+    "  i.currency AS cur, i.number AS code, NULL AS method, i.total AS amount,"
+    "  (SELECT group_concat(kind || ' ' || s, ' ') FROM (SELECT il.kind AS kind,"
+    "   -sum(il.amount) AS s FROM invoice_line il WHERE il.invoice_id = i.id"
+    "   GROUP BY il.kind)) AS revenue"
     "  FROM invoice i JOIN customer c ON c.id = i.customer_id"
     "  WHERE i.kind = 'invoice' AND i.status NOT IN ('draft', 'void')"
     " UNION ALL"
-    /* invoices: revenue per line type */
-    " SELECT i.issued_at, 1, i.id, 1, i.customer_id, c.name, i.currency, i.number,"
-    "  CASE il.kind WHEN 'SERVICE' THEN 'Income:Service' WHEN 'FEE' THEN 'Income:Fee'"
-    "   WHEN 'DISCOUNT' THEN 'Income:Discount' WHEN 'CREDIT' THEN 'Income:Credit'"
-    "   ELSE 'Liabilities:Sales tax' END, -sum(il.amount)"
-    "  FROM invoice i JOIN customer c ON c.id = i.customer_id"
-    "  JOIN invoice_line il ON il.invoice_id = i.id"
-    "  WHERE i.kind = 'invoice' AND i.status NOT IN ('draft', 'void')"
-    "  GROUP BY i.id, il.kind"
-    " UNION ALL"
-    /* credit notes */
-    " SELECT i.issued_at, 2, i.id, 0, i.customer_id, c.name, i.currency, i.number,"
-    "  'Income:Credit notes', -i.total FROM invoice i JOIN customer c ON c.id = i.customer_id"
+    " SELECT i.issued_at, 2, i.id, i.customer_id, c.name, i.currency, i.number, NULL, i.total,"
+    "  NULL FROM invoice i JOIN customer c ON c.id = i.customer_id"
     "  WHERE i.kind = 'credit_note' AND i.status <> 'draft'"
     " UNION ALL"
-    " SELECT i.issued_at, 2, i.id, 1, i.customer_id, c.name, i.currency, i.number,"
-    "  'Assets:Receivable:Customer ' || i.customer_id, i.total"
-    "  FROM invoice i JOIN customer c ON c.id = i.customer_id"
-    "  WHERE i.kind = 'credit_note' AND i.status <> 'draft'"
-    " UNION ALL"
-    /* payments */
-    " SELECT p.received_at, 3, p.id, 0, p.customer_id, c.name, p.currency,"
-    "  'payment ' || p.id, 'Assets:Payments:' || p.method, p.amount"
-    "  FROM payment p JOIN customer c ON c.id = p.customer_id WHERE p.status <> 'void'"
-    " UNION ALL"
-    " SELECT p.received_at, 3, p.id, 1, p.customer_id, c.name, p.currency,"
-    "  'payment ' || p.id, 'Liabilities:Customer credit:Customer ' || p.customer_id,"
-    "  -p.amount FROM payment p JOIN customer c ON c.id = p.customer_id"
+    " SELECT p.received_at, 3, p.id, p.customer_id, c.name, p.currency, NULL, p.method,"
+    "  p.amount, NULL FROM payment p JOIN customer c ON c.id = p.customer_id"
     "  WHERE p.status <> 'void'"
     " UNION ALL"
-    /* allocations and reversals: credit -> receivable */
-    " SELECT a.created_at, 4, a.id, 0, p.customer_id, c.name, p.currency,"
-    "  'allocation ' || a.id, 'Liabilities:Customer credit:Customer ' || p.customer_id,"
-    "  CASE WHEN a.reverses_id IS NULL THEN a.amount ELSE -a.amount END"
+    " SELECT a.created_at, 4, a.id, p.customer_id, c.name, p.currency, NULL, NULL,"
+    "  CASE WHEN a.reverses_id IS NULL THEN a.amount ELSE -a.amount END, NULL"
     "  FROM payment_allocation a JOIN payment p ON p.id = a.payment_id"
     "  JOIN customer c ON c.id = p.customer_id"
     " UNION ALL"
-    " SELECT a.created_at, 4, a.id, 1, p.customer_id, c.name, p.currency,"
-    "  'allocation ' || a.id, 'Assets:Receivable:Customer ' || p.customer_id,"
-    "  CASE WHEN a.reverses_id IS NULL THEN -a.amount ELSE a.amount END"
-    "  FROM payment_allocation a JOIN payment p ON p.id = a.payment_id"
-    "  JOIN customer c ON c.id = p.customer_id"
-    " UNION ALL"
-    /* refunds that did not fail */
-    " SELECT r.refunded_at, 5, r.id, 0, p.customer_id, c.name, p.currency,"
-    "  'refund ' || r.id, 'Liabilities:Customer credit:Customer ' || p.customer_id, r.amount"
-    "  FROM refund r JOIN payment p ON p.id = r.payment_id"
-    "  JOIN customer c ON c.id = p.customer_id WHERE r.status <> 'failed'"
-    " UNION ALL"
-    " SELECT r.refunded_at, 5, r.id, 1, p.customer_id, c.name, p.currency,"
-    "  'refund ' || r.id, 'Assets:Payments:' || r.method, -r.amount"
-    "  FROM refund r JOIN payment p ON p.id = r.payment_id"
+    " SELECT r.refunded_at, 5, r.id, p.customer_id, c.name, p.currency, NULL, r.method,"
+    "  r.amount, NULL FROM refund r JOIN payment p ON p.id = r.payment_id"
     "  JOIN customer c ON c.id = p.customer_id WHERE r.status <> 'failed')"
-    " ORDER BY at, ek, eid, po, account";
+    " ORDER BY at, ek, eid";
 
 /* What the journal declares before its first entry, so that the strict
  * modes of its readers (`ledger --strict`, `hledger check --strict`) accept
- * it: every commodity and every account a posting of postings_sql can name.
+ * it: every commodity and every account a posting of entries_sql can name.
  * (kind, name), commodities first; the accounts that do not depend on the
  * data are in fixed_accounts. Small DISTINCT reads over the id and method
- * columns, not a second walk of the postings. */
+ * columns, not a second walk of the postings: the ids and methods are made
+ * distinct first and only then made account names (a name per invoice and
+ * payment, all made distinct by one temporary b-tree of strings, was a quarter
+ * of the export's instructions). */
 static const char declared_sql[] =
-    "SELECT 'commodity' AS k, currency AS n FROM invoice WHERE status <> 'draft'"
-    " UNION SELECT 'commodity', currency FROM payment"
-    " UNION SELECT 'account', 'Assets:Payments:' || method FROM payment"
-    " UNION SELECT 'account', 'Assets:Payments:' || r.method FROM refund r"
-    " UNION SELECT 'account', 'Assets:Receivable:Customer ' || customer_id FROM invoice"
-    "  WHERE status <> 'draft'"
-    " UNION SELECT 'account', 'Assets:Receivable:Customer ' || customer_id FROM payment"
-    " UNION SELECT 'account', 'Liabilities:Customer credit:Customer ' || customer_id"
-    "  FROM payment"
+    "SELECT 'commodity' AS k, cur AS n FROM (SELECT currency AS cur FROM invoice"
+    "  WHERE status <> 'draft' UNION SELECT currency FROM payment)"
+    " UNION SELECT 'account', 'Assets:Payments:' || m FROM (SELECT method AS m FROM payment"
+    "  UNION SELECT method FROM refund)"
+    " UNION SELECT 'account', 'Assets:Receivable:Customer ' || cid FROM (SELECT customer_id"
+    "  AS cid FROM invoice WHERE status <> 'draft' UNION SELECT customer_id FROM payment)"
+    " UNION SELECT 'account', 'Liabilities:Customer credit:Customer ' || cid FROM (SELECT"
+    "  DISTINCT customer_id AS cid FROM payment)"
     " ORDER BY k DESC, n";
 
 static const char *const fixed_accounts[] = {
@@ -161,12 +143,153 @@ static void put_payee(FILE *out, const char *s)
 	}
 }
 
+/* -v as SQLite's unary minus gives it back through sqlite3_column_int64
+ * (INT64_MIN has no negative: SQLite makes it a real, read back as
+ * INT64_MAX). */
+static int64_t neg(int64_t v)
+{
+	return v == INT64_MIN ? INT64_MAX : -v;
+}
+
+/* One posting line: "    ACCOUNT" padded to 48 columns, two blanks, the
+ * amount and the currency code (as printf's "    %-48s  %s %s\n"). */
+static void put_posting(FILE *out, const char *account, int64_t v, const struct currency *c,
+                        const char *cur)
+{
+	char line[512], amt[MONEY_BUFSZ];
+	size_t n = 4, len = strlen(account), clen = strlen(cur), alen;
+
+	if (money_format(v, c, 0, amt, sizeof amt))
+		snprintf(amt, sizeof amt, "0");
+	alen = strlen(amt);
+	if (4 + len + 48 + 2 + alen + 1 + clen + 1 > sizeof line) {
+		fprintf(out, "    %-48s  %s %s\n", account, amt, cur);
+		return;
+	}
+	memset(line, ' ', 4);
+	memcpy(line + n, account, len);
+	n += len;
+	while (n < 4 + 48)
+		line[n++] = ' ';
+	line[n++] = ' ';
+	line[n++] = ' ';
+	memcpy(line + n, amt, alen);
+	n += alen;
+	line[n++] = ' ';
+	memcpy(line + n, cur, clen);
+	n += clen;
+	line[n++] = '\n';
+	fwrite(line, 1, n, out);
+}
+
+/* The revenue postings of an invoice: "KIND amount" pairs, written in the
+ * order of their account names (the order of an invoice's postings of the
+ * same place, by account: see entries_sql). */
+static void put_revenue(FILE *out, const char *rev, const struct currency *c, const char *cur)
+{
+	struct {
+		const char *account;
+		int64_t v;
+	} p[8], t;
+	int n = 0, i, j;
+
+	while (rev && *rev && n < 8) {
+		const char *sp = strchr(rev, ' ');
+		char *end;
+		size_t k;
+
+		if (!sp)
+			break;
+		k = (size_t)(sp - rev);
+		p[n].account = k == 7 && !memcmp(rev, "SERVICE", 7)    ? "Income:Service"
+		               : k == 3 && !memcmp(rev, "FEE", 3)      ? "Income:Fee"
+		               : k == 8 && !memcmp(rev, "DISCOUNT", 8) ? "Income:Discount"
+		               : k == 6 && !memcmp(rev, "CREDIT", 6)   ? "Income:Credit"
+		                                                       : "Liabilities:Sales tax";
+		p[n].v = strtoll(sp + 1, &end, 10);
+		n++;
+		rev = *end == ' ' ? end + 1 : end;
+	}
+	for (i = 1; i < n; i++)
+		for (j = i; j > 0 && strcmp(p[j - 1].account, p[j].account) > 0; j--) {
+			t = p[j];
+			p[j] = p[j - 1];
+			p[j - 1] = t;
+		}
+	for (i = 0; i < n; i++)
+		put_posting(out, p[i].account, p[i].v, c, cur);
+}
+
+/* prefix followed by v in decimal (as "%s%lld") into buf of n >= 64 bytes,
+ * prefix shorter than 40. */
+static const char *name_id(char *buf, size_t n, const char *prefix, int64_t v)
+{
+	char digits[24];
+	size_t len = strlen(prefix), k = 0;
+	uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+
+	(void)n;
+	do
+		digits[k++] = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	memcpy(buf, prefix, len);
+	if (v < 0)
+		buf[len++] = '-';
+	while (k > 0)
+		buf[len++] = digits[--k];
+	buf[len] = '\0';
+	return buf;
+}
+
+/* The postings of the entry in st's row, in posting order. */
+static void put_entry(FILE *out, sqlite3_stmt *st, int ek)
+{
+	const char *cur = (const char *)sqlite3_column_text(st, 5);
+	const struct currency *c = currency_find(cur);
+	const char *method = (const char *)sqlite3_column_text(st, 7);
+	int64_t cid = sqlite3_column_int64(st, 3), v = sqlite3_column_int64(st, 8);
+	char recv[64], credit[80], pay[128];
+
+	name_id(recv, sizeof recv, "Assets:Receivable:Customer ", cid);
+	name_id(credit, sizeof credit, "Liabilities:Customer credit:Customer ", cid);
+	/* (a method is one of a few short words: the schema's CHECK) */
+	if (method && strlen(method) < sizeof pay - 20)
+		snprintf(pay, sizeof pay, "Assets:Payments:%s", method);
+	else
+		snprintf(pay, sizeof pay, "?");
+	if (!cur)
+		cur = "?";
+	switch (ek) {
+	case 1: /* receivable against revenue per line type */
+		put_posting(out, recv, v, c, cur);
+		put_revenue(out, (const char *)sqlite3_column_text(st, 9), c, cur);
+		break;
+	case 2: /* credit notes against receivable */
+		put_posting(out, "Income:Credit notes", neg(v), c, cur);
+		put_posting(out, recv, v, c, cur);
+		break;
+	case 3: /* the method's account against the customer's credit */
+		put_posting(out, pay, v, c, cur);
+		put_posting(out, credit, neg(v), c, cur);
+		break;
+	case 4: /* credit against receivable */
+		put_posting(out, credit, v, c, cur);
+		put_posting(out, recv, neg(v), c, cur);
+		break;
+	default: /* a refund: credit against the method's account */
+		put_posting(out, credit, v, c, cur);
+		put_posting(out, pay, neg(v), c, cur);
+		break;
+	}
+}
+
 int journal_export(struct db *db, FILE *out)
 {
+	static const char *const names[] = {NULL, NULL, NULL, "payment ", "allocation ", "refund "};
 	sqlite3_stmt *st;
-	int rc, step, ek = -1;
-	int64_t eid = -1;
-	char date[16], amt[MONEY_BUFSZ];
+	int rc, step;
+	int64_t day = 0, next = 0; /* the day date names: [day, next) */
+	char date[16];
 
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
@@ -175,28 +298,31 @@ int journal_export(struct db *db, FILE *out)
 	        "; (see 'frontdesk report aging'), revenue per line type, payments per method.\n");
 	if ((rc = put_declarations(db, out)) != 0)
 		goto out;
-	if ((rc = db_prepare(db, postings_sql, &st)) != 0)
+	if ((rc = db_prepare(db, entries_sql, &st)) != 0)
 		goto out;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int k = sqlite3_column_int(st, 1);
-		int64_t id = sqlite3_column_int64(st, 2);
-		const char *cur = (const char *)sqlite3_column_text(st, 6);
-		const char *account = (const char *)sqlite3_column_text(st, 8);
+		int ek = sqlite3_column_int(st, 1);
+		int64_t at = sqlite3_column_int64(st, 0);
 
-		if (k != ek || id != eid) {
-			ek = k;
-			eid = id;
-			clock_format_local(sqlite3_column_int64(st, 0), "%Y-%m-%d", date,
-			                   sizeof date);
-			fprintf(out, "\n%s * (%s) ", date,
-			        (const char *)sqlite3_column_text(st, 7));
-			put_payee(out, (const char *)sqlite3_column_text(st, 5));
-			fprintf(out, "\n");
+		/* entries come by time: the date changes once a day */
+		if (at < day || at >= next) {
+			clock_format_local(at, "%Y-%m-%d", date, sizeof date);
+			day = clock_day_start(at);
+			next = clock_add_days(day, 1);
+			if (next <= day || at < day || at >= next)
+				day = next = 0; /* cannot happen; format every time then */
 		}
-		if (money_format(sqlite3_column_int64(st, 9), currency_find(cur), 0, amt,
-		                 sizeof amt))
-			snprintf(amt, sizeof amt, "0");
-		fprintf(out, "    %-48s  %s %s\n", account ? account : "?", amt, cur ? cur : "?");
+		if (ek >= 3 && ek <= 5) {
+			char code[80];
+
+			fprintf(out, "\n%s * (%s) ", date,
+			        name_id(code, sizeof code, names[ek], sqlite3_column_int64(st, 2)));
+		} else
+			fprintf(out, "\n%s * (%s) ", date,
+			        (const char *)sqlite3_column_text(st, 6));
+		put_payee(out, (const char *)sqlite3_column_text(st, 4));
+		fputc('\n', out);
+		put_entry(out, st, ek);
 	}
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot export the journal"));

@@ -122,9 +122,27 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 int projection_range(struct db *db, int64_t from, int64_t to,
                      int (*cb)(const struct cal_row *r, void *arg), void *arg);
 
+/* projection_range_brief - the same rows as projection_range, for a
+ * listing that shows most visits only by their times and status (a month
+ * view): the range query reads only appointment_id, start_at, end_at,
+ * pay_status and status; want(r, arg) is called with those (customers and
+ * services "", the rest 0) and, when it returns non-zero, the row's other
+ * fields are read by its primary key (in the same read transaction) before
+ * cb sees it. Rows not wanted reach cb with those fields "" or 0 (has_total
+ * 1). Each lookup costs about as much as stepping ten rows: want few of
+ * them. Errors and cb's return as for projection_range. */
+int projection_range_brief(struct db *db, int64_t from, int64_t to,
+                           int (*want)(const struct cal_row *r, void *arg),
+                           int (*cb)(const struct cal_row *r, void *arg), void *arg);
+
 /* projection_range_sql - the SQL text projection_range runs (?1 = from,
  * ?2 = to), for EXPLAIN QUERY PLAN in the tests. */
 const char *projection_range_sql(void);
+
+/* projection_range_brief_sql - the range query of projection_range_brief
+ * (rest 0; ?1 = from, ?2 = to) or its lookup of one row (rest 1; ?1 =
+ * start_at, ?2 = appointment_id), for EXPLAIN QUERY PLAN. */
+const char *projection_range_brief_sql(int rest);
 
 /* One row that differs from a fresh recomputation. */
 struct projection_diff {

@@ -688,6 +688,120 @@ START_TEST(test_range_query_plan)
 }
 END_TEST
 
+/* projection_range_brief: the same rows in the same order as
+ * projection_range; a wanted row with every field, another with only its
+ * times and statuses. */
+struct rows {
+	struct cal_row v[8];
+	char text[8][2][32];
+	int n;
+};
+
+static int keep_row(const struct cal_row *r, void *arg)
+{
+	struct rows *rs = arg;
+
+	if (rs->n < 8) {
+		rs->v[rs->n] = *r;
+		snprintf(rs->text[rs->n][0], sizeof rs->text[0][0], "%s", r->customers);
+		snprintf(rs->text[rs->n][1], sizeof rs->text[0][1], "%s", r->services);
+		rs->n++;
+	}
+	return 0;
+}
+
+static int want_odd(const struct cal_row *r, void *arg)
+{
+	(void)arg;
+	ck_assert_str_eq(r->customers, "");
+	return r->appointment_id % 2;
+}
+
+START_TEST(test_range_brief_same_rows)
+{
+	struct rows full = {0}, brief = {0};
+	int64_t d2 = at("2026-12-02"), d3 = at("2026-12-03");
+	char *sql;
+	int i;
+
+	/* rows of the projection as a rebuild writes them, with every column set */
+	sql =
+	    sqlite3_mprintf("INSERT INTO appointment_calendar_view (start_at, appointment_id, "
+	                    "end_at, customers, services, total_price, currency, est_minutes, "
+	                    "payment_status, status, projection_version, built_at) VALUES "
+	                    "(%lld, 901, %lld, 'Lee', 'Wash', 4500, 'USD', 60, 'paid', "
+	                    "'scheduled', 1, 0), (%lld, 902, %lld, 'Kim +2', 'Tint, Wax', NULL, "
+	                    "NULL, 90, 'unpaid', 'cancelled', 1, 0), (%lld, 903, %lld, 'Ana', "
+	                    "'Detail', 120000, 'JPY', 30, 'partially_paid', 'done', 1, 0)",
+	                    (long long)(d2 - 3600), (long long)(d2 + 3600), (long long)(d2 + 3600),
+	                    (long long)(d2 + 7200), (long long)(d2 + 7200), (long long)(d2 + 9000));
+	ck_assert_int_eq(db_exec(db, sql), 0);
+	sqlite3_free(sql);
+	ck_assert_int_eq(projection_range(db, d2, d3, keep_row, &full), 0);
+	ck_assert_int_eq(projection_range_brief(db, d2, d3, want_odd, keep_row, &brief), 0);
+	ck_assert_int_eq(full.n, 3);
+	ck_assert_int_eq(brief.n, full.n);
+	for (i = 0; i < full.n; i++) {
+		const struct cal_row *f = &full.v[i], *b = &brief.v[i];
+
+		ck_assert_int_eq(b->appointment_id, f->appointment_id);
+		ck_assert_int_eq(b->start_at, f->start_at);
+		ck_assert_int_eq(b->end_at, f->end_at);
+		ck_assert_str_eq(b->pay_status, f->pay_status);
+		ck_assert_str_eq(b->status, f->status);
+		if (f->appointment_id % 2) {
+			ck_assert_str_eq(brief.text[i][0], full.text[i][0]);
+			ck_assert_str_eq(brief.text[i][1], full.text[i][1]);
+			ck_assert_int_eq(b->has_total, f->has_total);
+			ck_assert_int_eq(b->total, f->total);
+			ck_assert_str_eq(b->currency, f->currency);
+			ck_assert_int_eq(b->est_minutes, f->est_minutes);
+		} else {
+			ck_assert_str_eq(brief.text[i][0], "");
+			ck_assert_str_eq(brief.text[i][1], "");
+			ck_assert_int_eq(b->est_minutes, 0);
+		}
+	}
+	ck_assert_int_eq(full.v[0].appointment_id, 901);
+	ck_assert_str_eq(full.text[0][0], "Lee");
+	ck_assert_int_eq(projection_range_brief(db, d3, d2, want_odd, keep_row, &brief), FD_EINVAL);
+}
+END_TEST
+
+START_TEST(test_range_brief_query_plan)
+{
+	int rest, i;
+
+	for (i = 0; i < 200; i++)
+		add_appt("2026-12-02 09:00", "2026-12-02 10:00");
+	drain();
+	ck_assert_int_eq(db_exec(db, "ANALYZE"), 0);
+	for (rest = 0; rest < 2; rest++) {
+		sqlite3_stmt *st;
+		struct strbuf plan = {0};
+		char *sql =
+		    sqlite3_mprintf("EXPLAIN QUERY PLAN %s", projection_range_brief_sql(rest));
+
+		ck_assert_int_eq(db_prepare(db, sql, &st), 0);
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			sb_puts(&plan, (const char *)sqlite3_column_text(st, 3));
+			sb_puts(&plan, "\n");
+		}
+		sqlite3_finalize(st);
+		sqlite3_free(sql);
+		ck_assert_msg(strstr(sb_cstr(&plan),
+		                     rest ? "SEARCH appointment_calendar_view USING PRIMARY KEY "
+		                            "(start_at=? AND appointment_id=?)"
+		                          : "SEARCH appointment_calendar_view USING PRIMARY KEY "
+		                            "(start_at>? AND start_at<?)") != NULL,
+		              "%s", sb_cstr(&plan));
+		ck_assert_msg(strstr(sb_cstr(&plan), "SCAN") == NULL, "%s", sb_cstr(&plan));
+		ck_assert_msg(strstr(sb_cstr(&plan), "TEMP B-TREE") == NULL, "%s", sb_cstr(&plan));
+		sb_free(&plan);
+	}
+}
+END_TEST
+
 /* ---------------------------------------------------------------- check */
 
 struct diffs {
@@ -1581,6 +1695,8 @@ int main(void)
 	tcase_add_test(rows, test_long_service_list_is_bounded);
 	tcase_add_test(rows, test_range_overlap);
 	tcase_add_test(rows, test_range_query_plan);
+	tcase_add_test(rows, test_range_brief_same_rows);
+	tcase_add_test(rows, test_range_brief_query_plan);
 	tcase_add_test(rows, test_check_and_rebuild_all);
 	tcase_add_test(rows, test_payment_status_follows_billing);
 	tcase_add_test(rows, test_payment_status_refunded_and_overpaid);

@@ -8,7 +8,9 @@
  * arrays. Texts are copied into one buffer (no allocation per visit), and
  * only for the visits a view can show: a month cell shows a few visits of a
  * day, so the others are counted and keep their payment status, not their
- * names.
+ * names. With few names a day (a month), the range is read brief
+ * (projection_range_brief): the others' names, prices and minutes are not
+ * even read from the database.
  */
 #include <config.h>
 
@@ -27,24 +29,25 @@ struct loader {
 	struct cal_data *d;
 	int per_day;
 	int *started; /* per day: visits seen so far (display order) */
+	int brief;    /* read with projection_range_brief */
+	int need;     /* brief: what want_row said of the row cb gets next */
+	int first;    /* the last row's first day (rows come by start time) */
 };
+
+/* Up to this many visits a day by name, the range is read brief: a month
+ * cell names a handful of its day's hundreds of visits, and looking those
+ * up costs less than stepping every column of every visit. */
+#define CAL_BRIEF_MAX 16
 
 #define NO_TEXT ((size_t)-1)
 
-/* The first day whose range can hold a visit starting at t. */
-static int first_day(const struct cal_data *d, int64_t t)
+/* The first day whose range can hold a visit starting at t, for t not
+ * before the start of the one that gave f. */
+static int first_day(const struct cal_data *d, int f, int64_t t)
 {
-	int lo = 0, hi = d->ndays - 1;
-
-	while (lo < hi) {
-		int mid = (lo + hi + 1) / 2;
-
-		if (d->day_start[mid] <= t)
-			lo = mid;
-		else
-			hi = mid - 1;
-	}
-	return lo;
+	while (f + 1 < d->ndays && d->day_start[f + 1] <= t)
+		f++;
+	return f;
 }
 
 static size_t put_text(struct loader *l, const char *s)
@@ -62,23 +65,40 @@ static size_t put_text(struct loader *l, const char *s)
 	return off;
 }
 
+/* Whether row r (the next by start time) needs its texts: rows come by
+ * start time, the order of each day's list, so a visit's text is kept while
+ * one of its days has shown fewer than per_day. Counts r; once per row. */
+static int need_text(struct loader *l, const struct cal_row *r)
+{
+	struct cal_data *d = l->d;
+	int i, need = l->per_day <= 0;
+
+	l->first = first_day(d, l->first, r->start_at);
+	for (i = l->first; i < d->ndays && d->day_start[i] < r->end_at; i++)
+		if (d->day_start[i + 1] > r->start_at && l->started[i]++ < l->per_day)
+			need = 1;
+	return need;
+}
+
+static int want_row(const struct cal_row *r, void *arg)
+{
+	struct loader *l = arg;
+
+	return l->need = need_text(l, r);
+}
+
 static int add_row(const struct cal_row *r, void *arg)
 {
 	struct loader *l = arg;
 	struct cal_data *d = l->d;
 	struct cal_row *c;
-	int i, need = l->per_day <= 0;
+	int need = l->brief ? l->need : need_text(l, r);
 
 	if (d->nrows == d->rows_cap) {
 		d->rows_cap = d->rows_cap ? 2 * d->rows_cap : 256;
 		d->rows = xrealloc(d->rows, (size_t)d->rows_cap * sizeof *d->rows);
 		d->offs = xrealloc(d->offs, (size_t)d->rows_cap * 2 * sizeof *d->offs);
 	}
-	/* rows come by start time, the order of each day's list: a visit's
-	 * text is kept while one of its days has shown fewer than per_day */
-	for (i = first_day(d, r->start_at); i < d->ndays && d->day_start[i] < r->end_at; i++)
-		if (d->day_start[i + 1] > r->start_at && l->started[i]++ < l->per_day)
-			need = 1;
 	c = &d->rows[d->nrows];
 	*c = *r;
 	c->customers = c->services = NULL;
@@ -98,8 +118,8 @@ static void clear(struct cal_data *d)
 int cal_load(struct db *db, int64_t from, int ndays, int per_day, struct cal_data *d)
 {
 	static char empty[] = "";
-	struct loader l = {d, per_day, NULL};
-	int i, k, rc, *fill;
+	struct loader l = {d, per_day, NULL, per_day > 0 && per_day <= CAL_BRIEF_MAX, 0, 0};
+	int i, k, f, rc, *fill;
 
 	clear(d);
 	if (ndays < 1)
@@ -112,7 +132,8 @@ int cal_load(struct db *db, int64_t from, int ndays, int per_day, struct cal_dat
 		d->day_start[i] = clock_add_days(from, i);
 	memset(d->day_off, 0, sizeof d->day_off);
 	l.started = xcalloc((size_t)ndays + 1, sizeof *l.started);
-	rc = projection_range(db, from, d->day_start[ndays], add_row, &l);
+	rc = l.brief ? projection_range_brief(db, from, d->day_start[ndays], want_row, add_row, &l)
+	             : projection_range(db, from, d->day_start[ndays], add_row, &l);
 	free(l.started);
 	if (rc) {
 		clear(d);
@@ -125,10 +146,11 @@ int cal_load(struct db *db, int64_t from, int ndays, int per_day, struct cal_dat
 		    d->offs[2 * k + 1] == NO_TEXT ? empty : d->text + d->offs[2 * k + 1];
 	}
 	/* count, then fill: day_off is the running start of each day */
-	for (k = 0; k < d->nrows; k++) {
+	for (k = 0, f = 0; k < d->nrows; k++) {
 		const struct cal_row *r = &d->rows[k];
 
-		for (i = first_day(d, r->start_at); i < ndays && d->day_start[i] < r->end_at; i++)
+		f = first_day(d, f, r->start_at);
+		for (i = f; i < ndays && d->day_start[i] < r->end_at; i++)
 			if (d->day_start[i + 1] > r->start_at)
 				d->day_off[i + 1]++;
 	}
@@ -140,10 +162,11 @@ int cal_load(struct db *db, int64_t from, int ndays, int per_day, struct cal_dat
 	}
 	fill = xmalloc(((size_t)ndays + 1) * sizeof *fill);
 	memcpy(fill, d->day_off, ((size_t)ndays + 1) * sizeof *fill);
-	for (k = 0; k < d->nrows; k++) {
+	for (k = 0, f = 0; k < d->nrows; k++) {
 		const struct cal_row *r = &d->rows[k];
 
-		for (i = first_day(d, r->start_at); i < ndays && d->day_start[i] < r->end_at; i++)
+		f = first_day(d, f, r->start_at);
+		for (i = f; i < ndays && d->day_start[i] < r->end_at; i++)
 			if (d->day_start[i + 1] > r->start_at)
 				d->idx[fill[i]++] = k;
 	}

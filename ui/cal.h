@@ -39,6 +39,8 @@ struct cal_data {
  * *d (replacing what it held). Every visit is there with its times and
  * payment status; its customers and services only while it is among the
  * first per_day visits of one of its days (per_day <= 0: always), else "".
+ * With per_day 1..16 its price, currency and minutes too only then (else
+ * 0 and ""): few names a day, the range is read brief.
  * 0, or the core's error code (*d is then empty). */
 int cal_load(struct db *db, int64_t from, int ndays, int per_day, struct cal_data *d);
 

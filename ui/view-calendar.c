@@ -87,8 +87,9 @@ struct calv {
 /* ---------------------------------------------------------------- range and data */
 
 /* The range a mode shows around day, and how many visits per day need their
- * texts: a month cell shows at most a body's height of visits, the week at
- * most 256, the day all of them. */
+ * texts: a month cell shows at most its lines' worth of visits (the
+ * geometry draw_month lays out; a body's height when it does not fit), the
+ * week at most 256, the day all of them. */
 static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays, int *per_day)
 {
 	int fw = ui_first_weekday();
@@ -96,10 +97,15 @@ static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays,
 	switch (c->mode) {
 	case M_MONTH: {
 		int64_t m = cal_month_start(day);
+		struct month_geom g;
 
 		*from = cal_week_start(m, fw);
 		*ndays = 7 * cal_month_weeks(m, fw);
-		break;
+		*per_day = layout_month(c->h, c->w, *ndays / 7, &g) == 0 && g.row_h > 1
+		               ? g.row_h - 1
+		           : c->h > 1 ? c->h
+		                      : 1;
+		return;
 	}
 	case M_WEEK:
 		*from = cal_week_start(day, fw);
@@ -110,7 +116,7 @@ static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays,
 		*ndays = 1;
 		break;
 	}
-	*per_day = c->mode == M_MONTH ? (c->h > 1 ? c->h : 1) : c->mode == M_WEEK ? 256 : 0;
+	*per_day = c->mode == M_WEEK ? 256 : 0;
 }
 
 static double ms_since(const struct timespec *t0)
@@ -365,6 +371,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 {
 	struct month_geom *g = &c->mg;
 	int64_t mstart = cal_month_start(c->day), today = clock_day_start(clock_now());
+	int64_t mnext = cal_month_start(cal_add_months(mstart, 1)); /* ends the month */
 	int weeks = c->data.ndays / 7, r, col, i, cur = cursor_index(c);
 	char buf[128];
 
@@ -399,7 +406,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 		int64_t day = c->data.day_start[i];
 		int x = g->col_x[i % 7], cw = g->col_w[i % 7], y = g->row_y[i / 7];
 		int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown;
-		int in_month = cal_month_start(day) == mstart;
+		int in_month = day >= mstart && day < mnext;
 		attr_t da = i == cur       ? theme_attr(R_SELECT)
 		            : day == today ? theme_attr(R_TODAY)
 		            : !in_month    ? theme_attr(R_DIM)
