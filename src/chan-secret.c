@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "chan-secret.h"
+#include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
 #include "settings.h"

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "chan-sig.h"
+#include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
 
@@ -34,6 +35,9 @@ int chan_hmac_sha256_hex(const char *key, const void *a, size_t alen, const void
 	int rc = FD_EINVAL;
 
 	out[0] = '\0';
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	rc = FD_EINVAL;
 	params[0] = OSSL_PARAM_construct_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)"SHA256", 0);
 	params[1] = OSSL_PARAM_construct_end();
 	m = EVP_MAC_fetch(NULL, "HMAC", NULL);

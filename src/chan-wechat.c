@@ -22,6 +22,7 @@
 #include "chan-http.h"
 #include "chan-sig.h"
 #include "chan-wechat.h"
+#include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
 #include "strbuf.h"
@@ -668,6 +669,8 @@ static int unbase64(const char *b64, unsigned char **out, size_t *n)
 	                "abcdefghijklmnopqrstuvwxyz"
 	                "0123456789+/=") != len)
 		return err_set(FD_EINVAL, _("the refund notify's req_info is not base64"));
+	if ((rc = crypto_load()) != 0)
+		return rc;
 	*out = xmalloc(len / 4 * 3 + 1);
 	ctx = EVP_ENCODE_CTX_new();
 	if (!ctx)
@@ -700,6 +703,8 @@ int chan_wx_req_info(const char *key, const char *req_info, struct chan_wx_msg *
 	memset(m, 0, sizeof *m);
 	if (!key || !*key || !req_info)
 		return err_set(FD_EINVAL, _("a refund notify is read only with the merchant key"));
+	if ((rc = crypto_load()) != 0)
+		return rc;
 	/* the AES-256 key: the lower-case hex MD5 of the merchant key, as text */
 	if (!EVP_Digest(key, strlen(key), md, &mdlen, EVP_md5(), NULL) || mdlen != 16)
 		return err_set(FD_EIO, _("cannot compute the refund notify's key"));

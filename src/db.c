@@ -281,7 +281,8 @@ static int file_kind(const char *path, int *kind)
 enum schema_kind {
 	SCHEMA_FRONTDESK, /* it has frontdesk's schema_migration table */
 	SCHEMA_BLANK,     /* no table, index, view or trigger at all */
-	SCHEMA_FOREIGN    /* another program's database */
+	SCHEMA_FOREIGN,   /* another program's database */
+	SCHEMA_BY_HEADER  /* probe_schema: the header says frontdesk (to be confirmed) */
 };
 
 static int schema_kind(struct db *db, int *kind)
@@ -329,9 +330,23 @@ static int probe_schema(const char *path, int *kind)
 	}
 	strcpy(uri + j, "?immutable=1");
 	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
-	        SQLITE_OK &&
-	    schema_kind(&probe, kind) == 0)
-		rc = 0;
+	    SQLITE_OK) {
+		int64_t app = 0;
+
+		/* frontdesk's application id (set by a migration) is read from the
+		 * file's header without parsing its schema, which costs as much
+		 * as the rest of a short command; a database without it (an old
+		 * one, another program's) has its schema looked at */
+		if (db_one_int(&probe, "PRAGMA application_id", &app) == 0 &&
+		    app == DB_APPLICATION_ID) {
+			/* the caller's own connection confirms it (its schema is
+			 * parsed once, there, as it would be anyway) */
+			*kind = SCHEMA_BY_HEADER;
+			rc = 0;
+		} else if (schema_kind(&probe, kind) == 0) {
+			rc = 0;
+		}
+	}
 	sqlite3_close(probe.h);
 out:
 	free(uri);
@@ -536,7 +551,8 @@ int db_open(const char *path, int flags, struct db **out)
 	                        fn_digits, NULL, NULL);
 	/* Before anything is written: a frontdesk database has schema_migration;
 	 * only a creating open (init, demo) takes one with nothing in it. */
-	if (probe_schema(path, &schema) != 0 && (rc = schema_kind(db, &schema)) != 0) {
+	if ((probe_schema(path, &schema) != 0 || schema == SCHEMA_BY_HEADER) &&
+	    (rc = schema_kind(db, &schema)) != 0) {
 		int prim = sqlite3_errcode(db->h) & 0xff;
 
 		if (prim == SQLITE_CORRUPT || prim == SQLITE_NOTADB)

@@ -50,6 +50,11 @@ sqlite3 *db_sqlite(struct db *db);
 /* db_path - the file this connection is on. */
 const char *db_path(const struct db *db);
 
+/* The SQLite application id of a frontdesk database ("FDK1"), set by
+ * migration 0013: the open reads it from the file's header to know the file
+ * is ours before doing anything that writes. */
+#define DB_APPLICATION_ID 1178880817
+
 /* db_begin_write - BEGIN IMMEDIATE, retried with backoff while the database
  * is locked by another writer; FD_EBUSY after the bounded retries. */
 int db_begin_write(struct db *db);

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -39,18 +40,24 @@ void idem_result_free(struct idem_result *r)
 	memset(r, 0, sizeof *r);
 }
 
-void idem_hash(const char *canonical, char out[65])
+int idem_hash(const char *canonical, char out[65])
 {
 	static const char hex[] = "0123456789abcdef";
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned int n = 0, i;
+	int rc;
 
-	EVP_Digest(canonical, strlen(canonical), md, &n, EVP_sha256(), NULL);
+	out[0] = '\0';
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	if (!EVP_Digest(canonical, strlen(canonical), md, &n, EVP_sha256(), NULL) || n != 32)
+		return err_set(FD_EIO, "%s", _("the request could not be hashed"));
 	for (i = 0; i < n && i < 32; i++) {
 		out[2 * i] = hex[md[i] >> 4];
 		out[2 * i + 1] = hex[md[i] & 15];
 	}
 	out[2 * i] = '\0';
+	return 0;
 }
 
 int idem_check_key(const char *key)
@@ -217,8 +224,9 @@ int idem_run(struct db *db, const char *key, const char *scene, const char *cano
 	memset(res, 0, sizeof *res);
 	if (key && (rc = idem_check_key(key)) != 0)
 		return rc;
-	if (key) /* without a key the request is never compared */
-		idem_hash(canonical, hash);
+	/* without a key the request is never compared */
+	if (key && (rc = idem_hash(canonical, hash)) != 0)
+		return rc;
 	if ((rc = db_begin_write(db)) != 0)
 		return rc;
 	if (key) {

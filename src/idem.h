@@ -46,7 +46,7 @@ void idem_result_free(struct idem_result *r);
 
 /* idem_hash - the SHA-256 (64 hex digits and a NUL) of canonical, the
  * request written as "name=value" lines in a fixed order. */
-void idem_hash(const char *canonical, char out[65]);
+int idem_hash(const char *canonical, char out[65]);
 
 /* idem_check_key - 0 if key is acceptable (1..200 bytes of printable text),
  * else FD_EINVAL with a reason. */

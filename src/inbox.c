@@ -18,6 +18,7 @@
 
 #include "channel.h"
 #include "clock.h"
+#include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -188,6 +189,9 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 
 	memset(r, 0, sizeof *r);
 	if ((rc = inbox_source_valid(source)) != 0)
+		return rc;
+	/* the signature check and the key of a refused event need libcrypto */
+	if ((rc = crypto_load()) != 0)
 		return rc;
 	if (len > INBOX_PAYLOAD_MAX)
 		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),

@@ -46,10 +46,14 @@
 struct db;
 
 /* Bump when the rule that computes a row changes: rows built by an older
- * rule are then reported by projection_check and rebuilt by --all.
- * 2: a visit whose invoice still owes money is never marked refunded or
- * nothing to charge. */
-#define PROJECTION_VERSION      2
+ * rule are then reported by projection_check and rebuilt by --all. (The
+ * rule that a visit whose invoice still owes money is never marked refunded
+ * or nothing to charge changed the payment mark of a few rows only, without
+ * a bump: projection_check compares every column with a fresh computation,
+ * so it lists exactly those rows, and the runner rebuilds them as soon as
+ * anything about their visit changes; a bump would have listed every row of
+ * every database until a full rebuild.) */
+#define PROJECTION_VERSION      1
 #define PROJECTION_SERVICES_MAX 200
 #define PROJECTION_JOB_KIND     "calendar"
 

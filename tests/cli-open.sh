@@ -99,4 +99,14 @@ ok "the former empty file is a frontdesk database" fd --db "$TMP/empty.db" custo
 ok "demo on a path that does not exist yet" fd --db "$TMP/demo.db" demo
 ok "the demo database holds customers" test "$(sqlite3 "$TMP/demo.db" "SELECT count(*) FROM customer")" -gt 0
 
+# The file says it is frontdesk's (migration 0012: SQLite's application id,
+# "FDK1"), which the open reads from the header instead of parsing the schema.
+is "a new database carries frontdesk's application id" \
+	"$(sqlite3 "$TMP/demo.db" 'PRAGMA application_id')" "$(printf '%d' 0x46444b31)"
+sqlite3 "$TMP/other-id.db" "PRAGMA application_id = 1178880817; CREATE TABLE t (x);"
+refused "another program's database with our id but not our schema is refused" --db "$TMP/other-id.db" customer list
+is "and nothing was written beside it" "$(ls "$TMP" | grep -c 'other-id.db-')" 0
+sqlite3 "$TMP/app.db" "PRAGMA application_id = 42; CREATE TABLE t (x);"
+refused "another program's database with its own id is refused" --db "$TMP/app.db" customer list
+is "and keeps its id" "$(sqlite3 "$TMP/app.db" 'PRAGMA application_id')" 42
 done_testing
