@@ -157,6 +157,35 @@ static size_t put_right(char *line, size_t at, size_t size, const char *text, si
 	return at + pad + len;
 }
 
+/* Write printf's "%6lld  %-3s" of id and currency at line (at least 32
+ * bytes): the start of an aging row. Returns its length. */
+static size_t put_id_currency(char *line, int64_t id, const char *currency)
+{
+	char d[24];
+	uint64_t mag = id < 0 ? (uint64_t)0 - (uint64_t)id : (uint64_t)id;
+	size_t nd = 0, at = 0, len = strlen(currency);
+
+	do {
+		d[nd++] = (char)('0' + mag % 10);
+		mag /= 10;
+	} while (mag);
+	if (id < 0)
+		d[nd++] = '-';
+	for (; at + nd < 6; at++)
+		line[at] = ' ';
+	while (nd)
+		line[at++] = d[--nd];
+	line[at++] = ' ';
+	line[at++] = ' ';
+	if (len > 3)
+		len = 3; /* a currency code is three letters */
+	memcpy(line + at, currency, len);
+	at += len;
+	for (; len < 3; len++)
+		line[at++] = ' ';
+	return at;
+}
+
 static int aging_cb(const struct aging_row *r, void *arg)
 {
 	struct report_out *o = arg;
@@ -187,19 +216,25 @@ static int aging_cb(const struct aging_row *r, void *arg)
 		/* one row per customer and currency, possibly a million of them:
 		 * put together without printf (a third of the report's time) */
 		const struct currency *cur = currency_find(r->currency);
-		char line[8 * MONEY_BUFSZ + 32];
+		char line[8 * MONEY_BUFSZ + 32], zero[MONEY_BUFSZ];
 		size_t at;
 
-		at = (size_t)snprintf(line, sizeof line, "%6lld  %-3s", (long long)r->customer_id,
-		                      r->currency);
+		/* most of a row's figures are zero: formatted once */
+		if (money_format(0, cur, 1, zero, sizeof zero))
+			snprintf(zero, sizeof zero, "?");
+
+		at = put_id_currency(line, r->customer_id, r->currency);
 		for (i = 0; i < AGING_BUCKETS + 2; i++) {
 			int64_t v = i < AGING_BUCKETS    ? r->bucket[i]
 			            : i == AGING_BUCKETS ? r->owed
 			                                 : r->credit;
 
-			if (money_format(v, cur, 1, m, sizeof m))
-				snprintf(m, sizeof m, "?");
-			at = put_right(line, at, sizeof line, m, 12);
+			if (!v)
+				at = put_right(line, at, sizeof line, zero, 12);
+			else if (money_format(v, cur, 1, m, sizeof m))
+				at = put_right(line, at, sizeof line, "?", 12);
+			else
+				at = put_right(line, at, sizeof line, m, 12);
 		}
 		fwrite(line, 1, at, stdout);
 		fputs("  ", stdout);

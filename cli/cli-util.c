@@ -294,7 +294,17 @@ void cli_print_json(cJSON *item)
 
 void cli_puts_safe(const char *s)
 {
-	char *safe = text_sanitize(s);
+	const unsigned char *p = (const unsigned char *)(s ? s : "");
+	char *safe;
+
+	/* printable ASCII is what text_sanitize leaves as it is: no copy */
+	while (*p >= 0x20 && *p < 0x7F)
+		p++;
+	if (!*p) {
+		fputs(s ? s : "", stdout);
+		return;
+	}
+	safe = text_sanitize(s);
 
 	fputs(safe, stdout);
 	free(safe);

@@ -29,6 +29,7 @@
 
 struct chan_log {
 	sqlite3 *h;
+	sqlite3_stmt *ins; /* chan_log_add's INSERT, prepared on first use */
 	char host[128];
 };
 
@@ -122,8 +123,13 @@ static int masked_key(const char *k, size_t n)
 {
 	size_t i;
 
+	/* called for every quoted string and form key of every call logged:
+	 * no key is longer than 14 bytes, and the first byte rules most out */
+	if (n == 0 || n > 14)
+		return 0;
 	for (i = 0; masked_keys[i]; i++)
-		if (strlen(masked_keys[i]) == n && !strncmp(masked_keys[i], k, n))
+		if (masked_keys[i][0] == k[0] && strlen(masked_keys[i]) == n &&
+		    !memcmp(masked_keys[i], k, n))
 			return 1;
 	return 0;
 }
@@ -136,9 +142,13 @@ static int word_char(char c)
 char *chan_log_mask(const char *s, size_t len, size_t max)
 {
 	struct strbuf sb = {0};
-	size_t i = 0, j, k, digits;
+	size_t i = 0, j, k, digits, plain = 0;
 
-	while (i < len && sb.len < max) {
+	/* s[plain, i) is copied as it is, added in one piece before anything
+	 * masked (byte by byte, the copy was most of a call's logging): the
+	 * output so far is sb plus that run */
+#define FLUSH() (sb_add(&sb, s + plain, i - plain), plain = i)
+	while (i < len && sb.len + (i - plain) < max) {
 		char c = s[i];
 
 		/* "key": "value" in JSON */
@@ -150,12 +160,13 @@ char *chan_log_mask(const char *s, size_t len, size_t max)
 				while (k < len && (s[k] == ' ' || s[k] == ':' || s[k] == '\t'))
 					k++;
 				if (k < len && s[k] == '"' && memchr(s + j + 1, ':', k - j - 1)) {
+					FLUSH();
 					sb_add(&sb, s + i, k - i);
 					sb_puts(&sb, "\"***\"");
 					for (k++; k < len && s[k] != '"'; k++)
 						if (s[k] == '\\')
 							k++;
-					i = k + 1;
+					i = plain = k + 1;
 					continue;
 				}
 			}
@@ -169,23 +180,26 @@ char *chan_log_mask(const char *s, size_t len, size_t max)
 			if (k < len && s[k] == ']')
 				k++;
 			if (k < len && s[k] == '=' && masked_key(s + i, j - i)) {
+				FLUSH();
 				sb_add(&sb, s + i, k + 1 - i);
 				sb_puts(&sb, "***");
 				for (k++; k < len && s[k] != '&'; k++)
 					;
-				i = k;
+				i = plain = k;
 				continue;
 			}
 		}
 		/* API keys and signing secrets */
-		if ((i == 0 || !word_char(s[i - 1])) &&
+		if ((c == 's' || c == 'r' || c == 'w') && (i == 0 || !word_char(s[i - 1])) &&
 		    ((len - i > 3 && (!strncmp(s + i, "sk_", 3) || !strncmp(s + i, "rk_", 3))) ||
 		     (len - i > 6 && !strncmp(s + i, "whsec_", 6)))) {
 			j = s[i] == 'w' ? 6 : 3;
+			FLUSH();
 			sb_add(&sb, s + i, j);
 			sb_puts(&sb, "***");
 			for (i += j; i < len && word_char(s[i]); i++)
 				;
+			plain = i;
 			continue;
 		}
 		/* long digit runs (card or account numbers) */
@@ -199,14 +213,16 @@ char *chan_log_mask(const char *s, size_t len, size_t max)
 			for (k = i, digits = 0; k < j; k++)
 				digits += isdigit((unsigned char)s[k]) ? 1 : 0;
 			if (digits >= 13 && digits <= 19) {
+				FLUSH();
 				sb_puts(&sb, "***");
-				i = j;
+				i = plain = j;
 				continue;
 			}
 		}
-		sb_add(&sb, s + i, 1);
 		i++;
 	}
+	FLUSH();
+#undef FLUSH
 	/* cut on a UTF-8 boundary */
 	if (sb.len > max)
 		sb.len = max;
@@ -250,24 +266,26 @@ char *chan_log_clean_url(const char *url)
 
 int chan_log_add(struct chan_log *l, const struct chan_log_entry *e)
 {
-	sqlite3_stmt *st = NULL;
+	sqlite3_stmt *st;
 	char *url = chan_log_clean_url(e->url ? e->url : "");
 	char *req = e->req_body ? chan_log_mask(e->req_body, e->req_len, CHAN_LOG_EXCERPT) : NULL;
 	char *resp =
 	    e->resp_body ? chan_log_mask(e->resp_body, e->resp_len, CHAN_LOG_EXCERPT) : NULL;
 	int rc = 0;
 
-	if (sqlite3_prepare_v2(
-	        l->h,
-	        "INSERT INTO request_log (logged_at, channel_time, provider, level,"
-	        " keyword, host, pid, method, url, status, latency_ms, request_id,"
-	        " request_excerpt, response_excerpt, error)"
-	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
-	        " ?15)",
-	        -1, &st, NULL) != SQLITE_OK) {
+	/* prepared once per log: compiling it cost as much as the rest of a call's logging */
+	if (!l->ins && sqlite3_prepare_v2(
+	                   l->h,
+	                   "INSERT INTO request_log (logged_at, channel_time, provider, level,"
+	                   " keyword, host, pid, method, url, status, latency_ms, request_id,"
+	                   " request_excerpt, response_excerpt, error)"
+	                   " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14,"
+	                   " ?15)",
+	                   -1, &l->ins, NULL) != SQLITE_OK) {
 		rc = err_set(FD_EDB, _("cannot write the request log: %s"), sqlite3_errmsg(l->h));
 		goto out;
 	}
+	st = l->ins;
 	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
 	if (e->channel_time)
 		sqlite3_bind_int64(st, 2, e->channel_time);
@@ -290,8 +308,10 @@ int chan_log_add(struct chan_log *l, const struct chan_log_entry *e)
 		sqlite3_bind_text(st, 15, e->error, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) != SQLITE_DONE)
 		rc = err_set(FD_EDB, _("cannot write the request log: %s"), sqlite3_errmsg(l->h));
+	/* the bindings point into url, req and resp, freed below */
+	sqlite3_reset(st);
+	sqlite3_clear_bindings(st);
 out:
-	sqlite3_finalize(st);
 	free(url);
 	free(req);
 	free(resp);
@@ -321,6 +341,7 @@ void chan_log_close(struct chan_log *l)
 {
 	if (!l)
 		return;
+	sqlite3_finalize(l->ins);
 	sqlite3_close(l->h);
 	free(l);
 }

@@ -14,6 +14,7 @@
 #include <config.h>
 
 #include <cjson/cJSON.h>
+#include <pthread.h>
 #include <sqlite3.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -172,8 +173,27 @@ static int settled(struct db *db, const char *provider, const char *id)
 	return chan_order_is_paid(po.status) || !strcmp(po.status, "closed");
 }
 
-static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, struct chan_ctx *ctx,
-                volatile sig_atomic_t *stop)
+/* Mark the order events of the batch whose order is settled (no query for
+ * them): the database part of asking, in the caller's thread. */
+static void ask_settled(struct db *db, struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct pev *e = &b->ev[i];
+
+		e->code = CHAN_OK;
+		if (e->kind == CHAN_EVENT_ORDER && *e->object_id && !e->settled &&
+		    settled(db, b->o->provider, e->object_id))
+			e->settled = 1;
+	}
+}
+
+/* Ask the channel about every event of the batch that ask_settled left
+ * (no transaction open). Only ops and ctx are used, never the database: it
+ * may run in a thread of its own while the previous batch is applied. */
+static void ask_channel(struct batch *b, const struct chan_ops *ops, struct chan_ctx *ctx,
+                        volatile sig_atomic_t *stop)
 {
 	struct chan_status cs;
 	size_t i;
@@ -185,8 +205,7 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			b->n = i; /* the rest stays due, untouched */
 			return;
 		}
-		e->code = CHAN_OK;
-		if (e->kind == CHAN_EVENT_OTHER || !*e->object_id)
+		if (e->kind == CHAN_EVENT_OTHER || !*e->object_id || e->settled)
 			continue;
 		if (e->kind == CHAN_EVENT_REFUND) {
 			memset(&cs, 0, sizeof cs);
@@ -203,9 +222,6 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 				continue;
 			}
 			e->ix = intent_of(b, ops, ctx, e->rf.order_id);
-		} else if (settled(db, b->o->provider, e->object_id)) {
-			e->settled = 1;
-			continue;
 		} else {
 			e->ix = intent_of(b, ops, ctx, e->object_id);
 		}
@@ -213,6 +229,28 @@ static void ask(struct db *db, struct batch *b, const struct chan_ops *ops, stru
 			e->code = b->in[e->ix].code;
 			e->retry_after = b->in[e->ix].retry_after;
 			snprintf(e->reason, sizeof e->reason, "%s", b->in[e->ix].reason);
+		}
+	}
+}
+
+/* After the previous batch was applied: an order event whose order that
+ * batch settled is treated as if it had been found settled before asking
+ * (the answer of the channel, asked meanwhile, is not used), so that the
+ * outcome is the one of asking after the previous batch. */
+static void ask_settled_again(struct db *db, struct batch *b)
+{
+	size_t i;
+
+	for (i = 0; i < b->n; i++) {
+		struct pev *e = &b->ev[i];
+
+		if (e->kind == CHAN_EVENT_ORDER && *e->object_id && !e->settled &&
+		    settled(db, b->o->provider, e->object_id)) {
+			e->settled = 1;
+			e->ix = -1;
+			e->code = CHAN_OK;
+			e->retry_after = 0;
+			e->reason[0] = '\0';
 		}
 	}
 }
@@ -669,6 +707,17 @@ static void count(struct chan_process_result *r, const char *status)
 		r->dead++;
 }
 
+/* Run a savepoint statement sql (a string literal: db_prepare_cached finds
+ * it by its address), compiled once per connection: two a event, and
+ * compiling them cost more than running them. */
+static int savepoint_run(struct db *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	int rc = db_prepare_cached(db, sql, &st);
+
+	return rc ? rc : db_run_cached(db, st, _("cannot apply the inbound event"));
+}
+
 static int apply_tx(struct db *db, void *arg)
 {
 	struct batch *b = arg;
@@ -683,7 +732,7 @@ static int apply_tx(struct db *db, void *arg)
 		struct mark m;
 
 		memset(&m, 0, sizeof m);
-		if ((rc = db_exec(db, "SAVEPOINT event")) != 0)
+		if ((rc = savepoint_run(db, "SAVEPOINT event")) != 0)
 			return rc;
 		if ((rc = apply_one(db, b, e, &m)) != 0) {
 			char why[600];
@@ -719,7 +768,7 @@ static int apply_tx(struct db *db, void *arg)
 			add.payments += m.payments;
 			add.refunds += m.refunds;
 		}
-		if ((rc = db_exec(db, "RELEASE event")) != 0)
+		if ((rc = savepoint_run(db, "RELEASE event")) != 0)
 			return rc;
 	}
 	b->add = add;
@@ -739,34 +788,114 @@ static void result_add(struct chan_process_result *r, const struct chan_process_
 	r->queried += a->queried;
 }
 
+/* The channel's half of a batch, run in a thread of its own. */
+struct asker {
+	struct batch *b;
+	const struct chan_ops *ops;
+	struct chan_ctx *ctx;
+	volatile sig_atomic_t *stop;
+};
+
+static void *asker_main(void *arg)
+{
+	struct asker *a = arg;
+
+	ask_channel(a->b, a->ops, a->ctx, a->stop);
+	return NULL;
+}
+
+static void batch_init(struct batch *b, const struct chan_process_opts *o,
+                       const struct control_hold *lease)
+{
+	memset(b, 0, sizeof *b);
+	b->o = o;
+	b->lease = lease;
+	b->ev = xcalloc((size_t)o->batch, sizeof *b->ev);
+	b->in = xcalloc((size_t)o->batch, sizeof *b->in);
+}
+
+/* Read the due events after `after` into b and settle what the database
+ * says; *n_out is b->n (0: none due). */
+static int batch_load(struct db *db, const struct chan_ops *ops, const struct chan_process_opts *o,
+                      int all, int64_t after, struct batch *b)
+{
+	int rc = load_due(db, ops, o, all, after, b);
+
+	if (rc || b->n == 0)
+		return rc;
+	memset(&b->add, 0, sizeof b->add);
+	b->nin = 0;
+	ask_settled(db, b);
+	return 0;
+}
+
+/*
+ * Batches are pipelined: while batch k is applied (one write transaction,
+ * the database only), the channel is asked about batch k+1 in a second
+ * thread (the channel only: ops and ctx, which this thread does not use
+ * meanwhile; the thread is joined before anything else touches them), so
+ * that the channel's answering time and ours overlap instead of adding up.
+ * What is asked and decided is what asking after batch k would give: batch
+ * k+1 is read before batch k is applied, but its events are not among batch
+ * k's (ids after them), and an order that batch k settled is treated as
+ * settled (ask_settled_again). When no thread can be started, batch k+1 is
+ * asked after batch k, as before.
+ */
 int chan_process_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
                      const struct chan_process_opts *o, const struct control_hold *lease,
                      volatile sig_atomic_t *stop, int all, struct chan_process_result *r)
 {
-	struct batch b;
+	struct batch bt[2], *cur = &bt[0], *nxt = &bt[1], *t;
 	int64_t after = 0;
 	int rc = 0;
 
-	memset(&b, 0, sizeof b);
-	b.o = o;
-	b.lease = lease;
-	b.ev = xcalloc((size_t)o->batch, sizeof *b.ev);
-	b.in = xcalloc((size_t)o->batch, sizeof *b.in);
-	while (!stop_requested(stop)) {
-		if ((rc = load_due(db, ops, o, all, after, &b)) != 0 || b.n == 0)
+	batch_init(cur, o, lease);
+	batch_init(nxt, o, lease);
+	if (stop_requested(stop) || (rc = batch_load(db, ops, o, all, after, cur)) != 0 ||
+	    cur->n == 0)
+		goto out;
+	after = cur->ev[cur->n - 1].id;
+	ask_channel(cur, ops, ctx, stop);
+	while (cur->n > 0) {
+		struct asker a = {nxt, ops, ctx, stop};
+		pthread_t th;
+		int64_t next_after = after;
+		int have = 0, threaded = 0;
+
+		/* the next batch, asked about while this one is applied; a read
+		 * that fails here is tried again below, after this batch */
+		if (!stop_requested(stop) && batch_load(db, ops, o, all, after, nxt) == 0 &&
+		    nxt->n > 0) {
+			have = 1;
+			next_after = nxt->ev[nxt->n - 1].id; /* before asking may cut it short */
+			threaded = pthread_create(&th, NULL, asker_main, &a) == 0;
+		}
+		rc = db_write(db, apply_tx, cur);
+		if (threaded)
+			pthread_join(th, NULL);
+		if (rc)
 			break;
-		after = b.ev[b.n - 1].id;
-		memset(&b.add, 0, sizeof b.add);
-		b.nin = 0;
-		ask(db, &b, ops, ctx, stop);
-		if (b.n == 0)
-			break;
-		if ((rc = db_write(db, apply_tx, &b)) != 0)
-			break;
-		result_add(r, &b.add);
+		result_add(r, &cur->add);
+		if (!have) {
+			if (stop_requested(stop) ||
+			    (rc = batch_load(db, ops, o, all, after, nxt)) != 0 || nxt->n == 0)
+				break;
+			next_after = nxt->ev[nxt->n - 1].id;
+		}
+		after = next_after;
+		if (threaded)
+			ask_settled_again(db, nxt);
+		else
+			ask_channel(nxt, ops, ctx, stop);
+		t = cur;
+		cur = nxt;
+		nxt = t;
 	}
-	free(b.ev);
-	free(b.in);
+out:
+	free(bt[0].ev);
+	free(bt[0].in);
+	free(bt[1].ev);
+	free(bt[1].in);
 	return rc;
 }
 

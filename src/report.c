@@ -9,7 +9,11 @@
  * currency) order that are merged here, with the customers' names read in
  * id order, and sorted by name at the end: one pass over each index and no
  * lookup per row, so that it stays fast on a million invoices
- * (bench/MONEY-RESULTS.md). Days are shop days: bucket limits are midnights
+ * (bench/MONEY-RESULTS.md). The customers' names are read by id only for
+ * the rows found (stepping through the customer table where the rows are
+ * close together, seeking where they are far apart), so that the cost grows
+ * with what is open, not with every customer ever entered
+ * (bench/AGING-RESULTS.md). Days are shop days: bucket limits are midnights
  * computed with clock_add_days (DST-safe).
  */
 #include <config.h>
@@ -31,6 +35,7 @@
 struct aging_acc {
 	int64_t customer_id;
 	char *name;
+	char *key; /* name with ASCII letters folded to lower case: NOCASE's order by strcmp */
 	char currency[4];
 	int64_t bucket[AGING_BUCKETS];
 	int64_t credit;
@@ -41,7 +46,8 @@ struct aging_acc {
 static int aging_order(const void *pa, const void *pb)
 {
 	const struct aging_acc *a = pa, *b = pb;
-	int c = sqlite3_stricmp(a->name, b->name);
+	/* sqlite3_stricmp's order: it compares the bytes folded the same way */
+	int c = strcmp(a->key, b->key);
 
 	if (c)
 		return c;
@@ -50,24 +56,88 @@ static int aging_order(const void *pa, const void *pb)
 	return strcmp(a->currency, b->currency);
 }
 
-/* Compare the (customer, currency) key of the row of st with acc's. */
-static int key_cmp(sqlite3_stmt *st, const struct aging_acc *acc)
-{
-	int64_t id = sqlite3_column_int64(st, 0);
-	const unsigned char *cur = sqlite3_column_text(st, 1);
+/* One of the two ordered streams (open invoices, payments with credit):
+ * its statement and its current row, read once per step (each column
+ * call costs a lock and a check in SQLite). */
+struct stream {
+	sqlite3_stmt *st;
+	int step;         /* the last sqlite3_step result */
+	int64_t id;       /* customer_id */
+	char currency[4]; /* truncated as snprintf's "%s" would */
+	int64_t v[2];     /* the next columns: due_at, balance; or the credit */
+	int nv;           /* how many of v the statement has */
+};
 
-	if (id != acc->customer_id)
-		return id < acc->customer_id ? -1 : 1;
-	return strcmp(cur ? (const char *)cur : "", acc->currency);
+static void stream_next(struct stream *s)
+{
+	const unsigned char *cur;
+	size_t i = 0;
+	int k;
+
+	s->step = sqlite3_step(s->st);
+	if (s->step != SQLITE_ROW)
+		return;
+	s->id = sqlite3_column_int64(s->st, 0);
+	cur = sqlite3_column_text(s->st, 1);
+	for (; cur && cur[i] && i < sizeof s->currency - 1; i++)
+		s->currency[i] = (char)cur[i];
+	s->currency[i] = '\0';
+	for (k = 0; k < s->nv; k++)
+		s->v[k] = sqlite3_column_int64(s->st, 2 + k);
 }
 
-/* Take the (customer, currency) key of the row of st into acc. */
-static void key_take(sqlite3_stmt *st, struct aging_acc *acc)
+/* Compare the (customer, currency) key of the stream's row with acc's. */
+static int key_cmp(const struct stream *s, const struct aging_acc *acc)
 {
-	const unsigned char *cur = sqlite3_column_text(st, 1);
+	if (s->id != acc->customer_id)
+		return s->id < acc->customer_id ? -1 : 1;
+	return strcmp(s->currency, acc->currency);
+}
 
-	acc->customer_id = sqlite3_column_int64(st, 0);
-	snprintf(acc->currency, sizeof acc->currency, "%s", cur ? (const char *)cur : "");
+/* Take the (customer, currency) key of the stream's row into acc. */
+static void key_take(const struct stream *s, struct aging_acc *acc)
+{
+	acc->customer_id = s->id;
+	memcpy(acc->currency, s->currency, sizeof acc->currency);
+}
+
+/* A row of the customer table this far ahead (in ids) is sought afresh
+ * rather than stepped to: a seek costs about as much as stepping over a few
+ * dozen rows. */
+#define NAME_SEEK_GAP 48
+
+/* Position ns (SELECT id, name FROM customer WHERE id >= ?1 ORDER BY id) on
+ * customer id, stepping or seeking; *step is ns's last sqlite3_step result.
+ * Returns 1 when ns's row is customer id, 0 when there is none (or a step
+ * failed: *step says which). */
+static int name_find(sqlite3_stmt *ns, int *step, int64_t id)
+{
+	if (*step == SQLITE_ROW && sqlite3_column_int64(ns, 0) < id &&
+	    id - sqlite3_column_int64(ns, 0) > NAME_SEEK_GAP)
+		*step = SQLITE_DONE; /* far ahead: seek */
+	if (*step != SQLITE_ROW || sqlite3_column_int64(ns, 0) > id) {
+		sqlite3_reset(ns);
+		sqlite3_bind_int64(ns, 1, id);
+		*step = sqlite3_step(ns);
+	}
+	while (*step == SQLITE_ROW && sqlite3_column_int64(ns, 0) < id)
+		*step = sqlite3_step(ns);
+	return *step == SQLITE_ROW && sqlite3_column_int64(ns, 0) == id;
+}
+
+/* A copy of name and, in the same allocation, its key for aging_order. */
+static void name_take(struct aging_acc *acc, const unsigned char *name)
+{
+	size_t len = strlen(name ? (const char *)name : ""), i;
+
+	acc->name = xmalloc(2 * len + 2);
+	memcpy(acc->name, name ? (const char *)name : "", len + 1);
+	acc->key = acc->name + len + 1;
+	for (i = 0; i <= len; i++) {
+		unsigned char ch = (unsigned char)acc->name[i];
+
+		acc->key[i] = (char)(ch >= 'A' && ch <= 'Z' ? ch + ('a' - 'A') : ch);
+	}
 }
 
 /* The aging of every customer (customer_id 0) or of one: the same rows
@@ -79,10 +149,10 @@ static int aging(struct db *db, int64_t on, int64_t customer_id,
 	int64_t day = clock_day_start(on), limit[AGING_BUCKETS - 1];
 	sqlite3_stmt *bs = NULL, *cs = NULL, *ns = NULL;
 	struct aging_acc *rows = NULL, *r;
-	const unsigned char *name;
 	size_t n = 0, cap = 0, k;
 	int64_t orphan = 0, overflow = 0;
-	int rc, bstep, cstep, nstep, i;
+	struct stream bsm = {0}, csm = {0};
+	int rc, nstep, i;
 
 	/* due on `on`'s day or later: current; the day before: 1 day past due;
 	 * limit[i] is the earliest due date of bucket i */
@@ -121,61 +191,60 @@ static int aging(struct db *db, int64_t on, int64_t customer_id,
 		                      " ORDER BY customer_id, currency",
 		                &cs);
 	if (!rc)
-		rc = db_prepare(db,
-		                customer_id ? "SELECT id, name FROM customer WHERE id = ?1"
-		                            : "SELECT id, name FROM customer ORDER BY id",
-		                &ns);
+		rc =
+		    db_prepare(db, "SELECT id, name FROM customer WHERE id >= ?1 ORDER BY id", &ns);
 	if (rc)
 		goto out;
 	if (customer_id) {
 		sqlite3_bind_int64(bs, 1, customer_id);
 		sqlite3_bind_int64(cs, 1, customer_id);
-		sqlite3_bind_int64(ns, 1, customer_id);
 	}
-	/* merge the two ordered streams, and the customers (by id) for names */
-	bstep = sqlite3_step(bs);
-	cstep = sqlite3_step(cs);
-	nstep = sqlite3_step(ns);
-	while (bstep == SQLITE_ROW || cstep == SQLITE_ROW) {
+	bsm.st = bs;
+	bsm.nv = 2;
+	csm.st = cs;
+	csm.nv = 1;
+	/* merge the two ordered streams; the customers (by id) for names */
+	stream_next(&bsm);
+	stream_next(&csm);
+	nstep = SQLITE_DONE; /* nothing read yet: the first name_find seeks */
+	while (bsm.step == SQLITE_ROW || csm.step == SQLITE_ROW) {
 		struct aging_acc key = {0};
 		int64_t owed = 0, due, bal;
 
 		/* the smaller key of the two streams */
-		key_take(bstep == SQLITE_ROW ? bs : cs, &key);
-		if (bstep == SQLITE_ROW && cstep == SQLITE_ROW && key_cmp(cs, &key) < 0)
-			key_take(cs, &key);
-		for (; bstep == SQLITE_ROW && key_cmp(bs, &key) == 0; bstep = sqlite3_step(bs)) {
-			due = sqlite3_column_int64(bs, 2);
-			bal = sqlite3_column_int64(bs, 3);
+		key_take(bsm.step == SQLITE_ROW ? &bsm : &csm, &key);
+		if (bsm.step == SQLITE_ROW && csm.step == SQLITE_ROW && key_cmp(&csm, &key) < 0)
+			key_take(&csm, &key);
+		for (; bsm.step == SQLITE_ROW && key_cmp(&bsm, &key) == 0; stream_next(&bsm)) {
+			due = bsm.v[0];
+			bal = bsm.v[1];
 			for (i = 0; i < AGING_BUCKETS - 1 && due < limit[i]; i++)
 				;
 			if (money_add(key.bucket[i], bal, &key.bucket[i]) ||
 			    money_add(owed, bal, &owed))
 				overflow = key.customer_id;
 		}
-		for (; cstep == SQLITE_ROW && key_cmp(cs, &key) == 0; cstep = sqlite3_step(cs))
-			if (money_add(key.credit, sqlite3_column_int64(cs, 2), &key.credit))
+		for (; csm.step == SQLITE_ROW && key_cmp(&csm, &key) == 0; stream_next(&csm))
+			if (money_add(key.credit, csm.v[0], &key.credit))
 				overflow = key.customer_id;
 		if (overflow)
 			break;
 		if (owed == 0 && key.credit == 0) /* owes nothing, has no credit */
 			continue;
-		while (nstep == SQLITE_ROW && sqlite3_column_int64(ns, 0) < key.customer_id)
-			nstep = sqlite3_step(ns);
-		if (nstep != SQLITE_ROW || sqlite3_column_int64(ns, 0) != key.customer_id) {
-			orphan = key.customer_id; /* the foreign keys make it impossible */
+		if (!name_find(ns, &nstep, key.customer_id)) {
+			if (nstep == SQLITE_ROW || nstep == SQLITE_DONE)
+				orphan = key.customer_id; /* the foreign keys make it impossible */
 			break;
 		}
-		name = sqlite3_column_text(ns, 1);
-		key.name = xstrdup(name ? (const char *)name : "");
+		name_take(&key, sqlite3_column_text(ns, 1));
 		if (n == cap) {
 			cap = cap ? 2 * cap : 256;
 			rows = xrealloc(rows, cap * sizeof *rows);
 		}
 		rows[n++] = key;
 	}
-	if ((bstep != SQLITE_ROW && bstep != SQLITE_DONE) ||
-	    (cstep != SQLITE_ROW && cstep != SQLITE_DONE) ||
+	if ((bsm.step != SQLITE_ROW && bsm.step != SQLITE_DONE) ||
+	    (csm.step != SQLITE_ROW && csm.step != SQLITE_DONE) ||
 	    (nstep != SQLITE_ROW && nstep != SQLITE_DONE)) {
 		rc = db_fail(db, _("cannot compute the aging report"));
 		goto out;
