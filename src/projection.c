@@ -1092,9 +1092,9 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		goto out;
 	want = batch < FIRST_BATCH ? batch : FIRST_BATCH;
 	do {
-		t0 = mono_ms();
 		if ((rc = db_begin_write(db)))
 			goto out;
+		t0 = mono_ms(); /* how long it holds the lock, not how long it waited */
 		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, want, &n)) ||
 		    (rc = db_one_int(db,
 		                     "SELECT EXISTS (SELECT 1 FROM job WHERE status = 'pending' "
