@@ -22,6 +22,7 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
+#include "jobq.h"
 #include "journal.h"
 #include "payment.h"
 #include "projection.h"
@@ -171,6 +172,73 @@ START_TEST(test_desk_pays_while_rebuild_runs)
 	ck_assert_int_eq(projection_rebuild_all(db, 0, NULL, NULL, NULL), 0);
 	ck_assert_int_eq(projection_check(db, NULL, NULL, &n), 0);
 	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
+/* The payments of test_desk_pays_* : n of 1.00 for cust under a busy
+ * timeout of 250 ms; returns how many were refused. */
+static int pay_many(int64_t cust, int n)
+{
+	struct payment_input in = {0};
+	struct idem_result res;
+	int i, refused = 0;
+
+	db_set_busy_timeout(db, 250);
+	in.customer_id = cust;
+	in.currency = "USD";
+	in.amount = 100;
+	in.method = "cash";
+	for (i = 0; i < n; i++) {
+		if (payment_record(db, &in, NULL, 0, 0, NULL, &res) == 0)
+			idem_result_free(&res);
+		else if (refused++ == 0)
+			fprintf(stderr, "payment %d refused: %s\n", i, err_msg());
+	}
+	db_set_busy_timeout(db, 5000);
+	return refused;
+}
+
+/*
+ * The same while the job runner works through a backlog: every visit moved
+ * (3000 calendar jobs queued), run in batches of 64 until none is due, again
+ * and again. Before, the runner went from one batch to the next at once.
+ */
+START_TEST(test_desk_pays_while_runner_drains_a_backlog)
+{
+	int fds[2], status;
+	int64_t cust = many_visits();
+	pid_t pid;
+
+	ck_assert_int_eq(pipe(fds), 0);
+	pid = fork();
+	ck_assert(pid >= 0);
+	if (pid == 0) {
+		volatile sig_atomic_t stop = 0;
+		struct jobq_opts o;
+		struct db *w;
+		int k;
+
+		close(fds[0]);
+		jobq_opts_default(&o);
+		if (db_open(F.path, 0, &w))
+			_exit(2);
+		for (k = 0; k < 1000; k++) {
+			if (db_exec(w, "UPDATE appointment SET end_at = end_at + 60"))
+				_exit(3);
+			if (k == 0 && write(fds[1], "R\n", 2) != 2)
+				_exit(4);
+			jobq_run_loop(w, &stop, &o, 0, 1);
+		}
+		_exit(0);
+	}
+	close(fds[1]);
+	ck_assert_int_eq(wait_line(fds[0]), 'R');
+	close(fds[0]);
+	ck_assert_int_eq(pay_many(cust, 30), 0);
+	kill(pid, SIGKILL);
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFSIGNALED(status), "the runs ended before the payments (%d)", status);
+	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM payment"), 30);
 }
 END_TEST
 
@@ -336,6 +404,7 @@ int main(void)
 	fx_env();
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_desk_pays_while_rebuild_runs);
+	tcase_add_test(tc, test_desk_pays_while_runner_drains_a_backlog);
 	tcase_add_test(tc, test_rebuild_stopped_between_batches_then_resumed);
 	tcase_add_test(tc, test_wal_cut_back_after_export);
 	tcase_set_timeout(tc, 300);
