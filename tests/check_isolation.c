@@ -1,8 +1,8 @@
 /*
  * check_isolation.c - unit tests of issue 18's isolation: long work never
  * makes a desk wait and never leaves the -wal large (db.c's busy handler,
- * db_yield and db_checkpoint; projection_rebuild_all's batches;
- * journal_export's checkpoint).
+ * db_yield and db_checkpoint; projection_rebuild_all's batches; the job
+ * runner's pause between batches; journal_export's checkpoint).
  *
  * Nothing here is timed: a desk that waited too long shows as a payment
  * refused with FD_EBUSY under its (short) busy timeout, a -wal left large as
