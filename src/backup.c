@@ -389,6 +389,10 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	}
 	if ((rc = copy_into_new(db_sqlite(db), tmp, stop, &taken)))
 		goto out;
+	/* the copy's snapshot kept the -wal from being copied back: copy it
+	 * now, before the checks of the copy (best effort: else the next
+	 * commit's checkpoint does it) */
+	db_checkpoint(db);
 	if ((rc = verify_file(tmp, DB_OPEN_READONLY)))
 		goto out;
 	if (have_log) {

@@ -10,6 +10,14 @@
  *
  * Every write goes through db_begin_write()/db_commit() (BEGIN IMMEDIATE,
  * retried a bounded number of times when another process holds the lock).
+ *
+ * Long work (a full calendar rebuild, an export, a backup) must never make a
+ * desk wait: it writes in short transactions and calls db_yield() between
+ * them, and a waiting connection looks at the lock every millisecond, so a
+ * desk's payment gets in at the next pause. A reader that held one snapshot
+ * for long (an export, a backup) calls db_checkpoint() once it has ended it,
+ * and every connection has a journal_size_limit, so the -wal that grew
+ * meanwhile is copied back and cut to its usual size.
  */
 #ifndef FD_DB_H
 #define FD_DB_H
@@ -118,6 +126,26 @@ void db_release(struct db *db, sqlite3_stmt *st);
 /* db_run_cached - db_run for a statement from db_prepare_cached: step it
  * (no rows expected), then release it. */
 int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what);
+
+/* db_set_busy_timeout - how long (ms, 0: not at all) this connection waits
+ * for a lock another connection holds before a statement fails with
+ * SQLITE_BUSY (db_begin_write then retries a few times). 5000 from
+ * db_open; tests make it short. */
+void db_set_busy_timeout(struct db *db, int ms);
+
+/* db_yield - long work calls this between two of its transactions, holding
+ * none: a pause of a few milliseconds in which a waiting desk takes the
+ * write lock (see busy_wait in db.c). */
+void db_yield(struct db *db);
+
+/* db_checkpoint - a PASSIVE checkpoint: copy what the -wal holds into the
+ * database as far as no reader still needs it, without waiting for any lock
+ * and without blocking writers. Long work calls it after its last
+ * transaction (outside any transaction; inside one, or read-only, it does
+ * nothing), so that the next commit finds the -wal copied, starts it again
+ * and cuts it back to its usual size, instead of a desk's commit paying for
+ * the copy. 0, or FD_EIO/FD_EDB when the copy failed (not when busy). */
+int db_checkpoint(struct db *db);
 
 /* db_readonly - 1 when db was opened read-only, else 0. */
 int db_readonly(struct db *db);

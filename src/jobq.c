@@ -441,8 +441,10 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			if (once)
 				break;
 		}
-		if (ran > 0 || rc == FD_EBUSY)
+		if (ran > 0 || rc == FD_EBUSY) {
+			db_yield(db); /* a backlog: room for a desk between batches */
 			continue;
+		}
 		rc = 0;
 		if (once)
 			break;
@@ -723,6 +725,8 @@ int jobq_purge(struct db *db, int64_t before, int64_t *n)
 		if ((rc = db_write(db, purge_tx, a)))
 			break;
 		total += a[1];
+		if (a[1] == 1000)
+			db_yield(db);
 	} while (a[1] == 1000);
 	if (n)
 		*n = total;

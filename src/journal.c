@@ -331,5 +331,8 @@ int journal_export(struct db *db, FILE *out)
 		rc = err_set(FD_EIO, _("cannot write the journal"));
 out:
 	db_rollback(db);
+	/* the snapshot kept the -wal from being copied back: copy it now (a
+	 * failure here is the next commit's to retry, not the export's) */
+	db_checkpoint(db);
 	return rc;
 }

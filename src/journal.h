@@ -33,8 +33,10 @@
 
 struct db;
 
-/* journal_export - write the whole journal to out in one read transaction.
- * 0, FD_EIO when writing fails, or a database error. */
+/* journal_export - write the whole journal to out in one read transaction
+ * (one snapshot: the journal balances), then checkpoint (db_checkpoint) what
+ * was committed meanwhile. 0, FD_EIO when writing fails, or a database
+ * error. */
 int journal_export(struct db *db, FILE *out);
 
 #endif

@@ -41,6 +41,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "control.h"
 #include "db.h"
@@ -52,6 +53,9 @@
 #include "xalloc.h"
 
 #define DEFAULT_BATCH    2000
+#define MIN_BATCH        50
+#define BATCH_MS         20.0 /* the longest a batch of a full rebuild should take */
+#define FIRST_BATCH      250  /* the first batch: the pages may not be in memory yet */
 #define REBUILD_LOCK_TTL 60
 
 /* (the columns fill_row reads, but for projection_version and built_at: the
@@ -1074,6 +1078,29 @@ static int rebuild_batch(struct pctx *p, const int64_t *ids, int n, int64_t lo,
 	return rc;
 }
 
+/* The size of the next batch of a full rebuild: batches that took longer
+ * than BATCH_MS (the most a desk's payment should wait behind one) shrink in
+ * proportion, quick ones grow back, never beyond max nor under MIN_BATCH. */
+static int next_size(int want, int max, double took_ms)
+{
+	if (took_ms > BATCH_MS) {
+		double v = want * (BATCH_MS / took_ms);
+
+		want = v < MIN_BATCH ? MIN_BATCH : (int)v;
+	} else if (took_ms < BATCH_MS / 2) {
+		want = want > max / 2 ? max : want * 2;
+	}
+	return want > max ? max : want;
+}
+
+static double mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out)
 {
@@ -1081,7 +1108,8 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 	struct pctx p = {.db = db};
 	struct batch_row *rows;
 	int64_t *ids, last = 0, done = 0, total = 0, queued = 0, cache = -2000, rows_now = 0;
-	int rc, n = 0;
+	int rc, n = 0, want, full;
+	double t0, took;
 
 	if (n_out)
 		*n_out = 0;
@@ -1096,10 +1124,12 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 	db_exec(db, "PRAGMA cache_size = -65536");
 	if ((rc = db_one_int(db, "SELECT count(*) FROM appointment", &total)))
 		goto out;
+	want = batch < FIRST_BATCH ? batch : FIRST_BATCH;
 	do {
 		if ((rc = db_begin_write(db)))
 			goto out;
-		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, batch, &n)) ||
+		t0 = mono_ms(); /* how long it holds the lock, not how long it waited */
+		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, want, &n)) ||
 		    (rc = db_one_int(db,
 		                     "SELECT EXISTS (SELECT 1 FROM job WHERE status = 'pending' "
 		                     "AND kind = '" PROJECTION_JOB_KIND "')",
@@ -1110,21 +1140,29 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		/* rows of deleted visits between the previous batch and the end of this
 		 * one: every visit of the range has its row now, so there are some
 		 * only if the range holds more rows than visits */
-		if ((rc = count_rows(db, last, n < batch ? INT64_MAX : ids[n - 1], &rows_now)))
+		if ((rc = count_rows(db, last, n < want ? INT64_MAX : ids[n - 1], &rows_now)))
 			goto fail;
 		if (rows_now > n &&
-		    (rc = orphans(db, last, n < batch ? INT64_MAX : ids[n - 1], NULL, NULL)))
+		    (rc = orphans(db, last, n < want ? INT64_MAX : ids[n - 1], NULL, NULL)))
 			goto fail;
 		if ((rc = db_commit(db)))
 			goto out;
+		took = mono_ms() - t0;
+		full = n == want;
 		if (n > 0)
 			last = ids[n - 1];
 		done += n;
-		if ((rc = control_renew(db, &lock)))
+		/* the batch's pages go to the database now, not in the commit of
+		 * the desk that comes next; then a pause in which it can come */
+		if ((rc = db_checkpoint(db)) || (rc = control_renew(db, &lock)))
 			goto out;
 		if (progress && (n > 0 || done == 0))
 			progress(done, total > done ? total : done, arg);
-	} while (n == batch);
+		if (full) {
+			db_yield(db);
+			want = next_size(want, batch, took);
+		}
+	} while (full);
 	goto out;
 fail:
 	db_rollback(db);

@@ -107,12 +107,17 @@ int projection_job(struct db *db, const char *key);
 /* Progress of a full rebuild: done of total visits so far. */
 typedef void (*projection_progress_fn)(int64_t done, int64_t total, void *arg);
 
-/* projection_rebuild_all - rebuild every row in transactions of batch
- * visits (0: the default), holding the "projection-rebuild" lock for the
- * whole run (FD_ECONFLICT naming who holds it when someone else does). Each
- * batch also removes rows of visits that no longer exist and the pending
- * calendar jobs it made unnecessary. progress (may be NULL) is called after
- * every batch. *n_out (may be NULL) gets the number of visits rebuilt. */
+/* projection_rebuild_all - rebuild every row in transactions of at most
+ * batch visits (0: the default, 2000), holding the "projection-rebuild" lock
+ * for the whole run (FD_ECONFLICT naming who holds it when someone else
+ * does). Each batch also removes rows of visits that no longer exist and the
+ * pending calendar jobs it made unnecessary. So that a desk never waits long
+ * behind it, a batch that took more than about 20 ms makes the next ones
+ * smaller (down to 50 visits), and between batches it checkpoints and pauses
+ * (db_yield). Every batch is whole: stopped between two (a kill, a crash),
+ * the rows written so far are right and a new run finishes the rest.
+ * progress (may be NULL) is called after every batch. *n_out (may be NULL)
+ * gets the number of visits rebuilt. */
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out);
 

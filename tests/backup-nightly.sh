@@ -25,6 +25,9 @@ count() { ls "$NIGHTLY" 2>/dev/null | grep -c '^frontdesk-[0-9T]*\.db$'; }
 said() { grep -q "backup written to" "$1"; }
 # night NOW: run serve at NOW until it has said it wrote a backup, then stop it
 night() {
+	# emptied here, not only by the redirection below, which the shell makes
+	# in the background: until_ok could read the last night's words first
+	: >"$TMP/serve.err"
 	FRONTDESK_NOW=$1 "$FRONTDESK" serve --no-channel >"$TMP/serve.out" 2>"$TMP/serve.err" &
 	pid=$!
 	PIDS="$PIDS $pid"
