@@ -180,20 +180,13 @@ int payment_get(struct db *db, int64_t id, struct payment *out)
 	return rc;
 }
 
-int payment_list_received(struct db *db, int64_t from, int64_t to,
-                          int (*cb)(const struct payment *p, void *arg), void *arg)
+/* Step st (finalizing it), giving each payment row to cb until it returns
+ * non-zero. */
+static int each_payment(struct db *db, sqlite3_stmt *st,
+                        int (*cb)(const struct payment *p, void *arg), void *arg)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc = 0, step;
 
-	rc = db_prepare(db,
-	                "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.received_at >= ?1"
-	                " AND p.received_at < ?2 ORDER BY p.received_at, p.id",
-	                &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, from);
-	sqlite3_bind_int64(st, 2, to);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct payment p;
 
@@ -209,11 +202,28 @@ int payment_list_received(struct db *db, int64_t from, int64_t to,
 	return rc;
 }
 
+int payment_list_received(struct db *db, int64_t from, int64_t to,
+                          int (*cb)(const struct payment *p, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare(db,
+	                "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.received_at >= ?1"
+	                " AND p.received_at < ?2 ORDER BY p.received_at, p.id",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	return each_payment(db, st, cb, arg);
+}
+
 int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct payment *p, void *arg),
                  void *arg)
 {
 	sqlite3_stmt *st;
-	int rc, step;
+	int rc;
 
 	rc = db_prepare(db,
 	                "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE ?1 = 0 OR p.customer_id = ?1"
@@ -222,19 +232,7 @@ int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct paym
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, customer_id);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct payment p;
-
-		fill_payment(st, &p);
-		rc = cb(&p, arg);
-		payment_free(&p);
-		if (rc)
-			break;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot list payments"));
-	sqlite3_finalize(st);
-	return rc;
+	return each_payment(db, st, cb, arg);
 }
 
 #define ALLOC_COLS                                                                                 \
