@@ -1,14 +1,15 @@
 #!/bin/sh
-# cli-startup.sh - what the program binds at start: libcurl and libical are
-# loaded only by the modules that use them (dynlib.h), so `frontdesk` is not
-# linked with either, the commands that never reach a channel or write a
-# calendar do not map them, and the ones that do still work (the channel and
-# export tests run them in full).
+# cli-startup.sh - what the program binds at start: libcurl, libical and
+# pangocairo are loaded only by the modules that use them (dynlib.h), so
+# `frontdesk` is not linked with any of them, the commands that never reach a
+# channel, write a calendar or make a PDF do not map them, and the ones that
+# do still work (the channel, export and print tests run them in full).
 . "$TOP_SRCDIR/tests/tap.sh"
 libs=$(ldd "$FRONTDESK")
 ok "ldd reads the program" test -n "$libs"
 case $libs in *libcurl*) fail "the program is not linked with libcurl" "$libs" ;; *) pass "the program is not linked with libcurl" ;; esac
 case $libs in *libical*) fail "nor with libical" "$libs" ;; *) pass "nor with libical" ;; esac
+case $libs in *libcairo* | *libpango*) fail "nor with cairo or pango" "$libs" ;; *) pass "nor with cairo or pango (print.c loads pangocairo)" ;; esac
 case $libs in *libicu*) fail "nor with ICU" "$libs" ;; *) pass "nor with ICU (libical's)" ;; esac
 n=$(printf '%s\n' "$libs" | wc -l)
 ok "a short list of libraries ($n)" [ "$n" -le 16 ]
@@ -18,4 +19,11 @@ fd visit add --start "2026-12-02 09:00" --end "2026-12-02 10:00" >/dev/null
 # a command that needs libical loads it when it runs: the calendar is written
 out=$(fd export ical)
 like "export ical loads libical when it runs" "$out" "BEGIN:VCALENDAR"
+# and one that makes a PDF loads pangocairo when it runs
+fd customer add --name "Bo Chen" >/dev/null
+fd job add --customer 1 --title "Wash" >/dev/null
+fd item add --job 1 --description "Wash" --price 20 >/dev/null
+fd invoice issue --jobs 1 >/dev/null
+fd invoice print 1 --format pdf --output "$TMP/inv.pdf" >/dev/null
+is "invoice print --format pdf loads pangocairo when it runs" "$(head -c 5 "$TMP/inv.pdf")" "%PDF-"
 done_testing
