@@ -98,6 +98,9 @@ static const struct action_def table[] = {
     {ACT_REFUND, "refund", "r", N_("Refund (part of) this payment"), CTX_PANE, N_("Refund")},
     {ACT_CARD_CHARGE, "card-charge", "C",
      N_("Card payment through the payment channel for this invoice"), CTX_PANE, N_("Card")},
+    {ACT_PRINT, "print", "P",
+     N_("Print this invoice or receipt to a file: text (80 or 42 columns) or PDF"), CTX_PANE,
+     N_("Print")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

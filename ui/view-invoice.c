@@ -6,7 +6,8 @@
  * number, amount, status, last error). Enter on an allocation opens its
  * payment, on a paid card order its payment; x reverses an allocation; p
  * records a payment from the invoice's customer; C asks the channel for a
- * card payment (only when a payment provider is set up).
+ * card payment (only when a payment provider is set up); P prints it to a
+ * file (form-print.c).
  */
 #include <config.h>
 
@@ -23,6 +24,7 @@
 #include "money.h"
 #include "pane.h"
 #include "payment.h"
+#include "print.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -323,6 +325,8 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		/* NULL (after a message on the message line): no provider, a
 		 * read-only screen, nothing owed */
 		return ui_next(UI_PUSH, form_charge_new(iv->id));
+	case ACT_PRINT:
+		return ui_next(UI_PUSH, form_print_new(PRINT_INVOICE, iv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -346,10 +350,10 @@ static const char *invoice_help(struct view *v)
 }
 
 static const enum action invoice_keys[] = {
-    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP, ACT_BOTTOM,
-    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE, ACT_NONE};
-static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
-                                            ACT_CARD_CHARGE, ACT_NONE};
+    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP,   ACT_BOTTOM,
+    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE, ACT_PRINT, ACT_NONE};
+static const enum action invoice_hints[] = {ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
+                                            ACT_CARD_CHARGE, ACT_PRINT,         ACT_NONE};
 
 static int invoice_target(struct view *v, const char **kind, int64_t *id)
 {
