@@ -389,7 +389,8 @@ static int invoice_text(struct db *db, int64_t id, struct lay *L)
 	put_pair(L, _("Issued"), date_of(inv.issued_at, d));
 	if (!credit)
 		put_pair(L, _("Due"), date_of(inv.due_at, d));
-	put_pair(L, _("Status"), words_label(inv.status));
+	if (!credit) /* a credit note owes nothing: its status says nothing to the customer */
+		put_pair(L, _("Status"), words_label(inv.status));
 	put_pair(L, _("Currency"), inv.currency);
 	if (inv.note)
 		put_field(L, _("Note"), inv.note);
@@ -448,10 +449,10 @@ static int receipt_text(struct db *db, int64_t id, struct lay *L)
 		return rc;
 	put_shop(L);
 	{
-		char num[32];
+		char num[64];
 
-		snprintf(num, sizeof num, "%lld", (long long)p.id);
-		put_pair(L, _("RECEIPT for payment"), num);
+		snprintf(num, sizeof num, _("payment %lld"), (long long)p.id);
+		put_pair(L, _("RECEIPT"), num);
 	}
 	put_field(L, _("Customer"), p.customer_name);
 	put_pair(L, _("Received"), date_of(p.received_at, d));
