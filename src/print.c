@@ -14,7 +14,9 @@
  * The PDF renders the 80-column text line by line in Noto Sans Mono CJK
  * (its CJK glyphs are exactly two Latin columns wide, so the columns line
  * up), 54 lines to an A4 page. pangocairo is loaded by dynlib the first
- * time; cairo and pango are reached through it (its dependencies).
+ * time; cairo, pango and fontconfig are reached through it (its
+ * dependencies). After each PDF their caches are dropped (the default font
+ * map, cairo's static data, FcFini): nothing of theirs is alive then.
  *
  * Callers: cli-invoice.c, cli-pay.c, ui/form-print.c.
  */
@@ -28,6 +30,7 @@
 #include <wchar.h>
 
 #include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
 #include <pango/pangocairo.h>
 
 #include "clock.h"
@@ -510,7 +513,9 @@ int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct 
 /* ---------------------------------------------------------------- PDF */
 
 #define PANGO_FUNCS(X)                                                                             \
+	X(FcFini)                                                                                  \
 	X(cairo_create)                                                                            \
+	X(cairo_debug_reset_static_data)                                                           \
 	X(cairo_destroy)                                                                           \
 	X(cairo_move_to)                                                                           \
 	X(cairo_pdf_surface_create_for_stream)                                                     \
@@ -522,6 +527,7 @@ int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct 
 	X(cairo_surface_status)                                                                    \
 	X(g_object_unref)                                                                          \
 	X(pango_cairo_create_layout)                                                               \
+	X(pango_cairo_font_map_set_default)                                                        \
 	X(pango_cairo_show_layout)                                                                 \
 	X(pango_font_description_free)                                                             \
 	X(pango_font_description_from_string)                                                      \
@@ -606,6 +612,12 @@ static int pdf_render(const char *text, FILE *f)
 	pc.p_cairo_surface_finish(s);
 	st = pc.p_cairo_surface_status(s);
 	pc.p_cairo_surface_destroy(s);
+	/* nothing of cairo, pango or fontconfig is alive now: let them drop
+	 * their caches (fonts, glyphs), so a screen that printed once does
+	 * not keep them, and a leak checker sees none */
+	pc.p_pango_cairo_font_map_set_default(NULL);
+	pc.p_cairo_debug_reset_static_data();
+	pc.p_FcFini();
 	if (st != CAIRO_STATUS_SUCCESS)
 		rc =
 		    err_set(FD_EIO, _("cannot write the PDF: %s"), pc.p_cairo_status_to_string(st));

@@ -108,7 +108,9 @@ is "the file holds the text" "$(cat "$TMP/inv1.txt")" "$(cat "$TMP/inv1-42.txt")
 is "the file is 0600" "$(stat -c %a "$TMP/inv1.txt")" 600
 
 # the PDF, read back
-fd invoice print INV-2026-000001 --format pdf --output "$TMP/inv1.pdf" >/dev/null
+fd invoice print INV-2026-000001 --format pdf --output "$TMP/inv1.pdf" >"$TMP/pdf.out" 2>&1
+is "invoice print --format pdf exits 0, quietly but for its line" "$?:$(cat "$TMP/pdf.out")" \
+	"0:INV-2026-000001 written to $TMP/inv1.pdf"
 is "a PDF is written" "$(head -c 5 "$TMP/inv1.pdf")" "%PDF-"
 is "the PDF is 0600" "$(stat -c %a "$TMP/inv1.pdf")" 600
 ok "pdftotext reads it" pdftotext -layout "$TMP/inv1.pdf" "$TMP/inv1-pdf.txt"
@@ -141,6 +143,7 @@ print(sum(1 for l in open(sys.argv[1],encoding="utf-8").read().split("\n") if su
 	is "receipt at $w: no line wider" "$long" 0
 done
 fd pay print 1 --format pdf --output "$TMP/r.pdf" >/dev/null
+is "pay print --format pdf exits 0" "$?" 0
 pdftotext -layout "$TMP/r.pdf" "$TMP/r-pdf.txt"
 like "the receipt's PDF: the reference" "$(cat "$TMP/r-pdf.txt")" "chk 1042"
 like "the receipt's PDF: left as credit" "$(grep 'Left as credit' "$TMP/r-pdf.txt")" "$(jp 'd["unallocated"]')"
