@@ -4,7 +4,8 @@
 # Enter writes it (0600, in a folder made 0700) and the message line names
 # it, and the file holds the invoice; Right makes it a PDF (the file's name
 # follows), which pdftotext reads back; on a payment pane P prints the
-# receipt. Esc closes the form and writes nothing.
+# receipt, as text and as a second PDF from the same screen. Esc closes the
+# form and writes nothing.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 
@@ -64,6 +65,14 @@ keys Enter
 shows "the message line names the receipt" "Receipt of payment 1 written to $DIR/receipt-1.txt"
 like "the receipt holds the reference" "$(cat "$DIR/receipt-1.txt" 2>&1)" "chk 77"
 like "and the invoice it paid" "$(cat "$DIR/receipt-1.txt" 2>&1)" "$INV"
+# a second PDF from the same screen (the first one's fonts were let go)
+keys P
+shows "the receipt's form again" "Print the receipt of payment 1"
+keys Right
+shows "the receipt as a PDF" "$DIR/receipt-1.pdf"
+keys Enter
+shows "the message line names the receipt's PDF" "Receipt of payment 1 written to $DIR/receipt-1.pdf"
+like "pdftotext reads the reference back" "$(pdftotext -layout "$DIR/receipt-1.pdf" - 2>&1)" "chk 77"
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 done_testing
