@@ -346,7 +346,8 @@ static const char *invoice_help(struct view *v)
 	         "never alter. Balance = total - credited - paid. Allocations are never edited: "
 	         "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
 	         "through the payment channel are listed below the allocations; C asks the "
-	         "channel for a new one (when a payment provider is set up).");
+	         "channel for a new one (when a payment provider is set up). P prints the invoice "
+	         "to a file to hand over (text or PDF).");
 }
 
 static const enum action invoice_keys[] = {

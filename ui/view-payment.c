@@ -227,7 +227,8 @@ static const char *payment_help(struct view *v)
 	(void)v;
 	return _("One payment as received, with every allocation of it across the customer's "
 	         "invoices. What is neither allocated nor refunded is the customer's credit. "
-	         "Enter on an allocation opens its invoice.");
+	         "Enter on an allocation opens its invoice. P prints its receipt to a file (text "
+	         "or PDF).");
 }
 
 static const enum action payment_keys[] = {
