@@ -213,22 +213,26 @@ static void put_centred(struct lay *L, const char *text)
 	free(clean);
 }
 
-/* "Label ........ value": value (ours, never cut) at the right edge; when
- * both do not fit on one line, the label (wrapped) then the value on a
- * line of its own. label is ours or already sanitised. */
+/* "Label ........ value": value (a figure, a number, a date: never cut)
+ * at the right edge; when both do not fit on one line, the label (wrapped)
+ * then the value on a line of its own. Both are sanitised here too: an
+ * invoice number or a status word came from the database as well. */
 static void put_pair(struct lay *L, const char *label, const char *value)
 {
-	int lw = width_of(label, strlen(label)), vw = width_of(value, strlen(value));
+	char *l = text_sanitize(label), *v = text_sanitize(value);
+	int lw = width_of(l, strlen(l)), vw = width_of(v, strlen(v));
 
 	if (lw + 1 + vw <= L->width) {
-		sb_puts(L->out, label);
+		sb_puts(L->out, l);
 		put_spaces(L, L->width - lw - vw);
-		put_line(L, value);
-		return;
+		put_line(L, v);
+	} else {
+		put_wrapped(L, NULL, 0, l);
+		put_spaces(L, L->width - vw);
+		put_line(L, v);
 	}
-	put_wrapped(L, NULL, 0, label);
-	put_spaces(L, L->width - vw);
-	put_line(L, value);
+	free(l);
+	free(v);
 }
 
 /* "Label: stored text", the text wrapped under itself when the label is
