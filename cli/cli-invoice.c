@@ -26,6 +26,7 @@
 #include "journal.h"
 #include "money.h"
 #include "payment.h"
+#include "print.h"
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
@@ -477,6 +478,22 @@ static int cmd_invoice_credit(struct cli *c, const struct cli_args *a)
 	return rc;
 }
 
+static int cmd_invoice_print(struct cli *c, const struct cli_args *a)
+{
+	struct invoice inv;
+	char number[sizeof inv.number];
+	int rc;
+	int64_t id;
+
+	if ((rc = mcli_invoice(c, a->pos[0], &id)) != 0)
+		return rc;
+	if ((rc = invoice_get(c->db, id, &inv)) != 0)
+		return cli_refused(rc);
+	snprintf(number, sizeof number, "%s", inv.number); /* however it was named */
+	invoice_free(&inv);
+	return mcli_print(c, a, PRINT_INVOICE, id, number);
+}
+
 #define KEY_OPT                                                                                    \
 	{                                                                                          \
 		"idempotency-key", CLI_VALUE, N_("do this request at most once"), NULL, NULL       \
@@ -528,5 +545,8 @@ const struct cli_entry mcli_invoice_cmds[] = {
                N_("--amount and --reason are required")},
               KEY_OPT},
      ONE_INVOICE, .run = cmd_invoice_credit},
+    {"print", NULL, "NUMBER|ID [--format text|pdf] [--width 80|42] [--output FILE]", NULL,
+     N_("print an invoice to hand over: text (80 or 42 columns) or an A4 PDF"),
+     .opts = {MCLI_PRINT_OPTS}, ONE_INVOICE, .check = mcli_print_check, .run = cmd_invoice_print},
     {NULL},
 };

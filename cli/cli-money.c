@@ -39,6 +39,7 @@
 #include "journal.h"
 #include "money.h"
 #include "payment.h"
+#include "print.h"
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
@@ -87,4 +88,49 @@ void mcli_replay(const struct idem_result *res, const char *key)
 		        _("frontdesk: idempotency key '%.60s' was used for this same request "
 		          "before; showing its first result (nothing was written)\n"),
 		        key);
+}
+
+/* ---------------------------------------------------------------- printing */
+
+int mcli_print_check(struct cli *c, const struct cli_args *a)
+{
+	const char *fmt = cli_arg_get(a, "format"), *width = cli_arg_get(a, "width");
+	const char *out = cli_arg_get(a, "output");
+
+	(void)c;
+	if (fmt && strcmp(fmt, "text") && strcmp(fmt, "pdf"))
+		return cli_usage(a->cmd, _("--format is text or pdf"));
+	if (width && strcmp(width, "80") && strcmp(width, "42"))
+		return cli_usage(a->cmd, _("--width is 80 or 42"));
+	if (fmt && !strcmp(fmt, "pdf") && !out)
+		return cli_usage(a->cmd,
+		                 _("a PDF needs --output FILE (it is never sent to the terminal)"));
+	if (out && !*out)
+		return cli_usage(a->cmd, _("--output needs a file name"));
+	return 0;
+}
+
+int mcli_print(struct cli *c, const struct cli_args *a, int doc, int64_t id, const char *name)
+{
+	const char *fmt = cli_arg_get(a, "format"), *width = cli_arg_get(a, "width");
+	const char *out = cli_arg_get(a, "output");
+	int pdf = fmt && !strcmp(fmt, "pdf");
+	int rc = print_write(c->db, (enum print_doc)doc, id, pdf ? PRINT_PDF : PRINT_TEXT,
+	                     width ? atoi(width) : PRINT_WIDE, out);
+
+	if (rc)
+		return cli_refused(rc);
+	if (!out)
+		return CLI_OK;
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "document", name);
+		cli_json_str(o, "format", pdf ? "pdf" : "text");
+		cli_json_str(o, "output", out);
+		cli_print_json(o);
+	} else {
+		printf(_("%1$s written to %2$s\n"), name, out);
+	}
+	return CLI_OK;
 }

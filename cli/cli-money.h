@@ -55,6 +55,25 @@ int mcli_alloc_cb(const struct allocation *a, void *arg);
 /* mcli_alloc_json - an allocation as a JSON object (the caller owns it). */
 cJSON *mcli_alloc_json(const struct allocation *a);
 
+/* mcli_print_check - the check of invoice print and pay print: --format
+ * text|pdf, --width 80|42, a PDF only with --output (usage errors). */
+int mcli_print_check(struct cli *c, const struct cli_args *a);
+
+/* mcli_print - write document doc (enum print_doc) id as the options ask
+ * (print_write): text on stdout, or to --output FILE with a line saying
+ * so naming it as name. Returns an exit status. */
+int mcli_print(struct cli *c, const struct cli_args *a, int doc, int64_t id, const char *name);
+
+/* The options of invoice print and pay print. */
+#define MCLI_PRINT_OPTS                                                                            \
+	{"format", CLI_VALUE, N_("text (the default) or pdf (A4; needs --output)"), NULL, NULL},   \
+	    {"width", CLI_VALUE,                                                                   \
+	     N_("columns of the text: 80 (the default) or 42, a receipt printer"), NULL, NULL},    \
+	{                                                                                          \
+		"output", CLI_VALUE, N_("write the file FILE (mode 0600) instead of stdout"),      \
+		    NULL, NULL                                                                     \
+	}
+
 /* The subcommands of each group (cli-invoice.c, cli-pay.c, cli-report.c). */
 extern const struct cli_entry mcli_invoice_cmds[];
 extern const struct cli_entry mcli_pay_cmds[];

@@ -27,6 +27,7 @@
 #include "journal.h"
 #include "money.h"
 #include "payment.h"
+#include "print.h"
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
@@ -414,6 +415,14 @@ static int cmd_pay_show(struct cli *c, const struct cli_args *a)
 	return show_payment(c, a->id);
 }
 
+static int cmd_pay_print(struct cli *c, const struct cli_args *a)
+{
+	char name[64];
+
+	snprintf(name, sizeof name, _("Receipt for payment %lld"), (long long)a->id);
+	return mcli_print(c, a, PRINT_RECEIPT, a->id, name);
+}
+
 static int list_payment_cb(const struct payment *p, void *arg)
 {
 	cJSON *arr = arg;
@@ -749,6 +758,10 @@ const struct cli_entry mcli_pay_cmds[] = {
      .max_pos = 1, .id = N_("the allocation id"), .db = CLI_DB_OPEN, .run = cmd_pay_reverse},
     {"show", NULL, "ID", NULL, N_("show a payment, its allocations and refunds"), .max_pos = 1,
      .id = N_("the payment id"), .db = CLI_DB_OPEN, .run = cmd_pay_show},
+    {"print", NULL, "ID [--format text|pdf] [--width 80|42] [--output FILE]", NULL,
+     N_("print a payment's receipt: text (80 or 42 columns) or an A4 PDF"),
+     .opts = {MCLI_PRINT_OPTS}, .max_pos = 1, .id = N_("the payment id"), .db = CLI_DB_OPEN,
+     .check = mcli_print_check, .run = cmd_pay_print},
     {"list", NULL, "[--customer C]", NULL, N_("list payments, newest first"),
      .opts = {{"customer", CLI_ID, N_("only this customer's payments"), NULL, NULL}},
      .db = CLI_DB_OPEN, .run = cmd_pay_list},

@@ -8,6 +8,8 @@
  *   timezone = America/New_York   (shop time zone; else TZ)
  *   currency = USD                (currency of new jobs)
  *   invoice_terms_days = 30
+ *   shop_name = Shiny Cars        (printed invoices and receipts, print.c)
+ *   shop_address = 1 Main St, Springfield
  */
 #ifndef FD_SETTINGS_H
 #define FD_SETTINGS_H

@@ -303,6 +303,11 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(keymap_lookup('C', CTX_PANE), ACT_CARD_CHARGE);
 	ck_assert_int_eq(action_by_name("card-charge"), ACT_CARD_CHARGE);
 	ck_assert_int_eq(keymap_lookup('C', CTX_FORM), ACT_NONE);
+	/* P prints the invoice or the receipt of a pane, nothing in a form */
+	ck_assert_int_eq(keymap_lookup('P', CTX_PANE), ACT_PRINT);
+	ck_assert_int_eq(action_by_name("print"), ACT_PRINT);
+	ck_assert_int_eq(keymap_lookup('P', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(keymap_lookup('P', CTX_CAL), ACT_NONE);
 	ck_assert_int_eq(keymap_lookup('i', CTX_PANE), ACT_ISSUE_INVOICE);
 	/* c opens the customers everywhere but in forms; in the customer
 	 * list a and e add and edit a customer, elsewhere in panes they still

@@ -120,6 +120,9 @@ static const struct action_def table[] = {
      N_("Void this invoice while nothing is paid on it (asks why, then y)"), CTX_PANE, NULL},
     {ACT_CREDIT_NOTE, "credit-note", "w",
      N_("Issue a credit note against this invoice (an amount, why, then y)"), CTX_PANE, NULL},
+    {ACT_PRINT, "print", "P",
+     N_("Print this invoice or receipt to a file: text (80 or 42 columns) or PDF"), CTX_PANE,
+     N_("Print")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

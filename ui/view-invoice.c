@@ -6,7 +6,8 @@
  * number, amount, status, last error). Enter on an allocation opens its
  * payment, on a paid card order its payment; x reverses an allocation; p
  * records a payment from the invoice's customer; C asks the channel for a
- * card payment (only when a payment provider is set up).
+ * card payment (only when a payment provider is set up); P prints it to a
+ * file (form-print.c).
  */
 #include <config.h>
 
@@ -23,6 +24,7 @@
 #include "money.h"
 #include "pane.h"
 #include "payment.h"
+#include "print.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -327,6 +329,8 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		/* NULL (after a message on the message line): no provider, a
 		 * read-only screen, nothing owed */
 		return ui_next(UI_PUSH, form_charge_new(iv->id));
+	case ACT_PRINT:
+		return ui_next(UI_PUSH, form_print_new(PRINT_INVOICE, iv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -342,21 +346,21 @@ static void invoice_title(struct view *v, char *buf, size_t n)
 static const char *invoice_help(struct view *v)
 {
 	(void)v;
-	return _(
-	    "An invoice as issued: its lines are snapshots that later changes to the jobs "
-	    "never alter. Balance = total - credited - paid. Allocations are never edited: "
-	    "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
-	    "through the payment channel are listed below the allocations; C asks the "
-	    "channel for a new one (when a payment provider is set up). V voids the invoice while "
-	    "nothing is paid on it; w issues a credit note against it.");
+	return _("An invoice as issued: its lines are snapshots that later changes to the jobs "
+	         "never alter. Balance = total - credited - paid. Allocations are never edited: "
+	         "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
+	         "through the payment channel are listed below the allocations; C asks the "
+	         "channel for a new one (when a payment provider is set up). V voids the invoice "
+	         "while nothing is paid on it; w issues a credit note against it. P prints the "
+	         "invoice to a file to hand over (text or PDF).");
 }
 
 static const enum action invoice_keys[] = {
     ACT_UP,           ACT_DOWN,        ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
     ACT_BOTTOM,       ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE,
-    ACT_VOID_INVOICE, ACT_CREDIT_NOTE, ACT_NONE};
-static const enum action invoice_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
-                                            ACT_CARD_CHARGE, ACT_NONE};
+    ACT_VOID_INVOICE, ACT_CREDIT_NOTE, ACT_PRINT,         ACT_NONE};
+static const enum action invoice_hints[] = {ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
+                                            ACT_CARD_CHARGE, ACT_PRINT,         ACT_NONE};
 
 static int invoice_target(struct view *v, const char **kind, int64_t *id)
 {

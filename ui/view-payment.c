@@ -2,7 +2,8 @@
  * view-payment.c - a payment: amount, method, reference, when received,
  * status; ALL its allocations across invoices (live and reversed), its
  * refunds, and what is left unallocated (the customer's credit). Enter on
- * an allocation opens its invoice; x reverses it; r refunds.
+ * an allocation opens its invoice; x reverses it; r refunds; P prints its
+ * receipt to a file (form-print.c).
  */
 #include <config.h>
 
@@ -15,6 +16,7 @@
 #include "i18n.h"
 #include "pane.h"
 #include "payment.h"
+#include "print.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -206,6 +208,8 @@ static struct ui_next payment_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_refund_new(pv->id));
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH, form_payment_new(pv->customer_id, pv->currency));
+	case ACT_PRINT:
+		return ui_next(UI_PUSH, form_print_new(PRINT_RECEIPT, pv->id));
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -223,13 +227,15 @@ static const char *payment_help(struct view *v)
 	(void)v;
 	return _("One payment as received, with every allocation of it across the customer's "
 	         "invoices. What is neither allocated nor refunded is the customer's credit. "
-	         "Enter on an allocation opens its invoice.");
+	         "Enter on an allocation opens its invoice. P prints its receipt to a file (text "
+	         "or PDF).");
 }
 
 static const enum action payment_keys[] = {
-    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP, ACT_PAGE_DOWN,      ACT_TOP, ACT_BOTTOM,
-    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND,  ACT_RECORD_PAYMENT, ACT_NONE};
-static const enum action payment_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND, ACT_NONE};
+    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP, ACT_PAGE_DOWN,      ACT_TOP,   ACT_BOTTOM,
+    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND,  ACT_RECORD_PAYMENT, ACT_PRINT, ACT_NONE};
+static const enum action payment_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND, ACT_PRINT,
+                                            ACT_NONE};
 
 static int payment_target(struct view *v, const char **kind, int64_t *id)
 {

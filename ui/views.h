@@ -119,6 +119,11 @@ struct view *form_refund_new(int64_t payment_id);
  * set up, the screen is read-only or the invoice owes nothing */
 struct view *form_charge_new(int64_t invoice_id);
 
+/* form-print.c: print invoice (PRINT_INVOICE) or payment receipt
+ * (PRINT_RECEIPT) id to a file, text or PDF (a quiet form: it writes no
+ * record, so it works on a read-only screen too) */
+struct view *form_print_new(int doc, int64_t id);
+
 /* form-invoice.c: issue an invoice for what is left of job_id */
 struct view *form_invoice_new(int64_t job_id);
 

@@ -1,0 +1,679 @@
+/*
+ * print.c - the one layout of invoices and receipts to hand over (see
+ * print.h): plain text of 80 or 42 columns, and that text as an A4 PDF.
+ *
+ * Text is measured in display columns with wcwidth() under the C.UTF-8
+ * locale (made for the layout with newlocale, so the caller's locale does
+ * not change a width; without it, the current one). Every piece of stored
+ * text goes through text_sanitize() first, then through wrap(), which
+ * breaks it at blanks, or between characters when one word is wider than
+ * the line. Figures are formatted with money_text (grouped, '.' before the
+ * decimals whatever the locale) and are placed whole: put_pair() moves a
+ * figure to a line of its own when it does not fit beside its label.
+ *
+ * The PDF renders the 80-column text line by line in Noto Sans Mono CJK
+ * (its CJK glyphs are exactly two Latin columns wide, so the columns line
+ * up), 54 lines to an A4 page. pangocairo is loaded by dynlib the first
+ * time; cairo, pango and fontconfig are reached through it (its
+ * dependencies). After each PDF their caches are dropped (the default font
+ * map, cairo's static data, FcFini): nothing of theirs is alive then.
+ *
+ * Callers: cli-invoice.c, cli-pay.c, ui/form-print.c.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include <cairo-pdf.h>
+#include <fontconfig/fontconfig.h>
+#include <pango/pangocairo.h>
+
+#include "clock.h"
+#include "db.h"
+#include "dynlib.h"
+#include "err.h"
+#include "export.h"
+#include "fsmode.h"
+#include "i18n.h"
+#include "invoice.h"
+#include "money.h"
+#include "payment.h"
+#include "print.h"
+#include "settings.h"
+#include "strbuf.h"
+#include "text.h"
+#include "words.h"
+#include "xalloc.h"
+
+/* ---------------------------------------------------------------- measuring */
+
+/* The width of code point cp in columns (0 for a combining mark). */
+static int cp_width(unsigned int cp)
+{
+	int w = wcwidth((wchar_t)cp);
+
+	return w < 0 ? 1 : w; /* text is sanitised: no control is left */
+}
+
+/* The next code point of s (valid UTF-8 after text_sanitize): its length,
+ * its width in *w. A byte that does not decode counts as one column. */
+static size_t next_cp(const char *s, int *w)
+{
+	unsigned int cp;
+	size_t n = utf8_decode((const unsigned char *)s, strlen(s) < 4 ? strlen(s) : 4, &cp);
+
+	if (n == 0) {
+		*w = 1;
+		return 1;
+	}
+	*w = cp_width(cp);
+	return n;
+}
+
+/* The display width of the first n bytes of s. */
+static int width_of(const char *s, size_t n)
+{
+	int total = 0, w;
+	size_t i = 0;
+
+	while (i < n && s[i]) {
+		i += next_cp(s + i, &w);
+		total += w;
+	}
+	return total;
+}
+
+/* ---------------------------------------------------------------- laying out */
+
+struct lay {
+	struct strbuf *out;
+	int width;
+};
+
+static void put_spaces(struct lay *L, int n)
+{
+	while (n-- > 0)
+		sb_add(L->out, " ", 1);
+}
+
+/* One line of text that fits the width. */
+static void put_line(struct lay *L, const char *s)
+{
+	sb_puts(L->out, s);
+	sb_add(L->out, "\n", 1);
+}
+
+static void put_rule(struct lay *L, char c)
+{
+	int i;
+
+	for (i = 0; i < L->width; i++)
+		sb_add(L->out, &c, 1);
+	sb_add(L->out, "\n", 1);
+}
+
+/*
+ * wrap - take the next line of at most width columns from *p into line
+ * (emptied first), collapsing runs of blanks; a word wider than the line
+ * is cut between characters (at least one is taken). Returns 0 when
+ * nothing is left.
+ */
+static int wrap(const char **p, int width, struct strbuf *line)
+{
+	const char *s = *p;
+	int used = 0;
+
+	line->len = 0;
+	if (line->s)
+		line->s[0] = '\0';
+	while (*s == ' ')
+		s++;
+	if (!*s) {
+		*p = s;
+		return 0;
+	}
+	while (*s) {
+		const char *we = s;
+		int ww = 0, w, gap = used ? 1 : 0;
+
+		while (*we && *we != ' ') {
+			we += next_cp(we, &w);
+			ww += w;
+		}
+		if (used + gap + ww <= width) {
+			if (gap)
+				sb_add(line, " ", 1);
+			sb_add(line, s, (size_t)(we - s));
+			used += gap + ww;
+			s = we;
+			while (*s == ' ')
+				s++;
+			continue;
+		}
+		if (used)
+			break;
+		/* a word wider than the whole line: as much of it as fits */
+		while (*s && *s != ' ') {
+			size_t n = next_cp(s, &w);
+
+			if (used + w > width && used)
+				break;
+			sb_add(line, s, n);
+			used += w;
+			s += n;
+		}
+		break;
+	}
+	*p = s;
+	return 1;
+}
+
+/* Stored text (may be NULL), sanitised and wrapped to the width with
+ * indent columns before each line; first (may be NULL) replaces the indent
+ * on the first line and must be exactly indent columns wide. */
+static void put_wrapped(struct lay *L, const char *first, int indent, const char *text)
+{
+	char *clean = text_sanitize(text ? text : "");
+	const char *p = clean;
+	struct strbuf line = {0};
+	int n = 0;
+
+	while (wrap(&p, L->width - indent, &line)) {
+		if (n++ == 0 && first)
+			sb_puts(L->out, first);
+		else
+			put_spaces(L, indent);
+		put_line(L, sb_cstr(&line));
+	}
+	if (n == 0 && first) {
+		sb_puts(L->out, first);
+		sb_add(L->out, "\n", 1);
+	}
+	sb_free(&line);
+	free(clean);
+}
+
+/* Stored text centred, wrapped to the width. */
+static void put_centred(struct lay *L, const char *text)
+{
+	char *clean = text_sanitize(text);
+	const char *p = clean;
+	struct strbuf line = {0};
+
+	while (wrap(&p, L->width, &line)) {
+		put_spaces(L, (L->width - width_of(sb_cstr(&line), line.len)) / 2);
+		put_line(L, sb_cstr(&line));
+	}
+	sb_free(&line);
+	free(clean);
+}
+
+/* "Label ........ value": value (a figure, a number, a date: never cut)
+ * at the right edge; when both do not fit on one line, the label (wrapped)
+ * then the value on a line of its own. Both are sanitised here too: an
+ * invoice number or a status word came from the database as well. */
+static void put_pair(struct lay *L, const char *label, const char *value)
+{
+	char *l = text_sanitize(label), *v = text_sanitize(value);
+	int lw = width_of(l, strlen(l)), vw = width_of(v, strlen(v));
+
+	if (lw + 1 + vw <= L->width) {
+		sb_puts(L->out, l);
+		put_spaces(L, L->width - lw - vw);
+		put_line(L, v);
+	} else {
+		put_wrapped(L, NULL, 0, l);
+		put_spaces(L, L->width - vw);
+		put_line(L, v);
+	}
+	free(l);
+	free(v);
+}
+
+/* "Label: stored text", the text wrapped under itself when the label is
+ * narrow enough, else from the start of the next lines. */
+static void put_field(struct lay *L, const char *label, const char *text)
+{
+	struct strbuf first = {0};
+	int lw;
+
+	sb_printf(&first, "%s: ", label);
+	lw = width_of(first.s, first.len);
+	if (lw <= L->width / 3) {
+		put_wrapped(L, first.s, lw, text);
+	} else {
+		put_line(L, label);
+		put_wrapped(L, NULL, 2, text);
+	}
+	sb_free(&first);
+}
+
+static void put_shop(struct lay *L)
+{
+	const char *name = config_get("shop_name", NULL);
+	const char *addr = config_get("shop_address", NULL);
+
+	if (name && *name)
+		put_centred(L, name);
+	if (addr && *addr)
+		put_centred(L, addr);
+	put_rule(L, '=');
+}
+
+static const char *date_of(int64_t t, char buf[32])
+{
+	clock_format_local(t, "%Y-%m-%d", buf, 32);
+	return buf;
+}
+
+static const char *money_of(int64_t v, const char *code, char buf[MONEY_BUFSZ])
+{
+	return money_text(v, code, 1, buf);
+}
+
+/* ---------------------------------------------------------------- invoices */
+
+struct pline {
+	char *desc; /* sanitised */
+	char qty[32], price[MONEY_BUFSZ], amount[MONEY_BUFSZ];
+};
+
+struct plines {
+	struct pline *v;
+	size_t n;
+	const char *currency;
+};
+
+static int collect_line(const struct invoice_line *l, void *arg)
+{
+	struct plines *ls = arg;
+	struct pline *p;
+
+	ls->v = xrealloc(ls->v, (ls->n + 1) * sizeof *ls->v);
+	p = &ls->v[ls->n++];
+	p->desc = text_sanitize(l->description ? l->description : "");
+	qty_format(l->qty_milli, p->qty, sizeof p->qty);
+	money_of(l->unit_price, ls->currency, p->price);
+	money_of(l->amount, ls->currency, p->amount);
+	return 0;
+}
+
+static int maxw(int a, const char *s)
+{
+	int w = width_of(s, strlen(s));
+
+	return w > a ? w : a;
+}
+
+/* A figure right-aligned in a column of w, then gap blanks. */
+static void put_cell(struct lay *L, const char *s, int w, int gap)
+{
+	put_spaces(L, w - width_of(s, strlen(s)));
+	sb_puts(L->out, s);
+	put_spaces(L, gap);
+}
+
+/* The invoice's lines: a table (description, qty, unit price, amount)
+ * when the description keeps at least 16 columns, else each description
+ * wrapped on its own lines with "qty x price" and the amount below. */
+static void put_lines(struct lay *L, const struct plines *ls)
+{
+	const char *hd = _("Description"), *hq = _("Qty"), *hp = _("Unit price"), *ha = _("Amount");
+	int qw = maxw(0, hq), pw = maxw(0, hp), aw = maxw(0, ha), dw;
+	struct strbuf line = {0};
+	size_t i;
+
+	for (i = 0; i < ls->n; i++) {
+		qw = maxw(qw, ls->v[i].qty);
+		pw = maxw(pw, ls->v[i].price);
+		aw = maxw(aw, ls->v[i].amount);
+	}
+	dw = L->width - qw - pw - aw - 6;
+	if (dw >= 16) {
+		sb_puts(L->out, hd);
+		put_spaces(L, dw - width_of(hd, strlen(hd)) + 2);
+		put_cell(L, hq, qw, 2);
+		put_cell(L, hp, pw, 2);
+		put_cell(L, ha, aw, 0);
+		sb_add(L->out, "\n", 1);
+		put_rule(L, '-');
+		for (i = 0; i < ls->n; i++) {
+			const char *p = ls->v[i].desc;
+			int n = 0;
+
+			while (wrap(&p, dw, &line) || n == 0) {
+				sb_puts(L->out, sb_cstr(&line));
+				if (n++ == 0) {
+					put_spaces(L, dw - width_of(sb_cstr(&line), line.len) + 2);
+					put_cell(L, ls->v[i].qty, qw, 2);
+					put_cell(L, ls->v[i].price, pw, 2);
+					put_cell(L, ls->v[i].amount, aw, 0);
+				}
+				sb_add(L->out, "\n", 1);
+			}
+		}
+	} else {
+		for (i = 0; i < ls->n; i++) {
+			struct strbuf qp = {0};
+
+			put_wrapped(L, NULL, 0, ls->v[i].desc);
+			sb_printf(&qp, "  %s x %s", ls->v[i].qty, ls->v[i].price);
+			put_pair(L, qp.s, ls->v[i].amount);
+			sb_free(&qp);
+		}
+	}
+	sb_free(&line);
+}
+
+static int invoice_text(struct db *db, int64_t id, struct lay *L)
+{
+	struct invoice inv;
+	struct plines ls = {NULL, 0, NULL};
+	char d[32], m[MONEY_BUFSZ];
+	int rc = invoice_get(db, id, &inv), credit;
+	size_t i;
+
+	if (rc)
+		return rc;
+	credit = !strcmp(inv.kind, "credit_note");
+	ls.currency = inv.currency;
+	put_shop(L);
+	put_pair(L, credit ? _("CREDIT NOTE") : _("INVOICE"), inv.number[0] ? inv.number : "-");
+	if (inv.credits_id) {
+		struct invoice t;
+
+		if (invoice_get(db, inv.credits_id, &t) == 0) {
+			put_pair(L, _("Corrects"), t.number);
+			invoice_free(&t);
+		}
+	}
+	put_field(L, _("Customer"), inv.customer_name);
+	put_pair(L, _("Issued"), date_of(inv.issued_at, d));
+	if (!credit)
+		put_pair(L, _("Due"), date_of(inv.due_at, d));
+	if (!credit) /* a credit note owes nothing: its status says nothing to the customer */
+		put_pair(L, _("Status"), words_label(inv.status));
+	put_pair(L, _("Currency"), inv.currency);
+	if (inv.note)
+		put_field(L, _("Note"), inv.note);
+	put_rule(L, '-');
+	if ((rc = invoice_lines(db, id, collect_line, &ls)) != 0)
+		goto out;
+	put_lines(L, &ls);
+	put_rule(L, '-');
+	put_pair(L, _("Total"), money_of(inv.total, inv.currency, m));
+	if (!credit) {
+		put_pair(L, _("Credited"), money_of(inv.credited, inv.currency, m));
+		put_pair(L, _("Paid"), money_of(inv.paid, inv.currency, m));
+		put_pair(L, _("Balance"), money_of(inv.balance, inv.currency, m));
+	}
+	put_rule(L, '=');
+out:
+	for (i = 0; i < ls.n; i++)
+		free(ls.v[i].desc);
+	free(ls.v);
+	invoice_free(&inv);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- receipts */
+
+struct rcpt {
+	struct lay *L;
+	int n;
+};
+
+static int receipt_alloc(const struct allocation *a, void *arg)
+{
+	struct rcpt *r = arg;
+	char m[MONEY_BUFSZ], d[32];
+	struct strbuf label = {0};
+
+	if (a->reverses_id)
+		return 0; /* shown on the allocation it undoes */
+	sb_printf(&label, "  %s %s", a->invoice_number, date_of(a->created_at, d));
+	if (a->reversed_by)
+		sb_printf(&label, " (%s)", _("reversed"));
+	put_pair(r->L, label.s, money_of(a->amount, a->currency, m));
+	sb_free(&label);
+	r->n++;
+	return 0;
+}
+
+static int receipt_text(struct db *db, int64_t id, struct lay *L)
+{
+	struct payment p;
+	struct rcpt r = {L, 0};
+	char d[32], m[MONEY_BUFSZ];
+	int rc = payment_get(db, id, &p);
+
+	if (rc)
+		return rc;
+	put_shop(L);
+	{
+		char num[64];
+
+		snprintf(num, sizeof num, _("payment %lld"), (long long)p.id);
+		put_pair(L, _("RECEIPT"), num);
+	}
+	put_field(L, _("Customer"), p.customer_name);
+	put_pair(L, _("Received"), date_of(p.received_at, d));
+	put_pair(L, _("Method"), words_label(p.method));
+	if (p.reference)
+		put_field(L, _("Reference"), p.reference);
+	if (strcmp(p.status, "void") == 0)
+		put_pair(L, _("Status"), words_label(p.status));
+	put_pair(L, _("Currency"), p.currency);
+	if (p.note)
+		put_field(L, _("Note"), p.note);
+	put_rule(L, '-');
+	put_pair(L, _("Amount received"), money_of(p.amount, p.currency, m));
+	put_line(L, _("Allocated to:"));
+	if ((rc = alloc_list(db, id, 0, receipt_alloc, &r)) != 0)
+		goto out;
+	if (r.n == 0)
+		put_wrapped(L, "  ", 2, _("nothing"));
+	put_rule(L, '-');
+	put_pair(L, _("Allocated"), money_of(p.allocated, p.currency, m));
+	if (p.refunded)
+		put_pair(L, _("Refunded"), money_of(p.refunded, p.currency, m));
+	put_pair(L, _("Left as credit"), money_of(p.unallocated, p.currency, m));
+	put_rule(L, '=');
+out:
+	payment_free(&p);
+	return rc;
+}
+
+int print_width_valid(long width)
+{
+	return width == PRINT_WIDE || width == PRINT_NARROW;
+}
+
+int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct strbuf *out)
+{
+	struct lay L = {out, width};
+	locale_t utf8, old = (locale_t)0;
+	int rc;
+
+	if (!print_width_valid(width))
+		return err_set(FD_EINVAL, _("the width is %d or %d columns"), PRINT_WIDE,
+		               PRINT_NARROW);
+	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (utf8 != (locale_t)0)
+		old = uselocale(utf8);
+	rc = doc == PRINT_RECEIPT ? receipt_text(db, id, &L) : invoice_text(db, id, &L);
+	if (utf8 != (locale_t)0) {
+		uselocale(old);
+		freelocale(utf8);
+	}
+	return rc;
+}
+
+/* ---------------------------------------------------------------- PDF */
+
+#define PANGO_FUNCS(X)                                                                             \
+	X(FcFini)                                                                                  \
+	X(cairo_create)                                                                            \
+	X(cairo_debug_reset_static_data)                                                           \
+	X(cairo_destroy)                                                                           \
+	X(cairo_move_to)                                                                           \
+	X(cairo_pdf_surface_create_for_stream)                                                     \
+	X(cairo_set_source_rgb)                                                                    \
+	X(cairo_show_page)                                                                         \
+	X(cairo_status_to_string)                                                                  \
+	X(cairo_surface_destroy)                                                                   \
+	X(cairo_surface_finish)                                                                    \
+	X(cairo_surface_status)                                                                    \
+	X(g_object_unref)                                                                          \
+	X(pango_cairo_create_layout)                                                               \
+	X(pango_cairo_font_map_set_default)                                                        \
+	X(pango_cairo_show_layout)                                                                 \
+	X(pango_font_description_free)                                                             \
+	X(pango_font_description_from_string)                                                      \
+	X(pango_layout_set_font_description)                                                       \
+	X(pango_layout_set_text)
+#define PANGO_SLOT(f) __typeof__(f) *p_##f;
+#define PANGO_NAME(f) #f,
+static struct {
+	PANGO_FUNCS(PANGO_SLOT)
+} pc;
+static const char *const pc_names[] = {PANGO_FUNCS(PANGO_NAME) NULL};
+static void *pc_ptrs[sizeof pc_names / sizeof *pc_names];
+static struct dynlib pc_lib = {"libpangocairo-1.0.so.0", pc_names, pc_ptrs, 0, ""};
+
+static int pc_load(void)
+{
+	static int copied;
+	size_t i = 0;
+	int rc;
+
+	if ((rc = dynlib_load(&pc_lib, _("writing a PDF"))) != 0)
+		return rc;
+	if (!copied) { /* a PDF is made on the one thread of the command or the screen */
+#define PANGO_SET(f) memcpy(&pc.p_##f, &pc_ptrs[i++], sizeof pc.p_##f);
+		PANGO_FUNCS(PANGO_SET)
+#undef PANGO_SET
+		copied = 1;
+	}
+	return 0;
+}
+
+#define PAGE_W     595.276 /* A4 in points */
+#define PAGE_H     841.89
+#define MARGIN     56.0
+#define LINE_H     13.0
+#define PAGE_LINES 54
+#define FONT       "Noto Sans Mono CJK SC, Noto Sans Mono, monospace 10px"
+
+static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsigned int n)
+{
+	return fwrite(data, 1, n, closure) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
+}
+
+/* text (lines ending in '\n') as A4 pages to f. */
+static int pdf_render(const char *text, FILE *f)
+{
+	cairo_surface_t *s;
+	cairo_t *cr;
+	PangoLayout *lay;
+	PangoFontDescription *fd;
+	cairo_status_t st;
+	const char *p = text;
+	int line = 0, rc = 0;
+
+	if ((rc = pc_load()) != 0)
+		return rc;
+	s = pc.p_cairo_pdf_surface_create_for_stream(pdf_write, f, PAGE_W, PAGE_H);
+	cr = pc.p_cairo_create(s);
+	lay = pc.p_pango_cairo_create_layout(cr);
+	fd = pc.p_pango_font_description_from_string(FONT);
+	pc.p_pango_layout_set_font_description(lay, fd);
+	pc.p_pango_font_description_free(fd);
+	pc.p_cairo_set_source_rgb(cr, 0, 0, 0);
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (line == PAGE_LINES) {
+			pc.p_cairo_show_page(cr);
+			line = 0;
+		}
+		pc.p_pango_layout_set_text(lay, p, (int)n);
+		pc.p_cairo_move_to(cr, MARGIN, MARGIN + line * LINE_H);
+		pc.p_pango_cairo_show_layout(cr, lay);
+		line++;
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+	pc.p_cairo_show_page(cr);
+	pc.p_g_object_unref(lay);
+	pc.p_cairo_destroy(cr);
+	pc.p_cairo_surface_finish(s);
+	st = pc.p_cairo_surface_status(s);
+	pc.p_cairo_surface_destroy(s);
+	/* nothing of cairo, pango or fontconfig is alive now: let them drop
+	 * their caches (fonts, glyphs), so a screen that printed once does
+	 * not keep them, and a leak checker sees none */
+	pc.p_pango_cairo_font_map_set_default(NULL);
+	pc.p_cairo_debug_reset_static_data();
+	pc.p_FcFini();
+	if (st != CAIRO_STATUS_SUCCESS)
+		rc =
+		    err_set(FD_EIO, _("cannot write the PDF: %s"), pc.p_cairo_status_to_string(st));
+	return rc;
+}
+
+int print_write(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt, int width,
+                const char *path)
+{
+	struct strbuf text = {0};
+	struct export_file ef;
+	int rc;
+
+	if (fmt == PRINT_PDF && !path)
+		return err_set(FD_EINVAL, _("a PDF needs a file to go to"));
+	if (fmt == PRINT_PDF)
+		width = PRINT_WIDE;
+	if ((rc = print_text(db, doc, id, width, &text)) != 0)
+		goto out;
+	if ((rc = export_file_open(&ef, path)) != 0)
+		goto out;
+	if (fmt == PRINT_PDF)
+		rc = pdf_render(sb_cstr(&text), ef.f);
+	else if (fwrite(sb_cstr(&text), 1, text.len, ef.f) != text.len)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), path ? path : "stdout",
+		             strerror(errno));
+	rc = export_file_finish(&ef, rc);
+out:
+	sb_free(&text);
+	return rc;
+}
+
+char *print_default_path(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt)
+{
+	char *dir = fsmode_parent(db_path(db)), name[64], *path;
+	size_t n;
+
+	if (doc == PRINT_INVOICE) {
+		struct invoice inv;
+
+		if (invoice_get(db, id, &inv) != 0) {
+			free(dir);
+			return NULL;
+		}
+		snprintf(name, sizeof name, "%s", inv.number[0] ? inv.number : "invoice");
+		invoice_free(&inv);
+	} else {
+		snprintf(name, sizeof name, "receipt-%lld", (long long)id);
+	}
+	n = strlen(dir) + strlen(name) + 16;
+	path = xmalloc(n);
+	snprintf(path, n, "%s/prints/%s.%s", dir, name, fmt == PRINT_PDF ? "pdf" : "txt");
+	free(dir);
+	return path;
+}

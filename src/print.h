@@ -1,0 +1,70 @@
+/*
+ * print.h - invoices and receipts to hand over: the one layout of an
+ * invoice (or credit note) and of a payment's receipt, as plain text of 80
+ * or 42 columns (a receipt printer) or as an A4 PDF.
+ *
+ * The text holds the shop's name and address (config keys shop_name and
+ * shop_address), the document's number, customer and dates, every line
+ * (description, quantity, unit price, amount), total, credited, paid and
+ * balance; a receipt holds the payment, its method and reference, what it
+ * was allocated to, what was refunded and what is left as credit.
+ * Invariants: no line is wider than the asked width in display columns
+ * (wcwidth: a CJK character is two), a figure is never cut (a line that
+ * cannot hold a label and its figure puts the figure on a line of its own,
+ * a narrow page stacks each invoice line's figures below its description),
+ * long text is wrapped at blanks (or between characters, never inside
+ * one), and text read from the database passes text_sanitize(), so no
+ * control character from stored text reaches the output.
+ *
+ * The PDF is that same text (80 columns) set in a monospace CJK font (Noto
+ * Sans Mono CJK, Debian's fonts-noto-cjk) with pango and cairo on A4 pages.
+ * pangocairo is loaded with dlopen the first time a PDF is made
+ * (dynlib.h), so every other command starts without its thirty libraries.
+ *
+ * Callers: the command line (invoice print, pay print; cli-invoice.c,
+ * cli-pay.c) and the screen (P on an invoice or payment; ui/form-print.c).
+ */
+#ifndef FD_PRINT_H
+#define FD_PRINT_H
+
+#include <stdint.h>
+
+struct db;
+struct strbuf;
+
+enum print_doc {
+	PRINT_INVOICE = 0, /* an invoice or a credit note, by invoice id */
+	PRINT_RECEIPT      /* a payment's receipt, by payment id */
+};
+
+enum print_format { PRINT_TEXT = 0, PRINT_PDF };
+
+#define PRINT_WIDE   80 /* a page */
+#define PRINT_NARROW 42 /* a receipt printer */
+
+/* print_width_valid - 1 if width is one the layout makes (80 or 42). */
+int print_width_valid(long width);
+
+/* print_text - lay out document doc number id at width columns (80 or 42)
+ * and append it to out, every line ending in '\n'. FD_ENOTFOUND when there
+ * is no such invoice or payment, FD_EINVAL for another width, FD_EDB when
+ * the database cannot be read; out may then hold part of the text. */
+int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct strbuf *out);
+
+/* print_write - write document doc id as fmt (text at width columns; a PDF
+ * always lays out 80) to path, or to stdout when path is NULL (text only:
+ * FD_EINVAL for a PDF without a path). The file is made whole or not at
+ * all, mode 0600 (export_file_open), in a folder that must exist.
+ * Errors as print_text, and FD_EIO (a file that cannot be written, the
+ * pangocairo library that cannot be loaded) with a reason. */
+int print_write(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt, int width,
+                const char *path);
+
+/* print_default_path - a new string (caller frees): where the screen puts
+ * a print by default, <database folder>/prints/<name>.txt or .pdf, the
+ * name being the invoice's number or receipt-<payment id>; the caller
+ * makes the folder (fsmode_mkdirs: 0700 in a private install). NULL when
+ * the invoice does not exist. */
+char *print_default_path(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt);
+
+#endif
