@@ -355,10 +355,11 @@ static const char *invoice_help(struct view *v)
 	         "invoice to a file to hand over (text or PDF).");
 }
 
-static const enum action invoice_keys[] = {
-    ACT_UP,           ACT_DOWN,        ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
-    ACT_BOTTOM,       ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE,
-    ACT_VOID_INVOICE, ACT_CREDIT_NOTE, ACT_PRINT,         ACT_NONE};
+static const enum action invoice_keys[] = {ACT_UP,          ACT_DOWN,          ACT_PAGE_UP,
+                                           ACT_PAGE_DOWN,   ACT_TOP,           ACT_BOTTOM,
+                                           ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
+                                           ACT_CARD_CHARGE, ACT_VOID_INVOICE,  ACT_CREDIT_NOTE,
+                                           ACT_PRINT,       ACT_NONE};
 static const enum action invoice_hints[] = {ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
                                             ACT_CARD_CHARGE, ACT_PRINT,         ACT_NONE};
 
