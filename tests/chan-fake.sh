@@ -9,7 +9,11 @@ fake_start() { fake_run fake-stripe.py "${1:-120}" --api-key "$KEY"; }
 # "PORT n" when it listens) for at most SECONDS, and wait for its port
 fake_run() {
 	script=$1
-	secs=$2
+	# SECONDS is only a cap against a fake left behind (the tests kill
+	# theirs on exit): five times it, so that a sanitizer build on a loaded
+	# machine, several times slower, never outlives its fake (chan-serve-all
+	# did once, under ASan, while another suite ran beside it)
+	secs=$(($2 * 5))
 	shift 2
 	python3 "$TOP_SRCDIR/tests/$script" "$@" --max-seconds "$secs" \
 		> "$TMP/fake.out" 2> "$TMP/fake.err" &
