@@ -90,6 +90,16 @@ fd export journal --help >/dev/null 2>&1; is "export journal --help exits 0" "$?
 for c in aging takings statement; do
 	fd report "$c" --help >/dev/null 2>&1; is "report $c --help exits 0" "$?" 0
 done
+# the day's invoices and refunds are read by an index, not a scan of all
+# (the statements of report_invoiced and report_takings in src/report.c;
+# migration 0013)
+plan=$(sqlite3 "$FRONTDESK_DB" "EXPLAIN QUERY PLAN SELECT currency, count(*), sum(total) FROM invoice
+	WHERE kind = 'invoice' AND status NOT IN ('draft', 'void') AND issued_at >= 1 AND issued_at < 2
+	GROUP BY currency ORDER BY currency")
+like "a day's invoices are found by when they were issued" "$plan" "USING INDEX invoice_by_issued"
+plan=$(sqlite3 "$FRONTDESK_DB" "EXPLAIN QUERY PLAN SELECT r.method, p.currency, r.amount FROM refund r
+	JOIN payment p ON p.id = r.payment_id WHERE r.status = 'succeeded' AND r.refunded_at >= 1 AND r.refunded_at < 2")
+like "a day's refunds by when they were made" "$plan" "USING INDEX refund_by_refunded"
 out=$(fd check 2>&1); like "check is clean" "$out" "No problems found"
 ok "no card number in the database file or its WAL after these money tests" \
 	python3 "$TOP_SRCDIR/tests/card-scan.py" "$FRONTDESK_DB" "$FRONTDESK_DB-wal"
