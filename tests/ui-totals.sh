@@ -49,4 +49,16 @@ shows "booked, invoiced and taken equal the reports" "Booked $booked USD  Invoic
 shows "taken by method, net of refunds" "Taken by method: cash $cash, check $check"
 fd pay record --customer 1 --amount 7.00 --method card >/dev/null
 shows "a payment made elsewhere shows by itself" "card 7.00"
+day=$(money "$(fd --json report takings --from 2026-12-01 --to 2026-12-02 | python3 -c '
+import json, sys
+print(sum(r["net"] for r in json.load(sys.stdin)["days"]))')")
+keys w
+shows_re "the week shows each day's takings, the report's" "^Taken .* $day"
+keys m
+case "$(screen_text)" in
+*"$day"*) fail "at 80 columns a month cell has no room for them" "$(screen_text)" ;;
+*) pass "at 80 columns a month cell has no room for them" ;;
+esac
+resize 120 40
+shows_re "at 120 the month shows them in the day's cell" "\|1\* +$day +\(3\)\|"
 done_testing

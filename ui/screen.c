@@ -167,6 +167,11 @@ int ui_first_weekday(void)
 	return S.first_wday;
 }
 
+void ui_redraw_soon(void)
+{
+	S.dirty = 1;
+}
+
 void ui_invalidate_all(void)
 {
 	int i;

@@ -57,6 +57,8 @@ struct ahead {
 	int valid;
 };
 
+#define CAL_TK_DAYS 42 /* the most days a view shows (six weeks) */
+
 struct calv {
 	int mode;
 	int back_mode; /* mode to return to on back, -1: none */
@@ -67,6 +69,12 @@ struct calv {
 	int64_t tot_day;
 	int tot_valid;
 	char tot_text[512];
+	/* each shown day's takings (week and month), read when idle */
+	int64_t tk_from;
+	int tk_ndays, tk_valid;
+	int64_t tk_net[CAL_TK_DAYS];
+	char tk_cur[CAL_TK_DAYS][4];
+	int tk_mixed[CAL_TK_DAYS];
 	struct cal_data data;
 	struct ahead ahead[2]; /* the neighbours of the visible range */
 	int prefetch;          /* config screen_prefetch: read them ahead */
@@ -183,6 +191,65 @@ static int64_t neighbour(const struct calv *c, int dir)
 
 /* While waiting for a key: read the next, then the previous range, one per
  * call, with the same one range query, so that moving is instant. */
+/* report_takings' rows into the shown days' figures. */
+struct tk_fill {
+	struct calv *c;
+	char days[CAL_TK_DAYS][11];
+};
+
+static int tk_row(const struct takings_row *r, void *arg)
+{
+	struct tk_fill *f = arg;
+	struct calv *c = f->c;
+	int i;
+
+	for (i = 0; i < c->tk_ndays; i++) {
+		if (strcmp(f->days[i], r->day))
+			continue;
+		if (!c->tk_cur[i][0])
+			snprintf(c->tk_cur[i], sizeof c->tk_cur[i], "%s", r->currency);
+		if (strcmp(c->tk_cur[i], r->currency))
+			c->tk_mixed[i] = 1;
+		else if (money_add(c->tk_net[i], r->net, &c->tk_net[i]))
+			c->tk_mixed[i] = 1;
+	}
+	return 0;
+}
+
+/* The takings of the days the week or month shows, in one query (the same
+ * figures as `frontdesk report takings`); 1 when they were read now. Done
+ * when idle, after the frame: a month move does not wait for it. */
+static int read_takings(struct calv *c)
+{
+	struct tk_fill f;
+	int i;
+
+	if (c->mode == M_DAY || !c->loaded || c->load_failed || c->data.ndays > CAL_TK_DAYS ||
+	    (c->tk_valid && c->tk_from == c->data.from && c->tk_ndays == c->data.ndays))
+		return 0;
+	memset(c->tk_net, 0, sizeof c->tk_net);
+	memset(c->tk_cur, 0, sizeof c->tk_cur);
+	memset(c->tk_mixed, 0, sizeof c->tk_mixed);
+	c->tk_from = c->data.from;
+	c->tk_ndays = c->data.ndays;
+	f.c = c;
+	for (i = 0; i < c->tk_ndays; i++)
+		clock_format_local(c->data.day_start[i], "%Y-%m-%d", f.days[i], sizeof f.days[i]);
+	c->tk_valid = report_takings(ui_db(), c->data.day_start[0], c->data.day_start[c->tk_ndays],
+	                             tk_row, &f) == 0;
+	ui_redraw_soon();
+	return 1;
+}
+
+/* Day i's takings as text ("" when none, unknown or in several currencies). */
+static const char *tk_text(const struct calv *c, int i, char buf[FMT_MONEY])
+{
+	if (!c->tk_valid || c->tk_from != c->data.from || i >= c->tk_ndays || c->tk_mixed[i] ||
+	    !c->tk_cur[i][0])
+		return "";
+	return fmt_money(c->tk_net[i], c->tk_cur[i], buf);
+}
+
 static int cal_idle(struct view *v)
 {
 	struct calv *c = v->priv;
@@ -190,6 +257,8 @@ static int cal_idle(struct view *v)
 	int ndays[2], per_day[2], i, k;
 	struct timespec t0;
 
+	if (read_takings(c))
+		return 1;
 	if (!c->prefetch || !c->loaded || c->load_failed)
 		return 0;
 	for (i = 0; i < 2; i++)
@@ -420,11 +489,24 @@ static void draw_month(struct calv *c, WINDOW *w)
 			strcat(num, "*");
 		draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
 		draw_text(w, y, x, cw, num, da, AL_LEFT);
+		count[0] = '\0';
 		if (n > 0) {
 			snprintf(count, sizeof count, "(%d)", n);
 			draw_text(w, y, x + tw_width(num) + 1, cw - tw_width(num) - 1, count,
 			          i == cur ? da : (in_month ? A_NORMAL : theme_attr(R_DIM)),
 			          AL_RIGHT);
+		}
+		{
+			/* the day's takings between the date and the count, where
+			 * they fit whole */
+			char m[FMT_MONEY];
+			const char *t = tk_text(c, i, m);
+			int tw = tw_width(t),
+			    room = cw - tw_width(num) - 1 - tw_width(count) - (count[0] ? 1 : 0);
+
+			if (*t && tw <= room)
+				draw_text(w, y, x + tw_width(num) + 1, tw, t,
+				          i == cur ? da : theme_attr(R_PAID), AL_LEFT);
 		}
 		if (lines == 1 && n > 1) {
 			/* one line for several visits: their symbols, in order */
@@ -489,7 +571,8 @@ static void draw_week(struct calv *c, WINDOW *w)
 
 	c->nblocks = 0;
 	week_hours(c, &h0, &h1);
-	if (layout_week(c->h, c->w, h0, h1, g)) {
+	/* one row less for the grid: each day's takings above the legend */
+	if (layout_week(c->h - 1, c->w, h0, h1, g)) {
 		draw_center_message(w, _("The window is too small for the week; press d."), A_BOLD);
 		return;
 	}
@@ -594,7 +677,15 @@ static void draw_week(struct calv *c, WINDOW *w)
 			}
 		}
 	}
-	draw_legend(w, g->legend_y, c->w);
+	if (c->tk_valid && c->tk_from == c->data.from) {
+		char m[FMT_MONEY];
+
+		draw_text(w, g->legend_y, 0, g->time_w, _("Taken"), theme_attr(R_HEADER), AL_LEFT);
+		for (d = 0; d < 7; d++)
+			draw_text(w, g->legend_y, g->col_x[d], g->col_w[d], tk_text(c, d, m),
+			          theme_attr(R_HEADER), AL_RIGHT);
+	}
+	draw_legend(w, g->legend_y + 1, c->w);
 }
 
 /* ---------------------------------------------------------------- day */
@@ -816,6 +907,7 @@ static void cal_reload(struct view *v)
 	struct calv *c = v->priv;
 
 	c->tot_valid = 0;
+	c->tk_valid = 0;
 	load(c, 1);
 	fix_selection(c);
 }

@@ -107,6 +107,10 @@ int ui_first_weekday(void);
  * or closing a form with typed input asks first. */
 int ui_confirm_quit(void);
 
+/* ui_redraw_soon - draw again at the loop's next turn (a view's idle work
+ * found something to show). */
+void ui_redraw_soon(void);
+
 /* ui_invalidate_all - mark every view on the stack stale (after a form
  * posted): each reloads before it is drawn again. */
 void ui_invalidate_all(void);
