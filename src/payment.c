@@ -1073,6 +1073,7 @@ int payment_settle(struct db *db, int64_t customer_id, const char *currency,
 {
 	struct credit_settle_ctx c = {customer_id, NULL, allocs, n, in};
 	struct strbuf canon = {0};
+	const char *in_cur;
 	int rc;
 
 	memset(res, 0, sizeof *res);
@@ -1084,10 +1085,8 @@ int payment_settle(struct db *db, int64_t customer_id, const char *currency,
 		return rc;
 	if (n == 0)
 		return err_set(FD_EINVAL, _("give at least one allocation"));
-	if (in &&
-	    (in->customer_id != customer_id ||
-	     strcmp(currency_or_default(in->currency) ? currency_or_default(in->currency) : "",
-	            c.currency)))
+	in_cur = in ? currency_or_default(in->currency) : NULL;
+	if (in && (in->customer_id != customer_id || !in_cur || strcmp(in_cur, c.currency)))
 		return err_set(
 		    FD_EINVAL, "%s",
 		    _("the new payment must be the same customer's, in the same currency"));

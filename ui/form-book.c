@@ -58,7 +58,6 @@ struct bookst {
 	char address[420]; /* the first customer's, the place by default */
 	form_book_done_fn done;
 	void *done_arg;
-	struct form *self;
 };
 
 /* The customers typed: names them beside the field; 0 or the core's code. */
@@ -192,7 +191,6 @@ static struct view *book_push(struct form *f)
 static int book_check(struct form *f)
 {
 	static const int when_field[] = {0, B_DATE, B_START, B_END, B_LENGTH};
-	struct bookst *bs = f->arg;
 	int errors = 0, bad = 0, k;
 
 	k = form_find(f, B_CUSTOMER);
@@ -220,7 +218,6 @@ static int book_check(struct form *f)
 		form_error(f, k, "%s", err_msg());
 		errors++;
 	}
-	(void)bs;
 	return errors;
 }
 
@@ -301,7 +298,6 @@ struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
 	bs->done = done;
 	bs->done_arg = arg;
 	f = form_new(&book_spec, bs, _("Book a visit"));
-	bs->self = f;
 	form_add(f, F_TEXT, B_CUSTOMER, _("Customer"), NULL);
 	form_add(f, F_TEXT, B_SERVICES, _("Services"), NULL);
 	form_add(f, F_TEXT, B_DATE, _("Date"), fmt_date(day_start, d));

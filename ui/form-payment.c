@@ -168,10 +168,9 @@ static void pay_changed(struct form *f, int i)
 		int k = form_find(f, F_AMOUNT);
 
 		ps->pf.use_credit = !strcmp(form_value(f, i), "yes");
-		free(f->fields[k].label);
-		f->fields[k].label =
-		    xstrdup(ps->pf.use_credit ? _("New money received (empty: none)")
-		                              : _("Amount received"));
+		form_label(f, k,
+		           ps->pf.use_credit ? _("New money received (empty: none)")
+		                             : _("Amount received"));
 	}
 	if (id == -1 || ((id == F_AMOUNT || id == F_USECREDIT) && !ps->manual)) {
 		int64_t amount = money_in(ps, amount_of(f, ps));
@@ -196,6 +195,15 @@ static void row_label(struct payst *ps, int i, char *buf, size_t n)
 	         fmt_date(ps->pf.inv[i].due_at, d));
 }
 
+/* The label of the choice to use the customer's credit, with its amount. */
+static void credit_label(struct payst *ps, char *buf, size_t n)
+{
+	char b[FMT_MONEY];
+
+	snprintf(buf, n, _("Use the credit on account (%s) first"),
+	         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
+}
+
 /* Another desk (or the worker) changed the records while the form is open:
  * the balances and the credit are read again, each row keeps what was typed,
  * and a row whose invoice now owes less than that says so beside it. The
@@ -205,7 +213,7 @@ static void pay_reload(struct form *f)
 {
 	struct payst *ps = f->arg;
 	struct payform fresh;
-	char label[200], b[FMT_MONEY];
+	char label[200];
 	int i, j, changed = 0;
 
 	if (payform_load(ui_db(), ps->pf.customer_id, ps->pf.currency, &fresh) != 0)
@@ -222,21 +230,14 @@ static void pay_reload(struct form *f)
 		changed = 1;
 		ps->pf.inv[i].balance = now;
 		row_label(ps, i, label, sizeof label);
-		free(f->fields[k].label);
-		f->fields[k].label = xstrdup(label);
+		form_label(f, k, label);
 		form_note(f, k, _("changed by another desk"));
 	}
 	if (fresh.credit != ps->pf.credit) {
 		changed = 1;
 		ps->pf.credit = fresh.credit;
-		if (form_find(f, F_USECREDIT) >= 0) {
-			int k = form_find(f, F_USECREDIT);
-
-			snprintf(label, sizeof label, _("Use the credit on account (%s) first"),
-			         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
-			free(f->fields[k].label);
-			f->fields[k].label = xstrdup(label);
-		}
+		credit_label(ps, label, sizeof label);
+		form_label(f, form_find(f, F_USECREDIT), label);
 	}
 	payform_free(&fresh);
 	if (!changed)
@@ -384,7 +385,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 {
 	struct payst *ps;
 	struct form *f;
-	char title[256], now[32], label[160], b[FMT_MONEY];
+	char title[256], now[32], label[160];
 	int i, k;
 
 	if (ui_readonly()) {
@@ -410,8 +411,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	if (ps->pf.use_credit) {
 		/* money already received comes first: a reversal's money is not
 		 * left stranded while the customer pays again */
-		snprintf(label, sizeof label, _("Use the credit on account (%s) first"),
-		         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
+		credit_label(ps, label, sizeof label);
 		form_add_choice(f, F_USECREDIT, label, yes_no, yes_no_labels, 2, "yes");
 	}
 	k = form_add(

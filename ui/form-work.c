@@ -373,78 +373,37 @@ struct jobst {
 	int64_t customer_id, minutes;
 };
 
-struct match {
-	int n;
-	int64_t id;
-	char name[200];
-};
-
-static int count_match(const struct customer *c, void *arg)
-{
-	struct match *m = arg;
-
-	if (m->n++ == 0) {
-		m->id = c->id;
-		snprintf(m->name, sizeof m->name, "%s", c->name);
-	}
-	return m->n > 20;
-}
-
-/* The customer named by text: a number, or the one customer whose name or
- * phone contains it. */
+/* The customer named by text, by the core's one rule (customer_find): a
+ * number, a name or a phone number's digits; the name beside the field. */
 static int resolve_customer(struct form *f, int k, int64_t *id)
 {
-	const char *t = form_value(f, k);
-	struct match m = {0, 0, ""};
-	char *end;
-	long long v;
+	char name[256];
 
-	if (!*t) {
-		form_error(f, k, "%s", _("required: a name, a phone number or a customer number"));
+	if (customer_find(ui_db(), form_value(f, k), id, name, sizeof name)) {
+		form_error(f, k, "%s", err_msg());
 		return 1;
 	}
-	v = strtoll(t, &end, 10);
-	if (!*end && v > 0) {
-		struct customer c;
-
-		if (customer_get(ui_db(), v, &c) != 0) {
-			form_error(f, k, _("no customer number %lld"), v);
-			return 1;
-		}
-		*id = c.id;
-		form_note(f, k, c.name);
-		customer_free(&c);
-		return 0;
-	}
-	customer_list(ui_db(), t, count_match, &m);
-	if (m.n == 0) {
-		form_error(f, k, "%s", _("no customer matches"));
-		return 1;
-	}
-	if (m.n > 1) {
-		form_error(f, k, _("%d customers match; type more, or the number"), m.n);
-		return 1;
-	}
-	*id = m.id;
-	form_note(f, k, m.name);
+	form_note(f, k, name);
 	return 0;
 }
 
 static void job_changed(struct form *f, int i)
 {
-	struct jobst *js = f->arg;
-
 	if (i >= 0 && f->fields[i].id == J_CUSTOMER) {
-		struct match m = {0, 0, ""};
 		const char *t = form_value(f, i);
+		char name[256];
+		int64_t id;
+		int rc;
 
 		form_note(f, i, NULL);
-		if (strlen(t) >= 2 && (customer_list(ui_db(), t, count_match, &m), m.n == 1))
-			form_note(f, i, m.name);
-		else if (m.n > 1)
-			form_note(f, i, _("several match"));
+		if (strlen(t) >= 2) {
+			rc = customer_find(ui_db(), t, &id, name, sizeof name);
+			if (rc == 0)
+				form_note(f, i, name);
+			else if (rc == FD_ECONFLICT)
+				form_note(f, i, _("several match"));
+		}
 	}
-	(void)js;
 }
 
 static int job_check(struct form *f)

@@ -161,6 +161,14 @@ const char *form_value(const struct form *f, int i)
 	return fl->utf8 ? fl->utf8 : "";
 }
 
+void form_label(struct form *f, int i, const char *label)
+{
+	if (i < 0 || i >= f->n)
+		return;
+	free(f->fields[i].label);
+	f->fields[i].label = xstrdup(label ? label : "");
+}
+
 void form_set(struct form *f, int i, const char *text)
 {
 	if (i >= 0 && i < f->n)

@@ -121,6 +121,9 @@ void form_set(struct form *f, int i, const char *text);
 /* form_error - set (fmt != NULL) or clear the error of field i. */
 void form_error(struct form *f, int i, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* form_label - replace the label of field i (a figure in it changed). */
+void form_label(struct form *f, int i, const char *label);
+
 /* form_note - set or clear (NULL) the note beside field i. */
 void form_note(struct form *f, int i, const char *text);
 

@@ -843,6 +843,7 @@ int screen_run(struct db *db)
 		runner_start(db_path(db));
 	start_channel_worker();
 	next_tick = mono_ms() + TICK_MS;
+	S.idle_more = 1; /* the first place shown: its work ahead, after the frame */
 	while (!S.done && !term_quit_signal()) {
 		double now, t0;
 		int timeout, key, got = 0;

@@ -67,7 +67,7 @@ struct calv {
 	int64_t want;  /* a visit just booked or moved: selected once it is read */
 	/* the day view's totals line, read once per day and database change */
 	int64_t tot_day;
-	int tot_valid;
+	int tot_read; /* tot_text is tot_day's (read, or why it could not be) */
 	char tot_text[512];
 	/* each shown day's takings (week and month), read when idle */
 	int64_t tk_from;
@@ -250,6 +250,8 @@ static const char *tk_text(const struct calv *c, int i, char buf[FMT_MONEY])
 	return fmt_money(c->tk_net[i], c->tk_cur[i], buf);
 }
 
+static int read_day_totals(struct calv *c);
+
 static int cal_idle(struct view *v)
 {
 	struct calv *c = v->priv;
@@ -257,7 +259,7 @@ static int cal_idle(struct view *v)
 	int ndays[2], per_day[2], i, k;
 	struct timespec t0;
 
-	if (read_takings(c))
+	if (read_takings(c) || read_day_totals(c))
 		return 1;
 	if (!c->prefetch || !c->loaded || c->load_failed)
 		return 0;
@@ -759,17 +761,22 @@ static int add_taken(const struct takings_row *r, void *arg)
  * check ..." on a second line (after a newline): the visits
  * that start on the day (their prices as the calendar shows them), the
  * invoices issued that day and the money taken that day by method (net of
- * refunds), the same figures as `frontdesk report takings`. */
-static const char *day_totals(struct calv *c, int d)
+ * refunds), the same figures as `frontdesk report takings`. Read when idle,
+ * after the frame (like the week's and month's takings), once per day and
+ * database change; 1 when read now. */
+static int read_day_totals(struct calv *c)
 {
 	struct sums booked = {0}, invoiced = {0};
 	struct taken taken;
 	struct strbuf sb = {0};
 	int64_t next = clock_add_days(c->day, 1);
-	int k, n = cal_day_count(&c->data, d), ok;
+	int k, d, n, ok;
 
-	if (c->tot_valid && c->tot_day == c->day)
-		return c->tot_text;
+	if (c->mode != M_DAY || !c->loaded || c->load_failed ||
+	    (c->tot_read && c->tot_day == c->day))
+		return 0;
+	d = cursor_index(c);
+	n = cal_day_count(&c->data, d);
 	memset(&taken, 0, sizeof taken);
 	for (k = 0; k < n; k++) {
 		const struct cal_row *r = cal_day_row(&c->data, d, k);
@@ -793,8 +800,9 @@ static const char *day_totals(struct calv *c, int d)
 	sb_free(&sb);
 	sb_free(&taken.methods);
 	c->tot_day = c->day;
-	c->tot_valid = ok;
-	return c->tot_text;
+	c->tot_read = 1;
+	ui_redraw_soon();
+	return 1;
 }
 
 static void draw_day(struct calv *c, WINDOW *w)
@@ -826,8 +834,8 @@ static void draw_day(struct calv *c, WINDOW *w)
 		          day_cols[i].align);
 	c->day_first_y = 2;
 	rows = c->h - 5;
-	{
-		const char *t = day_totals(c, d), *nl = strchr(t, '\n');
+	if (c->tot_read && c->tot_day == c->day) {
+		const char *t = c->tot_text, *nl = strchr(t, '\n');
 		char *first = xstrndup(t, nl ? (size_t)(nl - t) : strlen(t));
 
 		draw_text(w, c->h - 3, 2, c->w - 4, first, theme_attr(R_HEADER), AL_LEFT);
@@ -906,7 +914,7 @@ static void cal_reload(struct view *v)
 {
 	struct calv *c = v->priv;
 
-	c->tot_valid = 0;
+	c->tot_read = 0;
 	c->tk_valid = 0;
 	load(c, 1);
 	fix_selection(c);
