@@ -136,14 +136,36 @@ struct chan_refund {
 	int64_t created;
 };
 
-/* One line of a day's settlement (a balance transaction). */
+/* What a settlement line is, in the core's words (the adapter maps its
+ * channel's type or reporting category to one of these). */
+enum chan_settle_kind {
+	CHAN_SETTLE_OTHER = 0, /* nothing reconciliation matches (kept, shown) */
+	CHAN_SETTLE_CHARGE,    /* money received for an order */
+	CHAN_SETTLE_REFUND,    /* money sent back for an order (amount < 0) */
+	CHAN_SETTLE_FEE,       /* a fee not tied to one order */
+	CHAN_SETTLE_PAYOUT,    /* money paid out to the shop's bank (amount < 0) */
+	CHAN_SETTLE_ADJUSTMENT /* a dispute, a correction */
+};
+
+/* One line of a day's settlement (a Stripe balance transaction, a row of
+ * a WeChat Pay style bill), from the adapter or a settlement file. Amounts
+ * are minor units, signed as the channel's balance sees them (a refund or
+ * a payout is negative); net = amount - fee. Ids the channel does not give
+ * are "". */
 struct chan_settle_line {
-	char id[256];
-	char type[40];
-	char source[256];
+	char id[256];                /* the line's own id (unique per channel) */
+	char type[40];               /* the channel's word (type / reporting category) */
+	enum chan_settle_kind kind;  /* what it means */
+	char status[40];             /* the channel's word for the line's state, "" when none */
+	char source[256];            /* the channel's id of the object (charge, refund, payout) */
+	char order_id[256];          /* the channel's id of the order (payment intent, transaction id) */
+	char order_no[65];           /* our order number as the channel keeps it (metadata, out_trade_no) */
+	char refund_id[256];         /* refunds: the channel's refund id */
+	char payout_id[256];         /* the payout that carries the line to the bank, "" when none */
 	int64_t amount, fee, net;
-	char currency[4];
-	int64_t created, available_on;
+	char currency[4]; /* upper case */
+	int64_t created, available_on; /* channel time (Unix seconds), 0 when not given */
+	int line_no;                   /* a settlement file's line number, 0 when fetched */
 };
 
 /* What creating a payment asks for. */
