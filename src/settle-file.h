@@ -21,6 +21,11 @@
 
 #include "channel.h"
 
+/* The bounds of what is read, so that a damaged file cannot make us
+ * allocate without end. */
+#define SETTLE_FILE_MAX  (64 * 1024 * 1024) /* bytes of a file */
+#define SETTLE_LINES_MAX 100000             /* lines (rows) of a file */
+
 enum settle_format {
 	SETTLE_FORMAT_UNKNOWN = 0,
 	SETTLE_FORMAT_STRIPE_CSV,  /* Stripe balance-transaction CSV */
@@ -29,10 +34,10 @@ enum settle_format {
 
 struct settle_file {
 	enum settle_format format;
-	char adapter[16];              /* the adapter whose lines these are: "stripe", "wechat" */
+	char adapter[16];               /* the adapter whose lines these are: "stripe", "wechat" */
 	struct chan_settle_line *lines; /* n lines, owned */
 	size_t n;
-	char sha256[65];               /* of the file's bytes, lower-case hex */
+	char sha256[65];                     /* of the file's bytes, lower-case hex */
 	int64_t first_created, last_created; /* the lines' range of created times, 0 when n == 0 */
 };
 
