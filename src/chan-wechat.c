@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "chan-http.h"
 #include "chan-sig.h"
@@ -25,6 +26,7 @@
 #include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
+#include "settle-file.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -338,6 +340,30 @@ static int read_cur(const char *s, char out[4])
 	return 0;
 }
 
+/* The request m completed with the merchant's account, a nonce and its
+ * signature, as the XML body in *body (CHAN_OK; caller frees), or
+ * CHAN_BADDATA with the reason in *st. */
+static int signed_body(struct chan_ctx *c, struct chan_wx_msg *m, struct strbuf *body,
+                       struct chan_status *st)
+{
+	char nonce[17], sign[65];
+
+	if (chan_random_hex(nonce) != 0)
+		return bad_data(st, err_msg());
+	msg_add(m, "appid", c->appid);
+	msg_add(m, "mch_id", c->mch_id);
+	msg_add(m, "nonce_str", nonce);
+	msg_add(m, "sign_type", "HMAC-SHA256");
+	if (chan_wx_sign(m, c->key, sign) != 0)
+		return bad_data(st, err_msg());
+	msg_add(m, "sign", sign);
+	if (write_xml(m, body) != 0) {
+		sb_free(body);
+		return bad_data(st, _("a value cannot be written into the request"));
+	}
+	return CHAN_OK;
+}
+
 /* POST the signed request m to path and read the signed answer into *ans.
  * safe: the request changes nothing (a lost answer is CHAN_RETRY, else
  * CHAN_UNKNOWN). Business failures: ORDERNOTEXIST / REFUNDNOTEXIST are
@@ -348,25 +374,13 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 {
 	struct chan_http_resp r;
 	struct strbuf body = {0};
-	char nonce[17], sign[65];
 	const char *v, *err;
 	int code;
 
 	memset(ans, 0, sizeof *ans);
 	memset(st, 0, sizeof *st);
-	if (chan_random_hex(nonce) != 0)
-		return bad_data(st, err_msg());
-	msg_add(m, "appid", c->appid);
-	msg_add(m, "mch_id", c->mch_id);
-	msg_add(m, "nonce_str", nonce);
-	msg_add(m, "sign_type", "HMAC-SHA256");
-	if (chan_wx_sign(m, c->key, sign) != 0)
-		return bad_data(st, err_msg());
-	msg_add(m, "sign", sign);
-	if (write_xml(m, &body) != 0) {
-		sb_free(&body);
-		return bad_data(st, _("a value cannot be written into the request"));
-	}
+	if ((code = signed_body(c, m, &body, st)) != CHAN_OK)
+		return code;
 	code = chan_http_call(&c->http, kw, "POST", path, NULL, sb_cstr(&body), NULL, &r, st);
 	sb_free(&body);
 	if (code != CHAN_OK)
@@ -636,6 +650,127 @@ static int wechat_query_refund(struct chan_ctx *c, const char *id, struct chan_r
 	return code;
 }
 
+/* ---------------------------------------------------------------- settlement */
+
+#define CHINA_OFFSET    (8 * 3600) /* the channel's days are China's (UTC+8) */
+#define SETTLE_MAX_DAYS 62         /* the longest window fetched at once */
+
+/* The start (Unix seconds) of the China day that t is in. */
+static int64_t china_day(int64_t t)
+{
+	int64_t l = t + CHINA_OFFSET, d = l / 86400;
+
+	if (l % 86400 < 0)
+		d--;
+	return d * 86400 - CHINA_OFFSET;
+}
+
+/* The trade bill (bill_type ALL) of the China day starting at day, read
+ * into *f: empty when the channel has no bill for that day ("No Bill
+ * Exist"). The bill is text, not a signed message (the channel signs none);
+ * what it says is checked by its own summary (settle-file.h). A refusal in
+ * XML is mapped like any call's: SYSTEMERROR CHAN_RETRY, others
+ * CHAN_REFUSED; a bill that cannot be read CHAN_BADDATA. */
+static int download_bill(struct chan_ctx *c, int64_t day, struct settle_file *f,
+                         struct chan_status *st)
+{
+	struct chan_wx_msg m = {0}, ans = {0};
+	struct chan_http_resp r = {0};
+	struct strbuf body = {0};
+	size_t keep = c->http.max_response, i;
+	time_t t = (time_t)(day + CHINA_OFFSET);
+	struct tm tm;
+	char date[16];
+	const char *v;
+	int code;
+
+	memset(f, 0, sizeof *f);
+	if (!gmtime_r(&t, &tm) || !strftime(date, sizeof date, "%Y%m%d", &tm))
+		return bad_data(st, _("the bill's date cannot be written"));
+	msg_add(&m, "bill_date", date);
+	msg_add(&m, "bill_type", "ALL");
+	code = signed_body(c, &m, &body, st);
+	chan_wx_free(&m);
+	if (code != CHAN_OK)
+		return code;
+	/* a day's bill may be larger than any answer the other calls get */
+	c->http.max_response = SETTLE_FILE_MAX;
+	code = chan_http_call(&c->http, "settlement", "POST", "/pay/downloadbill", NULL,
+	                      sb_cstr(&body), NULL, &r, st);
+	c->http.max_response = keep;
+	sb_free(&body);
+	if (code != CHAN_OK)
+		goto out;
+	for (i = 0;
+	     r.body && i < r.len && (r.body[i] == ' ' || r.body[i] == '\n' || r.body[i] == '\r');
+	     i++)
+		;
+	if (r.body && r.len - i >= 5 && !memcmp(r.body + i, "<xml>", 5)) {
+		/* not a bill: why the channel gives none */
+		if (chan_wx_parse(r.body, r.len, &ans) != 0) {
+			snprintf(st->reason, sizeof st->reason, "%s",
+			         _("the channel's answer is not complete XML (cut short?)"));
+			code = CHAN_RETRY;
+			goto out;
+		}
+		v = chan_wx_get(&ans, "return_msg");
+		if (v && strstr(v, "No Bill Exist"))
+			goto out; /* nothing happened that day */
+		snprintf(st->reason, sizeof st->reason, _("the channel refused the request: %s"),
+		         v ? v : "?");
+		code = v && strstr(v, "SYSTEMERROR") ? CHAN_RETRY : CHAN_REFUSED;
+		goto out;
+	}
+	if (settle_wechat_bill_read(r.body ? r.body : "", r.len, f) != 0)
+		code = bad_data(st, err_msg());
+out:
+	chan_wx_free(&ans);
+	chan_http_resp_free(&r);
+	return code;
+}
+
+/* The lines of every China day that [from, to) touches, one bill a day,
+ * those created in [from, to) kept (line_no 0: fetched, not a file). */
+static int wechat_settlement(struct chan_ctx *c, int64_t from, int64_t to,
+                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	size_t cap = 0, i;
+	int64_t day;
+	int code = CHAN_OK;
+
+	*out = NULL;
+	*n = 0;
+	memset(st, 0, sizeof *st);
+	if (to <= from)
+		return CHAN_OK;
+	if (to - from > (int64_t)SETTLE_MAX_DAYS * 86400)
+		return bad_data(st, _("a settlement is fetched for at most 62 days at once"));
+	for (day = china_day(from); day < to && code == CHAN_OK; day += 86400) {
+		struct settle_file f;
+
+		if ((code = download_bill(c, day, &f, st)) != CHAN_OK)
+			break;
+		for (i = 0; i < f.n; i++) {
+			if (f.lines[i].created < from || f.lines[i].created >= to)
+				continue;
+			if (*n == cap) {
+				cap = cap ? 2 * cap : 64;
+				*out = xrealloc(*out, cap * sizeof **out);
+			}
+			(*out)[*n] = f.lines[i];
+			(*out)[*n].line_no = 0;
+			(*n)++;
+		}
+		settle_file_free(&f);
+	}
+	if (code != CHAN_OK) {
+		free(*out);
+		*out = NULL;
+		*n = 0;
+	}
+	return code;
+}
+
 /* ---------------------------------------------------------------- notifies */
 
 /* Notifies are stored with the type "wechat.pay.notify" (our reading of a
@@ -858,7 +993,7 @@ const struct chan_ops chan_wechat_ops = {
     .create_payment = wechat_create,
     .refund = wechat_refund,
     .query_refund = wechat_query_refund,
-    .settlement = NULL,
+    .settlement = wechat_settlement,
     .event_kind = wechat_event_kind,
     .read_event = wechat_read_event,
     .verify = wechat_verify,

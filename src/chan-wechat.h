@@ -27,8 +27,17 @@
  * outbox command's idempotency key): both are known before the channel
  * answers, so a lost answer is resolved by querying. It has no events
  * list (poll_events NULL): its events are the notifies relayed by
- * `frontdesk inbox ingest` and the states found by querying orders. It has
- * no settlement download yet (settlement NULL).
+ * `frontdesk inbox ingest` and the states found by querying orders.
+ *
+ * Its settlement is the daily trade bill (downloadbill, bill_type ALL):
+ * one bill per China calendar day (UTC+8) that the window touches, read by
+ * settle_wechat_bill_read (settle-file.h: its summary must add up), the
+ * lines created in the window kept. The bill is plain text and carries no
+ * signature (the channel signs none); a day without trades is the error
+ * "No Bill Exist", an empty day. A line's order_id and order_no are our
+ * order number (out_trade_no, the channel's id of the order here), its
+ * refund_id our refund key (out_refund_no); the channel's own transaction
+ * and refund numbers are its id and source.
  *
  * Callers: chan-provider.c (through struct chan_ops), tests.
  */

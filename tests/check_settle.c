@@ -7,17 +7,27 @@
  * The files are built here from tables; what each line must read as is
  * computed from the same tables by this file's own means (its own decimal
  * reader and timegm), never copied from the reader's output.
+ *
+ * The "fake" case drives the WeChat style adapter's settlement fetch
+ * against tests/fake-wechat.py (started here, steered with curl): a window
+ * across two China days, its bills in GBK and in UTF-8 with a BOM, a trade
+ * the shop never asked for, a refund, and the channel's refusals.
  */
 #include <config.h>
 
 #include <check.h>
 #include <iconv.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
+#include "chan-wechat.h"
 #include "err.h"
 #include "settle-file.h"
 #include "strbuf.h"
@@ -553,10 +563,250 @@ START_TEST(test_bill_refused)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- the adapter's fetch */
+
+#define WX_KEY "made_up_merchant_key_0123456789ab"
+#define CN     (8 * 3600)
+
+static pid_t fake_pid;
+static char base[64];
+static struct chan_ctx *wx;
+
+static void fake_setup(void)
+{
+	const char *top = getenv("TOP_SRCDIR");
+	struct chan_wechat_cfg cfg = {0};
+	char script[512], line[64];
+	int fds[2], port = 0;
+	FILE *f;
+
+	unsetenv("http_proxy");
+	unsetenv("HTTP_PROXY");
+	unsetenv("all_proxy");
+	unsetenv("ALL_PROXY");
+	snprintf(script, sizeof script, "%s/tests/fake-wechat.py", top ? top : ".");
+	ck_assert_int_eq(pipe(fds), 0);
+	fake_pid = fork();
+	ck_assert_int_ge(fake_pid, 0);
+	if (fake_pid == 0) {
+		dup2(fds[1], 1);
+		close(fds[0]);
+		execlp("python3", "python3", script, "--key", WX_KEY, "--max-seconds", "300",
+		       (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	f = fdopen(fds[0], "r");
+	ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+	ck_assert_int_eq(sscanf(line, "PORT %d", &port), 1);
+	fclose(f);
+	snprintf(base, sizeof base, "http://127.0.0.1:%d", port);
+	cfg.base_url = base;
+	cfg.appid = "wx_made_up_appid";
+	cfg.mch_id = "10000100";
+	cfg.key = WX_KEY;
+	cfg.total_timeout_ms = 15000;
+	ck_assert_int_eq(chan_wechat_open(&cfg, &wx), 0);
+}
+
+static void fake_teardown(void)
+{
+	chan_wechat_ops.close(wx);
+	wx = NULL;
+	kill(fake_pid, SIGTERM);
+	waitpid(fake_pid, NULL, 0);
+}
+
+/* POST json to the fake's control path what; its answer in buf. */
+static void ctl(const char *what, const char *json, char *buf, size_t n)
+{
+	char cmd[1024];
+	FILE *p;
+	size_t got;
+
+	snprintf(cmd, sizeof cmd, "curl -s --max-time 10 -d '%s' %s/_control/%s", json, base, what);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	got = fread(buf, 1, n - 1, p);
+	buf[got] = '\0';
+	ck_assert_int_eq(pclose(p), 0);
+}
+
+static void ctlf(const char *what, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void ctlf(const char *what, const char *fmt, ...)
+{
+	char json[256], buf[4096];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(json, sizeof json, fmt, ap);
+	va_end(ap);
+	ctl(what, json, buf, sizeof buf);
+}
+
+/* An order created through the adapter. */
+static void create(const char *no, int64_t fen)
+{
+	struct chan_create in = {0};
+	struct chan_order o;
+	struct chan_status st;
+
+	in.order_no = no;
+	in.amount = fen;
+	in.currency = "CNY";
+	in.description = "wash";
+	in.idem_key = no;
+	ck_assert_int_eq(chan_wechat_ops.create_payment(wx, &in, &o, &st), CHAN_OK);
+}
+
+/* The fetched line whose order number is no and kind is kind. */
+static const struct chan_settle_line *find(const struct chan_settle_line *l, size_t n,
+                                           const char *no, enum chan_settle_kind kind)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(l[i].order_no, no) && l[i].kind == kind)
+			return &l[i];
+	return NULL;
+}
+
+/* How many bills the fake was asked for. */
+static int bills_asked(void)
+{
+	static char buf[65536];
+	const char *p = buf;
+	int n = 0;
+
+	ctl("log", "{}", buf, sizeof buf);
+	while ((p = strstr(p, "/pay/downloadbill")) != NULL) {
+		n++;
+		p++;
+	}
+	return n;
+}
+
+static void check_charge(const struct chan_settle_line *l, size_t n, const char *no, int64_t fen,
+                         int64_t when)
+{
+	const struct chan_settle_line *c = find(l, n, no, CHAN_SETTLE_CHARGE);
+	int64_t fee = (fen * 6 + 500) / 1000; /* the fake's 0.6%, half up */
+
+	ck_assert_msg(c != NULL, "no charge of %s", no);
+	ck_assert_int_eq(c->amount, fen);
+	ck_assert_int_eq(c->fee, fee);
+	ck_assert_int_eq(c->net, fen - fee);
+	ck_assert_int_eq(c->created, when);
+	ck_assert_str_eq(c->currency, "CNY");
+	ck_assert_str_eq(c->type, "SUCCESS");
+	ck_assert_str_eq(c->order_id, no);
+	ck_assert_str_ne(c->id, "");
+	ck_assert_str_eq(c->source, c->id);
+	ck_assert_int_eq(c->line_no, 0);
+}
+
+START_TEST(test_wechat_fetch_two_days)
+{
+	int64_t from = utc("2026-12-01 12:00:00", CN), to = utc("2026-12-02 12:00:00", CN);
+	int64_t t1 = utc("2026-12-01 23:30:00", CN), t2 = utc("2026-12-02 00:10:00", CN);
+	int64_t t3 = utc("2026-12-02 09:00:00", CN), t4 = utc("2026-12-02 11:59:59", CN);
+	struct chan_settle_line *a = NULL, *b = NULL;
+	const struct chan_settle_line *r;
+	struct chan_refund rf;
+	struct chan_status st;
+	size_t na = 0, nb = 0;
+
+	create("FD-S1", 10000);
+	create("FD-S2", 1);
+	create("FD-S3", 2500);
+	create("FD-S4", 700); /* never paid: in no bill */
+	ctlf("trade/FD-S1", "{\"state\": \"SUCCESS\", \"time\": %lld}", (long long)t1);
+	ctlf("trade/FD-S2", "{\"state\": \"SUCCESS\", \"time\": %lld}", (long long)t2);
+	/* paid the first day, before the window: in its bill, not in the lines */
+	ctlf("trade/FD-S3", "{\"state\": \"SUCCESS\", \"time\": %lld}",
+	     (long long)utc("2026-12-01 08:00:00", CN));
+	ck_assert_int_eq(chan_wechat_ops.refund(wx, "FD-S1", 1000, "rf-S1", &rf, &st), CHAN_OK);
+	ctlf("refund/rf-S1", "{\"status\": \"SUCCESS\", \"time\": %lld}", (long long)t3);
+	/* a trade the desk never knew of, and one at the window's end (out) */
+	ctlf("foreign_trade", "{\"no\": \"FD-X9\", \"fee\": 5000, \"time\": %lld}", (long long)t4);
+	ctlf("foreign_trade", "{\"no\": \"FD-X10\", \"fee\": 300, \"time\": %lld}", (long long)to);
+	ctlf("mode", "{\"bill_gbk\": true}");
+
+	ck_assert_int_eq(bills_asked(), 0);
+	ck_assert_msg(chan_wechat_ops.settlement(wx, from, to, &a, &na, &st) == CHAN_OK, "%s",
+	              st.reason);
+	ck_assert_int_eq(bills_asked(), 2); /* one bill a China day */
+	ck_assert_uint_eq(na, 4);
+	check_charge(a, na, "FD-S1", 10000, t1);
+	check_charge(a, na, "FD-S2", 1, t2);
+	check_charge(a, na, "FD-X9", 5000, t4);
+	r = find(a, na, "FD-S1", CHAN_SETTLE_REFUND);
+	ck_assert_ptr_nonnull(r);
+	ck_assert_int_eq(r->amount, -1000);
+	ck_assert_int_eq(r->fee, -6);
+	ck_assert_int_eq(r->net, -994);
+	ck_assert_int_eq(r->created, t3);
+	ck_assert_str_eq(r->refund_id, "rf-S1");
+	ck_assert_str_eq(r->status, "SUCCESS");
+	ck_assert_ptr_null(find(a, na, "FD-S3", CHAN_SETTLE_CHARGE));
+	ck_assert_ptr_null(find(a, na, "FD-X10", CHAN_SETTLE_CHARGE));
+
+	/* the same bills in UTF-8 with a BOM read the same */
+	ctlf("mode", "{\"bill_gbk\": false, \"bill_bom\": true}");
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, from, to, &b, &nb, &st), CHAN_OK);
+	ck_assert_uint_eq(nb, na);
+	ck_assert_int_eq(memcmp(a, b, na * sizeof *a), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
+START_TEST(test_wechat_fetch_refusals)
+{
+	int64_t day = utc("2026-12-05 00:00:00", CN);
+	struct chan_settle_line *l = (void *)1;
+	struct chan_status st;
+	size_t n = 7;
+
+	/* a day without a trade: "No Bill Exist" is an empty day */
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 86400, &l, &n, &st), CHAN_OK);
+	ck_assert_uint_eq(n, 0);
+	free(l);
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day, &l, &n, &st), CHAN_OK);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 63 * 86400, &l, &n, &st),
+	                 CHAN_BADDATA);
+	ck_assert_ptr_null(l);
+	ctlf("foreign_trade", "{\"no\": \"FD-Y1\", \"fee\": 100, \"time\": %lld}",
+	     (long long)day + 3600);
+	/* the channel's refusals */
+	ctlf("mode", "{\"bill_error\": \"SYSTEMERROR\"}");
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 86400, &l, &n, &st), CHAN_RETRY);
+	ck_assert_ptr_nonnull(strstr(st.reason, "SYSTEMERROR"));
+	ck_assert_ptr_null(l);
+	ck_assert_uint_eq(n, 0);
+	ctlf("mode", "{\"bill_error\": \"invalid bill_date\"}");
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 86400, &l, &n, &st),
+	                 CHAN_REFUSED);
+	/* a bill whose summary does not add up is not believed */
+	ctlf("mode", "{\"bill_error\": \"\", \"bill_bad_summary\": true}");
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 86400, &l, &n, &st),
+	                 CHAN_BADDATA);
+	ck_assert_msg(strstr(st.reason, "summary says 2 rows, the file has 1") != NULL, "%s",
+	              st.reason);
+	ck_assert_ptr_null(l);
+	ctlf("mode", "{\"bill_bad_summary\": false}");
+	ck_assert_int_eq(chan_wechat_ops.settlement(wx, day, day + 86400, &l, &n, &st), CHAN_OK);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_str_eq(l[0].order_no, "FD-Y1");
+	free(l);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("settle");
-	TCase *tc = tcase_create("settle");
+	TCase *tc = tcase_create("settle"), *fake = tcase_create("fake");
 	SRunner *sr;
 	int failed;
 
@@ -567,6 +817,11 @@ int main(void)
 	tcase_add_test(tc, test_bill_encodings);
 	tcase_add_test(tc, test_bill_refused);
 	suite_add_tcase(s, tc);
+	tcase_add_checked_fixture(fake, fake_setup, fake_teardown);
+	tcase_add_test(fake, test_wechat_fetch_two_days);
+	tcase_add_test(fake, test_wechat_fetch_refusals);
+	tcase_set_timeout(fake, 60);
+	suite_add_tcase(s, fake);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");
 	srunner_run_all(sr, CK_SILENT);

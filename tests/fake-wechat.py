@@ -13,16 +13,33 @@ API (each request must be signed; a bad signature is return_code FAIL):
   POST /secapi/pay/refund    out_trade_no, out_refund_no, total_fee, refund_fee
                              (the same out_refund_no again: the same refund)
   POST /pay/refundquery      out_refund_no -> refund_status_0, refund_fee_0 ...
+  POST /pay/downloadbill     bill_date YYYYMMDD, bill_type ALL -> the trade bill of
+                             that China day as TEXT (not XML, not signed): a header
+                             of Chinese column names, one row per trade paid and per
+                             refund succeeded that day (every field starting with a
+                             backquote; the goods name quoted, it holds a comma), a
+                             summary header and row; fee 0.6% of each amount, to the
+                             fen. No trade that day: return_code FAIL "No Bill Exist"
 Control (JSON, unsigned):
-  POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|...} moves a
-                             trade and queues its notify (SUCCESS, PAYERROR)
-  POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|"REFUNDCLOSE"|...} moves a
-                             refund and queues its refund notify (not for PROCESSING)
+  POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|..., "time": T}
+                             moves a trade and queues its notify (SUCCESS, PAYERROR);
+                             a trade paid is in the bill of the day of T (Unix
+                             seconds, default now)
+  POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|"REFUNDCLOSE"|..., "time": T}
+                             moves a refund and queues its refund notify (not for
+                             PROCESSING); a refund succeeded is in the bill of T's day
+  POST /_control/foreign_trade {"no": NO, "fee": FEN, "fee_type": "CNY", "time": T}:
+                             a trade paid at T that the shop never asked for (the
+                             channel's own terminal or page): in the bill, queryable
   POST /_control/mode        {"duplicate": bool, "reorder": bool, "lose": bool,
                              "bad_sign": bool, "bad_req_info": "" | "other_key" |
-                             "garbage" | "truncated" | "plain"}: how queued notifies
+                             "garbage" | "truncated" | "plain", "bill_gbk": bool,
+                             "bill_bom": bool, "bill_bad_summary": bool,
+                             "bill_error": "" | "SYSTEMERROR" | ...}: how queued notifies
                              are handed out (bad_sign: a payment notify signed, a
-                             refund notify encrypted, with another key)
+                             refund notify encrypted, with another key); how bills
+                             are written (GBK, UTF-8 with a BOM, a summary off by
+                             one row) or refused (bill_error as return_msg)
   POST /_control/notifies    -> {"notifies": [XML, ...]}: the notifies queued
                              since the last call, as the mode says (a relay in
                              front of the shop would POST each to it)
@@ -36,6 +53,7 @@ with the openssl tool.
 """
 import argparse
 import base64
+import datetime
 import subprocess
 import hashlib
 import hmac
@@ -49,7 +67,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 S = {"key": "", "trades": {}, "refunds": {}, "queue": [], "log": [],
      "mode": {"duplicate": False, "reorder": False, "lose": False, "bad_sign": False,
-              "bad_req_info": ""},
+              "bad_req_info": "", "bill_gbk": False, "bill_bom": False,
+              "bill_bad_summary": False, "bill_error": ""},
      "tx": 4200000000000000000}
 LOCK = threading.Lock()
 
@@ -129,6 +148,76 @@ def trade_params(t):
     return p
 
 
+CHINA = datetime.timezone(datetime.timedelta(hours=8))
+BILL_HEADER = ("交易时间,公众账号ID,商户号,特约商户号,设备号,微信订单号,商户订单号,用户标识,"
+               "交易类型,交易状态,付款银行,货币种类,应结订单金额,代金券金额,微信退款单号,"
+               "商户退款单号,退款金额,充值券退款金额,退款类型,退款状态,商品名称,商户数据包,"
+               "手续费,费率,订单金额,申请退款金额,费率备注")
+BILL_SUMMARY = "总交易单数,应结订单总金额,退款总金额,充值券退款总金额,手续费总金额,订单总金额,申请退款总金额"
+GOODS = "洗车, 打蜡"
+
+
+def yuan(fen):
+    return "%s%d.%02d" % ("-" if fen < 0 else "", abs(fen) // 100, abs(fen) % 100)
+
+
+def bill_fee(fen):
+    """the channel's fee: 0.6%, to the fen, half up"""
+    return (fen * 6 + 500) // 1000
+
+
+def bill_row(when, f):
+    """one row: every field starts with a backquote; one with a comma is quoted"""
+    cells = [datetime.datetime.fromtimestamp(when, CHINA).strftime("%Y-%m-%d %H:%M:%S")] + f
+    out = []
+    for c in cells:
+        c = "`" + c
+        out.append('"%s"' % c.replace('"', '""') if "," in c or '"' in c else c)
+    return ",".join(out)
+
+
+def bill(date):
+    """the trade bill of the China day date (YYYYMMDD), bytes; None when empty"""
+    start = datetime.datetime.strptime(date, "%Y%m%d").replace(tzinfo=CHINA).timestamp()
+    rows = []
+    tot = {"settle": 0, "refund": 0, "fee": 0}
+    for t in S["trades"].values():
+        at = t.get("paid_at")
+        if at is None or not start <= at < start + 86400:
+            continue
+        fee = bill_fee(t["fee"])
+        rows.append((at, bill_row(at, [
+            t["appid"], t["mch_id"], "0", "", t["tx"], t["no"], "oUpF8uFAKE", "NATIVE",
+            "SUCCESS", "CMC", t["fee_type"], yuan(t["fee"]), "0.00", "0", "0", "0.00",
+            "0.00", "", "", GOODS, "", yuan(fee), "0.60%", yuan(t["fee"]), "0.00", ""])))
+        tot["settle"] += t["fee"]
+        tot["fee"] += fee
+    for r in S["refunds"].values():
+        at = r.get("done_at")
+        if at is None or not start <= at < start + 86400:
+            continue
+        t = S["trades"][r["trade"]]
+        fee = -bill_fee(r["fee"])
+        rows.append((at, bill_row(at, [
+            t["appid"], t["mch_id"], "0", "", t.get("tx", ""), t["no"], "oUpF8uFAKE",
+            "NATIVE", "REFUND", "CMC", t["fee_type"], "0.00", "0.00", r["refund_id"],
+            r["no"], yuan(r["fee"]), "0.00", "ORIGINAL", "SUCCESS", GOODS, "", yuan(fee),
+            "0.60%", "0.00", yuan(r["fee"]), ""])))
+        tot["refund"] += r["fee"]
+        tot["fee"] += fee
+    if not rows:
+        return None
+    rows.sort()
+    n = len(rows) + (1 if S["mode"]["bill_bad_summary"] else 0)
+    summary = ",".join("`" + v for v in [
+        str(n), yuan(tot["settle"]), yuan(tot["refund"]), "0.00", yuan(tot["fee"]),
+        yuan(tot["settle"]), yuan(tot["refund"])])
+    text = "\r\n".join([BILL_HEADER] + [r for _, r in rows] + [BILL_SUMMARY, summary]) + "\r\n"
+    if S["mode"]["bill_gbk"]:
+        return text.encode("gbk")
+    return (b"\xef\xbb\xbf" if S["mode"]["bill_bom"] else b"") + text.encode()
+
+
 def queue_notify(t):
     p = trade_params(t)
     del p["trade_state"]
@@ -143,7 +232,7 @@ class H(BaseHTTPRequestHandler):
         pass
 
     def reply(self, status, body, ctype="text/xml"):
-        b = body.encode()
+        b = body if isinstance(body, bytes) else body.encode()
         self.send_response(status)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(b)))
@@ -169,6 +258,8 @@ class H(BaseHTTPRequestHandler):
             if t["state"] == "SUCCESS" and not t.get("tx"):
                 S["tx"] += 1
                 t["tx"] = str(S["tx"])
+            if t["state"] == "SUCCESS":
+                t["paid_at"] = arg.get("time", time.time())
             if t["state"] in ("SUCCESS", "PAYERROR"):
                 queue_notify(t)
             return self.reply(200, json.dumps(trade_params(t)), "application/json")
@@ -177,9 +268,19 @@ class H(BaseHTTPRequestHandler):
             if not r:
                 return self.reply(404, "{}", "application/json")
             r["status"] = arg["status"]
+            if r["status"] == "SUCCESS":
+                r["done_at"] = arg.get("time", time.time())
             if r["status"] != "PROCESSING":
                 S["queue"].append({"refund": r["no"]})
             return self.reply(200, json.dumps(r), "application/json")
+        if what == "foreign_trade":
+            S["tx"] += 1
+            t = S["trades"][arg["no"]] = {
+                "no": arg["no"], "fee": int(arg["fee"]), "fee_type": arg.get("fee_type", "CNY"),
+                "state": "SUCCESS", "appid": arg.get("appid", "wx_fake_appid"),
+                "mch_id": arg.get("mch_id", "10000100"), "refunded": 0, "prepay": "",
+                "tx": str(S["tx"]), "paid_at": arg.get("time", time.time())}
+            return self.reply(200, json.dumps(trade_params(t)), "application/json")
         if what == "mode":
             S["mode"].update(arg)
             return self.reply(200, json.dumps(S["mode"]), "application/json")
@@ -258,6 +359,20 @@ class H(BaseHTTPRequestHandler):
                 "refund_id": r["refund_id"], "refund_fee": str(r["fee"]),
                 "total_fee": str(S["trades"][r["trade"]]["fee"]),
                 "refund_fee_type": r["fee_type"]}))
+        if self.path == "/pay/downloadbill":
+            date = p.get("bill_date", "")
+            if p.get("bill_type") != "ALL" or len(date) != 8 or not date.isdigit():
+                return self.reply(200, to_xml({"return_code": "FAIL",
+                                               "return_msg": "invalid bill_date or bill_type"}))
+            if S["mode"]["bill_error"]:
+                return self.reply(200, to_xml({"return_code": "FAIL",
+                                               "return_msg": S["mode"]["bill_error"]}))
+            b = bill(date)
+            if b is None:
+                return self.reply(200, to_xml({"return_code": "FAIL",
+                                               "return_msg": "No Bill Exist",
+                                               "error_code": "20002"}))
+            return self.reply(200, b, "text/plain; charset=utf-8")
         if self.path == "/pay/refundquery":
             r = S["refunds"].get(p.get("out_refund_no"))
             if not r:
