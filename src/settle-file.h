@@ -10,6 +10,12 @@
  * returned and the error (err.h) names the line number. Amounts are
  * converted exactly (decimal text to minor units, never through a double).
  *
+ * Which column becomes which field is in README.md ("Settlement files").
+ * In a bill, order_id and order_no are our order number (out_trade_no) and
+ * refund_id our refund key (out_refund_no): the ids the WeChat style
+ * adapter knows orders and refunds by; the channel's own transaction and
+ * refund numbers are the line's id and source.
+ *
  * Callers: reconciliation (recon.c: `frontdesk recon import`), the WeChat
  * style adapter (its downloaded bill), tests.
  */

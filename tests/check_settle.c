@@ -346,6 +346,11 @@ START_TEST(test_stripe_refused)
 	refused("name,phone\nAnn,555\n", 19, 1, "neither");
 	ck_assert_int_eq(settle_file_read("", 0, &(struct settle_file){0}), FD_EINVAL);
 	refused("id,type\n\0\n", 10, 2, "NUL");
+	/* past the size bound: refused before a byte is read */
+	ck_assert_int_eq(
+	    settle_file_read(text, (size_t)SETTLE_FILE_MAX + 1, &(struct settle_file){0}),
+	    FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "larger than"));
 	free(text);
 }
 END_TEST
