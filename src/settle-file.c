@@ -114,7 +114,7 @@ static int decode(const char *data, size_t len, char **text, size_t *tlen)
 {
 	iconv_t cd;
 	char *in = (char *)data, *buf, *o;
-	size_t inleft = len, cap = 2 * len + 16, oleft = cap, bad;
+	size_t inleft = len, cap = 3 * len + 16, oleft = cap, bad;
 
 	*text = NULL;
 	*tlen = 0;
@@ -130,7 +130,7 @@ static int decode(const char *data, size_t len, char **text, size_t *tlen)
 	if (cd == (iconv_t)-1)
 		return err_set(FD_EIO, _("cannot start the GBK decoder (iconv): %s"),
 		               strerror(errno));
-	/* a GBK character (2 bytes) is at most 3 bytes of UTF-8; ASCII stays 1 */
+	/* a GBK character (1 or 2 bytes) is at most 3 bytes of UTF-8 */
 	buf = o = xmalloc(cap + 1);
 	if (iconv(cd, &in, &inleft, &o, &oleft) == (size_t)-1) {
 		size_t at = (size_t)(in - data);
@@ -580,14 +580,15 @@ static int bill_line(char **rec, const int *idx, long line, const struct currenc
 	               "商户订单号")))
 		return rc;
 	if (!*field(rec, idx, W_TXID))
-		return err_set(FD_EINVAL, _("line %ld: the bill's row has no 微信订单号"), line);
+		return err_set(FD_EINVAL, _("line %1$ld: the bill's row has no %2$s"), line,
+		               "微信订单号");
 	if (!strcmp(state, "REFUND")) {
 		const char *wx = field(rec, idx, W_WX_REFUND_NO),
 		           *ours = field(rec, idx, W_OUT_REFUND_NO);
 
 		if (!*wx)
-			return err_set(FD_EINVAL, _("line %ld: the refund row has no 微信退款单号"),
-			               line);
+			return err_set(FD_EINVAL, _("line %1$ld: the refund row has no %2$s"), line,
+			               "微信退款单号");
 		/* the adapter's id of a refund is ours (out_refund_no) */
 		if ((rc = copy(wx, l->id, sizeof l->id, line, "微信退款单号")) ||
 		    (rc = copy(wx, l->source, sizeof l->source, line, "微信退款单号")) ||
@@ -630,8 +631,8 @@ static int bill_summary(char **rec, const int *idx, long line, const struct curr
 	if (!*rec[idx[T_COUNT]] || strlen(rec[idx[T_COUNT]]) > 9 ||
 	    digits(rec[idx[T_COUNT]], (int)strlen(rec[idx[T_COUNT]])) < 0)
 		return err_set(FD_EINVAL,
-		               _("line %1$ld: the bill's 总交易单数 \"%2$.20s\" is not a count"),
-		               line, rec[idx[T_COUNT]]);
+		               _("line %1$ld: the bill's %2$s \"%3$.20s\" is not a count"), line,
+		               sum_cols[T_COUNT].names[0], rec[idx[T_COUNT]]);
 	v = digits(rec[idx[T_COUNT]], (int)strlen(rec[idx[T_COUNT]]));
 	if ((size_t)v != rows)
 		return err_set(FD_EINVAL,
@@ -803,9 +804,9 @@ static int read_any(const void *data, size_t len, enum settle_format want, struc
 		out->format = SETTLE_FORMAT_STRIPE_CSV;
 	if (want == SETTLE_FORMAT_WECHAT_BILL && out->format != want) {
 		rc = err_set(FD_EINVAL,
-		             _("line %ld: this is not a trade bill: its header has no "
-		               "交易时间 column"),
-		             line);
+		             _("line %1$ld: this is not a trade bill: its header has no "
+		               "%2$s column"),
+		             line, bill_cols[W_TIME].names[0]);
 		goto out;
 	}
 	if (out->format == SETTLE_FORMAT_WECHAT_BILL) {
@@ -818,9 +819,9 @@ static int read_any(const void *data, size_t len, enum settle_format want, struc
 			rc = read_stripe(&r, idx, r.n, out);
 	} else
 		rc = err_set(FD_EINVAL,
-		             _("line %ld: this is neither a Stripe balance-transaction "
-		               "CSV (no id column) nor a trade bill (no 交易时间 column)"),
-		             line);
+		             _("line %1$ld: this is neither a Stripe balance-transaction "
+		               "CSV (no id column) nor a trade bill (no %2$s column)"),
+		             line, bill_cols[W_TIME].names[0]);
 	if (!rc)
 		rc = finish(out);
 	if (!rc)
