@@ -555,7 +555,8 @@ static void compare(struct run *r, size_t li, int ii)
 }
 
 /* Whether our item was matched to a line by another batch (its line was
- * of another day), or its line is a channel_only difference of another day. */
+ * of another day), is a correcting entry a decision posted, or its line is
+ * a channel_only difference of another day. */
 static int matched_before(struct run *r, const struct litem *it)
 {
 	sqlite3_stmt *st;
@@ -570,6 +571,19 @@ static int matched_before(struct run *r, const struct litem *it)
 	if (it->refund)
 		sqlite3_bind_int64(st, 2, it->id);
 	sqlite3_bind_text(st, 3, r->provider, -1, SQLITE_STATIC);
+	found = sqlite3_step(st) == SQLITE_ROW;
+	db_release(r->db, st);
+	if (found)
+		return 1;
+	/* a correcting entry of a decision: no line of its own */
+	if (db_prepare_cached(r->db,
+	                      "SELECT 1 FROM reconciliation_resolution"
+	                      " WHERE action = 'correcting_entry' AND ((?2 = 1 AND refund_id = ?1)"
+	                      " OR (?2 = 0 AND refund_id IS NULL AND payment_id = ?1))",
+	                      &st))
+		return 0;
+	sqlite3_bind_int64(st, 1, it->id);
+	sqlite3_bind_int(st, 2, it->refund);
 	found = sqlite3_step(st) == SQLITE_ROW;
 	db_release(r->db, st);
 	if (found || it->refund || !*it->key)
