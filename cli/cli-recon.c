@@ -58,6 +58,8 @@ static void print_result(struct cli *c, const char *provider, const char *day,
 		cli_json_int(j, "diffs_seen", r->diffs_seen);
 		cli_json_int(j, "diffs_gone", r->diffs_gone);
 		cli_json_int(j, "open", r->open);
+		cli_json_int(j, "payouts", r->payouts);
+		cli_json_int(j, "payouts_not_matching", r->payouts_off);
 		cJSON_AddBoolToObject(j, "balanced", r->open == 0);
 		cli_print_json(j);
 		return;
@@ -580,6 +582,74 @@ static int cmd_claim(struct cli *c, const struct cli_args *a)
 	return CLI_OK;
 }
 
+static int payout_cb(const struct recon_payout *p, void *arg)
+{
+	struct cli *c = arg;
+	char amt[MONEY_BUFSZ], sum[MONEY_BUFSZ];
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "provider", p->provider);
+		cli_json_str(o, "payout", p->payout_id);
+		cli_json_int(o, "amount", p->amount);
+		cli_json_str(o, "currency", p->currency);
+		cli_json_int(o, "lines", p->lines);
+		cli_json_int(o, "lines_sum", p->lines_sum);
+		cJSON_AddBoolToObject(o, "matches", p->matches);
+		cli_json_str(o, "arrival", p->arrival[0] ? p->arrival : NULL);
+		cli_json_int(o, "batch", p->batch_id);
+		json_time_opt(o, "ticked_at", p->ticked_at);
+		cli_json_str(o, "ticked_by", p->ticked_at ? p->ticked_by : NULL);
+		cli_list_add(c, o);
+		return 0;
+	}
+	cli_puts_safe(p->payout_id);
+	printf(_("  %s %s, %lld line(s) adding up to %s: %s; arrives %s; %s\n"),
+	       money_text(p->amount, p->currency, 1, amt), p->currency, (long long)p->lines,
+	       money_text(p->lines_sum, p->currency, 1, sum),
+	       p->matches ? _("matches") : _("DOES NOT MATCH"), p->arrival[0] ? p->arrival : "-",
+	       p->ticked_at ? _("ticked off") : _("not ticked off"));
+	return 0;
+}
+
+static int cmd_payouts(struct cli *c, const struct cli_args *a)
+{
+	int rc;
+
+	cli_list_begin(c, "payouts");
+	rc = recon_payout_list(c->db, cli_arg_get(a, "channel"), cli_arg_flag(a, "unticked"),
+	                       payout_cb, c);
+	return cli_list_end(c, rc);
+}
+
+static int payout_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (strcmp(a->pos[0], "tick"))
+		return cli_usage(a->cmd, _("unknown payout command '%.40s' (tick PAYOUT)"),
+		                 a->pos[0]);
+	return 0;
+}
+
+static int cmd_payout(struct cli *c, const struct cli_args *a)
+{
+	int rc = recon_payout_tick(c->db, a->pos[1]);
+
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_str(j, "payout", a->pos[1]);
+		cJSON_AddBoolToObject(j, "ticked", 1);
+		cli_print_json(j);
+	} else {
+		printf(_("Payout %s ticked off.\n"), a->pos[1]);
+	}
+	return CLI_OK;
+}
+
 static int cmd_state(struct cli *c, const struct cli_args *a)
 {
 	struct recon_state s;
@@ -678,6 +748,14 @@ const struct cli_entry cli_recon_cmds[] = {
               CHANNEL_OPT,
               SECRETS_OPT},
      .max_pos = 1, .id = N_("the event id"), .db = CLI_DB_OPEN, .run = cmd_claim},
+    {"payouts", NULL, "[--unticked] [--channel C]", NULL,
+     N_("the channel's payouts: whether their lines add up, whether ticked off"),
+     .opts = {{"unticked", CLI_FLAG, N_("only those not ticked off yet"), NULL, NULL},
+              {"channel", CLI_VALUE, N_("only this provider's"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_payouts},
+    {"payout", NULL, "tick PAYOUT", NULL, N_("tick a payout off against the bank statement"),
+     .min_pos = 2, .max_pos = 2, .missing = N_("say: tick PAYOUT (the channel's payout id)"),
+     .nonempty = 1, .db = CLI_DB_OPEN, .check = payout_check, .run = cmd_payout},
     {"state", NULL, "[--channel C]", NULL, N_("the last balanced day and the open differences"),
      .opts = {{"channel", CLI_VALUE, N_("only this provider"), NULL, NULL}}, .db = CLI_DB_OPEN,
      .run = cmd_state},

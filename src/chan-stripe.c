@@ -611,16 +611,23 @@ static void settle_source(const cJSON *el, struct chan_settle_line *l)
 		opt_str(cJSON_GetObjectItemCaseSensitive(src, "metadata"), "order_no", l->order_no,
 		        sizeof l->order_no);
 	}
-	if (l->kind == CHAN_SETTLE_REFUND)
+	if (l->kind == CHAN_SETTLE_REFUND) {
 		snprintf(l->refund_id, sizeof l->refund_id, "%s", l->source);
-	else if (l->kind == CHAN_SETTLE_PAYOUT)
+	} else if (l->kind == CHAN_SETTLE_PAYOUT) {
 		snprintf(l->payout_id, sizeof l->payout_id, "%s", l->source);
+		/* when the money reaches the bank */
+		if (cJSON_IsObject(src) && cJSON_GetObjectItemCaseSensitive(src, "arrival_date"))
+			chan_json_int(cJSON_GetObjectItemCaseSensitive(src, "arrival_date"),
+			              "arrival_date", &l->available_on);
+	}
 	if (l->kind != CHAN_SETTLE_PAYOUT)
 		opt_str(el, "payout", l->payout_id, sizeof l->payout_id);
 }
 
-static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
-                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+/* Balance transactions created in [from, to), or (payout not NULL) those
+ * a payout carries, every page, with their sources expanded. */
+static int balance_list(struct chan_ctx *c, int64_t from, int64_t to, const char *payout,
+                        struct chan_settle_line **out, size_t *n, struct chan_status *st)
 {
 	char after[256] = "", num[24];
 	size_t cap = 0;
@@ -633,10 +640,14 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 		cJSON *json, *data, *el;
 		int more;
 
-		snprintf(num, sizeof num, "%lld", (long long)from);
-		chan_http_form(&q, "created[gte]", num);
-		snprintf(num, sizeof num, "%lld", (long long)to);
-		chan_http_form(&q, "created[lt]", num);
+		if (payout) {
+			chan_http_form(&q, "payout", payout);
+		} else {
+			snprintf(num, sizeof num, "%lld", (long long)from);
+			chan_http_form(&q, "created[gte]", num);
+			snprintf(num, sizeof num, "%lld", (long long)to);
+			chan_http_form(&q, "created[lt]", num);
+		}
 		chan_http_form(&q, "limit", "100");
 		chan_http_form(&q, "expand[]", "data.source");
 		if (after[0])
@@ -701,6 +712,18 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 	return code;
 }
 
+static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
+                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	return balance_list(c, from, to, NULL, out, n, st);
+}
+
+static int stripe_payout_lines(struct chan_ctx *c, const char *payout_id,
+                               struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	return balance_list(c, 0, 0, payout_id, out, n, st);
+}
+
 /* A relayed event: one JSON event object (chan_event_read). */
 static int stripe_read_event(const char *secret, const void *raw, size_t len, struct chan_event *ev)
 {
@@ -736,6 +759,7 @@ const struct chan_ops chan_stripe_ops = {
     .refund = stripe_refund,
     .query_refund = stripe_query_refund,
     .settlement = stripe_settlement,
+    .payout_lines = stripe_payout_lines,
     .event_kind = stripe_event_kind,
     .read_event = stripe_read_event,
     .verify = stripe_verify,

@@ -258,6 +258,12 @@ struct litem {
 	int in_day, seen;
 };
 
+/* A payout line and what its lines add up to. */
+struct payout_sum {
+	const struct chan_settle_line *line;
+	int64_t lines, sum;
+};
+
 /* A difference to write. */
 struct ndiff {
 	const char *kind;
@@ -290,6 +296,9 @@ struct run {
 	size_t nfee, capfee;
 	struct recon_result *res;
 	struct control_hold *hold;
+	/* the day's payouts and the lines they carry */
+	struct payout_sum *po;
+	size_t npo;
 };
 
 static struct litem *item_new(struct run *r)
@@ -867,6 +876,49 @@ static int write_fee(struct run *r, const struct chan_settle_line *l, const stru
 	return db_run_cached(r->db, st, _("recording a fee"));
 }
 
+static int write_payout(struct run *r, const struct payout_sum *p)
+{
+	const struct chan_settle_line *l = p->line;
+	sqlite3_stmt *st;
+	char arrival[16] = "";
+	int64_t now = clock_now();
+	int rc;
+
+	if (l->available_on)
+		clock_format_local(l->available_on, "%Y-%m-%d", arrival, sizeof arrival);
+	rc =
+	    db_prepare_cached(r->db,
+	                      "INSERT INTO reconciliation_payout (provider_code, payout_id, amount,"
+	                      " currency, lines, lines_sum, matches, arrival_date, batch_id,"
+	                      " created_at, updated_at)"
+	                      " VALUES (?1, ?2, ?3, upper(?4), ?5, ?6, ?7, ?8, ?9, ?10, ?10)"
+	                      " ON CONFLICT (provider_code, payout_id) DO UPDATE SET"
+	                      " amount = excluded.amount, currency = excluded.currency,"
+	                      " lines = excluded.lines, lines_sum = excluded.lines_sum,"
+	                      " matches = excluded.matches, arrival_date = excluded.arrival_date,"
+	                      " batch_id = excluded.batch_id, updated_at = excluded.updated_at",
+	                      &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, r->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, *l->payout_id ? l->payout_id : l->source, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, -l->amount);
+	sqlite3_bind_text(st, 4, l->currency, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 5, p->lines);
+	sqlite3_bind_int64(st, 6, p->sum);
+	sqlite3_bind_int(st, 7, p->sum == -l->amount);
+	if (*arrival)
+		sqlite3_bind_text(st, 8, arrival, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 9, r->batch);
+	sqlite3_bind_int64(st, 10, now);
+	if ((rc = db_run_cached(r->db, st, _("recording a payout"))) != 0)
+		return rc;
+	r->res->payouts++;
+	if (p->sum != -l->amount)
+		r->res->payouts_off++;
+	return 0;
+}
+
 /* Per-currency totals of the day's lines and our day's items. */
 static int write_totals(struct run *r)
 {
@@ -1008,6 +1060,9 @@ static int write_tx(struct db *db, void *arg)
 	for (i = 0; i < r->nfee; i++)
 		if ((rc = write_fee(r, &r->lines[r->fee_line[i]], &r->it[r->fee_item[i]])) != 0)
 			return rc;
+	for (i = 0; i < r->npo; i++)
+		if ((rc = write_payout(r, &r->po[i])) != 0)
+			return rc;
 	if ((rc = write_totals(r)) != 0 || (rc = close_gone(r)) != 0)
 		return rc;
 	if ((rc = count_open(db, r->provider, r->day, &r->res->open)) != 0)
@@ -1093,7 +1148,7 @@ static int batch_fail_tx(struct db *db, void *arg)
 static int run_locked(struct db *db, const char *provider, const char *day,
                       const struct chan_settle_line *lines, size_t n,
                       const struct recon_source *src, struct control_hold *hold,
-                      struct recon_result *res)
+                      struct payout_sum *po, size_t npo, struct recon_result *res)
 {
 	struct run r;
 	int rc;
@@ -1109,6 +1164,8 @@ static int run_locked(struct db *db, const char *provider, const char *day,
 	r.src = src;
 	r.res = res;
 	r.hold = hold;
+	r.po = po;
+	r.npo = npo;
 	r.tol = recon_tolerance();
 	if ((rc = recon_day_window(day, &r.from, &r.to)) != 0)
 		return rc;
@@ -1172,14 +1229,76 @@ int recon_run(struct db *db, const char *provider, const char *day,
               struct recon_result *res)
 {
 	struct control_hold h;
+	struct payout_sum *po = NULL;
+	size_t npo = 0, i, k;
+	int64_t from, to;
 	int rc;
 
 	memset(res, 0, sizeof *res);
-	if ((rc = lock_day(db, provider, day, &h)) != 0)
+	if ((rc = recon_day_window(day, &from, &to)) != 0)
 		return rc;
-	rc = run_locked(db, provider, day, lines, n, src, &h, res);
-	control_release(db, &h);
+	/* a file's payouts: the lines of the file that name them */
+	for (i = 0; i < n; i++) {
+		const struct chan_settle_line *l = &lines[i];
+
+		if (l->kind != CHAN_SETTLE_PAYOUT || l->created < from || l->created >= to)
+			continue;
+		po = xrealloc(po, (npo + 1) * sizeof *po);
+		po[npo].line = l;
+		po[npo].lines = po[npo].sum = 0;
+		for (k = 0; k < n; k++)
+			if (k != i && lines[k].kind != CHAN_SETTLE_PAYOUT &&
+			    !strcmp(lines[k].payout_id, *l->payout_id ? l->payout_id : l->source)) {
+				po[npo].lines++;
+				po[npo].sum += lines[k].net;
+			}
+		npo++;
+	}
+	if ((rc = lock_day(db, provider, day, &h)) == 0) {
+		rc = run_locked(db, provider, day, lines, n, src, &h, po, npo, res);
+		control_release(db, &h);
+	}
+	free(po);
 	return rc;
+}
+
+/* Ask the channel for the lines of each payout of the day's lines. */
+static int fetch_payouts(struct chan_conn *conn, const struct chan_settle_line *lines, size_t n,
+                         int64_t from, int64_t to, struct payout_sum **po, size_t *npo)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct chan_settle_line *l = &lines[i];
+		struct chan_settle_line *pl = NULL;
+		struct chan_status st;
+		struct payout_sum *p;
+		size_t pn = 0;
+		int code;
+
+		if (l->kind != CHAN_SETTLE_PAYOUT || l->created < from || l->created >= to)
+			continue;
+		*po = xrealloc(*po, (*npo + 1) * sizeof **po);
+		p = &(*po)[(*npo)++];
+		p->line = l;
+		p->lines = p->sum = 0;
+		if (!conn->ops->payout_lines)
+			continue; /* recorded as not adding up: a person looks */
+		memset(&st, 0, sizeof st);
+		code = conn->ops->payout_lines(conn->ctx, *l->payout_id ? l->payout_id : l->source,
+		                               &pl, &pn, &st);
+		if (code != CHAN_OK)
+			return err_set(
+			    FD_EIO, _("the lines of payout %s could not be read (%s): %s"),
+			    l->payout_id, chan_code_name(code), st.reason[0] ? st.reason : "-");
+		for (k = 0; k < pn; k++)
+			if (pl[k].kind != CHAN_SETTLE_PAYOUT) {
+				p->lines++;
+				p->sum += pl[k].net;
+			}
+		free(pl);
+	}
+	return 0;
 }
 
 int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
@@ -1189,8 +1308,9 @@ int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
 	struct chan_settle_line *lines = NULL;
 	struct chan_status st;
 	struct control_hold h;
+	struct payout_sum *po = NULL;
 	int64_t from, to;
-	size_t n = 0;
+	size_t n = 0, npo = 0;
 	int rc, code;
 
 	memset(res, 0, sizeof *res);
@@ -1211,8 +1331,11 @@ int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
 		rc = err_set(FD_EIO, _("the channel's settlement data could not be read (%s): %s"),
 		             chan_code_name(code), st.reason[0] ? st.reason : "-");
 	} else {
-		rc = run_locked(db, conn->p.code, day, lines, n, &src, &h, res);
+		rc = fetch_payouts(conn, lines, n, from, to, &po, &npo);
+		if (!rc)
+			rc = run_locked(db, conn->p.code, day, lines, n, &src, &h, po, npo, res);
 	}
+	free(po);
 	free(lines);
 	control_release(db, &h);
 	return rc;
@@ -2084,6 +2207,96 @@ int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const s
 out:
 	inbox_event_free(&ev);
 	return rc;
+}
+
+/* ------------------------------------------------------------ payouts */
+
+int recon_payout_list(struct db *db, const char *provider, int unticked_only,
+                      int (*cb)(const struct recon_payout *p, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	struct recon_payout p;
+	int rc, step;
+
+	rc =
+	    db_prepare(db,
+	               "SELECT id, provider_code, payout_id, amount, currency, lines, lines_sum,"
+	               " matches, coalesce(arrival_date, ''), coalesce(batch_id, 0),"
+	               " coalesce(ticked_at, 0), coalesce(ticked_by, '') FROM reconciliation_payout"
+	               " WHERE (?1 IS NULL OR provider_code = ?1) AND (?2 = 0 OR ticked_at IS NULL)"
+	               " ORDER BY id DESC",
+	               &st);
+	if (rc)
+		return rc;
+	if (provider)
+		sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 2, unticked_only);
+	rc = 0;
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		memset(&p, 0, sizeof p);
+		p.id = sqlite3_column_int64(st, 0);
+		col_text(st, 1, p.provider, sizeof p.provider);
+		col_text(st, 2, p.payout_id, sizeof p.payout_id);
+		p.amount = sqlite3_column_int64(st, 3);
+		col_text(st, 4, p.currency, sizeof p.currency);
+		p.lines = sqlite3_column_int64(st, 5);
+		p.lines_sum = sqlite3_column_int64(st, 6);
+		p.matches = sqlite3_column_int(st, 7);
+		col_text(st, 8, p.arrival, sizeof p.arrival);
+		p.batch_id = sqlite3_column_int64(st, 9);
+		p.ticked_at = sqlite3_column_int64(st, 10);
+		col_text(st, 11, p.ticked_by, sizeof p.ticked_by);
+		rc = cb(&p, arg);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("reading the payouts"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+static int tick_tx(struct db *db, void *arg)
+{
+	const char *id = arg;
+	sqlite3_stmt *st;
+	int rc, found = 0, matches = 0, ticked = 0;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT matches, ticked_at IS NOT NULL FROM reconciliation_payout"
+	                       " WHERE payout_id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = 1;
+		matches = sqlite3_column_int(st, 0);
+		ticked = sqlite3_column_int(st, 1);
+	}
+	db_release(db, st);
+	if (!found)
+		return err_set(FD_ENOTFOUND, _("no payout %s: run the reconciliation of its day"),
+		               id);
+	if (ticked)
+		return err_set(FD_ECONFLICT, _("payout %s is ticked off already"), id);
+	if (!matches)
+		return err_set(
+		    FD_EINVAL,
+		    _("the lines of payout %s do not add up to its amount: not ticked off"), id);
+	rc = db_prepare_cached(db,
+	                       "UPDATE reconciliation_payout SET ticked_at = ?2, ticked_by = ?3,"
+	                       " updated_at = ?2 WHERE payout_id = ?1 AND ticked_at IS NULL",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, clock_now());
+	sqlite3_bind_text(st, 3, db_operator(), -1, SQLITE_STATIC);
+	return db_run_cached(db, st, _("ticking the payout off"));
+}
+
+int recon_payout_tick(struct db *db, const char *payout_id)
+{
+	return db_write(db, tick_tx, (void *)payout_id);
 }
 
 /* ------------------------------------------------------------ state */

@@ -95,13 +95,15 @@ struct recon_source {
 /* What a run did. */
 struct recon_result {
 	int64_t batch_id;
-	int64_t lines;      /* lines of the day itself */
-	int64_t local;      /* our card payments and refunds of the day */
-	int64_t matched;    /* pairs found */
-	int64_t diffs_new;  /* differences found for the first time */
-	int64_t diffs_seen; /* differences found again */
-	int64_t diffs_gone; /* open differences of the day not found again: closed */
-	int64_t open;       /* open differences of the day after the run */
+	int64_t lines;       /* lines of the day itself */
+	int64_t local;       /* our card payments and refunds of the day */
+	int64_t matched;     /* pairs found */
+	int64_t diffs_new;   /* differences found for the first time */
+	int64_t diffs_seen;  /* differences found again */
+	int64_t diffs_gone;  /* open differences of the day not found again: closed */
+	int64_t open;        /* open differences of the day after the run */
+	int64_t payouts;     /* payouts of the day recorded */
+	int64_t payouts_off; /* ... whose lines do not add up to their amount */
 };
 
 /* recon_run - reconcile provider's day `day` against the n lines (which
@@ -253,6 +255,37 @@ int recon_parked_list(struct db *db, const char *provider,
  * *replayed 1 when it had been recorded already. */
 int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const struct recon_pay *p,
                 int64_t *payment_id, int *replayed);
+
+/* A payout to the shop's bank: its amount, the sum of the lines it
+ * carries (their net), whether they match, and whether a person ticked it
+ * off against the bank statement. A run records each payout line of its
+ * day: fetched, it asks the channel for the payout's lines
+ * (ops->payout_lines); from a file, it sums the file's lines that name the
+ * payout. */
+struct recon_payout {
+	int64_t id;
+	char provider[41];
+	char payout_id[256];
+	int64_t amount; /* > 0: what reaches the bank */
+	char currency[4];
+	int64_t lines, lines_sum;
+	int matches;
+	char arrival[11]; /* shop day it arrives, "" when unknown */
+	int64_t batch_id;
+	int64_t ticked_at; /* 0 while not ticked */
+	char ticked_by[65];
+};
+
+/* recon_payout_list - payouts of provider (NULL: all), newest first;
+ * untick_only 1: only those not ticked off yet. */
+int recon_payout_list(struct db *db, const char *provider, int unticked_only,
+                      int (*cb)(const struct recon_payout *p, void *arg), void *arg);
+
+/* recon_payout_tick - a person ticks payout payout_id (the channel's id)
+ * off against the bank: FD_ENOTFOUND, FD_ECONFLICT when ticked already,
+ * FD_EINVAL when its lines do not add up to its amount (resolve that
+ * first). */
+int recon_payout_tick(struct db *db, const char *payout_id);
 
 /* The state of the books for the screen's status line. */
 struct recon_state {

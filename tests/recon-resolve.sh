@@ -162,4 +162,27 @@ is "no parked event left for it" "$(db "SELECT count(*) FROM inbound_callback WH
 out=$(run)
 is "the claimed payment matches its line: still balanced" "$(echo "$out" | jget 'd["diffs_new"], d["open"]')" "0 0"
 ok "frontdesk check is clean after the claim" fd check
+
+# --- Payouts: their lines add up, and a person ticks them off ---------------
+PO1=$(ctl payout '{}' | jget 'd["id"]')
+PO2=$(ctl payout '{"lines": [], "amount": 777}' | jget 'd["id"]')
+out=$(run)
+is "the day's two payouts recorded, one does not add up" \
+	"$(echo "$out" | jget 'd["payouts"], d["payouts_not_matching"], d["diffs_new"]')" "2 1 0"
+is "the first: its lines (asked by payout) sum to its amount" \
+	"$(db "SELECT matches, lines > 5, amount = lines_sum, ticked_at IS NULL FROM reconciliation_payout WHERE payout_id = '$PO1'")" "1|1|1|1"
+is "the payout's lines were asked of the channel" \
+	"$(ctl log '' | jget 'sum(1 for r in d["log"] if r["path"] == "/v1/balance_transactions" and "payout='"$PO1"'" in r["query"])')" 1
+is "recon payouts lists both, not ticked" "$(fd --json recon payouts --unticked | jget 'len(d["payouts"])')" 2
+refused "a payout whose lines do not add up is not ticked off" recon payout tick "$PO2"
+ok "the first is ticked off" fd recon payout tick "$PO1"
+is "... by whom" "$(db "SELECT ticked_by = '$(id -un)' FROM reconciliation_payout WHERE payout_id = '$PO1'")" 1
+refused "ticked twice" recon payout tick "$PO1"
+refused "no such payout" recon payout tick po_nosuch
+fd recon payout untick "$PO1" > /dev/null 2>&1
+is "an unknown payout command is a usage error" "$?" 2
+out=$(run)
+is "run again: the payout stays ticked" \
+	"$(db "SELECT ticked_at IS NOT NULL FROM reconciliation_payout WHERE payout_id = '$PO1'")" 1
+is "recon payouts --unticked: the other" "$(fd --json recon payouts --unticked | jget '[p["payout"] for p in d["payouts"]]')" "['$PO2']"
 done_testing
