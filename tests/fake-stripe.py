@@ -34,6 +34,7 @@ advance the server's clock, inject events, and inject faults:
   POST /_control/list_mode    {"duplicate": bool, "shuffle": bool, "overlap": bool,
                                "luhn_ids": bool (new ids are 16 digits passing Luhn)}
   POST /_control/hide         {"event": ID, "until": T} an event invisible before T
+  POST /_control/balance      {"lines": [...]} add balance transactions as given (bench)
   POST /_control/balance/ID   {"amount": A, "currency": C, "fee": F, "created": T} alter a
                                balance transaction (what the channel's settlement says)
   POST /_control/payout       {"lines": [ID...] (default: every line not paid out yet),
@@ -487,6 +488,10 @@ class Handler(BaseHTTPRequestHandler):
                 ev.setdefault("created", S["now"])
                 S["events"].append(ev)
                 return self.send(200, ev)
+            if u.path == "/_control/balance":
+                # bulk: {"lines": [balance transaction, ...]} appended as given
+                S["balance"].extend(arg.get("lines", []))
+                return self.send(200, {"balance": len(S["balance"])})
             if len(parts) == 3 and parts[1] == "balance":
                 b = next((b for b in S["balance"] if b["id"] == parts[2]), None)
                 if not b:
