@@ -2209,6 +2209,32 @@ out:
 	return rc;
 }
 
+int recon_auto_day(struct db *db, const char *provider, char day[11])
+{
+	long hour = config_get_int("recon_auto_hour", -1);
+	int64_t now = clock_now(), today = clock_day_start(now);
+	sqlite3_stmt *st;
+	char buf[16];
+	int done = 0;
+
+	if (hour < 0 || hour > 23 || now < today + hour * 3600)
+		return 0;
+	clock_format_local(clock_add_days(today, -1), "%Y-%m-%d", buf, sizeof buf);
+	if (db_prepare_cached(db,
+	                      "SELECT 1 FROM reconciliation_batch WHERE provider_code = ?1"
+	                      " AND business_day = ?2 AND status = 'done'",
+	                      &st))
+		return 0;
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, buf, -1, SQLITE_STATIC);
+	done = sqlite3_step(st) == SQLITE_ROW;
+	db_release(db, st);
+	if (done)
+		return 0;
+	snprintf(day, 11, "%s", buf);
+	return 1;
+}
+
 /* ------------------------------------------------------------ payouts */
 
 int recon_payout_list(struct db *db, const char *provider, int unticked_only,

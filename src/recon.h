@@ -256,6 +256,12 @@ int recon_parked_list(struct db *db, const char *provider,
 int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const struct recon_pay *p,
                 int64_t *payment_id, int *replayed);
 
+/* recon_auto_day - the scheduled reconciliation (the channel worker):
+ * 1 and day = yesterday (shop time, clock_now()) when the config key
+ * recon_auto_hour (0..23; unset: off) has passed today and provider has no
+ * done batch of yesterday; else 0. */
+int recon_auto_day(struct db *db, const char *provider, char day[11]);
+
 /* A payout to the shop's bank: its amount, the sum of the lines it
  * carries (their net), whether they match, and whether a person ticked it
  * off against the bank statement. A run records each payout line of its

@@ -185,4 +185,16 @@ out=$(run)
 is "run again: the payout stays ticked" \
 	"$(db "SELECT ticked_at IS NOT NULL FROM reconciliation_payout WHERE payout_id = '$PO1'")" 1
 is "recon payouts --unticked: the other" "$(fd --json recon payouts --unticked | jget '[p["payout"] for p in d["payouts"]]')" "['$PO2']"
+
+# --- The schedule: the worker reconciles yesterday after the configured hour --
+YESTERDAY=$(date -d "$DAY - 1 day" +%Y-%m-%d)
+yesterday() { db "SELECT count(*) FROM reconciliation_batch WHERE business_day = '$YESTERDAY' AND status = 'done'"; }
+fd serve --for 2 --quiet >/dev/null 2>&1
+is "without recon_auto_hour the worker reconciles nothing" "$(yesterday)" 0
+printf 'recon_auto_hour = 0\n' > "$XDG_CONFIG_HOME/frontdesk/config"
+fd serve --for 2 --quiet >/dev/null 2>&1
+is "with it, the worker reconciled yesterday once" "$(yesterday)" 1
+fd serve --for 2 --quiet >/dev/null 2>&1
+is "and not again once it is done" "$(yesterday)" 1
+rm -f "$XDG_CONFIG_HOME/frontdesk/config"
 done_testing
