@@ -64,14 +64,15 @@ static void print_result(struct cli *c, const char *provider, const char *day,
 		cli_print_json(j);
 		return;
 	}
-	printf(_("Batch %lld: %s %s: %lld channel line(s), %lld of ours, %lld matched; "
-	         "%lld new difference(s), %lld found again, %lld gone.\n"),
+	printf(_("Batch %1$lld: %2$s %3$s: %4$lld channel line(s), %5$lld of ours, %6$lld matched; "
+	         "%7$lld new difference(s), %8$lld found again, %9$lld gone.\n"),
 	       (long long)r->batch_id, provider, day, (long long)r->lines, (long long)r->local,
 	       (long long)r->matched, (long long)r->diffs_new, (long long)r->diffs_seen,
 	       (long long)r->diffs_gone);
 	if (r->open)
-		printf(_("%lld difference(s) of %s are open: see frontdesk recon show %lld.\n"),
-		       (long long)r->open, day, (long long)r->batch_id);
+		printf(
+		    _("%1$lld difference(s) of %2$s are open: see frontdesk recon show %3$lld.\n"),
+		    (long long)r->open, day, (long long)r->batch_id);
 	else
 		printf(_("The books are balanced for %s.\n"), day);
 }
@@ -112,7 +113,7 @@ static int read_file(const char *path, char **data, size_t *len)
 	char *buf;
 
 	if (!f)
-		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+		return err_set(FD_EIO, _("cannot read %1$s: %2$s"), path, strerror(errno));
 	buf = xmalloc(cap);
 	while ((got = fread(buf + n, 1, cap - n, f)) > 0) {
 		n += got;
@@ -130,7 +131,7 @@ static int read_file(const char *path, char **data, size_t *len)
 	if (ferror(f)) {
 		fclose(f);
 		free(buf);
-		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+		return err_set(FD_EIO, _("cannot read %1$s: %2$s"), path, strerror(errno));
 	}
 	fclose(f);
 	*data = buf;
@@ -208,7 +209,7 @@ static int batch_cb(const struct recon_batch *b, void *arg)
 	clock_format_local(b->started_at, "%Y-%m-%d %H:%M", t, sizeof t);
 	printf("%-6lld %-10s %-10s %-7s %-7s ", (long long)b->id, b->day, b->provider, b->source,
 	       b->status);
-	printf(_("%lld line(s), %lld open, run %s by "), (long long)b->lines,
+	printf(_("%1$lld line(s), %2$lld open, run %3$s by "), (long long)b->lines,
 	       (long long)b->open_now, t);
 	cli_puts_safe(b->operator_id);
 	putchar('\n');
@@ -315,8 +316,8 @@ static int total_cb(const struct recon_total *t, void *arg)
 		cJSON_AddItemToArray(arr, o);
 		return 0;
 	}
-	printf(_("  %s: %lld line(s), gross %s, fees %s, net %s; ours %s\n"), t->currency,
-	       (long long)t->lines, money_text(t->gross, t->currency, 1, g),
+	printf(_("  %1$s: %2$lld line(s), gross %3$s, fees %4$s, net %5$s; ours %6$s\n"),
+	       t->currency, (long long)t->lines, money_text(t->gross, t->currency, 1, g),
 	       money_text(t->fee, t->currency, 1, f), money_text(t->net, t->currency, 1, n),
 	       money_text(t->local, t->currency, 1, l));
 	return 0;
@@ -358,14 +359,14 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 		cli_print_json(o);
 		return CLI_OK;
 	}
-	printf(_("Batch %lld: %s %s (%s), %s\n"), (long long)b.id, b.provider, b.day, b.source,
-	       b.status);
+	printf(_("Batch %1$lld: %2$s %3$s (%4$s), %5$s\n"), (long long)b.id, b.provider, b.day,
+	       b.source, b.status);
 	if (b.sha256[0])
 		cli_field(_("File sha256"), b.sha256);
 	cli_field(_("Run by"), b.operator_id);
 	if (b.error[0])
 		cli_field(_("Error"), b.error);
-	printf(_("%lld channel line(s), %lld of ours, %lld matched; %lld open now\n"),
+	printf(_("%1$lld channel line(s), %2$lld of ours, %3$lld matched; %4$lld open now\n"),
 	       (long long)b.lines, (long long)b.local, (long long)b.matched, (long long)b.open_now);
 	if ((rc = recon_batch_totals(c->db, b.id, total_cb, NULL)) != 0)
 		return cli_refused(rc);
@@ -403,8 +404,8 @@ static int cmd_diff(struct cli *c, const struct cli_args *a)
 	if (c->json) {
 		cli_print_json(diff_json(&d));
 	} else {
-		printf(_("Difference %lld: %s, %s (%s %s)\n"), (long long)d.id, d.kind, d.state,
-		       d.provider, d.day);
+		printf(_("Difference %1$lld: %2$s, %3$s (%4$s %5$s)\n"), (long long)d.id, d.kind,
+		       d.state, d.provider, d.day);
 		cli_field(_("Detail"), d.detail);
 		if (d.line_data)
 			cli_field(_("Channel line"), d.line_data);
@@ -487,14 +488,14 @@ static int cmd_resolve(struct cli *c, const struct cli_args *a)
 		cJSON_AddBoolToObject(j, "replayed", replayed);
 		cli_print_json(j);
 	} else if (pay && replayed) {
-		printf(_("Difference %lld: resolved; payment %lld was recorded already.\n"),
+		printf(_("Difference %1$lld: resolved; payment %2$lld was recorded already.\n"),
 		       (long long)a->id, (long long)pay);
 	} else if (pay) {
-		printf(_("Difference %lld: resolved; recorded payment %lld.\n"), (long long)a->id,
-		       (long long)pay);
+		printf(_("Difference %1$lld: resolved; recorded payment %2$lld.\n"),
+		       (long long)a->id, (long long)pay);
 	} else if (ref) {
-		printf(_("Difference %lld: resolved; recorded refund %lld.\n"), (long long)a->id,
-		       (long long)ref);
+		printf(_("Difference %1$lld: resolved; recorded refund %2$lld.\n"),
+		       (long long)a->id, (long long)ref);
 	} else {
 		printf(_("Difference %lld: accepted.\n"), (long long)a->id);
 	}
@@ -573,10 +574,10 @@ static int cmd_claim(struct cli *c, const struct cli_args *a)
 		cJSON_AddBoolToObject(j, "replayed", replayed);
 		cli_print_json(j);
 	} else if (replayed) {
-		printf(_("Event %lld was claimed already: payment %lld.\n"), (long long)a->id,
+		printf(_("Event %1$lld was claimed already: payment %2$lld.\n"), (long long)a->id,
 		       (long long)pay);
 	} else {
-		printf(_("Event %lld claimed: recorded payment %lld.\n"), (long long)a->id,
+		printf(_("Event %1$lld claimed: recorded payment %2$lld.\n"), (long long)a->id,
 		       (long long)pay);
 	}
 	return CLI_OK;
@@ -605,7 +606,7 @@ static int payout_cb(const struct recon_payout *p, void *arg)
 		return 0;
 	}
 	cli_puts_safe(p->payout_id);
-	printf(_("  %s %s, %lld line(s) adding up to %s: %s; arrives %s; %s\n"),
+	printf(_("  %1$s %2$s, %3$lld line(s) adding up to %4$s: %5$s; arrives %6$s; %7$s\n"),
 	       money_text(p->amount, p->currency, 1, amt), p->currency, (long long)p->lines,
 	       money_text(p->lines_sum, p->currency, 1, sum),
 	       p->matches ? _("matches") : _("DOES NOT MATCH"), p->arrival[0] ? p->arrival : "-",
@@ -670,7 +671,7 @@ static int cmd_state(struct cli *c, const struct cli_args *a)
 		printf(_("Last balanced day: %s\n"), s.last_balanced);
 	else
 		printf(_("No day is balanced yet.\n"));
-	printf(_("%lld open difference(s) on %lld day(s)\n"), (long long)s.open,
+	printf(_("%1$lld open difference(s) on %2$lld day(s)\n"), (long long)s.open,
 	       (long long)s.open_days);
 	return CLI_OK;
 }

@@ -318,10 +318,11 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 		if (recon_auto_day(db, code, day) == 1) {
 			rc = recon_fetch_run(db, &sl->ch, day, &rr);
 			if (!rc)
-				say(o, _("%s: reconciled %s: %lld difference(s) open"), code, day,
-				    (long long)rr.open);
+				say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code,
+				    day, (long long)rr.open);
 			else if (rc != FD_ECONFLICT && !stop_requested(stop))
-				say(o, _("cannot reconcile %s of %s: %s"), day, code, err_msg());
+				say(o, _("cannot reconcile %1$s of %2$s: %3$s"), day, code,
+				    err_msg());
 		}
 	}
 	if (pl->deliver && mono_now() >= sl->next_outbox) {

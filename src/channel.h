@@ -153,17 +153,17 @@ enum chan_settle_kind {
  * a payout is negative); net = amount - fee. Ids the channel does not give
  * are "". */
 struct chan_settle_line {
-	char id[256];                /* the line's own id (unique per channel) */
-	char type[40];               /* the channel's word (type / reporting category) */
-	enum chan_settle_kind kind;  /* what it means */
-	char status[40];             /* the channel's word for the line's state, "" when none */
-	char source[256];            /* the channel's id of the object (charge, refund, payout) */
-	char order_id[256];          /* the channel's id of the order (payment intent, transaction id) */
-	char order_no[65];           /* our order number as the channel keeps it (metadata, out_trade_no) */
-	char refund_id[256];         /* refunds: the channel's refund id */
-	char payout_id[256];         /* the payout that carries the line to the bank, "" when none */
+	char id[256];               /* the line's own id (unique per channel) */
+	char type[40];              /* the channel's word (type / reporting category) */
+	enum chan_settle_kind kind; /* what it means */
+	char status[40];            /* the channel's word for the line's state, "" when none */
+	char source[256];           /* the channel's id of the object (charge, refund, payout) */
+	char order_id[256];  /* the channel's id of the order (payment intent, transaction id) */
+	char order_no[65];   /* our order number as the channel keeps it (metadata, out_trade_no) */
+	char refund_id[256]; /* refunds: the channel's refund id */
+	char payout_id[256]; /* the payout that carries the line to the bank, "" when none */
 	int64_t amount, fee, net;
-	char currency[4]; /* upper case */
+	char currency[4];              /* upper case */
 	int64_t created, available_on; /* channel time (Unix seconds), 0 when not given */
 	int line_no;                   /* a settlement file's line number, 0 when fetched */
 };

@@ -527,26 +527,28 @@ static void compare(struct run *r, size_t li, int ii)
 	if (!it->refund && !strcmp(it->status, "void")) {
 		d = diff_new(r, "status_mismatch");
 		snprintf(d->detail, sizeof d->detail,
-		         _("the channel charged (line %s), but our payment %lld is void"), l->id,
-		         (long long)it->id);
+		         _("the channel charged (line %1$s), but our payment %2$lld is void"),
+		         l->id, (long long)it->id);
 	} else if (it->refund && strcmp(it->status, "succeeded")) {
 		d = diff_new(r, "status_mismatch");
 		snprintf(d->detail, sizeof d->detail,
-		         _("the channel refunded (line %s), but our refund %lld is %s"), l->id,
-		         (long long)it->id, it->status);
+		         _("the channel refunded (line %1$s), but our refund %2$lld is %3$s"),
+		         l->id, (long long)it->id, it->status);
 	} else if (strcasecmp(l->currency, it->currency)) {
 		d = diff_new(r, "currency_mismatch");
 		snprintf(d->detail, sizeof d->detail,
-		         _("the channel's line %s is in %s, our %s %lld in %s"), l->id, l->currency,
-		         it->refund ? _("refund") : _("payment"), (long long)it->id, it->currency);
+		         _("the channel's line %1$s is in %2$s, our %3$s %4$lld in %5$s"), l->id,
+		         l->currency, it->refund ? _("refund") : _("payment"), (long long)it->id,
+		         it->currency);
 	} else if (chan != it->amount) {
 		d = diff_new(r, "amount_mismatch");
 		amount_text(chan, l->currency, a);
 		amount_text(it->amount, it->currency, b);
-		snprintf(d->detail, sizeof d->detail,
-		         _("the channel's line %s is for %s %s, our %s %lld for %s %s"), l->id, a,
-		         l->currency, it->refund ? _("refund") : _("payment"), (long long)it->id, b,
-		         it->currency);
+		snprintf(
+		    d->detail, sizeof d->detail,
+		    _("the channel's line %1$s is for %2$s %3$s, our %4$s %5$lld for %6$s %7$s"),
+		    l->id, a, l->currency, it->refund ? _("refund") : _("payment"),
+		    (long long)it->id, b, it->currency);
 	}
 	if (!d) {
 		r->res->matched++;
@@ -655,7 +657,8 @@ static int match(struct run *r)
 				d->line = l;
 				amount_text(l->amount, l->currency, a);
 				snprintf(d->detail, sizeof d->detail,
-				         _("the channel received %s %s (line %s, order %s) that we "
+				         _("the channel received %1$s %2$s (line %3$s, order %4$s) "
+				           "that we "
 				           "never recorded"),
 				         a, l->currency, l->id, *l->order_id ? l->order_id : "-");
 			}
@@ -680,17 +683,18 @@ static int match(struct run *r)
 					d = diff_new(r, "status_mismatch");
 					d->payment_id = r->it[pi].payment_id;
 					snprintf(d->detail, sizeof d->detail,
-					         _("the channel refunded %s %s of our payment %lld "
-					           "(refund %s), which we think paid"),
+					         _("the channel refunded %1$s %2$s of our payment "
+					           "%3$lld "
+					           "(refund %4$s), which we think paid"),
 					         a, l->currency, (long long)d->payment_id,
 					         l->refund_id);
 				} else {
 					d = diff_new(r, "channel_only");
-					snprintf(
-					    d->detail, sizeof d->detail,
-					    _("the channel refunded %s %s (refund %s) of a payment "
-					      "we do not know"),
-					    a, l->currency, l->refund_id);
+					snprintf(d->detail, sizeof d->detail,
+					         _("the channel refunded %1$s %2$s (refund %3$s) "
+					           "of a payment "
+					           "we do not know"),
+					         a, l->currency, l->refund_id);
 				}
 				snprintf(d->key, sizeof d->key, "line:%s", l->id);
 				d->line = l;
@@ -718,10 +722,11 @@ static int match(struct run *r)
 		snprintf(d->local_currency, sizeof d->local_currency, "%s", it->currency);
 		amount_text(it->amount, it->currency, a);
 		snprintf(d->detail, sizeof d->detail,
-		         it->refund ? _("we recorded refund %lld of %s %s, which the channel does "
-		                        "not show")
-		                    : _("we recorded card payment %lld of %s %s, which the channel "
-		                        "does not show"),
+		         it->refund
+		             ? _("we recorded refund %1$lld of %2$s %3$s, which the channel does "
+		                 "not show")
+		             : _("we recorded card payment %1$lld of %2$s %3$s, which the channel "
+		                 "does not show"),
 		         (long long)it->id, a, it->currency);
 	}
 	return 0;
@@ -1218,7 +1223,7 @@ static int lock_day(struct db *db, const char *provider, const char *day, struct
 
 		snprintf(why, sizeof why, "%s", err_msg());
 		return err_set(FD_ECONFLICT,
-		               _("day %s of %s is being reconciled by someone else: %s"), day,
+		               _("day %1$s of %2$s is being reconciled by someone else: %3$s"), day,
 		               provider, why);
 	}
 	return rc;
@@ -1289,7 +1294,7 @@ static int fetch_payouts(struct chan_conn *conn, const struct chan_settle_line *
 		                               &pl, &pn, &st);
 		if (code != CHAN_OK)
 			return err_set(
-			    FD_EIO, _("the lines of payout %s could not be read (%s): %s"),
+			    FD_EIO, _("the lines of payout %1$s could not be read (%2$s): %3$s"),
 			    l->payout_id, chan_code_name(code), st.reason[0] ? st.reason : "-");
 		for (k = 0; k < pn; k++)
 			if (pl[k].kind != CHAN_SETTLE_PAYOUT) {
@@ -1328,7 +1333,8 @@ int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
 	memset(&st, 0, sizeof st);
 	code = conn->ops->settlement(conn->ctx, src.fetch_from, src.fetch_to, &lines, &n, &st);
 	if (code != CHAN_OK) {
-		rc = err_set(FD_EIO, _("the channel's settlement data could not be read (%s): %s"),
+		rc = err_set(FD_EIO,
+		             _("the channel's settlement data could not be read (%1$s): %2$s"),
 		             chan_code_name(code), st.reason[0] ? st.reason : "-");
 	} else {
 		rc = fetch_payouts(conn, lines, n, from, to, &po, &npo);
@@ -1609,7 +1615,7 @@ static int diff_open(struct db *db, int64_t id, struct recon_diff *d)
 
 	if (!rc && strcmp(d->state, "open")) {
 		recon_diff_free(d);
-		return err_set(FD_ECONFLICT, _("difference %lld is resolved already (%s)"),
+		return err_set(FD_ECONFLICT, _("difference %1$lld is resolved already (%2$s)"),
 		               (long long)id, d->action);
 	}
 	return rc;
@@ -1673,10 +1679,11 @@ static int allocs_read(struct db *db, const struct recon_pay *p, const char *cur
 		} else {
 			(*out)[i].amount = iv.balance < left ? iv.balance : left;
 			if ((*out)[i].amount <= 0)
-				rc = err_set(FD_EINVAL,
-				             _("invoice %s owes nothing, or nothing is left of the "
-				               "payment for it: give an amount (%s:AMOUNT)"),
-				             inv, inv);
+				rc = err_set(
+				    FD_EINVAL,
+				    _("invoice %1$s owes nothing, or nothing is left of the "
+				      "payment for it: give an amount (%2$s:AMOUNT)"),
+				    inv, inv);
 		}
 		invoice_free(&iv);
 		if (!rc)
@@ -1789,7 +1796,7 @@ static int chanpay_in(struct db *db, struct chanpay *c)
 	}
 	if (rc)
 		goto out;
-	snprintf(note, sizeof note, _("recorded from the channel's data (%s %s)"), c->provider,
+	snprintf(note, sizeof note, _("recorded from the channel's data (%1$s %2$s)"), c->provider,
 	         c->line_id ? c->line_id : c->channel_ref);
 	in.customer_id = customer;
 	in.currency = c->currency;
@@ -1855,18 +1862,20 @@ static int record_tx(struct db *db, void *arg)
 	if ((rc = diff_open(db, x->id, &d)) != 0)
 		return rc;
 	if (strcmp(d.kind, "channel_only")) {
-		rc = err_set(FD_EINVAL,
-		             _("difference %lld is %s: only a channel_only charge is recorded as a "
-		               "payment (use --accept or --correct)"),
-		             (long long)x->id, d.kind);
+		rc = err_set(
+		    FD_EINVAL,
+		    _("difference %1$lld is %2$s: only a channel_only charge is recorded as a "
+		      "payment (use --accept or --correct)"),
+		    (long long)x->id, d.kind);
 		goto out;
 	}
 	if ((rc = line_parse(d.line_data, &l)) != 0)
 		goto out;
 	if (l.kind != CHAN_SETTLE_CHARGE) {
-		rc = err_set(FD_EINVAL,
-		             _("difference %lld is a channel %s, not money received: use --accept"),
-		             (long long)x->id, settle_kind_name(l.kind));
+		rc = err_set(
+		    FD_EINVAL,
+		    _("difference %1$lld is a channel %2$s, not money received: use --accept"),
+		    (long long)x->id, settle_kind_name(l.kind));
 		goto out;
 	}
 	c.provider = d.provider;
@@ -2011,10 +2020,11 @@ static int correct_tx(struct db *db, void *arg)
 		if (rc)
 			goto out;
 	} else {
-		rc = err_set(FD_EINVAL,
-		             _("no correcting entry fits difference %lld (%s): accept it with a "
-		               "note (--accept), or record a channel charge (--record)"),
-		             (long long)x->id, d.kind);
+		rc =
+		    err_set(FD_EINVAL,
+		            _("no correcting entry fits difference %1$lld (%2$s): accept it with a "
+		              "note (--accept), or record a channel charge (--record)"),
+		            (long long)x->id, d.kind);
 		goto out;
 	}
 	rc = resolution_write(db, x->id, "correcting_entry", x->p->note, x->payment_id,
@@ -2112,7 +2122,7 @@ static int claim_tx(struct db *db, void *arg)
 		return rc;
 	x->payment_id = c.payment_id;
 	x->replayed = c.replayed;
-	snprintf(why, sizeof why, _("claimed for customer %lld: payment %lld (%s)"),
+	snprintf(why, sizeof why, _("claimed for customer %1$lld: payment %2$lld (%3$s)"),
 	         (long long)x->p->customer_id, (long long)c.payment_id, x->p->note);
 	db_set_reason(db, why);
 	rc =
@@ -2169,13 +2179,13 @@ int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const s
 		goto out;
 	}
 	if (strcmp(ev.status, "parked") && strcmp(ev.status, "dead")) {
-		rc = err_set(FD_ECONFLICT, _("event %lld is %s, not parked: nothing to claim"),
+		rc = err_set(FD_ECONFLICT, _("event %1$lld is %2$s, not parked: nothing to claim"),
 		             (long long)event_id, ev.status);
 		goto out;
 	}
 	if (strcmp(ev.source, conn->p.code)) {
-		rc = err_set(FD_EINVAL, _("event %lld is of %s, not of %s"), (long long)event_id,
-		             ev.source, conn->p.code);
+		rc = err_set(FD_EINVAL, _("event %1$lld is of %2$s, not of %3$s"),
+		             (long long)event_id, ev.source, conn->p.code);
 		goto out;
 	}
 	if (!ev.object_id || !*ev.object_id) {
@@ -2187,14 +2197,14 @@ int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const s
 	code = conn->ops->query_order(conn->ctx, ev.object_id, &o, &st);
 	if (code != CHAN_OK) {
 		rc = err_set(code == CHAN_NOTFOUND ? FD_ENOTFOUND : FD_EIO,
-		             _("the channel could not say what order %s is (%s): %s"), ev.object_id,
-		             chan_code_name(code), st.reason[0] ? st.reason : "-");
+		             _("the channel could not say what order %1$s is (%2$s): %3$s"),
+		             ev.object_id, chan_code_name(code), st.reason[0] ? st.reason : "-");
 		goto out;
 	}
 	if (o.state != CHAN_ORDER_SUCCEEDED || o.amount_received <= 0) {
 		rc = err_set(FD_EINVAL,
-		             _("the channel says order %s is %s: no money to record for it"), o.id,
-		             o.status);
+		             _("the channel says order %1$s is %2$s: no money to record for it"),
+		             o.id, o.status);
 		goto out;
 	}
 	x.event_id = event_id;
@@ -2214,7 +2224,7 @@ int recon_auto_day(struct db *db, const char *provider, char day[11])
 	long hour = config_get_int("recon_auto_hour", -1);
 	int64_t now = clock_now(), today = clock_day_start(now);
 	sqlite3_stmt *st;
-	char buf[16];
+	char buf[11];
 	int done = 0;
 
 	if (hour < 0 || hour > 23 || now < today + hour * 3600)
