@@ -1753,6 +1753,17 @@ static int chanpay_in(struct db *db, struct chanpay *c)
 		c->replayed = 1;
 		return 0;
 	}
+	if (have_po && (po.amount != c->amount || strcasecmp(po.currency, c->currency))) {
+		char a[MONEY_BUFSZ], b[MONEY_BUFSZ];
+
+		return err_set(
+		    FD_EINVAL,
+		    _("the channel shows %1$s %2$s for our card payment order %3$s, which "
+		      "is for %4$s %5$s: not recorded; accept the difference with a note "
+		      "and settle it by hand"),
+		    money_text(c->amount, c->currency, 0, a), c->currency, po.order_no,
+		    money_text(po.amount, po.currency, 0, b), po.currency);
+	}
 	if (have_po && !customer)
 		customer = po.customer_id;
 	if (c->amount <= 0)

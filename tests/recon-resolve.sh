@@ -163,6 +163,20 @@ out=$(run)
 is "the claimed payment matches its line: still balanced" "$(echo "$out" | jget 'd["diffs_new"], d["open"]')" "0 0"
 ok "frontdesk check is clean after the claim" fd check
 
+# --- A lost order the channel settled for another amount: not recorded -------
+O5=$(charge INV-2026-000005 10)
+deliver
+ctl fault "{\"path\": \"/v1/payment_intents/$(pi_of "$O5")\", \"method\": \"GET\", \"kind\": \"status\", \"status\": 500, \"count\": 1000}" >/dev/null
+succeed "$O5" false
+ctl balance/"$(line_of "$O5")" '{"amount": 900}' >/dev/null
+out=$(run)
+is "the lost order's line: one channel_only" "$(echo "$out" | jget 'd["diffs_new"]')" 1
+ODD=$(diff_of channel_only "state = 'open'")
+refused "its amount is not the order's: not recorded" recon resolve "$ODD" --record --note "lost"
+fd recon resolve "$ODD" --record --note "lost" 2> "$TMP/err"
+like "... saying both amounts and what to do" "$(cat "$TMP/err")" "the channel shows 9.00 USD for our card payment order $O5, which is for 10.00 USD"
+ok "accepted with a note instead" fd recon resolve "$ODD" --accept --note "the shop settles it by hand"
+
 # --- Payouts: their lines add up, and a person ticks them off ---------------
 PO1=$(ctl payout '{}' | jget 'd["id"]')
 PO2=$(ctl payout '{"lines": [], "amount": 777}' | jget 'd["id"]')
