@@ -1099,6 +1099,26 @@ static int batch_begin_tx(struct db *db, void *arg)
 
 	if (r->hold && (rc = control_fence(db, r->hold)) != 0)
 		return rc;
+	/* we hold the day's lock: a batch of the day still running is one
+	 * whose run ended without finishing (killed, a power cut) */
+	db_set_reason(db, _("interrupted: the run that made it ended without finishing"));
+	rc = db_prepare_cached(db,
+	                       "UPDATE reconciliation_batch SET status = 'failed', error = ?3,"
+	                       " finished_at = ?4 WHERE provider_code = ?1 AND business_day = ?2"
+	                       " AND status = 'running'",
+	                       &st);
+	if (!rc) {
+		sqlite3_bind_text(st, 1, r->provider, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, r->day, -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 3,
+		                  _("interrupted: the run that made it ended without finishing"),
+		                  -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 4, clock_now());
+		rc = db_run_cached(db, st, _("closing an interrupted batch"));
+	}
+	db_set_reason(db, NULL);
+	if (rc)
+		return rc;
 	rc = db_prepare_cached(db,
 	                       "INSERT INTO reconciliation_batch (provider_code, business_day,"
 	                       " window_from, window_to, source, file_sha256, fetch_from, fetch_to,"
@@ -1149,11 +1169,44 @@ static int batch_fail_tx(struct db *db, void *arg)
 	return db_run_cached(db, st, _("marking the batch failed"));
 }
 
-/* The run itself, with the day's lock held (hold). */
+/* Start a running batch of provider's day from src under hold: *batch. */
+static int batch_open(struct db *db, const char *provider, const char *day,
+                      const struct recon_source *src, struct control_hold *hold, int64_t *batch)
+{
+	struct run r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	r.db = db;
+	r.provider = provider;
+	r.day = day;
+	r.src = src;
+	r.hold = hold;
+	if ((rc = recon_day_window(day, &r.from, &r.to)) != 0)
+		return rc;
+	if ((rc = db_write(db, batch_begin_tx, &r)) != 0)
+		return rc;
+	*batch = r.batch;
+	return 0;
+}
+
+/* Mark batch failed with the reason in err_msg(), keeping rc and it. */
+static int batch_failed(struct db *db, int64_t batch, int rc)
+{
+	char why[1001];
+	struct failed f = {batch, why};
+
+	snprintf(why, sizeof why, "%s", err_msg());
+	db_write(db, batch_fail_tx, &f);
+	return err_set(rc, "%s", why);
+}
+
+/* The run itself, with the day's lock held (hold), into batch (0: a new
+ * one, made once the lines are found acceptable). */
 static int run_locked(struct db *db, const char *provider, const char *day,
                       const struct chan_settle_line *lines, size_t n,
                       const struct recon_source *src, struct control_hold *hold,
-                      struct payout_sum *po, size_t npo, struct recon_result *res)
+                      struct payout_sum *po, size_t npo, int64_t batch, struct recon_result *res)
 {
 	struct run r;
 	int rc;
@@ -1174,30 +1227,26 @@ static int run_locked(struct db *db, const char *provider, const char *day,
 	r.tol = recon_tolerance();
 	if ((rc = recon_day_window(day, &r.from, &r.to)) != 0)
 		return rc;
+	rc = 0;
 	if (src->file && (!src->sha256 || strlen(src->sha256) != 64))
-		return err_set(FD_EINVAL, _("a settlement file's batch needs the file's sha256"));
-	for (i = 0; i < n; i++)
+		rc = err_set(FD_EINVAL, _("a settlement file's batch needs the file's sha256"));
+	for (i = 0; !rc && i < n; i++)
 		if (!lines[i].id[0] || strlen(lines[i].currency) != 3)
-			return err_set(FD_EINVAL,
-			               _("settlement line %zu has no id or no currency: refused"),
-			               i + 1);
-	if ((rc = db_write(db, batch_begin_tx, &r)) != 0)
+			rc = err_set(FD_EINVAL,
+			             _("settlement line %zu has no id or no currency: refused"),
+			             i + 1);
+	if (rc)
+		return batch ? batch_failed(db, batch, rc) : rc;
+	if (!batch && (rc = batch_open(db, provider, day, src, hold, &batch)) != 0)
 		return rc;
-	res->batch_id = r.batch;
+	r.batch = res->batch_id = batch;
 	rc = match(&r);
 	if (!rc && hold)
 		rc = control_renew(db, hold);
 	if (!rc)
 		rc = db_write(db, write_tx, &r);
-	if (rc) {
-		char why[1001];
-		struct failed f = {r.batch, why};
-		int keep = rc;
-
-		snprintf(why, sizeof why, "%s", err_msg());
-		db_write(db, batch_fail_tx, &f);
-		err_set(keep, "%s", why);
-	}
+	if (rc)
+		batch_failed(db, r.batch, rc);
 	sidx_free(&r.by_order);
 	sidx_free(&r.by_no);
 	sidx_free(&r.by_refund);
@@ -1260,7 +1309,7 @@ int recon_run(struct db *db, const char *provider, const char *day,
 		npo++;
 	}
 	if ((rc = lock_day(db, provider, day, &h)) == 0) {
-		rc = run_locked(db, provider, day, lines, n, src, &h, po, npo, res);
+		rc = run_locked(db, provider, day, lines, n, src, &h, po, npo, 0, res);
 		control_release(db, &h);
 	}
 	free(po);
@@ -1314,7 +1363,7 @@ int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
 	struct chan_status st;
 	struct control_hold h;
 	struct payout_sum *po = NULL;
-	int64_t from, to;
+	int64_t from, to, batch = 0;
 	size_t n = 0, npo = 0;
 	int rc, code;
 
@@ -1330,17 +1379,24 @@ int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
 		return rc;
 	src.fetch_from = from - recon_tolerance();
 	src.fetch_to = to + recon_tolerance();
+	/* the batch exists from before the fetch: a failed fetch is a failed
+	 * batch that says why */
+	if ((rc = batch_open(db, conn->p.code, day, &src, &h, &batch)) != 0)
+		goto out;
+	res->batch_id = batch;
 	memset(&st, 0, sizeof st);
 	code = conn->ops->settlement(conn->ctx, src.fetch_from, src.fetch_to, &lines, &n, &st);
 	if (code != CHAN_OK) {
 		rc = err_set(FD_EIO,
 		             _("the channel's settlement data could not be read (%1$s): %2$s"),
 		             chan_code_name(code), st.reason[0] ? st.reason : "-");
+		batch_failed(db, batch, rc);
+	} else if ((rc = fetch_payouts(conn, lines, n, from, to, &po, &npo)) != 0) {
+		batch_failed(db, batch, rc);
 	} else {
-		rc = fetch_payouts(conn, lines, n, from, to, &po, &npo);
-		if (!rc)
-			rc = run_locked(db, conn->p.code, day, lines, n, &src, &h, po, npo, res);
+		rc = run_locked(db, conn->p.code, day, lines, n, &src, &h, po, npo, batch, res);
 	}
+out:
 	free(po);
 	free(lines);
 	control_release(db, &h);

@@ -166,11 +166,11 @@ is "one fee row for that payment" \
 
 # --- Two runs of the same day at once: one is refused ------------------------
 ctl fault '{"path": "/v1/balance_transactions", "method": "GET", "kind": "slow", "seconds": 4, "count": 1}' >/dev/null
+batches=$(db "SELECT count(*) FROM reconciliation_batch")
 fd --json recon run --date "$DAY" > "$TMP/first" 2> "$TMP/first.err" &
 FIRST=$!
 held() { [ -n "$(db "SELECT owner_host FROM control WHERE name = 'recon.stripe.$DAY' AND owner_host IS NOT NULL")" ]; }
 ok "the first run holds the day's lock" until_ok 20 held
-batches=$(db "SELECT count(*) FROM reconciliation_batch")
 fd recon run --date "$DAY" > "$TMP/second" 2> "$TMP/second.err"
 is "the second run is refused" "$?" 1
 like "the refusal names the day and who holds it" "$(cat "$TMP/second.err")" "day $DAY of stripe is being reconciled by someone else"
@@ -189,13 +189,29 @@ fd recon run > /dev/null 2> "$TMP/err"
 is "--date is required" "$?" 2
 refused "an unknown channel" recon run --date "$DAY" --channel nosuch
 refused "show of no batch" recon show 9999
-ctl fault '{"path": "/v1/balance_transactions", "method": "GET", "kind": "status", "status": 500, "headers": {"Stripe-Should-Retry": "false"}, "count": 20}' >/dev/null
-batches=$(db "SELECT count(*) FROM reconciliation_batch")
+ctl fault '{"path": "/v1/balance_transactions", "method": "GET", "kind": "status", "status": 500, "headers": {"Stripe-Should-Retry": "false"}, "count": 1}' >/dev/null
+batches=$(db "SELECT max(id) FROM reconciliation_batch")
 fd recon run --date "$DAY" > /dev/null 2> "$TMP/err"
 is "a channel that fails: refused" "$?" 1
 like "... saying the settlement could not be read" "$(cat "$TMP/err")" "settlement data could not be read"
-is "... and no batch was made" "$(db "SELECT count(*) FROM reconciliation_batch")" "$batches"
-is "every batch is done" "$(db "SELECT group_concat(DISTINCT status) FROM reconciliation_batch")" done
+is "... and its batch is failed, saying why" \
+	"$(db "SELECT count(*), status, error LIKE '%settlement data could not be read%' FROM reconciliation_batch WHERE id > $batches")" "1|failed|1"
+is "no other batch failed" "$(db "SELECT count(*) FROM reconciliation_batch WHERE status <> 'done'")" 1
+
+# --- A run killed in the middle: the next run of the day closes its batch ------
+ctl fault '{"path": "/v1/balance_transactions", "method": "GET", "kind": "slow", "seconds": 30, "count": 1}' >/dev/null
+"$FRONTDESK" recon run --date "$DAY" > /dev/null 2>&1 &
+KILLED=$!
+running() { [ "$(db "SELECT count(*) FROM reconciliation_batch WHERE status = 'running'")" = 1 ]; }
+ok "the run's batch is running while it fetches" until_ok 20 running
+kill -9 "$KILLED"
+wait "$KILLED" 2>/dev/null
+STUCK=$(db "SELECT id FROM reconciliation_batch WHERE status = 'running'")
+out=$(run)
+is "the next run of the day is done" "$(echo "$out" | jget 'd["batch"] > '"$STUCK")" True
+is "... and closed the killed run's batch as failed, interrupted" \
+	"$(db "SELECT status, error LIKE 'interrupted%' FROM reconciliation_batch WHERE id = $STUCK")" "failed|1"
+is "nothing is left running" "$(db "SELECT count(*) FROM reconciliation_batch WHERE status = 'running'")" 0
 ok "recon list --json" sh -c "'$FRONTDESK' --json recon list --date $DAY | python3 -c 'import json,sys; d=json.load(sys.stdin); assert len(d[\"batches\"]) >= 4'"
 ok "frontdesk check is clean" fd check
 done_testing
