@@ -199,11 +199,14 @@ is "... and its batch is failed, saying why" \
 is "no other batch failed" "$(db "SELECT count(*) FROM reconciliation_batch WHERE status <> 'done'")" 1
 
 # --- A run killed in the middle: the next run of the day closes its batch ------
+asked() { ctl log '' | jget 'sum(1 for r in d["log"] if r["path"] == "/v1/balance_transactions")'; }
+ASKED=$(asked)
 ctl fault '{"path": "/v1/balance_transactions", "method": "GET", "kind": "slow", "seconds": 30, "count": 1}' >/dev/null
 "$FRONTDESK" recon run --date "$DAY" > /dev/null 2>&1 &
 KILLED=$!
-running() { [ "$(db "SELECT count(*) FROM reconciliation_batch WHERE status = 'running'")" = 1 ]; }
-ok "the run's batch is running while it fetches" until_ok 20 running
+# its batch is running and it is waiting for the channel's answer
+running() { [ "$(db "SELECT count(*) FROM reconciliation_batch WHERE status = 'running'")" = 1 ] && [ "$(asked)" -gt "$ASKED" ]; }
+ok "the run's batch is running while it fetches" until_ok 60 running
 kill -9 "$KILLED"
 wait "$KILLED" 2>/dev/null
 STUCK=$(db "SELECT id FROM reconciliation_batch WHERE status = 'running'")
