@@ -111,11 +111,21 @@ START_TEST(test_day_window)
 }
 END_TEST
 
+static int count_day(const char *day, int64_t open, void *arg)
+{
+	ck_assert_str_eq(day, DAY);
+	ck_assert_int_eq(open, 1);
+	(*(int *)arg)++;
+	return 0;
+}
+
 START_TEST(test_clean_then_mismatch)
 {
 	struct chan_settle_line l = charge("txn_1", "pi_1", 5000, clock_now() + 2);
 	struct recon_result r;
 	struct recon_state s;
+	int balanced, days;
+	int64_t open;
 
 	ck_assert_msg(recon_run(db, "stripe", DAY, &l, 1, &SRC, &r) == 0, "%s", err_msg());
 	ck_assert_int_eq(r.matched, 1);
@@ -139,6 +149,14 @@ START_TEST(test_clean_then_mismatch)
 	ck_assert_int_eq(recon_day_state(db, NULL, &s), 0);
 	ck_assert_str_eq(s.last_balanced, "");
 	ck_assert_int_eq(s.open, 1);
+	ck_assert_int_eq(s.open_days, 1);
+	ck_assert_int_eq(recon_day_balanced(db, "stripe", DAY, &balanced, &open), 0);
+	ck_assert_int_eq(balanced, 0);
+	ck_assert_int_eq(open, 1);
+	days = 0;
+	ck_assert_int_eq(recon_days_open(db, NULL, "2026-11-01", "2026-12-31", count_day, &days),
+	                 0);
+	ck_assert_int_eq(days, 1);
 
 	l.amount = 5000;
 	l.net = l.amount - l.fee;
@@ -148,6 +166,10 @@ START_TEST(test_clean_then_mismatch)
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM reconciliation_resolution"
 	                            " WHERE action = 'gone'"),
 	                 1);
+	ck_assert_int_eq(recon_day_balanced(db, NULL, DAY, &balanced, &open), 0);
+	ck_assert_int_eq(balanced, 1);
+	ck_assert_int_eq(recon_day_balanced(db, NULL, "2026-11-30", &balanced, &open), 0);
+	ck_assert_int_eq(balanced, 0); /* never reconciled */
 }
 END_TEST
 
