@@ -2402,6 +2402,48 @@ int recon_payout_tick(struct db *db, const char *payout_id)
 	return db_write(db, tick_tx, (void *)payout_id);
 }
 
+/* ------------------------------------------------------------ check */
+
+int recon_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step, n = 0;
+
+	rc = db_prepare(db,
+	                "SELECT id, provider_code, business_day FROM reconciliation_batch"
+	                " WHERE status = 'running' ORDER BY id",
+	                &st);
+	if (rc)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct control_info ci;
+		char name[65], provider[41], day[11], detail[300];
+		int64_t id = sqlite3_column_int64(st, 0);
+
+		col_text(st, 1, provider, sizeof provider);
+		col_text(st, 2, day, sizeof day);
+		snprintf(name, sizeof name, "recon.%s.%s", provider, day);
+		if (control_get(db, name, &ci) == 0) {
+			int held = ci.state == CONTROL_HELD;
+
+			control_info_free(&ci);
+			if (held)
+				continue; /* a run is working on it now */
+		}
+		snprintf(detail, sizeof detail,
+		         "reconciliation batch %lld of %s (%s) is still running, but its run ended "
+		         "without finishing: run the day again (frontdesk recon run --date %s)",
+		         (long long)id, day, provider, day);
+		report("recon-batch-interrupted", detail, arg);
+		n++;
+	}
+	if (step != SQLITE_DONE)
+		n = db_fail(db, _("reading the running batches"));
+	sqlite3_finalize(st);
+	return n;
+}
+
 /* ------------------------------------------------------------ state */
 
 int recon_day_balanced(struct db *db, const char *provider, const char *day, int *balanced,

@@ -293,6 +293,13 @@ int recon_payout_list(struct db *db, const char *provider, int unticked_only,
  * first). */
 int recon_payout_tick(struct db *db, const char *payout_id);
 
+/* recon_check - `frontdesk check`'s look at reconciliation: a batch left
+ * running while nobody holds its day's lock (its run was killed; the next
+ * run of the day closes it) is reported as "recon-batch-interrupted" with
+ * a detail naming it. Returns how many, or a negative FD_E* code. */
+int recon_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                void *arg);
+
 /* The state of the books for the screen's status line. */
 struct recon_state {
 	char last_balanced[11]; /* the newest balanced day, "" when none */

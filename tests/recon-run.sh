@@ -210,6 +210,9 @@ ok "the run's batch is running while it fetches" until_ok 60 running
 kill -9 "$KILLED"
 wait "$KILLED" 2>/dev/null
 STUCK=$(db "SELECT id FROM reconciliation_batch WHERE status = 'running'")
+fd check > "$TMP/check" 2>&1
+is "frontdesk check reports the interrupted batch" "$?" 1
+like "... naming it and what to do" "$(cat "$TMP/check")" "recon-batch-interrupted: reconciliation batch $STUCK of $DAY (stripe) is still running"
 out=$(run)
 is "the next run of the day is done" "$(echo "$out" | jget 'd["batch"] > '"$STUCK")" True
 is "... and closed the killed run's batch as failed, interrupted" \
