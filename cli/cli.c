@@ -212,6 +212,10 @@ static const struct cli_entry *const commands[] = {
     &(const struct cli_entry)GROUP("inbox", NULL,
                                    N_("inbound channel events: ingest, list, show, retry, ignore"),
                                    cli_inbox_cmds),
+    &(const struct cli_entry)GROUP(
+        "recon", NULL,
+        N_("reconcile a day against the channel's settlement data; decide the differences"),
+        cli_recon_cmds),
     &cli_serve_entry,
     &cli_backup_entry,
     &cli_restore_entry,

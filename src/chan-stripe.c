@@ -569,8 +569,65 @@ static int stripe_query_refund(struct chan_ctx *c, const char *id, struct chan_r
 	                  read_refund_any, out, st);
 }
 
-static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
-                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+/* What a balance transaction's type means (Stripe's types; "payment" and
+ * "payment_refund" are the same for other payment methods). */
+static enum chan_settle_kind settle_kind(const char *type)
+{
+	if (!strcmp(type, "charge") || !strcmp(type, "payment"))
+		return CHAN_SETTLE_CHARGE;
+	if (!strcmp(type, "refund") || !strcmp(type, "payment_refund"))
+		return CHAN_SETTLE_REFUND;
+	if (!strcmp(type, "payout"))
+		return CHAN_SETTLE_PAYOUT;
+	if (!strcmp(type, "stripe_fee") || !strcmp(type, "application_fee") || !strcmp(type, "tax"))
+		return CHAN_SETTLE_FEE;
+	if (!strcmp(type, "adjustment") || !strncmp(type, "dispute", 7) ||
+	    !strcmp(type, "payment_failure_refund"))
+		return CHAN_SETTLE_ADJUSTMENT;
+	return CHAN_SETTLE_OTHER;
+}
+
+/* Copy the string item key of obj into buf (n bytes) when it is a string
+ * that fits; else leave buf "". */
+static void opt_str(const cJSON *obj, const char *key, char *buf, size_t n)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (cJSON_IsString(v) && strlen(v->valuestring) < n)
+		snprintf(buf, n, "%s", v->valuestring);
+}
+
+/* The line's source (expanded: an object; else its id): which payment
+ * intent, our order number, refund or payout it is about. */
+static void settle_source(const cJSON *el, struct chan_settle_line *l)
+{
+	const cJSON *src = cJSON_GetObjectItemCaseSensitive(el, "source");
+
+	if (cJSON_IsString(src)) {
+		opt_str(el, "source", l->source, sizeof l->source);
+	} else if (cJSON_IsObject(src)) {
+		opt_str(src, "id", l->source, sizeof l->source);
+		opt_str(src, "payment_intent", l->order_id, sizeof l->order_id);
+		opt_str(cJSON_GetObjectItemCaseSensitive(src, "metadata"), "order_no", l->order_no,
+		        sizeof l->order_no);
+	}
+	if (l->kind == CHAN_SETTLE_REFUND) {
+		snprintf(l->refund_id, sizeof l->refund_id, "%s", l->source);
+	} else if (l->kind == CHAN_SETTLE_PAYOUT) {
+		snprintf(l->payout_id, sizeof l->payout_id, "%s", l->source);
+		/* when the money reaches the bank */
+		if (cJSON_IsObject(src) && cJSON_GetObjectItemCaseSensitive(src, "arrival_date"))
+			chan_json_int(cJSON_GetObjectItemCaseSensitive(src, "arrival_date"),
+			              "arrival_date", &l->available_on);
+	}
+	if (l->kind != CHAN_SETTLE_PAYOUT)
+		opt_str(el, "payout", l->payout_id, sizeof l->payout_id);
+}
+
+/* Balance transactions created in [from, to), or (payout not NULL) those
+ * a payout carries, every page, with their sources expanded. */
+static int balance_list(struct chan_ctx *c, int64_t from, int64_t to, const char *payout,
+                        struct chan_settle_line **out, size_t *n, struct chan_status *st)
 {
 	char after[256] = "", num[24];
 	size_t cap = 0;
@@ -583,11 +640,16 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 		cJSON *json, *data, *el;
 		int more;
 
-		snprintf(num, sizeof num, "%lld", (long long)from);
-		chan_http_form(&q, "created[gte]", num);
-		snprintf(num, sizeof num, "%lld", (long long)to);
-		chan_http_form(&q, "created[lt]", num);
+		if (payout) {
+			chan_http_form(&q, "payout", payout);
+		} else {
+			snprintf(num, sizeof num, "%lld", (long long)from);
+			chan_http_form(&q, "created[gte]", num);
+			snprintf(num, sizeof num, "%lld", (long long)to);
+			chan_http_form(&q, "created[lt]", num);
+		}
 		chan_http_form(&q, "limit", "100");
+		chan_http_form(&q, "expand[]", "data.source");
 		if (after[0])
 			chan_http_form(&q, "starting_after", after);
 		code = call_json(c, "settlement", "GET", "/v1/balance_transactions", sb_cstr(&q),
@@ -624,9 +686,14 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 				code = bad_data(st, err_msg());
 				break;
 			}
-			v = cJSON_GetObjectItemCaseSensitive(el, "source");
-			if (cJSON_IsString(v))
-				snprintf(l->source, sizeof l->source, "%s", v->valuestring);
+			if (l->net != l->amount - l->fee) {
+				code = bad_data(st, _("a balance transaction whose net is not its "
+				                      "amount less its fee"));
+				break;
+			}
+			l->kind = settle_kind(l->type);
+			opt_str(el, "status", l->status, sizeof l->status);
+			settle_source(el, l);
 			v = cJSON_GetObjectItemCaseSensitive(el, "available_on");
 			if (v)
 				chan_json_int(v, "available_on", &l->available_on);
@@ -643,6 +710,18 @@ static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
 		*n = 0;
 	}
 	return code;
+}
+
+static int stripe_settlement(struct chan_ctx *c, int64_t from, int64_t to,
+                             struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	return balance_list(c, from, to, NULL, out, n, st);
+}
+
+static int stripe_payout_lines(struct chan_ctx *c, const char *payout_id,
+                               struct chan_settle_line **out, size_t *n, struct chan_status *st)
+{
+	return balance_list(c, 0, 0, payout_id, out, n, st);
 }
 
 /* A relayed event: one JSON event object (chan_event_read). */
@@ -680,6 +759,7 @@ const struct chan_ops chan_stripe_ops = {
     .refund = stripe_refund,
     .query_refund = stripe_query_refund,
     .settlement = stripe_settlement,
+    .payout_lines = stripe_payout_lines,
     .event_kind = stripe_event_kind,
     .read_event = stripe_read_event,
     .verify = stripe_verify,

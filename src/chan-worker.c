@@ -33,6 +33,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "outbox.h"
+#include "recon.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
@@ -41,6 +42,7 @@
 #define CHAN_PROCESS_EVERY 1.0    /* seconds between looks at the due inbound events */
 #define CHAN_QUERY_EVERY   5.0    /* seconds between looks at the orders to query */
 #define CHAN_PRUNE_EVERY   3600.0 /* seconds between prunings of the request log */
+#define CHAN_RECON_EVERY   600.0  /* seconds between looks at the scheduled reconciliation */
 
 void chan_worker_opts_default(struct chan_worker_opts *o)
 {
@@ -112,7 +114,7 @@ struct slot {
 	struct chan_conn ch;
 	const struct chan_pipeline *pl;
 	int64_t next_poll; /* real time */
-	double next_outbox, next_process, next_query, next_prune;
+	double next_outbox, next_process, next_query, next_prune, next_recon;
 };
 
 struct slots {
@@ -305,6 +307,23 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			      "--status dead'"),
 			    (long long)r.dead);
 		sl->next_process = mono_now() + CHAN_PROCESS_EVERY;
+	}
+	if (sl->ch.ops->settlement && mono_now() >= sl->next_recon) {
+		struct recon_result rr;
+		char day[11];
+
+		/* the scheduled reconciliation of yesterday (recon_auto_hour);
+		 * another operator running it now is no error */
+		sl->next_recon = mono_now() + CHAN_RECON_EVERY;
+		if (recon_auto_day(db, code, day) == 1) {
+			rc = recon_fetch_run(db, &sl->ch, day, &rr);
+			if (!rc)
+				say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code,
+				    day, (long long)rr.open);
+			else if (rc != FD_ECONFLICT && !stop_requested(stop))
+				say(o, _("cannot reconcile %1$s of %2$s: %3$s"), day, code,
+				    err_msg());
+		}
 	}
 	if (pl->deliver && mono_now() >= sl->next_outbox) {
 		memset(&r, 0, sizeof r);

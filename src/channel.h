@@ -197,6 +197,11 @@ struct chan_ops {
 	/* balance transactions created in [from, to); *out (caller frees) gets *n */
 	int (*settlement)(struct chan_ctx *c, int64_t from, int64_t to,
 	                  struct chan_settle_line **out, size_t *n, struct chan_status *st);
+	/* the balance transactions payout payout_id carries to the bank (not
+	 * its own line); *out (caller frees) gets *n; NULL when the channel
+	 * cannot list them */
+	int (*payout_lines)(struct chan_ctx *c, const char *payout_id,
+	                    struct chan_settle_line **out, size_t *n, struct chan_status *st);
 	/* The operations below need no context: the inbox calls them on bytes
 	 * relayed to us, with the secret from the secrets file. */
 	/* what a stored event of this channel is about, from its type (the

@@ -28,6 +28,7 @@
 #include "i18n.h"
 #include "money.h"
 #include "projection.h"
+#include "recon.h"
 
 /* The money limit (MONEY_MAX of money.h) as SQL text; check_run makes sure
  * they agree. */
@@ -325,6 +326,9 @@ const char *check_describe(const char *code)
 
 	if (!strcmp(code, "projection_stale"))
 		return _("every calendar row equals a fresh recomputation from the records");
+	if (!strcmp(code, "recon-batch-interrupted"))
+		return _("no reconciliation batch is left running by a run that ended without "
+		         "finishing");
 	if (!strcmp(code, "channel-provider-failing"))
 		return _("no enabled payment provider has been failing for longer than "
 		         "channel_failing_report_seconds");
@@ -396,6 +400,10 @@ int check_desk(struct db *db, void (*report)(const char *code, const char *detai
 	if (n < 0)
 		return n;
 	m = check_channel_failing(db, report, arg);
+	if (m < 0)
+		return m;
+	n += m;
+	m = recon_check(db, report, arg);
 	return m < 0 ? m : n + m;
 }
 

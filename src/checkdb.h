@@ -54,8 +54,10 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
  * a person must look at in the running shop that says nothing about the
  * file itself: "channel-provider-failing", an enabled payment provider
  * whose calls have failed for longer than channel_failing_report_seconds
- * (chan_provider_failing_each, at the real clock). Kept out of check_all
- * so that a channel that is down never makes a backup fail its checks.
+ * (chan_provider_failing_each, at the real clock), and
+ * "recon-batch-interrupted", a reconciliation batch left running by a run
+ * that was killed (recon_check). Kept out of check_all so that a channel
+ * that is down never makes a backup fail its checks.
  * Returns the number of problems, or a negative FD_E* code. */
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg);

@@ -34,10 +34,25 @@ advance the server's clock, inject events, and inject faults:
   POST /_control/list_mode    {"duplicate": bool, "shuffle": bool, "overlap": bool,
                                "luhn_ids": bool (new ids are 16 digits passing Luhn)}
   POST /_control/hide         {"event": ID, "until": T} an event invisible before T
+  POST /_control/balance      {"lines": [...]} add balance transactions as given (bench)
+  POST /_control/balance/ID   {"amount": A, "currency": C, "fee": F, "created": T} alter a
+                               balance transaction (what the channel's settlement says)
+  POST /_control/payout       {"lines": [ID...] (default: every line not paid out yet),
+                               "amount": A (default: their net sum), "arrival_date": T}
+                               -> payout: the lines get its id, and a payout line
+                               (type payout, negative) is added
   GET  /_control/log          every API request (method, path, query, form, user agent,
                                idempotency key, version header, auth ok)
   GET  /_control/state        intents, refunds, events, clock
   POST /_control/quit         stop the server
+
+Balance transactions (GET /v1/balance_transactions: created[gte], created[lt],
+payout, limit, starting_after, newest first; expand[]=data.source gives the
+source object: a charge with its payment_intent and the intent's metadata, a
+refund with its payment_intent, a payout): a charge line when an intent
+succeeds (fee 3%), a refund line (negative, no fee) when a refund succeeds.
+A channel-only charge is an intent made through /_control/intent with
+"emit": false and "status": "succeeded" (no event, a balance line).
 
 Python 3 standard library only. Secrets are whatever the test passes.
 """
@@ -143,7 +158,7 @@ def set_intent_status(pi, status, emit_event=True):
             "fee": pi["amount"] * 3 // 100, "net": pi["amount"] - pi["amount"] * 3 // 100,
             "currency": pi["currency"], "created": S["now"], "available_on": S["now"] + 172800,
             "status": "pending", "type": "charge", "reporting_category": "charge",
-            "source": "ch_" + pi["id"][3:]})
+            "source": "ch_" + pi["id"][3:], "payment_intent": pi["id"], "payout": None})
     if emit_event and status in INTENT_EVENTS:
         emit(INTENT_EVENTS[status], intent_obj(pi))
 
@@ -156,9 +171,64 @@ def make_refund(pi, amount, status="succeeded", idem_key=None, emit_event=True):
     r = {"id": next_id("re"), "amount": amount, "currency": pi["currency"],
          "payment_intent": pi["id"], "status": status, "created": S["now"]}
     S["refunds"][r["id"]] = r
+    if status == "succeeded":
+        refund_line(r)
     if emit_event:
         emit("refund.created", refund_obj(r), idem_key)
     return r
+
+
+def refund_line(r):
+    """the balance line of a refund that succeeded (once per refund)"""
+    if any(b["source"] == r["id"] for b in S["balance"]):
+        return
+    S["balance"].append({
+        "id": next_id("txn"), "object": "balance_transaction", "amount": -r["amount"],
+        "fee": 0, "net": -r["amount"], "currency": r["currency"], "created": S["now"],
+        "available_on": S["now"], "status": "available", "type": "refund",
+        "reporting_category": "refund", "source": r["id"],
+        "payment_intent": r["payment_intent"], "payout": None})
+
+
+def balance_source(b):
+    """the expanded source object of balance line b (expand[]=data.source)"""
+    if b["type"] == "charge":
+        pi = S["intents"].get(b.get("payment_intent"), {})
+        return {"id": b["source"], "object": "charge", "amount": b["amount"],
+                "currency": b["currency"], "payment_intent": b.get("payment_intent"),
+                "metadata": pi.get("metadata", {}), "status": "succeeded",
+                "refunded": False, "unknown_future_field": None}
+    if b["type"] == "refund":
+        return {"id": b["source"], "object": "refund", "amount": -b["amount"],
+                "currency": b["currency"], "payment_intent": b.get("payment_intent"),
+                "status": "succeeded", "metadata": {}}
+    if b["type"] == "payout":
+        return {"id": b["source"], "object": "payout", "amount": -b["amount"],
+                "currency": b["currency"], "status": "paid",
+                "arrival_date": b.get("arrival_date")}
+    return b["source"]
+
+
+def balance_obj(b, expand):
+    o = {k: v for k, v in b.items() if k not in ("payment_intent", "payout", "arrival_date")}
+    if expand:
+        o["source"] = balance_source(b)
+    return o
+
+
+def list_balance(q):
+    rows = [b for b in reversed(S["balance"])
+            if int(q.get("created[gte]", 0)) <= b["created"] < int(q.get("created[lt]", 2**62))]
+    if q.get("payout"):
+        rows = [b for b in rows if b.get("payout") == q["payout"]]
+    after = q.get("starting_after")
+    if after:
+        ids = [b["id"] for b in rows]
+        rows = rows[ids.index(after) + 1:] if after in ids else []
+    limit = max(1, min(100, int(q.get("limit", 10))))
+    expand = q.get("expand[]") == "data.source"
+    return {"object": "list", "url": "/v1/balance_transactions", "has_more": len(rows) > limit,
+            "data": [balance_obj(b, expand) for b in rows[:limit]]}
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -277,9 +347,7 @@ class Handler(BaseHTTPRequestHandler):
                                            "message": "No such refund"}}, None
                 return 200, refund_obj(r), None
             if method == "GET" and path == "/v1/balance_transactions":
-                rows = [b for b in S["balance"]
-                        if int(q.get("created[gte]", 0)) <= b["created"] < int(q.get("created[lt]", 2**62))]
-                return 200, {"object": "list", "url": path, "has_more": False, "data": rows}, None
+                return 200, list_balance(q), None
             if method == "POST" and path in ("/v1/payment_intents", "/v1/refunds"):
                 if not idem:
                     return 400, {"error": {"type": "invalid_request_error",
@@ -403,6 +471,8 @@ class Handler(BaseHTTPRequestHandler):
                 if not r:
                     return self.send(404, {"error": "no such refund"})
                 r["status"] = arg["status"]
+                if r["status"] == "succeeded":
+                    refund_line(r)
                 if arg.get("emit", True):
                     emit("refund.failed" if r["status"] == "failed" else "refund.updated",
                          refund_obj(r))
@@ -418,6 +488,38 @@ class Handler(BaseHTTPRequestHandler):
                 ev.setdefault("created", S["now"])
                 S["events"].append(ev)
                 return self.send(200, ev)
+            if u.path == "/_control/balance":
+                # bulk: {"lines": [balance transaction, ...]} appended as given
+                S["balance"].extend(arg.get("lines", []))
+                return self.send(200, {"balance": len(S["balance"])})
+            if len(parts) == 3 and parts[1] == "balance":
+                b = next((b for b in S["balance"] if b["id"] == parts[2]), None)
+                if not b:
+                    return self.send(404, {"error": "no such balance transaction"})
+                for k in ("amount", "fee", "created"):
+                    if k in arg:
+                        b[k] = int(arg[k])
+                if "currency" in arg:
+                    b["currency"] = arg["currency"]
+                b["net"] = b["amount"] - b["fee"]
+                return self.send(200, b)
+            if u.path == "/_control/payout":
+                want = arg.get("lines")
+                lines = [b for b in S["balance"] if b["type"] != "payout" and not b.get("payout")
+                         and (want is None or b["id"] in want)]
+                po = next_id("po")
+                for b in lines:
+                    b["payout"] = po
+                amount = int(arg["amount"]) if "amount" in arg else sum(b["net"] for b in lines)
+                cur = lines[0]["currency"] if lines else arg.get("currency", "usd")
+                S["balance"].append({
+                    "id": next_id("txn"), "object": "balance_transaction", "amount": -amount,
+                    "fee": 0, "net": -amount, "currency": cur, "created": S["now"],
+                    "available_on": S["now"], "status": "available", "type": "payout",
+                    "reporting_category": "payout", "source": po, "payout": None,
+                    "arrival_date": int(arg.get("arrival_date", S["now"] + 86400))})
+                return self.send(200, {"id": po, "amount": amount,
+                                       "lines": [b["id"] for b in lines]})
             if u.path == "/_control/fault":
                 S["faults"].append(arg)
                 return self.send(200, {"faults": len(S["faults"])})
