@@ -5,8 +5,7 @@
 # fields): a clean day from the file has no difference and the batch keeps
 # the file's sha256; a charge only the file has is one channel_only
 # difference, also when the same file is imported again; a file cut short
-# is refused whole, naming its line, and changes nothing. Skipped while the
-# settlement file reader is the stub (src/settle-file-stub.c). Every secret
+# is refused whole, naming its line, and changes nothing. Every secret
 # here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -19,11 +18,6 @@ export FRONTDESK_NOW
 NOW=$(date -d "$(echo "$FRONTDESK_NOW" | tr T ' ')" +%s)
 DAY=${FRONTDESK_NOW%T*}
 fd init >/dev/null
-printf 'id,type\r\n' > "$TMP/probe.csv"
-if fd recon import "$TMP/probe.csv" 2>&1 | grep -q "not built in yet"; then
-	echo "1..0 # SKIP the settlement file reader is not built in (src/settle-file-stub.c)"
-	exit 0
-fi
 fake_run fake-stripe.py 150 --api-key "$KEY" --now "$NOW"
 ok "the fake channel started on a random port" test -n "$PORT"
 fake_secrets
