@@ -21,6 +21,16 @@ money() { python3 -c 'import sys; v=int(sys.argv[1]); print("{:,}.{:02d}".format
 # js EXPR - a figure from the JSON on stdin (d is the document)
 js() { python3 -c 'import json, sys; d = json.load(sys.stdin); print(eval(sys.argv[1]))' "$@"; }
 bal() { fd --json invoice show "$1" | js 'str(d["status"]) + " " + str(d["paid"]) + " " + str(d["balance"])'; }
+# shows_wrapped NAME TEXT - the pane shows TEXT, perhaps wrapped over lines
+# (the screen's lines joined, runs of blanks made one)
+wrapped_has() { screen_text | tr -s ' \n' '  ' | grep -Fq -- "$1"; }
+shows_wrapped() {
+	if until_ok 10 wrapped_has "$2"; then
+		pass "$1"
+	else
+		fail "$1" "screen:" "$(screen_text)"
+	fi
+}
 check_clean() {
 	if out=$(fd check 2>&1); then pass "$1"; else fail "$1" "$out"; fi
 }
@@ -116,6 +126,7 @@ keys "put on the wrong invoice" Enter
 shows "it asks first" "Press y to confirm"
 keys y
 shows "the receipt says the money is credit again" "is back on payment 2 as the customer's credit"
+shows_wrapped "and says, whole, which invoice owes it again" "customer's credit, and $WAX owes it again."
 keys Enter
 shows_re "the pane shows the allocation reversed" "REVERSED by #[0-9]+"
 shows "the invoice owes again" "Status: issued, unpaid"

@@ -377,16 +377,31 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 	}
 }
 
+/* draw_lines - the receipt's lines, each wrapped to the width (a line cut
+ * short would hide what was done: which invoice owes again, what is left
+ * as credit); a wrapped line's continuation is indented under its text. */
 static void draw_lines(WINDOW *w, int *y, int rows, int cols, const char *text, attr_t a)
 {
 	const char *s = text;
 
 	while (*s && *y < rows) {
 		const char *e = strchr(s, '\n');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
+		size_t n = e ? (size_t)(e - s) : strlen(s), st[16], ln[16];
 		char *line = xstrndup(s, n);
+		int ind = (int)strspn(line, " "), width = cols - 4 - ind - 2, k, nl;
 
-		draw_text(w, (*y)++, 2, cols - 4, line, a, AL_LEFT);
+		if (width < 8)
+			width = 8;
+		nl = tw_wrap(line + ind, width, st, ln, 16);
+		for (k = 0; k < nl && k < 16 && *y < rows; k++) {
+			char *part = xstrndup(line + ind + st[k], ln[k]);
+			int x = 2 + ind + (k ? 2 : 0);
+
+			draw_text(w, (*y)++, x, cols - x - 2, part, a, AL_LEFT);
+			free(part);
+		}
+		if (!nl)
+			(*y)++;
 		free(line);
 		s += n + (e ? 1 : 0);
 	}
