@@ -147,6 +147,7 @@ keys Tab Tab Tab Tab Tab Tab C-u Tab C-u
 LEFT2=$(money $((CRED - $(cents "$P_WAX"))))
 shows "the summary says where the money comes from" \
 	"Allocated $P_WAX: $P_WAX from the credit, 0.00 from this payment;"
+shows_wrapped "and, whole, what is left as credit" "0.00 from this payment; left as credit $LEFT2"
 keys Enter
 shows "the credit is allocated" "$P_WAX USD of Wanda Walk's credit allocated."
 shows "no new payment" "No new payment was needed."

@@ -300,8 +300,12 @@ static int span_width(const struct form_field *fl, int from, int to)
 	return tw_width(buf);
 }
 
-static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
-                       struct view *v)
+/* draw_field - field i on line y; returns the lines it took: one, or for
+ * an information line's value too long for the width (the payment form's
+ * summary: what comes from the credit and what is left as credit) as
+ * many as its wrapped value takes, at most max. */
+static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
+                      struct view *v, int max)
 {
 	struct form_field *fl = &f->fields[i];
 	int focus = i == f->cur && f->state == FS_EDIT;
@@ -312,13 +316,30 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 		/* a heading alone takes the line; with a value, the label keeps
 		 * to the label column (form_draw counts it in label_w) so that
 		 * the value never covers it */
+		size_t st[4], ln[4];
+		int k, nl;
+
 		if (!fl->utf8 || !*fl->utf8) {
 			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
-			return;
+			return 1;
 		}
 		draw_text(w, y, 2, label_w, fl->label, theme_attr(R_HEADER), AL_LEFT);
-		draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
-		return;
+		nl = tw_wrap(fl->utf8, cols - x - 1 > 8 ? cols - x - 1 : 8, st, ln, 4);
+		if (nl > 4)
+			nl = 4;
+		if (nl > max)
+			nl = max;
+		if (nl <= 1) {
+			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+			return 1;
+		}
+		for (k = 0; k < nl; k++) {
+			char *line = xstrndup(fl->utf8 + st[k], ln[k]);
+
+			draw_text(w, y + k, x, cols - x - 1, line, A_NORMAL, AL_LEFT);
+			free(line);
+		}
+		return nl;
 	}
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
 	draw_text(w, y, 2, label_w, fl->label, la, AL_LEFT);
@@ -375,6 +396,7 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 	} else if (fl->note) {
 		draw_text(w, y, x, cols - x, fl->note, A_NORMAL, AL_LEFT);
 	}
+	return 1;
 }
 
 /* draw_lines - the receipt's lines, each wrapped to the width (a line cut
@@ -437,8 +459,8 @@ static void form_draw(struct view *v, WINDOW *w)
 		f->top = f->cur;
 	if (f->cur >= f->top + avail)
 		f->top = f->cur - avail + 1;
-	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++, y++)
-		draw_field(f, w, i, y, label_w, cols, v);
+	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++)
+		y += draw_field(f, w, i, y, label_w, cols, v, 2 + avail - y);
 	/* the focused field's reason or note in full, wrapped: beside the
 	 * field it may be cut */
 	if (focusable(f, f->cur) && (f->fields[f->cur].error || f->fields[f->cur].note)) {
