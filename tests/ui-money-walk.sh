@@ -193,10 +193,14 @@ keys y
 shows "voided" "$GLASS is void."
 keys Enter
 shows "the pane says void" "Status: void"
+shows_re "its balance is nothing: a void invoice is owed by nobody" "Balance +0\.00$"
+shows "and says why" "Void: nothing is owed on it."
+ok "its printed copy owes nothing either" sh -c '"$FRONTDESK" invoice print "$1" | grep -Eq "^Balance +0\.00$"' - "$GLASS"
 is "void on the command line" "$(q "SELECT status FROM invoice WHERE number = '$GLASS'")" void
 is "with its reason" "$(q "SELECT reason FROM status_flow WHERE entity = 'invoice' AND entity_id = 5 AND to_status = 'void'")" "customer cancelled"
 keys q
 shows "the visit says void" "Calendar: x void"
+shows_re "the visit's invoice line owes nothing" "$GLASS +void .* balance 0\.00"
 keys q k
 shows_re "the Rims is selected" "^> 15:00-16:00 ! unpaid .*Rims"
 keys Enter G Enter

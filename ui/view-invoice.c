@@ -220,10 +220,12 @@ static void build(struct invoicev *iv)
 	sum_line(iv, _("Total"), inv.total, R_HEADER);
 	sum_line(iv, _("Credited"), inv.credited, R_NORMAL);
 	sum_line(iv, _("Paid"), inv.paid, R_NORMAL);
-	sum_line(iv, _("Balance"), inv.balance,
-	         inv.balance > 0   ? R_UNPAID
-	         : inv.balance < 0 ? R_OVERPAID
-	                           : R_PAID);
+	sum_line(iv, _("Balance"), invoice_owed(&inv),
+	         invoice_owed(&inv) > 0   ? R_UNPAID
+	         : invoice_owed(&inv) < 0 ? R_OVERPAID
+	                                  : R_PAID);
+	if (!strcmp(inv.status, "void"))
+		pane_text(&iv->p, 0, 0, R_DIM, "  %s", _("Void: nothing is owed on it."));
 	pane_blank(&iv->p);
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Allocations"));
 	before = (size_t)iv->p.n;

@@ -113,7 +113,8 @@ static int add_invoice(int64_t id, void *arg)
 		return 0;
 	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv.total, inv.currency, t));
 	snprintf(lp, sizeof lp, "%s %s", _("paid"), fmt_money(inv.paid, inv.currency, p));
-	snprintf(lb, sizeof lb, "%s %s", _("balance"), fmt_money(inv.balance, inv.currency, bal));
+	snprintf(lb, sizeof lb, "%s %s", _("balance"),
+	         fmt_money(invoice_owed(&inv), inv.currency, bal));
 	cells[0] = "";
 	cells[1] = inv.number;
 	cells[2] = fmt_status(inv.status);
