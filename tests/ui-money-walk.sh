@@ -141,6 +141,10 @@ shows "the visit follows" "Calendar: ! unpaid, $P_WAX USD for this visit"
 keys p
 shows "the payment form offers the credit first" "Use the credit on account ($(money "$CRED") USD) first"
 shows "new money is optional" "New money received (empty: none)"
+resize 80 24
+shows "at 80 columns the credit's amount is not cut away" "Use credit ($(money "$CRED") USD) first"
+resize 120 40
+shows "at 120 columns the whole label again" "Use the credit on account ($(money "$CRED") USD) first"
 shows_re "the credit is proposed to the Wax" "$WAX owes $P_WAX.*\[$P_WAX "
 # only the Wax: the rows proposed to the Rims and the Glass are cleared
 keys Tab Tab Tab Tab Tab Tab C-u Tab C-u

@@ -169,6 +169,14 @@ void form_label(struct form *f, int i, const char *label)
 	f->fields[i].label = xstrdup(label ? label : "");
 }
 
+void form_label_short(struct form *f, int i, const char *label)
+{
+	if (i < 0 || i >= f->n)
+		return;
+	free(f->fields[i].short_label);
+	f->fields[i].short_label = label ? xstrdup(label) : NULL;
+}
+
 void form_set(struct form *f, int i, const char *text)
 {
 	if (i >= 0 && i < f->n)
@@ -227,6 +235,7 @@ static void form_free(struct view *v)
 		f->spec->free(f);
 	for (i = 0; i < f->n; i++) {
 		free(f->fields[i].label);
+		free(f->fields[i].short_label);
 		free(f->fields[i].utf8);
 		free(f->fields[i].error);
 		free(f->fields[i].note);
@@ -311,6 +320,8 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 	int focus = i == f->cur && f->state == FS_EDIT;
 	int x = 2 + label_w + 2, box = fl->width > 0 ? fl->width : 30;
 	attr_t la = focus ? theme_attr(R_HEADER) : A_NORMAL;
+	const char *label =
+	    fl->short_label && tw_width(fl->label) > label_w ? fl->short_label : fl->label;
 
 	if (fl->type == F_INFO) {
 		/* a heading alone takes the line; with a value, the label keeps
@@ -323,7 +334,7 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
 			return 1;
 		}
-		draw_text(w, y, 2, label_w, fl->label, theme_attr(R_HEADER), AL_LEFT);
+		draw_text(w, y, 2, label_w, label, theme_attr(R_HEADER), AL_LEFT);
 		nl = tw_wrap(fl->utf8, cols - x - 1 > 8 ? cols - x - 1 : 8, st, ln, 4);
 		if (nl > 4)
 			nl = 4;
@@ -342,7 +353,7 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 		return nl;
 	}
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
-	draw_text(w, y, 2, label_w, fl->label, la, AL_LEFT);
+	draw_text(w, y, 2, label_w, label, la, AL_LEFT);
 	if (box > cols - x - 4)
 		box = cols - x - 4;
 	if (box < 4)
