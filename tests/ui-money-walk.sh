@@ -131,6 +131,11 @@ keys Enter
 shows_re "the pane shows the allocation reversed" "REVERSED by #[0-9]+"
 shows "the invoice owes again" "Status: issued, unpaid"
 shows_re "its whole price" "Balance +$P_WAX$"
+resize 80 24
+shows_re "at 80 columns the allocation still says it is reversed" "^> #[0-9]+ .* $P_WAX REVERSED by #[0-9]+ *$"
+shows_re "and its reversal says what it is" "^  #[0-9]+ .* -$P_WAX reversal of #[0-9]+ *$"
+resize 120 40
+shows "the pane at 120 columns again" "Card orders through the channel"
 is "the Wax owes again (command line)" "$(bal "$WAX")" "issued 0 $(cents "$P_WAX")"
 CRED=$(($(cents "$LEFT") + $(cents "$P_WAX")))
 is "the check holds the freed money as credit" "$(q "SELECT amount - allocated FROM payment WHERE id = 2")" "$CRED"

@@ -54,13 +54,15 @@ static const struct pane_col sum_cols[] = {
     {15, 0, AL_RIGHT}, /* amount */
 };
 
+/* at 80 columns every column fits, the state too: without it a reversed
+ * allocation and its reversal read as two live ones */
 static const struct pane_col alloc_cols[] = {
     {6, 0, AL_LEFT},   /* #id */
     {16, 0, AL_LEFT},  /* when */
     {11, 0, AL_LEFT},  /* payment */
-    {14, 1, AL_LEFT},  /* method, reference */
+    {10, 1, AL_LEFT},  /* method, reference */
     {14, 0, AL_RIGHT}, /* amount */
-    {18, 1, AL_LEFT},  /* state */
+    {16, 1, AL_LEFT},  /* state */
 };
 
 static const struct pane_col order_cols[] = {
