@@ -189,6 +189,25 @@ like "the payment list shows the credit left" "$(fd pay list | grep "^ *2 ")" "$
 keys q q q
 shows "back on the day" "Tuesday 2026-12-01 (today)"
 
+# the customer's pane on a screen of 80x24: what she owes and her credit show
+# at its top as it opens (the report's figures, and the test's)
+resize 80 24
+keys c
+shows "c opens the customer list" "Find (name, phone, address):"
+keys Wanda
+shows_re "she is found" "^> Wanda Walk"
+keys Enter
+OWES=$(money $(($(cents "$P_RIMS") + $(cents "$P_GLASS"))))
+aging=$(fd --json report aging | js '[(r["owed"], r["credit"]) for r in d["customers"]][0]')
+is "the report: what she owes and her credit" "$aging" "($(cents "$OWES"), $(cents "$LEFT3"))"
+shows "the pane opens on what she owes" "Owes: $OWES USD"
+shows "and her credit" "Credit: $LEFT3 USD"
+keys q
+shows "q goes back to the list's search line" "Find (name, phone, address): [Wanda"
+keys Escape
+resize 120 40
+shows "back on the day at 120 columns" "Tuesday 2026-12-01 (today)"
+
 # --- 6. a void and a credit note ----------------------------------------------
 keys j j j
 shows_re "the Glass is selected" "^> 16:00-17:00 ! unpaid .*Glass"

@@ -103,9 +103,17 @@ void pane_target(const struct pane *p, int *kind, int64_t *id)
 	}
 }
 
+/* keep_visible - scroll so that the selected line shows. Before the pane is
+ * first drawn its height is not known: nothing scrolls then (as if one line
+ * high, a pane opened on a selection below its top, like the customer's
+ * first visit, hid what it owes and its credit even where they fit);
+ * pane_draw calls it again with the height. */
 static void keep_visible(struct pane *p)
 {
-	int h = p->h > 0 ? p->h : 1;
+	int h = p->h;
+
+	if (h <= 0)
+		return;
 
 	if (p->cur >= 0) {
 		if (p->cur < p->top)
