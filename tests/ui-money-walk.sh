@@ -247,9 +247,15 @@ shows_re "and owes the rest" "Balance +$RIMSBAL$"
 is "one credit note of what was typed" "$(q "SELECT count(*), sum(total), credits_id FROM invoice WHERE kind = 'credit_note'")" "1|-$(cents "$CREDIT")|4"
 is "the Rims owes the rest (command line)" "$(bal "$RIMS")" "issued 0 $(cents "$RIMSBAL")"
 check_clean "frontdesk check is clean after the corrections"
+keys q
+shows_re "the visit's invoice line owes the rest" "$RIMS +issued, unpaid +total $P_RIMS +paid 0\.00 +balance $RIMSBAL$"
+resize 80 24
+shows_re "at 80 columns the line keeps the balance (paid gives way)" "$RIMS +issued, unpaid +total $P_RIMS +balance $RIMSBAL$"
+resize 120 40
+shows_re "and shows what was paid again at 120" "$RIMS +issued, unpaid +total $P_RIMS +paid 0\.00 +balance $RIMSBAL$"
 
 # --- 7. print: the invoice and the cash receipt, text and PDF ----------------
-keys q q k k k k
+keys q k k k k
 shows_re "the Wash is selected" "^> 10:00-11:00 = paid .*Wash"
 keys Enter G Enter
 shows "the Wash's invoice" "Invoice $WASH - Wanda Walk"
