@@ -307,6 +307,19 @@ is "the screen's totals" "$line" \
 is "the screen's takings by method are the report's" "$bymethod" \
 	"  Taken by method: cash $(money "$(net cash)"), check $(money "$(net check)")"
 
+# what she owes at a glance on a screen of 80x24: the receivables aging keeps
+# every bucket and the total owed (the report's figures, and the test's)
+owed=$(fd --json report aging | js 'd["customers"][0]["owed"]')
+is "the report: she owes the Rims' rest" "$owed" "$(cents "$RIMSBAL")"
+resize 80 24
+keys A
+shows "A opens the aging" "Receivables on 2026-12-01 by days past due"
+shows_re "at 80 columns every bucket is there, over 90 too" "^  Customer +Current +1-30 +31-60 +61-90 +Over 90 +Owed *$"
+shows_re "and her row ends with what she owes" "^> Wanda Walk +USD +$RIMSBAL +$(money "$owed") *$"
+keys q
+resize 120 40
+shows "back on the day" "Tuesday 2026-12-01 (today)"
+
 # --- 9. a card payment through the QR code page -------------------------------
 # TO BE WRITTEN by the QR code work (ui/qr.*, issue 12): pay the Rims' balance
 # by card from its invoice pane through the channel's payment page shown as a
