@@ -1,8 +1,9 @@
 #!/bin/sh
 # ui-money-walk.sh - the whole money walk of a day at the desk in ONE screen
 # session, driven only by keys, as a new front-desk user would do it
-# (issue 12): an invoice paid in cash (the visit's cell and the invoice
-# turning paid), a check paying two invoices, a reversal of one of its
+# (issue 12): an invoice paid in cash at its visit while an older one is
+# open (the cash goes to the visit's own invoice; the visit's cell and the
+# invoice turning paid), a check paying two invoices, a reversal of one of its
 # allocations, the freed credit reused by the payment form with no second
 # payment taken, a partial refund, a void and a credit note (each with a
 # reason and y), a receipt and an invoice printed (text and PDF, read back
@@ -37,8 +38,8 @@ check_clean() {
 
 # What the test types, and the prices of the day's five visits.
 P_WASH=40.00 P_WAX=50.00 P_POLISH=70.00 P_RIMS=25.00 P_GLASS=30.00
-CASH=$P_WASH    # step 1: the Wash paid in cash, exactly
-CHECK=150.00    # step 2: one check for the Wax and the Polish, the rest credit
+CASH=$P_POLISH  # step 1: the Polish paid in cash at its visit, exactly
+CHECK=150.00    # step 2: one check for the Wash and the Wax, the rest credit
 CHECKNO=1001
 REFUND=10.00    # step 5: part of what is left on the check given back
 CREDIT=10.00    # step 6: a credit note against the Rims
@@ -66,55 +67,67 @@ keys d
 shows "the day view" "Tuesday 2026-12-01 (today) - 5 visits"
 shows_re "the day's first visit is unpaid" "^> 10:00-11:00 ! unpaid .*Wanda Walk .*Wash"
 
-# --- 1. the Wash paid in cash from its visit ---------------------------------
+# --- 1. the Polish paid in cash at its visit ----------------------------------
+# its invoice is not the customer's oldest: money taken at a visit goes to the
+# visit's own invoice first, not to an older one
+keys j j
+shows_re "the Polish is selected" "^> 13:00-14:00 ! unpaid .*Wanda Walk .*Polish"
 keys Enter
-shows "Enter opens the visit" "Visit 1: 2026-12-01 10:00-11:00"
+shows "Enter opens the visit" "Visit 3: 2026-12-01 13:00-14:00"
 keys p
 shows "p opens the payment form" "Record a payment from Wanda Walk (USD)"
 shows "no credit is offered: there is none" "Amount received"
+shows "the visit's invoice comes first" "Allocate to open invoices ($POLISH first, then oldest due):"
 keys "$CASH"
-shows_re "the cash goes to the visit's invoice" "$WASH owes $P_WASH.*\[$P_WASH "
+shows_re "the cash goes to the visit's invoice" "$POLISH owes $P_POLISH.*\[$P_POLISH "
+shows_re "not to the older Wash" "$WASH owes $P_WASH, due [0-9-]+ +\[ +\]"
 shows "nothing is left over" "Allocated $CASH   Left as the customer's credit 0.00"
 keys Enter
 shows "the receipt" "Payment 1 recorded: $CASH USD by cash from Wanda Walk."
+shows "it paid the Polish" "$CASH allocated to $POLISH"
 keys Enter
-shows "the visit says paid" "Calendar: = paid, $P_WASH USD for this visit"
+shows "the visit says paid" "Calendar: = paid, $P_POLISH USD for this visit"
 is "one cash payment of what was typed" "$(q "SELECT count(*), sum(amount), method FROM payment")" "1|$(cents "$CASH")|cash"
-is "the Wash is paid (command line)" "$(bal "$WASH")" "paid $(cents "$CASH") 0"
+is "the Polish is paid (command line)" "$(bal "$POLISH")" "paid $(cents "$CASH") 0"
+is "the Wash still owes all" "$(bal "$WASH")" "issued 0 $(cents "$P_WASH")"
 keys G Enter
-shows "the invoice pane" "Invoice $WASH - Wanda Walk"
+shows "the invoice pane" "Invoice $POLISH - Wanda Walk"
 shows "it says paid" "Status: paid"
 shows_re "its balance is nothing" "Balance +0\.00$"
 keys q q
-shows_re "the calendar cell turned paid" "^> 10:00-11:00 = paid .*Wash"
+shows_re "the calendar cell turned paid" "^> 13:00-14:00 = paid .*Polish"
 
-# --- 2. one check pays the Wax and the Polish ---------------------------------
-keys j
-shows_re "the Wax is selected" "^> 11:00-12:00 ! unpaid .*Wax"
+# --- 2. one check pays the Wash and the Wax ------------------------------------
+keys k k
+shows_re "the Wash is selected" "^> 10:00-11:00 ! unpaid .*Wash"
 keys Enter p
 shows "the payment form again" "Record a payment from Wanda Walk (USD)"
 keys "$CHECK" Tab Right Tab "$CHECKNO"
 shows "paid by check" "< check >"
-shows_re "the Wax is proposed in full" "$WAX owes $P_WAX.*\[$P_WAX "
-shows_re "then the Polish" "$POLISH owes $P_POLISH.*\[$P_POLISH "
+shows_re "the Wash is proposed in full" "$WASH owes $P_WASH.*\[$P_WASH "
+shows_re "then the Wax" "$WAX owes $P_WAX.*\[$P_WAX "
 # the check is for these two: the other invoices' proposed rows are cleared
 keys Tab Tab Tab Tab Tab C-u Tab C-u
-LEFT=$(money $(($(cents "$CHECK") - $(cents "$P_WAX") - $(cents "$P_POLISH"))))
+LEFT=$(money $(($(cents "$CHECK") - $(cents "$P_WASH") - $(cents "$P_WAX"))))
 shows "the rest is the customer's credit" \
-	"Allocated $(money $(($(cents "$P_WAX") + $(cents "$P_POLISH"))))   Left as the customer's credit $LEFT"
+	"Allocated $(money $(($(cents "$P_WASH") + $(cents "$P_WAX"))))   Left as the customer's credit $LEFT"
 keys Enter
 shows "the check is recorded" "Payment 2 recorded: $CHECK USD by check from Wanda Walk."
-shows "across both invoices" "$P_POLISH allocated to $POLISH"
+shows "across both invoices" "$P_WAX allocated to $WAX"
 keys Enter
-shows "the Wax's visit says paid" "Calendar: = paid, $P_WAX USD for this visit"
+shows "the Wash's visit says paid" "Calendar: = paid, $P_WASH USD for this visit"
 is "one check of what was typed" "$(q "SELECT amount, method, reference, amount - allocated FROM payment WHERE id = 2")" \
 	"$(cents "$CHECK")|check|$CHECKNO|$(cents "$LEFT")"
 is "allocated to the two invoices" \
 	"$(q "SELECT group_concat(invoice_id || '=' || amount, ' ') FROM (SELECT * FROM payment_allocation WHERE payment_id = 2 ORDER BY id)")" \
-	"2=$(cents "$P_WAX") 3=$(cents "$P_POLISH")"
+	"1=$(cents "$P_WASH") 2=$(cents "$P_WAX")"
+is "the Wash is paid" "$(bal "$WASH")" "paid $(cents "$P_WASH") 0"
 is "the Wax is paid" "$(bal "$WAX")" "paid $(cents "$P_WAX") 0"
-is "the Polish is paid" "$(bal "$POLISH")" "paid $(cents "$P_POLISH") 0"
 like "the check shows in the payment list" "$(fd pay list)" "$CHECK"
+keys q j
+shows_re "the Wax is selected" "^> 11:00-12:00 = paid .*Wax"
+keys Enter
+shows "the Wax's visit" "Calendar: = paid, $P_WAX USD for this visit"
 
 # --- 3. the check's allocation to the Wax is reversed -------------------------
 keys G Enter
@@ -255,24 +268,24 @@ resize 120 40
 shows_re "and shows what was paid again at 120" "$RIMS +issued, unpaid +total $P_RIMS +paid 0\.00 +balance $RIMSBAL$"
 
 # --- 7. print: the invoice and the cash receipt, text and PDF ----------------
-keys q k k k k
-shows_re "the Wash is selected" "^> 10:00-11:00 = paid .*Wash"
+keys q k
+shows_re "the Polish is selected" "^> 13:00-14:00 = paid .*Polish"
 keys Enter G Enter
-shows "the Wash's invoice" "Invoice $WASH - Wanda Walk"
+shows "the Polish's invoice" "Invoice $POLISH - Wanda Walk"
 keys P
-shows "P opens the print form" "Print $WASH"
+shows "P opens the print form" "Print $POLISH"
 keys Enter
-shows "the invoice is printed" "$WASH written to $DIR/$WASH.txt"
-is "as the command line prints it" "$(cat "$DIR/$WASH.txt" 2>&1)" "$(fd invoice print "$WASH")"
+shows "the invoice is printed" "$POLISH written to $DIR/$POLISH.txt"
+is "as the command line prints it" "$(cat "$DIR/$POLISH.txt" 2>&1)" "$(fd invoice print "$POLISH")"
 keys P Right
-shows "then as a PDF" "$DIR/$WASH.pdf"
+shows "then as a PDF" "$DIR/$POLISH.pdf"
 keys Enter
-shows "the PDF is written" "$WASH written to $DIR/$WASH.pdf"
-pdf=$(pdftotext -layout "$DIR/$WASH.pdf" - 2>&1)
+shows "the PDF is written" "$POLISH written to $DIR/$POLISH.pdf"
+pdf=$(pdftotext -layout "$DIR/$POLISH.pdf" - 2>&1)
 like "the PDF holds the shop's name" "$pdf" "Walk Motors"
-like "the invoice number" "$pdf" "$WASH"
-ok "the line" sh -c 'printf "%s\n" "$1" | grep -Eq "^Wash +1 +$2 +$2$"' - "$pdf" "$P_WASH"
-ok "the total" sh -c 'printf "%s\n" "$1" | grep -Eq "^Total +$2$"' - "$pdf" "$P_WASH"
+like "the invoice number" "$pdf" "$POLISH"
+ok "the line" sh -c 'printf "%s\n" "$1" | grep -Eq "^Polish +1 +$2 +$2$"' - "$pdf" "$P_POLISH"
+ok "the total" sh -c 'printf "%s\n" "$1" | grep -Eq "^Total +$2$"' - "$pdf" "$P_POLISH"
 ok "what was paid" sh -c 'printf "%s\n" "$1" | grep -Eq "^Paid +$2$"' - "$pdf" "$CASH"
 ok "the balance" sh -c 'printf "%s\n" "$1" | grep -Eq "^Balance +0\.00$"' - "$pdf"
 keys Enter
@@ -287,7 +300,7 @@ shows "the receipt as a PDF" "Receipt of payment 1 written to $DIR/receipt-1.pdf
 pdf=$(pdftotext -layout "$DIR/receipt-1.pdf" - 2>&1)
 like "the receipt's PDF says RECEIPT" "$pdf" "RECEIPT"
 ok "what was received" sh -c 'printf "%s\n" "$1" | grep -Eq "^Amount received +$2$"' - "$pdf" "$CASH"
-ok "the invoice it paid" sh -c 'printf "%s\n" "$1" | grep -Eq "^ +$2 .* $3$"' - "$pdf" "$WASH" "$CASH"
+ok "the invoice it paid" sh -c 'printf "%s\n" "$1" | grep -Eq "^ +$2 .* $3$"' - "$pdf" "$POLISH" "$CASH"
 keys q q q
 shows "back on the day again" "Tuesday 2026-12-01 (today)"
 

@@ -387,9 +387,15 @@ static const struct form_spec pay_spec = {
 
 struct view *form_payment_new(int64_t customer_id, const char *currency)
 {
+	return form_payment_new_at(customer_id, currency, NULL, 0);
+}
+
+struct view *form_payment_new_at(int64_t customer_id, const char *currency, const int64_t *first,
+                                 int nfirst)
+{
 	struct payst *ps;
 	struct form *f;
-	char title[256], now[32], label[160];
+	char title[256], now[32], label[160], head[200];
 	int i, k;
 
 	if (ui_readonly()) {
@@ -402,6 +408,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 		free(ps);
 		return NULL;
 	}
+	payform_prefer(&ps->pf, first, nfirst);
 	ps->cur = currency_find(ps->pf.currency);
 	if (!ps->cur) {
 		ui_msg(MSG_ERROR, _("Unknown currency %s."), ps->pf.currency);
@@ -430,10 +437,20 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	k = form_add(f, F_TEXT, F_RECEIVED, _("Received"), now);
 	f->fields[k].width = 16;
 	form_add(f, F_TEXT, F_NOTE, _("Note"), NULL);
-	form_add(f, F_INFO, F_HEAD,
-	         ps->pf.ninv ? _("Allocate to open invoices (oldest due first):")
-	                     : _("No open invoice in this currency: all of it becomes credit."),
-	         NULL);
+	if (!ps->pf.ninv)
+		snprintf(head, sizeof head, "%s",
+		         _("No open invoice in this currency: all of it becomes credit."));
+	else if (ps->pf.nfirst == 1)
+		snprintf(head, sizeof head,
+		         _("Allocate to open invoices (%s first, then oldest due):"),
+		         ps->pf.inv[0].number);
+	else if (ps->pf.nfirst > 1)
+		snprintf(head, sizeof head, "%s",
+		         _("Allocate to open invoices (this job's first, then oldest due):"));
+	else
+		snprintf(head, sizeof head, "%s",
+		         _("Allocate to open invoices (oldest due first):"));
+	form_add(f, F_INFO, F_HEAD, head, NULL);
 	for (i = 0; i < ps->pf.ninv; i++) {
 		row_label(ps, i, label, sizeof label);
 		k = form_add(f, F_TEXT, F_ALLOC0 + i, label, NULL);

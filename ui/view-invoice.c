@@ -324,7 +324,8 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		}
 		return ui_next(UI_PUSH, form_reverse_new(id));
 	case ACT_RECORD_PAYMENT:
-		return ui_next(UI_PUSH, form_payment_new(iv->customer_id, iv->currency));
+		return ui_next(UI_PUSH,
+		               form_payment_new_at(iv->customer_id, iv->currency, &iv->id, 1));
 	case ACT_VOID_INVOICE:
 		return ui_next(UI_PUSH, form_invoice_void(iv->id));
 	case ACT_CREDIT_NOTE:

@@ -316,7 +316,19 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, form_item_new(j->job_id));
 		if (ev->action == ACT_ISSUE_INVOICE)
 			return ui_next(UI_PUSH, form_invoice_new(j->job_id));
-		return ui_next(UI_PUSH, form_payment_new(j->customer_id, j->currency));
+		{
+			/* the money taken at this visit goes to this job's invoices
+			 * first, then to the customer's oldest due */
+			int64_t first[8];
+			int i, nf = 0;
+
+			for (i = 0; i < vv->nrefs && nf < 8; i++)
+				if (vv->refs[i].kind == K_INVOICE &&
+				    vv->refs[i].job_id == j->job_id)
+					first[nf++] = vv->refs[i].id;
+			return ui_next(UI_PUSH,
+			               form_payment_new_at(j->customer_id, j->currency, first, nf));
+		}
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
