@@ -187,6 +187,11 @@ int invoice_is_open(const struct invoice *inv)
 	       (!strcmp(inv->status, "issued") || !strcmp(inv->status, "partially_paid"));
 }
 
+int64_t invoice_owed(const struct invoice *inv)
+{
+	return strcmp(inv->status, "void") ? inv->balance : 0;
+}
+
 int invoice_list(struct db *db, const struct invoice_filter *f,
                  int (*cb)(const struct invoice *inv, void *arg), void *arg)
 {

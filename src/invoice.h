@@ -154,6 +154,13 @@ struct invoice_filter {
 /* invoice_is_open - 1 if inv is an open invoice (see INVOICE_OPEN_SQL). */
 int invoice_is_open(const struct invoice *inv);
 
+/* invoice_owed - what the document asks to be paid, to show to a person:
+ * its balance, but nothing for a void invoice (its stored balance stays
+ * total - credited - paid, the record of what it billed; a void invoice is
+ * owed by nobody, as receivables count it). The panes and the printed
+ * invoice show this, not the balance column. */
+int64_t invoice_owed(const struct invoice *inv);
+
 /* invoice_list - call cb for each matching document, oldest first; the
  * status "open" means open invoices (INVOICE_OPEN_SQL), whatever kind asks. */
 int invoice_list(struct db *db, const struct invoice_filter *f,

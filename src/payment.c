@@ -361,8 +361,31 @@ int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund
 int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
                   struct alloc_input **out, size_t *n)
 {
+	return alloc_propose_first(db, customer_id, currency, amount, NULL, 0, out, n);
+}
+
+/* take - append to *out what invoice id of balance bal takes of *amount. */
+static void take(int64_t id, int64_t bal, int64_t *amount, struct alloc_input **out, size_t *n)
+{
+	int64_t t;
+
+	if (bal <= 0 || *amount <= 0)
+		return;
+	t = bal < *amount ? bal : *amount;
+	*out = xrealloc(*out, (*n + 1) * sizeof **out);
+	(*out)[*n].invoice_id = id;
+	(*out)[*n].amount = t;
+	(*n)++;
+	*amount -= t;
+}
+
+int alloc_propose_first(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
+                        const int64_t *first, size_t nfirst, struct alloc_input **out, size_t *n)
+{
 	sqlite3_stmt *st;
-	int rc, step = SQLITE_DONE;
+	struct alloc_input *open = NULL; /* every open invoice, oldest due first */
+	size_t nopen = 0, i, k;
+	int rc, step;
 
 	*out = NULL;
 	*n = 0;
@@ -375,27 +398,29 @@ int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int6
 		return rc;
 	sqlite3_bind_int64(st, 1, customer_id);
 	sqlite3_bind_text(st, 2, currency, -1, SQLITE_TRANSIENT);
-	while (amount > 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t bal = sqlite3_column_int64(st, 1), take;
-
-		if (bal <= 0)
-			continue;
-		take = bal < amount ? bal : amount;
-		*out = xrealloc(*out, (*n + 1) * sizeof **out);
-		(*out)[*n].invoice_id = sqlite3_column_int64(st, 0);
-		(*out)[*n].amount = take;
-		(*n)++;
-		amount -= take;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		open = xrealloc(open, (nopen + 1) * sizeof *open);
+		open[nopen].invoice_id = sqlite3_column_int64(st, 0);
+		open[nopen].amount = sqlite3_column_int64(st, 1);
+		nopen++;
 	}
-	if (amount > 0 && step != SQLITE_DONE)
+	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot read the open invoices"));
 	db_release(db, st);
 	if (rc) {
-		free(*out);
-		*out = NULL;
-		*n = 0;
+		free(open);
+		return rc;
 	}
-	return rc;
+	for (k = 0; k < nfirst; k++)
+		for (i = 0; i < nopen; i++)
+			if (open[i].invoice_id == first[k] && open[i].amount > 0) {
+				take(open[i].invoice_id, open[i].amount, &amount, out, n);
+				open[i].amount = 0; /* taken: not again below */
+			}
+	for (i = 0; i < nopen; i++)
+		take(open[i].invoice_id, open[i].amount, &amount, out, n);
+	free(open);
+	return 0;
 }
 
 /* What post_one checks, of the payment and of the invoice, as they are now. */

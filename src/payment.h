@@ -204,6 +204,13 @@ int payment_settle(struct db *db, int64_t customer_id, const char *currency,
 int alloc_propose(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
                   struct alloc_input **out, size_t *n);
 
+/* alloc_propose_first - alloc_propose, but the open invoices among
+ * first[0..nfirst) take the money first, in that order, and the others
+ * after them, oldest due first: money taken at an invoice or a visit goes
+ * to it before an older invoice (ids that are not open are passed over). */
+int alloc_propose_first(struct db *db, int64_t customer_id, const char *currency, int64_t amount,
+                        const int64_t *first, size_t nfirst, struct alloc_input **out, size_t *n);
+
 /* alloc_reverse - undo allocation alloc_id with a reversal row (reason
  * required); res->id is the reversal. FD_ECONFLICT when it is already
  * reversed, FD_EINVAL when it is itself a reversal. */

@@ -410,7 +410,7 @@ static int invoice_text(struct db *db, int64_t id, struct lay *L)
 	if (!credit) {
 		put_pair(L, _("Credited"), money_of(inv.credited, inv.currency, m));
 		put_pair(L, _("Paid"), money_of(inv.paid, inv.currency, m));
-		put_pair(L, _("Balance"), money_of(inv.balance, inv.currency, m));
+		put_pair(L, _("Balance"), money_of(invoice_owed(&inv), inv.currency, m));
 	}
 	put_rule(L, '=');
 out:

@@ -773,6 +773,25 @@ START_TEST(test_auto_allocation_oldest_due_first)
 	ck_assert_int_eq(prop[1].amount, 5000);
 	free(prop);
 	ck_assert_int_eq(one("SELECT count(*) FROM payment"), 0); /* proposing writes nothing */
+	/* taken at an invoice: it first, however late it is due, then oldest due
+	 * first; an id that is not open is passed over */
+	{
+		int64_t first[2] = {late, 999999};
+
+		ck_assert_int_eq(alloc_propose_first(db, ada, "USD", 12000, first, 2, &prop, &n),
+		                 0);
+		ck_assert_uint_eq(n, 2);
+		ck_assert_int_eq(prop[0].invoice_id, late);
+		ck_assert_int_eq(prop[0].amount, 10000);
+		ck_assert_int_eq(prop[1].invoice_id, early);
+		ck_assert_int_eq(prop[1].amount, 2000);
+		free(prop);
+		ck_assert_int_eq(alloc_propose_first(db, ada, "USD", 4000, first, 2, &prop, &n), 0);
+		ck_assert_uint_eq(n, 1);
+		ck_assert_int_eq(prop[0].invoice_id, late);
+		ck_assert_int_eq(prop[0].amount, 4000);
+		free(prop);
+	}
 	pin = (struct payment_input){ada, "USD", 30000, "cash", NULL, 0, NULL, 0};
 	ck_assert_int_eq(payment_record(db, &pin, NULL, 0, 1, NULL, &res), 0);
 	ck_assert_uint_eq(res.n, 3);

@@ -195,13 +195,18 @@ static void row_label(struct payst *ps, int i, char *buf, size_t n)
 	         fmt_date(ps->pf.inv[i].due_at, d));
 }
 
-/* The label of the choice to use the customer's credit, with its amount. */
-static void credit_label(struct payst *ps, char *buf, size_t n)
+/* The label of field k, the choice to use the customer's credit, with its
+ * amount; a shorter one for a narrow screen, where the long one would be
+ * cut before the amount. */
+static void credit_label(struct form *f, int k, struct payst *ps)
 {
-	char b[FMT_MONEY];
+	char b[FMT_MONEY], label[200];
 
-	snprintf(buf, n, _("Use the credit on account (%s) first"),
-	         fmt_money_cur(ps->pf.credit, ps->pf.currency, b));
+	fmt_money_cur(ps->pf.credit, ps->pf.currency, b);
+	snprintf(label, sizeof label, _("Use the credit on account (%s) first"), b);
+	form_label(f, k, label);
+	snprintf(label, sizeof label, _("Use credit (%s) first"), b);
+	form_label_short(f, k, label);
 }
 
 /* Another desk (or the worker) changed the records while the form is open:
@@ -236,8 +241,7 @@ static void pay_reload(struct form *f)
 	if (fresh.credit != ps->pf.credit) {
 		changed = 1;
 		ps->pf.credit = fresh.credit;
-		credit_label(ps, label, sizeof label);
-		form_label(f, form_find(f, F_USECREDIT), label);
+		credit_label(f, form_find(f, F_USECREDIT), ps);
 	}
 	payform_free(&fresh);
 	if (!changed)
@@ -383,9 +387,15 @@ static const struct form_spec pay_spec = {
 
 struct view *form_payment_new(int64_t customer_id, const char *currency)
 {
+	return form_payment_new_at(customer_id, currency, NULL, 0);
+}
+
+struct view *form_payment_new_at(int64_t customer_id, const char *currency, const int64_t *first,
+                                 int nfirst)
+{
 	struct payst *ps;
 	struct form *f;
-	char title[256], now[32], label[160];
+	char title[256], now[32], label[160], head[200];
 	int i, k;
 
 	if (ui_readonly()) {
@@ -398,6 +408,7 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 		free(ps);
 		return NULL;
 	}
+	payform_prefer(&ps->pf, first, nfirst);
 	ps->cur = currency_find(ps->pf.currency);
 	if (!ps->cur) {
 		ui_msg(MSG_ERROR, _("Unknown currency %s."), ps->pf.currency);
@@ -411,8 +422,8 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	if (ps->pf.use_credit) {
 		/* money already received comes first: a reversal's money is not
 		 * left stranded while the customer pays again */
-		credit_label(ps, label, sizeof label);
-		form_add_choice(f, F_USECREDIT, label, yes_no, yes_no_labels, 2, "yes");
+		credit_label(
+		    f, form_add_choice(f, F_USECREDIT, "", yes_no, yes_no_labels, 2, "yes"), ps);
 	}
 	k = form_add(
 	    f, F_TEXT, F_AMOUNT,
@@ -426,10 +437,20 @@ struct view *form_payment_new(int64_t customer_id, const char *currency)
 	k = form_add(f, F_TEXT, F_RECEIVED, _("Received"), now);
 	f->fields[k].width = 16;
 	form_add(f, F_TEXT, F_NOTE, _("Note"), NULL);
-	form_add(f, F_INFO, F_HEAD,
-	         ps->pf.ninv ? _("Allocate to open invoices (oldest due first):")
-	                     : _("No open invoice in this currency: all of it becomes credit."),
-	         NULL);
+	if (!ps->pf.ninv)
+		snprintf(head, sizeof head, "%s",
+		         _("No open invoice in this currency: all of it becomes credit."));
+	else if (ps->pf.nfirst == 1)
+		snprintf(head, sizeof head,
+		         _("Allocate to open invoices (%s first, then oldest due):"),
+		         ps->pf.inv[0].number);
+	else if (ps->pf.nfirst > 1)
+		snprintf(head, sizeof head, "%s",
+		         _("Allocate to open invoices (this job's first, then oldest due):"));
+	else
+		snprintf(head, sizeof head, "%s",
+		         _("Allocate to open invoices (oldest due first):"));
+	form_add(f, F_INFO, F_HEAD, head, NULL);
 	for (i = 0; i < ps->pf.ninv; i++) {
 		row_label(ps, i, label, sizeof label);
 		k = form_add(f, F_TEXT, F_ALLOC0 + i, label, NULL);

@@ -169,6 +169,14 @@ void form_label(struct form *f, int i, const char *label)
 	f->fields[i].label = xstrdup(label ? label : "");
 }
 
+void form_label_short(struct form *f, int i, const char *label)
+{
+	if (i < 0 || i >= f->n)
+		return;
+	free(f->fields[i].short_label);
+	f->fields[i].short_label = label ? xstrdup(label) : NULL;
+}
+
 void form_set(struct form *f, int i, const char *text)
 {
 	if (i >= 0 && i < f->n)
@@ -227,6 +235,7 @@ static void form_free(struct view *v)
 		f->spec->free(f);
 	for (i = 0; i < f->n; i++) {
 		free(f->fields[i].label);
+		free(f->fields[i].short_label);
 		free(f->fields[i].utf8);
 		free(f->fields[i].error);
 		free(f->fields[i].note);
@@ -300,28 +309,51 @@ static int span_width(const struct form_field *fl, int from, int to)
 	return tw_width(buf);
 }
 
-static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
-                       struct view *v)
+/* draw_field - field i on line y; returns the lines it took: one, or for
+ * an information line's value too long for the width (the payment form's
+ * summary: what comes from the credit and what is left as credit) as
+ * many as its wrapped value takes, at most max. */
+static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int cols,
+                      struct view *v, int max)
 {
 	struct form_field *fl = &f->fields[i];
 	int focus = i == f->cur && f->state == FS_EDIT;
 	int x = 2 + label_w + 2, box = fl->width > 0 ? fl->width : 30;
 	attr_t la = focus ? theme_attr(R_HEADER) : A_NORMAL;
+	const char *label =
+	    fl->short_label && tw_width(fl->label) > label_w ? fl->short_label : fl->label;
 
 	if (fl->type == F_INFO) {
 		/* a heading alone takes the line; with a value, the label keeps
 		 * to the label column (form_draw counts it in label_w) so that
 		 * the value never covers it */
+		size_t st[4], ln[4];
+		int k, nl;
+
 		if (!fl->utf8 || !*fl->utf8) {
 			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
-			return;
+			return 1;
 		}
-		draw_text(w, y, 2, label_w, fl->label, theme_attr(R_HEADER), AL_LEFT);
-		draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
-		return;
+		draw_text(w, y, 2, label_w, label, theme_attr(R_HEADER), AL_LEFT);
+		nl = tw_wrap(fl->utf8, cols - x - 1 > 8 ? cols - x - 1 : 8, st, ln, 4);
+		if (nl > 4)
+			nl = 4;
+		if (nl > max)
+			nl = max;
+		if (nl <= 1) {
+			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+			return 1;
+		}
+		for (k = 0; k < nl; k++) {
+			char *line = xstrndup(fl->utf8 + st[k], ln[k]);
+
+			draw_text(w, y + k, x, cols - x - 1, line, A_NORMAL, AL_LEFT);
+			free(line);
+		}
+		return nl;
 	}
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
-	draw_text(w, y, 2, label_w, fl->label, la, AL_LEFT);
+	draw_text(w, y, 2, label_w, label, la, AL_LEFT);
 	if (box > cols - x - 4)
 		box = cols - x - 4;
 	if (box < 4)
@@ -375,18 +407,34 @@ static void draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int
 	} else if (fl->note) {
 		draw_text(w, y, x, cols - x, fl->note, A_NORMAL, AL_LEFT);
 	}
+	return 1;
 }
 
+/* draw_lines - the receipt's lines, each wrapped to the width (a line cut
+ * short would hide what was done: which invoice owes again, what is left
+ * as credit); a wrapped line's continuation is indented under its text. */
 static void draw_lines(WINDOW *w, int *y, int rows, int cols, const char *text, attr_t a)
 {
 	const char *s = text;
 
 	while (*s && *y < rows) {
 		const char *e = strchr(s, '\n');
-		size_t n = e ? (size_t)(e - s) : strlen(s);
+		size_t n = e ? (size_t)(e - s) : strlen(s), st[16], ln[16];
 		char *line = xstrndup(s, n);
+		int ind = (int)strspn(line, " "), width = cols - 4 - ind - 2, k, nl;
 
-		draw_text(w, (*y)++, 2, cols - 4, line, a, AL_LEFT);
+		if (width < 8)
+			width = 8;
+		nl = tw_wrap(line + ind, width, st, ln, 16);
+		for (k = 0; k < nl && k < 16 && *y < rows; k++) {
+			char *part = xstrndup(line + ind + st[k], ln[k]);
+			int x = 2 + ind + (k ? 2 : 0);
+
+			draw_text(w, (*y)++, x, cols - x - 2, part, a, AL_LEFT);
+			free(part);
+		}
+		if (!nl)
+			(*y)++;
 		free(line);
 		s += n + (e ? 1 : 0);
 	}
@@ -422,8 +470,8 @@ static void form_draw(struct view *v, WINDOW *w)
 		f->top = f->cur;
 	if (f->cur >= f->top + avail)
 		f->top = f->cur - avail + 1;
-	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++, y++)
-		draw_field(f, w, i, y, label_w, cols, v);
+	for (i = f->top, y = 2; i < f->n && y < 2 + avail; i++)
+		y += draw_field(f, w, i, y, label_w, cols, v, 2 + avail - y);
 	/* the focused field's reason or note in full, wrapped: beside the
 	 * field it may be cut */
 	if (focusable(f, f->cur) && (f->fields[f->cur].error || f->fields[f->cur].note)) {

@@ -35,8 +35,9 @@ enum field_type {
 
 struct form_field {
 	enum field_type type;
-	int id;      /* the spec's own number for the field */
-	char *label; /* translated */
+	int id;            /* the spec's own number for the field */
+	char *label;       /* translated */
+	char *short_label; /* drawn instead when label is cut (NULL: none) */
 	wchar_t text[FORM_MAX_CHARS + 1];
 	int len, pos;
 	char *utf8;                       /* text as UTF-8, kept in step with text[] */
@@ -123,6 +124,11 @@ void form_error(struct form *f, int i, const char *fmt, ...) __attribute__((form
 
 /* form_label - replace the label of field i (a figure in it changed). */
 void form_label(struct form *f, int i, const char *label);
+
+/* form_label_short - the label drawn instead of field i's when that one
+ * does not fit the label column (a narrow screen): a figure in a long
+ * label must not be cut away. NULL: none. */
+void form_label_short(struct form *f, int i, const char *label);
 
 /* form_note - set or clear (NULL) the note beside field i. */
 void form_note(struct form *f, int i, const char *text);

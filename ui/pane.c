@@ -103,9 +103,17 @@ void pane_target(const struct pane *p, int *kind, int64_t *id)
 	}
 }
 
+/* keep_visible - scroll so that the selected line shows. Before the pane is
+ * first drawn its height is not known: nothing scrolls then (as if one line
+ * high, a pane opened on a selection below its top, like the customer's
+ * first visit, hid what it owes and its credit even where they fit);
+ * pane_draw calls it again with the height. */
 static void keep_visible(struct pane *p)
 {
-	int h = p->h > 0 ? p->h : 1;
+	int h = p->h;
+
+	if (h <= 0)
+		return;
 
 	if (p->cur >= 0) {
 		if (p->cur < p->top)
@@ -241,12 +249,20 @@ void pane_draw(struct pane *p, WINDOW *w, int y0)
 		}
 		{
 			int min[PANE_MAX_CELLS], flex[PANE_MAX_CELLS], x[PANE_MAX_CELLS],
-			    cw[PANE_MAX_CELLS], i;
+			    cw[PANE_MAX_CELLS], i, need = -1;
 
 			for (i = 0; i < l->ncells; i++) {
-				min[i] = l->cols[i].min;
+				min[i] = abs(l->cols[i].min);
 				flex[i] = l->cols[i].flex;
+				need += min[i] + 1;
 			}
+			/* too narrow for all: the PANE_DROP columns give way first,
+			 * not the last ones (a visit's invoice keeps its balance) */
+			for (i = 0; need > cols - 2 && i < l->ncells; i++)
+				if (l->cols[i].min < 0) {
+					need -= min[i] + 1;
+					min[i] = flex[i] = 0;
+				}
 			layout_columns(cols - 2, l->ncells, min, flex, x, cw);
 			if (sel)
 				draw_text(w, y0 + y, 0, 1, ">", base, AL_LEFT);

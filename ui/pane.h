@@ -43,6 +43,10 @@ struct pane_col {
 	int align; /* AL_LEFT or AL_RIGHT */
 };
 
+/* PANE_DROP(n) as a column's min: it needs n columns and is the first left
+ * out when the line's columns do not all fit (before the ones after it). */
+#define PANE_DROP(n) (-(n))
+
 struct pane_line {
 	int ncells;
 	char *cells[PANE_MAX_CELLS];

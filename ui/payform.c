@@ -77,6 +77,25 @@ int payform_load(struct db *db, int64_t customer_id, const char *currency, struc
 	return 0;
 }
 
+void payform_prefer(struct payform *pf, const int64_t *ids, int n)
+{
+	int k, i, top = 0;
+
+	pf->nfirst = 0;
+	for (k = 0; k < n && pf->nfirst < (int)(sizeof pf->first / sizeof pf->first[0]); k++)
+		for (i = top; i < pf->ninv; i++)
+			if (pf->inv[i].id == ids[k]) {
+				struct payform_inv t = pf->inv[i];
+
+				/* move it up to the next place, the others keep their order */
+				memmove(&pf->inv[top + 1], &pf->inv[top],
+				        (size_t)(i - top) * sizeof *pf->inv);
+				pf->inv[top++] = t;
+				pf->first[pf->nfirst++] = ids[k];
+				break;
+			}
+}
+
 int payform_propose(struct db *db, struct payform *pf, int64_t amount)
 {
 	struct alloc_input *prop = NULL;
@@ -87,7 +106,8 @@ int payform_propose(struct db *db, struct payform *pf, int64_t amount)
 		pf->alloc[i] = 0;
 	if (amount <= 0)
 		return 0;
-	if ((rc = alloc_propose(db, pf->customer_id, pf->currency, amount, &prop, &n)))
+	if ((rc = alloc_propose_first(db, pf->customer_id, pf->currency, amount, pf->first,
+	                              (size_t)pf->nfirst, &prop, &n)))
 		return rc;
 	for (k = 0; k < n; k++)
 		for (i = 0; i < pf->ninv; i++)

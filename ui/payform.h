@@ -32,9 +32,11 @@ struct payform {
 	char *customer_name;
 	struct payform_inv *inv; /* open invoices, oldest due first */
 	int ninv;
-	int64_t *alloc; /* amount to allocate to inv[i] (0: none) */
-	int64_t credit; /* the customer's credit in the currency when loaded */
-	int use_credit; /* spend the credit first (payment_settle) */
+	int64_t *alloc;   /* amount to allocate to inv[i] (0: none) */
+	int64_t credit;   /* the customer's credit in the currency when loaded */
+	int use_credit;   /* spend the credit first (payment_settle) */
+	int64_t first[8]; /* invoices the money goes to first (payform_prefer) */
+	int nfirst;
 };
 
 /* payform_load - read customer_id's name, credit and open invoices in currency
@@ -42,8 +44,15 @@ struct payform {
  * customer; the core's codes otherwise. */
 int payform_load(struct db *db, int64_t customer_id, const char *currency, struct payform *pf);
 
-/* payform_propose - set alloc[] to the core's oldest-first proposal
- * (alloc_propose) for amount; what it leaves over is the customer's credit. */
+/* payform_prefer - the form was opened at an invoice or a visit: the open
+ * invoices among ids[0..n) (at most 8) come first, in that order, in inv[]
+ * and in the proposal; the others follow, oldest due first. Call it right
+ * after payform_load. */
+void payform_prefer(struct payform *pf, const int64_t *ids, int n);
+
+/* payform_propose - set alloc[] to the core's proposal for amount
+ * (alloc_propose_first: the preferred invoices first, then oldest due
+ * first); what it leaves over is the customer's credit. */
 int payform_propose(struct db *db, struct payform *pf, int64_t amount);
 
 /* payform_allocated - the sum of alloc[]; FD_EINVAL via *ok = 0 on overflow. */

@@ -219,7 +219,8 @@ static int add_invoice(const struct invoice *inv, void *arg)
 	const char *cells[6];
 
 	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv->total, inv->currency, t));
-	snprintf(lb, sizeof lb, "%s %s", _("balance"), fmt_money(inv->balance, inv->currency, b));
+	snprintf(lb, sizeof lb, "%s %s", _("balance"),
+	         fmt_money(invoice_owed(inv), inv->currency, b));
 	cells[0] = inv->number;
 	cells[1] = fmt_date(inv->issued_at, d);
 	cells[2] = fmt_status(inv->status);

@@ -54,13 +54,15 @@ static const struct pane_col sum_cols[] = {
     {15, 0, AL_RIGHT}, /* amount */
 };
 
+/* at 80 columns every column fits, the state too: without it a reversed
+ * allocation and its reversal read as two live ones */
 static const struct pane_col alloc_cols[] = {
     {6, 0, AL_LEFT},   /* #id */
     {16, 0, AL_LEFT},  /* when */
     {11, 0, AL_LEFT},  /* payment */
-    {14, 1, AL_LEFT},  /* method, reference */
+    {10, 1, AL_LEFT},  /* method, reference */
     {14, 0, AL_RIGHT}, /* amount */
-    {18, 1, AL_LEFT},  /* state */
+    {16, 1, AL_LEFT},  /* state */
 };
 
 static const struct pane_col order_cols[] = {
@@ -220,10 +222,12 @@ static void build(struct invoicev *iv)
 	sum_line(iv, _("Total"), inv.total, R_HEADER);
 	sum_line(iv, _("Credited"), inv.credited, R_NORMAL);
 	sum_line(iv, _("Paid"), inv.paid, R_NORMAL);
-	sum_line(iv, _("Balance"), inv.balance,
-	         inv.balance > 0   ? R_UNPAID
-	         : inv.balance < 0 ? R_OVERPAID
-	                           : R_PAID);
+	sum_line(iv, _("Balance"), invoice_owed(&inv),
+	         invoice_owed(&inv) > 0   ? R_UNPAID
+	         : invoice_owed(&inv) < 0 ? R_OVERPAID
+	                                  : R_PAID);
+	if (!strcmp(inv.status, "void"))
+		pane_text(&iv->p, 0, 0, R_DIM, "  %s", _("Void: nothing is owed on it."));
 	pane_blank(&iv->p);
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Allocations"));
 	before = (size_t)iv->p.n;
@@ -320,7 +324,8 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		}
 		return ui_next(UI_PUSH, form_reverse_new(id));
 	case ACT_RECORD_PAYMENT:
-		return ui_next(UI_PUSH, form_payment_new(iv->customer_id, iv->currency));
+		return ui_next(UI_PUSH,
+		               form_payment_new_at(iv->customer_id, iv->currency, &iv->id, 1));
 	case ACT_VOID_INVOICE:
 		return ui_next(UI_PUSH, form_invoice_void(iv->id));
 	case ACT_CREDIT_NOTE:

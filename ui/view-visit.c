@@ -57,13 +57,14 @@ static const struct pane_col item_cols[] = {
     {14, 0, AL_RIGHT}, /* amount */
 };
 
+/* below 92 columns "paid" gives way: the balance is what the desk asks */
 static const struct pane_col inv_cols[] = {
-    {4, 0, AL_LEFT},   /* indent */
-    {16, 0, AL_LEFT},  /* number */
-    {16, 0, AL_LEFT},  /* status */
-    {17, 0, AL_RIGHT}, /* total */
-    {17, 0, AL_RIGHT}, /* paid */
-    {17, 1, AL_RIGHT}, /* balance */
+    {4, 0, AL_LEFT},              /* indent */
+    {16, 0, AL_LEFT},             /* number */
+    {16, 0, AL_LEFT},             /* status */
+    {17, 0, AL_RIGHT},            /* total */
+    {PANE_DROP(17), 0, AL_RIGHT}, /* paid */
+    {17, 1, AL_RIGHT},            /* balance */
 };
 
 static void add_ref(struct visitv *vv, int kind, int64_t id, int64_t job)
@@ -113,7 +114,8 @@ static int add_invoice(int64_t id, void *arg)
 		return 0;
 	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv.total, inv.currency, t));
 	snprintf(lp, sizeof lp, "%s %s", _("paid"), fmt_money(inv.paid, inv.currency, p));
-	snprintf(lb, sizeof lb, "%s %s", _("balance"), fmt_money(inv.balance, inv.currency, bal));
+	snprintf(lb, sizeof lb, "%s %s", _("balance"),
+	         fmt_money(invoice_owed(&inv), inv.currency, bal));
 	cells[0] = "";
 	cells[1] = inv.number;
 	cells[2] = fmt_status(inv.status);
@@ -314,7 +316,19 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, form_item_new(j->job_id));
 		if (ev->action == ACT_ISSUE_INVOICE)
 			return ui_next(UI_PUSH, form_invoice_new(j->job_id));
-		return ui_next(UI_PUSH, form_payment_new(j->customer_id, j->currency));
+		{
+			/* the money taken at this visit goes to this job's invoices
+			 * first, then to the customer's oldest due */
+			int64_t first[8];
+			int i, nf = 0;
+
+			for (i = 0; i < vv->nrefs && nf < 8; i++)
+				if (vv->refs[i].kind == K_INVOICE &&
+				    vv->refs[i].job_id == j->job_id)
+					first[nf++] = vv->refs[i].id;
+			return ui_next(UI_PUSH,
+			               form_payment_new_at(j->customer_id, j->currency, first, nf));
+		}
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}

@@ -101,6 +101,10 @@ struct view *form_ignore_new(int64_t inbox_id);
 
 /* form-payment.c: record a payment from customer_id and allocate it */
 struct view *form_payment_new(int64_t customer_id, const char *currency);
+/* form_payment_new_at - the payment form opened at an invoice or a visit:
+ * the open invoices among first[0..nfirst) are listed and proposed first. */
+struct view *form_payment_new_at(int64_t customer_id, const char *currency, const int64_t *first,
+                                 int nfirst);
 
 /* form-reverse.c: reverse allocation alloc_id (destructive, confirmed) */
 struct view *form_reverse_new(int64_t alloc_id);
