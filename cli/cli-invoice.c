@@ -54,6 +54,7 @@ static cJSON *invoice_json(const struct invoice *inv)
 	cli_json_int(o, "credited", inv->credited);
 	cli_json_int(o, "paid", inv->paid);
 	cli_json_int(o, "balance", inv->balance);
+	cli_json_int(o, "owed", invoice_owed(inv));
 	cli_json_str(o, "status", inv->status);
 	cJSON_AddBoolToObject(o, "allow_overpay", inv->allow_overpay);
 	cli_json_str(o, "note", inv->note);
@@ -234,7 +235,7 @@ static int show_invoice(struct cli *c, int64_t id)
 	if (!strcmp(inv.kind, "invoice")) {
 		printf("%s: %s\n", _("Credited"), mcli_money(inv.credited, inv.currency, m));
 		printf("%s: %s\n", _("Paid"), mcli_money(inv.paid, inv.currency, m));
-		printf("%s: %s\n", _("Balance"), mcli_money(inv.balance, inv.currency, m));
+		printf("%s: %s\n", _("Balance"), mcli_money(invoice_owed(&inv), inv.currency, m));
 		if (inv.allow_overpay)
 			printf("%s\n", _("Overpayment allowed."));
 		printf("%s:\n", _("Allocations"));
@@ -370,7 +371,7 @@ static int list_invoice_cb(const struct invoice *inv, void *arg)
 	}
 	printf("%6lld  %-16s %s  %s  %-14s %12s %12s %s  ", (long long)inv->id, inv->number,
 	       mcli_date(inv->issued_at, d), mcli_date(inv->due_at, du), inv->status,
-	       mcli_money(inv->total, inv->currency, t), mcli_money(inv->balance, inv->currency, b),
+	       mcli_money(inv->total, inv->currency, t), mcli_money(invoice_owed(inv), inv->currency, b),
 	       inv->currency);
 	cli_puts_safe(inv->customer_name);
 	putchar('\n');

@@ -53,6 +53,11 @@ fd job add --customer 1 --title "Cancelled order" >/dev/null
 fd item add --job 5 --description "Nothing" --price 10 >/dev/null
 fd invoice issue --jobs 5 >/dev/null
 ok "void INV-2026-000005" fd invoice void INV-2026-000005 --reason "ordered by mistake"
+is "a void invoice owes nothing in invoice show (its price is not shown as its balance)" \
+	"$(fd invoice show INV-2026-000005 | grep '^Balance:')" "Balance: 0.00"
+is "nor in invoice list" "$(fd invoice list | grep INV-2026-000005 | awk '{print $6, $7}')" "10.00 0.00"
+is "the JSON keeps the stored balance and says what is owed" \
+	"$(fd --json invoice show INV-2026-000005 | python3 -c 'import json,sys; d=json.load(sys.stdin); d=d.get("invoice", d); print(d["balance"], d["owed"])')" "1000 0"
 fd pay record --customer 1 --amount 50 --method cash >/dev/null
 refused "over-allocation" pay allocate 2 INV-2026-000003=60
 refused "allocation to a void invoice" pay allocate 2 INV-2026-000005=10
