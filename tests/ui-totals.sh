@@ -64,4 +64,19 @@ if wait_gone "$day"; then
 else
 	fail "at 80 columns a month cell has no room for them" "$(screen_text)"
 fi
+
+# Money in more currencies than the line has room for is said, not left out.
+mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+for c in EUR GBP CHF JPY; do
+	echo "currency = $c" > "$XDG_CONFIG_HOME/frontdesk/config"
+	fd pay record --customer 1 --amount 3 --method cash >/dev/null
+done
+rm -f "$XDG_CONFIG_HOME/frontdesk/config"
+resize 120 40
+keys d
+shows "the day view again" "Tuesday 2026-12-01"
+shows_re "taken in five currencies: four shown and the fifth said" \
+	"Taken [0-9.,]+ USD( \\+ 3(\\.00)? [A-Z]{3}){3} \\+ 1 more currency"
+shows_re "by method, each figure names its currency when the day took several" \
+	"Taken by method: card 7\\.00 USD, .*cash 3\\.00 EUR, cash 3\\.00 GBP, cash 3 JPY"
 done_testing

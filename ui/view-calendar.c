@@ -700,11 +700,15 @@ static const struct {
 #define DAY_NARROW    100
 #define NDAYCOLS      7
 
-/* Money by currency, for the totals line (a few currencies at most). */
+/* Money by currency, for the totals line: a few currencies, and how many
+ * more there were (said on the line, never left out silently); a sum too
+ * large for int64 is said too. */
 struct sums {
 	char cur[4][4];
 	int64_t v[4];
 	int n;
+	int more;
+	int over;
 };
 
 static void sums_add(struct sums *s, const char *cur, int64_t v)
@@ -714,12 +718,14 @@ static void sums_add(struct sums *s, const char *cur, int64_t v)
 	for (i = 0; i < s->n; i++)
 		if (!strcmp(s->cur[i], cur)) {
 			if (money_add(s->v[i], v, &s->v[i]))
-				s->v[i] = INT64_MAX;
+				s->over = 1;
 			return;
 		}
 	if (s->n < 4) {
 		snprintf(s->cur[s->n], sizeof s->cur[0], "%s", cur);
 		s->v[s->n++] = v;
+	} else {
+		s->more++;
 	}
 }
 
@@ -732,6 +738,11 @@ static void sums_text(const struct sums *s, struct strbuf *sb)
 		sb_puts(sb, "0");
 	for (i = 0; i < s->n; i++)
 		sb_printf(sb, "%s%s", i ? " + " : "", fmt_money_cur(s->v[i], s->cur[i], m));
+	if (s->more)
+		sb_printf(sb, ngettext(" + %d more currency", " + %d more currencies", s->more),
+		          s->more);
+	if (s->over)
+		sb_printf(sb, " %s", _("(a sum too large to add up: see T)"));
 }
 
 static int add_invoiced(const char *cur, int64_t count, int64_t total, void *arg)
@@ -741,9 +752,15 @@ static int add_invoiced(const char *cur, int64_t count, int64_t total, void *arg
 	return 0;
 }
 
+/* The day's takings: their sums, and by method twice, without and with
+ * the currency: the line names the currency of each method's figure when
+ * the day took more than one (cash 3.00 and cash 3 of two currencies must
+ * not read as one currency). */
 struct taken {
 	struct sums all;
-	struct strbuf methods;
+	struct strbuf methods, methods_cur;
+	char first[4];
+	int mixed;
 };
 
 static int add_taken(const struct takings_row *r, void *arg)
@@ -752,8 +769,14 @@ static int add_taken(const struct takings_row *r, void *arg)
 	char m[FMT_MONEY];
 
 	sums_add(&t->all, r->currency, r->net);
+	if (!t->first[0])
+		snprintf(t->first, sizeof t->first, "%s", r->currency);
+	else if (strcmp(t->first, r->currency))
+		t->mixed = 1;
 	sb_printf(&t->methods, "%s%s %s", t->methods.len ? ", " : "", fmt_status(r->method),
 	          fmt_money(r->net, r->currency, m));
+	sb_printf(&t->methods_cur, "%s%s %s", t->methods_cur.len ? ", " : "",
+	          fmt_status(r->method), fmt_money_cur(r->net, r->currency, m));
 	return 0;
 }
 
@@ -793,12 +816,14 @@ static int read_day_totals(struct calv *c)
 	sb_puts(&sb, _("  Taken "));
 	sums_text(&taken.all, &sb);
 	if (taken.methods.len)
-		sb_printf(&sb, "\n%s %s", _("Taken by method:"), sb_cstr(&taken.methods));
+		sb_printf(&sb, "\n%s %s", _("Taken by method:"),
+		          sb_cstr(taken.mixed ? &taken.methods_cur : &taken.methods));
 	if (!ok)
 		sb_printf(&sb, "  %s", _("(the money figures could not be read)"));
 	snprintf(c->tot_text, sizeof c->tot_text, "%s", sb_cstr(&sb));
 	sb_free(&sb);
 	sb_free(&taken.methods);
+	sb_free(&taken.methods_cur);
 	c->tot_day = c->day;
 	c->tot_read = 1;
 	ui_redraw_soon();
