@@ -1,0 +1,154 @@
+#!/bin/sh
+# ui-qr.sh - a card payment at the desk through the channel's payment page,
+# drawn as a QR code, against the fake WeChat Pay style channel
+# (tests/fake-wechat.py) with `frontdesk serve` running beside the screen:
+# C on an invoice and y open the payment page, which says it is asking the
+# channel until the worker has created the order, then shows the QR code
+# of the code_url the channel answered (read back from the pane with
+# tests/qr-pane.py and zbarimg, compared with the URL the fake keeps) in
+# an 80x24 terminal, with the address beside it; paid at the fake, the page
+# says paid and the invoice pane paid by itself; a declined attempt and an
+# expired (closed) order show so, and a closed order's code is gone. A
+# monochrome screen draws the light modules and still decodes. Every
+# secret here is made up.
+. "$TOP_SRCDIR/tests/tap.sh"
+. "$TOP_SRCDIR/tests/tmux.sh"
+. "$TOP_SRCDIR/tests/chan-fake.sh"
+KEY=made_up_wechat_merchant_key_0123
+FAKE_PID=
+SERVE_PID=
+trap 'screen_stop; [ -n "$SERVE_PID" ] && kill "$SERVE_PID" 2>/dev/null; [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+
+open_invoice() {
+	keys / "$1" Enter
+	wait_for "$1" 5
+	keys Enter
+	shows "the invoice pane of $1 opens" "Status: "
+}
+# charge_at_desk INVOICE: C on the invoice, the amount it owes, Enter, y
+charge_at_desk() {
+	open_invoice "$1"
+	keys C
+	shows "C opens the card form for $1" "Card payment through the channel for $1"
+	keys Enter
+	shows "Enter asks for a confirmation" "Ask the payment channel for a card payment"
+	keys y
+}
+# the code_url the fake answered for order $1
+code_url() { ctl state '{}' | jget "d['trades']['$1']['code_url']"; }
+# what the QR code on the pane decodes to (ink: dark or light)
+decoded() { screen_text | python3 "$TOP_SRCDIR/tests/qr-pane.py" --ink "${1:-dark}"; }
+# relay: hand each notify the fake queued to frontdesk, as a web hook would
+relay() {
+	ctl notifies '{}' | python3 -c '
+import json, sys
+for i, x in enumerate(json.load(sys.stdin)["notifies"]):
+    open(sys.argv[1] + "/n%d.xml" % i, "w").write(x)' "$TMP"
+	for f in "$TMP"/n*.xml; do
+		[ -f "$f" ] || continue
+		fd inbox ingest --source wx < "$f" >/dev/null 2>>"$TMP/ingest.err"
+		rm -f "$f"
+	done
+}
+
+fake_run fake-wechat.py 120 --key "$KEY"
+ok "the fake WeChat channel started on a random port" test -n "$PORT"
+mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+(umask 077; printf 'wx_api_key = %s\nwx_appid = wx_made_up_app\nwx_mch_id = 1900000109\n' "$KEY" \
+	> "$XDG_CONFIG_HOME/frontdesk/secrets")
+# the screen's own worker is off: `frontdesk serve` sends and follows the
+# orders, asking the channel about a paying order a second after it is seen
+printf 'screen_channel = no\nchannel_query_after_seconds = 1\n' \
+	> "$XDG_CONFIG_HOME/frontdesk/config"
+fd init >/dev/null
+fd customer add --name "Qr Cat" >/dev/null
+for t in 1 2 3 4; do
+	fd job add --customer 1 --title "Job $t" >/dev/null
+	fd item add --job $t --description "Work $t" --price 100 >/dev/null
+	fd invoice issue --jobs $t >/dev/null
+done
+fd channel provider-set wx --url "$BASE" --adapter wechat >/dev/null
+INV1=INV-2026-000001
+INV2=INV-2026-000002
+INV3=INV-2026-000003
+INV4=INV-2026-000004
+
+# --- Before the worker sends it: the page says it is asking -------------------
+SCREEN_COLS=80 SCREEN_ROWS=24 screen_start
+shows "the screen opens at 80x24" "channel:"
+charge_at_desk "$INV1"
+shows "y opens the payment page, asking the channel for it" \
+	"Asking the channel for the payment page..."
+PO1=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 1")
+ok "one card order written" test -n "$PO1"
+is "no payment page yet" "$(db "SELECT count(page_url) FROM pay_order")" 0
+
+# --- The worker creates the order: the code appears and decodes -------------
+"$FRONTDESK" serve --poll-seconds 1 --lease-seconds 5 --quiet 2> "$TMP/serve.err" &
+SERVE_PID=$!
+shows "once the worker created the order, the code and the address show" \
+	"Scan the code with the phone"
+URL1=$(code_url "$PO1")
+ok "the fake answered a Native code_url" sh -c "echo '$URL1' | grep -Eqx 'weixin://wxpay/bizpayurl[?]pr=[A-Za-z0-9]{7}'"
+is "the order keeps the page the channel answered" \
+	"$(db "SELECT page_url, status FROM pay_order WHERE order_no = '$PO1'")" "$URL1|paying"
+is "the QR code drawn at 80x24 decodes to exactly the channel's code_url" "$(decoded)" "$URL1"
+shows "the address is shown beside it, as text" "$URL1"
+shows "with the amount, invoice and customer" "100.00 USD for $INV1 (Qr Cat)"
+shows "and where the order stands" "Paying: waiting for the customer to pay"
+
+# --- Paid at the fake: the page and the invoice say so by themselves ---------
+ctl "trade/$PO1" '{"state": "SUCCESS"}' >/dev/null
+if wait_for "Paid: payment" 60; then pass "the page says paid once the channel reports it"; else
+	fail "the page says paid" "$(screen_text)"; fi
+is "the order is paid, with a payment" \
+	"$(db "SELECT status, payment_id IS NOT NULL FROM pay_order WHERE order_no = '$PO1'")" "paid|1"
+is "the code is gone once paid" "$(decoded)" ""
+keys Escape
+shows "Esc closes the page: the invoice pane shows paid" "Status: paid"
+keys Escape
+
+# --- A declined attempt: the page says so and stays payable ------------------
+charge_at_desk "$INV2"
+shows "the second order's code shows" "Scan the code with the phone"
+PO2=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 2")
+is "the second code decodes to its own code_url" "$(decoded)" "$(code_url "$PO2")"
+ctl "trade/$PO2" '{"state": "PAYERROR"}' >/dev/null
+relay
+if wait_for "Paying: the last attempt failed" 60; then
+	pass "a declined attempt shows as failed, the order open for another try"; else
+	fail "a declined attempt shows" "$(screen_text)"; fi
+is "the code is still there for another try" "$(decoded)" "$(code_url "$PO2")"
+keys Escape
+shows "Esc: the invoice is still unpaid" "Status: issued, unpaid"
+keys Escape
+
+# --- Expired at the channel: closed, and the code is gone --------------------
+charge_at_desk "$INV3"
+shows "the third order's code shows" "Scan the code with the phone"
+PO3=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 3")
+ctl "trade/$PO3" '{"state": "CLOSED"}' >/dev/null
+if wait_for "Closed: the payment page expired or was withdrawn" 60; then
+	pass "an expired order shows closed"; else fail "an expired order shows" "$(screen_text)"; fi
+is "the closed order's code is gone" "$(decoded)" ""
+is "the order is closed" "$(db "SELECT status FROM pay_order WHERE order_no = '$PO3'")" closed
+keys Escape Escape
+keys Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+# --- Monochrome: the light modules are drawn, and it still decodes -----------
+SCREEN_COLS=80 SCREEN_ROWS=24 SCREEN_ENV="NO_COLOR=1" screen_start
+shows "the screen opens in monochrome" "channel:"
+charge_at_desk "$INV4"
+shows "the code shows" "Scan the code with the phone"
+PO4=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 4")
+is "the monochrome code (light modules inked) decodes to the code_url" "$(decoded light)" \
+	"$(code_url "$PO4")"
+
+keys Escape Escape Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+ok "frontdesk check is clean" fd check
+done_testing
