@@ -9,8 +9,13 @@
 # an 80x24 terminal, with the address beside it; paid at the fake, the page
 # says paid and the invoice pane paid by itself; a declined attempt and an
 # expired (closed) order show so, and a closed order's code is gone. A
-# monochrome screen draws the light modules and still decodes. Every
-# secret here is made up.
+# monochrome screen draws the light modules and still decodes. Then the
+# Stripe fake with the provider's card page "checkout": the order is a
+# Checkout Session (cs_...), its long URL's code decodes at 120x40 and is
+# not drawn at 80x24 (the address is, whole); paid on the page, the
+# session's events post the payment (none parked); a refund goes through
+# the session's intent; an expired session and a failed asynchronous
+# payment close the order. Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -146,6 +151,123 @@ PO4=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 4")
 is "the monochrome code (light modules inked) decodes to the code_url" "$(decoded light)" \
 	"$(code_url "$PO4")"
 
+keys Escape Escape Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+# --- Stripe: a Checkout Session, its long URL, paid on the page -------------
+kill "$SERVE_PID" 2>/dev/null
+wait "$SERVE_PID" 2>/dev/null
+SERVE_PID=
+kill "$FAKE_PID" 2>/dev/null
+KEY=sk_test_made_up_ui_qr_key
+fake_start 120
+ok "the fake Stripe channel started" test -n "$PORT"
+(umask 077; printf 'stripe_api_key = %s\n' "$KEY" >> "$XDG_CONFIG_HOME/frontdesk/secrets")
+fd channel provider-set wx --disable >/dev/null
+refused "a card page other than checkout or intent is refused" \
+	channel provider-set stripe --url "$BASE" --card-page link
+ok "a Stripe provider whose card orders are Checkout Sessions" \
+	fd channel provider-set stripe --url "$BASE" --card-page checkout
+is "the card page is one of its settings" \
+	"$(fd --json channel providers | jget '[p["settings"] for p in d["providers"] if p["code"] == "stripe"][0]')" \
+	'{"card_page":"checkout"}'
+for t in 5 6 7; do
+	fd job add --customer 1 --title "Job $t" >/dev/null
+	fd item add --job $t --description "Work $t" --price 100 >/dev/null
+	fd invoice issue --jobs $t >/dev/null
+done
+"$FRONTDESK" serve --poll-seconds 1 --lease-seconds 5 --quiet 2> "$TMP/serve.err" &
+SERVE_PID=$!
+# the session's URL as the fake keeps it
+session_url() { ctl state '{}' | jget "d['sessions']['$1']['url']"; }
+screen_start
+shows "the screen opens at 120x40" "channel:"
+charge_at_desk INV-2026-000005
+shows "the Checkout page's code shows" "Scan the code with the phone"
+PO5=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 5")
+CS5=$(db "SELECT channel_order_id FROM pay_order WHERE order_no = '$PO5'")
+ok "the order's channel id is the session's" sh -c "echo '$CS5' | grep -q '^cs_test_'"
+URL5=$(session_url "$CS5")
+ok "the fake's URL is long, as Stripe's are (over 300 bytes)" test "${#URL5}" -gt 300
+is "the order keeps the session's url" "$(db "SELECT page_url FROM pay_order WHERE order_no = '$PO5'")" "$URL5"
+is "the QR code at 120x40 decodes to exactly the session's url" "$(decoded)" "$URL5"
+is "the session carries our order and invoice, in its intent's metadata too" \
+	"$(ctl state '{}' | jget "[d['sessions']['$CS5'][k] for k in ('metadata', 'pi_metadata', 'client_reference_id', 'amount')]")" \
+	"[{'order_no': '$PO5', 'invoice_id': '5'}, {'order_no': '$PO5', 'page': 'checkout', 'invoice_id': '5'}, '$PO5', 10000]"
+resize 80 24
+shows "at 80x24 the long URL's code does not fit: a larger window shows it" "A larger window"
+is "no code is drawn, not even a cut one" "$(decoded)" ""
+like "the address is shown as text, whole" "$(screen_text | tr -d '\n')" "$URL5"
+resize 120 40
+shows "back at 120x40 the code is drawn" "Scan the code with the phone"
+is "and decodes" "$(decoded)" "$URL5"
+ctl "session/$CS5" '{"move": "paid"}' >/dev/null
+if wait_for "Paid: payment" 60; then pass "paid on the page: the page says paid"; else
+	fail "paid on the page" "$(screen_text)"; fi
+is "the order is paid; the payment's reference is the session" \
+	"$(db "SELECT o.status, p.amount, p.reference FROM pay_order o JOIN payment p ON p.id = o.payment_id WHERE o.order_no = '$PO5'")" \
+	"paid|10000|$CS5"
+keys Escape
+shows "the invoice pane shows paid" "Status: paid"
+keys Escape
+is "the session's payment_intent.* events went to its order: nothing parked or dead" \
+	"$(db "SELECT count(*) FROM inbound_callback WHERE source_system = 'stripe' AND status IN ('parked', 'dead', 'failed')")" 0
+
+# a refund of an order paid on a Checkout page goes through the session's intent
+ok "a refund of 10.00 is asked" fd channel refund "$PO5" --amount 10
+until_ok 30 sh -c "[ \"\$(sqlite3 '$FRONTDESK_DB' \"SELECT status FROM outbox_event WHERE event_type = 'refund.create'\")\" = succeeded ]"
+is "the refund was sent for the session's intent, naming the session" \
+	"$(ctl state '{}' | jget "[(r['payment_intent'] == d['sessions']['$CS5']['payment_intent'], r['metadata'], r['amount']) for r in d['refunds'].values()]")" \
+	"[(True, {'checkout_session': '$CS5'}, 1000)]"
+RE=$(ctl state '{}' | jget 'list(d["refunds"])[0]')
+ctl "refund/$RE" '{"status": "succeeded"}' >/dev/null
+until_ok 30 sh -c "[ \"\$(sqlite3 '$FRONTDESK_DB' 'SELECT count(*) FROM refund')\" = 1 ]"
+is "the refund is posted to the order" \
+	"$(db "SELECT r.amount, r.reference, o.status, o.refunded_amount FROM refund r, pay_order o WHERE o.order_no = '$PO5'")" \
+	"1000|$RE|refunding|1000"
+
+# expired on the channel: closed
+charge_at_desk INV-2026-000006
+shows "the second session's code shows" "Scan the code with the phone"
+CS6=$(db "SELECT channel_order_id FROM pay_order WHERE invoice_id = 6")
+ctl "session/$CS6" '{"move": "expired"}' >/dev/null
+if wait_for "Closed: the payment page expired" 60; then pass "an expired session shows closed"; else
+	fail "an expired session" "$(screen_text)"; fi
+is "its code is gone" "$(decoded)" ""
+keys Escape Escape
+
+# an asynchronous payment: still paying, then failed: closed
+charge_at_desk INV-2026-000007
+shows "the third session's code shows" "Scan the code with the phone"
+PO7=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 7")
+CS7=$(db "SELECT channel_order_id FROM pay_order WHERE order_no = '$PO7'")
+ctl "session/$CS7" '{"move": "async"}' >/dev/null
+until_ok 30 sh -c "[ \"\$(sqlite3 '$FRONTDESK_DB' \"SELECT count(*) FROM inbound_callback WHERE event_type = 'checkout.session.completed' AND CAST(payload AS TEXT) LIKE '%$CS7%' AND status IN ('processed', 'ignored')\")\" = 1 ]"
+is "a payment under way: the order is still paying" \
+	"$(db "SELECT status FROM pay_order WHERE order_no = '$PO7'")" paying
+ctl "session/$CS7" '{"move": "async_failed"}' >/dev/null
+if wait_for "Closed: the payment page expired" 60; then
+	pass "a failed asynchronous payment closes the order (the session is never paid again)"; else
+	fail "a failed asynchronous payment" "$(screen_text)"; fi
+is "closed, nothing posted" "$(db "SELECT status, payment_id IS NULL FROM pay_order WHERE order_no = '$PO7'")" "closed|1"
+keys Escape Escape
+
+# card page "intent": a bare payment intent, and the page says it has no page
+kill "$SERVE_PID" 2>/dev/null
+wait "$SERVE_PID" 2>/dev/null
+ok "the provider goes back to bare payment intents" \
+	fd channel provider-set stripe --card-page intent
+fd job add --customer 1 --title "Job 8" >/dev/null
+fd item add --job 8 --description "Work 8" --price 100 >/dev/null
+fd invoice issue --jobs 8 >/dev/null
+"$FRONTDESK" serve --poll-seconds 1 --lease-seconds 5 --quiet 2> "$TMP/serve.err" &
+SERVE_PID=$!
+charge_at_desk INV-2026-000008
+shows "a payment intent has no page: the page says so" "The channel gave no payment page"
+is "the order is a payment intent, with no page kept" \
+	"$(db "SELECT substr(channel_order_id, 1, 3), page_url IS NULL FROM pay_order WHERE invoice_id = 8")" "pi_|1"
+is "and no code is drawn" "$(decoded)" ""
 keys Escape Escape Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop
