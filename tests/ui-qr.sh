@@ -8,14 +8,17 @@
 # tests/qr-pane.py and zbarimg, compared with the URL the fake keeps) in
 # an 80x24 terminal, with the address beside it; paid at the fake, the page
 # says paid and the invoice pane paid by itself; a declined attempt and an
-# expired (closed) order show so, and a closed order's code is gone. A
+# expired (closed) order show so, and a closed order's code is gone; Enter
+# on an open card order in the invoice pane opens its page again. A
 # monochrome screen draws the light modules and still decodes. Then the
 # Stripe fake with the provider's card page "checkout": the order is a
 # Checkout Session (cs_...), its long URL's code decodes at 120x40 and is
 # not drawn at 80x24 (the address is, whole); paid on the page, the
 # session's events post the payment (none parked); a refund goes through
 # the session's intent; an expired session and a failed asynchronous
-# payment close the order. Every secret here is made up.
+# payment close the order. The money walk's card step: a visit's cell
+# turns paid after ONE poll of the channel's events. In the C locale the
+# page shows the address alone. Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -126,6 +129,12 @@ if wait_for "Paying: the last attempt failed" 60; then
 is "the code is still there for another try" "$(decoded)" "$(code_url "$PO2")"
 keys Escape
 shows "Esc: the invoice is still unpaid" "Status: issued, unpaid"
+keys G Enter
+shows "Enter on the open card order opens its payment page again" \
+	"Paying: the last attempt failed"
+is "with its code" "$(decoded)" "$(code_url "$PO2")"
+keys Escape
+shows "Esc: back on the invoice" "Status: issued, unpaid"
 keys Escape
 
 # --- Expired at the channel: closed, and the code is gone --------------------
@@ -148,8 +157,9 @@ shows "the screen opens in monochrome" "channel:"
 charge_at_desk "$INV4"
 shows "the code shows" "Scan the code with the phone"
 PO4=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 4")
-is "the monochrome code (light modules inked) decodes to the code_url" "$(decoded light)" \
-	"$(code_url "$PO4")"
+URL4=$(code_url "$PO4")
+ok "the fake answered its code_url" test -n "$URL4"
+is "the monochrome code (light modules inked) decodes to the code_url" "$(decoded light)" "$URL4"
 
 keys Escape Escape Q
 shows "Q quits" "frontdesk-exited-0"
@@ -160,6 +170,7 @@ kill "$SERVE_PID" 2>/dev/null
 wait "$SERVE_PID" 2>/dev/null
 SERVE_PID=
 kill "$FAKE_PID" 2>/dev/null
+wait "$FAKE_PID" 2>/dev/null
 KEY=sk_test_made_up_ui_qr_key
 fake_start 120
 ok "the fake Stripe channel started" test -n "$PORT"
@@ -268,6 +279,55 @@ shows "a payment intent has no page: the page says so" "The channel gave no paym
 is "the order is a payment intent, with no page kept" \
 	"$(db "SELECT substr(channel_order_id, 1, 3), page_url IS NULL FROM pay_order WHERE invoice_id = 8")" "pi_|1"
 is "and no code is drawn" "$(decoded)" ""
+keys Escape Escape Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+# --- The money walk's card step: the visit's cell turns paid after one poll ---
+# No worker now: the command line does one round of each, so that the
+# payment is seen to come from ONE poll of the channel's events.
+kill "$SERVE_PID" 2>/dev/null
+wait "$SERVE_PID" 2>/dev/null
+SERVE_PID=
+fd channel provider-set stripe --card-page checkout >/dev/null
+fd job add --customer 1 --title "Visit" >/dev/null
+fd item add --job 9 --description "Visit" --price 80 >/dev/null
+fd appt add --start "2026-12-03 10:00" --end "2026-12-03 11:00" >/dev/null
+fd link add --appt "$(db "SELECT max(id) FROM appointment")" --job 9 --minutes 60 >/dev/null
+fd invoice issue --jobs 9 >/dev/null
+fd jobs run --once --quiet >/dev/null 2>&1
+screen_start
+shows "the calendar opens" "Week of 2026-11-29"
+keys d g C-u "2026-12-03" Enter
+shows "the day view of the visit opens" "Thursday 2026-12-03"
+shows_re "the visit's cell is unpaid" "10:00-11:00 ! unpaid .*Qr Cat"
+charge_at_desk INV-2026-000009
+shows "the page asks the channel" "Asking the channel for the payment page..."
+ok "one round of the outbox creates the session" fd channel deliver --once --all
+shows "the code shows" "Scan the code with the phone"
+CS9=$(db "SELECT channel_order_id FROM pay_order WHERE invoice_id = 9")
+is "it decodes to the session's url" "$(decoded)" "$(session_url "$CS9")"
+ctl "session/$CS9" '{"move": "paid"}' >/dev/null
+ok "ONE poll of the events" fd channel poll --once
+ok "processed" fd channel process --once
+fd jobs run --once --quiet >/dev/null 2>&1
+shows "the page says paid" "Paid: payment"
+keys Escape Escape Escape
+shows "back on the calendar" "Thursday 2026-12-03"
+shows_re "the visit's cell turned paid" "10:00-11:00 = paid .*Qr Cat"
+is "the invoice is paid" "$(db "SELECT status FROM invoice WHERE number = 'INV-2026-000009'")" paid
+keys Q
+shows "Q quits" "frontdesk-exited-0"
+screen_stop
+
+# --- A terminal that cannot show the half blocks: the address alone ----------
+SCREEN_LANG=C screen_start
+shows "the screen opens in the C locale" "channel:"
+open_invoice INV-2026-000004
+keys G Enter
+shows "the page says the terminal cannot show the code" "cannot show the QR code"
+is "no code is drawn" "$(decoded)$(decoded light)" ""
+shows "the address is shown as text" "$URL4"
 keys Escape Escape Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop

@@ -15,9 +15,10 @@
  * window, or the terminal cannot show the half blocks (a locale that is
  * not UTF-8), the address is shown as text with a note that a larger
  * window (or a UTF-8 terminal) shows the code. Esc, q or Enter closes the
- * page; the order goes on regardless.
+ * page; the order goes on regardless, and Enter on the order in the invoice
+ * pane opens its page again.
  *
- * Callers: form-charge.c.
+ * Callers: form-charge.c, view-invoice.c.
  */
 #include <config.h>
 
@@ -327,4 +328,16 @@ struct view *view_paypage_new(const char *order_no)
 	if (!pp->customer)
 		pp->customer = xstrdup("");
 	return view_new(&pp_ops, pp);
+}
+
+struct view *view_paypage_of(int64_t order_id)
+{
+	struct pay_order o;
+
+	if (chan_order_get_id(ui_db(), order_id, &o) != 0) {
+		ui_msg(MSG_ERROR, _("Cannot read card order %1$lld: %2$s"), (long long)order_id,
+		       err_msg());
+		return NULL;
+	}
+	return view_paypage_new(o.order_no);
 }
