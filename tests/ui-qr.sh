@@ -142,7 +142,7 @@ charge_at_desk "$INV3"
 shows "the third order's code shows" "Scan the code with the phone"
 PO3=$(db "SELECT order_no FROM pay_order WHERE invoice_id = 3")
 ctl "trade/$PO3" '{"state": "CLOSED"}' >/dev/null
-if wait_for "Closed: the payment page expired or was withdrawn" 60; then
+if wait_for "Closed: the payment page expired, was withdrawn" 60; then
 	pass "an expired order shows closed"; else fail "an expired order shows" "$(screen_text)"; fi
 is "the closed order's code is gone" "$(decoded)" ""
 is "the order is closed" "$(db "SELECT status FROM pay_order WHERE order_no = '$PO3'")" closed
@@ -171,6 +171,8 @@ wait "$SERVE_PID" 2>/dev/null
 SERVE_PID=
 kill "$FAKE_PID" 2>/dev/null
 wait "$FAKE_PID" 2>/dev/null
+# fake_run waits for "PORT" in fake.out: the first fake's must not be read
+rm -f "$TMP/fake.out"
 KEY=sk_test_made_up_ui_qr_key
 fake_start 120
 ok "the fake Stripe channel started" test -n "$PORT"

@@ -101,7 +101,8 @@ static enum role pp_state(const struct paypage *pp, char *buf, size_t n)
 	}
 	if (!strcmp(o->status, "closed")) {
 		snprintf(buf, n, "%s",
-		         _("Closed: the payment page expired or was withdrawn. Nothing was paid."));
+		         _("Closed: the payment page expired, was withdrawn or its payment "
+		           "failed. Nothing was paid."));
 		return R_ERROR;
 	}
 	if (!*pp->url) {
@@ -120,8 +121,8 @@ static enum role pp_state(const struct paypage *pp, char *buf, size_t n)
 	return R_NORMAL;
 }
 
-/* The lines of text shown beside (or below) the code, in width columns:
- * added to lines[] (owned by the caller, each freed), at most max. */
+/* The lines of text shown beside (or below) the code (at most 200, each
+ * owned: tl_free). */
 struct tlines {
 	char *s[200];
 	enum role r[200];
