@@ -16,9 +16,10 @@
 # not drawn at 80x24 (the address is, whole); paid on the page, the
 # session's events post the payment (none parked); a refund goes through
 # the session's intent; an expired session and a failed asynchronous
-# payment close the order. The money walk's card step: a visit's cell
-# turns paid after ONE poll of the channel's events. In the C locale the
-# page shows the address alone. Every secret here is made up.
+# payment close the order; card page "intent" says there is no page. The
+# money walk's card step: a visit's cell turns paid after ONE poll of the
+# channel's events; an order the channel refuses shows failed. In the C
+# locale the page shows the address alone. Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -318,6 +319,20 @@ keys Escape Escape Escape
 shows "back on the calendar" "Thursday 2026-12-03"
 shows_re "the visit's cell turned paid" "10:00-11:00 = paid .*Qr Cat"
 is "the invoice is paid" "$(db "SELECT status FROM invoice WHERE number = 'INV-2026-000009'")" paid
+
+# the channel refuses the order: failed, with the channel's reason
+fd job add --customer 1 --title "Job 10" >/dev/null
+fd item add --job 10 --description "Work 10" --price 100 >/dev/null
+fd invoice issue --jobs 10 >/dev/null
+ctl fault '{"path": "/v1/checkout/sessions", "method": "POST", "kind": "status", "status": 400}' >/dev/null
+charge_at_desk INV-2026-000010
+shows "the page asks the channel" "Asking the channel for the payment page..."
+fd channel deliver --once --all >/dev/null
+shows "a refused order shows failed" "Failed: the channel refused the order"
+is "the order failed, with no page" \
+	"$(db "SELECT status, page_url IS NULL FROM pay_order WHERE invoice_id = 10")" "failed|1"
+is "no code" "$(decoded)" ""
+keys Escape Escape Escape
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop
