@@ -43,10 +43,8 @@ def main():
             start = q
     top, bot = max(runs, key=lambda r: r[1] - r[0])
     cells = rows[top:bot + 1]
-    if a.ink == "light":  # the ink is the light modules, quiet zone included
-        width = max(len(r.rstrip(" ")) for r in cells)
-    else:
-        width = max(len(r.rstrip(" ")) for r in cells)
+    # to the last inked column (light ink: the quiet zone's right edge)
+    width = max(len(r.rstrip(" ")) for r in cells)
     mods = []
     for r in cells:
         r = r.ljust(width)[:width]
