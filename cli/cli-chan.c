@@ -437,7 +437,7 @@ static int provider_change(const struct cli_args *a, struct chan_provider_change
 
 static int provider_set_check(struct cli *c, const struct cli_args *a)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
 
 	(void)c;
 	return provider_change(a, &ch);
@@ -446,7 +446,7 @@ static int provider_set_check(struct cli *c, const struct cli_args *a)
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
 	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
 	char *const *pos = a->pos;
 
 	if ((rc = provider_change(a, &ch)) != 0)
@@ -454,6 +454,7 @@ static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 	ch.base_url = cli_arg_get(a, "url");
 	ch.role = cli_arg_get(a, "role");
 	ch.adapter = cli_arg_get(a, "adapter");
+	ch.card_page = cli_arg_get(a, "card-page");
 	ch.enabled = en ? 1 : dis ? 0 : -1;
 	rc = chan_provider_change(c->db, pos[0], &ch);
 	if (rc)
@@ -928,9 +929,10 @@ const struct cli_entry cli_channel_cmds[] = {
               SECRETS_OPT},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_poll},
     {"provider-set", NULL,
-     "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--enable|--disable]",
-     "CODE [--url URL] [--role primary|backup] [--rollout PERCENT] [--adapter NAME] "
+     "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--card-page P] "
      "[--enable|--disable]",
+     "CODE [--url URL] [--role primary|backup] [--rollout PERCENT] [--adapter NAME] "
+     "[--card-page checkout|intent] [--enable|--disable]",
      N_("add or change a payment provider"),
      .opts = {{"url", CLI_VALUE,
                N_("the channel's base URL (https://, or http://127.0.0.1 in tests)"), NULL, NULL},
@@ -940,6 +942,10 @@ const struct cli_entry cli_channel_cmds[] = {
                   "backup)"),
                NULL, NULL},
               {"adapter", CLI_VALUE, N_("how to speak to it: stripe (default)"), NULL, NULL},
+              {"card-page", CLI_VALUE,
+               N_("stripe: checkout (a Checkout Session page, shown at the desk as a QR "
+                  "code) or intent (a bare payment intent, the default)"),
+               NULL, NULL},
               {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
               {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code (e.g. stripe)"),

@@ -439,3 +439,69 @@ int chan_order_refund_failed(struct db *db, const struct pay_order *o, const cha
 	*fresh = sqlite3_changes(db_sqlite(db)) == 1;
 	return 0;
 }
+
+/* ---------------------------------------------------------------- the payment page */
+
+int chan_order_page_ok(const char *url)
+{
+	size_t i, n = url ? strlen(url) : 0;
+
+	if (n > CHAN_ORDER_PAGE_MAX)
+		return err_set(FD_EINVAL, _("the payment page address is longer than %d bytes"),
+		               CHAN_ORDER_PAGE_MAX);
+	if (!((n > 8 && !strncmp(url, "https://", 8)) || (n > 9 && !strncmp(url, "weixin://", 9))))
+		return err_set(
+		    FD_EINVAL,
+		    _("the payment page address is not an https:// or weixin:// address"));
+	for (i = 0; i < n; i++)
+		if ((unsigned char)url[i] <= ' ' || (unsigned char)url[i] >= 0x7f)
+			return err_set(FD_EINVAL, _("the payment page address holds a space, a "
+			                            "control character or a non-ASCII byte"));
+	return 0;
+}
+
+int chan_order_page(struct db *db, int64_t id, char *buf, size_t n)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (n)
+		buf[0] = '\0';
+	if ((rc = db_prepare_cached(
+	         db, "SELECT coalesce(page_url, '') FROM pay_order WHERE id = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		dbrow_copy(st, 0, buf, n);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no card payment order %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the card payment order"));
+	db_release(db, st);
+	return rc;
+}
+
+int chan_order_set_page(struct db *db, int64_t id, const char *url)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = chan_order_page_ok(url)) != 0)
+		return rc;
+	rc = db_prepare_cached(db,
+	                       "UPDATE pay_order SET page_url = ?2 WHERE id = ?1"
+	                       " AND (page_url IS NULL OR page_url = ?2)",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, url, -1, SQLITE_TRANSIENT);
+	if ((rc = db_run_cached(db, st, _("cannot record the payment page"))) != 0)
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) != 1)
+		return err_set(FD_ECONFLICT,
+		               _("card payment order %lld already has another payment page"),
+		               (long long)id);
+	return 0;
+}

@@ -161,4 +161,26 @@ int chan_order_note_query(struct db *db, int64_t id, int asked, int64_t next);
 int chan_order_refund_failed(struct db *db, const struct pay_order *o, const char *refund_id,
                              int64_t amount, int failed, const char *reason, int *fresh);
 
+/* The payment page of an order: the address the customer opens to pay it
+ * (a Stripe Checkout Session's url, a WeChat Pay style Native code_url),
+ * as the channel answered the command that created the order; the desk
+ * shows it as a QR code. Kept in pay_order.page_url: set once, never
+ * changed (migration 0014's trigger). */
+#define CHAN_ORDER_PAGE_MAX 2048
+
+/* chan_order_page_ok - 0 when url may be kept as a payment page: at most
+ * CHAN_ORDER_PAGE_MAX bytes, https:// or weixin://, printable ASCII with
+ * no space; else FD_EINVAL with the reason. */
+int chan_order_page_ok(const char *url);
+
+/* chan_order_page - the payment page of order id into buf (n bytes), ""
+ * while there is none. FD_ENOTFOUND for no such order. */
+int chan_order_page(struct db *db, int64_t id, char *buf, size_t n);
+
+/* chan_order_set_page - INSIDE the caller's write transaction, keep url
+ * as the payment page of order id. FD_EINVAL (nothing written) for an
+ * address chan_order_page_ok refuses; FD_ECONFLICT when the order has
+ * another page already (the same one again is no change). */
+int chan_order_set_page(struct db *db, int64_t id, const char *url);
+
 #endif

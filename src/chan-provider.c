@@ -49,22 +49,23 @@ static int set_tx(struct db *db, void *arg)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
-	if (exists && ch->adapter) {
-		/* the adapter is one key of the settings; the others are kept */
-		cJSON *set = cJSON_Parse((const char *)sqlite3_column_text(st, 0));
+	if (ch->adapter || ch->card_page) {
+		/* the adapter and the card page are keys of the settings; the
+		 * others are kept */
+		cJSON *set = exists ? cJSON_Parse((const char *)sqlite3_column_text(st, 0)) : NULL;
 
 		if (!cJSON_IsObject(set)) {
 			cJSON_Delete(set);
 			set = cJSON_CreateObject();
 		}
-		cJSON_DeleteItemFromObjectCaseSensitive(set, "adapter");
-		cJSON_AddStringToObject(set, "adapter", ch->adapter);
-		settings = cJSON_PrintUnformatted(set);
-		cJSON_Delete(set);
-	} else if (ch->adapter) {
-		cJSON *set = cJSON_CreateObject();
-
-		cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		if (ch->adapter) {
+			cJSON_DeleteItemFromObjectCaseSensitive(set, "adapter");
+			cJSON_AddStringToObject(set, "adapter", ch->adapter);
+		}
+		if (ch->card_page) {
+			cJSON_DeleteItemFromObjectCaseSensitive(set, "card_page");
+			cJSON_AddStringToObject(set, "card_page", ch->card_page);
+		}
 		settings = cJSON_PrintUnformatted(set);
 		cJSON_Delete(set);
 	}
@@ -141,13 +142,15 @@ int chan_provider_change(struct db *db, const char *code, const struct chan_prov
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
 	if (ch->adapter && !chan_adapter_find(ch->adapter))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
+	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
+		return err_set(FD_EINVAL, _("the card page is checkout or intent"));
 	return db_write(db, set_tx, &s);
 }
 
 int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled)
 {
-	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1};
+	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1, NULL};
 
 	return chan_provider_change(db, code, &ch);
 }
@@ -365,14 +368,20 @@ const struct chan_ops *chan_adapter_find(const char *name)
 	return NULL;
 }
 
-/* The adapter name in a provider's settings (JSON), "" when none. */
-static void settings_adapter(const char *settings, char *out, size_t n)
+/* The string key of a provider's settings (JSON), "" when none. */
+static void settings_str(const char *settings, const char *key, char *out, size_t n)
 {
 	cJSON *set = cJSON_Parse(settings ? settings : "{}");
-	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, key);
 
 	snprintf(out, n, "%s", cJSON_IsString(a) ? a->valuestring : "");
 	cJSON_Delete(set);
+}
+
+/* The adapter name in a provider's settings (JSON), "" when none. */
+static void settings_adapter(const char *settings, char *out, size_t n)
+{
+	settings_str(settings, "adapter", out, n);
 }
 
 int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops)
@@ -458,6 +467,8 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 	} else {
 		snprintf(key, sizeof key, "%s_signing_secret", p->code);
 		cfg.signing_secret = chan_secret_get(sec, key);
+		settings_str(p->settings, "card_page", name, sizeof name);
+		cfg.checkout = !strcmp(name, "checkout");
 		rc = chan_stripe_open(&cfg, ctx);
 	}
 	if (rc)

@@ -41,12 +41,18 @@ struct chan_provider_change {
 	const char *adapter;  /* the adapter's name (settings "adapter"); "stripe" when absent */
 	int enabled;          /* 0, 1; 1 when adding */
 	int rollout;          /* 0..100; 100 when adding */
+	/* the page a card order is paid on (settings "card_page"): "checkout" (a
+	 * Stripe Checkout Session: a page to show as a QR code) or "intent" (a
+	 * bare payment intent, no page); NULL: keep ("intent" when absent). The
+	 * WeChat Pay style adapter always answers its Native code_url. */
+	const char *card_page;
 };
 
 /* chan_provider_change - add or change payment provider code as ch says,
  * in one transaction. FD_EINVAL, with nothing written, for a bad code, URL
  * or role, a rollout outside 0..100 (the schema's CHECK refuses it too), an
- * adapter frontdesk does not have, or a second enabled primary (the message
+ * adapter frontdesk does not have, a card page other than checkout or
+ * intent, or a second enabled primary (the message
  * names how to switch). */
 int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch);
 

@@ -25,6 +25,7 @@
 struct chan_ctx {
 	struct chan_http http;
 	char *base_url, *api_key, *signing_secret;
+	int checkout; /* card orders are Checkout Sessions (cfg.checkout) */
 };
 
 int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
@@ -41,6 +42,7 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
 	c->signing_secret = cfg->signing_secret ? xstrdup(cfg->signing_secret) : NULL;
+	c->checkout = cfg->checkout;
 	chan_http_setup(&c->http, "stripe", c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
@@ -372,12 +374,15 @@ int chan_event_read(const cJSON *obj, struct chan_event *ev)
 
 /* ---------------------------------------------------------------- operations */
 
-/* What an event type is about: payment_intent.* an order, refund.* and
- * charge.refund.* a refund, anything else nothing we act on. */
+/* What an event type is about: payment_intent.* and checkout.session.*
+ * an order (a Checkout Session is the order of a card order paid on its
+ * page: completed, expired, async_payment_succeeded, async_payment_failed),
+ * refund.* and charge.refund.* a refund, anything else nothing we act on. */
 static enum chan_event_kind stripe_event_kind(const char *type, int *declined)
 {
-	*declined = !strcmp(type, "payment_intent.payment_failed");
-	if (!strncmp(type, "payment_intent.", 15))
+	*declined = !strcmp(type, "payment_intent.payment_failed") ||
+	            !strcmp(type, "checkout.session.async_payment_failed");
+	if (!strncmp(type, "payment_intent.", 15) || !strncmp(type, "checkout.session.", 17))
 		return CHAN_EVENT_ORDER;
 	if (!strncmp(type, "refund.", 7) || !strncmp(type, "charge.refund.", 14))
 		return CHAN_EVENT_REFUND;
@@ -459,44 +464,212 @@ out:
 	return code;
 }
 
-/* GET /v1/<coll>/<id> (op names the call in the request log) and read
- * the answer with read into out; an id that is not one is bad data. */
-static int get_object(struct chan_ctx *c, const char *op, const char *coll, const char *id,
-                      const char *not_id, int (*read)(const cJSON *o, void *out), void *out,
-                      struct chan_status *st)
+/* ---------------------------------------------------------------- Checkout Sessions
+ *
+ * With the provider's card page "checkout" a card order is a Checkout
+ * Session, the page the customer pays on (its url, shown at the desk as a
+ * QR code). Since API version 2022-08-01 a session's payment_intent is null
+ * until the customer pays, so the order's channel id is the session's
+ * (cs_...). Its state is the session's: open (pending), complete and paid
+ * (succeeded), complete and unpaid (an asynchronous payment under way:
+ * processing), expired (canceled: it will never be paid). The payment
+ * intent the session makes carries metadata page=checkout, so that a
+ * payment_intent.* event or a refund about it is read as its session's:
+ * every answer about one order names it by the one id the core knows. */
+
+/* A session's state in the core's words; *word (40) the channel's words. */
+static enum chan_order_state session_state(const char *status, const char *paid, char *word,
+                                           size_t n)
 {
-	char path[300];
-	cJSON *json;
+	snprintf(word, n, "%s%s%s", status, *paid ? "/" : "", paid);
+	if (!strcmp(status, "expired"))
+		return CHAN_ORDER_CANCELED;
+	if (!strcmp(status, "complete"))
+		return !strcmp(paid, "paid") || !strcmp(paid, "no_payment_required")
+		           ? CHAN_ORDER_SUCCEEDED
+		           : CHAN_ORDER_PROCESSING;
+	return CHAN_ORDER_PENDING;
+}
+
+static int read_session(const cJSON *o, struct chan_order *out)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	char status[16], paid[20], inv[24];
+	const cJSON *v;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "id"), "id", 0, out->id,
+	                        sizeof out->id)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "status"), "status", 0, status,
+	                        sizeof status)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "payment_status"),
+	                        "payment_status", 1, paid, sizeof paid)) ||
+	    (rc = chan_json_int(cJSON_GetObjectItemCaseSensitive(o, "amount_total"), "amount_total",
+	                        &out->amount)) ||
+	    (rc = read_currency(o, out->currency)) ||
+	    (rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(o, "url"), "url", 1, out->page_url,
+	                        sizeof out->page_url)))
+		return rc;
+	out->state = session_state(status, paid, out->status, sizeof out->status);
+	/* complete, unpaid, and its (expanded) intent back to needing a payment
+	 * method or canceled: the asynchronous payment failed, and a completed
+	 * session is never paid again */
+	v = cJSON_GetObjectItemCaseSensitive(o, "payment_intent");
+	if (out->state == CHAN_ORDER_PROCESSING && cJSON_IsObject(v)) {
+		const cJSON *ps = cJSON_GetObjectItemCaseSensitive(v, "status");
+
+		if (cJSON_IsString(ps) && (!strcmp(ps->valuestring, "requires_payment_method") ||
+		                           !strcmp(ps->valuestring, "canceled"))) {
+			out->state = CHAN_ORDER_CANCELED;
+			snprintf(out->status, sizeof out->status, "complete/unpaid/failed");
+		}
+	}
+	if (out->state == CHAN_ORDER_SUCCEEDED)
+		out->amount_received = out->amount;
+	v = cJSON_GetObjectItemCaseSensitive(o, "created");
+	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
+		return rc;
+	if (cJSON_IsObject(md)) {
+		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "order_no"),
+		                        "order_no", 1, out->order_no, sizeof out->order_no)))
+			return rc;
+		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "invoice_id"),
+		                        "invoice_id", 1, inv, sizeof inv)))
+			return rc;
+		if (inv[0]) {
+			char *end;
+			long long x = strtoll(inv, &end, 10);
+
+			if (*end || x <= 0)
+				return err_set(FD_EINVAL,
+				               _("the channel's invoice_id is not an id"));
+			out->invoice_id = x;
+		}
+	}
+	return 0;
+}
+
+static int is_session_id(const char *id)
+{
+	return !strncmp(id, "cs_", 3);
+}
+
+/* The session that made payment intent pi (a GET of the sessions list by
+ * payment_intent): CHAN_OK and *out, or CHAN_NOTFOUND when none did. */
+static int session_of_intent(struct chan_ctx *c, const char *pi, struct chan_order *out,
+                             struct chan_status *st)
+{
+	struct strbuf q = {0};
+	cJSON *json, *data;
 	int code;
 
-	if (!id_ok(id)) {
-		memset(st, 0, sizeof *st);
-		return bad_data(st, not_id);
-	}
-	snprintf(path, sizeof path, "/v1/%s/%s", coll, id);
-	code = call_json(c, op, "GET", path, NULL, NULL, NULL, &json, st);
-	if (code == CHAN_OK && read(json, out) != 0)
+	chan_http_form(&q, "payment_intent", pi);
+	chan_http_form(&q, "limit", "1");
+	chan_http_form(&q, "expand[]", "data.payment_intent");
+	code = call_json(c, "query_order", "GET", "/v1/checkout/sessions", sb_cstr(&q), NULL, NULL,
+	                 &json, st);
+	sb_free(&q);
+	if (code != CHAN_OK)
+		return code;
+	data = cJSON_GetObjectItemCaseSensitive(json, "data");
+	if (!cJSON_IsArray(data))
+		code = unreadable(st, 0);
+	else if (cJSON_GetArraySize(data) < 1)
+		code = CHAN_NOTFOUND;
+	else if (read_session(cJSON_GetArrayItem(data, 0), out) != 0)
 		code = bad_data(st, err_msg());
 	cJSON_Delete(json);
 	return code;
 }
 
-static int read_order_any(const cJSON *o, void *out)
+/* 1 when the intent object o was made by a Checkout Session of ours. */
+static int intent_of_session(const cJSON *o)
 {
-	return read_order(o, out);
-}
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	const cJSON *pg = cJSON_IsObject(md) ? cJSON_GetObjectItemCaseSensitive(md, "page") : NULL;
 
-static int read_refund_any(const cJSON *o, void *out)
-{
-	return read_refund(o, out);
+	return cJSON_IsString(pg) && !strcmp(pg->valuestring, "checkout");
 }
 
 static int stripe_query_order(struct chan_ctx *c, const char *id, struct chan_order *out,
                               struct chan_status *st)
 {
+	char path[300];
+	cJSON *json;
+	int code;
+
 	memset(out, 0, sizeof *out);
-	return get_object(c, "query_order", "payment_intents", id, _("the order id is not an id"),
-	                  read_order_any, out, st);
+	if (!id_ok(id)) {
+		memset(st, 0, sizeof *st);
+		return bad_data(st, _("the order id is not an id"));
+	}
+	if (is_session_id(id)) {
+		/* with its intent, to tell a failed asynchronous payment */
+		snprintf(path, sizeof path, "/v1/checkout/sessions/%s", id);
+		code = call_json(c, "query_order", "GET", path, "expand%5B%5D=payment_intent", NULL,
+		                 NULL, &json, st);
+		if (code == CHAN_OK && read_session(json, out) != 0)
+			code = bad_data(st, err_msg());
+		cJSON_Delete(json);
+		return code;
+	}
+	snprintf(path, sizeof path, "/v1/payment_intents/%s", id);
+	code = call_json(c, "query_order", "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK && intent_of_session(json)) {
+		/* paid on a Checkout page: the order is the session */
+		code = session_of_intent(c, id, out, st);
+		if (code == CHAN_NOTFOUND && read_order(json, out) == 0)
+			code = CHAN_OK; /* no session says so: the intent, as it is */
+		else if (code == CHAN_NOTFOUND)
+			code = bad_data(st, err_msg());
+	} else if (code == CHAN_OK && read_order(json, out) != 0) {
+		code = bad_data(st, err_msg());
+	}
+	cJSON_Delete(json);
+	return code;
+}
+
+/* A Checkout Session for in: one line of the amount, our order number and
+ * invoice in its metadata and in its payment intent's (with page=checkout),
+ * the order number as client_reference_id. No expires_at: it would have to
+ * be the same in every resend of the command (the channel refuses a key
+ * replayed with other parameters), and nothing we send again has a clock
+ * of its own; the session expires after Stripe's default, 24 hours, and
+ * the order is closed then (checkout.session.expired). */
+static int session_create(struct chan_ctx *c, const struct chan_create *in, const char *cur,
+                          struct chan_order *out, struct chan_status *st)
+{
+	struct strbuf f = {0};
+	char num[24];
+	cJSON *json;
+	int code;
+
+	snprintf(num, sizeof num, "%lld", (long long)in->amount);
+	chan_http_form(&f, "mode", "payment");
+	chan_http_form(&f, "line_items[0][price_data][currency]", cur);
+	chan_http_form(&f, "line_items[0][price_data][unit_amount]", num);
+	chan_http_form(&f, "line_items[0][price_data][product_data][name]",
+	               in->description ? in->description : in->order_no);
+	chan_http_form(&f, "line_items[0][quantity]", "1");
+	chan_http_form(&f, "client_reference_id", in->order_no);
+	chan_http_form(&f, "metadata[order_no]", in->order_no);
+	chan_http_form(&f, "payment_intent_data[metadata][order_no]", in->order_no);
+	chan_http_form(&f, "payment_intent_data[metadata][page]", "checkout");
+	if (in->invoice_id) {
+		snprintf(num, sizeof num, "%lld", (long long)in->invoice_id);
+		chan_http_form(&f, "metadata[invoice_id]", num);
+		chan_http_form(&f, "payment_intent_data[metadata][invoice_id]", num);
+	}
+	code = call_json(c, "create_payment", "POST", "/v1/checkout/sessions", NULL, sb_cstr(&f),
+	                 in->idem_key, &json, st);
+	sb_free(&f);
+	if (code == CHAN_OK && read_session(json, out) != 0)
+		code = bad_data(st, err_msg());
+	else if (code == CHAN_OK && !*out->page_url)
+		code = bad_data(st, _("the channel's Checkout Session names no url"));
+	cJSON_Delete(json);
+	return code;
 }
 
 static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struct chan_order *out,
@@ -516,6 +689,8 @@ static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struc
 	for (i = 0; i < 3; i++)
 		cur[i] = (char)tolower((unsigned char)in->currency[i]);
 	cur[3] = '\0';
+	if (c->checkout)
+		return session_create(c, in, cur, out, st);
 	snprintf(num, sizeof num, "%lld", (long long)in->amount);
 	chan_http_form(&f, "amount", num);
 	chan_http_form(&f, "currency", cur);
@@ -535,11 +710,68 @@ static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struc
 	return code;
 }
 
+/* The payment intent of session id (a GET of the session): CHAN_OK and
+ * pi[256], CHAN_REFUSED when the session has no payment yet. */
+static int intent_of(struct chan_ctx *c, const char *id, char pi[256], struct chan_status *st)
+{
+	char path[300];
+	cJSON *json;
+	int code;
+
+	snprintf(path, sizeof path, "/v1/checkout/sessions/%s", id);
+	code = call_json(c, "refund", "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK &&
+	    chan_json_str(cJSON_GetObjectItemCaseSensitive(json, "payment_intent"),
+	                  "payment_intent", 1, pi, 256) != 0)
+		code = bad_data(st, err_msg());
+	else if (code == CHAN_OK && (!*pi || !id_ok(pi))) {
+		snprintf(st->reason, sizeof st->reason, "%s",
+		         _("the Checkout Session has no payment to refund"));
+		code = CHAN_REFUSED;
+	}
+	cJSON_Delete(json);
+	return code;
+}
+
+/* A refund of an order paid on a Checkout page names the session (the
+ * order's channel id) as its order: one we asked for says so in its
+ * metadata; another (made on the channel's dashboard) is traced through
+ * its intent. */
+static int refund_order(struct chan_ctx *c, const cJSON *o, struct chan_refund *r,
+                        struct chan_status *st)
+{
+	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
+	const cJSON *cs =
+	    cJSON_IsObject(md) ? cJSON_GetObjectItemCaseSensitive(md, "checkout_session") : NULL;
+	struct chan_order so;
+	char path[300];
+	cJSON *pi;
+	int code;
+
+	if (cJSON_IsString(cs) && is_session_id(cs->valuestring) && id_ok(cs->valuestring)) {
+		snprintf(r->order_id, sizeof r->order_id, "%s", cs->valuestring);
+		return CHAN_OK;
+	}
+	if (!c->checkout || !*r->order_id || !id_ok(r->order_id))
+		return CHAN_OK;
+	snprintf(path, sizeof path, "/v1/payment_intents/%s", r->order_id);
+	code = call_json(c, "query_refund", "GET", path, NULL, NULL, NULL, &pi, st);
+	if (code == CHAN_OK && intent_of_session(pi)) {
+		code = session_of_intent(c, r->order_id, &so, st);
+		if (code == CHAN_OK)
+			snprintf(r->order_id, sizeof r->order_id, "%s", so.id);
+		else if (code == CHAN_NOTFOUND)
+			code = CHAN_OK;
+	}
+	cJSON_Delete(pi);
+	return code;
+}
+
 static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amount,
                          const char *idem_key, struct chan_refund *out, struct chan_status *st)
 {
 	struct strbuf f = {0};
-	char num[24];
+	char num[24], pi[256];
 	cJSON *json;
 	int code;
 
@@ -549,14 +781,22 @@ static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 		return bad_data(st, _("a refund is asked for only with an idempotency key"));
 	if (!id_ok(payment_id) || amount <= 0)
 		return bad_data(st, _("a refund needs a payment id and an amount"));
-	chan_http_form(&f, "payment_intent", payment_id);
+	snprintf(pi, sizeof pi, "%s", payment_id);
+	/* a Checkout Session is refunded through the intent it made */
+	if (is_session_id(payment_id) && (code = intent_of(c, payment_id, pi, st)) != CHAN_OK)
+		return code;
+	chan_http_form(&f, "payment_intent", pi);
 	snprintf(num, sizeof num, "%lld", (long long)amount);
 	chan_http_form(&f, "amount", num);
+	if (is_session_id(payment_id))
+		chan_http_form(&f, "metadata[checkout_session]", payment_id);
 	code =
 	    call_json(c, "refund", "POST", "/v1/refunds", NULL, sb_cstr(&f), idem_key, &json, st);
 	sb_free(&f);
 	if (code == CHAN_OK && read_refund(json, out) != 0)
 		code = bad_data(st, err_msg());
+	else if (code == CHAN_OK && is_session_id(payment_id))
+		snprintf(out->order_id, sizeof out->order_id, "%s", payment_id);
 	cJSON_Delete(json);
 	return code;
 }
@@ -564,9 +804,23 @@ static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 static int stripe_query_refund(struct chan_ctx *c, const char *id, struct chan_refund *out,
                                struct chan_status *st)
 {
+	char path[300];
+	cJSON *json;
+	int code;
+
 	memset(out, 0, sizeof *out);
-	return get_object(c, "query_refund", "refunds", id, _("the refund id is not an id"),
-	                  read_refund_any, out, st);
+	if (!id_ok(id)) {
+		memset(st, 0, sizeof *st);
+		return bad_data(st, _("the refund id is not an id"));
+	}
+	snprintf(path, sizeof path, "/v1/refunds/%s", id);
+	code = call_json(c, "query_refund", "GET", path, NULL, NULL, NULL, &json, st);
+	if (code == CHAN_OK && read_refund(json, out) != 0)
+		code = bad_data(st, err_msg());
+	else if (code == CHAN_OK)
+		code = refund_order(c, json, out, st);
+	cJSON_Delete(json);
+	return code;
 }
 
 /* What a balance transaction's type means (Stripe's types; "payment" and

@@ -28,6 +28,7 @@ struct chan_stripe_cfg {
 	long low_speed_secs;                       /* 0: default */
 	struct chan_log *log;                      /* NULL: no request log */
 	volatile sig_atomic_t *stop;               /* NULL: never stopped */
+	int checkout; /* 1: a card order is a Checkout Session (a page to pay on) */
 };
 
 /* The adapter's operations. */

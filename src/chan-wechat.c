@@ -560,7 +560,8 @@ static int wechat_create(struct chan_ctx *c, const struct chan_create *in, struc
 	code = call(c, "create_payment", "/pay/unifiedorder", &m, 0, &a, st);
 	chan_wx_free(&m);
 	if (code == CHAN_OK) {
-		/* what we asked for is the order; the answer's prepay_id is not ours to keep */
+		/* what we asked for is the order; the answer's prepay_id is not
+		 * ours to keep, its code_url (the page to pay on) is */
 		snprintf(out->id, sizeof out->id, "%s", in->order_no);
 		snprintf(out->order_no, sizeof out->order_no, "%s", in->order_no);
 		snprintf(out->status, sizeof out->status, "NOTPAY");
@@ -571,6 +572,12 @@ static int wechat_create(struct chan_ctx *c, const struct chan_create *in, struc
 			code = bad_data(st, err_msg());
 		else if (!chan_wx_get(&a, "prepay_id"))
 			code = bad_data(st, _("the channel's answer names no prepay_id"));
+		else if (chan_wx_get(&a, "code_url") &&
+		         strlen(chan_wx_get(&a, "code_url")) < sizeof out->page_url)
+			/* Native: the address the customer's phone scans to pay;
+			 * one a resend answers again (the same order) */
+			snprintf(out->page_url, sizeof out->page_url, "%s",
+			         chan_wx_get(&a, "code_url"));
 	}
 	chan_wx_free(&a);
 	return code;

@@ -123,6 +123,7 @@ struct chan_order {
 	int64_t amount_received;
 	char currency[4]; /* upper case */
 	int64_t created;
+	char page_url[2049]; /* the page the customer pays on (shown as a QR code), "" if none */
 };
 
 /* A refund as the channel tells it. */

@@ -387,6 +387,7 @@ struct mark_ctx {
 	const char *error;                /* last_error, NULL: none */
 	int64_t wait;                     /* seconds to next_retry_at */
 	const char *channel_id;           /* payment.create ok: the intent id */
+	const char *page_url;             /* payment.create ok: the payment page ("": none) */
 	int refund_ok;                    /* refund.create ok: the order becomes refunding */
 	const struct chan_refund *refund; /* refund.create ok: the channel's refund */
 	const char *provider;             /* the provider code */
@@ -463,6 +464,17 @@ static int mark_tx(struct db *db, void *arg)
 		return rc;
 	if (m->channel_id) {
 		snprintf(po.channel_id, sizeof po.channel_id, "%s", m->channel_id);
+		/* the payment page the customer scans at the desk, kept once; an
+		 * address we refuse to show is not kept, and the order says why */
+		if (m->page_url && *m->page_url) {
+			rc = chan_order_set_page(db, po.id, m->page_url);
+			if (rc == FD_EINVAL || rc == FD_ECONFLICT)
+				snprintf(po.last_error, sizeof po.last_error,
+				         _("the channel's payment page was not kept: %s"),
+				         err_msg());
+			else if (rc)
+				return rc;
+		}
 		return !strcmp(po.status, "created") ? chan_order_move(db, &po, "paying", NULL)
 		                                     : chan_order_save(db, &po, NULL);
 	}
@@ -531,6 +543,7 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		m.error = NULL;
 		if (is_pay) {
 			m.channel_id = ord.id;
+			m.page_url = ord.page_url;
 		} else {
 			m.refund_ok = 1;
 			m.refund = &ref;

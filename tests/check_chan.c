@@ -901,7 +901,7 @@ START_TEST(test_provider_registry)
 	    SQLITE_OK);
 	/* the core refuses a rollout outside 0..100 before the schema sees it */
 	{
-		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101};
+		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL};
 
 		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;

@@ -37,6 +37,7 @@
 #include "payform.h"
 #include "payload.h"
 #include "projection.h"
+#include "qr.h"
 #include "status.h"
 #include "tw.h"
 #include "work.h"
@@ -1058,6 +1059,215 @@ START_TEST(test_desk_channel)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- QR codes */
+
+/* The modules a drawn code shows, turned back from its half blocks: dark
+ * modules 1 as the drawing's ink says. m x m bytes (caller frees). */
+static unsigned char *qr_undraw(const struct qr_art *a, int ink_dark)
+{
+	unsigned char *mod = calloc((size_t)a->modules * (size_t)a->modules, 1);
+	int r, x;
+
+	ck_assert_ptr_nonnull(mod);
+	for (r = 0; r < a->rows; r++) {
+		const char *p = a->line[r];
+
+		for (x = 0; x < a->cols; x++) {
+			int top, bot;
+
+			if (*p == ' ') {
+				top = bot = 0;
+				p++;
+			} else {
+				ck_assert_msg(!strncmp(p, "\u2580", 3) ||
+				                  !strncmp(p, "\u2584", 3) ||
+				                  !strncmp(p, "\u2588", 3),
+				              "row %d col %d is not a half block", r, x);
+				top = strncmp(p, "\u2584", 3) != 0;
+				bot = strncmp(p, "\u2580", 3) != 0;
+				p += 3;
+			}
+			mod[(2 * r) * a->modules + x] = top == ink_dark;
+			if (2 * r + 1 < a->modules)
+				mod[(2 * r + 1) * a->modules + x] = bot == ink_dark;
+			else
+				ck_assert_msg(bot != ink_dark,
+				              "the half row below an odd code is light");
+		}
+		ck_assert_msg(*p == '\0', "row %d has more than %d cells", r, a->cols);
+	}
+	return mod;
+}
+
+static const char *const qr_texts[] = {
+    "weixin://wxpay/bizpayurl?pr=Ab3dE9z",
+    "https://checkout.stripe.com/c/pay/"
+    "cs_test_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZa1B2c3D4e5F6g7H8i9J0#fidkdWxOYHwnPyd1blpxYH"
+    "Z2cWlgVjdSNmNFRGp9PVBqbTBmN3JfNjdCbUdVUF80SjAyQXdvcWJMbFQ0PScpJ2N3amhWYHdzYHcnP3F3cG"
+    "ApJ2lkfGpwcVF8dWAnPyd2bGtiaWBabHFgaCcpJ2BrZGdpYFVpZGZgbWppYWB3dic%2FcXdwYHgl",
+    "HTTPS://Case.Matters/AbC", /* case kept: 8-bit mode, not alphanumeric */
+    "x",
+};
+
+START_TEST(test_qr_drawn_is_libqrencode_s)
+{
+	int ink, q;
+
+	for (q = 0; q <= 4; q += 2)
+		for (ink = 0; ink <= 1; ink++) {
+			struct qr_art a;
+			unsigned char *dots, *mod;
+			int n, x, y;
+
+			ck_assert_int_eq(qr_matrix(qr_texts[_i], &n, &dots), 0);
+			ck_assert_int_eq(qr_draw(qr_texts[_i], q, ink, &a), 0);
+			ck_assert_int_eq(a.modules, n + 2 * q);
+			ck_assert_int_eq(a.cols, a.modules);
+			ck_assert_int_eq(a.rows, (a.modules + 1) / 2);
+			mod = qr_undraw(&a, ink);
+			for (y = 0; y < a.modules; y++)
+				for (x = 0; x < a.modules; x++) {
+					int in = x >= q && y >= q && x < q + n && y < q + n;
+					int want = in ? dots[(y - q) * n + (x - q)] : 0;
+
+					ck_assert_msg(mod[y * a.modules + x] == want,
+					              "text %d quiet %d ink %d: module (%d, %d)",
+					              _i, q, ink, x, y);
+				}
+			free(mod);
+			free(dots);
+			qr_free(&a);
+		}
+}
+END_TEST
+
+/* What zbarimg reads from the drawn code made into an image (4 pixels a
+ * module), "" when it reads nothing. */
+static void qr_zbar(const struct qr_art *a, int ink_dark, char *out, size_t n)
+{
+	char path[] = "/tmp/check_ui_qrXXXXXX", cmd[200];
+	unsigned char *mod = qr_undraw(a, ink_dark);
+	int fd = mkstemp(path), x, y, s = 4;
+	FILE *f, *p;
+	size_t k;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	fprintf(f, "P1\n%d %d\n", a->modules * s, a->modules * s);
+	for (y = 0; y < a->modules * s; y++) {
+		for (x = 0; x < a->modules * s; x++)
+			fputs(mod[(y / s) * a->modules + x / s] ? "1 " : "0 ", f);
+		fputc('\n', f);
+	}
+	fclose(f);
+	free(mod);
+	snprintf(cmd, sizeof cmd, "zbarimg -q --raw -Sdisable -Sqrcode.enable %s 2>/dev/null",
+	         path);
+	p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	k = fread(out, 1, n - 1, p);
+	out[k] = '\0';
+	pclose(p);
+	unlink(path);
+	while (k > 0 && out[k - 1] == '\n')
+		out[--k] = '\0';
+}
+
+START_TEST(test_qr_zbar_reads_it_back)
+{
+	struct qr_art a;
+	char got[2100];
+	int ink;
+
+	for (ink = 0; ink <= 1; ink++) {
+		ck_assert_int_eq(qr_draw(qr_texts[_i], QR_QUIET, ink, &a), 0);
+		qr_zbar(&a, ink, got, sizeof got);
+		ck_assert_str_eq(got, qr_texts[_i]);
+		qr_free(&a);
+	}
+}
+END_TEST
+
+START_TEST(test_qr_refuses)
+{
+	struct qr_art a;
+	char *big = malloc(8000);
+
+	ck_assert_int_eq(qr_draw("", QR_QUIET, 1, &a), FD_EINVAL);
+	ck_assert_ptr_null(a.line);
+	memset(big, 'a', 7999);
+	big[7999] = '\0';
+	ck_assert_int_eq(qr_draw(big, QR_QUIET, 1, &a), FD_EINVAL);
+	ck_assert_ptr_null(a.line);
+	free(big);
+}
+END_TEST
+
+/* The WeChat Pay style code_url fits 80x24: the code (quiet zone
+ * included) in the 20 rows a pane body has there, with 24 columns beside. */
+START_TEST(test_qr_native_fits_80x24)
+{
+	struct qr_art a;
+
+	ck_assert_int_eq(qr_draw(qr_texts[0], QR_QUIET, 1, &a), 0);
+	ck_assert_int_le(a.rows, 20);
+	ck_assert_int_le(a.cols + 2 + 24, 80);
+	qr_free(&a);
+}
+END_TEST
+
+/* The payment page of an order is kept once, only https:// or weixin://,
+ * bounded, and never changed (the core's rule and the schema's). */
+START_TEST(test_desk_card_page)
+{
+	struct customer_input ci = {"Page Cat", NULL, NULL, NULL, NULL};
+	struct pay_order o;
+	char order_no[65], page[CHAN_ORDER_PAGE_MAX + 1], *big;
+	int64_t cust, inv;
+
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	inv = invoice_of(cust, 10000, 30);
+	ck_assert_msg(chan_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	              err_msg());
+	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s",
+	              err_msg());
+	ck_assert_int_eq(chan_order_get(db, order_no, &o), 0);
+	ck_assert_int_eq(chan_order_page(db, o.id, page, sizeof page), 0);
+	ck_assert_str_eq(page, "");
+	ck_assert_int_eq(chan_order_page(db, 999, page, sizeof page), FD_ENOTFOUND);
+	ck_assert_int_eq(chan_order_page_ok("weixin://wxpay/bizpayurl?pr=Ab3dE9z"), 0);
+	ck_assert_int_eq(chan_order_page_ok("https://checkout.stripe.com/c/pay/cs_1"), 0);
+	ck_assert_int_eq(chan_order_page_ok("http://checkout.stripe.com/c/pay/cs_1"), FD_EINVAL);
+	ck_assert_int_eq(chan_order_page_ok("javascript:alert(1)"), FD_EINVAL);
+	ck_assert_int_eq(chan_order_page_ok("https://"), FD_EINVAL);
+	ck_assert_int_eq(chan_order_page_ok("https://a b"), FD_EINVAL);
+	ck_assert_int_eq(chan_order_page_ok("https://a\x1b[2J"), FD_EINVAL);
+	big = malloc(CHAN_ORDER_PAGE_MAX + 2);
+	memset(big, 'a', CHAN_ORDER_PAGE_MAX + 1);
+	memcpy(big, "https://", 8);
+	big[CHAN_ORDER_PAGE_MAX + 1] = '\0';
+	ck_assert_int_eq(chan_order_page_ok(big), FD_EINVAL);
+	big[CHAN_ORDER_PAGE_MAX] = '\0';
+	ck_assert_int_eq(chan_order_page_ok(big), 0);
+	free(big);
+	/* refused: nothing written */
+	ck_assert_int_eq(chan_order_set_page(db, o.id, "ftp://x/y"), FD_EINVAL);
+	ck_assert_int_eq(chan_order_page(db, o.id, page, sizeof page), 0);
+	ck_assert_str_eq(page, "");
+	/* the schema refuses what the core would, and a change */
+	ck_assert_int_ne(db_exec(db, "UPDATE pay_order SET page_url = 'javascript:x'"), 0);
+	ck_assert_int_eq(chan_order_set_page(db, o.id, "weixin://wxpay/bizpayurl?pr=Ab3dE9z"), 0);
+	ck_assert_int_eq(chan_order_set_page(db, o.id, "weixin://wxpay/bizpayurl?pr=Ab3dE9z"), 0);
+	ck_assert_int_eq(chan_order_set_page(db, o.id, "weixin://wxpay/bizpayurl?pr=Other00"),
+	                 FD_ECONFLICT);
+	ck_assert_int_ne(db_exec(db, "UPDATE pay_order SET page_url = NULL"), 0);
+	ck_assert_int_ne(db_exec(db, "UPDATE pay_order SET page_url = 'https://other.example/'"),
+	                 0);
+	ck_assert_int_eq(chan_order_page(db, o.id, page, sizeof page), 0);
+	ck_assert_str_eq(page, "weixin://wxpay/bizpayurl?pr=Ab3dE9z");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("ui");
@@ -1086,6 +1296,12 @@ int main(void)
 	tcase_add_test(pure, test_status_fit);
 	tcase_add_test(pure, test_status_backup);
 	tcase_add_test(pure, test_payload_lines);
+	tcase_add_loop_test(pure, test_qr_drawn_is_libqrencode_s, 0,
+	                    (int)(sizeof qr_texts / sizeof qr_texts[0]));
+	tcase_add_loop_test(pure, test_qr_zbar_reads_it_back, 0,
+	                    (int)(sizeof qr_texts / sizeof qr_texts[0]));
+	tcase_add_test(pure, test_qr_refuses);
+	tcase_add_test(pure, test_qr_native_fits_80x24);
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);
 	tcase_add_test(withdb, test_payform_twice_posts_once);
@@ -1094,6 +1310,7 @@ int main(void)
 	tcase_add_test(withdb, test_cal_load);
 	tcase_add_test(withdb, test_desk_channel);
 	tcase_add_test(withdb, test_desk_card);
+	tcase_add_test(withdb, test_desk_card_page);
 	tcase_set_timeout(withdb, 60);
 	suite_add_tcase(s, withdb);
 	sr = srunner_create(s);

@@ -4,7 +4,8 @@
 Listens on 127.0.0.1 only, on a random port (printed as the first line of
 stdout, "PORT <n>"), and speaks the part of the Stripe API frontdesk uses,
 pinned to one API version: GET /v1/events (created window, limit,
-starting_after, newest first, has_more), payment intents, refunds, balance
+starting_after, newest first, has_more), payment intents, Checkout Sessions
+(create, get, list by payment_intent; expand[] of the intent), refunds, balance
 transactions. Form-encoded bodies, HTTP Basic auth with the key given on the
 command line, Idempotency-Key replay (the first response is stored and
 replayed; the same key with other parameters is an idempotency_error).
@@ -15,6 +16,9 @@ advance the server's clock, inject events, and inject faults:
   POST /_control/intent       {"amount", "currency", "metadata", "status"} -> intent
   POST /_control/intent/ID    {"status": "succeeded"|"canceled"|"processing"|...,
                                "emit": true (default)} -> intent
+  POST /_control/session/ID   {"move": "paid"|"async"|"async_succeeded"|"async_failed"|
+                              "expired"}: the customer on a Checkout page (the session's
+                              intent is made when paying, with payment_intent_data's metadata)
   POST /_control/intents      {"from": S1, "status": S2, "emit": true} every intent in S1 to S2
   POST /_control/refund       {"payment_intent", "amount", "status", "emit"} -> refund
   POST /_control/refund/ID    {"status": "succeeded"|"failed"|..., "emit": true (default)}
@@ -73,6 +77,7 @@ S = {
     "now": int(time.time()),
     "seq": 0,
     "intents": {},
+    "sessions": {},  # Checkout Sessions: the card orders paid on a page
     "refunds": {},
     "events": [],  # in creation order
     "hidden": {},  # event id -> visible from (server clock)
@@ -127,9 +132,62 @@ def refund_obj(r):
     return {
         "id": r["id"], "object": "refund", "amount": r["amount"], "balance_transaction": None,
         "charge": None, "created": r["created"], "currency": r["currency"],
-        "metadata": {}, "payment_intent": r["payment_intent"], "reason": None,
+        "metadata": r.get("metadata", {}), "payment_intent": r["payment_intent"], "reason": None,
         "status": r["status"], "destination_details": {"type": "card", "card": {"type": "refund"}},
     }
+
+
+def session_url(cs):
+    """A Checkout page address shaped as Stripe's: the session id, then a
+    long fragment (base64 of a JSON blob) that the page's script reads."""
+    blob = base64.b64encode(json.dumps({
+        "apiKey": "pk_test_" + hashlib.sha256(cs["id"].encode()).hexdigest()[:99],
+        "locale": "auto", "session": cs["id"]}).encode()).decode()
+    frag = urllib.parse.quote("fid" + blob, safe="")
+    return "https://checkout.stripe.com/c/pay/%s#%s" % (cs["id"], frag)
+
+
+def session_obj(cs, expand=False):
+    """A Checkout Session as API version 2022-08-01 and later answer it: no
+    payment_intent until the customer pays; url only while it is open."""
+    pi = cs.get("payment_intent")
+    if pi and expand:
+        pi = intent_obj(S["intents"][pi])
+    return {
+        "id": cs["id"], "object": "checkout.session", "mode": "payment",
+        "amount_subtotal": cs["amount"], "amount_total": cs["amount"],
+        "currency": cs["currency"], "client_reference_id": cs.get("client_reference_id"),
+        "created": cs["created"], "expires_at": cs["expires_at"], "livemode": False,
+        "metadata": cs["metadata"], "payment_intent": pi,
+        "payment_status": cs["payment_status"], "status": cs["status"],
+        "url": cs["url"] if cs["status"] == "open" else None,
+        "customer_details": None, "payment_method_types": ["card"],
+    }
+
+
+def session_pay(cs, status):
+    """The customer paid on the page: the session's intent (with the
+    metadata payment_intent_data gave) is made, in status."""
+    if not cs.get("payment_intent"):
+        pi = {"id": next_id("pi"), "amount": cs["amount"], "currency": cs["currency"],
+              "metadata": cs["pi_metadata"], "status": "requires_payment_method",
+              "created": S["now"], "description": cs.get("name")}
+        S["intents"][pi["id"]] = pi
+        cs["payment_intent"] = pi["id"]
+        emit("payment_intent.created", intent_obj(pi))
+    set_intent_status(S["intents"][cs["payment_intent"]], status)
+
+
+SESSION_MOVES = {
+    # what a test says happened -> (status, payment_status, intent status, event)
+    "paid": ("complete", "paid", "succeeded", "checkout.session.completed"),
+    "async": ("complete", "unpaid", "processing", "checkout.session.completed"),
+    "async_succeeded": ("complete", "paid", "succeeded",
+                        "checkout.session.async_payment_succeeded"),
+    "async_failed": ("complete", "unpaid", "requires_payment_method",
+                     "checkout.session.async_payment_failed"),
+    "expired": ("expired", "unpaid", None, "checkout.session.expired"),
+}
 
 
 def emit(etype, obj, idem_key=None):
@@ -163,13 +221,14 @@ def set_intent_status(pi, status, emit_event=True):
         emit(INTENT_EVENTS[status], intent_obj(pi))
 
 
-def make_refund(pi, amount, status="succeeded", idem_key=None, emit_event=True):
+def make_refund(pi, amount, status="succeeded", idem_key=None, emit_event=True, metadata=None):
     done = sum(r["amount"] for r in S["refunds"].values()
                if r["payment_intent"] == pi["id"] and r["status"] != "failed")
     if pi["status"] != "succeeded" or amount <= 0 or done + amount > pi["amount"]:
         return None
     r = {"id": next_id("re"), "amount": amount, "currency": pi["currency"],
-         "payment_intent": pi["id"], "status": status, "created": S["now"]}
+         "payment_intent": pi["id"], "status": status, "created": S["now"],
+         "metadata": metadata or {}}
     S["refunds"][r["id"]] = r
     if status == "succeeded":
         refund_line(r)
@@ -340,6 +399,18 @@ class Handler(BaseHTTPRequestHandler):
                     return 404, {"error": {"type": "invalid_request_error",
                                            "message": "No such payment_intent"}}, None
                 return 200, intent_obj(pi), None
+            if method == "GET" and path == "/v1/checkout/sessions":
+                rows = [cs for cs in S["sessions"].values()
+                        if cs.get("payment_intent") == q.get("payment_intent", cs.get("payment_intent"))]
+                exp = q.get("expand[]") == "data.payment_intent"
+                return 200, {"object": "list", "url": path, "has_more": False,
+                             "data": [session_obj(cs, exp) for cs in rows][:int(q.get("limit", 10))]}, None
+            if method == "GET" and len(parts) == 4 and parts[1:3] == ["checkout", "sessions"]:
+                cs = S["sessions"].get(parts[3])
+                if not cs:
+                    return 404, {"error": {"type": "invalid_request_error",
+                                           "message": "No such checkout.session"}}, None
+                return 200, session_obj(cs, q.get("expand[]") == "payment_intent"), None
             if method == "GET" and len(parts) == 3 and parts[1] == "refunds":
                 r = S["refunds"].get(parts[2])
                 if not r:
@@ -348,7 +419,8 @@ class Handler(BaseHTTPRequestHandler):
                 return 200, refund_obj(r), None
             if method == "GET" and path == "/v1/balance_transactions":
                 return 200, list_balance(q), None
-            if method == "POST" and path in ("/v1/payment_intents", "/v1/refunds"):
+            if method == "POST" and path in ("/v1/payment_intents", "/v1/refunds",
+                                             "/v1/checkout/sessions"):
                 if not idem:
                     return 400, {"error": {"type": "invalid_request_error",
                                            "message": "Idempotency-Key required by this fake"}}, None
@@ -365,6 +437,29 @@ class Handler(BaseHTTPRequestHandler):
         return 404, {"error": {"type": "invalid_request_error", "message": "Unrecognized request URL"}}, None
 
     def create(self, path, p, idem):
+        if path == "/v1/checkout/sessions":
+            pre = "line_items[0][price_data]"
+            try:
+                amount = int(p.get(pre + "[unit_amount]", ""))
+            except ValueError:
+                amount = 0
+            if p.get("mode") != "payment" or amount <= 0 or p.get("line_items[0][quantity]") != "1":
+                return 400, {"error": {"type": "invalid_request_error",
+                                       "message": "mode=payment, one line of a positive unit_amount"}}
+            md = {k[9:-1]: v for k, v in p.items() if k.startswith("metadata[")}
+            pmd = {k[len("payment_intent_data[metadata]["):-1]: v for k, v in p.items()
+                   if k.startswith("payment_intent_data[metadata][")}
+            cs = {"id": "cs_test_" + "".join(random.choice(
+                      "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+                      for _ in range(58)),
+                  "amount": amount, "currency": p.get(pre + "[currency]", "usd"),
+                  "name": p.get(pre + "[product_data][name]"), "metadata": md,
+                  "pi_metadata": pmd, "client_reference_id": p.get("client_reference_id"),
+                  "created": S["now"], "expires_at": int(p.get("expires_at") or S["now"] + 86400),
+                  "status": "open", "payment_status": "unpaid", "payment_intent": None}
+            cs["url"] = session_url(cs)
+            S["sessions"][cs["id"]] = cs
+            return 200, session_obj(cs)
         if path == "/v1/payment_intents":
             try:
                 amount = int(p.get("amount", ""))
@@ -384,7 +479,8 @@ class Handler(BaseHTTPRequestHandler):
         if not pi:
             return 404, {"error": {"type": "invalid_request_error", "message": "No such payment_intent"}}
         amount = int(p.get("amount") or pi["amount"])
-        r = make_refund(pi, amount, "pending", idem)
+        r = make_refund(pi, amount, "pending", idem,
+                        metadata={k[9:-1]: v for k, v in p.items() if k.startswith("metadata[")})
         if not r:
             return 400, {"error": {"type": "invalid_request_error", "code": "charge_already_refunded",
                                    "message": "Refund amount is greater than unrefunded amount"}}
@@ -436,6 +532,7 @@ class Handler(BaseHTTPRequestHandler):
                 return self.send(200, {"log": S["log"]})
             if u.path == "/_control/state":
                 return self.send(200, {"now": S["now"], "intents": S["intents"],
+                                       "sessions": S["sessions"],
                                        "refunds": S["refunds"], "events": len(S["events"])})
             if u.path == "/_control/clock":
                 if "set" in arg:
@@ -465,6 +562,19 @@ class Handler(BaseHTTPRequestHandler):
                     return self.send(404, {"error": "no such intent"})
                 set_intent_status(pi, arg["status"], arg.get("emit", True))
                 return self.send(200, intent_obj(pi))
+            if len(parts) == 3 and parts[1] == "session":
+                # the customer on the page: {"move": "paid"|"async"|"async_succeeded"|
+                # "async_failed"|"expired", "emit": true (default)}
+                cs = S["sessions"].get(parts[2])
+                if not cs or arg.get("move") not in SESSION_MOVES:
+                    return self.send(404, {"error": "no such session or move"})
+                st, ps, pis, etype = SESSION_MOVES[arg["move"]]
+                cs["status"], cs["payment_status"] = st, ps
+                if pis:
+                    session_pay(cs, pis)
+                if arg.get("emit", True):
+                    emit(etype, session_obj(cs))
+                return self.send(200, session_obj(cs))
             if len(parts) == 3 and parts[1] == "refund":
                 # a refund's later life: {"status": "succeeded"|"failed"|...}
                 r = S["refunds"].get(parts[2])

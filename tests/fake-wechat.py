@@ -6,7 +6,8 @@ on 127.0.0.1 on a random port and prints "PORT <n>"; exits after
 --max-seconds. Every key it is given is made up by the test.
 
 API (each request must be signed; a bad signature is return_code FAIL):
-  POST /pay/unifiedorder     out_trade_no, total_fee, fee_type -> prepay_id
+  POST /pay/unifiedorder     out_trade_no, total_fee, fee_type -> prepay_id, code_url
+                             (trade_type NATIVE: weixin://wxpay/bizpayurl?pr=...)
                              (the same out_trade_no again: the same order)
   POST /pay/orderquery       out_trade_no -> trade_state, total_fee, cash_fee,
                              transaction_id; ORDERNOTEXIST when unknown
@@ -44,6 +45,7 @@ Control (JSON, unsigned):
                              since the last call, as the mode says (a relay in
                              front of the shop would POST each to it)
   POST /_control/log         -> {"log": [{"path": P}, ...]} every API request
+  POST /_control/state       -> {"trades": {NO: {..., "code_url": U}}, "refunds": {...}}
 
 A refund notify (v2) has no sign: its refund travels in req_info, the
 <root>...</root> document encrypted with AES-256-ECB (PKCS#7 padding)
@@ -218,6 +220,13 @@ def bill(date):
     return (b"\xef\xbb\xbf" if S["mode"]["bill_bom"] else b"") + text.encode()
 
 
+def native_code_url():
+    """A Native payment's code_url as WeChat Pay answers it: the address the
+    customer's phone scans (weixin://wxpay/bizpayurl?pr= and a short token)."""
+    abc = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789"
+    return "weixin://wxpay/bizpayurl?pr=" + "".join(secrets.choice(abc) for _ in range(7))
+
+
 def queue_notify(t):
     p = trade_params(t)
     del p["trade_state"]
@@ -304,6 +313,9 @@ class H(BaseHTTPRequestHandler):
             return self.reply(200, json.dumps({"notifies": out}), "application/json")
         if what == "log":
             return self.reply(200, json.dumps({"log": S["log"]}), "application/json")
+        if what == "state":
+            return self.reply(200, json.dumps({"trades": S["trades"], "refunds": S["refunds"]}),
+                              "application/json")
         return self.reply(404, "{}", "application/json")
 
     def fail(self, code, des):
@@ -328,11 +340,13 @@ class H(BaseHTTPRequestHandler):
                                        "fee_type": p.get("fee_type", "CNY"),
                                        "state": "NOTPAY", "appid": p["appid"],
                                        "mch_id": p["mch_id"], "refunded": 0,
-                                       "prepay": "wx" + secrets.token_hex(12)}
+                                       "prepay": "wx" + secrets.token_hex(12),
+                                       "code_url": native_code_url()}
             return self.reply(200, signed_xml({"return_code": "SUCCESS",
                                                "result_code": "SUCCESS",
                                                "prepay_id": t["prepay"],
-                                               "trade_type": "NATIVE"}))
+                                               "trade_type": "NATIVE",
+                                               "code_url": t["code_url"]}))
         if self.path == "/pay/orderquery":
             t = S["trades"].get(p.get("out_trade_no"))
             if not t:

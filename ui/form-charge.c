@@ -5,6 +5,8 @@
  * `y`, then outbox_charge() writes the card payment order and the command
  * that asks the channel for it, in one transaction. The channel worker sends
  * the command; the payment is posted when the channel says it succeeded.
+ * Once posted, the form gives way to the order's payment page
+ * (view-paypage.c): the QR code the customer scans, followed live.
  *
  * Invariant: one form instance creates at most ONE order. The call carries
  * the form's idempotency key (form_key), so the same request again returns
@@ -42,9 +44,10 @@ struct chargest {
 	char number[32];
 	char currency[4];
 	char *customer;
-	int64_t left;   /* what may be asked for when the form opened */
-	int64_t amount; /* parsed by check */
-	int called;     /* outbox_charge may have written: never call it again */
+	int64_t left;      /* what may be asked for when the form opened */
+	int64_t amount;    /* parsed by check */
+	int called;        /* outbox_charge may have written: never call it again */
+	char order_no[65]; /* the order written, once posted */
 };
 
 /* Parse and judge the amount field; 0 when it may be posted. */
@@ -116,12 +119,21 @@ static int charge_post(struct form *f)
 	if (rc)
 		return rc;
 	f->posted_id = outbox_id;
+	snprintf(cs->order_no, sizeof cs->order_no, "%s", order_no);
 	form_receipt(f, _("card order %1$s created; the channel worker sends it."), order_no);
 	form_receipt(f,
 	             _("%1$s for %2$s from %3$s. The payment is posted when the channel says "
 	               "it succeeded."),
 	             fmt_money_cur(cs->amount, cs->currency, m), cs->number, cs->customer);
 	return 0;
+}
+
+/* After the post: the order's payment page, for the customer to scan. */
+static struct view *charge_next(struct form *f)
+{
+	struct chargest *cs = f->arg;
+
+	return view_paypage_new(cs->order_no);
 }
 
 static void charge_free(struct form *f)
@@ -138,6 +150,7 @@ static const struct form_spec charge_spec = {
     .post = charge_post,
     .changed = charge_changed,
     .confirm = charge_confirm,
+    .next = charge_next,
     .free = charge_free,
     .help = N_("A card payment through the payment channel: Enter and y write a card payment "
                "order and the command that asks the channel for it. The channel worker sends "

@@ -59,6 +59,7 @@ void theme_init(void)
 		init_pair(5, COLOR_CYAN, -1);
 		init_pair(6, COLOR_WHITE, COLOR_BLUE);
 		init_pair(7, COLOR_BLUE, -1);
+		init_pair(8, COLOR_BLACK, COLOR_WHITE);
 		attrs[R_UNPAID] = COLOR_PAIR(1) | A_BOLD;
 		attrs[R_PARTIAL] = COLOR_PAIR(2) | A_BOLD;
 		attrs[R_PAID] = COLOR_PAIR(3);
@@ -68,6 +69,7 @@ void theme_init(void)
 		attrs[R_SUCCESS] = COLOR_PAIR(3);
 		attrs[R_TITLE] = COLOR_PAIR(6) | A_BOLD;
 		attrs[R_HEADER] = COLOR_PAIR(7) | A_BOLD;
+		attrs[R_QR] = COLOR_PAIR(8);
 	}
 	if (!strcmp(borders, "lines"))
 		ascii_borders = 0;

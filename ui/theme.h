@@ -34,6 +34,7 @@ enum role {
 	R_REFUNDED,
 	R_VOID,
 	R_NOCHARGE,
+	R_QR, /* a QR code: black on white with colour, the terminal's own without */
 	R_N
 };
 

@@ -4,7 +4,8 @@
  * posted to it (which payment, how much, method, reference, when, reversed
  * or not), and its card payment orders through the payment channel (order
  * number, amount, status, last error). Enter on an allocation opens its
- * payment, on a paid card order its payment; x reverses an allocation; p
+ * payment, on a paid card order its payment, on another card order its
+ * payment page (view-paypage.c: the QR code again); x reverses an allocation; p
  * records a payment from the invoice's customer; C asks the channel for a
  * card payment (only when a payment provider is set up); P prints it to a
  * file (form-print.c).
@@ -311,10 +312,13 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		if (kind == K_PAYMENT) {
 			int64_t pay = order_payment_of(iv, id);
 
+			struct view *page;
+
 			if (pay)
 				return ui_next(UI_PUSH, view_payment_new(pay));
-			ui_msg(MSG_INFO, _("This card order has no payment yet."));
-			return ui_next(UI_REDRAW, NULL);
+			/* no payment yet: its payment page, to scan again */
+			page = view_paypage_of(id);
+			return page ? ui_next(UI_PUSH, page) : ui_next(UI_REDRAW, NULL);
 		}
 		return ui_next(UI_HANDLED, NULL);
 	case ACT_REVERSE_ALLOC:

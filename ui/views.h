@@ -62,6 +62,14 @@ struct view *view_event_new(int64_t inbox_id);
 /* view-event.c: one outbox command with every field and its payload */
 struct view *view_command_new(int64_t outbox_id);
 
+/* view-paypage.c: the payment page of card order order_no as a QR code for
+ * the customer to scan, following the order live (opened by the card form) */
+struct view *view_paypage_new(const char *order_no);
+/* view_paypage_of - the same for the card order with row id order_id
+ * (Enter on a card order of the invoice pane); NULL after a message when
+ * it cannot be read */
+struct view *view_paypage_of(int64_t order_id);
+
 /* view-message.c: text (the last message, copied) in full, wrapped to the
  * width; level gives it the message line's look */
 struct view *view_message_new(const char *text, enum msg_level level);
