@@ -338,11 +338,10 @@ resize 120 40
 shows "back on the day" "Tuesday 2026-12-01 (today)"
 
 # --- 9. a card payment through the QR code page -------------------------------
-# TO BE WRITTEN by the QR code work (ui/qr.*, issue 12): pay the Rims' balance
-# by card from its invoice pane through the channel's payment page shown as a
-# QR code, complete it at the fake channel (tests/chan-fake.sh) and see the
-# cell turn paid within two polls; the day's totals then checked again. This
-# session runs with screen_channel = no: that step needs its own config.
+# Walked in tests/ui-qr.sh ("The money walk's card step"): it needs the fake
+# channel and a provider set up, which this session runs without
+# (screen_channel = no): the code on the screen decoded back to the
+# channel's page, paid at the fake, the visit's cell paid after one poll.
 
 check_clean "frontdesk check is clean at the end"
 keys Q
