@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "booking.h"
+#include "capacity.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "err.h"
@@ -485,8 +486,31 @@ static int appt_input(const struct cli_args *a, int64_t old_start, struct appt_i
 	return appt_times_opts(a, old_start, in);
 }
 
+/* The resources a visit holds: names joined with ", " or a JSON array. */
+struct held {
+	struct strbuf names;
+	cJSON *arr;
+};
+
+static int held_row(const struct resource *r, void *arg)
+{
+	struct held *h = arg;
+
+	if (h->arr) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "id", r->id);
+		cli_json_str(o, "name", r->name);
+		cli_json_str(o, "kind", r->kind);
+		cJSON_AddItemToArray(h->arr, o);
+	}
+	sb_printf(&h->names, "%s%s", h->names.len ? ", " : "", r->name);
+	return 0;
+}
+
 static int appt_show_one(struct cli *c, int64_t id)
 {
+	struct held held = {{0}, NULL};
 	struct rows links = {c, NULL, 0, 0};
 	char span[64];
 	cJSON *o = NULL;
@@ -497,6 +521,13 @@ static int appt_show_one(struct cli *c, int64_t id)
 		return cli_refused(rc);
 	if (c->json) {
 		o = appt_json(&a);
+		held.arr = cJSON_AddArrayToObject(o, "resources");
+		if ((rc = capacity_visit_resources(c->db, id, held_row, &held))) {
+			cJSON_Delete(o);
+			appt_free(&a);
+			sb_free(&held.names);
+			return cli_refused(rc);
+		}
 		links.arr = cJSON_AddArrayToObject(o, "links");
 	} else {
 		fmt_span(a.start_at, a.end_at, span, sizeof span);
@@ -508,8 +539,11 @@ static int appt_show_one(struct cli *c, int64_t id)
 		cli_field(_("Services"), *a.services ? a.services : NULL);
 		printf("%s: %lld\n", _("Estimated minutes"), (long long)a.est_minutes);
 		cli_field(_("Note"), a.note);
+		if (capacity_visit_resources(c->db, id, held_row, &held) == 0 && held.names.len)
+			cli_field(_("Resources"), sb_cstr(&held.names));
 		printf("%s:\n", _("Jobs"));
 	}
+	sb_free(&held.names);
 	rc = link_list(c->db, id, 0, link_of_appt_row, &links);
 	if (rc)
 		cJSON_Delete(o);
@@ -718,7 +752,7 @@ const struct cli_entry cli_appt_cmds[] = {
 
 /* The booking the options give; refusals printed. */
 static int book_input(struct cli *c, const struct cli_args *a, struct booking_input *in,
-                      int64_t *cust, int64_t *svc)
+                      int64_t *cust, int64_t *svc, int64_t *res)
 {
 	struct appt_input ai = {0};
 	int64_t minutes = 0;
@@ -740,6 +774,9 @@ static int book_input(struct cli *c, const struct cli_args *a, struct booking_in
 	if ((rc = booking_services(c->db, cli_arg_get(a, "services"), svc, &in->nservices, NULL,
 	                           &minutes)))
 		return cli_refused(rc);
+	if ((rc = capacity_resource_parse(c->db, cli_arg_get(a, "resource"), res, &in->nresources)))
+		return cli_refused(rc);
+	in->resources = res;
 	if (!in->end_at) {
 		/* neither --end nor --length: as long as the services take */
 		if (minutes <= 0)
@@ -761,12 +798,13 @@ static int book_check(struct cli *c, const struct cli_args *a)
 static int book_cmd(struct cli *c, const struct cli_args *a)
 {
 	int64_t cust[BOOKING_MAX_CUSTOMERS], svc[BOOKING_MAX_SERVICES];
+	int64_t resources[CAPACITY_MAX_RESOURCES];
 	struct booking_input in = {0};
 	struct booking_result res;
 	size_t i;
 	int rc;
 
-	if ((rc = book_input(c, a, &in, cust, svc)))
+	if ((rc = book_input(c, a, &in, cust, svc, resources)))
 		return rc;
 	if ((rc = booking_add(c->db, &in, &res)))
 		return cli_refused(rc);
@@ -785,7 +823,8 @@ const struct cli_entry cli_book_entry = {
     NULL,
     "--customer C --start T ...",
     "--customer C[;C...] --start TIME [--end TIME | --length L] [--overnight] "
-    "[--services S[,S...]] [--open-job] [--title T] [--location L] [--note N]",
+    "[--services S[,S...]] [--resource R[,R...]] [--open-job] [--title T] [--location L] "
+    "[--note N]",
     N_("book a visit with its jobs and services in one step"),
     .opts = {{"customer", CLI_VALUE,
               N_("who: a name, phone or number; several separated by ';' (one visit, a job each)"),
@@ -806,7 +845,11 @@ const struct cli_entry cli_book_entry = {
               NULL},
              {"location", CLI_VALUE, N_("where (default: the first customer's address)"), NULL,
               NULL},
-             {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL}},
+             {"note", CLI_VALUE, N_("a note for staff"), NULL, NULL},
+             {"resource", CLI_VALUE,
+              N_("the technicians, vans or bays it needs, separated by ',': all of them free "
+                 "and working then, or nothing is booked"),
+              NULL, NULL}},
     .db = CLI_DB_OPEN,
     .check = book_check,
     .run = book_cmd};

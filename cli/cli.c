@@ -183,6 +183,11 @@ static const struct cli_entry *const commands[] = {
         cli_appt_cmds),
     &cli_book_entry,
     &(const struct cli_entry)GROUP(
+        "resource", NULL,
+        N_("technicians, vans and bays: add, list, change, working hours, days off"),
+        cli_resource_cmds),
+    &cli_availability_entry,
+    &(const struct cli_entry)GROUP(
         "link", NULL, N_("say which jobs a visit works on (add, edit, remove)"), cli_link_cmds),
     &(const struct cli_entry)GROUP(
         "item", NULL, N_("add, list, show, edit, delete line items of a job"), cli_item_cmds),

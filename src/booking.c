@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "booking.h"
+#include "capacity.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -117,6 +118,10 @@ static int book_tx(struct db *db, void *arg)
 	rc = appt_add(db, &ai, &out->appt_id);
 	customer_free(&first);
 	if (rc)
+		return rc;
+	/* the slot first: a taken one refuses the booking before anything else */
+	if (in->nresources &&
+	    (rc = capacity_reserve(db, out->appt_id, in->resources, in->nresources)))
 		return rc;
 	minutes = (in->end_at - in->start_at) / 60;
 	share = minutes / (int64_t)in->ncustomers;

@@ -7,9 +7,8 @@
  *
  * The booking owns no table. Each record is written by its owner (visit.c,
  * job.c, service.c through item.c, visit.c's links), whose rules apply
- * unchanged; the owners' writes run as savepoints of the booking's
- * transaction (db_write nests), so a refusal by any of them rolls back the
- * whole booking.
+ * unchanged (capacity.c reserves the resources); the owners' writes run as savepoints of the
+ * booking's transaction (db_write nests), so a refusal by any of them rolls back the whole booking.
  *
  * Callers: the screen's booking form (ui/form-book.c) and `frontdesk book`.
  */
@@ -34,7 +33,10 @@ struct strbuf;
  * NULL uses the first customer's address. Each link's estimated minutes is
  * the visit's length shared among the customers (the first takes the
  * remainder). Every service must be active and priced in one currency;
- * a customer appears once. */
+ * a customer appears once. resources (0..CAPACITY_MAX_RESOURCES ids,
+ * capacity.h) are the technicians, vans or bays the visit holds: all of
+ * them are reserved for its time in the same transaction (each active,
+ * working then and free) or nothing is booked; none: no reservation. */
 struct booking_input {
 	int64_t start_at, end_at;
 	const char *location;
@@ -45,6 +47,8 @@ struct booking_input {
 	const int64_t *services; /* 0..BOOKING_MAX_SERVICES ids */
 	size_t nservices;
 	int use_open_job;
+	const int64_t *resources; /* 0..CAPACITY_MAX_RESOURCES ids */
+	size_t nresources;
 };
 
 /* What was booked: the visit, and per customer (in input order) its job and

@@ -268,6 +268,25 @@ static const struct check_def checks[] = {
 	  STATUS_FLOW("invoice", "invoice")
 	  " UNION ALL " STATUS_FLOW("payment", "payment")
 	  " UNION ALL " STATUS_FLOW("refund", "refund") },
+	/* capacity (capacity.c, migration 0016) */
+	{ "capacity-overlap", N_("no resource is reserved twice at one time by live visits"),
+	  "SELECT 'resource ' || x.resource_id || ' is held by visit ' || x.appointment_id ||"
+	  " ' and by visit ' || y.appointment_id || ' at the same time' FROM appointment_resource x"
+	  " JOIN appointment a ON a.id = x.appointment_id"
+	  " JOIN appointment_resource y ON y.resource_id = x.resource_id AND y.id <> x.id"
+	  " AND y.start_at >= x.start_at AND y.start_at < x.end_at"
+	  " JOIN appointment b ON b.id = y.appointment_id"
+	  " WHERE a.status NOT IN ('cancelled', 'no_show') AND b.status NOT IN ('cancelled', 'no_show')"
+	  " AND (y.start_at > x.start_at OR y.id > x.id)" },
+	{ "capacity-interval", N_("a reservation holds its visit's interval"),
+	  "SELECT 'reservation ' || r.id || ' of resource ' || r.resource_id || ' holds '"
+	  " || r.start_at || '..' || r.end_at || ' but visit ' || r.appointment_id || ' is '"
+	  " || a.start_at || '..' || a.end_at FROM appointment_resource r"
+	  " JOIN appointment a ON a.id = r.appointment_id"
+	  " WHERE r.start_at <> a.start_at OR r.end_at <> a.end_at" },
+	{ "capacity-history", N_("every resource and reservation has its history"),
+	  HIS_MISSING("resource")
+	  " UNION ALL " HIS_MISSING("appointment_resource") },
 	{ "channel-order-payment", N_("a paid card payment order has its one card payment, of its "
 	                              "amount, customer and currency, with its intent as reference"),
 	  "SELECT 'card payment order ' || o.order_no || ': ' || o.status || CASE"

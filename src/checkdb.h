@@ -22,7 +22,9 @@
  * repeat what they reverse; every authoritative row has its history, no
  * posted money row differs from its latest history row, and no posted row
  * was changed or deleted since it was posted; every status is the last one
- * recorded in status_flow.
+ * recorded in status_flow; no resource is held by two live visits at one
+ * time, every reservation holds its visit's interval, and every resource
+ * and reservation has its history (capacity.h).
  */
 #ifndef FD_CHECKDB_H
 #define FD_CHECKDB_H

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "capacity.h"
 #include "clock.h"
 #include "db.h"
 #include "dbrow.h"
@@ -268,7 +269,10 @@ static int appt_edit_tx(struct db *db, void *arg)
 	wk_bind_text(st, 4, e->in->note);
 	sqlite3_bind_int64(st, 5, clock_now());
 	sqlite3_bind_int64(st, 6, e->id);
-	return db_run(db, st, _("cannot change the visit"));
+	if ((rc = db_run(db, st, _("cannot change the visit"))))
+		return rc;
+	/* the resources it holds move with it, or the change is refused */
+	return capacity_follow(db, e->id);
 }
 
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in)

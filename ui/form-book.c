@@ -5,6 +5,12 @@
  * note. One Enter books it all through booking_add (one transaction); the
  * calendar's callback then puts its cursor on the new visit.
  *
+ * The resources field names the technicians, vans or bays the visit needs
+ * (capacity.h); beside it the form proposes the starts of that day at
+ * which all of them are free for the length typed (capacity_available),
+ * and a taken slot is refused on Enter with the core's reason (which
+ * resource, held by which visit).
+ *
  * A customer name that matches nobody opens the new-customer form on Enter,
  * with the name typed; when it is posted the booking form names the new
  * customer and Enter books. The rules (naming customers and services, the
@@ -21,6 +27,7 @@
 #include <string.h>
 
 #include "booking.h"
+#include "capacity.h"
 #include "clock.h"
 #include "customer.h"
 #include "err.h"
@@ -36,6 +43,7 @@
 enum {
 	B_CUSTOMER = 1,
 	B_SERVICES,
+	B_RESOURCES,
 	B_DATE,
 	B_START,
 	B_LENGTH,
@@ -53,7 +61,8 @@ static const char *const job_labels[] = {N_("a new job"), N_("their open job")};
 
 struct bookst {
 	int64_t cust[BOOKING_MAX_CUSTOMERS], svc[BOOKING_MAX_SERVICES];
-	size_t ncust, nsvc;
+	int64_t res[CAPACITY_MAX_RESOURCES];
+	size_t ncust, nsvc, nres;
 	int64_t start, end;
 	char address[420]; /* the first customer's, the place by default */
 	form_book_done_fn done;
@@ -143,6 +152,96 @@ static void show_times(struct form *f)
 	}
 }
 
+/* The resources typed; 0 or the core's code. */
+static int read_resources(struct form *f, int k)
+{
+	struct bookst *bs = f->arg;
+
+	return capacity_resource_parse(ui_db(), form_value(f, k), bs->res, &bs->nres);
+}
+
+#define FREE_SHOWN 8 /* starts proposed beside the field */
+
+struct free_starts {
+	size_t need; /* resources that must all be free */
+	int64_t start[512];
+	size_t count[512], n;
+};
+
+/* Count each start once per resource free then: a start every named
+ * resource has is free for the visit. */
+static int free_cb(const struct cap_slot *s, void *arg)
+{
+	struct free_starts *fs = arg;
+	size_t i;
+
+	for (i = 0; i < fs->n; i++)
+		if (fs->start[i] == s->start_at) {
+			fs->count[i]++;
+			return 0;
+		}
+	if (fs->n < sizeof fs->start / sizeof fs->start[0]) {
+		fs->start[fs->n] = s->start_at;
+		fs->count[fs->n++] = 1;
+	}
+	return 0;
+}
+
+static int by_time(const void *a, const void *b)
+{
+	int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Beside the resources: the day's starts at which all of them are free for
+ * the length typed, or why none can be named. */
+static void show_free(struct form *f)
+{
+	struct bookst *bs = f->arg;
+	int k = form_find(f, B_RESOURCES);
+	struct free_starts *fs;
+	int64_t day, starts[FREE_SHOWN];
+	struct strbuf note = {0};
+	size_t i, n = 0;
+	char hm[16];
+
+	if (!*form_value(f, k)) {
+		form_note(f, k, NULL);
+		return;
+	}
+	if (read_resources(f, k)) {
+		form_note(f, k, err_msg());
+		return;
+	}
+	if (read_times(f, NULL) || !bs->nres) {
+		form_note(f, k, NULL);
+		return;
+	}
+	fs = xcalloc(1, sizeof *fs);
+	fs->need = bs->nres;
+	day = clock_day_start(bs->start);
+	if (capacity_available(ui_db(), day, 1, (int)((bs->end - bs->start + 59) / 60),
+	                       capacity_slot_minutes(), bs->res, bs->nres, free_cb, fs) == 0) {
+		for (i = 0; i < fs->n; i++)
+			if (fs->count[i] == fs->need && n < FREE_SHOWN)
+				starts[n++] = fs->start[i];
+		qsort(starts, n, sizeof starts[0], by_time);
+		for (i = 0; i < n; i++) {
+			clock_format_local(starts[i], "%H:%M", hm, sizeof hm);
+			sb_printf(&note, "%s%s", i ? " " : "", hm);
+		}
+		if (n)
+			form_note(f, k, sb_cstr(&note));
+		else
+			form_note(f, k, _("no free start that day for this length"));
+	} else {
+		form_note(f, k, err_msg());
+	}
+	sb_free(&note);
+	free(fs);
+}
+
 static void book_changed(struct form *f, int i)
 {
 	struct bookst *bs = f->arg;
@@ -164,6 +263,7 @@ static void book_changed(struct form *f, int i)
 		read_services(f, i, 1);
 	}
 	show_times(f);
+	show_free(f);
 }
 
 /* Enter on a name that matches nobody: the new customer's form first. */
@@ -208,6 +308,11 @@ static int book_check(struct form *f)
 		form_error(f, k, "%s", err_msg());
 		errors++;
 	}
+	k = form_find(f, B_RESOURCES);
+	if (read_resources(f, k)) {
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	}
 	k = form_find(f, B_PLACE);
 	if (text_check(form_value(f, k), _("the place"), 400, 1)) {
 		form_error(f, k, "%s", err_msg());
@@ -240,8 +345,20 @@ static int book_post(struct form *f)
 	in.services = bs->svc;
 	in.nservices = bs->nsvc;
 	in.use_open_job = !strcmp(form_value(f, form_find(f, B_JOB)), "open");
-	if ((rc = booking_add(ui_db(), &in, &res)))
+	in.resources = bs->res;
+	in.nresources = bs->nres;
+	if ((rc = booking_add(ui_db(), &in, &res))) {
+		/* a taken slot: the reason stays beside the field, and the free
+		 * starts are proposed again */
+		if (rc == FD_ECONFLICT && bs->nres) {
+			char *why = xstrdup(err_msg());
+
+			show_free(f);
+			err_set(rc, "%s", why);
+			free(why);
+		}
 		return rc;
+	}
 	f->posted_id = res.appt_id;
 	form_receipt(f, _("Visit %1$lld booked for %2$s."), (long long)res.appt_id,
 	             fmt_datetime(bs->start, when));
@@ -278,7 +395,10 @@ static const struct form_spec book_spec = {
     .help = N_("Type the customer's name, phone or number (several customers at one address: "
                "separate them with ;); a name that matches nobody opens the new-customer form "
                "on Enter. Services are the catalogue's names or numbers, separated by commas; "
-               "each becomes a line item. The length (1:30 or +90m) follows the services' "
+               "each becomes a line item. Resources are the technicians, vans or bays the "
+               "visit needs, separated by commas; the free starts of that day are shown beside "
+               "them, and a taken slot is refused with the reason. The length (1:30 or +90m) "
+               "follows the services' "
                "minutes; an end, if typed, is used instead, and an end at or before the start "
                "needs 'Overnight'. The place is the customer's address unless typed."),
 };
@@ -305,12 +425,14 @@ struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
 	form_add(f, F_TEXT, B_LENGTH, _("Length (1:30)"), "1:00");
 	form_add(f, F_TEXT, B_END, _("Or ends (HH:MM)"), NULL);
 	form_add_choice(f, B_OVERNIGHT, _("Overnight"), yes_no, yes_no_labels, 2, "no");
+	form_add(f, F_TEXT, B_RESOURCES, _("Resources"), NULL);
 	form_add_choice(f, B_JOB, _("Services go on"), job_choices, job_labels, 2, "new");
 	form_add(f, F_TEXT, B_PLACE, _("Place"), NULL);
 	form_add(f, F_TEXT, B_NOTE, _("Note"), NULL);
 	k = form_find(f, B_CUSTOMER);
 	f->fields[k].width = 26;
 	f->fields[form_find(f, B_SERVICES)].width = 26;
+	f->fields[form_find(f, B_RESOURCES)].width = 26;
 	f->fields[form_find(f, B_DATE)].width = 12;
 	f->fields[form_find(f, B_START)].width = 8;
 	f->fields[form_find(f, B_LENGTH)].width = 8;
