@@ -10,10 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-poll.h"
 #include "chan-provider.h"
 #include "cli-util.h"
 #include "cli.h"
-#include "chan-poll.h"
 #include "control.h"
 #include "err.h"
 #include "esign.h"
@@ -345,12 +345,12 @@ static int cmd_providers(struct cli *c, const struct cli_args *a)
 
 #define PROVIDER_OPT                                                                               \
 	{                                                                                          \
-		"provider", CLI_VALUE, N_("the e-sign provider (default: the registry's primary)"), \
-		    NULL, NULL                                                                     \
+		"provider", CLI_VALUE,                                                             \
+		    N_("the e-sign provider (default: the registry's primary)"), NULL, NULL        \
 	}
 #define SECRETS_OPT                                                                                \
 	{                                                                                          \
-		"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,  \
+		"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL, \
 		    NULL                                                                           \
 	}
 
@@ -363,9 +363,9 @@ const struct cli_entry cli_estimate_cmds[] = {
      .opts = {{"job", CLI_ID, N_("only this job's"), N_("the job"), NULL}}, .db = CLI_DB_OPEN,
      .run = cmd_list},
     {"show", NULL, "EST", NULL,
-     N_("show an estimate, its sign flow, its signed document and the evidence"),
-     .min_pos = 1, .max_pos = 1, .missing = N_("name the estimate (EST-... or its id)"),
-     .db = CLI_DB_OPEN, .run = cmd_show},
+     N_("show an estimate, its sign flow, its signed document and the evidence"), .min_pos = 1,
+     .max_pos = 1, .missing = N_("name the estimate (EST-... or its id)"), .db = CLI_DB_OPEN,
+     .run = cmd_show},
     {"cancel", NULL, "EST --reason TEXT", NULL,
      N_("withdraw an estimate still waiting for its signature"),
      .opts = {{"reason", CLI_VALUE, N_("why (kept in the flow's history)"), NULL,
@@ -387,8 +387,7 @@ const struct cli_entry cli_estimate_cmds[] = {
      N_("one round of the e-sign steps: send, apply callbacks, download signed documents"),
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
               {"all", CLI_FLAG,
-               N_("also what waits for its next try, and ask about every open flow"), NULL,
-               NULL},
+               N_("also what waits for its next try, and ask about every open flow"), NULL, NULL},
               PROVIDER_OPT,
               SECRETS_OPT},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_run},

@@ -82,9 +82,8 @@ static int esign_step_query(struct db *db, struct chan_conn *c, const struct con
 	return rc;
 }
 
-static int esign_step_process(struct db *db, struct chan_conn *c,
-                              const struct control_hold *lease, volatile sig_atomic_t *stop,
-                              struct chan_step_result *r)
+static int esign_step_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                              volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
 	struct esign_round er = {0};
 	int rc = esign_process(db, c, lease, stop, 0, &er);
@@ -95,9 +94,8 @@ static int esign_step_process(struct db *db, struct chan_conn *c,
 	return rc;
 }
 
-static int esign_step_deliver(struct db *db, struct chan_conn *c,
-                              const struct control_hold *lease, volatile sig_atomic_t *stop,
-                              struct chan_step_result *r)
+static int esign_step_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                              volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
 	struct esign_round er = {0};
 	int rc = esign_deliver(db, c, lease, stop, 0, &er);

@@ -42,11 +42,10 @@ static int set_tx(struct db *db, void *arg)
 	int rc, exists;
 	char *settings = NULL;
 
-	rc = db_prepare(
-	    db,
-	    "SELECT settings FROM integration_provider WHERE integration_type = ?2"
-	    " AND provider_code = ?1",
-	    &st);
+	rc = db_prepare(db,
+	                "SELECT settings FROM integration_provider WHERE integration_type = ?2"
+	                " AND provider_code = ?1",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
@@ -152,7 +151,8 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
 	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign)
 		return err_set(FD_EINVAL, _("frontdesk has no providers of type '%s' yet"), type);
-	if (ch->adapter && (esign ? !esign_adapter_find(ch->adapter) : !chan_adapter_find(ch->adapter)))
+	if (ch->adapter &&
+	    (esign ? !esign_adapter_find(ch->adapter) : !chan_adapter_find(ch->adapter)))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	return db_write(db, set_tx, &s);
 }

@@ -52,7 +52,8 @@ static int rest_open(const struct esign_cfg *cfg, struct esign_ctx **out)
 	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
 		return rc;
 	if (!cfg->api_key || !*cfg->api_key)
-		return err_set(FD_EINVAL, _("the e-sign provider needs an API key in the secrets file"));
+		return err_set(FD_EINVAL,
+		               _("the e-sign provider needs an API key in the secrets file"));
 	c = xcalloc(1, sizeof *c);
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
@@ -89,11 +90,10 @@ static int state_of(const char *s)
 	static const struct {
 		const char *word;
 		enum esign_state st;
-	} map[] = {{"sent", ESIGN_SENT},           {"created", ESIGN_SENT},
-	           {"delivered", ESIGN_VIEWED},    {"viewed", ESIGN_VIEWED},
-	           {"completed", ESIGN_SIGNED},    {"signed", ESIGN_SIGNED},
-	           {"declined", ESIGN_DECLINED},   {"expired", ESIGN_EXPIRED},
-	           {"voided", ESIGN_CANCELLED}};
+	} map[] = {
+	    {"sent", ESIGN_SENT},         {"created", ESIGN_SENT},     {"delivered", ESIGN_VIEWED},
+	    {"viewed", ESIGN_VIEWED},     {"completed", ESIGN_SIGNED}, {"signed", ESIGN_SIGNED},
+	    {"declined", ESIGN_DECLINED}, {"expired", ESIGN_EXPIRED},  {"voided", ESIGN_CANCELLED}};
 	size_t i;
 
 	for (i = 0; s && i < sizeof map / sizeof *map; i++)
@@ -124,7 +124,8 @@ static int read_envelope(const cJSON *o, struct esign_envelope *e, struct chan_s
 		return CHAN_BADDATA;
 	}
 	if ((s = state_of(e->status)) < 0) {
-		snprintf(st->reason, sizeof st->reason, _("unknown envelope status '%s'"), e->status);
+		snprintf(st->reason, sizeof st->reason, _("unknown envelope status '%s'"),
+		         e->status);
 		return CHAN_BADDATA;
 	}
 	e->state = (enum esign_state)s;
@@ -140,9 +141,9 @@ static int read_envelope(const cJSON *o, struct esign_envelope *e, struct chan_s
 	return CHAN_OK;
 }
 
-static int call_envelope(struct esign_ctx *c, const char *kw, const char *method,
-                         const char *path, const char *body, const char *idem,
-                         struct esign_envelope *out, struct chan_status *st)
+static int call_envelope(struct esign_ctx *c, const char *kw, const char *method, const char *path,
+                         const char *body, const char *idem, struct esign_envelope *out,
+                         struct chan_status *st)
 {
 	struct chan_http_resp r;
 	cJSON *j;

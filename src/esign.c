@@ -102,7 +102,8 @@ static const struct esign_ops *adapter_of(const struct chan_provider *p)
 {
 	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
 	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
-	const struct esign_ops *ops = esign_adapter_find(cJSON_IsString(a) ? a->valuestring : "rest");
+	const struct esign_ops *ops =
+	    esign_adapter_find(cJSON_IsString(a) ? a->valuestring : "rest");
 
 	cJSON_Delete(set);
 	return ops;
@@ -203,8 +204,9 @@ static int read_file(const char *path, size_t max, unsigned char **out, size_t *
 	*out = NULL;
 	*len = 0;
 	if (!f)
-		return errno == ENOENT ? err_set(FD_ENOTFOUND, _("%s is missing"), path)
-		                       : err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+		return errno == ENOENT
+		           ? err_set(FD_ENOTFOUND, _("%s is missing"), path)
+		           : err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
 	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
 		sb_add(&sb, buf, n);
 		if (sb.len > max) {
@@ -250,7 +252,8 @@ static int write_whole(const char *dir, const char *name, const void *p, size_t 
 		if (w < 0 && errno == EINTR)
 			continue;
 		if (w <= 0) {
-			rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp), strerror(errno));
+			rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp),
+			             strerror(errno));
 			break;
 		}
 		off += (size_t)w;
@@ -287,7 +290,8 @@ out:
 	"  AND o.business_key = e.number), '')"
 #define EST_FROM                                                                                   \
 	" FROM estimate e JOIN esign_flow f ON f.estimate_id = e.id"                               \
-	" JOIN customer c ON c.id = e.customer_id JOIN service_order j ON j.id = e.service_order_id"
+	" JOIN customer c ON c.id = e.customer_id JOIN service_order j ON j.id = "                 \
+	"e.service_order_id"
 
 static char *dup_col(sqlite3_stmt *st, int i)
 {
@@ -425,14 +429,15 @@ int esign_job_state(struct db *db, int64_t job_id, char state[16])
 	int rc;
 
 	state[0] = '\0';
-	rc = db_prepare_cached(db,
-	                       "SELECT CASE WHEN EXISTS (SELECT 1 FROM estimate e2 JOIN esign_flow f2"
-	                       "  ON f2.estimate_id = e2.id WHERE e2.service_order_id = ?1"
-	                       "  AND f2.status = 'signed') THEN 'authorised' ELSE"
-	                       " (SELECT f.status FROM estimate e JOIN esign_flow f"
-	                       "  ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
-	                       "  ORDER BY e.id DESC LIMIT 1) END",
-	                       &st);
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT CASE WHEN EXISTS (SELECT 1 FROM estimate e2 JOIN esign_flow f2"
+	    "  ON f2.estimate_id = e2.id WHERE e2.service_order_id = ?1"
+	    "  AND f2.status = 'signed') THEN 'authorised' ELSE"
+	    " (SELECT f.status FROM estimate e JOIN esign_flow f"
+	    "  ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
+	    "  ORDER BY e.id DESC LIMIT 1) END",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, job_id);
@@ -464,11 +469,12 @@ int esign_visit_may_start(struct db *db, int64_t appt_id)
 		job = sqlite3_column_int64(st, 0);
 	db_release(db, st);
 	if (job)
-		return err_set(FD_ECONFLICT,
-		               _("job %lld is not authorised: its estimate is not signed yet "
-		                 "(esign_require_authorised is on; send it with 'frontdesk estimate "
-		                 "send %lld')"),
-		               (long long)job, (long long)job);
+		return err_set(
+		    FD_ECONFLICT,
+		    _("job %lld is not authorised: its estimate is not signed yet "
+		      "(esign_require_authorised is on; send it with 'frontdesk estimate "
+		      "send %lld')"),
+		    (long long)job, (long long)job);
 	return 0;
 }
 
@@ -577,7 +583,8 @@ static int send_tx(struct db *db, void *arg)
 		goto out;
 	}
 	if (total <= 0) {
-		rc = err_set(FD_EINVAL, _("the estimate's total is not positive: nothing to authorise"));
+		rc = err_set(FD_EINVAL,
+		             _("the estimate's total is not positive: nothing to authorise"));
 		goto out;
 	}
 	if (strlen(terms) > 4000) {
@@ -590,8 +597,9 @@ static int send_tx(struct db *db, void *arg)
 		if ((rc = chan_provider_get_type(db, ESIGN_TYPE, s->provider, &p)) != 0)
 			goto out;
 		snprintf(code, sizeof code, "%s", p.code);
-		rc = p.enabled ? 0
-		               : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
+		rc = p.enabled
+		         ? 0
+		         : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
 		chan_provider_free(&p);
 		if (rc)
 			goto out;
@@ -802,8 +810,9 @@ static int cancel_tx(struct db *db, void *arg)
 	if ((rc = esign_get(db, c->id, &e)) != 0)
 		return rc;
 	if (strcmp(e.state, "sent") && strcmp(e.state, "viewed")) {
-		rc = err_set(FD_ECONFLICT, _("estimate %s is %s: only one waiting for its signature "
-		                             "can be cancelled"),
+		rc = err_set(FD_ECONFLICT,
+		             _("estimate %s is %s: only one waiting for its signature "
+		               "can be cancelled"),
 		             e.number, e.state);
 		goto out;
 	}
@@ -1008,8 +1017,8 @@ struct cmd_done {
 	const struct esign_envelope *env; /* envelope.create succeeded */
 };
 
-static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to,
-                     int64_t at, const char *why);
+static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
+                     const char *why);
 
 static int cmd_done_tx(struct db *db, void *arg)
 {
@@ -1101,7 +1110,8 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 	} else {
 		int64_t eid = 0;
 
-		if ((rc = esign_find(db, cm.number, &eid)) != 0 || (rc = esign_get(db, eid, &e)) != 0)
+		if ((rc = esign_find(db, cm.number, &eid)) != 0 ||
+		    (rc = esign_get(db, eid, &e)) != 0)
 			return rc;
 		d.estimate_id = e.id;
 		if (!strcmp(e.state, "cancelled") && !*e.envelope_id) {
@@ -1122,7 +1132,8 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 			rc = sha256_hex(pdf, len, hash);
 		if (rc || strcmp(hash, e.pdf_sha256)) {
 			d.status = "dead";
-			d.error = rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
+			d.error =
+			    rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
 			rc = db_write(db, cmd_done_tx, &d);
 			goto out;
 		}
@@ -1180,11 +1191,12 @@ int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold 
 	size_t i;
 	int rc;
 
-	rc = db_prepare_cached(db,
-	                       "SELECT id FROM outbox_event WHERE integration_type = 'esign'"
-	                       " AND provider_code = ?1 AND status IN ('pending', 'sending', 'failed')"
-	                       " AND (?2 OR coalesce(next_retry_at, 0) <= ?3) ORDER BY id",
-	                       &st);
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT id FROM outbox_event WHERE integration_type = 'esign'"
+	    " AND provider_code = ?1 AND status IN ('pending', 'sending', 'failed')"
+	    " AND (?2 OR coalesce(next_retry_at, 0) <= ?3) ORDER BY id",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
@@ -1202,8 +1214,8 @@ int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold 
 
 /* INSIDE a transaction: flow from `from` to `to` (legal: the caller asked
  * may_move), at provider time at, why as the status flow's reason. */
-static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to,
-                     int64_t at, const char *why)
+static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
+                     const char *why)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1349,7 +1361,8 @@ static int read_stored(const struct esign_ops *ops, const struct inbox_event *ev
 		return ops->read_callback(ev->payload, ev->len, cb);
 	memset(cb, 0, sizeof *cb);
 	j = cJSON_ParseWithLength((const char *)ev->payload, ev->len);
-	if (chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "id"), "id", 0, cb->id, sizeof cb->id) ||
+	if (chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "id"), "id", 0, cb->id,
+	                  sizeof cb->id) ||
 	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "envelope_id"), "envelope_id", 0,
 	                  cb->envelope_id, sizeof cb->envelope_id) ||
 	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "state"), "state", 0, state,
@@ -1519,11 +1532,12 @@ static int doc_tx(struct db *db, void *arg)
 
 	if ((rc = control_fence(db, d->lease)) != 0)
 		return rc;
-	rc = db_prepare_cached(db,
-	                       "UPDATE esign_flow SET document_path = ?2, document_sha256 = ?3,"
-	                       " document_size = ?4, evidence = ?5, document_at = ?6, updated_at = ?6"
-	                       " WHERE id = ?1 AND status = 'signed' AND document_sha256 IS NULL",
-	                       &st);
+	rc = db_prepare_cached(
+	    db,
+	    "UPDATE esign_flow SET document_path = ?2, document_sha256 = ?3,"
+	    " document_size = ?4, evidence = ?5, document_at = ?6, updated_at = ?6"
+	    " WHERE id = ?1 AND status = 'signed' AND document_sha256 IS NULL",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, d->flow);
@@ -1652,14 +1666,15 @@ int esign_check_documents(struct db *db,
 		sb_printf(&path, "%s/%s", dir, rel);
 		r = read_file(sb_cstr(&path), 64u << 20, &b, &len);
 		if (r == FD_ENOTFOUND) {
-			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"), num,
-			          sb_cstr(&path));
+			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"),
+			          num, sb_cstr(&path));
 			report("esign-document-missing", sb_cstr(&detail), arg);
 			n++;
 		} else if (r || sha256_hex(b, len, got) || strcmp(got, want)) {
-			sb_printf(&detail,
-			          _("the signed document of estimate %s does not match its SHA-256: %s"),
-			          num, sb_cstr(&path));
+			sb_printf(
+			    &detail,
+			    _("the signed document of estimate %s does not match its SHA-256: %s"),
+			    num, sb_cstr(&path));
 			report("esign-document-changed", sb_cstr(&detail), arg);
 			n++;
 		}

@@ -80,25 +80,25 @@ int esign_state_parse(const char *name, enum esign_state *s);
 
 /* What sending a document for signature asks for. */
 struct esign_send_req {
-	const char *reference;      /* our estimate number */
-	const char *title;          /* shown to the signer */
-	const char *signer_name;    /* the customer */
-	const char *signer_email;   /* "" when none */
-	const unsigned char *pdf;   /* the document */
+	const char *reference;    /* our estimate number */
+	const char *title;        /* shown to the signer */
+	const char *signer_name;  /* the customer */
+	const char *signer_email; /* "" when none */
+	const unsigned char *pdf; /* the document */
 	size_t pdf_len;
-	const char *pdf_sha256;     /* its hash, sent for the provider to check */
-	const char *idem_key;       /* sent as Idempotency-Key; required */
+	const char *pdf_sha256; /* its hash, sent for the provider to check */
+	const char *idem_key;   /* sent as Idempotency-Key; required */
 };
 
 /* An envelope (the provider's sign request) as the provider tells it. */
 struct esign_envelope {
 	char id[256];
 	enum esign_state state;
-	char status[40];           /* the provider's own word, for messages only */
-	int64_t updated;           /* provider time, 0 when not given */
-	char document_sha256[65];  /* the final document's hash it announces, "" when none */
-	char *evidence;            /* JSON text (owned; NULL when none): signers with times
-	                            * and IP addresses, timestamp token, certificate id */
+	char status[40];          /* the provider's own word, for messages only */
+	int64_t updated;          /* provider time, 0 when not given */
+	char document_sha256[65]; /* the final document's hash it announces, "" when none */
+	char *evidence;           /* JSON text (owned; NULL when none): signers with times
+	                           * and IP addresses, timestamp token, certificate id */
 };
 
 /* A callback (a notification the provider sent), read after its signature
@@ -115,7 +115,7 @@ struct esign_ctx; /* an adapter's private state */
 
 /* What opening an adapter gets. */
 struct esign_cfg {
-	const char *code;           /* the provider code (for the log) */
+	const char *code; /* the provider code (for the log) */
 	const char *base_url;
 	const char *api_key;
 	struct chan_log *log;
@@ -130,8 +130,8 @@ struct esign_ops {
 	const char *name; /* the adapter's name: "rest" */
 	int (*open)(const struct esign_cfg *cfg, struct esign_ctx **out);
 	/* create an envelope with the PDF for the signer */
-	int (*send)(struct esign_ctx *c, const struct esign_send_req *in, struct esign_envelope *out,
-	            struct chan_status *st);
+	int (*send)(struct esign_ctx *c, const struct esign_send_req *in,
+	            struct esign_envelope *out, struct chan_status *st);
 	/* the envelope id as it stands now (with its evidence once signed) */
 	int (*query)(struct esign_ctx *c, const char *id, struct esign_envelope *out,
 	             struct chan_status *st);
@@ -186,12 +186,12 @@ struct estimate {
 	char provider[41];
 	char envelope_id[256]; /* "" until the provider answered */
 	char state[16];
-	int64_t state_at;      /* provider time of the state, 0 when unknown */
-	char *ignored_reason;  /* NULL when none */
+	int64_t state_at;        /* provider time of the state, 0 when unknown */
+	char *ignored_reason;    /* NULL when none */
 	char document_path[401]; /* "" until downloaded */
 	char document_sha256[65];
 	int64_t document_size, document_at;
-	char *evidence; /* JSON text, NULL until downloaded */
+	char *evidence;         /* JSON text, NULL until downloaded */
 	char outbox_status[12]; /* the send command's status */
 };
 
