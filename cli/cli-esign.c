@@ -246,7 +246,7 @@ static int run_one(struct cli *c, const char *code, const char *secrets, int all
 	}
 	rc = esign_deliver(c->db, &ch, &lease, NULL, all, r);
 	if (!rc && all)
-		rc = esign_query(c->db, &ch, &lease, NULL, r);
+		rc = esign_query(c->db, &ch, &lease, NULL, all, r);
 	if (!rc)
 		rc = esign_process(c->db, &ch, &lease, NULL, all, r);
 	if (!rc)

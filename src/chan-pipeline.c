@@ -76,7 +76,7 @@ static int esign_step_query(struct db *db, struct chan_conn *c, const struct con
                             volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
 	struct esign_round er = {0};
-	int rc = esign_query(db, c, lease, stop, &er);
+	int rc = esign_query(db, c, lease, stop, 0, &er);
 
 	r->found = er.queried;
 	return rc;

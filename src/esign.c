@@ -45,8 +45,8 @@
 #include "work.h"
 #include "xalloc.h"
 
-#define ESIGN_MAX_ATTEMPTS 10 /* of a callback or a command before it is dead */
-#define ESIGN_QUERY_EVERY  60 /* seconds between queries of one open flow */
+#define ESIGN_MAX_ATTEMPTS 10  /* of a callback or a command before it is dead */
+#define ESIGN_QUERY_EVERY  300 /* default seconds between queries of one open flow */
 #define FOUND_PREFIX       "frontdesk.envelope."
 
 static const char *const state_names[] = {"sent",     "viewed",  "signed",
@@ -1471,29 +1471,58 @@ static int found_tx(struct db *db, void *arg)
 	return rc;
 }
 
-int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                volatile sig_atomic_t *stop, struct esign_round *r)
+/* Stamp when flow was last asked about (real time). */
+struct stamp_ctx {
+	const struct control_hold *lease;
+	int64_t flow;
+};
+
+static int stamp_tx(struct db *db, void *arg)
 {
+	struct stamp_ctx *s = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = control_fence(db, s->lease)) != 0)
+		return rc;
+	rc = db_prepare_cached(db,
+	                       "INSERT INTO esign_flow_query (flow_id, queried_at) VALUES (?1, ?2)"
+	                       " ON CONFLICT (flow_id) DO UPDATE SET queried_at = ?2",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, s->flow);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	return db_run_cached(db, st, _("cannot save when the flow was asked about"));
+}
+
+int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                volatile sig_atomic_t *stop, int all, struct esign_round *r)
+{
+	long every = config_get_int("esign_query_seconds", ESIGN_QUERY_EVERY);
 	sqlite3_stmt *st;
 	struct ids ids;
 	size_t i;
 	int rc;
 
 	rc = db_prepare_cached(db,
-	                       "SELECT id FROM esign_flow WHERE provider_code = ?1"
-	                       " AND status IN ('sent', 'viewed') AND envelope_id IS NOT NULL"
-	                       " AND updated_at <= ?2 ORDER BY id",
+	                       "SELECT f.id FROM esign_flow f LEFT JOIN esign_flow_query q"
+	                       " ON q.flow_id = f.id WHERE f.provider_code = ?1"
+	                       " AND f.status IN ('sent', 'viewed') AND f.envelope_id IS NOT NULL"
+	                       " AND (?2 OR coalesce(q.queried_at, 0) <= ?3) ORDER BY f.id",
 	                       &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, clock_now() - ESIGN_QUERY_EVERY);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) - (every < 1 ? 1 : every));
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
 		struct esign_envelope env;
 		struct chan_status cs;
 		struct found_ctx f = {lease, c->p.code, &env};
+		struct stamp_ctx sc = {lease, ids.v[i]};
 		char envid[256] = "";
 
 		rc = db_prepare_cached(db, "SELECT envelope_id FROM esign_flow WHERE id = ?1", &st);
@@ -1503,6 +1532,9 @@ int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *l
 		if (sqlite3_step(st) == SQLITE_ROW)
 			cpy_col(st, 0, envid, sizeof envid);
 		db_release(db, st);
+		/* asked about now, whatever the answer: the next time is in `every` */
+		if ((rc = db_write(db, stamp_tx, &sc)) != 0)
+			break;
 		if (c->eops->query(c->ectx, envid, &env, &cs) == CHAN_OK) {
 			r->queried++;
 			rc = db_write(db, found_tx, &f);

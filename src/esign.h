@@ -21,8 +21,9 @@
  *  - deliver: the "envelope.create" outbox command that esign_send wrote
  *    goes out with its idempotency key and the PDF (checked against its
  *    recorded hash first); the answer's envelope id is recorded;
- *  - query: each flow still open is asked about (GET envelope); what is
- *    found is stored as an inbound event of its own, like a callback;
+ *  - query: each flow still open is asked about (GET envelope) once per
+ *    esign_query_seconds (default 300; esign_flow_query keeps when); what
+ *    is found is stored as an inbound event of its own, like a callback;
  *  - process: stored callbacks (inbound_callback, integration_type esign)
  *    are applied to their flow, one transaction each;
  *  - download: a signed flow's final document is fetched into
@@ -277,7 +278,7 @@ struct esign_round {
 int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r);
 int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                volatile sig_atomic_t *stop, struct esign_round *r);
+                volatile sig_atomic_t *stop, int all, struct esign_round *r);
 int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r);
 int esign_download(struct db *db, struct chan_conn *c, const struct control_hold *lease,

@@ -146,6 +146,14 @@ ok "restored: check is clean again" fd check
 # --- the worker killed while the final document downloads
 fd estimate send 4 >/dev/null
 run
+# a callback that never came: the worker asks about the open flow
+ctl move/env_4 '{"status": "viewed"}' >/dev/null
+fd estimate run --once --all >/dev/null
+is "a lost 'viewed' is found by asking the provider" "$(state 4)" viewed
+gets() { curl -s "$BASE/_control/log" | jget "sum(1 for e in d['log'] if e['method'] == 'GET' and e['path'] == '/v1/envelopes/$1')"; }
+is "... once" "$(gets env_4)" 1
+run
+is "it is not asked again before esign_query_seconds" "$(gets env_4)" 1
 ctl stall '{"document": true}' >/dev/null
 relay completed env_4 >/dev/null
 "$FRONTDESK" estimate run --once >/dev/null 2>&1 & W=$!

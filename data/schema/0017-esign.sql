@@ -22,6 +22,9 @@
 --    and size, and the provider's evidence (signers with their times and IP
 --    addresses as the provider reports them, the timestamp token, the
 --    certificate id) as JSON; each is set once and never changed;
+--  - esign_flow_query: when the worker last asked the provider about an open
+--    flow (real time), so that each is asked once per esign_query_seconds;
+--    operational state like channel_state, without history;
 --  - document_counter accepts the series EST (rebuilt: SQLite cannot change
 --    a CHECK in place; every row is kept).
 -- Both new tables keep *_his history rows. Nothing existing is lost: not
@@ -98,6 +101,11 @@ CREATE UNIQUE INDEX esign_flow_envelope ON esign_flow(provider_code, envelope_id
 -- the signed flows whose final document is still to be downloaded
 CREATE INDEX esign_flow_document_due ON esign_flow(id)
   WHERE status = 'signed' AND document_sha256 IS NULL;
+
+CREATE TABLE esign_flow_query (
+  flow_id INTEGER PRIMARY KEY REFERENCES esign_flow(id),
+  queried_at INTEGER NOT NULL
+);
 
 CREATE TRIGGER esign_flow_fixed BEFORE UPDATE OF estimate_id, provider_code, created_at
   ON esign_flow
