@@ -40,7 +40,7 @@
 
 struct esign_ctx {
 	struct chan_http http;
-	char *base_url, *api_key;
+	char *code, *base_url, *api_key; /* copies: the caller's may move */
 };
 
 static int rest_open(const struct esign_cfg *cfg, struct esign_ctx **out)
@@ -55,9 +55,10 @@ static int rest_open(const struct esign_cfg *cfg, struct esign_ctx **out)
 		return err_set(FD_EINVAL,
 		               _("the e-sign provider needs an API key in the secrets file"));
 	c = xcalloc(1, sizeof *c);
+	c->code = xstrdup(cfg->code);
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
-	chan_http_setup(&c->http, cfg->code, c->base_url, cfg->connect_timeout_ms,
+	chan_http_setup(&c->http, c->code, c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
 	*out = c;
@@ -72,6 +73,7 @@ static void rest_close(struct esign_ctx *c)
 	memset(c->api_key, 0, strlen(c->api_key));
 	free(c->api_key);
 	free(c->base_url);
+	free(c->code);
 	free(c);
 }
 
