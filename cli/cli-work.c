@@ -277,7 +277,7 @@ static int job_show_one(struct cli *c, int64_t id)
 	if (rc)
 		return cli_refused(rc);
 	/* where the signed authorisation stands ("authorised"; none: nothing shown) */
-	if ((rc = esign_job_state(c->db, id, sig)) != 0) {
+	if ((rc = esign_job_state(c->db, id, sig, NULL)) != 0) {
 		job_free(&j);
 		return cli_refused(rc);
 	}

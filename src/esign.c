@@ -423,26 +423,29 @@ int esign_list(struct db *db, int64_t job_id, int (*cb)(const struct estimate *e
 	return rc;
 }
 
-int esign_job_state(struct db *db, int64_t job_id, char state[16])
+int esign_job_state(struct db *db, int64_t job_id, char state[16], int64_t *estimate)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	state[0] = '\0';
-	rc = db_prepare_cached(
-	    db,
-	    "SELECT CASE WHEN EXISTS (SELECT 1 FROM estimate e2 JOIN esign_flow f2"
-	    "  ON f2.estimate_id = e2.id WHERE e2.service_order_id = ?1"
-	    "  AND f2.status = 'signed') THEN 'authorised' ELSE"
-	    " (SELECT f.status FROM estimate e JOIN esign_flow f"
-	    "  ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
-	    "  ORDER BY e.id DESC LIMIT 1) END",
-	    &st);
+	if (estimate)
+		*estimate = 0;
+	/* the signed estimate first, else the newest */
+	rc = db_prepare_cached(db,
+	                       "SELECT e.id, CASE WHEN f.status = 'signed' THEN 'authorised'"
+	                       " ELSE f.status END FROM estimate e JOIN esign_flow f"
+	                       " ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
+	                       " ORDER BY f.status = 'signed' DESC, e.id DESC LIMIT 1",
+	                       &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, job_id);
-	if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
-		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 0));
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (estimate)
+			*estimate = sqlite3_column_int64(st, 0);
+		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
 	db_release(db, st);
 	return 0;
 }
@@ -843,6 +846,70 @@ int esign_cancel(struct db *db, int64_t id, const char *reason)
 	if (strlen(reason) > 500)
 		return err_set(FD_EINVAL, _("the reason is longer than 500 bytes"));
 	return db_write(db, cancel_tx, &c);
+}
+
+static char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return xstrdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static int64_t time_of(const cJSON *o, const char *key)
+{
+	int64_t t = 0;
+
+	if (chan_json_int(cJSON_GetObjectItemCaseSensitive(o, key), key, &t) != 0)
+		t = 0;
+	return t;
+}
+
+int esign_evidence_read(const char *json, struct esign_evidence *out)
+{
+	cJSON *j = json ? cJSON_Parse(json) : NULL;
+	const cJSON *sg, *s;
+
+	memset(out, 0, sizeof *out);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return err_set(FD_EINVAL, _("the stored evidence cannot be read"));
+	}
+	sg = cJSON_GetObjectItemCaseSensitive(j, "signers");
+	if (!cJSON_IsArray(sg))
+		sg = NULL;
+	cJSON_ArrayForEach(s, sg)
+	{
+		struct esign_signer *x;
+
+		if (!cJSON_IsObject(s))
+			continue;
+		out->signers = xrealloc(out->signers, (out->n + 1) * sizeof *out->signers);
+		x = &out->signers[out->n++];
+		x->name = str_of(s, "name");
+		x->email = str_of(s, "email");
+		x->ip = str_of(s, "ip");
+		x->viewed_at = time_of(s, "viewed_at");
+		x->signed_at = time_of(s, "signed_at");
+	}
+	out->timestamp_token = str_of(j, "timestamp_token");
+	out->certificate_id = str_of(j, "certificate_id");
+	cJSON_Delete(j);
+	return 0;
+}
+
+void esign_evidence_free(struct esign_evidence *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->n; i++) {
+		free(ev->signers[i].name);
+		free(ev->signers[i].email);
+		free(ev->signers[i].ip);
+	}
+	free(ev->signers);
+	free(ev->timestamp_token);
+	free(ev->certificate_id);
+	memset(ev, 0, sizeof *ev);
 }
 
 /* ---------------------------------------------------------------- callbacks */

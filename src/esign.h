@@ -227,8 +227,9 @@ void esign_estimate_free(struct estimate *e);
 
 /* esign_job_state - what job_id's signature stands at, in state[16]:
  * "authorised" when one of its estimates is signed, else the state of its
- * newest flow, else "" (none sent). */
-int esign_job_state(struct db *db, int64_t job_id, char state[16]);
+ * newest flow, else "" (none sent). *estimate (may be NULL) gets the
+ * estimate that says so (the signed one, else the newest; 0: none). */
+int esign_job_state(struct db *db, int64_t job_id, char state[16], int64_t *estimate);
 
 /* esign_visit_may_start - INSIDE or outside a transaction: 0 when visit
  * appt_id may start, or esign_require_authorised is off; FD_ECONFLICT with
@@ -237,6 +238,24 @@ int esign_visit_may_start(struct db *db, int64_t appt_id);
 
 /* esign_folder - a new string: <database folder>/esign. */
 char *esign_folder(struct db *db);
+
+/* The evidence of a signed estimate, read from what is stored (the
+ * adapters keep it in this shape: {"signers": [{"name", "email",
+ * "viewed_at", "signed_at", "ip"}], "timestamp_token", "certificate_id"}). */
+struct esign_signer {
+	char *name, *email, *ip;      /* "" when the provider did not say */
+	int64_t viewed_at, signed_at; /* provider time, 0 when not given */
+};
+struct esign_evidence {
+	struct esign_signer *signers;
+	size_t n;
+	char *timestamp_token, *certificate_id; /* "" when not given */
+};
+
+/* esign_evidence_read - read the evidence JSON text json into *out (free
+ * with esign_evidence_free); FD_EINVAL when it is not an object. */
+int esign_evidence_read(const char *json, struct esign_evidence *out);
+void esign_evidence_free(struct esign_evidence *ev);
 
 /* ---------------------------------------------------------------- callbacks */
 

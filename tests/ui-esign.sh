@@ -3,7 +3,9 @@
 # (the same core call as `frontdesk estimate send`): the message line names
 # the estimate and its provider, and the job shows where its signature
 # stands; once the flow is signed, the visit pane says the job is
-# authorised. A second E is refused with the reason on the message line.
+# authorised, and Enter on that line opens the estimate pane with the
+# signed document and the provider's evidence. A second E is refused with
+# the reason on the message line.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
@@ -51,5 +53,13 @@ fd estimate run --once >/dev/null
 keys Escape
 keys Enter
 shows "once signed, the visit pane says the job is authorised" "Signature: authorised (estimate signed)"
+keys j j
+keys Enter
+shows "Enter on the signature opens the estimate pane" "Estimate EST-2026-000001: signed"
+shows "it shows the envelope" "Envelope: env_1"
+shows "the stored document" "Signed document: EST-2026-000001-signed.pdf"
+shows "the evidence: the signer and the IP address" "Signer: Sign Sam <> from 203.0.113.7"
+shows "the certificate" "Certificate: CERT-FAKE-0001"
+shows_re "the timestamp token" "Timestamp token: [A-Za-z0-9+/=]+"
 screen_stop
 done_testing

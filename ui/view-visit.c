@@ -164,10 +164,13 @@ static int add_link(const struct link *l, void *arg)
 	{
 		/* the signed authorisation of the job (esign.h), once asked for */
 		char sig[16] = "";
+		int64_t est = 0;
 
-		if (esign_job_state(ui_db(), j.id, sig) == 0 && *sig)
-			pane_text(&vv->p, K_JOB, j.id, strcmp(sig, "authorised") ? R_DIM : R_NORMAL,
-			          "     %s: %s", _("Signature"), signature_word(sig));
+		/* Enter on it opens the estimate (view-estimate.c) */
+		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
+			pane_text(&vv->p, K_ESTIMATE, est,
+			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "     %s: %s",
+			          _("Signature"), signature_word(sig));
 	}
 	if (vv->njobs < MAX_JOBS) {
 		vv->jobs[vv->njobs].job_id = j.id;
@@ -305,6 +308,8 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 	case ACT_OPEN:
 		if (kind == K_INVOICE)
 			return ui_next(UI_PUSH, view_invoice_new(id));
+		if (kind == K_ESTIMATE)
+			return ui_next(UI_PUSH, view_estimate_new(id));
 		if (kind == K_JOB && (j = job_of_selection(vv)))
 			return ui_next(UI_PUSH, view_customer_new(j->customer_id));
 		if (kind == K_ITEM)
