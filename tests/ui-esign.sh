@@ -61,5 +61,10 @@ shows "the stored document" "Signed document: EST-2026-000001-signed.pdf"
 shows "the evidence: the signer and the IP address" "Signer: Sign Sam <> from 203.0.113.7"
 shows "the certificate" "Certificate: CERT-FAKE-0001"
 shows_re "the timestamp token" "Timestamp token: [A-Za-z0-9+/=]+"
+keys Escape
+shows "back to the visit" "Job 1: Respray - Sign Sam"
+keys k Enter
+shows "Enter on the job opens its customer" "Jobs"
+shows "the customer pane shows the job authorised" "Signature: authorised (estimate signed)"
 screen_stop
 done_testing

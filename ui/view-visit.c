@@ -129,25 +129,6 @@ static int add_invoice(int64_t id, void *arg)
 	return 0;
 }
 
-/* What a job's signature state says, on the screen. */
-static const char *signature_word(const char *state)
-{
-	static const struct {
-		const char *state, *word;
-	} w[] = {{"authorised", N_("authorised (estimate signed)")},
-	         {"sent", N_("estimate sent, not signed yet")},
-	         {"viewed", N_("estimate viewed, not signed yet")},
-	         {"declined", N_("estimate declined")},
-	         {"expired", N_("estimate expired unsigned")},
-	         {"cancelled", N_("estimate cancelled")}};
-	size_t i;
-
-	for (i = 0; i < sizeof w / sizeof *w; i++)
-		if (!strcmp(w[i].state, state))
-			return _(w[i].word);
-	return state;
-}
-
 static int add_link(const struct link *l, void *arg)
 {
 	struct build *b = arg;
@@ -170,7 +151,7 @@ static int add_link(const struct link *l, void *arg)
 		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
 			pane_text(&vv->p, K_ESTIMATE, est,
 			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "     %s: %s",
-			          _("Signature"), signature_word(sig));
+			          _("Signature"), fmt_signature(sig));
 	}
 	if (vv->njobs < MAX_JOBS) {
 		vv->jobs[vv->njobs].job_id = j.id;
