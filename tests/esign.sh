@@ -195,5 +195,11 @@ fd estimate run --once --provider sign1 >/dev/null
 is "the provider was told" "$(curl -s "$BASE/_control/state" | jget "d['envelopes']['$(db "SELECT envelope_id FROM esign_flow WHERE id = 5")']['status']")" voided
 before=$(dump)
 refused "a signed estimate cannot be cancelled" estimate cancel EST-2026-000001 --reason x
+is "estimate list --json lists them all, newest first" \
+	"$(fd --json estimate list | jget '[e["number"][-1] + ":" + e["state"] for e in d["estimates"]]')" \
+	"['6:sent', '5:cancelled', '4:signed', '3:expired', '2:declined', '1:signed']"
+like "estimate list --job names the job's" "$(fd estimate list --job 4)" "EST-2026-000004  job 4      signed"
+like "estimate providers lists both" "$(fd estimate providers)" "sign2        primary  enabled"
+like "estimate show says where the flow stands" "$(fd estimate show 2)" "State: declined"
 ok "check is clean at the end" fd check
 done_testing
