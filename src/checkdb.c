@@ -276,7 +276,8 @@ static const struct check_def checks[] = {
 	{ "status-flow", N_("every status is the last one recorded in the status flow"),
 	  STATUS_FLOW("invoice", "invoice")
 	  " UNION ALL " STATUS_FLOW("payment", "payment")
-	  " UNION ALL " STATUS_FLOW("refund", "refund") },
+	  " UNION ALL " STATUS_FLOW("refund", "refund")
+	  " UNION ALL " STATUS_FLOW("esign_flow", "esign_flow") },
 	{ "channel-order-payment", N_("a paid card payment order has its one card payment, of its "
 	                              "amount, customer and currency, with its intent as reference"),
 	  "SELECT 'card payment order ' || o.order_no || ': ' || o.status || CASE"

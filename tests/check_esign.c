@@ -16,6 +16,7 @@
 
 #include "chan-provider.h"
 #include "chan-sig.h"
+#include "checkdb.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -94,7 +95,17 @@ START_TEST(test_states)
 }
 END_TEST
 
-/* The schema itself keeps the flow one way and its provider fixed. */
+static int status_flow_seen;
+
+static void on_violation(const char *code, const char *detail, void *arg)
+{
+	(void)arg;
+	if (!strcmp(code, "status-flow") && strstr(detail, "esign_flow 1"))
+		status_flow_seen++;
+}
+
+/* The schema itself keeps the flow one way and its provider fixed; check
+ * finds a flow whose state is not the last one its status flow says. */
 START_TEST(test_schema_one_way)
 {
 	struct fx f;
@@ -130,6 +141,17 @@ START_TEST(test_schema_one_way)
 	ck_assert_int_ne(sqlite3_exec(h, "DELETE FROM esign_flow", NULL, NULL, NULL), SQLITE_OK);
 	ck_assert_int_eq(
 	    fx_one(f.db, "SELECT count(*) FROM status_flow WHERE entity = 'esign_flow'"), 2);
+	status_flow_seen = 0;
+	ck_assert_int_eq(check_run(f.db, on_violation, NULL), 0);
+	ck_assert_int_eq(
+	    sqlite3_exec(h,
+	                 "INSERT INTO status_flow (entity, entity_id, from_status,"
+	                 " to_status, operator_id, at) VALUES ('esign_flow', 1, 'signed',"
+	                 " 'viewed', 't', 2)",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	ck_assert_int_ge(check_run(f.db, on_violation, NULL), 1);
+	ck_assert_int_eq(status_flow_seen, 1);
 	fx_close(&f);
 }
 END_TEST
