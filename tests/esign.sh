@@ -201,5 +201,6 @@ is "estimate list --json lists them all, newest first" \
 like "estimate list --job names the job's" "$(fd estimate list --job 4)" "EST-2026-000004  job 4      signed"
 like "estimate providers lists both" "$(fd estimate providers)" "sign2        primary  enabled"
 like "estimate show says where the flow stands" "$(fd estimate show 2)" "State: declined"
+like "history shows the estimate's sign flow" "$(fd history estimate 5)" "status: sent -> cancelled"
 ok "check is clean at the end" fd check
 done_testing
