@@ -202,5 +202,15 @@ like "estimate list --job names the job's" "$(fd estimate list --job 4)" "EST-20
 like "estimate providers lists both" "$(fd estimate providers)" "sign2        primary  enabled"
 like "estimate show says where the flow stands" "$(fd estimate show 2)" "State: declined"
 like "history shows the estimate's sign flow" "$(fd history estimate 5)" "status: sent -> cancelled"
+# cancelled before the worker sent it: it is never sent
+fd item add --job 7 --description "Polish" --price 20.00 >/dev/null
+fd estimate send 7 >/dev/null
+fd estimate cancel EST-2026-000007 --reason "sent by mistake" >/dev/null
+envelopes_before=$(curl -s "$BASE/_control/state" | jget 'len(d["envelopes"])')
+fd estimate run --once >/dev/null
+is "an estimate cancelled before it left is never sent" \
+	"$(db "SELECT status, last_error FROM outbox_event WHERE business_key = 'EST-2026-000007'")" \
+	"dead|the estimate was cancelled before it was sent"
+is "... the provider has no envelope for it" "$(curl -s "$BASE/_control/state" | jget 'len(d["envelopes"])')" "$envelopes_before"
 ok "check is clean at the end" fd check
 done_testing
