@@ -212,5 +212,22 @@ is "an estimate cancelled before it left is never sent" \
 	"$(db "SELECT status, last_error FROM outbox_event WHERE business_key = 'EST-2026-000007'")" \
 	"dead|the estimate was cancelled before it was sent"
 is "... the provider has no envelope for it" "$(curl -s "$BASE/_control/state" | jget 'len(d["envelopes"])')" "$envelopes_before"
+# a document that is not the one the provider announced is not kept
+fd job add --customer 1 --title "Wheels" >/dev/null
+fd item add --job 8 --description "Alignment" --price 60.00 >/dev/null
+fd estimate send 8 >/dev/null
+fd estimate run --once >/dev/null
+env8=$(db "SELECT envelope_id FROM esign_flow f JOIN estimate e ON e.id = f.estimate_id WHERE e.number = 'EST-2026-000008'")
+ctl bad_hash '{"on": true}' >/dev/null
+ctl "move/$env8" '{"status": "completed"}' > "$TMP/cb.json"
+jget 'd["body"]' < "$TMP/cb.json" | tr -d '\n' |
+	fd estimate callback --provider sign2 --signature "$(jget 'd["signature"]' < "$TMP/cb.json")" >/dev/null
+fd estimate run --once >/dev/null
+is "signed, but a document that does not match the announced hash is not kept" \
+	"$(db "SELECT f.status, f.document_sha256 IS NULL FROM esign_flow f JOIN estimate e ON e.id = f.estimate_id WHERE e.number = 'EST-2026-000008'")" "signed|1"
+ok "... no file under its name" test ! -e "$DIR/EST-2026-000008-signed.pdf"
+ctl bad_hash '{"on": false}' >/dev/null
+fd estimate run --once >/dev/null
+ok "the next round downloads the right one" test -s "$DIR/EST-2026-000008-signed.pdf"
 ok "check is clean at the end" fd check
 done_testing

@@ -22,6 +22,8 @@ Control (JSON, no auth):
   POST /_control/stall          {"document": true}: the next document download
                                 sends its headers and half its body, then
                                 stalls until the connection is closed
+  POST /_control/bad_hash       {"on": true}: envelopes announce a document hash
+                                that is not the hash of the document served
   GET  /_control/log            {"log": [{"method", "path", "complete"}, ...]}
                                 every API request; a document download is
                                 complete once its whole body was written
@@ -37,7 +39,7 @@ import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 S = {"api_key": "", "secret": "", "envelopes": {}, "keys": {}, "log": [], "stall": False,
-     "n": 0}
+     "bad_hash": False, "n": 0}
 LOCK = threading.Lock()
 
 
@@ -51,7 +53,7 @@ def envelope_json(env):
     o = {"id": env["id"], "status": env["status"], "updated_at": env["updated_at"],
          "reference": env["reference"], "unknown_field": {"nested": [1, 2]}}
     if env["status"] == "completed":
-        o["document_sha256"] = hashlib.sha256(signed_pdf(env)).hexdigest()
+        o["document_sha256"] = hashlib.sha256(signed_pdf(env) + (b"!" if S["bad_hash"] else b"")).hexdigest()
         o["evidence"] = {
             "signers": [{"name": env["signer"].get("name", ""),
                          "email": env["signer"].get("email", ""),
@@ -177,6 +179,10 @@ class Handler(BaseHTTPRequestHandler):
             with LOCK:
                 return self.send_json(200, {"envelopes": {k: envelope_json(v) for k, v in
                                                           S["envelopes"].items()}})
+        if path == "/_control/bad_hash":
+            with LOCK:
+                S["bad_hash"] = bool(req.get("on"))
+            return self.send_json(200, {})
         if path == "/_control/stall":
             with LOCK:
                 S["stall"] = bool(req.get("document"))
