@@ -8,8 +8,10 @@
 # document downloads (the fake stalls mid-body): nothing half-written, and
 # the next run downloads it once; a visit refused to start while its job is
 # not authorised (esign_require_authorised); the registry switched to
-# another provider without moving the flows already under way. Every key
-# here is made up.
+# another provider without moving the flows already under way; a lost
+# callback found by asking; an estimate cancelled before it left never
+# sent; a document that does not match the hash the provider announced not
+# kept. Every key here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=esk_made_up_test_key
