@@ -181,5 +181,6 @@ extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 extern const struct cli_entry cli_history_entry;
 extern const struct cli_entry cli_service_cmds[], cli_contact_cmds[];
 extern const struct cli_entry cli_resource_cmds[], cli_availability_entry;
+extern const struct cli_entry cli_estimate_cmds[];
 
 #endif

@@ -19,6 +19,7 @@
 #include "cli-util.h"
 #include "clock.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "money.h"
 #include "strbuf.h"
@@ -271,12 +272,20 @@ static int job_show_one(struct cli *c, int64_t id)
 	char total[MONEY_BUFSZ];
 	cJSON *o = NULL;
 	struct job j;
+	char sig[16] = "";
 	int rc = job_get(cli_db(c), id, &j);
 
 	if (rc)
 		return cli_refused(rc);
+	/* where the signed authorisation stands ("authorised"; none: nothing shown) */
+	if ((rc = esign_job_state(c->db, id, sig, NULL)) != 0) {
+		job_free(&j);
+		return cli_refused(rc);
+	}
 	if (c->json) {
 		o = job_json(&j);
+		if (*sig)
+			cli_json_str(o, "signature", sig);
 		visits.arr = cJSON_AddArrayToObject(o, "visits");
 		items.arr = cJSON_AddArrayToObject(o, "items");
 	} else {
@@ -287,6 +296,8 @@ static int job_show_one(struct cli *c, int64_t id)
 		cli_field(_("Status"), j.status);
 		cli_field(_("Currency"), j.currency);
 		cli_field(_("Note"), j.note);
+		if (*sig)
+			cli_field(_("Signature"), sig);
 		printf("%s:\n", _("Visits"));
 	}
 	rc = link_list(c->db, 0, id, link_of_job_row, &visits);

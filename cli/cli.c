@@ -196,6 +196,10 @@ static const struct cli_entry *const commands[] = {
     &(const struct cli_entry)GROUP(
         "pay", NULL, N_("record payments, allocate them to invoices, reverse allocations"),
         mcli_pay_cmds),
+    &(const struct cli_entry)GROUP(
+        "estimate", NULL,
+        N_("estimates signed through an e-sign provider: send, list, show, cancel"),
+        cli_estimate_cmds),
     &mcli_refund_entry,
     &mcli_check_entry,
     &(const struct cli_entry)GROUP(

@@ -359,6 +359,11 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 	if (!strcmp(method, "POST")) {
 		curl_easy_setopt(e, CURLOPT_POST, 1L);
 		curl_easy_setopt(e, CURLOPT_POSTFIELDS, form ? form : "");
+		if (h->content_type) {
+			sb_printf(&line, "Content-Type: %s", h->content_type);
+			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
+			sb_free(&line);
+		}
 		if (idem_key) {
 			sb_printf(&line, "Idempotency-Key: %s", idem_key);
 			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
@@ -398,6 +403,12 @@ log:
 
 		if (!e)
 			le.latency_ms = 0;
+		if (h->quiet_bodies) {
+			le.req_body = NULL;
+			le.req_len = 0;
+			le.resp_body = NULL;
+			le.resp_len = 0;
+		}
 		chan_log_add(h->log, &le); /* a log failure never stops a payment */
 	}
 	curl_slist_free_all(hdrs);

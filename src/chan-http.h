@@ -47,6 +47,8 @@ struct chan_http {
 	size_t max_response;         /* default 4 MiB */
 	struct chan_log *log;        /* NULL: no request log */
 	volatile sig_atomic_t *stop; /* non-zero aborts the call; NULL: never */
+	const char *content_type;    /* a POST body's Content-Type; NULL: a form */
+	int quiet_bodies;            /* 1: the request log keeps no bodies (documents) */
 	void *conn;                  /* the libcurl handle kept between calls (its connection is
 	                              * reused); NULL at first, freed by chan_http_release */
 };

@@ -13,6 +13,7 @@
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
+#include "esign.h"
 #include "outbox.h"
 
 static int pay_can_poll(const struct chan_conn *c)
@@ -68,8 +69,44 @@ static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_
 	return outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, 0, &r->sent);
 }
 
+/* The e-sign type's steps (esign.c): no events list; the open flows are
+ * queried, the stored callbacks applied (and the final documents of signed
+ * flows downloaded after them), the outbox delivered. */
+static int esign_step_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                            volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	struct esign_round er = {0};
+	int rc = esign_query(db, c, lease, stop, 0, &er);
+
+	r->found = er.queried;
+	return rc;
+}
+
+static int esign_step_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                              volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	struct esign_round er = {0};
+	int rc = esign_process(db, c, lease, stop, 0, &er);
+
+	if (!rc)
+		rc = esign_download(db, c, lease, stop, &er);
+	r->dead = er.failed;
+	return rc;
+}
+
+static int esign_step_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                              volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	struct esign_round er = {0};
+	int rc = esign_deliver(db, c, lease, stop, 0, &er);
+
+	r->sent = er.sent;
+	return rc;
+}
+
 static const struct chan_pipeline pipelines[] = {
     {CHAN_TYPE_PAYMENT, pay_can_poll, pay_poll, pay_query, pay_process, pay_deliver},
+    {ESIGN_TYPE, NULL, NULL, esign_step_query, esign_step_process, esign_step_deliver},
 };
 
 const struct chan_pipeline *chan_pipeline_find(const char *type)

@@ -21,12 +21,14 @@
 #include "clock.h"
 #include "db.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "inbox.h"
 #include "settings.h"
 #include "xalloc.h"
 
 struct set_ctx {
+	const char *type;
 	const char *code;
 	const struct chan_provider_change *ch;
 };
@@ -40,14 +42,14 @@ static int set_tx(struct db *db, void *arg)
 	int rc, exists;
 	char *settings = NULL;
 
-	rc = db_prepare(
-	    db,
-	    "SELECT settings FROM integration_provider WHERE integration_type = 'payment'"
-	    " AND provider_code = ?1",
-	    &st);
+	rc = db_prepare(db,
+	                "SELECT settings FROM integration_provider WHERE integration_type = ?2"
+	                " AND provider_code = ?1",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, s->type, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
 	if (ch->adapter || ch->card_page) {
 		/* the adapter and the card page are keys of the settings; the
@@ -82,14 +84,14 @@ static int set_tx(struct db *db, void *arg)
 		    " enabled = CASE WHEN ?4 < 0 THEN enabled ELSE ?4 END, updated_at = ?5,"
 		    " rollout_percent = CASE WHEN ?6 < 0 THEN rollout_percent ELSE ?6 END,"
 		    " settings = coalesce(?7, settings)"
-		    " WHERE integration_type = 'payment' AND provider_code = ?1",
+		    " WHERE integration_type = ?8 AND provider_code = ?1",
 		    &st);
 	else
 		rc = db_prepare(
 		    db,
 		    "INSERT INTO integration_provider (integration_type, provider_code, role,"
 		    " base_url, enabled, created_at, updated_at, rollout_percent, settings)"
-		    " VALUES ('payment', ?1, coalesce(?3, 'primary'), ?2,"
+		    " VALUES (?8, ?1, coalesce(?3, 'primary'), ?2,"
 		    " CASE WHEN ?4 < 0 THEN 1 ELSE ?4 END, ?5, ?5, CASE WHEN ?6 < 0 THEN 100 ELSE "
 		    "?6 END,"
 		    " coalesce(?7, '{}'))",
@@ -106,6 +108,7 @@ static int set_tx(struct db *db, void *arg)
 	sqlite3_bind_int(st, 6, ch->rollout);
 	if (settings)
 		sqlite3_bind_text(st, 7, settings, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 8, s->type, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) != SQLITE_DONE) {
 		int ext = sqlite3_extended_errcode(db_sqlite(db));
 
@@ -126,7 +129,14 @@ out:
 
 int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch)
 {
-	struct set_ctx s = {code, ch};
+	return chan_provider_change_type(db, CHAN_TYPE_PAYMENT, code, ch);
+}
+
+int chan_provider_change_type(struct db *db, const char *type, const char *code,
+                              const struct chan_provider_change *ch)
+{
+	struct set_ctx s = {type, code, ch};
+	int esign = !strcmp(type, ESIGN_TYPE);
 	int rc;
 
 	if ((rc = inbox_source_valid(code)) != 0)
@@ -140,7 +150,10 @@ int chan_provider_change(struct db *db, const char *code, const struct chan_prov
 	if (ch->rollout < -1 || ch->rollout > 100)
 		return err_set(FD_EINVAL,
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
-	if (ch->adapter && !chan_adapter_find(ch->adapter))
+	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign)
+		return err_set(FD_EINVAL, _("frontdesk has no providers of type '%s' yet"), type);
+	if (ch->adapter &&
+	    (esign ? !esign_adapter_find(ch->adapter) : !chan_adapter_find(ch->adapter)))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
 		return err_set(FD_EINVAL, _("the card page is checkout or intent"));
@@ -175,6 +188,12 @@ static void fill(sqlite3_stmt *st, struct chan_provider *p)
 
 int chan_provider_get(struct db *db, const char *code, struct chan_provider *out)
 {
+	return chan_provider_get_type(db, CHAN_TYPE_PAYMENT, code, out);
+}
+
+int chan_provider_get_type(struct db *db, const char *type, const char *code,
+                           struct chan_provider *out)
+{
 	sqlite3_stmt *st;
 	int rc, step;
 
@@ -182,7 +201,7 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 	/* no code: the enabled primary, else the first enabled backup */
 	rc = db_prepare(db,
 	                "SELECT " PROVIDER_COLS " FROM integration_provider"
-	                " WHERE integration_type = 'payment' AND (?1 IS NULL AND enabled = 1"
+	                " WHERE integration_type = ?2 AND (?1 IS NULL AND enabled = 1"
 	                " OR provider_code = ?1) ORDER BY role = 'primary' DESC, provider_code"
 	                " LIMIT 1",
 	                &st);
@@ -190,9 +209,13 @@ int chan_provider_get(struct db *db, const char *code, struct chan_provider *out
 		return rc;
 	if (code)
 		sqlite3_bind_text(st, 1, code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, type, -1, SQLITE_TRANSIENT);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
 		fill(st, out);
+	else if (step == SQLITE_DONE && strcmp(type, CHAN_TYPE_PAYMENT))
+		rc = code ? err_set(FD_ENOTFOUND, _("there is no %s provider '%s'"), type, code)
+		          : err_set(FD_ENOTFOUND, _("no %s provider is enabled"), type);
 	else if (step == SQLITE_DONE)
 		rc = code ? err_set(FD_ENOTFOUND,
 		                    _("there is no payment provider '%s' (add it with "
@@ -222,6 +245,11 @@ static unsigned bucket_of(const char *s)
 
 int chan_provider_route(struct db *db, const char *order_no, char code[41])
 {
+	return chan_provider_route_type(db, CHAN_TYPE_PAYMENT, order_no, code);
+}
+
+int chan_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41])
+{
 	sqlite3_stmt *st;
 	char primary[41] = "", backup[41] = "";
 	int rc, step, rollout = 0;
@@ -230,11 +258,12 @@ int chan_provider_route(struct db *db, const char *order_no, char code[41])
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT provider_code, role, rollout_percent FROM integration_provider"
-	    " WHERE integration_type = 'payment' AND enabled = 1"
+	    " WHERE integration_type = ?1 AND enabled = 1"
 	    " ORDER BY role = 'primary' DESC, provider_code",
 	    &st);
 	if (rc)
 		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		const char *c = (const char *)sqlite3_column_text(st, 0);
 
@@ -254,6 +283,8 @@ int chan_provider_route(struct db *db, const char *order_no, char code[41])
 		snprintf(code, 41, "%s", primary);
 	else if (*backup)
 		snprintf(code, 41, "%s", backup);
+	else if (strcmp(type, CHAN_TYPE_PAYMENT))
+		return err_set(FD_EINVAL, _("no %s provider is enabled"), type);
 	else
 		return err_set(
 		    FD_EINVAL,
@@ -324,17 +355,24 @@ int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t 
 int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
                        void *arg)
 {
+	return chan_provider_list_type(db, CHAN_TYPE_PAYMENT, cb, arg);
+}
+
+int chan_provider_list_type(struct db *db, const char *type,
+                            int (*cb)(const struct chan_provider *p, void *arg), void *arg)
+{
 	sqlite3_stmt *st;
 	struct chan_provider p;
 	int rc, step;
 
 	rc = db_prepare(db,
 	                "SELECT " PROVIDER_COLS " FROM integration_provider"
-	                " WHERE integration_type = 'payment'"
+	                " WHERE integration_type = ?1"
 	                " ORDER BY enabled DESC, role = 'primary' DESC, provider_code",
 	                &st);
 	if (rc)
 		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		fill(st, &p);
 		rc = cb(&p, arg);
@@ -483,6 +521,8 @@ void chan_conn_close(struct chan_conn *c)
 {
 	if (c->ctx)
 		c->ops->close(c->ctx);
+	if (c->ectx)
+		c->eops->close(c->ectx);
 	chan_log_close(c->log);
 	chan_provider_free(&c->p);
 	memset(c, 0, sizeof *c);

@@ -21,6 +21,8 @@
 
 struct db;
 struct chan_log;
+struct esign_ops;
+struct esign_ctx;
 
 struct chan_provider {
 	int64_t id;
@@ -55,6 +57,19 @@ struct chan_provider_change {
  * intent, or a second enabled primary (the message
  * names how to switch). */
 int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch);
+
+/* chan_provider_change_type, chan_provider_get_type, chan_provider_route_type,
+ * chan_provider_list_type - the same for the providers of integration type
+ * type (CHAN_TYPE_PAYMENT or ESIGN_TYPE): the functions above are these for
+ * payment. An esign provider's adapter is one of esign.h's
+ * (esign_adapter_find). */
+int chan_provider_change_type(struct db *db, const char *type, const char *code,
+                              const struct chan_provider_change *ch);
+int chan_provider_get_type(struct db *db, const char *type, const char *code,
+                           struct chan_provider *out);
+int chan_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41]);
+int chan_provider_list_type(struct db *db, const char *type,
+                            int (*cb)(const struct chan_provider *p, void *arg), void *arg);
 
 /* chan_provider_set - add or change provider code: base_url (NULL: keep;
  * required when adding), role (NULL: keep; "primary" when adding), enabled
@@ -133,6 +148,10 @@ struct chan_conn {
 	struct chan_log *log;
 	const struct chan_ops *ops;
 	struct chan_ctx *ctx;
+	/* an esign provider's adapter instead (esign.h, esign_conn_open); ops
+	 * and ctx are then NULL */
+	const struct esign_ops *eops;
+	struct esign_ctx *ectx;
 };
 
 /* chan_conn_open - open the channel of provider (NULL: the enabled

@@ -31,6 +31,7 @@
 #include "control.h"
 #include "db.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "outbox.h"
 #include "recon.h"
@@ -143,7 +144,14 @@ static int slot_open(struct db *db, const char *code, const struct chan_worker_o
 	ss->s = xrealloc(ss->s, (ss->n + 1) * sizeof *ss->s);
 	sl = &ss->s[ss->n];
 	memset(sl, 0, sizeof *sl);
-	if ((rc = chan_conn_open(db, code, o->secrets, stop, &sl->ch)) != 0)
+	rc = chan_conn_open(db, code, o->secrets, stop, &sl->ch);
+	/* not a payment provider: an e-sign one of that code */
+	if (rc == FD_ENOTFOUND && code &&
+	    chan_provider_get_type(db, ESIGN_TYPE, code, &sl->ch.p) == 0) {
+		chan_provider_free(&sl->ch.p);
+		rc = esign_conn_open(db, code, o->secrets, stop, &sl->ch);
+	}
+	if (rc)
 		return rc;
 	sl->pl = chan_pipeline_find(sl->ch.p.type);
 	if (!sl->pl) {
@@ -189,6 +197,11 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 	if (o->provider)
 		return slot_open(db, o->provider, o, stop, ss);
 	if ((rc = chan_provider_list(db, enabled_cb, &c)) != 0) {
+		free(c.code);
+		return rc;
+	}
+	/* and the e-sign providers after the payment ones */
+	if ((rc = chan_provider_list_type(db, ESIGN_TYPE, enabled_cb, &c)) != 0) {
 		free(c.code);
 		return rc;
 	}

@@ -25,6 +25,7 @@
 #include "clock.h"
 #include "db.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "money.h"
 #include "projection.h"
@@ -154,7 +155,7 @@ static const struct check_def checks[] = {
 	  "SELECT c.series || ' ' || c.year || ': counter at ' || c.last || ' but ' ||"
 	  " count(i.id) || ' document(s) numbered up to ' || coalesce(max(i.seq), 0)"
 	  " FROM document_counter c LEFT JOIN invoice i ON i.series = c.series"
-	  " AND i.year = c.year GROUP BY c.series, c.year"
+	  " AND i.year = c.year WHERE c.series <> 'EST' GROUP BY c.series, c.year"
 	  " HAVING count(i.id) <> c.last OR coalesce(max(i.seq), 0) <> c.last"
 	  " UNION ALL SELECT " INV_NAME("i") " || ': its number has no counter' FROM invoice i"
 	  " WHERE i.number IS NOT NULL AND NOT EXISTS (SELECT 1 FROM document_counter c"
@@ -162,6 +163,15 @@ static const struct check_def checks[] = {
 	  " UNION ALL SELECT " INV_NAME("i") " || ': number does not match its series, year"
 	  " and sequence' FROM invoice i WHERE i.number IS NOT NULL AND i.number IS NOT"
 	  " printf('%s-%04d-%06d', i.series, i.year, i.seq)" },
+	{ "estimate-number", N_("estimate numbers are gap-free per year"),
+	  "SELECT 'EST ' || c.year || ': counter at ' || c.last || ' but ' || count(e.id) ||"
+	  " ' estimate(s) numbered up to ' || coalesce(max(e.seq), 0)"
+	  " FROM document_counter c LEFT JOIN estimate e ON e.year = c.year"
+	  " WHERE c.series = 'EST' GROUP BY c.year"
+	  " HAVING count(e.id) <> c.last OR coalesce(max(e.seq), 0) <> c.last"
+	  " UNION ALL SELECT 'estimate ' || e.number || ': number does not match its year"
+	  " and sequence' FROM estimate e WHERE e.number IS NOT"
+	  " printf('EST-%04d-%06d', e.year, e.seq)" },
 	{ "line-item-overinvoiced", N_("no line item is invoiced beyond its quantity"),
 	  "SELECT 'line item ' || li.id || ': quantity ' || li.qty_milli || '/1000 but ' ||"
 	  " s.q || '/1000 invoiced' FROM line_item li JOIN (SELECT il.line_item_id,"
@@ -267,7 +277,8 @@ static const struct check_def checks[] = {
 	{ "status-flow", N_("every status is the last one recorded in the status flow"),
 	  STATUS_FLOW("invoice", "invoice")
 	  " UNION ALL " STATUS_FLOW("payment", "payment")
-	  " UNION ALL " STATUS_FLOW("refund", "refund") },
+	  " UNION ALL " STATUS_FLOW("refund", "refund")
+	  " UNION ALL " STATUS_FLOW("esign_flow", "esign_flow") },
 	/* capacity (capacity.c, migration 0016) */
 	{ "capacity-overlap", N_("no resource is reserved twice at one time by live visits"),
 	  "SELECT 'resource ' || x.resource_id || ' is held by visit ' || x.appointment_id ||"
@@ -351,6 +362,9 @@ const char *check_describe(const char *code)
 	if (!strcmp(code, "channel-provider-failing"))
 		return _("no enabled payment provider has been failing for longer than "
 		         "channel_failing_report_seconds");
+	if (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed"))
+		return _("every signed estimate's final document is where it was stored, with the "
+		         "SHA-256 recorded when it was downloaded");
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);
@@ -446,7 +460,10 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 		report("projection_stale", detail, arg);
 		s.found++;
 	}
-	return n + s.found;
+	/* the signed estimates' final documents against their hashes */
+	if ((rc = esign_check_documents(db, report, arg)) < 0)
+		return rc;
+	return n + s.found + rc;
 }
 
 /* One check could not run to its end (a row it cannot handle, such as a

@@ -77,6 +77,10 @@ static const struct kind kinds[] = {
      " '' AS operator_id, 1 AS operate_type, received_at AS operate_at"
      " FROM inbound_callback WHERE id = ?1",
      NULL, NULL, "inbound_callback", NULL, "SELECT 1 FROM inbound_callback WHERE id = ?1"},
+    /* an estimate and its sign flow (esign.c): the flow's rows are its parts */
+    {"estimate", NULL, "SELECT * FROM estimate_his WHERE id = ?1 ORDER BY his_id",
+     "SELECT * FROM esign_flow_his WHERE estimate_id = ?1 ORDER BY his_id", "sign flow", NULL, NULL,
+     "SELECT 1 FROM estimate WHERE id = ?1"},
 };
 
 /* Columns that say nothing to a person reading a timeline. */

@@ -421,6 +421,74 @@ out:
 	return rc;
 }
 
+/* ---------------------------------------------------------------- estimates */
+
+static int estimate_text(const struct print_estimate *e, struct lay *L)
+{
+	struct plines ls = {NULL, 0, e->currency};
+	char d[32], m[MONEY_BUFSZ];
+	char *t;
+	size_t i;
+
+	put_shop(L);
+	put_pair(L, _("ESTIMATE"), e->number);
+	put_field(L, _("Customer"), e->customer);
+	put_field(L, _("Job"), e->job);
+	put_pair(L, _("Date"), date_of(e->made_at, d));
+	put_pair(L, _("Currency"), e->currency);
+	put_rule(L, '-');
+	ls.v = xcalloc(e->n ? e->n : 1, sizeof *ls.v);
+	for (i = 0; i < e->n; i++) {
+		struct pline *p = &ls.v[ls.n++];
+
+		p->desc = text_sanitize(e->lines[i].description ? e->lines[i].description : "");
+		qty_format(e->lines[i].qty_milli, p->qty, sizeof p->qty);
+		money_of(e->lines[i].unit_price, e->currency, p->price);
+		money_of(e->lines[i].amount, e->currency, p->amount);
+	}
+	put_lines(L, &ls);
+	put_rule(L, '-');
+	put_pair(L, _("Subtotal"), money_of(e->subtotal, e->currency, m));
+	put_pair(L, _("Tax"), money_of(e->tax, e->currency, m));
+	put_pair(L, _("Total"), money_of(e->total, e->currency, m));
+	put_rule(L, '-');
+	if (e->terms && *e->terms) {
+		t = text_sanitize(e->terms);
+		put_wrapped(L, NULL, 0, t);
+		free(t);
+		put_rule(L, '-');
+	}
+	put_wrapped(L, NULL, 0,
+	            _("By signing, the customer authorises the work above at the prices above."));
+	put_line(L, "");
+	put_pair(L, _("Signature"), "______________________");
+	put_rule(L, '=');
+	for (i = 0; i < ls.n; i++)
+		free(ls.v[i].desc);
+	free(ls.v);
+	return 0;
+}
+
+int print_estimate_text(const struct print_estimate *e, int width, struct strbuf *out)
+{
+	struct lay L = {out, width};
+	locale_t utf8, old = (locale_t)0;
+	int rc;
+
+	if (!print_width_valid(width))
+		return err_set(FD_EINVAL, _("the width is %d or %d columns"), PRINT_WIDE,
+		               PRINT_NARROW);
+	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
+	if (utf8 != (locale_t)0)
+		old = uselocale(utf8);
+	rc = estimate_text(e, &L);
+	if (utf8 != (locale_t)0) {
+		uselocale(old);
+		freelocale(utf8);
+	}
+	return rc;
+}
+
 /* ---------------------------------------------------------------- receipts */
 
 struct rcpt {
@@ -648,6 +716,23 @@ int print_write(struct db *db, enum print_doc doc, int64_t id, enum print_format
 	else if (fwrite(sb_cstr(&text), 1, text.len, ef.f) != text.len)
 		rc = err_set(FD_EIO, _("cannot write %s: %s"), path ? path : "stdout",
 		             strerror(errno));
+	rc = export_file_finish(&ef, rc);
+out:
+	sb_free(&text);
+	return rc;
+}
+
+int print_estimate_pdf(const struct print_estimate *e, const char *path)
+{
+	struct strbuf text = {0};
+	struct export_file ef;
+	int rc;
+
+	if ((rc = print_estimate_text(e, PRINT_WIDE, &text)) != 0)
+		goto out;
+	if ((rc = export_file_open(&ef, path)) != 0)
+		goto out;
+	rc = pdf_render(sb_cstr(&text), ef.f);
 	rc = export_file_finish(&ef, rc);
 out:
 	sb_free(&text);

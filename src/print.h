@@ -60,6 +60,29 @@ int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct 
 int print_write(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt, int width,
                 const char *path);
 
+/* An estimate to lay out (esign.c makes it from a job before the estimate
+ * is stored, so that its PDF's hash is recorded with it). */
+struct print_est_line {
+	const char *description;
+	int64_t qty_milli, unit_price, amount; /* minor units */
+};
+struct print_estimate {
+	const char *number, *customer, *job, *currency, *terms;
+	int64_t made_at, subtotal, tax, total;
+	const struct print_est_line *lines;
+	size_t n;
+};
+
+/* print_estimate_text - lay out estimate e at width columns (80 or 42) and
+ * append it to out: the shop, the number, customer, job and date, the
+ * lines, subtotal, tax and total, the terms and where the customer signs.
+ * FD_EINVAL for another width. */
+int print_estimate_text(const struct print_estimate *e, int width, struct strbuf *out);
+
+/* print_estimate_pdf - estimate e as an A4 PDF (its 80-column text) to
+ * path, made whole or not at all, mode 0600. Errors as print_write. */
+int print_estimate_pdf(const struct print_estimate *e, const char *path);
+
 /* print_default_path - a new string (caller frees): where the screen puts
  * a print by default, <database folder>/prints/<name>.txt or .pdf, the
  * name being the invoice's number or receipt-<payment id>; the caller

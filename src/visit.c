@@ -20,6 +20,7 @@
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "money.h"
 #include "settings.h"
@@ -420,6 +421,11 @@ int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int
 
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
+	int rc;
+
+	/* esign_require_authorised: no work starts on a job nobody signed for */
+	if (status && !strcmp(status, "in_progress") && (rc = esign_visit_may_start(db, id)) != 0)
+		return rc;
 	return wk_set_status(db, &wk_appt_machine, id, status, reason);
 }
 

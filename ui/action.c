@@ -123,6 +123,9 @@ static const struct action_def table[] = {
     {ACT_PRINT, "print", "P",
      N_("Print this invoice or receipt to a file: text (80 or 42 columns) or PDF"), CTX_PANE,
      N_("Print")},
+    {ACT_SEND_ESTIMATE, "send-estimate", "E",
+     N_("Send the selected job's estimate for the customer's signature (e-sign provider)"),
+     CTX_PANE, N_("Estimate")},
     /* forms */
     {ACT_FORM_SUBMIT, "form-submit", "Enter", N_("Check the form and post it"), CTX_FORM,
      N_("Post")},

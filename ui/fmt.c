@@ -47,3 +47,21 @@ const char *fmt_status(const char *id)
 {
 	return words_label(id);
 }
+
+const char *fmt_signature(const char *state)
+{
+	static const struct {
+		const char *state, *word;
+	} w[] = {{"authorised", N_("authorised (estimate signed)")},
+	         {"sent", N_("estimate sent, not signed yet")},
+	         {"viewed", N_("estimate viewed, not signed yet")},
+	         {"declined", N_("estimate declined")},
+	         {"expired", N_("estimate expired unsigned")},
+	         {"cancelled", N_("estimate cancelled")}};
+	size_t i;
+
+	for (i = 0; i < sizeof w / sizeof *w; i++)
+		if (!strcmp(w[i].state, state))
+			return _(w[i].word);
+	return state;
+}

@@ -29,4 +29,8 @@ const char *fmt_datetime(int64_t t, char buf[32]);
  * (visit, job, invoice, payment, refund) or payment method. */
 const char *fmt_status(const char *id);
 
+/* fmt_signature - what a job's signature state (esign_job_state:
+ * authorised, sent, viewed, declined, expired, cancelled) says, translated. */
+const char *fmt_signature(const char *state);
+
 #endif

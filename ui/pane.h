@@ -32,8 +32,9 @@ enum {
 	K_PAYMENT,
 	K_REFUND,
 	K_CUSTOMER,
-	K_INFO,   /* selectable only to be read (help lines) */
-	K_SERVICE /* a service of the catalogue */
+	K_INFO,    /* selectable only to be read (help lines) */
+	K_SERVICE, /* a service of the catalogue */
+	K_ESTIMATE /* an estimate sent for signature (view-estimate.c) */
 };
 
 /* How one column of a row behaves (see layout_columns). */

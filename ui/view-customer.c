@@ -18,6 +18,7 @@
 #include "customer.h"
 #include "draw.h"
 #include "err.h"
+#include "esign.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -209,6 +210,16 @@ static int add_job(const struct job *j, void *arg)
 	if (!cv->currency[0])
 		snprintf(cv->currency, sizeof cv->currency, "%s", j->currency);
 	pane_row(&cv->p, 0, 0, R_NORMAL, 4, job_cols, cells);
+	{
+		/* its signed authorisation, once an estimate was sent: Enter opens it */
+		char sig[16] = "";
+		int64_t est = 0;
+
+		if (esign_job_state(ui_db(), j->id, sig, &est) == 0 && *sig)
+			pane_text(&cv->p, K_ESTIMATE, est,
+			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "         %s: %s",
+			          _("Signature"), fmt_signature(sig));
+	}
 	return 0;
 }
 
@@ -361,6 +372,8 @@ static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, view_invoice_new(id));
 		if (kind == K_PAYMENT)
 			return ui_next(UI_PUSH, view_payment_new(id));
+		if (kind == K_ESTIMATE)
+			return ui_next(UI_PUSH, view_estimate_new(id));
 		return ui_next(UI_HANDLED, NULL);
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH,

@@ -16,6 +16,7 @@
 
 #include "draw.h"
 #include "err.h"
+#include "esign.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -143,6 +144,17 @@ static int add_link(const struct link *l, void *arg)
 	pane_text(&vv->p, K_JOB, j.id, R_HEADER,
 	          _("Job %1$lld: %2$s - %3$s (%4$s, %5$s, %6$lld min)"), (long long)j.id, j.title,
 	          j.customer_name, fmt_status(j.status), j.currency, (long long)l->est_minutes);
+	{
+		/* the signed authorisation of the job (esign.h), once asked for */
+		char sig[16] = "";
+		int64_t est = 0;
+
+		/* Enter on it opens the estimate (view-estimate.c) */
+		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
+			pane_text(&vv->p, K_ESTIMATE, est,
+			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "     %s: %s",
+			          _("Signature"), fmt_signature(sig));
+	}
 	if (vv->njobs < MAX_JOBS) {
 		vv->jobs[vv->njobs].job_id = j.id;
 		vv->jobs[vv->njobs].customer_id = j.customer_id;
@@ -279,6 +291,8 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 	case ACT_OPEN:
 		if (kind == K_INVOICE)
 			return ui_next(UI_PUSH, view_invoice_new(id));
+		if (kind == K_ESTIMATE)
+			return ui_next(UI_PUSH, view_estimate_new(id));
 		if (kind == K_JOB && (j = job_of_selection(vv)))
 			return ui_next(UI_PUSH, view_customer_new(j->customer_id));
 		if (kind == K_ITEM)
@@ -304,6 +318,24 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_visit_close(vv->appt_id, ev->action == ACT_VISIT_CANCEL
 		                                                          ? "cancelled"
 		                                                          : "no_show"));
+	case ACT_SEND_ESTIMATE: {
+		struct estimate e;
+		int64_t est;
+
+		if (!(j = job_of_selection(vv))) {
+			ui_msg(MSG_INFO, _("Select a job first (move to its line)."));
+			return ui_next(UI_REDRAW, NULL);
+		}
+		if (esign_send(ui_db(), j->job_id, NULL, &est) != 0) {
+			ui_msg(MSG_ERROR, "%s", err_msg());
+		} else if (esign_get(ui_db(), est, &e) == 0) {
+			ui_msg(MSG_OK, _("Estimate %1$s sent for signature through %2$s."),
+			       e.number, e.provider);
+			esign_estimate_free(&e);
+		}
+		build(vv);
+		return ui_next(UI_REDRAW, NULL);
+	}
 	case ACT_NEW_ITEM:
 	case ACT_ISSUE_INVOICE:
 	case ACT_RECORD_PAYMENT:
@@ -348,11 +380,23 @@ static const char *visit_help(struct view *v)
 	         "that bill it. Enter on an invoice opens it; Enter on a job opens its customer.");
 }
 
-static const enum action visit_keys[] = {
-    ACT_UP,         ACT_DOWN,         ACT_PAGE_UP,       ACT_PAGE_DOWN,     ACT_TOP,
-    ACT_BOTTOM,     ACT_OPEN,         ACT_EDIT,          ACT_NEW_JOB,       ACT_NEW_ITEM,
-    ACT_VISIT_MOVE, ACT_VISIT_CANCEL, ACT_VISIT_NO_SHOW, ACT_ISSUE_INVOICE, ACT_RECORD_PAYMENT,
-    ACT_NONE};
+static const enum action visit_keys[] = {ACT_UP,
+                                         ACT_DOWN,
+                                         ACT_PAGE_UP,
+                                         ACT_PAGE_DOWN,
+                                         ACT_TOP,
+                                         ACT_BOTTOM,
+                                         ACT_OPEN,
+                                         ACT_EDIT,
+                                         ACT_NEW_JOB,
+                                         ACT_NEW_ITEM,
+                                         ACT_VISIT_MOVE,
+                                         ACT_VISIT_CANCEL,
+                                         ACT_VISIT_NO_SHOW,
+                                         ACT_ISSUE_INVOICE,
+                                         ACT_RECORD_PAYMENT,
+                                         ACT_SEND_ESTIMATE,
+                                         ACT_NONE};
 static const enum action visit_hints[] = {ACT_OPEN,           ACT_EDIT,       ACT_NEW_JOB,
                                           ACT_NEW_ITEM,       ACT_VISIT_MOVE, ACT_ISSUE_INVOICE,
                                           ACT_RECORD_PAYMENT, ACT_NONE};

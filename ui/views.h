@@ -25,6 +25,10 @@ struct view *view_visit_new(int64_t appt_id);
 /* view-invoice.c: an invoice's lines, figures and allocations */
 struct view *view_invoice_new(int64_t invoice_id);
 
+/* view-estimate.c: an estimate sent for signature, its flow, its signed
+ * document and the provider's evidence */
+struct view *view_estimate_new(int64_t estimate_id);
+
 /* view-payment.c: a payment with all its allocations, refunds and credit */
 struct view *view_payment_new(int64_t payment_id);
 

@@ -1,0 +1,1789 @@
+/*
+ * esign.c - estimates, sign flows, e-sign callbacks, final documents (see
+ * esign.h).
+ *
+ * Invariants: a flow's state only moves forward along status_transition
+ * (the schema refuses the rest; apply_state decides before it asks); every
+ * worker write checks the channel lease epoch in its own transaction
+ * (control_fence); no transaction is open across a call to the provider;
+ * a final document's file exists under its name only whole (temporary
+ * file, fsync, rename, folder fsync) and is recorded only after that; the
+ * outbox rows written here are integration_type 'esign' and only the esign
+ * steps send them.
+ */
+#include <config.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "chan-log.h"
+#include "chan-provider.h"
+#include "chan-secret.h"
+#include "clock.h"
+#include "control.h"
+#include "crypto-dyn.h"
+#include "customer.h"
+#include "db.h"
+#include "err.h"
+#include "esign.h"
+#include "fsmode.h"
+#include "i18n.h"
+#include "inbox.h"
+#include "money.h"
+#include "print.h"
+#include "settings.h"
+#include "stopflag.h"
+#include "strbuf.h"
+#include "work.h"
+#include "xalloc.h"
+
+#define ESIGN_MAX_ATTEMPTS 10  /* of a callback or a command before it is dead */
+#define ESIGN_QUERY_EVERY  300 /* default seconds between queries of one open flow */
+#define FOUND_PREFIX       "frontdesk.envelope."
+
+static const char *const state_names[] = {"sent",     "viewed",  "signed",
+                                          "declined", "expired", "cancelled"};
+
+const char *esign_state_name(enum esign_state s)
+{
+	return (unsigned)s < sizeof state_names / sizeof *state_names ? state_names[s] : "?";
+}
+
+int esign_state_parse(const char *name, enum esign_state *s)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof state_names / sizeof *state_names; i++)
+		if (!strcmp(state_names[i], name)) {
+			*s = (enum esign_state)i;
+			return 0;
+		}
+	return err_set(FD_EINVAL, _("unknown sign flow state '%s'"), name ? name : "");
+}
+
+/* 1 when a flow may move from a to b (mirrors the schema's rows). */
+static int may_move(enum esign_state a, enum esign_state b)
+{
+	if (a == ESIGN_SENT)
+		return b != ESIGN_SENT;
+	if (a == ESIGN_VIEWED)
+		return b != ESIGN_SENT && b != ESIGN_VIEWED;
+	return 0;
+}
+
+static const struct esign_ops *const adapters[] = {&esign_rest_ops};
+
+const struct esign_ops *esign_adapter_find(const char *name)
+{
+	size_t i;
+
+	for (i = 0; name && i < sizeof adapters / sizeof *adapters; i++)
+		if (!strcmp(adapters[i]->name, name))
+			return adapters[i];
+	return NULL;
+}
+
+void esign_envelope_free(struct esign_envelope *e)
+{
+	cJSON_free(e->evidence);
+	e->evidence = NULL;
+}
+
+/* The adapter name of a provider's settings ("rest" when none). */
+static const struct esign_ops *adapter_of(const struct chan_provider *p)
+{
+	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
+	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
+	const struct esign_ops *ops =
+	    esign_adapter_find(cJSON_IsString(a) ? a->valuestring : "rest");
+
+	cJSON_Delete(set);
+	return ops;
+}
+
+int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
+                    volatile sig_atomic_t *stop, struct chan_conn *c)
+{
+	struct chan_secrets *sec = NULL;
+	struct esign_cfg cfg = {0};
+	const struct esign_ops *ops;
+	char *logpath, key[64];
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &c->p)) != 0)
+		return rc;
+	if (!c->p.enabled) {
+		rc = err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), c->p.code);
+		goto out;
+	}
+	if (!(ops = adapter_of(&c->p))) {
+		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), c->p.code);
+		goto out;
+	}
+	logpath = chan_log_default_path(db_path(db));
+	rc = chan_log_open(logpath, &c->log);
+	free(logpath);
+	if (rc)
+		goto out;
+	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+		goto out;
+	snprintf(key, sizeof key, "%s_api_key", c->p.code);
+	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
+		goto out;
+	cfg.code = c->p.code;
+	cfg.base_url = c->p.base_url;
+	cfg.log = c->log;
+	cfg.stop = stop;
+	cfg.connect_timeout_ms = config_get_int("channel_connect_timeout_ms", 5000);
+	cfg.total_timeout_ms = config_get_int("channel_timeout_ms", 30000);
+	cfg.low_speed_secs = config_get_int("channel_low_speed_seconds", 10);
+	if ((rc = ops->open(&cfg, &c->ectx)) != 0)
+		goto out;
+	c->eops = ops;
+out:
+	chan_secret_free(sec);
+	if (rc)
+		chan_conn_close(c);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- files */
+
+char *esign_folder(struct db *db)
+{
+	char *dir = fsmode_parent(db_path(db));
+	struct strbuf sb = {0};
+
+	sb_printf(&sb, "%s/esign", dir);
+	free(dir);
+	return sb_steal(&sb);
+}
+
+static void hex_of(const unsigned char *md, unsigned n, char out[65])
+{
+	unsigned i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+}
+
+/* SHA-256 of n bytes, lower-case hex. */
+static int sha256_hex(const void *p, size_t n, char out[65])
+{
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
+	int rc;
+
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	if (!EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL))
+		return err_set(FD_EIO, _("cannot compute a SHA-256"));
+	hex_of(md, mdlen, out);
+	return 0;
+}
+
+/* Read the whole file path (at most max bytes). FD_ENOTFOUND when it is
+ * missing, FD_EIO when it cannot be read. */
+static int read_file(const char *path, size_t max, unsigned char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = {0};
+	char buf[65536];
+	size_t n;
+
+	*out = NULL;
+	*len = 0;
+	if (!f)
+		return errno == ENOENT
+		           ? err_set(FD_ENOTFOUND, _("%s is missing"), path)
+		           : err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		sb_add(&sb, buf, n);
+		if (sb.len > max) {
+			fclose(f);
+			sb_free(&sb);
+			return err_set(FD_EIO, _("%s is larger than frontdesk takes"), path);
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		sb_free(&sb);
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	}
+	fclose(f);
+	*len = sb.len;
+	*out = (unsigned char *)sb_steal(&sb);
+	if (!*out)
+		*out = (unsigned char *)xstrdup("");
+	return 0;
+}
+
+/* Write n bytes to dir/name whole or not at all: dir/.name.part (any left
+ * by a worker that was killed is replaced), fsync, rename, fsync dir. */
+static int write_whole(const char *dir, const char *name, const void *p, size_t n)
+{
+	struct strbuf tmp = {0}, fin = {0};
+	const char *b = p;
+	size_t off = 0;
+	int fd, dfd, rc = 0;
+
+	sb_printf(&tmp, "%s/.%s.part", dir, name);
+	sb_printf(&fin, "%s/%s", dir, name);
+	if ((rc = fsmode_mkdirs(sb_cstr(&fin))) != 0)
+		goto out;
+	unlink(sb_cstr(&tmp));
+	if ((fd = fsmode_create(sb_cstr(&tmp))) < 0) {
+		rc = err_set(FD_EIO, _("cannot create %s: %s"), sb_cstr(&tmp), strerror(errno));
+		goto out;
+	}
+	while (off < n) {
+		ssize_t w = write(fd, b + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp),
+			             strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp), strerror(errno));
+	close(fd);
+	if (!rc && rename(sb_cstr(&tmp), sb_cstr(&fin)) != 0)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&fin), strerror(errno));
+	if (rc) {
+		unlink(sb_cstr(&tmp));
+		goto out;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+out:
+	sb_free(&tmp);
+	sb_free(&fin);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- estimates */
+
+#define EST_COLS                                                                                   \
+	"e.id, e.number, e.service_order_id, e.customer_id, c.name, j.title, e.currency,"          \
+	" e.subtotal, e.tax, e.total, e.terms, e.lines, e.pdf_path, e.pdf_sha256, e.pdf_size,"     \
+	" e.created_at, f.id, f.provider_code, coalesce(f.envelope_id, ''), f.status,"             \
+	" coalesce(f.status_at, 0), f.ignored_reason, coalesce(f.document_path, ''),"              \
+	" coalesce(f.document_sha256, ''), coalesce(f.document_size, 0),"                          \
+	" coalesce(f.document_at, 0), f.evidence,"                                                 \
+	" coalesce((SELECT o.status FROM outbox_event o WHERE o.event_type = 'envelope.create'"    \
+	"  AND o.business_key = e.number), '')"
+#define EST_FROM                                                                                   \
+	" FROM estimate e JOIN esign_flow f ON f.estimate_id = e.id"                               \
+	" JOIN customer c ON c.id = e.customer_id JOIN service_order j ON j.id = "                 \
+	"e.service_order_id"
+
+static char *dup_col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	return t ? xstrdup((const char *)t) : NULL;
+}
+
+static void cpy_col(sqlite3_stmt *st, int i, char *buf, size_t n)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+
+	snprintf(buf, n, "%s", t ? (const char *)t : "");
+}
+
+static void est_fill(sqlite3_stmt *st, struct estimate *e)
+{
+	memset(e, 0, sizeof *e);
+	e->id = sqlite3_column_int64(st, 0);
+	cpy_col(st, 1, e->number, sizeof e->number);
+	e->job_id = sqlite3_column_int64(st, 2);
+	e->customer_id = sqlite3_column_int64(st, 3);
+	e->customer_name = dup_col(st, 4);
+	e->job_title = dup_col(st, 5);
+	cpy_col(st, 6, e->currency, sizeof e->currency);
+	e->subtotal = sqlite3_column_int64(st, 7);
+	e->tax = sqlite3_column_int64(st, 8);
+	e->total = sqlite3_column_int64(st, 9);
+	e->terms = dup_col(st, 10);
+	e->lines = dup_col(st, 11);
+	cpy_col(st, 12, e->pdf_path, sizeof e->pdf_path);
+	cpy_col(st, 13, e->pdf_sha256, sizeof e->pdf_sha256);
+	e->pdf_size = sqlite3_column_int64(st, 14);
+	e->created_at = sqlite3_column_int64(st, 15);
+	e->flow_id = sqlite3_column_int64(st, 16);
+	cpy_col(st, 17, e->provider, sizeof e->provider);
+	cpy_col(st, 18, e->envelope_id, sizeof e->envelope_id);
+	cpy_col(st, 19, e->state, sizeof e->state);
+	e->state_at = sqlite3_column_int64(st, 20);
+	e->ignored_reason = dup_col(st, 21);
+	cpy_col(st, 22, e->document_path, sizeof e->document_path);
+	cpy_col(st, 23, e->document_sha256, sizeof e->document_sha256);
+	e->document_size = sqlite3_column_int64(st, 24);
+	e->document_at = sqlite3_column_int64(st, 25);
+	e->evidence = dup_col(st, 26);
+	cpy_col(st, 27, e->outbox_status, sizeof e->outbox_status);
+}
+
+void esign_estimate_free(struct estimate *e)
+{
+	free(e->customer_name);
+	free(e->job_title);
+	free(e->terms);
+	free(e->lines);
+	free(e->ignored_reason);
+	free(e->evidence);
+	memset(e, 0, sizeof *e);
+}
+
+int esign_get(struct db *db, int64_t id, struct estimate *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare(db, "SELECT " EST_COLS EST_FROM " WHERE e.id = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		est_fill(st, out);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, _("there is no estimate %lld"), (long long)id);
+	else
+		rc = db_fail(db, _("cannot read the estimate"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int esign_find(struct db *db, const char *text, int64_t *id)
+{
+	sqlite3_stmt *st;
+	char *end;
+	long long v;
+	int rc;
+
+	*id = 0;
+	if (!text || !*text)
+		return err_set(FD_EINVAL, _("name the estimate (EST-... or its id)"));
+	errno = 0;
+	v = strtoll(text, &end, 10);
+	rc = db_prepare(db, "SELECT id FROM estimate WHERE number = ?1 OR id = ?2", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, text, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, (!*end && !errno && v > 0) ? v : -1);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*id = sqlite3_column_int64(st, 0);
+	else
+		rc = err_set(FD_ENOTFOUND, _("there is no estimate '%s'"), text);
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int esign_list(struct db *db, int64_t job_id, int (*cb)(const struct estimate *e, void *arg),
+               void *arg)
+{
+	sqlite3_stmt *st;
+	struct estimate e;
+	int rc, step;
+
+	rc = db_prepare(db,
+	                "SELECT " EST_COLS EST_FROM
+	                " WHERE ?1 = 0 OR e.service_order_id = ?1 ORDER BY e.id DESC",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		est_fill(st, &e);
+		rc = cb(&e, arg);
+		esign_estimate_free(&e);
+		if (rc)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the estimates"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+int esign_job_state(struct db *db, int64_t job_id, char state[16], int64_t *estimate)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	state[0] = '\0';
+	if (estimate)
+		*estimate = 0;
+	/* the signed estimate first, else the newest */
+	rc = db_prepare_cached(db,
+	                       "SELECT e.id, CASE WHEN f.status = 'signed' THEN 'authorised'"
+	                       " ELSE f.status END FROM estimate e JOIN esign_flow f"
+	                       " ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
+	                       " ORDER BY f.status = 'signed' DESC, e.id DESC LIMIT 1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, job_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		if (estimate)
+			*estimate = sqlite3_column_int64(st, 0);
+		snprintf(state, 16, "%s", (const char *)sqlite3_column_text(st, 1));
+	}
+	db_release(db, st);
+	return 0;
+}
+
+int esign_visit_may_start(struct db *db, int64_t appt_id)
+{
+	sqlite3_stmt *st;
+	int64_t job = 0;
+	int rc;
+
+	if (config_get_int("esign_require_authorised", 0) != 1)
+		return 0;
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT w.service_order_id FROM appointment_work w WHERE w.appointment_id = ?1"
+	    " AND NOT EXISTS (SELECT 1 FROM estimate e JOIN esign_flow f ON f.estimate_id = e.id"
+	    "  WHERE e.service_order_id = w.service_order_id AND f.status = 'signed')"
+	    " ORDER BY w.service_order_id LIMIT 1",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, appt_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		job = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (job)
+		return err_set(
+		    FD_ECONFLICT,
+		    _("job %lld is not authorised: its estimate is not signed yet "
+		      "(esign_require_authorised is on; send it with 'frontdesk estimate "
+		      "send %lld')"),
+		    (long long)job, (long long)job);
+	return 0;
+}
+
+/* What esign_send builds before its transaction writes it. */
+struct send_ctx {
+	int64_t job_id;
+	const char *provider;
+	int64_t id;
+};
+
+struct est_lines {
+	struct print_est_line *v;
+	char **desc;
+	size_t n;
+	cJSON *json;
+	int64_t subtotal, tax;
+	int overflow;
+};
+
+static int collect_item(const struct line_item *li, void *arg)
+{
+	struct est_lines *L = arg;
+	cJSON *o = cJSON_CreateObject();
+	int64_t *sum = !strcmp(li->kind, "TAX") ? &L->tax : &L->subtotal;
+
+	L->v = xrealloc(L->v, (L->n + 1) * sizeof *L->v);
+	L->desc = xrealloc(L->desc, (L->n + 1) * sizeof *L->desc);
+	L->desc[L->n] = xstrdup(li->description);
+	L->v[L->n].description = L->desc[L->n];
+	L->v[L->n].qty_milli = li->qty_milli;
+	L->v[L->n].unit_price = li->unit_price;
+	L->v[L->n].amount = li->amount;
+	L->n++;
+	if (money_add(*sum, li->amount, sum))
+		L->overflow = 1;
+	cJSON_AddStringToObject(o, "kind", li->kind);
+	cJSON_AddStringToObject(o, "description", li->description);
+	chan_json_add_int(o, "qty_milli", li->qty_milli);
+	chan_json_add_int(o, "unit_price", li->unit_price);
+	chan_json_add_int(o, "amount", li->amount);
+	cJSON_AddItemToArray(L->json, o);
+	return 0;
+}
+
+static void lines_free(struct est_lines *L)
+{
+	size_t i;
+
+	for (i = 0; i < L->n; i++)
+		free(L->desc[i]);
+	free(L->desc);
+	free(L->v);
+	cJSON_Delete(L->json);
+}
+
+static int send_tx(struct db *db, void *arg)
+{
+	struct send_ctx *s = arg;
+	struct job j = {0};
+	struct est_lines L = {0};
+	struct print_estimate pe = {0};
+	sqlite3_stmt *st;
+	unsigned char *pdf = NULL;
+	size_t pdf_len = 0;
+	char code[41], number[41], ybuf[16], hash[65], key[17], *dir = NULL, *lines = NULL;
+	char *pdf_path = NULL, *payload = NULL;
+	int64_t now = clock_now(), seq = 0, total, busy = 0;
+	const char *terms = config_get("esign_terms", "");
+	long year;
+	int rc, made = 0;
+
+	if ((rc = job_get(db, s->job_id, &j)) != 0)
+		return rc;
+	if (!strcmp(j.status, "cancelled")) {
+		rc = err_set(FD_ECONFLICT, _("job %lld is cancelled"), (long long)s->job_id);
+		goto out;
+	}
+	rc = db_prepare_cached(db,
+	                       "SELECT count(*) FROM estimate e JOIN esign_flow f"
+	                       " ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
+	                       " AND f.status IN ('sent', 'viewed', 'signed')",
+	                       &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, s->job_id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		busy = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (busy) {
+		rc = err_set(FD_ECONFLICT,
+		             _("job %lld already has an estimate waiting for its signature or "
+		               "signed (cancel it first with 'frontdesk estimate cancel')"),
+		             (long long)s->job_id);
+		goto out;
+	}
+	L.json = cJSON_CreateArray();
+	if ((rc = item_list(db, s->job_id, collect_item, &L)) != 0)
+		goto out;
+	if (L.n == 0) {
+		rc = err_set(FD_EINVAL, _("job %lld has no line items to put on an estimate"),
+		             (long long)s->job_id);
+		goto out;
+	}
+	if (L.overflow || money_add(L.subtotal, L.tax, &total)) {
+		rc = err_set(FD_EINVAL, _("the estimate's total is too large"));
+		goto out;
+	}
+	if (total <= 0) {
+		rc = err_set(FD_EINVAL,
+		             _("the estimate's total is not positive: nothing to authorise"));
+		goto out;
+	}
+	if (strlen(terms) > 4000) {
+		rc = err_set(FD_EINVAL, _("esign_terms is longer than 4000 bytes"));
+		goto out;
+	}
+	if (s->provider) {
+		struct chan_provider p;
+
+		if ((rc = chan_provider_get_type(db, ESIGN_TYPE, s->provider, &p)) != 0)
+			goto out;
+		snprintf(code, sizeof code, "%s", p.code);
+		rc = p.enabled
+		         ? 0
+		         : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
+		chan_provider_free(&p);
+		if (rc)
+			goto out;
+	}
+	/* the number */
+	clock_format_local(now, "%Y", ybuf, sizeof ybuf);
+	year = strtol(ybuf, NULL, 10);
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO document_counter (series, year, last) VALUES ('EST', ?1, 1)"
+	    " ON CONFLICT (series, year) DO UPDATE SET last = last + 1 RETURNING last",
+	    &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, year);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		seq = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot take the next document number"));
+	db_release(db, st);
+	if (rc)
+		goto out;
+	snprintf(number, sizeof number, "EST-%04ld-%06lld", year, (long long)seq);
+	if (!s->provider && (rc = chan_provider_route_type(db, ESIGN_TYPE, number, code)) != 0)
+		goto out;
+	/* the PDF, beside the database, and its hash */
+	pe.number = number;
+	pe.customer = j.customer_name;
+	pe.job = j.title;
+	pe.currency = j.currency;
+	pe.terms = terms;
+	pe.made_at = now;
+	pe.subtotal = L.subtotal;
+	pe.tax = L.tax;
+	pe.total = total;
+	pe.lines = L.v;
+	pe.n = L.n;
+	dir = esign_folder(db);
+	{
+		struct strbuf sb = {0};
+
+		sb_printf(&sb, "%s/%s.pdf", dir, number);
+		pdf_path = sb_steal(&sb);
+	}
+	if ((rc = fsmode_mkdirs(pdf_path)) != 0)
+		goto out;
+	if ((rc = print_estimate_pdf(&pe, pdf_path)) != 0)
+		goto out;
+	made = 1;
+	if ((rc = read_file(pdf_path, 64u << 20, &pdf, &pdf_len)) != 0)
+		goto out;
+	if ((rc = sha256_hex(pdf, pdf_len, hash)) != 0)
+		goto out;
+	lines = cJSON_PrintUnformatted(L.json);
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO estimate (number, year, seq, service_order_id, customer_id, currency,"
+	    " subtotal, tax, total, lines, terms, pdf_path, pdf_sha256, pdf_size, created_at)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+	    &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, year);
+	sqlite3_bind_int64(st, 3, seq);
+	sqlite3_bind_int64(st, 4, s->job_id);
+	sqlite3_bind_int64(st, 5, j.customer_id);
+	sqlite3_bind_text(st, 6, j.currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, L.subtotal);
+	sqlite3_bind_int64(st, 8, L.tax);
+	sqlite3_bind_int64(st, 9, total);
+	sqlite3_bind_text(st, 10, lines, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 11, terms, -1, SQLITE_TRANSIENT);
+	{
+		char rel[64];
+
+		snprintf(rel, sizeof rel, "%s.pdf", number);
+		sqlite3_bind_text(st, 12, rel, -1, SQLITE_TRANSIENT);
+	}
+	sqlite3_bind_text(st, 13, hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 14, (int64_t)pdf_len);
+	sqlite3_bind_int64(st, 15, now);
+	if ((rc = db_run_cached(db, st, _("cannot save the estimate"))) != 0)
+		goto out;
+	s->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	db_set_reason(db, "sent for signature");
+	rc = db_prepare_cached(db,
+	                       "INSERT INTO esign_flow (estimate_id, provider_code, status,"
+	                       " created_at, updated_at) VALUES (?1, ?2, 'sent', ?3, ?3)",
+	                       &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, s->id);
+	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, now);
+	rc = db_run_cached(db, st, _("cannot save the sign flow"));
+	db_set_reason(db, NULL);
+	if (rc)
+		goto out;
+	if ((rc = chan_random_hex(key)) != 0)
+		goto out;
+	{
+		cJSON *p = cJSON_CreateObject();
+
+		chan_json_add_int(p, "estimate_id", s->id);
+		cJSON_AddStringToObject(p, "number", number);
+		cJSON_AddStringToObject(p, "pdf_sha256", hash);
+		payload = cJSON_PrintUnformatted(p);
+		cJSON_Delete(p);
+	}
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT INTO outbox_event (event_type, business_key, provider_code, idempotency_key,"
+	    " payload, status, created_at, updated_at, next_retry_at, integration_type)"
+	    " VALUES ('envelope.create', ?1, ?2, ?3, ?4, 'pending', ?5, ?5, ?6, 'esign')",
+	    &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
+	{
+		char ik[40];
+
+		snprintf(ik, sizeof ik, "esign-%s", key);
+		sqlite3_bind_text(st, 3, ik, -1, SQLITE_TRANSIENT);
+	}
+	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
+	rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
+out:
+	if (rc && made)
+		unlink(pdf_path); /* the number went back with the rollback */
+	cJSON_free(lines);
+	cJSON_free(payload);
+	free(pdf);
+	free(pdf_path);
+	free(dir);
+	lines_free(&L);
+	job_free(&j);
+	return rc;
+}
+
+int esign_send(struct db *db, int64_t job_id, const char *provider, int64_t *id)
+{
+	struct send_ctx s = {job_id, provider, 0};
+	int rc;
+
+	*id = 0;
+	if (job_id <= 0)
+		return err_set(FD_EINVAL, _("name the job by its id"));
+	if ((rc = db_write(db, send_tx, &s)) == 0)
+		*id = s.id;
+	return rc;
+}
+
+/* INSIDE a transaction: a command for flow's provider. */
+static int enqueue(struct db *db, const char *type, const char *number, const char *code,
+                   const char *envelope_id)
+{
+	sqlite3_stmt *st;
+	cJSON *p = cJSON_CreateObject();
+	char key[17], ik[40], *payload;
+	int64_t now = clock_now();
+	int rc;
+
+	if ((rc = chan_random_hex(key)) != 0) {
+		cJSON_Delete(p);
+		return rc;
+	}
+	snprintf(ik, sizeof ik, "esign-%s", key);
+	cJSON_AddStringToObject(p, "number", number);
+	cJSON_AddStringToObject(p, "envelope_id", envelope_id);
+	payload = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	rc = db_prepare_cached(
+	    db,
+	    "INSERT OR IGNORE INTO outbox_event (event_type, business_key, provider_code,"
+	    " idempotency_key, payload, status, created_at, updated_at, next_retry_at,"
+	    " integration_type) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?7, 'esign')",
+	    &st);
+	if (!rc) {
+		sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, number, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 3, code, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 4, ik, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 6, now);
+		sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
+		rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
+	}
+	cJSON_free(payload);
+	return rc;
+}
+
+struct cancel_ctx {
+	int64_t id;
+	const char *reason;
+};
+
+static int cancel_tx(struct db *db, void *arg)
+{
+	struct cancel_ctx *c = arg;
+	struct estimate e;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = esign_get(db, c->id, &e)) != 0)
+		return rc;
+	if (strcmp(e.state, "sent") && strcmp(e.state, "viewed")) {
+		rc = err_set(FD_ECONFLICT,
+		             _("estimate %s is %s: only one waiting for its signature "
+		               "can be cancelled"),
+		             e.number, e.state);
+		goto out;
+	}
+	db_set_reason(db, c->reason);
+	rc = db_prepare_cached(db,
+	                       "UPDATE esign_flow SET status = 'cancelled', updated_at = ?2"
+	                       " WHERE id = ?1",
+	                       &st);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, e.flow_id);
+		sqlite3_bind_int64(st, 2, clock_now());
+		rc = db_run_cached(db, st, _("cannot cancel the sign flow"));
+	}
+	db_set_reason(db, NULL);
+	if (!rc && *e.envelope_id)
+		rc = enqueue(db, "envelope.cancel", e.number, e.provider, e.envelope_id);
+out:
+	esign_estimate_free(&e);
+	return rc;
+}
+
+int esign_cancel(struct db *db, int64_t id, const char *reason)
+{
+	struct cancel_ctx c = {id, reason};
+
+	if (!reason || !*reason)
+		return err_set(FD_EINVAL, _("say why the estimate is cancelled (--reason)"));
+	if (strlen(reason) > 500)
+		return err_set(FD_EINVAL, _("the reason is longer than 500 bytes"));
+	return db_write(db, cancel_tx, &c);
+}
+
+static char *str_of(const cJSON *o, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
+
+	return xstrdup(cJSON_IsString(v) ? v->valuestring : "");
+}
+
+static int64_t time_of(const cJSON *o, const char *key)
+{
+	int64_t t = 0;
+
+	if (chan_json_int(cJSON_GetObjectItemCaseSensitive(o, key), key, &t) != 0)
+		t = 0;
+	return t;
+}
+
+int esign_evidence_read(const char *json, struct esign_evidence *out)
+{
+	cJSON *j = json ? cJSON_Parse(json) : NULL;
+	const cJSON *sg, *s;
+
+	memset(out, 0, sizeof *out);
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		return err_set(FD_EINVAL, _("the stored evidence cannot be read"));
+	}
+	sg = cJSON_GetObjectItemCaseSensitive(j, "signers");
+	if (!cJSON_IsArray(sg))
+		sg = NULL;
+	cJSON_ArrayForEach(s, sg)
+	{
+		struct esign_signer *x;
+
+		if (!cJSON_IsObject(s))
+			continue;
+		out->signers = xrealloc(out->signers, (out->n + 1) * sizeof *out->signers);
+		x = &out->signers[out->n++];
+		x->name = str_of(s, "name");
+		x->email = str_of(s, "email");
+		x->ip = str_of(s, "ip");
+		x->viewed_at = time_of(s, "viewed_at");
+		x->signed_at = time_of(s, "signed_at");
+	}
+	out->timestamp_token = str_of(j, "timestamp_token");
+	out->certificate_id = str_of(j, "certificate_id");
+	cJSON_Delete(j);
+	return 0;
+}
+
+void esign_evidence_free(struct esign_evidence *ev)
+{
+	size_t i;
+
+	for (i = 0; i < ev->n; i++) {
+		free(ev->signers[i].name);
+		free(ev->signers[i].email);
+		free(ev->signers[i].ip);
+	}
+	free(ev->signers);
+	free(ev->timestamp_token);
+	free(ev->certificate_id);
+	memset(ev, 0, sizeof *ev);
+}
+
+/* ---------------------------------------------------------------- callbacks */
+
+static void digest_key(const char *prefix, const char *header, const void *raw, size_t len,
+                       char *out, size_t n)
+{
+	struct strbuf sb = {0};
+	char hex[65] = "";
+
+	sb_puts(&sb, header ? header : "");
+	sb_add(&sb, "\n", 1);
+	if (len)
+		sb_add(&sb, raw, len);
+	sha256_hex(sb.s ? sb.s : "", sb.len, hex);
+	sb_free(&sb);
+	snprintf(out, n, "%s:%s", prefix, hex);
+}
+
+struct ingest_ctx {
+	const struct inbox_new *ev;
+	int64_t id;
+	int fresh;
+};
+
+static int ingest_tx(struct db *db, void *arg)
+{
+	struct ingest_ctx *c = arg;
+
+	return inbox_insert(db, c->ev, &c->id, &c->fresh);
+}
+
+int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
+                 const void *raw, size_t len, struct esign_ingest_result *r)
+{
+	struct chan_provider p;
+	struct chan_secrets *sec = NULL;
+	const struct esign_ops *ops;
+	const char *secret = NULL;
+	struct inbox_new ev = {0};
+	struct esign_callback cb;
+	struct ingest_ctx c = {&ev, 0, 0};
+	char key[64];
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	if (len > INBOX_PAYLOAD_MAX)
+		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
+		               INBOX_PAYLOAD_MAX);
+	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &p)) != 0)
+		return rc;
+	ops = adapter_of(&p);
+	chan_provider_free(&p);
+	if (!ops)
+		return err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), code);
+	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+		return rc;
+	snprintf(key, sizeof key, "%s_%s", code, ops->secret_name);
+	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
+		goto out;
+	ev.source = code;
+	ev.via = "forward";
+	ev.payload = raw;
+	ev.len = len;
+	ev.type = ESIGN_TYPE;
+	if (ops->verify(secret, header, raw, len) != 0) {
+		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
+		digest_key("rejected", header, raw, len, r->external_id, sizeof r->external_id);
+		ev.status = "rejected";
+	} else if (ops->read_callback(raw, len, &cb) == 0) {
+		snprintf(r->external_id, sizeof r->external_id, "%s", cb.id);
+		ev.event_type = cb.type;
+		ev.object_id = cb.envelope_id;
+		ev.channel_created_at = cb.created;
+		ev.status = "received";
+		r->accepted = 1;
+	} else {
+		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
+		digest_key("invalid", header, raw, len, r->external_id, sizeof r->external_id);
+		ev.status = "dead";
+	}
+	ev.external_id = r->external_id;
+	ev.error = r->accepted ? NULL : r->reason;
+	if ((rc = db_write(db, ingest_tx, &c)) != 0) {
+		r->accepted = 0;
+		goto out;
+	}
+	r->id = c.id;
+	r->fresh = c.fresh;
+out:
+	chan_secret_free(sec);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- worker steps */
+
+/* The due rows of a step, read before any call is made. */
+struct ids {
+	int64_t *v;
+	size_t n;
+};
+
+static int read_ids(struct db *db, sqlite3_stmt *st, struct ids *out)
+{
+	int step;
+
+	out->v = NULL;
+	out->n = 0;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
+		out->v[out->n++] = sqlite3_column_int64(st, 0);
+	}
+	if (step != SQLITE_DONE)
+		return db_fail(db, _("cannot read what is due"));
+	return 0;
+}
+
+/* --- deliver */
+
+struct cmd {
+	int64_t id;
+	char type[61];
+	char number[41];
+	char key[256];
+	char status[12];
+	int64_t retries;
+	char envelope_id[256]; /* envelope.cancel */
+};
+
+static int cmd_get(struct db *db, int64_t id, struct cmd *c)
+{
+	sqlite3_stmt *st;
+	cJSON *p;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	rc = db_prepare_cached(db,
+	                       "SELECT event_type, business_key, idempotency_key, status,"
+	                       " retry_count, payload FROM outbox_event WHERE id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		c->id = id;
+		cpy_col(st, 0, c->type, sizeof c->type);
+		cpy_col(st, 1, c->number, sizeof c->number);
+		cpy_col(st, 2, c->key, sizeof c->key);
+		cpy_col(st, 3, c->status, sizeof c->status);
+		c->retries = sqlite3_column_int64(st, 4);
+		p = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
+		chan_json_str(cJSON_GetObjectItemCaseSensitive(p, "envelope_id"), "envelope_id", 1,
+		              c->envelope_id, sizeof c->envelope_id);
+		cJSON_Delete(p);
+	} else {
+		rc = err_set(FD_ENOTFOUND, _("the command is gone"));
+	}
+	db_release(db, st);
+	return rc;
+}
+
+/* What to write after a command's call. */
+struct cmd_done {
+	const struct control_hold *lease;
+	int64_t id;
+	const char *status; /* sending, succeeded, failed, dead */
+	const char *error;
+	int64_t retry_in; /* seconds, failed */
+	int64_t estimate_id;
+	const struct esign_envelope *env; /* envelope.create succeeded */
+};
+
+static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
+                     const char *why);
+
+static int cmd_done_tx(struct db *db, void *arg)
+{
+	struct cmd_done *d = arg;
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
+	if ((rc = control_fence(db, d->lease)) != 0)
+		return rc;
+	rc = db_prepare_cached(db,
+	                       "UPDATE outbox_event SET status = ?2, last_error = ?3,"
+	                       " retry_count = retry_count + (?2 = 'failed' OR ?2 = 'dead'),"
+	                       " next_retry_at = CASE WHEN ?2 = 'failed' THEN ?4 ELSE"
+	                       " next_retry_at END, updated_at = ?5,"
+	                       " sent_at = CASE WHEN ?2 = 'succeeded' THEN ?5 ELSE sent_at END"
+	                       " WHERE id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, d->id);
+	sqlite3_bind_text(st, 2, d->status, -1, SQLITE_STATIC);
+	if (d->error)
+		sqlite3_bind_text(st, 3, d->error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, (int64_t)time(NULL) + d->retry_in);
+	sqlite3_bind_int64(st, 5, now);
+	if ((rc = db_run_cached(db, st, _("cannot save the command's state"))) != 0)
+		return rc;
+	if (d->env) {
+		struct estimate e;
+
+		if ((rc = esign_get(db, d->estimate_id, &e)) != 0)
+			return rc;
+		rc = db_prepare_cached(db,
+		                       "UPDATE esign_flow SET envelope_id = ?2, updated_at = ?3"
+		                       " WHERE id = ?1",
+		                       &st);
+		if (!rc) {
+			sqlite3_bind_int64(st, 1, e.flow_id);
+			sqlite3_bind_text(st, 2, d->env->id, -1, SQLITE_TRANSIENT);
+			sqlite3_bind_int64(st, 3, now);
+			rc = db_run_cached(db, st, _("cannot save the envelope id"));
+		}
+		enum esign_state cur;
+
+		if (!rc && esign_state_parse(e.state, &cur) == 0 && may_move(cur, d->env->state))
+			rc = set_state(db, e.flow_id, e.state, d->env->state, d->env->updated,
+			               "the provider's answer");
+		/* cancelled while the envelope was being made: withdraw it */
+		if (!rc && !strcmp(e.state, "cancelled"))
+			rc = enqueue(db, "envelope.cancel", e.number, e.provider, d->env->id);
+		esign_estimate_free(&e);
+	}
+	return rc;
+}
+
+static int64_t backoff(int64_t retries)
+{
+	int64_t s = 1;
+
+	while (retries-- > 0 && s < 3600)
+		s *= 2;
+	return s;
+}
+
+static int deliver_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                       int64_t id, struct esign_round *r)
+{
+	struct cmd cm;
+	struct cmd_done d = {lease, id, "sending", NULL, 0, 0, NULL};
+	struct esign_envelope env = {0};
+	struct chan_status st = {0};
+	struct estimate e = {0};
+	unsigned char *pdf = NULL;
+	size_t len = 0;
+	char hash[65], *dir = NULL;
+	int rc, code;
+
+	if ((rc = cmd_get(db, id, &cm)) != 0)
+		return rc;
+	/* sending first: a crash after this leaves an unknown outcome, which
+	 * the same idempotency key resolves */
+	if (strcmp(cm.status, "sending") && (rc = db_write(db, cmd_done_tx, &d)) != 0)
+		return rc;
+	if (!strcmp(cm.type, "envelope.cancel")) {
+		code = c->eops->cancel(c->ectx, cm.envelope_id, &st);
+	} else {
+		int64_t eid = 0;
+
+		if ((rc = esign_find(db, cm.number, &eid)) != 0 ||
+		    (rc = esign_get(db, eid, &e)) != 0)
+			return rc;
+		d.estimate_id = e.id;
+		if (!strcmp(e.state, "cancelled") && !*e.envelope_id) {
+			d.status = "dead";
+			d.error = _("the estimate was cancelled before it was sent");
+			rc = db_write(db, cmd_done_tx, &d);
+			goto out;
+		}
+		dir = esign_folder(db);
+		{
+			struct strbuf sb = {0};
+
+			sb_printf(&sb, "%s/%s", dir, e.pdf_path);
+			rc = read_file(sb_cstr(&sb), 64u << 20, &pdf, &len);
+			sb_free(&sb);
+		}
+		if (!rc)
+			rc = sha256_hex(pdf, len, hash);
+		if (rc || strcmp(hash, e.pdf_sha256)) {
+			d.status = "dead";
+			d.error =
+			    rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
+			rc = db_write(db, cmd_done_tx, &d);
+			goto out;
+		}
+		{
+			struct esign_send_req in = {0};
+			struct customer cu = {0};
+
+			customer_get(db, e.customer_id, &cu);
+			in.reference = e.number;
+			in.title = e.job_title;
+			in.signer_name = e.customer_name;
+			in.signer_email = cu.email ? cu.email : "";
+			in.pdf = pdf;
+			in.pdf_len = len;
+			in.pdf_sha256 = e.pdf_sha256;
+			in.idem_key = cm.key;
+			code = c->eops->send(c->ectx, &in, &env, &st);
+			customer_free(&cu);
+		}
+		if (code == CHAN_OK)
+			d.env = &env;
+	}
+	switch (code) {
+	case CHAN_OK:
+		d.status = "succeeded";
+		r->sent++;
+		break;
+	case CHAN_RETRY:
+		d.status = cm.retries + 1 >= ESIGN_MAX_ATTEMPTS ? "dead" : "failed";
+		d.retry_in = st.retry_after > 0 ? st.retry_after : backoff(cm.retries);
+		d.error = st.reason;
+		break;
+	case CHAN_UNKNOWN:
+		/* stays sending: the next round asks again with the same key */
+		goto out;
+	default:
+		d.status = "dead";
+		d.error = st.reason;
+		break;
+	}
+	rc = db_write(db, cmd_done_tx, &d);
+out:
+	esign_envelope_free(&env);
+	esign_estimate_free(&e);
+	free(pdf);
+	free(dir);
+	return rc;
+}
+
+int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                  volatile sig_atomic_t *stop, int all, struct esign_round *r)
+{
+	sqlite3_stmt *st;
+	struct ids ids;
+	size_t i;
+	int rc;
+
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT id FROM outbox_event WHERE integration_type = 'esign'"
+	    " AND provider_code = ?1 AND status IN ('pending', 'sending', 'failed')"
+	    " AND (?2 OR coalesce(next_retry_at, 0) <= ?3) ORDER BY id",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	rc = read_ids(db, st, &ids);
+	db_release(db, st);
+	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
+		rc = deliver_one(db, c, lease, ids.v[i], r);
+	free(ids.v);
+	return rc;
+}
+
+/* --- process */
+
+/* INSIDE a transaction: flow from `from` to `to` (legal: the caller asked
+ * may_move), at provider time at, why as the status flow's reason. */
+static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
+                     const char *why)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	db_set_reason(db, why);
+	rc = db_prepare_cached(db,
+	                       "UPDATE esign_flow SET status = ?2, status_at = ?3, updated_at = ?4"
+	                       " WHERE id = ?1 AND status = ?5",
+	                       &st);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, flow);
+		sqlite3_bind_text(st, 2, esign_state_name(to), -1, SQLITE_STATIC);
+		if (at)
+			sqlite3_bind_int64(st, 3, at);
+		else
+			sqlite3_bind_null(st, 3);
+		sqlite3_bind_int64(st, 4, clock_now());
+		sqlite3_bind_text(st, 5, from, -1, SQLITE_TRANSIENT);
+		rc = db_run_cached(db, st, _("cannot move the sign flow"));
+	}
+	db_set_reason(db, NULL);
+	return rc;
+}
+
+struct apply_ctx {
+	const struct control_hold *lease;
+	int64_t ev_id;
+	int64_t attempts;
+	const char *code;
+	struct esign_callback cb;
+	int readable;
+	char why[300];
+	const char *outcome; /* processed, ignored, failed, dead */
+};
+
+static int mark_event(struct db *db, int64_t id, const char *status, const char *error,
+                      int64_t retry_in)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
+	                       " next_attempt_at = CASE WHEN ?2 = 'failed' THEN ?3 ELSE NULL END,"
+	                       " last_error = ?4, processed_at = CASE WHEN ?2 = 'processed'"
+	                       " OR ?2 = 'ignored' THEN ?5 ELSE processed_at END, updated_at = ?5"
+	                       " WHERE id = ?1 AND status IN ('received', 'failed')",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) + retry_in);
+	if (error)
+		sqlite3_bind_text(st, 4, error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 4);
+	sqlite3_bind_int64(st, 5, now);
+	return db_run_cached(db, st, _("cannot save the inbound event's state"));
+}
+
+static int apply_tx(struct db *db, void *arg)
+{
+	struct apply_ctx *a = arg;
+	sqlite3_stmt *st;
+	int64_t flow = 0;
+	char from[16] = "", number[41] = "";
+	enum esign_state cur;
+	int rc;
+
+	if ((rc = control_fence(db, a->lease)) != 0)
+		return rc;
+	if (!a->readable) {
+		a->outcome = "dead";
+		return mark_event(db, a->ev_id, "dead", a->why, 0);
+	}
+	rc = db_prepare_cached(db,
+	                       "SELECT f.id, f.status, e.number FROM esign_flow f JOIN estimate e"
+	                       " ON e.id = f.estimate_id WHERE f.provider_code = ?1"
+	                       " AND f.envelope_id = ?2",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, a->code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, a->cb.envelope_id, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		flow = sqlite3_column_int64(st, 0);
+		cpy_col(st, 1, from, sizeof from);
+		cpy_col(st, 2, number, sizeof number);
+	}
+	db_release(db, st);
+	if (!flow) {
+		/* the answer that names the envelope may not be recorded yet */
+		snprintf(a->why, sizeof a->why, _("no sign flow has the envelope %s (yet)"),
+		         a->cb.envelope_id);
+		a->outcome = a->attempts + 1 >= ESIGN_MAX_ATTEMPTS ? "dead" : "failed";
+		return mark_event(db, a->ev_id, a->outcome, a->why, backoff(a->attempts));
+	}
+	if ((rc = esign_state_parse(from, &cur)) != 0)
+		return rc;
+	if (cur == a->cb.state) {
+		snprintf(a->why, sizeof a->why, _("a repeat: estimate %s is %s already"), number,
+		         from);
+		a->outcome = "processed";
+		return mark_event(db, a->ev_id, "processed", a->why, 0);
+	}
+	if (!may_move(cur, a->cb.state)) {
+		snprintf(a->why, sizeof a->why,
+		         _("estimate %1$s is %2$s: a '%3$s' callback never moves it back"), number,
+		         from, esign_state_name(a->cb.state));
+		rc = db_prepare_cached(db,
+		                       "UPDATE esign_flow SET ignored_reason = ?2, updated_at = ?3"
+		                       " WHERE id = ?1",
+		                       &st);
+		if (rc)
+			return rc;
+		sqlite3_bind_int64(st, 1, flow);
+		sqlite3_bind_text(st, 2, a->why, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_int64(st, 3, clock_now());
+		if ((rc = db_run_cached(db, st, _("cannot save the sign flow"))) != 0)
+			return rc;
+		a->outcome = "ignored";
+		return mark_event(db, a->ev_id, "ignored", a->why, 0);
+	}
+	if ((rc = set_state(db, flow, from, a->cb.state, a->cb.created, a->cb.type)) != 0)
+		return rc;
+	a->outcome = "processed";
+	return mark_event(db, a->ev_id, "processed", NULL, 0);
+}
+
+/* Read a stored event: a callback by the adapter, a state found by a query
+ * in frontdesk's shape ({"id", "envelope_id", "state", "at"}). */
+static int read_stored(const struct esign_ops *ops, const struct inbox_event *ev,
+                       struct esign_callback *cb)
+{
+	cJSON *j;
+	char state[16];
+	int64_t t = 0;
+	int rc = 0;
+
+	if (!ev->event_type || strncmp(ev->event_type, FOUND_PREFIX, strlen(FOUND_PREFIX)))
+		return ops->read_callback(ev->payload, ev->len, cb);
+	memset(cb, 0, sizeof *cb);
+	j = cJSON_ParseWithLength((const char *)ev->payload, ev->len);
+	if (chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "id"), "id", 0, cb->id,
+	                  sizeof cb->id) ||
+	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "envelope_id"), "envelope_id", 0,
+	                  cb->envelope_id, sizeof cb->envelope_id) ||
+	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "state"), "state", 0, state,
+	                  sizeof state) ||
+	    esign_state_parse(state, &cb->state))
+		rc = err_set(FD_EINVAL, _("the state found cannot be read"));
+	if (!rc && chan_json_int(cJSON_GetObjectItemCaseSensitive(j, "at"), "at", &t) == 0)
+		cb->created = t;
+	snprintf(cb->type, sizeof cb->type, "%s", ev->event_type);
+	cJSON_Delete(j);
+	return rc;
+}
+
+int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                  volatile sig_atomic_t *stop, int all, struct esign_round *r)
+{
+	sqlite3_stmt *st;
+	struct ids ids;
+	size_t i;
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT id FROM inbound_callback WHERE integration_type = 'esign'"
+	                       " AND source_system = ?1 AND status IN ('received', 'failed')"
+	                       " AND (?2 OR coalesce(next_attempt_at, 0) <= ?3)"
+	                       " ORDER BY coalesce(channel_created_at, 0), id",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	rc = read_ids(db, st, &ids);
+	db_release(db, st);
+	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
+		struct inbox_event ev;
+		struct apply_ctx a;
+
+		memset(&a, 0, sizeof a);
+		if ((rc = inbox_get(db, ids.v[i], &ev)) != 0)
+			break;
+		a.lease = lease;
+		a.ev_id = ev.id;
+		a.attempts = ev.attempts;
+		a.code = c->p.code;
+		a.readable = read_stored(c->eops, &ev, &a.cb) == 0;
+		if (!a.readable)
+			snprintf(a.why, sizeof a.why, "%s", err_msg());
+		inbox_event_free(&ev);
+		if ((rc = db_write(db, apply_tx, &a)) != 0)
+			break;
+		if (!strcmp(a.outcome, "processed"))
+			r->processed++;
+		else if (!strcmp(a.outcome, "ignored"))
+			r->ignored++;
+		else
+			r->failed++;
+	}
+	free(ids.v);
+	return rc;
+}
+
+/* --- query */
+
+struct found_ctx {
+	const struct control_hold *lease;
+	const char *code;
+	const struct esign_envelope *env;
+};
+
+static int found_tx(struct db *db, void *arg)
+{
+	struct found_ctx *f = arg;
+	struct inbox_new ev = {0};
+	cJSON *j = cJSON_CreateObject();
+	char ext[300], type[64], *raw;
+	int64_t id;
+	int rc, fresh;
+
+	if ((rc = control_fence(db, f->lease)) != 0) {
+		cJSON_Delete(j);
+		return rc;
+	}
+	snprintf(ext, sizeof ext, "query:%s:%s", f->env->id, esign_state_name(f->env->state));
+	snprintf(type, sizeof type, FOUND_PREFIX "%s", esign_state_name(f->env->state));
+	cJSON_AddStringToObject(j, "id", ext);
+	cJSON_AddStringToObject(j, "envelope_id", f->env->id);
+	cJSON_AddStringToObject(j, "state", esign_state_name(f->env->state));
+	cJSON_AddStringToObject(j, "provider_status", f->env->status);
+	if (f->env->updated)
+		chan_json_add_int(j, "at", f->env->updated);
+	raw = cJSON_PrintUnformatted(j);
+	cJSON_Delete(j);
+	ev.source = f->code;
+	ev.external_id = ext;
+	ev.via = "query";
+	ev.event_type = type;
+	ev.object_id = f->env->id;
+	ev.payload = raw;
+	ev.len = strlen(raw);
+	ev.channel_created_at = f->env->updated;
+	ev.status = "received";
+	ev.type = ESIGN_TYPE;
+	rc = inbox_insert(db, &ev, &id, &fresh);
+	cJSON_free(raw);
+	return rc;
+}
+
+/* Stamp when flow was last asked about (real time). */
+struct stamp_ctx {
+	const struct control_hold *lease;
+	int64_t flow;
+};
+
+static int stamp_tx(struct db *db, void *arg)
+{
+	struct stamp_ctx *s = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = control_fence(db, s->lease)) != 0)
+		return rc;
+	rc = db_prepare_cached(db,
+	                       "INSERT INTO esign_flow_query (flow_id, queried_at) VALUES (?1, ?2)"
+	                       " ON CONFLICT (flow_id) DO UPDATE SET queried_at = ?2",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, s->flow);
+	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	return db_run_cached(db, st, _("cannot save when the flow was asked about"));
+}
+
+int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                volatile sig_atomic_t *stop, int all, struct esign_round *r)
+{
+	long every = config_get_int("esign_query_seconds", ESIGN_QUERY_EVERY);
+	sqlite3_stmt *st;
+	struct ids ids;
+	size_t i;
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT f.id FROM esign_flow f LEFT JOIN esign_flow_query q"
+	                       " ON q.flow_id = f.id WHERE f.provider_code = ?1"
+	                       " AND f.status IN ('sent', 'viewed') AND f.envelope_id IS NOT NULL"
+	                       " AND (?2 OR coalesce(q.queried_at, 0) <= ?3) ORDER BY f.id",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, all);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) - (every < 1 ? 1 : every));
+	rc = read_ids(db, st, &ids);
+	db_release(db, st);
+	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
+		struct esign_envelope env;
+		struct chan_status cs;
+		struct found_ctx f = {lease, c->p.code, &env};
+		struct stamp_ctx sc = {lease, ids.v[i]};
+		char envid[256] = "";
+
+		rc = db_prepare_cached(db, "SELECT envelope_id FROM esign_flow WHERE id = ?1", &st);
+		if (rc)
+			break;
+		sqlite3_bind_int64(st, 1, ids.v[i]);
+		if (sqlite3_step(st) == SQLITE_ROW)
+			cpy_col(st, 0, envid, sizeof envid);
+		db_release(db, st);
+		/* asked about now, whatever the answer: the next time is in `every` */
+		if ((rc = db_write(db, stamp_tx, &sc)) != 0)
+			break;
+		if (c->eops->query(c->ectx, envid, &env, &cs) == CHAN_OK) {
+			r->queried++;
+			rc = db_write(db, found_tx, &f);
+		}
+		esign_envelope_free(&env);
+	}
+	free(ids.v);
+	return rc;
+}
+
+/* --- download */
+
+struct doc_ctx {
+	const struct control_hold *lease;
+	int64_t flow;
+	const char *path, *hash, *evidence;
+	int64_t size;
+	int recorded;
+};
+
+static int doc_tx(struct db *db, void *arg)
+{
+	struct doc_ctx *d = arg;
+	sqlite3_stmt *st;
+	int64_t now = clock_now();
+	int rc;
+
+	if ((rc = control_fence(db, d->lease)) != 0)
+		return rc;
+	rc = db_prepare_cached(
+	    db,
+	    "UPDATE esign_flow SET document_path = ?2, document_sha256 = ?3,"
+	    " document_size = ?4, evidence = ?5, document_at = ?6, updated_at = ?6"
+	    " WHERE id = ?1 AND status = 'signed' AND document_sha256 IS NULL",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, d->flow);
+	sqlite3_bind_text(st, 2, d->path, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, d->hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 4, d->size);
+	if (d->evidence)
+		sqlite3_bind_text(st, 5, d->evidence, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 5);
+	sqlite3_bind_int64(st, 6, now);
+	if ((rc = db_run_cached(db, st, _("cannot record the final document"))) != 0)
+		return rc;
+	d->recorded = sqlite3_changes(db_sqlite(db)) == 1;
+	return 0;
+}
+
+static int download_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                        int64_t flow, struct esign_round *r)
+{
+	sqlite3_stmt *st;
+	struct esign_envelope env = {0};
+	struct chan_status cs;
+	unsigned char *body = NULL;
+	size_t len = 0;
+	char envid[256] = "", number[41] = "", name[80], hash[65], *dir = NULL;
+	struct doc_ctx d = {lease, flow, name, hash, NULL, 0, 0};
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT f.envelope_id, e.number FROM esign_flow f JOIN estimate e"
+	                       " ON e.id = f.estimate_id WHERE f.id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, flow);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		cpy_col(st, 0, envid, sizeof envid);
+		cpy_col(st, 1, number, sizeof number);
+	}
+	db_release(db, st);
+	if (!*envid)
+		return 0;
+	/* the evidence, then the bytes; a failure is tried again next round */
+	if (c->eops->query(c->ectx, envid, &env, &cs) != CHAN_OK)
+		goto out;
+	if (env.state != ESIGN_SIGNED)
+		goto out;
+	if (c->eops->download(c->ectx, envid, &body, &len, &cs) != CHAN_OK)
+		goto out;
+	if ((rc = sha256_hex(body, len, hash)) != 0)
+		goto out;
+	if (*env.document_sha256 && strcmp(env.document_sha256, hash)) {
+		/* not what the provider announced: not kept, asked again */
+		goto out;
+	}
+	snprintf(name, sizeof name, "%s-signed.pdf", number);
+	dir = esign_folder(db);
+	if ((rc = write_whole(dir, name, body, len)) != 0)
+		goto out;
+	d.size = (int64_t)len;
+	d.evidence = env.evidence;
+	if ((rc = db_write(db, doc_tx, &d)) != 0)
+		goto out;
+	if (d.recorded)
+		r->documents++;
+out:
+	esign_envelope_free(&env);
+	free(body);
+	free(dir);
+	return rc;
+}
+
+int esign_download(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                   volatile sig_atomic_t *stop, struct esign_round *r)
+{
+	sqlite3_stmt *st;
+	struct ids ids;
+	size_t i;
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT id FROM esign_flow WHERE status = 'signed'"
+	                       " AND document_sha256 IS NULL AND provider_code = ?1 ORDER BY id",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	rc = read_ids(db, st, &ids);
+	db_release(db, st);
+	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
+		rc = download_one(db, c, lease, ids.v[i], r);
+	free(ids.v);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- checking */
+
+int esign_check_documents(struct db *db,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg)
+{
+	sqlite3_stmt *st;
+	char *dir = esign_folder(db);
+	int rc, step, n = 0;
+
+	rc = db_prepare(db,
+	                "SELECT e.number, f.document_path, f.document_sha256 FROM esign_flow f"
+	                " JOIN estimate e ON e.id = f.estimate_id"
+	                " WHERE f.document_sha256 IS NOT NULL ORDER BY f.id",
+	                &st);
+	if (rc) {
+		free(dir);
+		return rc;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *num = (const char *)sqlite3_column_text(st, 0);
+		const char *rel = (const char *)sqlite3_column_text(st, 1);
+		const char *want = (const char *)sqlite3_column_text(st, 2);
+		struct strbuf path = {0}, detail = {0};
+		unsigned char *b = NULL;
+		size_t len = 0;
+		char got[65] = "";
+		int r;
+
+		sb_printf(&path, "%s/%s", dir, rel);
+		r = read_file(sb_cstr(&path), 64u << 20, &b, &len);
+		if (r == FD_ENOTFOUND) {
+			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"),
+			          num, sb_cstr(&path));
+			report("esign-document-missing", sb_cstr(&detail), arg);
+			n++;
+		} else if (r || sha256_hex(b, len, got) || strcmp(got, want)) {
+			sb_printf(
+			    &detail,
+			    _("the signed document of estimate %s does not match its SHA-256: %s"),
+			    num, sb_cstr(&path));
+			report("esign-document-changed", sb_cstr(&detail), arg);
+			n++;
+		}
+		free(b);
+		sb_free(&path);
+		sb_free(&detail);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the sign flows"));
+	sqlite3_finalize(st);
+	free(dir);
+	return rc ? rc : n;
+}
