@@ -371,8 +371,8 @@ static int list_invoice_cb(const struct invoice *inv, void *arg)
 	}
 	printf("%6lld  %-16s %s  %s  %-14s %12s %12s %s  ", (long long)inv->id, inv->number,
 	       mcli_date(inv->issued_at, d), mcli_date(inv->due_at, du), inv->status,
-	       mcli_money(inv->total, inv->currency, t), mcli_money(invoice_owed(inv), inv->currency, b),
-	       inv->currency);
+	       mcli_money(inv->total, inv->currency, t),
+	       mcli_money(invoice_owed(inv), inv->currency, b), inv->currency);
 	cli_puts_safe(inv->customer_name);
 	putchar('\n');
 	return 0;

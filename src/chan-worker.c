@@ -321,7 +321,9 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			    (long long)r.dead);
 		sl->next_process = mono_now() + CHAN_PROCESS_EVERY;
 	}
-	if (sl->ch.ops->settlement && mono_now() >= sl->next_recon) {
+	/* only a payment provider has settlement data (an e-sign slot has
+	 * no payment adapter: ch.ops is NULL there) */
+	if (sl->ch.ops && sl->ch.ops->settlement && mono_now() >= sl->next_recon) {
 		struct recon_result rr;
 		char day[11];
 

@@ -775,8 +775,8 @@ static int add_taken(const struct takings_row *r, void *arg)
 		t->mixed = 1;
 	sb_printf(&t->methods, "%s%s %s", t->methods.len ? ", " : "", fmt_status(r->method),
 	          fmt_money(r->net, r->currency, m));
-	sb_printf(&t->methods_cur, "%s%s %s", t->methods_cur.len ? ", " : "",
-	          fmt_status(r->method), fmt_money_cur(r->net, r->currency, m));
+	sb_printf(&t->methods_cur, "%s%s %s", t->methods_cur.len ? ", " : "", fmt_status(r->method),
+	          fmt_money_cur(r->net, r->currency, m));
 	return 0;
 }
 
