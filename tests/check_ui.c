@@ -562,6 +562,8 @@ START_TEST(test_status_fit)
 	                         "jobs: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
+	                         NULL,
+	                         NULL,
 	                         NULL};
 	char out[512];
 	int w;
@@ -615,7 +617,9 @@ START_TEST(test_status_backup)
 	                         "jobs: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
-	                         "last backup 02:00"};
+	                         "last backup 02:00",
+	                         NULL,
+	                         NULL};
 	char out[512], nodb[512], noback[512];
 	int w, full;
 
@@ -633,6 +637,36 @@ START_TEST(test_status_backup)
 	p.backup = "";
 	status_compose(&p, 500, out, sizeof out);
 	ck_assert_ptr_null(strstr(out, "backup"));
+	ck_assert_ptr_null(strstr(out, "|  |"));
+}
+END_TEST
+
+/* The books follow the events; their last balanced day goes with the
+ * zero counts of the events, the open count stays; absent, no separator. */
+START_TEST(test_status_books)
+{
+	struct status_parts p = {"test.db",
+	                         "ana",
+	                         "channel: idle",
+	                         "last ok 08:59",
+	                         "events: 2 pending, 0 dead",
+	                         "events: 2 pending",
+	                         "jobs: 0 pending, 0 dead",
+	                         NULL,
+	                         "runner: this desk",
+	                         NULL,
+	                         "books: last balanced 2026-11-30, 2 open",
+	                         "books: 2 open"};
+	char out[512];
+
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_nonnull(
+	    strstr(out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | jobs"));
+	status_compose(&p, 60, out, sizeof out);
+	ck_assert_str_eq(out, "channel: idle | events: 2 pending | books: 2 open");
+	p.books = p.books_short = NULL;
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_null(strstr(out, "books"));
 	ck_assert_ptr_null(strstr(out, "|  |"));
 }
 END_TEST
@@ -1085,6 +1119,7 @@ int main(void)
 	tcase_add_test(pure, test_cal_weekday_names);
 	tcase_add_test(pure, test_status_fit);
 	tcase_add_test(pure, test_status_backup);
+	tcase_add_test(pure, test_status_books);
 	tcase_add_test(pure, test_payload_lines);
 	suite_add_tcase(s, pure);
 	tcase_add_checked_fixture(withdb, db_setup, db_teardown);

@@ -33,7 +33,10 @@ enum {
 	K_REFUND,
 	K_CUSTOMER,
 	K_INFO,   /* selectable only to be read (help lines) */
-	K_SERVICE /* a service of the catalogue */
+	K_SERVICE, /* a service of the catalogue */
+	K_RECON_BATCH, /* a reconciliation batch (view-recon.c) */
+	K_RECON_DIFF,  /* a reconciliation difference */
+	K_RECON_EVENT  /* a parked payment event */
 };
 
 /* How one column of a row behaves (see layout_columns). */

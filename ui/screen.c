@@ -597,6 +597,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_TAKINGS:
 		push(view_takings_new());
 		break;
+	case ACT_RECON:
+		push(view_recon_new());
+		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];
 		const char *kind = NULL;

@@ -28,6 +28,7 @@
 #include "layout.h"
 #include "log.h"
 #include "money.h"
+#include "recon.h"
 #include "report.h"
 #include "settings.h"
 #include "state.h"
@@ -75,6 +76,11 @@ struct calv {
 	int64_t tk_net[CAL_TK_DAYS];
 	char tk_cur[CAL_TK_DAYS][4];
 	int tk_mixed[CAL_TK_DAYS];
+	/* each shown day's open reconciliation differences (week and month),
+	 * read when idle like the takings: the day gets RECON_MARK */
+	int64_t ro_from;
+	int ro_ndays, ro_valid, ro_any;
+	int64_t ro_open[CAL_TK_DAYS];
 	struct cal_data data;
 	struct ahead ahead[2]; /* the neighbours of the visible range */
 	int prefetch;          /* config screen_prefetch: read them ahead */
@@ -250,6 +256,58 @@ static const char *tk_text(const struct calv *c, int i, char buf[FMT_MONEY])
 	return fmt_money(c->tk_net[i], c->tk_cur[i], buf);
 }
 
+/* recon_days_open's days into the shown days' counts. */
+struct ro_fill {
+	struct calv *c;
+	char days[CAL_TK_DAYS][11];
+};
+
+static int ro_day(const char *day, int64_t open, void *arg)
+{
+	struct ro_fill *f = arg;
+	int i;
+
+	for (i = 0; i < f->c->ro_ndays; i++)
+		if (!strcmp(f->days[i], day)) {
+			f->c->ro_open[i] = open;
+			f->c->ro_any = 1;
+		}
+	return 0;
+}
+
+/* The days the week or month shows that have open reconciliation
+ * differences (recon_days_open, one query); 1 when they were read now.
+ * When idle, after the frame, never in the draw path. */
+static int read_books_open(struct calv *c)
+{
+	struct ro_fill f;
+	int i;
+
+	if (c->mode == M_DAY || !c->loaded || c->load_failed || c->data.ndays > CAL_TK_DAYS ||
+	    (c->ro_valid && c->ro_from == c->data.from && c->ro_ndays == c->data.ndays))
+		return 0;
+	memset(c->ro_open, 0, sizeof c->ro_open);
+	c->ro_any = 0;
+	c->ro_from = c->data.from;
+	c->ro_ndays = c->data.ndays;
+	f.c = c;
+	for (i = 0; i < c->ro_ndays; i++)
+		clock_format_local(c->data.day_start[i], "%Y-%m-%d", f.days[i], sizeof f.days[i]);
+	c->ro_valid = recon_days_open(ui_db(), NULL, f.days[0], f.days[c->ro_ndays - 1], ro_day,
+	                              &f) == 0;
+	ui_redraw_soon();
+	return 1;
+}
+
+/* 1 when day i of the range shown has open reconciliation differences. */
+static int books_open(const struct calv *c, int i)
+{
+	return c->ro_valid && c->ro_from == c->data.from && i < c->ro_ndays && c->ro_open[i] > 0;
+}
+
+/* The mark of a day with open reconciliation differences. */
+#define RECON_MARK "$"
+
 static int read_day_totals(struct calv *c);
 
 static int cal_idle(struct view *v)
@@ -259,7 +317,7 @@ static int cal_idle(struct view *v)
 	int ndays[2], per_day[2], i, k;
 	struct timespec t0;
 
-	if (read_takings(c) || read_day_totals(c))
+	if (read_takings(c) || read_books_open(c) || read_day_totals(c))
 		return 1;
 	if (!c->prefetch || !c->loaded || c->load_failed)
 		return 0;
@@ -389,7 +447,7 @@ static const char *who(const struct cal_row *r)
 
 /* The legend: every payment symbol with its word, in its colour; compact
  * (no heading, single spaces) when the full one does not fit. */
-static void draw_legend(WINDOW *w, int y, int width)
+static void draw_legend(WINDOW *w, int y, int width, int books)
 {
 	int n, i, x = 1, compact, need = 0;
 	const struct pay_mark *m = theme_pay_marks(&n);
@@ -409,7 +467,12 @@ static void draw_legend(WINDOW *w, int y, int width)
 		x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
 	}
 	snprintf(buf, sizeof buf, "* %s", _("today"));
-	draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT);
+	x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
+	if (books && x < width) {
+		/* shown only while a day in sight has them */
+		snprintf(buf, sizeof buf, RECON_MARK " %s", _("books open"));
+		draw_text(w, y, x, width - x, buf, theme_attr(R_UNPAID), AL_LEFT);
+	}
 }
 
 /* "09:00 ! Name" into width columns at (y, x), the symbol in its role. */
@@ -489,6 +552,8 @@ static void draw_month(struct calv *c, WINDOW *w)
 			memmove(num, num + 1, strlen(num));
 		if (day == today)
 			strcat(num, "*");
+		if (books_open(c, i))
+			strcat(num, RECON_MARK);
 		draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
 		draw_text(w, y, x, cw, num, da, AL_LEFT);
 		count[0] = '\0';
@@ -536,7 +601,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 			draw_text(w, y + lines, x, cw, count, A_NORMAL, AL_LEFT);
 		}
 	}
-	draw_legend(w, g->legend_y, c->w);
+	draw_legend(w, g->legend_y, c->w, c->ro_valid && c->ro_from == c->data.from && c->ro_any);
 }
 
 /* ---------------------------------------------------------------- week */
@@ -590,6 +655,8 @@ static void draw_week(struct calv *c, WINDOW *w)
 		clock_format_local(day, "%a %m-%d", buf, sizeof buf);
 		if (day == today)
 			strcat(buf, "*");
+		if (books_open(c, d))
+			strcat(buf, RECON_MARK);
 		draw_text(w, 1, g->col_x[d], g->col_w[d], buf, a, AL_CENTER | AL_PAD);
 		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
 	}
@@ -687,7 +754,8 @@ static void draw_week(struct calv *c, WINDOW *w)
 			draw_text(w, g->legend_y, g->col_x[d], g->col_w[d], tk_text(c, d, m),
 			          theme_attr(R_HEADER), AL_RIGHT);
 	}
-	draw_legend(w, g->legend_y + 1, c->w);
+	draw_legend(w, g->legend_y + 1, c->w,
+	            c->ro_valid && c->ro_from == c->data.from && c->ro_any);
 }
 
 /* ---------------------------------------------------------------- day */
@@ -846,7 +914,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 	if (n == 0) {
 		draw_text(w, 3, 2, c->w - 4, _("No visits on this day. Press a to book one."),
 		          A_NORMAL, AL_LEFT);
-		draw_legend(w, c->h - 1, c->w);
+		draw_legend(w, c->h - 1, c->w, 0);
 		return;
 	}
 	if (sel >= 0) {
@@ -886,7 +954,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 		snprintf(buf, sizeof buf, "%lld", (long long)r->est_minutes);
 		draw_text(w, y, 2 + x[6], cw[6], buf, base, AL_RIGHT);
 	}
-	draw_legend(w, c->h - 1, c->w);
+	draw_legend(w, c->h - 1, c->w, 0);
 }
 
 /* ---------------------------------------------------------------- view ops */
@@ -916,6 +984,7 @@ static void cal_reload(struct view *v)
 
 	c->tot_read = 0;
 	c->tk_valid = 0;
+	c->ro_valid = 0;
 	load(c, 1);
 	fix_selection(c);
 }
