@@ -178,6 +178,7 @@ void ui_invalidate_all(void)
 
 	for (i = 0; i < S.depth; i++)
 		S.stack[i]->stale = 1;
+	statusline_db_changed(); /* a form posted: the books may have changed */
 	S.dirty = 1;
 }
 

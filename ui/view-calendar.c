@@ -305,8 +305,19 @@ static int books_open(const struct calv *c, int i)
 	return c->ro_valid && c->ro_from == c->data.from && i < c->ro_ndays && c->ro_open[i] > 0;
 }
 
-/* The mark of a day with open reconciliation differences. */
+/* The mark of a day with open reconciliation differences: after the
+ * date in the month, on the left border of the day's heading in the week;
+ * the title says what it means while a day in sight has it. */
 #define RECON_MARK "$"
+
+static void books_title(const struct calv *c, char *buf, size_t n)
+{
+	size_t len = strlen(buf);
+
+	if (c->ro_valid && c->ro_from == c->data.from && c->ro_any && len + 1 < n)
+		snprintf(buf + len, n - len, "   " RECON_MARK " %s",
+		         _("open reconciliation differences"));
+}
 
 static int read_day_totals(struct calv *c);
 
@@ -447,7 +458,7 @@ static const char *who(const struct cal_row *r)
 
 /* The legend: every payment symbol with its word, in its colour; compact
  * (no heading, single spaces) when the full one does not fit. */
-static void draw_legend(WINDOW *w, int y, int width, int books)
+static void draw_legend(WINDOW *w, int y, int width)
 {
 	int n, i, x = 1, compact, need = 0;
 	const struct pay_mark *m = theme_pay_marks(&n);
@@ -467,12 +478,7 @@ static void draw_legend(WINDOW *w, int y, int width, int books)
 		x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
 	}
 	snprintf(buf, sizeof buf, "* %s", _("today"));
-	x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
-	if (books && x < width) {
-		/* shown only while a day in sight has them */
-		snprintf(buf, sizeof buf, RECON_MARK " %s", _("books open"));
-		draw_text(w, y, x, width - x, buf, theme_attr(R_UNPAID), AL_LEFT);
-	}
+	draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT);
 }
 
 /* "09:00 ! Name" into width columns at (y, x), the symbol in its role. */
@@ -515,6 +521,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 		return;
 	}
 	clock_format_local(mstart, "%B %Y", buf, sizeof buf);
+	books_title(c, buf, sizeof buf);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
 	for (col = 0; col < 7; col++) {
 		clock_format_local(c->data.day_start[col], "%a", buf, sizeof buf);
@@ -601,7 +608,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 			draw_text(w, y + lines, x, cw, count, A_NORMAL, AL_LEFT);
 		}
 	}
-	draw_legend(w, g->legend_y, c->w, c->ro_valid && c->ro_from == c->data.from && c->ro_any);
+	draw_legend(w, g->legend_y, c->w);
 }
 
 /* ---------------------------------------------------------------- week */
@@ -645,6 +652,7 @@ static void draw_week(struct calv *c, WINDOW *w)
 	}
 	clock_format_local(c->data.from, "%Y-%m-%d", when, sizeof when);
 	snprintf(buf, sizeof buf, _("Week of %s"), when);
+	books_title(c, buf, sizeof buf);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
 	for (d = 0; d < 7; d++) {
 		int64_t day = c->data.day_start[d];
@@ -655,10 +663,12 @@ static void draw_week(struct calv *c, WINDOW *w)
 		clock_format_local(day, "%a %m-%d", buf, sizeof buf);
 		if (day == today)
 			strcat(buf, "*");
-		if (books_open(c, d))
-			strcat(buf, RECON_MARK);
 		draw_text(w, 1, g->col_x[d], g->col_w[d], buf, a, AL_CENTER | AL_PAD);
 		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
+		if (books_open(c, d))
+			/* on the border: the date is never cut for it */
+			draw_text(w, 1, g->col_x[d] - 1, 1, RECON_MARK, theme_attr(R_UNPAID) | A_BOLD,
+			          AL_LEFT);
 	}
 	draw_vline(w, 1, g->col_x[6] + g->col_w[6], g->nrows + 1);
 	for (row = 0; row < g->nrows; row++) {
@@ -754,8 +764,7 @@ static void draw_week(struct calv *c, WINDOW *w)
 			draw_text(w, g->legend_y, g->col_x[d], g->col_w[d], tk_text(c, d, m),
 			          theme_attr(R_HEADER), AL_RIGHT);
 	}
-	draw_legend(w, g->legend_y + 1, c->w,
-	            c->ro_valid && c->ro_from == c->data.from && c->ro_any);
+	draw_legend(w, g->legend_y + 1, c->w);
 }
 
 /* ---------------------------------------------------------------- day */
@@ -914,7 +923,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 	if (n == 0) {
 		draw_text(w, 3, 2, c->w - 4, _("No visits on this day. Press a to book one."),
 		          A_NORMAL, AL_LEFT);
-		draw_legend(w, c->h - 1, c->w, 0);
+		draw_legend(w, c->h - 1, c->w);
 		return;
 	}
 	if (sel >= 0) {
@@ -954,7 +963,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 		snprintf(buf, sizeof buf, "%lld", (long long)r->est_minutes);
 		draw_text(w, y, 2 + x[6], cw[6], buf, base, AL_RIGHT);
 	}
-	draw_legend(w, c->h - 1, c->w, 0);
+	draw_legend(w, c->h - 1, c->w);
 }
 
 /* ---------------------------------------------------------------- view ops */
