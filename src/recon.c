@@ -2013,9 +2013,9 @@ int recon_record_guess(struct db *db, int64_t id, struct recon_guess *out)
 	if ((rc = line_parse(d.line_data, &l)) != 0)
 		goto out;
 	if (l.kind != CHAN_SETTLE_CHARGE) {
-		rc = err_set(FD_EINVAL,
-		             _("difference %1$lld is a channel %2$s, not money received"),
-		             (long long)id, settle_kind_name(l.kind));
+		rc =
+		    err_set(FD_EINVAL, _("difference %1$lld is a channel %2$s, not money received"),
+		            (long long)id, settle_kind_name(l.kind));
 		goto out;
 	}
 	out->amount = l.amount;

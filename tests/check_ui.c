@@ -660,8 +660,8 @@ START_TEST(test_status_books)
 	char out[512];
 
 	status_compose(&p, 500, out, sizeof out);
-	ck_assert_ptr_nonnull(
-	    strstr(out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | jobs"));
+	ck_assert_ptr_nonnull(strstr(
+	    out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | jobs"));
 	status_compose(&p, 60, out, sizeof out);
 	ck_assert_str_eq(out, "channel: idle | events: 2 pending | books: 2 open");
 	p.books = p.books_short = NULL;

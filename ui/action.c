@@ -97,8 +97,7 @@ static const struct action_def table[] = {
      N_("Show retired")},
     /* reconciliation: before the panes, whose a, p and f they override there */
     {ACT_RECON_ACCEPT, "recon-accept", "a",
-     N_("Accept the selected difference as it is, with a note (then y)"), CTX_RECON,
-     N_("Accept")},
+     N_("Accept the selected difference as it is, with a note (then y)"), CTX_RECON, N_("Accept")},
     {ACT_RECON_RECORD, "recon-record", "p",
      N_("Record the payment a channel-only difference shows, or claim the selected parked "
         "event (whose, which invoices, a note, then y)"),

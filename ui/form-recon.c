@@ -206,7 +206,8 @@ static int rec_post(struct form *f)
 	else
 		form_receipt(f, _("Difference %lld accepted."), (long long)rs->id);
 	if (replayed)
-		form_receipt(f, "%s", _("It had been recorded already: nothing was recorded again."));
+		form_receipt(f, "%s",
+		             _("It had been recorded already: nothing was recorded again."));
 	return 0;
 }
 
@@ -274,9 +275,10 @@ struct view *form_recon_resolve(int64_t diff_id, int how)
 	rs->how = how;
 	rs->id = diff_id;
 	snprintf(rs->what, sizeof rs->what, _("difference %1$lld (%2$s, %3$s)"), (long long)d.id,
-	         d.kind, d.has_channel ? fmt_money_cur(d.channel_amount, d.channel_currency, a)
-	                 : d.has_local ? fmt_money_cur(d.local_amount, d.local_currency, a)
-	                               : "-");
+	         d.kind,
+	         d.has_channel ? fmt_money_cur(d.channel_amount, d.channel_currency, a)
+	         : d.has_local ? fmt_money_cur(d.local_amount, d.local_currency, a)
+	                       : "-");
 	snprintf(title, sizeof title,
 	         how == RECON_FORM_ACCEPT   ? _("Accept difference %lld")
 	         : how == RECON_FORM_RECORD ? _("Record the payment of difference %lld")
@@ -343,7 +345,8 @@ struct view *form_recon_claim(int64_t event_id)
 	}
 	recon_parked_list(ui_db(), NULL, parked_find, &pf);
 	if (!pf.found) {
-		ui_msg(MSG_ERROR, _("Event %lld is not a parked payment event."), (long long)event_id);
+		ui_msg(MSG_ERROR, _("Event %lld is not a parked payment event."),
+		       (long long)event_id);
 		return NULL;
 	}
 	rs = xcalloc(1, sizeof *rs);

@@ -236,9 +236,9 @@ int statusline_update(struct db *db)
 
 void statusline_draw(WINDOW *w, int cols)
 {
-	struct status_parts p = {L.db,        db_operator(),  L.channel, L.last_ok,     L.events,
-	                         L.events_short, L.tasks,    L.tasks_short, L.runner, L.backup,
-	                         L.books,     L.books_short};
+	struct status_parts p = {L.db,     db_operator(),  L.channel, L.last_ok,
+	                         L.events, L.events_short, L.tasks,   L.tasks_short,
+	                         L.runner, L.backup,       L.books,   L.books_short};
 	char line[1024];
 
 	status_compose(&p, cols, line, sizeof line);

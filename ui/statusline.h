@@ -4,8 +4,9 @@
  * and dead letters, background tasks, the runner, the last backup and the
  * books (the last balanced day and the open reconciliation differences,
  * once reconciliation has ever run). It reads them with the core's cheap,
- * indexed reads (chan-poll.h, outbox.h, jobq.h, backup.h, recon.h) and composes them to the width with status.h. Only the main
- * thread calls it. Caller: screen.c.
+ * indexed reads (chan-poll.h, outbox.h, jobq.h, backup.h, recon.h) and
+ * composes them to the width with status.h. Only the main thread calls
+ * it. Caller: screen.c.
  */
 #ifndef FD_STATUSLINE_H
 #define FD_STATUSLINE_H

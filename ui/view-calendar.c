@@ -293,8 +293,8 @@ static int read_books_open(struct calv *c)
 	f.c = c;
 	for (i = 0; i < c->ro_ndays; i++)
 		clock_format_local(c->data.day_start[i], "%Y-%m-%d", f.days[i], sizeof f.days[i]);
-	c->ro_valid = recon_days_open(ui_db(), NULL, f.days[0], f.days[c->ro_ndays - 1], ro_day,
-	                              &f) == 0;
+	c->ro_valid =
+	    recon_days_open(ui_db(), NULL, f.days[0], f.days[c->ro_ndays - 1], ro_day, &f) == 0;
 	ui_redraw_soon();
 	return 1;
 }
@@ -667,8 +667,8 @@ static void draw_week(struct calv *c, WINDOW *w)
 		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
 		if (books_open(c, d))
 			/* on the border: the date is never cut for it */
-			draw_text(w, 1, g->col_x[d] - 1, 1, RECON_MARK, theme_attr(R_UNPAID) | A_BOLD,
-			          AL_LEFT);
+			draw_text(w, 1, g->col_x[d] - 1, 1, RECON_MARK,
+			          theme_attr(R_UNPAID) | A_BOLD, AL_LEFT);
 	}
 	draw_vline(w, 1, g->col_x[6] + g->col_w[6], g->nrows + 1);
 	for (row = 0; row < g->nrows; row++) {

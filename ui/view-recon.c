@@ -83,14 +83,14 @@ static const char *diff_state_word(const struct recon_diff *d)
 /* ---------------------------------------------------------------- the list */
 
 static const struct pane_col batch_cols[] = {
-    {5, 0, AL_RIGHT},  /* batch */
-    {10, 0, AL_LEFT},  /* day */
-    {8, 1, AL_LEFT},   /* provider */
-    {5, 0, AL_LEFT},   /* source */
-    {7, 0, AL_LEFT},   /* status */
-    {6, 0, AL_RIGHT},  /* lines */
-    {7, 0, AL_RIGHT},  /* matched */
-    {14, 1, AL_LEFT},  /* balanced / open */
+    {5, 0, AL_RIGHT}, /* batch */
+    {10, 0, AL_LEFT}, /* day */
+    {8, 1, AL_LEFT},  /* provider */
+    {5, 0, AL_LEFT},  /* source */
+    {7, 0, AL_LEFT},  /* status */
+    {6, 0, AL_RIGHT}, /* lines */
+    {7, 0, AL_RIGHT}, /* matched */
+    {14, 1, AL_LEFT}, /* balanced / open */
 };
 
 static const struct pane_col total_cols[] = {
@@ -216,10 +216,11 @@ static void build_list(struct reconv *rv)
 
 	if (recon_day_state(ui_db(), NULL, &st) == 0) {
 		if (st.last_balanced[0])
-			pane_text(&rv->p, 0, 0, st.open ? R_UNPAID : R_PAID,
-			          _("Books: last balanced day %1$s; %2$lld open differences on %3$lld "
-			            "days"),
-			          st.last_balanced, (long long)st.open, (long long)st.open_days);
+			pane_text(
+			    &rv->p, 0, 0, st.open ? R_UNPAID : R_PAID,
+			    _("Books: last balanced day %1$s; %2$lld open differences on %3$lld "
+			      "days"),
+			    st.last_balanced, (long long)st.open, (long long)st.open_days);
 		else
 			pane_text(&rv->p, 0, 0, st.open ? R_UNPAID : R_NORMAL,
 			          _("Books: no day balanced yet; %1$lld open differences on %2$lld "
@@ -299,8 +300,8 @@ static int diff_row(const struct recon_diff *d, void *arg)
 
 static void build_batch(struct reconv *rv)
 {
-	const char *head[7] = {_("#"),       _("Kind"),        _("Ours"), _("Channel"),
-	                       _("Local"),   _("Channel line"), _("State")};
+	const char *head[7] = {_("#"),     _("Kind"),         _("Ours"), _("Channel"),
+	                       _("Local"), _("Channel line"), _("State")};
 	struct recon_batch b;
 	char s[32], f[32];
 
@@ -309,20 +310,21 @@ static void build_batch(struct reconv *rv)
 		          (long long)rv->id, err_msg());
 		return;
 	}
-	pane_text(&rv->p, 0, 0, R_HEADER, _("Batch %1$lld: %2$s, day %3$s, %4$s"),
-	          (long long)b.id, b.provider, b.day, fmt_status(b.status));
+	pane_text(&rv->p, 0, 0, R_HEADER, _("Batch %1$lld: %2$s, day %3$s, %4$s"), (long long)b.id,
+	          b.provider, b.day, fmt_status(b.status));
 	pane_text(&rv->p, 0, 0, R_NORMAL,
 	          _("  %1$lld channel lines, %2$lld of ours, %3$lld matched; %4$lld new, %5$lld "
 	            "seen again, %6$lld gone"),
 	          (long long)b.lines, (long long)b.local, (long long)b.matched,
 	          (long long)b.diffs_new, (long long)b.diffs_seen, (long long)b.diffs_gone);
 	pane_text(&rv->p, 0, 0, R_DIM, _("  run by %1$s at %2$s, ended %3$s"), b.operator_id,
-	          fmt_datetime(b.started_at, s), b.finished_at ? fmt_datetime(b.finished_at, f) : "-");
+	          fmt_datetime(b.started_at, s),
+	          b.finished_at ? fmt_datetime(b.finished_at, f) : "-");
 	if (b.error[0])
 		pane_text(&rv->p, 0, 0, R_ERROR, "  ! %s", b.error);
 	if (b.open_now > 0)
-		pane_text(&rv->p, 0, 0, R_UNPAID, _("  Day %1$s is not balanced: %2$lld open."), b.day,
-		          (long long)b.open_now);
+		pane_text(&rv->p, 0, 0, R_UNPAID, _("  Day %1$s is not balanced: %2$lld open."),
+		          b.day, (long long)b.open_now);
 	else if (!strcmp(b.status, "done"))
 		pane_text(&rv->p, 0, 0, R_PAID, _("  Day %s is balanced."), b.day);
 	pane_blank(&rv->p);
@@ -370,9 +372,10 @@ static void payment_lines(struct reconv *rv, const char *label, int64_t payment_
 		          err_msg());
 		return;
 	}
-	pane_text(&rv->p, K_PAYMENT, p.id, R_NORMAL, _("%1$s %2$lld: %3$s from %4$s, %5$s, %6$s (%7$s)"),
-	          label, (long long)p.id, fmt_money_cur(p.amount, p.currency, m), p.customer_name,
-	          fmt_status(p.method), fmt_datetime(p.received_at, when), fmt_status(p.status));
+	pane_text(&rv->p, K_PAYMENT, p.id, R_NORMAL,
+	          _("%1$s %2$lld: %3$s from %4$s, %5$s, %6$s (%7$s)"), label, (long long)p.id,
+	          fmt_money_cur(p.amount, p.currency, m), p.customer_name, fmt_status(p.method),
+	          fmt_datetime(p.received_at, when), fmt_status(p.status));
 	payment_free(&p);
 	alloc_list(ui_db(), payment_id, 0, alloc_line, rv);
 }
@@ -390,7 +393,8 @@ static void build_diff(struct reconv *rv)
 	}
 	pane_text(&rv->p, 0, 0, R_HEADER, _("Difference %1$lld: %2$s (%3$s), %4$s"),
 	          (long long)d.id, recon_kind_word(d.kind), d.kind, diff_state_word(&d));
-	pane_text(&rv->p, 0, 0, R_NORMAL, _("Channel %1$s, day %2$s; found by batch %3$lld, last seen by %4$lld"),
+	pane_text(&rv->p, 0, 0, R_NORMAL,
+	          _("Channel %1$s, day %2$s; found by batch %3$lld, last seen by %4$lld"),
 	          d.provider, d.day, (long long)d.first_batch, (long long)d.last_seen_batch);
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("Ours:    %s"),
 	          d.has_local ? fmt_money_cur(d.local_amount, d.local_currency, a) : "-");
@@ -407,8 +411,8 @@ static void build_diff(struct reconv *rv)
 			pane_text(&rv->p, 0, 0, R_NORMAL, _("The line names our card order %s"),
 			          g.order_no);
 		if (g.invoice_id)
-			pane_text(&rv->p, K_INVOICE, g.invoice_id, R_NORMAL,
-			          _("  Its invoice %s"), g.invoice);
+			pane_text(&rv->p, K_INVOICE, g.invoice_id, R_NORMAL, _("  Its invoice %s"),
+			          g.invoice);
 	}
 	pane_blank(&rv->p);
 	if (!strcmp(d.state, "open")) {
@@ -441,7 +445,8 @@ static void build_diff(struct reconv *rv)
 		free(pretty);
 		cJSON_Delete(j);
 	} else {
-		pane_text(&rv->p, 0, 0, R_DIM, "%s", _("No channel line: the channel shows nothing."));
+		pane_text(&rv->p, 0, 0, R_DIM, "%s",
+		          _("No channel line: the channel shows nothing."));
 	}
 	recon_diff_free(&d);
 }
@@ -533,7 +538,8 @@ static struct ui_next recon_action(struct view *v, const struct ui_event *ev)
 	case ACT_RECON_ACCEPT:
 	case ACT_RECON_CORRECT:
 		if (!diff) {
-			ui_msg(MSG_INFO, "%s", _("Select a difference first (Enter on a batch lists them)."));
+			ui_msg(MSG_INFO, "%s",
+			       _("Select a difference first (Enter on a batch lists them)."));
 			return ui_next(UI_HANDLED, NULL);
 		}
 		return ui_next(UI_PUSH, form_recon_resolve(diff, ev->action == ACT_RECON_ACCEPT
@@ -599,10 +605,9 @@ static int recon_target(struct view *v, const char **kind, int64_t *id)
 	return 0;
 }
 
-static const enum action recon_keys[] = {ACT_UP,  ACT_DOWN,         ACT_PAGE_UP,
-                                         ACT_PAGE_DOWN, ACT_TOP, ACT_BOTTOM,
-                                         ACT_OPEN, ACT_RECON_ACCEPT, ACT_RECON_RECORD,
-                                         ACT_RECON_CORRECT, ACT_NONE};
+static const enum action recon_keys[] = {
+    ACT_UP,   ACT_DOWN,         ACT_PAGE_UP,      ACT_PAGE_DOWN,     ACT_TOP, ACT_BOTTOM,
+    ACT_OPEN, ACT_RECON_ACCEPT, ACT_RECON_RECORD, ACT_RECON_CORRECT, ACT_NONE};
 static const enum action recon_hints[] = {ACT_OPEN, ACT_RECON_ACCEPT, ACT_RECON_RECORD,
                                           ACT_RECON_CORRECT, ACT_NONE};
 
