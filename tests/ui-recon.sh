@@ -9,9 +9,11 @@
 # local payment (Enter opens the payment pane) and the raw channel line; a
 # accepts one with a note and y; p records the channel_only one, the form
 # proposing the order's customer and invoice (a refusal of the core is the
-# form's error and records nothing), y records it once; the invoice then
-# shows paid, `frontdesk recon run` is clean, `frontdesk pay list` shows
-# one new payment, the status line the balanced day and the mark is gone.
+# form's error and records nothing), y records it once (`frontdesk pay
+# list` shows one new payment); f posts a correcting entry for a refund the
+# desk did not know; p on a parked event claims it for a customer and an
+# invoice; the invoice then shows paid, `frontdesk recon run` is clean, the
+# status line shows the balanced day and the mark is gone.
 # The screen's own worker is off (screen_channel = no). Every secret here
 # is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
@@ -146,7 +148,53 @@ keys Enter
 shows "the difference is resolved" "Resolution: recorded"
 is "one new payment" "$(payments)" "$((BEFORE + 1))"
 is "one record row" "$(db "SELECT count(*) FROM reconciliation_resolution WHERE diff_id = $LOST AND action = 'record_payment'")" 1
-keys q q q / I N V - 2 0 2 6 - 0 0 0 0 0 2 Enter
+
+# --- A correcting entry: a refund the desk did not know -----------------------
+keys q q
+shows "back to the batches" "Reconciliation batches"
+ctl refund "{\"payment_intent\": \"$(pi_of "$O1")\", \"amount\": 1000, \"emit\": false}" >/dev/null
+out=$(fd --json recon run --date "$DAY")
+is "a refund the desk does not know: one new difference" "$(echo "$out" | jget 'd["diffs_new"], d["open"]')" "1 1"
+REF=$(diff_of status_mismatch)
+shows_re "the new batch is listed first, without a key" " 2 $DAY stripe +fetch +done +[0-9]+ +[0-9]+ +1 open"
+shows "the status line follows: the day is no longer balanced" "books: 1 open"
+keys Up Enter
+shows "Enter lists the new batch's differences" "Batch 2: stripe"
+shows_re "the refund's difference" "$REF status +"
+keys Down Enter
+shows "the refund's difference whole" "Difference $REF: status (status_mismatch), open"
+keys f
+shows "f opens the correcting entry form" "Correcting entry for difference $REF"
+keys r e f u n d e d " " o n " " t h e " " d a s h b o a r d Enter
+shows "Enter asks y first" "Post a correcting entry for difference $REF"
+keys y
+shows_re "y posts the refund" "Difference $REF resolved: refund [0-9]+ recorded\."
+keys Enter
+shows "the difference shows its resolution" "Resolution: corrected"
+is "the refund is recorded with the channel's refund id" \
+	"$(db "SELECT r.amount, r.status, r.reference LIKE 're_%' FROM refund r JOIN reconciliation_resolution x ON x.refund_id = r.id WHERE x.diff_id = $REF")" "1000|succeeded|1"
+
+# --- Claim a parked event: a payment taken on the channel's own page -----------
+PI=$(ctl intent '{"amount": 2500, "currency": "usd", "status": "succeeded"}' | jget 'd["id"]')
+poll
+fd channel process --once --all >/dev/null 2>&1
+EV=$(db "SELECT min(id) FROM inbound_callback WHERE object_id = '$PI' AND status = 'parked'")
+keys q q
+shows "the parked events are listed with the batches" "payment_intent.created"
+keys Down Down
+keys p
+shows "p on a parked event opens the claim form" "Claim parked event $EV"
+keys Enter
+shows "whose payment it is is required" "required: whose payment it is"
+keys 1 Tab I N V - 2 0 2 6 - 0 0 0 0 0 1 Tab w a l k - i n Enter
+shows "Enter asks y first" "Record the payment of event $EV"
+keys y
+shows_re "y claims it" "Event $EV claimed: payment [0-9]+\."
+keys Enter
+is "one payment of the channel's amount for the intent, allocated" \
+	"$(db "SELECT count(*), sum(amount), sum(allocated) FROM payment WHERE reference = '$PI'")" "1|2500|2500"
+is "the claim's event is processed" "$(db "SELECT status FROM inbound_callback WHERE id = $EV")" processed
+keys q / I N V - 2 0 2 6 - 0 0 0 0 0 2 Enter
 wait_for "INV-2026-000002" 5
 keys Enter
 shows "the invoice shows paid" "Status: paid"
@@ -155,7 +203,7 @@ keys q q
 # --- The next run is clean; the books are balanced -----------------------------
 out=$(fd --json recon run --date "$DAY")
 is "recon run afterwards is clean" "$(echo "$out" | jget 'd["diffs_new"], d["open"], d["balanced"]')" "0 0 True"
-is "frontdesk pay list: exactly one new payment" "$(payments)" "$((BEFORE + 1))"
+is "frontdesk pay list: the recorded payment and the claimed one, nothing more" "$(payments)" "$((BEFORE + 2))"
 shows "the status line shows the balanced day" "books: last balanced $DAY"
 ok "the calendar's mark is gone" wait_gone "\$$WD"
 keys Q

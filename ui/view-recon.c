@@ -216,15 +216,14 @@ static void build_list(struct reconv *rv)
 
 	if (recon_day_state(ui_db(), NULL, &st) == 0) {
 		if (st.last_balanced[0])
-			pane_text(
-			    &rv->p, 0, 0, st.open ? R_UNPAID : R_PAID,
-			    _("Books: last balanced day %1$s; %2$lld open differences on %3$lld "
-			      "days"),
-			    st.last_balanced, (long long)st.open, (long long)st.open_days);
+			pane_text(&rv->p, 0, 0, st.open ? R_UNPAID : R_PAID,
+			          _("Books: last balanced day %1$s; open differences: %2$lld, days "
+			            "with them: %3$lld"),
+			          st.last_balanced, (long long)st.open, (long long)st.open_days);
 		else
 			pane_text(&rv->p, 0, 0, st.open ? R_UNPAID : R_NORMAL,
-			          _("Books: no day balanced yet; %1$lld open differences on %2$lld "
-			            "days"),
+			          _("Books: no day balanced yet; open differences: %1$lld, days "
+			            "with them: %2$lld"),
 			          (long long)st.open, (long long)st.open_days);
 	}
 	pane_text(&rv->p, 0, 0, R_HEADER, "%s",
@@ -239,8 +238,7 @@ static void build_list(struct reconv *rv)
 		          _("No day was reconciled yet: frontdesk recon run --date D."));
 	pane_blank(&rv->p);
 	pane_text(&rv->p, 0, 0, R_HEADER, "%s",
-	          _("Parked payment events that match no order of ours (p claims one, Enter "
-	            "shows it)"));
+	          _("Parked payment events, of no order of ours (p claims one)"));
 	pane_row(&rv->p, 0, 0, R_HEADER, 5, parked_cols, phead);
 	rv->rows = 0;
 	if (recon_parked_list(ui_db(), NULL, parked_row, rv) < 0)
