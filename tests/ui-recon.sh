@@ -101,6 +101,12 @@ shows_re "the amount mismatch: both amounts, our payment" \
 # --- One difference whole: drill down to the payment, the raw line --------
 if [ "$PART" -lt "$LOST" ]; then keys Enter; else keys Down Enter; fi
 shows "Enter shows the difference whole" "Difference $PART: amount (amount_mismatch), open"
+# the detail names both amounts: wrapped, not cut, ours shows in it too
+if screen_text | grep -v "Ours:\|Our payment\|Invoice " | grep -q "for 40\.00 USD"; then
+	pass "... its detail wrapped, not cut: both amounts show"
+else
+	fail "... its detail wrapped, not cut: both amounts show" "screen:" "$(screen_text)"
+fi
 shows "... with the channel line as stored" "Channel line "
 shows_re "... its fields, one a line" "\"order_no\": +\"$O3\""
 keys Enter

@@ -347,6 +347,26 @@ static int add_line(const char *line, void *arg)
 	return 0;
 }
 
+static int add_prose(const char *line, void *arg)
+{
+	struct reconv *rv = arg;
+
+	pane_text(&rv->p, 0, 0, R_NORMAL, "%s", line);
+	return 0;
+}
+
+/* "Label value" wrapped at blanks to the width (prose: a detail naming
+ * both amounts, a note), so that nothing in it is cut off. */
+static void prose(struct reconv *rv, const char *label, const char *value)
+{
+	size_t n = strlen(label) + strlen(value) + 2;
+	char *s = xmalloc(n);
+
+	snprintf(s, n, "%s %s", label, value);
+	payload_lines(s, strlen(s), rv->w > 4 ? rv->w - 2 : PAYLOAD_MIN_COLS, 1, add_prose, rv);
+	free(s);
+}
+
 /* The invoices payment_id is allocated to, each opening its invoice. */
 static int alloc_line(const struct allocation *a, void *arg)
 {
@@ -399,7 +419,7 @@ static void build_diff(struct reconv *rv)
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("Channel: %s"),
 	          d.has_channel ? fmt_money_cur(d.channel_amount, d.channel_currency, b) : "-");
 	if (d.detail[0])
-		pane_text(&rv->p, 0, 0, R_NORMAL, _("Detail:  %s"), d.detail);
+		prose(rv, _("Detail: "), d.detail);
 	if (d.refund_id)
 		pane_text(&rv->p, 0, 0, R_NORMAL, _("Our refund %lld"), (long long)d.refund_id);
 	if (d.payment_id)
@@ -420,7 +440,7 @@ static void build_diff(struct reconv *rv)
 		              : _("Open: a accepts it with a note, f posts a correcting entry"));
 	} else {
 		pane_text(&rv->p, 0, 0, R_HEADER, _("Resolution: %s"), diff_state_word(&d));
-		pane_text(&rv->p, 0, 0, R_NORMAL, _("  Note: %s"), d.note);
+		prose(rv, _("  Note:"), d.note);
 		pane_text(&rv->p, 0, 0, R_NORMAL, _("  By %1$s at %2$s"), d.res_operator,
 		          fmt_datetime(d.res_at, when));
 		if (d.res_payment_id)
