@@ -28,6 +28,7 @@ export FRONTDESK_NOW
 NOW=$(date -d "$(echo "$FRONTDESK_NOW" | tr T ' ')" +%s)
 DAY=${FRONTDESK_NOW%T*}
 WD=$(LC_ALL=C date -d "$DAY" +%a)
+DN=$(date -d "$DAY" +%-d)
 fake_run fake-stripe.py 150 --api-key "$KEY" --now "$NOW"
 ok "the fake channel started on a random port" test -n "$PORT"
 fake_secrets
@@ -84,6 +85,10 @@ screen_start
 shows "the status line shows the open count" "books: 2 open"
 shows "the week marks the day with open differences" "\$$WD"
 shows "... and its title says what the mark is" "\$ open reconciliation differences"
+keys m
+shows_re "the month marks it after the date (today's *)" "[|]$DN\*\\\$"
+keys w
+shows "back to the week" "Week of "
 
 # --- The view: the batch, its differences ------------------------------------
 keys B
