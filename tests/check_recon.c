@@ -9,6 +9,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
