@@ -1993,6 +1993,52 @@ int recon_record(struct db *db, int64_t id, const struct recon_pay *p, int64_t *
 	return rc;
 }
 
+int recon_record_guess(struct db *db, int64_t id, struct recon_guess *out)
+{
+	struct recon_diff d;
+	struct chan_settle_line l;
+	struct pay_order po;
+	int rc;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = recon_diff_get(db, id, &d)) != 0)
+		return rc;
+	if (strcmp(d.kind, "channel_only")) {
+		rc = err_set(FD_EINVAL,
+		             _("difference %1$lld is %2$s: only a channel_only charge is recorded "
+		               "as a payment"),
+		             (long long)id, d.kind);
+		goto out;
+	}
+	if ((rc = line_parse(d.line_data, &l)) != 0)
+		goto out;
+	if (l.kind != CHAN_SETTLE_CHARGE) {
+		rc =
+		    err_set(FD_EINVAL, _("difference %1$lld is a channel %2$s, not money received"),
+		            (long long)id, settle_kind_name(l.kind));
+		goto out;
+	}
+	out->amount = l.amount;
+	snprintf(out->currency, sizeof out->currency, "%s", l.currency);
+	if ((*l.order_id && chan_order_by_channel(db, d.provider, l.order_id, &po) == 0) ||
+	    (*l.order_no && chan_order_get(db, l.order_no, &po) == 0 &&
+	     !strcmp(po.provider, d.provider))) {
+		struct invoice iv;
+
+		snprintf(out->order_no, sizeof out->order_no, "%s", po.order_no);
+		out->customer_id = po.customer_id;
+		out->paid = po.payment_id != 0;
+		if (po.invoice_id && invoice_get(db, po.invoice_id, &iv) == 0) {
+			out->invoice_id = po.invoice_id;
+			snprintf(out->invoice, sizeof out->invoice, "%s", iv.number);
+			invoice_free(&iv);
+		}
+	}
+out:
+	recon_diff_free(&d);
+	return rc;
+}
+
 struct correct {
 	int64_t id;
 	const struct recon_pay *p;

@@ -222,6 +222,24 @@ struct recon_pay {
 int recon_record(struct db *db, int64_t id, const struct recon_pay *p, int64_t *payment_id,
                  int *replayed);
 
+/* What recon_record would take for a channel_only charge, for a form to
+ * propose: the line's amount and currency, and the channel order's
+ * customer and invoice when the line names an order of ours (0 and ""
+ * when it does not: the person says whose it is). */
+struct recon_guess {
+	int64_t amount;
+	char currency[4];
+	char order_no[65]; /* our card order the line names, "" when none */
+	int64_t customer_id;
+	int64_t invoice_id;
+	char invoice[32]; /* its number, "" when none */
+	int paid;         /* the order has a payment already (recording finds it) */
+};
+
+/* recon_record_guess - *out for difference id: FD_ENOTFOUND, FD_EINVAL
+ * when it is not a channel_only charge (nothing to record). Reads only. */
+int recon_record_guess(struct db *db, int64_t id, struct recon_guess *out);
+
 /* recon_correct - resolve difference id with a correcting entry (see
  * above); p->invoices may allocate a payment it records. *payment_id or
  * *refund_id (may be NULL) get what it posted. FD_EINVAL (with what to do

@@ -4,11 +4,12 @@
  * payment of ours (a clean day; an amount mismatch found once and again on
  * a re-run, then gone), a line for a payment we never recorded, lines that
  * are refused whole, the day's lock held by someone else, and the state of
- * the books the screen reads.
+ * the books the screen reads, and what a form proposes to record.
  */
 #include <config.h>
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,74 @@ START_TEST(test_channel_only_and_local_only)
 }
 END_TEST
 
+/* A card order of 20.00 USD at the channel (intent pi_2) that never got
+ * its payment: its success was lost. */
+static int lost_order_tx(struct db *d, void *arg)
+{
+	struct chan_order_new in = {0};
+	struct pay_order po;
+	char no[65];
+	int64_t id;
+	int rc;
+
+	if ((rc = chan_order_number(d, no)) != 0)
+		return rc;
+	in.order_no = no;
+	in.provider = "stripe";
+	in.customer_id = 1;
+	in.currency = "USD";
+	in.amount = 2000;
+	if ((rc = chan_order_create(d, &in, &id)) != 0 || (rc = chan_order_get_id(d, id, &po)) != 0)
+		return rc;
+	snprintf((char *)arg, 65, "%s", no);
+	snprintf(po.channel_id, sizeof po.channel_id, "pi_2");
+	return chan_order_move(d, &po, "paying", "test");
+}
+
+START_TEST(test_record_guess)
+{
+	struct chan_settle_line l[3] = {charge("txn_1", "pi_1", 5000, clock_now()),
+	                                charge("txn_2", "pi_unknown", 1500, clock_now()),
+	                                charge("txn_4", "pi_2", 2000, clock_now())};
+	struct recon_result r;
+	struct recon_guess g;
+	char no[65];
+	int64_t page, lost;
+
+	ck_assert_msg(db_write(db, lost_order_tx, no) == 0, "%s", err_msg());
+	ck_assert_msg(recon_run(db, "stripe", DAY, l, 3, &SRC, &r) == 0, "%s", err_msg());
+	ck_assert_int_eq(r.diffs_new, 2);
+	page = fx_one(db, "SELECT id FROM reconciliation_diff WHERE natural_key = 'line:txn_2'");
+	lost = fx_one(db, "SELECT id FROM reconciliation_diff WHERE natural_key = 'line:txn_4'");
+	/* a charge taken on the channel's own page: its amount, nobody's */
+	ck_assert_msg(recon_record_guess(db, page, &g) == 0, "%s", err_msg());
+	ck_assert_int_eq(g.amount, 1500);
+	ck_assert_str_eq(g.currency, "USD");
+	ck_assert_int_eq(g.customer_id, 0);
+	ck_assert_str_eq(g.order_no, "");
+	ck_assert_str_eq(g.invoice, "");
+	/* the lost order's charge: the order's customer */
+	ck_assert_msg(recon_record_guess(db, lost, &g) == 0, "%s", err_msg());
+	ck_assert_int_eq(g.amount, 2000);
+	ck_assert_int_eq(g.customer_id, 1);
+	ck_assert_str_eq(g.order_no, no);
+	ck_assert_int_eq(g.paid, 0);
+	ck_assert_int_eq(g.invoice_id, 0);
+	ck_assert_int_eq(recon_record_guess(db, 9999, &g), FD_ENOTFOUND);
+	/* only a channel charge has anything to record */
+	l[0].amount = 4900;
+	ck_assert_int_eq(recon_run(db, "stripe", DAY, l, 3, &SRC, &r), 0);
+	ck_assert_int_eq(recon_record_guess(db,
+	                                    fx_one(db, "SELECT id FROM reconciliation_diff"
+	                                               " WHERE kind = 'amount_mismatch'"),
+	                                    &g),
+	                 FD_EINVAL);
+	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM reconciliation_resolution"
+	                            " WHERE action <> 'gone'"),
+	                 0); /* it only reads */
+}
+END_TEST
+
 START_TEST(test_refused_whole)
 {
 	struct chan_settle_line l[2] = {charge("txn_3", "pi_1", 5000, clock_now()),
@@ -234,6 +303,7 @@ int main(void)
 	tcase_add_test(tc, test_clean_then_mismatch);
 	tcase_add_test(tc, test_channel_only_and_local_only);
 	tcase_add_test(tc, test_refused_whole);
+	tcase_add_test(tc, test_record_guess);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");

@@ -563,6 +563,8 @@ START_TEST(test_status_fit)
 	                         "jobs: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
+	                         NULL,
+	                         NULL,
 	                         NULL};
 	char out[512];
 	int w;
@@ -616,7 +618,9 @@ START_TEST(test_status_backup)
 	                         "jobs: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
-	                         "last backup 02:00"};
+	                         "last backup 02:00",
+	                         NULL,
+	                         NULL};
 	char out[512], nodb[512], noback[512];
 	int w, full;
 
@@ -634,6 +638,36 @@ START_TEST(test_status_backup)
 	p.backup = "";
 	status_compose(&p, 500, out, sizeof out);
 	ck_assert_ptr_null(strstr(out, "backup"));
+	ck_assert_ptr_null(strstr(out, "|  |"));
+}
+END_TEST
+
+/* The books follow the events; their last balanced day goes with the
+ * zero counts of the events, the open count stays; absent, no separator. */
+START_TEST(test_status_books)
+{
+	struct status_parts p = {"test.db",
+	                         "ana",
+	                         "channel: idle",
+	                         "last ok 08:59",
+	                         "events: 2 pending, 0 dead",
+	                         "events: 2 pending",
+	                         "jobs: 0 pending, 0 dead",
+	                         NULL,
+	                         "runner: this desk",
+	                         NULL,
+	                         "books: last balanced 2026-11-30, 2 open",
+	                         "books: 2 open"};
+	char out[512];
+
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_nonnull(strstr(
+	    out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | jobs"));
+	status_compose(&p, 60, out, sizeof out);
+	ck_assert_str_eq(out, "channel: idle | events: 2 pending | books: 2 open");
+	p.books = p.books_short = NULL;
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_null(strstr(out, "books"));
 	ck_assert_ptr_null(strstr(out, "|  |"));
 }
 END_TEST
@@ -1295,6 +1329,7 @@ int main(void)
 	tcase_add_test(pure, test_cal_weekday_names);
 	tcase_add_test(pure, test_status_fit);
 	tcase_add_test(pure, test_status_backup);
+	tcase_add_test(pure, test_status_books);
 	tcase_add_test(pure, test_payload_lines);
 	tcase_add_loop_test(pure, test_qr_drawn_is_libqrencode_s, 0,
 	                    (int)(sizeof qr_texts / sizeof qr_texts[0]));

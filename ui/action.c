@@ -44,6 +44,10 @@ static const struct action_def table[] = {
      CTX_GLOBAL, NULL},
     {ACT_SERVICES, "services", "S",
      N_("Show the service catalogue: add, edit and retire the services offered"), CTX_GLOBAL, NULL},
+    {ACT_RECON, "reconciliation", "B",
+     N_("Show the reconciliation against the payment channel: batches, differences, parked "
+        "events, payouts"),
+     CTX_GLOBAL, NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -91,6 +95,16 @@ static const struct action_def table[] = {
      N_("Retire")},
     {ACT_SVC_ALL, "service-show-retired", "t", N_("Show or hide the retired services"), CTX_SVCS,
      N_("Show retired")},
+    /* reconciliation: before the panes, whose a, p and f they override there */
+    {ACT_RECON_ACCEPT, "recon-accept", "a",
+     N_("Accept the selected difference as it is, with a note (then y)"), CTX_RECON, N_("Accept")},
+    {ACT_RECON_RECORD, "recon-record", "p",
+     N_("Record the payment a channel-only difference shows, or claim the selected parked "
+        "event (whose, which invoices, a note, then y)"),
+     CTX_RECON, N_("Record")},
+    {ACT_RECON_CORRECT, "recon-correct", "f",
+     N_("Post a correcting entry for the selected difference (a note, then y)"), CTX_RECON,
+     N_("Correct")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},

@@ -16,7 +16,8 @@
  * the table, so that in the dead-letter views (CTX_DEAD | CTX_PANE) `r` and
  * `i` retry and ignore rather than refund and invoice; the customer list's
  * (CTX_CUSTS | CTX_PANE) come before them too, for its `a` and `e`, and
- * so do the service catalogue's (CTX_SVCS | CTX_PANE).
+ * so do the service catalogue's (CTX_SVCS | CTX_PANE) and the
+ * reconciliation views' (CTX_RECON | CTX_PANE).
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
  * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
@@ -35,7 +36,8 @@ enum {
 	CTX_FORM = 8,   /* forms: unbound printable keys are typed text */
 	CTX_DEAD = 16,  /* the dead-letter views (which also listen to CTX_PANE) */
 	CTX_CUSTS = 32, /* the customer list, its list focused (with CTX_PANE) */
-	CTX_SVCS = 64   /* the service catalogue (with CTX_PANE) */
+	CTX_SVCS = 64,  /* the service catalogue (with CTX_PANE) */
+	CTX_RECON = 128 /* the reconciliation views (with CTX_PANE) */
 };
 
 enum action {
@@ -53,6 +55,7 @@ enum action {
 	ACT_AGING,
 	ACT_TAKINGS,
 	ACT_SERVICES,
+	ACT_RECON,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -85,6 +88,10 @@ enum action {
 	ACT_SVC_EDIT,
 	ACT_SVC_RETIRE,
 	ACT_SVC_ALL,
+	/* the reconciliation views */
+	ACT_RECON_ACCEPT,
+	ACT_RECON_RECORD,
+	ACT_RECON_CORRECT,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

@@ -32,9 +32,12 @@ enum {
 	K_PAYMENT,
 	K_REFUND,
 	K_CUSTOMER,
-	K_INFO,    /* selectable only to be read (help lines) */
-	K_SERVICE, /* a service of the catalogue */
-	K_ESTIMATE /* an estimate sent for signature (view-estimate.c) */
+	K_INFO,        /* selectable only to be read (help lines) */
+	K_SERVICE,     /* a service of the catalogue */
+	K_ESTIMATE,    /* an estimate sent for signature (view-estimate.c) */
+	K_RECON_BATCH, /* a reconciliation batch (view-recon.c) */
+	K_RECON_DIFF,  /* a reconciliation difference */
+	K_RECON_EVENT  /* a parked payment event */
 };
 
 /* How one column of a row behaves (see layout_columns). */

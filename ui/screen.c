@@ -178,6 +178,7 @@ void ui_invalidate_all(void)
 
 	for (i = 0; i < S.depth; i++)
 		S.stack[i]->stale = 1;
+	statusline_db_changed(); /* a form posted: the books may have changed */
 	S.dirty = 1;
 }
 
@@ -596,6 +597,9 @@ static void global_action(const struct ui_event *ev)
 		break;
 	case ACT_TAKINGS:
 		push(view_takings_new());
+		break;
+	case ACT_RECON:
+		push(view_recon_new());
 		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];

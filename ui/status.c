@@ -51,6 +51,8 @@ static void compose_level(const struct status_parts *p, int level, char *out, si
 			add(out, n, ", ", p->last_ok);
 	}
 	add(out, n, " | ", level < CUT_EVENTS_ZERO ? p->events : p->events_short);
+	add(out, n, " | ",
+	    level < CUT_EVENTS_ZERO || !has(p->books_short) ? p->books : p->books_short);
 	if (level < CUT_JOBS)
 		add(out, n, " | ", level < CUT_JOBS_ZERO ? p->jobs : p->jobs_short);
 	if (level < CUT_BACKUP)

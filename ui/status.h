@@ -9,6 +9,8 @@
  * parts go first, in this order: the runner, the operator, the channel's
  * last success, the database, the last backup, the zero counts of the jobs,
  * the zero counts of the events, the jobs altogether.
+ * The books (reconciliation) follow the events, their last balanced day
+ * given up with the zero counts of the events.
  * The channel's state and the events are the last to be cut (by the
  * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
  * Callers: screen.c, tests/check_ui.c.
@@ -30,6 +32,8 @@ struct status_parts {
 	const char *jobs, *jobs_short;
 	const char *runner;
 	const char *backup; /* "last backup 02:00" */
+	/* "books: last balanced 2026-11-30, 2 open" and short "books: 2 open" */
+	const char *books, *books_short;
 };
 
 /* status_compose - write into out (size n) the fullest form of the line

@@ -18,6 +18,7 @@
 #include "i18n.h"
 #include "jobq.h"
 #include "outbox.h"
+#include "recon.h"
 #include "runner.h"
 #include "settings.h"
 #include "status.h"
@@ -28,18 +29,20 @@
 static struct {
 	char status[1024]; /* the whole line, to notice a change */
 	char db[128], channel[160], last_ok[64], events[128], events_short[128], tasks[128],
-	    tasks_short[128], runner[96], backup[80];
+	    tasks_short[128], runner[96], backup[80], books[128], books_short[128];
 	int64_t outbox_dead;  /* read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox */
 	int outbox_stale;
 	int64_t backup_at; /* the last backup's stamp, read again when the database changed */
 	int backup_stale;
-} L = {.outbox_stale = 1, .backup_stale = 1};
+	int books_stale; /* the reconciliation state: read again when the database changed */
+} L = {.outbox_stale = 1, .backup_stale = 1, .books_stale = 1};
 
 void statusline_db_changed(void)
 {
 	L.outbox_stale = 1;
 	L.backup_stale = 1;
+	L.books_stale = 1;
 }
 
 int64_t statusline_dead_letters(void)
@@ -115,6 +118,44 @@ static void last_backup(struct db *db, char *buf, size_t n)
 	snprintf(buf, n, _("last backup %s"), when);
 }
 
+static int any_batch(const struct recon_batch *b, void *arg)
+{
+	(void)b;
+	*(int *)arg = 1;
+	return 1;
+}
+
+/* The books: "books: last balanced 2026-11-30, 2 open" (short: "books: 2
+ * open"), only once reconciliation has ever run (a shop that never
+ * reconciles sees nothing). Read again only after the database changed. */
+static void books(struct db *db)
+{
+	struct recon_state st;
+	int ran = 0;
+
+	if (!L.books_stale)
+		return;
+	L.books_stale = 0;
+	L.books[0] = L.books_short[0] = '\0';
+	if (recon_batch_list(db, NULL, NULL, 1, any_batch, &ran) < 0 || !ran ||
+	    recon_day_state(db, NULL, &st) != 0)
+		return;
+	if (st.open > 0 && st.last_balanced[0])
+		snprintf(L.books, sizeof L.books, _("books: last balanced %1$s, %2$lld open"),
+		         st.last_balanced, (long long)st.open);
+	else if (st.open > 0)
+		snprintf(L.books, sizeof L.books, _("books: %lld open"), (long long)st.open);
+	else if (st.last_balanced[0])
+		snprintf(L.books, sizeof L.books, _("books: last balanced %s"), st.last_balanced);
+	else
+		snprintf(L.books, sizeof L.books, "%s", _("books: not balanced"));
+	if (st.open > 0)
+		snprintf(L.books_short, sizeof L.books_short, _("books: %lld open"),
+		         (long long)st.open);
+	else
+		snprintf(L.books_short, sizeof L.books_short, "%s", L.books);
+}
+
 /* The counts of events (tasks = 0) or background tasks in full, zeros included
  * (but parked, shown only when there are some), and short, zeros left out (""
  * when all are zero). */
@@ -184,8 +225,9 @@ int statusline_update(struct db *db)
 	counts(1, pending, 0, dead, L.tasks, L.tasks_short, sizeof L.tasks);
 	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
 	last_backup(db, L.backup, sizeof L.backup);
-	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
-	         L.tasks, L.runner, L.backup);
+	books(db);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
+	         L.tasks, L.runner, L.backup, L.books);
 	if (strcmp(buf, L.status) == 0)
 		return 0;
 	snprintf(L.status, sizeof L.status, "%s", buf);
@@ -194,8 +236,9 @@ int statusline_update(struct db *db)
 
 void statusline_draw(WINDOW *w, int cols)
 {
-	struct status_parts p = {L.db,           db_operator(), L.channel,     L.last_ok, L.events,
-	                         L.events_short, L.tasks,       L.tasks_short, L.runner,  L.backup};
+	struct status_parts p = {L.db,     db_operator(),  L.channel, L.last_ok,
+	                         L.events, L.events_short, L.tasks,   L.tasks_short,
+	                         L.runner, L.backup,       L.books,   L.books_short};
 	char line[1024];
 
 	status_compose(&p, cols, line, sizeof line);

@@ -1,10 +1,12 @@
 /*
  * statusline.h - what the desk screen's status line shows: the database,
  * the operator, the channel worker's state and last success, inbound events
- * and dead letters, background tasks, the runner and the last backup. It
- * reads them with the core's cheap, indexed reads (chan-poll.h, outbox.h, jobq.h,
- * backup.h) and composes them to the width with status.h. Only the main
- * thread calls it. Caller: screen.c.
+ * and dead letters, background tasks, the runner, the last backup and the
+ * books (the last balanced day and the open reconciliation differences,
+ * once reconciliation has ever run). It reads them with the core's cheap,
+ * indexed reads (chan-poll.h, outbox.h, jobq.h, backup.h, recon.h) and
+ * composes them to the width with status.h. Only the main thread calls
+ * it. Caller: screen.c.
  */
 #ifndef FD_STATUSLINE_H
 #define FD_STATUSLINE_H

@@ -28,6 +28,7 @@
 #include "layout.h"
 #include "log.h"
 #include "money.h"
+#include "recon.h"
 #include "report.h"
 #include "settings.h"
 #include "state.h"
@@ -75,6 +76,11 @@ struct calv {
 	int64_t tk_net[CAL_TK_DAYS];
 	char tk_cur[CAL_TK_DAYS][4];
 	int tk_mixed[CAL_TK_DAYS];
+	/* each shown day's open reconciliation differences (week and month),
+	 * read when idle like the takings: the day gets RECON_MARK */
+	int64_t ro_from;
+	int ro_ndays, ro_valid, ro_any;
+	int64_t ro_open[CAL_TK_DAYS];
 	struct cal_data data;
 	struct ahead ahead[2]; /* the neighbours of the visible range */
 	int prefetch;          /* config screen_prefetch: read them ahead */
@@ -250,6 +256,69 @@ static const char *tk_text(const struct calv *c, int i, char buf[FMT_MONEY])
 	return fmt_money(c->tk_net[i], c->tk_cur[i], buf);
 }
 
+/* recon_days_open's days into the shown days' counts. */
+struct ro_fill {
+	struct calv *c;
+	char days[CAL_TK_DAYS][11];
+};
+
+static int ro_day(const char *day, int64_t open, void *arg)
+{
+	struct ro_fill *f = arg;
+	int i;
+
+	for (i = 0; i < f->c->ro_ndays; i++)
+		if (!strcmp(f->days[i], day)) {
+			f->c->ro_open[i] = open;
+			f->c->ro_any = 1;
+		}
+	return 0;
+}
+
+/* The days the week or month shows that have open reconciliation
+ * differences (recon_days_open, one query); 1 when they were read now.
+ * When idle, after the frame, never in the draw path. */
+static int read_books_open(struct calv *c)
+{
+	struct ro_fill f;
+	int i;
+
+	if (c->mode == M_DAY || !c->loaded || c->load_failed || c->data.ndays > CAL_TK_DAYS ||
+	    (c->ro_valid && c->ro_from == c->data.from && c->ro_ndays == c->data.ndays))
+		return 0;
+	memset(c->ro_open, 0, sizeof c->ro_open);
+	c->ro_any = 0;
+	c->ro_from = c->data.from;
+	c->ro_ndays = c->data.ndays;
+	f.c = c;
+	for (i = 0; i < c->ro_ndays; i++)
+		clock_format_local(c->data.day_start[i], "%Y-%m-%d", f.days[i], sizeof f.days[i]);
+	c->ro_valid =
+	    recon_days_open(ui_db(), NULL, f.days[0], f.days[c->ro_ndays - 1], ro_day, &f) == 0;
+	ui_redraw_soon();
+	return 1;
+}
+
+/* 1 when day i of the range shown has open reconciliation differences. */
+static int books_open(const struct calv *c, int i)
+{
+	return c->ro_valid && c->ro_from == c->data.from && i < c->ro_ndays && c->ro_open[i] > 0;
+}
+
+/* The mark of a day with open reconciliation differences: after the
+ * date in the month, on the left border of the day's heading in the week;
+ * the title says what it means while a day in sight has it. */
+#define RECON_MARK "$"
+
+static void books_title(const struct calv *c, char *buf, size_t n)
+{
+	size_t len = strlen(buf);
+
+	if (c->ro_valid && c->ro_from == c->data.from && c->ro_any && len + 1 < n)
+		snprintf(buf + len, n - len, "   " RECON_MARK " %s",
+		         _("open reconciliation differences"));
+}
+
 static int read_day_totals(struct calv *c);
 
 static int cal_idle(struct view *v)
@@ -259,7 +328,7 @@ static int cal_idle(struct view *v)
 	int ndays[2], per_day[2], i, k;
 	struct timespec t0;
 
-	if (read_takings(c) || read_day_totals(c))
+	if (read_takings(c) || read_books_open(c) || read_day_totals(c))
 		return 1;
 	if (!c->prefetch || !c->loaded || c->load_failed)
 		return 0;
@@ -452,6 +521,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 		return;
 	}
 	clock_format_local(mstart, "%B %Y", buf, sizeof buf);
+	books_title(c, buf, sizeof buf);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
 	for (col = 0; col < 7; col++) {
 		clock_format_local(c->data.day_start[col], "%a", buf, sizeof buf);
@@ -489,6 +559,8 @@ static void draw_month(struct calv *c, WINDOW *w)
 			memmove(num, num + 1, strlen(num));
 		if (day == today)
 			strcat(num, "*");
+		if (books_open(c, i))
+			strcat(num, RECON_MARK);
 		draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
 		draw_text(w, y, x, cw, num, da, AL_LEFT);
 		count[0] = '\0';
@@ -580,6 +652,7 @@ static void draw_week(struct calv *c, WINDOW *w)
 	}
 	clock_format_local(c->data.from, "%Y-%m-%d", when, sizeof when);
 	snprintf(buf, sizeof buf, _("Week of %s"), when);
+	books_title(c, buf, sizeof buf);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
 	for (d = 0; d < 7; d++) {
 		int64_t day = c->data.day_start[d];
@@ -592,6 +665,10 @@ static void draw_week(struct calv *c, WINDOW *w)
 			strcat(buf, "*");
 		draw_text(w, 1, g->col_x[d], g->col_w[d], buf, a, AL_CENTER | AL_PAD);
 		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
+		if (books_open(c, d))
+			/* on the border: the date is never cut for it */
+			draw_text(w, 1, g->col_x[d] - 1, 1, RECON_MARK,
+			          theme_attr(R_UNPAID) | A_BOLD, AL_LEFT);
 	}
 	draw_vline(w, 1, g->col_x[6] + g->col_w[6], g->nrows + 1);
 	for (row = 0; row < g->nrows; row++) {
@@ -941,6 +1018,7 @@ static void cal_reload(struct view *v)
 
 	c->tot_read = 0;
 	c->tk_valid = 0;
+	c->ro_valid = 0;
 	load(c, 1);
 	fix_selection(c);
 }

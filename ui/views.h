@@ -48,6 +48,16 @@ struct view *view_services_new(void);
 struct view *view_aging_new(void);
 struct view *view_takings_new(void);
 
+/* view-recon.c: reconciliation (B): batches, their differences, one
+ * difference whole, parked events and payouts */
+struct view *view_recon_new(void);
+
+/* form-recon.c: resolve difference diff_id (RECON_FORM_ACCEPT, _RECORD,
+ * _CORRECT) with a note and y; claim parked event event_id for a customer */
+enum { RECON_FORM_ACCEPT = 1, RECON_FORM_RECORD, RECON_FORM_CORRECT, RECON_FORM_CLAIM };
+struct view *form_recon_resolve(int64_t diff_id, int how);
+struct view *form_recon_claim(int64_t event_id);
+
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
