@@ -32,6 +32,7 @@ static int cmd_backup(struct cli *c, const struct cli_args *a)
 
 		cli_json_str(o, "backup", res.path);
 		cli_json_str(o, "request_log", res.log_path);
+		cli_json_str(o, "signed_documents", res.esign_path);
 		cli_json_time(o, "taken_at", res.taken_at);
 		cli_print_json(o);
 	} else {
@@ -40,6 +41,10 @@ static int cmd_backup(struct cli *c, const struct cli_args *a)
 		       db_path(c->db), when, res.path);
 		if (res.log_path)
 			printf(_("The request log was copied to %s.\n"), res.log_path);
+		if (res.esign_path)
+			printf(
+			    _("The signed estimates' documents were copied to %s and checked.\n"),
+			    res.esign_path);
 	}
 	backup_result_free(&res);
 	return CLI_OK;
@@ -83,9 +88,11 @@ const struct cli_entry cli_backup_entry = {
     NULL,
     "FILE [--force]",
     NULL,
-    N_("take a checked backup of the database while others keep working"),
-    .opts = {{"force", CLI_FLAG, N_("replace FILE (and its request log copy) if they exist"), NULL,
-              NULL}},
+    N_("take a checked backup of the database, its request log and its signed "
+       "documents while others keep working"),
+    .opts = {{"force", CLI_FLAG,
+              N_("replace FILE (and its request log and signed documents copies) if they exist"),
+              NULL, NULL}},
     .min_pos = 1,
     .max_pos = 1,
     .missing = N_("give the file to write the backup to"),
@@ -99,7 +106,8 @@ const struct cli_entry cli_restore_entry = {
     NULL,
     "FILE",
     NULL,
-    N_("put a backup back in place of the database (no session may be open)"),
+    N_("put a backup and its signed documents back in place of the database (no "
+       "session may be open)"),
     .min_pos = 1,
     .max_pos = 1,
     .missing = N_("give the backup file to restore"),

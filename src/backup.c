@@ -28,6 +28,7 @@
 #include "control.h"
 #include "db.h"
 #include "err.h"
+#include "esign.h"
 #include "fsmode.h"
 #include "i18n.h"
 #include "settings.h"
@@ -228,6 +229,7 @@ static int is_frontdesk(sqlite3 *h, const char *path)
 
 struct verify_ctx {
 	int found;
+	int skip_docs; /* the final documents are checked apart (copy_docs) */
 	char first[256];
 };
 
@@ -235,15 +237,19 @@ static void verify_report(const char *code, const char *detail, void *arg)
 {
 	struct verify_ctx *v = arg;
 
+	if (v->skip_docs &&
+	    (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed")))
+		return;
 	if (!v->found++)
 		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
 }
 
-/* Every check of `frontdesk check` on db: 0, or FD_EINVAL naming the
- * first violation and their number. */
-static int verify_checks(struct db *db, const char *path)
+/* Every check of `frontdesk check` on db (but the final documents with
+ * skip_docs: a copy's folder is not where they are): 0, or FD_EINVAL naming
+ * the first violation and their number. */
+static int verify_checks(struct db *db, const char *path, int skip_docs)
 {
-	struct verify_ctx v = {0, ""};
+	struct verify_ctx v = {0, skip_docs, ""};
 	int rc = check_all(db, verify_report, &v);
 
 	if (rc < 0)
@@ -257,8 +263,9 @@ static int verify_checks(struct db *db, const char *path)
 
 /* The whole check of a database file: integrity, frontdesk, its checks.
  * open_flags: DB_OPEN_READONLY (a backup just made) or 0 (a working copy
- * that may be brought up to this program's schema). */
-static int verify_file(const char *path, int open_flags)
+ * that may be brought up to this program's schema). The final documents
+ * are checked too, beside path, unless skip_docs. */
+static int verify_file(const char *path, int open_flags, int skip_docs)
 {
 	sqlite3 *h;
 	struct db *db;
@@ -274,7 +281,7 @@ static int verify_file(const char *path, int open_flags)
 		return rc;
 	if ((rc = db_open(path, open_flags, &db)) != 0)
 		return rc == FD_ESCHEMA ? rc : FD_EINVAL; /* with db_open's reason */
-	rc = verify_checks(db, path);
+	rc = verify_checks(db, path, skip_docs);
 	db_close(db);
 	return rc;
 }
@@ -318,6 +325,7 @@ void backup_result_free(struct backup_result *res)
 {
 	free(res->path);
 	free(res->log_path);
+	free(res->esign_path);
 	memset(res, 0, sizeof *res);
 }
 
@@ -346,6 +354,205 @@ fail:
 	return rc;
 }
 
+/* ---------------------------------------------------------------- documents */
+
+/* A final document a database names: its file name in the esign folder
+ * and the SHA-256 recorded with it. */
+struct doc {
+	char *name;
+	char sha256[65];
+};
+
+static void free_docs(struct doc *d, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(d[i].name);
+	free(d);
+}
+
+/* The final documents that the esign_flow rows of the database file path
+ * name; *out is a new array (free_docs), none when it has no such table. */
+static int read_docs(const char *path, struct doc **out, size_t *n)
+{
+	sqlite3 *h;
+	sqlite3_stmt *st = NULL;
+	size_t cap = 0;
+	int rc, step;
+
+	*out = NULL;
+	*n = 0;
+	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
+		return rc;
+	if (sqlite3_prepare_v2(h,
+	                       "SELECT document_path, document_sha256 FROM esign_flow"
+	                       " WHERE document_sha256 IS NOT NULL ORDER BY id",
+	                       -1, &st, NULL) != SQLITE_OK) {
+		/* a database from before the signed estimates has no documents */
+		sqlite3_close(h);
+		return 0;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 0);
+		const char *hash = (const char *)sqlite3_column_text(st, 1);
+
+		/* a bare file name of the esign folder, never a path out of it */
+		if (!name || !*name || *name == '.' || strchr(name, '/')) {
+			rc = err_set(FD_EINVAL,
+			             _("%1$s names a signed document %2$s that is not "
+			               "a file of its esign folder"),
+			             path, name ? name : "");
+			break;
+		}
+		if (*n == cap) {
+			cap = cap ? cap * 2 : 16;
+			*out = xrealloc(*out, cap * sizeof **out);
+		}
+		(*out)[*n].name = xstrdup(name);
+		snprintf((*out)[*n].sha256, sizeof(*out)[*n].sha256, "%s", hash ? hash : "");
+		(*n)++;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = err_set(FD_EINVAL, _("cannot read the sign flows of %1$s: %2$s"), path,
+		             sqlite3_errmsg(h));
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	if (rc) {
+		free_docs(*out, *n);
+		*out = NULL;
+		*n = 0;
+	}
+	return rc;
+}
+
+static char *join(const char *dir, const char *name)
+{
+	char *p = xmalloc(strlen(dir) + strlen(name) + 2);
+
+	sprintf(p, "%s/%s", dir, name);
+	return p;
+}
+
+/* Copy the document d from the folder from into the folder to (which
+ * exists): to/<name>.tmp-<pid> (fsmode.h), fsync'd, checked against
+ * d->sha256, renamed to to/<name>. FD_EINVAL naming it when the file at
+ * from is missing or does not match its hash; FD_EIO when it cannot be
+ * copied. */
+static int copy_doc(const char *from, const char *to, const struct doc *d)
+{
+	char *src = join(from, d->name), *fin = join(to, d->name), *tmp = tmp_name(fin);
+	char buf[65536], got[65] = "";
+	int in = -1, out = -1, rc = 0;
+	ssize_t r;
+
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		rc = errno == ENOENT
+		         ? err_set(FD_EINVAL, _("the signed document %s is missing"), src)
+		         : err_set(FD_EIO, _("cannot read %1$s: %2$s"), src, strerror(errno));
+		goto out;
+	}
+	unlink(tmp); /* one left by a copy that was killed */
+	out = fsmode_create(tmp);
+	if (out < 0) {
+		rc = err_set(FD_EIO, _("cannot create %1$s: %2$s"), tmp, strerror(errno));
+		goto out;
+	}
+	while ((r = read(in, buf, sizeof buf)) != 0) {
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0 || write(out, buf, (size_t)r) != r) {
+			rc = err_set(FD_EIO, _("cannot copy %1$s to %2$s: %3$s"), src, tmp,
+			             strerror(errno));
+			goto out;
+		}
+	}
+	if (fsync(out) != 0 || close(out) != 0) {
+		out = -1;
+		rc = err_set(FD_EIO, _("cannot write %1$s: %2$s"), tmp, strerror(errno));
+		goto out;
+	}
+	out = -1;
+	if ((rc = esign_file_sha256(tmp, got)))
+		goto out;
+	if (strcmp(got, d->sha256)) {
+		rc = err_set(FD_EINVAL,
+		             _("the signed document %s does not match the SHA-256 "
+		               "recorded for it"),
+		             src);
+		goto out;
+	}
+	if (rename(tmp, fin) != 0)
+		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), tmp, fin,
+		             strerror(errno));
+out:
+	if (in >= 0)
+		close(in);
+	if (out >= 0)
+		close(out);
+	if (rc)
+		unlink(tmp);
+	free(src);
+	free(fin);
+	free(tmp);
+	return rc;
+}
+
+/* Copy every document of docs from the folder from into the folder to,
+ * made here (fsmode.h) when missing. With skip_same, a document whose file
+ * in to already matches its hash is left as it is. */
+static int copy_docs(const struct doc *docs, size_t n, const char *from, const char *to,
+                     int skip_same)
+{
+	char *probe = join(to, "x"), got[65];
+	size_t i;
+	int rc;
+
+	rc = fsmode_mkdirs(probe);
+	free(probe);
+	for (i = 0; !rc && i < n; i++) {
+		if (skip_same) {
+			char *have = join(to, docs[i].name);
+			int same =
+			    esign_file_sha256(have, got) == 0 && !strcmp(got, docs[i].sha256);
+
+			free(have);
+			if (same)
+				continue;
+		}
+		rc = copy_doc(from, to, &docs[i]);
+	}
+	if (!rc) {
+		char *last = join(to, ".");
+
+		sync_parent(last);
+		free(last);
+	}
+	return rc;
+}
+
+/* Remove the folder dir and the files in it (a documents folder of a
+ * backup holds no sub-folders). */
+static void remove_tree(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	char *p;
+
+	if (!d)
+		return;
+	while ((e = readdir(d)) != NULL) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		p = join(dir, e->d_name);
+		unlink(p);
+		free(p);
+	}
+	closedir(d);
+	rmdir(dir);
+}
+
 /* The work of backup_take; nightly (may be NULL): re-check that the backup
  * is still due once the lock is held (*not_due = 1 when it is not). */
 static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
@@ -354,7 +561,11 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	struct control_hold lock;
 	char *log = chan_log_default_path(db_path(db)), *log_dest = chan_log_path_beside(dest);
 	char *tmp = tmp_name(dest), *log_tmp = NULL;
-	int rc, have_log, locked = 0, due = 1;
+	char *docs_dest = concat(dest, ".esign"), *docs_tmp = tmp_name(docs_dest);
+	char *docs_old = concat(docs_tmp, "-old"), *live_docs = esign_folder(db);
+	struct doc *docs = NULL;
+	size_t ndocs = 0;
+	int rc, have_log, locked = 0, due = 1, had_docs, moved_old = 0;
 	int64_t taken = 0;
 	struct stat sb;
 
@@ -370,6 +581,12 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	}
 	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && have_log)
 		rc = dest_free(log_dest, flags, _("the request log's backup"));
+	had_docs = lstat(docs_dest, &sb) == 0;
+	if (rc == 0 && had_docs && !(flags & BACKUP_FORCE))
+		rc = err_set(FD_ECONFLICT,
+		             _("%1$s %2$s already exists; nothing was written (--force "
+		               "replaces it)"),
+		             _("the signed documents' backup"), docs_dest);
 	if (rc == 0)
 		rc = control_acquire(db, CONTROL_BACKUP, CONTROL_LOCK, LOCK_TTL, &lock);
 	if (rc == FD_ECONFLICT && nightly) {
@@ -393,8 +610,17 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	 * now, before the checks of the copy (best effort: else the next
 	 * commit's checkpoint does it) */
 	db_checkpoint(db);
-	if ((rc = verify_file(tmp, DB_OPEN_READONLY)))
+	if ((rc = verify_file(tmp, DB_OPEN_READONLY, 1)))
 		goto out;
+	/* the final documents the copy names (not the live rows: the set must
+	 * match the copy), each checked against the hash the copy records */
+	if ((rc = read_docs(tmp, &docs, &ndocs)))
+		goto out;
+	if (ndocs) {
+		remove_tree(docs_tmp); /* one left by a backup that was killed */
+		if ((rc = copy_docs(docs, ndocs, live_docs, docs_tmp, 0)))
+			goto out;
+	}
 	if (have_log) {
 		log_tmp = tmp_name(log_dest);
 		if ((rc = copy_log(log, log_tmp, stop)))
@@ -405,16 +631,42 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 			goto out;
 		}
 	}
-	if (rename(tmp, dest) != 0) {
-		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), tmp, dest,
+	/* the folder of an existing backup (BACKUP_FORCE) is moved aside until
+	 * the new backup has its name, and then removed */
+	if (had_docs) {
+		if (rename(docs_dest, docs_old) != 0) {
+			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), docs_dest,
+			             docs_old, strerror(errno));
+			if (have_log)
+				unlink(log_dest);
+			goto out;
+		}
+		moved_old = 1;
+	}
+	if (ndocs && rename(docs_tmp, docs_dest) != 0) {
+		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), docs_tmp, docs_dest,
 		             strerror(errno));
 		if (have_log)
 			unlink(log_dest);
 		goto out;
 	}
+	if (rename(tmp, dest) != 0) {
+		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), tmp, dest,
+		             strerror(errno));
+		if (have_log)
+			unlink(log_dest);
+		if (ndocs)
+			remove_tree(docs_dest);
+		goto out;
+	}
 	sync_parent(dest);
+	if (moved_old) {
+		remove_tree(docs_old);
+		moved_old = 0;
+	}
 	res->path = xstrdup(dest);
 	res->log_path = have_log ? xstrdup(log_dest) : NULL;
+	res->esign_path = ndocs ? xstrdup(docs_dest) : NULL;
 	res->taken_at = taken;
 	rc = control_stamp(db, CONTROL_BACKUP_LAST, taken);
 	if (rc)
@@ -425,10 +677,18 @@ out:
 	remove_db(tmp);
 	if (log_tmp)
 		remove_db(log_tmp);
+	if (moved_old && rename(docs_old, docs_dest) != 0)
+		remove_tree(docs_old);
+	remove_tree(docs_tmp);
+	free_docs(docs, ndocs);
 	free(log_tmp);
 	free(tmp);
 	free(log);
 	free(log_dest);
+	free(docs_dest);
+	free(docs_tmp);
+	free(docs_old);
+	free(live_docs);
 	return rc;
 }
 
@@ -531,6 +791,9 @@ int backup_restore(const char *live, const char *file, char **replaced)
 {
 	sqlite3 *h = NULL, *lk = NULL;
 	char *work = NULL, *old = NULL;
+	char *docs_from = NULL, *live_dir = NULL, *live_docs = NULL;
+	struct doc *docs = NULL;
+	size_t ndocs = 0;
 	struct stat sb;
 	int rc, live_exists, written = 0;
 
@@ -563,9 +826,19 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	sqlite3_close(h);
 	if (rc)
 		goto out;
-	if ((rc = verify_file(work, 0)))
+	if ((rc = verify_file(work, 0, 1)))
 		goto out;
+	/* the final documents it names, from FILE.esign into the live esign
+	 * folder (one already there with the right hash is kept), once no other
+	 * session can see them change */
+	if ((rc = read_docs(work, &docs, &ndocs)))
+		goto out;
+	docs_from = concat(file, ".esign");
+	live_dir = fsmode_parent(live);
+	live_docs = concat(live_dir, "/esign");
 	if (!live_exists) {
+		if (ndocs && (rc = copy_docs(docs, ndocs, docs_from, live_docs, 1)))
+			goto out;
 		/* nothing to replace (a new machine): the checked copy becomes it */
 		if (rename(work, live) != 0) {
 			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), work, live,
@@ -577,6 +850,8 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	}
 	/* 3. nobody else may have the live file open, from now to the end */
 	if ((rc = lock_live(live, &lk)))
+		goto out;
+	if (ndocs && (rc = copy_docs(docs, ndocs, docs_from, live_docs, 1)))
 		goto out;
 	old = replaced_name(live);
 	if ((rc = copy_into_new(lk, old, NULL, NULL)))
@@ -590,7 +865,7 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	lk = NULL;
 	sync_parent(old);
 	/* 4. the restored database, as any session will open it */
-	if ((rc = verify_file(live, 0)))
+	if ((rc = verify_file(live, 0, 0)))
 		goto out;
 	if (replaced) {
 		*replaced = old;
@@ -609,6 +884,10 @@ out:
 		unlink(old); /* the live file was not replaced: it is its own copy */
 	if (work)
 		remove_db(work);
+	free_docs(docs, ndocs);
+	free(docs_from);
+	free(live_dir);
+	free(live_docs);
 	free(work);
 	free(old);
 	return rc;
@@ -718,10 +997,11 @@ int backup_nightly_due(const struct backup_nightly_opts *o, int64_t now, int *du
 	return 0;
 }
 
-/* Delete the oldest nightly backups of dir beyond keep, with their logs. */
+/* Delete the oldest nightly backups of dir beyond keep, with their logs
+ * and their signed documents. */
 static void prune(const struct backup_nightly_opts *o)
 {
-	char **names, *path, *log, msg[512];
+	char **names, *path, *log, *docs, msg[512];
 	size_t n, i;
 
 	if (list_nightly(o->dir, &names, &n))
@@ -730,11 +1010,14 @@ static void prune(const struct backup_nightly_opts *o)
 		path = xmalloc(strlen(o->dir) + strlen(names[i]) + 2);
 		sprintf(path, "%s/%s", o->dir, names[i]);
 		log = chan_log_path_beside(path);
+		docs = concat(path, ".esign");
 		if (unlink(path) == 0 && o->say) {
 			snprintf(msg, sizeof msg, _("removed the old backup %s"), path);
 			o->say(msg, o->say_arg);
 		}
 		unlink(log);
+		remove_tree(docs);
+		free(docs);
 		free(log);
 		free(path);
 	}

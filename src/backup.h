@@ -10,7 +10,15 @@
  * PRAGMA integrity_check, that it is a frontdesk database, and every
  * invariant `frontdesk check` runs (check_run and projection_check). Only
  * then is it renamed to its name. The request log (chan-log.h), when there
- * is one, is copied the same way beside it (chan_log_path_beside). Files are
+ * is one, is copied the same way beside it (chan_log_path_beside). So are
+ * the final signed documents (esign.h) that the COPY's esign_flow rows name
+ * (read from the checked copy, so the set matches it): into the folder
+ * DEST.esign, each written under a temporary name, fsync'd, checked against
+ * the SHA-256 its row records and renamed; the folder is made under a
+ * temporary name too and renamed before the database is. A document that is
+ * missing or does not match its hash fails the backup: a backup without its
+ * signature evidence would restore into a database that fails `frontdesk
+ * check`, and the live one fails it already. Files are
  * made with the modes of fsmode.h (0600, or group-shared in a setgid
  * folder). The time of the last checked backup is stamped in the control
  * table (CONTROL_BACKUP_LAST), where every session reads it.
@@ -21,7 +29,10 @@
  * idle one in WAL mode, holds its shared lock; the lock is held until the
  * restore has finished, so no session opens the database half restored.
  * The file to restore is checked first (a working copy of it, brought up
- * to this program's schema), the live database is kept as
+ * to this program's schema); the final documents its rows name are copied
+ * from FILE.esign into the live esign folder (each checked against its
+ * hash; one already there with that hash is kept, files of other estimates
+ * are left alone) once the lock is held; the live database is kept as
  * DB.replaced-YYYYmmddTHHMMSS, the copy is written into the live file with
  * the backup API, and the result is checked again.
  *
@@ -42,17 +53,21 @@ enum { BACKUP_FORCE = 1 /* replace an existing destination */ };
 struct backup_result {
 	char *path;       /* the checked copy of the database */
 	char *log_path;   /* the copy of the request log, NULL when there is no log */
+	char *esign_path; /* DEST.esign, the signed documents; NULL when there are none */
 	int64_t taken_at; /* clock_now() when the snapshot was taken */
 };
 
 /* backup_take - back up the database of db (its own connection, with no
- * transaction open) to dest, and its request log beside dest, as described
- * above. Refuses (FD_ECONFLICT) when dest or the log's copy exists, unless
- * flags has BACKUP_FORCE; FD_EINVAL for a dest that is the database itself
- * or a folder; FD_EIO when a file cannot be written; FD_ECONFLICT when
- * another backup holds the "backup" lock; FD_EDB when the copy fails its
- * checks. On any refusal or failure nothing is left at dest (an existing
- * file stays as it was) and *res holds nothing. stop (may be NULL) aborts
+ * transaction open) to dest, and its request log and signed documents
+ * beside dest, as described above. Refuses (FD_ECONFLICT) when dest, the
+ * log's copy or DEST.esign exists, unless flags has BACKUP_FORCE (which
+ * replaces them; an existing DEST.esign goes even when the new backup has no
+ * documents); FD_EINVAL for a dest that is the database itself or a folder,
+ * or a signed document missing or not matching its hash (naming it);
+ * FD_EIO when a file cannot be written; FD_ECONFLICT when another backup
+ * holds the "backup" lock; FD_EDB when the copy fails its checks. On any
+ * refusal or failure nothing is left at dest (an existing file stays as it
+ * was) and *res holds nothing. stop (may be NULL) aborts
  * between steps. On success fills *res and stamps CONTROL_BACKUP_LAST. */
 int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
                 struct backup_result *res);
@@ -63,9 +78,12 @@ void backup_result_free(struct backup_result *res);
 /* backup_restore - replace the database at live by the backup at file (see
  * above). FD_ENOTFOUND when file does not exist; FD_EINVAL when it is not
  * a frontdesk database, is damaged, fails a check, is newer than this
- * program, or is the live file itself; FD_EBUSY when another session has
- * live open; FD_EIO when a file cannot be written. Nothing is changed on
- * any of these. On success *replaced (may be NULL) gets the name the old
+ * program, or is the live file itself, or when a signed document it names
+ * is neither in FILE.esign nor already in the live esign folder with its
+ * hash; FD_EBUSY when another session has live open; FD_EIO when a file
+ * cannot be written. Nothing is changed on any of these (but documents
+ * already copied into the live esign folder, which match the backup's
+ * hashes). On success *replaced (may be NULL) gets the name the old
  * database was kept under (a new string the caller frees; NULL when there
  * was no database at live). The request log is left alone: it records
  * calls that were really made. */
@@ -102,7 +120,7 @@ int backup_nightly_due(const struct backup_nightly_opts *o, int64_t now, int *du
 /* backup_nightly_once - if a backup is due (above), take it into o->dir
  * under the "backup" lock (a second server that finds it held does
  * nothing), then delete the oldest nightly backups (and their request
- * logs) beyond o->keep. *taken (may be NULL) = 1 when a backup was taken.
+ * logs and signed documents) beyond o->keep. *taken (may be NULL) = 1 when a backup was taken.
  * Errors as backup_take. */
 int backup_nightly_once(struct db *db, const struct backup_nightly_opts *o,
                         volatile sig_atomic_t *stop, int *taken);

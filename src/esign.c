@@ -228,6 +228,18 @@ static int read_file(const char *path, size_t max, unsigned char **out, size_t *
 	return 0;
 }
 
+int esign_file_sha256(const char *path, char out[65])
+{
+	unsigned char *b = NULL;
+	size_t len = 0;
+	int rc = read_file(path, 64u << 20, &b, &len);
+
+	if (!rc)
+		rc = sha256_hex(b, len, out);
+	free(b);
+	return rc;
+}
+
 /* Write n bytes to dir/name whole or not at all: dir/.name.part (any left
  * by a worker that was killed is replaced), fsync, rename, fsync dir. */
 static int write_whole(const char *dir, const char *name, const void *p, size_t n)

@@ -39,7 +39,7 @@
  * esign_visit_may_start).
  *
  * Callers: cli-esign.c, chan-pipeline.c, chan-worker.c, checkdb.c,
- * visit.c, tests.
+ * visit.c, backup.c (the final documents of a backup), tests.
  */
 #ifndef FD_ESIGN_H
 #define FD_ESIGN_H
@@ -238,6 +238,12 @@ int esign_visit_may_start(struct db *db, int64_t appt_id);
 
 /* esign_folder - a new string: <database folder>/esign. */
 char *esign_folder(struct db *db);
+
+/* esign_file_sha256 - out = the SHA-256 (lower-case hex) of the file at
+ * path, hashed as the final documents are when they are recorded (backup.c
+ * checks its copies with it). FD_ENOTFOUND when path is missing, FD_EIO
+ * when it cannot be read or is larger than frontdesk takes. */
+int esign_file_sha256(const char *path, char out[65]);
 
 /* The evidence of a signed estimate, read from what is stored (the
  * adapters keep it in this shape: {"signers": [{"name", "email",
