@@ -294,7 +294,7 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
 	int rc;
 
 	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))

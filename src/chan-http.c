@@ -52,6 +52,9 @@ static const char *const curl_names[] = {CURL_FUNCS(CURL_NAME) NULL};
 static void *curl_ptrs[sizeof curl_names / sizeof *curl_names];
 static struct dynlib curl_lib = {"libcurl.so.4", curl_names, curl_ptrs, 0, ""};
 
+/* curl.h may define these two as type-checking macros (typecheck-gcc.h) */
+#undef curl_easy_setopt
+#undef curl_easy_getinfo
 #define curl_global_init    (*curl.p_curl_global_init)
 #define curl_easy_init      (*curl.p_curl_easy_init)
 #define curl_easy_reset     (*curl.p_curl_easy_reset)
