@@ -65,6 +65,11 @@ extern struct fd_crypto fd_crypto;
  * message naming the library (kept: every later call answers the same). */
 int crypto_load(void);
 
+/* crypto_sha256_hex - the lower-case hex SHA-256 of the n bytes at p (p may
+ * be NULL when n is 0) in out, loading libcrypto first; FD_EIO (out "")
+ * when it cannot be loaded or computed. */
+int crypto_sha256_hex(const void *p, size_t n, char out[65]);
+
 #ifndef FD_CRYPTO_IMPL
 #define CRYPTO_memcmp                    (*fd_crypto.p_CRYPTO_memcmp)
 #define EVP_Digest                       (*fd_crypto.p_EVP_Digest)

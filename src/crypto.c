@@ -8,9 +8,11 @@
 #include "crypto-dyn.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "dynlib.h"
+#include "err.h"
 #include "i18n.h"
 
 struct fd_crypto fd_crypto;
@@ -40,4 +42,22 @@ int crypto_load(void)
 	if (load_rc)
 		dynlib_load(&lib, _("hashing and signatures")); /* sets err_msg again */
 	return load_rc;
+}
+
+int crypto_sha256_hex(const void *p, size_t n, char out[65])
+{
+	unsigned char md[64];
+	unsigned int mdlen = 0, i;
+	int rc;
+
+	out[0] = '\0';
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	if (!(*fd_crypto.p_EVP_Digest)(n ? p : "", n, md, &mdlen, (*fd_crypto.p_EVP_sha256)(),
+	                               NULL) ||
+	    mdlen != 32)
+		return err_set(FD_EIO, _("cannot compute a SHA-256"));
+	for (i = 0; i < 32; i++)
+		snprintf(out + 2 * i, 3, "%02x", md[i]);
+	return 0;
 }

@@ -32,6 +32,7 @@
 #include "crypto-dyn.h"
 #include "customer.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "esign.h"
 #include "fsmode.h"
@@ -168,30 +169,6 @@ char *esign_folder(struct db *db)
 	return sb_steal(&sb);
 }
 
-static void hex_of(const unsigned char *md, unsigned n, char out[65])
-{
-	unsigned i;
-
-	out[0] = '\0';
-	for (i = 0; i < n && i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-}
-
-/* SHA-256 of n bytes, lower-case hex. */
-static int sha256_hex(const void *p, size_t n, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0;
-	int rc;
-
-	if ((rc = crypto_load()) != 0)
-		return rc;
-	if (!EVP_Digest(p, n, md, &mdlen, EVP_sha256(), NULL))
-		return err_set(FD_EIO, _("cannot compute a SHA-256"));
-	hex_of(md, mdlen, out);
-	return 0;
-}
-
 /* Read the whole file path (at most max bytes). FD_ENOTFOUND when it is
  * missing, FD_EIO when it cannot be read. */
 static int read_file(const char *path, size_t max, unsigned char **out, size_t *len)
@@ -235,7 +212,7 @@ int esign_file_sha256(const char *path, char out[65])
 	int rc = read_file(path, 64u << 20, &b, &len);
 
 	if (!rc)
-		rc = sha256_hex(b, len, out);
+		rc = crypto_sha256_hex(b, len, out);
 	free(b);
 	return rc;
 }
@@ -305,51 +282,37 @@ out:
 	" JOIN customer c ON c.id = e.customer_id JOIN service_order j ON j.id = "                 \
 	"e.service_order_id"
 
-static char *dup_col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	return t ? xstrdup((const char *)t) : NULL;
-}
-
-static void cpy_col(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", t ? (const char *)t : "");
-}
-
 static void est_fill(sqlite3_stmt *st, struct estimate *e)
 {
 	memset(e, 0, sizeof *e);
 	e->id = sqlite3_column_int64(st, 0);
-	cpy_col(st, 1, e->number, sizeof e->number);
+	dbrow_copy(st, 1, e->number, sizeof e->number);
 	e->job_id = sqlite3_column_int64(st, 2);
 	e->customer_id = sqlite3_column_int64(st, 3);
-	e->customer_name = dup_col(st, 4);
-	e->job_title = dup_col(st, 5);
-	cpy_col(st, 6, e->currency, sizeof e->currency);
+	e->customer_name = dbrow_dup(st, 4);
+	e->job_title = dbrow_dup(st, 5);
+	dbrow_copy(st, 6, e->currency, sizeof e->currency);
 	e->subtotal = sqlite3_column_int64(st, 7);
 	e->tax = sqlite3_column_int64(st, 8);
 	e->total = sqlite3_column_int64(st, 9);
-	e->terms = dup_col(st, 10);
-	e->lines = dup_col(st, 11);
-	cpy_col(st, 12, e->pdf_path, sizeof e->pdf_path);
-	cpy_col(st, 13, e->pdf_sha256, sizeof e->pdf_sha256);
+	e->terms = dbrow_dup(st, 10);
+	e->lines = dbrow_dup(st, 11);
+	dbrow_copy(st, 12, e->pdf_path, sizeof e->pdf_path);
+	dbrow_copy(st, 13, e->pdf_sha256, sizeof e->pdf_sha256);
 	e->pdf_size = sqlite3_column_int64(st, 14);
 	e->created_at = sqlite3_column_int64(st, 15);
 	e->flow_id = sqlite3_column_int64(st, 16);
-	cpy_col(st, 17, e->provider, sizeof e->provider);
-	cpy_col(st, 18, e->envelope_id, sizeof e->envelope_id);
-	cpy_col(st, 19, e->state, sizeof e->state);
+	dbrow_copy(st, 17, e->provider, sizeof e->provider);
+	dbrow_copy(st, 18, e->envelope_id, sizeof e->envelope_id);
+	dbrow_copy(st, 19, e->state, sizeof e->state);
 	e->state_at = sqlite3_column_int64(st, 20);
-	e->ignored_reason = dup_col(st, 21);
-	cpy_col(st, 22, e->document_path, sizeof e->document_path);
-	cpy_col(st, 23, e->document_sha256, sizeof e->document_sha256);
+	e->ignored_reason = dbrow_dup(st, 21);
+	dbrow_copy(st, 22, e->document_path, sizeof e->document_path);
+	dbrow_copy(st, 23, e->document_sha256, sizeof e->document_sha256);
 	e->document_size = sqlite3_column_int64(st, 24);
 	e->document_at = sqlite3_column_int64(st, 25);
-	e->evidence = dup_col(st, 26);
-	cpy_col(st, 27, e->outbox_status, sizeof e->outbox_status);
+	e->evidence = dbrow_dup(st, 26);
+	dbrow_copy(st, 27, e->outbox_status, sizeof e->outbox_status);
 }
 
 void esign_estimate_free(struct estimate *e)
@@ -666,7 +629,7 @@ static int send_tx(struct db *db, void *arg)
 	made = 1;
 	if ((rc = read_file(pdf_path, 64u << 20, &pdf, &pdf_len)) != 0)
 		goto out;
-	if ((rc = sha256_hex(pdf, pdf_len, hash)) != 0)
+	if ((rc = crypto_sha256_hex(pdf, pdf_len, hash)) != 0)
 		goto out;
 	lines = cJSON_PrintUnformatted(L.json);
 	rc = db_prepare_cached(
@@ -926,34 +889,6 @@ void esign_evidence_free(struct esign_evidence *ev)
 
 /* ---------------------------------------------------------------- callbacks */
 
-static void digest_key(const char *prefix, const char *header, const void *raw, size_t len,
-                       char *out, size_t n)
-{
-	struct strbuf sb = {0};
-	char hex[65] = "";
-
-	sb_puts(&sb, header ? header : "");
-	sb_add(&sb, "\n", 1);
-	if (len)
-		sb_add(&sb, raw, len);
-	sha256_hex(sb.s ? sb.s : "", sb.len, hex);
-	sb_free(&sb);
-	snprintf(out, n, "%s:%s", prefix, hex);
-}
-
-struct ingest_ctx {
-	const struct inbox_new *ev;
-	int64_t id;
-	int fresh;
-};
-
-static int ingest_tx(struct db *db, void *arg)
-{
-	struct ingest_ctx *c = arg;
-
-	return inbox_insert(db, c->ev, &c->id, &c->fresh);
-}
-
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
                  const void *raw, size_t len, struct esign_ingest_result *r)
 {
@@ -963,7 +898,6 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	const char *secret = NULL;
 	struct inbox_new ev = {0};
 	struct esign_callback cb;
-	struct ingest_ctx c = {&ev, 0, 0};
 	char key[64];
 	int rc;
 
@@ -991,7 +925,8 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	ev.type = ESIGN_TYPE;
 	if (ops->verify(secret, header, raw, len) != 0) {
 		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		digest_key("rejected", header, raw, len, r->external_id, sizeof r->external_id);
+		inbox_refused_key("rejected", header, raw, len, r->external_id,
+		                  sizeof r->external_id);
 		ev.status = "rejected";
 	} else if (ops->read_callback(raw, len, &cb) == 0) {
 		snprintf(r->external_id, sizeof r->external_id, "%s", cb.id);
@@ -1002,17 +937,14 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 		r->accepted = 1;
 	} else {
 		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		digest_key("invalid", header, raw, len, r->external_id, sizeof r->external_id);
+		inbox_refused_key("invalid", header, raw, len, r->external_id,
+		                  sizeof r->external_id);
 		ev.status = "dead";
 	}
 	ev.external_id = r->external_id;
 	ev.error = r->accepted ? NULL : r->reason;
-	if ((rc = db_write(db, ingest_tx, &c)) != 0) {
+	if ((rc = inbox_insert_write(db, &ev, &r->id, &r->fresh)) != 0)
 		r->accepted = 0;
-		goto out;
-	}
-	r->id = c.id;
-	r->fresh = c.fresh;
 out:
 	chan_secret_free(sec);
 	return rc;
@@ -1069,10 +1001,10 @@ static int cmd_get(struct db *db, int64_t id, struct cmd *c)
 	sqlite3_bind_int64(st, 1, id);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		c->id = id;
-		cpy_col(st, 0, c->type, sizeof c->type);
-		cpy_col(st, 1, c->number, sizeof c->number);
-		cpy_col(st, 2, c->key, sizeof c->key);
-		cpy_col(st, 3, c->status, sizeof c->status);
+		dbrow_copy(st, 0, c->type, sizeof c->type);
+		dbrow_copy(st, 1, c->number, sizeof c->number);
+		dbrow_copy(st, 2, c->key, sizeof c->key);
+		dbrow_copy(st, 3, c->status, sizeof c->status);
 		c->retries = sqlite3_column_int64(st, 4);
 		p = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
 		chan_json_str(cJSON_GetObjectItemCaseSensitive(p, "envelope_id"), "envelope_id", 1,
@@ -1208,7 +1140,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 			sb_free(&sb);
 		}
 		if (!rc)
-			rc = sha256_hex(pdf, len, hash);
+			rc = crypto_sha256_hex(pdf, len, hash);
 		if (rc || strcmp(hash, e.pdf_sha256)) {
 			d.status = "dead";
 			d.error =
@@ -1383,8 +1315,8 @@ static int apply_tx(struct db *db, void *arg)
 	sqlite3_bind_text(st, 2, a->cb.envelope_id, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		flow = sqlite3_column_int64(st, 0);
-		cpy_col(st, 1, from, sizeof from);
-		cpy_col(st, 2, number, sizeof number);
+		dbrow_copy(st, 1, from, sizeof from);
+		dbrow_copy(st, 2, number, sizeof number);
 	}
 	db_release(db, st);
 	if (!flow) {
@@ -1609,7 +1541,7 @@ int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *l
 			break;
 		sqlite3_bind_int64(st, 1, ids.v[i]);
 		if (sqlite3_step(st) == SQLITE_ROW)
-			cpy_col(st, 0, envid, sizeof envid);
+			dbrow_copy(st, 0, envid, sizeof envid);
 		db_release(db, st);
 		/* asked about now, whatever the answer: the next time is in `every` */
 		if ((rc = db_write(db, stamp_tx, &sc)) != 0)
@@ -1686,8 +1618,8 @@ static int download_one(struct db *db, struct chan_conn *c, const struct control
 		return rc;
 	sqlite3_bind_int64(st, 1, flow);
 	if (sqlite3_step(st) == SQLITE_ROW) {
-		cpy_col(st, 0, envid, sizeof envid);
-		cpy_col(st, 1, number, sizeof number);
+		dbrow_copy(st, 0, envid, sizeof envid);
+		dbrow_copy(st, 1, number, sizeof number);
 	}
 	db_release(db, st);
 	if (!*envid)
@@ -1699,7 +1631,7 @@ static int download_one(struct db *db, struct chan_conn *c, const struct control
 		goto out;
 	if (c->eops->download(c->ectx, envid, &body, &len, &cs) != CHAN_OK)
 		goto out;
-	if ((rc = sha256_hex(body, len, hash)) != 0)
+	if ((rc = crypto_sha256_hex(body, len, hash)) != 0)
 		goto out;
 	if (*env.document_sha256 && strcmp(env.document_sha256, hash)) {
 		/* not what the provider announced: not kept, asked again */
@@ -1781,7 +1713,7 @@ int esign_check_documents(struct db *db,
 			          num, sb_cstr(&path));
 			report("esign-document-missing", sb_cstr(&detail), arg);
 			n++;
-		} else if (r || sha256_hex(b, len, got) || strcmp(got, want)) {
+		} else if (r || crypto_sha256_hex(b, len, got) || strcmp(got, want)) {
 			sb_printf(
 			    &detail,
 			    _("the signed document of estimate %s does not match its SHA-256: %s"),

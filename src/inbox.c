@@ -148,7 +148,7 @@ int inbox_insert_found(struct db *db, const char *source, const char *external_i
 	return rc;
 }
 
-static void digest_key(const char *prefix, const char *header, const void *payload, size_t len,
+void inbox_refused_key(const char *prefix, const char *header, const void *payload, size_t len,
                        char *out, size_t n)
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
@@ -156,6 +156,8 @@ static void digest_key(const char *prefix, const char *header, const void *paylo
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	size_t off;
 
+	if (!header)
+		header = "";
 	if (ctx && EVP_DigestInit_ex(ctx, EVP_sha256(), NULL) &&
 	    EVP_DigestUpdate(ctx, header, strlen(header)) && EVP_DigestUpdate(ctx, "\n", 1) &&
 	    (!len || EVP_DigestUpdate(ctx, payload, len)))
@@ -179,12 +181,23 @@ static int ingest_tx(struct db *db, void *arg)
 	return inbox_insert(db, c->ev, &c->id, &c->fresh);
 }
 
+int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh)
+{
+	struct ingest_ctx c = {ev, 0, 0};
+	int rc = db_write(db, ingest_tx, &c);
+
+	if (rc == 0) {
+		*id = c.id;
+		*fresh = c.fresh;
+	}
+	return rc;
+}
+
 int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
                  const void *payload, size_t len, const char *secret, struct inbox_ingest_result *r)
 {
 	struct inbox_new ev = {0};
 	struct chan_event ce;
-	struct ingest_ctx c = {&ev, 0, 0};
 	int rc;
 
 	memset(r, 0, sizeof *r);
@@ -209,7 +222,8 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 	rc = ops->verify(secret, header, payload, len, clock_now());
 	if (rc) {
 		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		digest_key("rejected", header, payload, len, r->external_id, sizeof r->external_id);
+		inbox_refused_key("rejected", header, payload, len, r->external_id,
+		                  sizeof r->external_id);
 		ev.status = "rejected";
 	} else if ((rc = ops->read_event(secret, payload, len, &ce)) == 0) {
 		snprintf(r->external_id, sizeof r->external_id, "%s", ce.id);
@@ -220,19 +234,16 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 		r->accepted = 1;
 	} else {
 		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		digest_key("invalid", header, payload, len, r->external_id, sizeof r->external_id);
+		inbox_refused_key("invalid", header, payload, len, r->external_id,
+		                  sizeof r->external_id);
 		ev.status = "dead";
 	}
 	ev.external_id = r->external_id;
 	ev.error = r->accepted ? NULL : r->reason;
-	rc = db_write(db, ingest_tx, &c);
-	if (rc) {
+	rc = inbox_insert_write(db, &ev, &r->id, &r->fresh);
+	if (rc)
 		r->accepted = 0;
-		return rc;
-	}
-	r->id = c.id;
-	r->fresh = c.fresh;
-	return 0;
+	return rc;
 }
 
 #define EVENT_COLS                                                                                 \

@@ -86,6 +86,17 @@ int inbox_source_valid(const char *s);
  * the schema refuses. */
 int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
 
+/* inbox_insert_write - inbox_insert in a transaction of its own (db_write). */
+int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
+
+/* inbox_refused_key - the external id a relayed payload that is refused
+ * (a bad signature: prefix "rejected"; unreadable: "invalid") is stored
+ * under, never the id it claims: "PREFIX:" and the hex SHA-256 of header
+ * (NULL: ""), a newline and the len bytes of payload, cut to n bytes. The
+ * caller has loaded libcrypto (crypto_load). */
+void inbox_refused_key(const char *prefix, const char *header, const void *payload, size_t len,
+                       char *out, size_t n);
+
 /* inbox_insert_found - INSIDE the caller's write transaction, store as an
  * event of its own (via 'query', status received) a state frontdesk learned
  * by asking the channel rather than from its events: the payload is

@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "control.h"
 #include "db.h"
+#include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
 #include "idem.h"
@@ -336,13 +337,6 @@ static void fee_add(struct run *r, size_t line, int item)
 	r->fee_item[r->nfee++] = item;
 }
 
-static void col_text(sqlite3_stmt *st, int i, char *buf, size_t n)
-{
-	const unsigned char *s = sqlite3_column_text(st, i);
-
-	snprintf(buf, n, "%s", s ? (const char *)s : "");
-}
-
 /* Read our card payments and refunds of provider received in [from, to)
  * into r->it: the matching query (one indexed range read each). */
 static int read_local(struct run *r, int64_t from, int64_t to)
@@ -370,11 +364,11 @@ static int read_local(struct run *r, int64_t from, int64_t to)
 
 		it->id = it->payment_id = sqlite3_column_int64(st, 0);
 		it->amount = sqlite3_column_int64(st, 1);
-		col_text(st, 2, it->currency, sizeof it->currency);
-		col_text(st, 3, it->status, sizeof it->status);
+		dbrow_copy(st, 2, it->currency, sizeof it->currency);
+		dbrow_copy(st, 3, it->status, sizeof it->status);
 		it->at = sqlite3_column_int64(st, 4);
-		col_text(st, 5, it->key, sizeof it->key);
-		col_text(st, 6, it->order_no, sizeof it->order_no);
+		dbrow_copy(st, 5, it->key, sizeof it->key);
+		dbrow_copy(st, 6, it->order_no, sizeof it->order_no);
 	}
 	db_release(r->db, st);
 	if (step != SQLITE_DONE)
@@ -401,10 +395,10 @@ static int read_local(struct run *r, int64_t from, int64_t to)
 		it->id = sqlite3_column_int64(st, 0);
 		it->payment_id = sqlite3_column_int64(st, 1);
 		it->amount = sqlite3_column_int64(st, 2);
-		col_text(st, 3, it->currency, sizeof it->currency);
-		col_text(st, 4, it->status, sizeof it->status);
+		dbrow_copy(st, 3, it->currency, sizeof it->currency);
+		dbrow_copy(st, 4, it->status, sizeof it->status);
 		it->at = sqlite3_column_int64(st, 5);
-		col_text(st, 6, it->key, sizeof it->key);
+		dbrow_copy(st, 6, it->key, sizeof it->key);
 	}
 	db_release(r->db, st);
 	if (step != SQLITE_DONE)
@@ -453,8 +447,8 @@ static int lookup_payment(struct run *r, const char *order_id, const char *order
 
 			it->id = it->payment_id = id;
 			it->amount = sqlite3_column_int64(st, 1);
-			col_text(st, 2, it->currency, sizeof it->currency);
-			col_text(st, 3, it->status, sizeof it->status);
+			dbrow_copy(st, 2, it->currency, sizeof it->currency);
+			dbrow_copy(st, 3, it->status, sizeof it->status);
 			it->at = sqlite3_column_int64(st, 4);
 			snprintf(it->key, sizeof it->key, "%s", order_id);
 			item = (int)(r->nit - 1);
@@ -487,8 +481,8 @@ static int lookup_refund(struct run *r, int64_t payment_id, const char *refund_i
 		it->id = sqlite3_column_int64(st, 0);
 		it->payment_id = payment_id;
 		it->amount = sqlite3_column_int64(st, 1);
-		col_text(st, 2, it->currency, sizeof it->currency);
-		col_text(st, 3, it->status, sizeof it->status);
+		dbrow_copy(st, 2, it->currency, sizeof it->currency);
+		dbrow_copy(st, 3, it->status, sizeof it->status);
 		it->at = sqlite3_column_int64(st, 4);
 		snprintf(it->key, sizeof it->key, "%s", refund_id);
 		item = (int)(r->nit - 1);
@@ -1431,15 +1425,15 @@ static void batch_row(sqlite3_stmt *st, struct recon_batch *b)
 {
 	memset(b, 0, sizeof *b);
 	b->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, b->provider, sizeof b->provider);
-	col_text(st, 2, b->day, sizeof b->day);
+	dbrow_copy(st, 1, b->provider, sizeof b->provider);
+	dbrow_copy(st, 2, b->day, sizeof b->day);
 	b->window_from = sqlite3_column_int64(st, 3);
 	b->window_to = sqlite3_column_int64(st, 4);
-	col_text(st, 5, b->source, sizeof b->source);
-	col_text(st, 6, b->sha256, sizeof b->sha256);
+	dbrow_copy(st, 5, b->source, sizeof b->source);
+	dbrow_copy(st, 6, b->sha256, sizeof b->sha256);
 	b->fetch_from = sqlite3_column_int64(st, 7);
 	b->fetch_to = sqlite3_column_int64(st, 8);
-	col_text(st, 9, b->status, sizeof b->status);
+	dbrow_copy(st, 9, b->status, sizeof b->status);
 	b->lines = sqlite3_column_int64(st, 10);
 	b->local = sqlite3_column_int64(st, 11);
 	b->matched = sqlite3_column_int64(st, 12);
@@ -1447,8 +1441,8 @@ static void batch_row(sqlite3_stmt *st, struct recon_batch *b)
 	b->diffs_seen = sqlite3_column_int64(st, 14);
 	b->diffs_gone = sqlite3_column_int64(st, 15);
 	b->open_at_end = sqlite3_column_int64(st, 16);
-	col_text(st, 17, b->error, sizeof b->error);
-	col_text(st, 18, b->operator_id, sizeof b->operator_id);
+	dbrow_copy(st, 17, b->error, sizeof b->error);
+	dbrow_copy(st, 18, b->operator_id, sizeof b->operator_id);
 	b->started_at = sqlite3_column_int64(st, 19);
 	b->finished_at = sqlite3_column_int64(st, 20);
 	b->open_now = sqlite3_column_int64(st, 21);
@@ -1529,7 +1523,7 @@ int recon_batch_totals(struct db *db, int64_t id, int (*cb)(const struct recon_t
 	rc = 0;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&t, 0, sizeof t);
-		col_text(st, 0, t.currency, sizeof t.currency);
+		dbrow_copy(st, 0, t.currency, sizeof t.currency);
 		t.lines = sqlite3_column_int64(st, 1);
 		t.gross = sqlite3_column_int64(st, 2);
 		t.fee = sqlite3_column_int64(st, 3);
@@ -1555,32 +1549,32 @@ static void diff_row(sqlite3_stmt *st, struct recon_diff *d)
 {
 	memset(d, 0, sizeof *d);
 	d->id = sqlite3_column_int64(st, 0);
-	col_text(st, 1, d->provider, sizeof d->provider);
-	col_text(st, 2, d->kind, sizeof d->kind);
-	col_text(st, 3, d->natural_key, sizeof d->natural_key);
-	col_text(st, 4, d->day, sizeof d->day);
+	dbrow_copy(st, 1, d->provider, sizeof d->provider);
+	dbrow_copy(st, 2, d->kind, sizeof d->kind);
+	dbrow_copy(st, 3, d->natural_key, sizeof d->natural_key);
+	dbrow_copy(st, 4, d->day, sizeof d->day);
 	d->first_batch = sqlite3_column_int64(st, 5);
 	d->last_seen_batch = sqlite3_column_int64(st, 6);
 	d->payment_id = sqlite3_column_int64(st, 7);
 	d->refund_id = sqlite3_column_int64(st, 8);
-	col_text(st, 9, d->line_id, sizeof d->line_id);
+	dbrow_copy(st, 9, d->line_id, sizeof d->line_id);
 	d->line_data = (char *)sqlite3_column_text(st, 10);
 	d->has_local = sqlite3_column_type(st, 11) != SQLITE_NULL;
 	d->local_amount = sqlite3_column_int64(st, 11);
-	col_text(st, 12, d->local_currency, sizeof d->local_currency);
+	dbrow_copy(st, 12, d->local_currency, sizeof d->local_currency);
 	d->has_channel = sqlite3_column_type(st, 13) != SQLITE_NULL;
 	d->channel_amount = sqlite3_column_int64(st, 13);
-	col_text(st, 14, d->channel_currency, sizeof d->channel_currency);
-	col_text(st, 15, d->detail, sizeof d->detail);
-	col_text(st, 16, d->state, sizeof d->state);
+	dbrow_copy(st, 14, d->channel_currency, sizeof d->channel_currency);
+	dbrow_copy(st, 15, d->detail, sizeof d->detail);
+	dbrow_copy(st, 16, d->state, sizeof d->state);
 	d->created_at = sqlite3_column_int64(st, 17);
 	d->updated_at = sqlite3_column_int64(st, 18);
-	col_text(st, 19, d->action, sizeof d->action);
-	col_text(st, 20, d->note, sizeof d->note);
+	dbrow_copy(st, 19, d->action, sizeof d->action);
+	dbrow_copy(st, 20, d->note, sizeof d->note);
 	d->res_payment_id = sqlite3_column_int64(st, 21);
 	d->res_refund_id = sqlite3_column_int64(st, 22);
 	d->res_batch_id = sqlite3_column_int64(st, 23);
-	col_text(st, 24, d->res_operator, sizeof d->res_operator);
+	dbrow_copy(st, 24, d->res_operator, sizeof d->res_operator);
 	d->res_at = sqlite3_column_int64(st, 25);
 }
 
@@ -2188,16 +2182,16 @@ int recon_parked_list(struct db *db, const char *provider,
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&e, 0, sizeof e);
 		e.id = sqlite3_column_int64(st, 0);
-		col_text(st, 1, e.source, sizeof e.source);
-		col_text(st, 2, e.external_id, sizeof e.external_id);
-		col_text(st, 3, e.event_type, sizeof e.event_type);
-		col_text(st, 4, e.object_id, sizeof e.object_id);
-		col_text(st, 5, e.status, sizeof e.status);
+		dbrow_copy(st, 1, e.source, sizeof e.source);
+		dbrow_copy(st, 2, e.external_id, sizeof e.external_id);
+		dbrow_copy(st, 3, e.event_type, sizeof e.event_type);
+		dbrow_copy(st, 4, e.object_id, sizeof e.object_id);
+		dbrow_copy(st, 5, e.status, sizeof e.status);
 		e.channel_created_at = sqlite3_column_int64(st, 6);
 		e.received_at = sqlite3_column_int64(st, 7);
 		e.payload = sqlite3_column_blob(st, 8);
 		e.len = (size_t)sqlite3_column_bytes(st, 8);
-		col_text(st, 9, e.last_error, sizeof e.last_error);
+		dbrow_copy(st, 9, e.last_error, sizeof e.last_error);
 		rc = cb(&e, arg);
 	}
 	if (!rc && step != SQLITE_DONE)
@@ -2384,17 +2378,17 @@ int recon_payout_list(struct db *db, const char *provider, int unticked_only,
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		memset(&p, 0, sizeof p);
 		p.id = sqlite3_column_int64(st, 0);
-		col_text(st, 1, p.provider, sizeof p.provider);
-		col_text(st, 2, p.payout_id, sizeof p.payout_id);
+		dbrow_copy(st, 1, p.provider, sizeof p.provider);
+		dbrow_copy(st, 2, p.payout_id, sizeof p.payout_id);
 		p.amount = sqlite3_column_int64(st, 3);
-		col_text(st, 4, p.currency, sizeof p.currency);
+		dbrow_copy(st, 4, p.currency, sizeof p.currency);
 		p.lines = sqlite3_column_int64(st, 5);
 		p.lines_sum = sqlite3_column_int64(st, 6);
 		p.matches = sqlite3_column_int(st, 7);
-		col_text(st, 8, p.arrival, sizeof p.arrival);
+		dbrow_copy(st, 8, p.arrival, sizeof p.arrival);
 		p.batch_id = sqlite3_column_int64(st, 9);
 		p.ticked_at = sqlite3_column_int64(st, 10);
-		col_text(st, 11, p.ticked_by, sizeof p.ticked_by);
+		dbrow_copy(st, 11, p.ticked_by, sizeof p.ticked_by);
 		rc = cb(&p, arg);
 	}
 	if (!rc && step != SQLITE_DONE)
@@ -2467,8 +2461,8 @@ int recon_check(struct db *db, void (*report)(const char *code, const char *deta
 		char name[65], provider[41], day[11], detail[300];
 		int64_t id = sqlite3_column_int64(st, 0);
 
-		col_text(st, 1, provider, sizeof provider);
-		col_text(st, 2, day, sizeof day);
+		dbrow_copy(st, 1, provider, sizeof provider);
+		dbrow_copy(st, 2, day, sizeof day);
 		snprintf(name, sizeof name, "recon.%s.%s", provider, day);
 		if (control_get(db, name, &ci) == 0) {
 			int held = ci.state == CONTROL_HELD;
@@ -2555,7 +2549,7 @@ int recon_day_state(struct db *db, const char *provider, struct recon_state *out
 	if (provider)
 		sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
 	if (sqlite3_step(st) == SQLITE_ROW)
-		col_text(st, 0, out->last_balanced, sizeof out->last_balanced);
+		dbrow_copy(st, 0, out->last_balanced, sizeof out->last_balanced);
 	db_release(db, st);
 	return 0;
 }
@@ -2581,7 +2575,7 @@ int recon_days_open(struct db *db, const char *provider, const char *from_day, c
 	sqlite3_bind_text(st, 3, to_day, -1, SQLITE_STATIC);
 	rc = 0;
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-		col_text(st, 0, day, sizeof day);
+		dbrow_copy(st, 0, day, sizeof day);
 		rc = cb(day, sqlite3_column_int64(st, 1), arg);
 	}
 	if (!rc && step != SQLITE_DONE)

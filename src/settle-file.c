@@ -148,23 +148,6 @@ static int decode(const char *data, size_t len, char **text, size_t *tlen)
 	return 0;
 }
 
-/* The lower-case hex SHA-256 of the n bytes at p. */
-static int sha256_hex(const void *p, size_t n, char out[65])
-{
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned int mdlen = 0, i;
-	int rc;
-
-	out[0] = '\0';
-	if ((rc = crypto_load()) != 0)
-		return rc;
-	if (!EVP_Digest(n ? p : "", n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
-		return err_set(FD_EIO, _("cannot compute the file's SHA-256"));
-	for (i = 0; i < 32; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
-
 /* ---------------------------------------------------------------- fields */
 
 /* A column: the names it goes by (matched case-insensitively, NULL-ended),
@@ -825,7 +808,7 @@ static int read_any(const void *data, size_t len, enum settle_format want, struc
 	if (!rc)
 		rc = finish(out);
 	if (!rc)
-		rc = sha256_hex(data, len, out->sha256);
+		rc = crypto_sha256_hex(data, len, out->sha256);
 out:
 	if (opened)
 		csv_close(&r);
