@@ -250,11 +250,36 @@ static enum chan_refund_state refund_state(const char *s)
 	return CHAN_REFUND_PENDING;
 }
 
+/* Our order number and invoice id as we put them in an object's metadata
+ * (md may be NULL or not an object: nothing to read). */
+static int read_our_metadata(const cJSON *md, struct chan_order *out)
+{
+	char inv[24];
+	int rc;
+
+	if (!cJSON_IsObject(md))
+		return 0;
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "order_no"), "order_no", 1,
+	                        out->order_no, sizeof out->order_no)))
+		return rc;
+	if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "invoice_id"), "invoice_id", 1,
+	                        inv, sizeof inv)))
+		return rc;
+	if (inv[0]) {
+		char *end;
+		long long x = strtoll(inv, &end, 10);
+
+		if (*end || x <= 0)
+			return err_set(FD_EINVAL, _("the channel's invoice_id is not an id"));
+		out->invoice_id = x;
+	}
+	return 0;
+}
+
 static int read_order(const cJSON *o, struct chan_order *out)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
 	const cJSON *v;
-	char inv[24];
 	int rc;
 
 	memset(out, 0, sizeof *out);
@@ -274,24 +299,7 @@ static int read_order(const cJSON *o, struct chan_order *out)
 	v = cJSON_GetObjectItemCaseSensitive(o, "created");
 	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
 		return rc;
-	if (cJSON_IsObject(md)) {
-		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "order_no"),
-		                        "order_no", 1, out->order_no, sizeof out->order_no)))
-			return rc;
-		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "invoice_id"),
-		                        "invoice_id", 1, inv, sizeof inv)))
-			return rc;
-		if (inv[0]) {
-			char *end;
-			long long x = strtoll(inv, &end, 10);
-
-			if (*end || x <= 0)
-				return err_set(FD_EINVAL,
-				               _("the channel's invoice_id is not an id"));
-			out->invoice_id = x;
-		}
-	}
-	return 0;
+	return read_our_metadata(md, out);
 }
 
 static int read_refund(const cJSON *o, struct chan_refund *out)
@@ -494,7 +502,7 @@ static enum chan_order_state session_state(const char *status, const char *paid,
 static int read_session(const cJSON *o, struct chan_order *out)
 {
 	const cJSON *md = cJSON_GetObjectItemCaseSensitive(o, "metadata");
-	char status[16], paid[20], inv[24];
+	char status[16], paid[20];
 	const cJSON *v;
 	int rc;
 
@@ -530,24 +538,7 @@ static int read_session(const cJSON *o, struct chan_order *out)
 	v = cJSON_GetObjectItemCaseSensitive(o, "created");
 	if (v && !cJSON_IsNull(v) && (rc = chan_json_int(v, "created", &out->created)))
 		return rc;
-	if (cJSON_IsObject(md)) {
-		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "order_no"),
-		                        "order_no", 1, out->order_no, sizeof out->order_no)))
-			return rc;
-		if ((rc = chan_json_str(cJSON_GetObjectItemCaseSensitive(md, "invoice_id"),
-		                        "invoice_id", 1, inv, sizeof inv)))
-			return rc;
-		if (inv[0]) {
-			char *end;
-			long long x = strtoll(inv, &end, 10);
-
-			if (*end || x <= 0)
-				return err_set(FD_EINVAL,
-				               _("the channel's invoice_id is not an id"));
-			out->invoice_id = x;
-		}
-	}
-	return 0;
+	return read_our_metadata(md, out);
 }
 
 static int is_session_id(const char *id)
