@@ -316,6 +316,8 @@ static int takings_cb(const struct takings_row *r, void *arg)
 		cli_json_int(j, "received", r->received);
 		cli_json_int(j, "refunded", r->refunded);
 		cli_json_int(j, "net", r->net);
+		cli_json_int(j, "fees", r->fees);
+		cli_json_int(j, "net_after_fees", r->net_after_fees);
 		cJSON_AddItemToArray(o->arr, j);
 	} else if (o->csv) {
 		csv_cell(r->day, 0, 0);

@@ -311,13 +311,26 @@ int report_takings(struct db *db, int64_t from, int64_t to,
 
 	rc = db_prepare(
 	    db,
-	    "SELECT day, method, currency, sum(n), sum(received), sum(refunded) FROM ("
+	    "SELECT day, method, currency, sum(n), sum(received), sum(refunded), sum(fee) FROM ("
 	    " SELECT date(received_at, 'unixepoch', 'localtime') AS day, method, currency,"
-	    "  1 AS n, amount AS received, 0 AS refunded FROM payment"
+	    "  1 AS n, amount AS received, 0 AS refunded, 0 AS fee FROM payment"
 	    "  WHERE status <> 'void' AND received_at >= ?1 AND received_at < ?2"
 	    " UNION ALL"
 	    " SELECT date(r.refunded_at, 'unixepoch', 'localtime'), r.method, p.currency,"
-	    "  0, 0, r.amount FROM refund r JOIN payment p ON p.id = r.payment_id"
+	    "  0, 0, r.amount, 0 FROM refund r JOIN payment p ON p.id = r.payment_id"
+	    "  WHERE r.status = 'succeeded' AND r.refunded_at >= ?1 AND r.refunded_at < ?2"
+	    /* the channel's fees reconciliation recorded: a charge's on its
+	     * payment's row, a refund's on the refund's (both read through
+	     * the day's index, then the fee's by payment) */
+	    " UNION ALL"
+	    " SELECT date(p.received_at, 'unixepoch', 'localtime'), p.method, p.currency,"
+	    "  0, 0, 0, f.fee FROM payment p JOIN reconciliation_fee f ON f.payment_id = p.id"
+	    "  WHERE f.refund_id IS NULL AND p.status <> 'void'"
+	    "  AND p.received_at >= ?1 AND p.received_at < ?2"
+	    " UNION ALL"
+	    " SELECT date(r.refunded_at, 'unixepoch', 'localtime'), r.method, p.currency,"
+	    "  0, 0, 0, f.fee FROM refund r JOIN payment p ON p.id = r.payment_id"
+	    "  JOIN reconciliation_fee f ON f.payment_id = r.payment_id AND f.refund_id = r.id"
 	    "  WHERE r.status = 'succeeded' AND r.refunded_at >= ?1 AND r.refunded_at < ?2)"
 	    " GROUP BY day, method, currency ORDER BY day, method, currency",
 	    &st);
@@ -335,7 +348,9 @@ int report_takings(struct db *db, int64_t from, int64_t to,
 		r.count = sqlite3_column_int64(st, 3);
 		r.received = sqlite3_column_int64(st, 4);
 		r.refunded = sqlite3_column_int64(st, 5);
-		if (money_sub(r.received, r.refunded, &r.net)) {
+		r.fees = sqlite3_column_int64(st, 6);
+		if (money_sub(r.received, r.refunded, &r.net) ||
+		    money_sub(r.net, r.fees, &r.net_after_fees)) {
 			rc = err_set(FD_EINVAL, _("the takings of %s overflow"), r.day);
 			break;
 		}

@@ -46,10 +46,14 @@ struct takings_row {
 	char day[11]; /* YYYY-MM-DD, shop time */
 	char method[16];
 	char currency[4];
-	int64_t count;    /* payments received */
-	int64_t received; /* their amounts (void payments excluded) */
-	int64_t refunded; /* refunds that succeeded, by the refund's day and method */
-	int64_t net;      /* received - refunded, computed with money_sub */
+	int64_t count;          /* payments received */
+	int64_t received;       /* their amounts (void payments excluded) */
+	int64_t refunded;       /* refunds that succeeded, by the refund's day and method */
+	int64_t net;            /* received - refunded, computed with money_sub */
+	int64_t fees;           /* the channel's fees that reconciliation recorded for them
+	                         * (reconciliation_fee: a charge's by its payment's day, a
+	                         * refund's by the refund's day); 0 when none */
+	int64_t net_after_fees; /* net - fees */
 };
 
 /* report_takings - money received and refunded per day and method in

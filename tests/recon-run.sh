@@ -67,6 +67,10 @@ is "the day's totals per currency" \
 is "the settlement was asked with the expanded source" \
 	"$(ctl log '' | jget 'sum(1 for r in d["log"] if r["path"] == "/v1/balance_transactions" and "expand[]=data.source" in r["query"])')" 1
 is "no difference" "$(db "SELECT count(*) FROM reconciliation_diff")" 0
+fee=$(db "SELECT f.fee FROM reconciliation_fee f JOIN payment p ON p.id = f.payment_id WHERE p.reference = '$(pi_of "$O1")'")
+is "takings show the day's card money gross and net of the channel's fee" \
+	"$(fd --json report takings --from "$DAY" --to "$DAY" | jget '[(r["received"], r["fees"], r["net_after_fees"]) for r in d["days"] if r["method"] == "card"]')" \
+	"[(6000, $fee, $((6000 - fee)))]"
 is "the books are balanced for the day" "$(fd --json recon state | jget 'd["last_balanced"], d["open"]')" "$DAY 0"
 
 # --- Each difference on purpose -----------------------------------------------
