@@ -1125,6 +1125,115 @@ int capacity_visit_resources(struct db *db, int64_t appt,
 	return rc;
 }
 
+struct reassign_ctx {
+	int64_t appt, from, to;
+};
+
+static int reassign_tx(struct db *db, void *arg)
+{
+	struct reassign_ctx *c = arg;
+	struct visit_times v;
+	struct resource from, to;
+	sqlite3_stmt *st;
+	int64_t held_from = 0, held_to = 0;
+	int rc, step;
+
+	if ((rc = read_visit(db, c->appt, &v)))
+		return rc;
+	if (!is_live(v.status) || !strcmp(v.status, "done"))
+		return err_set(FD_ECONFLICT,
+		               _("visit %1$lld is %2$s: it can no longer hold resources"),
+		               (long long)c->appt, v.status);
+	if ((rc = capacity_resource_get(db, c->from, &from)))
+		return rc;
+	if ((rc = capacity_resource_get(db, c->to, &to))) {
+		capacity_resource_free(&from);
+		return rc;
+	}
+	rc = db_prepare_cached(db,
+	                       "SELECT sum(resource_id = ?2), sum(resource_id = ?3)"
+	                       " FROM appointment_resource WHERE appointment_id = ?1",
+	                       &st);
+	if (!rc) {
+		sqlite3_bind_int64(st, 1, c->appt);
+		sqlite3_bind_int64(st, 2, c->from);
+		sqlite3_bind_int64(st, 3, c->to);
+		step = sqlite3_step(st);
+		if (step == SQLITE_ROW) {
+			held_from = sqlite3_column_int64(st, 0);
+			held_to = sqlite3_column_int64(st, 1);
+		} else {
+			rc = db_fail(db, _("cannot read the reservations"));
+		}
+		db_release(db, st);
+	}
+	if (!rc && !held_from)
+		rc = err_set(FD_ECONFLICT, _("visit %1$lld does not hold %2$s"), (long long)c->appt,
+		             from.name);
+	else if (!rc && held_to)
+		rc = err_set(FD_ECONFLICT, _("visit %1$lld holds %2$s already"), (long long)c->appt,
+		             to.name);
+	else if (!rc)
+		rc = check_one(db, &to, c->appt, &v);
+	if (!rc && !(rc = db_prepare_cached(db,
+	                                    "UPDATE appointment_resource SET resource_id = ?3,"
+	                                    " updated_at = ?4 WHERE appointment_id = ?1"
+	                                    " AND resource_id = ?2",
+	                                    &st))) {
+		sqlite3_bind_int64(st, 1, c->appt);
+		sqlite3_bind_int64(st, 2, c->from);
+		sqlite3_bind_int64(st, 3, c->to);
+		sqlite3_bind_int64(st, 4, clock_now());
+		rc = db_run_cached(db, st, _("cannot move the reservation"));
+	}
+	capacity_resource_free(&from);
+	capacity_resource_free(&to);
+	return rc;
+}
+
+int capacity_reassign(struct db *db, int64_t appt, int64_t from, int64_t to)
+{
+	struct reassign_ctx c = {appt, from, to};
+
+	if (from == to)
+		return err_set(FD_EINVAL, "%s", _("choose another resource than the one it holds"));
+	return db_write(db, reassign_tx, &c);
+}
+
+int capacity_holds(struct db *db, int64_t from, int64_t to,
+                   int (*cb)(const struct cap_hold *h, void *arg), void *arg)
+{
+	struct cap_hold h;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (to <= from || to - from > 62 * 86400 + 7200)
+		return err_set(FD_EINVAL, "%s", _("the range must be 1 to 62 days"));
+	if ((rc = db_prepare(db,
+	                     "SELECT r.resource_id, r.appointment_id, r.start_at, r.end_at"
+	                     " FROM appointment_resource r JOIN appointment a"
+	                     " ON a.id = r.appointment_id"
+	                     " WHERE r.start_at < ?2 AND r.start_at >= ?1 - 604800"
+	                     " AND r.end_at > ?1 AND a.status" LIVE
+	                     " ORDER BY r.resource_id, r.start_at, r.id",
+	                     &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		h.resource_id = sqlite3_column_int64(st, 0);
+		h.appointment_id = sqlite3_column_int64(st, 1);
+		h.start_at = sqlite3_column_int64(st, 2);
+		h.end_at = sqlite3_column_int64(st, 3);
+		if ((rc = cb(&h, arg)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the reservations"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 /* ---------------------------------------------------------------- availability */
 
 int capacity_slot_minutes(void)

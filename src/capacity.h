@@ -150,6 +150,27 @@ int capacity_follow(struct db *db, int64_t appt);
 int capacity_visit_resources(struct db *db, int64_t appt,
                              int (*cb)(const struct resource *r, void *arg), void *arg);
 
+/* capacity_reassign - visit appt gives up resource from and holds resource
+ * to instead, for the same interval, in one write transaction: to must be
+ * active, working then and free (the reasons as capacity_reserve's);
+ * FD_ECONFLICT when the visit does not hold from, holds to already or can
+ * no longer hold resources (cancelled, no-show, done); FD_ENOTFOUND for an
+ * unknown visit or resource. Refused: nothing changes. The dispatch board
+ * (ui/view-dispatch.c) moves a visit between columns with it. */
+int capacity_reassign(struct db *db, int64_t appt, int64_t from, int64_t to);
+
+/* One reservation held by a live visit. */
+struct cap_hold {
+	int64_t resource_id, appointment_id;
+	int64_t start_at, end_at; /* UTC, [start, end) */
+};
+
+/* capacity_holds - the reservations of live visits (not cancelled, not
+ * no-show) overlapping [from, to) (to - from at most 62 days), by
+ * resource then start: what the dispatch board shows in its cells. */
+int capacity_holds(struct db *db, int64_t from, int64_t to,
+                   int (*cb)(const struct cap_hold *h, void *arg), void *arg);
+
 /* One free slot of availability. */
 struct cap_slot {
 	int64_t resource_id;

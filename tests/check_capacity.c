@@ -280,6 +280,71 @@ START_TEST(test_move)
 }
 END_TEST
 
+static int hold_cb(const struct cap_hold *h, void *arg)
+{
+	char *out = arg;
+	char one[64];
+
+	snprintf(one, sizeof one, "%lld:%lld ", (long long)h->resource_id,
+	         (long long)h->appointment_id);
+	strcat(out, one);
+	return 0;
+}
+
+/* A visit changes resource: refused with the reason when the other one is
+ * taken, off or already held (nothing changes); a free one takes it. The
+ * holds of a day are the live reservations overlapping it. */
+START_TEST(test_reassign)
+{
+	int64_t bay = resource("Bay", "bay", "all", "08:00-12:00");
+	int64_t a = book("2026-12-02 09:00", "2026-12-02 10:00", &ann, 1);
+	int64_t b = book("2026-12-02 09:30", "2026-12-02 10:30", &van, 1);
+	int64_t c = book("2026-12-02 13:00", "2026-12-02 14:00", &ann, 1);
+	int64_t before;
+	char got[256] = "", want[256];
+	int n;
+
+	ck_assert_int_gt(a, 0);
+	ck_assert_int_gt(b, 0);
+	ck_assert_int_gt(c, 0);
+	before = rows();
+	ck_assert_int_eq(capacity_reassign(db, a, ann, van), FD_ECONFLICT);
+	ck_assert_msg(strstr(err_msg(), "Van 1 is taken") && strstr(err_msg(), "visit 2"), "%s",
+	              err_msg());
+	ck_assert_int_eq(capacity_reassign(db, c, ann, bay), FD_ECONFLICT);
+	ck_assert_msg(strstr(err_msg(), "does not work"), "%s", err_msg());
+	ck_assert_int_eq(capacity_reassign(db, a, van, bay), FD_ECONFLICT);
+	ck_assert_msg(strstr(err_msg(), "does not hold"), "%s", err_msg());
+	ck_assert_int_eq(capacity_reassign(db, a, ann, ann), FD_EINVAL);
+	ck_assert_int_eq(capacity_reassign(db, a, ann, 99), FD_ENOTFOUND);
+	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM appointment_resource WHERE"
+	                            " appointment_id = 1 AND resource_id = 1"),
+	                 1);
+	ck_assert_int_eq(rows(), before);
+	ck_assert_int_eq(capacity_reassign(db, a, ann, bay), 0);
+	ck_assert_int_eq(fx_one(db, "SELECT resource_id FROM appointment_resource WHERE"
+	                            " appointment_id = 1"),
+	                 bay);
+	ck_assert_int_eq(rows(), before);
+	/* the day's holds: by resource, then start; a cancelled visit none */
+	ck_assert_int_eq(appt_set_status(db, c, "cancelled", "test"), 0);
+	ck_assert_int_eq(capacity_holds(db, t_local("2026-12-02 00:00"),
+	                                t_local("2026-12-03 00:00"), hold_cb, got),
+	                 0);
+	snprintf(want, sizeof want, "%lld:%lld %lld:%lld ", (long long)van, (long long)b,
+	         (long long)bay, (long long)a);
+	ck_assert_str_eq(got, want);
+	got[0] = 0;
+	ck_assert_int_eq(capacity_holds(db, t_local("2026-12-03 00:00"),
+	                                t_local("2026-12-04 00:00"), hold_cb, got),
+	                 0);
+	ck_assert_str_eq(got, "");
+	n = 0;
+	ck_assert_int_eq(check_run(db, count_report, &n), 0);
+	ck_assert_int_eq(n, 0);
+}
+END_TEST
+
 /* The triggers refuse an overlap written behind the program's back; with
  * the trigger gone, `frontdesk check` finds it, and a reservation whose
  * interval differs from its visit's. */
@@ -401,6 +466,7 @@ int main(void)
 	tcase_add_test(tc, test_cancel_no_show_free);
 	tcase_add_test(tc, test_retired);
 	tcase_add_test(tc, test_move);
+	tcase_add_test(tc, test_reassign);
 	tcase_add_test(tc, test_triggers_and_check);
 	tcase_add_test(tc, test_availability);
 	tcase_set_timeout(tc, 60);
