@@ -75,6 +75,12 @@ static const struct action_def table[] = {
      CTX_CAL | CTX_PANE, NULL},
     {ACT_VISIT_NO_SHOW, "visit-no-show", "N",
      N_("Mark the visit a no-show: nobody was there (asks why, then y)"), CTX_CAL | CTX_PANE, NULL},
+    {ACT_CAL_DISPATCH, "calendar-dispatch", "b",
+     N_("Show the dispatch board of the day: its slots by resource, one column each"), CTX_CAL,
+     N_("Board")},
+    {ACT_DISP_REASSIGN, "dispatch-reassign", "r",
+     N_("Dispatch board: move the selected visit to another resource (choose it, then Enter)"),
+     CTX_CAL, N_("Resource")},
     /* dead letters: before the panes, whose r and i they override there */
     {ACT_DEAD_RETRY, "dead-retry", "r", N_("Retry the selected inbound event"), CTX_DEAD,
      N_("Retry")},

@@ -76,6 +76,9 @@ enum action {
 	ACT_VISIT_MOVE,
 	ACT_VISIT_CANCEL,
 	ACT_VISIT_NO_SHOW,
+	/* the dispatch board (view-dispatch.c, which listens to CTX_CAL) */
+	ACT_CAL_DISPATCH,
+	ACT_DISP_REASSIGN,
 	/* dead letters */
 	ACT_DEAD_RETRY,
 	ACT_DEAD_IGNORE,

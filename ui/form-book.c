@@ -18,7 +18,8 @@
  * booking_services, appt_when_times, booking_add. The notes beside the
  * fields show what the core found while typing.
  *
- * Callers: view-calendar.c (a).
+ * Callers: view-calendar.c (a), view-dispatch.c (Enter on a free cell:
+ * form_book_at, with its start and resource).
  */
 #include <config.h>
 
@@ -405,9 +406,14 @@ static const struct form_spec book_spec = {
 
 struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
 {
+	return form_book_at(day_start, NULL, done, arg);
+}
+
+struct view *form_book_at(int64_t start_at, const char *resource, form_book_done_fn done, void *arg)
+{
 	struct bookst *bs;
 	struct form *f;
-	char d[32];
+	char d[32], hm[16] = "09:00";
 	int k;
 
 	if (ui_readonly()) {
@@ -420,12 +426,14 @@ struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
 	f = form_new(&book_spec, bs, _("Book a visit"));
 	form_add(f, F_TEXT, B_CUSTOMER, _("Customer"), NULL);
 	form_add(f, F_TEXT, B_SERVICES, _("Services"), NULL);
-	form_add(f, F_TEXT, B_DATE, _("Date"), fmt_date(day_start, d));
-	form_add(f, F_TEXT, B_START, _("Starts (HH:MM)"), "09:00");
+	if (start_at != clock_day_start(start_at))
+		clock_format_local(start_at, "%H:%M", hm, sizeof hm);
+	form_add(f, F_TEXT, B_DATE, _("Date"), fmt_date(start_at, d));
+	form_add(f, F_TEXT, B_START, _("Starts (HH:MM)"), hm);
 	form_add(f, F_TEXT, B_LENGTH, _("Length (1:30)"), "1:00");
 	form_add(f, F_TEXT, B_END, _("Or ends (HH:MM)"), NULL);
 	form_add_choice(f, B_OVERNIGHT, _("Overnight"), yes_no, yes_no_labels, 2, "no");
-	form_add(f, F_TEXT, B_RESOURCES, _("Resources"), NULL);
+	form_add(f, F_TEXT, B_RESOURCES, _("Resources"), resource);
 	form_add_choice(f, B_JOB, _("Services go on"), job_choices, job_labels, 2, "new");
 	form_add(f, F_TEXT, B_PLACE, _("Place"), NULL);
 	form_add(f, F_TEXT, B_NOTE, _("Note"), NULL);
@@ -440,5 +448,7 @@ struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
 	f->fields[form_find(f, B_PLACE)].width = 40;
 	f->fields[form_find(f, B_NOTE)].width = 40;
 	show_times(f);
+	if (resource)
+		show_free(f);
 	return form_view(f);
 }

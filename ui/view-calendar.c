@@ -1257,6 +1257,8 @@ static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
 		return open_selected(c);
 	case ACT_CAL_NEW_VISIT:
 		return ui_next(UI_PUSH, form_book_new(c->day, landed, c));
+	case ACT_CAL_DISPATCH:
+		return ui_next(UI_PUSH, view_dispatch_new(c->day));
 	case ACT_VISIT_MOVE:
 	case ACT_VISIT_CANCEL:
 	case ACT_VISIT_NO_SHOW:
@@ -1285,10 +1287,10 @@ static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
 }
 
 static const enum action cal_keys[] = {
-    ACT_CAL_LEFT,      ACT_CAL_RIGHT,      ACT_CAL_UP,         ACT_CAL_DOWN,  ACT_CAL_NEXT_WEEK,
-    ACT_CAL_PREV_WEEK, ACT_CAL_NEXT_MONTH, ACT_CAL_PREV_MONTH, ACT_CAL_TODAY, ACT_CAL_GOTO,
-    ACT_CAL_MONTH,     ACT_CAL_WEEK,       ACT_CAL_DAY,        ACT_CAL_OPEN,  ACT_CAL_NEW_VISIT,
-    ACT_VISIT_MOVE,    ACT_VISIT_CANCEL,   ACT_VISIT_NO_SHOW,  ACT_NONE};
+    ACT_CAL_LEFT,      ACT_CAL_RIGHT,      ACT_CAL_UP,         ACT_CAL_DOWN,     ACT_CAL_NEXT_WEEK,
+    ACT_CAL_PREV_WEEK, ACT_CAL_NEXT_MONTH, ACT_CAL_PREV_MONTH, ACT_CAL_TODAY,    ACT_CAL_GOTO,
+    ACT_CAL_MONTH,     ACT_CAL_WEEK,       ACT_CAL_DAY,        ACT_CAL_OPEN,     ACT_CAL_NEW_VISIT,
+    ACT_VISIT_MOVE,    ACT_VISIT_CANCEL,   ACT_VISIT_NO_SHOW,  ACT_CAL_DISPATCH, ACT_NONE};
 static const enum action cal_hints[] = {ACT_CAL_OPEN,      ACT_CAL_MONTH, ACT_CAL_WEEK,
                                         ACT_CAL_DAY,       ACT_CAL_TODAY, ACT_CAL_GOTO,
                                         ACT_CAL_NEW_VISIT, ACT_NONE};

@@ -58,6 +58,10 @@ enum { RECON_FORM_ACCEPT = 1, RECON_FORM_RECORD, RECON_FORM_CORRECT, RECON_FORM_
 struct view *form_recon_resolve(int64_t diff_id, int how);
 struct view *form_recon_claim(int64_t event_id);
 
+/* view-dispatch.c: the dispatch board of day (a local midnight): the
+ * day's slots by resource, one column each (b from the calendar) */
+struct view *view_dispatch_new(int64_t day);
+
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
@@ -158,6 +162,11 @@ struct view *form_invoice_new(int64_t job_id);
  * (may be NULL) gets the new visit's id and start once it is booked. */
 typedef void (*form_book_done_fn)(int64_t appt_id, int64_t start_at, void *arg);
 struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg);
+/* form_book_at - the same opened at start_at (a local midnight: the day,
+ * starting 09:00) with resource (a name; may be NULL) in its Resources
+ * field: the dispatch board's free cell. */
+struct view *form_book_at(int64_t start_at, const char *resource, form_book_done_fn done,
+                          void *arg);
 struct view *form_visit_edit(int64_t appt_id);
 /* form_visit_move - move a visit to another day and start, keeping its
  * length; done as form_book_new's (may be NULL). */
