@@ -99,6 +99,26 @@ case "$(row 09:00)" in
 *) fail "the board shows visit 1 in Van 2's column" "$(screen_text)" ;;
 esac
 
+# the booking form opened from a free cell, its start changed to a taken
+# one: refused with the reason, the next free starts proposed (Sam is
+# taken from 10:30 to 11:30 and works until 12:00: the next day's)
+shows "Sam's 09:00 is free again" "09:00 Sam: free (Enter books)"
+keys Enter
+shows "the booking form opens at 09:00" "Book a visit"
+keys -l "Bob Roe"
+keys Tab Tab Tab C-u; keys -l "10:30"
+before=$(q "SELECT count(*) FROM appointment")
+keys Enter
+shows "a taken start is refused with the core's reason" \
+	"Sam is taken from 2026-12-01 10:30 to 11:30 by visit 3"
+shows "the next free starts are proposed, from the next day on" \
+	"next free: Wed 12-02 08:00 08:15 08:30 08:45 09:00 09:15 09:30 09:45"
+is "nothing was booked" "$(q "SELECT count(*) FROM appointment")" "$before"
+keys Escape
+shows "Esc asks before throwing away what was typed" "lose what you typed"
+keys y
+wait_for "Dispatch Tue" >/dev/null
+
 # at 80x24: four columns, the fifth one scrolls into view
 resize 80 24
 shows "at 80 columns the board says how many more columns there are" \

@@ -9,7 +9,8 @@
  * (capacity.h); beside it the form proposes the starts of that day at
  * which all of them are free for the length typed (capacity_available),
  * and a taken slot is refused on Enter with the core's reason (which
- * resource, held by which visit).
+ * resource, held by which visit), the next free starts after it (that day
+ * or the days after) then proposed beside them.
  *
  * A customer name that matches nobody opens the new-customer form on Enter,
  * with the name typed; when it is posted the booking form names the new
@@ -243,6 +244,57 @@ static void show_free(struct form *f)
 	free(fs);
 }
 
+#define NEXT_DAYS 7 /* days looked ahead for the next free starts */
+
+/* After a taken slot is refused: beside the resources, the next starts at
+ * which all of them are free for the length, after the one asked for (that
+ * day, else the days after it, a week at most), each new day with its
+ * date. */
+static void show_next(struct form *f)
+{
+	struct bookst *bs = f->arg;
+	int k = form_find(f, B_RESOURCES), d;
+	int minutes = (int)((bs->end - bs->start + 59) / 60);
+	struct free_starts *fs = xcalloc(1, sizeof *fs);
+	int64_t day = clock_day_start(bs->start), starts[FREE_SHOWN], got[512], shown = 0;
+	struct strbuf list = {0}, note = {0};
+	size_t i, m, n = 0;
+	char buf[48];
+
+	for (d = 0; d < NEXT_DAYS && n < FREE_SHOWN; d++, day = clock_add_days(day, 1)) {
+		memset(fs, 0, sizeof *fs);
+		fs->need = bs->nres;
+		if (capacity_available(ui_db(), day, 1, minutes, capacity_slot_minutes(), bs->res,
+		                       bs->nres, free_cb, fs)) {
+			form_note(f, k, err_msg());
+			goto out;
+		}
+		for (i = m = 0; i < fs->n; i++)
+			if (fs->count[i] == fs->need && fs->start[i] > bs->start)
+				got[m++] = fs->start[i];
+		qsort(got, m, sizeof got[0], by_time);
+		for (i = 0; i < m && n < FREE_SHOWN; i++)
+			starts[n++] = got[i];
+	}
+	for (i = 0; i < n; i++) {
+		int new_day = clock_day_start(starts[i]) != shown;
+
+		clock_format_local(starts[i], new_day ? "%a %m-%d %H:%M" : "%H:%M", buf,
+		                   sizeof buf);
+		sb_printf(&list, "%s%s", i ? " " : "", buf);
+		shown = clock_day_start(starts[i]);
+	}
+	if (n)
+		sb_printf(&note, _("next free: %s"), sb_cstr(&list));
+	else
+		sb_printf(&note, _("no free start in the next %d days for this length"), NEXT_DAYS);
+	form_note(f, k, sb_cstr(&note));
+out:
+	sb_free(&list);
+	sb_free(&note);
+	free(fs);
+}
+
 static void book_changed(struct form *f, int i)
 {
 	struct bookst *bs = f->arg;
@@ -349,12 +401,12 @@ static int book_post(struct form *f)
 	in.resources = bs->res;
 	in.nresources = bs->nres;
 	if ((rc = booking_add(ui_db(), &in, &res))) {
-		/* a taken slot: the reason stays beside the field, and the free
-		 * starts are proposed again */
+		/* a taken slot: the reason stays on the form, and the next free
+		 * starts are proposed beside the resources */
 		if (rc == FD_ECONFLICT && bs->nres) {
 			char *why = xstrdup(err_msg());
 
-			show_free(f);
+			show_next(f);
 			err_set(rc, "%s", why);
 			free(why);
 		}
