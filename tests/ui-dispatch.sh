@@ -119,6 +119,19 @@ shows "Esc asks before throwing away what was typed" "lose what you typed"
 keys y
 wait_for "Dispatch Tue" >/dev/null
 
+# Enter on a visit opens it
+keys Right Right
+shows "the cursor is on visit 1 in Van 2's column" "09:00 Van 2: visit 1"
+keys Enter
+shows "Enter on a visit opens the visit pane" "> Visit 1"
+keys q
+shows "q goes back to the board" "09:00 Van 2: visit 1"
+keys Left Left
+
+# another desk books: the board follows
+fd book --customer Bob --start "2026-12-01 11:00" --length 0:30 --resource "Bay 9" >/dev/null
+shows_re "a visit booked elsewhere appears on the board" "^11:00 off .*free +- Bob Roe"
+
 # at 80x24: four columns, the fifth one scrolls into view
 resize 80 24
 shows "at 80 columns the board says how many more columns there are" \
