@@ -106,6 +106,8 @@ static int set_fn(struct db *db, void *p)
 	sqlite3_stmt *st;
 	int rc, step;
 
+	if (in->fixed < 0 && in->bp < 0 && in->tech_id <= 0 && in->est_minutes < 0)
+		return 0; /* nothing to change: no history row */
 	if ((rc = db_prepare_cached(db, "SELECT 1 FROM line_item WHERE id = ?1", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, a->id);

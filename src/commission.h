@@ -49,7 +49,7 @@ int commission_parse(const char *text, const char *code, int64_t *fixed, int64_t
 
 /* commission_set - change the commission of line item item_id in one write
  * transaction; FD_ENOTFOUND, FD_EINVAL (a resource that is not a
- * technician, a value out of range). */
+ * technician, a value out of range). Nothing given: nothing written. */
 int commission_set(struct db *db, int64_t item_id, const struct commission_input *in);
 
 /* commission_item_add - item_add (work.h) and commission_set of the new

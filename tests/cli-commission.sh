@@ -54,6 +54,8 @@ refused "bad minutes" item edit 1 --est-minutes 9x
 refused "a bad commission adds no line" item add --job 1 --description X --price 1 --commission 200%
 ok "a percentage replaces a fixed amount" fd item edit 6 --commission 10%
 ok "... and back" fd item edit 6 --commission 15.00
+is "each commission edit writes one history row" "$(db "SELECT group_concat(operate_type) FROM (SELECT operate_type FROM line_item_his WHERE id = 6 ORDER BY his_id)")" "1,3,3,3"
+refused "an edit that gives nothing" item edit 6
 is "one of the two, never both" "$(db "SELECT commission_fixed, commission_bp FROM line_item WHERE id = 6")" "1500|"
 
 C1=$(pct $A1 $BP1) C2=$(pct $A2 $BP2) C4=$(pct $A4 $BP4)
