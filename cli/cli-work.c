@@ -1081,10 +1081,28 @@ static int item_show_one(struct cli *c, int64_t id)
 	char qty[32], price[MONEY_BUFSZ], amount[MONEY_BUFSZ];
 	int rc = item_get(cli_db(c), id, &li);
 
+	struct commission_info ci;
+
+	if (!rc && (rc = commission_get(cli_db(c), id, &ci)))
+		item_free(&li);
 	if (rc)
 		return cli_refused(rc);
 	if (c->json) {
-		cli_print_json(item_json(&li));
+		cJSON *o = item_json(&li);
+
+		if (ci.fixed >= 0)
+			cli_json_int(o, "commission_fixed", ci.fixed);
+		if (ci.bp >= 0)
+			cli_json_int(o, "commission_bp", ci.bp);
+		if (ci.fixed >= 0 || ci.bp >= 0)
+			cli_json_int(o, "commission", ci.amount);
+		if (ci.est_minutes >= 0)
+			cli_json_int(o, "est_minutes", ci.est_minutes);
+		if (ci.tech_id) {
+			cli_json_int(o, "tech_id", ci.tech_id);
+			cli_json_str(o, "technician", ci.tech_name);
+		}
+		cli_print_json(o);
 	} else {
 		qty_format(li.qty_milli, qty, sizeof qty);
 		printf("%s: %lld\n", _("Line item"), (long long)li.id);
@@ -1096,6 +1114,21 @@ static int item_show_one(struct cli *c, int64_t id)
 		       li.currency);
 		printf("%s: %s %s\n", _("Amount"), fmt_money(li.amount, li.currency, amount),
 		       li.currency);
+		if (ci.fixed >= 0 || ci.bp >= 0) {
+			printf("%s: %s %s", _("Commission"),
+			       fmt_money(ci.amount, li.currency, amount), li.currency);
+			if (ci.bp >= 0)
+				printf(" (%lld.%02lld%%)", (long long)(ci.bp / 100),
+				       (long long)(ci.bp % 100));
+			putchar('\n');
+		}
+		if (ci.tech_id) {
+			printf("%s: ", _("Technician"));
+			cli_puts_safe(ci.tech_name);
+			fputs(ci.tech_default ? _(" (the visit's)\n") : "\n", stdout);
+		}
+		if (ci.est_minutes >= 0)
+			printf("%s: %lld\n", _("Estimated minutes"), (long long)ci.est_minutes);
 	}
 	item_free(&li);
 	return CLI_OK;

@@ -12,6 +12,7 @@
 #include "work.h"
 #include "xalloc.h"
 #include <config.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -161,6 +162,51 @@ int commission_set(struct db *db, int64_t item_id, const struct commission_input
 	struct set_arg a = {item_id, in};
 
 	return db_write(db, set_fn, &a);
+}
+
+int commission_get(struct db *db, int64_t item_id, struct commission_info *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT li.amount, coalesce(li.commission_fixed, -1), coalesce(li.commission_bp, "
+	         "-1),"
+	         " coalesce(li.est_minutes, -1), li.tech_id IS NULL, t.id, t.name"
+	         " FROM line_item li LEFT JOIN resource t ON t.id = coalesce(li.tech_id,"
+	         "  (SELECT ar.resource_id FROM appointment_resource ar"
+	         "   JOIN resource r ON r.id = ar.resource_id AND r.kind = 'technician'"
+	         "   WHERE ar.appointment_id = (SELECT a.id FROM appointment_work w"
+	         "    JOIN appointment a ON a.id = w.appointment_id"
+	         "    WHERE w.service_order_id = li.service_order_id"
+	         "    AND a.status <> 'cancelled' AND a.status <> 'no_show'"
+	         "    ORDER BY a.start_at, a.id LIMIT 1)"
+	         "   ORDER BY ar.id LIMIT 1))"
+	         " WHERE li.id = ?1",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, item_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		out->fixed = sqlite3_column_int64(st, 1);
+		out->bp = sqlite3_column_int64(st, 2);
+		out->est_minutes = sqlite3_column_int64(st, 3);
+		out->tech_default = sqlite3_column_int(st, 4);
+		out->tech_id = sqlite3_column_int64(st, 5);
+		if (out->tech_id)
+			snprintf(out->tech_name, sizeof out->tech_name, "%s",
+			         (const char *)sqlite3_column_text(st, 6));
+		rc = commission_amount(sqlite3_column_int64(st, 0), out->fixed, out->bp,
+		                       &out->amount);
+	} else if (step == SQLITE_DONE) {
+		rc = err_set(FD_ENOTFOUND, _("there is no line item %lld"), (long long)item_id);
+	} else {
+		rc = db_fail(db, _("cannot read the line item"));
+	}
+	db_release(db, st);
+	return rc;
 }
 
 struct item_arg {

@@ -52,6 +52,19 @@ int commission_parse(const char *text, const char *code, int64_t *fixed, int64_t
  * technician, a value out of range). Nothing given: nothing written. */
 int commission_set(struct db *db, int64_t item_id, const struct commission_input *in);
 
+/* A line's commission as stored, with what it comes to. */
+struct commission_info {
+	int64_t fixed, bp;   /* -1 when not set */
+	int64_t est_minutes; /* -1 when not set */
+	int64_t tech_id;     /* credited to: tech_id, else the visit's; 0 none */
+	char tech_name[101];
+	int tech_default; /* 1: the visit's technician (tech_id not set) */
+	int64_t amount;   /* the commission (0 when none) */
+};
+
+/* commission_get - the commission of line item item_id; FD_ENOTFOUND. */
+int commission_get(struct db *db, int64_t item_id, struct commission_info *out);
+
 /* commission_item_add - item_add (work.h) and commission_set of the new
  * line in one write transaction: both or neither. */
 struct item_input;

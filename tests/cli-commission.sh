@@ -58,6 +58,13 @@ is "each commission edit writes one history row" "$(db "SELECT group_concat(oper
 refused "an edit that gives nothing" item edit 6
 is "one of the two, never both" "$(db "SELECT commission_fixed, commission_bp FROM line_item WHERE id = 6")" "1500|"
 
+out=$(fd item show 4)
+like "item show: the commission and its percentage" "$out" "Commission: 2.00 USD (5.00%)"
+like "item show: the technician given" "$out" "Technician: Sam"
+like "item show: the visit's technician by default" "$(fd item show 1)" "Technician: Sam (the visit's)"
+like "item show: the estimated minutes" "$(fd item show 1)" "Estimated minutes: 45"
+is "item show --json" "$(fd --json item show 2 | jq_ 'd["commission"], d["commission_bp"], d["technician"]')" "1251 1250 Sam"
+is "item show --json: Kim's fixed" "$(fd --json item show 3 | jq_ 'd["commission"], d["commission_fixed"], d["technician"]')" "2500 2500 Kim"
 C1=$(pct $A1 $BP1) C2=$(pct $A2 $BP2) C4=$(pct $A4 $BP4)
 is "the rounding of 12.5% of 100.04 (half away from zero)" "$C2" 1251
 
