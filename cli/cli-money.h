@@ -78,6 +78,9 @@ int mcli_print(struct cli *c, const struct cli_args *a, int doc, int64_t id, con
 extern const struct cli_entry mcli_invoice_cmds[];
 extern const struct cli_entry mcli_pay_cmds[];
 extern const struct cli_entry mcli_report_cmds[];
+/* report commissions (cli-commission.c) */
+int mcli_commission_check(struct cli *c, const struct cli_args *a);
+int mcli_commission_run(struct cli *c, const struct cli_args *a);
 extern const struct cli_entry mcli_export_cmds[];
 
 /* `frontdesk refund PAYMENT ...` (cli-pay.c) and `frontdesk check`

@@ -573,6 +573,13 @@ const struct cli_entry mcli_report_cmds[] = {
                NULL},
               CSV_OPT},
      .db = CLI_DB_OPEN, .check = statement_check, .run = cmd_report_statement},
+    {"commissions", NULL, "--from DATE --to DATE [--csv]", NULL,
+     N_("each technician's visits, lines and commissions for a pay period, less credits and "
+        "refunds"),
+     .opts = {{"from", CLI_VALUE, N_("first day of the pay period (required)"), NULL, NULL},
+              {"to", CLI_VALUE, N_("last day, included (required)"), NULL, NULL},
+              CSV_OPT},
+     .db = CLI_DB_OPEN, .check = mcli_commission_check, .run = mcli_commission_run},
     {NULL},
 };
 

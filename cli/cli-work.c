@@ -18,6 +18,7 @@
 #include "capacity.h"
 #include "cli-util.h"
 #include "clock.h"
+#include "commission.h"
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
@@ -1017,6 +1018,45 @@ const struct cli_entry cli_link_cmds[] = {
 	{                                                                                          \
 		"price", CLI_VALUE, N_("unit price in the job's currency (e.g. 45.00)"), NULL, req \
 	}
+#define COMM_OPTS                                                                                  \
+	{"commission", CLI_VALUE,                                                                  \
+	 N_("the technician's commission: an amount (12.50) or a percentage of the line (10%)"),   \
+	 NULL, NULL},                                                                              \
+	    {"tech", CLI_VALUE,                                                                    \
+	     N_("technician credited (default: the one reserved for the job's visit)"), NULL,      \
+	     NULL},                                                                                \
+	{                                                                                          \
+		"est-minutes", CLI_VALUE, N_("estimated minutes of work"), NULL, NULL              \
+	}
+
+/* The commission options into *in (-1 / 0: unchanged); 0 or a refusal. */
+static int comm_input(struct cli *c, const struct cli_args *a, const char *code,
+                      struct commission_input *in)
+{
+	const char *comm = cli_arg_get(a, "commission"), *tech = cli_arg_get(a, "tech");
+	const char *est = cli_arg_get(a, "est-minutes");
+	int rc;
+
+	in->fixed = in->bp = in->est_minutes = -1;
+	in->tech_id = 0;
+	if (comm && (rc = commission_parse(comm, code, &in->fixed, &in->bp)))
+		return cli_refused(rc);
+	if (tech && (rc = capacity_resource_find(c->db, tech, &in->tech_id)))
+		return cli_refused(rc);
+	if (est) {
+		char *end;
+		long long v = strtoll(est, &end, 10);
+
+		if (!*est || *end || v < 0 || v > 100000) {
+			err_set(FD_EINVAL,
+			        _("bad --est-minutes '%.40s': a whole number from 0 to 100000"),
+			        est);
+			return cli_refused(FD_EINVAL);
+		}
+		in->est_minutes = v;
+	}
+	return 0;
+}
 
 /* The line item the options give into in, quantity and price (in currency
  * code) -1 (unchanged) when not given. */
@@ -1041,10 +1081,28 @@ static int item_show_one(struct cli *c, int64_t id)
 	char qty[32], price[MONEY_BUFSZ], amount[MONEY_BUFSZ];
 	int rc = item_get(cli_db(c), id, &li);
 
+	struct commission_info ci;
+
+	if (!rc && (rc = commission_get(cli_db(c), id, &ci)))
+		item_free(&li);
 	if (rc)
 		return cli_refused(rc);
 	if (c->json) {
-		cli_print_json(item_json(&li));
+		cJSON *o = item_json(&li);
+
+		if (ci.fixed >= 0)
+			cli_json_int(o, "commission_fixed", ci.fixed);
+		if (ci.bp >= 0)
+			cli_json_int(o, "commission_bp", ci.bp);
+		if (ci.fixed >= 0 || ci.bp >= 0)
+			cli_json_int(o, "commission", ci.amount);
+		if (ci.est_minutes >= 0)
+			cli_json_int(o, "est_minutes", ci.est_minutes);
+		if (ci.tech_id) {
+			cli_json_int(o, "tech_id", ci.tech_id);
+			cli_json_str(o, "technician", ci.tech_name);
+		}
+		cli_print_json(o);
 	} else {
 		qty_format(li.qty_milli, qty, sizeof qty);
 		printf("%s: %lld\n", _("Line item"), (long long)li.id);
@@ -1056,6 +1114,21 @@ static int item_show_one(struct cli *c, int64_t id)
 		       li.currency);
 		printf("%s: %s %s\n", _("Amount"), fmt_money(li.amount, li.currency, amount),
 		       li.currency);
+		if (ci.fixed >= 0 || ci.bp >= 0) {
+			printf("%s: %s %s", _("Commission"),
+			       fmt_money(ci.amount, li.currency, amount), li.currency);
+			if (ci.bp >= 0)
+				printf(" (%lld.%02lld%%)", (long long)(ci.bp / 100),
+				       (long long)(ci.bp % 100));
+			putchar('\n');
+		}
+		if (ci.tech_id) {
+			printf("%s: ", _("Technician"));
+			cli_puts_safe(ci.tech_name);
+			fputs(ci.tech_default ? _(" (the visit's)\n") : "\n", stdout);
+		}
+		if (ci.est_minutes >= 0)
+			printf("%s: %lld\n", _("Estimated minutes"), (long long)ci.est_minutes);
 	}
 	item_free(&li);
 	return CLI_OK;
@@ -1064,13 +1137,16 @@ static int item_show_one(struct cli *c, int64_t id)
 static int item_add_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct item_input in = {0};
+	struct commission_input ci;
 	struct job j;
+	char cur[4];
 	int rc;
 	int64_t id;
 
 	if ((rc = job_get(c->db, cli_arg_id(a, "job"), &j)))
 		return cli_refused(rc);
 	rc = item_input(a, j.currency, &in);
+	snprintf(cur, sizeof cur, "%s", j.currency);
 	job_free(&j);
 	if (rc)
 		return rc;
@@ -1079,7 +1155,9 @@ static int item_add_cmd(struct cli *c, const struct cli_args *a)
 		in.qty_milli = 1000;
 	if (!in.kind)
 		in.kind = "SERVICE";
-	if ((rc = item_add(c->db, &in, &id)))
+	if ((rc = comm_input(c, a, cur, &ci)))
+		return rc;
+	if ((rc = commission_item_add(c->db, &in, &ci, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Line item %lld added.\n"), (long long)id);
@@ -1120,16 +1198,24 @@ static int item_show_cmd(struct cli *c, const struct cli_args *a)
 static int item_edit_cmd(struct cli *c, const struct cli_args *a)
 {
 	struct item_input in = {0};
+	struct commission_input ci;
 	struct line_item li;
-	int rc;
+	int rc, item_given;
 
 	if ((rc = item_get(c->db, a->id, &li)))
 		return cli_refused(rc);
 	rc = item_input(a, li.currency, &in);
+	if (!rc)
+		rc = comm_input(c, a, li.currency, &ci);
 	item_free(&li);
 	if (rc)
 		return rc;
-	if ((rc = item_edit(c->db, a->id, &in)))
+	item_given = in.kind || in.description || in.qty_milli >= 0 || in.unit_price >= 0;
+	if (!item_given && ci.fixed < 0 && ci.bp < 0 && !ci.tech_id && ci.est_minutes < 0) {
+		err_set(FD_EINVAL, _("nothing to change: give at least one field"));
+		return cli_refused(FD_EINVAL);
+	}
+	if ((rc = commission_item_edit(c->db, a->id, item_given ? &in : NULL, &ci)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Line item %lld changed.\n"), (long long)a->id);
@@ -1162,17 +1248,20 @@ static int item_delete_cmd(struct cli *c, const struct cli_args *a)
 
 const struct cli_entry cli_item_cmds[] = {
     {"add", NULL, "--job ID --description D --price P [...]",
-     "--job ID --description D --price P [--qty Q] [--kind SERVICE]",
+     "--job ID --description D --price P [--qty Q] [--kind SERVICE] [--commission 12.50|10%]"
+     " [--tech NAME] [--est-minutes N]",
      N_("add a line item to a job"),
-     .opts = {JOB_ID_OPT, ITEM_OPTS(N_("--description and --price are required"))},
+     .opts = {JOB_ID_OPT, ITEM_OPTS(N_("--description and --price are required")), COMM_OPTS},
      .db = CLI_DB_OPEN, .run = item_add_cmd},
     {"list", NULL, "--job ID", NULL, N_("list the line items of a job"), .opts = {JOB_ID_OPT},
      .db = CLI_DB_OPEN, .run = item_list_cmd},
     {"show", NULL, "ID", NULL, N_("show one line item"), ID_CMD(N_("the line item id")),
      .run = item_show_cmd},
-    {"edit", NULL, "ID [--qty Q ...]", "ID [--kind K] [--description D] [--qty Q] [--price P]",
-     N_("change a line item (a new price: what is left to bill)"), .opts = {ITEM_OPTS(NULL)},
-     ID_CMD(N_("the line item id")), .run = item_edit_cmd},
+    {"edit", NULL, "ID [--qty Q ...]",
+     "ID [--kind K] [--description D] [--qty Q] [--price P] [--commission 12.50|10%]"
+     " [--tech NAME] [--est-minutes N]",
+     N_("change a line item (a new price: what is left to bill)"),
+     .opts = {ITEM_OPTS(NULL), COMM_OPTS}, ID_CMD(N_("the line item id")), .run = item_edit_cmd},
     {"delete", NULL, "ID", NULL, N_("delete a line item that is not invoiced"),
      ID_CMD(N_("the line item id")), .run = item_delete_cmd},
     {NULL},

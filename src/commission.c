@@ -1,0 +1,488 @@
+/*
+ * commission.c - who did the work, and their commission: the commission
+ * columns of line_item and the commissions report (see commission.h for
+ * the rules). Called by the command line and the tests.
+ */
+#include "commission.h"
+#include "clock.h"
+#include "db.h"
+#include "err.h"
+#include "i18n.h"
+#include "money.h"
+#include "work.h"
+#include "xalloc.h"
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#define BP_MAX 10000 /* 100% */
+
+/* a * b / d rounded half away from zero (money_line_amount's rule), d > 0 */
+static int mul_div(int64_t a, int64_t b, int64_t d, int64_t *out)
+{
+	__int128 prod = (__int128)a * b;
+	__int128 q = prod / d, r = prod % d;
+
+	if (2 * r >= d)
+		q++;
+	else if (2 * r <= -d)
+		q--;
+	if (q > INT64_MAX || q < INT64_MIN)
+		return err_set(FD_EINVAL, _("amount out of range"));
+	*out = (int64_t)q;
+	return 0;
+}
+
+int commission_amount(int64_t line_amount, int64_t fixed, int64_t bp, int64_t *out)
+{
+	if (fixed >= 0) {
+		*out = fixed;
+		return 0;
+	}
+	if (bp < 0) {
+		*out = 0;
+		return 0;
+	}
+	return mul_div(line_amount, bp, BP_MAX, out);
+}
+
+int commission_taken(int64_t commission, int64_t taken, int64_t total, int64_t *out)
+{
+	if (total <= 0 || taken <= 0) {
+		*out = 0;
+		return 0;
+	}
+	if (taken > total)
+		taken = total;
+	return mul_div(commission, taken, total, out);
+}
+
+int commission_parse(const char *text, const char *code, int64_t *fixed, int64_t *bp)
+{
+	static const struct currency pct = {"", 2};
+	const struct currency *cur = currency_find(code);
+	size_t n = text ? strlen(text) : 0;
+	int64_t v;
+
+	*fixed = *bp = -1;
+	if (n == 0)
+		return err_set(FD_EINVAL, "%s",
+		               _("give the commission as an amount (12.50) or a percentage (10%)"));
+	if (text[n - 1] == '%') {
+		char buf[32];
+
+		if (n >= sizeof buf || n == 1)
+			return err_set(FD_EINVAL, _("'%.40s' is not a percentage"), text);
+		memcpy(buf, text, n - 1);
+		buf[n - 1] = '\0';
+		if (strchr(buf, ',') || money_parse(buf, &pct, &v) || v < 0 || v > BP_MAX)
+			return err_set(FD_EINVAL,
+			               _("'%.40s' is not a percentage from 0%% to 100%% with at "
+			                 "most two decimals"),
+			               text);
+		*bp = v;
+		return 0;
+	}
+	if (!cur)
+		return err_set(FD_EINVAL, _("unknown currency '%.10s'"), code ? code : "");
+	if (money_parse(text, cur, &v))
+		return FD_EINVAL;
+	if (v < 0 || !money_within_limit(v))
+		return err_set(FD_EINVAL, _("the commission must be from 0 to the money limit"));
+	*fixed = v;
+	return 0;
+}
+
+struct set_arg {
+	int64_t id;
+	const struct commission_input *in;
+};
+
+static int set_fn(struct db *db, void *p)
+{
+	struct set_arg *a = p;
+	const struct commission_input *in = a->in;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (in->fixed < 0 && in->bp < 0 && in->tech_id <= 0 && in->est_minutes < 0)
+		return 0; /* nothing to change: no history row */
+	if ((rc = db_prepare_cached(db, "SELECT 1 FROM line_item WHERE id = ?1", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, a->id);
+	step = sqlite3_step(st);
+	db_release(db, st);
+	if (step == SQLITE_DONE)
+		return err_set(FD_ENOTFOUND, _("there is no line item %lld"), (long long)a->id);
+	if (step != SQLITE_ROW)
+		return db_fail(db, _("cannot read the line item"));
+	if (in->tech_id > 0) {
+		if ((rc = db_prepare_cached(db, "SELECT kind FROM resource WHERE id = ?1", &st)))
+			return rc;
+		sqlite3_bind_int64(st, 1, in->tech_id);
+		step = sqlite3_step(st);
+		rc = step == SQLITE_ROW &&
+		     !strcmp((const char *)sqlite3_column_text(st, 0), "technician");
+		db_release(db, st);
+		if (!rc)
+			return err_set(FD_EINVAL, _("resource %lld is not a technician"),
+			               (long long)in->tech_id);
+	}
+	if (in->fixed >= 0 && !money_within_limit(in->fixed))
+		return err_set(FD_EINVAL, _("the commission must be from 0 to the money limit"));
+	if (in->bp > BP_MAX)
+		return err_set(FD_EINVAL, "%s", _("a percentage is at most 100%"));
+	if (in->est_minutes > 100000)
+		return err_set(FD_EINVAL, "%s", _("the estimated minutes are at most 100000"));
+	if ((rc = db_prepare_cached(
+	         db,
+	         "UPDATE line_item SET"
+	         " commission_fixed = CASE WHEN ?2 >= 0 THEN ?2 WHEN ?3 >= 0 THEN NULL"
+	         "   ELSE commission_fixed END,"
+	         " commission_bp = CASE WHEN ?3 >= 0 THEN ?3 WHEN ?2 >= 0 THEN NULL"
+	         "   ELSE commission_bp END,"
+	         " tech_id = CASE WHEN ?4 > 0 THEN ?4 ELSE tech_id END,"
+	         " est_minutes = CASE WHEN ?5 >= 0 THEN ?5 ELSE est_minutes END,"
+	         " updated_at = ?6 WHERE id = ?1",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, a->id);
+	sqlite3_bind_int64(st, 2, in->fixed);
+	sqlite3_bind_int64(st, 3, in->fixed >= 0 ? -1 : in->bp);
+	sqlite3_bind_int64(st, 4, in->tech_id);
+	sqlite3_bind_int64(st, 5, in->est_minutes);
+	sqlite3_bind_int64(st, 6, clock_now());
+	return db_run_cached(db, st, _("cannot set the commission"));
+}
+
+int commission_set(struct db *db, int64_t item_id, const struct commission_input *in)
+{
+	struct set_arg a = {item_id, in};
+
+	return db_write(db, set_fn, &a);
+}
+
+int commission_get(struct db *db, int64_t item_id, struct commission_info *out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	memset(out, 0, sizeof *out);
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT li.amount, coalesce(li.commission_fixed, -1), coalesce(li.commission_bp, "
+	         "-1),"
+	         " coalesce(li.est_minutes, -1), li.tech_id IS NULL, t.id, t.name"
+	         " FROM line_item li LEFT JOIN resource t ON t.id = coalesce(li.tech_id,"
+	         "  (SELECT ar.resource_id FROM appointment_resource ar"
+	         "   JOIN resource r ON r.id = ar.resource_id AND r.kind = 'technician'"
+	         "   WHERE ar.appointment_id = (SELECT a.id FROM appointment_work w"
+	         "    JOIN appointment a ON a.id = w.appointment_id"
+	         "    WHERE w.service_order_id = li.service_order_id"
+	         "    AND a.status <> 'cancelled' AND a.status <> 'no_show'"
+	         "    ORDER BY a.start_at, a.id LIMIT 1)"
+	         "   ORDER BY ar.id LIMIT 1))"
+	         " WHERE li.id = ?1",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, item_id);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		out->fixed = sqlite3_column_int64(st, 1);
+		out->bp = sqlite3_column_int64(st, 2);
+		out->est_minutes = sqlite3_column_int64(st, 3);
+		out->tech_default = sqlite3_column_int(st, 4);
+		out->tech_id = sqlite3_column_int64(st, 5);
+		if (out->tech_id)
+			snprintf(out->tech_name, sizeof out->tech_name, "%s",
+			         (const char *)sqlite3_column_text(st, 6));
+		rc = commission_amount(sqlite3_column_int64(st, 0), out->fixed, out->bp,
+		                       &out->amount);
+	} else if (step == SQLITE_DONE) {
+		rc = err_set(FD_ENOTFOUND, _("there is no line item %lld"), (long long)item_id);
+	} else {
+		rc = db_fail(db, _("cannot read the line item"));
+	}
+	db_release(db, st);
+	return rc;
+}
+
+struct item_arg {
+	int64_t id;
+	const struct item_input *item;
+	const struct commission_input *in;
+};
+
+static int item_add_fn(struct db *db, void *p)
+{
+	struct item_arg *a = p;
+	struct set_arg s = {0, a->in};
+	int rc = item_add(db, a->item, &a->id);
+
+	s.id = a->id;
+	return rc ? rc : set_fn(db, &s);
+}
+
+static int item_edit_fn(struct db *db, void *p)
+{
+	struct item_arg *a = p;
+	struct set_arg s = {a->id, a->in};
+	int rc = a->item ? item_edit(db, a->id, a->item) : 0;
+
+	return rc ? rc : set_fn(db, &s);
+}
+
+int commission_item_add(struct db *db, const struct item_input *item,
+                        const struct commission_input *in, int64_t *id_out)
+{
+	struct item_arg a = {0, item, in};
+	int rc = db_write(db, item_add_fn, &a);
+
+	if (!rc)
+		*id_out = a.id;
+	return rc;
+}
+
+int commission_item_edit(struct db *db, int64_t id, const struct item_input *item,
+                         const struct commission_input *in)
+{
+	struct item_arg a = {id, item, in};
+
+	return db_write(db, item_edit_fn, &a);
+}
+
+/* ---------------------------------------------------------------- report */
+
+struct crow {
+	struct commission_row r;
+	char *tech_name, *description, *currency;
+};
+
+struct rows {
+	struct crow *v;
+	size_t n, cap;
+};
+
+static struct crow *rows_add(struct rows *rs, const struct crow *base, const char *kind)
+{
+	struct crow *c;
+
+	if (rs->n == rs->cap) {
+		rs->cap = rs->cap ? 2 * rs->cap : 64;
+		rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
+	}
+	c = &rs->v[rs->n++];
+	*c = *base;
+	c->tech_name = xstrdup(base->tech_name);
+	c->description = xstrdup(base->description);
+	c->currency = xstrdup(base->currency);
+	c->r.kind = kind;
+	c->r.line_amount = 0;
+	c->r.source_id = 0;
+	return c;
+}
+
+static int row_cmp(const void *a, const void *b)
+{
+	const struct crow *x = a, *y = b;
+	int c = strcasecmp(x->tech_name, y->tech_name);
+
+	if (c)
+		return c;
+	if (x->r.tech_id != y->r.tech_id)
+		return x->r.tech_id < y->r.tech_id ? -1 : 1;
+	if ((c = strcmp(x->currency, y->currency)))
+		return c;
+	if (x->r.at != y->r.at)
+		return x->r.at < y->r.at ? -1 : 1;
+	if (x->r.item_id != y->r.item_id)
+		return x->r.item_id < y->r.item_id ? -1 : 1;
+	return x->r.source_id < y->r.source_id ? -1 : x->r.source_id > y->r.source_id;
+}
+
+/* The credit notes and refunds of invoice inv up to `to`, in time order,
+ * each making a reduction row when it falls in [from, to). */
+static int reductions(struct db *db, const struct crow *line, int64_t total, int64_t from,
+                      int64_t to, struct rows *rs)
+{
+	sqlite3_stmt *st;
+	int64_t credited = 0, refunded = 0, before = 0, after, share;
+	int rc, step;
+
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT 0, id, issued_at, -total, 0, 1 FROM invoice"
+	         " WHERE kind = 'credit_note' AND credits_id = ?1 AND status <> 'void'"
+	         " AND status <> 'draft' AND issued_at < ?2"
+	         " UNION ALL"
+	         " SELECT 1, r.id, r.refunded_at, r.amount,"
+	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
+	         "  WHERE payment_id = r.payment_id AND invoice_id = ?1 AND reverses_id IS NULL),"
+	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
+	         "  WHERE payment_id = r.payment_id AND reverses_id IS NULL)"
+	         " FROM refund r WHERE r.status = 'succeeded' AND r.refunded_at < ?2"
+	         " AND r.payment_id IN (SELECT payment_id FROM payment_allocation"
+	         "  WHERE invoice_id = ?1 AND reverses_id IS NULL)"
+	         " ORDER BY 3, 1, 2",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, line->r.invoice_id);
+	sqlite3_bind_int64(st, 2, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int refund = sqlite3_column_int(st, 0);
+		int64_t at = sqlite3_column_int64(st, 2), amount = sqlite3_column_int64(st, 3);
+		int64_t part = sqlite3_column_int64(st, 4), all = sqlite3_column_int64(st, 5);
+
+		if (refund) {
+			if (all <= 0 || (rc = mul_div(amount, part, all, &share)))
+				goto out;
+			refunded += share;
+		} else {
+			credited += amount;
+		}
+		if ((rc = commission_taken(line->r.commission,
+		                           credited > refunded ? credited : refunded, total,
+		                           &after)))
+			goto out;
+		if (at >= from && after != before) {
+			struct crow *c = rows_add(rs, line, refund ? "refund" : "credit");
+
+			c->r.at = at;
+			c->r.source_id = sqlite3_column_int64(st, 1);
+			c->r.commission = -(after - before);
+		}
+		before = after;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the credits of an invoice"));
+out:
+	db_release(db, st);
+	return rc;
+}
+
+/* The commissioned lines, each with its technician, first live visit and
+ * first issued invoice. */
+static const char LINES_SQL[] =
+    "WITH l AS (SELECT li.id, li.description, li.amount, li.commission_fixed, li.commission_bp,"
+    "  so.currency,"
+    "  (SELECT a.id FROM appointment_work w JOIN appointment a ON a.id = w.appointment_id"
+    "   WHERE w.service_order_id = li.service_order_id"
+    "   AND a.status <> 'cancelled' AND a.status <> 'no_show'"
+    "   ORDER BY a.start_at, a.id LIMIT 1) AS visit_id,"
+    "  (SELECT i.id FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
+    "   WHERE il.line_item_id = li.id AND i.kind = 'invoice' AND i.status <> 'void'"
+    "   AND i.status <> 'draft' ORDER BY i.issued_at, i.id LIMIT 1) AS invoice_id,"
+    "  li.tech_id"
+    " FROM line_item li JOIN service_order so ON so.id = li.service_order_id"
+    " WHERE li.commission_fixed IS NOT NULL OR li.commission_bp IS NOT NULL)"
+    " SELECT l.id, l.description, l.amount, l.commission_fixed, l.commission_bp, l.currency,"
+    "  l.visit_id, l.invoice_id, t.id, t.name,"
+    "  CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END, i.total"
+    " FROM l LEFT JOIN invoice i ON i.id = l.invoice_id"
+    " LEFT JOIN appointment a ON a.id = l.visit_id"
+    " JOIN resource t ON t.id = coalesce(l.tech_id,"
+    "  (SELECT ar.resource_id FROM appointment_resource ar JOIN resource r ON r.id = ar.resource_id"
+    "   WHERE ar.appointment_id = l.visit_id AND r.kind = 'technician'"
+    "   ORDER BY ar.id LIMIT 1))"
+    " WHERE CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END < ?1";
+
+static int collect(struct db *db, int64_t from, int64_t to, struct rows *rs)
+{
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if ((rc = db_prepare_cached(db, LINES_SQL, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct crow base = {0};
+		int64_t fixed =
+		    sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		int64_t bp =
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+
+		base.r.item_id = sqlite3_column_int64(st, 0);
+		base.description = (char *)sqlite3_column_text(st, 1);
+		base.r.line_amount = sqlite3_column_int64(st, 2);
+		base.currency = (char *)sqlite3_column_text(st, 5);
+		base.r.visit_id = sqlite3_column_int64(st, 6);
+		base.r.invoice_id = sqlite3_column_int64(st, 7);
+		base.r.tech_id = sqlite3_column_int64(st, 8);
+		base.tech_name = (char *)sqlite3_column_text(st, 9);
+		base.r.at = sqlite3_column_int64(st, 10);
+		if ((rc = commission_amount(base.r.line_amount, fixed, bp, &base.r.commission)))
+			break;
+		if (base.r.at >= from) {
+			struct crow *c = rows_add(rs, &base, "line");
+
+			c->r.line_amount = base.r.line_amount;
+		}
+		if (base.r.invoice_id &&
+		    (rc = reductions(db, &base, sqlite3_column_int64(st, 11), from, to, rs)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the commissions"));
+	db_release(db, st);
+	return rc;
+}
+
+static int same_group(const struct crow *a, const struct crow *b)
+{
+	return a->r.tech_id == b->r.tech_id && !strcmp(a->currency, b->currency);
+}
+
+int commission_report(struct db *db, int64_t from, int64_t to,
+                      int (*row_cb)(const struct commission_row *r, void *arg),
+                      int (*total_cb)(const struct commission_total *t, void *arg), void *arg)
+{
+	struct rows rs = {NULL, 0, 0};
+	size_t i, j, k;
+	int rc;
+
+	rc = collect(db, from, to, &rs);
+	if (!rc)
+		qsort(rs.v, rs.n, sizeof *rs.v, row_cmp);
+	for (i = 0; !rc && i < rs.n; i = j) {
+		struct commission_total t = {0};
+
+		t.tech_id = rs.v[i].r.tech_id;
+		t.tech_name = rs.v[i].tech_name;
+		t.currency = rs.v[i].currency;
+		for (j = i; !rc && j < rs.n && same_group(&rs.v[i], &rs.v[j]); j++) {
+			struct crow *c = &rs.v[j];
+
+			c->r.tech_name = c->tech_name;
+			c->r.description = c->description;
+			c->r.currency = c->currency;
+			if (!strcmp(c->r.kind, "line")) {
+				t.lines++;
+				if ((rc = money_add(t.line_amount, c->r.line_amount,
+				                    &t.line_amount)))
+					break;
+				/* a visit counts once: rows of one visit need not be adjacent */
+				for (k = i; k < j && c->r.visit_id; k++)
+					if (!strcmp(rs.v[k].r.kind, "line") &&
+					    rs.v[k].r.visit_id == c->r.visit_id)
+						break;
+				if (c->r.visit_id && k == j)
+					t.visits++;
+			}
+			if (!rc)
+				rc = money_add(t.commission, c->r.commission, &t.commission);
+			if (!rc && row_cb)
+				rc = row_cb(&c->r, arg);
+		}
+		if (!rc && total_cb)
+			rc = total_cb(&t, arg);
+	}
+	for (i = 0; i < rs.n; i++) {
+		free(rs.v[i].tech_name);
+		free(rs.v[i].description);
+		free(rs.v[i].currency);
+	}
+	free(rs.v);
+	return rc;
+}
