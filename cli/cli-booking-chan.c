@@ -11,10 +11,12 @@
 #include <string.h>
 
 #include "booking-chan.h"
+#include "chan-poll.h"
 #include "chan-provider.h"
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
+#include "control.h"
 #include "err.h"
 #include "i18n.h"
 
@@ -92,7 +94,7 @@ static int once_check(struct cli *c, const struct cli_args *a)
 static int cmd_process(struct cli *c, const struct cli_args *a)
 {
 	struct bchan_round r;
-	int rc = booking_chan_process(c->db, cli_arg_flag(a, "all"), &r);
+	int rc = booking_chan_process(c->db, cli_arg_get(a, "provider"), cli_arg_flag(a, "all"), &r);
 
 	if (rc)
 		return cli_refused(rc);
@@ -113,6 +115,29 @@ static int cmd_process(struct cli *c, const struct cli_args *a)
 		       (long long)r.confirmed, (long long)r.rejected, (long long)r.cancelled,
 		       (long long)r.changed, (long long)r.ignored, (long long)r.failed,
 		       (long long)r.pushes);
+	}
+	return CLI_OK;
+}
+
+static int cmd_deliver(struct cli *c, const struct cli_args *a)
+{
+	struct control_hold lease;
+	int sent = 0, rc;
+
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0)
+		return cli_refused(rc);
+	rc = booking_chan_deliver(c->db, cli_arg_get(a, "provider"), &lease, NULL,
+	                          cli_arg_flag(a, "all"), &sent);
+	control_release(c->db, &lease);
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "sent", sent);
+		cli_print_json(o);
+	} else {
+		printf(_("%d command(s) delivered.\n"), sent);
 	}
 	return CLI_OK;
 }
@@ -253,8 +278,18 @@ const struct cli_entry cli_booking_chan_cmds[] = {
      N_("decide the stored booking requests: confirm (the slot reserved) or reject with the "
         "reason; write the availability pushes"),
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
-              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL}},
+              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("only this channel's (default: every channel's)"), NULL,
+               NULL}},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_process},
+    {"deliver", NULL, "--once --provider CODE [--all]", NULL,
+     N_("send a channel's answers and availability pushes (with backoff; dead after 10 "
+        "tries); the channel worker does it too"),
+     .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
+              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("the booking channel"), NULL,
+               N_("--provider is required")}},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_deliver},
     {"requests", NULL, "[--status S]", NULL,
      N_("list the booking requests and how each was decided"),
      .opts = {{"status", CLI_VALUE,

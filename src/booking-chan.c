@@ -23,10 +23,13 @@
 #include "booking-chan.h"
 #include "booking.h"
 #include "capacity.h"
+#include "chan-http.h"
+#include "chan-log.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
 #include "chan-sig.h"
 #include "clock.h"
+#include "control.h"
 #include "crypto-dyn.h"
 #include "customer.h"
 #include "db.h"
@@ -758,7 +761,7 @@ static int decide_tx(struct db *db, void *arg)
 	return 0;
 }
 
-int booking_chan_process(struct db *db, int all, struct bchan_round *r)
+int booking_chan_process(struct db *db, const char *code, int all, struct bchan_round *r)
 {
 	sqlite3_stmt *st;
 	int64_t *ids = NULL;
@@ -771,11 +774,12 @@ int booking_chan_process(struct db *db, int all, struct bchan_round *r)
 	                            "SELECT id, source_system FROM inbound_callback"
 	                            " WHERE integration_type = 'booking' AND (status = 'received'"
 	                            " OR (status = 'failed' AND (?1 OR next_attempt_at <= ?2)))"
-	                            " ORDER BY id",
+	                            " AND (?3 IS NULL OR source_system = ?3) ORDER BY id",
 	                            &st)) != 0)
 		return rc;
 	sqlite3_bind_int(st, 1, all != 0);
 	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	bind_opt(st, 3, code);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		ids = xrealloc(ids, (n + 1) * sizeof *ids);
 		codes = xrealloc(codes, (n + 1) * sizeof *codes);
@@ -902,4 +906,163 @@ int booking_chan_find(struct db *db, const char *provider, const char *text,
 	if (step != SQLITE_DONE)
 		return db_fail(db, _("cannot read the booking request"));
 	return err_set(FD_ENOTFOUND, _("no booking request '%s'"), text);
+}
+
+/* ---------------------------------------------------------------- delivery */
+
+/* The generic REST channel (README "Online booking channels"): a push is
+ * POST /v1/availability, an answer POST /v1/bookings/answer, each a JSON
+ * body with its Idempotency-Key; any 2xx is delivered (a push the channel
+ * ignores as older than one it has seen answers 200 with "ignored"). */
+
+#define BCHAN_MAX_TRIES 10
+
+struct bcmd {
+	int64_t id, retries;
+	char type[61], key[256];
+	char *payload;
+};
+
+static int64_t bchan_backoff(int64_t retries)
+{
+	int64_t s = 30;
+
+	while (retries-- > 0 && s < 3600)
+		s *= 2;
+	return s < 3600 ? s : 3600;
+}
+
+struct bmark {
+	const struct control_hold *lease;
+	int64_t id;
+	const char *status; /* sending, succeeded, failed, dead */
+	const char *error;
+	int64_t retry_in;
+};
+
+static int bmark_tx(struct db *db, void *arg)
+{
+	struct bmark *m = arg;
+	sqlite3_stmt *st;
+	int64_t now = (int64_t)time(NULL);
+	int rc;
+
+	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
+		return rc;
+	if ((rc = db_prepare_cached(db,
+	                            "UPDATE outbox_event SET status = ?2,"
+	                            " retry_count = retry_count + (?2 IN ('failed', 'dead')),"
+	                            " next_retry_at = CASE WHEN ?2 = 'failed' THEN ?4 ELSE"
+	                            " next_retry_at END, last_error = ?3, updated_at = ?5,"
+	                            " sent_at = CASE WHEN ?2 = 'succeeded' THEN ?5 ELSE sent_at END"
+	                            " WHERE id = ?1 AND status <> ?2"
+	                            " AND status IN ('pending', 'sending', 'failed')",
+	                            &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, m->id);
+	sqlite3_bind_text(st, 2, m->status, -1, SQLITE_STATIC);
+	bind_opt(st, 3, m->error);
+	sqlite3_bind_int64(st, 4, now + m->retry_in);
+	sqlite3_bind_int64(st, 5, now);
+	return db_run_cached(db, st, _("cannot save the command's state"));
+}
+
+int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
+                         volatile sig_atomic_t *stop, int all, int *sent)
+{
+	struct chan_provider p;
+	struct chan_http h;
+	struct chan_log *log = NULL;
+	struct bcmd *cmds = NULL;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	char *logpath;
+	int rc, step;
+
+	*sent = 0;
+	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
+		return rc;
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT id, event_type, idempotency_key, payload, retry_count"
+	                            " FROM outbox_event WHERE integration_type = 'booking'"
+	                            " AND provider_code = ?1 AND (status IN ('pending', 'sending') OR"
+	                            " (status = 'failed' AND (?2 OR next_retry_at <= ?3)))"
+	                            " ORDER BY id",
+	                            &st)) != 0) {
+		chan_provider_free(&p);
+		return rc;
+	}
+	sqlite3_bind_text(st, 1, p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 2, all != 0);
+	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		cmds = xrealloc(cmds, (n + 1) * sizeof *cmds);
+		cmds[n].id = sqlite3_column_int64(st, 0);
+		dbrow_copy(st, 1, cmds[n].type, sizeof cmds[n].type);
+		dbrow_copy(st, 2, cmds[n].key, sizeof cmds[n].key);
+		cmds[n].payload = dbrow_dup(st, 3);
+		cmds[n].retries = sqlite3_column_int64(st, 4);
+		n++;
+	}
+	db_release(db, st);
+	rc = step == SQLITE_DONE ? 0 : db_fail(db, _("cannot read the commands due"));
+	logpath = chan_log_default_path(db_path(db));
+	if (!rc && n && logpath && chan_log_open(logpath, &log) != 0)
+		log = NULL;
+	free(logpath);
+	chan_http_setup(&h, p.code, p.base_url, 0, 0, 0, log, stop);
+	h.content_type = "application/json";
+	for (i = 0; !rc && i < n && !(stop && *stop); i++) {
+		struct chan_http_resp resp = {0};
+		struct chan_status cs;
+		struct bmark m = {lease, cmds[i].id, "sending", NULL, 0};
+		int push = !strcmp(cmds[i].type, "availability.push");
+		int code_;
+
+		/* sending before the call: a worker that dies during it leaves
+		 * the row sending, sent again (same key) by the next round */
+		if ((rc = db_write(db, bmark_tx, &m)) != 0)
+			break;
+		m.status = "succeeded";
+		code_ = chan_http_call(&h, cmds[i].type, "POST",
+		                           push ? "/v1/availability" : "/v1/bookings/answer", NULL,
+		                           cmds[i].payload, cmds[i].key, &resp, &cs);
+
+		if (code_ == CHAN_OK) {
+			(*sent)++;
+		} else if (code_ == CHAN_REFUSED || cmds[i].retries + 1 >= BCHAN_MAX_TRIES) {
+			m.status = "dead";
+			m.error = cs.reason;
+		} else {
+			m.status = "failed";
+			m.error = cs.reason;
+			m.retry_in = bchan_backoff(cmds[i].retries);
+		}
+		chan_http_resp_free(&resp);
+		rc = db_write(db, bmark_tx, &m);
+	}
+	for (i = 0; i < n; i++)
+		free(cmds[i].payload);
+	free(cmds);
+	chan_http_release(&h);
+	chan_log_close(log);
+	chan_provider_free(&p);
+	return rc;
+}
+
+int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c)
+{
+	char *logpath;
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &c->p)) != 0)
+		return rc;
+	logpath = chan_log_default_path(db_path(db));
+	rc = logpath ? chan_log_open(logpath, &c->log)
+	             : err_set(FD_EIO, _("cannot name the request log"));
+	free(logpath);
+	if (rc)
+		chan_conn_close(c);
+	return rc;
 }

@@ -37,10 +37,13 @@
 #ifndef FD_BOOKING_CHAN_H
 #define FD_BOOKING_CHAN_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct db;
+struct control_hold;
+struct chan_conn;
 
 /* The registry's integration type of booking channels. */
 #define BOOKING_CHAN_TYPE "booking"
@@ -76,11 +79,12 @@ struct bchan_round {
 	int64_t pushes; /* availability.push commands written */
 };
 
-/* booking_chan_process - decide every stored request event that is due
+/* booking_chan_process - decide every stored request event of provider
+ * code (NULL: of every booking provider) that is due
  * (received; failed ones whose retry time has come, or all failed ones
  * with all), each in one write transaction that first claims its inbound
  * row (a second process running at the same time skips it). */
-int booking_chan_process(struct db *db, int all, struct bchan_round *r);
+int booking_chan_process(struct db *db, const char *code, int all, struct bchan_round *r);
 
 struct booking_request {
 	int64_t id;
@@ -110,5 +114,21 @@ void booking_chan_free(struct booking_request *b);
  * transaction (a savepoint inside an open one). *n (may be NULL) gets the
  * number written. */
 int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_t *n);
+
+/* booking_chan_deliver - send booking provider code's due outbox
+ * commands (availability.push, booking.confirm; all: also the failed ones
+ * waiting for their next try) to the generic REST channel: a 2xx answer is
+ * delivered (succeeded), a refusal dead with the reason, anything else
+ * failed and tried again after a backoff (30 s doubling to an hour), dead
+ * after 10 tries. Each outcome is written in its own transaction, fenced
+ * by lease (NULL: not fenced). *sent gets the number delivered. */
+int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
+                         volatile sig_atomic_t *stop, int all, int *sent);
+
+/* booking_chan_conn_open - booking provider code's registry row and the
+ * request log beside the database in *c, for the worker (no adapter:
+ * booking_chan_deliver speaks to the channel). Nothing is left open on an
+ * error; close with chan_conn_close. */
+int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c);
 
 #endif
