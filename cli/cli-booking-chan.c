@@ -94,7 +94,8 @@ static int once_check(struct cli *c, const struct cli_args *a)
 static int cmd_process(struct cli *c, const struct cli_args *a)
 {
 	struct bchan_round r;
-	int rc = booking_chan_process(c->db, cli_arg_get(a, "provider"), cli_arg_flag(a, "all"), &r);
+	int rc =
+	    booking_chan_process(c->db, cli_arg_get(a, "provider"), cli_arg_flag(a, "all"), &r);
 
 	if (rc)
 		return cli_refused(rc);
@@ -253,8 +254,8 @@ const struct cli_entry cli_booking_chan_cmds[] = {
     {"provider-set", NULL, "CODE [--url URL] [--role R] [--enable|--disable]",
      "CODE [--url URL] [--role primary|backup] [--adapter rest] [--enable|--disable]",
      N_("add or change an online booking channel"),
-     .opts = {{"url", CLI_VALUE, N_("the channel's base URL (https://, or http://127.0.0.1)"),
-               NULL, NULL},
+     .opts = {{"url", CLI_VALUE, N_("the channel's base URL (https://, or http://127.0.0.1)"), NULL,
+               NULL},
               {"role", CLI_VALUE, N_("primary or backup"), NULL, NULL},
               {"adapter", CLI_VALUE, N_("how to speak to it: rest (default)"), NULL, NULL},
               {"enable", CLI_FLAG, N_("use this channel"), NULL, NULL},

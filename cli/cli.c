@@ -202,8 +202,7 @@ static const struct cli_entry *const commands[] = {
         cli_estimate_cmds),
     &(const struct cli_entry)GROUP(
         "booking-channel", NULL,
-        N_("online booking channels: providers, requests, ingest, process"),
-        cli_booking_chan_cmds),
+        N_("online booking channels: providers, requests, ingest, process"), cli_booking_chan_cmds),
     &mcli_refund_entry,
     &mcli_check_entry,
     &(const struct cli_entry)GROUP(

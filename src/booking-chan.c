@@ -99,8 +99,9 @@ static int read_event(const void *raw, size_t len, struct bevent *e)
 		rc = err_set(FD_EINVAL, _("the booking event has no id"));
 	else if (strcmp(e->type, "booking.requested") && strcmp(e->type, "booking.changed") &&
 	         strcmp(e->type, "booking.cancelled"))
-		rc = err_set(FD_EINVAL, _("the booking event's type '%s' is not one frontdesk knows"),
-		             e->type);
+		rc =
+		    err_set(FD_EINVAL,
+		            _("the booking event's type '%s' is not one frontdesk knows"), e->type);
 	else if (!*e->request_id)
 		rc = err_set(FD_EINVAL, _("the booking event names no request id"));
 	else if (strcmp(e->type, "booking.cancelled") &&
@@ -226,18 +227,20 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 	db_release(db, st);
 	if (version < 1)
 		return db_fail(db, _("cannot read the availability version"));
-	snprintf(bkey, sizeof bkey, "%lld:%s:%lld", (long long)x->resource, day, (long long)version);
+	snprintf(bkey, sizeof bkey, "%lld:%s:%lld", (long long)x->resource, day,
+	         (long long)version);
 	snprintf(key, sizeof key, "fd_avail_%s_%s", code, bkey);
 	payload = xmalloc(strlen(payload_slots) + 120);
 	sprintf(payload, "{\"resource\":%lld,\"day\":\"%s\",\"version\":%lld,\"free\":%s}",
 	        (long long)x->resource, day, (long long)version, payload_slots);
-	if ((rc = db_prepare_cached(db,
-	                            "INSERT INTO outbox_event (event_type, business_key,"
-	                            " provider_code, idempotency_key, payload, status, next_retry_at,"
-	                            " created_at, updated_at, integration_type)"
-	                            " VALUES ('availability.push', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
-	                            " ?5, 'booking')",
-	                            &st)) != 0) {
+	if ((rc = db_prepare_cached(
+	         db,
+	         "INSERT INTO outbox_event (event_type, business_key,"
+	         " provider_code, idempotency_key, payload, status, next_retry_at,"
+	         " created_at, updated_at, integration_type)"
+	         " VALUES ('availability.push', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
+	         " ?5, 'booking')",
+	         &st)) != 0) {
 		free(payload);
 		return rc;
 	}
@@ -251,10 +254,11 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 	if (rc)
 		return rc;
 	outbox = sqlite3_last_insert_rowid(db_sqlite(db));
-	if ((rc = db_prepare_cached(db,
-	                            "INSERT INTO availability_push (provider_code, resource_id, day,"
-	                            " version, outbox_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-	                            &st)) != 0)
+	if ((rc = db_prepare_cached(
+	         db,
+	         "INSERT INTO availability_push (provider_code, resource_id, day,"
+	         " version, outbox_id, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+	         &st)) != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, x->resource);
@@ -384,8 +388,9 @@ static int request_of(struct db *db, const char *code, const char *rid, int64_t 
 		*appt = sqlite3_column_int64(st, 2);
 	}
 	db_release(db, st);
-	return step == SQLITE_ROW || step == SQLITE_DONE ? 0
-	                                                 : db_fail(db, _("cannot read the request"));
+	return step == SQLITE_ROW || step == SQLITE_DONE
+	           ? 0
+	           : db_fail(db, _("cannot read the request"));
 }
 
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
@@ -402,12 +407,13 @@ static int request_insert(struct db *db, struct decide_ctx *d, const char *statu
 	int64_t now = clock_now();
 	int rc;
 
-	if ((rc = db_prepare_cached(db,
-	                            "INSERT INTO booking_request (provider_code, request_id, start_at,"
-	                            " end_at, service, resource, customer_name, customer_phone,"
-	                            " customer_email, status, reason, created_at, updated_at)"
-	                            " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
-	                            &st)) != 0)
+	if ((rc = db_prepare_cached(
+	         db,
+	         "INSERT INTO booking_request (provider_code, request_id, start_at,"
+	         " end_at, service, resource, customer_name, customer_phone,"
+	         " customer_email, status, reason, created_at, updated_at)"
+	         " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?12)",
+	         &st)) != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, d->code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, d->e.request_id, -1, SQLITE_TRANSIENT);
@@ -438,13 +444,14 @@ static int request_update(struct db *db, int64_t id, const char *status, int64_t
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = db_prepare_cached(db,
-	                            "UPDATE booking_request SET status = ?2,"
-	                            " appointment_id = coalesce(appointment_id, ?3),"
-	                            " reason = coalesce(?4, reason),"
-	                            " start_at = coalesce(?5, start_at), end_at = coalesce(?6, end_at),"
-	                            " updated_at = ?7 WHERE id = ?1",
-	                            &st)) != 0)
+	if ((rc = db_prepare_cached(
+	         db,
+	         "UPDATE booking_request SET status = ?2,"
+	         " appointment_id = coalesce(appointment_id, ?3),"
+	         " reason = coalesce(?4, reason),"
+	         " start_at = coalesce(?5, start_at), end_at = coalesce(?6, end_at),"
+	         " updated_at = ?7 WHERE id = ?1",
+	         &st)) != 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
@@ -529,13 +536,14 @@ static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const c
 	cJSON_Delete(o);
 	snprintf(bkey, sizeof bkey, "%lld:%s:%s", (long long)req, status, d->e.id);
 	snprintf(key, sizeof key, "fd_bconf_%s_%s", d->code, bkey);
-	if ((rc = db_prepare_cached(db,
-	                            "INSERT INTO outbox_event (event_type, business_key,"
-	                            " provider_code, idempotency_key, payload, status, next_retry_at,"
-	                            " created_at, updated_at, integration_type)"
-	                            " VALUES ('booking.confirm', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
-	                            " ?5, 'booking')",
-	                            &st)) != 0) {
+	if ((rc = db_prepare_cached(
+	         db,
+	         "INSERT INTO outbox_event (event_type, business_key,"
+	         " provider_code, idempotency_key, payload, status, next_retry_at,"
+	         " created_at, updated_at, integration_type)"
+	         " VALUES ('booking.confirm', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
+	         " ?5, 'booking')",
+	         &st)) != 0) {
 		free(payload);
 		return rc;
 	}
@@ -765,7 +773,7 @@ int booking_chan_process(struct db *db, const char *code, int all, struct bchan_
 {
 	sqlite3_stmt *st;
 	int64_t *ids = NULL;
-	char (*codes)[41] = NULL;
+	char(*codes)[41] = NULL;
 	size_t n = 0, i;
 	int rc, step;
 
@@ -823,7 +831,7 @@ int booking_chan_process(struct db *db, const char *code, int all, struct bchan_
 
 #define REQ_COLS                                                                                   \
 	"id, provider_code, request_id, coalesce(start_at, 0), coalesce(end_at, 0), service,"      \
-	" resource, customer_name, customer_phone, customer_email, coalesce(appointment_id, 0),"  \
+	" resource, customer_name, customer_phone, customer_email, coalesce(appointment_id, 0),"   \
 	" status, reason, created_at, updated_at"
 
 static void fill(sqlite3_stmt *st, struct booking_request *b)
@@ -982,13 +990,14 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	*sent = 0;
 	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
-	if ((rc = db_prepare_cached(db,
-	                            "SELECT id, event_type, idempotency_key, payload, retry_count"
-	                            " FROM outbox_event WHERE integration_type = 'booking'"
-	                            " AND provider_code = ?1 AND (status IN ('pending', 'sending') OR"
-	                            " (status = 'failed' AND (?2 OR next_retry_at <= ?3)))"
-	                            " ORDER BY id",
-	                            &st)) != 0) {
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT id, event_type, idempotency_key, payload, retry_count"
+	         " FROM outbox_event WHERE integration_type = 'booking'"
+	         " AND provider_code = ?1 AND (status IN ('pending', 'sending') OR"
+	         " (status = 'failed' AND (?2 OR next_retry_at <= ?3)))"
+	         " ORDER BY id",
+	         &st)) != 0) {
 		chan_provider_free(&p);
 		return rc;
 	}
@@ -1025,8 +1034,8 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 			break;
 		m.status = "succeeded";
 		code_ = chan_http_call(&h, cmds[i].type, "POST",
-		                           push ? "/v1/availability" : "/v1/bookings/answer", NULL,
-		                           cmds[i].payload, cmds[i].key, &resp, &cs);
+		                       push ? "/v1/availability" : "/v1/bookings/answer", NULL,
+		                       cmds[i].payload, cmds[i].key, &resp, &cs);
 
 		if (code_ == CHAN_OK) {
 			(*sent)++;

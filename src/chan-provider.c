@@ -153,10 +153,9 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
 	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign && !booking)
 		return err_set(FD_EINVAL, _("frontdesk has no providers of type '%s' yet"), type);
-	if (ch->adapter &&
-	    (booking ? strcmp(ch->adapter, "rest") != 0
-	     : esign ? !esign_adapter_find(ch->adapter)
-	             : !chan_adapter_find(ch->adapter)))
+	if (ch->adapter && (booking ? strcmp(ch->adapter, "rest") != 0
+	                    : esign ? !esign_adapter_find(ch->adapter)
+	                            : !chan_adapter_find(ch->adapter)))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
 		return err_set(FD_EINVAL, _("the card page is checkout or intent"));
