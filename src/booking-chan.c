@@ -275,36 +275,35 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 static int push_tx(struct db *db, void *arg)
 {
 	struct push_ctx *x = arg;
-	struct slots_ctx s = {cJSON_CreateArray()};
+	struct slots_ctx sl = {NULL};
 	sqlite3_stmt *st;
-	char day[16], *slots;
+	char day[16], *slots = NULL;
 	char **codes = NULL;
 	size_t ncodes = 0, i;
 	int rc, step;
 
-	clock_format_local(x->day_start, "%Y-%m-%d", day, sizeof day);
-	rc = capacity_available(db, x->day_start, 1, capacity_slot_minutes(),
-	                        capacity_slot_minutes(), &x->resource, 1, slot_cb, &s);
-	if (rc) {
-		cJSON_Delete(s.arr);
-		return rc;
-	}
-	slots = cJSON_PrintUnformatted(s.arr);
-	cJSON_Delete(s.arr);
 	if ((rc = db_prepare_cached(db,
 	                            "SELECT provider_code FROM integration_provider"
 	                            " WHERE integration_type = 'booking' AND enabled = 1"
 	                            " ORDER BY provider_code",
-	                            &st)) != 0) {
-		free(slots);
+	                            &st)) != 0)
 		return rc;
-	}
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		codes = xrealloc(codes, (ncodes + 1) * sizeof *codes);
 		codes[ncodes++] = dbrow_dup(st, 0);
 	}
 	db_release(db, st);
 	rc = step == SQLITE_DONE ? 0 : db_fail(db, _("cannot read the booking providers"));
+	/* no booking channel: nothing to tell, and no availability to compute */
+	if (!rc && ncodes) {
+		clock_format_local(x->day_start, "%Y-%m-%d", day, sizeof day);
+		sl.arr = cJSON_CreateArray();
+		rc = capacity_available(db, x->day_start, 1, capacity_slot_minutes(),
+		                        capacity_slot_minutes(), &x->resource, 1, slot_cb, &sl);
+		if (!rc)
+			slots = cJSON_PrintUnformatted(sl.arr);
+		cJSON_Delete(sl.arr);
+	}
 	for (i = 0; i < ncodes; i++) {
 		if (!rc)
 			rc = push_one(db, codes[i], x, slots, day);
@@ -610,9 +609,8 @@ static int decide_request(struct db *db, struct decide_ctx *d)
 			return rc;
 		return confirm_cmd(db, d, req, "rejected", d->why);
 	}
+	/* booking_add wrote the day's availability push itself */
 	d->outcome = "confirmed";
-	d->resource = b.resource;
-	add_day(d, d->e.start_at);
 	if ((rc = request_update(db, req, "confirmed", b.appt, NULL, 0, 0)) != 0)
 		return rc;
 	return confirm_cmd(db, d, req, "confirmed", NULL);

@@ -28,11 +28,13 @@
  *    (appt_move: capacity_follow), or kept with the reason recorded;
  *  - booking.cancelled: the visit cancelled; before its request: the row
  *    is made cancelled and the request, when it comes, books nothing.
- * After each decision that changed a resource's day, an
+ * After each decision that changed a resource's day (and every booking_add
+ * with resources: booking.c calls booking_chan_push), an
  * "availability.push" outbox command per enabled booking provider carries
  * that day's free slots and the next version.
  *
- * Callers: cli-booking-chan.c, tests.
+ * Callers: cli-booking-chan.c, chan-pipeline.c and chan-worker.c (the
+ * booking type's steps), booking.c (booking_chan_push), tests.
  */
 #ifndef FD_BOOKING_CHAN_H
 #define FD_BOOKING_CHAN_H

@@ -47,18 +47,18 @@ process
 is "duplicates one visit, the cancelled request nothing, the taken slot refused" \
 	"$(db "SELECT group_concat(request_id || '=' || status, ' ') FROM (SELECT * FROM booking_request ORDER BY request_id)")" \
 	"R1=confirmed R2=cancelled R3=rejected R4=confirmed"
-is "two pushes of the day, versions 1 and 2" "$(db "SELECT group_concat(version) FROM availability_push")" "1,2"
+is "three pushes of the day (R1, the desk, R4), versions 1 to 3" "$(db "SELECT group_concat(version) FROM availability_push")" "1,2,3"
 
 # version 1 fails once: it arrives after version 2
 ctl fail '{"version": 1, "times": 1}' >/dev/null
-like "the first round delivers the four answers and push 2, not push 1" "$(deliver)" "5 command(s) delivered"
+like "the first round delivers the four answers and pushes 2 and 3, not push 1" "$(deliver)" "6 command(s) delivered"
 is "the failed push waits for its backoff" \
 	"$(db "SELECT o.status, o.next_retry_at - o.updated_at FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 1")" "failed|30"
 like "not before its time" "$(deliver)" "0 command(s) delivered"
 like "--all sends it now" "$(deliver --all)" "1 command(s) delivered"
 is "the channel ignored the late push and said why" \
 	"$(state | jget '[e for e in d["log"] if e["path"] == "/v1/availability"][-1]["ignored"]')" True
-is "the channel keeps version 2" "$(state | jget 'd["availability"]["1:2026-12-02"]')" 2
+is "the channel keeps version 3" "$(state | jget 'd["availability"]["1:2026-12-02"]')" 3
 is "the answers reached the channel, the rejected one with its reason" \
 	"$(state | jget '" ".join(a["request_id"] + "=" + a["status"] for a in d["answers"])')" \
 	"R1=confirmed R2=rejected R3=rejected R4=confirmed"
@@ -70,14 +70,14 @@ ctl fail '{"all": 100}' >/dev/null
 i=0
 while [ $i -lt 10 ]; do deliver --all >/dev/null; i=$((i + 1)); done
 is "dead after 10 tries, with the reason" \
-	"$(db "SELECT o.status, o.retry_count, o.last_error IS NOT NULL FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 3")" "dead|10|1"
+	"$(db "SELECT o.status, o.retry_count, o.last_error IS NOT NULL FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 4")" "dead|10|1"
 ctl fail '{"all": 0}' >/dev/null
 
 # the worker of frontdesk serve decides and delivers
 send e6 booking.requested R6 11:00
 "$FRONTDESK" serve --quiet --lease-seconds 2 >/dev/null 2>"$TMP/serve.err" & W=$!
-v4() { [ "$(state | jget 'd["availability"].get("1:2026-12-02")')" = 4 ]; }
-ok "frontdesk serve decides the request and pushes version 4" until_ok 30 v4
+v5() { [ "$(state | jget 'd["availability"].get("1:2026-12-02")')" = 5 ]; }
+ok "frontdesk serve decides the request and pushes version 5" until_ok 30 v5
 kill "$W"; wait "$W" 2>/dev/null; W=
 is "R6 confirmed by the worker" "$(db "SELECT status FROM booking_request WHERE request_id = 'R6'")" confirmed
 out=$(fd check 2>&1); like "frontdesk check is clean" "$out" "No problems found"

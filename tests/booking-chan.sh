@@ -7,7 +7,7 @@
 # books nothing (the later request is rejected as cancelled); a request for
 # a slot taken a moment earlier, outside working hours or for an unknown
 # service is rejected with the reason; a new time goes through the same
-# rule; a bad signature is kept rejected and decides nothing; every
+# rule; a desk booking pushes the day too; a bad signature is kept rejected and decides nothing; every
 # decision that changes a resource's day writes an availability push whose
 # version only grows (the schema refuses a smaller one). Every key here is
 # made up.
@@ -74,6 +74,7 @@ like "the answer says why" \
 
 # --- a slot taken a moment earlier at the desk
 fd book --customer "Desk Walkin" --start "2026-12-02 10:00" --length 1:00 --resource Ann >/dev/null
+is "a desk booking pushes the day too (version 2)" "$(q "SELECT max(version) FROM availability_push")" 2
 relay "$(event evt_3 booking.requested R3 2026-12-02 10:00 11:00)" >/dev/null
 like "a request for a taken slot is rejected" "$(process)" "1 rejected"
 like "its reason names the visit holding it" "$(q "SELECT reason FROM booking_request WHERE request_id='R3'")" "taken"
@@ -95,16 +96,16 @@ is "the visit stays at 09:00" "$(q "SELECT strftime('%H:%M', a.start_at, 'unixep
 relay "$(event evt_7 booking.changed R1 2026-12-02 11:00 12:00)" >/dev/null
 like "a move to a free slot is made" "$(process)" "1 moved"
 is "the visit is at 11:00" "$(q "SELECT strftime('%H:%M', a.start_at, 'unixepoch', 'localtime') FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "11:00"
-is "the day's push version grew" "$(q "SELECT max(version) FROM availability_push")" 2
+is "the day's push version grew" "$(q "SELECT max(version) FROM availability_push")" 3
 
 # --- a cancellation of a confirmed request frees the slot
 relay '{"id":"evt_8","type":"booking.cancelled","created":3,"request":{"id":"R1"}}' >/dev/null
 like "cancelled" "$(process)" "1 cancelled"
 is "its visit is cancelled" "$(q "SELECT a.status FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "cancelled"
-is "and the day pushed again" "$(q "SELECT max(version) FROM availability_push")" 3
+is "and the day pushed again" "$(q "SELECT max(version) FROM availability_push")" 4
 
 # --- the schema refuses a version that does not grow
-ok "an older push is refused by the schema" sh -c "! sqlite3 '$FRONTDESK_DB' \"INSERT INTO availability_push (provider_code, resource_id, day, version, created_at) VALUES ('site', 1, '2026-12-02', 2, 0)\" 2>/dev/null"
+ok "an older push is refused by the schema" sh -c "! sqlite3 '$FRONTDESK_DB' \"INSERT INTO availability_push (provider_code, resource_id, day, version, created_at) VALUES ('site', 1, '2026-12-02', 3, 0)\" 2>/dev/null"
 ok "a state never moves back" sh -c "! sqlite3 '$FRONTDESK_DB' \"UPDATE booking_request SET status = 'received' WHERE request_id = 'R1'\" 2>/dev/null"
 
 # --- a bad signature
