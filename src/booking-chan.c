@@ -314,6 +314,53 @@ static int push_tx(struct db *db, void *arg)
 	return rc;
 }
 
+struct visit_push {
+	int64_t appt, old_start;
+};
+
+static int visit_push_tx(struct db *db, void *arg)
+{
+	struct visit_push *v = arg;
+	sqlite3_stmt *st;
+	int64_t res[32], start = 0;
+	size_t n = 0, i;
+	int rc, step;
+
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT r.resource_id, a.start_at FROM appointment_resource r"
+	                            " JOIN appointment a ON a.id = r.appointment_id"
+	                            " WHERE r.appointment_id = ?1 ORDER BY r.id",
+	                            &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, v->appt);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW && n < sizeof res / sizeof *res) {
+		res[n++] = sqlite3_column_int64(st, 0);
+		start = sqlite3_column_int64(st, 1);
+	}
+	db_release(db, st);
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		return db_fail(db, _("cannot read the reservations"));
+	for (i = 0; i < n; i++) {
+		struct push_ctx x = {res[i], clock_day_start(start), 0};
+
+		if ((rc = push_tx(db, &x)) != 0)
+			return rc;
+		if (v->old_start && clock_day_start(v->old_start) != x.day_start) {
+			x.day_start = clock_day_start(v->old_start);
+			if ((rc = push_tx(db, &x)) != 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start)
+{
+	struct visit_push v = {appt, old_start};
+
+	return db_write(db, visit_push_tx, &v);
+}
+
 int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_t *n)
 {
 	struct push_ctx x = {resource, clock_day_start(day_start), 0};
@@ -333,8 +380,7 @@ struct decide_ctx {
 	const char *outcome; /* confirmed, rejected, cancelled, changed, ignored, failed */
 	char why[300];
 	int claimed;
-	int64_t resource, days[2];
-	size_t ndays;
+	int64_t last_push; /* the newest availability_push before the decision */
 	int64_t pushes;
 };
 
@@ -556,14 +602,6 @@ static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const c
 	return rc;
 }
 
-static void add_day(struct decide_ctx *d, int64_t t)
-{
-	int64_t day = clock_day_start(t);
-
-	if (d->ndays < 2 && (d->ndays == 0 || d->days[0] != day))
-		d->days[d->ndays++] = day;
-}
-
 static int decide_request(struct db *db, struct decide_ctx *d)
 {
 	struct book_ctx b = {d, 0, 0, 0};
@@ -619,8 +657,7 @@ static int decide_request(struct db *db, struct decide_ctx *d)
 static int decide_change(struct db *db, struct decide_ctx *d)
 {
 	char status[12];
-	int64_t req, appt, old_start = 0;
-	sqlite3_stmt *st;
+	int64_t req, appt;
 	int rc;
 
 	if ((rc = request_of(db, d->code, d->e.request_id, &req, status, &appt)) != 0)
@@ -637,32 +674,17 @@ static int decide_change(struct db *db, struct decide_ctx *d)
 		d->outcome = "ignored";
 		return 0;
 	}
-	if ((rc = db_prepare_cached(db,
-	                            "SELECT a.start_at, coalesce((SELECT resource_id FROM"
-	                            " appointment_resource r WHERE r.appointment_id = a.id"
-	                            " LIMIT 1), 0) FROM appointment a WHERE a.id = ?1",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, appt);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		old_start = sqlite3_column_int64(st, 0);
-		d->resource = sqlite3_column_int64(st, 1);
-	}
-	db_release(db, st);
 	rc = appt_move(db, appt, d->e.start_at);
 	if (rc == FD_EDB || rc == FD_EBUSY || rc == FD_EIO)
 		return rc;
 	if (rc) {
 		snprintf(d->why, sizeof d->why, _("the new time was refused: %s"), err_msg());
 		d->outcome = "rejected";
-		d->resource = 0;
 		if ((rc = request_update(db, req, "confirmed", 0, d->why, 0, 0)) != 0)
 			return rc;
 		return confirm_cmd(db, d, req, "change_rejected", d->why);
 	}
 	d->outcome = "changed";
-	add_day(d, old_start);
-	add_day(d, d->e.start_at);
 	if ((rc = request_update(db, req, "confirmed", 0, NULL, d->e.start_at,
 	                         d->e.start_at + (d->e.end_at - d->e.start_at))) != 0)
 		return rc;
@@ -672,8 +694,7 @@ static int decide_change(struct db *db, struct decide_ctx *d)
 static int decide_cancel(struct db *db, struct decide_ctx *d)
 {
 	char status[12];
-	int64_t req, appt, start = 0;
-	sqlite3_stmt *st;
+	int64_t req, appt;
 	int rc;
 
 	if ((rc = request_of(db, d->code, d->e.request_id, &req, status, &appt)) != 0)
@@ -691,23 +712,9 @@ static int decide_cancel(struct db *db, struct decide_ctx *d)
 		d->outcome = "ignored";
 		return 0;
 	}
-	if (appt) {
-		if ((rc = db_prepare_cached(db,
-		                            "SELECT a.start_at, coalesce((SELECT resource_id FROM"
-		                            " appointment_resource r WHERE r.appointment_id = a.id"
-		                            " LIMIT 1), 0) FROM appointment a WHERE a.id = ?1",
-		                            &st)) != 0)
-			return rc;
-		sqlite3_bind_int64(st, 1, appt);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			start = sqlite3_column_int64(st, 0);
-			d->resource = sqlite3_column_int64(st, 1);
-		}
-		db_release(db, st);
-		if ((rc = appt_set_status(db, appt, "cancelled", d->why)) != 0)
-			return rc;
-		add_day(d, start);
-	}
+	/* visit.c pushes the freed day */
+	if (appt && (rc = appt_set_status(db, appt, "cancelled", d->why)) != 0)
+		return rc;
 	d->outcome = "cancelled";
 	return request_update(db, req, "cancelled", 0, d->why, 0, 0);
 }
@@ -717,7 +724,7 @@ static int decide_tx(struct db *db, void *arg)
 	struct decide_ctx *d = arg;
 	sqlite3_stmt *st;
 	unsigned char *raw = NULL;
-	size_t len = 0, i;
+	size_t len = 0;
 	int rc;
 
 	/* inside the write transaction: a second process that decided the
@@ -737,6 +744,12 @@ static int decide_tx(struct db *db, void *arg)
 	if (!raw)
 		return 0;
 	d->claimed = 1;
+	if ((rc = db_prepare_cached(db, "SELECT coalesce(max(id), 0) FROM availability_push",
+	                            &st)) != 0)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		d->last_push = sqlite3_column_int64(st, 0);
+	db_release(db, st);
 	rc = read_event(raw, len, &d->e);
 	free(raw);
 	if (rc) {
@@ -757,13 +770,14 @@ static int decide_tx(struct db *db, void *arg)
 	if ((rc = mark_event(db, d->ev_id, strcmp(d->outcome, "ignored") ? "processed" : "ignored",
 	                     *d->why ? d->why : NULL)) != 0)
 		return rc;
-	for (i = 0; d->resource && i < d->ndays; i++) {
-		struct push_ctx x = {d->resource, d->days[i], 0};
-
-		if ((rc = push_tx(db, &x)) != 0)
-			return rc;
-		d->pushes += x.n;
-	}
+	/* the pushes the decision made (booking.c and visit.c wrote them) */
+	if ((rc = db_prepare_cached(db, "SELECT count(*) FROM availability_push WHERE id > ?1",
+	                            &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, d->last_push);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		d->pushes = sqlite3_column_int64(st, 0);
+	db_release(db, st);
 	return 0;
 }
 

@@ -29,12 +29,13 @@
  *  - booking.cancelled: the visit cancelled; before its request: the row
  *    is made cancelled and the request, when it comes, books nothing.
  * After each decision that changed a resource's day (and every booking_add
- * with resources: booking.c calls booking_chan_push), an
+ * with resources, and every move or cancellation of a visit holding
+ * resources: booking.c and visit.c call here), an
  * "availability.push" outbox command per enabled booking provider carries
  * that day's free slots and the next version.
  *
  * Callers: cli-booking-chan.c, chan-pipeline.c and chan-worker.c (the
- * booking type's steps), booking.c (booking_chan_push), tests.
+ * booking type's steps), booking.c and visit.c (the pushes), tests.
  */
 #ifndef FD_BOOKING_CHAN_H
 #define FD_BOOKING_CHAN_H
@@ -126,6 +127,12 @@ int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_
  * by lease (NULL: not fenced). *sent gets the number delivered. */
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
                          volatile sig_atomic_t *stop, int all, int *sent);
+
+/* booking_chan_visit_changed - INSIDE the transaction that moved visit
+ * appt (from old_start; 0: not moved) or freed it (cancelled, no-show;
+ * visit.c): an availability push of each resource it holds, for its day
+ * and, when it moved to another day, the old one. */
+int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start);
 
 /* booking_chan_conn_open - booking provider code's registry row and the
  * request log beside the database in *c, for the worker (no adapter:

@@ -7,7 +7,7 @@
 # books nothing (the later request is rejected as cancelled); a request for
 # a slot taken a moment earlier, outside working hours or for an unknown
 # service is rejected with the reason; a new time goes through the same
-# rule; a desk booking pushes the day too; a bad signature is kept rejected and decides nothing; every
+# rule; a desk booking, move or cancellation pushes the days too; a bad signature is kept rejected and decides nothing; every
 # decision that changes a resource's day writes an availability push whose
 # version only grows (the schema refuses a smaller one). Every key here is
 # made up.
@@ -103,6 +103,15 @@ relay '{"id":"evt_8","type":"booking.cancelled","created":3,"request":{"id":"R1"
 like "cancelled" "$(process)" "1 cancelled"
 is "its visit is cancelled" "$(q "SELECT a.status FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "cancelled"
 is "and the day pushed again" "$(q "SELECT max(version) FROM availability_push")" 4
+
+# --- the desk moving or cancelling a visit with a resource pushes its days
+desk=$(q "SELECT a.id FROM appointment a JOIN appointment_resource r ON r.appointment_id = a.id WHERE a.note IS NULL AND a.status = 'scheduled' LIMIT 1")
+fd visit move "$desk" --to "2026-12-03 09:00" >/dev/null
+is "a move to another day pushes both days" \
+	"$(q "SELECT group_concat(day || ':' || version, ' ') FROM (SELECT * FROM availability_push WHERE id > 4 ORDER BY id)")" \
+	"2026-12-03:1 2026-12-02:5"
+fd visit cancel "$desk" --reason "called off" >/dev/null
+is "a cancellation pushes the freed day" "$(q "SELECT day || ':' || version FROM availability_push ORDER BY id DESC LIMIT 1")" "2026-12-03:2"
 
 # --- the schema refuses a version that does not grow
 ok "an older push is refused by the schema" sh -c "! sqlite3 '$FRONTDESK_DB' \"INSERT INTO availability_push (provider_code, resource_id, day, version, created_at) VALUES ('site', 1, '2026-12-02', 3, 0)\" 2>/dev/null"
