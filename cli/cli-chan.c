@@ -93,8 +93,9 @@ static cJSON *event_json(const struct inbox_event *e, int with_payload)
 	return o;
 }
 
-/* Read all of stdin (at most INBOX_PAYLOAD_MAX bytes) byte for byte. */
-static int read_stdin(unsigned char **out, size_t *len)
+/* cli_read_stdin (cli-util.h): all of stdin, at most INBOX_PAYLOAD_MAX
+ * bytes, byte for byte (the inbox and the booking channel's ingest). */
+int cli_read_stdin(unsigned char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0, got;
 	unsigned char *buf = xmalloc(cap);
@@ -157,7 +158,7 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 	snprintf(key, sizeof key, "%s_%s", source, ops->secret_name);
 	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
 		goto out;
-	if ((rc = read_stdin(&payload, &len)) != 0)
+	if ((rc = cli_read_stdin(&payload, &len)) != 0)
 		goto out;
 	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, &r);
 	if (rc)

@@ -200,6 +200,9 @@ static const struct cli_entry *const commands[] = {
         "estimate", NULL,
         N_("estimates signed through an e-sign provider: send, list, show, cancel"),
         cli_estimate_cmds),
+    &(const struct cli_entry)GROUP(
+        "booking-channel", NULL,
+        N_("online booking channels: providers, requests, ingest, process"), cli_booking_chan_cmds),
     &mcli_refund_entry,
     &mcli_check_entry,
     &(const struct cli_entry)GROUP(

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "booking-chan.h"
 #include "booking.h"
 #include "capacity.h"
 #include "customer.h"
@@ -154,6 +155,11 @@ static int book_tx(struct db *db, void *arg)
 		                   NULL)))
 			return rc;
 	}
+	/* the booking channels learn the day's new free slots (nothing when
+	 * there is none: booking-chan.h) */
+	for (i = 0; i < in->nresources; i++)
+		if ((rc = booking_chan_push(db, in->resources[i], in->start_at, NULL)))
+			return rc;
 	return 0;
 }
 

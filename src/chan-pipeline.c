@@ -9,6 +9,7 @@
 
 #include <string.h>
 
+#include "booking-chan.h"
 #include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
@@ -104,9 +105,34 @@ static int esign_step_deliver(struct db *db, struct chan_conn *c, const struct c
 	return rc;
 }
 
+/* The booking type's steps (booking-chan.c): no events list, nothing to
+ * ask; the stored requests decided, the outbox (answers, availability
+ * pushes) delivered. */
+static int booking_step_process(struct db *db, struct chan_conn *c,
+                                const struct control_hold *lease, volatile sig_atomic_t *stop,
+                                struct chan_step_result *r)
+{
+	struct bchan_round br;
+	int rc;
+
+	(void)lease;
+	(void)stop;
+	rc = booking_chan_process(db, c->p.code, 0, &br);
+	r->dead = br.failed;
+	return rc;
+}
+
+static int booking_step_deliver(struct db *db, struct chan_conn *c,
+                                const struct control_hold *lease, volatile sig_atomic_t *stop,
+                                struct chan_step_result *r)
+{
+	return booking_chan_deliver(db, c->p.code, lease, stop, 0, &r->sent);
+}
+
 static const struct chan_pipeline pipelines[] = {
     {CHAN_TYPE_PAYMENT, pay_can_poll, pay_poll, pay_query, pay_process, pay_deliver},
     {ESIGN_TYPE, NULL, NULL, esign_step_query, esign_step_process, esign_step_deliver},
+    {BOOKING_CHAN_TYPE, NULL, NULL, NULL, booking_step_process, booking_step_deliver},
 };
 
 const struct chan_pipeline *chan_pipeline_find(const char *type)

@@ -137,6 +137,7 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 {
 	struct set_ctx s = {type, code, ch};
 	int esign = !strcmp(type, ESIGN_TYPE);
+	int booking = !strcmp(type, "booking"); /* booking-chan.h: one adapter, rest */
 	int rc;
 
 	if ((rc = inbox_source_valid(code)) != 0)
@@ -150,10 +151,11 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 	if (ch->rollout < -1 || ch->rollout > 100)
 		return err_set(FD_EINVAL,
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
-	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign)
+	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign && !booking)
 		return err_set(FD_EINVAL, _("frontdesk has no providers of type '%s' yet"), type);
-	if (ch->adapter &&
-	    (esign ? !esign_adapter_find(ch->adapter) : !chan_adapter_find(ch->adapter)))
+	if (ch->adapter && (booking ? strcmp(ch->adapter, "rest") != 0
+	                    : esign ? !esign_adapter_find(ch->adapter)
+	                            : !chan_adapter_find(ch->adapter)))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
 		return err_set(FD_EINVAL, _("the card page is checkout or intent"));

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "booking-chan.h"
 #include "chan-log.h"
 #include "chan-pipeline.h"
 #include "chan-poll.h"
@@ -151,6 +152,12 @@ static int slot_open(struct db *db, const char *code, const struct chan_worker_o
 		chan_provider_free(&sl->ch.p);
 		rc = esign_conn_open(db, code, o->secrets, stop, &sl->ch);
 	}
+	/* nor an e-sign one: a booking channel (booking-chan.c speaks to it) */
+	if (rc == FD_ENOTFOUND && code &&
+	    chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &sl->ch.p) == 0) {
+		chan_provider_free(&sl->ch.p);
+		rc = booking_chan_conn_open(db, code, &sl->ch);
+	}
 	if (rc)
 		return rc;
 	sl->pl = chan_pipeline_find(sl->ch.p.type);
@@ -202,6 +209,11 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 	}
 	/* and the e-sign providers after the payment ones */
 	if ((rc = chan_provider_list_type(db, ESIGN_TYPE, enabled_cb, &c)) != 0) {
+		free(c.code);
+		return rc;
+	}
+	/* and the booking channels after those */
+	if ((rc = chan_provider_list_type(db, BOOKING_CHAN_TYPE, enabled_cb, &c)) != 0) {
 		free(c.code);
 		return rc;
 	}

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "booking-chan.h"
 #include "capacity.h"
 #include "clock.h"
 #include "db.h"
@@ -233,11 +234,12 @@ static int appt_edit_tx(struct db *db, void *arg)
 	struct appt_ctx *e = arg;
 	struct appt old;
 	sqlite3_stmt *st;
-	int64_t start, end;
+	int64_t start, end, old_start;
 	int rc;
 
 	if ((rc = appt_get(db, e->id, &old)))
 		return rc;
+	old_start = old.start_at;
 	start = e->in->start_at ? e->in->start_at : old.start_at;
 	/* a new start alone keeps the length: the end moves with it */
 	end = e->in->end_at                                  ? e->in->end_at
@@ -273,7 +275,10 @@ static int appt_edit_tx(struct db *db, void *arg)
 	if ((rc = db_run(db, st, _("cannot change the visit"))))
 		return rc;
 	/* the resources it holds move with it, or the change is refused */
-	return capacity_follow(db, e->id);
+	if ((rc = capacity_follow(db, e->id)))
+		return rc;
+	/* the booking channels learn the days' new free slots */
+	return booking_chan_visit_changed(db, e->id, old_start);
 }
 
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
@@ -419,14 +424,34 @@ int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int
 	return 0;
 }
 
+struct appt_status_ctx {
+	int64_t id;
+	const char *status, *reason;
+};
+
+static int appt_status_tx(struct db *db, void *arg)
+{
+	struct appt_status_ctx *x = arg;
+	int rc = wk_set_status(db, &wk_appt_machine, x->id, x->status, x->reason);
+
+	/* a cancelled or no-show visit frees its resources: the booking
+	 * channels learn the day's new free slots */
+	if (!rc && (!strcmp(x->status, "cancelled") || !strcmp(x->status, "no_show")))
+		rc = booking_chan_visit_changed(db, x->id, 0);
+	return rc;
+}
+
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
+	struct appt_status_ctx x = {id, status, reason};
 	int rc;
 
 	/* esign_require_authorised: no work starts on a job nobody signed for */
 	if (status && !strcmp(status, "in_progress") && (rc = esign_visit_may_start(db, id)) != 0)
 		return rc;
-	return wk_set_status(db, &wk_appt_machine, id, status, reason);
+	if (!status)
+		return wk_set_status(db, &wk_appt_machine, id, status, reason);
+	return db_write(db, appt_status_tx, &x);
 }
 
 /* ---------------------------------------------------------------- links */

@@ -1,0 +1,307 @@
+/*
+ * cli-booking-chan.c - `frontdesk booking-channel ...`: online booking
+ * channels (the booking providers of the registry, relaying a request the
+ * channel sent, one round of deciding the stored requests, the requests
+ * and their outcome). Parses, calls booking-chan.h, prints.
+ */
+#include <config.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "booking-chan.h"
+#include "chan-poll.h"
+#include "chan-provider.h"
+#include "cli-util.h"
+#include "cli.h"
+#include "clock.h"
+#include "control.h"
+#include "err.h"
+#include "i18n.h"
+
+static cJSON *request_json(const struct booking_request *b)
+{
+	cJSON *o = cJSON_CreateObject();
+
+	cli_json_int(o, "id", b->id);
+	cli_json_str(o, "provider", b->provider);
+	cli_json_str(o, "request_id", b->request_id);
+	if (b->start_at) {
+		cli_json_time(o, "start_at", b->start_at);
+		cli_json_time(o, "end_at", b->end_at);
+	}
+	cli_json_str(o, "service", b->service);
+	cli_json_str(o, "resource", b->resource);
+	cli_json_str(o, "customer_name", b->customer_name);
+	cli_json_str(o, "customer_phone", b->customer_phone);
+	cli_json_str(o, "customer_email", b->customer_email);
+	if (b->appt_id)
+		cli_json_int(o, "visit", b->appt_id);
+	else
+		cJSON_AddNullToObject(o, "visit");
+	cli_json_str(o, "status", b->status);
+	cli_json_str(o, "reason", b->reason);
+	return o;
+}
+
+static int cmd_ingest(struct cli *c, const struct cli_args *a)
+{
+	struct bchan_ingest_result r;
+	unsigned char *raw = NULL;
+	size_t len = 0;
+	int rc;
+
+	if ((rc = cli_read_stdin(&raw, &len)) != 0)
+		return cli_refused(rc);
+	rc = booking_chan_ingest(c->db, cli_arg_get(a, "provider"), cli_arg_get(a, "secrets"),
+	                         cli_arg_get(a, "signature"), raw, len, &r);
+	free(raw);
+	if (rc)
+		return cli_refused(rc);
+	if (!r.accepted) {
+		fprintf(stderr,
+		        _("frontdesk: request not accepted: %s (kept as inbound event %lld)\n"),
+		        r.reason, (long long)r.id);
+		return CLI_REFUSED;
+	}
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "id", r.id);
+		cli_json_str(o, "external_id", r.external_id);
+		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
+		cli_print_json(o);
+	} else if (r.fresh) {
+		printf(_("Booking event %s stored as inbound event %lld.\n"), r.external_id,
+		       (long long)r.id);
+	} else {
+		printf(_("Booking event %s was stored before (inbound event %lld); nothing "
+		         "changed.\n"),
+		       r.external_id, (long long)r.id);
+	}
+	return CLI_OK;
+}
+
+static int once_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here"));
+	return 0;
+}
+
+static int cmd_process(struct cli *c, const struct cli_args *a)
+{
+	struct bchan_round r;
+	int rc =
+	    booking_chan_process(c->db, cli_arg_get(a, "provider"), cli_arg_flag(a, "all"), &r);
+
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "confirmed", r.confirmed);
+		cli_json_int(o, "rejected", r.rejected);
+		cli_json_int(o, "cancelled", r.cancelled);
+		cli_json_int(o, "changed", r.changed);
+		cli_json_int(o, "ignored", r.ignored);
+		cli_json_int(o, "not_yet", r.failed);
+		cli_json_int(o, "pushes", r.pushes);
+		cli_print_json(o);
+	} else {
+		printf(_("%1$lld confirmed, %2$lld rejected, %3$lld cancelled, %4$lld moved, "
+		         "%5$lld ignored, %6$lld not yet; %7$lld availability push(es) written.\n"),
+		       (long long)r.confirmed, (long long)r.rejected, (long long)r.cancelled,
+		       (long long)r.changed, (long long)r.ignored, (long long)r.failed,
+		       (long long)r.pushes);
+	}
+	return CLI_OK;
+}
+
+static int cmd_deliver(struct cli *c, const struct cli_args *a)
+{
+	struct control_hold lease;
+	int sent = 0, rc;
+
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0)
+		return cli_refused(rc);
+	rc = booking_chan_deliver(c->db, cli_arg_get(a, "provider"), &lease, NULL,
+	                          cli_arg_flag(a, "all"), &sent);
+	control_release(c->db, &lease);
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "sent", sent);
+		cli_print_json(o);
+	} else {
+		printf(_("%d command(s) delivered.\n"), sent);
+	}
+	return CLI_OK;
+}
+
+static int list_cb(const struct booking_request *b, void *arg)
+{
+	struct cli *c = arg;
+	char when[32] = "-";
+
+	if (c->json) {
+		cli_list_add(c, request_json(b));
+		return 0;
+	}
+	if (b->start_at)
+		clock_format_local(b->start_at, "%Y-%m-%d %H:%M", when, sizeof when);
+	printf("%-6lld %-10s %-20s %-10s %-16s %s\n", (long long)b->id, b->provider, b->request_id,
+	       b->status, when, b->reason ? b->reason : "");
+	return 0;
+}
+
+static int cmd_requests(struct cli *c, const struct cli_args *a)
+{
+	if (c->json)
+		cli_list_begin(c, "requests");
+	return cli_list_end(c, booking_chan_list(c->db, cli_arg_get(a, "status"), list_cb, c));
+}
+
+static int cmd_show(struct cli *c, const struct cli_args *a)
+{
+	struct booking_request b;
+	char buf[64];
+	int rc;
+
+	if ((rc = booking_chan_find(c->db, cli_arg_get(a, "provider"), a->pos[0], &b)) != 0)
+		return cli_refused(rc);
+	if (c->json) {
+		cli_print_json(request_json(&b));
+		booking_chan_free(&b);
+		return CLI_OK;
+	}
+	cli_field(_("Provider"), b.provider);
+	cli_field(_("Request"), b.request_id);
+	cli_field(_("State"), b.status);
+	if (b.start_at) {
+		clock_format_local(b.start_at, "%Y-%m-%d %H:%M", buf, sizeof buf);
+		cli_field(_("Start"), buf);
+		clock_format_local(b.end_at, "%Y-%m-%d %H:%M", buf, sizeof buf);
+		cli_field(_("End"), buf);
+	}
+	cli_field(_("Service"), b.service ? b.service : "-");
+	cli_field(_("Resource"), b.resource ? b.resource : "-");
+	cli_field(_("Customer"), b.customer_name ? b.customer_name : "-");
+	snprintf(buf, sizeof buf, "%lld", (long long)b.appt_id);
+	cli_field(_("Visit"), b.appt_id ? buf : "-");
+	if (b.reason)
+		cli_field(_("Reason"), b.reason);
+	booking_chan_free(&b);
+	return CLI_OK;
+}
+
+static int cmd_provider_set(struct cli *c, const struct cli_args *a)
+{
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
+	int rc;
+
+	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
+		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
+	ch.base_url = cli_arg_get(a, "url");
+	ch.role = cli_arg_get(a, "role");
+	ch.adapter = cli_arg_get(a, "adapter");
+	ch.enabled = cli_arg_flag(a, "enable") ? 1 : cli_arg_flag(a, "disable") ? 0 : -1;
+	if ((rc = chan_provider_change_type(c->db, BOOKING_CHAN_TYPE, a->pos[0], &ch)) != 0)
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("Booking channel %s saved.\n"), a->pos[0]);
+	else {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "provider", a->pos[0]);
+		cli_print_json(o);
+	}
+	return CLI_OK;
+}
+
+static int provider_cb(const struct chan_provider *p, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "code", p->code);
+		cli_json_str(o, "role", p->role);
+		cli_json_str(o, "base_url", p->base_url);
+		cJSON_AddBoolToObject(o, "enabled", p->enabled);
+		cli_list_add(c, o);
+		return 0;
+	}
+	printf("%-12s %-8s %-9s %s\n", p->code, p->role, p->enabled ? _("enabled") : _("disabled"),
+	       p->base_url);
+	return 0;
+}
+
+static int cmd_providers(struct cli *c, const struct cli_args *a)
+{
+	(void)a;
+	if (c->json)
+		cli_list_begin(c, "providers");
+	return cli_list_end(c, chan_provider_list_type(c->db, BOOKING_CHAN_TYPE, provider_cb, c));
+}
+
+const struct cli_entry cli_booking_chan_cmds[] = {
+    {"provider-set", NULL, "CODE [--url URL] [--role R] [--enable|--disable]",
+     "CODE [--url URL] [--role primary|backup] [--adapter rest] [--enable|--disable]",
+     N_("add or change an online booking channel"),
+     .opts = {{"url", CLI_VALUE, N_("the channel's base URL (https://, or http://127.0.0.1)"), NULL,
+               NULL},
+              {"role", CLI_VALUE, N_("primary or backup"), NULL, NULL},
+              {"adapter", CLI_VALUE, N_("how to speak to it: rest (default)"), NULL, NULL},
+              {"enable", CLI_FLAG, N_("use this channel"), NULL, NULL},
+              {"disable", CLI_FLAG, N_("stop using this channel"), NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("name the channel's code"), .db = CLI_DB_OPEN,
+     .run = cmd_provider_set},
+    {"providers", NULL, "", NULL, N_("list the online booking channels"), .db = CLI_DB_OPEN,
+     .run = cmd_providers},
+    {"ingest", NULL, "--provider CODE --signature HEADER < BODY",
+     "--provider CODE --signature HEADER [--secrets FILE] < BODY",
+     N_("store a booking request the channel sent (relayed by a web hook); "
+        "'booking-channel process' decides it"),
+     .opts = {{"provider", CLI_VALUE, N_("the booking channel that sent it"), NULL,
+               N_("--provider is required")},
+              {"signature", CLI_VALUE, N_("its X-Booking-Signature header (t=...,v1=...)"), NULL,
+               N_("--signature is required")},
+              {"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_ingest},
+    {"process", NULL, "--once [--all]", NULL,
+     N_("decide the stored booking requests: confirm (the slot reserved) or reject with the "
+        "reason; write the availability pushes"),
+     .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
+              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("only this channel's (default: every channel's)"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_process},
+    {"deliver", NULL, "--once --provider CODE [--all]", NULL,
+     N_("send a channel's answers and availability pushes (with backoff; dead after 10 "
+        "tries); the channel worker does it too"),
+     .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
+              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("the booking channel"), NULL,
+               N_("--provider is required")}},
+     .db = CLI_DB_OPEN, .check = once_check, .run = cmd_deliver},
+    {"requests", NULL, "[--status S]", NULL,
+     N_("list the booking requests and how each was decided"),
+     .opts = {{"status", CLI_VALUE,
+               N_("only these: received, confirmed, rejected, cancelled, done, no_show"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_requests},
+    {"show", NULL, "REQUEST [--provider CODE]", NULL,
+     N_("show a booking request (the channel's id or ours), its visit and its reason"),
+     .opts = {{"provider", CLI_VALUE, N_("the channel (when ids repeat across channels)"), NULL,
+               NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("name the request"), .db = CLI_DB_OPEN,
+     .run = cmd_show},
+    {NULL},
+};

@@ -1,0 +1,132 @@
+#!/bin/sh
+# booking-chan.sh - online booking channels: requests relayed signed
+# (HMAC-SHA256, chan-sig.c) into the inbound table, then decided by
+# `frontdesk booking-channel process --once`: a request confirmed with its
+# visit, job and customer and the slot reserved; the same request twice
+# (and relayed twice) makes one visit; a cancellation before its request
+# books nothing (the later request is rejected as cancelled); a request for
+# a slot taken a moment earlier, outside working hours or for an unknown
+# service is rejected with the reason; a new time goes through the same
+# rule; a desk booking, move or cancellation pushes the days too; a bad signature is kept rejected and decides nothing; every
+# decision that changes a resource's day writes an availability push whose
+# version only grows (the schema refuses a smaller one). Every key here is
+# made up.
+. "$TOP_SRCDIR/tests/tap.sh"
+SECRET=whsec_made_up_booking_secret
+mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+(umask 077; printf 'site_signing_secret = %s\n' "$SECRET" > "$XDG_CONFIG_HOME/frontdesk/secrets")
+fd init >/dev/null
+q() { sqlite3 -cmd ".timeout 5000" "$FRONTDESK_DB" "$1"; }
+
+fd resource add --name Ann --kind technician >/dev/null
+fd resource hours Ann --days all --spans 08:00-12:00 >/dev/null
+fd service add --name "Oil change" --price 80 --minutes 60 >/dev/null
+fd customer add --name "Desk Walkin" --phone 5550001 >/dev/null
+ok "a booking channel in the registry" fd booking-channel provider-set site --url http://127.0.0.1:9
+like "it is listed" "$(fd booking-channel providers)" "site"
+
+# ts DAY HH:MM - the unix time of a local time
+ts() { date -d "$1 $2" +%s; }
+# event ID TYPE REQ DAY START END [SERVICE] - a generic REST channel event
+event() {
+	printf '{"id":"%s","type":"%s","created":1,"request":{"id":"%s","start":%s,"end":%s,"service":"%s","resource":"Ann","customer":{"name":"Web %s","phone":"555%s","email":"%s@example.com"}}}' \
+		"$1" "$2" "$3" "$(ts "$4" "$5")" "$(ts "$4" "$6")" "${7:-Oil change}" "$3" "$(printf %04d "$(printf %s "$3" | cksum | cut -c1-4)")" "$3"
+}
+# relay BODY [SECRET] - sign BODY as the channel does and ingest it
+relay() {
+	t=$(date +%s)
+	mac=$(printf '%s.%s' "$t" "$1" | openssl dgst -sha256 -hmac "${2:-$SECRET}" | sed 's/.*= //')
+	printf '%s' "$1" | fd booking-channel ingest --provider site --signature "t=$t,v1=$mac"
+}
+process() { fd booking-channel process --once; }
+status() { q "SELECT status FROM booking_request WHERE request_id = '$1'"; }
+visits() { q "SELECT count(*) FROM appointment WHERE status NOT IN ('cancelled', 'no_show')"; }
+
+# --- a request confirmed
+E1=$(event evt_1 booking.requested R1 2026-12-02 09:00 10:00)
+like "a signed request is stored" "$(relay "$E1")" "stored as inbound event"
+like "relayed again it is a duplicate" "$(relay "$E1")" "was stored before"
+like "processing confirms it" "$(process)" "1 confirmed"
+is "the request is confirmed with its visit" "$(status R1)|$(q "SELECT appointment_id IS NOT NULL FROM booking_request WHERE request_id='R1'")" "confirmed|1"
+is "the visit holds Ann" "$(q "SELECT count(*) FROM appointment_resource")" 1
+is "the customer was added" "$(q "SELECT count(*) FROM customer WHERE name = 'Web R1'")" 1
+is "a confirmation waits in the outbox" \
+	"$(q "SELECT count(*) FROM outbox_event WHERE event_type = 'booking.confirm' AND integration_type = 'booking'")" 1
+is "an availability push of the day, version 1" \
+	"$(q "SELECT version, day FROM availability_push")" "1|2026-12-02"
+like "the push carries the free slots without 09:00" \
+	"$(q "SELECT payload FROM outbox_event WHERE event_type = 'availability.push'")" '"version":1'
+
+# --- the same request id again (a new event id): one visit
+relay "$(event evt_1b booking.requested R1 2026-12-02 09:00 10:00)" >/dev/null
+like "a duplicate request is ignored" "$(process)" "1 ignored"
+is "still one visit" "$(visits)" 1
+
+# --- a cancellation before its request
+relay '{"id":"evt_c2","type":"booking.cancelled","created":2,"request":{"id":"R2"}}' >/dev/null
+like "a cancellation first is kept" "$(process)" "1 cancelled"
+is "the request is cancelled with no visit" "$(status R2)|$(q "SELECT appointment_id FROM booking_request WHERE request_id='R2'")" "cancelled|"
+relay "$(event evt_2 booking.requested R2 2026-12-02 10:00 11:00)" >/dev/null
+like "the late request is rejected as cancelled" "$(process)" "1 rejected"
+is "nothing booked for it" "$(visits)|$(status R2)" "1|cancelled"
+like "the answer says why" \
+	"$(q "SELECT payload FROM outbox_event WHERE event_type = 'booking.confirm' ORDER BY id DESC LIMIT 1")" "cancelled before it arrived"
+
+# --- a slot taken a moment earlier at the desk
+fd book --customer "Desk Walkin" --start "2026-12-02 10:00" --length 1:00 --resource Ann >/dev/null
+is "a desk booking pushes the day too (version 2)" "$(q "SELECT max(version) FROM availability_push")" 2
+relay "$(event evt_3 booking.requested R3 2026-12-02 10:00 11:00)" >/dev/null
+like "a request for a taken slot is rejected" "$(process)" "1 rejected"
+like "its reason names the visit holding it" "$(q "SELECT reason FROM booking_request WHERE request_id='R3'")" "taken"
+is "never two visits on Ann at one time" "$(q "SELECT count(*) FROM appointment_resource a JOIN appointment x ON x.id = a.appointment_id JOIN appointment_resource b ON b.resource_id = a.resource_id AND b.appointment_id > a.appointment_id JOIN appointment y ON y.id = b.appointment_id WHERE x.status NOT IN ('cancelled','no_show') AND y.status NOT IN ('cancelled','no_show') AND x.start_at < y.end_at AND y.start_at < x.end_at")" 0
+
+# --- outside working hours, unknown service
+relay "$(event evt_4 booking.requested R4 2026-12-02 13:00 14:00)" >/dev/null
+relay "$(event evt_5 booking.requested R5 2026-12-02 11:00 12:00 "Teeth whitening")" >/dev/null
+like "both rejected" "$(process)" "2 rejected"
+like "outside the hours says so" "$(q "SELECT reason FROM booking_request WHERE request_id='R4'")" "hours"
+like "an unknown service says so" "$(q "SELECT reason FROM booking_request WHERE request_id='R5'")" "unknown service"
+
+# --- a change of time through the same rule
+relay "$(event evt_6 booking.changed R1 2026-12-02 10:00 11:00)" >/dev/null
+process >/dev/null
+like "a move onto a taken slot is refused with the reason" \
+	"$(q "SELECT reason FROM booking_request WHERE request_id='R1'")" "refused"
+is "the visit stays at 09:00" "$(q "SELECT strftime('%H:%M', a.start_at, 'unixepoch', 'localtime') FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "09:00"
+relay "$(event evt_7 booking.changed R1 2026-12-02 11:00 12:00)" >/dev/null
+like "a move to a free slot is made" "$(process)" "1 moved"
+is "the visit is at 11:00" "$(q "SELECT strftime('%H:%M', a.start_at, 'unixepoch', 'localtime') FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "11:00"
+is "the day's push version grew" "$(q "SELECT max(version) FROM availability_push")" 3
+
+# --- a cancellation of a confirmed request frees the slot
+relay '{"id":"evt_8","type":"booking.cancelled","created":3,"request":{"id":"R1"}}' >/dev/null
+like "cancelled" "$(process)" "1 cancelled"
+is "its visit is cancelled" "$(q "SELECT a.status FROM appointment a JOIN booking_request b ON b.appointment_id = a.id WHERE b.request_id = 'R1'")" "cancelled"
+is "and the day pushed again" "$(q "SELECT max(version) FROM availability_push")" 4
+
+# --- the desk moving or cancelling a visit with a resource pushes its days
+desk=$(q "SELECT a.id FROM appointment a JOIN appointment_resource r ON r.appointment_id = a.id WHERE a.note IS NULL AND a.status = 'scheduled' LIMIT 1")
+fd visit move "$desk" --to "2026-12-03 09:00" >/dev/null
+is "a move to another day pushes both days" \
+	"$(q "SELECT group_concat(day || ':' || version, ' ') FROM (SELECT * FROM availability_push WHERE id > 4 ORDER BY id)")" \
+	"2026-12-03:1 2026-12-02:5"
+fd visit cancel "$desk" --reason "called off" >/dev/null
+is "a cancellation pushes the freed day" "$(q "SELECT day || ':' || version FROM availability_push ORDER BY id DESC LIMIT 1")" "2026-12-03:2"
+
+# --- the schema refuses a version that does not grow
+ok "an older push is refused by the schema" sh -c "! sqlite3 '$FRONTDESK_DB' \"INSERT INTO availability_push (provider_code, resource_id, day, version, created_at) VALUES ('site', 1, '2026-12-02', 3, 0)\" 2>/dev/null"
+ok "a state never moves back" sh -c "! sqlite3 '$FRONTDESK_DB' \"UPDATE booking_request SET status = 'received' WHERE request_id = 'R1'\" 2>/dev/null"
+
+# --- a bad signature
+before=$(q "SELECT count(*) FROM booking_request")
+out=$(relay "$(event evt_9 booking.requested R9 2026-12-02 08:00 09:00)" whsec_wrong 2>&1)
+like "a bad signature is not accepted" "$out" "not accepted"
+process >/dev/null
+is "it is kept rejected and decides nothing" \
+	"$(q "SELECT status FROM inbound_callback WHERE integration_type='booking' ORDER BY id DESC LIMIT 1")|$(q "SELECT count(*) FROM booking_request")" "rejected|$before"
+
+# --- the requests and one shown
+like "requests lists them" "$(fd booking-channel requests --status rejected)" "R3"
+like "show gives the reason" "$(fd booking-channel show R4)" "Reason"
+ok "frontdesk check is clean" fd check
+done_testing
