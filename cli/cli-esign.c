@@ -163,36 +163,6 @@ static int cmd_cancel(struct cli *c, const struct cli_args *a)
 	return CLI_OK;
 }
 
-/* Read all of stdin (at most INBOX_PAYLOAD_MAX bytes). */
-static int read_stdin(unsigned char **out, size_t *len)
-{
-	size_t cap = 65536, n = 0, got;
-	unsigned char *buf = xmalloc(cap + 1);
-
-	for (;;) {
-		if (n == cap) {
-			if (cap > INBOX_PAYLOAD_MAX) {
-				free(buf);
-				return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
-				               INBOX_PAYLOAD_MAX);
-			}
-			cap *= 2;
-			buf = xrealloc(buf, cap + 1);
-		}
-		got = fread(buf + n, 1, cap - n, stdin);
-		n += got;
-		if (got == 0)
-			break;
-	}
-	if (ferror(stdin)) {
-		free(buf);
-		return err_set(FD_EIO, _("cannot read the payload from standard input"));
-	}
-	*out = buf;
-	*len = n;
-	return 0;
-}
-
 static int cmd_callback(struct cli *c, const struct cli_args *a)
 {
 	struct esign_ingest_result r;
@@ -200,7 +170,7 @@ static int cmd_callback(struct cli *c, const struct cli_args *a)
 	size_t len = 0;
 	int rc;
 
-	if ((rc = read_stdin(&raw, &len)) != 0)
+	if ((rc = cli_read_stdin(&raw, &len)) != 0)
 		return cli_refused(rc);
 	rc = esign_ingest(c->db, cli_arg_get(a, "provider"), cli_arg_get(a, "secrets"),
 	                  cli_arg_get(a, "signature"), raw, len, &r);
