@@ -318,14 +318,70 @@ struct visit_push {
 	int64_t appt, old_start;
 };
 
+static int answer_cmd(struct db *db, const char *code, const char *rid, int64_t req,
+                      const char *status, const char *reason, const char *tag);
+
+/* A visit done or marked no-show: the confirmed requests that made it move
+ * to done or no_show (one way: only from confirmed), each channel told
+ * through the outbox. Any other status of the visit leaves them alone. */
+static int request_follow(struct db *db, int64_t appt, const char *vstatus)
+{
+	sqlite3_stmt *st;
+	const char *to;
+	char tag[40];
+	int rc = 0, step = SQLITE_DONE;
+
+	if (!strcmp(vstatus, "done"))
+		to = "done";
+	else if (!strcmp(vstatus, "no_show"))
+		to = "no_show";
+	else
+		return 0;
+	snprintf(tag, sizeof tag, "visit%lld", (long long)appt);
+	if ((rc = db_prepare(db,
+	                     "UPDATE booking_request SET status = ?2, updated_at = ?3"
+	                     " WHERE appointment_id = ?1 AND status = 'confirmed'"
+	                     " RETURNING id, provider_code, request_id",
+	                     &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, appt);
+	sqlite3_bind_text(st, 2, to, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock_now());
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
+		char code[48], rid[256];
+
+		dbrow_copy(st, 1, code, sizeof code);
+		dbrow_copy(st, 2, rid, sizeof rid);
+		rc = answer_cmd(db, code, rid, sqlite3_column_int64(st, 0), to, NULL, tag);
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot save the booking request"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 static int visit_push_tx(struct db *db, void *arg)
 {
 	struct visit_push *v = arg;
 	sqlite3_stmt *st;
 	int64_t res[32], start = 0;
+	char vstatus[16] = "";
 	size_t n = 0, i;
 	int rc, step;
 
+	if ((rc = db_prepare_cached(db, "SELECT status FROM appointment WHERE id = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, v->appt);
+	if ((step = sqlite3_step(st)) == SQLITE_ROW)
+		dbrow_copy(st, 0, vstatus, sizeof vstatus);
+	db_release(db, st);
+	if (step != SQLITE_DONE && step != SQLITE_ROW)
+		return db_fail(db, _("cannot read the visit"));
+	if ((rc = request_follow(db, v->appt, vstatus)) != 0)
+		return rc;
+	/* a visit done keeps its reservations: no day changed */
+	if (!strcmp(vstatus, "done") && !v->old_start)
+		return 0;
 	if ((rc = db_prepare_cached(db,
 	                            "SELECT r.resource_id, a.start_at FROM appointment_resource r"
 	                            " JOIN appointment a ON a.id = r.appointment_id"
@@ -563,8 +619,11 @@ static int book_tx(struct db *db, void *arg)
 	return 0;
 }
 
-static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const char *status,
-                       const char *reason)
+/* The booking.confirm command telling provider code that request rid (row
+ * req) is now status (reason: why; NULL: none); tag (the inbound event's
+ * id, or the visit's change) keeps each answer's key its own. */
+static int answer_cmd(struct db *db, const char *code, const char *rid, int64_t req,
+                      const char *status, const char *reason, const char *tag)
 {
 	sqlite3_stmt *st;
 	char bkey[300], key[400];
@@ -573,14 +632,14 @@ static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const c
 	int64_t now = (int64_t)time(NULL);
 	int rc;
 
-	cJSON_AddStringToObject(o, "request_id", d->e.request_id);
+	cJSON_AddStringToObject(o, "request_id", rid);
 	cJSON_AddStringToObject(o, "status", status);
 	if (reason)
 		cJSON_AddStringToObject(o, "reason", reason);
 	payload = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
-	snprintf(bkey, sizeof bkey, "%lld:%s:%s", (long long)req, status, d->e.id);
-	snprintf(key, sizeof key, "fd_bconf_%s_%s", d->code, bkey);
+	snprintf(bkey, sizeof bkey, "%lld:%s:%s", (long long)req, status, tag);
+	snprintf(key, sizeof key, "fd_bconf_%s_%s", code, bkey);
 	if ((rc = db_prepare_cached(
 	         db,
 	         "INSERT INTO outbox_event (event_type, business_key,"
@@ -593,13 +652,19 @@ static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const c
 		return rc;
 	}
 	sqlite3_bind_text(st, 1, bkey, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, d->code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 5, now);
 	rc = db_run_cached(db, st, _("cannot write the booking answer"));
 	free(payload);
 	return rc;
+}
+
+static int confirm_cmd(struct db *db, struct decide_ctx *d, int64_t req, const char *status,
+                       const char *reason)
+{
+	return answer_cmd(db, d->code, d->e.request_id, req, status, reason, d->e.id);
 }
 
 static int decide_request(struct db *db, struct decide_ctx *d)

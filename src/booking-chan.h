@@ -129,9 +129,12 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
                          volatile sig_atomic_t *stop, int all, int *sent);
 
 /* booking_chan_visit_changed - INSIDE the transaction that moved visit
- * appt (from old_start; 0: not moved) or freed it (cancelled, no-show;
- * visit.c): an availability push of each resource it holds, for its day
- * and, when it moved to another day, the old one. */
+ * appt (from old_start; 0: not moved), freed it (cancelled, no-show) or
+ * finished it (done; visit.c): an availability push of each resource it
+ * holds, for its day and, when it moved to another day, the old one (none
+ * for a visit done in place); a visit done or no-show moves the confirmed
+ * booking request that made it to done or no_show, one way only, with a
+ * booking.confirm command telling its channel. */
 int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start);
 
 /* booking_chan_conn_open - booking provider code's registry row and the

@@ -435,8 +435,10 @@ static int appt_status_tx(struct db *db, void *arg)
 	int rc = wk_set_status(db, &wk_appt_machine, x->id, x->status, x->reason);
 
 	/* a cancelled or no-show visit frees its resources: the booking
-	 * channels learn the day's new free slots */
-	if (!rc && (!strcmp(x->status, "cancelled") || !strcmp(x->status, "no_show")))
+	 * channels learn the day's new free slots; a visit done or no-show
+	 * moves the confirmed request that made it to done or no_show */
+	if (!rc && (!strcmp(x->status, "cancelled") || !strcmp(x->status, "no_show") ||
+	            !strcmp(x->status, "done")))
 		rc = booking_chan_visit_changed(db, x->id, 0);
 	return rc;
 }

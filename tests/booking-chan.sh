@@ -7,7 +7,9 @@
 # books nothing (the later request is rejected as cancelled); a request for
 # a slot taken a moment earlier, outside working hours or for an unknown
 # service is rejected with the reason; a new time goes through the same
-# rule; a desk booking, move or cancellation pushes the days too; a bad signature is kept rejected and decides nothing; every
+# rule; a desk booking, move or cancellation pushes the days too; a
+# confirmed request's visit done or no-show moves the request to done or
+# no_show (told to the channel), a cancelled one stays; a bad signature is kept rejected and decides nothing; every
 # decision that changes a resource's day writes an availability push whose
 # version only grows (the schema refuses a smaller one). Every key here is
 # made up.
@@ -113,7 +115,29 @@ is "a move to another day pushes both days" \
 fd visit cancel "$desk" --reason "called off" >/dev/null
 is "a cancellation pushes the freed day" "$(q "SELECT day || ':' || version FROM availability_push ORDER BY id DESC LIMIT 1")" "2026-12-03:2"
 
-# --- the schema refuses a version that does not grow
+# --- a confirmed request's visit done or no-show moves the request on
+relay "$(event evt_10 booking.requested R10 2026-12-04 09:00 10:00)" >/dev/null
+relay "$(event evt_11 booking.requested R11 2026-12-04 10:00 11:00)" >/dev/null
+like "two more confirmed" "$(process)" "2 confirmed"
+visit_of() { q "SELECT appointment_id FROM booking_request WHERE request_id = '$1'"; }
+answers() { q "SELECT count(*) FROM outbox_event WHERE event_type = 'booking.confirm'"; }
+a0=$(answers)
+fd visit status "$(visit_of R10)" in_progress >/dev/null
+is "a visit started leaves its request confirmed" "$(status R10)|$(answers)" "confirmed|$a0"
+ok "the visit is done" fd visit status "$(visit_of R10)" done
+is "its request is done" "$(status R10)" "done"
+like "the channel is told it is done" \
+	"$(q "SELECT payload FROM outbox_event WHERE event_type = 'booking.confirm' ORDER BY id DESC LIMIT 1")" '"request_id":"R10","status":"done"'
+ok "the other visit is a no-show" fd visit no-show "$(visit_of R11)"
+is "its request is no_show" "$(status R11)" "no_show"
+like "the channel is told it was a no-show" \
+	"$(q "SELECT payload FROM outbox_event WHERE event_type = 'booking.confirm' ORDER BY id DESC LIMIT 1")" '"request_id":"R11","status":"no_show"'
+is "one answer each" "$(answers)" "$((a0 + 2))"
+is "the cancelled request and its visit are unaffected" \
+	"$(status R1)|$(q "SELECT status FROM appointment WHERE id = $(visit_of R1)")" "cancelled|cancelled"
+ok "a done request never moves back" sh -c "! sqlite3 '$FRONTDESK_DB' \"UPDATE booking_request SET status = 'confirmed' WHERE request_id = 'R10'\" 2>/dev/null"
+
+
 ok "an older push is refused by the schema" sh -c "! sqlite3 '$FRONTDESK_DB' \"INSERT INTO availability_push (provider_code, resource_id, day, version, created_at) VALUES ('site', 1, '2026-12-02', 3, 0)\" 2>/dev/null"
 ok "a state never moves back" sh -c "! sqlite3 '$FRONTDESK_DB' \"UPDATE booking_request SET status = 'received' WHERE request_id = 'R1'\" 2>/dev/null"
 

@@ -48,6 +48,9 @@ static const struct action_def table[] = {
      N_("Show the reconciliation against the payment channel: batches, differences, parked "
         "events, payouts"),
      CTX_GLOBAL, NULL},
+    {ACT_COMMISSIONS, "commissions", "W",
+     N_("Show the commissions of the month: each technician's lines, credits and refunds"),
+     CTX_GLOBAL, NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -111,6 +114,11 @@ static const struct action_def table[] = {
     {ACT_RECON_CORRECT, "recon-correct", "f",
      N_("Post a correcting entry for the selected difference (a note, then y)"), CTX_RECON,
      N_("Correct")},
+    /* the commissions view */
+    {ACT_COMM_PREV, "commissions-prev-month", "[", N_("The month before"), CTX_COMM,
+     N_("Month before")},
+    {ACT_COMM_NEXT, "commissions-next-month", "]", N_("The month after"), CTX_COMM,
+     N_("Month after")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},

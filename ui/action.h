@@ -31,13 +31,14 @@
 /* Contexts, as bits so that a view can listen to several. */
 enum {
 	CTX_GLOBAL = 1,
-	CTX_CAL = 2,    /* the calendar */
-	CTX_PANE = 4,   /* drill-down panes and lists */
-	CTX_FORM = 8,   /* forms: unbound printable keys are typed text */
-	CTX_DEAD = 16,  /* the dead-letter views (which also listen to CTX_PANE) */
-	CTX_CUSTS = 32, /* the customer list, its list focused (with CTX_PANE) */
-	CTX_SVCS = 64,  /* the service catalogue (with CTX_PANE) */
-	CTX_RECON = 128 /* the reconciliation views (with CTX_PANE) */
+	CTX_CAL = 2,     /* the calendar */
+	CTX_PANE = 4,    /* drill-down panes and lists */
+	CTX_FORM = 8,    /* forms: unbound printable keys are typed text */
+	CTX_DEAD = 16,   /* the dead-letter views (which also listen to CTX_PANE) */
+	CTX_CUSTS = 32,  /* the customer list, its list focused (with CTX_PANE) */
+	CTX_SVCS = 64,   /* the service catalogue (with CTX_PANE) */
+	CTX_RECON = 128, /* the reconciliation views (with CTX_PANE) */
+	CTX_COMM = 256   /* the commissions view (with CTX_PANE) */
 };
 
 enum action {
@@ -56,6 +57,7 @@ enum action {
 	ACT_TAKINGS,
 	ACT_SERVICES,
 	ACT_RECON,
+	ACT_COMMISSIONS,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -95,6 +97,9 @@ enum action {
 	ACT_RECON_ACCEPT,
 	ACT_RECON_RECORD,
 	ACT_RECON_CORRECT,
+	/* the commissions view */
+	ACT_COMM_PREV,
+	ACT_COMM_NEXT,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

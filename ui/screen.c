@@ -598,6 +598,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_TAKINGS:
 		push(view_takings_new());
 		break;
+	case ACT_COMMISSIONS:
+		push(view_commissions_new());
+		break;
 	case ACT_RECON:
 		push(view_recon_new());
 		break;

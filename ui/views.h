@@ -48,6 +48,9 @@ struct view *view_services_new(void);
 struct view *view_aging_new(void);
 struct view *view_takings_new(void);
 
+/* view-commission.c: the commissions of a month by technician (W) */
+struct view *view_commissions_new(void);
+
 /* view-recon.c: reconciliation (B): batches, their differences, one
  * difference whole, parked events and payouts */
 struct view *view_recon_new(void);
