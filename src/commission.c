@@ -443,7 +443,7 @@ int commission_report(struct db *db, int64_t from, int64_t to,
 	int rc;
 
 	rc = collect(db, from, to, &rs);
-	if (!rc)
+	if (!rc && rs.n > 1)
 		qsort(rs.v, rs.n, sizeof *rs.v, row_cmp);
 	for (i = 0; !rc && i < rs.n; i = j) {
 		struct commission_total t = {0};
