@@ -904,6 +904,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 			return cli_refused(rc);
 		}
 	}
+	jo.retention = 1; /* the scheduled retention pass (retention_auto_hour) */
 	rc = jobq_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
 	backup_nightly_stop(bw);
 	wrc = chan_worker_stop(w);

@@ -183,6 +183,7 @@ extern const struct cli_entry cli_service_cmds[], cli_contact_cmds[];
 extern const struct cli_entry cli_resource_cmds[], cli_availability_entry;
 extern const struct cli_entry cli_estimate_cmds[];
 extern const struct cli_entry cli_booking_chan_cmds[];
+extern const struct cli_entry cli_retention_cmds[];
 
 /* cli_read_stdin - all of standard input (at most INBOX_PAYLOAD_MAX bytes)
  * in *out (free it), *len bytes; FD_EINVAL when larger, FD_EIO (cli-chan.c). */

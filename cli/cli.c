@@ -228,6 +228,10 @@ static const struct cli_entry *const commands[] = {
         "recon", NULL,
         N_("reconcile a day against the channel's settlement data; decide the differences"),
         cli_recon_cmds),
+    &(const struct cli_entry)GROUP(
+        "retention", NULL,
+        N_("customer data retention: proposals, soft deletes, purges, holds, certificates"),
+        cli_retention_cmds),
     &cli_serve_entry,
     &cli_backup_entry,
     &cli_restore_entry,

@@ -40,7 +40,6 @@
 #define LOCK_TTL       3600 /* seconds the "backup" lock lasts */
 #define RESTORE_WAIT   200  /* ms a restore waits for the live file's lock */
 #define NIGHTLY_PREFIX "frontdesk-"
-#define CONTROL_BACKUP "backup" /* lock: a backup is being taken */
 
 static char *concat(const char *a, const char *b)
 {
@@ -385,10 +384,11 @@ static int read_docs(const char *path, struct doc **out, size_t *n)
 	*n = 0;
 	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
 		return rc;
-	if (sqlite3_prepare_v2(h,
-	                       "SELECT document_path, document_sha256 FROM esign_flow"
-	                       " WHERE document_sha256 IS NOT NULL ORDER BY id",
-	                       -1, &st, NULL) != SQLITE_OK) {
+	if (sqlite3_prepare_v2(
+	        h,
+	        "SELECT document_path, document_sha256 FROM esign_flow"
+	        " WHERE document_sha256 IS NOT NULL AND document_path IS NOT NULL ORDER BY id",
+	        -1, &st, NULL) != SQLITE_OK) {
 		/* a database from before the signed estimates has no documents */
 		sqlite3_close(h);
 		return 0;

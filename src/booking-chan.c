@@ -37,6 +37,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "retention-mod.h"
 #include "service.h"
 #include "work.h"
 #include "xalloc.h"
@@ -1151,4 +1152,42 @@ int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c)
 	if (rc)
 		chan_conn_close(c);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+#define CUSTOMER_REQUESTS                                                                          \
+	"SELECT r.id FROM booking_request r JOIN appointment_work w"                               \
+	" ON w.appointment_id = r.appointment_id JOIN service_order s ON s.id = "                  \
+	"w.service_order_id"                                                                       \
+	" WHERE s.customer_id = ?1"
+
+/* A booking request names the person who booked: name, phone, email. */
+int booking_chan_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(
+	    db, "SELECT request_id FROM booking_request WHERE id IN (" CUSTOMER_REQUESTS ")", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		c->needle(c, (const char *)sqlite3_column_text(st, 0));
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the customer's booking requests"));
+	sqlite3_finalize(st);
+	if (rc ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE booking_request SET customer_name = NULL,"
+	                            " customer_phone = NULL, customer_email = NULL, reason = NULL"
+	                            " WHERE id IN (" CUSTOMER_REQUESTS ")",
+	                            c->customer_id, _("cannot clear the booking requests"))))
+		return rc;
+	return retention_exec_id(
+	    db,
+	    "UPDATE status_flow SET reason = NULL WHERE entity = 'booking_request'"
+	    " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_REQUESTS ")",
+	    c->customer_id, _("cannot clear the booking requests' status reasons"));
 }

@@ -23,6 +23,7 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -405,6 +406,58 @@ int chan_log_find(const char *path, const char *const *needles, size_t n, int li
 			rc = err_set(FD_EDB, _("cannot read the request log %s: %s"), path,
 			             sqlite3_errmsg(h));
 	}
+out:
+	sqlite3_finalize(st);
+	sqlite3_close(h);
+	return rc;
+}
+
+/* The retention purge's part of the request log (retention-mod.h). */
+int chan_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
+                   int64_t *rows)
+{
+	static const char sql[] =
+	    "UPDATE request_log SET url = '(removed)', request_id = NULL, request_excerpt = NULL,"
+	    " response_excerpt = NULL, error = NULL"
+	    " WHERE (" NAMES("1") " OR instr(coalesce(error, ''), ?1)) AND url IS NOT '(removed)'";
+	sqlite3 *h = NULL;
+	sqlite3_stmt *st = NULL;
+	size_t i;
+	int rc = 0;
+
+	if (rows)
+		*rows = 0;
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK ||
+	    sqlite3_busy_timeout(h, 5000) != SQLITE_OK ||
+	    sqlite3_exec(h, "PRAGMA secure_delete = ON; BEGIN IMMEDIATE", NULL, NULL, NULL) !=
+	        SQLITE_OK ||
+	    sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
+		goto fail;
+	for (i = 0; i < n; i++) {
+		if (!needles[i] || strlen(needles[i]) < 4)
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, needles[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			goto fail;
+		if (rows)
+			*rows += sqlite3_changes(h);
+	}
+	sqlite3_finalize(st);
+	st = NULL;
+	if (sqlite3_exec(h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+		goto fail;
+	if (vacuum && (sqlite3_exec(h,
+	                            "PRAGMA wal_checkpoint(TRUNCATE); VACUUM;"
+	                            " PRAGMA wal_checkpoint(TRUNCATE)",
+	                            NULL, NULL, NULL) != SQLITE_OK))
+		goto fail;
+	goto out;
+fail:
+	rc = err_set(FD_EDB, _("cannot clear the request log %s: %s"), path,
+	             h ? sqlite3_errmsg(h) : "?");
 out:
 	sqlite3_finalize(st);
 	sqlite3_close(h);

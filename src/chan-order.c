@@ -23,6 +23,7 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "retention-mod.h"
 
 /* The moves an order may make (the schema's status_transition rows for
  * pay_order, kept in step by the trigger that refuses any other). */
@@ -504,4 +505,82 @@ int chan_order_set_page(struct db *db, int64_t id, const char *url)
 		               _("card payment order %lld already has another payment page"),
 		               (long long)id);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int chan_order_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char no[80];
+	int rc;
+
+	rc = retention_first(
+	    db,
+	    "SELECT order_no || ' (' || status || ')' FROM pay_order"
+	    " WHERE customer_id = ?1 AND status IN ('created', 'paying', 'refunding')"
+	    " ORDER BY id LIMIT 1",
+	    customer_id, no, sizeof no);
+	if (rc == 1) {
+		snprintf(why, n, _("channel order %s is still open"), no);
+		return 1;
+	}
+	if (rc < 0)
+		return rc;
+	rc = retention_first(
+	    db,
+	    "SELECT e.id || ' (' || e.status || ')' FROM pay_order o"
+	    " JOIN inbound_callback e ON e.object_id IN (o.channel_order_id, o.order_no)"
+	    " WHERE o.customer_id = ?1"
+	    " AND e.status IN ('received', 'parked', 'failed', 'dead')"
+	    " ORDER BY e.id LIMIT 1",
+	    customer_id, no, sizeof no);
+	if (rc == 1)
+		snprintf(why, n, _("inbound channel event %s of the customer is not processed yet"),
+		         no);
+	return rc;
+}
+
+int chan_order_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(
+	    db, "SELECT order_no, channel_order_id FROM pay_order WHERE customer_id = ?1", &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (sqlite3_column_type(st, 0) != SQLITE_NULL)
+			c->needle(c, (const char *)sqlite3_column_text(st, 0));
+		if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+			c->needle(c, (const char *)sqlite3_column_text(st, 1));
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the customer's channel orders"));
+	sqlite3_finalize(st);
+	if (rc ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE pay_order SET last_error = NULL"
+	                            " WHERE customer_id = ?1 AND last_error IS NOT NULL",
+	                            c->customer_id, _("cannot clear the channel orders"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE pay_order_his SET last_error = NULL"
+	                            " WHERE customer_id = ?1 AND last_error IS NOT NULL",
+	                            c->customer_id,
+	                            _("cannot clear the channel orders' history"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE status_flow SET reason = NULL WHERE entity = 'pay_order'"
+	         " AND reason IS NOT NULL AND entity_id IN"
+	         " (SELECT id FROM pay_order WHERE customer_id = ?1)",
+	         c->customer_id, _("cannot clear the channel orders' status reasons"))))
+		return rc;
+	/* the channel's own line of a reconciliation difference */
+	return retention_exec_id(
+	    db,
+	    "UPDATE reconciliation_diff SET line_data = NULL, detail = NULL"
+	    " WHERE payment_id IN (SELECT id FROM payment WHERE customer_id = ?1)"
+	    " AND (line_data IS NOT NULL OR detail IS NOT NULL)",
+	    c->customer_id, _("cannot clear the reconciliation lines"));
 }

@@ -27,6 +27,7 @@
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
+#include "lifecycle.h"
 #include "money.h"
 #include "projection.h"
 #include "recon.h"
@@ -114,6 +115,9 @@ static const struct check_def checks[] = {
 	{ "integrity", N_("SQLite finds the file, its tables and their indexes intact "
 	                  "(PRAGMA integrity_check)"),
 	  "SELECT integrity_check FROM pragma_integrity_check WHERE integrity_check <> 'ok'" },
+	{ "retention-purging", N_("no purge marker was ever committed (retention_purging is empty)"),
+	  "SELECT 'a purge marker was committed for deletion ' || deletion_id ||"
+	  " ': the guards of personal text are open' FROM retention_purging" },
 	{ "foreign-key", N_("every reference names a row that exists (PRAGMA foreign_key_check)"),
 	  "SELECT \"table\" || ' row ' || coalesce(rowid, '?') || ' refers to a ' || parent ||"
 	  " ' row that does not exist' FROM pragma_foreign_key_check" },
@@ -462,6 +466,10 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 	}
 	/* the signed estimates' final documents against their hashes */
 	if ((rc = esign_check_documents(db, report, arg)) < 0)
+		return rc;
+	n += rc;
+	/* the customer lifecycle projection against its records */
+	if ((rc = lifecycle_check(db, report, arg)) < 0)
 		return rc;
 	return n + s.found + rc;
 }

@@ -21,6 +21,7 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "retention-mod.h"
 #include "text.h"
 
 const char *const contact_channels[CONTACT_NCHANNELS] = {"phone", "sms", "email", "counter",
@@ -253,4 +254,16 @@ int contact_count(struct db *db, int64_t customer_id, int64_t *n)
 		rc = db_fail(db, _("cannot read the contact log"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+/* The contact log keeps when, how and who; the summary goes. */
+int contact_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	return retention_exec_id(db,
+	                         "UPDATE contact_log SET summary = '" RETENTION_REMOVED "'"
+	                         " WHERE customer_id = ?1 AND summary IS NOT '" RETENTION_REMOVED
+	                         "'",
+	                         c->customer_id, _("cannot clear the contact log"));
 }

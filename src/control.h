@@ -55,8 +55,10 @@ struct control_info {
 enum { CONTROL_FREE = 0, CONTROL_HELD, CONTROL_EXPIRED, CONTROL_ORPHANED };
 
 /* The names used by frontdesk itself. */
-#define CONTROL_RUNNER  "runner"             /* lease: the job runner */
-#define CONTROL_REBUILD "projection-rebuild" /* lock: projection rebuild --all */
+#define CONTROL_RUNNER    "runner"             /* lease: the job runner */
+#define CONTROL_REBUILD   "projection-rebuild" /* lock: projection rebuild --all */
+#define CONTROL_BACKUP    "backup"             /* lock: a backup is being taken */
+#define CONTROL_RETENTION "retention-run"      /* lock: a retention run */
 
 /* control_now - the real time in UTC seconds (ignores FRONTDESK_NOW). */
 int64_t control_now(void);

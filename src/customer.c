@@ -20,6 +20,8 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "projection.h"
+#include "retention-mod.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -322,10 +324,15 @@ int customer_search(struct db *db, const char *query, int limit,
 	}
 	rc = db_prepare(db,
 	                "SELECT " CUSTOMER_COLS " FROM customer"
-	                " WHERE ?1 IS NULL OR instr(lower(name), lower(?1)) > 0"
+	                " WHERE (?1 IS NULL OR instr(lower(name), lower(?1)) > 0"
 	                " OR instr(lower(coalesce(address, '')), lower(?1)) > 0"
 	                " OR instr(coalesce(phone, ''), ?1) > 0"
-	                " OR (?2 IS NOT NULL AND instr(fd_digits(phone), ?2) > 0)"
+	                " OR (?2 IS NOT NULL AND instr(fd_digits(phone), ?2) > 0))"
+	                /* soft-deleted and purged customers leave lists and search */
+	                " AND NOT EXISTS (SELECT 1 FROM retention_process p WHERE p.customer_id ="
+	                " customer.id AND p.state IN ('soft_deleted', 'purging'))"
+	                " AND NOT EXISTS (SELECT 1 FROM retention_purged r"
+	                " WHERE r.customer_id = customer.id)"
 	                " ORDER BY name COLLATE NOCASE, id LIMIT ?3",
 	                &st);
 	if (rc) {
@@ -431,4 +438,41 @@ int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, 
 	if (name)
 		snprintf(name, n, "%s", f.name);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+/* The customer row and its history keep only the id and times; the
+ * calendar rows of their visits are rebuilt in the same transaction so the
+ * name does not stay in the projection until a job runs. */
+int customer_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step = SQLITE_DONE;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE customer SET name = '" RETENTION_REMOVED
+	                            "', phone = NULL,"
+	                            " email = NULL, address = NULL, note = NULL WHERE id = ?1",
+	                            c->customer_id, _("cannot clear the customer"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE customer_his SET name = '" RETENTION_REMOVED "',"
+	                            " phone = NULL, email = NULL, address = NULL, note = NULL"
+	                            " WHERE id = ?1",
+	                            c->customer_id, _("cannot clear the customer's history"))))
+		return rc;
+	rc = db_prepare(
+	    db,
+	    "SELECT DISTINCT w.appointment_id FROM appointment_work w"
+	    " JOIN service_order s ON s.id = w.service_order_id WHERE s.customer_id = ?1",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW)
+		rc = projection_rebuild_in_tx(db, sqlite3_column_int64(st, 0), NULL);
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the customer's visits"));
+	sqlite3_finalize(st);
+	return rc;
 }

@@ -40,6 +40,7 @@
 #include "inbox.h"
 #include "money.h"
 #include "print.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "strbuf.h"
@@ -1687,11 +1688,12 @@ int esign_check_documents(struct db *db,
 	char *dir = esign_folder(db);
 	int rc, step, n = 0;
 
-	rc = db_prepare(db,
-	                "SELECT e.number, f.document_path, f.document_sha256 FROM esign_flow f"
-	                " JOIN estimate e ON e.id = f.estimate_id"
-	                " WHERE f.document_sha256 IS NOT NULL ORDER BY f.id",
-	                &st);
+	rc = db_prepare(
+	    db,
+	    "SELECT e.number, f.document_path, f.document_sha256 FROM esign_flow f"
+	    " JOIN estimate e ON e.id = f.estimate_id"
+	    " WHERE f.document_sha256 IS NOT NULL AND f.document_path IS NOT NULL ORDER BY f.id",
+	    &st);
 	if (rc) {
 		free(dir);
 		return rc;
@@ -1730,4 +1732,76 @@ int esign_check_documents(struct db *db,
 	sqlite3_finalize(st);
 	free(dir);
 	return rc ? rc : n;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char num[64];
+	int rc;
+
+	rc = retention_first(
+	    db,
+	    "SELECT e.number FROM estimate e JOIN esign_flow f ON f.estimate_id = e.id"
+	    " WHERE e.customer_id = ?1 AND f.status IN ('sent', 'viewed')"
+	    " ORDER BY f.id LIMIT 1",
+	    customer_id, num, sizeof num);
+	if (rc == 1)
+		snprintf(why, n, _("estimate %s is out for signature"), num);
+	return rc;
+}
+
+/* The estimate's lines and terms, its PDF, the signed document and the
+ * evidence (signers' names, addresses, IPs) go; numbers, totals and hashes
+ * stay. */
+int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc =
+	    db_prepare(db,
+	               "SELECT e.number, e.pdf_path, f.envelope_id, f.document_path FROM estimate e"
+	               " LEFT JOIN esign_flow f ON f.estimate_id = e.id WHERE e.customer_id = ?1",
+	               &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int i;
+
+		c->needle(c, (const char *)sqlite3_column_text(st, 0));
+		c->file(c, (const char *)sqlite3_column_text(st, 1));
+		for (i = 2; i <= 3; i++)
+			if (sqlite3_column_type(st, i) != SQLITE_NULL)
+				(i == 2 ? c->needle
+				        : c->file)(c, (const char *)sqlite3_column_text(st, i));
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the customer's estimates"));
+	sqlite3_finalize(st);
+	if (rc ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE estimate SET lines = '[]', terms = ''"
+	         " WHERE customer_id = ?1 AND (lines IS NOT '[]' OR terms IS NOT '')",
+	         c->customer_id, _("cannot clear the estimates"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE esign_flow SET evidence = NULL, document_path = NULL,"
+	         " ignored_reason = NULL"
+	         " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	         " AND (evidence IS NOT NULL OR document_path IS NOT NULL"
+	         " OR ignored_reason IS NOT NULL)",
+	         c->customer_id, _("cannot clear the sign flows"))))
+		return rc;
+	return retention_exec_id(
+	    db,
+	    "UPDATE esign_flow_his SET evidence = NULL, document_path = NULL,"
+	    " ignored_reason = NULL"
+	    " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	    " AND (evidence IS NOT NULL OR document_path IS NOT NULL"
+	    " OR ignored_reason IS NOT NULL)",
+	    c->customer_id, _("cannot clear the sign flows' history"));
 }

@@ -24,6 +24,7 @@
 #include "i18n.h"
 #include "invoice.h"
 #include "money.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -886,4 +887,65 @@ int invoice_search(struct db *db, const char *text, int limit,
 	}
 	free(pat);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int invoice_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char num[64];
+	int rc;
+
+	rc = retention_first(db,
+	                     "SELECT coalesce(number, 'draft ' || id) FROM invoice"
+	                     " WHERE customer_id = ?1 AND kind = 'invoice'"
+	                     " AND status IN ('issued', 'partially_paid') AND balance > 0"
+	                     " ORDER BY id LIMIT 1",
+	                     customer_id, num, sizeof num);
+	if (rc == 1) {
+		snprintf(why, n, _("invoice %s has a balance"), num);
+		return 1;
+	}
+	if (rc < 0)
+		return rc;
+	rc = retention_first(db,
+	                     "SELECT coalesce(number, 'draft ' || id) FROM invoice"
+	                     " WHERE customer_id = ?1 AND status = 'overpaid' ORDER BY id LIMIT 1",
+	                     customer_id, num, sizeof num);
+	if (rc == 1)
+		snprintf(why, n, _("invoice %s is overpaid: the shop owes the customer money"),
+		         num);
+	return rc;
+}
+
+int invoice_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	int rc;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE invoice SET note = NULL"
+	                            " WHERE customer_id = ?1 AND note IS NOT NULL",
+	                            c->customer_id, _("cannot clear the invoices"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE invoice_his SET note = NULL"
+	                            " WHERE customer_id = ?1 AND note IS NOT NULL",
+	                            c->customer_id, _("cannot clear the invoices' history"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE invoice_line SET description = '" RETENTION_REMOVED "'"
+	         " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
+	         " AND description IS NOT '" RETENTION_REMOVED "'",
+	         c->customer_id, _("cannot clear the invoice lines"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE invoice_line_his SET description = '" RETENTION_REMOVED "'"
+	         " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
+	         " AND description IS NOT '" RETENTION_REMOVED "'",
+	         c->customer_id, _("cannot clear the invoice lines' history"))))
+		return rc;
+	return retention_exec_id(db,
+	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'invoice'"
+	                         " AND reason IS NOT NULL AND entity_id IN"
+	                         " (SELECT id FROM invoice WHERE customer_id = ?1)",
+	                         c->customer_id, _("cannot clear the invoices' status reasons"));
 }

@@ -27,6 +27,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -427,4 +428,26 @@ static int item_delete_tx(struct db *db, void *arg)
 int item_delete(struct db *db, int64_t id)
 {
 	return db_write(db, item_delete_tx, &id);
+}
+
+/* ---------------------------------------------------------------- retention */
+
+/* Free text in line items: the description goes, quantity and prices stay. */
+int item_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	int rc;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE line_item SET description = '" RETENTION_REMOVED "'"
+	                            " WHERE service_order_id IN"
+	                            " (SELECT id FROM service_order WHERE customer_id = ?1)"
+	                            " AND description IS NOT '" RETENTION_REMOVED "'",
+	                            c->customer_id, _("cannot clear the line items"))))
+		return rc;
+	return retention_exec_id(db,
+	                         "UPDATE line_item_his SET description = '" RETENTION_REMOVED "'"
+	                         " WHERE service_order_id IN"
+	                         " (SELECT id FROM service_order WHERE customer_id = ?1)"
+	                         " AND description IS NOT '" RETENTION_REMOVED "'",
+	                         c->customer_id, _("cannot clear the line items' history"));
 }

@@ -19,6 +19,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -227,4 +228,30 @@ int job_edit(struct db *db, int64_t id, const struct job_input *in)
 int job_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
 	return wk_set_status(db, &wk_job_machine, id, status, reason);
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int job_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	int rc;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE service_order SET title = '" RETENTION_REMOVED "',"
+	                            " note = NULL WHERE customer_id = ?1"
+	                            " AND (title IS NOT '" RETENTION_REMOVED
+	                            "' OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the jobs"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE service_order_his SET title = '" RETENTION_REMOVED "',"
+	                            " note = NULL WHERE customer_id = ?1"
+	                            " AND (title IS NOT '" RETENTION_REMOVED
+	                            "' OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the jobs' history"))))
+		return rc;
+	return retention_exec_id(db,
+	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'job'"
+	                         " AND reason IS NOT NULL AND entity_id IN"
+	                         " (SELECT id FROM service_order WHERE customer_id = ?1)",
+	                         c->customer_id, _("cannot clear the jobs' status reasons"));
 }

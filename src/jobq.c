@@ -24,8 +24,10 @@
 #include "err.h"
 #include "i18n.h"
 #include "jobq.h"
+#include "lifecycle.h"
 #include "log.h"
 #include "projection.h"
+#include "retention.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "strbuf.h"
@@ -39,6 +41,7 @@ static const struct {
 	int (*run)(struct db *db, const char *key);
 } handlers[] = {
     {PROJECTION_JOB_KIND, projection_job}, /* clang-format: keep */
+    {LIFECYCLE_JOB_KIND, retention_lifecycle_job},
 };
 
 #define PURGE_EVERY_S  60
@@ -385,7 +388,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
                   double for_seconds, int once)
 {
 	struct control_hold lease = {0};
-	double start = mono_now(), next_renew = 0, next_purge = 0, last_run = 0;
+	double start = mono_now(), next_renew = 0, next_purge = 0, last_run = 0, next_retention = 0;
 	int64_t dv = -1;
 	int holding = 0, waiting_said = 0, rc = 0, ran;
 
@@ -448,6 +451,20 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 		rc = 0;
 		if (once)
 			break;
+		/* idle, so the lifecycle rows are up to date: the daily retention pass */
+		if (o->retention && now >= next_retention) {
+			int64_t n = 0;
+			int r;
+
+			next_retention = now + PURGE_EVERY_S;
+			if ((r = retention_auto(db, &n)) == 0 && n > 0)
+				say(o, _("retention: %lld step(s) of the customer deletions done"),
+				    (long long)n);
+			else if (r < 0 && r != FD_ECONFLICT)
+				say(o, _("retention: %s"), err_msg());
+			if (n > 0)
+				continue; /* its own changes queued lifecycle jobs */
+		}
 		/* idle: wait for a commit by another connection, a due retry or the renewal */
 		last_run = mono_now();
 		while (!stop_requested(stop) && mono_now() - last_run < IDLE_RECHECK_S &&

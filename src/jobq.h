@@ -75,6 +75,9 @@ struct jobq_opts {
 	 * by or loses it (held = 0), with say_arg; NULL: not told. A caller that
 	 * needs to know whether it runs the jobs asks this, never the messages. */
 	void (*lease)(int held, void *arg);
+	/* 1: this runner also runs the scheduled retention pass
+	 * (retention_auto_hour, retention.h); only `serve` sets it */
+	int retention;
 };
 
 void jobq_opts_default(struct jobq_opts *o);

@@ -32,6 +32,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
+#include "retention-mod.h"
 #include "stopflag.h"
 #include "xalloc.h"
 
@@ -712,4 +713,51 @@ int outbox_cmd_get(struct db *db, int64_t id, struct outbox_cmd *out)
 		rc = db_fail(db, _("cannot read the outbox commands"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int outbox_retention_scrub(struct db *db, const char *deletion_id, const char *const *needles,
+                           size_t n, int64_t *rows)
+{
+	sqlite3_stmt *st;
+	char stub[96];
+	size_t i;
+	int rc = 0;
+
+	if (rows)
+		*rows = 0;
+	snprintf(stub, sizeof stub, "{\"removed\":\"retention\",\"deletion_id\":\"%s\"}",
+	         deletion_id);
+	if ((rc = db_prepare(
+	         db,
+	         "UPDATE outbox_event SET payload = ?1, last_error = NULL"
+	         " WHERE (business_key = ?2 OR instr(payload, ?2) > 0) AND payload IS NOT ?1",
+	         &st)))
+		return rc;
+	for (i = 0; !rc && i < n; i++) {
+		if (!needles[i] || !*needles[i])
+			continue;
+		sqlite3_reset(st);
+		sqlite3_bind_text(st, 1, stub, (int)strlen(stub), SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, needles[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = db_fail(db, _("cannot clear the outbox commands"));
+		else if (rows)
+			*rows += sqlite3_changes(db_sqlite(db));
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	/* and every history row of those commands */
+	if ((rc = db_prepare(
+	         db,
+	         "UPDATE outbox_event_his SET payload = (SELECT payload FROM outbox_event o"
+	         " WHERE o.id = outbox_event_his.id), last_error = NULL"
+	         " WHERE id IN (SELECT id FROM outbox_event WHERE payload = ?1)"
+	         " AND payload IS NOT ?1",
+	         &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, stub, -1, SQLITE_TRANSIENT);
+	return db_run(db, st, _("cannot clear the outbox commands' history"));
 }

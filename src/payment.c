@@ -23,6 +23,7 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -1504,4 +1505,85 @@ int refund_make_room_in(struct db *db, int64_t pay_id, int64_t amount, const cha
 		rc = free_allocated(db, pay_id, amount - p.unallocated, reason);
 	payment_free(&p);
 	return rc;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+int payment_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char id[32];
+	int rc;
+
+	rc = retention_first(db,
+	                     "SELECT id FROM payment WHERE customer_id = ?1"
+	                     " AND status IN ('unallocated', 'partially_allocated')"
+	                     " AND amount > allocated + refunded ORDER BY id LIMIT 1",
+	                     customer_id, id, sizeof id);
+	if (rc == 1) {
+		snprintf(why, n, _("payment %s is not all allocated: the customer has credit"), id);
+		return 1;
+	}
+	if (rc < 0)
+		return rc;
+	rc = retention_first(
+	    db,
+	    "SELECT r.id FROM refund r JOIN payment y ON y.id = r.payment_id"
+	    " WHERE y.customer_id = ?1 AND r.status = 'pending' ORDER BY r.id LIMIT 1",
+	    customer_id, id, sizeof id);
+	if (rc == 1)
+		snprintf(why, n, _("refund %s is still pending"), id);
+	return rc;
+}
+
+#define CUSTOMER_PAYMENTS "SELECT id FROM payment WHERE customer_id = ?1"
+
+int payment_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	int rc;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE payment SET reference = NULL, note = NULL"
+	                            " WHERE customer_id = ?1"
+	                            " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the payments"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE payment_his SET reference = NULL, note = NULL"
+	                            " WHERE customer_id = ?1"
+	                            " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the payments' history"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE payment_allocation SET reason = NULL"
+	                            " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	                            " AND reason IS NOT NULL",
+	                            c->customer_id, _("cannot clear the allocations"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE payment_allocation_his SET reason = NULL"
+	                            " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	                            " AND reason IS NOT NULL",
+	                            c->customer_id, _("cannot clear the allocations' history"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE refund SET reference = NULL,"
+	         " reason = '" RETENTION_REMOVED "'"
+	         " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	         " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	         c->customer_id, _("cannot clear the refunds"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE refund_his SET reference = NULL,"
+	         " reason = '" RETENTION_REMOVED "'"
+	         " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	         " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	         c->customer_id, _("cannot clear the refunds' history"))) ||
+	    (rc = retention_exec_id(
+	         db,
+	         "UPDATE status_flow SET reason = NULL WHERE entity = 'payment'"
+	         " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_PAYMENTS ")",
+	         c->customer_id, _("cannot clear the payments' status reasons"))))
+		return rc;
+	return retention_exec_id(db,
+	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'refund'"
+	                         " AND reason IS NOT NULL AND entity_id IN (SELECT id FROM refund"
+	                         " WHERE payment_id IN (" CUSTOMER_PAYMENTS "))",
+	                         c->customer_id, _("cannot clear the refunds' status reasons"));
 }

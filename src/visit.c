@@ -24,6 +24,7 @@
 #include "esign.h"
 #include "i18n.h"
 #include "money.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -618,4 +619,55 @@ int link_edit(struct db *db, int64_t appt_id, int64_t job_id, int64_t est_minute
 int link_remove(struct db *db, int64_t appt_id, int64_t job_id)
 {
 	return link_write(db, LINK_REMOVE, appt_id, job_id, 0, NULL);
+}
+
+/* ---------------------------------------------------------------- retention */
+
+/* The visits that work on the customer's jobs only: a visit shared with
+ * another customer's job keeps its place and note. */
+#define OWN_VISITS                                                                                 \
+	"SELECT w.appointment_id FROM appointment_work w"                                          \
+	" JOIN service_order s ON s.id = w.service_order_id WHERE s.customer_id = ?1"              \
+	" AND NOT EXISTS (SELECT 1 FROM appointment_work w2"                                       \
+	"  JOIN service_order s2 ON s2.id = w2.service_order_id"                                   \
+	"  WHERE w2.appointment_id = w.appointment_id AND s2.customer_id IS NOT ?1)"
+
+int visit_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char id[32];
+	int rc;
+
+	rc = retention_first(db,
+	                     "SELECT a.id FROM service_order s"
+	                     " JOIN appointment_work w ON w.service_order_id = s.id"
+	                     " JOIN appointment a ON a.id = w.appointment_id"
+	                     " WHERE s.customer_id = ?1"
+	                     " AND a.status IN ('scheduled', 'confirmed', 'in_progress')"
+	                     " ORDER BY a.start_at LIMIT 1",
+	                     customer_id, id, sizeof id);
+	if (rc == 1)
+		snprintf(why, n, _("visit %s is still open (scheduled, confirmed or in progress)"),
+		         id);
+	return rc;
+}
+
+int visit_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	int rc;
+
+	if ((rc = retention_exec_id(db,
+	                            "UPDATE appointment SET location = NULL, note = NULL"
+	                            " WHERE id IN (" OWN_VISITS ")"
+	                            " AND (location IS NOT NULL OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the visits"))) ||
+	    (rc = retention_exec_id(db,
+	                            "UPDATE appointment_his SET location = NULL, note = NULL"
+	                            " WHERE id IN (" OWN_VISITS ")"
+	                            " AND (location IS NOT NULL OR note IS NOT NULL)",
+	                            c->customer_id, _("cannot clear the visits' history"))))
+		return rc;
+	return retention_exec_id(db,
+	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'appointment'"
+	                         " AND reason IS NOT NULL AND entity_id IN (" OWN_VISITS ")",
+	                         c->customer_id, _("cannot clear the visits' status reasons"));
 }

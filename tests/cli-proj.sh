@@ -44,14 +44,14 @@ fd link add --appt 1 --job 2 --minutes 30 >/dev/null
 fd link add --appt 2 --job 2 --minutes 30 >/dev/null
 
 # ---------------------------------------------------------------- agenda
-n=$(fd --json jobs list --status pending | json "len(d['jobs'])")
+n=$(fd --json jobs list --status pending --kind calendar | json "len(d['jobs'])")
 is "one pending rebuild per touched visit" "$n" 2
 is "no runner holds the lease" "$(holder_pid)" none
 out=$(fd agenda --from 2026-12-02 --days 2 2>"$TMP/err")
 like "with no runner alive, the agenda shows what was just booked" "$out" "#1 "
 like "... every visit of the range" "$out" "#2 "
 is "... and has nothing to excuse" "$(cat "$TMP/err")" ""
-n=$(fd --json jobs list --status succeeded | json "len(d['jobs'])")
+n=$(fd --json jobs list --status succeeded --kind calendar | json "len(d['jobs'])")
 is "the agenda applied both updates itself" "$n" 2
 is "and let the lease go" "$(holder_pid)" none
 out=$(fd agenda --from 2026-12-02 --days 2 2>"$TMP/err")

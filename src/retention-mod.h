@@ -1,0 +1,81 @@
+/*
+ * retention-mod.h - what the process manager (retention.c) asks of each
+ * record's owning module during a deletion. Core-internal: only the owners
+ * and retention.c include it.
+ *
+ * A blocker function answers, from the authoritative records and inside the
+ * caller's write transaction, whether its module's data of customer_id must
+ * stay: 1 with a reason in why (translated, no personal data: numbers and
+ * states only), 0 when nothing blocks, or a negative FD_E* code.
+ *
+ * A purge function removes or anonymises its module's personal text of
+ * c->customer_id inside the purge's write transaction (fd_purging() is 1),
+ * never an amount, an id or a time; it tells c of the identifiers that raw
+ * payloads and the request log may hold (order numbers, channel ids,
+ * envelope ids, booking request ids) and of the files to remove. It returns
+ * 0 or a negative FD_E* code.
+ */
+#ifndef FD_RETENTION_MOD_H
+#define FD_RETENTION_MOD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+
+/* What replaces a personal text that cannot be NULL. */
+#define RETENTION_REMOVED "(removed)"
+
+struct retention_purge_ctx {
+	int64_t customer_id;
+	const char *deletion_id;
+	/* an identifier (copied) that raw payloads and the request log may hold */
+	void (*needle)(struct retention_purge_ctx *c, const char *s);
+	/* a file (path as stored, copied) to remove once the purge committed */
+	void (*file)(struct retention_purge_ctx *c, const char *path);
+	void *priv;
+};
+
+/* retention_exec_id - run sql (a literal) with ?1 bound to id; what says
+ * what failed. */
+int retention_exec_id(struct db *db, const char *sql, int64_t id, const char *what);
+
+/* retention_first - the first row of sql (a literal, ?1 = id): 1 with its
+ * first column as text in buf (may be NULL), 0 when there is none, or a
+ * negative FD_E* code. */
+int retention_first(struct db *db, const char *sql, int64_t id, char *buf, size_t n);
+
+/* The owners' functions (each in its owner's .c). */
+int visit_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
+int visit_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int job_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int item_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int invoice_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
+int invoice_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int payment_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
+int payment_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int chan_order_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
+int chan_order_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int contact_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int booking_chan_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
+int esign_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int customer_retention_purge(struct db *db, struct retention_purge_ctx *c);
+
+/* inbox_retention_scrub / outbox_retention_scrub - replace the stored raw
+ * payload of every inbound event (and outbox command) whose object id or
+ * business key is one of needles[0..n), or whose payload holds one, by a
+ * stub naming the deletion. *rows (may be NULL) gets how many. */
+int inbox_retention_scrub(struct db *db, const char *deletion_id, const char *const *needles,
+                          size_t n, int64_t *rows);
+int outbox_retention_scrub(struct db *db, const char *deletion_id, const char *const *needles,
+                           size_t n, int64_t *rows);
+
+/* chan_log_scrub - in the request log at path (a missing file is nothing to
+ * do), blank the URL, excerpts and error of every row that holds one of
+ * needles[0..n), with secure_delete on; then checkpoint and VACUUM it when
+ * vacuum is set. *rows (may be NULL) gets how many. */
+int chan_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
+                   int64_t *rows);
+
+#endif
