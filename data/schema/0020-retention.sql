@@ -211,6 +211,13 @@ BEGIN
   SELECT RAISE(ABORT, 'a deletion certificate is never deleted');
 END;
 
+-- What the lifecycle and the blockers ask per customer, by index.
+CREATE INDEX pay_order_by_customer ON pay_order(customer_id, created_at)
+  WHERE customer_id IS NOT NULL;
+CREATE INDEX estimate_by_customer ON estimate(customer_id);
+CREATE INDEX inbound_callback_open_by_object ON inbound_callback(object_id)
+  WHERE status IN ('received', 'parked', 'failed', 'dead');
+
 -- ------------------------------------------------- the lifecycle's inputs
 -- Each trigger enqueues the lifecycle job of every customer whose row may
 -- change and, when that customer has a deletion under way, writes the
