@@ -1497,8 +1497,22 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 	}
 	/* the projection finds the candidates: bring it up to date (a dry
 	 * run too: the read model is not a decision) */
-	if (!o->no_catch_up && (rc = jobq_catch_up(db, LIFECYCLE_JOB_KIND, 5000, &b)))
-		goto out;
+	if (!o->no_catch_up) {
+		if ((rc = jobq_catch_up(db, LIFECYCLE_JOB_KIND, 5000, &b)))
+			goto out;
+		if (b.waiting > 0 && o->propose) {
+			char why[WHY_MAX];
+
+			snprintf(
+			    why, sizeof why,
+			    _("%lld customer lifecycle row(s) are not up to date yet (a task "
+			      "still queued or claimed by a process that stopped): those customers "
+			      "are looked at by a later run"),
+			    (long long)b.waiting);
+			if ((rc = say(o, "note", 0, NULL, "", 0, 0, why)))
+				goto out;
+		}
+	}
 	if ((rc = retention_list(db, "live", collect_live, &live)))
 		goto out;
 	for (i = 0; !rc && i < live.n; i++)

@@ -185,7 +185,7 @@ rm -f "$FRONTDESK_DB"*
 setup
 printf 'retention_auto_hour = 0\n' > "$XDG_CONFIG_HOME/frontdesk/config"
 export FRONTDESK_NOW="2026-12-01 09:00"
-fd serve --for 60 >"$TMP/serve.log" 2>&1 &
+"$FRONTDESK" serve --for 60 >"$TMP/serve.log" 2>&1 &
 serve=$!
 soft() { [ "$(db "SELECT state FROM retention_process WHERE customer_id = 1")" = soft_deleted ]; }
 if until_ok 50 soft; then pass "serve's daily pass soft-deleted Zed"; else fail "serve's daily pass" "$(cat "$TMP/serve.log")"; fi
@@ -201,4 +201,12 @@ refused "a hold without a reason" retention hold --customer 1 --reason ""
 like "the hold shows" "$(fd retention lifecycle --customer 2)" "dispute 42"
 ok "release" fd retention release --customer 2
 refused "release twice" retention release --customer 2
+refused "a hold on a customer that does not exist" retention hold --customer 99 --reason x
+refused "a hold reason with a control character" retention hold --customer 2 --reason "$(printf 'a\033[2Jb')"
+refused "restore a customer with no deletion" retention restore --customer 2
+refused "propose a customer seen last month" retention propose --customer 2
+refused "show a deletion that does not exist" retention show 0123456789abcdef0123456789abcdef
+refused "purge a deletion that does not exist" retention purge 0123456789abcdef0123456789abcdef --generation 1
+fd retention purge 0123456789abcdef0123456789abcdef >/dev/null 2>&1
+is "a purge without a generation is bad usage (exit 2)" "$?" 2
 done_testing
