@@ -112,6 +112,8 @@ static const char *action_word(const char *action)
 		return _("resume");
 	if (!strcmp(action, "skip"))
 		return _("skip");
+	if (!strcmp(action, "note"))
+		return _("note");
 	return action;
 }
 
