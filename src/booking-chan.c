@@ -593,6 +593,10 @@ static int book_tx(struct db *db, void *arg)
 		rc = customer_find(db, e->phone, &cust, NULL, 0);
 	if (rc && *e->email)
 		rc = customer_find(db, e->email, &cust, NULL, 0);
+	/* a former customer whose data waits for its purge: this booking is
+	 * their new activity, which restores them (retention.h) */
+	if (rc)
+		rc = customer_find_soft_deleted(db, e->phone, e->email, &cust);
 	if (rc) {
 		struct customer_input ci = {0};
 

@@ -442,6 +442,35 @@ int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, 
 
 /* ---------------------------------------------------------------- retention */
 
+int customer_find_soft_deleted(struct db *db, const char *phone, const char *email, int64_t *id_out)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT c.id FROM customer c JOIN retention_process p"
+	                       " ON p.customer_id = c.id AND p.state = 'soft_deleted'"
+	                       " WHERE (?1 IS NOT NULL AND ?1 <> '' AND fd_digits(c.phone) <> ''"
+	                       "  AND fd_digits(c.phone) = fd_digits(?1))"
+	                       " OR (?2 IS NOT NULL AND ?2 <> '' AND lower(c.email) = lower(?2))"
+	                       " ORDER BY c.id LIMIT 1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, phone, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, email, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		*id_out = sqlite3_column_int64(st, 0);
+	else if (step == SQLITE_DONE)
+		rc = err_set(FD_ENOTFOUND, "%s",
+		             _("no soft-deleted customer has that phone or e-mail"));
+	else
+		rc = db_fail(db, _("cannot look for the customer"));
+	db_release(db, st);
+	return rc;
+}
+
 /* The customer row and its history keep only the id and times; the
  * calendar rows of their visits are rebuilt in the same transaction so the
  * name does not stay in the projection until a job runs. */

@@ -78,6 +78,14 @@ int customer_list(struct db *db, const char *search, int (*cb)(const struct cust
  * reason says how many), FD_EINVAL for empty text. */
 int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, size_t n);
 
+/* customer_find_soft_deleted - the soft-deleted customer (retention.h:
+ * hidden from customer_search, not purged) whose phone has the digits of
+ * phone or whose e-mail is email (either may be NULL or ""): 0 with *id_out,
+ * FD_ENOTFOUND. For a booking channel's request from a former customer: it
+ * books for them, and that activity restores them. */
+int customer_find_soft_deleted(struct db *db, const char *phone, const char *email,
+                               int64_t *id_out);
+
 void customer_free(struct customer *c);
 
 #endif

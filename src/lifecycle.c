@@ -337,7 +337,7 @@ int lifecycle_rebuild_all(struct db *db, int64_t *n_out)
 
 static const char candidates_sql[] =
     "SELECT " ROW_COLS " FROM customer_lifecycle"
-    " WHERE state = 'active' AND last_activity_at < ?1 AND held = 0"
+    " WHERE state = 'active' AND last_activity_at < ?1 AND (held = 0 OR ?3)"
     " AND open_appointments = 0 AND owing_invoices = 0 AND open_credits = 0"
     " ORDER BY last_activity_at, customer_id LIMIT ?2";
 
@@ -346,7 +346,7 @@ const char *lifecycle_candidates_sql(void)
 	return candidates_sql;
 }
 
-int lifecycle_candidates(struct db *db, int64_t cutoff, int limit,
+int lifecycle_candidates(struct db *db, int64_t cutoff, int limit, int with_held,
                          int (*cb)(const struct lifecycle_row *r, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
@@ -356,6 +356,7 @@ int lifecycle_candidates(struct db *db, int64_t cutoff, int limit,
 		return rc;
 	sqlite3_bind_int64(st, 1, cutoff);
 	sqlite3_bind_int(st, 2, limit > 0 ? limit : -1);
+	sqlite3_bind_int(st, 3, with_held ? 1 : 0);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct lifecycle_row r;
 

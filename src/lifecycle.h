@@ -60,10 +60,11 @@ int lifecycle_rebuild_in_tx(struct db *db, int64_t customer_id, int *changed);
 int lifecycle_rebuild_all(struct db *db, int64_t *n_out);
 
 /* lifecycle_candidates - one indexed query on the projection: the active,
- * not held customers whose last activity is before cutoff, with no open
- * visit, no owing invoice and no open credit, oldest activity first, at most
- * limit (0: all). cb's non-zero return stops the walk and is returned. */
-int lifecycle_candidates(struct db *db, int64_t cutoff, int limit,
+ * not held (held too when with_held, for a dry run to show the hold)
+ * customers whose last activity is before cutoff, with no open visit, no
+ * owing invoice and no open credit, oldest activity first, at most limit
+ * (0: all). cb's non-zero return stops the walk and is returned. */
+int lifecycle_candidates(struct db *db, int64_t cutoff, int limit, int with_held,
                          int (*cb)(const struct lifecycle_row *r, void *arg), void *arg);
 
 /* lifecycle_candidates_sql - that query's text, for the tests' plan check. */

@@ -1118,7 +1118,20 @@ static int purge_in_tx(struct db *db, struct purge *u)
 	                            " WHERE customer_id = ?1 AND reason IS NOT NULL",
 	                            s->p.customer_id, _("cannot clear the holds' history"))) ||
 	    (rc = retention_exec_id(db, "DELETE FROM retention_activity WHERE customer_id = ?1",
-	                            s->p.customer_id, _("cannot clear the customer's activity"))))
+	                            s->p.customer_id, _("cannot clear the customer's activity"))) ||
+	    /* the customer's earlier deletions, cancelled or rejected, keep no
+	     * customer id and no reason (a hold's reason may name people) */
+	    (rc = retention_exec_id(db,
+	                            "UPDATE status_flow SET reason = NULL"
+	                            " WHERE entity = 'retention_process' AND reason IS NOT NULL"
+	                            " AND entity_id IN (SELECT id FROM retention_process"
+	                            " WHERE customer_id = ?1)",
+	                            s->p.customer_id, _("cannot clear the deletions' reasons"))) ||
+	    (rc =
+	         retention_exec_id(db,
+	                           "UPDATE retention_process SET customer_id = NULL, reason = NULL"
+	                           " WHERE customer_id = ?1 AND state IN ('cancelled', 'rejected')",
+	                           s->p.customer_id, _("cannot clear the earlier deletions"))))
 		goto out;
 	for (i = 0; i < u->k.nf; i++) {
 		if ((rc = db_prepare_cached(
@@ -1519,7 +1532,7 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 		rc = move_on(db, &r, &live.v[i]);
 	if (rc || !o->propose)
 		goto out;
-	if ((rc = lifecycle_candidates(db, r.cutoff, o->limit, collect_cand, &cand)))
+	if ((rc = lifecycle_candidates(db, r.cutoff, o->limit, o->dry_run, collect_cand, &cand)))
 		goto out;
 	for (i = 0; !rc && i < cand.n; i++)
 		rc = propose_one(db, &r, cand.v[i]);

@@ -23,7 +23,7 @@ unlike() {
 # utc T: the UTC seconds T as the JSON times are written
 utc() { python3 -c "import sys,time; print(time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(sys.argv[1]))))" "$1"; }
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
-(umask 077; printf 'stripe_signing_secret = whsec_made_up_0001\n' > "$XDG_CONFIG_HOME/frontdesk/secrets")
+(umask 077; printf 'stripe_signing_secret = whsec_made_up_0001\nsite_signing_secret = whsec_made_up_site\n' > "$XDG_CONFIG_HOME/frontdesk/secrets")
 
 # setup: one customer with everything, paid up, last seen on OLD
 setup() {
@@ -193,6 +193,53 @@ kill "$serve" 2>/dev/null
 wait "$serve" 2>/dev/null
 is "... once: the stamp says today" "$(db "SELECT count(*) FROM control WHERE name = 'retention-last'")" 1
 rm -f "$XDG_CONFIG_HOME/frontdesk/config"
+
+# a hold cancels; released, the next run proposes again (generation 2); the
+# purge leaves the earlier deletion without customer id or reason; a held
+# customer shows in the dry run with the hold as the reason
+rm -f "$FRONTDESK_DB"*
+setup
+export FRONTDESK_NOW="2026-12-01 09:00"
+fd retention run >/dev/null
+d1=$(fd --json retention list | jq_ '[x for x in d["deletions"] if x["customer_id"] == 1][0]["deletion_id"]')
+ok "a hold while soft-deleted" fd retention hold --customer 1 --reason "MRKHOLD dispute"
+is "... cancels the deletion, with the reason" "$(fd --json retention show "$d1" | jq_ 'd["state"], d["reason"]')" "cancelled held"
+like "... the dry run names the hold" "$(fd retention run --dry-run)" "held: MRKHOLD dispute"
+ok "release" fd retention release --customer 1
+out=$(fd retention run)
+like "proposed again" "$out" "soft-delete      1  Zed"
+g2=$(fd --json retention list | jq_ '[x for x in d["deletions"] if x["customer_id"] == 1][0]["generation"]')
+is "... as generation 3 (the cancellation raised the first one to 2)" "$g2" 3
+export FRONTDESK_NOW="2027-01-05 09:00"
+fd retention run >/dev/null
+is "purged at generation 3" "$(db "SELECT generation FROM retention_certificate")" 3
+is "the earlier deletion keeps no customer id and no reason" \
+	"$(db "SELECT coalesce(customer_id, 'none'), coalesce(reason, 'none') FROM retention_process WHERE deletion_id = '$d1'")" "none|none"
+markers="$markers MRKHOLD"
+is "the hold's reason is gone too" "$(count_markers)" 0
+markers=${markers% MRKHOLD}
+
+# an online booking from a soft-deleted customer (same phone) is theirs, and restores them
+rm -f "$FRONTDESK_DB"*
+setup
+fd resource add --name Ann --kind technician >/dev/null
+fd resource hours Ann --days all --spans 08:00-12:00 >/dev/null
+fd service add --name "Oil change" --price 80 --minutes 60 >/dev/null
+fd booking-channel provider-set site --url http://127.0.0.1:9 >/dev/null
+export FRONTDESK_NOW="2026-12-01 09:00"
+fd retention run >/dev/null
+d=$(fd --json retention list | jq_ '[x for x in d["deletions"] if x["customer_id"] == 1][0]["deletion_id"]')
+start=$(date -d "2026-12-02 09:00" +%s)
+body=$(printf '{"id":"evt_r1","type":"booking.requested","created":1,"request":{"id":"R1","start":%s,"end":%s,"service":"Oil change","resource":"Ann","customer":{"name":"Zed Online","phone":"555-0199","email":"other@example.com"}}}' "$start" $((start + 3600)))
+t=$(date +%s)
+mac=$(printf '%s.%s' "$t" "$body" | openssl dgst -sha256 -hmac whsec_made_up_site | sed 's/.*= //')
+printf '%s' "$body" | fd booking-channel ingest --provider site --signature "t=$t,v1=$mac" >/dev/null
+ok "the request is processed" fd booking-channel process --once
+is "the visit is the soft-deleted customer's" \
+	"$(db "SELECT s.customer_id FROM booking_request r JOIN appointment_work w ON w.appointment_id = r.appointment_id JOIN service_order s ON s.id = w.service_order_id")" 1
+is "no new customer" "$(db "SELECT count(*) FROM customer")" 3
+fd tasks run --once --quiet
+is "the booking restored them" "$(fd --json retention show "$d" | jq_ 'd["state"]')" cancelled
 
 # holds
 ok "hold a customer" fd retention hold --customer 2 --reason "dispute 42"

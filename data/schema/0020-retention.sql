@@ -66,7 +66,10 @@ CREATE TABLE retention_process (
   finished_at INTEGER,
   operator_id TEXT NOT NULL,
   updated_at INTEGER NOT NULL,
-  CHECK ((customer_id IS NULL) = (state = 'purged'))
+  -- purged: no customer id; an older cancelled or rejected deletion loses it
+  -- (and its reason) when the customer is purged
+  CHECK (customer_id IS NOT NULL OR state IN ('purged', 'cancelled', 'rejected')),
+  CHECK (state <> 'purged' OR customer_id IS NULL)
 );
 CREATE UNIQUE INDEX retention_process_live ON retention_process(customer_id)
   WHERE state IN ('preparing', 'soft_deleted', 'purging');
