@@ -336,6 +336,20 @@ START_TEST(test_lookup)
 	ck_assert_int_eq(keymap_lookup('t', CTX_PANE | CTX_SVCS), ACT_SVC_ALL);
 	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_SVCS), ACT_DOWN);
 	ck_assert_int_eq(keymap_lookup('y', CTX_FORM), ACT_FORM_CONFIRM);
+	/* retention: L opens it everywhere but in forms (R retires a service
+	 * in the catalogue); in its view r restores rather than refunds, Tab
+	 * and 1 2 3 switch sections, h holds, u releases */
+	ck_assert_int_eq(keymap_lookup('L', CTX_CAL), ACT_RETENTION);
+	ck_assert_int_eq(keymap_lookup('L', CTX_PANE | CTX_SVCS), ACT_RETENTION);
+	ck_assert_int_eq(keymap_lookup('L', CTX_FORM), ACT_NONE);
+	ck_assert_int_eq(action_by_name("retention"), ACT_RETENTION);
+	ck_assert_int_eq(keymap_lookup('r', CTX_PANE | CTX_RET), ACT_RET_RESTORE);
+	ck_assert_int_eq(keymap_lookup('h', CTX_PANE | CTX_RET), ACT_RET_HOLD);
+	ck_assert_int_eq(keymap_lookup('u', CTX_PANE | CTX_RET), ACT_RET_RELEASE);
+	ck_assert_int_eq(keymap_lookup('\t', CTX_PANE | CTX_RET), ACT_RET_SECTION);
+	ck_assert_int_eq(keymap_lookup('2', CTX_PANE | CTX_RET), ACT_RET_PROPOSALS);
+	ck_assert_int_eq(keymap_lookup('j', CTX_PANE | CTX_RET), ACT_DOWN);
+	ck_assert_int_eq(keymap_lookup('h', CTX_CAL), ACT_CAL_LEFT);
 }
 END_TEST
 

@@ -16,8 +16,9 @@
  * the table, so that in the dead-letter views (CTX_DEAD | CTX_PANE) `r` and
  * `i` retry and ignore rather than refund and invoice; the customer list's
  * (CTX_CUSTS | CTX_PANE) come before them too, for its `a` and `e`, and
- * so do the service catalogue's (CTX_SVCS | CTX_PANE) and the
- * reconciliation views' (CTX_RECON | CTX_PANE).
+ * so do the service catalogue's (CTX_SVCS | CTX_PANE), the
+ * reconciliation views' (CTX_RECON | CTX_PANE) and the retention view's
+ * (CTX_RET | CTX_PANE, whose `r` restores rather than refunds).
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
  * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
@@ -38,7 +39,8 @@ enum {
 	CTX_CUSTS = 32,  /* the customer list, its list focused (with CTX_PANE) */
 	CTX_SVCS = 64,   /* the service catalogue (with CTX_PANE) */
 	CTX_RECON = 128, /* the reconciliation views (with CTX_PANE) */
-	CTX_COMM = 256   /* the commissions view (with CTX_PANE) */
+	CTX_COMM = 256,  /* the commissions view (with CTX_PANE) */
+	CTX_RET = 512    /* the retention view (with CTX_PANE) */
 };
 
 enum action {
@@ -58,6 +60,7 @@ enum action {
 	ACT_SERVICES,
 	ACT_RECON,
 	ACT_COMMISSIONS,
+	ACT_RETENTION,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -100,6 +103,14 @@ enum action {
 	/* the commissions view */
 	ACT_COMM_PREV,
 	ACT_COMM_NEXT,
+	/* the retention view */
+	ACT_RET_SECTION,
+	ACT_RET_SOFT,
+	ACT_RET_PROPOSALS,
+	ACT_RET_CERTS,
+	ACT_RET_RESTORE,
+	ACT_RET_HOLD,
+	ACT_RET_RELEASE,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

@@ -55,6 +55,11 @@ struct view *view_commissions_new(void);
  * difference whole, parked events and payouts */
 struct view *view_recon_new(void);
 
+/* view-retention.c: customer data retention (L): the soft-deleted
+ * customers with their purge dates, what a run would do, the deletion
+ * certificates; restore, hold and release from there */
+struct view *view_retention_new(void);
+
 /* form-recon.c: resolve difference diff_id (RECON_FORM_ACCEPT, _RECORD,
  * _CORRECT) with a note and y; claim parked event event_id for a customer */
 enum { RECON_FORM_ACCEPT = 1, RECON_FORM_RECORD, RECON_FORM_CORRECT, RECON_FORM_CLAIM };
