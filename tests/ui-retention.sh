@@ -112,11 +112,11 @@ is "the hold cancelled Bob's deletion" "$(fd --json retention show "$BOB" | jget
 	"cancelled"
 keys 2
 shows "2 shows the proposals" "[2 Proposals]"
-shows_re "the proposals show Bob skipped with his hold as the reason" "^. skip +Bob Ray .*held: dispute 17"
+shows_re "the proposals show Bob rejected with his hold as the reason" "^. reject +Bob Ray .*held: dispute 17"
 shows_re "and Ann proposed again (a run would soft-delete her again)" "propose +Ann Lee"
 shows_re "Cy is waiting for his purge date" "waiting +Cy Poe +$PURGE"
 # a second hold: the core refuses, its message in the form
-ok "the held Bob can be selected" select_re "skip +Bob Ray"
+ok "the held Bob can be selected" select_re "reject +Bob Ray"
 keys h
 shows "h on the held Bob opens the form" "Hold customer 2"
 keys "again" Enter

@@ -261,33 +261,6 @@ static int prop_event(const struct retention_event *e, void *arg)
 	return 0;
 }
 
-/* The held customers, which no run proposes (lifecycle_candidates leaves
- * them out, so the dry run says nothing of them): shown among the
- * proposals as skipped, with the hold's reason, so that u can release one.
- * A stopgap until the core lists holds itself: it walks the customer list
- * (which keeps soft-deleted customers out, and a held customer is never
- * soft-deleted) and asks retention_hold_get of each. */
-static int held_row(const struct customer *c, void *arg)
-{
-	struct retv *rv = arg;
-	char *reason = NULL, why[300];
-	const char *cells[4];
-
-	if (retention_hold_get(ui_db(), c->id, &reason) != 1)
-		return 0;
-	if (rv->rows++ < RET_ROWS_MAX) {
-		snprintf(why, sizeof why, _("held: %s"), reason ? reason : "");
-		cells[0] = action_word("skip");
-		cells[1] = c->name;
-		cells[2] = "";
-		cells[3] = why;
-		pane_row(&rv->p, K_CUSTOMER, c->id, R_DIM, 4, prop_cols, cells);
-		ref_add(rv, K_CUSTOMER, c->id, c->id, "", c->name);
-	}
-	free(reason);
-	return 0;
-}
-
 static void build_proposals(struct retv *rv)
 {
 	const char *head[4] = {_("Action"), _("Customer"), _("Purge on"), _("Reason")};
@@ -310,8 +283,6 @@ static void build_proposals(struct retv *rv)
 	if (retention_run(ui_db(), &o) != 0)
 		pane_text(&rv->p, 0, 0, R_ERROR, _("! What a run would do cannot be read: %s"),
 		          err_msg());
-	else if (customer_list(ui_db(), NULL, held_row, rv) != 0)
-		pane_text(&rv->p, 0, 0, R_ERROR, _("! The holds cannot be read: %s"), err_msg());
 	else if (rv->rows == 0)
 		pane_text(&rv->p, 0, 0, R_DIM, "  %s", _("Nothing to do: no customer is due."));
 	else if (rv->rows > RET_ROWS_MAX)
