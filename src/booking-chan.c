@@ -1169,6 +1169,14 @@ int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c)
 /* A booking request names the person who booked: name, phone, email. */
 int booking_chan_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
+	static const struct retention_stmt v[] = {
+	    {"UPDATE booking_request SET customer_name = NULL, customer_phone = NULL,"
+	     " customer_email = NULL, reason = NULL WHERE id IN (" CUSTOMER_REQUESTS ")",
+	     N_("cannot clear the booking requests")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'booking_request'"
+	     " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_REQUESTS ")",
+	     N_("cannot clear the booking requests' status reasons")},
+	};
 	sqlite3_stmt *st;
 	int rc, step;
 
@@ -1182,16 +1190,5 @@ int booking_chan_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot list the customer's booking requests"));
 	sqlite3_finalize(st);
-	if (rc ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE booking_request SET customer_name = NULL,"
-	                            " customer_phone = NULL, customer_email = NULL, reason = NULL"
-	                            " WHERE id IN (" CUSTOMER_REQUESTS ")",
-	                            c->customer_id, _("cannot clear the booking requests"))))
-		return rc;
-	return retention_exec_id(
-	    db,
-	    "UPDATE status_flow SET reason = NULL WHERE entity = 'booking_request'"
-	    " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_REQUESTS ")",
-	    c->customer_id, _("cannot clear the booking requests' status reasons"));
+	return rc ? rc : retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -542,6 +542,23 @@ int chan_order_retention_blocker(struct db *db, int64_t customer_id, char *why, 
 
 int chan_order_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
+	static const struct retention_stmt v[] = {
+	    {"UPDATE pay_order SET last_error = NULL WHERE customer_id = ?1 AND last_error IS NOT "
+	     "NULL",
+	     N_("cannot clear the channel orders")},
+	    {"UPDATE pay_order_his SET last_error = NULL WHERE customer_id = ?1"
+	     " AND last_error IS NOT NULL",
+	     N_("cannot clear the channel orders' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'pay_order' AND reason IS NOT "
+	     "NULL"
+	     " AND entity_id IN (SELECT id FROM pay_order WHERE customer_id = ?1)",
+	     N_("cannot clear the channel orders' status reasons")},
+	    /* the channel's own line of a reconciliation difference */
+	    {"UPDATE reconciliation_diff SET line_data = NULL, detail = NULL"
+	     " WHERE payment_id IN (SELECT id FROM payment WHERE customer_id = ?1)"
+	     " AND (line_data IS NOT NULL OR detail IS NOT NULL)",
+	     N_("cannot clear the reconciliation lines")},
+	};
 	sqlite3_stmt *st;
 	int rc, step;
 
@@ -559,28 +576,5 @@ int chan_order_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot list the customer's channel orders"));
 	sqlite3_finalize(st);
-	if (rc ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE pay_order SET last_error = NULL"
-	                            " WHERE customer_id = ?1 AND last_error IS NOT NULL",
-	                            c->customer_id, _("cannot clear the channel orders"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE pay_order_his SET last_error = NULL"
-	                            " WHERE customer_id = ?1 AND last_error IS NOT NULL",
-	                            c->customer_id,
-	                            _("cannot clear the channel orders' history"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE status_flow SET reason = NULL WHERE entity = 'pay_order'"
-	         " AND reason IS NOT NULL AND entity_id IN"
-	         " (SELECT id FROM pay_order WHERE customer_id = ?1)",
-	         c->customer_id, _("cannot clear the channel orders' status reasons"))))
-		return rc;
-	/* the channel's own line of a reconciliation difference */
-	return retention_exec_id(
-	    db,
-	    "UPDATE reconciliation_diff SET line_data = NULL, detail = NULL"
-	    " WHERE payment_id IN (SELECT id FROM payment WHERE customer_id = ?1)"
-	    " AND (line_data IS NOT NULL OR detail IS NOT NULL)",
-	    c->customer_id, _("cannot clear the reconciliation lines"));
+	return rc ? rc : retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

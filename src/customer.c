@@ -476,19 +476,18 @@ int customer_find_soft_deleted(struct db *db, const char *phone, const char *ema
  * name does not stay in the projection until a job runs. */
 int customer_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
+	static const struct retention_stmt v[] = {
+	    {"UPDATE customer SET name = '" RETENTION_REMOVED "', phone = NULL, email = NULL,"
+	     " address = NULL, note = NULL WHERE id = ?1",
+	     N_("cannot clear the customer")},
+	    {"UPDATE customer_his SET name = '" RETENTION_REMOVED "', phone = NULL, email = NULL,"
+	     " address = NULL, note = NULL WHERE id = ?1",
+	     N_("cannot clear the customer's history")},
+	};
 	sqlite3_stmt *st;
 	int rc, step = SQLITE_DONE;
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE customer SET name = '" RETENTION_REMOVED
-	                            "', phone = NULL,"
-	                            " email = NULL, address = NULL, note = NULL WHERE id = ?1",
-	                            c->customer_id, _("cannot clear the customer"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE customer_his SET name = '" RETENTION_REMOVED "',"
-	                            " phone = NULL, email = NULL, address = NULL, note = NULL"
-	                            " WHERE id = ?1",
-	                            c->customer_id, _("cannot clear the customer's history"))))
+	if ((rc = retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id)))
 		return rc;
 	rc = db_prepare(
 	    db,

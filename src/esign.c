@@ -1757,6 +1757,28 @@ int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_
  * stay. */
 int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
+	static const struct retention_stmt v[] = {
+	    {"UPDATE estimate SET lines = '[]', terms = '' WHERE customer_id = ?1"
+	     " AND (lines IS NOT '[]' OR terms IS NOT '')",
+	     N_("cannot clear the estimates")},
+	    {"UPDATE esign_flow SET evidence = NULL, document_path = NULL, ignored_reason = NULL"
+	     " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	     " AND (evidence IS NOT NULL OR document_path IS NOT NULL OR ignored_reason IS NOT "
+	     "NULL)",
+	     N_("cannot clear the sign flows")},
+	    {"UPDATE esign_flow_his SET evidence = NULL, document_path = NULL, ignored_reason = "
+	     "NULL"
+	     " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	     " AND (evidence IS NOT NULL OR document_path IS NOT NULL OR ignored_reason IS NOT "
+	     "NULL)",
+	     N_("cannot clear the sign flows' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'esign_flow' AND reason IS NOT "
+	     "NULL"
+	     " AND entity_id IN (SELECT f.id FROM esign_flow f JOIN estimate e ON e.id = "
+	     "f.estimate_id"
+	     " WHERE e.customer_id = ?1)",
+	     N_("cannot clear the sign flows' status reasons")},
+	};
 	sqlite3_stmt *st;
 	int rc, step;
 
@@ -1781,27 +1803,5 @@ int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot list the customer's estimates"));
 	sqlite3_finalize(st);
-	if (rc ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE estimate SET lines = '[]', terms = ''"
-	         " WHERE customer_id = ?1 AND (lines IS NOT '[]' OR terms IS NOT '')",
-	         c->customer_id, _("cannot clear the estimates"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE esign_flow SET evidence = NULL, document_path = NULL,"
-	         " ignored_reason = NULL"
-	         " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
-	         " AND (evidence IS NOT NULL OR document_path IS NOT NULL"
-	         " OR ignored_reason IS NOT NULL)",
-	         c->customer_id, _("cannot clear the sign flows"))))
-		return rc;
-	return retention_exec_id(
-	    db,
-	    "UPDATE esign_flow_his SET evidence = NULL, document_path = NULL,"
-	    " ignored_reason = NULL"
-	    " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
-	    " AND (evidence IS NOT NULL OR document_path IS NOT NULL"
-	    " OR ignored_reason IS NOT NULL)",
-	    c->customer_id, _("cannot clear the sign flows' history"));
+	return rc ? rc : retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -920,32 +920,23 @@ int invoice_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 int invoice_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
-	int rc;
+	static const struct retention_stmt v[] = {
+	    {"UPDATE invoice SET note = NULL WHERE customer_id = ?1 AND note IS NOT NULL",
+	     N_("cannot clear the invoices")},
+	    {"UPDATE invoice_his SET note = NULL WHERE customer_id = ?1 AND note IS NOT NULL",
+	     N_("cannot clear the invoices' history")},
+	    {"UPDATE invoice_line SET description = '" RETENTION_REMOVED "'"
+	     " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
+	     " AND description IS NOT '" RETENTION_REMOVED "'",
+	     N_("cannot clear the invoice lines")},
+	    {"UPDATE invoice_line_his SET description = '" RETENTION_REMOVED "'"
+	     " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
+	     " AND description IS NOT '" RETENTION_REMOVED "'",
+	     N_("cannot clear the invoice lines' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'invoice' AND reason IS NOT NULL"
+	     " AND entity_id IN (SELECT id FROM invoice WHERE customer_id = ?1)",
+	     N_("cannot clear the invoices' status reasons")},
+	};
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE invoice SET note = NULL"
-	                            " WHERE customer_id = ?1 AND note IS NOT NULL",
-	                            c->customer_id, _("cannot clear the invoices"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE invoice_his SET note = NULL"
-	                            " WHERE customer_id = ?1 AND note IS NOT NULL",
-	                            c->customer_id, _("cannot clear the invoices' history"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE invoice_line SET description = '" RETENTION_REMOVED "'"
-	         " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
-	         " AND description IS NOT '" RETENTION_REMOVED "'",
-	         c->customer_id, _("cannot clear the invoice lines"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE invoice_line_his SET description = '" RETENTION_REMOVED "'"
-	         " WHERE invoice_id IN (SELECT id FROM invoice WHERE customer_id = ?1)"
-	         " AND description IS NOT '" RETENTION_REMOVED "'",
-	         c->customer_id, _("cannot clear the invoice lines' history"))))
-		return rc;
-	return retention_exec_id(db,
-	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'invoice'"
-	                         " AND reason IS NOT NULL AND entity_id IN"
-	                         " (SELECT id FROM invoice WHERE customer_id = ?1)",
-	                         c->customer_id, _("cannot clear the invoices' status reasons"));
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -435,19 +435,17 @@ int item_delete(struct db *db, int64_t id)
 /* Free text in line items: the description goes, quantity and prices stay. */
 int item_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
-	int rc;
+	static const struct retention_stmt v[] = {
+	    {"UPDATE line_item SET description = '" RETENTION_REMOVED "' WHERE service_order_id IN"
+	     " (SELECT id FROM service_order WHERE customer_id = ?1)"
+	     " AND description IS NOT '" RETENTION_REMOVED "'",
+	     N_("cannot clear the line items")},
+	    {"UPDATE line_item_his SET description = '" RETENTION_REMOVED
+	     "' WHERE service_order_id IN"
+	     " (SELECT id FROM service_order WHERE customer_id = ?1)"
+	     " AND description IS NOT '" RETENTION_REMOVED "'",
+	     N_("cannot clear the line items' history")},
+	};
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE line_item SET description = '" RETENTION_REMOVED "'"
-	                            " WHERE service_order_id IN"
-	                            " (SELECT id FROM service_order WHERE customer_id = ?1)"
-	                            " AND description IS NOT '" RETENTION_REMOVED "'",
-	                            c->customer_id, _("cannot clear the line items"))))
-		return rc;
-	return retention_exec_id(db,
-	                         "UPDATE line_item_his SET description = '" RETENTION_REMOVED "'"
-	                         " WHERE service_order_id IN"
-	                         " (SELECT id FROM service_order WHERE customer_id = ?1)"
-	                         " AND description IS NOT '" RETENTION_REMOVED "'",
-	                         c->customer_id, _("cannot clear the line items' history"));
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -234,24 +234,19 @@ int job_set_status(struct db *db, int64_t id, const char *status, const char *re
 
 int job_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
-	int rc;
+	static const struct retention_stmt v[] = {
+	    {"UPDATE service_order SET title = '" RETENTION_REMOVED "', note = NULL"
+	     " WHERE customer_id = ?1 AND (title IS NOT '" RETENTION_REMOVED
+	     "' OR note IS NOT NULL)",
+	     N_("cannot clear the jobs")},
+	    {"UPDATE service_order_his SET title = '" RETENTION_REMOVED "', note = NULL"
+	     " WHERE customer_id = ?1 AND (title IS NOT '" RETENTION_REMOVED
+	     "' OR note IS NOT NULL)",
+	     N_("cannot clear the jobs' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'job' AND reason IS NOT NULL"
+	     " AND entity_id IN (SELECT id FROM service_order WHERE customer_id = ?1)",
+	     N_("cannot clear the jobs' status reasons")},
+	};
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE service_order SET title = '" RETENTION_REMOVED "',"
-	                            " note = NULL WHERE customer_id = ?1"
-	                            " AND (title IS NOT '" RETENTION_REMOVED
-	                            "' OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the jobs"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE service_order_his SET title = '" RETENTION_REMOVED "',"
-	                            " note = NULL WHERE customer_id = ?1"
-	                            " AND (title IS NOT '" RETENTION_REMOVED
-	                            "' OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the jobs' history"))))
-		return rc;
-	return retention_exec_id(db,
-	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'job'"
-	                         " AND reason IS NOT NULL AND entity_id IN"
-	                         " (SELECT id FROM service_order WHERE customer_id = ?1)",
-	                         c->customer_id, _("cannot clear the jobs' status reasons"));
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

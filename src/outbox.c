@@ -722,32 +722,15 @@ int outbox_retention_scrub(struct db *db, const char *deletion_id, const char *c
 {
 	sqlite3_stmt *st;
 	char stub[96];
-	size_t i;
-	int rc = 0;
+	int rc;
 
-	if (rows)
-		*rows = 0;
-	snprintf(stub, sizeof stub, "{\"removed\":\"retention\",\"deletion_id\":\"%s\"}",
-	         deletion_id);
-	if ((rc = db_prepare(
-	         db,
-	         "UPDATE outbox_event SET payload = ?1, last_error = NULL"
-	         " WHERE (business_key = ?2 OR instr(payload, ?2) > 0) AND payload IS NOT ?1",
-	         &st)))
-		return rc;
-	for (i = 0; !rc && i < n; i++) {
-		if (!needles[i] || !*needles[i])
-			continue;
-		sqlite3_reset(st);
-		sqlite3_bind_text(st, 1, stub, (int)strlen(stub), SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, needles[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) != SQLITE_DONE)
-			rc = db_fail(db, _("cannot clear the outbox commands"));
-		else if (rows)
-			*rows += sqlite3_changes(db_sqlite(db));
-	}
-	sqlite3_finalize(st);
-	if (rc)
+	retention_stub(deletion_id, stub, sizeof stub);
+	if ((rc = retention_exec_needles(db,
+	                                 "UPDATE outbox_event SET payload = ?1, last_error = NULL"
+	                                 " WHERE (business_key = ?2 OR instr(payload, ?2) > 0)"
+	                                 " AND payload IS NOT ?1",
+	                                 stub, 0, needles, n, rows,
+	                                 _("cannot clear the outbox commands"))))
 		return rc;
 	/* and every history row of those commands */
 	if ((rc = db_prepare(

@@ -1539,51 +1539,36 @@ int payment_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 int payment_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
-	int rc;
+	static const struct retention_stmt v[] = {
+	    {"UPDATE payment SET reference = NULL, note = NULL WHERE customer_id = ?1"
+	     " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the payments")},
+	    {"UPDATE payment_his SET reference = NULL, note = NULL WHERE customer_id = ?1"
+	     " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the payments' history")},
+	    {"UPDATE payment_allocation SET reason = NULL WHERE payment_id IN (" CUSTOMER_PAYMENTS
+	     ")"
+	     " AND reason IS NOT NULL",
+	     N_("cannot clear the allocations")},
+	    {"UPDATE payment_allocation_his SET reason = NULL"
+	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ") AND reason IS NOT NULL",
+	     N_("cannot clear the allocations' history")},
+	    {"UPDATE refund SET reference = NULL, reason = '" RETENTION_REMOVED "'"
+	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	     " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	     N_("cannot clear the refunds")},
+	    {"UPDATE refund_his SET reference = NULL, reason = '" RETENTION_REMOVED "'"
+	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	     " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	     N_("cannot clear the refunds' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'payment' AND reason IS NOT NULL"
+	     " AND entity_id IN (" CUSTOMER_PAYMENTS ")",
+	     N_("cannot clear the payments' status reasons")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'refund' AND reason IS NOT NULL"
+	     " AND entity_id IN (SELECT id FROM refund WHERE payment_id IN (" CUSTOMER_PAYMENTS
+	     "))",
+	     N_("cannot clear the refunds' status reasons")},
+	};
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE payment SET reference = NULL, note = NULL"
-	                            " WHERE customer_id = ?1"
-	                            " AND (reference IS NOT NULL OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the payments"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE payment_his SET reference = NULL, note = NULL"
-	                            " WHERE customer_id = ?1"
-	                            " AND (reference IS NOT NULL OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the payments' history"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE payment_allocation SET reason = NULL"
-	                            " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	                            " AND reason IS NOT NULL",
-	                            c->customer_id, _("cannot clear the allocations"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE payment_allocation_his SET reason = NULL"
-	                            " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	                            " AND reason IS NOT NULL",
-	                            c->customer_id, _("cannot clear the allocations' history"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE refund SET reference = NULL,"
-	         " reason = '" RETENTION_REMOVED "'"
-	         " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	         " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
-	         c->customer_id, _("cannot clear the refunds"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE refund_his SET reference = NULL,"
-	         " reason = '" RETENTION_REMOVED "'"
-	         " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	         " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
-	         c->customer_id, _("cannot clear the refunds' history"))) ||
-	    (rc = retention_exec_id(
-	         db,
-	         "UPDATE status_flow SET reason = NULL WHERE entity = 'payment'"
-	         " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_PAYMENTS ")",
-	         c->customer_id, _("cannot clear the payments' status reasons"))))
-		return rc;
-	return retention_exec_id(db,
-	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'refund'"
-	                         " AND reason IS NOT NULL AND entity_id IN (SELECT id FROM refund"
-	                         " WHERE payment_id IN (" CUSTOMER_PAYMENTS "))",
-	                         c->customer_id, _("cannot clear the refunds' status reasons"));
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -40,6 +40,28 @@ struct retention_purge_ctx {
  * what failed. */
 int retention_exec_id(struct db *db, const char *sql, int64_t id, const char *what);
 
+/* One statement of a module's purge: sql (a literal, ?1 = the customer
+ * id) and what failing means (N_() marked). */
+struct retention_stmt {
+	const char *sql;
+	const char *what;
+};
+
+/* retention_exec_all - run v[0..n) in order with ?1 bound to id; the first
+ * failure stops and is returned. */
+int retention_exec_all(struct db *db, const struct retention_stmt *v, size_t n, int64_t id);
+
+/* retention_exec_needles - run sql (a literal) once per non-empty needle,
+ * ?1 bound to stub (as a blob when blob is set, else as text) and ?2 to
+ * the needle; *rows (may be NULL) gets the rows changed. The payload
+ * scrubs of inbox.c and outbox.c are this with their own statement. */
+int retention_exec_needles(struct db *db, const char *sql, const char *stub, int blob,
+                           const char *const *needles, size_t n, int64_t *rows, const char *what);
+
+/* retention_stub - the JSON a scrubbed payload is replaced by, naming the
+ * deletion, into buf. */
+void retention_stub(const char *deletion_id, char *buf, size_t n);
+
 /* retention_first - the first row of sql (a literal, ?1 = id): 1 with its
  * first column as text in buf (may be NULL), 0 when there is none, or a
  * negative FD_E* code. */

@@ -653,21 +653,17 @@ int visit_retention_blocker(struct db *db, int64_t customer_id, char *why, size_
 
 int visit_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
-	int rc;
+	static const struct retention_stmt v[] = {
+	    {"UPDATE appointment SET location = NULL, note = NULL WHERE id IN (" OWN_VISITS ")"
+	     " AND (location IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the visits")},
+	    {"UPDATE appointment_his SET location = NULL, note = NULL WHERE id IN (" OWN_VISITS ")"
+	     " AND (location IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the visits' history")},
+	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'appointment'"
+	     " AND reason IS NOT NULL AND entity_id IN (" OWN_VISITS ")",
+	     N_("cannot clear the visits' status reasons")},
+	};
 
-	if ((rc = retention_exec_id(db,
-	                            "UPDATE appointment SET location = NULL, note = NULL"
-	                            " WHERE id IN (" OWN_VISITS ")"
-	                            " AND (location IS NOT NULL OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the visits"))) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE appointment_his SET location = NULL, note = NULL"
-	                            " WHERE id IN (" OWN_VISITS ")"
-	                            " AND (location IS NOT NULL OR note IS NOT NULL)",
-	                            c->customer_id, _("cannot clear the visits' history"))))
-		return rc;
-	return retention_exec_id(db,
-	                         "UPDATE status_flow SET reason = NULL WHERE entity = 'appointment'"
-	                         " AND reason IS NOT NULL AND entity_id IN (" OWN_VISITS ")",
-	                         c->customer_id, _("cannot clear the visits' status reasons"));
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -23,7 +23,7 @@ unlike() {
 # utc T: the UTC seconds T as the JSON times are written
 utc() { python3 -c "import sys,time; print(time.strftime('%Y-%m-%dT%H:%M:%SZ', time.gmtime(int(sys.argv[1]))))" "$1"; }
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
-(umask 077; printf 'stripe_signing_secret = whsec_made_up_0001\nsite_signing_secret = whsec_made_up_site\n' > "$XDG_CONFIG_HOME/frontdesk/secrets")
+(umask 077; printf 'stripe_signing_secret = whsec_made_up_0001\nsite_signing_secret = whsec_made_up_site\nsign1_api_key = esk_made_up\nsign1_signing_secret = whsec_made_up_esign\n' > "$XDG_CONFIG_HOME/frontdesk/secrets")
 
 # setup: one customer with everything, paid up, last seen on OLD
 setup() {
@@ -40,6 +40,11 @@ setup() {
 	fd invoice issue --jobs 1 --note "MRKINVNOTE" >/dev/null
 	fd pay record --customer 1 --amount 50.00 --method check --reference MRKREF 1=50.00 >/dev/null
 	fd contact add --customer 1 --channel phone --direction in --summary "MRKCONTACT called" >/dev/null
+	# an estimate sent for signature and cancelled: its PDF and the outbox
+	# command name the customer
+	fd estimate provider-set sign1 --url http://127.0.0.1:9 >/dev/null
+	fd estimate send 1 >/dev/null
+	fd estimate cancel EST-2022-000001 --reason "MRKESTREASON" >/dev/null
 	# a raw channel payload naming the customer (a bad signature: stored, rejected)
 	printf '%s' '{"id":"evt_mrk_1","object":"event","type":"payment_intent.succeeded","data":{"object":{"receipt_email":"zed@mrkmail.example","metadata":{"note":"MRKPAYLOAD"}}}}' |
 		fd inbox ingest --source stripe --signature "t=1646900000,v1=00" >/dev/null 2>&1
@@ -56,7 +61,7 @@ setup() {
 	fd visit status 3 in_progress >/dev/null
 	fd visit status 3 done >/dev/null
 }
-markers="MRKNAME mrkmail MRKADDR MRKNOTE MRKITEM MRKINVNOTE MRKREF MRKCONTACT MRKPAYLOAD"
+markers="MRKNAME mrkmail MRKADDR MRKNOTE MRKITEM MRKINVNOTE MRKREF MRKCONTACT MRKPAYLOAD MRKESTREASON"
 count_markers() {
 	n=0
 	for m in $markers; do
@@ -70,7 +75,9 @@ count_markers() {
 setup
 is "the payload is stored raw, naming the customer" \
 	"$(db "SELECT count(*) FROM inbound_callback WHERE instr(payload, 'MRKPAYLOAD') > 0")" 1
-is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" 9
+is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" 10
+pdf=$(db "SELECT pdf_path FROM estimate")
+ok "the estimate's PDF is beside the database" test -f "$(dirname "$FRONTDESK_DB")/esign/$pdf"
 
 # the projection
 export FRONTDESK_NOW="2026-12-01 09:00"
@@ -113,6 +120,9 @@ is "a certificate: the hash of the customer reference, the modules" \
 	"$(printf '%s' "$d:customer:1" | sha256sum | cut -d' ' -f1) work,billing,channel,contacts,bookings,estimates,customer"
 is "no marker byte is left in the database file or its WAL" "$(count_markers)" 0
 is "the WAL is empty" "$(stat -c %s "$FRONTDESK_DB-wal" 2>/dev/null || echo 0)" 0
+ok "the estimate's PDF is removed" test ! -e "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+is "the estimate keeps its number, total and hash; its lines go" \
+	"$(db "SELECT number, total, length(pdf_sha256), lines FROM estimate")" "EST-2022-000001|5000|64|[]"
 is "the stored payload is a stub" "$(db "SELECT payload FROM inbound_callback")" \
 	"{\"removed\":\"retention\",\"deletion_id\":\"$d\"}"
 is "the financial rows stay" "$(db "SELECT count(*), sum(amount) FROM payment WHERE customer_id = 1")" "1|5000"
