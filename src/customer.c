@@ -250,6 +250,23 @@ static int delete_tx(struct db *db, void *arg)
 		               _("customer %lld has %lld contact(s) in the contact log, which is "
 		                 "never deleted, so the customer cannot be deleted"),
 		               (long long)id, (long long)contacts);
+	/* a deletion or a hold on record: retention (retention.h) decides */
+	if ((rc = retention_first(db,
+	                          "SELECT 1 FROM retention_process WHERE customer_id = ?1"
+	                          " UNION ALL SELECT 1 FROM retention_hold WHERE customer_id = ?1"
+	                          " UNION ALL SELECT 1 FROM retention_purged WHERE customer_id = ?1"
+	                          " LIMIT 1",
+	                          id, NULL, 0)) != 0)
+		return rc < 0
+		           ? rc
+		           : err_set(FD_ECONFLICT,
+		                     _("customer %lld has a data retention record (a deletion or a "
+		                       "hold) and cannot be deleted; see frontdesk retention"),
+		                     (long long)id);
+	/* the lifecycle row is a read model of the customer: it goes with them */
+	if ((rc = retention_exec_id(db, "DELETE FROM customer_lifecycle WHERE customer_id = ?1", id,
+	                            _("cannot delete the customer"))))
+		return rc;
 	rc = db_prepare(db, "DELETE FROM customer WHERE id = ?", &st);
 	if (rc)
 		return rc;

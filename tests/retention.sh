@@ -251,11 +251,24 @@ is "no new customer" "$(db "SELECT count(*) FROM customer")" 3
 fd tasks run --once --quiet
 is "the booking restored them" "$(fd --json retention show "$d" | jq_ 'd["state"]')" cancelled
 
+# a customer with a lifecycle row can still be deleted; one with a hold cannot
+fd customer add --name "Gone Soon" >/dev/null
+gone=$(db "SELECT id FROM customer WHERE name = 'Gone Soon'")
+fd tasks run --once --quiet
+is "the new customer has a lifecycle row" "$(db "SELECT count(*) FROM customer_lifecycle WHERE customer_id = $gone")" 1
+ok "... and is deleted with it" fd customer delete "$gone"
+is "... the row is gone too" "$(db "SELECT count(*) FROM customer_lifecycle WHERE customer_id = $gone")" 0
+
 # holds
 ok "hold a customer" fd retention hold --customer 2 --reason "dispute 42"
 refused "a second hold" retention hold --customer 2 --reason again
 refused "a hold without a reason" retention hold --customer 1 --reason ""
 like "the hold shows" "$(fd retention lifecycle --customer 2)" "dispute 42"
+fd customer add --name "Hal Held" >/dev/null
+hal=$(db "SELECT id FROM customer WHERE name = 'Hal Held'")
+fd retention hold --customer "$hal" --reason "audit" >/dev/null
+refused "a held customer cannot be deleted" customer delete "$hal"
+like "... the message says why" "$(cat "$TMP/err")" "data retention record"
 ok "release" fd retention release --customer 2
 refused "release twice" retention release --customer 2
 refused "a hold on a customer that does not exist" retention hold --customer 99 --reason x
