@@ -44,6 +44,7 @@
 #include "money.h"
 #include "payment.h"
 #include "print.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
@@ -761,4 +762,39 @@ char *print_default_path(struct db *db, enum print_doc doc, int64_t id, enum pri
 	snprintf(path, n, "%s/prints/%s.%s", dir, name, fmt == PRINT_PDF ? "pdf" : "txt");
 	free(dir);
 	return path;
+}
+
+/* ---------------------------------------------------------------- retention */
+
+/* The prints the screen kept of the customer's invoices and receipts (at
+ * print_default_path, both formats) are files the purge removes. */
+int print_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc = db_prepare(db,
+	                "SELECT 0, id FROM invoice WHERE customer_id = ?1"
+	                " UNION ALL SELECT 1, id FROM payment WHERE customer_id = ?1",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		enum print_doc doc = sqlite3_column_int(st, 0) ? PRINT_RECEIPT : PRINT_INVOICE;
+		int64_t id = sqlite3_column_int64(st, 1);
+		int f;
+
+		for (f = 0; f < 2; f++) {
+			char *path = print_default_path(db, doc, id, f ? PRINT_PDF : PRINT_TEXT);
+
+			if (path)
+				c->file(c, path);
+			free(path);
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the customer's prints"));
+	sqlite3_finalize(st);
+	return rc;
 }

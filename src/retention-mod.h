@@ -31,7 +31,8 @@ struct retention_purge_ctx {
 	const char *deletion_id;
 	/* an identifier (copied) that raw payloads and the request log may hold */
 	void (*needle)(struct retention_purge_ctx *c, const char *s);
-	/* a file (path as stored, copied) to remove once the purge committed */
+	/* a file (copied) to remove once the purge committed: an absolute
+	 * path, or one relative to the signed documents' folder (esign/) */
 	void (*file)(struct retention_purge_ctx *c, const char *path);
 	void *priv;
 };
@@ -83,6 +84,7 @@ int booking_chan_retention_purge(struct db *db, struct retention_purge_ctx *c);
 int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
 int esign_retention_purge(struct db *db, struct retention_purge_ctx *c);
 int customer_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int print_retention_purge(struct db *db, struct retention_purge_ctx *c);
 
 /* inbox_retention_scrub / outbox_retention_scrub - replace the stored raw
  * payload of every inbound event (and outbox command) whose object id or

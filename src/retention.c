@@ -69,7 +69,7 @@ static const struct module {
      {visit_retention_purge, job_retention_purge, item_retention_purge}},
     {"billing",
      {invoice_retention_blocker, payment_retention_blocker},
-     {invoice_retention_purge, payment_retention_purge}},
+     {invoice_retention_purge, payment_retention_purge, print_retention_purge}},
     {"channel", {chan_order_retention_blocker}, {chan_order_retention_purge}},
     {"contacts", {NULL}, {contact_retention_purge}},
     {"bookings", {NULL}, {booking_chan_retention_purge}},
@@ -1251,7 +1251,12 @@ static int tail(struct db *db, const char *deletion_id)
 		while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 			struct strbuf path = {0};
 
-			sb_printf(&path, "%s/%s", dir, (const char *)sqlite3_column_text(st, 0));
+			const char *f = (const char *)sqlite3_column_text(st, 0);
+
+			if (f[0] == '/')
+				sb_printf(&path, "%s", f);
+			else
+				sb_printf(&path, "%s/%s", dir, f);
 			if (unlink(sb_cstr(&path)) != 0 && errno != ENOENT)
 				rc = err_set(FD_EIO, _("cannot remove %s: %s"), sb_cstr(&path),
 				             strerror(errno));

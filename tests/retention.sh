@@ -78,6 +78,16 @@ is "the payload is stored raw, naming the customer" \
 is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" 10
 pdf=$(db "SELECT pdf_path FROM estimate")
 ok "the estimate's PDF is beside the database" test -f "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+# the prints the screen keeps by default (<database folder>/prints/)
+prints=$(dirname "$FRONTDESK_DB")/prints
+mkdir -p "$prints"
+inv=$(db "SELECT number FROM invoice WHERE customer_id = 1")
+pay=$(db "SELECT id FROM payment WHERE customer_id = 1")
+fd invoice print "$inv" --output "$prints/$inv.txt" >/dev/null
+fd invoice print "$inv" --format pdf --output "$prints/$inv.pdf" >/dev/null
+fd pay print "$pay" --output "$prints/receipt-$pay.txt" >/dev/null
+fd invoice print "$(db "SELECT number FROM invoice WHERE customer_id = 3")" --output "$prints/bea.txt" >/dev/null
+like "the printed invoice names the customer" "$(cat "$prints/$inv.txt")" "MRKNAME"
 
 # the projection
 export FRONTDESK_NOW="2026-12-01 09:00"
@@ -121,6 +131,8 @@ is "a certificate: the hash of the customer reference, the modules" \
 is "no marker byte is left in the database file or its WAL" "$(count_markers)" 0
 is "the WAL is empty" "$(stat -c %s "$FRONTDESK_DB-wal" 2>/dev/null || echo 0)" 0
 ok "the estimate's PDF is removed" test ! -e "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+is "the invoice and receipt prints are removed; another customer's stays" \
+	"$(ls "$prints" | tr '\n' ' ')" "bea.txt "
 is "the estimate keeps its number, total and hash; its lines go" \
 	"$(db "SELECT number, total, length(pdf_sha256), lines FROM estimate")" "EST-2022-000001|5000|64|[]"
 is "the stored payload is a stub" "$(db "SELECT payload FROM inbound_callback")" \
