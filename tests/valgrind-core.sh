@@ -24,7 +24,7 @@ vg "$FRONTDESK" customer add --name "$(printf 'bad\033name')"; is "a refusal is 
 vg "$FRONTDESK" demo; is "demo clean" "$?" 0
 vg "$FRONTDESK" --json appt list --from 2026-11-20 --days 14; is "appt list clean" "$?" 0
 # Check forks a child per test; CK_FORK=no keeps them in valgrind's view.
-for t in check_core check_money; do
+for t in check_core check_money check_retention; do
 	CK_FORK=no vg "$bindir/tests/$t"; st=$?
 	is "$t under valgrind is clean" "$st" 0
 	[ "$st" -ne 0 ] && sed 's/^/# /' "$TMP/vg.out" | head -40
@@ -56,5 +56,11 @@ vg "$FRONTDESK" channel poll --once; is "channel poll clean" "$?" 0
 vg "$FRONTDESK" channel process --once; is "channel process clean" "$?" 0
 vg "$FRONTDESK" channel query --once --all; is "channel query clean" "$?" 0
 is "both orders paid" "$(db "SELECT group_concat(status) FROM pay_order")" "paid,paid"
+
+# Retention: a former customer proposed and soft-deleted, then purged
+FRONTDESK_NOW=2022-01-05T09:00 fd customer add --name "Former Customer" >/dev/null
+FRONTDESK_NOW=2026-12-01T09:00 vg "$FRONTDESK" retention run; is "retention run (soft delete) clean" "$?" 0
+FRONTDESK_NOW=2027-01-05T09:00 vg "$FRONTDESK" retention run; is "retention run (purge) clean" "$?" 0
+is "... and the former customer is purged" "$(db "SELECT count(*) FROM retention_certificate")" 1
 
 done_testing
