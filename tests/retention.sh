@@ -78,6 +78,19 @@ is "the payload is stored raw, naming the customer" \
 is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" 10
 pdf=$(db "SELECT pdf_path FROM estimate")
 ok "the estimate's PDF is beside the database" test -f "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+# the request log (its own file): a call that named the customer, one that did not
+log=${FRONTDESK_DB%.db}-requests.db
+sqlite3 "$log" "PRAGMA journal_mode=WAL;
+CREATE TABLE IF NOT EXISTS request_log (id INTEGER PRIMARY KEY, logged_at INTEGER NOT NULL,
+ channel_time INTEGER, provider TEXT NOT NULL, level TEXT NOT NULL, keyword TEXT NOT NULL,
+ host TEXT NOT NULL, pid INTEGER NOT NULL, method TEXT NOT NULL, url TEXT NOT NULL,
+ status INTEGER NOT NULL, latency_ms INTEGER NOT NULL, request_id TEXT, request_excerpt TEXT,
+ response_excerpt TEXT, error TEXT);
+INSERT INTO request_log VALUES (1, 1, NULL, 'stripe', 'info', 'create_payment', 'h', 1, 'POST',
+ 'https://api.example/v1/payment_intents', 200, 5, 'req_1',
+ 'metadata[customer]=zed@mrkmail.example', '{\"note\":\"MRKLOGRESP\"}', NULL);
+INSERT INTO request_log VALUES (2, 1, NULL, 'stripe', 'info', 'poll', 'h', 1, 'GET',
+ 'https://api.example/v1/events', 200, 5, 'req_2', NULL, '{\"data\":[]}', NULL);" >/dev/null
 # the prints the screen keeps by default (<database folder>/prints/)
 prints=$(dirname "$FRONTDESK_DB")/prints
 mkdir -p "$prints"
@@ -131,6 +144,11 @@ is "a certificate: the hash of the customer reference, the modules" \
 is "no marker byte is left in the database file or its WAL" "$(count_markers)" 0
 is "the WAL is empty" "$(stat -c %s "$FRONTDESK_DB-wal" 2>/dev/null || echo 0)" 0
 ok "the estimate's PDF is removed" test ! -e "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+is "the request log: the call naming the customer is blanked, the other kept" \
+	"$(sqlite3 "$log" "SELECT id, url FROM request_log ORDER BY id" | tr '\n' ' ')" \
+	"1|(removed) 2|https://api.example/v1/events "
+is "... and no byte of it is left in the log's file or WAL" \
+	"$(cat "$log" "$log-wal" 2>/dev/null | grep -a -c -e mrkmail -e MRKLOGRESP)" 0
 is "the invoice and receipt prints are removed; another customer's stays" \
 	"$(ls "$prints" | tr '\n' ' ')" "bea.txt "
 is "the estimate keeps its number, total and hash; its lines go" \
