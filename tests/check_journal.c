@@ -331,7 +331,10 @@ static void compare_with(const char *reader, const struct expect *e, int *checke
 	FILE *p;
 	int i, nonzero = 0;
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral" /* formats from a table of this test */
 	snprintf(cmd, sizeof cmd, reader, jpath, tmpdir);
+#pragma GCC diagnostic pop
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	while (fgets(line, sizeof line, p)) {

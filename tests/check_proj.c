@@ -34,6 +34,7 @@
 #include "payment.h"
 #include "projection.h"
 #include "strbuf.h"
+#include "work.h"
 
 static struct fx F;
 static struct db *db;
