@@ -19,6 +19,7 @@
 #include "control.h"
 #include "err.h"
 #include "i18n.h"
+#include "inbox.h"
 
 static cJSON *request_json(const struct booking_request *b)
 {
@@ -47,7 +48,7 @@ static cJSON *request_json(const struct booking_request *b)
 
 static int cmd_ingest(struct cli *c, const struct cli_args *a)
 {
-	struct bchan_ingest_result r;
+	struct inbox_ingest_result r;
 	unsigned char *raw = NULL;
 	size_t len = 0;
 	int rc;

@@ -165,7 +165,7 @@ static int cmd_cancel(struct cli *c, const struct cli_args *a)
 
 static int cmd_callback(struct cli *c, const struct cli_args *a)
 {
-	struct esign_ingest_result r;
+	struct inbox_ingest_result r;
 	unsigned char *raw = NULL;
 	size_t len = 0;
 	int rc;

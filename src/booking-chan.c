@@ -131,21 +131,18 @@ int booking_chan_read(const void *raw, size_t len, char id[256], char type[101],
 
 int booking_chan_ingest(struct db *db, const char *code, const char *secrets_path,
                         const char *header, const void *raw, size_t len,
-                        struct bchan_ingest_result *r)
+                        struct inbox_ingest_result *r)
 {
 	struct chan_provider p;
 	struct chan_secrets *sec = NULL;
 	const char *secret = NULL;
-	struct inbox_new ev = {0};
-	char key[64], type[101], rid[256];
+	struct inbox_relayed x = {0};
+	char key[64], id[256], type[101], rid[256];
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	if ((rc = crypto_load()) != 0)
+	if ((rc = inbox_relay_begin(len)) != 0)
 		return rc;
-	if (len > INBOX_PAYLOAD_MAX)
-		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
-		               INBOX_PAYLOAD_MAX);
 	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
 	chan_provider_free(&p);
@@ -154,32 +151,19 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
 	snprintf(key, sizeof key, "%s_signing_secret", code);
 	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
 		goto out;
-	ev.source = code;
-	ev.via = "forward";
-	ev.payload = raw;
-	ev.len = len;
-	ev.type = BOOKING_CHAN_TYPE;
-	if (chan_sig_verify(header ? header : "", raw, len, secret, clock_real(),
-	                    CHAN_SIG_TOLERANCE, NULL) != 0) {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("rejected", header, raw, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "rejected";
-	} else if (booking_chan_read(raw, len, r->external_id, type, rid) == 0) {
-		ev.event_type = type;
-		ev.object_id = rid;
-		ev.status = "received";
-		r->accepted = 1;
-	} else {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("invalid", header, raw, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "dead";
+	x.source = code;
+	x.type = BOOKING_CHAN_TYPE;
+	x.header = header;
+	x.payload = raw;
+	x.len = len;
+	x.verified = chan_sig_verify(header ? header : "", raw, len, secret, clock_real(),
+	                             CHAN_SIG_TOLERANCE, NULL) == 0;
+	if (x.verified && (x.readable = booking_chan_read(raw, len, id, type, rid) == 0)) {
+		x.external_id = id;
+		x.event_type = type;
+		x.object_id = rid;
 	}
-	ev.external_id = r->external_id;
-	ev.error = r->accepted ? NULL : r->reason;
-	if ((rc = inbox_insert_write(db, &ev, &r->id, &r->fresh)) != 0)
-		r->accepted = 0;
+	rc = inbox_store_relayed(db, &x, r);
 out:
 	chan_secret_free(sec);
 	return rc;

@@ -51,14 +51,7 @@ struct chan_conn;
 /* The registry's integration type of booking channels. */
 #define BOOKING_CHAN_TYPE "booking"
 
-/* What booking_chan_ingest did. */
-struct bchan_ingest_result {
-	int64_t id;   /* the stored inbound row */
-	int fresh;    /* 1: stored by this call */
-	int accepted; /* 1: signature valid and readable */
-	char reason[300];
-	char external_id[256];
-};
+struct inbox_ingest_result; /* inbox.h: what the ingest stored */
 
 /* booking_chan_ingest - store a request relayed from booking provider code
  * in its own transaction (inbound_callback, type booking): the signature
@@ -68,7 +61,7 @@ struct bchan_ingest_result {
  * unreadable: dead. 0 when something was stored, whatever r->accepted. */
 int booking_chan_ingest(struct db *db, const char *code, const char *secrets_path,
                         const char *header, const void *raw, size_t len,
-                        struct bchan_ingest_result *r);
+                        struct inbox_ingest_result *r);
 
 /* booking_chan_read - read a request event (the generic REST channel's
  * JSON, README "Online booking channels"): its event id, type and request

@@ -891,23 +891,20 @@ void esign_evidence_free(struct esign_evidence *ev)
 /* ---------------------------------------------------------------- callbacks */
 
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
-                 const void *raw, size_t len, struct esign_ingest_result *r)
+                 const void *raw, size_t len, struct inbox_ingest_result *r)
 {
 	struct chan_provider p;
 	struct chan_secrets *sec = NULL;
 	const struct esign_ops *ops;
 	const char *secret = NULL;
-	struct inbox_new ev = {0};
+	struct inbox_relayed x = {0};
 	struct esign_callback cb;
 	char key[64];
 	int rc;
 
 	memset(r, 0, sizeof *r);
-	if ((rc = crypto_load()) != 0)
+	if ((rc = inbox_relay_begin(len)) != 0)
 		return rc;
-	if (len > INBOX_PAYLOAD_MAX)
-		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
-		               INBOX_PAYLOAD_MAX);
 	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &p)) != 0)
 		return rc;
 	ops = adapter_of(&p);
@@ -919,33 +916,19 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	snprintf(key, sizeof key, "%s_%s", code, ops->secret_name);
 	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
 		goto out;
-	ev.source = code;
-	ev.via = "forward";
-	ev.payload = raw;
-	ev.len = len;
-	ev.type = ESIGN_TYPE;
-	if (ops->verify(secret, header, raw, len) != 0) {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("rejected", header, raw, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "rejected";
-	} else if (ops->read_callback(raw, len, &cb) == 0) {
-		snprintf(r->external_id, sizeof r->external_id, "%s", cb.id);
-		ev.event_type = cb.type;
-		ev.object_id = cb.envelope_id;
-		ev.channel_created_at = cb.created;
-		ev.status = "received";
-		r->accepted = 1;
-	} else {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("invalid", header, raw, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "dead";
+	x.source = code;
+	x.type = ESIGN_TYPE;
+	x.header = header;
+	x.payload = raw;
+	x.len = len;
+	x.verified = ops->verify(secret, header, raw, len) == 0;
+	if (x.verified && (x.readable = ops->read_callback(raw, len, &cb) == 0)) {
+		x.external_id = cb.id;
+		x.event_type = cb.type;
+		x.object_id = cb.envelope_id;
+		x.created = cb.created;
 	}
-	ev.external_id = r->external_id;
-	ev.error = r->accepted ? NULL : r->reason;
-	if ((rc = inbox_insert_write(db, &ev, &r->id, &r->fresh)) != 0)
-		r->accepted = 0;
+	rc = inbox_store_relayed(db, &x, r);
 out:
 	chan_secret_free(sec);
 	return rc;

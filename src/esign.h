@@ -265,14 +265,7 @@ void esign_evidence_free(struct esign_evidence *ev);
 
 /* ---------------------------------------------------------------- callbacks */
 
-/* What esign_ingest did. */
-struct esign_ingest_result {
-	int64_t id;   /* the stored inbound row */
-	int fresh;    /* 1: stored by this call */
-	int accepted; /* 1: signature valid and readable */
-	char reason[300];
-	char external_id[256];
-};
+struct inbox_ingest_result; /* inbox.h: what the ingest stored */
 
 /* esign_ingest - store a callback relayed to us from e-sign provider code
  * in its own transaction (inbound_callback, integration_type esign): its
@@ -282,7 +275,7 @@ struct esign_ingest_result {
  * rejected under "rejected:<sha256>", an unreadable one dead. Returns 0
  * when something was stored, whatever r->accepted says. */
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
-                 const void *raw, size_t len, struct esign_ingest_result *r);
+                 const void *raw, size_t len, struct inbox_ingest_result *r);
 
 /* ---------------------------------------------------------------- the worker */
 

@@ -194,57 +194,77 @@ int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, i
 	return rc;
 }
 
-int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
-                 const void *payload, size_t len, const char *secret, struct inbox_ingest_result *r)
+int inbox_relay_begin(size_t len)
 {
-	struct inbox_new ev = {0};
-	struct chan_event ce;
 	int rc;
 
-	memset(r, 0, sizeof *r);
-	if ((rc = inbox_source_valid(source)) != 0)
-		return rc;
-	/* the signature check and the key of a refused event need libcrypto */
 	if ((rc = crypto_load()) != 0)
 		return rc;
 	if (len > INBOX_PAYLOAD_MAX)
 		return err_set(FD_EINVAL, _("the payload is larger than %d bytes"),
 		               INBOX_PAYLOAD_MAX);
+	return 0;
+}
+
+int inbox_store_relayed(struct db *db, const struct inbox_relayed *x, struct inbox_ingest_result *r)
+{
+	struct inbox_new ev = {0};
+	int rc;
+
+	ev.source = x->source;
+	ev.type = x->type;
+	ev.via = "forward";
+	ev.payload = x->payload;
+	ev.len = x->len;
+	if (x->verified && x->readable) {
+		snprintf(r->external_id, sizeof r->external_id, "%s", x->external_id);
+		ev.event_type = x->event_type;
+		ev.object_id = x->object_id;
+		ev.channel_created_at = x->created;
+		ev.status = "received";
+		r->accepted = 1;
+	} else {
+		/* never under the id the bytes claim: they are not believed */
+		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
+		inbox_refused_key(x->verified ? "invalid" : "rejected", x->header, x->payload,
+		                  x->len, r->external_id, sizeof r->external_id);
+		ev.status = x->verified ? "dead" : "rejected";
+		ev.error = r->reason;
+	}
+	ev.external_id = r->external_id;
+	if ((rc = inbox_insert_write(db, &ev, &r->id, &r->fresh)) != 0)
+		r->accepted = 0;
+	return rc;
+}
+
+int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
+                 const void *payload, size_t len, const char *secret, struct inbox_ingest_result *r)
+{
+	struct inbox_relayed x = {0};
+	struct chan_event ce;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = inbox_source_valid(source)) != 0 || (rc = inbox_relay_begin(len)) != 0)
+		return rc;
 	if (!ops->read_event || !ops->verify)
 		return err_set(FD_EINVAL, _("the %s channel does not take relayed events"),
 		               ops->code);
 	if (!header)
 		header = "";
-	ev.source = source;
-	ev.via = "forward";
-	ev.payload = payload;
-	ev.len = len;
+	x.source = source;
+	x.header = header;
+	x.payload = payload;
+	x.len = len;
 	/* the signature first: nothing in the bytes is believed before it */
-	rc = ops->verify(secret, header, payload, len, clock_now());
-	if (rc) {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("rejected", header, payload, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "rejected";
-	} else if ((rc = ops->read_event(secret, payload, len, &ce)) == 0) {
-		snprintf(r->external_id, sizeof r->external_id, "%s", ce.id);
-		ev.event_type = ce.type;
-		ev.object_id = ce.object_id;
-		ev.channel_created_at = ce.created;
-		ev.status = "received";
-		r->accepted = 1;
-	} else {
-		snprintf(r->reason, sizeof r->reason, "%s", err_msg());
-		inbox_refused_key("invalid", header, payload, len, r->external_id,
-		                  sizeof r->external_id);
-		ev.status = "dead";
+	x.verified = ops->verify(secret, header, payload, len, clock_now()) == 0;
+	if (x.verified && (x.readable = ops->read_event(secret, payload, len, &ce) == 0)) {
+		x.external_id = ce.id;
+		x.event_type = ce.type;
+		x.object_id = ce.object_id;
+		x.created = ce.created;
 	}
-	ev.external_id = r->external_id;
-	ev.error = r->accepted ? NULL : r->reason;
-	rc = inbox_insert_write(db, &ev, &r->id, &r->fresh);
-	if (rc)
-		r->accepted = 0;
-	return rc;
+	return inbox_store_relayed(db, &x, r);
 }
 
 #define EVENT_COLS                                                                                 \

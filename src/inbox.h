@@ -67,7 +67,7 @@ struct inbox_event {
 	char type[16]; /* the integration type it is for: payment, booking, esign */
 };
 
-/* What inbox_ingest did. */
+/* What inbox_ingest (and esign_ingest, booking_chan_ingest) did. */
 struct inbox_ingest_result {
 	int64_t id;       /* the stored row (new or the earlier copy) */
 	int fresh;        /* 1 when this call stored it, 0 when it was there already */
@@ -106,6 +106,33 @@ void inbox_refused_key(const char *prefix, const char *header, const void *paylo
  * external id, like any event. */
 int inbox_insert_found(struct db *db, const char *source, const char *external_id,
                        const char *event_type, const char *note, struct cJSON *object);
+
+/* inbox_relay_begin - the checks before a relayed payload of len bytes is
+ * judged: libcrypto loaded (the signature and the key of a refused
+ * payload need it), the size at most INBOX_PAYLOAD_MAX (FD_EINVAL). */
+int inbox_relay_begin(size_t len);
+
+/* A payload relayed to us, as its adapter judged it. */
+struct inbox_relayed {
+	const char *source;  /* provider code */
+	const char *type;    /* integration type; NULL: the registry's (inbox_new) */
+	const char *header;  /* the signature header that came with it; NULL: none */
+	const void *payload; /* len raw bytes */
+	size_t len;
+	int verified; /* 0: the signature failed, err_msg() says why */
+	int readable; /* with verified: 1 when read into the four below; 0: err_msg() says why */
+	const char *external_id, *event_type, *object_id;
+	int64_t created; /* the channel's time, 0 when unknown */
+};
+
+/* inbox_store_relayed - store x in its own transaction whatever the
+ * verdict, into r (which the caller cleared): a readable event 'received'
+ * under its id (r->accepted = 1); a bad signature 'rejected' and an
+ * authentic but unreadable payload 'dead', each under inbox_refused_key
+ * and with err_msg() as r->reason. 0 when stored, else an FD_E* code. The
+ * one way inbox_ingest, esign_ingest and booking_chan_ingest store. */
+int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
+                        struct inbox_ingest_result *r);
 
 /* inbox_ingest - store a payload relayed to us (a forwarder of webhooks,
  * a channel's notify) in its own transaction, read by the adapter ops of
