@@ -504,6 +504,56 @@ static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 	return cli_list_end(c, rc);
 }
 
+/* ------------------------------------------ the other integration types */
+
+int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type)
+{
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
+	int rc;
+
+	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
+		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
+	ch.base_url = cli_arg_get(a, "url");
+	ch.role = cli_arg_get(a, "role");
+	ch.adapter = cli_arg_get(a, "adapter");
+	ch.enabled = cli_arg_flag(a, "enable") ? 1 : cli_arg_flag(a, "disable") ? 0 : -1;
+	if ((rc = chan_provider_change_type(c->db, type, a->pos[0], &ch)) != 0)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "provider", a->pos[0]);
+		cli_print_json(o);
+	}
+	return CLI_OK;
+}
+
+static int typed_provider_cb(const struct chan_provider *p, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "code", p->code);
+		cli_json_str(o, "role", p->role);
+		cli_json_str(o, "base_url", p->base_url);
+		cJSON_AddBoolToObject(o, "enabled", p->enabled);
+		cli_list_add(c, o);
+		return 0;
+	}
+	printf("%-12s %-8s %-9s %s\n", p->code, p->role, p->enabled ? _("enabled") : _("disabled"),
+	       p->base_url);
+	return 0;
+}
+
+int cli_providers_type(struct cli *c, const char *type)
+{
+	if (c->json)
+		cli_list_begin(c, "providers");
+	return cli_list_end(c, chan_provider_list_type(c->db, type, typed_provider_cb, c));
+}
+
 /* What a one-shot channel command holds: the opened channel and its lease
  * (only the holder talks to the channel). */
 struct session {

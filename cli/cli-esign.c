@@ -264,53 +264,17 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
-	int rc;
+	int rc = cli_provider_set_type(c, a, ESIGN_TYPE);
 
-	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
-		return cli_usage(a->cmd, _("--enable and --disable exclude each other"));
-	ch.base_url = cli_arg_get(a, "url");
-	ch.role = cli_arg_get(a, "role");
-	ch.adapter = cli_arg_get(a, "adapter");
-	ch.enabled = cli_arg_flag(a, "enable") ? 1 : cli_arg_flag(a, "disable") ? 0 : -1;
-	if ((rc = chan_provider_change_type(c->db, ESIGN_TYPE, a->pos[0], &ch)) != 0)
-		return cli_refused(rc);
-	if (!c->json)
+	if (rc == CLI_OK && !c->json)
 		printf(_("E-sign provider %s saved.\n"), a->pos[0]);
-	else {
-		cJSON *o = cJSON_CreateObject();
-
-		cli_json_str(o, "provider", a->pos[0]);
-		cli_print_json(o);
-	}
-	return CLI_OK;
-}
-
-static int provider_cb(const struct chan_provider *p, void *arg)
-{
-	struct cli *c = arg;
-
-	if (c->json) {
-		cJSON *o = cJSON_CreateObject();
-
-		cli_json_str(o, "code", p->code);
-		cli_json_str(o, "role", p->role);
-		cli_json_str(o, "base_url", p->base_url);
-		cJSON_AddBoolToObject(o, "enabled", p->enabled);
-		cli_list_add(c, o);
-		return 0;
-	}
-	printf("%-12s %-8s %-9s %s\n", p->code, p->role, p->enabled ? _("enabled") : _("disabled"),
-	       p->base_url);
-	return 0;
+	return rc;
 }
 
 static int cmd_providers(struct cli *c, const struct cli_args *a)
 {
 	(void)a;
-	if (c->json)
-		cli_list_begin(c, "providers");
-	return cli_list_end(c, chan_provider_list_type(c->db, ESIGN_TYPE, provider_cb, c));
+	return cli_providers_type(c, ESIGN_TYPE);
 }
 
 #define PROVIDER_OPT                                                                               \

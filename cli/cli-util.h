@@ -185,6 +185,14 @@ extern const struct cli_entry cli_estimate_cmds[];
 extern const struct cli_entry cli_booking_chan_cmds[];
 extern const struct cli_entry cli_retention_cmds[];
 
+/* cli_provider_set_type / cli_providers_type - `provider-set CODE` and
+ * `providers` of an integration type whose providers carry a URL, a role,
+ * an adapter and enabled only (esign, booking; cli-chan.c). provider-set
+ * prints the JSON answer itself and leaves the text one to the caller
+ * (CLI_OK when saved). */
+int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type);
+int cli_providers_type(struct cli *c, const char *type);
+
 /* cli_read_stdin - all of standard input (at most INBOX_PAYLOAD_MAX bytes)
  * in *out (free it), *len bytes; FD_EINVAL when larger, FD_EIO (cli-chan.c). */
 int cli_read_stdin(unsigned char **out, size_t *len);
