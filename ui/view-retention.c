@@ -276,7 +276,10 @@ static void build_proposals(struct retv *rv)
 	o.propose = 1;
 	o.purge = 1;
 	o.limit = RET_ROWS_MAX;
-	o.no_catch_up = ui_readonly(); /* catching up writes the lifecycle rows */
+	/* never wait for the lifecycle jobs here: this runs on every reload of
+	 * the screen's thread, and the desk's runner (or serve) keeps the rows
+	 * current; the view reloads when they change */
+	o.no_catch_up = 1;
 	o.cb = prop_event;
 	o.arg = rv;
 	err_clear();
