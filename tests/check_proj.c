@@ -1296,9 +1296,12 @@ END_TEST
  * test says "go". It is stopped between two transactions (a process stopped
  * INSIDE a write transaction keeps SQLite's write lock and blocks every
  * writer until it continues: that is why transactions stay short) and kept
- * stopped past its one-second lease; another process takes the lease over
- * and writes. After SIGCONT the old holder's next write must be refused, and
- * no row of the old epoch may follow the new holder's.
+ * stopped past its lease; another process takes the lease over and writes.
+ * The lease is three seconds: expiry is kept in whole seconds, so a lease of
+ * N seconds lasts between N-1 and N, and a one-second lease taken at x.999
+ * could lapse before the holder's first write on a slow (sanitized) run.
+ * After SIGCONT the old holder's next write must be refused, and no row of
+ * the old epoch may follow the new holder's.
  */
 START_TEST(test_sigstopped_holder_cannot_write)
 {
@@ -1322,7 +1325,7 @@ START_TEST(test_sigstopped_holder_cannot_write)
 		close(up[0]);
 		close(down[1]);
 		if (db_open(dbpath, 0, &cdb) ||
-		    control_acquire(cdb, CONTROL_RUNNER, CONTROL_LEASE, 1, &ch))
+		    control_acquire(cdb, CONTROL_RUNNER, CONTROL_LEASE, 3, &ch))
 			_exit(2);
 		while (read(down[0], &go, 1) == 1) {
 			int rc;
@@ -1354,7 +1357,7 @@ START_TEST(test_sigstopped_holder_cannot_write)
 	kill(pid, SIGSTOP);
 	n_before = count("SELECT count(*) FROM fenced WHERE epoch = 1");
 	ck_assert_int_eq(n_before, 3);
-	msleep(2300); /* past the one-second lease, whatever the second boundaries */
+	msleep(4300); /* past the three-second lease, whatever the second boundaries */
 	ck_assert_msg(control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, 30, &h) == 0, "%s",
 	              err_msg());
 	ck_assert_int_eq(h.epoch, 2);
