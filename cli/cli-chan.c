@@ -56,14 +56,6 @@ static int utf8_ok(const unsigned char *s, size_t n)
 	return 1;
 }
 
-static void json_time_opt(cJSON *o, const char *key, int64_t t)
-{
-	if (t)
-		cli_json_time(o, key, t);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *event_json(const struct inbox_event *e, int with_payload)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -77,11 +69,11 @@ static cJSON *event_json(const struct inbox_event *e, int with_payload)
 	cli_json_str(o, "object_id", e->object_id);
 	cli_json_str(o, "status", e->status);
 	cli_json_int(o, "attempts", e->attempts);
-	json_time_opt(o, "channel_created_at", e->channel_created_at);
+	cli_json_time_opt(o, "channel_created_at", e->channel_created_at);
 	cli_json_time(o, "received_at", e->received_at);
-	json_time_opt(o, "next_attempt_at", e->next_attempt_at);
-	json_time_opt(o, "parked_until", e->parked_until);
-	json_time_opt(o, "processed_at", e->processed_at);
+	cli_json_time_opt(o, "next_attempt_at", e->next_attempt_at);
+	cli_json_time_opt(o, "parked_until", e->parked_until);
+	cli_json_time_opt(o, "processed_at", e->processed_at);
 	cli_json_str(o, "last_error", e->last_error);
 	cli_json_int(o, "payload_bytes", (int64_t)e->len);
 	if (with_payload) {
@@ -402,7 +394,7 @@ static cJSON *provider_json(struct db *db, const struct chan_provider *p)
 	cli_json_str(o, "base_url", p->base_url);
 	cJSON_AddBoolToObject(o, "enabled", p->enabled);
 	cli_json_str(o, "settings", p->settings);
-	json_time_opt(o, "failing_since", since);
+	cli_json_time_opt(o, "failing_since", since);
 	cJSON_AddBoolToObject(o, "failing", reported);
 	return o;
 }
@@ -648,14 +640,14 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 
 		cli_json_str(o, "provider", s->provider);
 		cli_json_str(o, "state", s->state);
-		json_time_opt(o, "offline_until", s->offline_until);
-		json_time_opt(o, "last_poll_at", s->last_poll_at);
-		json_time_opt(o, "last_success_at", s->last_success_at);
-		json_time_opt(o, "high_water", s->high_water);
+		cli_json_time_opt(o, "offline_until", s->offline_until);
+		cli_json_time_opt(o, "last_poll_at", s->last_poll_at);
+		cli_json_time_opt(o, "last_success_at", s->last_success_at);
+		cli_json_time_opt(o, "high_water", s->high_water);
 		cli_json_int(o, "failures", s->failures);
 		cli_json_str(o, "last_error", s->last_error);
 		cli_json_int(o, "events_stored", s->events_stored);
-		json_time_opt(o, "failing_since", since);
+		cli_json_time_opt(o, "failing_since", since);
 		cJSON_AddBoolToObject(o, "failing", reported);
 		for (i = 0; i < 7; i++)
 			cli_json_int(n, names[i], counts[i]);

@@ -34,14 +34,6 @@
 		"secrets", CLI_VALUE, N_("the secrets file (default: see the manual)"), NULL, NULL \
 	}
 
-static void json_time_opt(cJSON *o, const char *key, int64_t t)
-{
-	if (t)
-		cli_json_time(o, key, t);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static void print_result(struct cli *c, const char *provider, const char *day,
                          const struct recon_result *r)
 {
@@ -179,8 +171,8 @@ static cJSON *batch_json(const struct recon_batch *b)
 	cli_json_time(o, "window_to", b->window_to);
 	cli_json_str(o, "source", b->source);
 	cli_json_str(o, "file_sha256", b->sha256[0] ? b->sha256 : NULL);
-	json_time_opt(o, "fetch_from", b->fetch_from);
-	json_time_opt(o, "fetch_to", b->fetch_to);
+	cli_json_time_opt(o, "fetch_from", b->fetch_from);
+	cli_json_time_opt(o, "fetch_to", b->fetch_to);
 	cli_json_str(o, "status", b->status);
 	cli_json_int(o, "lines", b->lines);
 	cli_json_int(o, "local", b->local);
@@ -193,7 +185,7 @@ static cJSON *batch_json(const struct recon_batch *b)
 	cli_json_str(o, "error", b->error[0] ? b->error : NULL);
 	cli_json_str(o, "operator", b->operator_id);
 	cli_json_time(o, "started_at", b->started_at);
-	json_time_opt(o, "finished_at", b->finished_at);
+	cli_json_time_opt(o, "finished_at", b->finished_at);
 	return o;
 }
 
@@ -516,7 +508,7 @@ static int parked_cb(const struct recon_parked *e, void *arg)
 		cli_json_str(o, "type", e->event_type);
 		cli_json_str(o, "object_id", e->object_id);
 		cli_json_str(o, "status", e->status);
-		json_time_opt(o, "channel_created_at", e->channel_created_at);
+		cli_json_time_opt(o, "channel_created_at", e->channel_created_at);
 		cli_json_time(o, "received_at", e->received_at);
 		cli_json_str(o, "last_error", e->last_error[0] ? e->last_error : NULL);
 		payload = cJSON_ParseWithLength((const char *)e->payload, e->len);
@@ -600,7 +592,7 @@ static int payout_cb(const struct recon_payout *p, void *arg)
 		cJSON_AddBoolToObject(o, "matches", p->matches);
 		cli_json_str(o, "arrival", p->arrival[0] ? p->arrival : NULL);
 		cli_json_int(o, "batch", p->batch_id);
-		json_time_opt(o, "ticked_at", p->ticked_at);
+		cli_json_time_opt(o, "ticked_at", p->ticked_at);
 		cli_json_str(o, "ticked_by", p->ticked_at ? p->ticked_by : NULL);
 		cli_list_add(c, o);
 		return 0;

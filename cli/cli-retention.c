@@ -31,15 +31,6 @@ static void day(int64_t t, char *buf, size_t n)
 		snprintf(buf, n, "-");
 }
 
-/* A time that is not set (0) is null in JSON, not 1970. */
-static void json_when(cJSON *o, const char *key, int64_t t)
-{
-	if (t)
-		cli_json_time(o, key, t);
-	else
-		cJSON_AddNullToObject(o, key);
-}
-
 static cJSON *proc_json(const struct retention_proc *p)
 {
 	cJSON *o = cJSON_CreateObject();
@@ -55,9 +46,9 @@ static cJSON *proc_json(const struct retention_proc *p)
 	cli_json_str(o, "reason", p->reason);
 	cli_json_str(o, "modules", p->modules);
 	cli_json_time(o, "proposed_at", p->proposed_at);
-	json_when(o, "soft_deleted_at", p->soft_deleted_at);
-	json_when(o, "delete_after", p->delete_after);
-	json_when(o, "finished_at", p->finished_at);
+	cli_json_time_opt(o, "soft_deleted_at", p->soft_deleted_at);
+	cli_json_time_opt(o, "delete_after", p->delete_after);
+	cli_json_time_opt(o, "finished_at", p->finished_at);
 	return o;
 }
 
@@ -76,7 +67,7 @@ static int event_cb(const struct retention_event *e, void *arg)
 		cli_json_str(o, "customer", e->customer);
 		cli_json_str(o, "deletion_id", e->deletion_id);
 		cli_json_int(o, "generation", e->generation);
-		json_when(o, "when", e->when);
+		cli_json_time_opt(o, "when", e->when);
 		cli_json_str(o, "reason", e->reason);
 		cli_list_add(c, o);
 		return 0;
@@ -241,7 +232,7 @@ static int cmd_lifecycle(struct cli *c, const struct cli_args *a)
 		cli_json_str(o, "state", r.state);
 		cli_json_str(o, "deletion_id", r.deletion_id[0] ? r.deletion_id : NULL);
 		cli_json_int(o, "generation", r.generation);
-		json_when(o, "delete_after", r.delete_after);
+		cli_json_time_opt(o, "delete_after", r.delete_after);
 		cli_json_int(o, "projection_version", r.version);
 		cli_json_int(o, "schema_version", r.schema_version);
 		cli_json_time(o, "built_at", r.built_at);

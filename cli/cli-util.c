@@ -346,6 +346,14 @@ void cli_json_time(cJSON *obj, const char *key, int64_t t)
 	cJSON_AddStringToObject(obj, key, buf);
 }
 
+void cli_json_time_opt(cJSON *obj, const char *key, int64_t t)
+{
+	if (t)
+		cli_json_time(obj, key, t);
+	else
+		cJSON_AddNullToObject(obj, key);
+}
+
 void cli_list_begin(struct cli *c, const char *key)
 {
 	if (c->json) {

@@ -168,6 +168,10 @@ void cli_json_int(cJSON *obj, const char *key, int64_t v);
 /* cli_json_time - add a UTC ISO 8601 time. */
 void cli_json_time(cJSON *obj, const char *key, int64_t t);
 
+/* cli_json_time_opt - cli_json_time, or null when t is 0 (not set: never
+ * 1970). */
+void cli_json_time_opt(cJSON *obj, const char *key, int64_t t);
+
 /* The command tables, one file each: the groups and the commands that are
  * not in a group (see cli.c for the top of the table). */
 extern const struct cli_entry cli_customer_cmds[];
