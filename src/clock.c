@@ -128,9 +128,19 @@ static int num(const char *s, size_t n)
 	return v;
 }
 
+int clock_month_days(int y, int mon)
+{
+	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+
+	if (mon < 1 || mon > 12)
+		return 0;
+	if (mon == 2 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return 29;
+	return mdays[mon - 1];
+}
+
 int clock_parse_local(const char *text, int64_t *out)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	struct tm tm;
 	size_t len = text ? strlen(text) : 0;
 	int y, mo, d, h = 0, mi = 0, s = 0;
@@ -153,10 +163,8 @@ int clock_parse_local(const char *text, int64_t *out)
 		else if (len != 16)
 			goto bad;
 	}
-	if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h > 23 ||
-	    mi > 59 || s > 59)
-		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);
-	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+	if (y < 1970 || y > 9999 || d < 1 || d > clock_month_days(y, mo) || h > 23 || mi > 59 ||
+	    s > 59)
 		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);
 	memset(&tm, 0, sizeof tm);
 	tm.tm_year = y - 1900;

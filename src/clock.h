@@ -49,6 +49,10 @@ void clock_format_utc(int64_t t, char *buf, size_t n);
 /* clock_day_start - midnight (shop time) of the day that contains t. */
 int64_t clock_day_start(int64_t t);
 
+/* clock_month_days - how many days month mon (1..12) of year y has
+ * (Gregorian leap years); 0 for a month that is not one. */
+int clock_month_days(int y, int mon);
+
 /* clock_add_days - the same wall-clock time n days later (DST-safe). */
 int64_t clock_add_days(int64_t t, int n);
 

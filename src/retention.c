@@ -179,7 +179,6 @@ int retention_soft_days(void)
 
 int64_t retention_cutoff(int64_t now, int months)
 {
-	static const int mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	time_t t = (time_t)now;
 	struct tm tm;
 	int y, m, last;
@@ -192,9 +191,7 @@ int64_t retention_cutoff(int64_t now, int months)
 		m += 12;
 		y--;
 	}
-	last = mdays[m];
-	if (m == 1 && ((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
-		last = 29;
+	last = clock_month_days(y, m + 1);
 	tm.tm_year = y - 1900;
 	tm.tm_mon = m;
 	if (tm.tm_mday > last)
