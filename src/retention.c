@@ -370,35 +370,49 @@ int retention_certs(struct db *db, int (*cb)(const struct retention_cert *c, voi
 	return rc;
 }
 
+#define HOLD_MAX 256 /* a hold's reason (at most 200 bytes) and its NUL */
+
+/* The hold on customer_id: 1 with its reason in buf (may be NULL), 0 when
+ * there is none. */
+static int hold_reason(struct db *db, int64_t customer_id, char *buf, size_t n)
+{
+	return retention_first(db, "SELECT reason FROM retention_hold WHERE customer_id = ?1",
+	                       customer_id, buf, n);
+}
+
 int retention_hold_get(struct db *db, int64_t customer_id, char **reason)
 {
-	char buf[256];
+	char buf[HOLD_MAX];
 	int rc;
 
 	*reason = NULL;
-	rc = retention_first(db, "SELECT reason FROM retention_hold WHERE customer_id = ?1",
-	                     customer_id, buf, sizeof buf);
-	if (rc == 1)
+	if ((rc = hold_reason(db, customer_id, buf, sizeof buf)) == 1)
 		*reason = xstrdup(buf);
 	return rc;
 }
 
 /* ---------------------------------------------------------------- checks */
 
+/* Whether a hold keeps customer_id: 1 with why ("held: <reason>"). */
+static int held(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char hold[HOLD_MAX];
+	int rc = hold_reason(db, customer_id, hold, sizeof hold);
+
+	if (rc == 1)
+		snprintf(why, n, _("held: %s"), hold);
+	return rc;
+}
+
 /* Why customer_id must not be deleted now, from the records: a hold, then
  * each module's blockers. 1 with why, 0 none. */
 static int blocked(struct db *db, int64_t customer_id, char *why, size_t n)
 {
-	char hold[256];
 	size_t i, j;
-	int rc;
+	int rc = held(db, customer_id, why, n);
 
-	rc = retention_first(db, "SELECT reason FROM retention_hold WHERE customer_id = ?1",
-	                     customer_id, hold, sizeof hold);
-	if (rc == 1) {
-		snprintf(why, n, _("held: %s"), hold);
-		return 1;
-	}
+	if (rc)
+		return rc;
 	for (i = 0; !rc && i < NMODULES; i++)
 		for (j = 0; !rc && modules[i].blockers[j]; j++)
 			rc = modules[i].blockers[j](db, customer_id, why, n);
@@ -421,10 +435,12 @@ static int recent(struct db *db, int64_t customer_id, int64_t cutoff, char *why,
 	return 1;
 }
 
-/* The first activity recorded for deletion_id since it began: 1 with what. */
-static int activity(struct db *db, const char *deletion_id, char *what, size_t n)
+/* The first activity recorded for deletion_id since it began: 1 with why
+ * ("new activity: <what>"), which is what cancels the deletion. */
+static int new_activity(struct db *db, const char *deletion_id, char *why, size_t n)
 {
 	sqlite3_stmt *st;
+	char what[64];
 	int rc, step;
 
 	if ((rc = db_prepare_cached(db,
@@ -435,7 +451,8 @@ static int activity(struct db *db, const char *deletion_id, char *what, size_t n
 	sqlite3_bind_text(st, 1, deletion_id, -1, SQLITE_TRANSIENT);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
-		dbrow_copy(st, 0, what, n);
+		dbrow_copy(st, 0, what, sizeof what);
+		snprintf(why, n, _("new activity: %s"), what);
 		rc = 1;
 	} else if (step != SQLITE_DONE) {
 		rc = db_fail(db, _("cannot read the customer's new activity"));
@@ -623,7 +640,6 @@ static int prepare_tx(struct db *db, void *arg)
 {
 	struct step *s = arg;
 	const struct module *m = &modules[s->module];
-	char what[64];
 	size_t j;
 	int rc;
 
@@ -631,17 +647,12 @@ static int prepare_tx(struct db *db, void *arg)
 	s->why[0] = '\0';
 	if ((rc = load_step(db, s)))
 		return rc > 0 ? 0 : rc;
-	if ((rc = activity(db, s->deletion_id, what, sizeof what)) == 1) {
-		snprintf(s->why, sizeof s->why, _("new activity: %s"), what);
+	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1)
 		return cancel_in_tx(db, &s->p, "cancelled", s->why);
-	}
 	if (rc < 0)
 		return rc;
-	if ((rc = retention_first(db, "SELECT reason FROM retention_hold WHERE customer_id = ?1",
-	                          s->p.customer_id, what, sizeof what)) == 1) {
-		snprintf(s->why, sizeof s->why, _("held: %s"), what);
+	if ((rc = held(db, s->p.customer_id, s->why, sizeof s->why)) == 1)
 		return cancel_in_tx(db, &s->p, "rejected", s->why);
-	}
 	for (j = 0; rc == 0 && m->blockers[j]; j++)
 		rc = m->blockers[j](db, s->p.customer_id, s->why, sizeof s->why);
 	if (rc == 1)
@@ -871,7 +882,7 @@ int retention_cancel(struct db *db, int64_t customer_id, const char *reason)
 int retention_lifecycle_job(struct db *db, const char *key)
 {
 	struct retention_proc p;
-	char *end, what[64], why[WHY_MAX];
+	char *end, why[WHY_MAX];
 	long long id;
 	int rc;
 
@@ -880,10 +891,8 @@ int retention_lifecycle_job(struct db *db, const char *key)
 		return err_set(FD_EINVAL, _("bad lifecycle job key: %s"), key ? key : "(none)");
 	if ((rc = live_of(db, id, &p)) == 1) {
 		if (strcmp(p.state, "purging") &&
-		    (rc = activity(db, p.deletion_id, what, sizeof what)) == 1) {
-			snprintf(why, sizeof why, _("new activity: %s"), what);
+		    (rc = new_activity(db, p.deletion_id, why, sizeof why)) == 1)
 			rc = cancel_in_tx(db, &p, "cancelled", why);
-		}
 		retention_proc_free(&p);
 	}
 	if (rc < 0)
@@ -902,7 +911,7 @@ static int hold_tx(struct db *db, void *arg)
 {
 	struct hold *h = arg;
 	struct retention_proc p;
-	char old[256];
+	char old[HOLD_MAX];
 	sqlite3_stmt *st;
 	int rc;
 
@@ -915,8 +924,7 @@ static int hold_tx(struct db *db, void *arg)
 	                          h->customer_id, NULL, 0)) == 1)
 		return err_set(FD_ECONFLICT, "%s",
 		               _("the customer was purged: there is nothing to hold"));
-	if ((rc = retention_first(db, "SELECT reason FROM retention_hold WHERE customer_id = ?1",
-	                          h->customer_id, old, sizeof old)) == 1)
+	if ((rc = hold_reason(db, h->customer_id, old, sizeof old)) == 1)
 		return err_set(FD_ECONFLICT, _("the customer is held already: %s"), old);
 	if (rc < 0)
 		return rc;
@@ -964,8 +972,7 @@ static int release_tx(struct db *db, void *arg)
 {
 	struct hold *h = arg;
 
-	if (retention_first(db, "SELECT 1 FROM retention_hold WHERE customer_id = ?1",
-	                    h->customer_id, NULL, 0) != 1)
+	if (hold_reason(db, h->customer_id, NULL, 0) != 1)
 		return err_set(FD_ECONFLICT, _("customer %lld is not held"),
 		               (long long)h->customer_id);
 	return retention_exec_id(db, "DELETE FROM retention_hold WHERE customer_id = ?1",
@@ -1090,7 +1097,6 @@ static int purge_in_tx(struct db *db, struct purge *u)
 {
 	struct step *s = &u->s;
 	struct strbuf done = {0};
-	char what[64];
 	sqlite3_stmt *st;
 	size_t i, j;
 	int rc;
@@ -1110,8 +1116,7 @@ static int purge_in_tx(struct db *db, struct purge *u)
 		         _("ignored: a backup is being taken; the purge waits for the next run"));
 		return 1;
 	}
-	if ((rc = activity(db, s->deletion_id, what, sizeof what)) == 1) {
-		snprintf(s->why, sizeof s->why, _("new activity: %s"), what);
+	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1) {
 		u->cancelled = 1;
 		return cancel_in_tx(db, &s->p, "cancelled", s->why);
 	}
@@ -1223,6 +1228,38 @@ static int empty_wal(struct db *db)
 	return db_fail(db, _("cannot checkpoint the database"));
 }
 
+/* The files of deletion_id (arg) are removed: noted, so a later run does
+ * not look for them again. */
+static int files_removed_tx(struct db *db, void *arg)
+{
+	const char *deletion_id = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare_cached(db,
+	                            "UPDATE retention_file SET removed_at = ?2"
+	                            " WHERE deletion_id = ?1 AND removed_at IS NULL",
+	                            &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, deletion_id, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, clock_now());
+	return db_run_cached(db, st, _("cannot note the files removed"));
+}
+
+/* The purge of deletion_id (arg) is over: purging becomes purged. */
+static int purged_tx(struct db *db, void *arg)
+{
+	struct retention_proc p;
+	int rc;
+
+	if ((rc = retention_get(db, arg, &p)))
+		return rc;
+	if (!strcmp(p.state, "purging"))
+		rc = set_state(db, &p, "purged", p.generation, NULL, 0);
+	retention_proc_free(&p);
+	return rc;
+}
+
 /* After the purge committed: remove the files, VACUUM, empty the WALs,
  * then the state purged. Run again after a crash until it succeeds. */
 static int tail(struct db *db, const char *deletion_id)
@@ -1264,23 +1301,7 @@ static int tail(struct db *db, const char *deletion_id)
 		sqlite3_finalize(st);
 	}
 	free(dir);
-	if (!rc) {
-		sqlite3_stmt *u;
-
-		if (!(rc = db_begin_write(db))) {
-			if (!(rc = db_prepare_cached(
-			          db,
-			          "UPDATE retention_file SET removed_at = ?2"
-			          " WHERE deletion_id = ?1 AND removed_at IS NULL",
-			          &u))) {
-				sqlite3_bind_text(u, 1, deletion_id, -1, SQLITE_TRANSIENT);
-				sqlite3_bind_int64(u, 2, clock_now());
-				rc = db_run_cached(db, u, _("cannot note the files removed"));
-			}
-			rc = rc ? (db_rollback(db), rc) : db_commit(db);
-		}
-	}
-	if (rc)
+	if (rc || (rc = db_write(db, files_removed_tx, (void *)deletion_id)))
 		goto out;
 	kill_point("tail:files");
 	/* no deleted text in free pages or in either WAL */
@@ -1294,17 +1315,7 @@ static int tail(struct db *db, const char *deletion_id)
 	if (rc)
 		goto out;
 	kill_point("tail:vacuum");
-	if (!(rc = db_begin_write(db))) {
-		struct retention_proc again;
-
-		if (!(rc = retention_get(db, deletion_id, &again))) {
-			if (!strcmp(again.state, "purging"))
-				rc = set_state(db, &again, "purged", again.generation, NULL, 0);
-			retention_proc_free(&again);
-		}
-		rc = rc ? (db_rollback(db), rc) : db_commit(db);
-	}
-	if (!rc)
+	if (!(rc = db_write(db, purged_tx, (void *)deletion_id)))
 		rc = empty_wal(db);
 out:
 	retention_proc_free(&p);
@@ -1411,7 +1422,7 @@ out:
 static int move_on(struct db *db, struct run *r, const struct retention_proc *p)
 {
 	const struct retention_run_opts *o = r->o;
-	char why[WHY_MAX], what[64];
+	char why[WHY_MAX];
 	int rc, ignored;
 	const char *reason;
 
@@ -1431,10 +1442,9 @@ static int move_on(struct db *db, struct run *r, const struct retention_proc *p)
 		return prepare_all(db, o, p->deletion_id, p->generation);
 	}
 	/* soft_deleted */
-	if ((rc = activity(db, p->deletion_id, what, sizeof what)) < 0)
+	if ((rc = new_activity(db, p->deletion_id, why, sizeof why)) < 0)
 		return rc;
 	if (rc == 1) {
-		snprintf(why, sizeof why, _("new activity: %s"), what);
 		if (o->dry_run)
 			return say(o, "cancel", p->customer_id, p->customer, p->deletion_id,
 			           p->generation, 0, why);
