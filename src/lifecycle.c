@@ -184,27 +184,18 @@ int lifecycle_get(struct db *db, int64_t customer_id, struct lifecycle_row *out)
 	return rc;
 }
 
-/* The columns a rebuild compares: everything but built_at. */
-static int same(const struct lifecycle_row *a, const struct lifecycle_row *b)
-{
-	return a->last_activity_at == b->last_activity_at &&
-	       a->open_appointments == b->open_appointments &&
-	       a->owing_invoices == b->owing_invoices && a->open_credits == b->open_credits &&
-	       a->held == b->held && !strcmp(a->state, b->state) &&
-	       !strcmp(a->deletion_id, b->deletion_id) && a->generation == b->generation &&
-	       a->delete_after == b->delete_after && a->version == b->version &&
-	       a->schema_version == b->schema_version;
-}
-
-/* Which columns differ, comma-separated, into buf. */
-static void differs(const struct lifecycle_row *a, const struct lifecycle_row *b, char *buf,
-                    size_t n)
+/* How many of the columns a rebuild compares (everything but built_at)
+ * differ; their names, comma-separated, into buf when n > 0. */
+static int differs(const struct lifecycle_row *a, const struct lifecycle_row *b, char *buf,
+                   size_t n)
 {
 	size_t len = 0;
+	int k = 0;
 
-	buf[0] = '\0';
+	if (n)
+		buf[0] = '\0';
 #define D(cond, name)                                                                              \
-	if ((cond) && len < n)                                                                     \
+	if ((cond) && ++k && len < n)                                                              \
 	len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", name)
 	D(a->last_activity_at != b->last_activity_at, "last_activity_at");
 	D(a->open_appointments != b->open_appointments, "open_appointments");
@@ -217,6 +208,12 @@ static void differs(const struct lifecycle_row *a, const struct lifecycle_row *b
 	D(a->delete_after != b->delete_after, "delete_after");
 	D(a->version != b->version || a->schema_version != b->schema_version, "versions");
 #undef D
+	return k;
+}
+
+static int same(const struct lifecycle_row *a, const struct lifecycle_row *b)
+{
+	return differs(a, b, NULL, 0) == 0;
 }
 
 int lifecycle_rebuild_in_tx(struct db *db, int64_t customer_id, int *changed)
@@ -407,8 +404,7 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 		}
 		if (rc)
 			break;
-		if (!same(&want, &have)) {
-			differs(&want, &have, cols, sizeof cols);
+		if (differs(&want, &have, cols, sizeof cols)) {
 			snprintf(detail, sizeof detail,
 			         "the lifecycle row of customer %lld differs from its records (%s);"
 			         " run: frontdesk retention rebuild",
