@@ -110,6 +110,15 @@ is "lifecycle: last activity is the visit's start (the payment was received befo
 	"$(echo "$l" | jq_ 'd["last_activity_at"]')" "$(utc "$(db "SELECT start_at FROM appointment WHERE id = 1")")"
 is "lifecycle: nothing open" "$(echo "$l" | jq_ 'd["open_appointments"], d["owing_invoices"], d["open_credits"], d["state"]')" "0 0 0 active"
 ok "check is clean with the projection" fd check
+# check compares every row with its records
+db "UPDATE customer_lifecycle SET open_appointments = 4 WHERE customer_id = 3"
+out=$(fd check 2>&1)
+like "check finds a lifecycle row that differs from its records" "$out" "lifecycle-stale"
+like "... and names the column" "$out" "customer 3 differs from its records (open_appointments)"
+db "DELETE FROM customer_lifecycle WHERE customer_id = 3"
+like "... and a missing row that no job will build" "$(fd check 2>&1)" "customer 3 has no lifecycle row and no job to build it"
+ok "retention rebuild mends both" fd retention rebuild
+ok "check is clean again" fd check
 like "the receivables report has Bea's 20.00 in it" "$(fd report aging --on 2026-12-01)" "20.00"
 
 # totals before
