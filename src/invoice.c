@@ -898,8 +898,7 @@ int invoice_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 	rc = retention_first(db,
 	                     "SELECT coalesce(number, 'draft ' || id) FROM invoice"
-	                     " WHERE customer_id = ?1 AND kind = 'invoice'"
-	                     " AND status IN ('issued', 'partially_paid') AND balance > 0"
+	                     " WHERE customer_id = ?1 AND " RETENTION_INVOICE_OWING
 	                     " ORDER BY id LIMIT 1",
 	                     customer_id, num, sizeof num);
 	if (rc == 1) {
@@ -910,7 +909,8 @@ int invoice_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 		return rc;
 	rc = retention_first(db,
 	                     "SELECT coalesce(number, 'draft ' || id) FROM invoice"
-	                     " WHERE customer_id = ?1 AND status = 'overpaid' ORDER BY id LIMIT 1",
+	                     " WHERE customer_id = ?1 AND " RETENTION_INVOICE_OVERPAID
+	                     " ORDER BY id LIMIT 1",
 	                     customer_id, num, sizeof num);
 	if (rc == 1)
 		snprintf(why, n, _("invoice %s is overpaid: the shop owes the customer money"),

@@ -21,6 +21,7 @@
 #include "i18n.h"
 #include "lifecycle.h"
 #include "migrate.h"
+#include "retention-mod.h"
 #include "settings.h"
 #include "xalloc.h"
 
@@ -67,14 +68,13 @@ static int activity_kinds(void)
 	" (SELECT count(DISTINCT a.id) FROM service_order s"                                       \
 	"   JOIN appointment_work w ON w.service_order_id = s.id"                                  \
 	"   JOIN appointment a ON a.id = w.appointment_id"                                         \
-	"   WHERE s.customer_id = c.id AND a.status IN ('scheduled', 'confirmed', "                \
-	"'in_progress')),"                                                                         \
-	" (SELECT count(*) FROM invoice WHERE customer_id = c.id AND kind = 'invoice'"             \
-	"   AND status IN ('issued', 'partially_paid') AND balance > 0),"                          \
-	" (SELECT count(*) FROM payment WHERE customer_id = c.id"                                  \
-	"   AND status IN ('unallocated', 'partially_allocated') AND amount > allocated + "        \
-	"refunded)"                                                                                \
-	"  + (SELECT count(*) FROM invoice WHERE customer_id = c.id AND status = 'overpaid'),"     \
+	"   WHERE s.customer_id = c.id AND " RETENTION_VISIT_OPEN "),"                             \
+	" (SELECT count(*) FROM invoice WHERE customer_id = c.id AND " RETENTION_INVOICE_OWING     \
+	"),"                                                                                       \
+	" (SELECT count(*) FROM payment WHERE customer_id = c.id AND " RETENTION_PAYMENT_CREDIT    \
+	")"                                                                                        \
+	"  + (SELECT count(*) FROM invoice WHERE customer_id = c.id"                               \
+	"   AND " RETENTION_INVOICE_OVERPAID "),"                                                  \
 	" EXISTS (SELECT 1 FROM retention_hold WHERE customer_id = c.id),"                         \
 	" EXISTS (SELECT 1 FROM retention_purged WHERE customer_id = c.id),"                       \
 	" p.state, p.deletion_id, p.generation, p.delete_after,"                                   \

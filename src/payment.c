@@ -1516,8 +1516,7 @@ int payment_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 	rc = retention_first(db,
 	                     "SELECT id FROM payment WHERE customer_id = ?1"
-	                     " AND status IN ('unallocated', 'partially_allocated')"
-	                     " AND amount > allocated + refunded ORDER BY id LIMIT 1",
+	                     " AND " RETENTION_PAYMENT_CREDIT " ORDER BY id LIMIT 1",
 	                     customer_id, id, sizeof id);
 	if (rc == 1) {
 		snprintf(why, n, _("payment %s is not all allocated: the customer has credit"), id);

@@ -1,7 +1,8 @@
 /*
  * retention-mod.h - what the process manager (retention.c) asks of each
- * record's owning module during a deletion. Core-internal: only the owners
- * and retention.c include it.
+ * record's owning module during a deletion. Core-internal: only the owners,
+ * retention.c and lifecycle.c (which counts what the blockers find) include
+ * it.
  *
  * A blocker function answers, from the authoritative records and inside the
  * caller's write transaction, whether its module's data of customer_id must
@@ -22,6 +23,20 @@
 #include <stdint.h>
 
 struct db;
+
+/* The owners' rules of what keeps a customer's data, as SQL conditions:
+ * each owner's blocker finds the first such record and the lifecycle
+ * projection counts them, so that the two never drift apart. */
+/* a visit (alias a) still to happen or under way (visit.c) */
+#define RETENTION_VISIT_OPEN "a.status IN ('scheduled', 'confirmed', 'in_progress')"
+/* an invoice the customer still owes on (invoice.c) */
+#define RETENTION_INVOICE_OWING                                                                    \
+	"kind = 'invoice' AND status IN ('issued', 'partially_paid') AND balance > 0"
+/* an invoice paid more than its total: the shop owes (invoice.c) */
+#define RETENTION_INVOICE_OVERPAID "status = 'overpaid'"
+/* a payment not all allocated or refunded: the customer's credit (payment.c) */
+#define RETENTION_PAYMENT_CREDIT                                                                   \
+	"status IN ('unallocated', 'partially_allocated') AND amount > allocated + refunded"
 
 /* What replaces a personal text that cannot be NULL. */
 #define RETENTION_REMOVED "(removed)"

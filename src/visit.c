@@ -642,8 +642,7 @@ int visit_retention_blocker(struct db *db, int64_t customer_id, char *why, size_
 	                     " JOIN appointment_work w ON w.service_order_id = s.id"
 	                     " JOIN appointment a ON a.id = w.appointment_id"
 	                     " WHERE s.customer_id = ?1"
-	                     " AND a.status IN ('scheduled', 'confirmed', 'in_progress')"
-	                     " ORDER BY a.start_at LIMIT 1",
+	                     " AND " RETENTION_VISIT_OPEN " ORDER BY a.start_at LIMIT 1",
 	                     customer_id, id, sizeof id);
 	if (rc == 1)
 		snprintf(why, n, _("visit %s is still open (scheduled, confirmed or in progress)"),
