@@ -417,9 +417,10 @@ int chan_log_scrub(const char *path, const char *const *needles, size_t n, int v
                    int64_t *rows)
 {
 	static const char sql[] =
-	    "UPDATE request_log SET url = '(removed)', request_id = NULL, request_excerpt = NULL,"
-	    " response_excerpt = NULL, error = NULL"
-	    " WHERE (" NAMES("1") " OR instr(coalesce(error, ''), ?1)) AND url IS NOT '(removed)'";
+	    "UPDATE request_log SET url = '" RETENTION_REMOVED "', request_id = NULL,"
+	    " request_excerpt = NULL, response_excerpt = NULL, error = NULL"
+	    " WHERE (" NAMES("1") " OR instr(coalesce(error, ''), ?1))"
+	                          " AND url IS NOT '" RETENTION_REMOVED "'";
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	size_t i;
