@@ -84,3 +84,27 @@ void draw_center_message(WINDOW *w, const char *text, attr_t attr)
 	werase(w);
 	draw_text(w, rows / 2, 0, cols, text, attr, AL_CENTER);
 }
+
+void draw_question(WINDOW *w, const char *q)
+{
+	size_t start[DRAW_QUESTION_LINES], len[DRAW_QUESTION_LINES];
+	char *line;
+	int rows, cols, n, i;
+
+	getmaxyx(w, rows, cols);
+	if (!q || !*q || cols < 4)
+		return;
+	n = tw_wrap(q, cols - 2, start, len, DRAW_QUESTION_LINES);
+	if (n > DRAW_QUESTION_LINES)
+		n = DRAW_QUESTION_LINES;
+	if (n > rows)
+		n = rows;
+	line = xmalloc(strlen(q) + 1);
+	for (i = 0; i < n; i++) {
+		memcpy(line, q + start[i], len[i]);
+		line[len[i]] = '\0';
+		draw_text(w, rows - n + i, 1, cols - 2, line, theme_attr(R_ERROR) | A_REVERSE,
+		          AL_LEFT | AL_PAD);
+	}
+	free(line);
+}

@@ -29,6 +29,12 @@ void draw_hline(WINDOW *w, int y, int x, int n);
 void draw_vline(WINDOW *w, int y, int x, int n);
 void draw_cross(WINDOW *w, int y, int x);
 
+/* draw_question - the question q (a y/other-key confirmation) over the
+ * last lines of w, in the error colour reversed, wrapped over at most
+ * DRAW_QUESTION_LINES lines so that its keys show. */
+#define DRAW_QUESTION_LINES 3
+void draw_question(WINDOW *w, const char *q);
+
 /* draw_center_message - clear w and show text centred (the "enlarge the
  * window" message, empty lists). */
 void draw_center_message(WINDOW *w, const char *text, attr_t attr);

@@ -39,8 +39,6 @@
 #include "pane.h"
 #include "retention.h"
 #include "text.h"
-#include "theme.h"
-#include "tw.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -491,30 +489,13 @@ static void ret_resize(struct view *v, int h, int w)
 	(void)w;
 }
 
-#define ASK_LINES 3 /* the question is wrapped over at most this many lines */
-
 static void ret_draw(struct view *v, WINDOW *w)
 {
 	struct retv *rv = v->priv;
-	size_t start[ASK_LINES], len[ASK_LINES];
-	char line[sizeof rv->question];
-	int rows, cols, n, i;
 
-	getmaxyx(w, rows, cols);
 	pane_draw(&rv->p, w, 0);
-	if (!rv->ask || cols < 4)
-		return;
-	/* over the last lines while it is asked, wrapped so that its keys show */
-	n = tw_wrap(rv->question, cols - 2, start, len, ASK_LINES);
-	if (n > ASK_LINES)
-		n = ASK_LINES;
-	if (n > rows)
-		n = rows;
-	for (i = 0; i < n; i++) {
-		snprintf(line, sizeof line, "%.*s", (int)len[i], rv->question + start[i]);
-		draw_text(w, rows - n + i, 1, cols - 2, line, theme_attr(R_ERROR) | A_REVERSE,
-		          AL_LEFT | AL_PAD);
-	}
+	if (rv->ask) /* over the last lines while it is asked */
+		draw_question(w, rv->question);
 }
 
 static void ret_reload(struct view *v)

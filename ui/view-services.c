@@ -108,11 +108,11 @@ static void svcs_resize(struct view *v, int h, int w)
 static void svcs_draw(struct view *v, WINDOW *w)
 {
 	struct svcsv *sv = v->priv;
-	int rows, ncols, i, min[5], flex[5], xs[5], ws[5];
+	int ncols, i, min[5], flex[5], xs[5], ws[5];
 	const char *heads[5];
 	char status[200];
 
-	getmaxyx(w, rows, ncols);
+	ncols = getmaxx(w);
 	werase(w);
 	if (sv->all)
 		snprintf(status, sizeof status,
@@ -142,9 +142,8 @@ static void svcs_draw(struct view *v, WINDOW *w)
 			draw_text(w, 1, 2 + xs[i], ws[i], heads[i], theme_attr(R_HEADER),
 			          cols[i].align);
 	pane_draw(&sv->p, w, LIST_Y);
-	if (sv->asking) /* over the last line of the list while it is asked */
-		draw_text(w, rows - 1, 1, ncols - 2, sv->question, theme_attr(R_ERROR) | A_REVERSE,
-		          AL_LEFT | AL_PAD);
+	if (sv->asking) /* over the last lines of the list while it is asked */
+		draw_question(w, sv->question);
 }
 
 static void svcs_reload(struct view *v)
