@@ -652,8 +652,7 @@ static struct ui_next ask_action(struct view *v, const struct ui_event *ev)
 		}
 		ui_msg(MSG_OK, _("The hold on customer %lld is released."), (long long)id);
 	}
-	ui_invalidate_all();
-	build(rv);
+	ui_invalidate_all(); /* this view too: the redraw rebuilds it, once */
 	return ui_next(UI_REDRAW, NULL);
 }
 
