@@ -41,14 +41,6 @@ static int64_t count(const char *sql)
 	return fx_one(db, sql);
 }
 
-static int64_t t_local(const char *text)
-{
-	int64_t t = 0;
-
-	ck_assert_int_eq(clock_parse_local(text, &t), 0);
-	return t;
-}
-
 static int64_t customer(const char *name, const char *address)
 {
 	struct customer_input in = {.name = name, .address = address};
@@ -129,8 +121,8 @@ START_TEST(test_when_times)
 	int bad;
 
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
-	ck_assert_int_eq(s, t_local("2026-12-02 10:00"));
-	ck_assert_int_eq(e, t_local("2026-12-02 11:00"));
+	ck_assert_int_eq(s, fx_local("2026-12-02 10:00"));
+	ck_assert_int_eq(e, fx_local("2026-12-02 11:00"));
 	/* an end at or before the start: refused, naming the end ... */
 	w.end = "09:00";
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
@@ -141,14 +133,14 @@ START_TEST(test_when_times)
 	/* ... unless the visit runs overnight: then on the next day */
 	w.overnight = 1;
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
-	ck_assert_int_eq(e, t_local("2026-12-03 10:00"));
+	ck_assert_int_eq(e, fx_local("2026-12-03 10:00"));
 	w.end = "02:00";
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
-	ck_assert_int_eq(e, t_local("2026-12-03 02:00"));
+	ck_assert_int_eq(e, fx_local("2026-12-03 02:00"));
 	/* an end after the start stays on the day, overnight or not */
 	w.end = "11:30";
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
-	ck_assert_int_eq(e, t_local("2026-12-02 11:30"));
+	ck_assert_int_eq(e, fx_local("2026-12-02 11:30"));
 	/* no end: the length */
 	w.overnight = 0;
 	w.end = "";
@@ -164,7 +156,7 @@ START_TEST(test_when_times)
 	ck_assert_int_eq(bad, APPT_WHEN_START);
 	w.start = "9:15"; /* one-digit hour */
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
-	ck_assert_int_eq(s, t_local("2026-12-02 09:15"));
+	ck_assert_int_eq(s, fx_local("2026-12-02 09:15"));
 	w.date = "2026-02-30";
 	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
 	ck_assert_int_eq(bad, APPT_WHEN_DATE);
@@ -174,39 +166,39 @@ END_TEST
 /* Today 10:00-11:00 moved to 13:00 is 13:00-14:00, never a 22-hour visit. */
 START_TEST(test_new_start_keeps_length)
 {
-	struct appt_input in = {t_local("2026-12-01 10:00"), t_local("2026-12-01 11:00"), NULL,
+	struct appt_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 11:00"), NULL,
 	                        NULL};
 	struct appt_input ch = {0};
 	struct appt v;
 	int64_t id;
 
 	ck_assert_int_eq(appt_add(db, &in, &id), 0);
-	ch.start_at = t_local("2026-12-01 13:00");
+	ch.start_at = fx_local("2026-12-01 13:00");
 	ck_assert_int_eq(appt_edit(db, id, &ch), 0);
 	ck_assert_int_eq(appt_get(db, id, &v), 0);
-	ck_assert_int_eq(v.start_at, t_local("2026-12-01 13:00"));
-	ck_assert_int_eq(v.end_at, t_local("2026-12-01 14:00"));
+	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 13:00"));
+	ck_assert_int_eq(v.end_at, fx_local("2026-12-01 14:00"));
 	appt_free(&v);
 	/* a new end with it changes the length */
-	ch.start_at = t_local("2026-12-01 08:00");
-	ch.end_at = t_local("2026-12-01 12:00");
+	ch.start_at = fx_local("2026-12-01 08:00");
+	ch.end_at = fx_local("2026-12-01 12:00");
 	ck_assert_int_eq(appt_edit(db, id, &ch), 0);
 	ck_assert_int_eq(appt_get(db, id, &v), 0);
 	ck_assert_int_eq(v.end_at - v.start_at, 4 * 3600);
 	appt_free(&v);
 	/* a move to another day keeps it too */
-	ck_assert_int_eq(appt_move(db, id, t_local("2026-12-04 15:30")), 0);
+	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-04 15:30")), 0);
 	ck_assert_int_eq(appt_get(db, id, &v), 0);
-	ck_assert_int_eq(v.start_at, t_local("2026-12-04 15:30"));
-	ck_assert_int_eq(v.end_at, t_local("2026-12-04 19:30"));
+	ck_assert_int_eq(v.start_at, fx_local("2026-12-04 15:30"));
+	ck_assert_int_eq(v.end_at, fx_local("2026-12-04 19:30"));
 	appt_free(&v);
 	/* a finished visit is not moved, and nothing changes */
 	ck_assert_int_eq(appt_set_status(db, id, "no_show", "not home"), 0);
-	ck_assert_int_eq(appt_move(db, id, t_local("2026-12-05 09:00")), FD_ECONFLICT);
+	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-05 09:00")), FD_ECONFLICT);
 	ck_assert_int_eq(appt_get(db, id, &v), 0);
-	ck_assert_int_eq(v.start_at, t_local("2026-12-04 15:30"));
+	ck_assert_int_eq(v.start_at, fx_local("2026-12-04 15:30"));
 	appt_free(&v);
-	ck_assert_int_eq(appt_move(db, 999, t_local("2026-12-05 09:00")), FD_ENOTFOUND);
+	ck_assert_int_eq(appt_move(db, 999, fx_local("2026-12-05 09:00")), FD_ENOTFOUND);
 }
 END_TEST
 
@@ -256,8 +248,8 @@ START_TEST(test_booking_one_customer)
 	struct service_input ch = {.price = 9900, .minutes = SERVICE_KEEP};
 	struct appt v;
 
-	in.start_at = t_local("2026-12-02 10:00");
-	in.end_at = t_local("2026-12-02 11:30");
+	in.start_at = fx_local("2026-12-02 10:00");
+	in.end_at = fx_local("2026-12-02 11:30");
 	in.customers = cust;
 	in.ncustomers = 1;
 	in.services = svc;
@@ -279,8 +271,8 @@ START_TEST(test_booking_one_customer)
 	ck_assert_int_eq(count("SELECT sum(amount) FROM line_item"), 12000);
 
 	/* the next booking adds to the open job when asked */
-	in.start_at = t_local("2026-12-09 10:00");
-	in.end_at = t_local("2026-12-09 11:00");
+	in.start_at = fx_local("2026-12-09 10:00");
+	in.end_at = fx_local("2026-12-09 11:00");
 	in.nservices = 1;
 	in.use_open_job = 1;
 	in.location = "Back gate";
@@ -307,8 +299,8 @@ START_TEST(test_booking_three_customers_one_visit)
 	cust[1] = customer("B Two", NULL);
 	cust[2] = customer("C Three", NULL);
 	svc[0] = service("Inspection", 2500, 20, "USD");
-	in.start_at = t_local("2026-12-03 10:00");
-	in.end_at = t_local("2026-12-03 11:40"); /* 100 minutes: 34 + 33 + 33 */
+	in.start_at = fx_local("2026-12-03 10:00");
+	in.end_at = fx_local("2026-12-03 11:40"); /* 100 minutes: 34 + 33 + 33 */
 	in.customers = cust;
 	in.ncustomers = 3;
 	in.services = svc;

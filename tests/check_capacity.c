@@ -28,14 +28,6 @@ static struct fx F;
 static struct db *db;
 static int64_t ann, van, cust;
 
-static int64_t t_local(const char *text)
-{
-	int64_t t = 0;
-
-	ck_assert_int_eq(clock_parse_local(text, &t), 0);
-	return t;
-}
-
 static int64_t resource(const char *name, const char *kind, const char *days, const char *spans)
 {
 	struct resource_input in = {.name = name, .kind = kind, .active = -1};
@@ -76,8 +68,8 @@ static int64_t book(const char *a, const char *b, const int64_t *r, size_t n)
 	struct booking_input in = {0};
 	struct booking_result res;
 
-	in.start_at = t_local(a);
-	in.end_at = t_local(b);
+	in.start_at = fx_local(a);
+	in.end_at = fx_local(b);
 	in.customers = &cust;
 	in.ncustomers = 1;
 	in.resources = r;
@@ -256,23 +248,23 @@ START_TEST(test_move)
 
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_gt(b, 0);
-	ck_assert_int_eq(appt_move(db, a, t_local("2026-12-02 10:30")), 0);
+	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 10:30")), 0);
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM appointment_resource r JOIN appointment a"
 	                            " ON a.id = r.appointment_id WHERE r.start_at = a.start_at"
 	                            " AND r.end_at = a.end_at"),
 	                 2);
 	/* onto b: refused, and a stays where it was */
-	ck_assert_int_eq(appt_move(db, a, t_local("2026-12-02 14:30")), FD_ECONFLICT);
+	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 14:30")), FD_ECONFLICT);
 	ck_assert_msg(strstr(err_msg(), "visit"), "%s", err_msg());
 	ck_assert_int_eq(fx_one(db, "SELECT start_at FROM appointment WHERE id = 1"),
-	                 t_local("2026-12-02 10:30"));
+	                 fx_local("2026-12-02 10:30"));
 	/* outside the hours: refused */
-	ck_assert_int_eq(appt_move(db, a, t_local("2026-12-02 18:00")), FD_ECONFLICT);
+	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 18:00")), FD_ECONFLICT);
 	/* a longer visit by edit: into b refused */
 	{
-		struct appt_input in = {.end_at = t_local("2026-12-02 14:30")};
+		struct appt_input in = {.end_at = fx_local("2026-12-02 14:30")};
 
-		ck_assert_int_eq(appt_move(db, a, t_local("2026-12-02 13:00")), 0);
+		ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 13:00")), 0);
 		ck_assert_int_eq(appt_edit(db, a, &in), FD_ECONFLICT);
 	}
 	n = 0;
@@ -328,15 +320,15 @@ START_TEST(test_reassign)
 	ck_assert_int_eq(rows(), before);
 	/* the day's holds: by resource, then start; a cancelled visit none */
 	ck_assert_int_eq(appt_set_status(db, c, "cancelled", "test"), 0);
-	ck_assert_int_eq(capacity_holds(db, t_local("2026-12-02 00:00"),
-	                                t_local("2026-12-03 00:00"), hold_cb, got),
+	ck_assert_int_eq(capacity_holds(db, fx_local("2026-12-02 00:00"),
+	                                fx_local("2026-12-03 00:00"), hold_cb, got),
 	                 0);
 	snprintf(want, sizeof want, "%lld:%lld %lld:%lld ", (long long)van, (long long)b,
 	         (long long)bay, (long long)a);
 	ck_assert_str_eq(got, want);
 	got[0] = 0;
-	ck_assert_int_eq(capacity_holds(db, t_local("2026-12-03 00:00"),
-	                                t_local("2026-12-04 00:00"), hold_cb, got),
+	ck_assert_int_eq(capacity_holds(db, fx_local("2026-12-03 00:00"),
+	                                fx_local("2026-12-04 00:00"), hold_cb, got),
 	                 0);
 	ck_assert_str_eq(got, "");
 	n = 0;
@@ -410,7 +402,7 @@ START_TEST(test_availability)
 		int s, e;
 	} spans[] = {{480, 720}, {780, 1020}}, busy[] = {{540, 600}, {850, 900}};
 	struct slots got = {0};
-	int64_t day = t_local("2026-12-02"), want[64];
+	int64_t day = fx_local("2026-12-02"), want[64];
 	int nwant = 0, m, k, ok;
 	size_t i;
 

@@ -36,25 +36,20 @@ static void teardown(void)
 	db = NULL;
 }
 
-static int64_t local(const char *text)
-{
-	int64_t t = 0;
-
-	ck_assert_int_eq(clock_parse_local(text, &t), 0);
-	return t;
-}
-
 START_TEST(test_cutoff)
 {
 	/* 36 calendar months, not 36 x 30 days */
-	ck_assert_int_eq(retention_cutoff(local("2026-12-01 09:00"), 36),
-	                 local("2023-12-01 00:00"));
+	ck_assert_int_eq(retention_cutoff(fx_local("2026-12-01 09:00"), 36),
+	                 fx_local("2023-12-01 00:00"));
 	/* the day is clamped to the month's length, leap years included */
-	ck_assert_int_eq(retention_cutoff(local("2026-05-31 12:00"), 3), local("2026-02-28 00:00"));
-	ck_assert_int_eq(retention_cutoff(local("2024-05-31 12:00"), 3), local("2024-02-29 00:00"));
-	ck_assert_int_eq(retention_cutoff(local("2026-03-31 00:00"), 13),
-	                 local("2025-02-28 00:00"));
-	ck_assert_int_eq(retention_cutoff(local("2026-01-15 23:59"), 1), local("2025-12-15 00:00"));
+	ck_assert_int_eq(retention_cutoff(fx_local("2026-05-31 12:00"), 3),
+	                 fx_local("2026-02-28 00:00"));
+	ck_assert_int_eq(retention_cutoff(fx_local("2024-05-31 12:00"), 3),
+	                 fx_local("2024-02-29 00:00"));
+	ck_assert_int_eq(retention_cutoff(fx_local("2026-03-31 00:00"), 13),
+	                 fx_local("2025-02-28 00:00"));
+	ck_assert_int_eq(retention_cutoff(fx_local("2026-01-15 23:59"), 1),
+	                 fx_local("2025-12-15 00:00"));
 }
 END_TEST
 

@@ -91,14 +91,6 @@ static char *snapshot(void)
 		free(after_);                                                                      \
 	} while (0)
 
-static int64_t t_local(const char *text)
-{
-	int64_t t = 0;
-
-	ck_assert_int_eq(clock_parse_local(text, &t), 0);
-	return t;
-}
-
 static int64_t add_customer(const char *name)
 {
 	struct customer_input in = {.name = name, .address = "1 Main St"};
@@ -119,7 +111,7 @@ static int64_t add_job(int64_t customer, const char *title, const char *currency
 
 static int64_t add_appt(const char *start, const char *end, const char *location)
 {
-	struct appt_input in = {t_local(start), t_local(end), location, NULL};
+	struct appt_input in = {fx_local(start), fx_local(end), location, NULL};
 	int64_t id = 0;
 
 	ck_assert_int_eq(appt_add(db, &in, &id), 0);
@@ -378,7 +370,7 @@ START_TEST(test_appt_add_edit_status)
 	char *before;
 
 	ck_assert_int_eq(appt_get(db, a, &v), 0);
-	ck_assert_int_eq(v.start_at, t_local("2026-12-01 09:00"));
+	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 09:00"));
 	ck_assert_int_eq(v.end_at - v.start_at, 150 * 60);
 	ck_assert_str_eq(v.location, "1 Main St");
 	ck_assert_str_eq(v.status, "scheduled");
@@ -387,13 +379,13 @@ START_TEST(test_appt_add_edit_status)
 	ck_assert_int_eq(v.est_minutes, 0);
 	appt_free(&v);
 
-	ch.end_at = t_local("2026-12-01 12:00");
+	ch.end_at = fx_local("2026-12-01 12:00");
 	ch.location = "";
 	ch.note = "Side door";
 	ck_assert_int_eq(appt_edit(db, a, &ch), 0);
 	ck_assert_int_eq(appt_get(db, a, &v), 0);
-	ck_assert_int_eq(v.start_at, t_local("2026-12-01 09:00")); /* unchanged */
-	ck_assert_int_eq(v.end_at, t_local("2026-12-01 12:00"));
+	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 09:00")); /* unchanged */
+	ck_assert_int_eq(v.end_at, fx_local("2026-12-01 12:00"));
 	ck_assert_ptr_null(v.location);
 	ck_assert_str_eq(v.note, "Side door");
 	appt_free(&v);
@@ -426,7 +418,7 @@ END_TEST
 START_TEST(test_appt_refusals_change_nothing)
 {
 	int64_t a = add_appt("2026-12-01 09:00", "2026-12-01 10:00", NULL), id;
-	struct appt_input in = {t_local("2026-12-01 10:00"), t_local("2026-12-01 09:00"), NULL,
+	struct appt_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 09:00"), NULL,
 	                        NULL};
 	struct appt_input ch = {0};
 	char *before = snapshot(), *big = big_string();
@@ -454,9 +446,9 @@ START_TEST(test_appt_refusals_change_nothing)
 	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
 
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
-	ch.end_at = t_local("2026-12-01 08:00"); /* before the kept start */
+	ch.end_at = fx_local("2026-12-01 08:00"); /* before the kept start */
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
-	ch.start_at = t_local("2026-12-01 10:00");
+	ch.start_at = fx_local("2026-12-01 10:00");
 	ch.end_at = ch.start_at; /* a new start and end, not after it */
 	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
 	REFUSED(appt_edit(db, 99, &ch), FD_ENOTFOUND, before);
@@ -488,8 +480,8 @@ static int stop_at_first(const struct appt *a, void *arg) /* returns 7 */
 
 START_TEST(test_range_overlap)
 {
-	int64_t day1 = t_local("2026-12-01"), day2 = t_local("2026-12-02"),
-	        day3 = t_local("2026-12-03");
+	int64_t day1 = fx_local("2026-12-01"), day2 = fx_local("2026-12-02"),
+	        day3 = fx_local("2026-12-03");
 	int64_t late = add_appt("2026-12-01 22:00", "2026-12-02 02:00", NULL);
 	int64_t morning = add_appt("2026-12-02 08:00", "2026-12-02 09:00", NULL);
 	int64_t early = add_appt("2026-12-01 07:00", "2026-12-01 08:00", NULL);
@@ -607,7 +599,7 @@ START_TEST(test_one_visit_three_customers)
 	ck_assert_str_eq(a.location, "Oak Court 5");
 	appt_free(&a);
 	ck_assert_int_eq(
-	    appt_list_range(db, t_local("2026-12-01"), t_local("2026-12-02"), collect_appt, &ids),
+	    appt_list_range(db, fx_local("2026-12-01"), fx_local("2026-12-02"), collect_appt, &ids),
 	    0);
 	ck_assert_int_eq(ids.n, 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment"), 1);

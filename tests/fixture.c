@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
@@ -67,6 +68,14 @@ int64_t fx_one(struct db *db, const char *sql)
 
 	ck_assert_msg(db_one_int(db, sql, &v) == 0, "%s: %s", sql, err_msg());
 	return v;
+}
+
+int64_t fx_local(const char *text)
+{
+	int64_t t = 0;
+
+	ck_assert_msg(clock_parse_local(text, &t) == 0, "%s: %s", text, err_msg());
+	return t;
 }
 
 int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms)

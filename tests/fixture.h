@@ -35,6 +35,10 @@ void fx_close(struct fx *f);
  * test fails (naming sql and the reason) when it cannot run. */
 int64_t fx_one(struct db *db, const char *sql);
 
+/* fx_local - the time of "YYYY-MM-DD[ HH:MM]" in the shop's time zone
+ * (clock_parse_local); the test fails when text is not one. */
+int64_t fx_local(const char *text);
+
 /* fx_invoice - an issued invoice of cents USD for customer, due in terms
  * days: a job with one SERVICE line item of that price, invoiced whole.
  * Returns the invoice id; the test fails when it cannot be made. */
