@@ -44,8 +44,11 @@ static const struct {
     {LIFECYCLE_JOB_KIND, retention_lifecycle_job},
 };
 
-#define PURGE_EVERY_S  60
-#define IDLE_RECHECK_S 1
+/* seconds between purges of finished jobs, and between the idle runner's
+ * looks at whether the day's retention pass is due */
+#define PURGE_EVERY_S     60
+#define RETENTION_EVERY_S 60
+#define IDLE_RECHECK_S    1
 
 void jobq_opts_default(struct jobq_opts *o)
 {
@@ -456,7 +459,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			int64_t n = 0;
 			int r;
 
-			next_retention = now + PURGE_EVERY_S;
+			next_retention = now + RETENTION_EVERY_S;
 			if ((r = retention_auto(db, &n)) == 0 && n > 0)
 				say(o, _("retention: %lld step(s) of the customer deletions done"),
 				    (long long)n);
