@@ -106,6 +106,41 @@ int alloc_read(struct db *db, const char *text, const char *code, struct alloc_i
 	return rc;
 }
 
+int alloc_read_list(struct db *db, const char *text, const char *code, struct alloc_input **out,
+                    size_t *n)
+{
+	const char *p = text ? text : "", *s, *e, *end;
+	size_t n0 = *n;
+	char *item;
+	int rc = 0;
+
+	while (!rc && *p) {
+		end = p + strcspn(p, ";");
+		s = p;
+		e = end;
+		if (p != text) /* just after a ';': its blanks go with it */
+			s += strspn(s, " \t");
+		if (*end == ';') /* and so do those just before one */
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+		p = *end ? end + 1 : end;
+		if (s == e) /* nothing beside a ';' ("A=1;;B=2", "A=1;") */
+			continue;
+		item = xstrndup(s, (size_t)(e - s));
+		*out = xrealloc(*out, (*n + 1) * sizeof **out);
+		memset(&(*out)[*n], 0, sizeof **out);
+		if ((rc = alloc_read(db, item, code, &(*out)[*n])) == 0)
+			(*n)++;
+		free(item);
+	}
+	if (!rc && *n == n0) /* "", ";": an allocation was asked for, none given */
+		rc = err_set(FD_EINVAL, _("an allocation is INVOICE=AMOUNT, not '%.40s'"),
+		             text ? text : "");
+	if (rc)
+		*n = n0;
+	return rc;
+}
+
 int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
 {
 	return allow_overpay || amount <= balance;
