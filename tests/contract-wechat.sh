@@ -88,6 +88,18 @@ until_ok 30 test -s "$TMP/port"
 PORT=$(cat "$TMP/port" 2>/dev/null)
 BASE="http://127.0.0.1:$PORT"
 ok "the v2 fake started on 127.0.0.1" test -n "$PORT"
+# the fake itself follows the documents: the signature example of 4_3
+is "the fake's sign reproduces the MD5 and HMAC-SHA256 examples of the signature rules (4_3)" "$(python3 - "$TOP_SRCDIR/tests/contract/fake-wechat-v2.py" <<'EOF'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location("fake", sys.argv[1])
+f = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(f)
+p = dict(appid="wxd930ea5d5a258f4f", mch_id="10000100", device_info="1000", body="test",
+         nonce_str="ibuaiVcKdpRxkhJA", empty="")
+k = "192006250b4c09247ec02edce69f6a2d"
+print(f.make_sign(p, k, "MD5"), f.make_sign(p, k, "HMAC-SHA256"))
+EOF
+)" "9A0A8659F005D6984697E2CA0A9CF3B7 6A9AE1657590FD6257D693A078E1C3E4BB6BA4DC30B23E0EE2496E54170DACD6"
 
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 SECRETS="$XDG_CONFIG_HOME/frontdesk/secrets"
@@ -204,10 +216,12 @@ deliver
 order_state "$O8" USERPAYING 2>/dev/null
 order_state "$O9" PAYERROR 2>/dev/null
 query; process; query; process
-todo "adapter disagrees with orderquery 9_2: no total_fee unless trade_state is SUCCESS (nor sign_type, 4_3); and records nothing for PAYERROR; $NOORDER"
+todo "$NOORDER"
 ok "NOTPAY: the order stays paying" status_is "$O7" paying
 ok "USERPAYING: the order stays paying" status_is "$O8" paying
 ok "PAYERROR: the order stays paying (the buyer may pay again)" status_is "$O9" paying
+endtodo
+todo "adapter disagrees with orderquery 9_2 (PAYERROR 支付失败 is a failed attempt: it keeps no reason and stores no declined event); $NOORDER"
 ok "PAYERROR is reported as a failed attempt (the order keeps the reason, or a declined event)" \
 	test -n "$(db "SELECT coalesce(last_error, '') FROM pay_order WHERE order_no = '$O9'")$(db "SELECT id FROM inbound_callback WHERE event_type = 'frontdesk.order.declined' AND object_id LIKE '%$O9%'")"
 endtodo
