@@ -8,6 +8,7 @@
 #     command's name;
 #   - every command of a group is named in the tag of one of its group's
 #     sections (`customer add|list|show|edit|delete`);
+#   - every section under COMMANDS names a command of the program;
 #   - every option a command's --help lists (but --help and --json, which
 #     every command takes: see DESCRIPTION) is written in the tag or the text
 #     of a section that names that command; the global options of
@@ -130,6 +131,21 @@ for cmd in $top; do
 	out=$(man_check "$MAN" "$cmd"); st=$?
 	clean "frontdesk(1) documents $cmd, its commands and options" "$st" "$out"
 done
+
+# stale_sections MANFILE - print each COMMANDS tag whose first word is no
+# command of the program (a command renamed or removed, a typo)
+stale_sections() {
+	sections "$1" | cut -f1 | sort -u | while read -r name; do
+		printf '%s\n' "$top" | grep -qxF "$name" ||
+			echo "$(basename "$1") has a section for '$name', which is no command of frontdesk"
+	done
+}
+out=$(stale_sections "$MAN")
+clean "every section under COMMANDS names a command of the program" 0 "$out"
+sed 's/^\.B lease list|break$/.B leases list|break/' "$MAN" > "$TMP/stale.1"
+out=$(stale_sections "$TMP/stale.1")
+like "a section for a command that does not exist is named" "$out" \
+	"stale.1 has a section for 'leases', which is no command of frontdesk"
 
 # the global options of `frontdesk --help` (its usage line, and --version)
 globals=$( (fd --help | head -n 1 | grep -o -- '--[a-z][a-z-]*'; echo --version) | sort -u)
