@@ -807,6 +807,8 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	if (live_exists && same_file(live, file))
 		return err_set(FD_EINVAL, _("%s is the live database itself"), file);
 	/* 1. the file to restore: readable, whole, a frontdesk database */
+	if ((rc = db_check_file(file)))
+		return rc == FD_ESCHEMA ? FD_EINVAL : rc;
 	if ((rc = open_raw(file, SQLITE_OPEN_READONLY, &h)))
 		return rc;
 	sqlite3_busy_timeout(h, 2000);

@@ -247,6 +247,13 @@ enum file_kind {
 /* The SQLite file header: the first 16 bytes of every database file. */
 static const char sqlite_magic[16] = "SQLite format 3";
 
+#define SQLITE_HEADER 100 /* bytes of the database header at the start of the file */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
+
 /* Whether path has a -wal or a -shm beside it: some connection (maybe one
  * of this process) may have it open. */
 static int has_side_files(const char *path)
@@ -260,8 +267,60 @@ static int has_side_files(const char *path)
 	return yes;
 }
 
+/*
+ * Refuse a database file shorter than its header says (a copy cut short):
+ * SQLite rounds a file's length up to whole pages, so a file that lost part
+ * of its last page opens, and what is written to it then damages it.
+ *
+ * head is the first got bytes of the file, size its length. The header's
+ * page count (offset 28) is used only when it is valid: SQLite marks it so
+ * by writing the change counter (offset 24) again at offset 92. Only called
+ * when nothing is beside the file (no -wal, -shm or -journal): no session
+ * has it open, so no checkpoint or rollback-mode write can be halfway
+ * through writing its pages, and all of the database is in this file.
+ * FD_ESCHEMA with the reason set, or 0.
+ */
+static int check_length(const char *path, const unsigned char *head, ssize_t got, int64_t size)
+{
+	char *journal;
+	uint32_t page, pages;
+	int64_t want;
+	struct stat jb;
+	int hot;
+
+	if (got < SQLITE_HEADER)
+		return err_set(FD_ESCHEMA,
+		               _("%1$s is cut short: it holds only %2$lld bytes, less than an "
+		                 "SQLite database's header; copy it again from the original, "
+		                 "restore a backup, or use --db to choose another file; nothing "
+		                 "was changed"),
+		               path, (long long)size);
+	page = (uint32_t)head[16] << 8 | head[17];
+	if (page == 1)
+		page = 65536;
+	pages = be32(head + 28);
+	if (pages == 0 || be32(head + 92) != be32(head + 24) || page < 512 || (page & (page - 1)))
+		return 0; /* the header does not say: SQLite goes by the file's length */
+	want = (int64_t)pages * page;
+	if (size >= want)
+		return 0;
+	journal = side_path(path, "-journal");
+	hot = stat(journal, &jb) == 0; /* a rollback journal restores the length */
+	free(journal);
+	if (hot)
+		return 0;
+	return err_set(FD_ESCHEMA,
+	               _("%1$s is cut short: its header says %2$lld bytes (%3$lu pages of "
+	                 "%4$lu bytes) but the file holds only %5$lld, an incomplete copy; "
+	                 "copy it again from the original, restore a backup, or use --db to "
+	                 "choose another file; nothing was changed"),
+	               path, (long long)want, (unsigned long)pages, (unsigned long)page,
+	               (long long)size);
+}
+
 /* Look at path without changing it (read only, no SQLite): *kind is one of
- * enum file_kind. FD_EIO when it exists but cannot be read.
+ * enum file_kind. FD_EIO when it exists but cannot be read; FD_ESCHEMA when
+ * it is an SQLite file shorter than its header says (check_length).
  *
  * The header is read only when there is neither a -wal nor a -shm: closing
  * any descriptor of a file drops every POSIX lock this process holds on it,
@@ -272,7 +331,7 @@ static int has_side_files(const char *path)
  * header itself (and says so if it is not a database). */
 static int file_kind(const char *path, int *kind)
 {
-	char head[sizeof sqlite_magic], *wal;
+	char head[SQLITE_HEADER], *wal;
 	struct stat sb, wb;
 	ssize_t got;
 	int fd;
@@ -307,10 +366,19 @@ static int file_kind(const char *path, int *kind)
 	close(fd);
 	if (got < 0)
 		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
-	*kind = got == (ssize_t)sizeof head && !memcmp(head, sqlite_magic, sizeof head)
+	*kind = got >= (ssize_t)sizeof sqlite_magic && !memcmp(head, sqlite_magic, sizeof sqlite_magic)
 	            ? FILE_SQLITE
 	            : FILE_OTHER;
+	if (*kind == FILE_SQLITE)
+		return check_length(path, (const unsigned char *)head, got, (int64_t)sb.st_size);
 	return 0;
+}
+
+int db_check_file(const char *path)
+{
+	int kind;
+
+	return file_kind(path, &kind);
 }
 
 /* What an SQLite database holds, read before anything is written to it. */

@@ -44,10 +44,18 @@ char *db_default_path(void);
  * not exist yet, or from a zero-byte file or an SQLite database with nothing
  * in it. Anything else is refused before a byte is written: an empty file
  * (without DB_OPEN_CREATE), a file that is not SQLite, another program's
- * SQLite database (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error
- * returns a negative FD_E* code with the reason in err_msg() and *out is
- * NULL. */
+ * SQLite database, an SQLite file shorter than its header says (a copy cut
+ * short) (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error returns a
+ * negative FD_E* code with the reason in err_msg() and *out is NULL. */
 int db_open(const char *path, int flags, struct db **out);
+
+/* db_check_file - look at the file at path as db_open does before SQLite
+ * reads it, without SQLite and without changing anything: FD_ESCHEMA (with
+ * the reason in err_msg()) when it is an SQLite file shorter than its
+ * header says, FD_EIO when it cannot be read, else 0 (whatever else it is:
+ * the caller's own checks say whether it is a frontdesk database). For a
+ * file read through SQLite directly (a backup to restore). */
+int db_check_file(const char *path);
 
 /* db_close - close the connection (NULL is fine). */
 void db_close(struct db *db);
