@@ -6,7 +6,8 @@
 # 'check' as malformed. A healthy database is never refused: one that a
 # live session has open with committed pages still in its -wal, one that
 # another session keeps writing and checkpointing, one with bytes past its
-# last page.
+# last page. backup's refusal of a damaged database names that database, not
+# the temporary file the copy was written to.
 . "$TOP_SRCDIR/tests/tap.sh"
 
 READER=
@@ -110,5 +111,18 @@ exec 3>&-
 wait "$READER"
 READER=
 ok "the database checks clean" fd --db "$TMP/live.db" check
+
+# -- backup of a damaged database names it, not its temporary copy
+cp "$TMP/real.db" "$TMP/damaged.db"
+head -c "$page" /dev/zero | tr '\0' 'x' |
+	dd of="$TMP/damaged.db" bs="$page" seek=2 conv=notrunc 2>/dev/null
+fd --db "$TMP/damaged.db" backup "$TMP/bk.db" >"$TMP/out" 2>"$TMP/err"
+is "backup of a damaged database is refused" "$?" 1
+like "naming the database" "$(cat "$TMP/err")" "$TMP/damaged.db is damaged"
+case "$(cat "$TMP/err")" in
+*.tmp-*) fail "and not its temporary copy" "stderr: $(cat "$TMP/err")" ;;
+*) pass "and not its temporary copy" ;;
+esac
+is "no backup and no temporary file are left" "$(ls "$TMP" | grep -c '^bk\.db')" 0
 
 done_testing
