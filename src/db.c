@@ -37,6 +37,7 @@ struct db {
 	char *path;
 	char *reason; /* for fd_reason(); NULL when no status change is explained */
 	int readonly;
+	int ro_file; /* read-only because this user cannot write the file */
 	int busy_ms;           /* the busy timeout: how long a lock is waited for */
 	int64_t busy_since_us; /* when the current wait began (busy_wait) */
 	struct {
@@ -402,23 +403,14 @@ static int schema_kind(struct db *db, int *kind)
 	return rc;
 }
 
-/* schema_kind of the database at path read as an immutable file: no lock,
- * no -wal or -shm created beside it (a read-only connection to another
- * program's WAL database would leave both behind). Only when there is
- * neither a -wal nor a -shm: then no connection has the database open in
- * WAL mode, here or elsewhere, and all of it is in the main file (an
- * immutable connection closes its file at once: see file_kind). 1 when it could not be read that
- * way (the caller asks its own connection instead). */
-static int probe_schema(const char *path, int *kind)
+/* The URI that opens the file at path as immutable (SQLite takes no lock
+ * and makes no -wal or -shm); a new string. */
+static char *immutable_uri(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path), i, j = 0;
+	size_t n = strlen(path), i, j;
 	char *uri = xmalloc(3 * n + 32);
-	struct db probe = {0};
-	int rc = 1;
 
-	if (has_side_files(path))
-		goto out;
 	j = (size_t)sprintf(uri, "file:");
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)path[i];
@@ -433,6 +425,25 @@ static int probe_schema(const char *path, int *kind)
 		}
 	}
 	strcpy(uri + j, "?immutable=1");
+	return uri;
+}
+
+/* schema_kind of the database at path read as an immutable file: no lock,
+ * no -wal or -shm created beside it (a read-only connection to another
+ * program's WAL database would leave both behind). Only when there is
+ * neither a -wal nor a -shm: then no connection has the database open in
+ * WAL mode, here or elsewhere, and all of it is in the main file (an
+ * immutable connection closes its file at once: see file_kind). 1 when it could not be read that
+ * way (the caller asks its own connection instead). */
+static int probe_schema(const char *path, int *kind)
+{
+	char *uri = NULL;
+	struct db probe = {0};
+	int rc = 1;
+
+	if (has_side_files(path))
+		goto out;
+	uri = immutable_uri(path);
 	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
 	    SQLITE_OK) {
 		int64_t app = 0;
@@ -455,6 +466,26 @@ static int probe_schema(const char *path, int *kind)
 out:
 	free(uri);
 	return rc;
+}
+
+/*
+ * Whether a read-only open of path reads it as an immutable file: when no
+ * session has it open (nothing beside it: no -wal, -shm or -journal) and
+ * SQLite's read-only WAL open would leave a -wal and -shm behind (ro_file:
+ * this user cannot write the database, so it can never take the lock that
+ * removes them, and they get the database's read-only mode, so that every
+ * later writer takes them for a stale session's files). Then no writer is
+ * present and all of the database is in the file. Otherwise SQLite's own
+ * read-only open shares the -wal and -shm of the sessions there.
+ */
+static int read_immutable(const char *path, int ro_file)
+{
+	char *journal = side_path(path, "-journal");
+	struct stat sb;
+	int yes = ro_file && !has_side_files(path) && stat(journal, &sb) != 0;
+
+	free(journal);
+	return yes;
 }
 
 /* The refusal of a file that is not (yet) a frontdesk database. */
@@ -530,6 +561,11 @@ static int file_problem(const char *path, int ec, int sys_errno)
 		               "create %3$s-wal and %3$s-shm there; make the folder writable or "
 		               "move the database to one that is; nothing was changed"),
 		             dir, strerror(errno), path);
+	else if (access(path, W_OK) != 0)
+		rc = err_set(FD_EIO,
+		             _("the database %1$s is read-only (%2$s): make it writable, or "
+		               "use --read-only to look without changing anything"),
+		             path, strerror(errno));
 	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
 		rc = err_set(FD_EIO,
 		             _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
@@ -537,11 +573,6 @@ static int file_problem(const char *path, int ec, int sys_errno)
 		               "running on %3$s, delete %1$s (or give it to the user running "
 		               "frontdesk) and try again; nothing was changed"),
 		             shm, strerror(errno), path);
-	else if (access(path, W_OK) != 0)
-		rc = err_set(FD_EIO,
-		             _("the database %1$s is read-only (%2$s): make it writable, or "
-		               "use --read-only to look without changing anything"),
-		             path, strerror(errno));
 	free(shm);
 	free(dir);
 	return rc;
@@ -634,8 +665,21 @@ int db_open(const char *path, int flags, struct db **out)
 	db = xcalloc(1, sizeof *db);
 	db->path = xstrdup(path);
 	db->readonly = (flags & DB_OPEN_READONLY) != 0;
+	/* a file this user may not write (its mode or owner; a read-only
+	 * disk is the folder's problem, named as such) is opened read-only */
+	if (access(path, W_OK) != 0 && (errno == EACCES || errno == EPERM))
+		db->readonly = db->ro_file = 1;
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (db->readonly && read_immutable(path, db->ro_file)) {
+		char *uri = immutable_uri(path);
+
+		rc = sqlite3_open_v2(uri, &db->h, oflags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+		                     NULL);
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	}
+	if (rc != SQLITE_OK) {
 		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
 		                                  sqlite3_system_errno(db->h))))
 			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
@@ -683,7 +727,7 @@ int db_open(const char *path, int flags, struct db **out)
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; "
 	                      "PRAGMA journal_size_limit=" WAL_LIMIT ";")) != 0)
 		goto fail;
-	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
+	rc = migrate_check_and_apply(db, db->readonly                   ? MIGRATE_REFUSE_PENDING
 	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
 	                                                                : -1);
 	if (rc)
@@ -736,6 +780,13 @@ int db_begin_write(struct db *db)
 	int i, rc = SQLITE_BUSY;
 	struct timespec ts;
 
+	if (db->ro_file)
+		return err_set(FD_EIO,
+		               _("the database %s is read-only: this user may not write it (its "
+		                 "mode or owner); make it writable for this user, or use "
+		                 "--read-only to look without changing anything; nothing was "
+		                 "changed"),
+		               db->path);
 	if (db->readonly)
 		return err_set(FD_EIO, _("the database is open read-only"));
 	for (i = 0; i <= WRITE_RETRIES; i++) {
