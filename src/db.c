@@ -188,7 +188,7 @@ char *db_default_path(void)
 	return p;
 }
 
-static int file_problem(const char *path, int ec, int sys_errno);
+static int file_problem(const char *path, int ec, int sys_errno, int reading);
 
 /* Create the database file if it does not exist yet: 0600 in a folder
  * 0700, or group-shared when its folder is setgid (fsmode.h). */
@@ -201,7 +201,7 @@ static int create_file(const char *path)
 	fd = fsmode_create(path);
 	if (fd < 0 && errno != EEXIST) {
 		e = errno;
-		if (file_problem(path, SQLITE_CANTOPEN, e))
+		if (file_problem(path, SQLITE_CANTOPEN, e, 0))
 			return FD_EIO;
 		return err_set(FD_EIO, _("cannot create the database %s: %s"), path, strerror(e));
 	}
@@ -471,20 +471,23 @@ out:
 /*
  * Whether a read-only open of path reads it as an immutable file: when no
  * session has it open (nothing beside it: no -wal, -shm or -journal) and
- * SQLite's read-only WAL open would leave a -wal and -shm behind (ro_file:
- * this user cannot write the database, so it can never take the lock that
- * removes them, and they get the database's read-only mode, so that every
- * later writer takes them for a stale session's files). Then no writer is
+ * SQLite's read-only WAL open would either leave a -wal and -shm behind
+ * (ro_file: this user cannot write the database, so it can never take the
+ * lock that removes them, and they get the database's read-only mode, so
+ * that every later writer takes them for a stale session's files) or
+ * cannot make them at all (the folder is read-only). Then no writer is
  * present and all of the database is in the file. Otherwise SQLite's own
  * read-only open shares the -wal and -shm of the sessions there.
  */
 static int read_immutable(const char *path, int ro_file)
 {
-	char *journal = side_path(path, "-journal");
+	char *journal = side_path(path, "-journal"), *dir = folder_of(path);
 	struct stat sb;
-	int yes = ro_file && !has_side_files(path) && stat(journal, &sb) != 0;
+	int yes = !has_side_files(path) && stat(journal, &sb) != 0 &&
+	          (ro_file || access(dir, W_OK) != 0);
 
 	free(journal);
+	free(dir);
 	return yes;
 }
 
@@ -536,8 +539,10 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
  * request, in words that say what to do: a full disk (also when not even
  * the -shm could be made), a read-only folder, a -shm that cannot be
  * written (left behind by another user or a crashed session), a read-only
- * database file. 0 when it is none of those (or path is NULL). */
-static int file_problem(const char *path, int ec, int sys_errno)
+ * database file. reading: the connection is read-only (a read-only folder
+ * stops it only when a -wal is there and no -shm can be made or used). 0
+ * when it is none of those (or path is NULL). */
+static int file_problem(const char *path, int ec, int sys_errno, int reading)
 {
 	struct statvfs vfs;
 	char *dir, *shm;
@@ -555,6 +560,14 @@ static int file_problem(const char *path, int ec, int sys_errno)
 		             _("the disk is full: %1$s cannot grow in %2$s; free some space on "
 		               "that disk, then try again; nothing was changed"),
 		             path, dir);
+	else if (access(dir, W_OK) != 0 && reading)
+		rc = err_set(FD_EIO,
+		             _("cannot read %1$s: its folder %2$s is read-only (%3$s) and "
+		               "%1$s-wal is there without a %1$s-shm this user can make or use "
+		               "(a session has the database open, or one ended without closing "
+		               "it); read it again once that session has closed, or as a user "
+		               "who may write %2$s; nothing was changed"),
+		             path, dir, strerror(errno));
 	else if (access(dir, W_OK) != 0)
 		rc = err_set(FD_EIO,
 		             _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
@@ -583,7 +596,7 @@ int db_fail(struct db *db, const char *what)
 	int ec = sqlite3_extended_errcode(db->h), code;
 	const char *msg = sqlite3_errmsg(db->h);
 
-	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h))) != 0)
+	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h), db->readonly)) != 0)
 		return code;
 	switch (ec & 0xff) {
 	case SQLITE_CONSTRAINT:
@@ -681,7 +694,7 @@ int db_open(const char *path, int flags, struct db **out)
 	}
 	if (rc != SQLITE_OK) {
 		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
-		                                  sqlite3_system_errno(db->h))))
+		                                  sqlite3_system_errno(db->h), db->readonly)))
 			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
 			             db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;

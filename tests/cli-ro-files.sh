@@ -6,9 +6,9 @@
 #   so that after chmod 0644 every write was refused as "a stale
 #   shared-memory file"); a write is refused naming the file as read-only;
 #   once it is writable, writing works;
-# - a group reader of the shop's 2750 folder reads the database when no
-#   session has it open, and while one writes it (through that session's
-#   -wal and -shm);
+# - --read-only reads a database in a read-only folder when no session has
+#   it open, and with a session writing it (through that session's -wal and
+#   -shm); when a -wal is there and no -shm can be made, it says so;
 # - every refusal names the real cause and changes nothing.
 #
 # Needs root (to act as nobody with setpriv); skipped otherwise.
@@ -73,6 +73,27 @@ ok "once the file is writable, a write works" as_nobody --db "$db" customer add 
 is "and leaves nothing behind" "$(beside "$db")" ""
 is "both customers are there" "$(as_nobody --db "$db" customer list | tr -s ' ' | tr '\n' '|')" \
 	" 1 Ada Lee| 2 Bob Stone|"
+
+# -- a writable file in a read-only folder
+mkdir "$TMP/r"
+chmod 0755 "$TMP/r"
+db="$TMP/r/shop.db"
+fd --db "$db" init >/dev/null
+fd --db "$db" customer add --name "Ada Lee" >/dev/null
+chown 65534:65534 "$db"
+is "--read-only reads a database in a read-only folder" \
+	"$(as_nobody --db "$db" --read-only customer list 2>&1)" "     1  Ada Lee"
+is "and leaves nothing behind" "$(beside "$db")" ""
+refused_as_nobody "a write in a read-only folder" "$db" "folder $TMP/r is read-only" \
+	customer add --name "Bob Stone"
+refused_as_nobody "a read without --read-only in a read-only folder" "$db" \
+	"folder $TMP/r is read-only" customer list
+# a -wal is there (a session ended without closing it) and no -shm can be made
+: > "$db-wal"
+chown 65534:65534 "$db-wal"
+refused_as_nobody "--read-only with a -wal and no -shm in a read-only folder" "$db" \
+	"$db-wal is there without a $db-shm" --read-only customer list
+rm -f "$db-wal"
 
 # -- the shop's group readers: a setgid folder 2750 (files 0640), read by a
 # member of its group, who may write neither the folder nor the file
