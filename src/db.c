@@ -37,7 +37,7 @@ struct db {
 	char *path;
 	char *reason; /* for fd_reason(); NULL when no status change is explained */
 	int readonly;
-	int ro_file; /* read-only because this user cannot write the file */
+	int ro_file;           /* read-only because this user cannot write the file */
 	int busy_ms;           /* the busy timeout: how long a lock is waited for */
 	int64_t busy_since_us; /* when the current wait began (busy_wait) */
 	struct {
@@ -367,9 +367,10 @@ static int file_kind(const char *path, int *kind)
 	close(fd);
 	if (got < 0)
 		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
-	*kind = got >= (ssize_t)sizeof sqlite_magic && !memcmp(head, sqlite_magic, sizeof sqlite_magic)
-	            ? FILE_SQLITE
-	            : FILE_OTHER;
+	*kind =
+	    got >= (ssize_t)sizeof sqlite_magic && !memcmp(head, sqlite_magic, sizeof sqlite_magic)
+	        ? FILE_SQLITE
+	        : FILE_OTHER;
 	if (*kind == FILE_SQLITE)
 		return check_length(path, (const unsigned char *)head, got, (int64_t)sb.st_size);
 	return 0;
@@ -483,8 +484,8 @@ static int read_immutable(const char *path, int ro_file)
 {
 	char *journal = side_path(path, "-journal"), *dir = folder_of(path);
 	struct stat sb;
-	int yes = !has_side_files(path) && stat(journal, &sb) != 0 &&
-	          (ro_file || access(dir, W_OK) != 0);
+	int yes =
+	    !has_side_files(path) && stat(journal, &sb) != 0 && (ro_file || access(dir, W_OK) != 0);
 
 	free(journal);
 	free(dir);
