@@ -236,6 +236,14 @@ static char *folder_of(const char *path)
 	return d;
 }
 
+/* access(path, W_OK) with the effective user and group: what open() will
+ * be allowed (a setgid frontdesk writes through its group, which the real
+ * user is not in). 0 when writable, else -1 with errno set. */
+static int may_write(const char *path)
+{
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
+}
+
 /* What is at a database path before SQLite is let near it. */
 enum file_kind {
 	FILE_MISSING, /* nothing there */
@@ -485,7 +493,7 @@ static int read_immutable(const char *path, int ro_file)
 	char *journal = side_path(path, "-journal"), *dir = folder_of(path);
 	struct stat sb;
 	int yes =
-	    !has_side_files(path) && stat(journal, &sb) != 0 && (ro_file || access(dir, W_OK) != 0);
+	    !has_side_files(path) && stat(journal, &sb) != 0 && (ro_file || may_write(dir) != 0);
 
 	free(journal);
 	free(dir);
@@ -561,7 +569,7 @@ static int file_problem(const char *path, int ec, int sys_errno, int reading)
 		             _("the disk is full: %1$s cannot grow in %2$s; free some space on "
 		               "that disk, then try again; nothing was changed"),
 		             path, dir);
-	else if (access(dir, W_OK) != 0 && reading)
+	else if (may_write(dir) != 0 && reading)
 		rc = err_set(FD_EIO,
 		             _("cannot read %1$s: its folder %2$s is read-only (%3$s) and "
 		               "%1$s-wal is there without a %1$s-shm this user can make or use "
@@ -569,18 +577,18 @@ static int file_problem(const char *path, int ec, int sys_errno, int reading)
 		               "it); read it again once that session has closed, or as a user "
 		               "who may write %2$s; nothing was changed"),
 		             path, dir, strerror(errno));
-	else if (access(dir, W_OK) != 0)
+	else if (may_write(dir) != 0)
 		rc = err_set(FD_EIO,
 		             _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
 		               "create %3$s-wal and %3$s-shm there; make the folder writable or "
 		               "move the database to one that is; nothing was changed"),
 		             dir, strerror(errno), path);
-	else if (access(path, W_OK) != 0)
+	else if (may_write(path) != 0)
 		rc = err_set(FD_EIO,
 		             _("the database %1$s is read-only (%2$s): make it writable, or "
 		               "use --read-only to look without changing anything"),
 		             path, strerror(errno));
-	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
+	else if (access(shm, F_OK) == 0 && may_write(shm) != 0)
 		rc = err_set(FD_EIO,
 		             _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
 		               "left by another user or a crashed session; if no frontdesk is "
@@ -681,7 +689,7 @@ int db_open(const char *path, int flags, struct db **out)
 	db->readonly = (flags & DB_OPEN_READONLY) != 0;
 	/* a file this user may not write (its mode or owner; a read-only
 	 * disk is the folder's problem, named as such) is opened read-only */
-	if (access(path, W_OK) != 0 && (errno == EACCES || errno == EPERM))
+	if (may_write(path) != 0 && (errno == EACCES || errno == EPERM))
 		db->readonly = db->ro_file = 1;
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
 	if (db->readonly && read_immutable(path, db->ro_file)) {

@@ -124,4 +124,19 @@ SERVE=
 is "the session closed and nothing is left behind" "$(beside "$db")" ""
 ok "the database checks clean" fd --db "$db" check
 
+# -- a setgid frontdesk (the shop server's install): the user is not in the
+# group, the group may write the database; whether it may write is decided
+# with the effective group, as open() decides it
+mkdir "$TMP/sg"
+chgrp daemon "$TMP/sg"
+chmod 2770 "$TMP/sg"
+cp "$FRONTDESK" "$TMP/fd-setgid"
+chgrp daemon "$TMP/fd-setgid"
+chmod 2755 "$TMP/fd-setgid"
+fd --db "$TMP/sg/shop.db" init >/dev/null
+ok "a setgid frontdesk writes for a user outside its group" \
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/fd-setgid" --db "$TMP/sg/shop.db" \
+	customer add --name "Ada Lee"
+is "the customer is there" "$(fd --db "$TMP/sg/shop.db" customer list)" "     1  Ada Lee"
+
 done_testing
