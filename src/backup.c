@@ -811,8 +811,15 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	/* 1. the file to restore: readable, whole, a frontdesk database */
 	if ((rc = db_check_file(file)))
 		return rc == FD_ESCHEMA ? FD_EINVAL : rc;
-	if ((rc = open_raw(file, SQLITE_OPEN_READONLY, &h)))
+	/* read without making a -wal or -shm beside it (a backup is often in
+	 * a read-only folder, or read-only itself) */
+	if (db_open_raw_readonly(file, &h) != SQLITE_OK) {
+		rc = err_set(FD_EINVAL, _("cannot open %s: %s"), file,
+		             h ? sqlite3_errmsg(h) : "out of memory");
+		sqlite3_close(h);
 		return rc;
+	}
+	sqlite3_extended_result_codes(h, 1);
 	sqlite3_busy_timeout(h, 2000);
 	rc = integrity(h, file);
 	if (!rc)

@@ -500,6 +500,23 @@ static int read_immutable(const char *path, int ro_file)
 	return yes;
 }
 
+int db_open_raw_readonly(const char *path, sqlite3 **out)
+{
+	char *journal = side_path(path, "-journal"), *uri;
+	struct stat sb;
+	int rc;
+
+	if (!has_side_files(path) && stat(journal, &sb) != 0) {
+		uri = immutable_uri(path);
+		rc = sqlite3_open_v2(uri, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL);
+	}
+	free(journal);
+	return rc;
+}
+
 /* The refusal of a file that is not (yet) a frontdesk database. */
 static int refuse_kind(const char *path, int kind, int is_blank_sqlite)
 {

@@ -60,6 +60,14 @@ int db_check_file(const char *path);
 /* db_close - close the connection (NULL is fine). */
 void db_close(struct db *db);
 
+/* db_open_raw_readonly - open the SQLite file at path read-only with a raw
+ * handle (no frontdesk checks), leaving nothing beside it: as an immutable
+ * file when no session has it open (no -wal, -shm or -journal beside it),
+ * else through the sessions' -wal and -shm. For reading a file that is not
+ * the live database (a backup to restore). sqlite3_open_v2's result; *out
+ * is set as by sqlite3_open_v2 (the caller closes it either way). */
+int db_open_raw_readonly(const char *path, sqlite3 **out);
+
 /* db_sqlite - the raw handle, for the core's modules only. */
 sqlite3 *db_sqlite(struct db *db);
 

@@ -74,6 +74,17 @@ is "and leaves nothing behind" "$(beside "$db")" ""
 is "both customers are there" "$(as_nobody --db "$db" customer list | tr -s ' ' | tr '\n' '|')" \
 	" 1 Ada Lee| 2 Bob Stone|"
 
+# -- restore reads a read-only copy in a read-only folder, leaving nothing
+# beside it (a copy made with cp is in WAL mode, as the database was)
+mkdir "$TMP/b"
+chmod 0755 "$TMP/b"
+cp "$db" "$TMP/b/copy.db"
+chmod 0444 "$TMP/b/copy.db"
+is "the copy is in WAL mode" "$(od -An -tu1 -j18 -N2 "$TMP/b/copy.db" | tr -s ' ')" " 2 2"
+ok "restore of a read-only copy in a read-only folder" \
+	as_nobody --db "$db" restore "$TMP/b/copy.db"
+is "leaves nothing beside the backup" "$(beside "$TMP/b/copy.db")" ""
+
 # -- a writable file in a read-only folder
 mkdir "$TMP/r"
 chmod 0755 "$TMP/r"
