@@ -974,10 +974,10 @@ START_TEST(test_pipeline_type)
 	            " '{\"order_no\":\"BK-1\"}', 1, 1, 'booking')"),
 	    SQLITE_OK);
 	{
-		int sent = -1;
+		struct outbox_result res;
 
-		ck_assert_int_eq(
-		    outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, 1, &sent), 0);
+		ck_assert_int_eq(outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, &res),
+		                 0);
 		/* (the payment command 'x' above is bk's, and is taken) */
 		ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event WHERE business_key ="
 		                         " 'BK-1' AND status = 'pending' AND retry_count = 0"),
