@@ -835,8 +835,9 @@ static int cmd_deliver(struct cli *c, const struct cli_args *a)
 			printf(_("The next try is at %s.\n"), when);
 		}
 		if (r.dead)
-			printf("%s\n", _("A dead command is not sent again until a person retries it "
-			                 "(frontdesk outbox retry ID): see frontdesk check."));
+			printf("%s\n",
+			       _("A dead command is not sent again until a person retries it "
+			         "(frontdesk outbox retry ID): see frontdesk check."));
 	}
 out:
 	session_close(c, &s);

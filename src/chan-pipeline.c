@@ -67,11 +67,11 @@ static int pay_process(struct db *db, struct chan_conn *c, const struct control_
 static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                        volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
-	struct outbox_result or;
-	int rc = outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, &or);
+	struct outbox_result res;
+	int rc = outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, &res);
 
-	r->sent = or.attempts;
-	r->dead = or.dead;
+	r->sent = res.attempts;
+	r->dead = res.dead;
 	return rc;
 }
 

@@ -671,11 +671,12 @@ static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *l
 			char tmp[sizeof m->error];
 
 			snprintf(tmp, sizeof tmp,
-			         m->waiting ? _("still not settled at the channel after %1$lld "
-			                        "attempt(s) over the give-up horizon "
-			                        "(pipeline_give_up_seconds), a person must look: %2$s")
-			                    : _("given up after %1$lld attempt(s) over the give-up "
-			                        "horizon (pipeline_give_up_seconds): %2$s"),
+			         m->waiting
+			             ? _("still not settled at the channel after %1$lld "
+			                 "attempt(s) over the give-up horizon "
+			                 "(pipeline_give_up_seconds), a person must look: %2$s")
+			             : _("given up after %1$lld attempt(s) over the give-up "
+			                 "horizon (pipeline_give_up_seconds): %2$s"),
 			         (long long)e->attempts + 1, m->error);
 			snprintf(m->error, sizeof m->error, "%s", tmp);
 			status = "dead";

@@ -94,10 +94,10 @@ void chan_process_opts_default(struct chan_process_opts *o, const char *provider
 /* What one call did. */
 struct chan_process_result {
 	int64_t processed, ignored, parked, failed, dead; /* events, by the status given */
-	int64_t waiting; /* of the failed: a refund the channel has not settled yet */
-	int64_t payments, refunds;                        /* money rows posted */
-	int64_t calls;                                    /* requests to the channel */
-	int64_t queried;                                  /* orders queried actively */
+	int64_t waiting;           /* of the failed: a refund the channel has not settled yet */
+	int64_t payments, refunds; /* money rows posted */
+	int64_t calls;             /* requests to the channel */
+	int64_t queried;           /* orders queried actively */
 };
 
 /* chan_process_due - process the due events of o->provider (with all, also

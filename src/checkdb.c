@@ -505,7 +505,6 @@ static int check_channel_failing(struct db *db,
 	return chan_provider_failing_each(db, clock_real(), report_failing, &f);
 }
 
-
 int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                    void *arg)
 {
@@ -514,7 +513,8 @@ int check_promises(struct db *db, void (*report)(const char *code, const char *d
 	sqlite3_stmt *st;
 
 	for (i = 0; promises[i].code; i++) {
-		if (sqlite3_prepare_v2(db_sqlite(db), promises[i].sql, -1, &st, NULL) != SQLITE_OK) {
+		if (sqlite3_prepare_v2(db_sqlite(db), promises[i].sql, -1, &st, NULL) !=
+		    SQLITE_OK) {
 			found++;
 			report_stopped(&promises[i], "this check could not run",
 			               sqlite3_errmsg(db_sqlite(db)), report, arg);

@@ -43,7 +43,7 @@ int64_t pipeline_give_up_seconds(void)
 {
 	long v = config_get_int("pipeline_give_up_seconds", PIPELINE_GIVE_UP_DEFAULT);
 
-	return v < PIPELINE_GIVE_UP_MIN ? PIPELINE_GIVE_UP_MIN
+	return v < PIPELINE_GIVE_UP_MIN   ? PIPELINE_GIVE_UP_MIN
 	       : v > PIPELINE_GIVE_UP_MAX ? PIPELINE_GIVE_UP_MAX
 	                                  : (int64_t)v;
 }
@@ -694,17 +694,19 @@ static int retry_fits(struct db *db, const struct outbox_cmd *o)
 	if (strcmp(o->event_type, "payment.create") && strcmp(o->event_type, "refund.create"))
 		goto out; /* another type's command: its own module decides */
 	if (!cJSON_IsString(on) || !cJSON_IsNumber(am)) {
-		rc = err_set(FD_ECONFLICT, _("outbox command %lld names no order"), (long long)o->id);
+		rc = err_set(FD_ECONFLICT, _("outbox command %lld names no order"),
+		             (long long)o->id);
 		goto out;
 	}
 	if ((rc = chan_order_get(db, on->valuestring, &po)) != 0)
 		goto out;
 	if (!strcmp(o->event_type, "payment.create")) {
 		if (strcmp(po.status, "created"))
-			rc = err_set(FD_ECONFLICT,
-			             _("card payment order %s is %s: its payment command is not sent "
-			               "again"),
-			             po.order_no, po.status);
+			rc = err_set(
+			    FD_ECONFLICT,
+			    _("card payment order %s is %s: its payment command is not sent "
+			      "again"),
+			    po.order_no, po.status);
 		goto out;
 	}
 	if ((strcmp(po.status, "paid") && strcmp(po.status, "refunding")) || !*po.channel_id) {
@@ -717,10 +719,11 @@ static int retry_fits(struct db *db, const struct outbox_cmd *o)
 		if ((rc = chan_order_refundable(db, po.order_no, &left, NULL)) != 0)
 			goto out;
 		if ((int64_t)am->valuedouble > left)
-			rc = err_set(FD_ECONFLICT,
-			             _("order %s has %lld (minor units) left to refund, less than this "
-			               "refund of %lld: it is not sent again"),
-			             po.order_no, (long long)left, (long long)am->valuedouble);
+			rc = err_set(
+			    FD_ECONFLICT,
+			    _("order %s has %lld (minor units) left to refund, less than this "
+			      "refund of %lld: it is not sent again"),
+			    po.order_no, (long long)left, (long long)am->valuedouble);
 	}
 out:
 	cJSON_Delete(p);
