@@ -384,7 +384,9 @@ static const struct check_def promises[] = {
 	/* a refund the channel accepted (its answer is kept as an event,
 	 * "answer:<refund id>") that is neither posted nor reported failed,
 	 * while an event about it lies dead or it has stayed unsettled past
-	 * the horizon since the answer came (or a person last retried it) */
+	 * the horizon since the answer came (or a person last retried it).
+	 * Only the answers still waiting or dead are read (by status: an
+	 * answer processed or ignored is settled, or a person decided) */
 	{ "channel-refund-stuck", N_("no refund the channel accepted stays unposted while an "
 	                             "event about it lies dead, or past the give-up horizon"),
 	  "SELECT 'card payment order ' || o.order_no || ' is ' || o.status || ', but refund ' ||"
@@ -399,7 +401,8 @@ static const struct check_def promises[] = {
 	  " ': the customer may still wait for the money; a person must look'"
 	  " FROM inbound_callback a JOIN pay_order o ON o.provider_code = a.source_system"
 	  " AND o.channel_order_id = json_extract(a.payload, '$.data.object.order_id')"
-	  " WHERE a.external_id LIKE 'answer:%' AND a.object_id IS NOT NULL"
+	  " WHERE (a.status = 'received' OR a.status = 'failed' OR a.status = 'dead')"
+	  " AND a.external_id LIKE 'answer:%' AND a.object_id IS NOT NULL"
 	  " AND o.status IN ('paid', 'refunding')"
 	  " AND NOT EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = o.payment_id"
 	  "  AND r.reference = a.object_id AND r.status <> 'failed')"
