@@ -131,7 +131,7 @@ static int booking_step_deliver(struct db *db, struct chan_conn *c,
                                 const struct control_hold *lease, volatile sig_atomic_t *stop,
                                 struct chan_step_result *r)
 {
-	return booking_chan_deliver(db, c->p.code, lease, stop, 0, &r->sent);
+	return booking_chan_deliver(db, c->p.code, lease, stop, &r->sent);
 }
 
 static const struct chan_pipeline pipelines[] = {
