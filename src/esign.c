@@ -1042,7 +1042,7 @@ static int cmd_done_tx(struct db *db, void *arg)
 		sqlite3_bind_text(st, 3, d->error, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, (int64_t)time(NULL) + d->retry_in);
+	sqlite3_bind_int64(st, 4, clock_real() + d->retry_in);
 	sqlite3_bind_int64(st, 5, now);
 	if ((rc = db_run_cached(db, st, _("cannot save the command's state"))) != 0)
 		return rc;
@@ -1207,7 +1207,7 @@ int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold 
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, clock_real());
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
