@@ -622,10 +622,9 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		if (give_up) {
 			m.status = "dead";
 			snprintf(tmp, sizeof tmp,
-			         _("given up after %lld attempt(s) over %lld hour(s) "
-			           "(pipeline_give_up_seconds): %s"),
-			         (long long)r->retries + 1,
-			         (long long)((clock_now() - since) / 3600), why);
+			         _("given up after %1$lld attempt(s) over the give-up horizon "
+			           "(pipeline_give_up_seconds): %2$s"),
+			         (long long)r->retries + 1, why);
 			snprintf(why, sizeof why, "%s", tmp);
 		} else {
 			m.status = m.code == CHAN_UNKNOWN ? "sending" : "failed";

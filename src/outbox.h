@@ -37,8 +37,11 @@
  * transaction, as an inbox event of its own ("answer:<refund id>") so the
  * processor asks about the refund until it settles, events or not.
  *
- * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`), the
- * worker (chan-worker.c), tests.
+ * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`,
+ * `frontdesk outbox retry`), the worker (chan-worker.c), the screen's
+ * dead-letter view (outbox_retry), tests. The retry rule below
+ * (pipeline_retry_plan) is also the inbound processing's (chan-process.c)
+ * and the booking and e-sign commands' (booking-chan.c, esign.c).
  */
 #ifndef FD_OUTBOX_H
 #define FD_OUTBOX_H
@@ -70,8 +73,9 @@ int64_t pipeline_give_up_seconds(void);
  * whose attempt failed in a way that may pass. failures: the failed
  * attempts so far, this one included (>= 1); retry_after and code as for
  * chan_backoff; since: when the row was queued or last revived by a person
- * (pipeline_since), now: the same clock (clock_now). Returns 1 when the row
- * is to be given up (now - since >= the horizon), else 0 with *wait = the
+ * (pipeline_since), now: the same clock (clock_now); a since of 0 (no such
+ * time known) never gives up. Returns 1 when the row is to be given up
+ * (now - since >= the horizon), else 0 with *wait = the
  * seconds to its next try (chan_backoff, at most CHAN_BACKOFF_MAX unless
  * the channel asked for longer). */
 int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
