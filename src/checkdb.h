@@ -54,7 +54,8 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 
 /* check_desk - everything `frontdesk check` reports: check_all, then what
  * a person must look at in the running shop that says nothing about the
- * file itself: "channel-provider-failing", an enabled payment provider
+ * file itself: the promises not kept (check_promises, below),
+ * "channel-provider-failing", an enabled payment provider
  * whose calls have failed for longer than channel_failing_report_seconds
  * (chan_provider_failing_each, at the real clock), and
  * "recon-batch-interrupted", a reconciliation batch left running by a run
