@@ -261,11 +261,12 @@ static const char *dead_help(struct view *v)
 {
 	(void)v;
 	return _("What the payment channel gave up and a person must look at: inbound events "
-	         "that could not be applied (a mismatch with our order, too many failed "
-	         "attempts, an unknown order for too long) and outbox commands the channel "
-	         "refused. Retrying an inbound event makes it due again with its attempts "
-	         "reset; ignoring it means it is never applied, and the reason is kept in its "
-	         "status history.");
+	         "that could not be applied (a mismatch with our order, failures past the "
+	         "give-up horizon, an unknown order for too long) and outbox commands the "
+	         "channel refused or that failed past the horizon. Retrying an inbound event "
+	         "makes it due again with its attempts reset; ignoring it means it is never "
+	         "applied, and the reason is kept in its status history. Retrying an outbox "
+	         "command sends it again with its idempotency key, so the channel acts once.");
 }
 
 static const enum action dead_keys[] = {ACT_UP,          ACT_DOWN,   ACT_PAGE_UP, ACT_PAGE_DOWN,
