@@ -128,8 +128,9 @@ static int cmd_deliver(struct cli *c, const struct cli_args *a)
 
 	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0)
 		return cli_refused(rc);
-	rc = booking_chan_deliver(c->db, cli_arg_get(a, "provider"), &lease, NULL,
-	                          cli_arg_flag(a, "all"), &sent);
+	/* --all is accepted for scripts: a command waiting for its backoff
+	 * is never sent sooner */
+	rc = booking_chan_deliver(c->db, cli_arg_get(a, "provider"), &lease, NULL, &sent);
 	control_release(c->db, &lease);
 	if (rc)
 		return cli_refused(rc);
@@ -249,10 +250,13 @@ const struct cli_entry cli_booking_chan_cmds[] = {
                NULL}},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_process},
     {"deliver", NULL, "--once --provider CODE [--all]", NULL,
-     N_("send a channel's answers and availability pushes (with backoff; dead after 10 "
-        "tries); the channel worker does it too"),
+     N_("send a channel's answers and availability pushes (on the backoff; dead only past "
+        "pipeline_give_up_seconds); the channel worker does it too"),
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
-              {"all", CLI_FLAG, N_("also what waits for its next try"), NULL, NULL},
+              {"all", CLI_FLAG,
+               N_("every command that is due (the default; a command waiting for "
+                  "its backoff is never sent sooner)"),
+               NULL, NULL},
               {"provider", CLI_VALUE, N_("the booking channel"), NULL,
                N_("--provider is required")}},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_deliver},

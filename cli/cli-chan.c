@@ -334,6 +334,39 @@ static int cmd_ignore(struct cli *c, const struct cli_args *a)
 		"idempotency-key", CLI_VALUE, N_("do this request at most once"), NULL, NULL       \
 	}
 
+static int cmd_outbox_retry(struct cli *c, const struct cli_args *a)
+{
+	struct outbox_cmd o;
+	int rc;
+
+	if ((rc = outbox_retry(c->db, a->id)))
+		return cli_refused(rc);
+	if ((rc = outbox_cmd_get(c->db, a->id, &o)))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_int(j, "id", o.id);
+		cli_json_str(j, "status", o.status);
+		cli_json_str(j, "event_type", o.event_type);
+		cli_json_str(j, "business_key", o.business_key);
+		cli_print_json(j);
+	} else {
+		printf(_("Outbox command %1$lld (%2$s %3$s) is due again with the same idempotency "
+		         "key: the channel worker sends it.\n"),
+		       (long long)o.id, o.event_type, o.business_key);
+	}
+	outbox_cmd_free(&o);
+	return CLI_OK;
+}
+
+const struct cli_entry cli_outbox_cmds[] = {
+    {"retry", NULL, "ID", NULL,
+     N_("send a dead or failed outbound command again, with the same idempotency key"),
+     .max_pos = 1, .id = N_("the outbox command id"), .db = CLI_DB_OPEN, .run = cmd_outbox_retry},
+    {NULL},
+};
+
 const struct cli_entry cli_inbox_cmds[] = {
     {"ingest", NULL, "--source CODE [--signature HEADER] < PAYLOAD",
      "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD",
@@ -771,21 +804,40 @@ static int cmd_refund(struct cli *c, const struct cli_args *a)
 static int cmd_deliver(struct cli *c, const struct cli_args *a)
 {
 	const char *code = cli_arg_get(a, "provider"), *secrets = cli_arg_get(a, "secrets");
-	int all = cli_arg_flag(a, "all"), rc, sent = 0;
+	struct outbox_result r;
 	struct session s;
+	int rc;
 
+	/* --all is accepted for the scripts that pass it: every due command
+	 * is sent either way, and none before its backoff has passed */
 	if ((rc = session_open(c, code, secrets, &s)))
 		goto out;
-	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, all, &sent);
+	rc = outbox_deliver(c->db, s.ch.ops, s.ch.ctx, s.ch.p.code, &s.lease, NULL, &r);
 	if (rc)
 		goto out;
 	if (c->json) {
 		cJSON *j = cJSON_CreateObject();
 
-		cli_json_int(j, "sent", sent);
+		cli_json_int(j, "attempts", r.attempts);
+		cli_json_int(j, "sent", r.succeeded);
+		cli_json_int(j, "failed", r.failed);
+		cli_json_int(j, "unknown", r.unknown);
+		cli_json_int(j, "dead", r.dead);
+		cli_json_time_opt(j, "next_try", r.next_try);
 		cli_print_json(j);
 	} else {
-		printf(_("%d command(s) sent.\n"), sent);
+		char when[40];
+
+		printf(_("%1$d command(s) sent, %2$d failed, %3$d without an answer, %4$d dead.\n"),
+		       r.succeeded, r.failed, r.unknown, r.dead);
+		if (r.next_try) {
+			clock_format_local(r.next_try, "%Y-%m-%d %H:%M:%S", when, sizeof when);
+			printf(_("The next try is at %s.\n"), when);
+		}
+		if (r.dead)
+			printf("%s\n",
+			       _("A dead command is not sent again until a person retries it "
+			         "(frontdesk outbox retry ID): see frontdesk check."));
 	}
 out:
 	session_close(c, &s);
@@ -802,6 +854,7 @@ static void process_print(struct cli *c, const struct chan_process_result *r)
 		cli_json_int(j, "parked", r->parked);
 		cli_json_int(j, "failed", r->failed);
 		cli_json_int(j, "dead", r->dead);
+		cli_json_int(j, "waiting", r->waiting);
 		cli_json_int(j, "payments", r->payments);
 		cli_json_int(j, "refunds", r->refunds);
 		cli_json_int(j, "orders_queried", r->queried);
@@ -816,6 +869,10 @@ static void process_print(struct cli *c, const struct chan_process_result *r)
 	       (long long)r->processed, (long long)r->ignored, (long long)r->parked,
 	       (long long)r->failed, (long long)r->dead, (long long)r->payments,
 	       (long long)r->refunds);
+	if (r->waiting)
+		printf(_("%lld of the failed wait for a refund the channel has not settled yet "
+		         "(asked again on the backoff).\n"),
+		       (long long)r->waiting);
 }
 
 /* channel process / channel query: one pass of the worker's processing. */
@@ -1016,7 +1073,8 @@ const struct cli_entry cli_channel_cmds[] = {
     {"deliver", NULL, "--once", "--once [--all] [--provider CODE] [--secrets FILE]",
      N_("send the due outbox commands once"),
      .opts = {ONCE_OPTS(N_("send what is due now and stop"),
-                        N_("also send what waits for its next retry"))},
+                        N_("every command that is due (the default; a command waiting for "
+                           "its backoff is never sent sooner)"))},
      .db = CLI_DB_OPEN, .check = deliver_check, .run = cmd_deliver},
     {"process", NULL, "--once [--all]", "--once [--all] [--provider CODE] [--secrets FILE]",
      N_("apply the due inbound events once (asking the channel about each)"),

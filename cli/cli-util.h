@@ -179,7 +179,8 @@ extern const struct cli_entry cli_job_cmds[], cli_appt_cmds[], cli_link_cmds[], 
 extern const struct cli_entry cli_book_entry;
 extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks_cmds[],
     cli_lease_cmds[];
-extern const struct cli_entry cli_inbox_cmds[], cli_channel_cmds[], cli_serve_entry;
+extern const struct cli_entry cli_inbox_cmds[], cli_outbox_cmds[], cli_channel_cmds[],
+    cli_serve_entry;
 extern const struct cli_entry cli_recon_cmds[];
 extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 extern const struct cli_entry cli_history_entry;

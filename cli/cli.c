@@ -225,6 +225,8 @@ static const struct cli_entry *const commands[] = {
                                    N_("inbound channel events: ingest, list, show, retry, ignore"),
                                    cli_inbox_cmds),
     &(const struct cli_entry)GROUP(
+        "outbox", NULL, N_("outbound channel commands: retry a dead one"), cli_outbox_cmds),
+    &(const struct cli_entry)GROUP(
         "recon", NULL,
         N_("reconcile a day against the channel's settlement data; decide the differences"),
         cli_recon_cmds),

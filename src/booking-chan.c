@@ -37,6 +37,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "retention-mod.h"
 #include "service.h"
 #include "work.h"
@@ -989,22 +990,11 @@ int booking_chan_find(struct db *db, const char *provider, const char *text,
  * body with its Idempotency-Key; any 2xx is delivered (a push the channel
  * ignores as older than one it has seen answers 200 with "ignored"). */
 
-#define BCHAN_MAX_TRIES 10
-
 struct bcmd {
 	int64_t id, retries;
 	char type[61], key[256];
 	char *payload;
 };
-
-static int64_t bchan_backoff(int64_t retries)
-{
-	int64_t s = 30;
-
-	while (retries-- > 0 && s < 3600)
-		s *= 2;
-	return s < 3600 ? s : 3600;
-}
 
 struct bmark {
 	const struct control_hold *lease;
@@ -1018,7 +1008,7 @@ static int bmark_tx(struct db *db, void *arg)
 {
 	struct bmark *m = arg;
 	sqlite3_stmt *st;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_real();
 	int rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
@@ -1042,7 +1032,7 @@ static int bmark_tx(struct db *db, void *arg)
 }
 
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
-                         volatile sig_atomic_t *stop, int all, int *sent)
+                         volatile sig_atomic_t *stop, int *sent)
 {
 	struct chan_provider p;
 	struct chan_http h;
@@ -1061,15 +1051,14 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	         "SELECT id, event_type, idempotency_key, payload, retry_count"
 	         " FROM outbox_event WHERE integration_type = 'booking'"
 	         " AND provider_code = ?1 AND (status IN ('pending', 'sending') OR"
-	         " (status = 'failed' AND (?2 OR next_retry_at <= ?3)))"
+	         " (status = 'failed' AND next_retry_at <= ?2))"
 	         " ORDER BY id",
 	         &st)) != 0) {
 		chan_provider_free(&p);
 		return rc;
 	}
 	sqlite3_bind_text(st, 1, p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, all != 0);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		cmds = xrealloc(cmds, (n + 1) * sizeof *cmds);
 		cmds[n].id = sqlite3_column_int64(st, 0);
@@ -1105,13 +1094,24 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 
 		if (code_ == CHAN_OK) {
 			(*sent)++;
-		} else if (code_ == CHAN_REFUSED || cmds[i].retries + 1 >= BCHAN_MAX_TRIES) {
+		} else if (code_ == CHAN_REFUSED) {
 			m.status = "dead";
 			m.error = cs.reason;
 		} else {
-			m.status = "failed";
+			/* the pipeline's rule (outbox.h): on the backoff until
+			 * the give-up horizon, never on a count of tries */
+			int64_t since = 0;
+
+			if ((rc = pipeline_since(db, "outbox_event", cmds[i].id, "pending",
+			                         &since)) != 0) {
+				chan_http_resp_free(&resp);
+				break;
+			}
+			m.status = pipeline_retry_plan(since, clock_now(), cmds[i].retries + 1,
+			                               cs.retry_after, code_, &m.retry_in)
+			               ? "dead"
+			               : "failed";
 			m.error = cs.reason;
-			m.retry_in = bchan_backoff(cmds[i].retries);
 		}
 		chan_http_resp_free(&resp);
 		rc = db_write(db, bmark_tx, &m);

@@ -112,14 +112,16 @@ void booking_chan_free(struct booking_request *b);
 int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_t *n);
 
 /* booking_chan_deliver - send booking provider code's due outbox
- * commands (availability.push, booking.confirm; all: also the failed ones
- * waiting for their next try) to the generic REST channel: a 2xx answer is
+ * commands (availability.push, booking.confirm; a failed one only once its
+ * backoff has passed) to the generic REST channel: a 2xx answer is
  * delivered (succeeded), a refusal dead with the reason, anything else
- * failed and tried again after a backoff (30 s doubling to an hour), dead
- * after 10 tries. Each outcome is written in its own transaction, fenced
- * by lease (NULL: not fenced). *sent gets the number delivered. */
+ * failed and tried again on the pipeline's backoff (pipeline_retry_plan,
+ * outbox.h: at most 5 minutes apart), dead only when it fails past the
+ * give-up horizon (pipeline_give_up_seconds) after it was written or
+ * revived. Each outcome is written in its own transaction, fenced by lease
+ * (NULL: not fenced). *sent gets the number delivered. */
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
-                         volatile sig_atomic_t *stop, int all, int *sent);
+                         volatile sig_atomic_t *stop, int *sent);
 
 /* booking_chan_visit_changed - INSIDE the transaction that moved visit
  * appt (from old_start; 0: not moved), freed it (cancelled, no-show) or

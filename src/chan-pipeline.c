@@ -67,7 +67,12 @@ static int pay_process(struct db *db, struct chan_conn *c, const struct control_
 static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                        volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
-	return outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, 0, &r->sent);
+	struct outbox_result res;
+	int rc = outbox_deliver(db, c->ops, c->ctx, c->p.code, lease, stop, &res);
+
+	r->sent = res.attempts;
+	r->dead = res.dead;
+	return rc;
 }
 
 /* The e-sign type's steps (esign.c): no events list; the open flows are
@@ -126,7 +131,7 @@ static int booking_step_deliver(struct db *db, struct chan_conn *c,
                                 const struct control_hold *lease, volatile sig_atomic_t *stop,
                                 struct chan_step_result *r)
 {
-	return booking_chan_deliver(db, c->p.code, lease, stop, 0, &r->sent);
+	return booking_chan_deliver(db, c->p.code, lease, stop, &r->sent);
 }
 
 static const struct chan_pipeline pipelines[] = {

@@ -29,8 +29,8 @@ struct chan_step_result {
 	int64_t stored; /* poll: events new to the inbox */
 	int64_t wait;   /* poll, on a channel failure: seconds until the next try */
 	int64_t found;  /* query: orders queried */
-	int64_t dead;   /* process: events given up */
-	int sent;       /* deliver: commands sent */
+	int64_t dead;   /* process: events given up; deliver: commands given up */
+	int sent;       /* deliver: commands sent (whatever became of them) */
 };
 
 struct chan_pipeline {

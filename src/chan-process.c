@@ -33,6 +33,7 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "invoice.h"
+#include "outbox.h"
 #include "payment.h"
 #include "settings.h"
 #include "stopflag.h"
@@ -111,7 +112,7 @@ static int load_due(struct db *db, const struct chan_ops *ops, const struct chan
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, o->provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, all ? INT64_MAX : (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, all ? INT64_MAX : clock_real());
 	sqlite3_bind_int64(st, 3, after);
 	sqlite3_bind_int(st, 4, o->batch);
 	b->n = 0;
@@ -264,6 +265,7 @@ struct mark {
 	int64_t wait;         /* failed / parked: seconds to the next attempt */
 	int64_t parked_until; /* parked */
 	int payments, refunds;
+	int waiting;           /* failed only in that the channel has not settled it yet */
 	const char *dead_kind; /* when it dies: "refused" (say_dead, a core refusal), else
 	                          "transient" */
 };
@@ -459,11 +461,15 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 	if (rf->state != CHAN_REFUND_SUCCEEDED) {
 		if (rf->state == CHAN_REFUND_FAILED || rf->state == CHAN_REFUND_CANCELED)
 			return refund_failed(db, e, po, m, changed);
-		/* not settled at the channel: ask again later */
+		/* not settled at the channel (a bank may take days): not a
+		 * failure; followed on the backoff until it settles, and shown
+		 * to a person past the horizon (mark_event) */
 		m->status = "failed";
+		m->waiting = 1;
+		m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 		snprintf(m->error, sizeof m->error,
-		         _("refund %s is %s at the channel; asked again later"), rf->id,
-		         rf->status);
+		         _("refund %1$s is %2$s at the channel; asked again in %3$lld s"), rf->id,
+		         rf->status, (long long)m->wait);
 		return 0;
 	}
 	if (!po->payment_id) {
@@ -537,7 +543,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	struct pay_order po;
 	char buf[600];
 	int rc, found, c1 = 0, c2 = 0;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_real();
 
 	m->status = "processed";
 	if (e->kind == CHAN_EVENT_OTHER) {
@@ -645,16 +651,41 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	return 0;
 }
 
-static int mark_event(struct db *db, const struct pev *e, const struct mark *m, int *lost)
+/* Mark event e as m says, in the batch's transaction; *final (may be
+ * NULL) gets the status written. A failed event is given up (dead) only
+ * when it fails at least the horizon after it was stored or last retried
+ * by a person (pipeline_retry_plan), never on a count of attempts. */
+static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *lost,
+                      const char **final)
 {
 	sqlite3_stmt *st;
-	int64_t now = (int64_t)time(NULL);
-	int attempts_after = (int)(e->attempts + 1);
+	int64_t now = clock_real(), since = 0, wait = 0;
 	const char *status = m->status;
 	int rc;
 
-	if (!strcmp(status, "failed") && attempts_after >= CHAN_EVENT_MAX_ATTEMPTS)
-		status = "dead";
+	if (!strcmp(status, "failed")) {
+		if ((rc = pipeline_since(db, "inbound_callback", e->id, "received", &since)) != 0)
+			return rc;
+		if (pipeline_retry_plan(since, clock_now(), e->attempts + 1, -1, CHAN_RETRY,
+		                        &wait)) {
+			char tmp[sizeof m->error];
+
+			snprintf(tmp, sizeof tmp,
+			         m->waiting
+			             ? _("still not settled at the channel after %1$lld "
+			                 "attempt(s) over the give-up horizon "
+			                 "(pipeline_give_up_seconds), a person must look: %2$s")
+			             : _("given up after %1$lld attempt(s) over the give-up "
+			                 "horizon (pipeline_give_up_seconds): %2$s"),
+			         (long long)e->attempts + 1, m->error);
+			snprintf(m->error, sizeof m->error, "%s", tmp);
+			status = "dead";
+		} else if (m->wait <= 0) {
+			m->wait = wait;
+		}
+	}
+	if (final)
+		*final = status;
 	rc = db_prepare_cached(db,
 	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
 	                       " next_attempt_at = ?3, parked_until = ?4, last_error = ?5,"
@@ -729,6 +760,7 @@ static int apply_tx(struct db *db, void *arg)
 		return rc;
 	for (i = 0; i < b->n; i++) {
 		const struct pev *e = &b->ev[i];
+		const char *final = NULL;
 		struct mark m;
 
 		memset(&m, 0, sizeof m);
@@ -754,17 +786,16 @@ static int apply_tx(struct db *db, void *arg)
 			m.wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 			snprintf(m.error, sizeof m.error, _("cannot apply it: %s"), why);
 		}
-		if ((rc = mark_event(db, e, &m, &lost)) != 0)
+		if ((rc = mark_event(db, e, &m, &lost, &final)) != 0)
 			return rc;
 		if (lost) {
 			/* a person retried or ignored it meanwhile: keep none of it */
 			if ((rc = db_exec(db, "ROLLBACK TO event")) != 0)
 				return rc;
 		} else {
-			count(&add, m.status && !strcmp(m.status, "failed") &&
-			                    e->attempts + 1 >= CHAN_EVENT_MAX_ATTEMPTS
-			                ? "dead"
-			                : m.status);
+			count(&add, final);
+			if (m.waiting && !strcmp(final, "failed"))
+				add.waiting++;
 			add.payments += m.payments;
 			add.refunds += m.refunds;
 		}
@@ -782,6 +813,7 @@ static void result_add(struct chan_process_result *r, const struct chan_process_
 	r->parked += a->parked;
 	r->failed += a->failed;
 	r->dead += a->dead;
+	r->waiting += a->waiting;
 	r->payments += a->payments;
 	r->refunds += a->refunds;
 	r->calls += a->calls;

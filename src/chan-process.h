@@ -31,8 +31,10 @@
  *    refund row is posted, and the order's refunded amount grows: refunding
  *    while part is refunded, refunded when all is. A refund that arrives
  *    before its payment's success applies the payment first, so the end
- *    state is the same in either order. A pending refund is asked again
- *    later (the event fails and is retried).
+ *    state is the same in either order. A refund still pending at the
+ *    channel is not a failure: the event waits (status failed, counted as
+ *    waiting) and is asked again on the backoff until the channel settles
+ *    it; past the give-up horizon it is dead, for a person.
  * An event that would change nothing (a repeat, a stale state, a type we do
  * not act on) is marked ignored with the reason; an order is never moved
  * backwards. A channel that disagrees with our order (amount, currency,
@@ -43,8 +45,11 @@
  * An event about an intent we have no order for is parked and tried again
  * until park_seconds after it was first parked, then dead. A channel that
  * fails (5xx, 429, timeouts, unreadable answers, an object it does not
- * know) makes the event failed, retried with the backoff of chan-poll.h,
- * and dead after CHAN_EVENT_MAX_ATTEMPTS attempts.
+ * know) makes the event failed, retried with the backoff of chan-poll.h
+ * (at most 5 minutes apart), and dead only when it fails at least the
+ * give-up horizon (pipeline_give_up_seconds, outbox.h) after it was stored
+ * or a person retried it: on time, never on a count that a burst of
+ * `--all` runs can use up.
  *
  * Active queries: a card order paying (with a channel id) is first queried
  * query_after seconds after it is seen, then on a doubling schedule (at
@@ -56,8 +61,9 @@
  * never loses it. This is also how an order-query-only channel produces
  * its events.
  *
- * Times of retries and queries are the real clock (time()); times written
- * on money rows are clock_now().
+ * Times of retries and queries are the real clock (clock_real); times
+ * written on money rows, and the age of an event against the horizon (its
+ * status flow), are clock_now().
  *
  * Callers: the channel worker (chan-worker.c), `frontdesk channel process`
  * and `frontdesk channel query`, tests.
@@ -72,9 +78,6 @@
 
 struct db;
 struct control_hold;
-
-/* After this many failed attempts an event is dead. */
-#define CHAN_EVENT_MAX_ATTEMPTS 10
 
 struct chan_process_opts {
 	const char *provider; /* provider code */
@@ -91,9 +94,10 @@ void chan_process_opts_default(struct chan_process_opts *o, const char *provider
 /* What one call did. */
 struct chan_process_result {
 	int64_t processed, ignored, parked, failed, dead; /* events, by the status given */
-	int64_t payments, refunds;                        /* money rows posted */
-	int64_t calls;                                    /* requests to the channel */
-	int64_t queried;                                  /* orders queried actively */
+	int64_t waiting;           /* of the failed: a refund the channel has not settled yet */
+	int64_t payments, refunds; /* money rows posted */
+	int64_t calls;             /* requests to the channel */
+	int64_t queried;           /* orders queried actively */
 };
 
 /* chan_process_due - process the due events of o->provider (with all, also

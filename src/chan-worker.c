@@ -359,6 +359,11 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			return rc;
 		if (rc && !stop_requested(stop))
 			say(o, _("cannot deliver the outbox of %s: %s"), code, err_msg());
+		if (r.dead > 0)
+			say(o,
+			    _("%1$lld outbound command(s) of %2$s given up: see 'frontdesk check'; "
+			      "'frontdesk outbox retry ID' sends one again"),
+			    (long long)r.dead, code);
 		sl->next_outbox = mono_now() + (r.sent > 0 ? 0 : 1.0);
 		if (r.sent > 0)
 			*busy = 1;

@@ -29,6 +29,7 @@
 #include "i18n.h"
 #include "lifecycle.h"
 #include "money.h"
+#include "outbox.h"
 #include "projection.h"
 #include "recon.h"
 
@@ -354,6 +355,77 @@ static const struct check_def checks[] = {
 };
 /* clang-format on */
 
+/* clang-format off */
+/* The promises the desk made through the channel and did not keep, each
+ * a query with ?1 = now (clock_now, the clock of the times compared) and
+ * ?2 = the give-up horizon (pipeline_give_up_seconds). */
+static const struct check_def promises[] = {
+	/* a refund command given up, or not even tried for the whole horizon
+	 * (no worker ran), while its order still says paid or refunding: by
+	 * the outbox's partial indexes (outbox_event_dead, _to_send). A card
+	 * payment command given up leaves its order open: that one is
+	 * channel-order-paying-long once the horizon has passed */
+	{ "channel-command-dead", N_("no refund the desk asked for lies given up (or unsent past "
+	                             "the give-up horizon) while its order still says paid"),
+	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' for ' || o.order_no ||"
+	  " ', ' || coalesce(json_extract(c.payload, '$.amount'), '?') || ' ' || o.currency ||"
+	  " ' minor units) is ' || CASE WHEN c.status = 'dead' THEN 'dead' ELSE 'still ' || c.status ||"
+	  " ' after the give-up horizon' END || ' while the order is ' || o.status ||"
+	  " coalesce(': ' || c.last_error, '') || ' (frontdesk outbox retry ' || c.id ||"
+	  " ' sends it again, with the same key)'"
+	  " FROM outbox_event c JOIN pay_order o ON o.order_no = json_extract(c.payload, '$.order_no')"
+	  " WHERE c.integration_type = 'payment'"
+	  " AND (c.status = 'dead' OR ((c.status = 'pending' OR c.status = 'sending'"
+	  "  OR c.status = 'failed') AND (SELECT max(f.at) FROM status_flow f"
+	  "  WHERE f.entity = 'outbox_event' AND f.entity_id = c.id AND f.to_status = 'pending')"
+	  "  <= ?1 - ?2))"
+	  " AND c.event_type = 'refund.create' AND o.status IN ('paid', 'refunding')"
+	  " ORDER BY c.id" },
+	/* a refund the channel accepted (its answer is kept as an event,
+	 * "answer:<refund id>") that is neither posted nor reported failed,
+	 * while an event about it lies dead or it has stayed unsettled past
+	 * the horizon since the answer came (or a person last retried it).
+	 * Only the answers still waiting or dead are read (by status: an
+	 * answer processed or ignored is settled, or a person decided) */
+	{ "channel-refund-stuck", N_("no refund the channel accepted stays unposted while an "
+	                             "event about it lies dead, or past the give-up horizon"),
+	  "SELECT 'card payment order ' || o.order_no || ' is ' || o.status || ', but refund ' ||"
+	  " a.object_id || ' of ' || coalesce(json_extract(a.payload, '$.data.object.amount'), '?')"
+	  " || ' ' || o.currency || ' minor units' || CASE WHEN EXISTS (SELECT 1 FROM inbound_callback d"
+	  "  WHERE d.source_system = a.source_system AND d.object_id = a.object_id"
+	  "  AND d.status = 'dead') THEN ' has an event that died: '"
+	  "  || coalesce((SELECT d.last_error FROM inbound_callback d"
+	  "  WHERE d.source_system = a.source_system AND d.object_id = a.object_id"
+	  "  AND d.status = 'dead' ORDER BY d.id DESC LIMIT 1), '')"
+	  "  ELSE ' is still not settled at the channel past the give-up horizon' END ||"
+	  " ': the customer may still wait for the money; a person must look'"
+	  " FROM inbound_callback a JOIN pay_order o ON o.provider_code = a.source_system"
+	  " AND o.channel_order_id = json_extract(a.payload, '$.data.object.order_id')"
+	  " WHERE (a.status = 'received' OR a.status = 'failed' OR a.status = 'dead')"
+	  " AND a.external_id LIKE 'answer:%' AND a.object_id IS NOT NULL"
+	  " AND o.status IN ('paid', 'refunding')"
+	  " AND NOT EXISTS (SELECT 1 FROM refund r WHERE r.payment_id = o.payment_id"
+	  "  AND r.reference = a.object_id AND r.status <> 'failed')"
+	  " AND NOT EXISTS (SELECT 1 FROM pay_order_refund_failed f WHERE f.order_id = o.id"
+	  "  AND f.channel_refund_id = a.object_id)"
+	  " AND (EXISTS (SELECT 1 FROM inbound_callback d WHERE d.source_system = a.source_system"
+	  "  AND d.object_id = a.object_id AND d.status = 'dead')"
+	  "  OR ((a.status = 'received' OR a.status = 'failed')"
+	  "  AND (SELECT max(f.at) FROM status_flow f WHERE f.entity = 'inbound_callback'"
+	  "  AND f.entity_id = a.id AND f.to_status = 'received') <= ?1 - ?2))"
+	  " ORDER BY a.id" },
+	{ "channel-order-paying-long", N_("no card payment order is still open past the give-up "
+	                                  "horizon"),
+	  "SELECT 'card payment order ' || o.order_no || ' (' || o.amount || ' ' || o.currency ||"
+	  " ' minor units) is still ' || o.status || ' ' || ((?1 - o.created_at) / 3600) ||"
+	  " ' h after it was made: ask the channel (frontdesk channel query --once --all)"
+	  " or the customer; a person must look'"
+	  " FROM pay_order o WHERE o.status IN ('created', 'paying') AND o.created_at <= ?1 - ?2"
+	  " ORDER BY o.id" },
+	{ NULL, NULL, NULL },
+};
+/* clang-format on */
+
 const char *check_describe(const char *code)
 {
 	int i;
@@ -372,6 +444,9 @@ const char *check_describe(const char *code)
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);
+	for (i = 0; promises[i].code; i++)
+		if (!strcmp(promises[i].code, code))
+			return _(promises[i].what);
 	return NULL;
 }
 
@@ -397,6 +472,10 @@ static int report_stale(const struct projection_diff *d, void *arg)
 }
 
 /* ---------------------------------------------------------------- the running shop */
+
+static void report_stopped(const struct check_def *c, const char *how, const char *sqlite_why,
+                           void (*report)(const char *code, const char *detail, void *arg),
+                           void *arg);
 
 struct failing_ctx {
 	void (*report)(const char *code, const char *detail, void *arg);
@@ -429,6 +508,39 @@ static int check_channel_failing(struct db *db,
 	return chan_provider_failing_each(db, clock_real(), report_failing, &f);
 }
 
+int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                   void *arg)
+{
+	int64_t now = clock_now(), horizon = pipeline_give_up_seconds();
+	int i, step, found = 0;
+	sqlite3_stmt *st;
+
+	for (i = 0; promises[i].code; i++) {
+		if (sqlite3_prepare_v2(db_sqlite(db), promises[i].sql, -1, &st, NULL) !=
+		    SQLITE_OK) {
+			found++;
+			report_stopped(&promises[i], "this check could not run",
+			               sqlite3_errmsg(db_sqlite(db)), report, arg);
+			continue;
+		}
+		sqlite3_bind_int64(st, 1, now);
+		sqlite3_bind_int64(st, 2, horizon);
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			const unsigned char *d = sqlite3_column_text(st, 0);
+
+			found++;
+			report(promises[i].code, d ? (const char *)d : "", arg);
+		}
+		if (step != SQLITE_DONE) {
+			found++;
+			report_stopped(&promises[i], "this check could not finish",
+			               sqlite3_errmsg(db_sqlite(db)), report, arg);
+		}
+		sqlite3_finalize(st);
+	}
+	return found;
+}
+
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg)
 {
@@ -436,6 +548,10 @@ int check_desk(struct db *db, void (*report)(const char *code, const char *detai
 
 	if (n < 0)
 		return n;
+	m = check_promises(db, report, arg);
+	if (m < 0)
+		return m;
+	n += m;
 	m = check_channel_failing(db, report, arg);
 	if (m < 0)
 		return m;

@@ -54,7 +54,8 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 
 /* check_desk - everything `frontdesk check` reports: check_all, then what
  * a person must look at in the running shop that says nothing about the
- * file itself: "channel-provider-failing", an enabled payment provider
+ * file itself: the promises not kept (check_promises, below),
+ * "channel-provider-failing", an enabled payment provider
  * whose calls have failed for longer than channel_failing_report_seconds
  * (chan_provider_failing_each, at the real clock), and
  * "recon-batch-interrupted", a reconciliation batch left running by a run
@@ -63,6 +64,19 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
  * Returns the number of problems, or a negative FD_E* code. */
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg);
+
+/* check_promises - what the desk promised through the payment channel and
+ * has not kept, as of clock_now() and the give-up horizon
+ * (pipeline_give_up_seconds, outbox.h): "channel-command-dead", a refund
+ * command given up (or never sent for the whole horizon) while its order
+ * still says paid or refunding; "channel-refund-stuck", a refund the
+ * channel accepted that is not posted while an event about it lies dead or
+ * it stays unsettled past the horizon; "channel-order-paying-long", a card
+ * payment order still created or paying past the horizon. Calls report
+ * for each (as check_run) and returns how many. Part of check_desk; the
+ * status line counts them too (reading only). */
+int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                   void *arg);
 
 /* check_describe - the translated one-line description of invariant code,
  * or NULL if there is no such invariant. */

@@ -39,6 +39,7 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "money.h"
+#include "outbox.h"
 #include "print.h"
 #include "retention-mod.h"
 #include "settings.h"
@@ -47,7 +48,8 @@
 #include "work.h"
 #include "xalloc.h"
 
-#define ESIGN_MAX_ATTEMPTS 10  /* of a callback or a command before it is dead */
+/* a callback's attempts before it is dead (a command: outbox.h's horizon) */
+#define ESIGN_MAX_ATTEMPTS 10
 #define ESIGN_QUERY_EVERY  300 /* default seconds between queries of one open flow */
 #define FOUND_PREFIX       "frontdesk.envelope."
 
@@ -1040,7 +1042,7 @@ static int cmd_done_tx(struct db *db, void *arg)
 		sqlite3_bind_text(st, 3, d->error, -1, SQLITE_TRANSIENT);
 	else
 		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, (int64_t)time(NULL) + d->retry_in);
+	sqlite3_bind_int64(st, 4, clock_real() + d->retry_in);
 	sqlite3_bind_int64(st, 5, now);
 	if ((rc = db_run_cached(db, st, _("cannot save the command's state"))) != 0)
 		return rc;
@@ -1156,11 +1158,20 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		d.status = "succeeded";
 		r->sent++;
 		break;
-	case CHAN_RETRY:
-		d.status = cm.retries + 1 >= ESIGN_MAX_ATTEMPTS ? "dead" : "failed";
-		d.retry_in = st.retry_after > 0 ? st.retry_after : backoff(cm.retries);
+	case CHAN_RETRY: {
+		/* the pipeline's rule (outbox.h): on the backoff until the
+		 * give-up horizon, never on a count of attempts */
+		int64_t since = 0;
+
+		if ((rc = pipeline_since(db, "outbox_event", id, "pending", &since)) != 0)
+			goto out;
+		d.status = pipeline_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
+		                               code, &d.retry_in)
+		               ? "dead"
+		               : "failed";
 		d.error = st.reason;
 		break;
+	}
 	case CHAN_UNKNOWN:
 		/* stays sending: the next round asks again with the same key */
 		goto out;
@@ -1196,7 +1207,7 @@ int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold 
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, clock_real());
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)

@@ -33,15 +33,61 @@
 #include "invoice.h"
 #include "outbox.h"
 #include "retention-mod.h"
+#include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
+
+/* ---------------------------------------------------------------- the pipeline's retry rule */
+
+int64_t pipeline_give_up_seconds(void)
+{
+	long v = config_get_int("pipeline_give_up_seconds", PIPELINE_GIVE_UP_DEFAULT);
+
+	return v < PIPELINE_GIVE_UP_MIN   ? PIPELINE_GIVE_UP_MIN
+	       : v > PIPELINE_GIVE_UP_MAX ? PIPELINE_GIVE_UP_MAX
+	                                  : (int64_t)v;
+}
+
+int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
+                        int64_t *wait)
+{
+	*wait = chan_backoff(failures < 1 ? 1 : failures, retry_after, code);
+	return since > 0 && now - since >= pipeline_give_up_seconds();
+}
+
+int pipeline_since(struct db *db, const char *entity, int64_t id, const char *entered,
+                   int64_t *since)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*since = 0;
+	/* by status_flow_by_entity: the flow of this one row */
+	rc = db_prepare_cached(db,
+	                       "SELECT coalesce(max(at), 0) FROM status_flow WHERE entity = ?1"
+	                       " AND entity_id = ?2 AND to_status = ?3",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, entity, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, id);
+	sqlite3_bind_text(st, 3, entered, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		*since = sqlite3_column_int64(st, 0);
+	else
+		rc = db_fail(db, _("cannot read the status history"));
+	db_release(db, st);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- rows */
 
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
                       const char *payload, int64_t *id)
 {
 	sqlite3_stmt *st;
 	char rnd[17], key[120];
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_real();
 	int rc;
 
 	if ((rc = chan_random_hex(rnd)) != 0)
@@ -319,7 +365,9 @@ struct row {
 };
 
 /* The next due row of provider: the oldest unfinished row of its order. */
-static int next_row(struct db *db, const char *provider, int all, struct row *r, int *found)
+/* The next row of provider due at the real clock, after id `after` (each
+ * row is sent at most once per outbox_deliver). */
+static int next_row(struct db *db, const char *provider, int64_t after, struct row *r, int *found)
 {
 	sqlite3_stmt *st;
 	const unsigned char *s;
@@ -336,7 +384,7 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 	    " FROM outbox_event o"
 	    " WHERE o.status IN ('pending', 'sending', 'failed') AND o.provider_code = ?1"
 	    " AND o.integration_type = '" CHAN_TYPE_PAYMENT "'"
-	    " AND coalesce(o.next_retry_at, 0) <= ?2"
+	    " AND coalesce(o.next_retry_at, 0) <= ?2 AND o.id > ?3"
 	    " AND NOT EXISTS (SELECT 1 FROM outbox_event e WHERE e.id < o.id"
 	    "   AND e.status IN ('pending', 'sending', 'failed')"
 	    "   AND json_extract(e.payload, '$.order_no') = json_extract(o.payload, '$.order_no'))"
@@ -345,7 +393,8 @@ static int next_row(struct db *db, const char *provider, int all, struct row *r,
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, all ? INT64_MAX : (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
+	sqlite3_bind_int64(st, 3, after);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		memset(r, 0, sizeof *r);
@@ -387,6 +436,7 @@ struct mark_ctx {
 	const char *status;               /* succeeded, failed, sending, dead */
 	const char *error;                /* last_error, NULL: none */
 	int64_t wait;                     /* seconds to next_retry_at */
+	int64_t at;                       /* the real time the answer was recorded */
 	const char *channel_id;           /* payment.create ok: the intent id */
 	const char *page_url;             /* payment.create ok: the payment page ("": none) */
 	int refund_ok;                    /* refund.create ok: the order becomes refunding */
@@ -411,7 +461,7 @@ static int mark_tx(struct db *db, void *arg)
 	struct mark_ctx *m = arg;
 	struct pay_order po;
 	sqlite3_stmt *st;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_real();
 	int rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
@@ -433,6 +483,7 @@ static int mark_tx(struct db *db, void *arg)
 			return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
 		return 0;
 	}
+	m->at = now;
 	rc = db_prepare(db,
 	                "UPDATE outbox_event SET status = ?2, last_error = ?3, next_retry_at = ?4,"
 	                " updated_at = ?5 WHERE id = ?1 AND status = 'sending'",
@@ -487,20 +538,24 @@ static int mark_tx(struct db *db, void *arg)
 	                                     : chan_order_save(db, &po, NULL);
 }
 
-/* Send one row and record what came back. */
+/* Send one row and record what came back; *res counts it. */
 static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
-                       const char *provider, const struct control_hold *lease, const struct row *r)
+                       const char *provider, const struct control_hold *lease, const struct row *r,
+                       struct outbox_result *res)
 {
 	struct mark_ctx m = {0};
 	struct chan_status cs;
 	struct chan_order ord;
 	struct chan_refund ref;
 	char why[600];
+	int64_t since = 0;
 	int rc, is_pay = !strcmp(r->type, "payment.create");
 
 	m.lease = lease;
 	m.r = r;
 	m.provider = provider;
+	if ((rc = pipeline_since(db, "outbox_event", r->id, "pending", &since)) != 0)
+		return rc;
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
 	memset(&cs, 0, sizeof cs);
@@ -551,44 +606,174 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		}
 		break;
 	case CHAN_RETRY:
-	case CHAN_UNKNOWN:
-		/* unknown stays "sending": the next send, with the same key,
-		 * is the query that resolves it */
-		m.status = r->retries + 1 >= OUTBOX_MAX_ATTEMPTS ? "dead"
-		           : m.code == CHAN_UNKNOWN              ? "sending"
-		                                                 : "failed";
-		m.wait = chan_backoff(r->retries + 1, cs.retry_after, m.code);
-		if (m.code == CHAN_UNKNOWN) {
-			char tmp[600];
+	case CHAN_UNKNOWN: {
+		/* a failure that may pass (nothing reached the channel, a 5xx,
+		 * no answer): tried again on the backoff until the horizon.
+		 * Unknown stays "sending": the next send, with the same key, is
+		 * the query that resolves it */
+		char tmp[600];
+		int give_up = pipeline_retry_plan(since, clock_now(), r->retries + 1,
+		                                  cs.retry_after, m.code, &m.wait);
 
+		if (m.code == CHAN_UNKNOWN) {
 			snprintf(tmp, sizeof tmp, _("outcome unknown, to be asked again: %s"), why);
 			snprintf(why, sizeof why, "%s", tmp);
 		}
+		if (give_up) {
+			m.status = "dead";
+			snprintf(tmp, sizeof tmp,
+			         _("given up after %1$lld attempt(s) over the give-up horizon "
+			           "(pipeline_give_up_seconds): %2$s"),
+			         (long long)r->retries + 1, why);
+			snprintf(why, sizeof why, "%s", tmp);
+		} else {
+			m.status = m.code == CHAN_UNKNOWN ? "sending" : "failed";
+		}
 		break;
+	}
 	default:
 		m.status = "dead";
 		m.order_failed = is_pay && m.code != CHAN_BADDATA;
 		break;
 	}
-	return db_write(db, mark_tx, &m);
+	if ((rc = db_write(db, mark_tx, &m)) != 0)
+		return rc;
+	res->attempts++;
+	if (!strcmp(m.status, "succeeded")) {
+		res->succeeded++;
+	} else if (!strcmp(m.status, "dead")) {
+		res->dead++;
+	} else {
+		int64_t at = m.at + m.wait;
+
+		if (!strcmp(m.status, "sending"))
+			res->unknown++;
+		else
+			res->failed++;
+		if (!res->next_try || at < res->next_try)
+			res->next_try = at;
+	}
+	return 0;
 }
 
 int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
                    const char *provider, const struct control_hold *lease,
-                   volatile sig_atomic_t *stop, int all, int *sent)
+                   volatile sig_atomic_t *stop, struct outbox_result *res)
 {
 	struct row r;
+	int64_t after = 0;
 	int rc, found;
 
-	*sent = 0;
+	memset(res, 0, sizeof *res);
 	while (!stop_requested(stop)) {
-		if ((rc = next_row(db, provider, all, &r, &found)) != 0 || !found)
+		if ((rc = next_row(db, provider, after, &r, &found)) != 0 || !found)
 			return rc;
-		if ((rc = deliver_one(db, ops, ctx, provider, lease, &r)) != 0)
+		after = r.id;
+		if ((rc = deliver_one(db, ops, ctx, provider, lease, &r, res)) != 0)
 			return rc;
-		(*sent)++;
 	}
 	return 0;
+}
+
+/* ---------------------------------------------------------------- revival */
+
+/* Whether command o may be sent again (see outbox_retry): its order has
+ * not moved on, and a refund still fits what is left to refund (a dead
+ * refund asks for nothing, chan_order_refundable, so another may have
+ * taken its room). */
+static int retry_fits(struct db *db, const struct outbox_cmd *o)
+{
+	cJSON *p = cJSON_Parse(o->payload);
+	const cJSON *on = cJSON_GetObjectItemCaseSensitive(p, "order_no");
+	const cJSON *am = cJSON_GetObjectItemCaseSensitive(p, "amount");
+	struct pay_order po;
+	int64_t left = 0;
+	int rc = 0;
+
+	if (strcmp(o->event_type, "payment.create") && strcmp(o->event_type, "refund.create"))
+		goto out; /* another type's command: its own module decides */
+	if (!cJSON_IsString(on) || !cJSON_IsNumber(am)) {
+		rc = err_set(FD_ECONFLICT, _("outbox command %lld names no order"),
+		             (long long)o->id);
+		goto out;
+	}
+	if ((rc = chan_order_get(db, on->valuestring, &po)) != 0)
+		goto out;
+	if (!strcmp(o->event_type, "payment.create")) {
+		if (strcmp(po.status, "created"))
+			rc = err_set(
+			    FD_ECONFLICT,
+			    _("card payment order %s is %s: its payment command is not sent "
+			      "again"),
+			    po.order_no, po.status);
+		goto out;
+	}
+	if ((strcmp(po.status, "paid") && strcmp(po.status, "refunding")) || !*po.channel_id) {
+		rc = err_set(FD_ECONFLICT,
+		             _("card payment order %s is %s: its refund is not sent again"),
+		             po.order_no, po.status);
+		goto out;
+	}
+	if (o->status && !strcmp(o->status, "dead")) {
+		if ((rc = chan_order_refundable(db, po.order_no, &left, NULL)) != 0)
+			goto out;
+		if ((int64_t)am->valuedouble > left)
+			rc = err_set(
+			    FD_ECONFLICT,
+			    _("order %s has %lld (minor units) left to refund, less than this "
+			      "refund of %lld: it is not sent again"),
+			    po.order_no, (long long)left, (long long)am->valuedouble);
+	}
+out:
+	cJSON_Delete(p);
+	return rc;
+}
+
+static int retry_tx(struct db *db, void *arg)
+{
+	const int64_t *id = arg;
+	struct outbox_cmd o;
+	sqlite3_stmt *st;
+	int rc, dead;
+
+	if ((rc = outbox_cmd_get(db, *id, &o)) != 0)
+		return rc;
+	dead = !strcmp(o.status, "dead");
+	if (!dead && strcmp(o.status, "failed")) {
+		rc = err_set(FD_ECONFLICT,
+		             _("outbox command %lld is %s: only a dead or failed command can be "
+		               "retried"),
+		             (long long)o.id, o.status);
+		goto out;
+	}
+	if ((rc = retry_fits(db, &o)) != 0)
+		goto out;
+	/* dead: pending again (a new horizon starts with this status flow
+	 * row, pipeline_since); failed: due now. The key is never changed. */
+	rc = db_prepare(db,
+	                dead ? "UPDATE outbox_event SET status = 'pending', retry_count = 0,"
+	                       " next_retry_at = ?2, updated_at = ?2 WHERE id = ?1"
+	                       " AND status = 'dead'"
+	                     : "UPDATE outbox_event SET next_retry_at = ?2, updated_at = ?2"
+	                       " WHERE id = ?1 AND status = 'failed'",
+	                &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, o.id);
+	sqlite3_bind_int64(st, 2, clock_real());
+	db_set_reason(db, _("retried by a person"));
+	rc = db_run(db, st, _("cannot retry the outbox command"));
+	db_set_reason(db, NULL);
+	if (!rc && sqlite3_changes(db_sqlite(db)) != 1)
+		rc = err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
+out:
+	outbox_cmd_free(&o);
+	return rc;
+}
+
+int outbox_retry(struct db *db, int64_t id)
+{
+	return db_write(db, retry_tx, &id);
 }
 
 int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])

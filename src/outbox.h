@@ -16,8 +16,16 @@
  * Delivery (outbox_deliver, the worker, fenced by the channel lease):
  *   pending --send--> sending --answer--> succeeded
  *                        |--retryable failure--> failed (later: sending)
- *                        |--refused / 10 attempts--> dead (a person looks)
+ *                        |--refused, or failing past the horizon--> dead
  *                        `--no answer (timeout, crash)--> stays sending
+ *   dead --a person revives it (outbox_retry)--> pending, the same key
+ * A failure that may pass (no connection, DNS, TLS, 5xx, 429, no answer)
+ * is retried on the backoff (chan_backoff: doubling, at most 5 minutes
+ * apart, Retry-After honoured), never sooner: a burst of deliveries sends
+ * a row once per backoff, whatever is asked. The row is given up on time,
+ * not on a count: only a failure at least the give-up horizon
+ * (pipeline_give_up_seconds, outbox_retry_plan) after the row was queued or
+ * revived makes it dead.
  * A row left "sending" has an unknown outcome: it may have reached the
  * channel. It is resolved before anything else is done to its order by
  * asking the channel again with the same idempotency key, which returns the
@@ -29,8 +37,11 @@
  * transaction, as an inbox event of its own ("answer:<refund id>") so the
  * processor asks about the refund until it settles, events or not.
  *
- * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`), the
- * worker (chan-worker.c), tests.
+ * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`,
+ * `frontdesk outbox retry`), the worker (chan-worker.c), the screen's
+ * dead-letter view (outbox_retry), tests. The retry rule below
+ * (pipeline_retry_plan) is also the inbound processing's (chan-process.c)
+ * and the booking and e-sign commands' (booking-chan.c, esign.c).
  */
 #ifndef FD_OUTBOX_H
 #define FD_OUTBOX_H
@@ -43,7 +54,39 @@
 struct db;
 struct control_hold;
 
-#define OUTBOX_MAX_ATTEMPTS 10
+/* The give-up horizon's default and bounds, in seconds
+ * (pipeline_give_up_seconds). */
+#define PIPELINE_GIVE_UP_DEFAULT 86400
+#define PIPELINE_GIVE_UP_MIN     60
+#define PIPELINE_GIVE_UP_MAX     (30 * 86400)
+
+/* pipeline_give_up_seconds - the give-up horizon of the integration
+ * pipeline: the setting pipeline_give_up_seconds (default 24 h, kept within
+ * PIPELINE_GIVE_UP_MIN..MAX). An outbound command, or an inbound event that
+ * waits for the channel (a failing call, a refund still pending there), is
+ * tried on the backoff for at least this long before it is dead, and
+ * `frontdesk check` reports an order still paying, or a refund still
+ * unsettled, this long. */
+int64_t pipeline_give_up_seconds(void);
+
+/* pipeline_retry_plan - the one rule of the pipeline for a command or event
+ * whose attempt failed in a way that may pass. failures: the failed
+ * attempts so far, this one included (>= 1); retry_after and code as for
+ * chan_backoff; since: when the row was queued or last revived by a person
+ * (pipeline_since), now: the same clock (clock_now); a since of 0 (no such
+ * time known) never gives up. Returns 1 when the row is to be given up
+ * (now - since >= the horizon), else 0 with *wait = the
+ * seconds to its next try (chan_backoff, at most CHAN_BACKOFF_MAX unless
+ * the channel asked for longer). */
+int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
+                        int64_t *wait);
+
+/* pipeline_since - *since = when row id of entity ("outbox_event",
+ * "inbound_callback") last entered status entered ("pending", "received"),
+ * that is when it was queued or a person revived it, from its status flow
+ * (desk clock, clock_now); 0 when the flow has no such row. */
+int pipeline_since(struct db *db, const char *entity, int64_t id, const char *entered,
+                   int64_t *since);
 
 /* outbox_charge - ask the channel of provider (NULL: the one the
  * registry's rollout picks for the new order, chan_provider_route)
@@ -70,18 +113,39 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 int outbox_refund(struct db *db, const char *order_no, int64_t amount, const char *idem_key,
                   int64_t *outbox_id);
 
-/* outbox_deliver - send the due rows of provider through ops/ctx, one at a
- * time (see above), until none is due or *stop (may be NULL) is set (with
- * all, rows still waiting for their next retry are due too: an operator
- * who knows the channel is back); *sent
- * gets how many were sent. Each state change is its own transaction,
- * fenced by lease (NULL only for a caller that knows it is alone).
- * FD_ECONFLICT when the lease was lost (nothing more is written); other
- * FD_E* from the database. Channel failures are not errors: they are the
- * rows' state. */
+/* What one outbox_deliver did, row by row. */
+struct outbox_result {
+	int attempts;     /* rows sent (each once at most) */
+	int succeeded;    /* the channel did what the row asks */
+	int failed;       /* failed, tried again at their next_retry_at */
+	int unknown;      /* no answer: left sending, asked again at their next try */
+	int dead;         /* given up (refused, a disagreeing answer, the horizon) */
+	int64_t next_try; /* the earliest next try of the failed and unknown (real
+	                   * time, clock_real); 0 when none */
+};
+
+/* outbox_deliver - send the rows of provider that are due (whose
+ * next_retry_at has come: a row waiting for its backoff is never sent
+ * sooner, whoever asks) through ops/ctx, one at a time and each at most
+ * once per call (see above), until none is due or *stop (may be NULL) is
+ * set; *r (zeroed first) says what became of them. Each state change is
+ * its own transaction, fenced by lease (NULL only for a caller that knows
+ * it is alone). FD_ECONFLICT when the lease was lost (nothing more is
+ * written); other FD_E* from the database. Channel failures are not
+ * errors: they are the rows' state. */
 int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
                    const char *provider, const struct control_hold *lease,
-                   volatile sig_atomic_t *stop, int all, int *sent);
+                   volatile sig_atomic_t *stop, struct outbox_result *r);
+
+/* outbox_retry - a person revives command id: a dead one becomes pending
+ * again with its attempts reset and a new give-up horizon from now; a
+ * failed one is made due now. Its payload and idempotency key are kept, so
+ * the channel sees the same request (and acts once). A refund is revived
+ * only while its order is paid or being refunded and its amount still fits
+ * what is left to refund; a payment only while its order is still created.
+ * FD_ENOTFOUND for no such command; FD_ECONFLICT when it is in another
+ * state or its order moved on (nothing is changed, the message says why). */
+int outbox_retry(struct db *db, int64_t id);
 
 /* outbox_count_by_status - how many outbox commands of provider are
  * pending, sending, failed and dead, in that order, in n[]. */

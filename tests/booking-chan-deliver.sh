@@ -4,7 +4,8 @@
 # out of order; a request for a slot taken a moment earlier; the answers and
 # availability pushes delivered with their idempotency keys; a push that
 # arrives after a newer one ignored by the channel, which says so; a failed
-# delivery waits for its backoff and is dead after 10 tries; the worker of
+# delivery waits for its backoff (--all does not skip it) and is dead only
+# past the give-up horizon, not after a count of tries; the worker of
 # `frontdesk serve` decides and delivers through the booking type's steps.
 # Every key here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
@@ -53,9 +54,11 @@ is "three pushes of the day (R1, the desk, R4), versions 1 to 3" "$(db "SELECT g
 ctl fail '{"version": 1, "times": 1}' >/dev/null
 like "the first round delivers the four answers and pushes 2 and 3, not push 1" "$(deliver)" "6 command(s) delivered"
 is "the failed push waits for its backoff" \
-	"$(db "SELECT o.status, o.next_retry_at - o.updated_at FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 1")" "failed|30"
-like "not before its time" "$(deliver)" "0 command(s) delivered"
-like "--all sends it now" "$(deliver --all)" "1 command(s) delivered"
+	"$(db "SELECT o.status, o.next_retry_at > o.updated_at FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 1")" "failed|1"
+NEXT=$(db "SELECT o.next_retry_at FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 1")
+like "not before its time" "$(FRONTDESK_REAL_NOW=$((NEXT - 1)) deliver)" "0 command(s) delivered"
+like "nor with --all" "$(FRONTDESK_REAL_NOW=$((NEXT - 1)) deliver --all)" "0 command(s) delivered"
+like "sent once its time has come" "$(FRONTDESK_REAL_NOW=$NEXT deliver)" "1 command(s) delivered"
 is "the channel ignored the late push and said why" \
 	"$(state | jget '[e for e in d["log"] if e["path"] == "/v1/availability"][-1]["ignored"]')" True
 is "the channel keeps version 3" "$(state | jget 'd["availability"]["1:2026-12-02"]')" 3
@@ -63,14 +66,18 @@ is "the answers reached the channel, the rejected one with its reason" \
 	"$(state | jget '" ".join(a["request_id"] + "=" + a["status"] for a in d["answers"])')" \
 	"R1=confirmed R2=rejected R3=rejected R4=confirmed"
 
-# a channel that stays down: dead after 10 tries
+# a channel that stays down: tried on the backoff, dead only past the
+# give-up horizon (pipeline_give_up_seconds, 24 h of the desk's clock)
 send e5 booking.cancelled R4
 process
 ctl fail '{"all": 100}' >/dev/null
+T=$(date +%s)
 i=0
-while [ $i -lt 10 ]; do deliver --all >/dev/null; i=$((i + 1)); done
-is "dead after 10 tries, with the reason" \
-	"$(db "SELECT o.status, o.retry_count, o.last_error IS NOT NULL FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 4")" "dead|10|1"
+while [ $i -lt 12 ]; do FRONTDESK_REAL_NOW=$((T + i * 301)) deliver --all >/dev/null; i=$((i + 1)); done
+v4() { db "SELECT o.status, o.retry_count, o.last_error IS NOT NULL FROM outbox_event o JOIN availability_push p ON p.outbox_id = o.id WHERE p.version = 4"; }
+is "twelve tries within the horizon: still failed" "$(v4)" "failed|12|1"
+FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) deliver >/dev/null
+is "a failure past the horizon: dead, with the reason" "$(v4)" "dead|13|1"
 ctl fail '{"all": 0}' >/dev/null
 
 # the worker of frontdesk serve decides and delivers

@@ -35,6 +35,9 @@ refunds() { curl -s --max-time 10 "$BASE/_control/state" | jget 'sorted(r["amoun
 key_of() { db "SELECT idempotency_key FROM outbox_event WHERE id = $1"; }
 row() { db "SELECT status, retry_count FROM outbox_event WHERE id = $1"; }
 deliver() { fd channel deliver --once "$@" >/dev/null 2>"$TMP/deliver.err"; }
+# deliver_later SECONDS: deliver with the real clock that far ahead
+# (FRONTDESK_REAL_NOW): a row waiting for its backoff is due only then
+deliver_later() { FRONTDESK_REAL_NOW=$(($(date +%s) + $1)) deliver; }
 # the position in the fake's request log of the Nth POST with key K
 nth_post() {
 	curl -s --max-time 10 "$BASE/_control/log" | python3 -c "
@@ -89,15 +92,19 @@ is "still one POST" "$(posts /v1/payment_intents "$K1")" 1
 # A 500 after the channel did the work: retried with the same key, one effect.
 out=$(charge INV-2026-000002 100); O2=$(echo "$out" | jget 'd["order_no"]'); R2=$(echo "$out" | jget 'd["outbox_id"]')
 ctl fault '{"path": "/v1/payment_intents", "method": "POST", "kind": "done_then_fail"}' >/dev/null
-deliver
+# one real time for these sends: the backoff, not the speed of the run, decides
+T=$(date +%s)
+FRONTDESK_REAL_NOW=$T deliver
 is "a 500: the row failed, to be retried later" "$(row "$R2")" "failed|1"
 # compared with the time the failure was recorded, not with the clock now: a slow
 # (sanitized, loaded) run may already be past a one-second backoff
 is "with a next try after the failure was recorded" \
 	"$(db "SELECT next_retry_at > updated_at FROM outbox_event WHERE id = $R2")" 1
 is "the order is not failed" "$(db "SELECT status FROM pay_order WHERE order_no = '$O2'")" created
-deliver --all
-is "the retry succeeded" "$(row "$R2")" "succeeded|2"
+FRONTDESK_REAL_NOW=$T deliver --all
+is "--all sends no row before its backoff" "$(row "$R2")" "failed|1"
+deliver_later 301
+is "the retry succeeded once its time came" "$(row "$R2")" "succeeded|2"
 is "two POSTs, with the same key" "$(posts /v1/payment_intents "$(key_of "$R2")")" 2
 is "one intent at the channel" "$(intents "$O2")" 1
 
@@ -110,7 +117,9 @@ is "the next try honours Retry-After" "$(db "SELECT next_retry_at - updated_at >
 deliver
 is "not due yet: not sent again" "$(posts /v1/payment_intents "$(key_of "$R5")")" 1
 deliver --all
-is "sent when asked for" "$(row "$R5")" "succeeded|2"
+is "nor with --all" "$(posts /v1/payment_intents "$(key_of "$R5")")" 1
+deliver_later 61
+is "sent once the time it asked for has passed" "$(row "$R5")" "succeeded|2"
 
 # The worker killed between sending and recording: the same key again, one effect.
 out=$(charge INV-2026-000002 50); O3=$(echo "$out" | jget 'd["order_no"]'); R3=$(echo "$out" | jget 'd["outbox_id"]')

@@ -6,8 +6,9 @@
 # success ends as in order; a lost success event is found by the active
 # query; stale events never move an order back; events about orders we do
 # not know are parked, then dead; a channel that disagrees with our order is
-# never posted; a failing channel makes events failed, then dead after 10
-# attempts; `frontdesk check` stays clean. Every secret here is made up.
+# never posted; a failing channel makes events failed, then dead once they
+# fail past the give-up horizon (a burst of attempts does not count);
+# `frontdesk check` stays clean. Every secret here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=sk_test_made_up_process_key
@@ -170,7 +171,7 @@ is "another amount for our order number: both its events dead, nothing posted" \
 	"$(echo "$out" | jget 'd["dead"], d["payments"]')" "2 0"
 matches "the order keeps the reason" "$(db "SELECT status, last_error FROM pay_order WHERE order_no = '$M'")" "^created\|the channel says intent pi_.* is 801 USD"
 
-# --- A failing channel: failed with backoff, dead after 10 attempts ---------
+# --- A failing channel: failed with backoff, dead only after the horizon -----
 F=$(charge INV-2026-000004 3); deliver; succeed "$F"; poll
 # one query per intent per batch: exactly as many faults as runs
 ctl fault '{"path": "/v1/payment_intents/", "method": "GET", "kind": "status", "status": 500, "count": 1}' >/dev/null
@@ -179,10 +180,16 @@ out=$(process)
 is "a 500 on the query: failed (the created event and the success)" "$(echo "$out" | jget 'd["failed"], d["payments"]')" "2 0"
 is "with a next attempt after a backoff" \
 	"$(db "SELECT count(*) FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND status = 'failed' AND attempts = 1 AND next_attempt_at > $before")" 2
-ctl fault '{"path": "/v1/payment_intents/", "method": "GET", "kind": "truncate", "count": 9}' >/dev/null
-for n in 2 3 4 5 6 7 8 9 10; do process --all >/dev/null; done
-matches "after 10 attempts: dead" \
-	"$(db "SELECT status, attempts, last_error FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND event_type = 'payment_intent.succeeded'")" "^dead\|10\|the channel could not tell"
+ctl fault '{"path": "/v1/payment_intents/", "method": "GET", "kind": "truncate", "count": 12}' >/dev/null
+# a burst that skips the backoff (--all) uses up no horizon: still failed
+for n in 2 3 4 5 6 7 8 9 10 11 12; do process --all >/dev/null; done
+matches "twelve attempts within the horizon: still failed, not dead" \
+	"$(db "SELECT status, attempts, last_error FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND event_type = 'payment_intent.succeeded'")" "^failed\|12\|the channel could not tell"
+is "frontdesk check does not call the order stuck meanwhile" "$(fd check 2>&1 | grep -c "order $F")" 0
+# the desk's clock a day on (pipeline_give_up_seconds, 86400 by default)
+FRONTDESK_NOW=2026-12-02T09:00 process --all >/dev/null
+matches "a failure past the give-up horizon: dead, saying why" \
+	"$(db "SELECT status, attempts, last_error FROM inbound_callback WHERE object_id = '$(pi_of "$F")' AND event_type = 'payment_intent.succeeded'")" "^dead\|13\|given up after 13 attempt\(s\) over the give-up horizon"
 is "nothing posted meanwhile" "$(payments "$F")" 0
 out=$(fd check 2>&1)
 like "frontdesk check says the order waits while its events lie dead" "$out" \

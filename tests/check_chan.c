@@ -25,6 +25,7 @@
 #include "chan-log.h"
 #include "chan-order.h"
 #include "chan-pipeline.h"
+#include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-secret.h"
@@ -974,10 +975,10 @@ START_TEST(test_pipeline_type)
 	            " '{\"order_no\":\"BK-1\"}', 1, 1, 'booking')"),
 	    SQLITE_OK);
 	{
-		int sent = -1;
+		struct outbox_result res;
 
-		ck_assert_int_eq(
-		    outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, 1, &sent), 0);
+		ck_assert_int_eq(outbox_deliver(db, &chan_stripe_ops, NULL, "bk", NULL, NULL, &res),
+		                 0);
 		/* (the payment command 'x' above is bk's, and is taken) */
 		ck_assert_int_eq(one_int("SELECT count(*) FROM outbox_event WHERE business_key ="
 		                         " 'BK-1' AND status = 'pending' AND retry_count = 0"),
@@ -999,6 +1000,28 @@ END_TEST
  * tests/wechat-refund-vectors.json (tests/make-wechat-refund-vectors.sh),
  * its fields read; another key, a plaintext that is not <root>, text that
  * is not base64 and bad padding are refused, never read. */
+/* The pipeline's retry rule (outbox.h): the backoff is capped at 5
+ * minutes, however many failures; giving up is a matter of time since the
+ * row was queued, never of the count; an unknown start never gives up. */
+START_TEST(test_pipeline_retry_plan)
+{
+	int64_t w, h = pipeline_give_up_seconds();
+	int n;
+
+	ck_assert_int_eq(h, 86400);
+	for (n = 1; n <= 1000; n *= 10) {
+		ck_assert_int_eq(pipeline_retry_plan(1000, 1000 + h - 1, n, -1, CHAN_RETRY, &w), 0);
+		ck_assert(w >= 1 && w <= CHAN_BACKOFF_MAX);
+	}
+	ck_assert_int_eq(pipeline_retry_plan(1000, 1000, 1000000, -1, CHAN_RETRY, &w), 0);
+	ck_assert_int_eq(pipeline_retry_plan(1000, 1000 + h, 2, -1, CHAN_RETRY, &w), 1);
+	ck_assert_int_eq(pipeline_retry_plan(0, 1000 + 10 * h, 2, -1, CHAN_RETRY, &w), 0);
+	/* the channel's Retry-After is honoured, even past the cap */
+	ck_assert_int_eq(pipeline_retry_plan(1000, 1001, 1, 600, CHAN_RETRY, &w), 0);
+	ck_assert_int_eq(w, 600);
+}
+END_TEST
+
 START_TEST(test_wechat_refund_vectors)
 {
 	const char *top = getenv("TOP_SRCDIR");
@@ -1163,6 +1186,7 @@ int main(void)
 	tcase_add_test(pure, test_event_kinds);
 	tcase_add_test(pure, test_wechat_signature_vectors);
 	tcase_add_test(pure, test_wechat_refund_vectors);
+	tcase_add_test(pure, test_pipeline_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);

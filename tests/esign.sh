@@ -11,7 +11,8 @@
 # another provider without moving the flows already under way; a lost
 # callback found by asking; an estimate cancelled before it left never
 # sent; a document that does not match the hash the provider announced not
-# kept. Every key here is made up.
+# kept; a provider that cannot be reached tried on the backoff and given
+# up only past the give-up horizon. Every key here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/chan-fake.sh"
 KEY=esk_made_up_test_key
@@ -231,5 +232,22 @@ ok "... no file under its name" test ! -e "$DIR/EST-2026-000008-signed.pdf"
 ctl bad_hash '{"on": false}' >/dev/null
 fd estimate run --once >/dev/null
 ok "the next round downloads the right one" test -s "$DIR/EST-2026-000008-signed.pdf"
+# an unreachable provider: the command is tried on the backoff (once per
+# backoff, however often the worker runs) and is dead only past the give-up
+# horizon (pipeline_give_up_seconds, 24 h of the desk's clock)
+fd job add --customer 1 --title "Glass" >/dev/null
+fd item add --job 9 --description "Windscreen" --price 80.00 >/dev/null
+ok "sign2 cannot be reached" fd estimate provider-set sign2 --url "http://127.0.0.1:1"
+fd estimate send 9 >/dev/null
+cmd9() { db "SELECT status, retry_count FROM outbox_event WHERE business_key = 'EST-2026-000009'"; }
+T=$(date +%s)
+for n in 1 2 3 4 5 6 7 8; do FRONTDESK_REAL_NOW=$T fd estimate run --once >/dev/null 2>&1; done
+is "eight rounds in one second: tried once" "$(cmd9)" "failed|1"
+n=1
+while [ $n -le 11 ]; do FRONTDESK_REAL_NOW=$((T + n * 301)) fd estimate run --once >/dev/null 2>&1; n=$((n + 1)); done
+is "twelve tries within the horizon: still failed" "$(cmd9)" "failed|12"
+FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) fd estimate run --once >/dev/null 2>&1
+is "a failure past the horizon: dead" "$(cmd9)" "dead|13"
+ok "sign2 is back" fd estimate provider-set sign2 --url "$BASE"
 ok "check is clean at the end" fd check
 done_testing

@@ -10,7 +10,8 @@
 # process from the command line) the invoice shows the payment; the refund
 # form on that payment says it goes through the channel and writes a
 # refund.create command, no refund row; after the channel says the refund
-# succeeded, the refund row is posted. The screen's own worker is off
+# succeeded, the refund row is posted; a refund command given up shows on
+# the status line ("NOT KEPT"). The screen's own worker is off
 # (screen_channel = no): the command line moves the orders. Every secret
 # here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
@@ -143,6 +144,17 @@ is "the refund row is posted: 25.00 by card, with the channel's id" \
 is "the order is being refunded" "$(db "SELECT status, refunded_amount FROM pay_order")" "refunding|2500"
 shows_re "the payment pane shows the refund by itself" "Refunded +25\.00 USD"
 ok "frontdesk check is clean" fd check
+
+# --- A refund given up: the status line says a promise is not kept ------------
+PO=$(db "SELECT order_no FROM pay_order WHERE status = 'refunding'")
+fd channel provider-set stripe --url "http://127.0.0.1:1" >/dev/null
+R=$(fd --json channel refund "$PO" --amount 5 | jget 'd["outbox_id"]')
+# its first failure comes a whole horizon (24 h of the desk's clock) after
+# it was asked for: given up at once
+FRONTDESK_NOW=2026-12-02T09:00 fd channel deliver --once >/dev/null
+is "the refund command is dead" "$(db "SELECT status FROM outbox_event WHERE id = $R")" dead
+shows "the status line says a promise is not kept" "1 NOT KEPT (see check)"
+like "frontdesk check names it" "$(fd check 2>&1)" "channel-command-dead: outbox command $R"
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 

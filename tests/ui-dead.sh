@@ -10,7 +10,9 @@
 # (the reason in the event and its status history); q and Esc go back
 # exactly where we were; it fits 80x24. No network: events come through
 # `inbox ingest` with a made-up signing secret, and are moved to dead by
-# the legal status change. Every secret here is made up.
+# the legal status change; r on an outbox command asks the core to send it
+# again (outbox_retry), i on one says it cannot be ignored. Every secret
+# here is made up.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 
@@ -113,11 +115,15 @@ shows "? in the list names the retry action" "dead-retry"
 shows "and the ignore action" "dead-ignore"
 keys q
 ok "q closes the help" wait_gone "Help: Dead letters"
-# outbox commands are shown, not retried or ignored
+# an outbox command is retried through outbox_retry (which refuses this
+# one: its payload names no order), never ignored
 keys G
 shows_re "G selects the outbox command" "^> 1 +2026-12-01 09:30 +payment\.create"
 keys r
-shows "r on an outbox command says what can be retried" "Only inbound events can be retried or ignored here."
+shows "r on an outbox command asks the core, which says why not" "Not retried: outbox command 1 names no order"
+is "the refused command stays dead" "$(db "SELECT status FROM outbox_event WHERE id = 1")" dead
+keys i
+shows "i on an outbox command says it cannot be ignored" "An outbox command cannot be ignored: retry it (r)"
 keys Enter
 shows "Enter opens the outbox command" "Dead letters > Outbox command 1"
 shows "with its payload" '{"amount": 1500}'

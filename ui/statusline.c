@@ -1,7 +1,9 @@
 /*
  * statusline.c - the desk screen's status line (see statusline.h). Its
  * pieces are kept between updates so that an unchanged line is not drawn
- * again; the outbox's dead count is read only after the database changed.
+ * again; the outbox's dead count and the promises not kept (check_promises:
+ * a refund given up or stuck, a card order paying past the give-up horizon)
+ * are read only after the database changed.
  */
 #include <config.h>
 
@@ -12,6 +14,7 @@
 
 #include "backup.h"
 #include "chan-poll.h"
+#include "checkdb.h"
 #include "clock.h"
 #include "db.h"
 #include "draw.h"
@@ -31,6 +34,7 @@ static struct {
 	char db[128], channel[160], last_ok[64], events[128], events_short[128], tasks[128],
 	    tasks_short[128], runner[96], backup[80], books[128], books_short[128];
 	int64_t outbox_dead;  /* read again when the database changed */
+	int64_t promises;     /* check_promises: read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox */
 	int outbox_stale;
 	int64_t backup_at; /* the last backup's stamp, read again when the database changed */
@@ -189,6 +193,14 @@ static void counts(int tasks, int64_t pending, int64_t parked, int64_t dead, cha
 		shrt[0] = '\0';
 }
 
+/* check_promises' report: only counted here. */
+static void count_one(const char *code, const char *detail, void *arg)
+{
+	(void)code;
+	(void)detail;
+	(void)arg;
+}
+
 /* Read what the status line shows: on every tick (cheap, indexed reads),
  * the outbox's dead count and the backup stamp only when the database
  * changed. */
@@ -204,8 +216,12 @@ int statusline_update(struct db *db)
 	runner_state(runner, sizeof runner);
 	if (chan_summary_read(db, &ch) != 0)
 		memset(&ch, 0, sizeof ch); /* shown as off */
-	if (L.outbox_stale && outbox_dead_count(db, &L.outbox_dead) == 0)
+	if (L.outbox_stale && outbox_dead_count(db, &L.outbox_dead) == 0) {
+		int n = check_promises(db, count_one, NULL);
+
+		L.promises = n > 0 ? n : 0;
 		L.outbox_stale = 0;
+	}
 	snprintf(L.db, sizeof L.db, "%s", base ? base + 1 : path);
 	channel_word(&ch, word, sizeof word);
 	if (ch.failing > 0)
@@ -214,6 +230,13 @@ int statusline_update(struct db *db)
 		         ch.failing_code);
 	else
 		snprintf(L.channel, sizeof L.channel, _("channel: %s"), word);
+	if (L.promises > 0) {
+		/* a refund given up or stuck, an order paying too long: in words */
+		size_t len = strlen(L.channel);
+
+		snprintf(L.channel + len, sizeof L.channel - len, _(", %lld NOT KEPT (see check)"),
+		         (long long)L.promises);
+	}
 	last_ok(ch.configured ? ch.last_success_at : 0, L.last_ok, sizeof L.last_ok);
 	ev_dead = ch.inbox_dead + L.outbox_dead;
 	L.dead_letters = ev_dead;

@@ -4,7 +4,8 @@
  * source, type and last error; and below them the outbox commands given up.
  * Enter opens one with all its fields and its raw payload (view-event.c);
  * r retries the selected inbound event, i ignores it with a reason
- * (form-ignore.c). Opened with the global dead-letters key (D).
+ * (form-ignore.c); r on an outbox command sends it again with its
+ * idempotency key (outbox_retry). Opened with the global dead-letters key (D).
  *
  * Everything shown comes from outside (the channel wrote it): it is drawn
  * through draw_text, which sanitises it and fits it by display width. The
@@ -156,6 +157,29 @@ int dead_retry(int64_t inbox_id)
 	return 0;
 }
 
+/* Revive outbox command id (outbox_retry) and say what happened. */
+static int dead_cmd_retry(int64_t id)
+{
+	int rc;
+
+	if (ui_readonly()) {
+		ui_msg(MSG_ERROR, _("The database is open read-only: nothing can be posted."));
+		return FD_EINVAL;
+	}
+	err_clear();
+	rc = outbox_retry(ui_db(), id);
+	if (rc) {
+		ui_msg(MSG_ERROR, _("Not retried: %s"), err_msg());
+		return rc;
+	}
+	ui_invalidate_all();
+	ui_msg(MSG_OK,
+	       _("Outbox command %lld is due again with the same idempotency key: the channel "
+	         "worker sends it."),
+	       (long long)id);
+	return 0;
+}
+
 static void dead_free(struct view *v)
 {
 	struct deadv *dv = v->priv;
@@ -202,10 +226,16 @@ static struct ui_next dead_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_HANDLED, NULL);
 	case ACT_DEAD_RETRY:
 	case ACT_DEAD_IGNORE:
+		if (kind == K_DEAD_OUT && ev->action == ACT_DEAD_RETRY) {
+			if (dead_cmd_retry(id) == 0)
+				build(dv);
+			return ui_next(UI_REDRAW, NULL);
+		}
 		if (kind != K_DEAD_IN) {
 			ui_msg(MSG_INFO,
 			       kind == K_DEAD_OUT
-			           ? _("Only inbound events can be retried or ignored here.")
+			           ? _("An outbox command cannot be ignored: retry it (r), or see "
+			               "frontdesk check.")
 			           : _("Select an inbound event first."));
 			return ui_next(UI_REDRAW, NULL);
 		}
@@ -231,11 +261,12 @@ static const char *dead_help(struct view *v)
 {
 	(void)v;
 	return _("What the payment channel gave up and a person must look at: inbound events "
-	         "that could not be applied (a mismatch with our order, too many failed "
-	         "attempts, an unknown order for too long) and outbox commands the channel "
-	         "refused. Retrying an inbound event makes it due again with its attempts "
-	         "reset; ignoring it means it is never applied, and the reason is kept in its "
-	         "status history.");
+	         "that could not be applied (a mismatch with our order, failures past the "
+	         "give-up horizon, an unknown order for too long) and outbox commands the "
+	         "channel refused or that failed past the horizon. Retrying an inbound event "
+	         "makes it due again with its attempts reset; ignoring it means it is never "
+	         "applied, and the reason is kept in its status history. Retrying an outbox "
+	         "command sends it again with its idempotency key, so the channel acts once.");
 }
 
 static const enum action dead_keys[] = {ACT_UP,          ACT_DOWN,   ACT_PAGE_UP, ACT_PAGE_DOWN,
