@@ -120,6 +120,9 @@ struct chan_order {
 	char order_no[65];           /* our order number as the channel keeps it, "" when absent */
 	int64_t invoice_id;          /* our invoice as the channel keeps it, 0 when absent */
 	int64_t amount;              /* minor units */
+	int amount_unknown;          /* 1: the channel did not say amount nor currency (an
+	                              * order not paid, in a channel that names the amount
+	                              * of paid orders only) */
 	int64_t amount_received;
 	char currency[4]; /* upper case */
 	int64_t created;
@@ -215,9 +218,10 @@ struct chan_ops {
 	 * are not an event */
 	int (*read_event)(const char *secret, const void *raw, size_t len, struct chan_event *ev);
 	/* 0 when header (may be "") and the bytes carry a valid signature made
-	 * with secret at time now, else FD_EINVAL with a reason */
-	int (*verify)(const char *secret, const char *header, const void *raw, size_t len,
-	              int64_t now);
+	 * with secret at time now, as the provider's settings (its JSON, NULL:
+	 * none) say to sign, else FD_EINVAL with a reason */
+	int (*verify)(const char *secret, const char *settings, const char *header, const void *raw,
+	              size_t len, int64_t now);
 	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
 	int needs_header;        /* 1: the signature travels in a header */
 	const char *answer; /* what the sender of an accepted event is answered ("": nothing) */

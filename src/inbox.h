@@ -137,7 +137,8 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
 /* inbox_ingest - store a payload relayed to us (a forwarder of webhooks,
  * a channel's notify) in its own transaction, read by the adapter ops of
  * the channel that sent it: ops->verify checks header (may be NULL: none;
- * some channels sign inside the bytes) against secret at clock_now(); a
+ * some channels sign inside the bytes) against secret at clock_now(), as
+ * the provider's settings (JSON, NULL: none) say; a
  * verified event that ops->read_event can read is stored 'received' under
  * its id; a bad signature is stored 'rejected' (and an authentic but
  * unreadable payload 'dead') with the reason in r->reason. Returns 0 when
@@ -145,7 +146,7 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
  * (payload too large, bad source, an adapter that takes no relayed events,
  * database). */
 int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
-                 const void *payload, size_t len, const char *secret,
+                 const void *payload, size_t len, const char *secret, const char *settings,
                  struct inbox_ingest_result *r);
 
 /* inbox_get - fill *out with event id (free with inbox_event_free);
