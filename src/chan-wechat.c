@@ -1106,6 +1106,7 @@ const struct chan_ops chan_wechat_ops = {
     .read_event = wechat_read_event,
     .verify = wechat_verify,
     .secret_name = "api_key",
+    .xml_events = 1,
     .needs_header = 0,
     .answer = "<xml><return_code><![CDATA[SUCCESS]]></return_code>"
               "<return_msg><![CDATA[OK]]></return_msg></xml>",

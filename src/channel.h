@@ -223,6 +223,7 @@ struct chan_ops {
 	int (*verify)(const char *secret, const char *settings, const char *header, const void *raw,
 	              size_t len, int64_t now);
 	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
+	int xml_events;          /* 1: relayed events are XML (read by expat), else JSON */
 	int needs_header;        /* 1: the signature travels in a header */
 	const char *answer; /* what the sender of an accepted event is answered ("": nothing) */
 	void (*close)(struct chan_ctx *c);
