@@ -419,24 +419,58 @@ static int word_clean(const char *s, const char *what)
 	return 0;
 }
 
-/* Whether the bytes of an authentic, readable relayed event are sane
- * enough to store as an event: UTF-8 text, one JSON value (for a JSON
- * channel) with no \u0000, and an id, type and object id with no control
- * byte (an id is never cut or changed to fit). FD_EINVAL with a reason. */
-static int relayed_sane(const struct inbox_relayed *x)
+/* Whether the bytes of an authentic, readable event are sane enough to
+ * store as an event: UTF-8 text, one JSON value (for a JSON channel) with
+ * no \u0000, and an id, type and object id with no control byte (an id is
+ * never cut or changed to fit). FD_EINVAL with a reason. */
+static int event_sane(const void *payload, size_t len, int json, const char *id, const char *type,
+                      const char *object_id)
 {
 	int rc;
 
-	if (utf8_all(x->payload, x->len))
+	if (utf8_all(payload, len))
 		return err_set(FD_EINVAL, _("the payload is not UTF-8 text"));
-	if (x->json && json_strict(x->payload, x->len))
+	if (json && json_strict(payload, len))
 		return err_set(FD_EINVAL, _("the payload is not one JSON value (or it holds a NUL "
 		                            "character, \\u0000)"));
-	if ((rc = word_clean(x->external_id, _("id"))) != 0 ||
-	    (rc = word_clean(x->event_type, _("type"))) != 0 ||
-	    (rc = word_clean(x->object_id, _("object id"))) != 0)
+	if ((rc = word_clean(id, _("id"))) != 0 || (rc = word_clean(type, _("type"))) != 0 ||
+	    (rc = word_clean(object_id, _("object id"))) != 0)
 		return rc;
 	return 0;
+}
+
+static int relayed_sane(const struct inbox_relayed *x)
+{
+	return event_sane(x->payload, x->len, x->json, x->external_id, x->event_type, x->object_id);
+}
+
+int inbox_insert_sane(struct db *db, const struct inbox_new *ev, int json, int64_t *id, int *fresh,
+                      int *dead)
+{
+	struct inbox_new d;
+	char key[256], why[300];
+	int rc;
+
+	*dead = 0;
+	if (event_sane(ev->payload, ev->len, json, ev->external_id, ev->event_type,
+	               ev->object_id) == 0)
+		return inbox_insert(db, ev, id, fresh);
+	/* as a relayed payload that cannot be read: never under its id */
+	snprintf(why, sizeof why, "%s", err_msg());
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	inbox_refused_key("invalid", NULL, ev->payload, ev->len, key, sizeof key);
+	memset(&d, 0, sizeof d);
+	d.source = ev->source;
+	d.type = ev->type;
+	d.via = ev->via;
+	d.payload = ev->payload;
+	d.len = ev->len;
+	d.external_id = key;
+	d.status = "dead";
+	d.error = why;
+	*dead = 1;
+	return inbox_insert(db, &d, id, fresh);
 }
 
 int inbox_relay_begin(size_t len)

@@ -86,6 +86,15 @@ int inbox_source_valid(const char *s);
  * the schema refuses. */
 int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
 
+/* inbox_insert_sane - inbox_insert of an event read from a channel (a
+ * polled page's), checked as inbox_store_relayed checks a relayed one
+ * (json: its payload must be one JSON value): one that is not sane is
+ * stored 'dead' under inbox_refused_key("invalid", NULL, ...) with the
+ * reason, never under the id it claims, and *dead is 1. The caller's
+ * write transaction, like inbox_insert. */
+int inbox_insert_sane(struct db *db, const struct inbox_new *ev, int json, int64_t *id, int *fresh,
+                      int *dead);
+
 /* inbox_insert_write - inbox_insert in a transaction of its own (db_write). */
 int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
 
