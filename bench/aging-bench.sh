@@ -7,7 +7,7 @@
 # same file. Not part of `make check`; prints markdown (and writes it to
 # $AGING_OUT when set).
 #
-# Builds bench/money-gen.c against BUILD_DIR's libfdcore.a (default build/),
+# Has BUILD_DIR (default build/) build bench/money-gen (make bench-programs),
 # generates the history once (cached per schema in $AGING_DIR, default
 # /tmp/frontdesk-bench/aging: about 1.4 GB and two minutes), drains its
 # calendar jobs, then runs round-robin, as whole processes (bench/money-time.py):
@@ -35,13 +35,10 @@ unset FRONTDESK_NOW FRONTDESK_DB
 schema=$(sha256sum "$build/src/schema-data.c" | cut -c1-12)
 db=$dir/aging-$N-$C-$schema.db
 if [ ! -f "$db" ]; then
-	cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-	libs="$(pkg-config --libs sqlite3 libcjson libcurl libcrypto) -lpthread -lm"
-	# shellcheck disable=SC2086
-	cc $cflags "$top/bench/money-gen.c" "$build/src/libfdcore.a" $libs -o "$dir/money-gen"
+	make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
 	echo "aging-bench.sh: generating $N invoices for $C customers (once; kept in $dir)" >&2
 	rm -f "$db.tmp" "$db.tmp-wal" "$db.tmp-shm"
-	"$dir/money-gen" "$db.tmp" "$N" "$C" >&2
+	"$build/bench/money-gen" "$db.tmp" "$N" "$C" >&2
 	"$FD" --db "$db.tmp" projection rebuild --all >/dev/null 2>&1
 	sqlite3 "$db.tmp" "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
 	mv "$db.tmp" "$db"

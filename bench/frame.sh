@@ -109,11 +109,8 @@ while [ "$r" -lt "$ROUNDS" ]; do
 done
 load_after=$(cut -d' ' -f1-3 /proc/loadavg)
 
-cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-libs="$(pkg-config --libs sqlite3 libcjson libcrypto) -lpthread -lm -ldl"
-# shellcheck disable=SC2086
-cc $cflags "$top/bench/probe.c" "$build/src/libfdcore.a" $libs -o "$work/probe"
-inproc=$("$work/probe" range "$db" "$from_day" "$ndays" 200)
+make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
+inproc=$("$build/bench/probe" range "$db" "$from_day" "$ndays" 200)
 
 med() { sort -n "$1" | awk '{ a[NR] = $1 } END { printf "%.1f", (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2 }'; }
 p90() { sort -n "$1" | awk '{ a[NR] = $1 } END { i = int(NR * 0.9 + 0.5); if (i < 1) i = 1; printf "%.1f", a[i] }'; }

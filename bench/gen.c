@@ -261,7 +261,7 @@ int main(int argc, char **argv)
 		int64_t amount, year;
 		struct tm tm;
 		time_t tt;
-		char num[32];
+		char num[48]; /* INV-%lld-%06lld: room for any two 64-bit numbers */
 
 		if (rnd(10) >= 6 || jobs[i].total <= 0 || issued > now_t)
 			continue;

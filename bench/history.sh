@@ -23,10 +23,7 @@ RUNS=${BENCH_RUNS:-21}
 dir=${BENCH_DIR:-/tmp/frontdesk-bench}
 out=${BENCH_OUT:-$top/bench/HISTORY-RESULTS.md}
 mkdir -p "$dir"
-cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-libs="$(pkg-config --libs sqlite3 libcjson libcurl libcrypto expat) -lpthread -lm"
-# shellcheck disable=SC2086
-cc $cflags "$top/bench/gen.c" "$build/src/libfdcore.a" $libs -o "$dir/gen"
+make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_NOW FRONTDESK_DB
 m() { python3 "$top/bench/measure.py" "$@"; }
@@ -40,7 +37,7 @@ for n in $SIZES; do
 	if [ ! -f "$db" ]; then
 		echo "history.sh: generating $n visits (once; kept in $dir)" >&2
 		mkdir -p "$dir/calcurse-$n"
-		"$dir/gen" "$db" "$dir/calcurse-$n" "$n" 8 >/dev/null
+		"$build/bench/gen" "$db" "$dir/calcurse-$n" "$n" 8 >/dev/null
 		"$build/frontdesk" --db "$db" projection rebuild --all >/dev/null 2>&1
 	fi
 	# a database made by an older program gets the newer migrations

@@ -3,8 +3,8 @@
 # `make check`): a desk payment's commit latency alone and while long work
 # runs in another process, and the WAL file's size during and after.
 #
-# Builds bench/isolation-pay.c against BUILD_DIR's libfdcore.a (default:
-# build/), copies $ISO_SRC (a bench database, default the 1,000,000-visit
+# Has BUILD_DIR (default: build/) build bench/isolation-pay (make
+# bench-programs), copies $ISO_SRC (a bench database, default the 1,000,000-visit
 # one of bench/run.sh) once to $ISO_DIR and brings it up to this program's
 # schema. Then, for $ISO_ROUNDS rounds, each case in turn (round-robin, so
 # that the machine's noise falls on all of them alike), starting from a
@@ -39,10 +39,7 @@ out=${ISO_OUT:-$top/bench/ISOLATION-RESULTS.md}
 F=$build/frontdesk
 
 mkdir -p "$dir"
-cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-libs="$(pkg-config --libs sqlite3 libcjson libcurl libcrypto) -lpthread -lm"
-# shellcheck disable=SC2086
-cc $cflags "$top/bench/isolation-pay.c" "$build/src/libfdcore.a" $libs -o "$dir/isolation-pay"
+make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
 
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_NOW FRONTDESK_DB
@@ -74,7 +71,7 @@ run() {
 	t0=$(date +%s.%N)
 	"$@" >/dev/null 2>"$dir/$name.err" &
 	work=$!
-	"$dir/isolation-pay" "$db" "$cust" 1 "$GAP" "$work" "$TAIL" >>"$samples/$name" 2>>"$dir/$name.desk-err"
+	"$build/bench/isolation-pay" "$db" "$cust" 1 "$GAP" "$work" "$TAIL" >>"$samples/$name" 2>>"$dir/$name.desk-err"
 	wait $work || { echo "isolation.sh: $name failed:" >&2; cat "$dir/$name.err" >&2; exit 1; }
 	echo "$name $(awk "BEGIN { print $(date +%s.%N) - $t0 }")" >>"$samples/seconds"
 }
@@ -91,7 +88,7 @@ r=1
 while [ $r -le "$ROUNDS" ]; do
 	echo "isolation.sh: round $r of $ROUNDS" >&2
 	fresh_wal
-	"$dir/isolation-pay" "$db" "$cust" "$ALONE" "$GAP" >>"$samples/alone" 2>>"$dir/alone.desk-err"
+	"$build/bench/isolation-pay" "$db" "$cust" "$ALONE" "$GAP" >>"$samples/alone" 2>>"$dir/alone.desk-err"
 	run reports reports
 	run export "$F" --db "$db" export journal --output "$dir/journal.txt"
 	run backup "$F" --db "$db" backup "$dir/backup.db" --force

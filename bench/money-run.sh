@@ -2,8 +2,8 @@
 # money-run.sh [BUILD_DIR] - the money benchmarks of issue 3 (not part of
 # `make check`); the figures go to $MONEY_OUT (markdown) and stdout.
 #
-# Builds bench/money-gen.c and bench/money-post.c against BUILD_DIR's
-# libfdcore.a (default: build/, made by ./bootstrap), generates (once,
+# Has BUILD_DIR (default: build/, made by ./bootstrap) build bench/money-gen
+# and bench/money-post (make bench-programs), generates (once,
 # cached in $MONEY_DIR per schema) a history of $MONEY_N and of $MONEY_BIG invoices,
 # drains the calendar jobs the generator queued (as a running job runner
 # would have) and requires `frontdesk check` to be clean on the smaller one.
@@ -42,12 +42,7 @@ dir=${MONEY_DIR:-/tmp/frontdesk-money-bench}
 out=${MONEY_OUT:-$dir/money-run.md}
 
 mkdir -p "$dir"
-cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-libs="$(pkg-config --libs sqlite3 libcjson libcurl libcrypto) -lpthread -lm"
-# shellcheck disable=SC2086
-cc $cflags "$top/bench/money-gen.c" "$build/src/libfdcore.a" $libs -o "$dir/money-gen"
-# shellcheck disable=SC2086
-cc $cflags "$top/bench/money-post.c" "$build/src/libfdcore.a" $libs -o "$dir/money-post"
+make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
 
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_NOW FRONTDESK_DB
@@ -68,7 +63,7 @@ history() {
 		rm -f "$db" "$db-wal" "$db-shm"
 		echo "money-run.sh: generating $n invoices (once; kept in $dir)" >&2
 		t0=$(date +%s)
-		"$dir/money-gen" "$db" "$n"
+		"$build/bench/money-gen" "$db" "$n"
 		"$FD" --db "$db" projection rebuild --all >/dev/null 2>&1
 		echo "$(($(date +%s) - t0))" > "$dir/gen-seconds-$n"
 	fi
@@ -100,7 +95,7 @@ post=$dir/post-$N-$schema.db
 if [ ! -f "$post" ]; then
 	pool=$((2 * (PN > BN ? PN : BN)))
 	cp "$hist" "$post.tmp"
-	"$dir/money-gen" --pool "$post.tmp" "$pool"
+	"$build/bench/money-gen" --pool "$post.tmp" "$pool"
 	"$FD" --db "$post.tmp" projection rebuild --all >/dev/null 2>&1
 	mv "$post.tmp" "$post"
 fi
@@ -110,7 +105,7 @@ posting() { # posting MODE N [SIZE]: PRUNS runs on fresh copies
 	while [ $i -lt "$PRUNS" ]; do
 		rm -f "$work" "$work-wal" "$work-shm"
 		cp "$post" "$work"
-		"$dir/money-post" "$work" "$@"
+		"$build/bench/money-post" "$work" "$@"
 		i=$((i + 1))
 	done
 	rm -f "$work" "$work-wal" "$work-shm"

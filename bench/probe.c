@@ -154,7 +154,8 @@ static int latency(const char *path, int runs)
 	sqlite3_finalize(st);
 	for (k = 0; k < nc; k++) {
 		int64_t inv = cand[k][0], cust = cand[k][1], bal = cand[k][2], appt = cand[k][3];
-		struct payment_input in = {cust, "USD", bal / 2, "cash", NULL, 0, NULL};
+		struct payment_input in = {
+		    .customer_id = cust, .currency = "USD", .amount = bal / 2, .method = "cash"};
 		struct alloc_input al = {inv, bal / 2};
 		struct idem_result res = {0};
 		struct cal_row r;

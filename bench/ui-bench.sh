@@ -43,11 +43,8 @@ unset FRONTDESK_DB
 if [ ! -f "$src" ]; then
 	echo "ui-bench.sh: generating $N visits (once; kept in $dir)" >&2
 	mkdir -p "$dir/calcurse-$N"
-	cflags="-std=gnu11 -O2 -I$top/src -I$build -I$build/src $(pkg-config --cflags libcjson)"
-	libs="$(pkg-config --libs sqlite3 libcjson libcurl libcrypto) -lpthread -lm"
-	# shellcheck disable=SC2086
-	cc $cflags "$top/bench/gen.c" "$build/src/libfdcore.a" $libs -o "$dir/gen"
-	"$dir/gen" "$src" "$dir/calcurse-$N" "$N" "$YEARS"
+	make -C "$build" -s bench-programs # bench/*.c, built by Makefile.am with the core's flags
+	"$build/bench/gen" "$src" "$dir/calcurse-$N" "$N" "$YEARS"
 	"$build/frontdesk" --db "$src" projection rebuild --all >/dev/null 2>&1
 fi
 if [ ! -f "$db" ]; then

@@ -131,14 +131,18 @@ static int show_payment(struct cli *c, int64_t id)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
-/* Read the positional "INVOICE=AMOUNT" allocations in currency code. */
+/* Read the positional "INVOICE=AMOUNT" allocations in currency code, each
+ * argument as pay import reads its cell (alloc_read_list). *out (NULL when
+ * none) is the caller's to free, also after a refusal. */
 static int parse_allocs(struct cli *c, int npos, char **pos, const char *code,
-                        struct alloc_input *out)
+                        struct alloc_input **out, size_t *n)
 {
 	int i, rc;
 
+	*out = NULL;
+	*n = 0;
 	for (i = 0; i < npos; i++)
-		if ((rc = alloc_read(c->db, pos[i], code, &out[i])) != 0)
+		if ((rc = alloc_read_list(c->db, pos[i], code, out, n)) != 0)
 			return cli_refused(rc);
 	return 0;
 }
@@ -260,14 +264,17 @@ static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 	                             cli_arg_get(a, "reference"), cli_arg_get(a, "received"),
 	                             cli_arg_get(a, "note")};
 	struct payment_input in = {0};
-	struct alloc_input allocs[MAX_ARGS];
+	struct alloc_input *allocs = NULL;
 	struct idem_result res = {0};
+	size_t nallocs = 0;
 
 	/* the one reading of a typed payment, also every row of pay import's */
 	if ((rc = payment_read(&typed, &in)) != 0)
 		return cli_refused(rc);
-	if ((rc = parse_allocs(c, npos, a->pos, in.currency, allocs)) != 0)
+	if ((rc = parse_allocs(c, npos, a->pos, in.currency, &allocs, &nallocs)) != 0) {
+		free(allocs);
 		return rc;
+	}
 	if (autoalloc && !yes) {
 		struct alloc_input *prop = NULL;
 		struct customer cu;
@@ -305,7 +312,9 @@ static int cmd_pay_record(struct cli *c, const struct cli_args *a)
 		}
 		return rc ? cli_refused(rc) : CLI_OK;
 	}
-	if ((rc = payment_record(c->db, &in, allocs, (size_t)npos, autoalloc, key, &res)) != 0)
+	rc = payment_record(c->db, &in, allocs, nallocs, autoalloc, key, &res);
+	free(allocs);
+	if (rc != 0)
 		return cli_refused(rc);
 	mcli_replay(&res, key);
 	rc = print_posted(c, &res, 1);
@@ -331,14 +340,15 @@ static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
 {
 	const char *key = cli_arg_get(a, "idempotency-key");
 	int autoalloc = cli_arg_flag(a, "auto"), yes = cli_arg_flag(a, "yes"), npos = a->npos, rc;
-	struct alloc_input allocs[MAX_ARGS];
+	struct alloc_input *allocs = NULL;
 	struct idem_result res = {0};
+	size_t nallocs = 0;
 	struct payment p;
 	int64_t id = a->id;
 
 	if ((rc = payment_get(c->db, id, &p)) != 0)
 		return cli_refused(rc);
-	rc = parse_allocs(c, npos - 1, a->pos + 1, p.currency, allocs);
+	rc = parse_allocs(c, npos - 1, a->pos + 1, p.currency, &allocs, &nallocs);
 	if (!rc && autoalloc && !yes) {
 		struct alloc_input *prop = NULL;
 		size_t n = 0;
@@ -370,12 +380,17 @@ static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
 		}
 		free(prop);
 		payment_free(&p);
+		free(allocs);
 		return rc;
 	}
 	payment_free(&p);
-	if (rc)
+	if (rc) {
+		free(allocs);
 		return rc;
-	if ((rc = alloc_post(c->db, id, allocs, (size_t)(npos - 1), autoalloc, key, &res)) != 0)
+	}
+	rc = alloc_post(c->db, id, allocs, nallocs, autoalloc, key, &res);
+	free(allocs);
+	if (rc != 0)
 		return cli_refused(rc);
 	mcli_replay(&res, key);
 	rc = print_posted(c, &res, 0);
@@ -564,37 +579,30 @@ static int import_header(struct csv_reader *r, int col[IMPORT_COLS])
 	return 0;
 }
 
-/* Read "INVOICE=AMOUNT;INVOICE=AMOUNT" (or "auto") into item. Blanks
- * around the ';' separate, as blanks separate the arguments of pay record;
- * each INVOICE=AMOUNT is read as pay record reads one (alloc_read). */
-static int import_allocs(struct cli *c, char *text, const char *code,
+/* Read the allocations cell into item: "auto" (pay record's --auto), empty
+ * (none asked), or "INVOICE=AMOUNT;INVOICE=AMOUNT" read exactly as pay
+ * record reads an argument (alloc_read_list: blanks beside a ';' separate,
+ * any other blank is refused). */
+static int import_allocs(struct cli *c, const char *text, const char *code,
                          struct payment_batch_item *item)
 {
 	struct alloc_input *a = NULL;
-	char *part, *save = NULL;
 	size_t n = 0;
-	int rc = 0;
+	int rc;
 
-	if (!strcasecmp(trim(text), "auto")) {
+	if (!strcasecmp(text, "auto")) {
 		item->auto_alloc = 1;
 		return 0;
 	}
-	for (part = strtok_r(text, ";", &save); part && !rc; part = strtok_r(NULL, ";", &save)) {
-		part = trim(part);
-		if (!*part)
-			continue;
-		a = xrealloc(a, (n + 1) * sizeof *a);
-		if ((rc = alloc_read(c->db, part, code, &a[n])) != 0)
-			break;
-		n++;
+	if (!*text)
+		return 0;
+	if ((rc = alloc_read_list(c->db, text, code, &a, &n)) != 0) {
+		free(a);
+		return rc;
 	}
 	item->allocs = a;
-	item->n = rc ? 0 : n;
-	if (rc) {
-		free(a);
-		item->allocs = NULL;
-	}
-	return rc;
+	item->n = n;
+	return 0;
 }
 
 /* One data row of the file into a new item of im: each cell exactly as

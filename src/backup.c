@@ -263,8 +263,10 @@ static int verify_checks(struct db *db, const char *path, int skip_docs)
 /* The whole check of a database file: integrity, frontdesk, its checks.
  * open_flags: DB_OPEN_READONLY (a backup just made) or 0 (a working copy
  * that may be brought up to this program's schema). The final documents
- * are checked too, beside path, unless skip_docs. */
-static int verify_file(const char *path, int open_flags, int skip_docs)
+ * are checked too, beside path, unless skip_docs. name is the file the
+ * refusals name: what path is a copy of (a temporary copy's name means
+ * nothing to the user, and what it holds came from there). */
+static int verify_file(const char *path, const char *name, int open_flags, int skip_docs)
 {
 	sqlite3 *h;
 	struct db *db;
@@ -272,15 +274,15 @@ static int verify_file(const char *path, int open_flags, int skip_docs)
 
 	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
 		return rc;
-	rc = integrity(h, path);
+	rc = integrity(h, name);
 	if (!rc)
-		rc = is_frontdesk(h, path);
+		rc = is_frontdesk(h, name);
 	sqlite3_close(h);
 	if (rc)
 		return rc;
 	if ((rc = db_open(path, open_flags, &db)) != 0)
 		return rc == FD_ESCHEMA ? rc : FD_EINVAL; /* with db_open's reason */
-	rc = verify_checks(db, path, skip_docs);
+	rc = verify_checks(db, name, skip_docs);
 	db_close(db);
 	return rc;
 }
@@ -610,7 +612,7 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	 * now, before the checks of the copy (best effort: else the next
 	 * commit's checkpoint does it) */
 	db_checkpoint(db);
-	if ((rc = verify_file(tmp, DB_OPEN_READONLY, 1)))
+	if ((rc = verify_file(tmp, db_path(db), DB_OPEN_READONLY, 1)))
 		goto out;
 	/* the final documents the copy names (not the live rows: the set must
 	 * match the copy), each checked against the hash the copy records */
@@ -807,8 +809,17 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	if (live_exists && same_file(live, file))
 		return err_set(FD_EINVAL, _("%s is the live database itself"), file);
 	/* 1. the file to restore: readable, whole, a frontdesk database */
-	if ((rc = open_raw(file, SQLITE_OPEN_READONLY, &h)))
+	if ((rc = db_check_file(file)))
+		return rc == FD_ESCHEMA ? FD_EINVAL : rc;
+	/* read without making a -wal or -shm beside it (a backup is often in
+	 * a read-only folder, or read-only itself) */
+	if (db_open_raw_readonly(file, &h) != SQLITE_OK) {
+		rc = err_set(FD_EINVAL, _("cannot open %s: %s"), file,
+		             h ? sqlite3_errmsg(h) : "out of memory");
+		sqlite3_close(h);
 		return rc;
+	}
+	sqlite3_extended_result_codes(h, 1);
 	sqlite3_busy_timeout(h, 2000);
 	rc = integrity(h, file);
 	if (!rc)
@@ -826,7 +837,7 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	sqlite3_close(h);
 	if (rc)
 		goto out;
-	if ((rc = verify_file(work, 0, 1)))
+	if ((rc = verify_file(work, file, 0, 1)))
 		goto out;
 	/* the final documents it names, from FILE.esign into the live esign
 	 * folder (one already there with the right hash is kept), once no other
@@ -865,7 +876,7 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	lk = NULL;
 	sync_parent(old);
 	/* 4. the restored database, as any session will open it */
-	if ((rc = verify_file(live, 0, 0)))
+	if ((rc = verify_file(live, live, 0, 0)))
 		goto out;
 	if (replaced) {
 		*replaced = old;

@@ -37,6 +37,7 @@ struct db {
 	char *path;
 	char *reason; /* for fd_reason(); NULL when no status change is explained */
 	int readonly;
+	int ro_file;           /* read-only because this user cannot write the file */
 	int busy_ms;           /* the busy timeout: how long a lock is waited for */
 	int64_t busy_since_us; /* when the current wait began (busy_wait) */
 	struct {
@@ -187,7 +188,7 @@ char *db_default_path(void)
 	return p;
 }
 
-static int file_problem(const char *path, int ec, int sys_errno);
+static int file_problem(const char *path, int ec, int sys_errno, int reading);
 
 /* Create the database file if it does not exist yet: 0600 in a folder
  * 0700, or group-shared when its folder is setgid (fsmode.h). */
@@ -200,7 +201,7 @@ static int create_file(const char *path)
 	fd = fsmode_create(path);
 	if (fd < 0 && errno != EEXIST) {
 		e = errno;
-		if (file_problem(path, SQLITE_CANTOPEN, e))
+		if (file_problem(path, SQLITE_CANTOPEN, e, 0))
 			return FD_EIO;
 		return err_set(FD_EIO, _("cannot create the database %s: %s"), path, strerror(e));
 	}
@@ -235,6 +236,14 @@ static char *folder_of(const char *path)
 	return d;
 }
 
+/* access(path, W_OK) with the effective user and group: what open() will
+ * be allowed (a setgid frontdesk writes through its group, which the real
+ * user is not in). 0 when writable, else -1 with errno set. */
+static int may_write(const char *path)
+{
+	return faccessat(AT_FDCWD, path, W_OK, AT_EACCESS);
+}
+
 /* What is at a database path before SQLite is let near it. */
 enum file_kind {
 	FILE_MISSING, /* nothing there */
@@ -246,6 +255,13 @@ enum file_kind {
 
 /* The SQLite file header: the first 16 bytes of every database file. */
 static const char sqlite_magic[16] = "SQLite format 3";
+
+#define SQLITE_HEADER 100 /* bytes of the database header at the start of the file */
+
+static uint32_t be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
+}
 
 /* Whether path has a -wal or a -shm beside it: some connection (maybe one
  * of this process) may have it open. */
@@ -260,8 +276,60 @@ static int has_side_files(const char *path)
 	return yes;
 }
 
+/*
+ * Refuse a database file shorter than its header says (a copy cut short):
+ * SQLite rounds a file's length up to whole pages, so a file that lost part
+ * of its last page opens, and what is written to it then damages it.
+ *
+ * head is the first got bytes of the file, size its length. The header's
+ * page count (offset 28) is used only when it is valid: SQLite marks it so
+ * by writing the change counter (offset 24) again at offset 92. Only called
+ * when nothing is beside the file (no -wal, -shm or -journal): no session
+ * has it open, so no checkpoint or rollback-mode write can be halfway
+ * through writing its pages, and all of the database is in this file.
+ * FD_ESCHEMA with the reason set, or 0.
+ */
+static int check_length(const char *path, const unsigned char *head, ssize_t got, int64_t size)
+{
+	char *journal;
+	uint32_t page, pages;
+	int64_t want;
+	struct stat jb;
+	int hot;
+
+	if (got < SQLITE_HEADER)
+		return err_set(FD_ESCHEMA,
+		               _("%1$s is cut short: it holds only %2$lld bytes, less than an "
+		                 "SQLite database's header; copy it again from the original, "
+		                 "restore a backup, or use --db to choose another file; nothing "
+		                 "was changed"),
+		               path, (long long)size);
+	page = (uint32_t)head[16] << 8 | head[17];
+	if (page == 1)
+		page = 65536;
+	pages = be32(head + 28);
+	if (pages == 0 || be32(head + 92) != be32(head + 24) || page < 512 || (page & (page - 1)))
+		return 0; /* the header does not say: SQLite goes by the file's length */
+	want = (int64_t)pages * page;
+	if (size >= want)
+		return 0;
+	journal = side_path(path, "-journal");
+	hot = stat(journal, &jb) == 0; /* a rollback journal restores the length */
+	free(journal);
+	if (hot)
+		return 0;
+	return err_set(FD_ESCHEMA,
+	               _("%1$s is cut short: its header says %2$lld bytes (%3$lu pages of "
+	                 "%4$lu bytes) but the file holds only %5$lld, an incomplete copy; "
+	                 "copy it again from the original, restore a backup, or use --db to "
+	                 "choose another file; nothing was changed"),
+	               path, (long long)want, (unsigned long)pages, (unsigned long)page,
+	               (long long)size);
+}
+
 /* Look at path without changing it (read only, no SQLite): *kind is one of
- * enum file_kind. FD_EIO when it exists but cannot be read.
+ * enum file_kind. FD_EIO when it exists but cannot be read; FD_ESCHEMA when
+ * it is an SQLite file shorter than its header says (check_length).
  *
  * The header is read only when there is neither a -wal nor a -shm: closing
  * any descriptor of a file drops every POSIX lock this process holds on it,
@@ -272,7 +340,7 @@ static int has_side_files(const char *path)
  * header itself (and says so if it is not a database). */
 static int file_kind(const char *path, int *kind)
 {
-	char head[sizeof sqlite_magic], *wal;
+	char head[SQLITE_HEADER], *wal;
 	struct stat sb, wb;
 	ssize_t got;
 	int fd;
@@ -307,10 +375,20 @@ static int file_kind(const char *path, int *kind)
 	close(fd);
 	if (got < 0)
 		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
-	*kind = got == (ssize_t)sizeof head && !memcmp(head, sqlite_magic, sizeof head)
-	            ? FILE_SQLITE
-	            : FILE_OTHER;
+	*kind =
+	    got >= (ssize_t)sizeof sqlite_magic && !memcmp(head, sqlite_magic, sizeof sqlite_magic)
+	        ? FILE_SQLITE
+	        : FILE_OTHER;
+	if (*kind == FILE_SQLITE)
+		return check_length(path, (const unsigned char *)head, got, (int64_t)sb.st_size);
 	return 0;
+}
+
+int db_check_file(const char *path)
+{
+	int kind;
+
+	return file_kind(path, &kind);
 }
 
 /* What an SQLite database holds, read before anything is written to it. */
@@ -334,23 +412,14 @@ static int schema_kind(struct db *db, int *kind)
 	return rc;
 }
 
-/* schema_kind of the database at path read as an immutable file: no lock,
- * no -wal or -shm created beside it (a read-only connection to another
- * program's WAL database would leave both behind). Only when there is
- * neither a -wal nor a -shm: then no connection has the database open in
- * WAL mode, here or elsewhere, and all of it is in the main file (an
- * immutable connection closes its file at once: see file_kind). 1 when it could not be read that
- * way (the caller asks its own connection instead). */
-static int probe_schema(const char *path, int *kind)
+/* The URI that opens the file at path as immutable (SQLite takes no lock
+ * and makes no -wal or -shm); a new string. */
+static char *immutable_uri(const char *path)
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t n = strlen(path), i, j = 0;
+	size_t n = strlen(path), i, j;
 	char *uri = xmalloc(3 * n + 32);
-	struct db probe = {0};
-	int rc = 1;
 
-	if (has_side_files(path))
-		goto out;
 	j = (size_t)sprintf(uri, "file:");
 	for (i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)path[i];
@@ -365,6 +434,25 @@ static int probe_schema(const char *path, int *kind)
 		}
 	}
 	strcpy(uri + j, "?immutable=1");
+	return uri;
+}
+
+/* schema_kind of the database at path read as an immutable file: no lock,
+ * no -wal or -shm created beside it (a read-only connection to another
+ * program's WAL database would leave both behind). Only when there is
+ * neither a -wal nor a -shm: then no connection has the database open in
+ * WAL mode, here or elsewhere, and all of it is in the main file (an
+ * immutable connection closes its file at once: see file_kind). 1 when it could not be read that
+ * way (the caller asks its own connection instead). */
+static int probe_schema(const char *path, int *kind)
+{
+	char *uri = NULL;
+	struct db probe = {0};
+	int rc = 1;
+
+	if (has_side_files(path))
+		goto out;
+	uri = immutable_uri(path);
 	if (sqlite3_open_v2(uri, &probe.h, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL) ==
 	    SQLITE_OK) {
 		int64_t app = 0;
@@ -386,6 +474,46 @@ static int probe_schema(const char *path, int *kind)
 	sqlite3_close(probe.h);
 out:
 	free(uri);
+	return rc;
+}
+
+/*
+ * Whether a read-only open of path reads it as an immutable file: when no
+ * session has it open (nothing beside it: no -wal, -shm or -journal) and
+ * SQLite's read-only WAL open would either leave a -wal and -shm behind
+ * (ro_file: this user cannot write the database, so it can never take the
+ * lock that removes them, and they get the database's read-only mode, so
+ * that every later writer takes them for a stale session's files) or
+ * cannot make them at all (the folder is read-only). Then no writer is
+ * present and all of the database is in the file. Otherwise SQLite's own
+ * read-only open shares the -wal and -shm of the sessions there.
+ */
+static int read_immutable(const char *path, int ro_file)
+{
+	char *journal = side_path(path, "-journal"), *dir = folder_of(path);
+	struct stat sb;
+	int yes =
+	    !has_side_files(path) && stat(journal, &sb) != 0 && (ro_file || may_write(dir) != 0);
+
+	free(journal);
+	free(dir);
+	return yes;
+}
+
+int db_open_raw_readonly(const char *path, sqlite3 **out)
+{
+	char *journal = side_path(path, "-journal"), *uri;
+	struct stat sb;
+	int rc;
+
+	if (!has_side_files(path) && stat(journal, &sb) != 0) {
+		uri = immutable_uri(path);
+		rc = sqlite3_open_v2(uri, out, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, NULL);
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(path, out, SQLITE_OPEN_READONLY, NULL);
+	}
+	free(journal);
 	return rc;
 }
 
@@ -437,8 +565,10 @@ int db_prepare(struct db *db, const char *sql, sqlite3_stmt **st)
  * request, in words that say what to do: a full disk (also when not even
  * the -shm could be made), a read-only folder, a -shm that cannot be
  * written (left behind by another user or a crashed session), a read-only
- * database file. 0 when it is none of those (or path is NULL). */
-static int file_problem(const char *path, int ec, int sys_errno)
+ * database file. reading: the connection is read-only (a read-only folder
+ * stops it only when a -wal is there and no -shm can be made or used). 0
+ * when it is none of those (or path is NULL). */
+static int file_problem(const char *path, int ec, int sys_errno, int reading)
 {
 	struct statvfs vfs;
 	char *dir, *shm;
@@ -456,24 +586,32 @@ static int file_problem(const char *path, int ec, int sys_errno)
 		             _("the disk is full: %1$s cannot grow in %2$s; free some space on "
 		               "that disk, then try again; nothing was changed"),
 		             path, dir);
-	else if (access(dir, W_OK) != 0)
+	else if (may_write(dir) != 0 && reading)
+		rc = err_set(FD_EIO,
+		             _("cannot read %1$s: its folder %2$s is read-only (%3$s) and "
+		               "%1$s-wal is there without a %1$s-shm this user can make or use "
+		               "(a session has the database open, or one ended without closing "
+		               "it); read it again once that session has closed, or as a user "
+		               "who may write %2$s; nothing was changed"),
+		             path, dir, strerror(errno));
+	else if (may_write(dir) != 0)
 		rc = err_set(FD_EIO,
 		             _("the folder %1$s is read-only (%2$s): frontdesk must be able to "
 		               "create %3$s-wal and %3$s-shm there; make the folder writable or "
 		               "move the database to one that is; nothing was changed"),
 		             dir, strerror(errno), path);
-	else if (access(shm, F_OK) == 0 && access(shm, W_OK) != 0)
+	else if (may_write(path) != 0)
+		rc = err_set(FD_EIO,
+		             _("the database %1$s is read-only (%2$s): make it writable, or "
+		               "use --read-only to look without changing anything"),
+		             path, strerror(errno));
+	else if (access(shm, F_OK) == 0 && may_write(shm) != 0)
 		rc = err_set(FD_EIO,
 		             _("%1$s cannot be written (%2$s): it is a stale shared-memory file "
 		               "left by another user or a crashed session; if no frontdesk is "
 		               "running on %3$s, delete %1$s (or give it to the user running "
 		               "frontdesk) and try again; nothing was changed"),
 		             shm, strerror(errno), path);
-	else if (access(path, W_OK) != 0)
-		rc = err_set(FD_EIO,
-		             _("the database %1$s is read-only (%2$s): make it writable, or "
-		               "use --read-only to look without changing anything"),
-		             path, strerror(errno));
 	free(shm);
 	free(dir);
 	return rc;
@@ -484,7 +622,7 @@ int db_fail(struct db *db, const char *what)
 	int ec = sqlite3_extended_errcode(db->h), code;
 	const char *msg = sqlite3_errmsg(db->h);
 
-	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h))) != 0)
+	if ((code = file_problem(db->path, ec, sqlite3_system_errno(db->h), db->readonly)) != 0)
 		return code;
 	switch (ec & 0xff) {
 	case SQLITE_CONSTRAINT:
@@ -566,10 +704,23 @@ int db_open(const char *path, int flags, struct db **out)
 	db = xcalloc(1, sizeof *db);
 	db->path = xstrdup(path);
 	db->readonly = (flags & DB_OPEN_READONLY) != 0;
+	/* a file this user may not write (its mode or owner; a read-only
+	 * disk is the folder's problem, named as such) is opened read-only */
+	if (may_write(path) != 0 && (errno == EACCES || errno == EPERM))
+		db->readonly = db->ro_file = 1;
 	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
-	if (sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL) != SQLITE_OK) {
+	if (db->readonly && read_immutable(path, db->ro_file)) {
+		char *uri = immutable_uri(path);
+
+		rc = sqlite3_open_v2(uri, &db->h, oflags | SQLITE_OPEN_URI | SQLITE_OPEN_NOMUTEX,
+		                     NULL);
+		free(uri);
+	} else {
+		rc = sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL);
+	}
+	if (rc != SQLITE_OK) {
 		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
-		                                  sqlite3_system_errno(db->h))))
+		                                  sqlite3_system_errno(db->h), db->readonly)))
 			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
 			             db->h ? sqlite3_errmsg(db->h) : "out of memory");
 		goto fail;
@@ -615,7 +766,7 @@ int db_open(const char *path, int flags, struct db **out)
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; "
 	                      "PRAGMA journal_size_limit=" WAL_LIMIT ";")) != 0)
 		goto fail;
-	rc = migrate_check_and_apply(db, (flags & DB_OPEN_READONLY)     ? MIGRATE_REFUSE_PENDING
+	rc = migrate_check_and_apply(db, db->readonly                   ? MIGRATE_REFUSE_PENDING
 	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
 	                                                                : -1);
 	if (rc)
@@ -668,6 +819,13 @@ int db_begin_write(struct db *db)
 	int i, rc = SQLITE_BUSY;
 	struct timespec ts;
 
+	if (db->ro_file)
+		return err_set(FD_EIO,
+		               _("the database %s is read-only: this user may not write it (its "
+		                 "mode or owner); make it writable for this user, or use "
+		                 "--read-only to look without changing anything; nothing was "
+		                 "changed"),
+		               db->path);
 	if (db->readonly)
 		return err_set(FD_EIO, _("the database is open read-only"));
 	for (i = 0; i <= WRITE_RETRIES; i++) {

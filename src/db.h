@@ -44,13 +44,29 @@ char *db_default_path(void);
  * not exist yet, or from a zero-byte file or an SQLite database with nothing
  * in it. Anything else is refused before a byte is written: an empty file
  * (without DB_OPEN_CREATE), a file that is not SQLite, another program's
- * SQLite database (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error
- * returns a negative FD_E* code with the reason in err_msg() and *out is
- * NULL. */
+ * SQLite database, an SQLite file shorter than its header says (a copy cut
+ * short) (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error returns a
+ * negative FD_E* code with the reason in err_msg() and *out is NULL. */
 int db_open(const char *path, int flags, struct db **out);
+
+/* db_check_file - look at the file at path as db_open does before SQLite
+ * reads it, without SQLite and without changing anything: FD_ESCHEMA (with
+ * the reason in err_msg()) when it is an SQLite file shorter than its
+ * header says, FD_EIO when it cannot be read, else 0 (whatever else it is:
+ * the caller's own checks say whether it is a frontdesk database). For a
+ * file read through SQLite directly (a backup to restore). */
+int db_check_file(const char *path);
 
 /* db_close - close the connection (NULL is fine). */
 void db_close(struct db *db);
+
+/* db_open_raw_readonly - open the SQLite file at path read-only with a raw
+ * handle (no frontdesk checks), leaving nothing beside it: as an immutable
+ * file when no session has it open (no -wal, -shm or -journal beside it),
+ * else through the sessions' -wal and -shm. For reading a file that is not
+ * the live database (a backup to restore). sqlite3_open_v2's result; *out
+ * is set as by sqlite3_open_v2 (the caller closes it either way). */
+int db_open_raw_readonly(const char *path, sqlite3 **out);
 
 /* db_sqlite - the raw handle, for the core's modules only. */
 sqlite3 *db_sqlite(struct db *db);

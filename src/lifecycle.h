@@ -13,7 +13,10 @@
  * "visits,payments"; also "contacts" and "orders"): the start of a visit
  * that was not cancelled, the time a payment that is not void was received
  * or a refund was made, a contact-log entry, a channel order created. A
- * customer with none counts from when they were added.
+ * customer with none counts from when they were added. Whatever kind it
+ * is, activity recorded while a deletion of the customer was under way
+ * (retention_activity: what cancelled that deletion) counts too, from when
+ * it was recorded, so the next run does not propose them again.
  *
  * Callers: retention.c (the job handler, the candidates), checkdb.c, the
  * command line (retention candidates / lifecycle), the tests.

@@ -66,17 +66,53 @@ static int table_exists(struct db *db, int *exists)
 	return rc;
 }
 
+/* The repair migration of an earlier form of version v with checksum sum,
+ * or 0 when sum is no known earlier form of v. */
+static int earlier_form(int v, const char *sum)
+{
+	int i;
+
+	for (i = 0; i < fd_n_earlier_forms; i++)
+		if (fd_earlier_forms[i].version == v && !strcmp(fd_earlier_forms[i].sum, sum))
+			return fd_earlier_forms[i].repaired_by;
+	return 0;
+}
+
+/* Refuse a database made by a newer frontdesk before anything else: its
+ * older rows may hold forms this program has never seen, and "altered" would
+ * send the shop to a backup that does not help. */
+static int refuse_newer(struct db *db)
+{
+	int64_t newest = 0;
+	int rc = db_one_int(db, "SELECT coalesce(max(version), 0) FROM schema_migration", &newest);
+
+	if (rc)
+		return rc;
+	if (newest > migrate_latest())
+		return err_set(
+		    FD_ESCHEMA,
+		    _("the database %s was made by a newer frontdesk (schema %d; this "
+		      "one knows schema %d): open it with that frontdesk or a newer one"),
+		    db_path(db), (int)newest, migrate_latest());
+	return 0;
+}
+
 /*
  * Read the applied versions into applied[] (a flag per version) and verify
- * each against the embedded migrations. Sets *max_applied.
+ * each against the embedded migrations: its checksum is ours, or a known
+ * earlier form of it (data/schema/EARLIER-FORMS), which its repair migration
+ * brings to today's schema. Sets *max_applied.
  */
 static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max_applied)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc, step;
 
 	memset(applied, 0, MAX_MIGRATIONS);
 	*max_applied = 0;
+	rc = refuse_newer(db);
+	if (rc)
+		return rc;
 	rc = db_prepare(db, "SELECT version, name, checksum FROM schema_migration ORDER BY version",
 	                &st);
 	if (rc)
@@ -87,24 +123,19 @@ static int verify(struct db *db, unsigned char applied[MAX_MIGRATIONS], int *max
 		const struct migration *m = find(v);
 		const char *want;
 
-		if (v > migrate_latest() || v < 1 || v >= MAX_MIGRATIONS) {
-			rc = err_set(FD_ESCHEMA,
-			             _("the database %s has schema version %d, newer than this "
-			               "frontdesk knows (%d): use a newer frontdesk"),
-			             db_path(db), v, migrate_latest());
-			goto out;
-		}
-		if (!m) {
+		if (v < 1 || v >= MAX_MIGRATIONS || !m) {
 			rc = err_set(FD_ESCHEMA, _("the database records unknown migration %d"), v);
 			goto out;
 		}
 		want = m->sum;
-		if (!sum || strcmp(sum, want) != 0) {
-			rc = err_set(FD_ESCHEMA,
-			             _("migration %d (%s) applied to %s has checksum %.16s..., "
-			               "but this frontdesk's is %.16s...: the schema was altered; "
-			               "restore a backup"),
-			             v, m->name, db_path(db), sum ? sum : "(none)", want);
+		if (!sum || (strcmp(sum, want) != 0 && !earlier_form(v, sum))) {
+			rc = err_set(
+			    FD_ESCHEMA,
+			    _("migration %d (%s) applied to %s has checksum %.16s..., which "
+			      "is neither this frontdesk's (%.16s...) nor a known earlier "
+			      "form of it: the schema was changed outside frontdesk; restore "
+			      "a backup"),
+			    v, m->name, db_path(db), sum ? sum : "(none)", want);
 			goto out;
 		}
 		applied[v] = 1;

@@ -26,12 +26,26 @@ struct migration {
 extern const struct migration fd_migrations[];
 extern const int fd_n_migrations;
 
+/* An earlier form of a landed migration (data/schema/EARLIER-FORMS): a
+ * database made by a build that had it records this checksum; it is accepted
+ * and the repair migration brings it to today's schema. */
+struct earlier_form {
+	int version;
+	const char *sum;    /* SHA-256 of that form, in hex */
+	const char *commit; /* the commit that made that form */
+	int repaired_by;    /* the migration that repairs it */
+};
+
+extern const struct earlier_form fd_earlier_forms[];
+extern const int fd_n_earlier_forms;
+
 /* migrate_latest - the highest version this program knows. */
 int migrate_latest(void);
 
 /* migrate_check_and_apply - verify the recorded migrations (refusing a
- * database newer than this program, or one whose applied migration's
- * checksum differs from ours) and apply every pending migration up to target
+ * database newer than this program before anything else, or one whose
+ * applied migration's checksum is neither ours nor a known earlier form of
+ * it) and apply every pending migration up to target
  * (-1: all; 0: apply nothing, only verify) in ONE write transaction, so that
  * a failure leaves the database as it was. Destructive migrations are applied
  * only with allow_destructive (see migrate_to). MIGRATE_REFUSE_PENDING as

@@ -106,6 +106,41 @@ int alloc_read(struct db *db, const char *text, const char *code, struct alloc_i
 	return rc;
 }
 
+int alloc_read_list(struct db *db, const char *text, const char *code, struct alloc_input **out,
+                    size_t *n)
+{
+	const char *p = text ? text : "", *s, *e, *end;
+	size_t n0 = *n;
+	char *item;
+	int rc = 0;
+
+	while (!rc && *p) {
+		end = p + strcspn(p, ";");
+		s = p;
+		e = end;
+		if (p != text) /* just after a ';': its blanks go with it */
+			s += strspn(s, " \t");
+		if (*end == ';') /* and so do those just before one */
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+		p = *end ? end + 1 : end;
+		if (s == e) /* nothing beside a ';' ("A=1;;B=2", "A=1;") */
+			continue;
+		item = xstrndup(s, (size_t)(e - s));
+		*out = xrealloc(*out, (*n + 1) * sizeof **out);
+		memset(&(*out)[*n], 0, sizeof **out);
+		if ((rc = alloc_read(db, item, code, &(*out)[*n])) == 0)
+			(*n)++;
+		free(item);
+	}
+	if (!rc && *n == n0) /* "", ";": an allocation was asked for, none given */
+		rc = err_set(FD_EINVAL, _("an allocation is INVOICE=AMOUNT, not '%.40s'"),
+		             text ? text : "");
+	if (rc)
+		*n = n0;
+	return rc;
+}
+
 int alloc_fits_invoice(int64_t amount, int64_t balance, int allow_overpay)
 {
 	return allow_overpay || amount <= balance;
@@ -1536,14 +1571,31 @@ int payment_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 #define CUSTOMER_PAYMENTS "SELECT id FROM payment WHERE customer_id = ?1"
 
+/* CHANNEL_REF(t, pay): whether row t (a payment or a refund, or a history
+ * row of one; pay names its payment's id) carries the channel's own id as
+ * its reference: a card payment or card refund of a payment taken through
+ * the channel (a card order's, or one recorded from the channel's
+ * settlement data). That id is the channel's, not the customer's, and
+ * check, the reconciliation and the channel's records match on it: a purge
+ * keeps it. A reference a person typed (a check number) is cleared. */
+#define CHANNEL_REF(t, pay)                                                                        \
+	"(" t ".method = 'card' AND (EXISTS (SELECT 1 FROM pay_order o WHERE o.payment_id = " pay  \
+	") OR EXISTS (SELECT 1 FROM reconciliation_payment r WHERE r.payment_id = " pay ")))"
+#define PAYMENT_CHANNEL_REF     CHANNEL_REF("payment", "payment.id")
+#define PAYMENT_HIS_CHANNEL_REF CHANNEL_REF("payment_his", "payment_his.id")
+#define REFUND_CHANNEL_REF      CHANNEL_REF("refund", "refund.payment_id")
+#define REFUND_HIS_CHANNEL_REF  CHANNEL_REF("refund_his", "refund_his.payment_id")
+
 int payment_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
 	static const struct retention_stmt v[] = {
-	    {"UPDATE payment SET reference = NULL, note = NULL WHERE customer_id = ?1"
-	     " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	    {"UPDATE payment SET reference = CASE WHEN " PAYMENT_CHANNEL_REF " THEN reference END,"
+	     " note = NULL WHERE customer_id = ?1 AND (note IS NOT NULL"
+	     " OR (reference IS NOT NULL AND NOT " PAYMENT_CHANNEL_REF "))",
 	     N_("cannot clear the payments")},
-	    {"UPDATE payment_his SET reference = NULL, note = NULL WHERE customer_id = ?1"
-	     " AND (reference IS NOT NULL OR note IS NOT NULL)",
+	    {"UPDATE payment_his SET reference = CASE WHEN " PAYMENT_HIS_CHANNEL_REF
+	     " THEN reference END, note = NULL WHERE customer_id = ?1 AND (note IS NOT NULL"
+	     " OR (reference IS NOT NULL AND NOT " PAYMENT_HIS_CHANNEL_REF "))",
 	     N_("cannot clear the payments' history")},
 	    {"UPDATE payment_allocation SET reason = NULL WHERE payment_id IN (" CUSTOMER_PAYMENTS
 	     ")"
@@ -1552,13 +1604,16 @@ int payment_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	    {"UPDATE payment_allocation_his SET reason = NULL"
 	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ") AND reason IS NOT NULL",
 	     N_("cannot clear the allocations' history")},
-	    {"UPDATE refund SET reference = NULL, reason = '" RETENTION_REMOVED "'"
-	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	     " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	    {"UPDATE refund SET reference = CASE WHEN " REFUND_CHANNEL_REF " THEN reference END,"
+	     " reason = '" RETENTION_REMOVED "' WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
+	     " AND ((reference IS NOT NULL AND NOT " REFUND_CHANNEL_REF ")"
+	     " OR reason IS NOT '" RETENTION_REMOVED "')",
 	     N_("cannot clear the refunds")},
-	    {"UPDATE refund_his SET reference = NULL, reason = '" RETENTION_REMOVED "'"
+	    {"UPDATE refund_his SET reference = CASE WHEN " REFUND_HIS_CHANNEL_REF
+	     " THEN reference END, reason = '" RETENTION_REMOVED "'"
 	     " WHERE payment_id IN (" CUSTOMER_PAYMENTS ")"
-	     " AND (reference IS NOT NULL OR reason IS NOT '" RETENTION_REMOVED "')",
+	     " AND ((reference IS NOT NULL AND NOT " REFUND_HIS_CHANNEL_REF ")"
+	     " OR reason IS NOT '" RETENTION_REMOVED "')",
 	     N_("cannot clear the refunds' history")},
 	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'payment' AND reason IS NOT NULL"
 	     " AND entity_id IN (" CUSTOMER_PAYMENTS ")",

@@ -120,10 +120,25 @@ struct payment_text {
 int payment_read(const struct payment_text *t, struct payment_input *in);
 
 /* alloc_read - one allocation typed as INVOICE=AMOUNT (the invoice's number
- * or id, the amount in currency code), exactly as given, into *out: the
- * reading of `pay record`, `pay allocate` and `pay import` alike. FD_EINVAL
+ * or id, the amount in currency code), exactly as given, into *out: how
+ * alloc_read_list reads each allocation, for `pay record`, `pay allocate`
+ * and `pay import` alike. FD_EINVAL
  * (FD_ENOTFOUND for no such invoice) with the reason. */
 int alloc_read(struct db *db, const char *text, const char *code, struct alloc_input *out);
+
+/* alloc_read_list - the allocations typed in one text (a pay record or pay
+ * allocate argument, a pay import cell): INVOICE=AMOUNT, or several
+ * separated by ';'. The blanks (spaces, tabs) next to a ';' go with it and
+ * an empty place beside a ';' is skipped; every other character belongs to an
+ * allocation, read by alloc_read exactly as given: a blank at the start or
+ * the end of text is refused, wherever the text came from, and so is a
+ * text with no allocation at all ("", ";"; an empty pay import cell is
+ * the caller's: no allocation asked). Appends to *out (xrealloc'd, the
+ * caller frees it) and adds
+ * to *n; on an error *n is as it was. FD_EINVAL / FD_ENOTFOUND with the
+ * reason (alloc_read's). */
+int alloc_read_list(struct db *db, const char *text, const char *code, struct alloc_input **out,
+                    size_t *n);
 
 /* alloc_fits_invoice - 1 if an allocation of amount (> 0) may go to an
  * invoice that still owes balance: at most its balance, or any amount when

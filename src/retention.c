@@ -533,12 +533,9 @@ static int cancel_in_tx(struct db *db, const struct retention_proc *p, const cha
 	sqlite3_bind_int64(st, 3, clock_now());
 	if ((rc = db_run_cached(db, st, _("cannot restore the customer's data"))))
 		return rc;
-	if ((rc = db_prepare_cached(db, "DELETE FROM retention_activity WHERE deletion_id = ?1",
-	                            &st)))
-		return rc;
-	sqlite3_bind_text(st, 1, p->deletion_id, -1, SQLITE_TRANSIENT);
-	if ((rc = db_run_cached(db, st, _("cannot restore the customer's data"))))
-		return rc;
+	/* the activity that cancelled it stays: the lifecycle counts it as
+	 * the customer's last activity (lifecycle_compute), so the next run
+	 * does not propose them again; the purge removes it */
 	return set_state(db, p, to, p->generation + 1, reason, 0);
 }
 

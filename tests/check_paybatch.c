@@ -1,9 +1,10 @@
 /*
  * check_paybatch.c - unit tests of payment_record_batch (many payments in
  * one transaction, all or nothing, with every check of payment_record) and
- * of the CSV reader behind `frontdesk pay import`, on a fresh database per
- * test. Every scenario that writes ends with check_run() clean; every
- * refusal leaves the money tables exactly as they were.
+ * of the CSV reader and the allocation text reader (alloc_read_list) behind
+ * `frontdesk pay import`, on a fresh database per test. Every scenario that
+ * writes ends with check_run() clean; every refusal leaves the money tables
+ * exactly as they were.
  */
 #include <config.h>
 
@@ -298,6 +299,64 @@ START_TEST(test_batch_auto_allocation)
 }
 END_TEST
 
+/* alloc_read_list: the one reading of allocation text (pay record's
+ * arguments, pay import's cell), of tmpl with each '#' the invoice id inv.
+ * Returns the count read, or -1. */
+static int read_list(const char *tmpl, int64_t inv, struct alloc_input **a, size_t *n)
+{
+	char text[200] = "";
+	const char *p;
+	int rc;
+
+	for (p = tmpl; *p; p++)
+		if (*p == '#')
+			snprintf(text + strlen(text), sizeof text - strlen(text), "%lld",
+			         (long long)inv);
+		else
+			snprintf(text + strlen(text), sizeof text - strlen(text), "%c", *p);
+	*n = 0;
+	rc = alloc_read_list(db, text, "USD", a, n);
+	return rc ? -1 : (int)*n;
+}
+
+START_TEST(test_alloc_read_list)
+{
+	int64_t ada = add_customer("Ada"), inv = invoice_of(ada, 5000, 30);
+	struct alloc_input *a = NULL;
+	size_t n;
+
+	ck_assert_int_eq(read_list("#=12", inv, &a, &n), 1);
+	ck_assert_int_eq(a[0].invoice_id, inv);
+	ck_assert_int_eq(a[0].amount, 1200);
+	/* blanks beside a ';' go with it; an empty place beside one is skipped */
+	ck_assert_int_eq(read_list("#=5; \t#=7;", inv, &a, &n), 2);
+	ck_assert_int_eq(a[0].amount + a[1].amount, 1200);
+	ck_assert_int_eq(read_list(";#=5 ;;#=7", inv, &a, &n), 2);
+	/* any other blank is the allocation's, and refused as alloc_read refuses it */
+	ck_assert_int_eq(read_list("#=12 ", inv, &a, &n), -1);
+	ck_assert_msg(strstr(err_msg(), "bad allocation amount '12 '"), "%s", err_msg());
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(read_list(" #=12", inv, &a, &n), -1);
+	ck_assert_int_eq(read_list("#=5; #=7\t", inv, &a, &n), -1);
+	ck_assert_int_eq(read_list("#= 12", inv, &a, &n), -1);
+	ck_assert_int_eq(read_list(" ", inv, &a, &n), -1);
+	/* a text with no allocation at all */
+	ck_assert_int_eq(read_list("", inv, &a, &n), -1);
+	ck_assert_int_eq(read_list(" ; ", inv, &a, &n), -1);
+	ck_assert_msg(strstr(err_msg(), "INVOICE=AMOUNT"), "%s", err_msg());
+	/* appends; on a refusal the count stays (invoice 1 is inv) */
+	ck_assert_int_eq(inv, 1);
+	n = 0;
+	ck_assert_int_eq(alloc_read_list(db, "1=1", "USD", &a, &n), 0);
+	ck_assert_int_eq(alloc_read_list(db, "1=2;1=x", "USD", &a, &n), FD_EINVAL);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(alloc_read_list(db, "1=3", "USD", &a, &n), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_int_eq(a[1].amount, 300);
+	free(a);
+}
+END_TEST
+
 /* ------------------------------------------------------------ csv */
 
 /* Read every record of text; join fields with '|' and records with '/'. */
@@ -390,6 +449,7 @@ int main(void)
 	tcase_add_test(tc, test_batch_refused_before_writing);
 	tcase_add_test(tc, test_batch_idempotency_key);
 	tcase_add_test(tc, test_batch_auto_allocation);
+	tcase_add_test(tc, test_alloc_read_list);
 	suite_add_tcase(s, tc);
 	tcase_add_test(tcsv, test_csv_fields);
 	tcase_add_test(tcsv, test_csv_refusals);

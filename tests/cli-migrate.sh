@@ -18,13 +18,25 @@ cp "$TMP/fresh.db" "$TMP/tampered.db"
 sqlite3 "$TMP/tampered.db" "UPDATE schema_migration SET checksum = 'deadbeef' WHERE version = 1"
 fd --db "$TMP/tampered.db" customer list >/dev/null 2>"$TMP/err"; is "tampered checksum refused" "$?" 1
 like "tampered message" "$(cat "$TMP/err")" "checksum"
+like "it says the form is not a known one" "$(cat "$TMP/err")" "neither this frontdesk's"
 
 cp "$TMP/fresh.db" "$TMP/newer.db"
 sqlite3 "$TMP/newer.db" "INSERT INTO schema_migration VALUES (999, 'future', 'x', 0, 0)"
 before=$(dump "$TMP/newer.db")
 fd --db "$TMP/newer.db" customer list >/dev/null 2>"$TMP/err"; is "newer database refused" "$?" 1
-like "newer message" "$(cat "$TMP/err")" "newer"
+like "newer message" "$(cat "$TMP/err")" "made by a newer frontdesk (schema 999;"
 is "newer database untouched" "$(dump "$TMP/newer.db")" "$before"
+
+# A newer frontdesk may have repaired an older migration's form that this
+# one does not know: the database is still "newer", never "altered".
+sqlite3 "$TMP/newer.db" "UPDATE schema_migration SET checksum = 'cafe' WHERE version = 2"
+before=$(dump "$TMP/newer.db")
+fd --db "$TMP/newer.db" customer list >/dev/null 2>"$TMP/err"; is "newer database with an unknown older form refused" "$?" 1
+like "it is called newer" "$(cat "$TMP/err")" "made by a newer frontdesk (schema 999;"
+is "it is not called altered" "$(grep -c 'changed outside' "$TMP/err")" 0
+fd --db "$TMP/newer.db" --read-only customer list >/dev/null 2>"$TMP/err"; is "read-only: refused too" "$?" 1
+like "read-only: called newer" "$(cat "$TMP/err")" "made by a newer frontdesk"
+is "newer database still untouched" "$(dump "$TMP/newer.db")" "$before"
 
 # A migration that fails part way leaves the database as it was: simulate
 # with a table the next migration wants to create.

@@ -3,7 +3,8 @@
 # core and checked here from the command line: an invoiced line item that
 # could be re-priced, line items beyond the money limit (and a `check` that
 # stopped at the first row it could not add up), blanks that `pay import`
-# trimmed where `pay record` refuses them, a decimal comma read as an item
+# trimmed where `pay record` refuses them (also around an allocation, read
+# by one core function for both), a decimal comma read as an item
 # separator by `invoice issue --items`, and `invoice credit` naming the id.
 . "$TOP_SRCDIR/tests/tap.sh"
 fd init >/dev/null
@@ -150,11 +151,18 @@ import_vs_record "a tab before the amount" '1,\t12,cash,USD,' --customer 1 --amo
 import_vs_record "a blank after the method" '1,12,cash ,USD,' --customer 1 --amount 12 --method "cash "
 import_vs_record "a blank before the currency" '1,12,cash, USD,' --customer 1 --amount 12 --method cash --currency " USD"
 import_vs_record "a blank in an allocation's amount" "1,12,cash,USD,$inv= 12" --customer 1 --amount 12 --method cash "$inv= 12"
+import_vs_record "a blank after an allocation" "1,12,cash,USD,\"$inv=12 \"" --customer 1 --amount 12 --method cash "$inv=12 "
+import_vs_record "a blank before an allocation" "1,12,cash,USD,\" $inv=12\"" --customer 1 --amount 12 --method cash " $inv=12"
+import_vs_record "a blank after the last of two allocations" "1,12,cash,USD,\"$inv=5; $inv=7 \"" --customer 1 --amount 12 --method cash "$inv=5; $inv=7 "
+import_vs_record "a tab after an allocation" "1,12,cash,USD,$inv=12\t" --customer 1 --amount 12 --method cash "$(printf '%s=12\t' "$inv")"
+import_vs_record "no allocation between the ';'" "1,12,cash,USD,;" --customer 1 --amount 12 --method cash ";"
 printf 'customer,amount,method\n 1,12,cash\n' >"$TMP/row.csv"
 refused "pay import: a blank before the customer" pay import "$TMP/row.csv"
 printf 'customer,amount,method,allocations\n1,12,cash,%s=5; %s=7\n' "$inv" "$inv" >"$TMP/row.csv"
 ok "blanks around the ';' between allocations still separate them" fd pay import "$TMP/row.csv"
 is "both allocations posted" "$(fd --json invoice show "$inv" | json 'd["paid"]')" 1200
+ok "pay record reads the same list in one argument" fd pay record --customer 1 --amount 3 --method cash "$inv=1; $inv=2"
+is "... both allocations posted" "$(fd --json invoice show "$inv" | json 'd["paid"]')" 1500
 checked "after the imports"
 
 # ---------------------------------------------------------------- 4. a decimal comma in --items

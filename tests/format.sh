@@ -1,8 +1,8 @@
 #!/bin/sh
 # format.sh - every C file is in the one style written down in
-# .clang-format (clang-format 14, Debian 12's). Where that clang-format is not
-# installed (it is not in bootstrap's list: the style is a developer's check,
-# not a build step), the case is skipped and says so.
+# .clang-format (clang-format 14, Debian 12's, which bootstrap installs).
+# Where that clang-format is not installed (another system), the case is
+# skipped and says so; on Debian, tests/setup-packages.sh fails instead.
 . "$TOP_SRCDIR/tests/tap.sh"
 cf=$(command -v clang-format-14 || command -v clang-format || true)
 ver=$([ -n "$cf" ] && "$cf" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')

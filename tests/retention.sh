@@ -7,7 +7,8 @@
 # file, its WAL or the request log; `check` and the receivables report
 # give the same totals before and after. A payment during the retention
 # period restores the customer and a purge of the old generation then does
-# nothing; a customer with a balance or an open visit is never proposed;
+# nothing; a contact during that period restores them too and the next run
+# does not propose them again; a customer with a balance or an open visit is never proposed;
 # one that gains a balance between proposal and purge is not purged; a
 # hold blocks; a process SIGKILLed after any step ends fully active, fully
 # soft-deleted or fully purged after the next run.
@@ -191,6 +192,30 @@ out=$(fd retention purge "$d" --generation 1)
 like "a purge of the old generation does nothing" "$out" "generation 1"
 like "... the name is still there" "$(fd customer show 1)" "MRKNAME"
 is "the customer has credit now: never proposed" "$(fd retention run --dry-run | grep -c Zed)" 0
+
+# a contact during the retention period cancels the deletion, and is
+# activity from then on (contacts are not a retention_activity kind by
+# default): the next run does not propose the customer again
+rm -f "$FRONTDESK_DB"*
+setup
+export FRONTDESK_NOW="2026-12-01 09:00"
+fd retention run >/dev/null
+d=$(fd --json retention list | jq_ '[x for x in d["deletions"] if x["customer_id"] == 1][0]["deletion_id"]')
+export FRONTDESK_NOW="2026-12-05 09:00"
+ok "a contact during the retention period" fd contact add --customer 1 --channel phone --direction in --summary "asks to stay"
+fd tasks run --once --quiet
+is "... cancels the deletion" "$(fd --json retention show "$d" | jq_ 'd["state"], d["reason"]')" "cancelled new activity: contact"
+is "the lifecycle's last activity is when the contact cancelled it" \
+	"$(fd --json retention lifecycle --customer 1 | jq_ 'd["last_activity_at"]')" \
+	"$(utc "$(db "SELECT max(at) FROM retention_activity WHERE customer_id = 1")")"
+export FRONTDESK_NOW="2026-12-06 09:00"
+unlike "the next dry run does not propose Zed" "$(fd retention run --dry-run)" "Zed"
+unlike "... nor the next run" "$(fd retention run)" "Zed"
+is "... no second deletion" "$(db "SELECT count(*) FROM retention_process WHERE customer_id = 1")" 1
+ok "check is clean" fd check
+# once that contact is older than the period, Zed is proposed again
+export FRONTDESK_NOW="$(date -d "@$(($(db "SELECT max(at) FROM retention_activity WHERE customer_id = 1") + 1130 * 86400))" '+%Y-%m-%d 09:00')"
+like "the period after the contact: proposed again" "$(fd retention run)" "soft-delete      1  Zed"
 
 # ---------------------------------------------------------------- blockers
 rm -f "$FRONTDESK_DB"*

@@ -93,7 +93,12 @@ for dump in "$FIX"/schema-*.sql; do
 	[ -f "$dump" ] || continue
 	n=$((n + 1))
 	fx=$(basename "$dump" .sql) # not $name: tap.sh's helpers use it
-	want=$(expr "${fx#schema-}" + 0)
+	# schema-NNNN.sql, or schema-NNNN-COMMIT.sql: a database made by a build
+	# whose migration NNNN had an earlier form (data/schema/EARLIER-FORMS)
+	num=$(printf '%s\n' "${fx#schema-}" | cut -c1-4)
+	want=$(expr "$num" + 0)
+	form=${fx#schema-"$num"}
+	form=${form#-}
 	grep -q "tests/fixtures/$fx.sql" "$TOP_SRCDIR/Makefile.am"
 	is "$fx: listed in Makefile.am, so that it is distributed" "$?" 0
 	db="$TMP/$fx.db"
@@ -101,6 +106,14 @@ for dump in "$FIX"/schema-*.sql; do
 	is "$fx: sqlite3 loads the dump" "$?:$(cat "$TMP/err")" "0:"
 	is "$fx: it is a database of schema version $want" \
 		"$(sqlite3 "$db" 'SELECT max(version) FROM schema_migration')" "$want"
+
+	if [ -n "$form" ]; then
+		listed=$(awk -v v="$want" -v c="$form" '$1 == v && $3 == c { print $2 }' \
+			"$TOP_SRCDIR/data/schema/EARLIER-FORMS")
+		is "$fx: it records the earlier form of $want that EARLIER-FORMS lists for $form" \
+			"$(sqlite3 "$db" "SELECT checksum FROM schema_migration WHERE version = $want")" \
+			"${listed:-(not listed)}"
+	fi
 
 	list=$(tables "$db")
 	# shellcheck disable=SC2086

@@ -2,9 +2,9 @@
 # service-unit.sh - data/frontdesk.service is a correct system unit: a
 # dedicated user, the database in its StateDirectory (no %h, which is /root
 # in a system unit whatever User= says), the group-sharing umask and the
-# hardening; and, where systemd-analyze is installed (it is not on a fresh
-# minimal Debian, and not worth installing for one test), `systemd-analyze
-# verify` has nothing to say about it.
+# hardening; and, where systemd-analyze is installed (bootstrap installs
+# systemd for it; tests/setup-packages.sh fails when it is missing),
+# `systemd-analyze verify` has nothing to say about it.
 . "$TOP_SRCDIR/tests/tap.sh"
 UNIT="$TOP_SRCDIR/data/frontdesk.service"
 # val KEY: the value of KEY= in the unit (the last one wins, as in systemd)
