@@ -136,16 +136,12 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 	const struct chan_ops *ops;
 	struct inbox_ingest_result r;
 	struct chan_secrets *sec = NULL;
-	struct chan_provider p = {0};
 	unsigned char *payload = NULL;
 	char key[64];
 	size_t len = 0;
 	int rc;
 
 	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
-		return cli_refused(rc);
-	/* its settings say how its events are signed (none: the defaults) */
-	if ((rc = chan_provider_get(c->db, source, &p)) != 0 && rc != FD_ENOTFOUND)
 		return cli_refused(rc);
 	if (!sig && ops->needs_header)
 		return cli_usage(a->cmd, _("--signature is required"));
@@ -156,12 +152,11 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 		goto out;
 	if ((rc = cli_read_stdin(&payload, &len)) != 0)
 		goto out;
-	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, p.settings, &r);
+	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, &r);
 	if (rc)
 		goto out;
 	if (!r.accepted) {
 		chan_secret_free(sec);
-		chan_provider_free(&p);
 		free(payload);
 		fprintf(stderr,
 		        _("frontdesk: payload not accepted: %s (kept as inbound event %lld, %s)\n"),
@@ -195,7 +190,6 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 	}
 out:
 	chan_secret_free(sec);
-	chan_provider_free(&p);
 	free(payload);
 	return rc ? cli_refused(rc) : CLI_OK;
 }

@@ -1005,7 +1005,11 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 
 					d = b > d ? b : d;
 				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||
-				           ci.state == CHAN_ORDER_CANCELED) {
+				           ci.state == CHAN_ORDER_CANCELED ||
+				           ci.state == CHAN_ORDER_DECLINED) {
+					/* declined too: a failed attempt found only by
+					 * asking (WeChat's PAYERROR) is kept on the order,
+					 * which stays open (apply_intent) */
 					m.ci = &ci;
 				}
 				m.next = now + d;

@@ -990,10 +990,9 @@ static int stripe_read_event(const char *secret, const void *raw, size_t len, st
 }
 
 /* The Stripe-Signature header over the raw bytes (chan-sig.h). */
-static int stripe_verify(const char *secret, const char *settings, const char *header,
-                         const void *raw, size_t len, int64_t now)
+static int stripe_verify(const char *secret, const char *header, const void *raw, size_t len,
+                         int64_t now)
 {
-	(void)settings; /* one way to sign */
 	return chan_sig_verify(header, raw, len, secret, now, CHAN_SIG_TOLERANCE, NULL);
 }
 

@@ -274,7 +274,7 @@ int chan_wx_verify(const struct chan_wx_msg *m, const char *key, enum chan_wx_si
 
 	if (!key || !*key)
 		return err_set(FD_EINVAL, _("no merchant key to verify the signature with"));
-	if (declared && (!*declared || chan_wx_sign_type_parse(declared, &used) != 0))
+	if (declared && *declared && chan_wx_sign_type_parse(declared, &used) != 0)
 		return err_set(FD_EINVAL, _("the message is signed with an unknown sign type"));
 	if (used != type)
 		return err_set(FD_EINVAL,
@@ -1072,11 +1072,12 @@ out:
 
 /* The signature is inside the notify (a refund notify's proof is its
  * encrypted req_info): header is not used. */
-static int wechat_verify(const char *secret, const char *settings, const char *header,
-                         const void *raw, size_t len, int64_t now)
+static int wechat_verify(const char *secret, const char *header, const void *raw, size_t len,
+                         int64_t now)
 {
-	enum chan_wx_sign_type type;
+	enum chan_wx_sign_type type = CHAN_WX_MD5;
 	struct chan_wx_msg m;
+	const char *named;
 	int rc;
 
 	(void)header;
@@ -1087,8 +1088,13 @@ static int wechat_verify(const char *secret, const char *settings, const char *h
 	 * req_info into a refund, which is its proof */
 	if (chan_wx_get(&m, "req_info") && !chan_wx_get(&m, "sign"))
 		rc = read_refund_notify(secret, &m, NULL);
-	else if ((rc = chan_wx_settings_sign_type(settings, &type)) == 0)
-		/* a payment notify that names no sign_type is signed with MD5 */
+	else if ((named = chan_wx_get(&m, "sign_type")) && *named &&
+	         chan_wx_sign_type_parse(named, &type) != 0)
+		rc = err_set(FD_EINVAL, _("the message is signed with an unknown sign type"));
+	else
+		/* a payment notify is signed with the type it names, MD5 when it
+		 * names none, whatever the account's type for requests (the
+		 * official SDK's isPayResultNotifySignatureValid) */
 		rc = chan_wx_verify(&m, secret, type, CHAN_WX_MD5);
 	chan_wx_free(&m);
 	return rc;

@@ -9,12 +9,13 @@
  * MD5 of the text, the one type the merchant account is set up for (the
  * provider's setting sign_type, HMAC-SHA256 by default). A request names
  * its sign_type; an answer names none and is signed with the request's
- * type; a payment notify that names none is signed with MD5. A message
- * signed with another type, or whose signature does not verify, is
- * refused. Amounts in fen (the minor unit of CNY); calls: unifiedorder
- * (create), orderquery, refund, refundquery; and the asynchronous payment
- * notify that the channel POSTs to the shop, which must be answered with
- * the SUCCESS XML (chan_wechat_ops.answer); and the refund notify, whose
+ * type (one naming another type is refused); a payment notify is signed
+ * with the type it names, MD5 when it names none (as the official SDK
+ * reads it). A message whose signature does not verify is refused.
+ * Amounts in fen (the minor unit of CNY); calls: unifiedorder (create),
+ * orderquery, refund, refundquery; and the asynchronous payment notify
+ * that the channel POSTs to the shop, which must be answered with the
+ * SUCCESS XML (chan_wechat_ops.answer); and the refund notify, whose
  * refund (out_refund_no, out_trade_no, refund_status, refund_fee) travels
  * encrypted in req_info (chan_wx_req_info): it has no sign, and a req_info
  * that does not decrypt with the merchant key is refused like a bad
@@ -135,13 +136,13 @@ int chan_wx_settings_sign_type(const char *settings, enum chan_wx_sign_type *out
 int chan_wx_sign(const struct chan_wx_msg *m, const char *key, enum chan_wx_sign_type type,
                  char out[65]);
 
-/* chan_wx_verify - 0 when m is signed with type (the account's) and its
- * "sign" equals (compared in constant time) chan_wx_sign(m, key, type);
- * FD_EINVAL with a reason otherwise. The type m is signed with is its
- * sign_type, or absent when it names none: an answer to a request is
- * signed with the request's type and names none; a payment notify that
- * names none is signed with MD5. A message signed with another type than
- * the account's is refused. */
+/* chan_wx_verify - 0 when m is signed with type and its "sign" equals
+ * (compared in constant time) chan_wx_sign(m, key, type); FD_EINVAL with a
+ * reason otherwise. The type m is signed with is its sign_type (empty:
+ * none), or absent when it names none: an answer to a request is signed
+ * with the request's type and names none; a payment notify that names none
+ * is signed with MD5. A message signed with another type than type is
+ * refused. */
 int chan_wx_verify(const struct chan_wx_msg *m, const char *key, enum chan_wx_sign_type type,
                    enum chan_wx_sign_type absent);
 

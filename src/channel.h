@@ -218,10 +218,9 @@ struct chan_ops {
 	 * are not an event */
 	int (*read_event)(const char *secret, const void *raw, size_t len, struct chan_event *ev);
 	/* 0 when header (may be "") and the bytes carry a valid signature made
-	 * with secret at time now, as the provider's settings (its JSON, NULL:
-	 * none) say to sign, else FD_EINVAL with a reason */
-	int (*verify)(const char *secret, const char *settings, const char *header, const void *raw,
-	              size_t len, int64_t now);
+	 * with secret at time now, else FD_EINVAL with a reason */
+	int (*verify)(const char *secret, const char *header, const void *raw, size_t len,
+	              int64_t now);
 	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
 	int xml_events;          /* 1: relayed events are XML (read by expat), else JSON */
 	int needs_header;        /* 1: the signature travels in a header */

@@ -521,8 +521,7 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x, struct inb
 }
 
 int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
-                 const void *payload, size_t len, const char *secret, const char *settings,
-                 struct inbox_ingest_result *r)
+                 const void *payload, size_t len, const char *secret, struct inbox_ingest_result *r)
 {
 	struct inbox_relayed x = {0};
 	struct chan_event ce;
@@ -542,7 +541,7 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 	x.len = len;
 	x.json = !ops->xml_events;
 	/* the signature first: nothing in the bytes is believed before it */
-	x.verified = ops->verify(secret, settings, header, payload, len, clock_now()) == 0;
+	x.verified = ops->verify(secret, header, payload, len, clock_now()) == 0;
 	if (x.verified && (x.readable = ops->read_event(secret, payload, len, &ce) == 0)) {
 		x.external_id = ce.id;
 		x.event_type = ce.type;

@@ -150,8 +150,7 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
 /* inbox_ingest - store a payload relayed to us (a forwarder of webhooks,
  * a channel's notify) in its own transaction, read by the adapter ops of
  * the channel that sent it: ops->verify checks header (may be NULL: none;
- * some channels sign inside the bytes) against secret at clock_now(), as
- * the provider's settings (JSON, NULL: none) say; its payload must be JSON
+ * some channels sign inside the bytes) against secret at clock_now(); its payload must be JSON
  * unless ops->xml_events (inbox_store_relayed); a
  * verified event that ops->read_event can read is stored 'received' under
  * its id; a bad signature is stored 'rejected' (and an authentic but
@@ -160,7 +159,7 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
  * (payload too large, bad source, an adapter that takes no relayed events,
  * database). */
 int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, const char *header,
-                 const void *payload, size_t len, const char *secret, const char *settings,
+                 const void *payload, size_t len, const char *secret,
                  struct inbox_ingest_result *r);
 
 /* inbox_get - fill *out with event id (free with inbox_event_free);

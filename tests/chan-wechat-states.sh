@@ -3,11 +3,12 @@
 # it answers (tests/fake-wechat.py): answers that name no sign_type (signed
 # with the request's type) are believed; a NATIVE order names product_id;
 # the provider's sign type (HMAC-SHA256 by default, MD5 when the merchant
-# account is set up so) signs requests and verifies answers and notifies (a
-# notify naming no sign_type is MD5-signed: refused for an HMAC-SHA256
-# account); orderquery names no total_fee but for SUCCESS, and still:
+# account is set up so) signs requests and verifies answers (one naming
+# another type is refused); a payment notify naming no sign_type is
+# MD5-signed and taken, whatever the account's type; orderquery names no total_fee but for SUCCESS, and still:
 # CLOSED and REVOKED close the order, NOTPAY and USERPAYING leave it paying,
-# PAYERROR (notified without total_fee) leaves it paying and is shown as
+# PAYERROR (notified without total_fee, or found by asking) leaves it
+# paying and is shown as
 # "the last attempt failed" by `channel status`; a notify about a CLOSED
 # order closes it; a second partial refund (the order in REFUND, whose
 # query names no total) is asked with the total refundquery names; a
@@ -59,7 +60,7 @@ mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 	wx "$KEY" wx wx wm "$KEY" wm wm > "$XDG_CONFIG_HOME/frontdesk/secrets")
 fd init >/dev/null
 fd customer add --name "Ada Lee" >/dev/null
-for t in 1 2 3 4 5 6 7 8 9 10; do
+for t in 1 2 3 4 5 6 7 8 9 10 11; do
 	fd job add --customer 1 --title "Job $t" >/dev/null
 	fd item add --job $t --description "Work $t" --price 100 >/dev/null
 	fd invoice issue --jobs $t >/dev/null
@@ -111,6 +112,14 @@ like "channel status says the last attempt failed" "$(fd channel status --provid
 	"Order $O6 is paying: the last attempt failed"
 is "and so does its --json" \
 	"$(fd --json channel status --provider wx | jget '[x["order_no"] for x in d["attempt_failed"]]')" "['$O6']"
+O11=$(new_order wx INV-2026-000011 100)
+ctl mode '{"lose": true}' >/dev/null
+ctl "trade/$O11" '{"state": "PAYERROR"}' >/dev/null
+relay wx >/dev/null
+ctl mode '{"lose": false}' >/dev/null
+settle wx
+is "PAYERROR found by asking (its notify lost): the order stays paying, its attempt failed" \
+	"$(order "$O11")|$(db "SELECT last_error <> '' FROM pay_order WHERE order_no = '$O11'")" "paying|-|0|1"
 
 # --- A notify about a CLOSED order closes it ------------------------------------------
 ctl "trade/$O4" '{"state": "CLOSED", "notify": true}' >/dev/null
@@ -155,8 +164,25 @@ fd channel process --once --all --provider wm >/dev/null
 is "and the order is paid, once" \
 	"$(order "$O8" | cut -d'|' -f1)|$(db "SELECT count(*) FROM payment WHERE reference = '$O8'")" "paid|1"
 ctl mode '{"duplicate": false}' >/dev/null
-O9=$(new_order wm INV-2026-000009 100)
+
+# --- An HMAC-SHA256 account: an MD5 notify naming no sign_type is taken ----------------
+BASE=$B1
+O9=$(new_order wx INV-2026-000009 100)
+ctl mode '{"notify_md5": true}' >/dev/null
 ctl "trade/$O9" '{"state": "SUCCESS"}' >/dev/null
-is "an MD5-signed notify is refused by the HMAC-SHA256 account" "$(relay wx | tr '\n' ' ')" "1 "
-like "saying why" "$(cat "$TMP/ingest.err")" "signed with MD5, but the account is set up for HMAC-SHA256"
+is "an MD5 notify naming no sign_type is taken by an HMAC-SHA256 account (the notify page's default)" \
+	"$(relay wx | tr '\n' ' ')" "0 "
+fd channel process --once --all --provider wx >/dev/null
+is "and the order is paid" "$(order "$O9" | cut -d'|' -f1)" paid
+ctl mode '{"notify_md5": false, "bad_sign": true}' >/dev/null
+ctl "trade/$O9" '{"state": "SUCCESS"}' >/dev/null
+is "a notify signed with another key is still refused" "$(relay wx | tr '\n' ' ')" "1 "
+# an answer naming another sign type than the request's is not believed
+ctl mode '{"bad_sign": false, "answer_sign_type": "MD5"}' >/dev/null
+O10=$(new_order wx INV-2026-000010 100)
+like "an answer naming MD5 to an HMAC-SHA256 request is refused" \
+	"$(db "SELECT last_error FROM outbox_event WHERE idempotency_key IS NOT NULL ORDER BY id DESC LIMIT 1")" \
+	"signed with MD5, but the account is set up for HMAC-SHA256"
+is "no order reached paying on it" "$(order "$O10" | cut -d'|' -f1)" created
+ctl mode '{"answer_sign_type": ""}' >/dev/null
 done_testing

@@ -587,8 +587,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
 	setenv("TZ", "America/New_York", 1);
 	ck_assert_int_eq(
-	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, NULL, &r),
-	    0);
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 0);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_int_eq(strncmp(r.external_id, "rejected:", 9), 0);
@@ -602,8 +601,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	ck_assert_int_eq(
-	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, NULL, &r),
-	    0);
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.accepted, 1);
 	ck_assert_int_eq(r.fresh, 1);
 	ck_assert_str_eq(r.external_id, "evt_9");
@@ -617,8 +615,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	inbox_event_free(&e);
 	/* and again: a duplicate, nothing new */
 	ck_assert_int_eq(
-	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, NULL, &r),
-	    0);
+	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
 	ck_assert_int_eq(r.fresh, 0);
 	ck_assert_int_eq(inbox_count(db, "stripe", "received", &n), 0);
 	ck_assert_int_eq(n, 1);

@@ -50,8 +50,12 @@ Control (JSON, unsigned):
                              "bad_sign": bool, "bad_req_info": "" | "other_key" |
                              "garbage" | "truncated" | "plain", "bill_gbk": bool,
                              "bill_bom": bool, "bill_bad_summary": bool,
-                             "bill_error": "" | "SYSTEMERROR" | ...}: how queued notifies
-                             are handed out (bad_sign: a payment notify signed, a
+                             "bill_error": "" | "SYSTEMERROR" | ..., "notify_md5": bool,
+                             "answer_sign_type": "" | T}: how queued notifies
+                             are handed out (notify_md5: MD5-signed naming no
+                             sign_type, whatever the account's type; answer_sign_type:
+                             answers name sign_type T, not the pages' way; bad_sign: a
+                             payment notify signed, a
                              refund notify encrypted, with another key); how bills
                              are written (GBK, UTF-8 with a BOM, a summary off by
                              one row) or refused (bill_error as return_msg)
@@ -106,6 +110,8 @@ def signed_xml(params, key=None):
     """an answer: no sign_type, signed with the account's (the request's) type"""
     p = dict(params)
     p["nonce_str"] = secrets.token_hex(8)
+    if S["mode"].get("answer_sign_type"):  # not the pages' way: for a refusal test
+        p["sign_type"] = S["mode"]["answer_sign_type"]
     p["sign"] = sign(p, key or S["key"])
     return to_xml(p)
 
@@ -114,6 +120,9 @@ def notify_xml(params, key=None):
     """a payment notify: sign_type named for HMAC-SHA256 only (none: MD5)"""
     p = dict(params)
     p["nonce_str"] = secrets.token_hex(8)
+    if S["mode"].get("notify_md5"):  # the default of the notify page, any account
+        p["sign"] = sign(p, key or S["key"], "MD5")
+        return to_xml(p)
     if S["sign_type"] != "MD5":
         p["sign_type"] = S["sign_type"]
     p["sign"] = sign(p, key or S["key"])

@@ -23,7 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct chan_ops *ops = &chan_wechat_ops;
 	struct chan_event ev;
 
-	if (ops->verify(FUZZ_KEY, NULL, "", data, size, 0) != 0)
+	if (ops->verify(FUZZ_KEY, "", data, size, 0) != 0)
 		return 0;
 	if (ops->read_event(FUZZ_KEY, data, size, &ev) != 0)
 		return 0;
