@@ -463,7 +463,7 @@ static int provider_change(const struct cli_args *a, struct chan_provider_change
 
 static int provider_set_check(struct cli *c, const struct cli_args *a)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 
 	(void)c;
 	return provider_change(a, &ch);
@@ -472,7 +472,7 @@ static int provider_set_check(struct cli *c, const struct cli_args *a)
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
 	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 	char *const *pos = a->pos;
 
 	if ((rc = provider_change(a, &ch)) != 0)
@@ -481,6 +481,7 @@ static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 	ch.role = cli_arg_get(a, "role");
 	ch.adapter = cli_arg_get(a, "adapter");
 	ch.card_page = cli_arg_get(a, "card-page");
+	ch.sign_type = cli_arg_get(a, "sign-type");
 	ch.enabled = en ? 1 : dis ? 0 : -1;
 	rc = chan_provider_change(c->db, pos[0], &ch);
 	if (rc)
@@ -533,7 +534,7 @@ static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 
 int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL};
+	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 	int rc;
 
 	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
@@ -661,9 +662,23 @@ out:
 /* The outbox statuses outbox_count_by_status counts, in its order. */
 static const char *const outbox_names[4] = {"pending", "sending", "failed", "dead"};
 
-static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
-                         const int64_t ob[4], int64_t since, int reported)
+/* Each open order whose last attempt failed, into the array arg. */
+static int attempt_cb(const struct pay_order *o, void *arg)
 {
+	cJSON *x = cJSON_CreateObject();
+
+	cli_json_str(x, "order_no", o->order_no);
+	cli_json_str(x, "status", o->status);
+	cli_json_str(x, "last_error", o->last_error);
+	cJSON_AddItemToArray(arg, x);
+	return 0;
+}
+
+static void status_print(struct cli *c, const struct chan_state *s, const int64_t counts[7],
+                         const int64_t ob[4], int64_t since, int reported, cJSON *failed)
+{
+	const cJSON *x;
+
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
 	int i;
@@ -689,6 +704,7 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 		for (i = 0; i < 4; i++)
 			cli_json_int(n, outbox_names[i], ob[i]);
 		cJSON_AddItemToObject(o, "outbox", n);
+		cJSON_AddItemReferenceToObject(o, "attempt_failed", failed);
 		cli_print_json(o);
 		return;
 	}
@@ -710,6 +726,16 @@ static void status_print(struct cli *c, const struct chan_state *s, const int64_
 	for (i = 0; i < 4; i++)
 		printf(" %s %lld", outbox_names[i], (long long)ob[i]);
 	putchar('\n');
+	cJSON_ArrayForEach(x, failed)
+	{
+		/* the card page's words (view-paypage.c); the reason is data */
+		char *why = text_sanitize(cJSON_GetObjectItem(x, "last_error")->valuestring);
+
+		printf(_("Order %1$s is %2$s: the last attempt failed (%3$s).\n"),
+		       cJSON_GetObjectItem(x, "order_no")->valuestring,
+		       cJSON_GetObjectItem(x, "status")->valuestring, why);
+		free(why);
+	}
 }
 
 static int cmd_status(struct cli *c, const struct cli_args *a)
@@ -720,9 +746,11 @@ static int cmd_status(struct cli *c, const struct cli_args *a)
 	struct chan_state s;
 	int64_t counts[7], ob[4], since = 0;
 	int rc, i, reported = 0;
+	cJSON *failed;
 
 	if ((rc = chan_provider_get(c->db, cli_arg_get(a, "provider"), &p)))
 		return cli_refused(rc);
+	failed = cJSON_CreateArray();
 	rc = chan_state_get(c->db, p.code, &s);
 	for (i = 0; !rc && i < 7; i++)
 		rc = inbox_count(c->db, p.code, names[i], &counts[i]);
@@ -731,7 +759,10 @@ static int cmd_status(struct cli *c, const struct cli_args *a)
 	if (!rc)
 		rc = chan_provider_failing(c->db, p.code, clock_real(), &since, &reported);
 	if (!rc)
-		status_print(c, &s, counts, ob, since, reported);
+		rc = chan_order_attempt_failed(c->db, p.code, attempt_cb, failed);
+	if (!rc)
+		status_print(c, &s, counts, ob, since, reported, failed);
+	cJSON_Delete(failed);
 	chan_state_free(&s);
 	chan_provider_free(&p);
 	return rc ? cli_refused(rc) : CLI_OK;
@@ -1033,7 +1064,7 @@ const struct cli_entry cli_channel_cmds[] = {
      "CODE [--url URL] [--role R] [--rollout P] [--adapter A] [--card-page P] "
      "[--enable|--disable]",
      "CODE [--url URL] [--role primary|backup] [--rollout PERCENT] [--adapter NAME] "
-     "[--card-page checkout|intent] [--enable|--disable]",
+     "[--card-page checkout|intent] [--sign-type HMAC-SHA256|MD5] [--enable|--disable]",
      N_("add or change a payment provider"),
      .opts = {{"url", CLI_VALUE,
                N_("the channel's base URL (https://, or http://127.0.0.1 in tests)"), NULL, NULL},
@@ -1047,6 +1078,9 @@ const struct cli_entry cli_channel_cmds[] = {
                N_("stripe: checkout (a Checkout Session page, shown at the desk as a QR "
                   "code) or intent (a bare payment intent, the default)"),
                NULL, NULL},
+              {"sign-type", CLI_VALUE,
+               N_("wechat: how the merchant account signs, HMAC-SHA256 (the default) or MD5"), NULL,
+               NULL},
               {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
               {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code (e.g. stripe)"),

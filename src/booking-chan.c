@@ -157,6 +157,7 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
 	x.header = header;
 	x.payload = raw;
 	x.len = len;
+	x.json = 1; /* its events are JSON */
 	x.verified = chan_sig_verify(header ? header : "", raw, len, secret, clock_real(),
 	                             CHAN_SIG_TOLERANCE, NULL) == 0;
 	if (x.verified && (x.readable = booking_chan_read(raw, len, id, type, rid) == 0)) {

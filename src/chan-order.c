@@ -180,6 +180,33 @@ int chan_order_list(struct db *db, int64_t invoice_id,
 	return rc;
 }
 
+int chan_order_attempt_failed(struct db *db, const char *provider,
+                              int (*cb)(const struct pay_order *o, void *arg), void *arg)
+{
+	struct pay_order o;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	/* the unfinished orders' partial index first, as chan_order_to_query */
+	rc = db_prepare(db,
+	                ORDER_WHERE "(status = 'created' OR status = 'paying' OR status = "
+	                            "'refunding') AND status <> 'refunding' AND provider_code = ?1"
+	                            " AND coalesce(last_error, '') <> '' ORDER BY id LIMIT 100",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		fill(st, &o);
+		if ((rc = cb(&o, arg)) != 0)
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the card payment orders"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int chan_order_to_query(struct db *db, const char *provider, int64_t until, int64_t after,
                         struct pay_order *out, size_t max, size_t *n)
 {

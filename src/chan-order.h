@@ -91,6 +91,14 @@ int chan_order_of_payment(struct db *db, int64_t payment_id, struct pay_order *o
 int chan_order_list(struct db *db, int64_t invoice_id,
                     int (*cb)(const struct pay_order *o, void *arg), void *arg);
 
+/* chan_order_attempt_failed - call cb with each order of provider that is
+ * still open (created, paying) and says why its last attempt failed (a
+ * declined card, a payment error at the channel: last_error), oldest
+ * first, at most 100; the struct is valid during the call only. Stops at
+ * cb's first non-zero value and returns it. */
+int chan_order_attempt_failed(struct db *db, const char *provider,
+                              int (*cb)(const struct pay_order *o, void *arg), void *arg);
+
 /* chan_order_to_query - up to max orders of provider that are paying (or
  * created) with a channel id, whose active query is due by `until` (real
  * time), with a row id above after, by id: copied to out[0..*n). */

@@ -136,7 +136,7 @@ static int page_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	int64_t id;
 	size_t i;
-	int fresh, rc;
+	int fresh, rc, dead;
 
 	if (p->lease && (rc = control_fence(db, p->lease)) != 0)
 		return rc;
@@ -155,7 +155,8 @@ static int page_tx(struct db *db, void *arg)
 		ev.len = e->raw_len;
 		ev.channel_created_at = e->created;
 		ev.status = "received";
-		if ((rc = inbox_insert(db, &ev, &id, &fresh)) != 0)
+		/* an events list is JSON: a page is read with cJSON */
+		if ((rc = inbox_insert_sane(db, &ev, 1, &id, &fresh, &dead)) != 0)
 			return rc;
 		p->stored += fresh;
 	}

@@ -352,6 +352,17 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			struct alloc_input al = {po->invoice_id, 0};
 			char note[120];
 
+			if (ci->amount_unknown) {
+				/* paid, says the channel, but not how much: never guessed */
+				if (say_dead(
+				        m, po,
+				        _("the channel says intent %s is %s but names no amount; "
+				          "order %s is for %lld (minor units): not posted, a "
+				          "person must look"),
+				        ci->id, ci->status, po->order_no, (long long)po->amount))
+					return chan_order_save(db, po, why);
+				return 0;
+			}
 			if (ci->amount_received != po->amount) {
 				if (say_dead(
 				        m, po,
@@ -617,14 +628,30 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		         *po.channel_id ? po.channel_id : "-");
 		return 0;
 	}
-	if (strcasecmp(ci->currency, po.currency) || ci->amount != po.amount ||
+	/* an amount the channel did not say (an order not paid, at a channel
+	 * that names only a paid order's) is not compared: it posts nothing */
+	if ((!ci->amount_unknown &&
+	     (strcasecmp(ci->currency, po.currency) || ci->amount != po.amount)) ||
 	    (ci->invoice_id && ci->invoice_id != po.invoice_id)) {
-		if (say_dead(
-		        m, &po,
-		        _("the channel says intent %s is %lld %s for invoice %lld; order %s is "
-		          "%lld %s for invoice %lld: not posted, a person must look"),
-		        ci->id, (long long)ci->amount, ci->currency, (long long)ci->invoice_id,
-		        po.order_no, (long long)po.amount, po.currency, (long long)po.invoice_id))
+		int ok;
+
+		if (ci->invoice_id)
+			ok = say_dead(m, &po,
+			              _("the channel says intent %s is %lld %s for invoice %lld; "
+			                "order %s is %lld %s for invoice %lld: not posted, a "
+			                "person must look"),
+			              ci->id, (long long)ci->amount, ci->currency,
+			              (long long)ci->invoice_id, po.order_no, (long long)po.amount,
+			              po.currency, (long long)po.invoice_id);
+		else
+			/* the channel names no invoice: say which order */
+			ok = say_dead(
+			    m, &po,
+			    _("the channel says intent %s is %lld %s; order %s is %lld %s: "
+			      "not posted, a person must look"),
+			    ci->id, (long long)ci->amount, ci->currency, po.order_no,
+			    (long long)po.amount, po.currency);
+		if (ok)
 			return chan_order_save(db, &po, buf);
 		return 0;
 	}
@@ -1010,7 +1037,11 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 
 					d = b > d ? b : d;
 				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||
-				           ci.state == CHAN_ORDER_CANCELED) {
+				           ci.state == CHAN_ORDER_CANCELED ||
+				           ci.state == CHAN_ORDER_DECLINED) {
+					/* declined too: a failed attempt found only by
+					 * asking (WeChat's PAYERROR) is kept on the order,
+					 * which stays open (apply_intent) */
 					m.ci = &ci;
 				}
 				m.next = now + d;

@@ -51,9 +51,9 @@ static int set_tx(struct db *db, void *arg)
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, s->type, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
-	if (ch->adapter || ch->card_page) {
-		/* the adapter and the card page are keys of the settings; the
-		 * others are kept */
+	if (ch->adapter || ch->card_page || ch->sign_type) {
+		/* the adapter, the card page and the sign type are keys of the
+		 * settings; the others are kept */
 		cJSON *set = exists ? cJSON_Parse((const char *)sqlite3_column_text(st, 0)) : NULL;
 
 		if (!cJSON_IsObject(set)) {
@@ -67,6 +67,10 @@ static int set_tx(struct db *db, void *arg)
 		if (ch->card_page) {
 			cJSON_DeleteItemFromObjectCaseSensitive(set, "card_page");
 			cJSON_AddStringToObject(set, "card_page", ch->card_page);
+		}
+		if (ch->sign_type) {
+			cJSON_DeleteItemFromObjectCaseSensitive(set, "sign_type");
+			cJSON_AddStringToObject(set, "sign_type", ch->sign_type);
 		}
 		settings = cJSON_PrintUnformatted(set);
 		cJSON_Delete(set);
@@ -159,13 +163,15 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
 		return err_set(FD_EINVAL, _("the card page is checkout or intent"));
+	if (ch->sign_type && strcmp(ch->sign_type, "HMAC-SHA256") && strcmp(ch->sign_type, "MD5"))
+		return err_set(FD_EINVAL, _("the sign type is HMAC-SHA256 or MD5"));
 	return db_write(db, set_tx, &s);
 }
 
 int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled)
 {
-	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1, NULL};
+	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1, NULL, NULL};
 
 	return chan_provider_change(db, code, &ch);
 }
@@ -487,6 +493,7 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 	if (a == &chan_wechat_ops) {
 		/* the merchant key signs; appid and mch_id name the account */
 		struct chan_wechat_cfg wc = {0};
+		enum chan_wx_sign_type st;
 		const char *nu = config_get("channel_notify_url", "https://localhost/notify");
 
 		wc.base_url = cfg.base_url;
@@ -497,6 +504,9 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		snprintf(key, sizeof key, "%s_mch_id", p->code);
 		if ((rc = chan_secret_need(sec, key, &wc.mch_id)) != 0)
 			goto out;
+		if ((rc = chan_wx_settings_sign_type(p->settings, &st)) != 0)
+			goto out;
+		wc.sign_type = (int)st;
 		wc.notify_url = nu;
 		wc.log = log;
 		wc.stop = stop;

@@ -48,6 +48,10 @@ struct chan_provider_change {
 	 * bare payment intent, no page); NULL: keep ("intent" when absent). The
 	 * WeChat Pay style adapter always answers its Native code_url. */
 	const char *card_page;
+	/* how the WeChat Pay style adapter signs (settings "sign_type"), as the
+	 * merchant account is set up: "HMAC-SHA256" or "MD5"; NULL: keep
+	 * ("HMAC-SHA256" when absent) */
+	const char *sign_type;
 };
 
 /* chan_provider_change - add or change payment provider code as ch says,

@@ -11,6 +11,7 @@
  */
 #include <config.h>
 
+#include <cjson/cJSON.h>
 #include <ctype.h>
 #include <expat.h>
 #include <openssl/crypto.h>
@@ -33,6 +34,7 @@
 struct chan_ctx {
 	struct chan_http http;
 	char *base_url, *appid, *mch_id, *key, *notify_url;
+	enum chan_wx_sign_type sign_type; /* the account's: every request and answer */
 };
 
 /* ---------------------------------------------------------------- messages */
@@ -190,13 +192,46 @@ static int by_key(const void *a, const void *b)
 	              (*(const struct chan_wx_param *const *)b)->key);
 }
 
-int chan_wx_sign(const struct chan_wx_msg *m, const char *key, char out[65])
+int chan_wx_sign_type_parse(const char *s, enum chan_wx_sign_type *out)
 {
+	if (!s || !*s || !strcmp(s, "HMAC-SHA256")) {
+		*out = CHAN_WX_HMAC_SHA256;
+		return 0;
+	}
+	if (!strcmp(s, "MD5")) {
+		*out = CHAN_WX_MD5;
+		return 0;
+	}
+	return err_set(FD_EINVAL, _("the sign type is HMAC-SHA256 or MD5, not '%s'"), s);
+}
+
+const char *chan_wx_sign_type_name(enum chan_wx_sign_type t)
+{
+	return t == CHAN_WX_MD5 ? "MD5" : "HMAC-SHA256";
+}
+
+int chan_wx_settings_sign_type(const char *settings, enum chan_wx_sign_type *out)
+{
+	cJSON *set = cJSON_Parse(settings && *settings ? settings : "{}");
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(set, "sign_type");
+	int rc = chan_wx_sign_type_parse(cJSON_IsString(t) ? t->valuestring : NULL, out);
+
+	cJSON_Delete(set);
+	return rc;
+}
+
+int chan_wx_sign(const struct chan_wx_msg *m, const char *key, enum chan_wx_sign_type type,
+                 char out[65])
+{
+	static const char hex[] = "0123456789ABCDEF";
 	const struct chan_wx_param **v = xcalloc(m->n + 1, sizeof *v);
 	struct strbuf sb = {0};
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned int mdlen = 0;
 	size_t i, n = 0;
 	int rc;
 
+	out[0] = '\0';
 	for (i = 0; i < m->n; i++)
 		if (strcmp(m->p[i].key, "sign") && *m->p[i].value)
 			v[n++] = &m->p[i];
@@ -204,30 +239,54 @@ int chan_wx_sign(const struct chan_wx_msg *m, const char *key, char out[65])
 	for (i = 0; i < n; i++)
 		sb_printf(&sb, "%s%s=%s", i ? "&" : "", v[i]->key, v[i]->value);
 	sb_printf(&sb, "%skey=%s", n ? "&" : "", key);
-	rc = chan_hmac_sha256_hex(key, sb_cstr(&sb), strlen(sb_cstr(&sb)), NULL, 0, out);
-	for (i = 0; !rc && out[i]; i++)
-		out[i] = (char)toupper((unsigned char)out[i]);
+	if (type == CHAN_WX_MD5) {
+		/* MD5 of the same text, with the key at its end as the only secret */
+		if ((rc = crypto_load()) == 0 &&
+		    (!EVP_Digest(sb_cstr(&sb), strlen(sb_cstr(&sb)), md, &mdlen, EVP_md5(), NULL) ||
+		     mdlen != 16))
+			rc = err_set(FD_EIO, _("cannot compute the MD5 signature"));
+		for (i = 0; !rc && i < 16; i++) {
+			out[2 * i] = hex[md[i] >> 4];
+			out[2 * i + 1] = hex[md[i] & 15];
+		}
+		if (!rc)
+			out[32] = '\0';
+		OPENSSL_cleanse(md, sizeof md);
+	} else {
+		rc = chan_hmac_sha256_hex(key, sb_cstr(&sb), strlen(sb_cstr(&sb)), NULL, 0, out);
+		for (i = 0; !rc && out[i]; i++)
+			out[i] = (char)toupper((unsigned char)out[i]);
+	}
 	OPENSSL_cleanse((void *)sb_cstr(&sb), strlen(sb_cstr(&sb)));
 	sb_free(&sb);
 	free(v);
 	return rc;
 }
 
-int chan_wx_verify(const struct chan_wx_msg *m, const char *key)
+int chan_wx_verify(const struct chan_wx_msg *m, const char *key, enum chan_wx_sign_type type,
+                   enum chan_wx_sign_type absent)
 {
-	const char *sign = chan_wx_get(m, "sign"), *type = chan_wx_get(m, "sign_type");
+	const char *sign = chan_wx_get(m, "sign"), *declared = chan_wx_get(m, "sign_type");
+	enum chan_wx_sign_type used = absent;
 	char want[65];
+	size_t len;
 	int rc;
 
 	if (!key || !*key)
 		return err_set(FD_EINVAL, _("no merchant key to verify the signature with"));
-	if (!type || strcmp(type, "HMAC-SHA256"))
-		return err_set(FD_EINVAL, _("the message is not signed with HMAC-SHA256"));
-	if (!sign || strlen(sign) != 64)
+	if (declared && *declared && chan_wx_sign_type_parse(declared, &used) != 0)
+		return err_set(FD_EINVAL, _("the message is signed with an unknown sign type"));
+	if (used != type)
+		return err_set(FD_EINVAL,
+		               _("the message is signed with %1$s, but the account is set up for "
+		                 "%2$s (the provider's sign type)"),
+		               chan_wx_sign_type_name(used), chan_wx_sign_type_name(type));
+	len = type == CHAN_WX_MD5 ? 32 : 64;
+	if (!sign || strlen(sign) != len)
 		return err_set(FD_EINVAL, _("the message carries no signature"));
-	if ((rc = chan_wx_sign(m, key, want)) != 0)
+	if ((rc = chan_wx_sign(m, key, type, want)) != 0)
 		return rc;
-	if (CRYPTO_memcmp(want, sign, 64) != 0)
+	if (CRYPTO_memcmp(want, sign, len) != 0)
 		return err_set(FD_EINVAL, _("the message's signature does not match"));
 	return 0;
 }
@@ -254,6 +313,7 @@ int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
 	c->mch_id = xstrdup(cfg->mch_id);
 	c->key = xstrdup(cfg->key);
 	c->notify_url = xstrdup(cfg->notify_url ? cfg->notify_url : "https://localhost/notify");
+	c->sign_type = cfg->sign_type == CHAN_WX_MD5 ? CHAN_WX_MD5 : CHAN_WX_HMAC_SHA256;
 	/* no API key: the key is never sent, requests are signed with it */
 	chan_http_setup(&c->http, "wechat", c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
@@ -353,8 +413,10 @@ static int signed_body(struct chan_ctx *c, struct chan_wx_msg *m, struct strbuf 
 	msg_add(m, "appid", c->appid);
 	msg_add(m, "mch_id", c->mch_id);
 	msg_add(m, "nonce_str", nonce);
-	msg_add(m, "sign_type", "HMAC-SHA256");
-	if (chan_wx_sign(m, c->key, sign) != 0)
+	/* the SDK's way: the type is named in every request (MD5 is also the
+	 * channel's default when it is not); the answer is signed with it */
+	msg_add(m, "sign_type", chan_wx_sign_type_name(c->sign_type));
+	if (chan_wx_sign(m, c->key, c->sign_type, sign) != 0)
 		return bad_data(st, err_msg());
 	msg_add(m, "sign", sign);
 	if (write_xml(m, body) != 0) {
@@ -400,7 +462,8 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 		code = v && strstr(v, "SYSTEMERROR") ? CHAN_RETRY : CHAN_REFUSED;
 		goto out;
 	}
-	if (chan_wx_verify(ans, c->key) != 0) {
+	/* an answer names no sign_type: it is signed with the request's */
+	if (chan_wx_verify(ans, c->key, c->sign_type, c->sign_type) != 0) {
 		code = bad_data(st, err_msg());
 		goto out;
 	}
@@ -459,10 +522,14 @@ static int take(const char *s, const char *what, char *buf, size_t n)
 	return 0;
 }
 
-/* An order from an orderquery answer or a payment notify. */
+/* An order from an orderquery answer or a payment notify. Only an order
+ * in trade_state SUCCESS is sure to name its total_fee: for the other
+ * states (REFUND too) orderquery answers out_trade_no (and attach) alone,
+ * and the amount is then unknown (o->amount_unknown), never guessed. attach is our
+ * invoice id when it is a number (wechat_create puts it there). */
 static int read_trade(const struct chan_wx_msg *a, struct chan_order *o)
 {
-	const char *state = chan_wx_get(a, "trade_state");
+	const char *state = chan_wx_get(a, "trade_state"), *attach = chan_wx_get(a, "attach");
 	int rc;
 
 	memset(o, 0, sizeof *o);
@@ -472,13 +539,19 @@ static int read_trade(const struct chan_wx_msg *a, struct chan_order *o)
 		            ? "SUCCESS"
 		            : "PAYERROR";
 	if ((rc = take(chan_wx_get(a, "out_trade_no"), "out_trade_no", o->id, sizeof o->id)) ||
-	    (rc = take(state, "trade_state", o->status, sizeof o->status)) ||
-	    (rc = read_fen(chan_wx_get(a, "total_fee"), "total_fee", &o->amount)) ||
-	    (rc = read_cur(chan_wx_get(a, "fee_type"), o->currency)))
+	    (rc = take(state, "trade_state", o->status, sizeof o->status)))
 		return rc;
 	snprintf(o->order_no, sizeof o->order_no, "%.64s", o->id);
 	o->state = trade_state(o->status);
-	if (o->state == CHAN_ORDER_SUCCEEDED) {
+	if (strcmp(o->status, "SUCCESS") && !chan_wx_get(a, "total_fee"))
+		o->amount_unknown = 1;
+	else if ((rc = read_fen(chan_wx_get(a, "total_fee"), "total_fee", &o->amount)) ||
+	         (rc = read_cur(chan_wx_get(a, "fee_type"), o->currency)))
+		return rc;
+	if (attach && *attach && strlen(attach) <= 15 &&
+	    strspn(attach, "0123456789") == strlen(attach) && *attach != '0')
+		o->invoice_id = strtoll(attach, NULL, 10);
+	if (o->state == CHAN_ORDER_SUCCEEDED && !o->amount_unknown) {
 		const char *paid = chan_wx_get(a, "cash_fee") ? chan_wx_get(a, "cash_fee")
 		                                              : chan_wx_get(a, "total_fee");
 
@@ -555,6 +628,8 @@ static int wechat_create(struct chan_ctx *c, const struct chan_create *in, struc
 	}
 	msg_add(&m, "notify_url", c->notify_url);
 	msg_add(&m, "trade_type", "NATIVE");
+	/* required with NATIVE: the product the code is for; our order number */
+	msg_add(&m, "product_id", in->order_no);
 	msg_add(&m, "spbill_create_ip", "127.0.0.1");
 	/* the channel keeps one order per out_trade_no: a resend is the same order */
 	code = call(c, "create_payment", "/pay/unifiedorder", &m, 0, &a, st);
@@ -611,6 +686,25 @@ static int read_refund(const struct chan_wx_msg *a, const char *suffix, struct c
 	return 0;
 }
 
+/* The total of order id (trade_state REFUND: orderquery names no amount)
+ * from refundquery by out_trade_no, whose answer names the order's
+ * total_fee and fee_type, into o. */
+static int refunded_total(struct chan_ctx *c, const char *id, struct chan_order *o,
+                          struct chan_status *st)
+{
+	struct chan_wx_msg a;
+	int code = ask(c, "query_refund", "/pay/refundquery", "out_trade_no", id, &a, st);
+
+	if (code == CHAN_OK &&
+	    (read_fen(chan_wx_get(&a, "total_fee"), "total_fee", &o->amount) != 0 ||
+	     read_cur(chan_wx_get(&a, "fee_type"), o->currency) != 0))
+		code = bad_data(st, err_msg());
+	else if (code == CHAN_OK)
+		o->amount_unknown = 0;
+	chan_wx_free(&a);
+	return code;
+}
+
 static int wechat_refund(struct chan_ctx *c, const char *payment_id, int64_t amount,
                          const char *idem_key, struct chan_refund *out, struct chan_status *st)
 {
@@ -628,6 +722,11 @@ static int wechat_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 		return bad_data(st, _("a refund needs a payment id and an amount"));
 	/* the refund names the order's total: ask the channel for it */
 	if ((code = wechat_query_order(c, payment_id, &o, st)) != CHAN_OK)
+		return code;
+	if (o.state != CHAN_ORDER_SUCCEEDED)
+		return bad_data(st, _("the channel does not say the order was paid: no refund is "
+		                      "asked"));
+	if (o.amount_unknown && (code = refunded_total(c, payment_id, &o, st)) != CHAN_OK)
 		return code;
 	msg_add(&m, "out_trade_no", payment_id);
 	msg_add(&m, "out_refund_no", idem_key);
@@ -976,7 +1075,9 @@ out:
 static int wechat_verify(const char *secret, const char *header, const void *raw, size_t len,
                          int64_t now)
 {
+	enum chan_wx_sign_type type = CHAN_WX_MD5;
 	struct chan_wx_msg m;
+	const char *named;
 	int rc;
 
 	(void)header;
@@ -987,8 +1088,14 @@ static int wechat_verify(const char *secret, const char *header, const void *raw
 	 * req_info into a refund, which is its proof */
 	if (chan_wx_get(&m, "req_info") && !chan_wx_get(&m, "sign"))
 		rc = read_refund_notify(secret, &m, NULL);
+	else if ((named = chan_wx_get(&m, "sign_type")) && *named &&
+	         chan_wx_sign_type_parse(named, &type) != 0)
+		rc = err_set(FD_EINVAL, _("the message is signed with an unknown sign type"));
 	else
-		rc = chan_wx_verify(&m, secret);
+		/* a payment notify is signed with the type it names, MD5 when it
+		 * names none, whatever the account's type for requests (the
+		 * official SDK's isPayResultNotifySignatureValid) */
+		rc = chan_wx_verify(&m, secret, type, CHAN_WX_MD5);
 	chan_wx_free(&m);
 	return rc;
 }
@@ -1005,6 +1112,7 @@ const struct chan_ops chan_wechat_ops = {
     .read_event = wechat_read_event,
     .verify = wechat_verify,
     .secret_name = "api_key",
+    .xml_events = 1,
     .needs_header = 0,
     .answer = "<xml><return_code><![CDATA[SUCCESS]]></return_code>"
               "<return_msg><![CDATA[OK]]></return_msg></xml>",

@@ -127,9 +127,16 @@ cJSON *chan_found_order(const struct chan_order *o)
 	cJSON_AddStringToObject(obj, "object", "order");
 	cJSON_AddStringToObject(obj, "state", chan_order_state_name(o->state));
 	cJSON_AddStringToObject(obj, "channel_status", o->status);
-	chan_json_add_int(obj, "amount", o->amount);
-	chan_json_add_int(obj, "amount_received", o->amount_received);
-	cJSON_AddStringToObject(obj, "currency", o->currency);
+	if (o->amount_unknown) {
+		/* the channel did not say: never a made-up 0 */
+		cJSON_AddNullToObject(obj, "amount");
+		chan_json_add_int(obj, "amount_received", o->amount_received);
+		cJSON_AddNullToObject(obj, "currency");
+	} else {
+		chan_json_add_int(obj, "amount", o->amount);
+		chan_json_add_int(obj, "amount_received", o->amount_received);
+		cJSON_AddStringToObject(obj, "currency", o->currency);
+	}
 	cJSON_AddStringToObject(obj, "order_no", o->order_no);
 	return obj;
 }

@@ -120,6 +120,9 @@ struct chan_order {
 	char order_no[65];           /* our order number as the channel keeps it, "" when absent */
 	int64_t invoice_id;          /* our invoice as the channel keeps it, 0 when absent */
 	int64_t amount;              /* minor units */
+	int amount_unknown;          /* 1: the channel did not say amount nor currency (an
+	                              * order not paid, in a channel that names the amount
+	                              * of paid orders only) */
 	int64_t amount_received;
 	char currency[4]; /* upper case */
 	int64_t created;
@@ -219,6 +222,7 @@ struct chan_ops {
 	int (*verify)(const char *secret, const char *header, const void *raw, size_t len,
 	              int64_t now);
 	const char *secret_name; /* the secret verify needs: CODE_<secret_name> */
+	int xml_events;          /* 1: relayed events are XML (read by expat), else JSON */
 	int needs_header;        /* 1: the signature travels in a header */
 	const char *answer; /* what the sender of an accepted event is answered ("": nothing) */
 	void (*close)(struct chan_ctx *c);

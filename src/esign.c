@@ -923,6 +923,7 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	x.header = header;
 	x.payload = raw;
 	x.len = len;
+	x.json = 1; /* its callbacks are JSON */
 	x.verified = ops->verify(secret, header, raw, len) == 0;
 	if (x.verified && (x.readable = ops->read_callback(raw, len, &cb) == 0)) {
 		x.external_id = cb.id;

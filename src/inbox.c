@@ -194,6 +194,285 @@ int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, i
 	return rc;
 }
 
+/* ---------------------------------------------------------------- sanity */
+
+/* A strict reader of one JSON value (RFC 8259) that only says yes or no:
+ * what cJSON forgives (bytes after the value, bad UTF-8 inside strings) is
+ * refused here, and so is the escape \u0000: a NUL cuts every C string, so
+ * an id or a word holding one would be read as another. */
+struct jscan {
+	const unsigned char *s;
+	size_t n, i;
+	int depth;
+};
+
+static void js_ws(struct jscan *j)
+{
+	while (j->i < j->n && (j->s[j->i] == ' ' || j->s[j->i] == '\t' || j->s[j->i] == '\n' ||
+	                       j->s[j->i] == '\r'))
+		j->i++;
+}
+
+static int js_hex4(struct jscan *j, unsigned *v)
+{
+	size_t k;
+
+	*v = 0;
+	if (j->n - j->i < 4)
+		return -1;
+	for (k = 0; k < 4; k++) {
+		unsigned char c = j->s[j->i++];
+
+		*v <<= 4;
+		if (c >= '0' && c <= '9')
+			*v |= c - '0';
+		else if (c >= 'a' && c <= 'f')
+			*v |= c - 'a' + 10;
+		else if (c >= 'A' && c <= 'F')
+			*v |= c - 'A' + 10;
+		else
+			return -1;
+	}
+	return 0;
+}
+
+static int js_string(struct jscan *j)
+{
+	unsigned cp, lo;
+	size_t k;
+
+	j->i++; /* the opening quote */
+	while (j->i < j->n) {
+		unsigned char c = j->s[j->i];
+
+		if (c == '"') {
+			j->i++;
+			return 0;
+		}
+		if (c < 0x20)
+			return -1;
+		if (c != '\\') {
+			if (!(k = utf8_decode(j->s + j->i, j->n - j->i, &cp)))
+				return -1;
+			j->i += k;
+			continue;
+		}
+		if (++j->i >= j->n)
+			return -1;
+		c = j->s[j->i++];
+		if (c != 'u') {
+			if (!strchr("\"\\/bfnrt", c) || !c)
+				return -1;
+			continue;
+		}
+		if (js_hex4(j, &cp) || cp == 0)
+			return -1;
+		if (cp >= 0xDC00 && cp <= 0xDFFF)
+			return -1; /* a low surrogate alone */
+		if (cp >= 0xD800 && cp <= 0xDBFF) {
+			if (j->n - j->i < 2 || j->s[j->i] != '\\' || j->s[j->i + 1] != 'u')
+				return -1;
+			j->i += 2;
+			if (js_hex4(j, &lo) || lo < 0xDC00 || lo > 0xDFFF)
+				return -1;
+		}
+	}
+	return -1;
+}
+
+static int js_value(struct jscan *j);
+
+static int js_number(struct jscan *j)
+{
+	size_t d;
+
+	if (j->s[j->i] == '-')
+		j->i++;
+	if (j->i < j->n && j->s[j->i] == '0')
+		j->i++;
+	else {
+		for (d = 0; j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9'; d++)
+			j->i++;
+		if (!d)
+			return -1;
+	}
+	if (j->i < j->n && j->s[j->i] == '.') {
+		j->i++;
+		for (d = 0; j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9'; d++)
+			j->i++;
+		if (!d)
+			return -1;
+	}
+	if (j->i < j->n && (j->s[j->i] == 'e' || j->s[j->i] == 'E')) {
+		j->i++;
+		if (j->i < j->n && (j->s[j->i] == '+' || j->s[j->i] == '-'))
+			j->i++;
+		for (d = 0; j->i < j->n && j->s[j->i] >= '0' && j->s[j->i] <= '9'; d++)
+			j->i++;
+		if (!d)
+			return -1;
+	}
+	return 0;
+}
+
+static int js_word(struct jscan *j, const char *w)
+{
+	size_t k = strlen(w);
+
+	if (j->n - j->i < k || memcmp(j->s + j->i, w, k))
+		return -1;
+	j->i += k;
+	return 0;
+}
+
+/* the members of an object (close '}') or the items of an array (']') */
+static int js_list(struct jscan *j, unsigned char close)
+{
+	j->i++;
+	if (++j->depth > 200)
+		return -1;
+	js_ws(j);
+	if (j->i < j->n && j->s[j->i] == close) {
+		j->i++;
+		j->depth--;
+		return 0;
+	}
+	for (;;) {
+		js_ws(j);
+		if (close == '}') {
+			if (j->i >= j->n || j->s[j->i] != '"' || js_string(j))
+				return -1;
+			js_ws(j);
+			if (j->i >= j->n || j->s[j->i++] != ':')
+				return -1;
+		}
+		if (js_value(j))
+			return -1;
+		js_ws(j);
+		if (j->i >= j->n)
+			return -1;
+		if (j->s[j->i] == close) {
+			j->i++;
+			j->depth--;
+			return 0;
+		}
+		if (j->s[j->i++] != ',')
+			return -1;
+	}
+}
+
+static int js_value(struct jscan *j)
+{
+	js_ws(j);
+	if (j->i >= j->n)
+		return -1;
+	switch (j->s[j->i]) {
+	case '{':
+		return js_list(j, '}');
+	case '[':
+		return js_list(j, ']');
+	case '"':
+		return js_string(j);
+	case 't':
+		return js_word(j, "true");
+	case 'f':
+		return js_word(j, "false");
+	case 'n':
+		return js_word(j, "null");
+	default:
+		return js_number(j);
+	}
+}
+
+/* 0 when the len bytes at s are one JSON value and nothing else. */
+static int json_strict(const void *s, size_t len)
+{
+	struct jscan j = {s, len, 0, 0};
+
+	if (js_value(&j))
+		return -1;
+	js_ws(&j);
+	return j.i == j.n ? 0 : -1;
+}
+
+/* 0 when the len bytes at s are UTF-8 (with no NUL). */
+static int utf8_all(const unsigned char *s, size_t len)
+{
+	size_t i = 0, k;
+	unsigned cp;
+
+	while (i < len) {
+		if (!s[i] || !(k = utf8_decode(s + i, len - i, &cp)))
+			return -1;
+		i += k;
+	}
+	return 0;
+}
+
+/* 0 when s (NULL: none) holds no control byte; else FD_EINVAL naming what. */
+static int word_clean(const char *s, const char *what)
+{
+	for (; s && *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return err_set(FD_EINVAL, _("the event's %s holds a control character"),
+			               what);
+	return 0;
+}
+
+/* Whether the bytes of an authentic, readable event are sane enough to
+ * store as an event: UTF-8 text, one JSON value (for a JSON channel) with
+ * no \u0000, and an id, type and object id with no control byte (an id is
+ * never cut or changed to fit). FD_EINVAL with a reason. */
+static int event_sane(const void *payload, size_t len, int json, const char *id, const char *type,
+                      const char *object_id)
+{
+	int rc;
+
+	if (utf8_all(payload, len))
+		return err_set(FD_EINVAL, _("the payload is not UTF-8 text"));
+	if (json && json_strict(payload, len))
+		return err_set(FD_EINVAL, _("the payload is not one JSON value (or it holds a NUL "
+		                            "character, \\u0000)"));
+	if ((rc = word_clean(id, _("id"))) != 0 || (rc = word_clean(type, _("type"))) != 0 ||
+	    (rc = word_clean(object_id, _("object id"))) != 0)
+		return rc;
+	return 0;
+}
+
+static int relayed_sane(const struct inbox_relayed *x)
+{
+	return event_sane(x->payload, x->len, x->json, x->external_id, x->event_type, x->object_id);
+}
+
+int inbox_insert_sane(struct db *db, const struct inbox_new *ev, int json, int64_t *id, int *fresh,
+                      int *dead)
+{
+	struct inbox_new d;
+	char key[256], why[300];
+	int rc;
+
+	*dead = 0;
+	if (event_sane(ev->payload, ev->len, json, ev->external_id, ev->event_type,
+	               ev->object_id) == 0)
+		return inbox_insert(db, ev, id, fresh);
+	/* as a relayed payload that cannot be read: never under its id */
+	snprintf(why, sizeof why, "%s", err_msg());
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	inbox_refused_key("invalid", NULL, ev->payload, ev->len, key, sizeof key);
+	memset(&d, 0, sizeof d);
+	d.source = ev->source;
+	d.type = ev->type;
+	d.via = ev->via;
+	d.payload = ev->payload;
+	d.len = ev->len;
+	d.external_id = key;
+	d.status = "dead";
+	d.error = why;
+	*dead = 1;
+	return inbox_insert(db, &d, id, fresh);
+}
+
 int inbox_relay_begin(size_t len)
 {
 	int rc;
@@ -209,14 +488,18 @@ int inbox_relay_begin(size_t len)
 int inbox_store_relayed(struct db *db, const struct inbox_relayed *x, struct inbox_ingest_result *r)
 {
 	struct inbox_new ev = {0};
-	int rc;
+	int rc, readable = x->readable;
 
 	ev.source = x->source;
 	ev.type = x->type;
 	ev.via = "forward";
 	ev.payload = x->payload;
 	ev.len = x->len;
-	if (x->verified && x->readable) {
+	/* signed is not enough: bytes that are not what an event is are
+	 * stored dead, like any authentic payload that cannot be read */
+	if (x->verified && readable && relayed_sane(x) != 0)
+		readable = 0;
+	if (x->verified && readable) {
 		snprintf(r->external_id, sizeof r->external_id, "%s", x->external_id);
 		ev.event_type = x->event_type;
 		ev.object_id = x->object_id;
@@ -256,6 +539,7 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
 	x.header = header;
 	x.payload = payload;
 	x.len = len;
+	x.json = !ops->xml_events;
 	/* the signature first: nothing in the bytes is believed before it */
 	x.verified = ops->verify(secret, header, payload, len, clock_now()) == 0;
 	if (x.verified && (x.readable = ops->read_event(secret, payload, len, &ce) == 0)) {

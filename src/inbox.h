@@ -86,6 +86,15 @@ int inbox_source_valid(const char *s);
  * the schema refuses. */
 int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
 
+/* inbox_insert_sane - inbox_insert of an event read from a channel (a
+ * polled page's), checked as inbox_store_relayed checks a relayed one
+ * (json: its payload must be one JSON value): one that is not sane is
+ * stored 'dead' under inbox_refused_key("invalid", NULL, ...) with the
+ * reason, never under the id it claims, and *dead is 1. The caller's
+ * write transaction, like inbox_insert. */
+int inbox_insert_sane(struct db *db, const struct inbox_new *ev, int json, int64_t *id, int *fresh,
+                      int *dead);
+
 /* inbox_insert_write - inbox_insert in a transaction of its own (db_write). */
 int inbox_insert_write(struct db *db, const struct inbox_new *ev, int64_t *id, int *fresh);
 
@@ -119,6 +128,7 @@ struct inbox_relayed {
 	const char *header;  /* the signature header that came with it; NULL: none */
 	const void *payload; /* len raw bytes */
 	size_t len;
+	int json;     /* 1: the payload must be one JSON value (a JSON channel's) */
 	int verified; /* 0: the signature failed, err_msg() says why */
 	int readable; /* with verified: 1 when read into the four below; 0: err_msg() says why */
 	const char *external_id, *event_type, *object_id;
@@ -129,6 +139,9 @@ struct inbox_relayed {
  * verdict, into r (which the caller cleared): a readable event 'received'
  * under its id (r->accepted = 1); a bad signature 'rejected' and an
  * authentic but unreadable payload 'dead', each under inbox_refused_key
+ * ("invalid:..."). Readable means also sane: the payload UTF-8 text (and
+ * with x->json one JSON value and nothing after it, with no \u0000), the
+ * id, type and object id free of control bytes; anything else is dead
  * and with err_msg() as r->reason. 0 when stored, else an FD_E* code. The
  * one way inbox_ingest, esign_ingest and booking_chan_ingest store. */
 int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
@@ -137,7 +150,8 @@ int inbox_store_relayed(struct db *db, const struct inbox_relayed *x,
 /* inbox_ingest - store a payload relayed to us (a forwarder of webhooks,
  * a channel's notify) in its own transaction, read by the adapter ops of
  * the channel that sent it: ops->verify checks header (may be NULL: none;
- * some channels sign inside the bytes) against secret at clock_now(); a
+ * some channels sign inside the bytes) against secret at clock_now(); its payload must be JSON
+ * unless ops->xml_events (inbox_store_relayed); a
  * verified event that ops->read_event can read is stored 'received' under
  * its id; a bad signature is stored 'rejected' (and an authentic but
  * unreadable payload 'dead') with the reason in r->reason. Returns 0 when

@@ -102,4 +102,35 @@ mac=$(python3 -c 'import hmac,hashlib,sys; print(hmac.new(b"whsec_test_secret_00
 FRONTDESK_NOW=2023-11-14T17:13:30 fd inbox ingest --source stripe --signature "t=1700000000,v1=$mac" < "$TMP/p2" >/dev/null
 out=$(fd inbox show 4 | od -c | grep -c '033') ; is "no raw escape reaches the terminal" "$out" 0
 
+# Signed is not enough: bytes that are not one UTF-8 JSON value, or whose
+# id would be cut (a NUL) or holds a control byte, are stored dead under
+# "invalid:" (never under the id they claim), and the genuine event whose
+# id a cut one would have taken still gets in.
+# signed_ingest FILE: ingest FILE with a valid signature; prints the exit status
+signed_ingest() {
+	mac=$(python3 -c 'import hmac,hashlib,sys; print(hmac.new(b"whsec_test_secret_0001", b"1700000000." + open(sys.argv[1],"rb").read(), hashlib.sha256).hexdigest())' "$1")
+	FRONTDESK_NOW=2023-11-14T17:13:30 fd inbox ingest --source stripe \
+		--signature "t=1700000000,v1=$mac" < "$1" > /dev/null 2> "$TMP/err"
+	echo $?
+}
+ev='"object":"event","type":"payment_intent.succeeded"'
+printf '{"id":"evt_utf8",%s,"note":"\377"}' "$ev" > "$TMP/bad1"
+printf '{"id":"evt_tail",%s} and more' "$ev" > "$TMP/bad2"
+printf '{"id":"evt_cut\\u0000tail",%s}' "$ev" > "$TMP/bad3"
+printf '{"id":"evt_ctl\\u0001",%s}' "$ev" > "$TMP/bad4"
+printf '{"id":"evt_lone\\ud800",%s}' "$ev" > "$TMP/bad5"
+n0=$(sqlite3 "$FRONTDESK_DB" "SELECT count(*) FROM inbound_callback WHERE status = 'dead' AND external_id LIKE 'invalid:%'")
+for i in 1 2 3 4 5; do
+	st=$(signed_ingest "$TMP/bad$i")
+	is "signed but not sane ($i): refused" "$st" 1
+done
+like "why: not UTF-8, or not one JSON value" "$(signed_ingest "$TMP/bad3"; cat "$TMP/err")" "not one JSON value"
+is "each stored dead under invalid:, none under the id it claims" \
+	"$(sqlite3 "$FRONTDESK_DB" "SELECT count(*) FROM inbound_callback WHERE status = 'dead' AND external_id LIKE 'invalid:%'")|$(sqlite3 "$FRONTDESK_DB" "SELECT count(*) FROM inbound_callback WHERE external_id IN ('evt_utf8', 'evt_tail', 'evt_cut', 'evt_lone') OR external_id LIKE 'evt_ctl%'")" \
+	"$((n0 + 5))|0"
+printf '{"id":"evt_cut",%s}' "$ev" > "$TMP/good"
+is "the genuine event with the id a NUL would have cut to gets in" \
+	"$(signed_ingest "$TMP/good")|$(sqlite3 "$FRONTDESK_DB" "SELECT status FROM inbound_callback WHERE external_id = 'evt_cut'")" \
+	"0|received"
+
 done_testing

@@ -148,4 +148,23 @@ chmod 644 "$XDG_CONFIG_HOME/frontdesk/secrets"
 refused "group-readable secrets: the poller refuses to start" channel poll --once
 like "with the fix in the message" "$(cat "$TMP/err")" "chmod 600"
 
+# A polled event is checked as a relayed one: an id holding a NUL (or a
+# control byte) is never cut; the event is stored dead under invalid:, and
+# the genuine event with the cut id still gets in. (Last: an event whose
+# id is no cursor ends the pages of every later poll that reaches it.)
+chmod 600 "$XDG_CONFIG_HOME/frontdesk/secrets"
+# (created when the last stored event was: inside the window polled)
+at=$(db "SELECT max(channel_created_at) FROM inbound_callback")
+ctl event '{"event": {"id": "evt_polled_cut\u0000tail", "object": "event", "type": "payment_intent.created", "created": '"$at"', "data": {"object": {}}}}' >/dev/null
+ctl event '{"event": {"id": "evt_polled_ctl\u0007", "object": "event", "type": "payment_intent.created", "created": '"$at"', "data": {"object": {}}}}' >/dev/null
+n0=$(db "SELECT count(*) FROM inbound_callback WHERE status = 'dead' AND external_id LIKE 'invalid:%' AND via = 'poll'")
+fd channel poll --once >/dev/null
+is "the polled events with a NUL or a control byte in their id are stored dead under invalid:" \
+	"$(db "SELECT count(*) FROM inbound_callback WHERE status = 'dead' AND external_id LIKE 'invalid:%' AND via = 'poll'")|$(db "SELECT count(*) FROM inbound_callback WHERE external_id LIKE 'evt_polled_%'")" \
+	"$((n0 + 2))|0"
+ctl event '{"event": {"id": "evt_polled_cut", "object": "event", "type": "payment_intent.created", "created": '"$at"', "data": {"object": {}}}}' >/dev/null
+fd channel poll --once >/dev/null
+is "the genuine event with the cut id is stored, itself (not the one cut to its id)" \
+	"$(db "SELECT status, CAST(payload AS TEXT) LIKE '%tail%' FROM inbound_callback WHERE external_id = 'evt_polled_cut'")" "received|0"
+
 done_testing

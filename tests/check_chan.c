@@ -346,9 +346,12 @@ START_TEST(test_event_kinds)
 }
 END_TEST
 
-/* The WeChat style adapter: its signature is the one openssl computed for
- * tests/wechat-signature-vectors.json (tests/make-wechat-vectors.sh); a
- * signed message verifies, and no longer once a value or the key changes;
+/* The WeChat style adapter: its signature (HMAC-SHA256 or MD5) is the one
+ * openssl computed for tests/wechat-signature-vectors.json
+ * (tests/make-wechat-vectors.sh); a signed message verifies as an answer
+ * (naming no sign_type: the account's type) and as a notify (naming none:
+ * MD5), not for an account of the other type, and no longer once a value
+ * or the key changes;
  * its XML is read with expat: CDATA and text, and a document type, nested
  * elements, a repeated name or another root refused. */
 START_TEST(test_wechat_signature_vectors)
@@ -358,7 +361,9 @@ START_TEST(test_wechat_signature_vectors)
 	char *text;
 	cJSON *vs, *v, *kv;
 	struct chan_wx_msg m;
-	int n = 0;
+	const cJSON *ty;
+	enum chan_wx_sign_type type, other;
+	int n = 0, md5 = 0;
 
 	snprintf(path, sizeof path, "%s/tests/wechat-signature-vectors.json", top ? top : ".");
 	text = slurp(path);
@@ -376,32 +381,47 @@ START_TEST(test_wechat_signature_vectors)
 		ck_assert_msg(chan_wx_parse(sb_cstr(&x), strlen(sb_cstr(&x)), &m) == 0, "%s",
 		              err_msg());
 		ck_assert_int_eq(m.n, cJSON_GetArraySize(cJSON_GetObjectItem(v, "params")));
-		ck_assert_int_eq(chan_wx_sign(&m, key, sign), 0);
+		ty = cJSON_GetObjectItem(v, "sign_type");
+		type = cJSON_IsString(ty) && !strcmp(ty->valuestring, "MD5") ? CHAN_WX_MD5
+		                                                             : CHAN_WX_HMAC_SHA256;
+		other = type == CHAN_WX_MD5 ? CHAN_WX_HMAC_SHA256 : CHAN_WX_MD5;
+		ck_assert_int_eq(chan_wx_sign(&m, key, type, sign), 0);
 		ck_assert_str_eq(sign, cJSON_GetObjectItem(v, "sign")->valuestring);
-		if (chan_wx_get(&m, "sign_type")) {
+		if (chan_wx_get(&m, "sign")) {
+			/* a sign that is not the signature is never believed */
+			ck_assert_int_eq(chan_wx_verify(&m, key, type, type), FD_EINVAL);
+		} else {
 			struct chan_wx_msg signed_ = {0};
 			struct strbuf y = {0};
+			const char *named = chan_wx_get(&m, "sign_type");
 
 			sb_printf(&y, "%.*s<sign>%s</sign></xml>", (int)(strlen(sb_cstr(&x)) - 6),
 			          sb_cstr(&x), sign);
 			ck_assert_int_eq(chan_wx_parse(sb_cstr(&y), strlen(sb_cstr(&y)), &signed_),
 			                 0);
-			ck_assert_msg(chan_wx_verify(&signed_, key) == 0, "%s", err_msg());
-			ck_assert_int_eq(chan_wx_verify(&signed_, "made_up_other_key"), FD_EINVAL);
+			/* as an answer (naming no sign_type: the request's type) */
+			ck_assert_msg(chan_wx_verify(&signed_, key, type, type) == 0, "%s",
+			              err_msg());
+			/* as a notify: naming none is MD5 */
+			ck_assert_int_eq(chan_wx_verify(&signed_, key, type, CHAN_WX_MD5),
+			                 named || type == CHAN_WX_MD5 ? 0 : FD_EINVAL);
+			/* an account set up for the other type believes none of it */
+			ck_assert_int_eq(chan_wx_verify(&signed_, key, other, other), FD_EINVAL);
+			ck_assert_int_eq(chan_wx_verify(&signed_, "made_up_other_key", type, type),
+			                 FD_EINVAL);
 			free(signed_.p[0].value);
 			signed_.p[0].value = strdup("changed");
-			ck_assert_int_eq(chan_wx_verify(&signed_, key), FD_EINVAL);
+			ck_assert_int_eq(chan_wx_verify(&signed_, key, type, type), FD_EINVAL);
 			chan_wx_free(&signed_);
 			sb_free(&y);
-		} else {
-			/* not signed with HMAC-SHA256: never believed */
-			ck_assert_int_eq(chan_wx_verify(&m, key), FD_EINVAL);
 		}
+		md5 += type == CHAN_WX_MD5;
 		chan_wx_free(&m);
 		sb_free(&x);
 		n++;
 	}
-	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(n, 5);
+	ck_assert_int_eq(md5, 2);
 	cJSON_Delete(vs);
 	free(text);
 	{
@@ -902,7 +922,7 @@ START_TEST(test_provider_registry)
 	    SQLITE_OK);
 	/* the core refuses a rollout outside 0..100 before the schema sees it */
 	{
-		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL};
+		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL, NULL};
 
 		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;

@@ -1,19 +1,30 @@
 #!/usr/bin/env python3
 """fake-wechat.py - a small WeChat Pay style channel (v2 API shape) for the
-tests: XML bodies, HMAC-SHA256 signatures over the sorted parameters with
-the merchant key, amounts in fen. Python 3 standard library only; listens
-on 127.0.0.1 on a random port and prints "PORT <n>"; exits after
---max-seconds. Every key it is given is made up by the test.
+tests, written from the v2 API pages: XML bodies, amounts in fen, every
+message signed over its sorted non-empty parameters but sign, as
+"k=v&...&key=KEY": MD5 of that or HMAC-SHA256 keyed with the merchant key,
+upper-case hex (Python's hashlib and hmac). The merchant account is set up
+for one sign type (--sign-type, HMAC-SHA256 by default): a request names it
+in sign_type (none: MD5) and must be signed with it; an answer names no
+sign_type and is signed with the request's type; a payment notify names
+sign_type only for HMAC-SHA256 (none: MD5). Python 3 standard library
+only; listens on 127.0.0.1 on a random port and prints "PORT <n>"; exits
+after --max-seconds. Every key it is given is made up by the test.
 
 API (each request must be signed; a bad signature is return_code FAIL):
-  POST /pay/unifiedorder     out_trade_no, total_fee, fee_type -> prepay_id, code_url
-                             (trade_type NATIVE: weixin://wxpay/bizpayurl?pr=...)
+  POST /pay/unifiedorder     out_trade_no, total_fee, fee_type, attach -> prepay_id,
+                             code_url (trade_type NATIVE: weixin://wxpay/bizpayurl?pr=...;
+                             NATIVE needs product_id: PARAM_ERROR without it)
                              (the same out_trade_no again: the same order)
-  POST /pay/orderquery       out_trade_no -> trade_state, total_fee, cash_fee,
-                             transaction_id; ORDERNOTEXIST when unknown
+  POST /pay/orderquery       out_trade_no -> trade_state; SUCCESS also total_fee,
+                             cash_fee, fee_type, transaction_id; any other state
+                             (REFUND too) out_trade_no, attach and trade_state_desc
+                             only; ORDERNOTEXIST when unknown
   POST /secapi/pay/refund    out_trade_no, out_refund_no, total_fee, refund_fee
                              (the same out_refund_no again: the same refund)
-  POST /pay/refundquery      out_refund_no -> refund_status_0, refund_fee_0 ...
+  POST /pay/refundquery      out_refund_no or out_trade_no -> total_fee, cash_fee,
+                             fee_type, refund_count, refund_status_$n, refund_fee_$n ...
+                             (out_trade_no: every refund of the order)
   POST /pay/downloadbill     bill_date YYYYMMDD, bill_type ALL -> the trade bill of
                              that China day as TEXT (not XML, not signed): a header
                              of Chinese column names, one row per trade paid and per
@@ -22,8 +33,11 @@ API (each request must be signed; a bad signature is return_code FAIL):
                              summary header and row; fee 0.6% of each amount, to the
                              fen. No trade that day: return_code FAIL "No Bill Exist"
 Control (JSON, unsigned):
-  POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|..., "time": T}
-                             moves a trade and queues its notify (SUCCESS, PAYERROR);
+  POST /_control/trade/NO    {"state": "SUCCESS"|"NOTPAY"|"CLOSED"|..., "time": T,
+                             "fee": FEN, "attach": A (the trade changed under the shop)}
+                             moves a trade and queues its notify (SUCCESS, PAYERROR;
+                             any state with "notify": true; a notify of a state
+                             other than SUCCESS names no total_fee);
                              a trade paid is in the bill of the day of T (Unix
                              seconds, default now)
   POST /_control/refund/NO   {"status": "SUCCESS"|"CHANGE"|"REFUNDCLOSE"|..., "time": T}
@@ -36,8 +50,12 @@ Control (JSON, unsigned):
                              "bad_sign": bool, "bad_req_info": "" | "other_key" |
                              "garbage" | "truncated" | "plain", "bill_gbk": bool,
                              "bill_bom": bool, "bill_bad_summary": bool,
-                             "bill_error": "" | "SYSTEMERROR" | ...}: how queued notifies
-                             are handed out (bad_sign: a payment notify signed, a
+                             "bill_error": "" | "SYSTEMERROR" | ..., "notify_md5": bool,
+                             "answer_sign_type": "" | T}: how queued notifies
+                             are handed out (notify_md5: MD5-signed naming no
+                             sign_type, whatever the account's type; answer_sign_type:
+                             answers name sign_type T, not the pages' way; bad_sign: a
+                             payment notify signed, a
                              refund notify encrypted, with another key); how bills
                              are written (GBK, UTF-8 with a BOM, a summary off by
                              one row) or refused (bill_error as return_msg)
@@ -67,7 +85,7 @@ import time
 import xml.etree.ElementTree as ET
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-S = {"key": "", "trades": {}, "refunds": {}, "queue": [], "log": [],
+S = {"key": "", "sign_type": "HMAC-SHA256", "trades": {}, "refunds": {}, "queue": [], "log": [],
      "mode": {"duplicate": False, "reorder": False, "lose": False, "bad_sign": False,
               "bad_req_info": "", "bill_gbk": False, "bill_bom": False,
               "bill_bad_summary": False, "bill_error": ""},
@@ -75,9 +93,11 @@ S = {"key": "", "trades": {}, "refunds": {}, "queue": [], "log": [],
 LOCK = threading.Lock()
 
 
-def sign(params, key):
+def sign(params, key, sign_type=None):
     items = sorted((k, v) for k, v in params.items() if k != "sign" and v != "")
     text = "&".join("%s=%s" % kv for kv in items) + "&key=" + key
+    if (sign_type or S["sign_type"]) == "MD5":
+        return hashlib.md5(text.encode()).hexdigest().upper()
     return hmac.new(key.encode(), text.encode(), hashlib.sha256).hexdigest().upper()
 
 
@@ -87,9 +107,24 @@ def to_xml(params):
 
 
 def signed_xml(params, key=None):
+    """an answer: no sign_type, signed with the account's (the request's) type"""
     p = dict(params)
     p["nonce_str"] = secrets.token_hex(8)
-    p["sign_type"] = "HMAC-SHA256"
+    if S["mode"].get("answer_sign_type"):  # not the pages' way: for a refusal test
+        p["sign_type"] = S["mode"]["answer_sign_type"]
+    p["sign"] = sign(p, key or S["key"])
+    return to_xml(p)
+
+
+def notify_xml(params, key=None):
+    """a payment notify: sign_type named for HMAC-SHA256 only (none: MD5)"""
+    p = dict(params)
+    p["nonce_str"] = secrets.token_hex(8)
+    if S["mode"].get("notify_md5"):  # the default of the notify page, any account
+        p["sign"] = sign(p, key or S["key"], "MD5")
+        return to_xml(p)
+    if S["sign_type"] != "MD5":
+        p["sign_type"] = S["sign_type"]
     p["sign"] = sign(p, key or S["key"])
     return to_xml(p)
 
@@ -140,13 +175,25 @@ def refund_notify_xml(r):
                    "nonce_str": secrets.token_hex(8), "req_info": info})
 
 
+TRADE_STATE_DESC = {"SUCCESS": "支付成功", "REFUND": "转入退款", "NOTPAY": "未支付",
+                    "CLOSED": "已关闭", "REVOKED": "已撤销", "USERPAYING": "用户支付中",
+                    "PAYERROR": "支付失败"}
+
+
 def trade_params(t):
+    """orderquery's answer: a paid order names its amounts; any other state
+    names out_trade_no, attach and trade_state only (the orderquery page)"""
     p = {"return_code": "SUCCESS", "result_code": "SUCCESS", "appid": t["appid"],
          "mch_id": t["mch_id"], "out_trade_no": t["no"], "trade_state": t["state"],
-         "total_fee": str(t["fee"]), "fee_type": t["fee_type"]}
-    if t.get("tx"):
+         "trade_state_desc": TRADE_STATE_DESC.get(t["state"], t["state"])}
+    if t.get("attach"):
+        p["attach"] = t["attach"]
+    if t["state"] == "SUCCESS":
+        p["total_fee"] = str(t["fee"])
+        p["fee_type"] = t["fee_type"]
         p["transaction_id"] = t["tx"]
         p["cash_fee"] = str(t["fee"])
+        p["time_end"] = time.strftime("%Y%m%d%H%M%S", time.gmtime(t.get("paid_at", 0) + 8 * 3600))
     return p
 
 
@@ -230,9 +277,11 @@ def native_code_url():
 def queue_notify(t):
     p = trade_params(t)
     del p["trade_state"]
+    del p["trade_state_desc"]
     if t["state"] != "SUCCESS":
         p["result_code"] = "FAIL"
-        p["err_code"] = "PAYERROR"
+        p["err_code"] = t["state"]
+        p["err_code_des"] = TRADE_STATE_DESC.get(t["state"], t["state"])
     S["queue"].append(p)
 
 
@@ -264,12 +313,15 @@ class H(BaseHTTPRequestHandler):
             if not t:
                 return self.reply(404, "{}", "application/json")
             t["state"] = arg["state"]
+            for k in ("fee", "attach"):  # a channel that disagrees with the shop
+                if k in arg:
+                    t[k] = int(arg[k]) if k == "fee" else arg[k]
             if t["state"] == "SUCCESS" and not t.get("tx"):
                 S["tx"] += 1
                 t["tx"] = str(S["tx"])
             if t["state"] == "SUCCESS":
                 t["paid_at"] = arg.get("time", time.time())
-            if t["state"] in ("SUCCESS", "PAYERROR"):
+            if t["state"] in ("SUCCESS", "PAYERROR") or arg.get("notify"):
                 queue_notify(t)
             return self.reply(200, json.dumps(trade_params(t)), "application/json")
         if what.startswith("refund/"):
@@ -302,7 +354,7 @@ class H(BaseHTTPRequestHandler):
                 if "refund" in p:
                     x = refund_notify_xml(S["refunds"][p["refund"]])
                 else:
-                    x = signed_xml(p, key)
+                    x = notify_xml(p, key)
                 out.append(x)
                 if S["mode"]["duplicate"]:
                     out.append(x)
@@ -328,10 +380,12 @@ class H(BaseHTTPRequestHandler):
             p = {c.tag: (c.text or "") for c in root}
         except ET.ParseError:
             return self.reply(200, to_xml({"return_code": "FAIL", "return_msg": "not XML"}))
-        if p.get("sign_type") != "HMAC-SHA256" or p.get("sign") != sign(p, S["key"]):
+        if p.get("sign_type", "MD5") != S["sign_type"] or p.get("sign") != sign(p, S["key"]):
             return self.reply(200, to_xml({"return_code": "FAIL", "return_msg": "SIGNERROR"}))
         if self.path == "/pay/unifiedorder":
             no = p["out_trade_no"]
+            if p.get("trade_type") == "NATIVE" and not p.get("product_id"):
+                return self.fail("PARAM_ERROR", "product_id is required for trade_type NATIVE")
             t = S["trades"].get(no)
             if t and (t["fee"] != int(p["total_fee"]) or t["fee_type"] != p["fee_type"]):
                 return self.fail("INVALID_REQUEST", "out_trade_no used with other parameters")
@@ -341,6 +395,8 @@ class H(BaseHTTPRequestHandler):
                                        "state": "NOTPAY", "appid": p["appid"],
                                        "mch_id": p["mch_id"], "refunded": 0,
                                        "prepay": "wx" + secrets.token_hex(12),
+                                       "attach": p.get("attach", ""),
+                                       "product_id": p.get("product_id", ""),
                                        "code_url": native_code_url()}
             return self.reply(200, signed_xml({"return_code": "SUCCESS",
                                                "result_code": "SUCCESS",
@@ -388,15 +444,23 @@ class H(BaseHTTPRequestHandler):
                                                "error_code": "20002"}))
             return self.reply(200, b, "text/plain; charset=utf-8")
         if self.path == "/pay/refundquery":
-            r = S["refunds"].get(p.get("out_refund_no"))
-            if not r:
+            if p.get("out_refund_no"):
+                rs = [r for r in S["refunds"].values() if r["no"] == p["out_refund_no"]]
+            else:
+                rs = [r for r in S["refunds"].values() if r["trade"] == p.get("out_trade_no")]
+            if not rs:
                 return self.fail("REFUNDNOTEXIST", "no such refund")
-            return self.reply(200, signed_xml({
-                "return_code": "SUCCESS", "result_code": "SUCCESS",
-                "out_trade_no": r["trade"], "refund_count": "1",
-                "out_refund_no_0": r["no"], "refund_id_0": r["refund_id"],
-                "refund_fee_0": str(r["fee"]), "refund_status_0": r["status"],
-                "refund_fee_type": r["fee_type"]}))
+            t = S["trades"][rs[0]["trade"]]
+            a = {"return_code": "SUCCESS", "result_code": "SUCCESS",
+                 "out_trade_no": t["no"], "transaction_id": t.get("tx", ""),
+                 "total_fee": str(t["fee"]), "cash_fee": str(t["fee"]),
+                 "fee_type": t["fee_type"], "refund_count": str(len(rs)),
+                 "refund_fee_type": rs[0]["fee_type"]}
+            for i, r in enumerate(rs):
+                a.update({"out_refund_no_%d" % i: r["no"], "refund_id_%d" % i: r["refund_id"],
+                          "refund_fee_%d" % i: str(r["fee"]),
+                          "refund_status_%d" % i: r["status"]})
+            return self.reply(200, signed_xml(a))
         return self.reply(404, to_xml({"return_code": "FAIL", "return_msg": "no such API"}))
 
 
@@ -404,8 +468,11 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--key", required=True, help="the merchant key (made up)")
     ap.add_argument("--max-seconds", type=int, default=120)
+    ap.add_argument("--sign-type", default="HMAC-SHA256", choices=["HMAC-SHA256", "MD5"],
+                    help="the sign type the merchant account is set up for")
     a = ap.parse_args()
     S["key"] = a.key
+    S["sign_type"] = a.sign_type
     srv = ThreadingHTTPServer(("127.0.0.1", 0), H)
     print("PORT", srv.server_address[1], flush=True)
     threading.Thread(target=srv.serve_forever, daemon=True).start()
