@@ -681,7 +681,12 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 /* Mark event e as m says, in the batch's transaction; *final (may be
  * NULL) gets the status written. A failed event is given up (dead) only
  * when it fails at least the horizon after it was stored or last retried
- * by a person (pipeline_retry_plan), never on a count of attempts. */
+ * by a person (pipeline_retry_plan), never on a count of attempts. An event
+ * about a refund that is merely pending at the channel (m->waiting) is never
+ * given up: giving up would lose the refund if the channel's later success
+ * event never came. It is asked about on the backoff for as long as the
+ * channel says pending, and past the horizon `frontdesk check` names it
+ * (channel-refund-stuck) for a person to look at. */
 static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *lost,
                       const char **final)
 {
@@ -694,16 +699,13 @@ static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *l
 		if ((rc = pipeline_since(db, "inbound_callback", e->id, "received", &since)) != 0)
 			return rc;
 		if (pipeline_retry_plan(since, clock_now(), e->attempts + 1, -1, CHAN_RETRY,
-		                        &wait)) {
+		                        &wait) &&
+		    !m->waiting) {
 			char tmp[sizeof m->error];
 
 			snprintf(tmp, sizeof tmp,
-			         m->waiting
-			             ? _("still not settled at the channel after %1$lld "
-			                 "attempt(s) over the give-up horizon "
-			                 "(pipeline_give_up_seconds), a person must look: %2$s")
-			             : _("given up after %1$lld attempt(s) over the give-up "
-			                 "horizon (pipeline_give_up_seconds): %2$s"),
+			         _("given up after %1$lld attempt(s) over the give-up "
+			           "horizon (pipeline_give_up_seconds): %2$s"),
 			         (long long)e->attempts + 1, m->error);
 			snprintf(m->error, sizeof m->error, "%s", tmp);
 			status = "dead";

@@ -134,17 +134,21 @@ is "frontdesk check has nothing to say within the horizon" "$(count channel-refu
 like "past it, with no worker running, it names the refund" \
 	"$(FRONTDESK_NOW=$DAY_LATER fd check 2>&1)" \
 	"channel-refund-stuck: card payment order $Q is refunding, but refund $RE of 2000 USD minor units is still not settled at the channel past the give-up horizon"
-FRONTDESK_NOW=$DAY_LATER at $((T + 86400)) channel process --once --all >/dev/null
-matches "asked past the horizon and still pending: dead, for a person" \
-	"$(db "SELECT status, last_error FROM inbound_callback WHERE id = $A")" \
-	"^dead\|still not settled at the channel after 14 attempt\(s\) over the give-up horizon"
-like "frontdesk check names the refund whose event died" "$(fd check 2>&1)" \
-	"channel-refund-stuck: card payment order $Q is refunding, but refund $RE of 2000 USD minor units has an event that died"
+FRONTDESK_NOW=$DAY_LATER at $((T + 86400)) channel process --once >/dev/null
+is "asked past the horizon and still pending: still followed, never given up" \
+	"$(db "SELECT status FROM inbound_callback WHERE id = $A")" failed
+matches "it still says it waits" "$(db "SELECT last_error FROM inbound_callback WHERE id = $A")" \
+	"^refund $RE is pending at the channel; asked again in [0-9]+ s$"
+ok "its next ask is at most the capped backoff away" \
+	test "$(db "SELECT next_attempt_at FROM inbound_callback WHERE id = $A")" -le $((T + 86400 + 300))
+like "frontdesk check still names it for a person" "$(FRONTDESK_NOW=$DAY_LATER fd check 2>&1)" \
+	"channel-refund-stuck: card payment order $Q is refunding, but refund $RE of 2000 USD minor units is still not settled at the channel past the give-up horizon"
+# the channel settles it, and its success event is lost: the next ask posts it
 ctl "refund/$RE" '{"status": "succeeded", "emit": false}' >/dev/null
-fd inbox retry "$A" >/dev/null
-fd channel process --once >/dev/null
-is "retried once the channel settled it: posted" "$(db "SELECT amount, status FROM refund WHERE reference = '$RE'")" "2000|succeeded"
-is "frontdesk check no longer names it" "$(count channel-refund-stuck)" 0
+FRONTDESK_NOW=$DAY_LATER at $((T + 86400 + 301)) channel process --once >/dev/null
+is "settled at the channel, event lost: the next ask posts it, no person needed" \
+	"$(db "SELECT amount, status FROM refund WHERE reference = '$RE'")" "2000|succeeded"
+is "frontdesk check no longer names it" "$(count channel-refund-stuck "$DAY_LATER")" 0
 
 # --- An order still paying past the horizon ---------------------------------
 P=$(charge INV-2026-000002 40)
