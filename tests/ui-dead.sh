@@ -53,7 +53,8 @@ mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 
 # Four events: two given up with an error, one whose payload is hostile
 # (an escape sequence, a byte that is not UTF-8, a bidirectional override,
-# and 80 lines to scroll through), and one still waiting (not a dead letter).
+# and 80 lines to scroll through), which the core stores dead at once under
+# an invalid: key, and one still waiting (not a dead letter).
 printf '{"id":"evt_ui_a","object":"event","type":"payment_intent.succeeded","data":{"object":{"id":"pi_a"}}}' > "$TMP/a"
 printf '{"id":"evt_ui_b","object":"event","type":"charge.refunded","data":{"object":{"id":"re_b"}}}' > "$TMP/b"
 python3 - "$TMP/h" <<'PY'
@@ -68,14 +69,12 @@ PY
 printf '{"id":"evt_ui_wait","object":"event","type":"payment_intent.created","data":{"object":{"id":"pi_w"}}}' > "$TMP/w"
 for f in a b h w; do ingest "$TMP/$f"; done
 is "four events stored" "$(db "SELECT count(*) FROM inbound_callback")" 4
-ok "three of them given up (received -> dead) with their errors" legal "
+ok "two of them given up (received -> dead) with their errors" legal "
 	UPDATE inbound_callback SET status = 'dead', last_error =
 	  'the channel says 1500 USD but order PO-000001 is for 2500 USD: nothing was posted'
 	  WHERE external_id = 'evt_ui_a';
 	UPDATE inbound_callback SET status = 'dead', last_error = 'refund re_b: 10 attempts failed'
-	  WHERE external_id = 'evt_ui_b';
-	UPDATE inbound_callback SET status = 'dead', last_error = 'odd payload'
-	  WHERE external_id = 'evt_ui_hostile'"
+	  WHERE external_id = 'evt_ui_b'"
 ok "one outbox command given up" legal "
 	INSERT INTO outbox_event (event_type, business_key, provider_code, idempotency_key,
 	  payload, created_at, updated_at) VALUES ('payment.create', 'PO-000007', 'stripe',
@@ -84,8 +83,10 @@ ok "one outbox command given up" legal "
 	UPDATE outbox_event SET status = 'dead', last_error = 'HTTP 402: card_declined',
 	  updated_at = strftime('%s', '2026-12-01 14:30') WHERE business_key = 'PO-000007'"
 A=$(id_of evt_ui_a); B=$(id_of evt_ui_b); W=$(id_of evt_ui_wait)
-H=$(id_of evt_ui_hostile)
+H=$(db "SELECT id FROM inbound_callback WHERE external_id LIKE 'invalid:%'")
 ok "the hostile payload is stored, and dead" test "$(db "SELECT status FROM inbound_callback WHERE id = $H")" = dead
+is "under an invalid: key, saying why (its own id is never trusted)" \
+	"$(db "SELECT last_error FROM inbound_callback WHERE id = $H")" "the payload is not UTF-8 text"
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"
@@ -97,7 +98,7 @@ shows_re "the key hints offer open, retry and ignore" "Enter Open +r Retry +i Ig
 shows_re "event $A: id, time received, source, type, error" \
 	"^  $A +2026-12-01 09:00 +stripe +payment_intent.succeeded +the channel says 1500 USD"
 shows_re "event $B with its error" "^  $B +2026-12-01 09:00 +stripe +charge.refunded +refund re_b: 10 attempts failed"
-shows_re "the hostile event with its error" "^. +$H +2026-12-01 09:00 +stripe .*odd payload"
+shows_re "the hostile event with its error" "^. +$H +2026-12-01 09:00 +stripe .*the payload is not UTF-8"
 case "$(screen_text)" in
 *"payment_intent.created"*) fail "an event still waiting is not a dead letter" "$(screen_text)" ;;
 *) pass "an event still waiting is not a dead letter" ;;
@@ -138,9 +139,9 @@ is "the hostile event is the newest" "$first" "$H"
 keys Enter
 shows "Enter opens the event" "Dead letters > Inbound event $H"
 shows "every field: the source" "Source: stripe"
-shows "the external id" "External id: evt_ui_hostile"
+shows "the external id" "External id: invalid:"
 shows "the status" "Status: dead"
-shows "the last error" "odd payload"
+shows "the last error" "the payload is not UTF-8 text"
 shows "the payload's size" "Payload ("
 shows "the escape sequence is shown as visible text" '"note":"^[[31mred^[[0m'
 shows "a byte that is not UTF-8 is shown as \\xFF" '\xFF'
