@@ -159,16 +159,14 @@ int chan_order_of_payment(struct db *db, int64_t payment_id, struct pay_order *o
 	return read_where(db, ORDER_WHERE "payment_id = ?1", NULL, payment_id, NULL, out, nf);
 }
 
-int chan_order_list(struct db *db, int64_t invoice_id,
-                    int (*cb)(const struct pay_order *o, void *arg), void *arg)
+/* Call cb with each order the bound statement st reads (stopping at the
+ * first non-zero return, which is returned), then finalize st. */
+static int each_order(struct db *db, sqlite3_stmt *st,
+                      int (*cb)(const struct pay_order *o, void *arg), void *arg)
 {
 	struct pay_order o;
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc = 0, step;
 
-	if ((rc = db_prepare(db, ORDER_WHERE "invoice_id = ?1 ORDER BY id", &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, invoice_id);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		fill(st, &o);
 		if ((rc = cb(&o, arg)) != 0)
@@ -180,12 +178,23 @@ int chan_order_list(struct db *db, int64_t invoice_id,
 	return rc;
 }
 
+int chan_order_list(struct db *db, int64_t invoice_id,
+                    int (*cb)(const struct pay_order *o, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(db, ORDER_WHERE "invoice_id = ?1 ORDER BY id", &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, invoice_id);
+	return each_order(db, st, cb, arg);
+}
+
 int chan_order_attempt_failed(struct db *db, const char *provider,
                               int (*cb)(const struct pay_order *o, void *arg), void *arg)
 {
-	struct pay_order o;
 	sqlite3_stmt *st;
-	int rc, step;
+	int rc;
 
 	/* the unfinished orders' partial index first, as chan_order_to_query */
 	rc = db_prepare(db,
@@ -196,15 +205,7 @@ int chan_order_attempt_failed(struct db *db, const char *provider,
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		fill(st, &o);
-		if ((rc = cb(&o, arg)) != 0)
-			break;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the card payment orders"));
-	sqlite3_finalize(st);
-	return rc;
+	return each_order(db, st, cb, arg);
 }
 
 int chan_order_to_query(struct db *db, const char *provider, int64_t until, int64_t after,
