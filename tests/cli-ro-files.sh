@@ -145,9 +145,20 @@ cp "$FRONTDESK" "$TMP/fd-setgid"
 chgrp daemon "$TMP/fd-setgid"
 chmod 2755 "$TMP/fd-setgid"
 fd --db "$TMP/sg/shop.db" init >/dev/null
-ok "a setgid frontdesk writes for a user outside its group" \
+setgid_add() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/fd-setgid" --db "$TMP/sg/shop.db" \
-	customer add --name "Ada Lee"
+		customer add --name "Ada Lee"
+}
+if ldd "$FRONTDESK" 2>/dev/null | grep -q libasan; then
+	# a sanitized build: LeakSanitizer cannot inspect a setgid process (it is
+	# not dumpable, and its options cannot be read from /proc/self/environ),
+	# so it ends the process with its own error after the work is done; the
+	# command itself must say nothing
+	is "a setgid frontdesk writes for a user outside its group" \
+		"$(setgid_add 2>&1 | grep -v '^==[0-9]*==')" ""
+else
+	ok "a setgid frontdesk writes for a user outside its group" setgid_add
+fi
 is "the customer is there" "$(fd --db "$TMP/sg/shop.db" customer list)" "     1  Ada Lee"
 
 done_testing
