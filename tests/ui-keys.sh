@@ -4,7 +4,7 @@
 # `?` lists every key of the current view as bound, the last calendar view
 # is remembered between runs, week_start in the config moves the first day
 # of the week, NO_COLOR takes the colours away (the symbols stay), and a
-# monochrome vt100 works.
+# monochrome vt100 works, and keys typed ahead act in order.
 . "$TOP_SRCDIR/tests/tap.sh"
 . "$TOP_SRCDIR/tests/tmux.sh"
 
@@ -95,5 +95,19 @@ shows "a monochrome vt100 shows the calendar" "Week of"
 shows "with the symbols" "! unpaid"
 keys Q
 shows "and quits" "frontdesk-exited-0"
+
+# keys typed ahead (all waiting when the screen reads them): each acts on
+# the place the key before it opened, never on the one shown before it
+screen_start
+shows "the screen opens for keys typed ahead" "Week of"
+pid=$(screen_pid)
+kill -STOP "$pid"
+keys d Enter p
+kill -CONT "$pid"
+shows "d, Enter and p typed ahead open the day's first visit's payment form" \
+	"Calendar (Day) > Visit "
+shows "and the payment form on it" "Record a payment from"
+keys Escape Q
+screen_stop
 
 done_testing
