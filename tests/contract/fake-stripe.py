@@ -21,7 +21,11 @@ Control interface (no auth; JSON in, JSON out), for the test only:
   POST /_control/refund   {"id": re_... or "*", "status": S}
   POST /_control/refund_default {"status": S}   status of refunds created next
   POST /_control/fault    {"method", "path" (prefix), "status", "count",
-                           "retry_after", "should_retry", "code"}
+                           "retry_after", "should_retry", "code", "at_fraction"
+                           (answer when the clock's second is that far
+                           gone: a latency, nothing else)}; status 0:
+                           the request is carried out and the connection
+                           closed without an answer
   POST /_control/mode     {"unknown_fields": bool, "sparse": bool}
   POST /_control/event    {"type": T, "object": {...}}  an event of any type
   POST /_control/clock    {"now": unix seconds} (null: the real clock)
@@ -407,7 +411,7 @@ class Handler(BaseHTTPRequestHandler):
             ST.faults.append({"method": req.get("method"), "path": req.get("path", "/"),
                               "status": int(req.get("status", 500)), "count": int(req.get("count", 1)),
                               "retry_after": req.get("retry_after"), "should_retry": req.get("should_retry"),
-                              "code": req.get("code")})
+                              "code": req.get("code"), "at_fraction": req.get("at_fraction")})
             return {"ok": True}
         if what == "mode":
             ST.unknown_fields = bool(req.get("unknown_fields", ST.unknown_fields))
@@ -462,6 +466,9 @@ class Handler(BaseHTTPRequestHandler):
             if ST.log_path:
                 with open(ST.log_path, "a") as f:
                     f.write(json.dumps(entry) + "\n")
+        if entry.get("dropped"):
+            self.close_connection = True
+            return
         self.send_json(status, body, headers)
 
     def auth_kind(self):
@@ -495,6 +502,14 @@ class Handler(BaseHTTPRequestHandler):
         for f in ST.faults:
             if f["count"] > 0 and path.startswith(f["path"]) and f["method"] in (None, method):
                 f["count"] -= 1
+                if f["status"] == 0:
+                    # the request is carried out, its answer lost on the way
+                    entry["dropped"] = True
+                    break
+                if f["at_fraction"] is not None:
+                    # answer late in a second of the clock (latency only)
+                    while time.time() % 1 < float(f["at_fraction"]):
+                        time.sleep(0.01)
                 headers = {}
                 if f["retry_after"] is not None:
                     headers["Retry-After"] = str(f["retry_after"])
