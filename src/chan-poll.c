@@ -56,8 +56,11 @@ int64_t chan_backoff(int64_t failures, int retry_after, int code)
 		d = d / 2 + rand() % (d - d / 2 + 1);
 	if (d < CHAN_BACKOFF_MIN)
 		d = CHAN_BACKOFF_MIN;
-	if (retry_after > d)
-		d = retry_after;
+	/* the next try is stored in whole seconds from a clock read in whole
+	 * seconds, up to a second late: one more keeps it never sooner than the
+	 * channel asked (RFC 9110, 10.2.3) */
+	if (retry_after >= 0 && retry_after + 1 > d)
+		d = retry_after + 1;
 	return d;
 }
 
