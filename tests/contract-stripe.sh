@@ -29,24 +29,8 @@ PY=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null)
 trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 trap 'exit 129' HUP; trap 'exit 130' INT; trap 'exit 141' PIPE; trap 'exit 143' TERM
 
-# -- TODO directives: a failing case inside todo/endtodo is XFAIL ------------
-T_TODO=
-todo() { [ -n "${CONTRACT_NO_TODO:-}" ] || T_TODO="adapter: $1"; }
-endtodo() { T_TODO=; }
-pass() {
-	T_N=$((T_N + 1))
-	if [ -n "$T_TODO" ]; then echo "ok $T_N - $1 # TODO $T_TODO"; else echo "ok $T_N - $1"; fi
-}
-fail() {
-	T_N=$((T_N + 1))
-	if [ -n "$T_TODO" ]; then
-		echo "not ok $T_N - $1 # TODO $T_TODO"
-	else
-		T_FAIL=$((T_FAIL + 1)); echo "not ok $T_N - $1"
-	fi
-	shift
-	for line in "$@"; do printf '#   %s\n' "$line"; done
-}
+# -- TODO directives (a failing case inside todo/endtodo is XFAIL) ---------
+. "$TOP_SRCDIR/tests/contract/todo.sh"
 
 # -- helpers -------------------------------------------------------------------
 db() { sqlite3 "$FRONTDESK_DB" "$1"; }
