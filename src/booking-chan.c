@@ -427,29 +427,18 @@ struct decide_ctx {
 	int64_t pushes;
 };
 
+/* Mark event id status (processed, ignored, failed, dead) with error
+ * (NULL: none) through the inbox: a failed request is asked again a minute
+ * later, for as long as it fails (a booking channel waits for our answer). */
 static int mark_event(struct db *db, int64_t id, const char *status, const char *error)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
-	                       " next_attempt_at = CASE WHEN ?2 = 'failed' THEN ?3 ELSE NULL END,"
-	                       " last_error = ?4, processed_at = CASE WHEN ?2 = 'processed'"
-	                       " OR ?2 = 'ignored' THEN ?5 ELSE processed_at END, updated_at = ?5"
-	                       " WHERE id = ?1 AND status IN ('received', 'failed')",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) + 60);
-	if (error)
-		sqlite3_bind_text(st, 4, error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 4);
-	sqlite3_bind_int64(st, 5, clock_now());
-	return db_run_cached(db, st, _("cannot save the inbound event's state"));
+	if (!strcmp(status, "failed"))
+		return inbox_mark_failed(db, id, 0, error, 60, 1, NULL, NULL, NULL);
+	if (!strcmp(status, "dead"))
+		return inbox_mark_dead(db, id, error, NULL, NULL);
+	if (!strcmp(status, "ignored"))
+		return inbox_mark_ignored(db, id, error, NULL);
+	return inbox_mark_processed(db, id, error, NULL);
 }
 
 /* The request row of (code, request id): *id 0 when none. */
@@ -854,7 +843,7 @@ int booking_chan_process(struct db *db, const char *code, int all, struct bchan_
 	                            &st)) != 0)
 		return rc;
 	sqlite3_bind_int(st, 1, all != 0);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
 	bind_opt(st, 3, code);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		ids = xrealloc(ids, (n + 1) * sizeof *ids);

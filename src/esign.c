@@ -48,10 +48,8 @@
 #include "work.h"
 #include "xalloc.h"
 
-/* a callback's attempts before it is dead (a command: outbox.h's horizon) */
-#define ESIGN_MAX_ATTEMPTS 10
-#define ESIGN_QUERY_EVERY  300 /* default seconds between queries of one open flow */
-#define FOUND_PREFIX       "frontdesk.envelope."
+#define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */
+#define FOUND_PREFIX      "frontdesk.envelope."
 
 static const char *const state_names[] = {"sent",     "viewed",  "signed",
                                           "declined", "expired", "cancelled"};
@@ -1075,15 +1073,6 @@ static int cmd_done_tx(struct db *db, void *arg)
 	return rc;
 }
 
-static int64_t backoff(int64_t retries)
-{
-	int64_t s = 1;
-
-	while (retries-- > 0 && s < 3600)
-		s *= 2;
-	return s;
-}
-
 static int deliver_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                        int64_t id, struct esign_round *r)
 {
@@ -1258,33 +1247,6 @@ struct apply_ctx {
 	const char *outcome; /* processed, ignored, failed, dead */
 };
 
-static int mark_event(struct db *db, int64_t id, const char *status, const char *error,
-                      int64_t retry_in)
-{
-	sqlite3_stmt *st;
-	int64_t now = clock_now();
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
-	                       " next_attempt_at = CASE WHEN ?2 = 'failed' THEN ?3 ELSE NULL END,"
-	                       " last_error = ?4, processed_at = CASE WHEN ?2 = 'processed'"
-	                       " OR ?2 = 'ignored' THEN ?5 ELSE processed_at END, updated_at = ?5"
-	                       " WHERE id = ?1 AND status IN ('received', 'failed')",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) + retry_in);
-	if (error)
-		sqlite3_bind_text(st, 4, error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 4);
-	sqlite3_bind_int64(st, 5, now);
-	return db_run_cached(db, st, _("cannot save the inbound event's state"));
-}
-
 static int apply_tx(struct db *db, void *arg)
 {
 	struct apply_ctx *a = arg;
@@ -1298,7 +1260,7 @@ static int apply_tx(struct db *db, void *arg)
 		return rc;
 	if (!a->readable) {
 		a->outcome = "dead";
-		return mark_event(db, a->ev_id, "dead", a->why, 0);
+		return inbox_mark_dead(db, a->ev_id, a->why, NULL, NULL);
 	}
 	rc = db_prepare_cached(db,
 	                       "SELECT f.id, f.status, e.number FROM esign_flow f JOIN estimate e"
@@ -1319,8 +1281,9 @@ static int apply_tx(struct db *db, void *arg)
 		/* the answer that names the envelope may not be recorded yet */
 		snprintf(a->why, sizeof a->why, _("no sign flow has the envelope %s (yet)"),
 		         a->cb.envelope_id);
-		a->outcome = a->attempts + 1 >= ESIGN_MAX_ATTEMPTS ? "dead" : "failed";
-		return mark_event(db, a->ev_id, a->outcome, a->why, backoff(a->attempts));
+		/* tried on the backoff, given up only past the horizon */
+		return inbox_mark_failed(db, a->ev_id, a->attempts, a->why, 0, 0, NULL, &a->outcome,
+		                         NULL);
 	}
 	if ((rc = esign_state_parse(from, &cur)) != 0)
 		return rc;
@@ -1328,7 +1291,7 @@ static int apply_tx(struct db *db, void *arg)
 		snprintf(a->why, sizeof a->why, _("a repeat: estimate %s is %s already"), number,
 		         from);
 		a->outcome = "processed";
-		return mark_event(db, a->ev_id, "processed", a->why, 0);
+		return inbox_mark_processed(db, a->ev_id, a->why, NULL);
 	}
 	if (!may_move(cur, a->cb.state)) {
 		snprintf(a->why, sizeof a->why,
@@ -1346,12 +1309,12 @@ static int apply_tx(struct db *db, void *arg)
 		if ((rc = db_run_cached(db, st, _("cannot save the sign flow"))) != 0)
 			return rc;
 		a->outcome = "ignored";
-		return mark_event(db, a->ev_id, "ignored", a->why, 0);
+		return inbox_mark_ignored(db, a->ev_id, a->why, NULL);
 	}
 	if ((rc = set_state(db, flow, from, a->cb.state, a->cb.created, a->cb.type)) != 0)
 		return rc;
 	a->outcome = "processed";
-	return mark_event(db, a->ev_id, "processed", NULL, 0);
+	return inbox_mark_processed(db, a->ev_id, NULL, NULL);
 }
 
 /* Read a stored event: a callback by the adapter, a state found by a query
@@ -1401,7 +1364,7 @@ int esign_process(struct db *db, struct chan_conn *c, const struct control_hold 
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, clock_real());
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
