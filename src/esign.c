@@ -689,26 +689,15 @@ static int send_tx(struct db *db, void *arg)
 		payload = cJSON_PrintUnformatted(p);
 		cJSON_Delete(p);
 	}
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT INTO outbox_event (event_type, business_key, provider_code, idempotency_key,"
-	    " payload, status, created_at, updated_at, next_retry_at, integration_type)"
-	    " VALUES ('envelope.create', ?1, ?2, ?3, ?4, 'pending', ?5, ?5, ?6, 'esign')",
-	    &st);
-	if (rc)
-		goto out;
-	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
 	{
+		struct outbox_new c = {ESIGN_TYPE, "envelope.create", number, code,
+		                       NULL,       payload,           now,    0};
 		char ik[40];
 
 		snprintf(ik, sizeof ik, "esign-%s", key);
-		sqlite3_bind_text(st, 3, ik, -1, SQLITE_TRANSIENT);
+		c.idem_key = ik;
+		rc = outbox_enqueue(db, &c, NULL);
 	}
-	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, now);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
 out:
 	if (rc && made)
 		unlink(pdf_path); /* the number went back with the rollback */
@@ -739,7 +728,6 @@ int esign_send(struct db *db, int64_t job_id, const char *provider, int64_t *id)
 static int enqueue(struct db *db, const char *type, const char *number, const char *code,
                    const char *envelope_id)
 {
-	sqlite3_stmt *st;
 	cJSON *p = cJSON_CreateObject();
 	char key[17], ik[40], *payload;
 	int64_t now = clock_now();
@@ -754,21 +742,10 @@ static int enqueue(struct db *db, const char *type, const char *number, const ch
 	cJSON_AddStringToObject(p, "envelope_id", envelope_id);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT OR IGNORE INTO outbox_event (event_type, business_key, provider_code,"
-	    " idempotency_key, payload, status, created_at, updated_at, next_retry_at,"
-	    " integration_type) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?7, 'esign')",
-	    &st);
-	if (!rc) {
-		sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, number, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, code, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, ik, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 6, now);
-		sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
-		rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
+	{
+		struct outbox_new c = {ESIGN_TYPE, type, number, code, ik, payload, now, 1};
+
+		rc = outbox_enqueue(db, &c, NULL);
 	}
 	cJSON_free(payload);
 	return rc;
@@ -1025,25 +1002,11 @@ static int cmd_done_tx(struct db *db, void *arg)
 
 	if ((rc = control_fence(db, d->lease)) != 0)
 		return rc;
-	rc = db_prepare_cached(db,
-	                       "UPDATE outbox_event SET status = ?2, last_error = ?3,"
-	                       " retry_count = retry_count + (?2 = 'failed' OR ?2 = 'dead'),"
-	                       " next_retry_at = CASE WHEN ?2 = 'failed' THEN ?4 ELSE"
-	                       " next_retry_at END, updated_at = ?5,"
-	                       " sent_at = CASE WHEN ?2 = 'succeeded' THEN ?5 ELSE sent_at END"
-	                       " WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, d->id);
-	sqlite3_bind_text(st, 2, d->status, -1, SQLITE_STATIC);
-	if (d->error)
-		sqlite3_bind_text(st, 3, d->error, -1, SQLITE_TRANSIENT);
+	if (!strcmp(d->status, "sending"))
+		rc = outbox_claim(db, d->id, 0, NULL);
 	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, clock_real() + d->retry_in);
-	sqlite3_bind_int64(st, 5, now);
-	if ((rc = db_run_cached(db, st, _("cannot save the command's state"))) != 0)
+		rc = outbox_record(db, d->id, d->status, d->error, d->retry_in, 0, NULL);
+	if (rc)
 		return rc;
 	if (d->env) {
 		struct estimate e;
@@ -1179,27 +1142,26 @@ out:
 	return rc;
 }
 
+/* outbox_due's callback: the ids of the commands due. */
+static int due_cb(const struct outbox_due_cmd *c, void *arg)
+{
+	struct ids *ids = arg;
+
+	ids->v = xrealloc(ids->v, (ids->n + 1) * sizeof *ids->v);
+	ids->v[ids->n++] = c->id;
+	return 0;
+}
+
 int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r)
 {
-	sqlite3_stmt *st;
 	struct ids ids;
 	size_t i;
 	int rc;
 
-	rc = db_prepare_cached(
-	    db,
-	    "SELECT id FROM outbox_event WHERE integration_type = 'esign'"
-	    " AND provider_code = ?1 AND status IN ('pending', 'sending', 'failed')"
-	    " AND (?2 OR coalesce(next_retry_at, 0) <= ?3) ORDER BY id",
-	    &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, clock_real());
-	rc = read_ids(db, st, &ids);
-	db_release(db, st);
+	ids.v = NULL;
+	ids.n = 0;
+	rc = outbox_due(db, ESIGN_TYPE, c->p.code, all, due_cb, &ids);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
 		rc = deliver_one(db, c, lease, ids.v[i], r);
 	free(ids.v);

@@ -15,7 +15,9 @@
  * retries it; rejected is final. Times of receipt use clock_now(); times of
  * the next attempt use the real clock (time()), like the job queue.
  *
- * Callers: the command line (`frontdesk inbox ...`), the poller, tests.
+ * Callers: the command line (`frontdesk inbox ...`), the poller, the
+ * processors of every integration type (chan-process.c, booking-chan.c,
+ * esign.c: inbox_mark_*, the one place an event leaves processing), tests.
  */
 #ifndef FD_INBOX_H
 #define FD_INBOX_H
