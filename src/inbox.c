@@ -865,3 +865,28 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
 		*final = "failed";
 	return mark(db, id, "failed", why, wait > 0 ? wait : plan, 0, NULL, moved);
 }
+
+int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if (moved)
+		*moved = 0;
+	rc =
+	    db_prepare_cached(db,
+	                      "UPDATE inbound_callback SET status = 'processed', processed_at = ?2,"
+	                      " next_attempt_at = NULL, updated_at = ?2, last_error = ?3"
+	                      " WHERE id = ?1 AND status IN ('parked', 'dead')",
+	                      &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, clock_now());
+	bind_opt(st, 3, why);
+	if ((rc = db_run_cached(db, st, _("marking the event claimed"))) != 0)
+		return rc;
+	if (moved)
+		*moved = sqlite3_changes(db_sqlite(db)) == 1;
+	return 0;
+}

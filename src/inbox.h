@@ -226,6 +226,13 @@ int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead
 int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
                       int keep, const char *dead_kind, const char **final, int *moved);
 
+/* inbox_mark_claimed - INSIDE the caller's write transaction, a person
+ * claims a parked or dead event id for what it paid (recon.c posted it): it
+ * becomes 'processed' now (clock_now) with why as its last error, its
+ * attempts untouched. Only a parked or dead event moves (*moved, may be
+ * NULL, as for the inbox_mark_* above). */
+int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved);
+
 /* inbox_count - the number of events of source (NULL: all) in status. */
 int inbox_count(struct db *db, const char *source, const char *status, int64_t *n);
 
