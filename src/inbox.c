@@ -787,8 +787,6 @@ static int mark(struct db *db, int64_t id, const char *status, const char *why, 
 	int done = !strcmp(status, "processed") || !strcmp(status, "ignored");
 	int rc;
 
-	if (moved)
-		*moved = 0;
 	rc = db_prepare_cached(db,
 	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
 	                       " next_attempt_at = ?3, parked_until = ?4, last_error = ?5,"
@@ -815,10 +813,7 @@ static int mark(struct db *db, int64_t id, const char *status, const char *why, 
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_int64(st, 7, clock_now());
 	bind_opt(st, 8, !strcmp(status, "dead") ? dead_kind : NULL);
-	rc = db_run_cached(db, st, _("cannot mark the inbound event"));
-	if (!rc && moved)
-		*moved = sqlite3_changes(db_sqlite(db)) == 1;
-	return rc;
+	return db_run_moved(db, st, _("cannot mark the inbound event"), moved);
 }
 
 int inbox_mark_processed(struct db *db, int64_t id, const char *why, int *moved)
@@ -871,8 +866,6 @@ int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (moved)
-		*moved = 0;
 	rc =
 	    db_prepare_cached(db,
 	                      "UPDATE inbound_callback SET status = 'processed', processed_at = ?2,"
@@ -884,9 +877,5 @@ int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, clock_now());
 	bind_opt(st, 3, why);
-	if ((rc = db_run_cached(db, st, _("marking the event claimed"))) != 0)
-		return rc;
-	if (moved)
-		*moved = sqlite3_changes(db_sqlite(db)) == 1;
-	return 0;
+	return db_run_moved(db, st, _("marking the event claimed"), moved);
 }

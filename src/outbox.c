@@ -162,8 +162,6 @@ int outbox_claim(struct db *db, int64_t id, int count, int *moved)
 	sqlite3_stmt *st;
 	int rc;
 
-	if (moved)
-		*moved = 0;
 	rc = db_prepare_cached(db,
 	                       "UPDATE outbox_event SET status = 'sending',"
 	                       " retry_count = retry_count + ?3,"
@@ -178,11 +176,7 @@ int outbox_claim(struct db *db, int64_t id, int count, int *moved)
 	sqlite3_bind_int64(st, 1, id);
 	sqlite3_bind_int64(st, 2, clock_real());
 	sqlite3_bind_int(st, 3, count != 0);
-	if ((rc = db_run_cached(db, st, _("cannot mark the outbox command as sending"))) != 0)
-		return rc;
-	if (moved)
-		*moved = sqlite3_changes(db_sqlite(db)) == 1;
-	return 0;
+	return db_run_moved(db, st, _("cannot mark the outbox command as sending"), moved);
 }
 
 int outbox_record(struct db *db, int64_t id, const char *status, const char *error, int64_t wait,
@@ -192,8 +186,6 @@ int outbox_record(struct db *db, int64_t id, const char *status, const char *err
 	int64_t now = clock_real();
 	int rc;
 
-	if (moved)
-		*moved = 0;
 	rc = db_prepare_cached(
 	    db,
 	    "UPDATE outbox_event SET status = ?2, last_error = ?3,"
@@ -214,11 +206,7 @@ int outbox_record(struct db *db, int64_t id, const char *status, const char *err
 	sqlite3_bind_int64(st, 4, now + wait);
 	sqlite3_bind_int64(st, 5, now);
 	sqlite3_bind_int(st, 6, counted != 0);
-	if ((rc = db_run_cached(db, st, _("cannot record the outbox answer"))) != 0)
-		return rc;
-	if (moved)
-		*moved = sqlite3_changes(db_sqlite(db)) == 1;
-	return 0;
+	return db_run_moved(db, st, _("cannot record the outbox answer"), moved);
 }
 
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
