@@ -220,27 +220,15 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 	payload = xmalloc(strlen(payload_slots) + 120);
 	sprintf(payload, "{\"resource\":%lld,\"day\":\"%s\",\"version\":%lld,\"free\":%s}",
 	        (long long)x->resource, day, (long long)version, payload_slots);
-	if ((rc = db_prepare_cached(
-	         db,
-	         "INSERT INTO outbox_event (event_type, business_key,"
-	         " provider_code, idempotency_key, payload, status, next_retry_at,"
-	         " created_at, updated_at, integration_type)"
-	         " VALUES ('availability.push', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
-	         " ?5, 'booking')",
-	         &st)) != 0) {
-		free(payload);
-		return rc;
+	{
+		struct outbox_new c = {
+		    BOOKING_CHAN_TYPE, "availability.push", bkey, code, key, payload, 0, 0};
+
+		rc = outbox_enqueue(db, &c, &outbox);
 	}
-	sqlite3_bind_text(st, 1, bkey, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
-	rc = db_run_cached(db, st, _("cannot write the availability push"));
 	free(payload);
 	if (rc)
 		return rc;
-	outbox = sqlite3_last_insert_rowid(db_sqlite(db));
 	if ((rc = db_prepare_cached(
 	         db,
 	         "INSERT INTO availability_push (provider_code, resource_id, day,"
@@ -427,29 +415,18 @@ struct decide_ctx {
 	int64_t pushes;
 };
 
+/* Mark event id status (processed, ignored, failed, dead) with error
+ * (NULL: none) through the inbox: a failed request is asked again a minute
+ * later, for as long as it fails (a booking channel waits for our answer). */
 static int mark_event(struct db *db, int64_t id, const char *status, const char *error)
 {
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
-	                       " next_attempt_at = CASE WHEN ?2 = 'failed' THEN ?3 ELSE NULL END,"
-	                       " last_error = ?4, processed_at = CASE WHEN ?2 = 'processed'"
-	                       " OR ?2 = 'ignored' THEN ?5 ELSE processed_at END, updated_at = ?5"
-	                       " WHERE id = ?1 AND status IN ('received', 'failed')",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) + 60);
-	if (error)
-		sqlite3_bind_text(st, 4, error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 4);
-	sqlite3_bind_int64(st, 5, clock_now());
-	return db_run_cached(db, st, _("cannot save the inbound event's state"));
+	if (!strcmp(status, "failed"))
+		return inbox_mark_failed(db, id, 0, error, 60, 1, NULL, NULL, NULL);
+	if (!strcmp(status, "dead"))
+		return inbox_mark_dead(db, id, error, NULL, NULL);
+	if (!strcmp(status, "ignored"))
+		return inbox_mark_ignored(db, id, error, NULL);
+	return inbox_mark_processed(db, id, error, NULL);
 }
 
 /* The request row of (code, request id): *id 0 when none. */
@@ -616,11 +593,9 @@ static int book_tx(struct db *db, void *arg)
 static int answer_cmd(struct db *db, const char *code, const char *rid, int64_t req,
                       const char *status, const char *reason, const char *tag)
 {
-	sqlite3_stmt *st;
 	char bkey[300], key[400];
 	cJSON *o = cJSON_CreateObject();
 	char *payload;
-	int64_t now = (int64_t)time(NULL);
 	int rc;
 
 	cJSON_AddStringToObject(o, "request_id", rid);
@@ -631,23 +606,12 @@ static int answer_cmd(struct db *db, const char *code, const char *rid, int64_t 
 	cJSON_Delete(o);
 	snprintf(bkey, sizeof bkey, "%lld:%s:%s", (long long)req, status, tag);
 	snprintf(key, sizeof key, "fd_bconf_%s_%s", code, bkey);
-	if ((rc = db_prepare_cached(
-	         db,
-	         "INSERT INTO outbox_event (event_type, business_key,"
-	         " provider_code, idempotency_key, payload, status, next_retry_at,"
-	         " created_at, updated_at, integration_type)"
-	         " VALUES ('booking.confirm', ?1, ?2, ?3, ?4, 'pending', ?5, ?5,"
-	         " ?5, 'booking')",
-	         &st)) != 0) {
-		free(payload);
-		return rc;
+	{
+		struct outbox_new c = {
+		    BOOKING_CHAN_TYPE, "booking.confirm", bkey, code, key, payload, 0, 0};
+
+		rc = outbox_enqueue(db, &c, NULL);
 	}
-	sqlite3_bind_text(st, 1, bkey, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, now);
-	rc = db_run_cached(db, st, _("cannot write the booking answer"));
 	free(payload);
 	return rc;
 }
@@ -854,7 +818,7 @@ int booking_chan_process(struct db *db, const char *code, int all, struct bchan_
 	                            &st)) != 0)
 		return rc;
 	sqlite3_bind_int(st, 1, all != 0);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
 	bind_opt(st, 3, code);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		ids = xrealloc(ids, (n + 1) * sizeof *ids);
@@ -994,6 +958,7 @@ int booking_chan_find(struct db *db, const char *provider, const char *text,
 struct bcmd {
 	int64_t id, retries;
 	char type[61], key[256];
+	char status[12];
 	char *payload;
 };
 
@@ -1005,31 +970,38 @@ struct bmark {
 	int64_t retry_in;
 };
 
+/* Claim command m->id (sending) or record its outcome, fenced. */
 static int bmark_tx(struct db *db, void *arg)
 {
 	struct bmark *m = arg;
-	sqlite3_stmt *st;
-	int64_t now = clock_real();
 	int rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
 		return rc;
-	if ((rc = db_prepare_cached(db,
-	                            "UPDATE outbox_event SET status = ?2,"
-	                            " retry_count = retry_count + (?2 IN ('failed', 'dead')),"
-	                            " next_retry_at = CASE WHEN ?2 = 'failed' THEN ?4 ELSE"
-	                            " next_retry_at END, last_error = ?3, updated_at = ?5,"
-	                            " sent_at = CASE WHEN ?2 = 'succeeded' THEN ?5 ELSE sent_at END"
-	                            " WHERE id = ?1 AND status <> ?2"
-	                            " AND status IN ('pending', 'sending', 'failed')",
-	                            &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, m->id);
-	sqlite3_bind_text(st, 2, m->status, -1, SQLITE_STATIC);
-	bind_opt(st, 3, m->error);
-	sqlite3_bind_int64(st, 4, now + m->retry_in);
-	sqlite3_bind_int64(st, 5, now);
-	return db_run_cached(db, st, _("cannot save the command's state"));
+	if (!strcmp(m->status, "sending"))
+		return outbox_claim(db, m->id, 0, NULL);
+	return outbox_record(db, m->id, m->status, m->error, m->retry_in, 0, NULL);
+}
+
+struct bdue {
+	struct bcmd *v;
+	size_t n;
+};
+
+static int bdue_cb(const struct outbox_due_cmd *c, void *arg)
+{
+	struct bdue *d = arg;
+	struct bcmd *b;
+
+	d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+	b = &d->v[d->n++];
+	b->id = c->id;
+	snprintf(b->type, sizeof b->type, "%s", c->event_type);
+	snprintf(b->key, sizeof b->key, "%s", c->idem_key);
+	snprintf(b->status, sizeof b->status, "%s", c->status);
+	b->payload = c->payload ? xstrdup(c->payload) : NULL;
+	b->retries = c->retries;
+	return 0;
 }
 
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
@@ -1038,39 +1010,18 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	struct chan_provider p;
 	struct chan_http h;
 	struct chan_log *log = NULL;
-	struct bcmd *cmds = NULL;
-	sqlite3_stmt *st;
-	size_t n = 0, i;
+	struct bdue due = {NULL, 0};
+	struct bcmd *cmds;
+	size_t n, i;
 	char *logpath;
-	int rc, step;
+	int rc;
 
 	*sent = 0;
 	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
-	if ((rc = db_prepare_cached(
-	         db,
-	         "SELECT id, event_type, idempotency_key, payload, retry_count"
-	         " FROM outbox_event WHERE integration_type = 'booking'"
-	         " AND provider_code = ?1 AND (status IN ('pending', 'sending') OR"
-	         " (status = 'failed' AND next_retry_at <= ?2))"
-	         " ORDER BY id",
-	         &st)) != 0) {
-		chan_provider_free(&p);
-		return rc;
-	}
-	sqlite3_bind_text(st, 1, p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, clock_real());
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		cmds = xrealloc(cmds, (n + 1) * sizeof *cmds);
-		cmds[n].id = sqlite3_column_int64(st, 0);
-		dbrow_copy(st, 1, cmds[n].type, sizeof cmds[n].type);
-		dbrow_copy(st, 2, cmds[n].key, sizeof cmds[n].key);
-		cmds[n].payload = dbrow_dup(st, 3);
-		cmds[n].retries = sqlite3_column_int64(st, 4);
-		n++;
-	}
-	db_release(db, st);
-	rc = step == SQLITE_DONE ? 0 : db_fail(db, _("cannot read the commands due"));
+	rc = outbox_due(db, BOOKING_CHAN_TYPE, p.code, 0, bdue_cb, &due);
+	cmds = due.v;
+	n = due.n;
 	logpath = chan_log_default_path(db_path(db));
 	if (!rc && n && logpath && chan_log_open(logpath, &log) != 0)
 		log = NULL;
@@ -1086,7 +1037,7 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 
 		/* sending before the call: a worker that dies during it leaves
 		 * the row sending, sent again (same key) by the next round */
-		if ((rc = db_write(db, bmark_tx, &m)) != 0)
+		if (strcmp(cmds[i].status, "sending") && (rc = db_write(db, bmark_tx, &m)) != 0)
 			break;
 		m.status = "succeeded";
 		code_ = chan_http_call(&h, cmds[i].type, "POST",

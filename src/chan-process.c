@@ -678,8 +678,8 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	return 0;
 }
 
-/* Mark event e as m says, in the batch's transaction; *final (may be
- * NULL) gets the status written. A failed event is given up (dead) only
+/* Mark event e as m says (inbox_mark_*), in the batch's transaction;
+ * *final (may be NULL) gets the status written. A failed event is given up (dead) only
  * when it fails at least the horizon after it was stored or last retried
  * by a person (pipeline_retry_plan), never on a count of attempts. An event
  * about a refund that is merely pending at the channel (m->waiting) is never
@@ -690,66 +690,24 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *lost,
                       const char **final)
 {
-	sqlite3_stmt *st;
-	int64_t now = clock_real(), since = 0, wait = 0;
 	const char *status = m->status;
-	int rc;
+	int moved = 0, rc;
 
-	if (!strcmp(status, "failed")) {
-		if ((rc = pipeline_since(db, "inbound_callback", e->id, "received", &since)) != 0)
-			return rc;
-		if (pipeline_retry_plan(since, clock_now(), e->attempts + 1, -1, CHAN_RETRY,
-		                        &wait) &&
-		    !m->waiting) {
-			char tmp[sizeof m->error];
-
-			snprintf(tmp, sizeof tmp,
-			         _("given up after %1$lld attempt(s) over the give-up "
-			           "horizon (pipeline_give_up_seconds): %2$s"),
-			         (long long)e->attempts + 1, m->error);
-			snprintf(m->error, sizeof m->error, "%s", tmp);
-			status = "dead";
-		} else if (m->wait <= 0) {
-			m->wait = wait;
-		}
-	}
+	if (!strcmp(status, "failed"))
+		rc = inbox_mark_failed(db, e->id, e->attempts, m->error, m->wait, m->waiting,
+		                       m->dead_kind, &status, &moved);
+	else if (!strcmp(status, "parked"))
+		rc = inbox_mark_parked(db, e->id, m->error, m->wait, m->parked_until, &moved);
+	else if (!strcmp(status, "processed"))
+		rc = inbox_mark_processed(db, e->id, m->error, &moved);
+	else if (!strcmp(status, "ignored"))
+		rc = inbox_mark_ignored(db, e->id, m->error, &moved);
+	else
+		rc = inbox_mark_dead(db, e->id, m->error, m->dead_kind ? m->dead_kind : "transient",
+		                     &moved);
 	if (final)
 		*final = status;
-	rc = db_prepare_cached(db,
-	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
-	                       " next_attempt_at = ?3, parked_until = ?4, last_error = ?5,"
-	                       " processed_at = ?6, updated_at = ?7, dead_kind = ?8"
-	                       " WHERE id = ?1 AND (status = 'received' OR status = 'failed'"
-	                       " OR status = 'parked')",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, e->id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	if (!strcmp(status, "failed") || !strcmp(status, "parked"))
-		sqlite3_bind_int64(st, 3, now + (m->wait > 0 ? m->wait : 1));
-	else
-		sqlite3_bind_null(st, 3);
-	if (!strcmp(status, "parked"))
-		sqlite3_bind_int64(st, 4, m->parked_until);
-	else
-		sqlite3_bind_null(st, 4);
-	if (*m->error)
-		sqlite3_bind_text(st, 5, m->error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 5);
-	if (!strcmp(status, "processed") || !strcmp(status, "ignored"))
-		sqlite3_bind_int64(st, 6, clock_now());
-	else
-		sqlite3_bind_null(st, 6);
-	sqlite3_bind_int64(st, 7, clock_now());
-	if (!strcmp(status, "dead"))
-		sqlite3_bind_text(st, 8, m->dead_kind ? m->dead_kind : "transient", -1,
-		                  SQLITE_STATIC);
-	else
-		sqlite3_bind_null(st, 8);
-	rc = db_run_cached(db, st, _("cannot mark the inbound event"));
-	*lost = !rc && sqlite3_changes(db_sqlite(db)) != 1;
+	*lost = !rc && !moved;
 	return rc;
 }
 

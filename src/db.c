@@ -954,6 +954,15 @@ int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what)
 	return rc;
 }
 
+int db_run_moved(struct db *db, sqlite3_stmt *st, const char *what, int *moved)
+{
+	int rc = db_run_cached(db, st, what);
+
+	if (moved)
+		*moved = !rc && sqlite3_changes(db->h) == 1;
+	return rc;
+}
+
 void db_set_busy_timeout(struct db *db, int ms)
 {
 	db->busy_ms = ms > 0 ? ms : 0;

@@ -143,6 +143,11 @@ void db_release(struct db *db, sqlite3_stmt *st);
  * (no rows expected), then release it. */
 int db_run_cached(struct db *db, sqlite3_stmt *st, const char *what);
 
+/* db_run_moved - db_run_cached for an UPDATE of one row behind a guard:
+ * *moved (may be NULL) gets 1 when it changed exactly one row, else 0
+ * (the row was not in a state the guard lets move, or the step failed). */
+int db_run_moved(struct db *db, sqlite3_stmt *st, const char *what, int *moved);
+
 /* db_set_busy_timeout - how long (ms, 0: not at all) this connection waits
  * for a lock another connection holds before a statement fails with
  * SQLITE_BUSY (db_begin_write then retries a few times). 5000 from

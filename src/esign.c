@@ -48,10 +48,8 @@
 #include "work.h"
 #include "xalloc.h"
 
-/* a callback's attempts before it is dead (a command: outbox.h's horizon) */
-#define ESIGN_MAX_ATTEMPTS 10
-#define ESIGN_QUERY_EVERY  300 /* default seconds between queries of one open flow */
-#define FOUND_PREFIX       "frontdesk.envelope."
+#define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */
+#define FOUND_PREFIX      "frontdesk.envelope."
 
 static const char *const state_names[] = {"sent",     "viewed",  "signed",
                                           "declined", "expired", "cancelled"};
@@ -691,26 +689,15 @@ static int send_tx(struct db *db, void *arg)
 		payload = cJSON_PrintUnformatted(p);
 		cJSON_Delete(p);
 	}
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT INTO outbox_event (event_type, business_key, provider_code, idempotency_key,"
-	    " payload, status, created_at, updated_at, next_retry_at, integration_type)"
-	    " VALUES ('envelope.create', ?1, ?2, ?3, ?4, 'pending', ?5, ?5, ?6, 'esign')",
-	    &st);
-	if (rc)
-		goto out;
-	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
 	{
+		struct outbox_new c = {ESIGN_TYPE, "envelope.create", number, code,
+		                       NULL,       payload,           now,    0};
 		char ik[40];
 
 		snprintf(ik, sizeof ik, "esign-%s", key);
-		sqlite3_bind_text(st, 3, ik, -1, SQLITE_TRANSIENT);
+		c.idem_key = ik;
+		rc = outbox_enqueue(db, &c, NULL);
 	}
-	sqlite3_bind_text(st, 4, payload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, now);
-	sqlite3_bind_int64(st, 6, (int64_t)time(NULL));
-	rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
 out:
 	if (rc && made)
 		unlink(pdf_path); /* the number went back with the rollback */
@@ -741,7 +728,6 @@ int esign_send(struct db *db, int64_t job_id, const char *provider, int64_t *id)
 static int enqueue(struct db *db, const char *type, const char *number, const char *code,
                    const char *envelope_id)
 {
-	sqlite3_stmt *st;
 	cJSON *p = cJSON_CreateObject();
 	char key[17], ik[40], *payload;
 	int64_t now = clock_now();
@@ -756,21 +742,10 @@ static int enqueue(struct db *db, const char *type, const char *number, const ch
 	cJSON_AddStringToObject(p, "envelope_id", envelope_id);
 	payload = cJSON_PrintUnformatted(p);
 	cJSON_Delete(p);
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT OR IGNORE INTO outbox_event (event_type, business_key, provider_code,"
-	    " idempotency_key, payload, status, created_at, updated_at, next_retry_at,"
-	    " integration_type) VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?7, 'esign')",
-	    &st);
-	if (!rc) {
-		sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, number, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 3, code, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 4, ik, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 6, now);
-		sqlite3_bind_int64(st, 7, (int64_t)time(NULL));
-		rc = db_run_cached(db, st, _("cannot save the command for the e-sign provider"));
+	{
+		struct outbox_new c = {ESIGN_TYPE, type, number, code, ik, payload, now, 1};
+
+		rc = outbox_enqueue(db, &c, NULL);
 	}
 	cJSON_free(payload);
 	return rc;
@@ -1027,25 +1002,11 @@ static int cmd_done_tx(struct db *db, void *arg)
 
 	if ((rc = control_fence(db, d->lease)) != 0)
 		return rc;
-	rc = db_prepare_cached(db,
-	                       "UPDATE outbox_event SET status = ?2, last_error = ?3,"
-	                       " retry_count = retry_count + (?2 = 'failed' OR ?2 = 'dead'),"
-	                       " next_retry_at = CASE WHEN ?2 = 'failed' THEN ?4 ELSE"
-	                       " next_retry_at END, updated_at = ?5,"
-	                       " sent_at = CASE WHEN ?2 = 'succeeded' THEN ?5 ELSE sent_at END"
-	                       " WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, d->id);
-	sqlite3_bind_text(st, 2, d->status, -1, SQLITE_STATIC);
-	if (d->error)
-		sqlite3_bind_text(st, 3, d->error, -1, SQLITE_TRANSIENT);
+	if (!strcmp(d->status, "sending"))
+		rc = outbox_claim(db, d->id, 0, NULL);
 	else
-		sqlite3_bind_null(st, 3);
-	sqlite3_bind_int64(st, 4, clock_real() + d->retry_in);
-	sqlite3_bind_int64(st, 5, now);
-	if ((rc = db_run_cached(db, st, _("cannot save the command's state"))) != 0)
+		rc = outbox_record(db, d->id, d->status, d->error, d->retry_in, 0, NULL);
+	if (rc)
 		return rc;
 	if (d->env) {
 		struct estimate e;
@@ -1073,15 +1034,6 @@ static int cmd_done_tx(struct db *db, void *arg)
 		esign_estimate_free(&e);
 	}
 	return rc;
-}
-
-static int64_t backoff(int64_t retries)
-{
-	int64_t s = 1;
-
-	while (retries-- > 0 && s < 3600)
-		s *= 2;
-	return s;
 }
 
 static int deliver_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
@@ -1190,27 +1142,26 @@ out:
 	return rc;
 }
 
+/* outbox_due's callback: the ids of the commands due. */
+static int due_cb(const struct outbox_due_cmd *c, void *arg)
+{
+	struct ids *ids = arg;
+
+	ids->v = xrealloc(ids->v, (ids->n + 1) * sizeof *ids->v);
+	ids->v[ids->n++] = c->id;
+	return 0;
+}
+
 int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r)
 {
-	sqlite3_stmt *st;
 	struct ids ids;
 	size_t i;
 	int rc;
 
-	rc = db_prepare_cached(
-	    db,
-	    "SELECT id FROM outbox_event WHERE integration_type = 'esign'"
-	    " AND provider_code = ?1 AND status IN ('pending', 'sending', 'failed')"
-	    " AND (?2 OR coalesce(next_retry_at, 0) <= ?3) ORDER BY id",
-	    &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, clock_real());
-	rc = read_ids(db, st, &ids);
-	db_release(db, st);
+	ids.v = NULL;
+	ids.n = 0;
+	rc = outbox_due(db, ESIGN_TYPE, c->p.code, all, due_cb, &ids);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
 		rc = deliver_one(db, c, lease, ids.v[i], r);
 	free(ids.v);
@@ -1258,33 +1209,6 @@ struct apply_ctx {
 	const char *outcome; /* processed, ignored, failed, dead */
 };
 
-static int mark_event(struct db *db, int64_t id, const char *status, const char *error,
-                      int64_t retry_in)
-{
-	sqlite3_stmt *st;
-	int64_t now = clock_now();
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
-	                       " next_attempt_at = CASE WHEN ?2 = 'failed' THEN ?3 ELSE NULL END,"
-	                       " last_error = ?4, processed_at = CASE WHEN ?2 = 'processed'"
-	                       " OR ?2 = 'ignored' THEN ?5 ELSE processed_at END, updated_at = ?5"
-	                       " WHERE id = ?1 AND status IN ('received', 'failed')",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) + retry_in);
-	if (error)
-		sqlite3_bind_text(st, 4, error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 4);
-	sqlite3_bind_int64(st, 5, now);
-	return db_run_cached(db, st, _("cannot save the inbound event's state"));
-}
-
 static int apply_tx(struct db *db, void *arg)
 {
 	struct apply_ctx *a = arg;
@@ -1298,7 +1222,7 @@ static int apply_tx(struct db *db, void *arg)
 		return rc;
 	if (!a->readable) {
 		a->outcome = "dead";
-		return mark_event(db, a->ev_id, "dead", a->why, 0);
+		return inbox_mark_dead(db, a->ev_id, a->why, NULL, NULL);
 	}
 	rc = db_prepare_cached(db,
 	                       "SELECT f.id, f.status, e.number FROM esign_flow f JOIN estimate e"
@@ -1319,8 +1243,9 @@ static int apply_tx(struct db *db, void *arg)
 		/* the answer that names the envelope may not be recorded yet */
 		snprintf(a->why, sizeof a->why, _("no sign flow has the envelope %s (yet)"),
 		         a->cb.envelope_id);
-		a->outcome = a->attempts + 1 >= ESIGN_MAX_ATTEMPTS ? "dead" : "failed";
-		return mark_event(db, a->ev_id, a->outcome, a->why, backoff(a->attempts));
+		/* tried on the backoff, given up only past the horizon */
+		return inbox_mark_failed(db, a->ev_id, a->attempts, a->why, 0, 0, NULL, &a->outcome,
+		                         NULL);
 	}
 	if ((rc = esign_state_parse(from, &cur)) != 0)
 		return rc;
@@ -1328,7 +1253,7 @@ static int apply_tx(struct db *db, void *arg)
 		snprintf(a->why, sizeof a->why, _("a repeat: estimate %s is %s already"), number,
 		         from);
 		a->outcome = "processed";
-		return mark_event(db, a->ev_id, "processed", a->why, 0);
+		return inbox_mark_processed(db, a->ev_id, a->why, NULL);
 	}
 	if (!may_move(cur, a->cb.state)) {
 		snprintf(a->why, sizeof a->why,
@@ -1346,12 +1271,12 @@ static int apply_tx(struct db *db, void *arg)
 		if ((rc = db_run_cached(db, st, _("cannot save the sign flow"))) != 0)
 			return rc;
 		a->outcome = "ignored";
-		return mark_event(db, a->ev_id, "ignored", a->why, 0);
+		return inbox_mark_ignored(db, a->ev_id, a->why, NULL);
 	}
 	if ((rc = set_state(db, flow, from, a->cb.state, a->cb.created, a->cb.type)) != 0)
 		return rc;
 	a->outcome = "processed";
-	return mark_event(db, a->ev_id, "processed", NULL, 0);
+	return inbox_mark_processed(db, a->ev_id, NULL, NULL);
 }
 
 /* Read a stored event: a callback by the adapter, a state found by a query
@@ -1401,7 +1326,7 @@ int esign_process(struct db *db, struct chan_conn *c, const struct control_hold 
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 3, clock_real());
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {

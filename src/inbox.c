@@ -24,6 +24,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "outbox.h"
 #include "retention-mod.h"
 #include "text.h"
 #include "xalloc.h"
@@ -772,4 +773,109 @@ int inbox_retention_scrub(struct db *db, const char *deletion_id, const char *co
 	                              " OR instr(payload, ?2) > 0) AND payload IS NOT ?1",
 	                              stub, 1, needles, n, rows,
 	                              _("cannot clear the stored inbound events"));
+}
+
+/* The one move of a stored event out of processing: status with its times
+ * (a next attempt wait seconds from now on the real clock for failed and
+ * parked; processed_at for processed and ignored), guarded by the states
+ * an event may leave by being processed. */
+static int mark(struct db *db, int64_t id, const char *status, const char *why, int64_t wait,
+                int64_t parked_until, const char *dead_kind, int *moved)
+{
+	sqlite3_stmt *st;
+	int later = !strcmp(status, "failed") || !strcmp(status, "parked");
+	int done = !strcmp(status, "processed") || !strcmp(status, "ignored");
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "UPDATE inbound_callback SET status = ?2, attempts = attempts + 1,"
+	                       " next_attempt_at = ?3, parked_until = ?4, last_error = ?5,"
+	                       " processed_at = ?6, updated_at = ?7, dead_kind = ?8"
+	                       " WHERE id = ?1 AND (status = 'received' OR status = 'failed'"
+	                       " OR status = 'parked')",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+	if (later)
+		sqlite3_bind_int64(st, 3, clock_real() + (wait > 0 ? wait : 1));
+	else
+		sqlite3_bind_null(st, 3);
+	if (!strcmp(status, "parked"))
+		sqlite3_bind_int64(st, 4, parked_until);
+	else
+		sqlite3_bind_null(st, 4);
+	bind_opt(st, 5, why);
+	if (done)
+		sqlite3_bind_int64(st, 6, clock_now());
+	else
+		sqlite3_bind_null(st, 6);
+	sqlite3_bind_int64(st, 7, clock_now());
+	bind_opt(st, 8, !strcmp(status, "dead") ? dead_kind : NULL);
+	return db_run_moved(db, st, _("cannot mark the inbound event"), moved);
+}
+
+int inbox_mark_processed(struct db *db, int64_t id, const char *why, int *moved)
+{
+	return mark(db, id, "processed", why, 0, 0, NULL, moved);
+}
+
+int inbox_mark_ignored(struct db *db, int64_t id, const char *why, int *moved)
+{
+	return mark(db, id, "ignored", why, 0, 0, NULL, moved);
+}
+
+int inbox_mark_parked(struct db *db, int64_t id, const char *why, int64_t wait,
+                      int64_t parked_until, int *moved)
+{
+	return mark(db, id, "parked", why, wait, parked_until, NULL, moved);
+}
+
+int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead_kind, int *moved)
+{
+	return mark(db, id, "dead", why, 0, 0, dead_kind, moved);
+}
+
+int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
+                      int keep, const char *dead_kind, const char **final, int *moved)
+{
+	int64_t since = 0, plan = 0;
+	char given[600];
+	int rc;
+
+	if ((rc = pipeline_since(db, "inbound_callback", id, "received", &since)) != 0)
+		return rc;
+	if (pipeline_retry_plan(since, clock_now(), attempts + 1, -1, CHAN_RETRY, &plan) && !keep) {
+		snprintf(given, sizeof given,
+		         _("given up after %1$lld attempt(s) over the give-up "
+		           "horizon (pipeline_give_up_seconds): %2$s"),
+		         (long long)attempts + 1, why ? why : "");
+		if (final)
+			*final = "dead";
+		return mark(db, id, "dead", given, 0, 0, dead_kind ? dead_kind : "transient",
+		            moved);
+	}
+	if (final)
+		*final = "failed";
+	return mark(db, id, "failed", why, wait > 0 ? wait : plan, 0, NULL, moved);
+}
+
+int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc =
+	    db_prepare_cached(db,
+	                      "UPDATE inbound_callback SET status = 'processed', processed_at = ?2,"
+	                      " next_attempt_at = NULL, updated_at = ?2, last_error = ?3"
+	                      " WHERE id = ?1 AND status IN ('parked', 'dead')",
+	                      &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, clock_now());
+	bind_opt(st, 3, why);
+	return db_run_moved(db, st, _("marking the event claimed"), moved);
 }

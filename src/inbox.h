@@ -15,7 +15,9 @@
  * retries it; rejected is final. Times of receipt use clock_now(); times of
  * the next attempt use the real clock (time()), like the job queue.
  *
- * Callers: the command line (`frontdesk inbox ...`), the poller, tests.
+ * Callers: the command line (`frontdesk inbox ...`), the poller, the
+ * processors of every integration type (chan-process.c, booking-chan.c,
+ * esign.c: inbox_mark_*, the one place an event leaves processing), tests.
  */
 #ifndef FD_INBOX_H
 #define FD_INBOX_H
@@ -180,6 +182,56 @@ int inbox_retry(struct db *db, int64_t id);
  * 'ignored' with reason (required) as its last error. FD_ECONFLICT for a
  * processed, ignored or rejected event. */
 int inbox_ignore(struct db *db, int64_t id, const char *reason);
+
+/* Processing a stored event (chan-process.c, booking-chan.c, esign.c) ends
+ * with one of the inbox_mark_* below, INSIDE the caller's write
+ * transaction. Each counts the attempt (attempts + 1), keeps why (NULL or
+ * "": none) as the event's last error and stamps updated_at (clock_now).
+ * Each moves only an event that is still waiting to be processed
+ * ('received', 'failed' or 'parked'): *moved (may be NULL) gets 1 when it
+ * moved, 0 when it was in another state (a person retried, ignored or
+ * claimed it meanwhile) and nothing was written. 0, or an FD_E* code from
+ * the database. */
+
+/* inbox_mark_processed - event id was applied: 'processed', processed_at
+ * now (clock_now). */
+int inbox_mark_processed(struct db *db, int64_t id, const char *why, int *moved);
+
+/* inbox_mark_ignored - event id changes nothing (a repeat, a stale or
+ * unknown event): 'ignored', processed_at now (clock_now). */
+int inbox_mark_ignored(struct db *db, int64_t id, const char *why, int *moved);
+
+/* inbox_mark_parked - event id waits for something of ours (an order not
+ * known yet): 'parked' until parked_until, looked at again after wait
+ * seconds (at least 1) of the real clock (clock_real). */
+int inbox_mark_parked(struct db *db, int64_t id, const char *why, int64_t wait,
+                      int64_t parked_until, int *moved);
+
+/* inbox_mark_dead - event id is given up at once (it cannot be read, or the
+ * core refused what it says): 'dead', with dead_kind ("refused",
+ * "transient"; NULL: none). A person retries or ignores it. */
+int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead_kind, int *moved);
+
+/* inbox_mark_failed - event id failed in a way that may pass; attempts is
+ * its attempts before this one. By the pipeline's one rule
+ * (pipeline_retry_plan, outbox.h) it becomes 'failed' with its next try
+ * (real clock) after wait seconds (> 0: the caller's own; <= 0: the
+ * backoff's, at most 5 minutes apart), and is 'dead' (dead_kind, NULL:
+ * "transient", why prefixed with how long it was tried) only when it fails
+ * at least the give-up horizon after it was stored or a person last retried
+ * it, never on a count of attempts. With keep it is never given up (what it
+ * waits for is merely pending at the provider, or the caller's channel
+ * keeps trying). *final (may be NULL) gets the status written: "failed" or
+ * "dead". */
+int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
+                      int keep, const char *dead_kind, const char **final, int *moved);
+
+/* inbox_mark_claimed - INSIDE the caller's write transaction, a person
+ * claims a parked or dead event id for what it paid (recon.c posted it): it
+ * becomes 'processed' now (clock_now) with why as its last error, its
+ * attempts untouched. Only a parked or dead event moves (*moved, may be
+ * NULL, as for the inbox_mark_* above). */
+int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved);
 
 /* inbox_count - the number of events of source (NULL: all) in status. */
 int inbox_count(struct db *db, const char *source, const char *status, int64_t *n);

@@ -82,39 +82,147 @@ int pipeline_since(struct db *db, const char *entity, int64_t id, const char *en
 
 /* ---------------------------------------------------------------- rows */
 
+int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_real();
+	int rc;
+
+	if (id)
+		*id = 0;
+	rc = db_prepare_cached(db,
+	                       "INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	                       " idempotency_key, payload, status, next_retry_at, created_at,"
+	                       " updated_at, integration_type)"
+	                       " VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?7, ?7, ?8)"
+	                       " ON CONFLICT (idempotency_key) DO NOTHING",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->event_type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, c->business_key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 3, c->provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 4, c->idem_key, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 5, c->payload, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 6, now);
+	sqlite3_bind_int64(st, 7, c->at ? c->at : now);
+	sqlite3_bind_text(st, 8, c->type, -1, SQLITE_TRANSIENT);
+	if ((rc = db_run_cached(db, st, _("cannot write the outbox command"))) != 0)
+		return rc;
+	if (sqlite3_changes(db_sqlite(db)) != 1)
+		return c->once
+		           ? 0
+		           : err_set(FD_ECONFLICT, _("an outbox command with the key %s exists"),
+		                     c->idem_key);
+	if (id)
+		*id = sqlite3_last_insert_rowid(db_sqlite(db));
+	return 0;
+}
+
+int outbox_due(struct db *db, const char *type, const char *provider, int all,
+               int (*cb)(const struct outbox_due_cmd *c, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	rc =
+	    db_prepare_cached(db,
+	                      "SELECT id, event_type, status, idempotency_key, payload, retry_count"
+	                      " FROM outbox_event WHERE integration_type = ?1"
+	                      " AND provider_code = ?2 AND (status IN ('pending', 'sending') OR"
+	                      " (status = 'failed' AND (?3 OR next_retry_at <= ?4)))"
+	                      " ORDER BY id",
+	                      &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, all != 0);
+	sqlite3_bind_int64(st, 4, clock_real());
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct outbox_due_cmd c;
+
+		c.id = sqlite3_column_int64(st, 0);
+		c.event_type = (const char *)sqlite3_column_text(st, 1);
+		c.status = (const char *)sqlite3_column_text(st, 2);
+		c.idem_key = (const char *)sqlite3_column_text(st, 3);
+		c.payload = (const char *)sqlite3_column_text(st, 4);
+		c.retries = sqlite3_column_int64(st, 5);
+		if ((rc = cb(&c, arg)) != 0)
+			break;
+	}
+	db_release(db, st);
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the commands due"));
+	return rc;
+}
+
+int outbox_claim(struct db *db, int64_t id, int count, int *moved)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "UPDATE outbox_event SET status = 'sending',"
+	                       " retry_count = retry_count + ?3,"
+	                       " last_error = CASE WHEN ?3 THEN last_error ELSE NULL END,"
+	                       " sent_at = CASE WHEN ?3 THEN ?2 ELSE sent_at END,"
+	                       " next_retry_at = CASE WHEN ?3 THEN ?2 ELSE next_retry_at END,"
+	                       " updated_at = ?2 WHERE id = ?1"
+	                       " AND status IN ('pending', 'sending', 'failed')",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_int64(st, 2, clock_real());
+	sqlite3_bind_int(st, 3, count != 0);
+	return db_run_moved(db, st, _("cannot mark the outbox command as sending"), moved);
+}
+
+int outbox_record(struct db *db, int64_t id, const char *status, const char *error, int64_t wait,
+                  int counted, int *moved)
+{
+	sqlite3_stmt *st;
+	int64_t now = clock_real();
+	int rc;
+
+	rc = db_prepare_cached(
+	    db,
+	    "UPDATE outbox_event SET status = ?2, last_error = ?3,"
+	    " retry_count = retry_count + (NOT ?6 AND ?2 IN ('failed', 'dead')),"
+	    " next_retry_at = CASE WHEN ?2 IN ('failed', 'sending') THEN ?4"
+	    " WHEN ?6 THEN NULL ELSE next_retry_at END,"
+	    " sent_at = CASE WHEN NOT ?6 AND ?2 = 'succeeded' THEN ?5 ELSE sent_at END,"
+	    " updated_at = ?5 WHERE id = ?1 AND status = 'sending'",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
+	if (error)
+		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
+	else
+		sqlite3_bind_null(st, 3);
+	sqlite3_bind_int64(st, 4, now + wait);
+	sqlite3_bind_int64(st, 5, now);
+	sqlite3_bind_int(st, 6, counted != 0);
+	return db_run_moved(db, st, _("cannot record the outbox answer"), moved);
+}
+
 static int insert_row(struct db *db, const char *type, const char *bkey, const char *provider,
                       const char *payload, int64_t *id)
 {
-	sqlite3_stmt *st;
+	/* the commands written here are a payment provider's (the registry's
+	 * payment providers route them: chan_provider_route, _get) */
+	struct outbox_new c = {CHAN_TYPE_PAYMENT, type, bkey, provider, NULL, payload, 0, 0};
 	char rnd[17], key[120];
-	int64_t now = clock_real();
 	int rc;
 
 	if ((rc = chan_random_hex(rnd)) != 0)
 		return rc;
 	snprintf(key, sizeof key, "fd_%s_%s", bkey, rnd);
-	rc = db_prepare(db,
-	                "INSERT INTO outbox_event (event_type, business_key, provider_code,"
-	                " idempotency_key, payload, status, next_retry_at, created_at, updated_at,"
-	                " integration_type)"
-	                " VALUES (?1, ?2, ?3, ?4, ?5, 'pending', ?6, ?6, ?6, ?7)",
-	                &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, bkey, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 4, key, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 5, payload, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 6, now);
-	/* the commands written here are a payment provider's (the registry's
-	 * payment providers route them: chan_provider_route, _get) */
-	sqlite3_bind_text(st, 7, CHAN_TYPE_PAYMENT, -1, SQLITE_STATIC);
-	if ((rc = db_run(db, st, _("cannot write the outbox command"))) != 0)
-		return rc;
-	if (id)
-		*id = sqlite3_last_insert_rowid(db_sqlite(db));
-	return 0;
+	c.idem_key = key;
+	return outbox_enqueue(db, &c, id);
 }
 
 /* ---------------------------------------------------------------- charge */
@@ -460,50 +568,22 @@ static int mark_tx(struct db *db, void *arg)
 {
 	struct mark_ctx *m = arg;
 	struct pay_order po;
-	sqlite3_stmt *st;
 	int64_t now = clock_real();
-	int rc;
+	int moved, rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
 		return rc;
 	if (m->phase == 0) {
-		rc = db_prepare(db,
-		                "UPDATE outbox_event SET status = 'sending',"
-		                " retry_count = retry_count + 1, sent_at = ?2, next_retry_at = ?2,"
-		                " updated_at = ?2 WHERE id = ?1"
-		                " AND status IN ('pending', 'sending', 'failed')",
-		                &st);
-		if (rc)
+		if ((rc = outbox_claim(db, m->r->id, 1, &moved)) != 0)
 			return rc;
-		sqlite3_bind_int64(st, 1, m->r->id);
-		sqlite3_bind_int64(st, 2, now);
-		if ((rc = db_run(db, st, _("cannot mark the outbox command as sending"))) != 0)
-			return rc;
-		if (sqlite3_changes(db_sqlite(db)) != 1)
+		if (!moved)
 			return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
 		return 0;
 	}
 	m->at = now;
-	rc = db_prepare(db,
-	                "UPDATE outbox_event SET status = ?2, last_error = ?3, next_retry_at = ?4,"
-	                " updated_at = ?5 WHERE id = ?1 AND status = 'sending'",
-	                &st);
-	if (rc)
+	if ((rc = outbox_record(db, m->r->id, m->status, m->error, m->wait, 1, &moved)) != 0)
 		return rc;
-	sqlite3_bind_int64(st, 1, m->r->id);
-	sqlite3_bind_text(st, 2, m->status, -1, SQLITE_TRANSIENT);
-	if (m->error)
-		sqlite3_bind_text(st, 3, m->error, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 3);
-	if (!strcmp(m->status, "succeeded") || !strcmp(m->status, "dead"))
-		sqlite3_bind_null(st, 4);
-	else
-		sqlite3_bind_int64(st, 4, now + m->wait);
-	sqlite3_bind_int64(st, 5, now);
-	if ((rc = db_run(db, st, _("cannot record the outbox answer"))) != 0)
-		return rc;
-	if (sqlite3_changes(db_sqlite(db)) != 1)
+	if (!moved)
 		return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
 	if (!m->channel_id && !m->refund_ok && !m->order_failed)
 		return 0;

@@ -40,8 +40,12 @@
  * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`,
  * `frontdesk outbox retry`), the worker (chan-worker.c), the screen's
  * dead-letter view (outbox_retry), tests. The retry rule below
- * (pipeline_retry_plan) is also the inbound processing's (chan-process.c)
- * and the booking and e-sign commands' (booking-chan.c, esign.c).
+ * (pipeline_retry_plan) is also the inbound processing's (chan-process.c,
+ * inbox_mark_failed) and the booking and e-sign commands' (booking-chan.c,
+ * esign.c). Every command of every integration type enters the table
+ * through outbox_enqueue and is read due, claimed and answered through
+ * outbox_due, outbox_claim and outbox_record: the one place its status
+ * moves while it is delivered.
  */
 #ifndef FD_OUTBOX_H
 #define FD_OUTBOX_H
@@ -87,6 +91,62 @@ int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_
  * (desk clock, clock_now); 0 when the flow has no such row. */
 int pipeline_since(struct db *db, const char *entity, int64_t id, const char *entered,
                    int64_t *since);
+
+/* One outbound command to queue (outbox_enqueue). */
+struct outbox_new {
+	const char *type;         /* integration type: "payment", "booking", "esign" */
+	const char *event_type;   /* "payment.create", "availability.push", ... */
+	const char *business_key; /* our order number, request or estimate */
+	const char *provider;     /* the provider code it is for */
+	const char *idem_key;     /* sent with every try, so the provider acts once */
+	const char *payload;      /* the JSON text sent */
+	int64_t at;               /* created_at and updated_at; 0: now (clock_real) */
+	int once;                 /* 1: a command already queued under idem_key stays and
+	                           * nothing is written (*id 0); 0: FD_ECONFLICT */
+};
+
+/* outbox_enqueue - INSIDE the caller's write transaction (the desk action
+ * that needs the command), queue c as 'pending', due now (next_retry_at on
+ * the real clock). *id (may be NULL) gets the new row. The one way a
+ * command enters the outbox. */
+int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id);
+
+/* One command due to be sent (outbox_due); valid during the callback. */
+struct outbox_due_cmd {
+	int64_t id;
+	const char *event_type;
+	const char *status; /* pending, sending (an unknown outcome) or failed */
+	const char *idem_key;
+	const char *payload;
+	int64_t retries; /* retry_count */
+};
+
+/* outbox_due - call cb, oldest first, with each command of integration
+ * type and provider that is due: pending, left sending, or failed whose
+ * next try (real clock) has come (all: or not yet). Stops at cb's first
+ * non-zero, which it returns. */
+int outbox_due(struct db *db, const char *type, const char *provider, int all,
+               int (*cb)(const struct outbox_due_cmd *c, void *arg), void *arg);
+
+/* outbox_claim - INSIDE the caller's write transaction, command id
+ * (pending, failed, or left sending) becomes 'sending' before it is sent, so
+ * that a crash during the send leaves an unknown outcome the same
+ * idempotency key resolves. count: 1 counts the try here (retry_count + 1,
+ * sent_at and next_retry_at now: the payment channel's rows), 0 when
+ * outbox_record counts the failures (and the last error is cleared). *moved (may be NULL) 0 when
+ * the command was in another state (nothing written). */
+int outbox_claim(struct db *db, int64_t id, int count, int *moved);
+
+/* outbox_record - INSIDE the caller's write transaction, the outcome of
+ * the claimant's send of command id: status "succeeded", "failed" (next try
+ * wait seconds from now, real clock), "dead", or "sending" (no answer: asked
+ * again after wait, same key); error (NULL: none) its last error. counted
+ * as given to outbox_claim: 0 counts a failed or dead try here and stamps
+ * sent_at on success. Only a command still 'sending' moves (the claimant's;
+ * the one guard): *moved (may be NULL) 0 when it was in another state and
+ * nothing was written. */
+int outbox_record(struct db *db, int64_t id, const char *status, const char *error, int64_t wait,
+                  int counted, int *moved);
 
 /* outbox_charge - ask the channel of provider (NULL: the one the
  * registry's rollout picks for the new order, chan_provider_route)

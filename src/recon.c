@@ -2213,7 +2213,6 @@ static int claim_tx(struct db *db, void *arg)
 {
 	struct claim *x = arg;
 	struct chanpay c = {0};
-	sqlite3_stmt *st;
 	char why[400];
 	int rc;
 
@@ -2232,18 +2231,7 @@ static int claim_tx(struct db *db, void *arg)
 	snprintf(why, sizeof why, _("claimed for customer %1$lld: payment %2$lld (%3$s)"),
 	         (long long)x->p->customer_id, (long long)c.payment_id, x->p->note);
 	db_set_reason(db, why);
-	rc =
-	    db_prepare_cached(db,
-	                      "UPDATE inbound_callback SET status = 'processed', processed_at = ?2,"
-	                      " next_attempt_at = NULL, updated_at = ?2, last_error = ?3"
-	                      " WHERE id = ?1 AND status IN ('parked', 'dead')",
-	                      &st);
-	if (!rc) {
-		sqlite3_bind_int64(st, 1, x->event_id);
-		sqlite3_bind_int64(st, 2, clock_now());
-		sqlite3_bind_text(st, 3, why, -1, SQLITE_STATIC);
-		rc = db_run_cached(db, st, _("marking the event claimed"));
-	}
+	rc = inbox_mark_claimed(db, x->event_id, why, NULL);
 	db_set_reason(db, NULL);
 	return rc;
 }

@@ -249,5 +249,21 @@ is "twelve tries within the horizon: still failed" "$(cmd9)" "failed|12"
 FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) fd estimate run --once >/dev/null 2>&1
 is "a failure past the horizon: dead" "$(cmd9)" "dead|13"
 ok "sign2 is back" fd estimate provider-set sign2 --url "$BASE"
+# a callback about an envelope no flow has (yet) that keeps failing: tried
+# on the backoff, still waiting after eleven failures within the give-up
+# horizon (not dead after a count of tries), dead only past the horizon
+GHOST='{"id":"evt_ghost","type":"envelope.completed","created":1700000000,"envelope":{"id":"env_ghost","status":"completed"}}'
+GSIG=$(printf '%s' "$GHOST" | python3 -c "import hashlib,hmac,sys; print('sha256=' + hmac.new(sys.argv[1].encode(), sys.stdin.buffer.read(), hashlib.sha256).hexdigest())" "$SECRET")
+printf '%s' "$GHOST" | fd estimate callback --provider sign1 --signature "$GSIG" >/dev/null
+ghost() { db "SELECT status, attempts FROM inbound_callback WHERE external_id = 'evt_ghost'"; }
+T=$(date +%s)
+n=0
+while [ $n -lt 11 ]; do FRONTDESK_REAL_NOW=$((T + n * 3601)) fd estimate run --once --provider sign1 >/dev/null 2>&1; n=$((n + 1)); done
+is "a callback failing eleven times within the horizon is still waiting" "$(ghost)" "failed|11"
+FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) fd estimate run --once --provider sign1 >/dev/null 2>&1
+is "... and dead once it fails past the horizon" "$(ghost)" "dead|12"
+like "... saying it was given up on the horizon" \
+	"$(db "SELECT last_error FROM inbound_callback WHERE external_id = 'evt_ghost'")" \
+	"given up after 12 attempt(s) over the give-up horizon"
 ok "check is clean at the end" fd check
 done_testing
