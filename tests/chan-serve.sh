@@ -96,7 +96,7 @@ is "the third server stands by" "$(holder)" "$O"
 ctl intent '{"amount": 2500, "status": "succeeded", "metadata": {"order_no": "PO-2"}}' >/dev/null
 ctl fault '{"path": "/v1/events", "kind": "slow", "seconds": 3, "count": 1}' >/dev/null
 n=$(nlog)
-ok "the holder sends a request the channel holds back" wait_for 5 polled "$n"
+ok "the holder sends a request the channel holds back" wait_for 15 polled "$n"
 kill -STOP "$O"
 ok "the paused holder's lease expires and the third server takes over" \
 	wait_for 8 held_by "$C"
@@ -117,7 +117,7 @@ kill -TERM "$O"; wait "$O" 2>/dev/null
 if [ "$O" = "$A" ]; then A=; else B=; fi
 ctl fault '{"path": "/v1/events", "kind": "slow", "seconds": 20, "count": 1}' >/dev/null
 n=$(nlog)
-ok "the holder is in a request the channel holds back" wait_for 5 polled "$n"
+ok "the holder is in a request the channel holds back" wait_for 15 polled "$n"
 t0=$(date +%s%N)
 CC=$C; kill -TERM "$C"; wait "$C"; st=$?
 ms=$(( ($(date +%s%N) - t0) / 1000000 ))
