@@ -214,7 +214,7 @@ static int run_one(struct cli *c, const char *code, const char *secrets, int all
 		chan_conn_close(&ch);
 		return rc;
 	}
-	rc = esign_deliver(c->db, &ch, &lease, NULL, all, r);
+	rc = esign_deliver(c->db, &ch, &lease, NULL, r);
 	if (!rc && all)
 		rc = esign_query(c->db, &ch, &lease, NULL, all, r);
 	if (!rc)
@@ -321,7 +321,8 @@ const struct cli_entry cli_estimate_cmds[] = {
      N_("one round of the e-sign steps: send, apply callbacks, download signed documents"),
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
               {"all", CLI_FLAG,
-               N_("also what waits for its next try, and ask about every open flow"), NULL, NULL},
+               N_("also apply the callbacks that wait for their next try, and ask about every open "
+                  "flow (a command waiting for its backoff is never sent sooner)"), NULL, NULL},
               PROVIDER_OPT,
               SECRETS_OPT},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_run},

@@ -1019,7 +1019,7 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	*sent = 0;
 	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
-	rc = outbox_due(db, BOOKING_CHAN_TYPE, p.code, 0, bdue_cb, &due);
+	rc = outbox_due(db, BOOKING_CHAN_TYPE, p.code, bdue_cb, &due);
 	cmds = due.v;
 	n = due.n;
 	logpath = chan_log_default_path(db_path(db));

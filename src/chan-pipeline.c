@@ -104,7 +104,7 @@ static int esign_step_deliver(struct db *db, struct chan_conn *c, const struct c
                               volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
 	struct esign_round er = {0};
-	int rc = esign_deliver(db, c, lease, stop, 0, &er);
+	int rc = esign_deliver(db, c, lease, stop, &er);
 
 	r->sent = er.sent;
 	return rc;

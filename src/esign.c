@@ -1153,7 +1153,7 @@ static int due_cb(const struct outbox_due_cmd *c, void *arg)
 }
 
 int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                  volatile sig_atomic_t *stop, int all, struct esign_round *r)
+                  volatile sig_atomic_t *stop, struct esign_round *r)
 {
 	struct ids ids;
 	size_t i;
@@ -1161,7 +1161,7 @@ int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold 
 
 	ids.v = NULL;
 	ids.n = 0;
-	rc = outbox_due(db, ESIGN_TYPE, c->p.code, all, due_cb, &ids);
+	rc = outbox_due(db, ESIGN_TYPE, c->p.code, due_cb, &ids);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
 		rc = deliver_one(db, c, lease, ids.v[i], r);
 	free(ids.v);

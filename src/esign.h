@@ -292,9 +292,11 @@ struct esign_round {
 /* esign_deliver, esign_query, esign_process, esign_download - the steps
  * of provider c (an esign_conn_open connection) under lease: each write
  * is fenced (control_fence) in its own transaction; FD_ECONFLICT when the
- * lease moved on. all: also what waits for its next retry. */
+ * lease moved on. esign_deliver sends only the commands due (never one
+ * waiting for its backoff); all: esign_query asks about every open flow,
+ * esign_process also applies the callbacks waiting for their next try. */
 int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                  volatile sig_atomic_t *stop, int all, struct esign_round *r);
+                  volatile sig_atomic_t *stop, struct esign_round *r);
 int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                 volatile sig_atomic_t *stop, int all, struct esign_round *r);
 int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,

@@ -119,7 +119,7 @@ int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
 	return 0;
 }
 
-int outbox_due(struct db *db, const char *type, const char *provider, int all,
+int outbox_due(struct db *db, const char *type, const char *provider,
                int (*cb)(const struct outbox_due_cmd *c, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
@@ -130,15 +130,14 @@ int outbox_due(struct db *db, const char *type, const char *provider, int all,
 	                      "SELECT id, event_type, status, idempotency_key, payload, retry_count"
 	                      " FROM outbox_event WHERE integration_type = ?1"
 	                      " AND provider_code = ?2 AND (status IN ('pending', 'sending') OR"
-	                      " (status = 'failed' AND (?3 OR next_retry_at <= ?4)))"
+	                      " (status = 'failed' AND next_retry_at <= ?3))"
 	                      " ORDER BY id",
 	                      &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 3, all != 0);
-	sqlite3_bind_int64(st, 4, clock_real());
+	sqlite3_bind_int64(st, 3, clock_real());
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		struct outbox_due_cmd c;
 

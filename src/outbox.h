@@ -123,9 +123,10 @@ struct outbox_due_cmd {
 
 /* outbox_due - call cb, oldest first, with each command of integration
  * type and provider that is due: pending, left sending, or failed whose
- * next try (real clock) has come (all: or not yet). Stops at cb's first
- * non-zero, which it returns. */
-int outbox_due(struct db *db, const char *type, const char *provider, int all,
+ * next try (real clock) has come. No caller can ask for one still waiting
+ * for its backoff: a person revives a command with outbox_retry. Stops at
+ * cb's first non-zero, which it returns. */
+int outbox_due(struct db *db, const char *type, const char *provider,
                int (*cb)(const struct outbox_due_cmd *c, void *arg), void *arg);
 
 /* outbox_claim - INSIDE the caller's write transaction, command id

@@ -243,6 +243,8 @@ cmd9() { db "SELECT status, retry_count FROM outbox_event WHERE business_key = '
 T=$(date +%s)
 for n in 1 2 3 4 5 6 7 8; do FRONTDESK_REAL_NOW=$T fd estimate run --once >/dev/null 2>&1; done
 is "eight rounds in one second: tried once" "$(cmd9)" "failed|1"
+for n in 1 2 3 4; do FRONTDESK_REAL_NOW=$T fd estimate run --once --all >/dev/null 2>&1; done
+is "... and --all never sends it before its backoff either" "$(cmd9)" "failed|1"
 n=1
 while [ $n -le 11 ]; do FRONTDESK_REAL_NOW=$((T + n * 301)) fd estimate run --once >/dev/null 2>&1; n=$((n + 1)); done
 is "twelve tries within the horizon: still failed" "$(cmd9)" "failed|12"
