@@ -46,42 +46,10 @@ static cJSON *request_json(const struct booking_request *b)
 	return o;
 }
 
+/* The old spelling of `frontdesk inbox ingest --type booking`. */
 static int cmd_ingest(struct cli *c, const struct cli_args *a)
 {
-	struct inbox_ingest_result r;
-	unsigned char *raw = NULL;
-	size_t len = 0;
-	int rc;
-
-	if ((rc = cli_read_stdin(&raw, &len)) != 0)
-		return cli_refused(rc);
-	rc = booking_chan_ingest(c->db, cli_arg_get(a, "provider"), cli_arg_get(a, "secrets"),
-	                         cli_arg_get(a, "signature"), raw, len, &r);
-	free(raw);
-	if (rc)
-		return cli_refused(rc);
-	if (!r.accepted) {
-		fprintf(stderr,
-		        _("frontdesk: request not accepted: %s (kept as inbound event %lld)\n"),
-		        r.reason, (long long)r.id);
-		return CLI_REFUSED;
-	}
-	if (c->json) {
-		cJSON *o = cJSON_CreateObject();
-
-		cli_json_int(o, "id", r.id);
-		cli_json_str(o, "external_id", r.external_id);
-		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
-		cli_print_json(o);
-	} else if (r.fresh) {
-		printf(_("Booking event %s stored as inbound event %lld.\n"), r.external_id,
-		       (long long)r.id);
-	} else {
-		printf(_("Booking event %s was stored before (inbound event %lld); nothing "
-		         "changed.\n"),
-		       r.external_id, (long long)r.id);
-	}
-	return CLI_OK;
+	return cli_pipeline_ingest(c, a, BOOKING_CHAN_TYPE, cli_arg_get(a, "provider"));
 }
 
 static int once_check(struct cli *c, const struct cli_args *a)
@@ -232,8 +200,8 @@ const struct cli_entry cli_booking_chan_cmds[] = {
      .run = cmd_providers},
     {"ingest", NULL, "--provider CODE --signature HEADER < BODY",
      "--provider CODE --signature HEADER [--secrets FILE] < BODY",
-     N_("store a booking request the channel sent (relayed by a web hook); "
-        "'booking-channel process' decides it"),
+     N_("store a booking request the channel sent (relayed by a web hook); the same as "
+        "'inbox ingest --type booking'"),
      .opts = {{"provider", CLI_VALUE, N_("the booking channel that sent it"), NULL,
                N_("--provider is required")},
               {"signature", CLI_VALUE, N_("its X-Booking-Signature header (t=...,v1=...)"), NULL,

@@ -17,6 +17,7 @@
 
 #include "backup.h"
 #include "chan-order.h"
+#include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
@@ -85,9 +86,8 @@ static cJSON *event_json(const struct inbox_event *e, int with_payload)
 	return o;
 }
 
-/* cli_read_stdin (cli-util.h): all of stdin, at most INBOX_PAYLOAD_MAX
- * bytes, byte for byte (the inbox and the booking channel's ingest). */
-int cli_read_stdin(unsigned char **out, size_t *len)
+/* All of stdin, at most INBOX_PAYLOAD_MAX bytes, byte for byte. */
+static int cli_read_stdin(unsigned char **out, size_t *len)
 {
 	size_t cap = 65536, n = 0, got;
 	unsigned char *buf = xmalloc(cap);
@@ -121,43 +121,43 @@ int cli_read_stdin(unsigned char **out, size_t *len)
 	return 0;
 }
 
-static int ingest_check(struct cli *c, const struct cli_args *a)
+/* The provider code `inbox ingest` names: --provider, or --source (its
+ * old spelling); NULL when neither. */
+static const char *ingest_code(const struct cli_args *a)
 {
-	int rc = inbox_source_valid(cli_arg_get(a, "source"));
+	const char *p = cli_arg_get(a, "provider");
 
-	(void)c;
-	return rc ? cli_refused(rc) : 0;
+	return p ? p : cli_arg_get(a, "source");
 }
 
-static int cmd_ingest(struct cli *c, const struct cli_args *a)
+static int ingest_check(struct cli *c, const struct cli_args *a)
 {
-	const char *source = cli_arg_get(a, "source"), *sig = cli_arg_get(a, "signature");
-	const char *secrets = cli_arg_get(a, "secrets"), *secret;
-	const struct chan_ops *ops;
+	const char *p = cli_arg_get(a, "provider"), *s = cli_arg_get(a, "source");
+
+	(void)c;
+	if (!p && !s)
+		return cli_usage(a->cmd, _("--provider is required"));
+	if (p && s && strcmp(p, s))
+		return cli_usage(a->cmd,
+		                 _("--provider and --source name the same thing: give one"));
+	return 0;
+}
+
+int cli_pipeline_ingest(struct cli *c, const struct cli_args *a, const char *type, const char *code)
+{
 	struct inbox_ingest_result r;
-	struct chan_secrets *sec = NULL;
 	unsigned char *payload = NULL;
-	char key[64];
 	size_t len = 0;
 	int rc;
 
-	if ((rc = chan_provider_adapter(c->db, source, &ops)) != 0)
-		return cli_refused(rc);
-	if (!sig && ops->needs_header)
-		return cli_usage(a->cmd, _("--signature is required"));
-	if ((rc = chan_secret_load(secrets, &sec)) != 0)
-		return cli_refused(rc);
-	snprintf(key, sizeof key, "%s_%s", source, ops->secret_name);
-	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
-		goto out;
 	if ((rc = cli_read_stdin(&payload, &len)) != 0)
-		goto out;
-	rc = inbox_ingest(c->db, ops, source, sig, payload, len, secret, &r);
+		return cli_refused(rc);
+	rc = chan_pipeline_ingest(c->db, type, code, cli_arg_get(a, "secrets"),
+	                          cli_arg_get(a, "signature"), payload, len, &r);
+	free(payload);
 	if (rc)
-		goto out;
+		return cli_refused(rc);
 	if (!r.accepted) {
-		chan_secret_free(sec);
-		free(payload);
 		fprintf(stderr,
 		        _("frontdesk: payload not accepted: %s (kept as inbound event %lld, %s)\n"),
 		        r.reason, (long long)r.id, r.fresh ? _("new") : _("seen before"));
@@ -169,29 +169,25 @@ static int cmd_ingest(struct cli *c, const struct cli_args *a)
 		cli_json_int(o, "id", r.id);
 		cli_json_str(o, "external_id", r.external_id);
 		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
-		if (*ops->answer)
-			cli_json_str(o, "answer", ops->answer);
+		if (*r.answer)
+			cli_json_str(o, "answer", r.answer);
 		cli_print_json(o);
-	} else if (*ops->answer) {
-		/* the channel waits for this answer: stdout carries it alone, for
-		 * the web hook in front to relay; what was stored goes to stderr */
-		fputs(ops->answer, stdout);
-		fprintf(stderr,
-		        r.fresh ? _("Event %s stored as inbound event %lld.\n")
-		                : _("Event %s was stored before (inbound event %lld); nothing "
-		                    "changed.\n"),
-		        r.external_id, (long long)r.id);
-	} else if (r.fresh) {
-		printf(_("Event %s stored as inbound event %lld.\n"), r.external_id,
-		       (long long)r.id);
-	} else {
-		printf(_("Event %s was stored before (inbound event %lld); nothing changed.\n"),
-		       r.external_id, (long long)r.id);
+		return CLI_OK;
 	}
-out:
-	chan_secret_free(sec);
-	free(payload);
-	return rc ? cli_refused(rc) : CLI_OK;
+	/* a provider that waits for an answer: stdout carries it alone, for
+	 * the web hook in front to relay; what was stored goes to stderr */
+	if (*r.answer)
+		fputs(r.answer, stdout);
+	fprintf(*r.answer ? stderr : stdout,
+	        r.fresh ? _("Event %s stored as inbound event %lld.\n")
+	                : _("Event %s was stored before (inbound event %lld); nothing changed.\n"),
+	        r.external_id, (long long)r.id);
+	return CLI_OK;
+}
+
+static int cmd_ingest(struct cli *c, const struct cli_args *a)
+{
+	return cli_pipeline_ingest(c, a, cli_arg_get(a, "type"), ingest_code(a));
 }
 
 static void format_time(int64_t t, char *buf, size_t n)
@@ -202,17 +198,42 @@ static void format_time(int64_t t, char *buf, size_t n)
 		clock_format_local(t, "%Y-%m-%d %H:%M:%S", buf, n);
 }
 
+/* A row of `inbox list` or `outbox list`: id, status, when, then what the
+ * caller prints, then the last error; the bytes from outside defused. */
+static void row_begin(int64_t id, const char *status, int64_t at)
+{
+	char when[32];
+
+	format_time(at, when, sizeof when);
+	printf("%6lld  %-9s  %s  ", (long long)id, status, when);
+}
+
+static void row_end(const char *last_error)
+{
+	if (last_error) {
+		fputs("  ", stdout);
+		cli_puts_safe(last_error);
+	}
+	putchar('\n');
+}
+
+/* --limit of a list: 100 when not given, at most 100000. */
+static int list_limit(const struct cli_args *a)
+{
+	int64_t limit = cli_arg_flag(a, "limit") ? cli_arg_id(a, "limit") : 100;
+
+	return (int)(limit > 100000 ? 100000 : limit);
+}
+
 static int list_cb(const struct inbox_event *e, void *arg)
 {
 	struct cli *c = arg;
-	char when[32];
 
 	if (c->json) {
 		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "events"), event_json(e, 0));
 		return 0;
 	}
-	format_time(e->received_at, when, sizeof when);
-	printf("%6lld  %-9s  %s  ", (long long)e->id, e->status, when);
+	row_begin(e->id, e->status, e->received_at);
 	cli_puts_safe(e->source);
 	putchar(' ');
 	cli_puts_safe(e->external_id);
@@ -220,25 +241,15 @@ static int list_cb(const struct inbox_event *e, void *arg)
 		putchar(' ');
 		cli_puts_safe(e->event_type);
 	}
-	if (e->last_error) {
-		fputs("  ", stdout);
-		cli_puts_safe(e->last_error);
-	}
-	putchar('\n');
+	row_end(e->last_error);
 	return 0;
 }
 
 static int cmd_list(struct cli *c, const struct cli_args *a)
 {
-	int64_t limit = cli_arg_flag(a, "limit") ? cli_arg_id(a, "limit") : 100;
-	int rc;
-
-	if (limit > 100000)
-		limit = 100000;
 	cli_list_begin(c, "events");
-	rc = inbox_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "source"), (int)limit,
-	                list_cb, c);
-	return cli_list_end(c, rc);
+	return cli_list_end(c, inbox_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "type"),
+	                                  ingest_code(a), list_limit(a), list_cb, c));
 }
 
 static void time_field(const char *label, int64_t t)
@@ -360,7 +371,99 @@ static int cmd_outbox_retry(struct cli *c, const struct cli_args *a)
 	return CLI_OK;
 }
 
+static cJSON *outbox_json(const struct outbox_cmd *o, int with_payload)
+{
+	cJSON *j = cJSON_CreateObject();
+
+	cli_json_int(j, "id", o->id);
+	cli_json_str(j, "integration_type", o->type);
+	cli_json_str(j, "provider", o->provider_code);
+	cli_json_str(j, "event_type", o->event_type);
+	cli_json_str(j, "business_key", o->business_key);
+	cli_json_str(j, "status", o->status);
+	cli_json_int(j, "retry_count", o->retry_count);
+	cli_json_time(j, "created_at", o->created_at);
+	cli_json_time_opt(j, "sent_at", o->sent_at);
+	cli_json_time_opt(j, "next_retry_at", o->next_retry_at);
+	cli_json_str(j, "last_error", o->last_error);
+	if (with_payload)
+		cli_json_str(j, "payload", o->payload);
+	return j;
+}
+
+static int outbox_list_cb(const struct outbox_cmd *o, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "commands"), outbox_json(o, 0));
+		return 0;
+	}
+	row_begin(o->id, o->status, o->created_at);
+	printf("%-7s ", o->type);
+	cli_puts_safe(o->provider_code);
+	putchar(' ');
+	cli_puts_safe(o->event_type);
+	putchar(' ');
+	cli_puts_safe(o->business_key);
+	row_end(o->last_error);
+	return 0;
+}
+
+static int cmd_outbox_list(struct cli *c, const struct cli_args *a)
+{
+	cli_list_begin(c, "commands");
+	return cli_list_end(c, outbox_cmd_list(c->db, cli_arg_get(a, "status"),
+	                                       cli_arg_get(a, "type"), cli_arg_get(a, "provider"),
+	                                       list_limit(a), outbox_list_cb, c));
+}
+
+static int cmd_outbox_show(struct cli *c, const struct cli_args *a)
+{
+	struct outbox_cmd o;
+	char num[32];
+	int rc;
+
+	if ((rc = outbox_cmd_get(c->db, a->id, &o)))
+		return cli_refused(rc);
+	if (c->json) {
+		cli_print_json(outbox_json(&o, 1));
+	} else {
+		printf("%s: %lld\n", _("Outbox command"), (long long)o.id);
+		cli_field(_("Integration type"), o.type);
+		cli_field(_("Provider"), o.provider_code);
+		cli_field(_("Command"), o.event_type);
+		cli_field(_("For"), o.business_key);
+		cli_field(_("Status"), o.status);
+		snprintf(num, sizeof num, "%lld", (long long)o.retry_count);
+		cli_field(_("Attempts"), num);
+		time_field(_("Queued"), o.created_at);
+		time_field(_("Last sent"), o.sent_at);
+		time_field(_("Next try"), o.next_retry_at);
+		cli_field(_("Last error"), o.last_error);
+		printf("%s:\n", _("Payload"));
+		cli_puts_safe(o.payload ? o.payload : "");
+		putchar('\n');
+	}
+	outbox_cmd_free(&o);
+	return CLI_OK;
+}
+
 const struct cli_entry cli_outbox_cmds[] = {
+    {"list", NULL, "[--status S] [--type T] [--provider CODE]",
+     "[--status S] [--type T] [--provider CODE] [--limit N]",
+     N_("list outbound commands of every type, newest first"),
+     .opts = {{"status", CLI_VALUE,
+               N_("only commands in this state: pending, sending, succeeded, failed, dead"), NULL,
+               NULL},
+              {"type", CLI_VALUE,
+               N_("only commands of this integration type: payment, esign, booking"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("only commands for this provider"), NULL, NULL},
+              {"limit", CLI_ID, N_("at most this many, newest first (default 100)"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_outbox_list},
+    {"show", NULL, "ID", NULL,
+     N_("show one outbound command: its attempts, last error, next try and payload"), .max_pos = 1,
+     .id = N_("the outbox command id"), .db = CLI_DB_OPEN, .run = cmd_outbox_show},
     {"retry", NULL, "ID", NULL,
      N_("send a dead or failed outbound command again, with the same idempotency key"),
      .max_pos = 1, .id = N_("the outbox command id"), .db = CLI_DB_OPEN, .run = cmd_outbox_retry},
@@ -368,27 +471,40 @@ const struct cli_entry cli_outbox_cmds[] = {
 };
 
 const struct cli_entry cli_inbox_cmds[] = {
-    {"ingest", NULL, "--source CODE [--signature HEADER] < PAYLOAD",
-     "--source CODE [--signature HEADER] [--secrets FILE] < PAYLOAD",
-     N_("store a signed payload relayed by a forwarder (verified first)"),
-     .opts = {{"source", CLI_VALUE, N_("the channel that signed the payload (e.g. stripe)"), NULL,
-               N_("--source is required")},
+    {"ingest", NULL, "--provider CODE [--signature HEADER] < PAYLOAD",
+     "--provider CODE [--type T] [--signature HEADER] [--secrets FILE] < PAYLOAD",
+     N_("store a signed payload relayed by a web hook, for a provider of any type (verified "
+        "first)"),
+     .opts = {{"provider", CLI_VALUE,
+               N_("the provider that signed the payload (e.g. stripe; a booking channel, an "
+                  "e-sign provider)"),
+               NULL, NULL},
+              {"source", CLI_VALUE, N_("the same as --provider (its old spelling)"), NULL, NULL},
+              {"type", CLI_VALUE,
+               N_("the provider's integration type (payment, esign, booking): only needed when "
+                  "its code is registered under several"),
+               NULL, NULL},
               {"signature", CLI_VALUE,
-               N_("the signature header that came with it (Stripe-Signature; a channel that "
-                  "signs inside the payload has none)"),
+               N_("the signature header that came with it (Stripe-Signature, "
+                  "X-Booking-Signature, X-Esign-Signature; a channel that signs inside the "
+                  "payload has none)"),
                NULL, NULL},
               {"secrets", CLI_VALUE,
-               N_("the secrets file holding the source's signing key (default: see the "
+               N_("the secrets file holding the provider's signing key (default: see the "
                   "manual)"),
                NULL, NULL}},
      .db = CLI_DB_OPEN, .check = ingest_check, .run = cmd_ingest},
-    {"list", NULL, "[--status S] [--source CODE]", "[--status S] [--source CODE] [--limit N]",
-     N_("list inbound events, newest first"),
+    {"list", NULL, "[--status S] [--type T] [--provider CODE]",
+     "[--status S] [--type T] [--provider CODE] [--limit N]",
+     N_("list inbound events of every type, newest first"),
      .opts = {{"status", CLI_VALUE,
                N_("only events in this state: received, processed, ignored, parked, failed, "
                   "dead, rejected"),
                NULL, NULL},
-              {"source", CLI_VALUE, N_("only events of this channel"), NULL, NULL},
+              {"type", CLI_VALUE,
+               N_("only events of this integration type: payment, esign, booking"), NULL, NULL},
+              {"provider", CLI_VALUE, N_("only events from this provider"), NULL, NULL},
+              {"source", CLI_VALUE, N_("the same as --provider (its old spelling)"), NULL, NULL},
               {"limit", CLI_ID, N_("at most this many, newest first (default 100)"), NULL, NULL}},
      .db = CLI_DB_OPEN, .run = cmd_list},
     {"show", NULL, "ID", NULL, N_("show one inbound event with its raw payload and error"),

@@ -163,41 +163,10 @@ static int cmd_cancel(struct cli *c, const struct cli_args *a)
 	return CLI_OK;
 }
 
+/* The old spelling of `frontdesk inbox ingest --type esign`. */
 static int cmd_callback(struct cli *c, const struct cli_args *a)
 {
-	struct inbox_ingest_result r;
-	unsigned char *raw = NULL;
-	size_t len = 0;
-	int rc;
-
-	if ((rc = cli_read_stdin(&raw, &len)) != 0)
-		return cli_refused(rc);
-	rc = esign_ingest(c->db, cli_arg_get(a, "provider"), cli_arg_get(a, "secrets"),
-	                  cli_arg_get(a, "signature"), raw, len, &r);
-	free(raw);
-	if (rc)
-		return cli_refused(rc);
-	if (!r.accepted) {
-		fprintf(stderr,
-		        _("frontdesk: callback not accepted: %s (kept as inbound event %lld)\n"),
-		        r.reason, (long long)r.id);
-		return CLI_REFUSED;
-	}
-	if (c->json) {
-		cJSON *o = cJSON_CreateObject();
-
-		cli_json_int(o, "id", r.id);
-		cli_json_str(o, "external_id", r.external_id);
-		cJSON_AddBoolToObject(o, "duplicate", !r.fresh);
-		cli_print_json(o);
-	} else if (r.fresh) {
-		printf(_("Callback %s stored as inbound event %lld.\n"), r.external_id,
-		       (long long)r.id);
-	} else {
-		printf(_("Callback %s was stored before (inbound event %lld); nothing changed.\n"),
-		       r.external_id, (long long)r.id);
-	}
-	return CLI_OK;
+	return cli_pipeline_ingest(c, a, ESIGN_TYPE, cli_arg_get(a, "provider"));
 }
 
 /* One round of every step for one provider under the channel lease. */
@@ -308,8 +277,8 @@ const struct cli_entry cli_estimate_cmds[] = {
      .db = CLI_DB_OPEN, .run = cmd_cancel},
     {"callback", NULL, "--provider CODE --signature HEADER < BODY",
      "--provider CODE --signature HEADER [--secrets FILE] < BODY",
-     N_("store a callback the e-sign provider sent (relayed by a web hook); the worker "
-        "applies it"),
+     N_("store a callback the e-sign provider sent (relayed by a web hook); the same as "
+        "'inbox ingest --type esign'"),
      .opts = {{"provider", CLI_VALUE, N_("the e-sign provider that sent it"), NULL,
                N_("--provider is required")},
               {"signature", CLI_VALUE, N_("its X-Esign-Signature header"), NULL,
@@ -322,7 +291,8 @@ const struct cli_entry cli_estimate_cmds[] = {
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
               {"all", CLI_FLAG,
                N_("also apply the callbacks that wait for their next try, and ask about every open "
-                  "flow (a command waiting for its backoff is never sent sooner)"), NULL, NULL},
+                  "flow (a command waiting for its backoff is never sent sooner)"),
+               NULL, NULL},
               PROVIDER_OPT,
               SECRETS_OPT},
      .db = CLI_DB_OPEN, .check = once_check, .run = cmd_run},

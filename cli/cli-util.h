@@ -198,8 +198,12 @@ extern const struct cli_entry cli_retention_cmds[];
 int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type);
 int cli_providers_type(struct cli *c, const char *type);
 
-/* cli_read_stdin - all of standard input (at most INBOX_PAYLOAD_MAX bytes)
- * in *out (free it), *len bytes; FD_EINVAL when larger, FD_EIO (cli-chan.c). */
-int cli_read_stdin(unsigned char **out, size_t *len);
+/* cli_pipeline_ingest - `frontdesk inbox ingest` and its old spellings
+ * (`booking-channel ingest`, `estimate callback`): the payload on standard
+ * input relayed for provider code of type (NULL: the registry's), with a's
+ * --signature and --secrets, through chan_pipeline_ingest; prints what was
+ * stored (cli-chan.c). */
+int cli_pipeline_ingest(struct cli *c, const struct cli_args *a, const char *type,
+                        const char *code);
 
 #endif

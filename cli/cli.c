@@ -222,10 +222,12 @@ static const struct cli_entry *const commands[] = {
     &(const struct cli_entry)GROUP("channel", NULL, N_("poll the payment channel, show its state"),
                                    cli_channel_cmds),
     &(const struct cli_entry)GROUP("inbox", NULL,
-                                   N_("inbound channel events: ingest, list, show, retry, ignore"),
+                                   N_("what every provider sent (payment, e-sign, booking): "
+                                      "ingest, list, show, retry, ignore"),
                                    cli_inbox_cmds),
-    &(const struct cli_entry)GROUP(
-        "outbox", NULL, N_("outbound channel commands: retry a dead one"), cli_outbox_cmds),
+    &(const struct cli_entry)GROUP("outbox", NULL,
+                                   N_("what the desk sends every provider: list, show, retry"),
+                                   cli_outbox_cmds),
     &(const struct cli_entry)GROUP(
         "recon", NULL,
         N_("reconcile a day against the channel's settlement data; decide the differences"),

@@ -7,6 +7,7 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <string.h>
 
 #include "booking-chan.h"
@@ -14,8 +15,48 @@
 #include "chan-poll.h"
 #include "chan-process.h"
 #include "chan-provider.h"
+#include "chan-secret.h"
+#include "err.h"
 #include "esign.h"
+#include "i18n.h"
+#include "inbox.h"
 #include "outbox.h"
+
+/* The header a relayed payload of provider code came without: refused
+ * before anything is stored. */
+static int no_header(const char *code)
+{
+	return err_set(FD_EINVAL,
+	               _("provider %s signs what it sends in a header, and no signature "
+	                 "came with this payload: nothing was stored"),
+	               code);
+}
+
+/* The payment type's ingest: the provider's adapter (its row's, or the
+ * adapter of that name) verifies with CODE_<its secret name>. */
+static int pay_ingest(struct db *db, const char *code, const char *secrets, const char *header,
+                      const void *raw, size_t len, struct inbox_ingest_result *r)
+{
+	const struct chan_ops *ops;
+	struct chan_secrets *sec = NULL;
+	const char *secret;
+	char key[64];
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = chan_provider_adapter(db, code, &ops)) != 0)
+		return rc;
+	if (!header && ops->needs_header)
+		return no_header(code);
+	if ((rc = chan_secret_load(secrets, &sec)) != 0)
+		return rc;
+	snprintf(key, sizeof key, "%s_%s", code, ops->secret_name);
+	if ((rc = chan_secret_need(sec, key, &secret)) == 0)
+		rc = inbox_ingest(db, ops, code, header, raw, len, secret, r);
+	chan_secret_free(sec);
+	r->answer = ops->answer;
+	return rc;
+}
 
 static int pay_can_poll(const struct chan_conn *c)
 {
@@ -75,6 +116,15 @@ static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_
 	return rc;
 }
 
+/* The e-sign type's ingest: esign_ingest, its callbacks always signed in a
+ * header. */
+static int esign_step_ingest(struct db *db, const char *code, const char *secrets,
+                             const char *header, const void *raw, size_t len,
+                             struct inbox_ingest_result *r)
+{
+	return header ? esign_ingest(db, code, secrets, header, raw, len, r) : no_header(code);
+}
+
 /* The e-sign type's steps (esign.c): no events list; the open flows are
  * queried, the stored callbacks applied (and the final documents of signed
  * flows downloaded after them), the outbox delivered. */
@@ -110,6 +160,24 @@ static int esign_step_deliver(struct db *db, struct chan_conn *c, const struct c
 	return rc;
 }
 
+static int booking_step_open(struct db *db, const char *code, const char *secrets,
+                             volatile sig_atomic_t *stop, struct chan_conn *c)
+{
+	(void)secrets;
+	(void)stop;
+	return booking_chan_conn_open(db, code, c);
+}
+
+/* The booking type's ingest: booking_chan_ingest, its requests always
+ * signed in a header. */
+static int booking_step_ingest(struct db *db, const char *code, const char *secrets,
+                               const char *header, const void *raw, size_t len,
+                               struct inbox_ingest_result *r)
+{
+	return header ? booking_chan_ingest(db, code, secrets, header, raw, len, r)
+	              : no_header(code);
+}
+
 /* The booking type's steps (booking-chan.c): no events list, nothing to
  * ask; the stored requests decided, the outbox (answers, availability
  * pushes) delivered. */
@@ -134,17 +202,100 @@ static int booking_step_deliver(struct db *db, struct chan_conn *c,
 	return booking_chan_deliver(db, c->p.code, lease, stop, &r->sent);
 }
 
+/* Every type, in the order the worker serves them (and a code registered
+ * under several is looked for). */
 static const struct chan_pipeline pipelines[] = {
-    {CHAN_TYPE_PAYMENT, pay_can_poll, pay_poll, pay_query, pay_process, pay_deliver},
-    {ESIGN_TYPE, NULL, NULL, esign_step_query, esign_step_process, esign_step_deliver},
-    {BOOKING_CHAN_TYPE, NULL, NULL, NULL, booking_step_process, booking_step_deliver},
+    {CHAN_TYPE_PAYMENT, chan_conn_open, pay_ingest, pay_can_poll, pay_poll, pay_query, pay_process,
+     pay_deliver},
+    {ESIGN_TYPE, esign_conn_open, esign_step_ingest, NULL, NULL, esign_step_query,
+     esign_step_process, esign_step_deliver},
+    {BOOKING_CHAN_TYPE, booking_step_open, booking_step_ingest, NULL, NULL, NULL,
+     booking_step_process, booking_step_deliver},
 };
+#define N_PIPELINES (sizeof pipelines / sizeof *pipelines)
+
+const struct chan_pipeline *chan_pipeline_at(size_t i)
+{
+	return i < N_PIPELINES ? &pipelines[i] : NULL;
+}
+
+int chan_pipeline_resolve(struct db *db, const char *type, const char *code,
+                          const struct chan_pipeline **pl)
+{
+	struct chan_provider p;
+	char found[64] = "";
+	size_t i, n = 0;
+	int rc;
+
+	*pl = NULL;
+	if (type) {
+		if (!(*pl = chan_pipeline_find(type)))
+			return err_set(
+			    FD_EINVAL,
+			    _("there is no integration type '%s' (payment, esign, booking)"), type);
+		return 0;
+	}
+	if (!code) { /* the primary payment provider (chan_conn_open) */
+		*pl = &pipelines[0];
+		return 0;
+	}
+	for (i = 0; i < N_PIPELINES; i++) {
+		rc = chan_provider_get_type(db, pipelines[i].type, code, &p);
+		if (rc == FD_ENOTFOUND)
+			continue;
+		if (rc)
+			return rc;
+		chan_provider_free(&p);
+		if (!n++)
+			*pl = &pipelines[i];
+		snprintf(found + strlen(found), sizeof found - strlen(found), "%s%s",
+		         n > 1 ? ", " : "", pipelines[i].type);
+	}
+	if (n > 1) {
+		*pl = NULL;
+		return err_set(FD_ECONFLICT,
+		               _("provider %s is registered under several types (%s): say which "
+		                 "with --type"),
+		               code, found);
+	}
+	if (!n)
+		*pl = &pipelines[0]; /* a payment adapter's name (chan_provider_adapter) */
+	return 0;
+}
+
+int chan_pipeline_open(struct db *db, const char *type, const char *code, const char *secrets,
+                       volatile sig_atomic_t *stop, struct chan_conn *c,
+                       const struct chan_pipeline **pl)
+{
+	int rc = chan_pipeline_resolve(db, type, code, pl);
+
+	memset(c, 0, sizeof *c);
+	return rc ? rc : (*pl)->open(db, code, secrets, stop, c);
+}
+
+int chan_pipeline_ingest(struct db *db, const char *type, const char *code, const char *secrets,
+                         const char *header, const void *raw, size_t len,
+                         struct inbox_ingest_result *r)
+{
+	const struct chan_pipeline *pl;
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	r->answer = "";
+	if ((rc = inbox_source_valid(code)) != 0 ||
+	    (rc = chan_pipeline_resolve(db, type, code, &pl)))
+		return rc;
+	rc = pl->ingest(db, code, secrets, header, raw, len, r);
+	if (!r->answer)
+		r->answer = "";
+	return rc;
+}
 
 const struct chan_pipeline *chan_pipeline_find(const char *type)
 {
 	size_t i;
 
-	for (i = 0; type && i < sizeof pipelines / sizeof *pipelines; i++)
+	for (i = 0; type && i < N_PIPELINES; i++)
 		if (!strcmp(pipelines[i].type, type))
 			return &pipelines[i];
 	return NULL;

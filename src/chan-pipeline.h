@@ -12,17 +12,20 @@
  * (a channel with no events list is not polled). Every write is fenced by
  * the lease, as each step's own contract says.
  *
- * Callers: chan-worker.c.
+ * Callers: chan-worker.c, cli-chan.c (`frontdesk inbox ingest`, `outbox
+ * deliver`), cli-booking-chan.c and cli-esign.c (the old spellings).
  */
 #ifndef FD_CHAN_PIPELINE_H
 #define FD_CHAN_PIPELINE_H
 
 #include <signal.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct db;
 struct chan_conn;
 struct control_hold;
+struct inbox_ingest_result;
 
 /* What a step did, for the worker's schedule and its messages. */
 struct chan_step_result {
@@ -35,6 +38,13 @@ struct chan_step_result {
 
 struct chan_pipeline {
 	const char *type; /* the registry's integration type */
+	/* open provider code of this type for the steps below (secrets: the
+	 * secrets file, NULL the default); close with chan_conn_close */
+	int (*open)(struct db *db, const char *code, const char *secrets,
+	            volatile sig_atomic_t *stop, struct chan_conn *c);
+	/* store a payload relayed for provider code (chan_pipeline_ingest) */
+	int (*ingest)(struct db *db, const char *code, const char *secrets, const char *header,
+	              const void *raw, size_t len, struct inbox_ingest_result *r);
 	/* 1 when the provider's adapter has an events list to poll */
 	int (*can_poll)(const struct chan_conn *c);
 	/* one poll cycle (chan_poll_once's returns: FD_EIO a channel failure) */
@@ -54,5 +64,37 @@ struct chan_pipeline {
 /* chan_pipeline_find - the steps of integration type (e.g. "payment"),
  * NULL when frontdesk has no pipeline for it yet. */
 const struct chan_pipeline *chan_pipeline_find(const char *type);
+
+/* chan_pipeline_at - the i-th type's steps (0, 1, ...: payment, esign,
+ * booking), NULL past the last: how the worker and the commands that span
+ * every type go through them without naming one. */
+const struct chan_pipeline *chan_pipeline_at(size_t i);
+
+/* chan_pipeline_resolve - *pl = the steps of the type provider code is
+ * registered under. type (may be NULL) names the type: FD_EINVAL when
+ * frontdesk has no pipeline of that name. With no type, the one type whose
+ * registry has code; a code no registry has is a payment adapter's name
+ * (as chan_provider_adapter reads it); FD_ECONFLICT, saying which types,
+ * when several registries have it. */
+int chan_pipeline_resolve(struct db *db, const char *type, const char *code,
+                          const struct chan_pipeline **pl);
+
+/* chan_pipeline_open - open provider code (chan_pipeline_resolve with
+ * type) into *c, *pl its type's steps; close with chan_conn_close. */
+int chan_pipeline_open(struct db *db, const char *type, const char *code, const char *secrets,
+                       volatile sig_atomic_t *stop, struct chan_conn *c,
+                       const struct chan_pipeline **pl);
+
+/* chan_pipeline_ingest - the one way a payload relayed to us (a web hook
+ * in front of the shop) enters the inbox, for every type: the provider
+ * (chan_pipeline_resolve with type) verifies it with its signing secret
+ * CODE_<secret name> from the secrets file (NULL: the default) and it is
+ * stored raw in the inbound table whatever the verdict (inbox_store_relayed:
+ * r->accepted 0 with r->reason when refused). A provider that signs in a
+ * header and no header given: FD_EINVAL, nothing stored. r->answer is what
+ * the provider waits for in reply ("" when nothing). */
+int chan_pipeline_ingest(struct db *db, const char *type, const char *code, const char *secrets,
+                         const char *header, const void *raw, size_t len,
+                         struct inbox_ingest_result *r);
 
 #endif

@@ -22,7 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "booking-chan.h"
 #include "chan-log.h"
 #include "chan-pipeline.h"
 #include "chan-poll.h"
@@ -32,7 +31,6 @@
 #include "control.h"
 #include "db.h"
 #include "err.h"
-#include "esign.h"
 #include "i18n.h"
 #include "outbox.h"
 #include "recon.h"
@@ -135,9 +133,11 @@ static void slots_close(struct slots *ss)
 	ss->n = 0;
 }
 
-/* Open provider code into a new slot of ss. */
-static int slot_open(struct db *db, const char *code, const struct chan_worker_opts *o,
-                     volatile sig_atomic_t *stop, struct slots *ss)
+/* Open provider code of type (NULL: the type its registry row says,
+ * chan_pipeline_resolve) into a new slot of ss. */
+static int slot_open(struct db *db, const char *type, const char *code,
+                     const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+                     struct slots *ss)
 {
 	struct slot *sl;
 	int rc;
@@ -145,34 +145,16 @@ static int slot_open(struct db *db, const char *code, const struct chan_worker_o
 	ss->s = xrealloc(ss->s, (ss->n + 1) * sizeof *ss->s);
 	sl = &ss->s[ss->n];
 	memset(sl, 0, sizeof *sl);
-	rc = chan_conn_open(db, code, o->secrets, stop, &sl->ch);
-	/* not a payment provider: an e-sign one of that code */
-	if (rc == FD_ENOTFOUND && code &&
-	    chan_provider_get_type(db, ESIGN_TYPE, code, &sl->ch.p) == 0) {
-		chan_provider_free(&sl->ch.p);
-		rc = esign_conn_open(db, code, o->secrets, stop, &sl->ch);
-	}
-	/* nor an e-sign one: a booking channel (booking-chan.c speaks to it) */
-	if (rc == FD_ENOTFOUND && code &&
-	    chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &sl->ch.p) == 0) {
-		chan_provider_free(&sl->ch.p);
-		rc = booking_chan_conn_open(db, code, &sl->ch);
-	}
-	if (rc)
+	if ((rc = chan_pipeline_open(db, type, code, o->secrets, stop, &sl->ch, &sl->pl)) != 0)
 		return rc;
-	sl->pl = chan_pipeline_find(sl->ch.p.type);
-	if (!sl->pl) {
-		rc = err_set(FD_EINVAL, _("frontdesk cannot serve providers of type '%s' yet"),
-		             sl->ch.p.type);
-		chan_conn_close(&sl->ch);
-		return rc;
-	}
 	ss->n++;
 	return 0;
 }
 
+/* The enabled providers of every type, in the pipeline's order. */
 struct codes {
 	char (*code)[41];
+	const char **type;
 	size_t n;
 };
 
@@ -183,6 +165,8 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
 	if (!p->enabled)
 		return 0;
 	c->code = xrealloc(c->code, (c->n + 1) * sizeof *c->code);
+	c->type = xrealloc(c->type, (c->n + 1) * sizeof *c->type);
+	c->type[c->n] = chan_pipeline_find(p->type)->type;
 	snprintf(c->code[c->n++], sizeof *c->code, "%s", p->code);
 	return 0;
 }
@@ -195,30 +179,24 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
 static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
                       struct slots *ss)
 {
-	struct codes c = {NULL, 0};
+	struct codes c = {NULL, NULL, 0};
+	const struct chan_pipeline *pl;
 	char first[600] = "";
-	int rc, first_rc = 0;
+	int rc = 0, first_rc = 0;
 	size_t i;
 
 	memset(ss, 0, sizeof *ss);
 	if (o->provider)
-		return slot_open(db, o->provider, o, stop, ss);
-	if ((rc = chan_provider_list(db, enabled_cb, &c)) != 0) {
+		return slot_open(db, NULL, o->provider, o, stop, ss);
+	for (i = 0; !rc && (pl = chan_pipeline_at(i)) != NULL; i++)
+		rc = chan_provider_list_type(db, pl->type, enabled_cb, &c);
+	if (rc) {
 		free(c.code);
-		return rc;
-	}
-	/* and the e-sign providers after the payment ones */
-	if ((rc = chan_provider_list_type(db, ESIGN_TYPE, enabled_cb, &c)) != 0) {
-		free(c.code);
-		return rc;
-	}
-	/* and the booking channels after those */
-	if ((rc = chan_provider_list_type(db, BOOKING_CHAN_TYPE, enabled_cb, &c)) != 0) {
-		free(c.code);
+		free(c.type);
 		return rc;
 	}
 	for (i = 0; i < c.n; i++) {
-		if ((rc = slot_open(db, c.code[i], o, stop, ss)) == 0)
+		if ((rc = slot_open(db, c.type[i], c.code[i], o, stop, ss)) == 0)
 			continue;
 		if (!first_rc) {
 			first_rc = rc;
@@ -227,6 +205,7 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 		say(o, _("cannot serve the provider %s: %s"), c.code[i], err_msg());
 	}
 	free(c.code);
+	free(c.type);
 	if (ss->n > 0)
 		return 0;
 	if (first_rc)

@@ -608,7 +608,7 @@ int inbox_get(struct db *db, int64_t id, struct inbox_event *out)
 	return rc;
 }
 
-int inbox_list(struct db *db, const char *status, const char *source, int limit,
+int inbox_list(struct db *db, const char *status, const char *type, const char *source, int limit,
                int (*cb)(const struct inbox_event *e, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
@@ -618,13 +618,14 @@ int inbox_list(struct db *db, const char *status, const char *source, int limit,
 	rc = db_prepare(db,
 	                "SELECT " EVENT_COLS " FROM inbound_callback"
 	                " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source_system = ?2)"
-	                " ORDER BY id DESC LIMIT ?3",
+	                " AND (?4 IS NULL OR integration_type = ?4) ORDER BY id DESC LIMIT ?3",
 	                &st);
 	if (rc)
 		return rc;
 	bind_opt(st, 1, status);
 	bind_opt(st, 2, source);
 	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
+	bind_opt(st, 4, type);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		fill(st, &e);
 		rc = cb(&e, arg);

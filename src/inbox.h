@@ -76,6 +76,8 @@ struct inbox_ingest_result {
 	int accepted;     /* 1 when the signature verified and the event was readable */
 	char reason[300]; /* why it was not accepted */
 	char external_id[256];
+	const char *answer; /* chan_pipeline_ingest: what the provider waits for
+	                     * in reply (static text), "" when nothing */
 };
 
 /* inbox_source_valid - 0 if s is a provider code (1..40 of [a-z0-9_-]),
@@ -168,9 +170,10 @@ int inbox_ingest(struct db *db, const struct chan_ops *ops, const char *source, 
  * FD_ENOTFOUND. */
 int inbox_get(struct db *db, int64_t id, struct inbox_event *out);
 
-/* inbox_list - events with status (NULL: all) of source (NULL: all),
- * newest first, at most limit (<= 0: 100); stops at cb's first non-zero. */
-int inbox_list(struct db *db, const char *status, const char *source, int limit,
+/* inbox_list - events with status (NULL: all) of integration type (NULL:
+ * all) from source (NULL: all), newest first, at most limit (<= 0: 100);
+ * stops at cb's first non-zero. */
+int inbox_list(struct db *db, const char *status, const char *type, const char *source, int limit,
                int (*cb)(const struct inbox_event *e, void *arg), void *arg);
 
 /* inbox_retry - make a dead, failed or parked event due again now with its

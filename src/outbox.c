@@ -902,7 +902,7 @@ int outbox_dead_count(struct db *db, int64_t *n)
 
 #define OUTBOX_COLS                                                                                \
 	"id, event_type, business_key, provider_code, status, last_error, payload, retry_count, "  \
-	"created_at, updated_at, coalesce(sent_at, 0)"
+	"created_at, updated_at, coalesce(sent_at, 0), integration_type, next_retry_at"
 
 /* Fill *o from the current row of st (OUTBOX_COLS). */
 static void outbox_row(sqlite3_stmt *st, struct outbox_cmd *o)
@@ -919,6 +919,8 @@ static void outbox_row(sqlite3_stmt *st, struct outbox_cmd *o)
 	o->created_at = sqlite3_column_int64(st, 8);
 	o->updated_at = sqlite3_column_int64(st, 9);
 	o->sent_at = sqlite3_column_int64(st, 10);
+	o->type = dbrow_dup(st, 11);
+	o->next_retry_at = sqlite3_column_int64(st, 12);
 }
 
 void outbox_cmd_free(struct outbox_cmd *o)
@@ -929,22 +931,30 @@ void outbox_cmd_free(struct outbox_cmd *o)
 	free(o->status);
 	free(o->last_error);
 	free(o->payload);
+	free(o->type);
 	memset(o, 0, sizeof *o);
 }
 
-int outbox_cmd_list(struct db *db, const char *status, int limit,
-                    int (*cb)(const struct outbox_cmd *o, void *arg), void *arg)
+int outbox_cmd_list(struct db *db, const char *status, const char *type, const char *provider,
+                    int limit, int (*cb)(const struct outbox_cmd *o, void *arg), void *arg)
 {
-	static const char sql[] = "SELECT " OUTBOX_COLS " FROM outbox_event WHERE status = ?1 "
-	                          "ORDER BY id DESC LIMIT ?2";
+	static const char sql[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event WHERE (?1 IS NULL OR status = ?1)"
+	    " AND (?3 IS NULL OR integration_type = ?3) AND (?4 IS NULL OR provider_code = ?4)"
+	    " ORDER BY id DESC LIMIT ?2";
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
 	int rc = 0, step;
 
 	if ((rc = db_prepare(db, sql, &st)))
 		return rc;
-	sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
+	if (status)
+		sqlite3_bind_text(st, 1, status, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, limit > 0 ? limit : 100);
+	if (type)
+		sqlite3_bind_text(st, 3, type, -1, SQLITE_TRANSIENT);
+	if (provider)
+		sqlite3_bind_text(st, 4, provider, -1, SQLITE_TRANSIENT);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		outbox_row(st, &o);
 		rc = cb(&o, arg);

@@ -231,14 +231,17 @@ struct outbox_cmd {
 	int64_t retry_count;
 	int64_t created_at, updated_at; /* our clock */
 	int64_t sent_at;                /* 0 when never sent */
+	char *type;                     /* the integration type: payment, booking, esign */
+	int64_t next_retry_at;          /* failed: its next try (real clock); 0 when none */
 };
 
 /* outbox_cmd_list - call cb with each outbox command in status (e.g.
- * "dead"), newest first, at most limit (<= 0: 100). The struct passed to cb
+ * "dead"; NULL: any) of integration type (NULL: any) for provider (NULL:
+ * any), newest first, at most limit (<= 0: 100). The struct passed to cb
  * is valid during the call only. Like outbox_dead_count it reads the outbox
  * table (no index on status): call it when a person asks, not per tick. */
-int outbox_cmd_list(struct db *db, const char *status, int limit,
-                    int (*cb)(const struct outbox_cmd *o, void *arg), void *arg);
+int outbox_cmd_list(struct db *db, const char *status, const char *type, const char *provider,
+                    int limit, int (*cb)(const struct outbox_cmd *o, void *arg), void *arg);
 
 /* outbox_cmd_get - fill *out with command id (free with outbox_cmd_free);
  * FD_ENOTFOUND when there is no such command. */

@@ -34,12 +34,13 @@ event() {
 	printf '{"id":"%s","type":"%s","created":1,"request":{"id":"%s","start":%s,"end":%s,"service":"%s","resource":"Ann","customer":{"name":"Web %s","phone":"555%s","email":"%s@example.com"}}}' \
 		"$1" "$2" "$3" "$(ts "$4" "$5")" "$(ts "$4" "$6")" "${7:-Oil change}" "$3" "$(printf %04d "$(printf %s "$3" | cksum | cut -c1-4)")" "$3"
 }
-# relay BODY [SECRET] - sign BODY as the channel does and ingest it
-relay() {
+# sig BODY [SECRET]: the X-Booking-Signature header the channel sends with BODY
+sig() {
 	t=$(date +%s)
-	mac=$(printf '%s.%s' "$t" "$1" | openssl dgst -sha256 -hmac "${2:-$SECRET}" | sed 's/.*= //')
-	printf '%s' "$1" | fd booking-channel ingest --provider site --signature "t=$t,v1=$mac"
+	printf 't=%s,v1=%s' "$t" "$(printf '%s.%s' "$t" "$1" | openssl dgst -sha256 -hmac "${2:-$SECRET}" | sed 's/.*= //')"
 }
+# relay BODY [SECRET]: the web hook stores it (the pipeline's one spelling)
+relay() { printf '%s' "$1" | fd inbox ingest --provider site --signature "$(sig "$@")"; }
 process() { fd booking-channel process --once; }
 status() { q "SELECT status FROM booking_request WHERE request_id = '$1'"; }
 visits() { q "SELECT count(*) FROM appointment WHERE status NOT IN ('cancelled', 'no_show')"; }
@@ -148,6 +149,45 @@ like "a bad signature is not accepted" "$out" "not accepted"
 process >/dev/null
 is "it is kept rejected and decides nothing" \
 	"$(q "SELECT status FROM inbound_callback WHERE integration_type='booking' ORDER BY id DESC LIMIT 1")|$(q "SELECT count(*) FROM booking_request")" "rejected|$before"
+
+# --- the old spelling stays an alias of inbox ingest
+E10=$(event evt_alias_1 booking.requested R20 2026-12-03 09:00 10:00)
+like "booking-channel ingest still stores a request" \
+	"$(printf '%s' "$E10" | fd booking-channel ingest --provider site --signature "$(sig "$E10")")" \
+	"evt_alias_1 stored as inbound event"
+fd booking-channel ingest --provider site < /dev/null 2>/dev/null
+is "booking-channel ingest without --signature is a usage error" "$?" 2
+# a code registered under two types: inbox ingest asks which
+ok "a payment provider of the same code" fd channel provider-set site --url "https://pay.example" --role backup
+E11=$(event evt_alias_2 booking.requested R21 2026-12-03 11:00 12:00)
+printf '%s' "$E11" > "$TMP/e11"
+refused "inbox ingest of a code under two types is refused" \
+	inbox ingest --provider site --signature "$(sig "$E11")" < "$TMP/e11"
+like "... asking for --type" "$(cat "$TMP/err")" "several types (payment, booking)"
+like "with --type booking it is stored" \
+	"$(fd inbox ingest --provider site --type booking --signature "$(sig "$E11")" < "$TMP/e11")" \
+	"evt_alias_2 stored as inbound event"
+refused "an unknown --type is refused" \
+	inbox ingest --provider site --type fax --signature "$(sig "$E11")" < "$TMP/e11"
+like "both are decided" "$(process)" "2 confirmed"
+
+# --- the pipeline's commands see every type
+jcount() { python3 -c 'import json,sys; print(len(json.load(sys.stdin)[sys.argv[1]]))' "$1"; }
+is "inbox list --type booking --provider site: the booking events" \
+	"$(fd --json inbox list --type booking --provider site | jcount events)" \
+	"$(q "SELECT count(*) FROM inbound_callback WHERE integration_type = 'booking' AND source_system = 'site'")"
+is "... and --type payment none of them" "$(fd --json inbox list --type payment | jcount events)" \
+	"$(q "SELECT count(*) FROM inbound_callback WHERE integration_type = 'payment'")"
+is "outbox list --type booking: the answers and pushes" \
+	"$(fd --json outbox list --type booking --provider site | jcount commands)" \
+	"$(q "SELECT count(*) FROM outbox_event WHERE integration_type = 'booking'")"
+is "outbox list --status pending: only those" "$(fd --json outbox list --status pending | jcount commands)" \
+	"$(q "SELECT count(*) FROM outbox_event WHERE status = 'pending'")"
+C1=$(q "SELECT min(id) FROM outbox_event WHERE event_type = 'booking.confirm'")
+like "outbox show gives a command with its payload" "$(fd outbox show "$C1")" \
+	"$(q "SELECT json_extract(payload, '$.request_id') FROM outbox_event WHERE id = $C1")"
+like "... and its type" "$(fd outbox show "$C1")" "booking"
+refused "outbox show of no command" outbox show 99999
 
 # --- the requests and one shown
 like "requests lists them" "$(fd booking-channel requests --status rejected)" "R3"

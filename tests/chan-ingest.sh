@@ -81,7 +81,8 @@ printf 'other = x\n' > "$SECRETS"
 refused "no signing secret for the source" inbox ingest --source stripe --signature "$H1"
 put_secret whsec_test_secret_0001
 refused "a bad source name" inbox ingest --source "Str ipe" --signature "$H1"
-fd inbox ingest --source stripe < "$TMP/p1" 2>/dev/null; is "--signature is required" "$?" 2
+refused "no --signature for a channel that signs in a header" inbox ingest --source stripe < "$TMP/p1"
+like "... saying so" "$(cat "$TMP/err")" "no signature came with this payload"
 
 # list, show, retry, ignore
 out=$(fd inbox list --status rejected); like "list rejected" "$out" "rejected:"

@@ -1067,15 +1067,16 @@ START_TEST(test_desk_channel)
 	{
 		int64_t seen[4] = {0};
 
-		ck_assert_int_eq(outbox_cmd_list(db, "dead", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "dead", NULL, NULL, 0, outbox_seen, seen), 0);
 		ck_assert_int_eq(seen[0], 2);
 		ck_assert_int_eq(seen[1], 3); /* newest first */
 		ck_assert_int_eq(seen[2], 1);
 		seen[0] = 0;
-		ck_assert_int_eq(outbox_cmd_list(db, "dead", 1, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "dead", NULL, NULL, 1, outbox_seen, seen), 0);
 		ck_assert_int_eq(seen[0], 1); /* the limit */
 		seen[0] = 0;
-		ck_assert_int_eq(outbox_cmd_list(db, "succeeded", 0, outbox_seen, seen), 0);
+		ck_assert_int_eq(outbox_cmd_list(db, "succeeded", NULL, NULL, 0, outbox_seen, seen),
+		                 0);
 		ck_assert_int_eq(seen[0], 0);
 	}
 	{

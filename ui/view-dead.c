@@ -120,7 +120,7 @@ static void build(struct deadv *dv)
 	heading(dv, _("Inbound events given up"), n_in);
 	pane_row(&dv->p, 0, 0, R_DIM, 5, in_cols, in_head);
 	before = dv->p.n;
-	if (inbox_list(ui_db(), "dead", NULL, DEAD_LIMIT, add_in, dv) != 0)
+	if (inbox_list(ui_db(), "dead", NULL, NULL, DEAD_LIMIT, add_in, dv) != 0)
 		pane_text(&dv->p, 0, 0, R_ERROR, _("! The inbound events cannot be read: %s"),
 		          err_msg());
 	else if (dv->p.n == before)
@@ -129,7 +129,7 @@ static void build(struct deadv *dv)
 	heading(dv, _("Outbox commands given up"), n_out);
 	pane_row(&dv->p, 0, 0, R_DIM, 5, out_cols, out_head);
 	before = dv->p.n;
-	if (outbox_cmd_list(ui_db(), "dead", DEAD_LIMIT, add_out, dv) != 0)
+	if (outbox_cmd_list(ui_db(), "dead", NULL, NULL, DEAD_LIMIT, add_out, dv) != 0)
 		pane_text(&dv->p, 0, 0, R_ERROR, _("! The outbox commands cannot be read: %s"),
 		          err_msg());
 	else if (dv->p.n == before)
