@@ -355,6 +355,19 @@ static const struct check_def checks[] = {
 };
 /* clang-format on */
 
+/* An outbox command c (its alias) the desk did not deliver: given up, or
+ * not even tried for the whole give-up horizon (no worker ran) since it was
+ * queued or a person revived it. ?1 now, ?2 the horizon. */
+#define CMD_NOT_KEPT(c)                                                                            \
+	" (" c ".status = 'dead' OR ((" c ".status = 'pending' OR " c ".status = 'sending'"        \
+	" OR " c ".status = 'failed') AND (SELECT max(f.at) FROM status_flow f"                    \
+	" WHERE f.entity = 'outbox_event' AND f.entity_id = " c ".id AND f.to_status = 'pending')" \
+	" <= ?1 - ?2))"
+/* How check says it of c: dead, or still STATUS after the horizon. */
+#define CMD_NOT_KEPT_SAID(c)                                                                       \
+	" CASE WHEN " c ".status = 'dead' THEN 'dead' ELSE 'still ' || " c ".status ||"            \
+	" ' after the give-up horizon' END"
+
 /* clang-format off */
 /* The promises the desk made through the channel and did not keep, each
  * a query with ?1 = now (clock_now, the clock of the times compared) and
@@ -369,17 +382,45 @@ static const struct check_def promises[] = {
 	                             "the give-up horizon) while its order still says paid"),
 	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' for ' || o.order_no ||"
 	  " ', ' || coalesce(json_extract(c.payload, '$.amount'), '?') || ' ' || o.currency ||"
-	  " ' minor units) is ' || CASE WHEN c.status = 'dead' THEN 'dead' ELSE 'still ' || c.status ||"
-	  " ' after the give-up horizon' END || ' while the order is ' || o.status ||"
+	  " ' minor units) is ' ||" CMD_NOT_KEPT_SAID("c") " || ' while the order is ' || o.status ||"
 	  " coalesce(': ' || c.last_error, '') || ' (frontdesk outbox retry ' || c.id ||"
 	  " ' sends it again, with the same key)'"
 	  " FROM outbox_event c JOIN pay_order o ON o.order_no = json_extract(c.payload, '$.order_no')"
-	  " WHERE c.integration_type = 'payment'"
-	  " AND (c.status = 'dead' OR ((c.status = 'pending' OR c.status = 'sending'"
-	  "  OR c.status = 'failed') AND (SELECT max(f.at) FROM status_flow f"
-	  "  WHERE f.entity = 'outbox_event' AND f.entity_id = c.id AND f.to_status = 'pending')"
-	  "  <= ?1 - ?2))"
+	  " WHERE c.integration_type = 'payment' AND" CMD_NOT_KEPT("c")
 	  " AND c.event_type = 'refund.create' AND o.status IN ('paid', 'refunding')"
+	  " ORDER BY c.id" },
+	/* an estimate never sent for signature while its flow waits for the
+	 * customer's, or a withdrawal never sent while the customer can still
+	 * sign what the shop cancelled */
+	{ "esign-command-dead", N_("no estimate waits for a signature it was never sent for, and "
+	                           "no cancelled one is still open at the provider"),
+	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' of estimate ' ||"
+	  " c.business_key || ' at ' || c.provider_code || ') is ' ||" CMD_NOT_KEPT_SAID("c") " ||"
+	  " ' while the estimate is ' || f.status || coalesce(': ' || c.last_error, '') ||"
+	  " ' (frontdesk outbox retry ' || c.id || ' sends it again, with the same key)'"
+	  " FROM outbox_event c JOIN estimate e ON e.number = c.business_key"
+	  " JOIN esign_flow f ON f.estimate_id = e.id"
+	  " WHERE c.integration_type = 'esign' AND" CMD_NOT_KEPT("c")
+	  " AND (c.event_type = 'envelope.create' AND f.status IN ('sent', 'viewed')"
+	  "  OR c.event_type = 'envelope.cancel' AND f.status = 'cancelled')"
+	  " ORDER BY c.id" },
+	/* a booking channel never told what became of a request, or still
+	 * showing free slots of a day no later push has replaced */
+	{ "booking-command-dead", N_("every booking decision reached its channel, and every "
+	                             "change of free slots (or a later one)"),
+	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' ' || c.business_key ||"
+	  " ' to ' || c.provider_code || ') is ' ||" CMD_NOT_KEPT_SAID("c") " ||"
+	  " CASE WHEN c.event_type = 'booking.confirm' THEN ': the channel was never told of"
+	  " request ' || coalesce(json_extract(c.payload, '$.request_id'), '?')"
+	  " ELSE ': the channel may still show that day''s old free slots' END ||"
+	  " coalesce(' (' || c.last_error || ')', '') || '; frontdesk outbox retry ' || c.id ||"
+	  " ' sends it again'"
+	  " FROM outbox_event c WHERE c.integration_type = 'booking' AND" CMD_NOT_KEPT("c")
+	  " AND (c.event_type <> 'availability.push' OR NOT EXISTS (SELECT 1 FROM outbox_event n"
+	  "  WHERE n.integration_type = 'booking' AND n.event_type = 'availability.push'"
+	  "  AND n.provider_code = c.provider_code AND n.status = 'succeeded' AND n.id > c.id"
+	  "  AND json_extract(n.payload, '$.resource') IS json_extract(c.payload, '$.resource')"
+	  "  AND json_extract(n.payload, '$.day') IS json_extract(c.payload, '$.day')))"
 	  " ORDER BY c.id" },
 	/* a refund the channel accepted (its answer is kept as an event,
 	 * "answer:<refund id>") that is neither posted nor reported failed,

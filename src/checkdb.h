@@ -65,14 +65,18 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg);
 
-/* check_promises - what the desk promised through the payment channel and
+/* check_promises - what the desk promised through a provider and
  * has not kept, as of clock_now() and the give-up horizon
  * (pipeline_give_up_seconds, outbox.h): "channel-command-dead", a refund
  * command given up (or never sent for the whole horizon) while its order
  * still says paid or refunding; "channel-refund-stuck", a refund the
  * channel accepted that is not posted while an event about it lies dead or
  * it stays unsettled past the horizon; "channel-order-paying-long", a card
- * payment order still created or paying past the horizon. Calls report
+ * payment order still created or paying past the horizon;
+ * "esign-command-dead", an estimate's envelope never sent while its flow
+ * waits, or never withdrawn once cancelled; "booking-command-dead", a
+ * booking answer never delivered, or a push of free slots that no later
+ * push of the same day replaced. Calls report
  * for each (as check_run) and returns how many. Part of check_desk; the
  * status line counts them too (reading only). */
 int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),

@@ -78,6 +78,9 @@ v4() { db "SELECT o.status, o.retry_count, o.last_error IS NOT NULL FROM outbox_
 is "twelve tries within the horizon: still failed" "$(v4)" "failed|12|1"
 FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) deliver >/dev/null
 is "a failure past the horizon: dead, with the reason" "$(v4)" "dead|13|1"
+out=$(fd check 2>&1)
+like "check reports the free slots the channel never got" "$out" "booking-command-dead: outbox command"
+like "... saying what it means" "$out" "may still show that day's old free slots"
 ctl fail '{"all": 0}' >/dev/null
 
 # the worker of frontdesk serve decides and delivers
@@ -87,5 +90,6 @@ v5() { [ "$(state | jget 'd["availability"].get("1:2026-12-02")')" = 5 ]; }
 ok "frontdesk serve decides the request and pushes version 5" until_ok 30 v5
 kill "$W"; wait "$W" 2>/dev/null; W=
 is "R6 confirmed by the worker" "$(db "SELECT status FROM booking_request WHERE request_id = 'R6'")" confirmed
-out=$(fd check 2>&1); like "frontdesk check is clean" "$out" "No problems found"
+out=$(fd check 2>&1)
+like "frontdesk check is clean: a later push replaced the dead one" "$out" "No problems found"
 done_testing

@@ -43,7 +43,7 @@ DIR="$TMP/esign"
 relay() {
 	ctl "move/$2" "{\"status\": \"$1\"${3:+, \"only_callback\": true}}" > "$TMP/cb.json"
 	jget 'd["body"]' < "$TMP/cb.json" | tr -d '\n' > "$TMP/cb.body"
-	fd estimate callback --provider sign1 --signature "$(jget 'd["signature"]' < "$TMP/cb.json")" \
+	fd inbox ingest --provider sign1 --signature "$(jget 'd["signature"]' < "$TMP/cb.json")" \
 		< "$TMP/cb.body"
 }
 run() { fd estimate run --once >/dev/null; }
@@ -248,9 +248,18 @@ is "... and --all never sends it before its backoff either" "$(cmd9)" "failed|1"
 n=1
 while [ $n -le 11 ]; do FRONTDESK_REAL_NOW=$((T + n * 301)) fd estimate run --once >/dev/null 2>&1; n=$((n + 1)); done
 is "twelve tries within the horizon: still failed" "$(cmd9)" "failed|12"
+is "check says nothing of it within the horizon" "$(fd check 2>&1 | grep -c esign-command-dead)" 0
 FRONTDESK_NOW=2026-12-02T09:00 FRONTDESK_REAL_NOW=$((T + 86400)) fd estimate run --once >/dev/null 2>&1
 is "a failure past the horizon: dead" "$(cmd9)" "dead|13"
 ok "sign2 is back" fd estimate provider-set sign2 --url "$BASE"
+out=$(fd check 2>&1)
+like "check reports the estimate never sent for signature" "$out" "esign-command-dead: outbox command"
+like "... naming it and how to send it again" "$out" "EST-2026-000009 at sign2) is dead while the estimate is sent"
+C9=$(db "SELECT id FROM outbox_event WHERE business_key = 'EST-2026-000009'")
+ok "a person revives it" fd outbox retry "$C9"
+fd estimate run --once --provider sign2 >/dev/null 2>&1
+is "... sent with its key this time" "$(cmd9 | cut -d'|' -f1)" succeeded
+is "check no longer names it" "$(fd check 2>&1 | grep -c esign-command-dead)" 0
 # a callback about an envelope no flow has (yet) that keeps failing: tried
 # on the backoff, still waiting after eleven failures within the give-up
 # horizon (not dead after a count of tries), dead only past the horizon
