@@ -4,6 +4,7 @@
 # Where that clang-format is not installed (another system), the case is
 # skipped and says so; on Debian, tests/setup-packages.sh fails instead.
 . "$TOP_SRCDIR/tests/tap.sh"
+once_per_tree "the C files' style"
 cf=$(command -v clang-format-14 || command -v clang-format || true)
 ver=$([ -n "$cf" ] && "$cf" --version | sed -n 's/.*version \([0-9]*\)\..*/\1/p')
 if [ "$ver" != 14 ]; then

@@ -5,6 +5,7 @@
 # Each refusal is shown beside the same file without the forbidden call,
 # which compiles, so that a broken compiler call cannot pass for a refusal.
 . "$TOP_SRCDIR/tests/tap.sh"
+once_per_tree "the headers' layering"
 : "${LAYER_CC:?}"
 cc_front() { # cc_front FILE: compile FILE as the program's front ends are
 	# shellcheck disable=SC2086

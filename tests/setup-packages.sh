@@ -9,6 +9,7 @@
 # is neither required nor in bootstrap's list. tests/fresh-debian.sh runs the
 # whole suite in a real minbase chroot; this is its quick, always-on half.
 . "$TOP_SRCDIR/tests/tap.sh"
+once_per_tree "the set-up's package list"
 
 # The programs that the build, the tests and .ci/run call by name. A test
 # that starts calling another program adds it here (and its package to
