@@ -521,9 +521,8 @@ is "a 4xx answer: the command is dead at once (one attempt)" \
 like "kept with the reason" "$(ob "$K22" "coalesce(last_error, '')")" 422
 deliver_all; deliver_all
 is "deliver --all does not send a dead command" "$(about R22 st | wc -l)" 1
-todo "frontdesk check reports a command given up (README, the pipeline: 'frontdesk check reports every promise the desk made through a provider and did not keep: a command given up ... (channel-command-dead)')"
-like "frontdesk check reports it (channel-command-dead)" "$(fd check 2>&1)" channel-command-dead
-endtodo
+like "frontdesk check reports it (README, the pipeline: a booking decision never told to its channel, booking-command-dead)" \
+	"$(fd check 2>&1)" "booking-command-dead"
 ok "frontdesk outbox retry revives it" fd outbox retry "$(ob "$K22" id)"
 revived22() { deliver; [ "$(ob "$K22" status)" = succeeded ]; }
 until_ok 20 revived22
