@@ -198,6 +198,8 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 	sqlite3_stmt *st;
 	int64_t version = 0, outbox, now = clock_now();
 	char bkey[120], key[200];
+	struct resource res;
+	cJSON *o;
 	char *payload;
 	int rc;
 
@@ -217,9 +219,20 @@ static int push_one(struct db *db, const char *code, struct push_ctx *x, const c
 	snprintf(bkey, sizeof bkey, "%lld:%s:%lld", (long long)x->resource, day,
 	         (long long)version);
 	snprintf(key, sizeof key, "fd_avail_%s_%s", code, bkey);
-	payload = xmalloc(strlen(payload_slots) + 120);
-	sprintf(payload, "{\"resource\":%lld,\"day\":\"%s\",\"version\":%lld,\"free\":%s}",
-	        (long long)x->resource, day, (long long)version, payload_slots);
+	/* the resource by its name, the word the channel's requests use */
+	if ((rc = capacity_resource_get(db, x->resource, &res)) != 0)
+		return rc;
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "resource", res.name);
+	cJSON_AddStringToObject(o, "day", day);
+	cJSON_AddNumberToObject(o, "version", (double)version);
+	payload = cJSON_AddItemToObject(o, "free", cJSON_Parse(payload_slots))
+	              ? cJSON_PrintUnformatted(o)
+	              : NULL;
+	cJSON_Delete(o);
+	capacity_resource_free(&res);
+	if (!payload)
+		return err_set(FD_EINVAL, _("cannot write the availability push"));
 	{
 		struct outbox_new c = {
 		    BOOKING_CHAN_TYPE, "availability.push", bkey, code, key, payload, 0, 0};
@@ -552,10 +565,8 @@ static int book_tx(struct db *db, void *arg)
 	int64_t cust = 0;
 	int rc = FD_ENOTFOUND;
 
-	if (*e->phone)
-		rc = customer_find(db, e->phone, &cust, NULL, 0);
-	if (rc && *e->email)
-		rc = customer_find(db, e->email, &cust, NULL, 0);
+	if (*e->phone || *e->email)
+		rc = customer_find_contact(db, e->phone, e->email, &cust);
 	/* a former customer whose data waits for its purge: this booking is
 	 * their new activity, which restores them (retention.h) */
 	if (rc)

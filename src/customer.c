@@ -459,33 +459,52 @@ int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, 
 
 /* ---------------------------------------------------------------- retention */
 
-int customer_find_soft_deleted(struct db *db, const char *phone, const char *email, int64_t *id_out)
+/* The customer whose phone has the digits of phone or whose e-mail is
+ * email, a phone match before an e-mail one (then the lowest id): among the
+ * soft-deleted customers (soft 1) or among those lists show (soft 0). */
+static int find_by_contact(struct db *db, int soft, const char *phone, const char *email,
+                           int64_t *id_out)
 {
 	sqlite3_stmt *st;
 	int rc, step;
 
-	rc = db_prepare_cached(db,
-	                       "SELECT c.id FROM customer c JOIN retention_process p"
-	                       " ON p.customer_id = c.id AND p.state = 'soft_deleted'"
-	                       " WHERE (?1 IS NOT NULL AND ?1 <> '' AND fd_digits(c.phone) <> ''"
-	                       "  AND fd_digits(c.phone) = fd_digits(?1))"
-	                       " OR (?2 IS NOT NULL AND ?2 <> '' AND lower(c.email) = lower(?2))"
-	                       " ORDER BY c.id LIMIT 1",
-	                       &st);
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT c.id FROM customer c WHERE ((?1 IS NOT NULL AND ?1 <> ''"
+	    " AND fd_digits(c.phone) <> '' AND fd_digits(c.phone) = fd_digits(?1))"
+	    " OR (?2 IS NOT NULL AND ?2 <> '' AND lower(c.email) = lower(?2)))"
+	    " AND (SELECT count(*) FROM retention_process p WHERE p.customer_id = c.id"
+	    "  AND p.state = 'soft_deleted') = ?3"
+	    " AND NOT EXISTS (SELECT 1 FROM retention_process p WHERE p.customer_id = c.id"
+	    "  AND p.state = 'purging')"
+	    " AND NOT EXISTS (SELECT 1 FROM retention_purged r WHERE r.customer_id = c.id)"
+	    " ORDER BY (?1 IS NOT NULL AND ?1 <> '' AND fd_digits(c.phone) = fd_digits(?1)) DESC,"
+	    " c.id LIMIT 1",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, phone, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, email, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int(st, 3, soft != 0);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
 		*id_out = sqlite3_column_int64(st, 0);
 	else if (step == SQLITE_DONE)
-		rc = err_set(FD_ENOTFOUND, "%s",
-		             _("no soft-deleted customer has that phone or e-mail"));
+		rc = err_set(FD_ENOTFOUND, "%s", _("no customer has that phone or e-mail"));
 	else
 		rc = db_fail(db, _("cannot look for the customer"));
 	db_release(db, st);
 	return rc;
+}
+
+int customer_find_contact(struct db *db, const char *phone, const char *email, int64_t *id_out)
+{
+	return find_by_contact(db, 0, phone, email, id_out);
+}
+
+int customer_find_soft_deleted(struct db *db, const char *phone, const char *email, int64_t *id_out)
+{
+	return find_by_contact(db, 1, phone, email, id_out);
 }
 
 /* The customer row and its history keep only the id and times; the

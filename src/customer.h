@@ -78,6 +78,14 @@ int customer_list(struct db *db, const char *search, int (*cb)(const struct cust
  * reason says how many), FD_EINVAL for empty text. */
 int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, size_t n);
 
+/* customer_find_contact - the customer lists show (neither soft-deleted
+ * nor purged) whose phone has the digits of phone, else whose e-mail is
+ * email (any ASCII case; either may be NULL or ""), the lowest id when
+ * several: 0 with *id_out, FD_ENOTFOUND. An exact match, never a search: for
+ * a booking channel's request, whose phone must never be read as a
+ * customer number or a part of someone else's. */
+int customer_find_contact(struct db *db, const char *phone, const char *email, int64_t *id_out);
+
 /* customer_find_soft_deleted - the soft-deleted customer (retention.h:
  * hidden from customer_search, not purged) whose phone has the digits of
  * phone or whose e-mail is email (either may be NULL or ""): 0 with *id_out,

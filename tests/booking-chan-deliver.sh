@@ -61,7 +61,7 @@ like "nor with --all" "$(FRONTDESK_REAL_NOW=$((NEXT - 1)) deliver --all)" "0 com
 like "sent once its time has come" "$(FRONTDESK_REAL_NOW=$NEXT deliver)" "1 command(s) delivered"
 is "the channel ignored the late push and said why" \
 	"$(state | jget '[e for e in d["log"] if e["path"] == "/v1/availability"][-1]["ignored"]')" True
-is "the channel keeps version 3" "$(state | jget 'd["availability"]["1:2026-12-02"]')" 3
+is "the channel keeps version 3" "$(state | jget 'd["availability"]["Ann:2026-12-02"]')" 3
 is "the answers reached the channel, the rejected one with its reason" \
 	"$(state | jget '" ".join(a["request_id"] + "=" + a["status"] for a in d["answers"])')" \
 	"R1=confirmed R2=rejected R3=rejected R4=confirmed"
@@ -86,7 +86,7 @@ ctl fail '{"all": 0}' >/dev/null
 # the worker of frontdesk serve decides and delivers
 send e6 booking.requested R6 11:00
 "$FRONTDESK" serve --quiet --lease-seconds 2 >/dev/null 2>"$TMP/serve.err" & W=$!
-v5() { [ "$(state | jget 'd["availability"].get("1:2026-12-02")')" = 5 ]; }
+v5() { [ "$(state | jget 'd["availability"].get("Ann:2026-12-02")')" = 5 ]; }
 ok "frontdesk serve decides the request and pushes version 5" until_ok 30 v5
 kill "$W"; wait "$W" 2>/dev/null; W=
 is "R6 confirmed by the worker" "$(db "SELECT status FROM booking_request WHERE request_id = 'R6'")" confirmed

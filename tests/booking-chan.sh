@@ -150,6 +150,26 @@ process >/dev/null
 is "it is kept rejected and decides nothing" \
 	"$(q "SELECT status FROM inbound_callback WHERE integration_type='booking' ORDER BY id DESC LIMIT 1")|$(q "SELECT count(*) FROM booking_request")" "rejected|$before"
 
+# --- the customer: found by phone, then e-mail, exactly; never by a search
+fd customer add --name "Mail Only" --email "mail.only@example.com" >/dev/null
+fd customer add --name "Long Phone" --phone 15550199 >/dev/null
+cust() { q "SELECT s.customer_id FROM booking_request b JOIN appointment_work w ON w.appointment_id = b.appointment_id JOIN service_order s ON s.id = w.service_order_id WHERE b.request_id = '$1'"; }
+ncust=$(q "SELECT count(*) FROM customer")
+E12='{"id":"evt_cust_1","type":"booking.requested","created":1,"request":{"id":"R30","start":'$(ts 2026-12-21 08:00)',"end":'$(ts 2026-12-21 09:00)',"service":"Oil change","resource":"Ann","customer":{"name":"Mail Person","email":"MAIL.ONLY@example.com"}}}'
+relay "$E12" >/dev/null
+E13='{"id":"evt_cust_2","type":"booking.requested","created":1,"request":{"id":"R31","start":'$(ts 2026-12-21 09:00)',"end":'$(ts 2026-12-21 10:00)',"service":"Oil change","resource":"Ann","customer":{"name":"Short Phone","phone":"001"}}}'
+relay "$E13" >/dev/null
+E14='{"id":"evt_cust_3","type":"booking.requested","created":1,"request":{"id":"R32","start":'$(ts 2026-12-21 10:00)',"end":'$(ts 2026-12-21 11:00)',"service":"Oil change","resource":"Ann","customer":{"name":"Part Phone","phone":"555-0199"}}}'
+relay "$E14" >/dev/null
+like "three requests decided" "$(process)" "3 confirmed"
+is "no phone, a known e-mail (any case): that customer" "$(cust R30)" \
+	"$(q "SELECT id FROM customer WHERE name = 'Mail Only'")"
+is "a phone 001 is not customer number 1: a new customer" "$(cust R31)" \
+	"$(q "SELECT id FROM customer WHERE name = 'Short Phone'")"
+is "a phone that is only a part of someone's: a new customer" "$(cust R32)" \
+	"$(q "SELECT id FROM customer WHERE name = 'Part Phone'")"
+is "two customers added, not three" "$(q "SELECT count(*) FROM customer")" $((ncust + 2))
+
 # --- the old spelling stays an alias of inbox ingest
 E10=$(event evt_alias_1 booking.requested R20 2026-12-03 09:00 10:00)
 like "booking-channel ingest still stores a request" \
