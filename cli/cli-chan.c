@@ -350,7 +350,7 @@ static int cmd_outbox_retry(struct cli *c, const struct cli_args *a)
 	struct outbox_cmd o;
 	int rc;
 
-	if ((rc = outbox_retry(c->db, a->id)))
+	if ((rc = chan_pipeline_retry(c->db, a->id)))
 		return cli_refused(rc);
 	if ((rc = outbox_cmd_get(c->db, a->id, &o)))
 		return cli_refused(rc);

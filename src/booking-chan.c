@@ -192,6 +192,35 @@ struct push_ctx {
 	int64_t resource, day_start, n;
 };
 
+int booking_chan_command_fits(struct db *db, const struct outbox_cmd *o)
+{
+	sqlite3_stmt *st;
+	int64_t newer = 0;
+	int rc;
+
+	if (strcmp(o->event_type, "availability.push"))
+		return 0;
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT coalesce(max(q.version), 0) FROM availability_push p"
+	                            " JOIN availability_push q ON q.provider_code = p.provider_code"
+	                            " AND q.resource_id = p.resource_id AND q.day = p.day"
+	                            " AND q.version > p.version"
+	                            " JOIN outbox_event e ON e.id = q.outbox_id"
+	                            " AND e.status = 'succeeded' WHERE p.outbox_id = ?1",
+	                            &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, o->id);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		newer = sqlite3_column_int64(st, 0);
+	db_release(db, st);
+	if (!newer)
+		return 0;
+	return err_set(FD_ECONFLICT,
+	               _("a later push of that day (version %lld) reached the channel: this one "
+	                 "is not sent again"),
+	               (long long)newer);
+}
+
 static int push_one(struct db *db, const char *code, struct push_ctx *x, const char *payload_slots,
                     const char *day)
 {

@@ -132,6 +132,15 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
  * booking.confirm command telling its channel. */
 int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start);
 
+struct outbox_cmd; /* outbox.h */
+
+/* booking_chan_command_fits - the booking type's rule for a person
+ * reviving outbox command o (outbox_retry): an availability push is not
+ * sent again once a later push of the same channel, resource and day has
+ * reached the channel (it would be ignored as older); FD_ECONFLICT saying
+ * so. An answer is always sent. */
+int booking_chan_command_fits(struct db *db, const struct outbox_cmd *o);
+
 /* booking_chan_conn_open - booking provider code's registry row and the
  * request log beside the database in *c, for the worker (no adapter:
  * booking_chan_deliver speaks to the channel). Nothing is left open on an

@@ -206,11 +206,11 @@ static int booking_step_deliver(struct db *db, struct chan_conn *c,
  * under several is looked for). */
 static const struct chan_pipeline pipelines[] = {
     {CHAN_TYPE_PAYMENT, chan_conn_open, pay_ingest, pay_can_poll, pay_poll, pay_query, pay_process,
-     pay_deliver},
+     pay_deliver, outbox_payment_fits},
     {ESIGN_TYPE, esign_conn_open, esign_step_ingest, NULL, NULL, esign_step_query,
-     esign_step_process, esign_step_deliver},
+     esign_step_process, esign_step_deliver, esign_command_fits},
     {BOOKING_CHAN_TYPE, booking_step_open, booking_step_ingest, NULL, NULL, NULL,
-     booking_step_process, booking_step_deliver},
+     booking_step_process, booking_step_deliver, booking_chan_command_fits},
 };
 #define N_PIPELINES (sizeof pipelines / sizeof *pipelines)
 
@@ -271,6 +271,19 @@ int chan_pipeline_open(struct db *db, const char *type, const char *code, const 
 
 	memset(c, 0, sizeof *c);
 	return rc ? rc : (*pl)->open(db, code, secrets, stop, c);
+}
+
+int chan_pipeline_retry(struct db *db, int64_t id)
+{
+	const struct chan_pipeline *pl;
+	struct outbox_cmd o;
+	int rc;
+
+	if ((rc = outbox_cmd_get(db, id, &o)) != 0)
+		return rc;
+	pl = chan_pipeline_find(o.type);
+	outbox_cmd_free(&o);
+	return outbox_retry(db, id, pl ? pl->command_fits : NULL);
 }
 
 int chan_pipeline_ingest(struct db *db, const char *type, const char *code, const char *secrets,

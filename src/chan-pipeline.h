@@ -26,6 +26,7 @@ struct db;
 struct chan_conn;
 struct control_hold;
 struct inbox_ingest_result;
+struct outbox_cmd;
 
 /* What a step did, for the worker's schedule and its messages. */
 struct chan_step_result {
@@ -59,6 +60,9 @@ struct chan_pipeline {
 	/* the due outbox commands */
 	int (*deliver)(struct db *db, struct chan_conn *c, const struct control_hold *lease,
 	               volatile sig_atomic_t *stop, struct chan_step_result *r);
+	/* whether what command o is for still wants it sent when a person
+	 * revives it (outbox_retry's fits); NULL: always */
+	int (*command_fits)(struct db *db, const struct outbox_cmd *o);
 };
 
 /* chan_pipeline_find - the steps of integration type (e.g. "payment"),
@@ -84,6 +88,11 @@ int chan_pipeline_resolve(struct db *db, const char *type, const char *code,
 int chan_pipeline_open(struct db *db, const char *type, const char *code, const char *secrets,
                        volatile sig_atomic_t *stop, struct chan_conn *c,
                        const struct chan_pipeline **pl);
+
+/* chan_pipeline_retry - a person revives outbox command id (outbox_retry)
+ * under the rule of its type (command_fits): the one way `outbox retry` and
+ * the screen's dead-letter view send a command again. */
+int chan_pipeline_retry(struct db *db, int64_t id);
 
 /* chan_pipeline_ingest - the one way a payload relayed to us (a web hook
  * in front of the shop) enters the inbox, for every type: the provider

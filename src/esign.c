@@ -867,6 +867,33 @@ void esign_evidence_free(struct esign_evidence *ev)
 
 /* ---------------------------------------------------------------- callbacks */
 
+int esign_command_fits(struct db *db, const struct outbox_cmd *o)
+{
+	int create = !strcmp(o->event_type, "envelope.create");
+	sqlite3_stmt *st;
+	char state[16] = "";
+	int rc;
+
+	if (!create && strcmp(o->event_type, "envelope.cancel"))
+		return 0;
+	if ((rc = db_prepare_cached(db,
+	                            "SELECT f.status FROM esign_flow f JOIN estimate e"
+	                            " ON e.id = f.estimate_id WHERE e.number = ?1",
+	                            &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, o->business_key, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		snprintf(state, sizeof state, "%s", (const char *)sqlite3_column_text(st, 0));
+	db_release(db, st);
+	if (create ? !strcmp(state, "sent") || !strcmp(state, "viewed")
+	           : !strcmp(state, "cancelled"))
+		return 0;
+	return err_set(FD_ECONFLICT,
+	               create ? _("estimate %s is %s: its envelope is not sent again")
+	                      : _("estimate %s is %s: its withdrawal is not sent again"),
+	               o->business_key, *state ? state : _("unknown"));
+}
+
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
                  const void *raw, size_t len, struct inbox_ingest_result *r)
 {

@@ -274,6 +274,14 @@ struct inbox_ingest_result; /* inbox.h: what the ingest stored */
  * under its event id (again: nothing changes), a bad signature is stored
  * rejected under "rejected:<sha256>", an unreadable one dead. Returns 0
  * when something was stored, whatever r->accepted says. */
+struct outbox_cmd; /* outbox.h */
+
+/* esign_command_fits - the e-sign type's rule for a person reviving
+ * outbox command o (outbox_retry): an envelope is sent only while its
+ * estimate waits for the signature (sent or viewed), a withdrawal only while
+ * the estimate is cancelled; FD_ECONFLICT saying why not. */
+int esign_command_fits(struct db *db, const struct outbox_cmd *o);
+
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
                  const void *raw, size_t len, struct inbox_ingest_result *r);
 

@@ -756,11 +756,7 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 
 /* ---------------------------------------------------------------- revival */
 
-/* Whether command o may be sent again (see outbox_retry): its order has
- * not moved on, and a refund still fits what is left to refund (a dead
- * refund asks for nothing, chan_order_refundable, so another may have
- * taken its room). */
-static int retry_fits(struct db *db, const struct outbox_cmd *o)
+int outbox_payment_fits(struct db *db, const struct outbox_cmd *o)
 {
 	cJSON *p = cJSON_Parse(o->payload);
 	const cJSON *on = cJSON_GetObjectItemCaseSensitive(p, "order_no");
@@ -770,7 +766,7 @@ static int retry_fits(struct db *db, const struct outbox_cmd *o)
 	int rc = 0;
 
 	if (strcmp(o->event_type, "payment.create") && strcmp(o->event_type, "refund.create"))
-		goto out; /* another type's command: its own module decides */
+		goto out; /* no other payment command waits on an order */
 	if (!cJSON_IsString(on) || !cJSON_IsNumber(am)) {
 		rc = err_set(FD_ECONFLICT, _("outbox command %lld names no order"),
 		             (long long)o->id);
@@ -808,14 +804,19 @@ out:
 	return rc;
 }
 
+struct retry_ctx {
+	int64_t id;
+	int (*fits)(struct db *db, const struct outbox_cmd *o);
+};
+
 static int retry_tx(struct db *db, void *arg)
 {
-	const int64_t *id = arg;
+	const struct retry_ctx *x = arg;
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
 	int rc, dead;
 
-	if ((rc = outbox_cmd_get(db, *id, &o)) != 0)
+	if ((rc = outbox_cmd_get(db, x->id, &o)) != 0)
 		return rc;
 	dead = !strcmp(o.status, "dead");
 	if (!dead && strcmp(o.status, "failed")) {
@@ -825,7 +826,7 @@ static int retry_tx(struct db *db, void *arg)
 		             (long long)o.id, o.status);
 		goto out;
 	}
-	if ((rc = retry_fits(db, &o)) != 0)
+	if (x->fits && (rc = x->fits(db, &o)) != 0)
 		goto out;
 	/* dead: pending again (a new horizon starts with this status flow
 	 * row, pipeline_since); failed: due now. The key is never changed. */
@@ -850,9 +851,11 @@ out:
 	return rc;
 }
 
-int outbox_retry(struct db *db, int64_t id)
+int outbox_retry(struct db *db, int64_t id, int (*fits)(struct db *db, const struct outbox_cmd *o))
 {
-	return db_write(db, retry_tx, &id);
+	struct retry_ctx x = {id, fits};
+
+	return db_write(db, retry_tx, &x);
 }
 
 int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])

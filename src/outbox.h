@@ -57,6 +57,7 @@
 
 struct db;
 struct control_hold;
+struct outbox_cmd;
 
 /* The give-up horizon's default and bounds, in seconds
  * (pipeline_give_up_seconds). */
@@ -201,12 +202,20 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 /* outbox_retry - a person revives command id: a dead one becomes pending
  * again with its attempts reset and a new give-up horizon from now; a
  * failed one is made due now. Its payload and idempotency key are kept, so
- * the channel sees the same request (and acts once). A refund is revived
- * only while its order is paid or being refunded and its amount still fits
- * what is left to refund; a payment only while its order is still created.
- * FD_ENOTFOUND for no such command; FD_ECONFLICT when it is in another
- * state or its order moved on (nothing is changed, the message says why). */
-int outbox_retry(struct db *db, int64_t id);
+ * the channel sees the same request (and acts once). fits (may be NULL),
+ * in the same transaction, says whether what the command is for still
+ * wants it sent (its type's rule, chan_pipeline_retry): 0, or FD_ECONFLICT
+ * with why. FD_ENOTFOUND for no such command; FD_ECONFLICT when it is in
+ * another state or fits refuses (nothing is changed, the message says
+ * why). */
+int outbox_retry(struct db *db, int64_t id, int (*fits)(struct db *db, const struct outbox_cmd *o));
+
+/* outbox_payment_fits - the payment type's rule for outbox_retry: a
+ * refund is revived only while its order is paid or being refunded and its
+ * amount still fits what is left to refund (a dead refund asks for
+ * nothing, so another may have taken its room); a payment only while its
+ * order is still created. */
+int outbox_payment_fits(struct db *db, const struct outbox_cmd *o);
 
 /* outbox_count_by_status - how many outbox commands of provider are
  * pending, sending, failed and dead, in that order, in n[]. */

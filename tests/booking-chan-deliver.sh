@@ -92,4 +92,7 @@ kill "$W"; wait "$W" 2>/dev/null; W=
 is "R6 confirmed by the worker" "$(db "SELECT status FROM booking_request WHERE request_id = 'R6'")" confirmed
 out=$(fd check 2>&1)
 like "frontdesk check is clean: a later push replaced the dead one" "$out" "No problems found"
+V4=$(db "SELECT outbox_id FROM availability_push WHERE version = 4")
+refused "outbox retry of a push a later one replaced is refused" outbox retry "$V4"
+like "... saying which version reached the channel" "$(cat "$TMP/err")" "version 5"
 done_testing

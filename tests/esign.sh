@@ -215,6 +215,9 @@ is "an estimate cancelled before it left is never sent" \
 	"$(db "SELECT status, last_error FROM outbox_event WHERE business_key = 'EST-2026-000007'")" \
 	"dead|the estimate was cancelled before it was sent"
 is "... the provider has no envelope for it" "$(curl -s "$BASE/_control/state" | jget 'len(d["envelopes"])')" "$envelopes_before"
+refused "outbox retry of its envelope is refused" \
+	outbox retry "$(db "SELECT id FROM outbox_event WHERE business_key = 'EST-2026-000007'")"
+like "... saying the estimate is cancelled" "$(cat "$TMP/err")" "EST-2026-000007 is cancelled: its envelope is not sent again"
 # a document that is not the one the provider announced is not kept
 fd job add --customer 1 --title "Wheels" >/dev/null
 fd item add --job 8 --description "Alignment" --price 60.00 >/dev/null

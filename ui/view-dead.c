@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-pipeline.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"
@@ -167,7 +168,7 @@ static int dead_cmd_retry(int64_t id)
 		return FD_EINVAL;
 	}
 	err_clear();
-	rc = outbox_retry(ui_db(), id);
+	rc = chan_pipeline_retry(ui_db(), id);
 	if (rc) {
 		ui_msg(MSG_ERROR, _("Not retried: %s"), err_msg());
 		return rc;
