@@ -462,13 +462,9 @@ struct decide_ctx {
  * later, for as long as it fails (a booking channel waits for our answer). */
 static int mark_event(struct db *db, int64_t id, const char *status, const char *error)
 {
-	if (!strcmp(status, "failed"))
-		return inbox_mark_failed(db, id, 0, error, 60, 1, NULL, NULL, NULL);
-	if (!strcmp(status, "dead"))
-		return inbox_mark_dead(db, id, error, NULL, NULL);
-	if (!strcmp(status, "ignored"))
-		return inbox_mark_ignored(db, id, error, NULL);
-	return inbox_mark_processed(db, id, error, NULL);
+	struct inbox_verdict v = {status, error, 0, 60, 1, 0, NULL};
+
+	return inbox_mark(db, id, &v, NULL, NULL);
 }
 
 /* The request row of (code, request id): *id 0 when none. */

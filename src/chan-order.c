@@ -23,7 +23,9 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "invoice.h"
 #include "retention-mod.h"
+#include "words.h"
 
 /* The moves an order may make (the schema's status_transition rows for
  * pay_order, kept in step by the trigger that refuses any other). */
@@ -236,6 +238,25 @@ int chan_order_to_query(struct db *db, const char *provider, int64_t until, int6
 		rc = db_fail(db, _("cannot read the card payment orders"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+int chan_order_may_charge(const struct invoice *inv)
+{
+	if (!strcmp(inv->kind, "invoice") && strcmp(inv->status, "void") &&
+	    strcmp(inv->status, "draft") && strcmp(inv->status, "paid") &&
+	    strcmp(inv->status, "overpaid") && inv->balance > 0)
+		return 0;
+	return err_set(FD_ECONFLICT, _("%1$s is %2$s: there is nothing to charge"), inv->number,
+	               words_label(inv->status));
+}
+
+int chan_order_may_refund(const struct pay_order *po)
+{
+	if ((!strcmp(po->status, "paid") || !strcmp(po->status, "refunding")) && *po->channel_id)
+		return 0;
+	return err_set(FD_ECONFLICT,
+	               _("card payment order %1$s is %2$s: only a paid order can be refunded"),
+	               po->order_no, words_label(po->status));
 }
 
 int chan_order_chargeable(struct db *db, int64_t invoice_id, int64_t *left)

@@ -105,6 +105,21 @@ int chan_order_attempt_failed(struct db *db, const char *provider,
 int chan_order_to_query(struct db *db, const char *provider, int64_t until, int64_t after,
                         struct pay_order *out, size_t max, size_t *n);
 
+struct invoice; /* invoice.h */
+
+/* chan_order_may_charge - 0 when invoice inv may be charged through the
+ * channel: an issued invoice (not a credit note, a draft or void) that
+ * still owes something; FD_ECONFLICT saying "<number> is <status>: there
+ * is nothing to charge" otherwise. The one rule: `channel charge`, the
+ * charge form and outbox_charge ask here. */
+int chan_order_may_charge(const struct invoice *inv);
+
+/* chan_order_may_refund - 0 when order po may be refunded through the
+ * channel: paid or being refunded, with the channel's id for it;
+ * FD_ECONFLICT saying why not. The one rule: `channel refund`, the refund
+ * form and a refund command revived ask here. */
+int chan_order_may_refund(const struct pay_order *po);
+
 /* chan_order_chargeable - *left = what invoice_id still owes less the
  * orders already open for it (created, paying), never below 0: the most a
  * new card order for it may ask. FD_ENOTFOUND for no such invoice. */

@@ -690,23 +690,15 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *lost,
                       const char **final)
 {
-	const char *status = m->status;
-	int moved = 0, rc;
+	struct inbox_verdict v = {m->status,
+	                          m->error,
+	                          e->attempts,
+	                          m->wait,
+	                          m->waiting,
+	                          m->parked_until,
+	                          m->dead_kind ? m->dead_kind : "transient"};
+	int moved = 0, rc = inbox_mark(db, e->id, &v, final, &moved);
 
-	if (!strcmp(status, "failed"))
-		rc = inbox_mark_failed(db, e->id, e->attempts, m->error, m->wait, m->waiting,
-		                       m->dead_kind, &status, &moved);
-	else if (!strcmp(status, "parked"))
-		rc = inbox_mark_parked(db, e->id, m->error, m->wait, m->parked_until, &moved);
-	else if (!strcmp(status, "processed"))
-		rc = inbox_mark_processed(db, e->id, m->error, &moved);
-	else if (!strcmp(status, "ignored"))
-		rc = inbox_mark_ignored(db, e->id, m->error, &moved);
-	else
-		rc = inbox_mark_dead(db, e->id, m->error, m->dead_kind ? m->dead_kind : "transient",
-		                     &moved);
-	if (final)
-		*final = status;
 	*lost = !rc && !moved;
 	return rc;
 }

@@ -93,10 +93,9 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 		sqlite3_bind_null(st, 10);
 	bind_opt(st, 11, ev->error);
 	bind_opt(st, 12, ev->type);
-	if ((rc = db_run_cached(db, st, _("cannot store the inbound event"))) != 0)
+	if ((rc = db_run_moved(db, st, _("cannot store the inbound event"), fresh)) != 0)
 		return rc;
-	if (sqlite3_changes(db_sqlite(db)) == 1) {
-		*fresh = 1;
+	if (*fresh) {
 		*id = sqlite3_last_insert_rowid(db_sqlite(db));
 		return 0;
 	}
@@ -860,6 +859,28 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
 	if (final)
 		*final = "failed";
 	return mark(db, id, "failed", why, wait > 0 ? wait : plan, 0, NULL, moved);
+}
+
+int inbox_mark(struct db *db, int64_t id, const struct inbox_verdict *v, const char **final,
+               int *moved)
+{
+	const char *status = v->status;
+	int rc;
+
+	if (!strcmp(status, "failed"))
+		rc = inbox_mark_failed(db, id, v->attempts, v->why, v->wait, v->keep, v->dead_kind,
+		                       &status, moved);
+	else if (!strcmp(status, "parked"))
+		rc = inbox_mark_parked(db, id, v->why, v->wait, v->parked_until, moved);
+	else if (!strcmp(status, "processed"))
+		rc = inbox_mark_processed(db, id, v->why, moved);
+	else if (!strcmp(status, "ignored"))
+		rc = inbox_mark_ignored(db, id, v->why, moved);
+	else
+		rc = inbox_mark_dead(db, id, v->why, v->dead_kind, moved);
+	if (final)
+		*final = status;
+	return rc;
 }
 
 int inbox_mark_claimed(struct db *db, int64_t id, const char *why, int *moved)

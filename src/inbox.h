@@ -229,6 +229,22 @@ int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead
 int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
                       int keep, const char *dead_kind, const char **final, int *moved);
 
+/* What became of a processed event, for inbox_mark. */
+struct inbox_verdict {
+	const char *status;    /* processed, ignored, parked, failed or dead */
+	const char *why;       /* its last error (NULL: none) */
+	int64_t attempts;      /* failed: its attempts before this one */
+	int64_t wait;          /* failed, parked: as for inbox_mark_failed/_parked */
+	int keep;              /* failed: never given up */
+	int64_t parked_until;  /* parked */
+	const char *dead_kind; /* failed, dead: as for inbox_mark_failed/_dead */
+};
+
+/* inbox_mark - the inbox_mark_* that v->status names (any other word:
+ * dead), with v's values; *final (may be NULL) gets the status written. */
+int inbox_mark(struct db *db, int64_t id, const struct inbox_verdict *v, const char **final,
+               int *moved);
+
 /* inbox_mark_claimed - INSIDE the caller's write transaction, a person
  * claims a parked or dead event id for what it paid (recon.c posted it): it
  * becomes 'processed' now (clock_now) with why as its last error, its

@@ -86,7 +86,7 @@ int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
 {
 	sqlite3_stmt *st;
 	int64_t now = clock_real();
-	int rc;
+	int rc, stored;
 
 	if (id)
 		*id = 0;
@@ -107,9 +107,9 @@ int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
 	sqlite3_bind_int64(st, 6, now);
 	sqlite3_bind_int64(st, 7, c->at ? c->at : now);
 	sqlite3_bind_text(st, 8, c->type, -1, SQLITE_TRANSIENT);
-	if ((rc = db_run_cached(db, st, _("cannot write the outbox command"))) != 0)
+	if ((rc = db_run_moved(db, st, _("cannot write the outbox command"), &stored)) != 0)
 		return rc;
-	if (sqlite3_changes(db_sqlite(db)) != 1)
+	if (!stored)
 		return c->once
 		           ? 0
 		           : err_set(FD_ECONFLICT, _("an outbox command with the key %s exists"),
@@ -325,12 +325,8 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 		chan_provider_free(&p);
 		return rc;
 	}
-	if (strcmp(inv.kind, "invoice") || !strcmp(inv.status, "void") ||
-	    !strcmp(inv.status, "paid") || !strcmp(inv.status, "overpaid")) {
-		rc = err_set(FD_ECONFLICT, _("invoice %s is %s: there is nothing to charge"),
-		             inv.number, inv.status);
+	if ((rc = chan_order_may_charge(&inv)) != 0)
 		goto out;
-	}
 	if (amount > inv.balance) {
 		rc = err_set(FD_EINVAL,
 		             _("invoice %s owes %lld (minor units); ask for at most that"),
@@ -402,10 +398,8 @@ static int refund_tx(struct db *db, void *arg)
 		return rc;
 	if ((rc = refund_commands(db, r->order_no, &n)) != 0)
 		return rc;
-	if ((strcmp(po.status, "paid") && strcmp(po.status, "refunding")) || !*po.channel_id)
-		return err_set(FD_ECONFLICT,
-		               _("card payment order %s is %s: only a paid order can be refunded"),
-		               r->order_no, po.status);
+	if ((rc = chan_order_may_refund(&po)) != 0)
+		return rc;
 	if ((rc = chan_order_refundable(db, r->order_no, &left, NULL)) != 0)
 		return rc;
 	if (r->amount == 0)
@@ -783,12 +777,8 @@ int outbox_payment_fits(struct db *db, const struct outbox_cmd *o)
 			    po.order_no, po.status);
 		goto out;
 	}
-	if ((strcmp(po.status, "paid") && strcmp(po.status, "refunding")) || !*po.channel_id) {
-		rc = err_set(FD_ECONFLICT,
-		             _("card payment order %s is %s: its refund is not sent again"),
-		             po.order_no, po.status);
+	if ((rc = chan_order_may_refund(&po)) != 0)
 		goto out;
-	}
 	if (o->status && !strcmp(o->status, "dead")) {
 		if ((rc = chan_order_refundable(db, po.order_no, &left, NULL)) != 0)
 			goto out;
@@ -814,7 +804,7 @@ static int retry_tx(struct db *db, void *arg)
 	const struct retry_ctx *x = arg;
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
-	int rc, dead;
+	int rc, dead, moved;
 
 	if ((rc = outbox_cmd_get(db, x->id, &o)) != 0)
 		return rc;
@@ -830,21 +820,21 @@ static int retry_tx(struct db *db, void *arg)
 		goto out;
 	/* dead: pending again (a new horizon starts with this status flow
 	 * row, pipeline_since); failed: due now. The key is never changed. */
-	rc = db_prepare(db,
-	                dead ? "UPDATE outbox_event SET status = 'pending', retry_count = 0,"
-	                       " next_retry_at = ?2, updated_at = ?2 WHERE id = ?1"
-	                       " AND status = 'dead'"
-	                     : "UPDATE outbox_event SET next_retry_at = ?2, updated_at = ?2"
-	                       " WHERE id = ?1 AND status = 'failed'",
-	                &st);
+	rc = db_prepare_cached(db,
+	                       dead ? "UPDATE outbox_event SET status = 'pending', retry_count = 0,"
+	                              " next_retry_at = ?2, updated_at = ?2 WHERE id = ?1"
+	                              " AND status = 'dead'"
+	                            : "UPDATE outbox_event SET next_retry_at = ?2, updated_at = ?2"
+	                              " WHERE id = ?1 AND status = 'failed'",
+	                       &st);
 	if (rc)
 		goto out;
 	sqlite3_bind_int64(st, 1, o.id);
 	sqlite3_bind_int64(st, 2, clock_real());
 	db_set_reason(db, _("retried by a person"));
-	rc = db_run(db, st, _("cannot retry the outbox command"));
+	rc = db_run_moved(db, st, _("cannot retry the outbox command"), &moved);
 	db_set_reason(db, NULL);
-	if (!rc && sqlite3_changes(db_sqlite(db)) != 1)
+	if (!rc && !moved)
 		rc = err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
 out:
 	outbox_cmd_free(&o);

@@ -38,6 +38,7 @@
 #include "err.h"
 #include "fixture.h"
 #include "inbox.h"
+#include "invoice.h"
 #include "outbox.h"
 #include "strbuf.h"
 
@@ -940,6 +941,60 @@ END_TEST
  * not registered), the schema refuses a type the registry does not have
  * and any change of it, and the payment processing takes only payment
  * rows: a booking provider's due event is left alone. */
+/* The one rule of what may be charged and refunded through the channel
+ * (chan_order_may_charge, chan_order_may_refund), which the commands, the
+ * forms and outbox.c all ask: an issued invoice that still owes, never a
+ * draft, a void one, a credit note or one paid; a paid or refunding order
+ * that the channel knows. */
+START_TEST(test_may_charge_refund)
+{
+	static const struct {
+		const char *kind, *status;
+		int64_t balance;
+		int ok;
+	} inv_cases[] = {
+	    {"invoice", "issued", 100, 1},     {"invoice", "partially_paid", 1, 1},
+	    {"invoice", "draft", 100, 0},      {"invoice", "void", 100, 0},
+	    {"invoice", "paid", 0, 0},         {"invoice", "overpaid", -5, 0},
+	    {"credit_note", "issued", 100, 0}, {"invoice", "issued", 0, 0},
+	};
+	static const struct {
+		const char *status, *channel_id;
+		int ok;
+	} po_cases[] = {
+	    {"paid", "pi_1", 1},    {"refunding", "pi_1", 1}, {"paid", "", 0},
+	    {"created", "pi_1", 0}, {"paying", "pi_1", 0},    {"refunded", "pi_1", 0},
+	    {"closed", "pi_1", 0},  {"failed", "", 0},
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof inv_cases / sizeof *inv_cases; i++) {
+		struct invoice inv;
+
+		memset(&inv, 0, sizeof inv);
+		snprintf(inv.kind, sizeof inv.kind, "%s", inv_cases[i].kind);
+		snprintf(inv.status, sizeof inv.status, "%s", inv_cases[i].status);
+		snprintf(inv.number, sizeof inv.number, "INV-2026-00000%zu", i);
+		inv.balance = inv_cases[i].balance;
+		if (inv_cases[i].ok)
+			ck_assert_int_eq(chan_order_may_charge(&inv), 0);
+		else {
+			ck_assert_int_eq(chan_order_may_charge(&inv), FD_ECONFLICT);
+			ck_assert_msg(strstr(err_msg(), inv.number) != NULL, "%s", err_msg());
+		}
+	}
+	for (i = 0; i < sizeof po_cases / sizeof *po_cases; i++) {
+		struct pay_order po;
+
+		memset(&po, 0, sizeof po);
+		snprintf(po.order_no, sizeof po.order_no, "PO-00000%zu", i);
+		snprintf(po.status, sizeof po.status, "%s", po_cases[i].status);
+		snprintf(po.channel_id, sizeof po.channel_id, "%s", po_cases[i].channel_id);
+		ck_assert_int_eq(chan_order_may_refund(&po), po_cases[i].ok ? 0 : FD_ECONFLICT);
+	}
+}
+END_TEST
+
 START_TEST(test_pipeline_type)
 {
 	struct inbox_new ev = {"bk", "evt_b1", "forward",  "x.y", NULL, "{}",
@@ -1217,6 +1272,7 @@ int main(void)
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(store, test_pipeline_type);
+	tcase_add_test(pure, test_may_charge_refund);
 	tcase_add_test(pure, test_log_masking);
 	tcase_add_test(store, test_log_file);
 	suite_add_tcase(s, pure);

@@ -186,10 +186,8 @@ struct view *form_charge_new(int64_t invoice_id)
 		       err_msg());
 		return NULL;
 	}
-	if (strcmp(inv.kind, "invoice") || !strcmp(inv.status, "void") ||
-	    !strcmp(inv.status, "draft") || inv.balance <= 0) {
-		ui_msg(MSG_ERROR, _("%1$s is %2$s: there is nothing to charge."), inv.number,
-		       fmt_status(inv.status));
+	if (chan_order_may_charge(&inv) != 0) {
+		ui_msg(MSG_ERROR, "%s.", err_msg());
 		invoice_free(&inv);
 		return NULL;
 	}

@@ -235,9 +235,8 @@ static struct view *chan_form(struct refst *rs)
 	char title[200], m[FMT_MONEY], m2[FMT_MONEY], info[300];
 	int k;
 
-	if (strcmp(rs->o.status, "paid") && strcmp(rs->o.status, "refunding")) {
-		ui_msg(MSG_ERROR, _("Card order %1$s is %2$s: only a paid order can be refunded."),
-		       rs->o.order_no, rs->o.status);
+	if (chan_order_may_refund(&rs->o) != 0) {
+		ui_msg(MSG_ERROR, "%s.", err_msg());
 		ref_free_state(rs);
 		return NULL;
 	}
