@@ -197,7 +197,6 @@ static int print_posted(struct cli *c, const struct idem_result *res, int record
 	struct payment p;
 	struct allocation a;
 	char m[MONEY_BUFSZ];
-	int64_t sum = 0;
 	cJSON *o = NULL, *arr = NULL;
 	size_t i;
 	int rc;
@@ -220,7 +219,6 @@ static int print_posted(struct cli *c, const struct idem_result *res, int record
 	for (i = 0; i < res->n && !rc; i++) {
 		if ((rc = alloc_get(c->db, res->ids[i], &a)) != 0)
 			break;
-		sum += a.amount;
 		if (arr)
 			cJSON_AddItemToArray(arr, mcli_alloc_json(&a));
 		else
@@ -230,13 +228,13 @@ static int print_posted(struct cli *c, const struct idem_result *res, int record
 	}
 	if (!rc && o) {
 		if (recorded)
-			cli_json_int(o, "unallocated", p.amount - sum);
+			cli_json_int(o, "unallocated", p.unallocated);
 		cJSON_AddBoolToObject(o, "replayed", res->replayed);
 		cli_print_json(o);
 		o = NULL;
 	} else if (!rc && recorded) {
 		printf(_("Left unallocated (the customer's credit): %s %s\n"),
-		       mcli_money(p.amount - sum, p.currency, m), p.currency);
+		       mcli_money(p.unallocated, p.currency, m), p.currency);
 	}
 	cJSON_Delete(o);
 	payment_free(&p);

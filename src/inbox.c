@@ -638,6 +638,36 @@ int inbox_list(struct db *db, const char *status, const char *type, const char *
 	return rc;
 }
 
+/* A rejected event (bad signature) is never processed, retried or ignored. */
+static int rejected(int64_t id)
+{
+	return err_set(FD_ECONFLICT,
+	               _("inbound event %lld was rejected (bad signature) and is never processed"),
+	               (long long)id);
+}
+
+int inbox_may_retry(int64_t id, const char *status)
+{
+	if (!strcmp(status, "rejected"))
+		return rejected(id);
+	if (!strcmp(status, "dead") || !strcmp(status, "failed") || !strcmp(status, "parked"))
+		return 0;
+	return err_set(FD_ECONFLICT,
+	               _("inbound event %lld is %s: only dead, failed or parked events can be "
+	                 "retried"),
+	               (long long)id, status);
+}
+
+int inbox_may_ignore(int64_t id, const char *status)
+{
+	if (!strcmp(status, "rejected"))
+		return rejected(id);
+	if (strcmp(status, "processed") && strcmp(status, "ignored"))
+		return 0;
+	return err_set(FD_ECONFLICT, _("inbound event %lld is %s already and cannot be ignored"),
+	               (long long)id, status);
+}
+
 struct change_ctx {
 	int64_t id;
 	const char *reason; /* NULL: retry */
@@ -662,17 +692,9 @@ static int change_tx(struct db *db, void *arg)
 		return err_set(FD_ENOTFOUND, _("there is no inbound event %lld"), (long long)c->id);
 	if (step != SQLITE_ROW)
 		return db_fail(db, _("cannot read the inbound event"));
-	if (!strcmp(status, "rejected"))
-		return err_set(FD_ECONFLICT,
-		               _("inbound event %lld was rejected (bad signature) and is never "
-		                 "processed"),
-		               (long long)c->id);
 	if (!c->reason) {
-		if (strcmp(status, "dead") && strcmp(status, "failed") && strcmp(status, "parked"))
-			return err_set(FD_ECONFLICT,
-			               _("inbound event %lld is %s: only dead, failed or parked "
-			                 "events can be retried"),
-			               (long long)c->id, status);
+		if ((rc = inbox_may_retry(c->id, status)) != 0)
+			return rc;
 		rc = db_prepare(db,
 		                "UPDATE inbound_callback SET status = 'received', attempts = 0, "
 		                "dead_kind = NULL,"
@@ -686,10 +708,8 @@ static int change_tx(struct db *db, void *arg)
 		sqlite3_bind_int64(st, 3, clock_now());
 		db_set_reason(db, _("retried by a person"));
 	} else {
-		if (!strcmp(status, "processed") || !strcmp(status, "ignored"))
-			return err_set(FD_ECONFLICT,
-			               _("inbound event %lld is %s already and cannot be ignored"),
-			               (long long)c->id, status);
+		if ((rc = inbox_may_ignore(c->id, status)) != 0)
+			return rc;
 		rc = db_prepare(db,
 		                "UPDATE inbound_callback SET status = 'ignored', last_error = ?2,"
 		                " next_attempt_at = NULL, parked_until = NULL, updated_at = ?3"

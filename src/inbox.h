@@ -181,6 +181,14 @@ int inbox_list(struct db *db, const char *status, const char *type, const char *
  * already waiting event. */
 int inbox_retry(struct db *db, int64_t id);
 
+/* inbox_may_retry, inbox_may_ignore - the inbox's rule for a person: 0
+ * when event id in status may be retried (dead, failed, parked) or ignored
+ * (any state but processed, ignored and rejected); FD_ECONFLICT saying why
+ * not. inbox_retry and inbox_ignore keep it; the screen asks it before
+ * offering either. */
+int inbox_may_retry(int64_t id, const char *status);
+int inbox_may_ignore(int64_t id, const char *status);
+
 /* inbox_ignore - a person decides an event is not to be applied: it becomes
  * 'ignored' with reason (required) as its last error. FD_ECONFLICT for a
  * processed, ignored or rejected event. */

@@ -99,11 +99,8 @@ struct view *form_ignore_new(int64_t inbox_id)
 		       err_msg());
 		return NULL;
 	}
-	if (!strcmp(e.status, "processed") || !strcmp(e.status, "ignored") ||
-	    !strcmp(e.status, "rejected")) {
-		ui_msg(MSG_ERROR,
-		       _("Inbound event %1$lld is %2$s already: there is nothing to ignore."),
-		       (long long)inbox_id, e.status);
+	if (inbox_may_ignore(inbox_id, e.status) != 0) {
+		ui_msg(MSG_ERROR, "%s.", err_msg());
 		inbox_event_free(&e);
 		return NULL;
 	}
