@@ -283,7 +283,8 @@ class Handler(BaseHTTPRequestHandler):
         if method == "GET" and what == "state":
             with ST.lock:
                 return self.send_json(200, {"envelopes": [
-                    dict(ST.render(e), reference=e["_reference"], title=e["_title"])
+                    dict(ST.render(e), reference=e["_reference"], title=e["_title"],
+                         content_sha256=e["_content_sha256"])
                     for e in ST.envelopes.values()], "events": ST.events})
         try:
             req = json.loads(raw or b"{}")
