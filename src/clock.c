@@ -139,6 +139,74 @@ int clock_month_days(int y, int mon)
 	return mdays[mon - 1];
 }
 
+/* Days from 1970-01-01 to y-m-d of the proleptic Gregorian calendar. */
+static int64_t days_from_civil(int64_t y, int m, int d)
+{
+	int64_t era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+/* n digits at *p as a number (advancing *p); -1 when they are not. */
+static int digits(const char **p, int n)
+{
+	int v = 0;
+
+	while (n-- > 0) {
+		if (**p < '0' || **p > '9')
+			return -1;
+		v = v * 10 + (*(*p)++ - '0');
+	}
+	return v;
+}
+
+int clock_parse_rfc3339(const char *text, int64_t *out)
+{
+	const char *p = text;
+	int y, mo, d, h, mi, s, oh = 0, om = 0, sign = 0;
+
+	if (!p)
+		return err_set(FD_EINVAL, _("no time given"));
+	y = digits(&p, 4);
+	if (y < 0 || *p++ != '-' || (mo = digits(&p, 2)) < 0 || *p++ != '-' ||
+	    (d = digits(&p, 2)) < 0 || (*p != 'T' && *p != 't' && *p != ' '))
+		goto bad;
+	p++;
+	if ((h = digits(&p, 2)) < 0 || *p++ != ':' || (mi = digits(&p, 2)) < 0 || *p++ != ':' ||
+	    (s = digits(&p, 2)) < 0)
+		goto bad;
+	if (*p == '.') {
+		if (p[1] < '0' || p[1] > '9')
+			goto bad;
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	}
+	if (*p == 'Z' || *p == 'z') {
+		p++;
+	} else if (*p == '+' || *p == '-') {
+		sign = *p++ == '-' ? -1 : 1;
+		if ((oh = digits(&p, 2)) < 0 || *p++ != ':' || (om = digits(&p, 2)) < 0 ||
+		    oh > 23 || om > 59)
+			goto bad;
+	} else {
+		goto bad;
+	}
+	/* a leap second (60) is read as the second before the next minute */
+	if (*p || mo < 1 || mo > 12 || d < 1 || d > clock_month_days(y, mo) || h > 23 || mi > 59 ||
+	    s > 60)
+		goto bad;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (s == 60 ? 59 : s) -
+	       sign * (oh * 3600 + om * 60);
+	return 0;
+bad:
+	return err_set(FD_EINVAL, _("'%.40s' is not an RFC 3339 date and time"), text);
+}
+
 int clock_parse_local(const char *text, int64_t *out)
 {
 	struct tm tm;

@@ -40,6 +40,13 @@ int64_t clock_real(void);
  * midnight. FD_EINVAL with a reason on anything else. */
 int clock_parse_local(const char *text, int64_t *out);
 
+/* clock_parse_rfc3339 - read an RFC 3339 date-time ("2026-12-01T14:00:00Z",
+ * "2026-12-01t09:00:00.25-05:00": a "T" or "t" or a space, seconds, an
+ * optional fraction that is dropped, "Z"/"z" or an offset) into UTC seconds.
+ * FD_EINVAL with a reason on anything else, a field out of range included.
+ * For times a provider sends as text. */
+int clock_parse_rfc3339(const char *text, int64_t *out);
+
 /* clock_format_local - write t in shop time; fmt is strftime's. */
 void clock_format_local(int64_t t, const char *fmt, char *buf, size_t n);
 

@@ -8,7 +8,8 @@
  *   GET  /v1/envelopes/ID         the envelope {id, status, updated_at,
  *                                 document_sha256, evidence}
  *   GET  /v1/envelopes/ID/document  the final document's bytes
- *   POST /v1/envelopes/ID/void    withdraw it
+ *   POST /v1/envelopes/ID/void    withdraw it (with its command's
+ *                                 Idempotency-Key too)
  * Statuses: sent, delivered|viewed, completed, declined, expired, voided.
  * Auth: HTTP Basic with the API key. Callbacks: JSON {id, type, created,
  * envelope {id, status}} with the header "X-Esign-Signature: sha256=<hex>",
@@ -28,6 +29,7 @@
 
 #include "chan-http.h"
 #include "chan-sig.h"
+#include "clock.h"
 #include "crypto-dyn.h"
 #include "err.h"
 #include "esign.h"
@@ -274,7 +276,8 @@ static int rest_download(struct esign_ctx *c, const char *id, unsigned char **bo
 	return code;
 }
 
-static int rest_cancel(struct esign_ctx *c, const char *id, struct chan_status *st)
+static int rest_cancel(struct esign_ctx *c, const char *id, const char *idem,
+                       struct chan_status *st)
 {
 	struct esign_envelope e;
 	char path[300];
@@ -286,7 +289,7 @@ static int rest_cancel(struct esign_ctx *c, const char *id, struct chan_status *
 		return CHAN_REFUSED;
 	}
 	snprintf(path, sizeof path, "/v1/envelopes/%s/void", id);
-	code = call_envelope(c, "void_envelope", "POST", path, "{}", NULL, &e, st);
+	code = call_envelope(c, "void_envelope", "POST", path, "{}", idem, &e, st);
 	esign_envelope_free(&e);
 	return code;
 }
@@ -335,8 +338,14 @@ static int rest_read_callback(const void *raw, size_t len, struct esign_callback
 		goto out;
 	}
 	out->state = (enum esign_state)s;
-	if (chan_json_int(cJSON_GetObjectItemCaseSensitive(j, "created"), "created", &t) == 0)
-		out->created = t;
+	/* the provider's time: Unix seconds, or an RFC 3339 date-time */
+	{
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(j, "created");
+
+		if (cJSON_IsString(c) ? clock_parse_rfc3339(c->valuestring, &t) == 0
+		                      : chan_json_int(c, "created", &t) == 0)
+			out->created = t;
+	}
 out:
 	cJSON_Delete(j);
 	return rc;

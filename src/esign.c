@@ -1083,7 +1083,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 	if (strcmp(cm.status, "sending") && (rc = db_write(db, cmd_done_tx, &d)) != 0)
 		return rc;
 	if (!strcmp(cm.type, "envelope.cancel")) {
-		code = c->eops->cancel(c->ectx, cm.envelope_id, &st);
+		code = c->eops->cancel(c->ectx, cm.envelope_id, cm.key, &st);
 	} else {
 		int64_t eid = 0;
 

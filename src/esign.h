@@ -139,8 +139,10 @@ struct esign_ops {
 	/* the final signed document: *body (caller frees) gets *len bytes */
 	int (*download)(struct esign_ctx *c, const char *id, unsigned char **body, size_t *len,
 	                struct chan_status *st);
-	/* withdraw envelope id (the shop cancelled) */
-	int (*cancel)(struct esign_ctx *c, const char *id, struct chan_status *st);
+	/* withdraw envelope id (the shop cancelled), with the command's
+	 * idempotency key idem, the same on every send */
+	int (*cancel)(struct esign_ctx *c, const char *id, const char *idem,
+	              struct chan_status *st);
 	/* 0 when header carries a valid signature of the raw bytes made with
 	 * secret, else FD_EINVAL with a reason (constant-time compare) */
 	int (*verify)(const char *secret, const char *header, const void *raw, size_t len);

@@ -158,6 +158,51 @@ START_TEST(test_sanitize)
 }
 END_TEST
 
+/* RFC 3339 date-times as providers send them: every offset form names
+ * the same instant, a fraction is dropped, the calendar is checked. */
+START_TEST(test_clock_rfc3339)
+{
+	static const char *const same[] = {
+	    "2026-12-01T14:00:00Z",      "2026-12-01t14:00:00z",      "2026-12-01 14:00:00Z",
+	    "2026-12-01T09:00:00-05:00", "2026-12-01T19:30:00+05:30", "2026-12-01T14:00:00.999Z",
+	};
+	static const char *const bad[] = {
+	    "2026-12-01T14:00:00",
+	    "2026-12-01T14:00Z",
+	    "2026-02-29T00:00:00Z",
+	    "2026-13-01T00:00:00Z",
+	    "2026-12-01T24:00:00Z",
+	    "2026-12-01T14:00:00+5:00",
+	    "2026-12-01T14:00:00Zx",
+	    "2026-12-01T14:00:00.Z",
+	    "",
+	    "1764597600",
+	};
+	int64_t t, u, v;
+	char buf[64];
+	size_t i;
+
+	ck_assert_int_eq(clock_parse_rfc3339(same[0], &t), 0);
+	clock_format_utc(t, buf, sizeof buf);
+	ck_assert_str_eq(buf, same[0]);
+	for (i = 1; i < sizeof same / sizeof *same; i++) {
+		ck_assert_int_eq(clock_parse_rfc3339(same[i], &u), 0);
+		ck_assert_msg(u == t, "%s", same[i]);
+	}
+	/* the epoch, a leap day and the days around a century's leap rule */
+	ck_assert_int_eq(clock_parse_rfc3339("1970-01-01T00:00:00Z", &u), 0);
+	ck_assert_int_eq(u, 0);
+	ck_assert_int_eq(clock_parse_rfc3339("2028-02-29T00:00:00Z", &u), 0);
+	ck_assert_int_eq(clock_parse_rfc3339("2028-03-01T00:00:00Z", &v), 0);
+	ck_assert_int_eq(v - u, 86400);
+	ck_assert_int_eq(clock_parse_rfc3339("2100-02-28T00:00:00Z", &u), 0);
+	ck_assert_int_eq(clock_parse_rfc3339("2100-03-01T00:00:00Z", &v), 0);
+	ck_assert_int_eq(v - u, 86400);
+	for (i = 0; i < sizeof bad / sizeof *bad; i++)
+		ck_assert_msg(clock_parse_rfc3339(bad[i], &u) == FD_EINVAL, "%s", bad[i]);
+}
+END_TEST
+
 START_TEST(test_clock)
 {
 	int64_t t, u;
@@ -553,6 +598,7 @@ int main(void)
 	tcase_add_test(pure, test_card_numbers);
 	tcase_add_test(pure, test_sanitize);
 	tcase_add_test(pure, test_clock);
+	tcase_add_test(pure, test_clock_rfc3339);
 	tcase_add_test(pure, test_strbuf);
 	tcase_add_test(pure, test_operator_asked_by_two_threads);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);
