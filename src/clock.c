@@ -165,6 +165,15 @@ static int digits(const char **p, int n)
 	return v;
 }
 
+int clock_utc_of(int y, int mo, int d, int h, int mi, int s, int64_t *out)
+{
+	if (mo < 1 || mo > 12 || d < 1 || d > clock_month_days(y, mo) || h < 0 || h > 23 ||
+	    mi < 0 || mi > 59 || s < 0 || s > 59)
+		return -1;
+	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s;
+	return 0;
+}
+
 int clock_parse_rfc3339(const char *text, int64_t *out)
 {
 	const char *p = text;
@@ -197,11 +206,9 @@ int clock_parse_rfc3339(const char *text, int64_t *out)
 		goto bad;
 	}
 	/* a leap second (60) is read as the second before the next minute */
-	if (*p || mo < 1 || mo > 12 || d < 1 || d > clock_month_days(y, mo) || h > 23 || mi > 59 ||
-	    s > 60)
+	if (*p || clock_utc_of(y, mo, d, h, mi, s == 60 ? 59 : s, out) != 0)
 		goto bad;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + (s == 60 ? 59 : s) -
-	       sign * (oh * 3600 + om * 60);
+	*out -= sign * (oh * 3600 + om * 60);
 	return 0;
 bad:
 	return err_set(FD_EINVAL, _("'%.40s' is not an RFC 3339 date and time"), text);

@@ -40,6 +40,11 @@ int64_t clock_real(void);
  * midnight. FD_EINVAL with a reason on anything else. */
 int clock_parse_local(const char *text, int64_t *out);
 
+/* clock_utc_of - *out = the UTC seconds of y-mo-d h:mi:s (proleptic
+ * Gregorian), 0; -1 when a field is out of its range (a day the month does
+ * not have, an hour above 23, a second above 59). */
+int clock_utc_of(int y, int mo, int d, int h, int mi, int s, int64_t *out);
+
 /* clock_parse_rfc3339 - read an RFC 3339 date-time ("2026-12-01T14:00:00Z",
  * "2026-12-01t09:00:00.25-05:00": a "T" or "t" or a space, seconds, an
  * optional fraction that is dropped, "Z"/"z" or an offset) into UTC seconds.

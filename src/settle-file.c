@@ -32,6 +32,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "clock.h"
 #include "crypto-dyn.h"
 #include "csv.h"
 #include "err.h"
@@ -234,19 +235,6 @@ static int amount(const char *s, const struct currency *cur, long line, const ch
 	return 0;
 }
 
-/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-	int64_t era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* n digits at s as a number; -1 when they are not all digits. */
 static int digits(const char *s, int n)
 {
@@ -264,9 +252,8 @@ static int digits(const char *s, int n)
  * of UTC, as Unix seconds. */
 static int read_time(const char *s, long offset, long line, const char *what, int64_t *out)
 {
-	static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
 	size_t n = strlen(s);
-	int y, mo, d, h, mi, sec = 0, leap;
+	int y, mo, d, h, mi, sec = 0;
 
 	if ((n != 16 && n != 19) || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
 	    s[13] != ':' || (n == 19 && s[16] != ':'))
@@ -278,13 +265,9 @@ static int read_time(const char *s, long offset, long line, const char *what, in
 	mi = digits(s + 14, 2);
 	if (n == 19)
 		sec = digits(s + 17, 2);
-	if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > mdays[mo - 1] || h < 0 || h > 23 ||
-	    mi < 0 || mi > 59 || sec < 0 || sec > 59)
+	if (y < 1970 || clock_utc_of(y, mo, d, h, mi, sec, out) != 0)
 		goto bad;
-	leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (mo == 2 && d == 29 && !leap)
-		goto bad;
-	*out = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + sec - offset;
+	*out -= offset;
 	return 0;
 bad:
 	return err_set(FD_EINVAL,
