@@ -77,8 +77,10 @@ static int pay_poll(struct db *db, struct chan_conn *c, const struct control_hol
 	return rc;
 }
 
-static int pay_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                     volatile sig_atomic_t *stop, struct chan_step_result *r)
+/* The due active queries (query) or the due stored events, with the
+ * provider's default options (chan-process.c). */
+static int pay_round(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                     volatile sig_atomic_t *stop, int query, struct chan_step_result *r)
 {
 	struct chan_process_opts o;
 	struct chan_process_result pr;
@@ -86,23 +88,23 @@ static int pay_query(struct db *db, struct chan_conn *c, const struct control_ho
 
 	chan_process_opts_default(&o, c->p.code);
 	memset(&pr, 0, sizeof pr);
-	rc = chan_query_due(db, c->ops, c->ctx, &o, lease, stop, 0, &pr);
+	rc = (query ? chan_query_due : chan_process_due)(db, c->ops, c->ctx, &o, lease, stop, 0,
+	                                                 &pr);
 	r->found = pr.queried;
+	r->dead = pr.dead;
 	return rc;
+}
+
+static int pay_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+                     volatile sig_atomic_t *stop, struct chan_step_result *r)
+{
+	return pay_round(db, c, lease, stop, 1, r);
 }
 
 static int pay_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
                        volatile sig_atomic_t *stop, struct chan_step_result *r)
 {
-	struct chan_process_opts o;
-	struct chan_process_result pr;
-	int rc;
-
-	chan_process_opts_default(&o, c->p.code);
-	memset(&pr, 0, sizeof pr);
-	rc = chan_process_due(db, c->ops, c->ctx, &o, lease, stop, 0, &pr);
-	r->dead = pr.dead;
-	return rc;
+	return pay_round(db, c, lease, stop, 0, r);
 }
 
 static int pay_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
