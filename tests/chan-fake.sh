@@ -15,15 +15,20 @@ fake_run() {
 	# did once, under ASan, while another suite ran beside it)
 	secs=$(($2 * 5))
 	shift 2
+	# each fake its own file: the background child truncates it only when
+	# it starts, so a second fake sharing one could be read at the first's
+	# port (chan-wechat-states.sh once was, on a busy machine)
+	FAKE_N=$((${FAKE_N:-0} + 1))
+	out="$TMP/fake$FAKE_N.out"
 	python3 "$TOP_SRCDIR/tests/$script" "$@" --max-seconds "$secs" \
-		> "$TMP/fake.out" 2> "$TMP/fake.err" &
+		> "$out" 2> "$TMP/fake$FAKE_N.err" &
 	FAKE_PID=$!
 	i=0
-	while ! grep -q '^PORT' "$TMP/fake.out" 2>/dev/null && [ $i -lt 100 ]; do
+	while ! grep -q '^PORT' "$out" 2>/dev/null && [ $i -lt 100 ]; do
 		sleep 0.1
 		i=$((i + 1))
 	done
-	PORT=$(sed -n 's/^PORT //p' "$TMP/fake.out")
+	PORT=$(sed -n 's/^PORT //p' "$out")
 	BASE="http://127.0.0.1:$PORT"
 	test -n "$PORT"
 }

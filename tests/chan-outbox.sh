@@ -123,13 +123,16 @@ is "sent once the time it asked for has passed" "$(row "$R5")" "succeeded|2"
 
 # The worker killed between sending and recording: the same key again, one effect.
 out=$(charge INV-2026-000002 50); O3=$(echo "$out" | jget 'd["order_no"]'); R3=$(echo "$out" | jget 'd["outbox_id"]')
-ctl fault '{"path": "/v1/payment_intents", "method": "POST", "kind": "slow", "seconds": 2}' >/dev/null
+# (6 s of "slow", longer than the worker's 2 s lease: on a busy machine the
+# loop below may take seconds to see the POST, and the worker must still be
+# waiting for that first answer when it is killed, not have sent again)
+ctl fault '{"path": "/v1/payment_intents", "method": "POST", "kind": "slow", "seconds": 6}' >/dev/null
 sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/serve.err" & S=$!
 i=0
 while [ "$(posts /v1/payment_intents "$(key_of "$R3")")" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -9 "$S"; wait "$S" 2>/dev/null; S=
 is "killed after sending: the row is left sending" "$(row "$R3")" "sending|1"
-# the channel finishes the work it was given (2 s of "slow"); poll for it
+# the channel finishes the work it was given (6 s of "slow"); poll for it
 i=0
 while [ "$(intents "$O3")" -lt 1 ] && [ $i -lt 150 ]; do sleep 0.1; i=$((i + 1)); done
 is "the channel did create the intent" "$(intents "$O3")" 1

@@ -172,8 +172,6 @@ wait "$SERVE_PID" 2>/dev/null
 SERVE_PID=
 kill "$FAKE_PID" 2>/dev/null
 wait "$FAKE_PID" 2>/dev/null
-# fake_run waits for "PORT" in fake.out: the first fake's must not be read
-rm -f "$TMP/fake.out"
 KEY=sk_test_made_up_ui_qr_key
 fake_start 120
 ok "the fake Stripe channel started" test -n "$PORT"
