@@ -30,7 +30,7 @@
  * reads the retry's result on the connection that made it; FD_STRESS takes
  * every N and reopens the file for a check_all after the retry too. A
  * sanitized build's short default takes two of the four modes (one of each
- * kind and cache).
+ * kind and cache), every other N in both.
  */
 #include <config.h>
 
@@ -272,6 +272,11 @@ static void sweep(const struct scenario *sc)
 		 * tiny modes take the odd and the even ones): they fault two to
 		 * three times as often, inside statements */
 		step = !stress && modes[i].tiny_cache ? 2 : 1;
+#if defined(__SANITIZE_ADDRESS__)
+		/* and, sanitized, every other N with the normal cache too */
+		if (!stress)
+			step = 2;
+#endif
 		n = step == 2 && modes[i].sticky ? 2 : 1;
 		for (; n < 5000 && one_fault(sc, &modes[i], n); n += step)
 			;

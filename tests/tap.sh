@@ -82,9 +82,9 @@ done_testing() {
 	exit $?
 }
 
-# once_per_tree WHAT: a test of the source tree itself (WHAT it reads), not
-# of the binary, ends here as skipped in the sanitizer build: .ci/run runs
-# the same test on the same files in the plain build first.
+# once_per_tree WHAT: a test of the source tree itself (WHAT it reads), or
+# of a reading that is the same in every build, ends here as skipped in the
+# sanitizer build: .ci/run runs the same test in the plain build first.
 once_per_tree() {
 	if ldd "$FRONTDESK" 2>/dev/null | grep -q libasan; then
 		echo "1..0 # SKIP a check of $1, the same in every build: the plain build runs it"
