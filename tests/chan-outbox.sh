@@ -200,10 +200,14 @@ sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP
 i=0
 while [ "$(posts /v1/payment_intents "$(key_of "$R7")")" -lt 1 ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 kill -STOP "$S"
-sh -c 'exec "$0" serve --lease-seconds 2 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/s2.err" & S2=$!
+# the next holder takes over when the paused one's 2 s lease ends; its own
+# lease is longer, so that a slow round of its own (a sanitizer build on a
+# busy machine) cannot let its lease lapse and make it send a third time
+sh -c 'exec "$0" serve --lease-seconds 30 --poll-seconds 60' "$FRONTDESK" 2>"$TMP/s2.err" & S2=$!
 i=0
 while [ "$(row "$R7")" != "succeeded|2" ] && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
 is "the next holder resent it and recorded the answer" "$(row "$R7")" "succeeded|2"
+[ "$(row "$R7")" = "succeeded|2" ] || sed 's/^/# next holder: /' "$TMP/s2.err"
 kill -CONT "$S"
 i=0
 while ! grep -q "a write was refused" "$TMP/s1.err" && [ $i -lt 300 ]; do sleep 0.1; i=$((i + 1)); done
