@@ -149,7 +149,7 @@ setgid_add() {
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/fd-setgid" --db "$TMP/sg/shop.db" \
 		customer add --name "Ada Lee"
 }
-if ldd "$FRONTDESK" 2>/dev/null | grep -q libasan; then
+if sanitized; then
 	# a sanitized build: LeakSanitizer cannot inspect a setgid process (it is
 	# not dumpable, and its options cannot be read from /proc/self/environ),
 	# so it ends the process with its own error after the work is done; the

@@ -16,13 +16,14 @@ latest=$(fd --db "$TMP/probe.db" --json migrate --status | jget 'd["latest_known
 fd --db "$TMP/fresh.db" init >/dev/null
 schema() { sqlite3 "$1" "SELECT type, name, tbl_name, sql FROM sqlite_schema ORDER BY name"; }
 
-# counts DB TABLE... - the row count of each table
+# counts DB TABLE... - the row count of each table, "TABLE N" a line (one
+# sqlite3 for them all; a table that is gone prints sqlite3's error there)
 counts() {
 	db=$1
 	shift
 	for t in "$@"; do
-		printf '%s %s\n' "$t" "$(sqlite3 "$db" "SELECT count(*) FROM \"$t\"" 2>&1)"
-	done
+		printf "SELECT '%s ' || count(*) FROM \"%s\";\n" "$t" "$t"
+	done | sqlite3 "$db" 2>&1
 }
 # money DB - the money figures: sums per currency (and kind or status), then
 # every row's amounts. A migration that renames one of these columns changes

@@ -8,7 +8,7 @@ if ! command -v valgrind >/dev/null 2>&1; then
 	echo "1..0 # SKIP valgrind is not installed"
 	exit 0
 fi
-if ldd "$FRONTDESK" 2>/dev/null | grep -q libasan; then
+if sanitized; then
 	echo "1..0 # SKIP sanitizer build"
 	exit 0
 fi
