@@ -722,7 +722,7 @@ static char *replaced_name(const char *live)
 	char *name;
 	int i;
 
-	clock_format_local((int64_t)time(NULL), "%Y%m%dT%H%M%S", stamp, sizeof stamp);
+	clock_format_local(clock_real(), "%Y%m%dT%H%M%S", stamp, sizeof stamp);
 	for (i = 1;; i++) {
 		if (i == 1)
 			snprintf(suffix, sizeof suffix, ".replaced-%s", stamp);

@@ -20,6 +20,7 @@
 
 #include "chan-http.h"
 #include "chan-log.h"
+#include "clock.h"
 #include "dynlib.h"
 #include "err.h"
 #include "i18n.h"
@@ -286,7 +287,7 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 	struct call c = {h, resp, st, 0, 0};
 	struct curl_slist *hdrs = NULL;
 	struct strbuf url = {0}, line = {0};
-	struct timespec t0 = {0, 0}, t1 = {0, 0};
+	double t0 = 0, t1 = 0;
 	CURLcode cc = CURLE_FAILED_INIT;
 	CURL *e = NULL;
 	long status = 0;
@@ -373,9 +374,9 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 		}
 	}
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_mono();
 	cc = curl_easy_perform(e);
-	clock_gettime(CLOCK_MONOTONIC, &t1);
+	t1 = clock_mono();
 	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
 	st->http = (int)status;
 	if (cc == CURLE_ABORTED_BY_CALLBACK) {
@@ -394,8 +395,7 @@ log:
 		                            method,
 		                            sb_cstr(&url),
 		                            st->http,
-		                            (int64_t)(t1.tv_sec - t0.tv_sec) * 1000 +
-		                                (t1.tv_nsec - t0.tv_nsec) / 1000000,
+		                            (int64_t)((t1 - t0) * 1e3),
 		                            st->request_id,
 		                            form,
 		                            form ? strlen(form) : 0,

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "chan-log.h"
+#include "clock.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
@@ -287,7 +288,7 @@ int chan_log_add(struct chan_log *l, const struct chan_log_entry *e)
 		goto out;
 	}
 	st = l->ins;
-	sqlite3_bind_int64(st, 1, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 1, clock_real());
 	if (e->channel_time)
 		sqlite3_bind_int64(st, 2, e->channel_time);
 	sqlite3_bind_text(st, 3, e->provider ? e->provider : "?", -1, SQLITE_STATIC);

@@ -75,7 +75,7 @@ static int ensure_row(struct db *db, const char *provider)
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
 	return db_run(db, st, _("cannot record the channel state"));
 }
 
@@ -181,7 +181,7 @@ static int page_tx(struct db *db, void *arg)
 	sqlite3_bind_int64(st, 2, p->stored);
 	sqlite3_bind_int(st, 3, p->last);
 	sqlite3_bind_int64(st, 4, p->to);
-	sqlite3_bind_int64(st, 5, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 5, clock_real());
 	return db_run(db, st, _("cannot record the channel state"));
 }
 
@@ -198,7 +198,7 @@ static int fail_tx(struct db *db, void *arg)
 	struct fail_ctx *f = arg;
 	struct chan_state s;
 	sqlite3_stmt *st;
-	int64_t now = (int64_t)time(NULL);
+	int64_t now = clock_real();
 	char why[1000];
 	int rc;
 
@@ -250,7 +250,7 @@ int chan_poll_once(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	struct chan_status cs;
 	struct chan_page pg;
 	char after[256] = "";
-	int64_t now = (int64_t)time(NULL), to, from;
+	int64_t now = clock_real(), to, from;
 	int code, rc;
 
 	memset(r, 0, sizeof *r);

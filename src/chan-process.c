@@ -957,16 +957,15 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 	int rc = 0;
 
 	while (!stop_requested(stop)) {
-		if ((rc =
-		         chan_order_to_query(db, o->provider, all ? INT64_MAX : (int64_t)time(NULL),
-		                             after, q, MAXQ, &n)) != 0 ||
+		if ((rc = chan_order_to_query(db, o->provider, all ? INT64_MAX : clock_real(),
+		                              after, q, MAXQ, &n)) != 0 ||
 		    n == 0)
 			break;
 		for (i = 0; i < n && !stop_requested(stop); i++) {
 			struct qmark m = {lease, o, &q[i], 0, NULL, 0};
 			struct chan_order ci;
 			struct chan_status cs;
-			int64_t now = (int64_t)time(NULL), d;
+			int64_t now = clock_real(), d;
 			int code, sh;
 
 			after = q[i].id;

@@ -28,6 +28,7 @@
 #include "chan-process.h"
 #include "chan-provider.h"
 #include "chan-worker.h"
+#include "clock.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
@@ -53,14 +54,6 @@ void chan_worker_opts_default(struct chan_worker_opts *o)
 	o->poll_seconds = v < 1 ? 1 : v > 86400 ? 86400 : (int)v;
 	v = config_get_int("channel_lease_seconds", 60);
 	o->lease_ttl = v < 1 ? 1 : v > 3600 ? 3600 : (int)v;
-}
-
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 static void sleep_slice(void)
@@ -259,7 +252,7 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 
 	/* a channel with no events list (its events are notifies and
 	 * queries) is not polled */
-	if (pl->poll && pl->can_poll(&sl->ch) && (int64_t)time(NULL) >= sl->next_poll) {
+	if (pl->poll && pl->can_poll(&sl->ch) && clock_real() >= sl->next_poll) {
 		memset(&r, 0, sizeof r);
 		rc = pl->poll(db, &sl->ch, lease, &r);
 		if (lease_moved_on(o, rc))
@@ -268,17 +261,17 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			return 0;
 		if (rc == FD_EIO) {
 			say(o, "%s: %s", code, err_msg());
-			sl->next_poll = (int64_t)time(NULL) + (r.wait > 0 ? r.wait : 1);
+			sl->next_poll = clock_real() + (r.wait > 0 ? r.wait : 1);
 		} else if (rc) {
 			say(o, _("cannot poll %s: %s"), code, err_msg());
-			sl->next_poll = (int64_t)time(NULL) + 1;
+			sl->next_poll = clock_real() + 1;
 		} else {
-			sl->next_poll = (int64_t)time(NULL) + o->poll_seconds;
+			sl->next_poll = clock_real() + o->poll_seconds;
 			if (r.stored > 0)
 				sl->next_process = 0; /* apply what just came in */
 		}
 	}
-	if (pl->query && mono_now() >= sl->next_query) {
+	if (pl->query && clock_mono() >= sl->next_query) {
 		memset(&r, 0, sizeof r);
 		rc = pl->query(db, &sl->ch, lease, stop, &r);
 		if (lease_moved_on(o, rc))
@@ -286,18 +279,18 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 		if (rc && !stop_requested(stop))
 			say(o, _("cannot query the card payment orders of %s: %s"), code,
 			    err_msg());
-		sl->next_query = mono_now() + CHAN_QUERY_EVERY;
+		sl->next_query = clock_mono() + CHAN_QUERY_EVERY;
 		if (r.found > 0)
 			sl->next_process = 0;
 	}
-	if (mono_now() >= sl->next_prune) {
+	if (clock_mono() >= sl->next_prune) {
 		/* the request log keeps request_log_days of calls; a failure
 		 * here never stops a payment */
 		if (keep_days > 0)
-			chan_log_prune(sl->ch.log, (int64_t)time(NULL) - keep_days * 86400, NULL);
-		sl->next_prune = mono_now() + CHAN_PRUNE_EVERY;
+			chan_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
+		sl->next_prune = clock_mono() + CHAN_PRUNE_EVERY;
 	}
-	if (pl->process && mono_now() >= sl->next_process) {
+	if (pl->process && clock_mono() >= sl->next_process) {
 		memset(&r, 0, sizeof r);
 		rc = pl->process(db, &sl->ch, lease, stop, &r);
 		if (lease_moved_on(o, rc))
@@ -310,17 +303,17 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			      "inbox list "
 			      "--status dead'"),
 			    (long long)r.dead);
-		sl->next_process = mono_now() + CHAN_PROCESS_EVERY;
+		sl->next_process = clock_mono() + CHAN_PROCESS_EVERY;
 	}
 	/* only a payment provider has settlement data (an e-sign slot has
 	 * no payment adapter: ch.ops is NULL there) */
-	if (sl->ch.ops && sl->ch.ops->settlement && mono_now() >= sl->next_recon) {
+	if (sl->ch.ops && sl->ch.ops->settlement && clock_mono() >= sl->next_recon) {
 		struct recon_result rr;
 		char day[11];
 
 		/* the scheduled reconciliation of yesterday (recon_auto_hour);
 		 * another operator running it now is no error */
-		sl->next_recon = mono_now() + CHAN_RECON_EVERY;
+		sl->next_recon = clock_mono() + CHAN_RECON_EVERY;
 		if (recon_auto_day(db, code, day) == 1) {
 			rc = recon_fetch_run(db, &sl->ch, day, &rr);
 			if (!rc)
@@ -331,7 +324,7 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 				    err_msg());
 		}
 	}
-	if (pl->deliver && mono_now() >= sl->next_outbox) {
+	if (pl->deliver && clock_mono() >= sl->next_outbox) {
 		memset(&r, 0, sizeof r);
 		rc = pl->deliver(db, &sl->ch, lease, stop, &r);
 		if (lease_moved_on(o, rc))
@@ -343,7 +336,7 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 			    _("%1$lld outbound command(s) of %2$s given up: see 'frontdesk check'; "
 			      "'frontdesk outbox retry ID' sends one again"),
 			    (long long)r.dead, code);
-		sl->next_outbox = mono_now() + (r.sent > 0 ? 0 : 1.0);
+		sl->next_outbox = clock_mono() + (r.sent > 0 ? 0 : 1.0);
 		if (r.sent > 0)
 			*busy = 1;
 	}
@@ -354,7 +347,7 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 {
 	struct control_hold lease;
 	struct slots ss;
-	double start = mono_now(), next_renew = 0;
+	double start = clock_mono(), next_renew = 0;
 	long keep_days = config_get_int("request_log_days", 90);
 	int holding = 0, acquired = 0, waiting_said = 0, rc, busy;
 	int ttl = o->lease_ttl < 1 ? 1 : o->lease_ttl;
@@ -365,8 +358,8 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 		return rc;
 	slots_names(&ss, names, sizeof names);
 	while (!stop_requested(stop) &&
-	       (o->for_seconds <= 0 || mono_now() - start < o->for_seconds)) {
-		double now = mono_now();
+	       (o->for_seconds <= 0 || clock_mono() - start < o->for_seconds)) {
+		double now = clock_mono();
 
 		if (!holding) {
 			rc = control_acquire(db, CONTROL_CHANNEL, CONTROL_LEASE, ttl, &lease);

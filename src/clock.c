@@ -84,6 +84,19 @@ const char *clock_zone_name(char *buf, size_t n)
 	return NULL;
 }
 
+/* The system's clock in whole seconds, read precisely: time() may read a
+ * coarse copy that lags the precise clock by a few milliseconds, so a row
+ * SQLite stamped 'now' at the start of a second could look a second early
+ * to a query bound with time() just after it. */
+static int64_t wall_seconds(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_REALTIME, &ts) != 0)
+		return (int64_t)time(NULL);
+	return (int64_t)ts.tv_sec;
+}
+
 int64_t clock_now(void)
 {
 	const char *fixed = getenv("FRONTDESK_NOW");
@@ -91,7 +104,15 @@ int64_t clock_now(void)
 
 	if (fixed && *fixed && clock_parse_local(fixed, &t) == 0)
 		return t;
-	return (int64_t)time(NULL);
+	return wall_seconds();
+}
+
+double clock_mono(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
 int64_t clock_real(void)
@@ -105,7 +126,7 @@ int64_t clock_real(void)
 		if (*end == '\0' && v > 0)
 			return (int64_t)v;
 	}
-	return (int64_t)time(NULL);
+	return wall_seconds();
 }
 
 static int all_digits(const char *s, size_t n)

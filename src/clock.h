@@ -35,6 +35,12 @@ int64_t clock_now(void);
  * not move it (the desk's "now" and the real clock differ in tests). */
 int64_t clock_real(void);
 
+/* clock_mono - seconds (to the nanosecond) on the monotonic clock, which no
+ * change of the date moves: the clock of intervals inside one run (how long
+ * a wait or a call took, when the next round is due). Only differences
+ * mean anything. */
+double clock_mono(void);
+
 /* clock_parse_local - read "YYYY-MM-DD", "YYYY-MM-DD HH:MM" or
  * "YYYY-MM-DDTHH:MM[:SS]" in shop time into UTC seconds. A date alone is its
  * midnight. FD_EINVAL with a reason on anything else. */

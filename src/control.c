@@ -32,7 +32,7 @@
 
 int64_t control_now(void)
 {
-	return (int64_t)time(NULL);
+	return clock_real();
 }
 
 /* This host's name into buf (no static buffer: the screen's runner thread

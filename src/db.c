@@ -130,14 +130,6 @@ static void fn_digits(sqlite3_context *ctx, int argc, sqlite3_value **argv)
 		sqlite3_free(out);
 }
 
-static int64_t mono_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
-
 /*
  * The busy handler: wait for a lock by looking at it every BUSY_POLL_US
  * until busy_ms have passed (0: give up). SQLite's own busy_timeout sleeps
@@ -151,7 +143,7 @@ static int busy_wait(void *arg, int count)
 {
 	struct db *db = arg;
 	struct timespec ts = {0, BUSY_POLL_US * 1000L};
-	int64_t now = mono_us();
+	int64_t now = (int64_t)(clock_mono() * 1e6);
 
 	if (count == 0)
 		db->busy_since_us = now;

@@ -1451,7 +1451,7 @@ static int stamp_tx(struct db *db, void *arg)
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, s->flow);
-	sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+	sqlite3_bind_int64(st, 2, clock_real());
 	return db_run_cached(db, st, _("cannot save when the flow was asked about"));
 }
 
@@ -1474,7 +1474,7 @@ int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *l
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, (int64_t)time(NULL) - (every < 1 ? 1 : every));
+	sqlite3_bind_int64(st, 3, clock_real() - (every < 1 ? 1 : every));
 	rc = read_ids(db, st, &ids);
 	db_release(db, st);
 	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {

@@ -174,11 +174,11 @@ int idem_enter(struct db *db, const char *key, const char *scene, const char *ha
 		rc = *response ? IDEM_REPLAY
 		               : err_set(FD_EDB, _("the stored idempotency response is missing"));
 	} else if (!strcmp(r_status, "processing") && r_holder &&
-	           strcmp(r_holder, idem_holder()) != 0 && hold_until > (int64_t)time(NULL)) {
+	           strcmp(r_holder, idem_holder()) != 0 && hold_until > clock_real()) {
 		rc = err_set(FD_EINPROGRESS,
 		             _("the request with idempotency key '%.60s' is still in progress "
 		               "(held by %.80s for %lld more second(s)); try again in a moment"),
-		             key, r_holder, (long long)(hold_until - (int64_t)time(NULL)));
+		             key, r_holder, (long long)(hold_until - clock_real()));
 	} else {
 		rc = IDEM_NEW; /* failed, expired, or ours: may be (re)tried */
 	}
@@ -295,7 +295,7 @@ static int begin_tx(struct db *db, void *arg)
 	sqlite3_bind_text(st, 2, b->scene, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 3, b->hash, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 4, idem_holder(), -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 5, (int64_t)time(NULL) + b->hold_secs);
+	sqlite3_bind_int64(st, 5, clock_real() + b->hold_secs);
 	sqlite3_bind_int64(st, 6, now);
 	return db_run(db, st, _("cannot hold the idempotency key"));
 }

@@ -88,7 +88,7 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 	sqlite3_bind_int64(st, 8, now);
 	sqlite3_bind_text(st, 9, ev->status, -1, SQLITE_TRANSIENT);
 	if (!strcmp(ev->status, "received"))
-		sqlite3_bind_int64(st, 10, (int64_t)time(NULL));
+		sqlite3_bind_int64(st, 10, clock_real());
 	else
 		sqlite3_bind_null(st, 10);
 	bind_opt(st, 11, ev->error);
@@ -704,7 +704,7 @@ static int change_tx(struct db *db, void *arg)
 		if (rc)
 			return rc;
 		sqlite3_bind_int64(st, 1, c->id);
-		sqlite3_bind_int64(st, 2, (int64_t)time(NULL));
+		sqlite3_bind_int64(st, 2, clock_real());
 		sqlite3_bind_int64(st, 3, clock_now());
 		db_set_reason(db, _("retried by a person"));
 	} else {

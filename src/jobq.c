@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "control.h"
 #include "db.h"
 #include "dbrow.h"
@@ -366,14 +367,6 @@ int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct
 
 /* ---------------------------------------------------------------- the loop */
 
-static double mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void sleep_ms(int ms)
 {
 	struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
@@ -391,12 +384,13 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
                   double for_seconds, int once)
 {
 	struct control_hold lease = {0};
-	double start = mono_now(), next_renew = 0, next_purge = 0, last_run = 0, next_retention = 0;
+	double start = clock_mono(), next_renew = 0, next_purge = 0, last_run = 0,
+	       next_retention = 0;
 	int64_t dv = -1;
 	int holding = 0, waiting_said = 0, rc = 0, ran;
 
-	while (!stop_requested(stop) && (for_seconds <= 0 || mono_now() - start < for_seconds)) {
-		double now = mono_now();
+	while (!stop_requested(stop) && (for_seconds <= 0 || clock_mono() - start < for_seconds)) {
+		double now = clock_mono();
 
 		if (!holding) {
 			rc = control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, o->lease_ttl,
@@ -469,10 +463,10 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 				continue; /* its own changes queued lifecycle jobs */
 		}
 		/* idle: wait for a commit by another connection, a due retry or the renewal */
-		last_run = mono_now();
-		while (!stop_requested(stop) && mono_now() - last_run < IDLE_RECHECK_S &&
-		       mono_now() < next_renew &&
-		       (for_seconds <= 0 || mono_now() - start < for_seconds)) {
+		last_run = clock_mono();
+		while (!stop_requested(stop) && clock_mono() - last_run < IDLE_RECHECK_S &&
+		       clock_mono() < next_renew &&
+		       (for_seconds <= 0 || clock_mono() - start < for_seconds)) {
 			sleep_ms(o->poll_ms);
 			if (db_data_version(db) != dv)
 				break;
@@ -528,8 +522,8 @@ int jobq_catch_up(struct db *db, const char *kind, int wait_ms, struct jobq_back
 		if ((rc = backlog_count(db, kind, &out->waiting)))
 			return rc;
 	}
-	until = mono_now() + wait_ms / 1000.0;
-	while (out->waiting > 0 && runner_held(db) && mono_now() < until) {
+	until = clock_mono() + wait_ms / 1000.0;
+	while (out->waiting > 0 && runner_held(db) && clock_mono() < until) {
 		sleep_ms(20);
 		if ((rc = backlog_count(db, kind, &out->waiting)))
 			return rc;

@@ -43,6 +43,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
@@ -1093,14 +1094,6 @@ static int next_size(int want, int max, double took_ms)
 	return want > max ? max : want;
 }
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out)
 {
@@ -1128,7 +1121,7 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 	do {
 		if ((rc = db_begin_write(db)))
 			goto out;
-		t0 = mono_ms(); /* how long it holds the lock, not how long it waited */
+		t0 = clock_mono() * 1e3; /* how long it holds the lock, not how long it waited */
 		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, want, &n)) ||
 		    (rc = db_one_int(db,
 		                     "SELECT EXISTS (SELECT 1 FROM job WHERE status = 'pending' "
@@ -1147,7 +1140,7 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 			goto fail;
 		if ((rc = db_commit(db)))
 			goto out;
-		took = mono_ms() - t0;
+		took = (clock_mono() * 1e3) - t0;
 		full = n == want;
 		if (n > 0)
 			last = ids[n - 1];

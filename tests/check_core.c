@@ -236,6 +236,46 @@ START_TEST(test_clock)
 }
 END_TEST
 
+/* clock_real and clock_now never read a second earlier than SQLite's 'now'
+ * read just before them (a job SQLite queued 'now' is due at once to a
+ * claim bound with clock_real), nor a second later than the precise clock
+ * read just after. Read around many second boundaries: a coarse clock lags
+ * the precise one for a few milliseconds after each. */
+START_TEST(test_clock_agrees_with_sqlite)
+{
+	sqlite3 *mem;
+	sqlite3_stmt *st;
+	struct timespec ts;
+	int64_t sql, real, now, precise;
+	double until = clock_mono() + 2.5;
+	long reads = 0;
+
+	unsetenv("FRONTDESK_NOW");
+	unsetenv("FRONTDESK_REAL_NOW");
+	ck_assert_int_eq(sqlite3_open(":memory:", &mem), SQLITE_OK);
+	ck_assert_int_eq(
+	    sqlite3_prepare_v2(mem, "SELECT CAST(strftime('%s', 'now') AS INTEGER)", -1, &st, NULL),
+	    SQLITE_OK);
+	while (clock_mono() < until) {
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		sql = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
+		real = clock_real();
+		now = clock_now();
+		clock_gettime(CLOCK_REALTIME, &ts);
+		precise = (int64_t)ts.tv_sec;
+		ck_assert_msg(real >= sql && now >= sql,
+		              "SQLite read %lld, then clock_real %lld and clock_now %lld",
+		              (long long)sql, (long long)real, (long long)now);
+		ck_assert(real <= precise && now <= precise);
+		reads++;
+	}
+	ck_assert_int_gt(reads, 100);
+	sqlite3_finalize(st);
+	sqlite3_close(mem);
+}
+END_TEST
+
 START_TEST(test_strbuf)
 {
 	struct strbuf sb = {0};
@@ -599,6 +639,7 @@ int main(void)
 	tcase_add_test(pure, test_sanitize);
 	tcase_add_test(pure, test_clock);
 	tcase_add_test(pure, test_clock_rfc3339);
+	tcase_add_test(pure, test_clock_agrees_with_sqlite);
 	tcase_add_test(pure, test_strbuf);
 	tcase_add_test(pure, test_operator_asked_by_two_threads);
 	tcase_add_checked_fixture(dbc, tmp_setup, tmp_teardown);

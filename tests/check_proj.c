@@ -193,38 +193,18 @@ static struct jobq_opts test_opts(void)
 	return o;
 }
 
-/* Wait (at most two seconds) until every pending job is due by time(),
- * the clock a claim uses. */
-static void due_wait(void)
-{
-	int waits = 0;
-
-	while (waits++ < 200 &&
-	       count("SELECT coalesce(max(next_run_at), 0) FROM job WHERE status = 'pending'") >
-	           (int64_t)time(NULL))
-		usleep(10000);
-}
-
 /* Run every due job (no lease: this test process is alone). A job is
- * queued at SQLite's clock and claimed at time(), which is the coarse clock
- * and may still be in the previous second for a few milliseconds: a job
- * queued then is due a moment later, so wait for it rather than stop. */
+ * queued at SQLite's clock and claimed at clock_real(); both read the
+ * system's precise clock, so a job queued just now is due at once. */
 static int drain(void)
 {
 	struct jobq_opts o = test_opts();
-	int ran, total = 0, waits = 0;
+	int ran, total = 0;
 
-	for (;;) {
+	do {
 		ck_assert_msg(jobq_run_batch(db, NULL, &o, &ran) == 0, "%s", err_msg());
 		total += ran;
-		if (ran > 0)
-			continue;
-		if (waits++ > 200 ||
-		    count("SELECT count(*) FROM job WHERE status = 'pending' AND "
-		          "next_run_at <= CAST(strftime('%s', 'now') AS INTEGER)") == 0)
-			break;
-		usleep(10000);
-	}
+	} while (ran > 0);
 	return total;
 }
 
@@ -1215,9 +1195,7 @@ START_TEST(test_stale_runner_is_fenced)
 	ck_assert_int_eq(ran, 0);
 	ck_assert_int_eq(count("SELECT count(*) FROM job WHERE status = 'pending'"), 1);
 	ck_assert_int_eq(control_renew(db, &mine), FD_ECONFLICT);
-	/* the job was queued at SQLite's clock and is claimed at time(), which
-	 * may still be in the previous second for a moment (see drain) */
-	due_wait();
+	/* queued at SQLite's clock, claimed at once at clock_real() (drain) */
 	ck_assert_int_eq(jobq_run_batch(db, &other, &o, &ran), 0);
 	ck_assert_int_eq(ran, 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment_calendar_view"), 1);

@@ -102,14 +102,6 @@ static struct {
 
 enum { ASK_NONE, ASK_KEY, ASK_INTERRUPT };
 
-static double mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000.0 + ts.tv_nsec / 1e6;
-}
-
 /* ---------------------------------------------------------------- services for views */
 
 struct view *view_new(const struct view_ops *ops, void *priv)
@@ -295,7 +287,7 @@ static void worker_said(enum msg_level level, const char *msg)
 		return;
 	ui_msg(S.worker_level, "%s", S.worker_msg);
 	S.msg_worker = 1;
-	S.msg_worker_until = S.worker_level == MSG_ERROR ? 0 : mono_ms() + WORKER_MSG_MS;
+	S.msg_worker_until = S.worker_level == MSG_ERROR ? 0 : (clock_mono() * 1e3) + WORKER_MSG_MS;
 	S.worker_msg[0] = '\0';
 }
 
@@ -716,7 +708,8 @@ static void tick(void)
 	}
 	if (statusline_update(S.db))
 		S.dirty = 1;
-	if (S.msg[0] && S.msg_worker && S.msg_worker_until > 0 && mono_ms() >= S.msg_worker_until) {
+	if (S.msg[0] && S.msg_worker && S.msg_worker_until > 0 &&
+	    (clock_mono() * 1e3) >= S.msg_worker_until) {
 		S.msg[0] = '\0';
 		S.msg_worker = 0;
 		S.dirty = 1;
@@ -852,7 +845,7 @@ int screen_run(struct db *db)
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
 		runner_start(db_path(db));
 	start_channel_worker();
-	next_tick = mono_ms() + TICK_MS;
+	next_tick = (clock_mono() * 1e3) + TICK_MS;
 	S.idle_more = 1; /* the first place shown: its work ahead, after the frame */
 	while (!S.done && !term_quit_signal()) {
 		double now, t0;
@@ -860,7 +853,7 @@ int screen_run(struct db *db)
 
 		if (S.dirty)
 			draw_all();
-		now = mono_ms();
+		now = clock_mono() * 1e3;
 		timeout = next_tick > now ? (int)(next_tick - now) + 1 : 0;
 		if (S.idle_more)
 			timeout = 0; /* work ahead, but look at the keyboard first */
@@ -882,15 +875,15 @@ int screen_run(struct db *db)
 				worker_said(MSG_INFO, line);
 			}
 		}
-		t0 = mono_ms();
+		t0 = clock_mono() * 1e3;
 		/* keys (and KEY_RESIZE after SIGWINCH, which interrupts poll) */
 		while (!S.done && !term_quit_signal() && read_key(&key)) {
 			handle_key(key);
 			got = 1;
 		}
-		if (mono_ms() >= next_tick) {
+		if ((clock_mono() * 1e3) >= next_tick) {
 			tick();
-			next_tick = mono_ms() + TICK_MS;
+			next_tick = (clock_mono() * 1e3) + TICK_MS;
 		}
 		if (got || S.dirty) {
 			S.idle_more = 1; /* a new place, or new data: new work ahead */
@@ -900,11 +893,11 @@ int screen_run(struct db *db)
 			S.idle_more = top->ops->idle && !top->stale ? top->ops->idle(top) : 0;
 		}
 		if (got && S.dirty) {
-			double t1 = mono_ms();
+			double t1 = clock_mono() * 1e3;
 
 			draw_all();
-			log_debug("redraw after input %.3f ms (draw %.3f ms)", mono_ms() - t0,
-			          mono_ms() - t1);
+			log_debug("redraw after input %.3f ms (draw %.3f ms)",
+			          (clock_mono() * 1e3) - t0, (clock_mono() * 1e3) - t1);
 		}
 	}
 	if (term_quit_signal())

@@ -95,7 +95,7 @@ static void last_ok(int64_t t, char *buf, size_t n)
 	buf[0] = '\0';
 	if (t <= 0)
 		return;
-	when_text(t, (int64_t)time(NULL), when, sizeof when);
+	when_text(t, clock_real(), when, sizeof when);
 	snprintf(buf, n, _("last ok %s"), when);
 }
 

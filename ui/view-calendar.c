@@ -133,19 +133,16 @@ static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays,
 	*per_day = c->mode == M_WEEK ? 256 : 0;
 }
 
-static double ms_since(const struct timespec *t0)
+static double ms_since(double t0)
 {
-	struct timespec t1;
-
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	return (double)(t1.tv_sec - t0->tv_sec) * 1e3 + (double)(t1.tv_nsec - t0->tv_nsec) / 1e6;
+	return (clock_mono() - t0) * 1e3;
 }
 
 static void load(struct calv *c, int force)
 {
 	int64_t from;
 	int ndays, rc, per_day, i;
-	struct timespec t0;
+	double t0;
 
 	key_of(c, c->day, &from, &ndays, &per_day);
 	if (force)
@@ -174,10 +171,10 @@ static void load(struct calv *c, int force)
 		log_debug("calendar: %d days, %d visits, read ahead", ndays, c->data.nrows);
 		return;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_mono();
 	rc = cal_load(ui_db(), from, ndays, per_day, &c->data);
 	log_debug("calendar: %d days, %d visits read in %.2f ms", ndays, c->data.nrows,
-	          ms_since(&t0));
+	          ms_since(t0));
 	c->loaded = 1;
 	c->loaded_from = from;
 	c->loaded_days = ndays;
@@ -326,7 +323,7 @@ static int cal_idle(struct view *v)
 	struct calv *c = v->priv;
 	int64_t from[2];
 	int ndays[2], per_day[2], i, k;
-	struct timespec t0;
+	double t0;
 
 	if (read_takings(c) || read_books_open(c) || read_day_totals(c))
 		return 1;
@@ -351,13 +348,13 @@ static int cal_idle(struct view *v)
 		}
 		if (have || spare < 0)
 			continue;
-		clock_gettime(CLOCK_MONOTONIC, &t0);
+		t0 = clock_mono();
 		c->ahead[spare].valid =
 		    cal_load(ui_db(), from[i], ndays[i], per_day[i], &c->ahead[spare].data) == 0;
 		c->ahead[spare].from = from[i];
 		c->ahead[spare].ndays = ndays[i];
 		c->ahead[spare].per_day = per_day[i];
-		log_debug("calendar: read ahead %d days in %.2f ms", ndays[i], ms_since(&t0));
+		log_debug("calendar: read ahead %d days in %.2f ms", ndays[i], ms_since(t0));
 		return 1;
 	}
 	return 0;
