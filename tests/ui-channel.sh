@@ -88,9 +88,11 @@ chmod 600 "$SECRETS"
 
 # screen_channel = no: the screen leaves the channel alone.
 printf 'screen_channel = no\n' >> "$CONFIG"
-screen_start
+SCREEN_ENV="FRONTDESK_DEBUG_LOG=$TMP/screen.log" screen_start
 shows "with screen_channel = no the screen opens" "channel: off"
-sleep 1.5 # nothing is to happen: give the screen the time to do it wrongly
+# the screen has decided (its debug log says so): no lease, then or later
+ok "the screen says why it starts no worker" \
+	until_ok 10 grep -q "channel worker not started: screen_channel = no" "$TMP/screen.log"
 is "with screen_channel = no the screen does not take the lease" "$(holder)" ""
 keys Q
 shows "Q quits" "frontdesk-exited-0"

@@ -762,8 +762,11 @@ static void start_channel_worker(void)
 	struct chan_summary ch;
 	char why[1024];
 
-	if (S.readonly || strcmp(config_get("screen_channel", "yes"), "no") == 0)
+	if (S.readonly || strcmp(config_get("screen_channel", "yes"), "no") == 0) {
+		log_debug("channel worker not started: %s",
+		          S.readonly ? "the screen is read-only" : "screen_channel = no");
 		return;
+	}
 	if (chan_summary_read(S.db, &ch) != 0 || !ch.configured)
 		return;
 	if (chanrun_start(db_path(S.db), term_wake_write_fd()) == 0)
