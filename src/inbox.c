@@ -225,11 +225,11 @@ static int js_hex4(struct jscan *j, unsigned *v)
 
 		*v <<= 4;
 		if (c >= '0' && c <= '9')
-			*v |= c - '0';
+			*v |= (unsigned)(c - '0');
 		else if (c >= 'a' && c <= 'f')
-			*v |= c - 'a' + 10;
+			*v |= (unsigned)(c - 'a' + 10);
 		else if (c >= 'A' && c <= 'F')
-			*v |= c - 'A' + 10;
+			*v |= (unsigned)(c - 'A' + 10);
 		else
 			return -1;
 	}

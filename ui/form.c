@@ -43,9 +43,9 @@ void form_new_key(char *key)
 
 		clock_gettime(CLOCK_REALTIME, &ts);
 		for (i = 0; i < sizeof r; i++)
-			r[i] =
-			    (unsigned char)((ts.tv_nsec >> (i % 4 * 8)) ^
-			                    (getpid() >> (i % 2 * 8)) ^ (ts.tv_sec >> (i % 8)) ^ i);
+			r[i] = (unsigned char)((unsigned long)(ts.tv_nsec >> (i % 4 * 8)) ^
+			                       (unsigned long)(getpid() >> (i % 2 * 8)) ^
+			                       (unsigned long)(ts.tv_sec >> (i % 8)) ^ i);
 	}
 	memcpy(key, "desk-", 5);
 	for (i = 0; i < sizeof r; i++)

@@ -94,7 +94,7 @@ static void install_signals(void)
 	for (i = 0; i < sizeof quit_sigs / sizeof quit_sigs[0]; i++)
 		sigaction(quit_sigs[i], &sa, NULL);
 	sa.sa_handler = on_crash;
-	sa.sa_flags = SA_RESETHAND | SA_NODEFER;
+	sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER); /* SA_RESETHAND is 1u << 31 */
 	for (i = 0; i < sizeof crash_sigs / sizeof crash_sigs[0]; i++)
 		sigaction(crash_sigs[i], &sa, NULL);
 }

@@ -813,7 +813,9 @@ static void sums_text(const struct sums *s, struct strbuf *sb)
 	for (i = 0; i < s->n; i++)
 		sb_printf(sb, "%s%s", i ? " + " : "", fmt_money_cur(s->v[i], s->cur[i], m));
 	if (s->more)
-		sb_printf(sb, ngettext(" + %d more currency", " + %d more currencies", s->more),
+		sb_printf(sb,
+		          ngettext(" + %d more currency", " + %d more currencies",
+		                   (unsigned long)s->more),
 		          s->more);
 	if (s->over)
 		sb_printf(sb, " %s", _("(a sum too large to add up: see T)"));

@@ -61,6 +61,12 @@ struct dispv {
 	int h, w;
 };
 
+/* The index of resource r's slot k in cell (both in range). */
+static size_t cell_ix(const struct dispv *d, int r, int64_t k)
+{
+	return (size_t)r * (size_t)d->nslots + (size_t)k;
+}
+
 /* ---------------------------------------------------------------- reading */
 
 static int res_cb(const struct resource *r, void *arg)
@@ -92,7 +98,7 @@ static int free_cb(const struct cap_slot *s, void *arg)
 	int64_t k = (s->start_at - d->day) / (d->slot * 60);
 
 	if (r >= 0 && k >= 0 && k < d->nslots)
-		d->cell[(size_t)r * d->nslots + k] = CELL_FREE;
+		d->cell[cell_ix(d, r, k)] = CELL_FREE;
 	return 0;
 }
 
@@ -108,7 +114,7 @@ static int hold_cb(const struct cap_hold *h, void *arg)
 		int64_t s = d->day + (int64_t)k * d->slot * 60;
 
 		if (s < h->end_at && s + d->slot * 60 > h->start_at)
-			d->cell[(size_t)r * d->nslots + k] = h->appointment_id;
+			d->cell[cell_ix(d, r, k)] = h->appointment_id;
 	}
 	return 0;
 }
@@ -131,7 +137,7 @@ static void place(struct dispv *d)
 
 	for (k = 0; k < d->nslots; k++)
 		for (r = 0; r < d->nres; r++)
-			if (d->cell[(size_t)r * d->nslots + k] != CELL_OFF) {
+			if (d->cell[cell_ix(d, r, k)] != CELL_OFF) {
 				d->row = d->top = k;
 				return;
 			}
@@ -206,7 +212,7 @@ static int64_t cell_at(const struct dispv *d, int r, int k)
 {
 	if (!d->cell || r < 0 || r >= d->nres || k < 0 || k >= d->nslots)
 		return CELL_OFF;
-	return d->cell[(size_t)r * d->nslots + k];
+	return d->cell[cell_ix(d, r, k)];
 }
 
 static int64_t slot_start(const struct dispv *d, int k)
