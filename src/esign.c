@@ -33,6 +33,7 @@
 #include "customer.h"
 #include "db.h"
 #include "dbrow.h"
+#include "docnum.h"
 #include "err.h"
 #include "esign.h"
 #include "fsmode.h"
@@ -518,7 +519,8 @@ static int send_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	unsigned char *pdf = NULL;
 	size_t pdf_len = 0;
-	char code[41], number[41], ybuf[16], hash[65], key[17], *dir = NULL, *lines = NULL;
+	char code[41], number[41], hash[65], key[17], *dir = NULL, *lines = NULL;
+	struct docnum dn;
 	char *pdf_path = NULL, *payload = NULL;
 	int64_t now = clock_now(), seq = 0, total, busy = 0;
 	const char *terms = config_get("esign_terms", "");
@@ -584,24 +586,11 @@ static int send_tx(struct db *db, void *arg)
 			goto out;
 	}
 	/* the number */
-	clock_format_local(now, "%Y", ybuf, sizeof ybuf);
-	year = strtol(ybuf, NULL, 10);
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT INTO document_counter (series, year, last) VALUES ('EST', ?1, 1)"
-	    " ON CONFLICT (series, year) DO UPDATE SET last = last + 1 RETURNING last",
-	    &st);
-	if (rc)
+	if ((rc = docnum_take(db, "EST", now, &dn)) != 0)
 		goto out;
-	sqlite3_bind_int64(st, 1, year);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		seq = sqlite3_column_int64(st, 0);
-	else
-		rc = db_fail(db, _("cannot take the next document number"));
-	db_release(db, st);
-	if (rc)
-		goto out;
-	snprintf(number, sizeof number, "EST-%04ld-%06lld", year, (long long)seq);
+	snprintf(number, sizeof number, "%s", dn.number);
+	year = dn.year;
+	seq = dn.seq;
 	if (!s->provider && (rc = chan_provider_route_type(db, ESIGN_TYPE, number, code)) != 0)
 		goto out;
 	/* the PDF, beside the database, and its hash */

@@ -20,6 +20,7 @@
 #include "clock.h"
 #include "db.h"
 #include "dbrow.h"
+#include "docnum.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -561,30 +562,11 @@ static int finalize(struct db *db, int64_t id, const char *series, int64_t when,
                     int64_t total, int64_t balance, const char *status)
 {
 	sqlite3_stmt *st;
-	char ybuf[16], number[32];
-	long year;
-	int64_t seq = 0;
+	struct docnum dn;
 	int rc;
 
-	clock_format_local(when, "%Y", ybuf, sizeof ybuf);
-	year = strtol(ybuf, NULL, 10);
-	rc = db_prepare_cached(
-	    db,
-	    "INSERT INTO document_counter (series, year, last) VALUES (?, ?, 1)"
-	    " ON CONFLICT (series, year) DO UPDATE SET last = last + 1 RETURNING last",
-	    &st);
-	if (rc)
+	if ((rc = docnum_take(db, series, when, &dn)) != 0)
 		return rc;
-	sqlite3_bind_text(st, 1, series, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 2, year);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		seq = sqlite3_column_int64(st, 0);
-	else
-		rc = db_fail(db, _("cannot take the next document number"));
-	db_release(db, st);
-	if (rc)
-		return rc;
-	snprintf(number, sizeof number, "%s-%04ld-%06lld", series, year, (long long)seq);
 	rc = db_prepare_cached(
 	    db,
 	    "UPDATE invoice SET number = ?, series = ?, year = ?, seq = ?, issued_at = ?,"
@@ -592,10 +574,10 @@ static int finalize(struct db *db, int64_t id, const char *series, int64_t when,
 	    &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 1, dn.number, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, series, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 3, year);
-	sqlite3_bind_int64(st, 4, seq);
+	sqlite3_bind_int64(st, 3, dn.year);
+	sqlite3_bind_int64(st, 4, dn.seq);
 	sqlite3_bind_int64(st, 5, when);
 	sqlite3_bind_int64(st, 6, due_at);
 	sqlite3_bind_int64(st, 7, total);

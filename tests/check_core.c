@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "customer.h"
 #include "db.h"
+#include "docnum.h"
 #include "err.h"
 #include "fixture.h"
 #include "idem.h"
@@ -427,6 +428,49 @@ START_TEST(test_second_open_keeps_the_first_ones_locks)
 }
 END_TEST
 
+/* Document numbers: per series and year, in order; a rolled-back number is
+ * taken again; a series the schema does not know is refused and moves no
+ * counter. */
+START_TEST(test_document_numbers)
+{
+	struct db *db;
+	struct docnum a, b, c;
+	int64_t t26, t27, n = -1;
+
+	setenv("TZ", "America/New_York", 1);
+	clock_set_zone(NULL);
+	ck_assert_int_eq(clock_parse_local("2026-12-31T23:00", &t26), 0);
+	ck_assert_int_eq(clock_parse_local("2027-01-01T00:30", &t27), 0);
+	ck_assert_int_eq(db_open(dbpath, DB_OPEN_CREATE, &db), 0);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_msg(docnum_take(db, "EST", t26, &a) == 0, "%s", err_msg());
+	ck_assert_msg(docnum_take(db, "EST", t26, &b) == 0, "%s", err_msg());
+	ck_assert_msg(docnum_take(db, "EST", t27, &c) == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_str_eq(a.number, "EST-2026-000001");
+	ck_assert_int_eq(b.seq, a.seq + 1);
+	ck_assert_int_eq(b.year, 2026);
+	ck_assert_str_eq(c.number, "EST-2027-000001");
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_msg(docnum_take(db, "EST", t26, &c) == 0, "%s", err_msg());
+	db_rollback(db);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_msg(docnum_take(db, "EST", t26, &a) == 0, "%s", err_msg());
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(a.seq, c.seq);
+	ck_assert_str_eq(a.number, c.number);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_ne(docnum_take(db, "ZZ", t26, &b), 0);
+	ck_assert_int_eq(db_commit(db), 0);
+	ck_assert_int_eq(
+	    db_one_int(db, "SELECT last FROM document_counter WHERE series = 'EST' AND year = 2026",
+	               &n),
+	    0);
+	ck_assert_int_eq(n, a.seq);
+	db_close(db);
+}
+END_TEST
+
 START_TEST(test_write_tx_rolls_back)
 {
 	struct db *db;
@@ -648,6 +692,7 @@ int main(void)
 	tcase_add_test(dbc, test_open_empty_file_only_when_creating);
 	tcase_add_test(dbc, test_second_open_keeps_the_first_ones_locks);
 	tcase_add_test(dbc, test_write_tx_rolls_back);
+	tcase_add_test(dbc, test_document_numbers);
 	tcase_add_test(dbc, test_every_stored_word_has_a_label);
 	tcase_add_test(dbc, test_second_writer_waits_then_gives_up);
 	tcase_add_test(dbc, test_customer_history);
