@@ -1,8 +1,9 @@
 /*
  * retention-mod.h - what the process manager (retention.c) asks of each
- * record's owning module during a deletion. Core-internal: only the owners,
- * retention.c and lifecycle.c (which counts what the blockers find) include
- * it.
+ * record's owning module during a deletion, and the helpers the owners use
+ * (defined in retention-mod.c, below both the owners and retention.c).
+ * Core-internal: only the owners, retention.c, retention-mod.c and
+ * lifecycle.c (which counts what the blockers find) include it.
  *
  * A blocker function answers, from the authoritative records and inside the
  * caller's write transaction, whether its module's data of customer_id must
