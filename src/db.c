@@ -21,7 +21,6 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
-#include "migrate.h"
 #include "xalloc.h"
 
 #define BUSY_TIMEOUT_MS 5000
@@ -667,13 +666,14 @@ static void configure_sqlite(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-int db_open(const char *path, int flags, struct db **out)
+int db_connect(const char *path, int flags, struct db **out, int *created_out, int *readonly)
 {
 	static pthread_once_t once = PTHREAD_ONCE_INIT;
 	struct db *db;
 	int oflags, rc, kind, schema, created = 0;
 
 	*out = NULL;
+	*created_out = *readonly = 0;
 	if (!path || !*path)
 		return err_set(FD_EINVAL, _("no database path given"));
 	if ((rc = file_kind(path, &kind)) != 0)
@@ -758,28 +758,36 @@ int db_open(const char *path, int flags, struct db **out)
 	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; "
 	                      "PRAGMA journal_size_limit=" WAL_LIMIT ";")) != 0)
 		goto fail;
-	rc = migrate_check_and_apply(db, db->readonly                   ? MIGRATE_REFUSE_PENDING
-	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
-	                                                                : -1);
-	if (rc)
-		goto fail;
 	*out = db;
+	*created_out = created;
+	*readonly = db->readonly;
 	return 0;
 fail:
+	db_discard(db, created);
+	return rc;
+}
+
+void db_discard(struct db *db, int created)
+{
+	char *path, *why;
+	int kind, schema;
+
+	if (!db)
+		return;
+	path = xstrdup(db->path);
 	db_close(db);
 	/* a database this call created and could not finish (a full disk) goes
 	 * again, unless another process made it a frontdesk database meanwhile */
 	if (created) {
-		char *why = xstrdup(err_msg());
-
+		why = xstrdup(err_msg());
 		if (file_kind(path, &kind) == 0 &&
 		    (kind == FILE_EMPTY ||
 		     (probe_schema(path, &schema) == 0 && schema == SCHEMA_BLANK)))
 			unlink(path);
-		err_set(rc, "%s", why);
+		err_set(FD_EIO, "%s", why); /* the reason stays; the code is the caller's */
 		free(why);
 	}
-	return rc;
+	free(path);
 }
 
 void db_close(struct db *db)

@@ -48,6 +48,19 @@ char *db_default_path(void);
  * short) (FD_ESCHEMA; a missing file is FD_ENOTFOUND). On error returns a
  * negative FD_E* code with the reason in err_msg() and *out is NULL. */
 int db_open(const char *path, int flags, struct db **out);
+/* (db_open is defined in migrate.c, above this module: it is db_connect,
+ * then migrate_check_and_apply, then db_discard if that fails.) */
+
+/* db_connect - db_open without the schema's migrations: the file checks,
+ * creation, SQLite's settings. *created is 1 when this call made the file,
+ * *readonly when it will not write (DB_OPEN_READONLY, or a file this user
+ * may not write). Only db_open should call it. */
+int db_connect(const char *path, int flags, struct db **out, int *created, int *readonly);
+
+/* db_discard - close db after a failed open; a file the open created
+ * (created = 1) and left blank is removed again, unless another process
+ * made it a frontdesk database meanwhile. err_msg() is kept. */
+void db_discard(struct db *db, int created);
 
 /* db_check_file - look at the file at path as db_open does before SQLite
  * reads it, without SQLite and without changing anything: FD_ESCHEMA (with

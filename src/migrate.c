@@ -287,3 +287,22 @@ int migrate_check_and_apply(struct db *db, int target)
 			               db_path(db), fd_migrations[i].version);
 	return 0;
 }
+
+int db_open(const char *path, int flags, struct db **out)
+{
+	struct db *db;
+	int rc, created, readonly;
+
+	*out = NULL;
+	if ((rc = db_connect(path, flags, &db, &created, &readonly)) != 0)
+		return rc;
+	rc = migrate_check_and_apply(db, readonly                       ? MIGRATE_REFUSE_PENDING
+	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
+	                                                                : -1);
+	if (rc) {
+		db_discard(db, created);
+		return rc;
+	}
+	*out = db;
+	return 0;
+}
