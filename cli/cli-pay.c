@@ -352,9 +352,8 @@ static int cmd_pay_allocate(struct cli *c, const struct cli_args *a)
 		size_t n = 0;
 		cJSON *o = NULL;
 
-		if (strcmp(p.status, "void") != 0 &&
-		    (rc = alloc_propose(c->db, p.customer_id, p.currency, p.unallocated, &prop,
-		                        &n)) != 0) {
+		if (!payment_is_void(&p) && (rc = alloc_propose(c->db, p.customer_id, p.currency,
+		                                                p.unallocated, &prop, &n)) != 0) {
 			rc = cli_refused(rc);
 		} else if (c->json) {
 			o = cJSON_CreateObject();

@@ -35,19 +35,41 @@ static const char *const moves[][2] = {
     {"paid", "refunded"},  {"refunding", "refunded"}, {"refunding", "paid"},
 };
 
+enum pay_order_state pay_order_state_of(const char *s)
+{
+	static const char *const words[] = {
+	    [PAY_ORDER_CREATED] = "created",   [PAY_ORDER_PAYING] = "paying",
+	    [PAY_ORDER_PAID] = "paid",         [PAY_ORDER_REFUNDING] = "refunding",
+	    [PAY_ORDER_REFUNDED] = "refunded", [PAY_ORDER_CLOSED] = "closed",
+	    [PAY_ORDER_FAILED] = "failed",
+	};
+	size_t i;
+
+	for (i = 1; s && i < sizeof words / sizeof words[0]; i++)
+		if (!strcmp(s, words[i]))
+			return (enum pay_order_state)i;
+	return PAY_ORDER_UNKNOWN;
+}
+
 int chan_order_is_open(const char *s)
 {
-	return !strcmp(s, "created") || !strcmp(s, "paying");
+	enum pay_order_state st = pay_order_state_of(s);
+
+	return st == PAY_ORDER_CREATED || st == PAY_ORDER_PAYING;
 }
 
 int chan_order_is_paid(const char *s)
 {
-	return !strcmp(s, "paid") || !strcmp(s, "refunding") || !strcmp(s, "refunded");
+	enum pay_order_state st = pay_order_state_of(s);
+
+	return st == PAY_ORDER_PAID || st == PAY_ORDER_REFUNDING || st == PAY_ORDER_REFUNDED;
 }
 
 int chan_order_is_final(const char *s)
 {
-	return !strcmp(s, "closed") || !strcmp(s, "failed");
+	enum pay_order_state st = pay_order_state_of(s);
+
+	return st == PAY_ORDER_CLOSED || st == PAY_ORDER_FAILED;
 }
 
 int chan_order_can_move(const char *from, const char *to)

@@ -53,6 +53,24 @@ struct pay_order {
 	int64_t created_at, updated_at; /* our clock */
 };
 
+/* The states of our record of a card payment order (channel.h's enum
+ * chan_order_state is what the channel says of it). The stored words are
+ * read in one place, pay_order_state_of; a front end switches on these,
+ * never on a word. */
+enum pay_order_state {
+	PAY_ORDER_UNKNOWN = 0, /* a word this frontdesk does not know */
+	PAY_ORDER_CREATED,     /* asked for; the channel has not answered yet */
+	PAY_ORDER_PAYING,      /* the channel has it; the customer may pay */
+	PAY_ORDER_PAID,
+	PAY_ORDER_REFUNDING,
+	PAY_ORDER_REFUNDED,
+	PAY_ORDER_CLOSED, /* expired, withdrawn, or its payment failed */
+	PAY_ORDER_FAILED  /* the channel refused it */
+};
+
+/* pay_order_state_of - the state a stored status word names. */
+enum pay_order_state pay_order_state_of(const char *status);
+
 /* chan_order_is_open - 1 for created and paying (the channel may still
  * take the money), else 0. */
 int chan_order_is_open(const char *status);

@@ -183,6 +183,11 @@ int invoice_status_valid(const char *s)
 	return 0;
 }
 
+int invoice_is_void(const struct invoice *inv)
+{
+	return !strcmp(inv->status, "void");
+}
+
 int invoice_is_open(const struct invoice *inv)
 {
 	return !strcmp(inv->kind, "invoice") &&

@@ -151,6 +151,9 @@ struct invoice_filter {
 	const char *kind;    /* NULL: both; "invoice" or "credit_note" */
 };
 
+/* invoice_is_void - 1 if inv was voided. */
+int invoice_is_void(const struct invoice *inv);
+
 /* invoice_is_open - 1 if inv is an open invoice (see INVOICE_OPEN_SQL). */
 int invoice_is_open(const struct invoice *inv);
 

@@ -204,6 +204,11 @@ static void payment_get_row(sqlite3_stmt *st, void *out)
 	fill_payment(st, out);
 }
 
+int payment_is_void(const struct payment *p)
+{
+	return !strcmp(p->status, "void");
+}
+
 int payment_get(struct db *db, int64_t id, struct payment *out)
 {
 	int rc, found;

@@ -55,6 +55,9 @@ struct payment {
 	int64_t created_at, updated_at;
 };
 
+/* payment_is_void - 1 when p was voided (it holds no money any more). */
+int payment_is_void(const struct payment *p);
+
 struct allocation {
 	int64_t id;
 	int64_t payment_id;

@@ -1456,6 +1456,16 @@ static void batch_row(sqlite3_stmt *st, struct recon_batch *b)
 	" (SELECT count(*) FROM reconciliation_diff d WHERE d.business_day = b.business_day"       \
 	"  AND d.provider_code = b.provider_code AND d.state = 'open')"
 
+int recon_batch_is_done(const struct recon_batch *b)
+{
+	return !strcmp(b->status, "done");
+}
+
+int recon_parked_is_parked(const struct recon_parked *e)
+{
+	return !strcmp(e->status, "parked");
+}
+
 int recon_batch_get(struct db *db, int64_t id, struct recon_batch *out)
 {
 	sqlite3_stmt *st;

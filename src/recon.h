@@ -137,7 +137,7 @@ struct recon_batch {
 	char source[8];  /* fetch, file */
 	char sha256[65]; /* file: its hash, else "" */
 	int64_t fetch_from, fetch_to;
-	char status[8]; /* running, done, failed */
+	char status[8]; /* running, done, failed: ask recon_batch_is_done */
 	int64_t lines, local, matched, diffs_new, diffs_seen, diffs_gone;
 	int64_t open_at_end; /* open differences when it ended */
 	int64_t open_now;    /* open differences of its day now */
@@ -176,6 +176,10 @@ struct recon_diff {
 	char res_operator[65];
 	int64_t res_at;
 };
+
+/* recon_batch_is_done - 1 when batch b ran to its end (not running, not
+ * failed). */
+int recon_batch_is_done(const struct recon_batch *b);
 
 /* recon_batch_get - fill *out; FD_ENOTFOUND. */
 int recon_batch_get(struct db *db, int64_t id, struct recon_batch *out);
@@ -260,6 +264,9 @@ struct recon_parked {
 	size_t len;
 	char last_error[1001];
 };
+
+/* recon_parked_is_parked - 1 while event e waits for a person (not dead). */
+int recon_parked_is_parked(const struct recon_parked *e);
 
 /* recon_parked_list - the parked payment events of provider (NULL: all),
  * and those that died parked, oldest first. */

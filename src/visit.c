@@ -444,6 +444,16 @@ static int appt_status_tx(struct db *db, void *arg)
 	return rc;
 }
 
+const char *visit_close_status(int no_show)
+{
+	return no_show ? "no_show" : "cancelled";
+}
+
+int visit_is_off(const char *status)
+{
+	return !strcmp(status, "cancelled") || !strcmp(status, "no_show");
+}
+
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
 	struct appt_status_ctx x = {id, status, reason};

@@ -154,6 +154,13 @@ int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int
  * in_progress | cancelled | no_show, in_progress -> done. done, cancelled
  * and no_show are final. */
 int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason);
+
+/* visit_close_status - the status a visit ends in without happening: a
+ * no-show (no_show = 1) or a cancellation. */
+const char *visit_close_status(int no_show);
+
+/* visit_is_off - 1 for a visit that will not happen (cancelled, no-show). */
+int visit_is_off(const char *status);
 /* appt_list_range - every visit that overlaps [from, to) (a visit that
  * crosses midnight belongs to both days), by start time, whatever its
  * status. FD_EINVAL unless from < to. */

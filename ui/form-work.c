@@ -64,7 +64,7 @@ struct visitst {
 	struct appt old;
 	int64_t start, end;
 	int times_changed, end_changed;
-	const char *status;     /* form_visit_close: the status it sets */
+	int no_show;            /* form_visit_close: a no-show, else a cancellation */
 	form_book_done_fn done; /* form_visit_move: told the new start */
 	void *done_arg;
 };
@@ -311,8 +311,8 @@ static void close_confirm(struct form *f, char *buf, size_t n)
 	struct visitst *vs = f->arg;
 
 	snprintf(buf, n,
-	         !strcmp(vs->status, "no_show") ? _("Mark visit %lld a no-show? This is final.")
-	                                        : _("Cancel visit %lld? This is final."),
+	         vs->no_show ? _("Mark visit %lld a no-show? This is final.")
+	                     : _("Cancel visit %lld? This is final."),
 	         (long long)vs->id);
 }
 
@@ -322,10 +322,12 @@ static int close_post(struct form *f)
 	const char *reason = form_value(f, form_find(f, V_REASON));
 	int rc;
 
-	if ((rc = appt_set_status(ui_db(), vs->id, vs->status, *reason ? reason : NULL)))
+	const char *status = visit_close_status(vs->no_show);
+
+	if ((rc = appt_set_status(ui_db(), vs->id, status, *reason ? reason : NULL)))
 		return rc;
 	f->posted_id = vs->id;
-	form_receipt(f, _("Visit %1$lld is now %2$s."), (long long)vs->id, fmt_status(vs->status));
+	form_receipt(f, _("Visit %1$lld is now %2$s."), (long long)vs->id, fmt_status(status));
 	return 0;
 }
 
@@ -339,7 +341,7 @@ static const struct form_spec close_spec = {
                "final: book a new one if the customer calls again."),
 };
 
-struct view *form_visit_close(int64_t appt_id, const char *status)
+struct view *form_visit_close(int64_t appt_id, int no_show)
 {
 	struct visitst *vs = visit_state(appt_id);
 	struct form *f;
@@ -347,10 +349,9 @@ struct view *form_visit_close(int64_t appt_id, const char *status)
 
 	if (!vs)
 		return NULL;
-	vs->status = !strcmp(status, "no_show") ? "no_show" : "cancelled";
+	vs->no_show = no_show != 0;
 	snprintf(title, sizeof title,
-	         !strcmp(vs->status, "no_show") ? _("No-show: visit %1$lld, %2$s")
-	                                        : _("Cancel visit %1$lld, %2$s"),
+	         vs->no_show ? _("No-show: visit %1$lld, %2$s") : _("Cancel visit %1$lld, %2$s"),
 	         (long long)appt_id, fmt_datetime(vs->old.start_at, s));
 	f = form_new(&close_spec, vs, title);
 	form_add(f, F_TEXT, V_REASON, _("Reason"), NULL);

@@ -37,6 +37,7 @@
 #include "tw.h"
 #include "view.h"
 #include "views.h"
+#include "work.h"
 #include "xalloc.h"
 
 enum { M_MONTH, M_WEEK, M_DAY };
@@ -430,7 +431,7 @@ static void set_mode(struct calv *c, int mode, int remember)
 
 static int inactive(const struct cal_row *r)
 {
-	return !strcmp(r->status, "cancelled") || !strcmp(r->status, "no_show");
+	return visit_is_off(r->status);
 }
 
 static void price_text(const struct cal_row *r, char *buf, size_t n)
@@ -1267,9 +1268,7 @@ static struct ui_next cal_action(struct view *v, const struct ui_event *ev)
 		}
 		if (ev->action == ACT_VISIT_MOVE)
 			return ui_next(UI_PUSH, form_visit_move(c->sel, landed, c));
-		return ui_next(UI_PUSH, form_visit_close(c->sel, ev->action == ACT_VISIT_CANCEL
-		                                                     ? "cancelled"
-		                                                     : "no_show"));
+		return ui_next(UI_PUSH, form_visit_close(c->sel, ev->action == ACT_VISIT_NO_SHOW));
 	case ACT_BACK:
 		if (c->back_mode >= 0) {
 			set_mode(c, c->back_mode, 0);

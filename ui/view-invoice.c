@@ -103,7 +103,7 @@ static int add_order(const struct pay_order *o, void *arg)
 		snprintf(rest, sizeof rest, "! %s", o->last_error);
 	else if (o->payment_id)
 		snprintf(rest, sizeof rest, _("payment %lld"), (long long)o->payment_id);
-	else if (!strcmp(o->status, "created") || !strcmp(o->status, "paying"))
+	else if (chan_order_is_open(o->status))
 		snprintf(rest, sizeof rest, "%s", _("waiting for the channel"));
 	else
 		rest[0] = '\0';
@@ -112,7 +112,7 @@ static int add_order(const struct pay_order *o, void *arg)
 	cells[2] = order_status(o->status);
 	cells[3] = fmt_datetime(o->created_at, when);
 	cells[4] = rest;
-	if (!strcmp(o->status, "closed") || !strcmp(o->status, "failed"))
+	if (chan_order_is_final(o->status))
 		role = R_DIM;
 	pane_row(&iv->p, K_PAYMENT, o->id, role, 5, order_cols, cells);
 	if (*o->last_error)
@@ -227,7 +227,7 @@ static void build(struct invoicev *iv)
 	         invoice_owed(&inv) > 0   ? R_UNPAID
 	         : invoice_owed(&inv) < 0 ? R_OVERPAID
 	                                  : R_PAID);
-	if (!strcmp(inv.status, "void"))
+	if (invoice_is_void(&inv))
 		pane_text(&iv->p, 0, 0, R_DIM, "  %s", _("Void: nothing is owed on it."));
 	pane_blank(&iv->p);
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Allocations"));

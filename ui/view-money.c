@@ -176,8 +176,8 @@ static int payment_row(const struct payment *p, void *arg)
 	cells[2] = fmt_status(p->method);
 	cells[3] = fmt_money_cur(p->amount, p->currency, a);
 	cells[4] = fmt_status(p->status);
-	pane_row(&mv->p, K_PAYMENT, p->id, !strcmp(p->status, "void") ? R_DIM : R_NORMAL, 5,
-	         pay_cols, cells);
+	pane_row(&mv->p, K_PAYMENT, p->id, payment_is_void(p) ? R_DIM : R_NORMAL, 5, pay_cols,
+	         cells);
 	mv->shown++;
 	return mv->shown >= AGING_ROWS_MAX;
 }

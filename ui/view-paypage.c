@@ -84,8 +84,9 @@ static void pp_read(struct paypage *pp)
 static enum role pp_state(const struct paypage *pp, char *buf, size_t n)
 {
 	const struct pay_order *o = &pp->po;
+	enum pay_order_state st = pay_order_state_of(o->status);
 
-	if (!strcmp(o->status, "created") && !*o->channel_id) {
+	if (st == PAY_ORDER_CREATED && !*o->channel_id) {
 		snprintf(buf, n, "%s", _("Asking the channel for the payment page..."));
 		return R_DIM;
 	}
@@ -94,12 +95,12 @@ static enum role pp_state(const struct paypage *pp, char *buf, size_t n)
 		         (long long)o->payment_id);
 		return R_SUCCESS;
 	}
-	if (!strcmp(o->status, "failed")) {
+	if (st == PAY_ORDER_FAILED) {
 		snprintf(buf, n, _("Failed: the channel refused the order (%s). Nothing was paid."),
 		         *o->last_error ? o->last_error : "-");
 		return R_ERROR;
 	}
-	if (!strcmp(o->status, "closed")) {
+	if (st == PAY_ORDER_CLOSED) {
 		snprintf(buf, n, "%s",
 		         _("Closed: the payment page expired, was withdrawn or its payment "
 		           "failed. Nothing was paid."));

@@ -129,7 +129,7 @@ static int batch_row(const struct recon_batch *b, void *arg)
 	snprintf(id, sizeof id, "%lld", (long long)b->id);
 	snprintf(lines, sizeof lines, "%lld", (long long)b->lines);
 	snprintf(matched, sizeof matched, "%lld", (long long)b->matched);
-	if (strcmp(b->status, "done")) {
+	if (!recon_batch_is_done(b)) {
 		snprintf(state, sizeof state, "%s", fmt_status(b->status));
 		role = R_ERROR;
 	} else if (b->open_now > 0) {
@@ -173,7 +173,7 @@ static int parked_row(const struct recon_parked *e, void *arg)
 	cells[2] = e->source;
 	cells[3] = e->event_type;
 	cells[4] = e->object_id;
-	pane_row(&rv->p, K_RECON_EVENT, e->id, strcmp(e->status, "parked") ? R_DIM : R_NORMAL, 5,
+	pane_row(&rv->p, K_RECON_EVENT, e->id, recon_parked_is_parked(e) ? R_NORMAL : R_DIM, 5,
 	         parked_cols, cells);
 	rv->rows++;
 	return 0;
@@ -323,7 +323,7 @@ static void build_batch(struct reconv *rv)
 	if (b.open_now > 0)
 		pane_text(&rv->p, 0, 0, R_UNPAID, _("  Day %1$s is not balanced: %2$lld open."),
 		          b.day, (long long)b.open_now);
-	else if (!strcmp(b.status, "done"))
+	else if (recon_batch_is_done(&b))
 		pane_text(&rv->p, 0, 0, R_PAID, _("  Day %s is balanced."), b.day);
 	pane_blank(&rv->p);
 	pane_text(&rv->p, 0, 0, R_HEADER, "%s",

@@ -315,9 +315,8 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_visit_move(vv->appt_id, NULL, NULL));
 	case ACT_VISIT_CANCEL:
 	case ACT_VISIT_NO_SHOW:
-		return ui_next(UI_PUSH, form_visit_close(vv->appt_id, ev->action == ACT_VISIT_CANCEL
-		                                                          ? "cancelled"
-		                                                          : "no_show"));
+		return ui_next(UI_PUSH,
+		               form_visit_close(vv->appt_id, ev->action == ACT_VISIT_NO_SHOW));
 	case ACT_SEND_ESTIMATE: {
 		struct estimate e;
 		int64_t est;

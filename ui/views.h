@@ -179,9 +179,9 @@ struct view *form_visit_edit(int64_t appt_id);
 /* form_visit_move - move a visit to another day and start, keeping its
  * length; done as form_book_new's (may be NULL). */
 struct view *form_visit_move(int64_t appt_id, form_book_done_fn done, void *arg);
-/* form_visit_close - cancel (status "cancelled") or mark a no-show
- * ("no_show") a visit, with a reason and y. */
-struct view *form_visit_close(int64_t appt_id, const char *status);
+/* form_visit_close - cancel a visit, or (no_show = 1) mark it a no-show,
+ * with a reason and y. */
+struct view *form_visit_close(int64_t appt_id, int no_show);
 struct view *form_job_new(int64_t appt_id); /* a job worked on by that visit */
 struct view *form_job_edit(int64_t job_id);
 struct view *form_item_new(int64_t job_id);
