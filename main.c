@@ -1,0 +1,14 @@
+/*
+ * main.c - the frontdesk program, where its two front ends meet: the command
+ * line (cli/), with the desk screen (ui/) as what runs when no command is
+ * given on a terminal. Neither front end includes the other.
+ */
+#include <config.h>
+
+#include "cli.h"
+#include "screen.h"
+
+int main(int argc, char **argv)
+{
+	return cli_main(argc, argv, screen_run);
+}
