@@ -14,7 +14,7 @@ if [ "$ver" != 14 ]; then
 fi
 cd "$TOP_SRCDIR" || exit 1
 bad=""
-for f in src/*.[ch] cli/*.[ch] ui/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] bench/*.c; do
+for f in main.c src/*.[ch] cli/*.[ch] ui/*.[ch] tests/*.[ch] tests/fuzz/*.[ch] bench/*.c; do
 	"$cf" --dry-run "$f" 2>&1 | grep -q 'warning:' && bad="$bad $f"
 done
 is "every C file follows .clang-format (clang-format -i FILE fixes one)" "$bad" ""
