@@ -313,6 +313,19 @@ static int first_failing(const char *code, int64_t since, void *arg)
 	return 0;
 }
 
+enum chan_run_state chan_summary_state(const struct chan_summary *ch)
+{
+	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off"))
+		return CHAN_RUN_OFF;
+	if (!strcmp(ch->state, "idle"))
+		return CHAN_RUN_IDLE;
+	if (!strcmp(ch->state, "polling"))
+		return CHAN_RUN_POLLING;
+	if (!strcmp(ch->state, "offline"))
+		return CHAN_RUN_OFFLINE;
+	return CHAN_RUN_OTHER;
+}
+
 int chan_summary_read(struct db *db, struct chan_summary *out)
 {
 	/* the unique partial index integration_provider_one_primary */

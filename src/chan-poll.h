@@ -121,4 +121,18 @@ struct chan_summary {
  * configured = 0 and state "off" (the inbound counts are still read). */
 int chan_summary_read(struct db *db, struct chan_summary *out);
 
+/* What the channel is doing, as the status line says it: off (no provider,
+ * no worker, or its state says so), idle, polling, offline (with a next try
+ * when offline_until > 0), or a state word this frontdesk does not know. */
+enum chan_run_state {
+	CHAN_RUN_OFF,
+	CHAN_RUN_IDLE,
+	CHAN_RUN_POLLING,
+	CHAN_RUN_OFFLINE,
+	CHAN_RUN_OTHER
+};
+
+/* chan_summary_state - the state of ch. */
+enum chan_run_state chan_summary_state(const struct chan_summary *ch);
+
 #endif

@@ -1456,6 +1456,11 @@ static void batch_row(sqlite3_stmt *st, struct recon_batch *b)
 	" (SELECT count(*) FROM reconciliation_diff d WHERE d.business_day = b.business_day"       \
 	"  AND d.provider_code = b.provider_code AND d.state = 'open')"
 
+int recon_diff_is_open(const struct recon_diff *d)
+{
+	return !strcmp(d->state, "open");
+}
+
 int recon_batch_is_done(const struct recon_batch *b)
 {
 	return !strcmp(b->status, "done");

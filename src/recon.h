@@ -177,6 +177,9 @@ struct recon_diff {
 	int64_t res_at;
 };
 
+/* recon_diff_is_open - 1 while difference d waits for a decision. */
+int recon_diff_is_open(const struct recon_diff *d);
+
 /* recon_batch_is_done - 1 when batch b ran to its end (not running, not
  * failed). */
 int recon_batch_is_done(const struct recon_batch *b);

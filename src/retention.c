@@ -765,6 +765,16 @@ struct cancel {
 	int found;
 };
 
+int retention_proc_may_restore(const struct retention_proc *p)
+{
+	return !strcmp(p->state, "preparing") || !strcmp(p->state, "soft_deleted");
+}
+
+int retention_proc_awaits_purge(const struct retention_proc *p)
+{
+	return !strcmp(p->state, "soft_deleted");
+}
+
 static int cancel_tx(struct db *db, void *arg)
 {
 	struct cancel *c = arg;
@@ -774,7 +784,7 @@ static int cancel_tx(struct db *db, void *arg)
 	c->found = 0;
 	if ((rc = live_of(db, c->customer_id, &p)) != 1)
 		return rc;
-	if (!strcmp(p.state, "purging")) {
+	if (!retention_proc_may_restore(&p)) {
 		retention_proc_free(&p);
 		return err_set(FD_ECONFLICT, "%s",
 		               _("the customer is being purged: a purge cannot be undone"));

@@ -181,6 +181,14 @@ int retention_hash(const char *deletion_id, int64_t customer_id, char out[65]);
 int retention_lifecycle_job(struct db *db, const char *key);
 
 void retention_proc_free(struct retention_proc *p);
+
+/* retention_proc_may_restore - 1 when deletion p can still be undone (it is
+ * preparing or soft-deleted; a purge under way cannot be). */
+int retention_proc_may_restore(const struct retention_proc *p);
+
+/* retention_proc_awaits_purge - 1 when p is soft-deleted, waiting for its
+ * purge date. */
+int retention_proc_awaits_purge(const struct retention_proc *p);
 void retention_cert_free(struct retention_cert *c);
 
 #endif

@@ -45,6 +45,12 @@ static const struct {
     {"pending", N_("pending")},
     {"succeeded", N_("succeeded")},
     {"failed", N_("failed")},
+    /* customer deletions (retention.h); "cancelled" is the visits' */
+    {"preparing", N_("preparing")},
+    {"soft_deleted", N_("soft-deleted")},
+    {"purging", N_("purging")},
+    {"purged", N_("purged")},
+    {"rejected", N_("rejected")},
     /* methods */
     {"cash", N_("cash")},
     {"check", N_("check")},

@@ -258,7 +258,7 @@ struct view *form_recon_resolve(int64_t diff_id, int how)
 		       err_msg());
 		return NULL;
 	}
-	if (strcmp(d.state, "open")) {
+	if (!recon_diff_is_open(&d)) {
 		ui_msg(MSG_ERROR, _("Difference %1$lld is resolved already (%2$s)."),
 		       (long long)diff_id, d.action);
 		recon_diff_free(&d);

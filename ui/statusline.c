@@ -60,19 +60,27 @@ static void channel_word(const struct chan_summary *ch, char *buf, size_t n)
 {
 	char t[32];
 
-	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off")) {
+	switch (chan_summary_state(ch)) {
+	case CHAN_RUN_OFF:
 		snprintf(buf, n, "%s", _("off"));
-	} else if (!strcmp(ch->state, "idle")) {
+		break;
+	case CHAN_RUN_IDLE:
 		snprintf(buf, n, "%s", _("idle"));
-	} else if (!strcmp(ch->state, "polling")) {
+		break;
+	case CHAN_RUN_POLLING:
 		snprintf(buf, n, "%s", _("polling"));
-	} else if (!strcmp(ch->state, "offline") && ch->offline_until > 0) {
-		clock_format_local(ch->offline_until, "%H:%M:%S", t, sizeof t);
-		snprintf(buf, n, _("offline, next try %s"), t);
-	} else if (!strcmp(ch->state, "offline")) {
-		snprintf(buf, n, "%s", _("offline"));
-	} else {
+		break;
+	case CHAN_RUN_OFFLINE:
+		if (ch->offline_until > 0) {
+			clock_format_local(ch->offline_until, "%H:%M:%S", t, sizeof t);
+			snprintf(buf, n, _("offline, next try %s"), t);
+		} else {
+			snprintf(buf, n, "%s", _("offline"));
+		}
+		break;
+	case CHAN_RUN_OTHER:
 		snprintf(buf, n, "%s", ch->state);
+		break;
 	}
 }
 

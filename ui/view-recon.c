@@ -67,7 +67,7 @@ static const char *recon_kind_word(const char *kind)
 /* The state of a difference in a word: open, or how it was resolved. */
 static const char *diff_state_word(const struct recon_diff *d)
 {
-	if (!strcmp(d->state, "open"))
+	if (recon_diff_is_open(d))
 		return _("open");
 	if (!strcmp(d->action, "accept"))
 		return _("accepted");
@@ -273,7 +273,7 @@ static int diff_row(const struct recon_diff *d, void *arg)
 	struct reconv *rv = arg;
 	char id[24], a[FMT_MONEY], b[FMT_MONEY], local[32];
 	const char *cells[7];
-	int open = !strcmp(d->state, "open");
+	int open = recon_diff_is_open(d);
 
 	snprintf(id, sizeof id, "%lld", (long long)d->id);
 	if (d->refund_id)
@@ -424,7 +424,7 @@ static void build_diff(struct reconv *rv)
 		pane_text(&rv->p, 0, 0, R_NORMAL, _("Our refund %lld"), (long long)d.refund_id);
 	if (d.payment_id)
 		payment_lines(rv, _("Our payment"), d.payment_id);
-	if (!strcmp(d.state, "open") && recon_record_guess(ui_db(), d.id, &g) == 0) {
+	if (recon_diff_is_open(&d) && recon_record_guess(ui_db(), d.id, &g) == 0) {
 		if (g.order_no[0])
 			pane_text(&rv->p, 0, 0, R_NORMAL, _("The line names our card order %s"),
 			          g.order_no);
@@ -433,7 +433,7 @@ static void build_diff(struct reconv *rv)
 			          g.invoice);
 	}
 	pane_blank(&rv->p);
-	if (!strcmp(d.state, "open")) {
+	if (recon_diff_is_open(&d)) {
 		pane_text(&rv->p, 0, 0, R_UNPAID, "%s",
 		          !strcmp(d.kind, "channel_only")
 		              ? _("Open: p records the payment, a accepts it with a note")

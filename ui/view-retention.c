@@ -77,19 +77,7 @@ static const struct view_ops ret_ops, ask_ops;
 
 static const char *state_word(const char *state)
 {
-	if (!strcmp(state, "preparing"))
-		return _("preparing");
-	if (!strcmp(state, "soft_deleted"))
-		return _("soft-deleted");
-	if (!strcmp(state, "purging"))
-		return _("purging");
-	if (!strcmp(state, "purged"))
-		return _("purged");
-	if (!strcmp(state, "cancelled"))
-		return _("cancelled");
-	if (!strcmp(state, "rejected"))
-		return _("rejected");
-	return state;
+	return fmt_status(state); /* words.c holds the deletions' states */
 }
 
 static const char *action_word(const char *action)
@@ -392,7 +380,7 @@ static void build_deletion(struct retv *rv)
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Proposed:     %s"), fmt_datetime(p.proposed_at, a));
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Soft-deleted: %s"),
 	          fmt_datetime(p.soft_deleted_at, b));
-	pane_text(&rv->p, 0, 0, !strcmp(p.state, "soft_deleted") ? R_UNPAID : R_NORMAL,
+	pane_text(&rv->p, 0, 0, retention_proc_awaits_purge(&p) ? R_UNPAID : R_NORMAL,
 	          _("  Purge on:     %s"), fmt_date(p.delete_after, c));
 	if (p.finished_at)
 		pane_text(&rv->p, 0, 0, R_NORMAL, _("  Finished:     %s"),
@@ -403,7 +391,7 @@ static void build_deletion(struct retv *rv)
 	}
 	free(hold);
 	pane_blank(&rv->p);
-	if (!strcmp(p.state, "soft_deleted") || !strcmp(p.state, "preparing"))
+	if (retention_proc_may_restore(&p))
 		pane_text(&rv->p, 0, 0, R_DIM, "%s",
 		          _("r restores the customer, h puts a hold on them (which restores them "
 		            "too)."));
