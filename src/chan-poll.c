@@ -40,30 +40,6 @@ void chan_poll_opts_default(struct chan_poll_opts *o, const char *provider)
 	o->page_limit = v < 1 ? 1 : v > 100 ? 100 : (int)v;
 }
 
-int64_t chan_backoff(int64_t failures, int retry_after, int code)
-{
-	int64_t d = CHAN_BACKOFF_MIN;
-	int64_t i;
-
-	if (code == CHAN_REFUSED || code == CHAN_BADDATA)
-		d = CHAN_BACKOFF_MAX;
-	for (i = 1; i < failures && d < CHAN_BACKOFF_MAX; i++)
-		d *= 2;
-	if (d > CHAN_BACKOFF_MAX)
-		d = CHAN_BACKOFF_MAX;
-	/* jitter: a random point in the upper half, never under the minimum */
-	if (d > 1)
-		d = d / 2 + rand() % (d - d / 2 + 1);
-	if (d < CHAN_BACKOFF_MIN)
-		d = CHAN_BACKOFF_MIN;
-	/* the next try is stored in whole seconds from a clock read in whole
-	 * seconds, up to a second late: one more keeps it never sooner than the
-	 * channel asked (RFC 9110, 10.2.3) */
-	if (retry_after >= 0 && retry_after + 1 > d)
-		d = retry_after + 1;
-	return d;
-}
-
 static int ensure_row(struct db *db, const char *provider)
 {
 	sqlite3_stmt *st;

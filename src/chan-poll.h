@@ -29,13 +29,12 @@
 #include <stdint.h>
 
 #include "channel.h"
+#include "pipeline-rule.h"
 
 struct db;
 struct control_hold;
 
 #define CHAN_POLL_OVERLAP_MIN 300
-#define CHAN_BACKOFF_MIN      1
-#define CHAN_BACKOFF_MAX      300
 
 /* The lease the channel worker holds. */
 #define CONTROL_CHANNEL "channel"
@@ -82,10 +81,6 @@ struct chan_poll_result {
 int chan_poll_once(struct db *db, const struct chan_ops *ops, struct chan_ctx *ctx,
                    const struct chan_poll_opts *o, const struct control_hold *lease,
                    struct chan_poll_result *r);
-
-/* chan_backoff - seconds to wait after `failures` consecutive failures
- * (>= 1) given the channel's retry_after (-1: none) and code. */
-int64_t chan_backoff(int64_t failures, int retry_after, int code);
 
 /* chan_state_get - fill *out for provider (free with chan_state_free);
  * a provider never polled reads as state "off" with zeros. */

@@ -82,18 +82,6 @@ static int may_move(enum esign_state a, enum esign_state b)
 	return 0;
 }
 
-static const struct esign_ops *const adapters[] = {&esign_rest_ops};
-
-const struct esign_ops *esign_adapter_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; name && i < sizeof adapters / sizeof *adapters; i++)
-		if (!strcmp(adapters[i]->name, name))
-			return adapters[i];
-	return NULL;
-}
-
 void esign_envelope_free(struct esign_envelope *e)
 {
 	cJSON_free(e->evidence);

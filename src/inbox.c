@@ -29,21 +29,6 @@
 #include "text.h"
 #include "xalloc.h"
 
-int inbox_source_valid(const char *s)
-{
-	size_t i, n = s ? strlen(s) : 0;
-
-	if (n < 1 || n > 40)
-		return err_set(FD_EINVAL, _("a source must be 1 to 40 characters"));
-	for (i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
-		      s[i] == '-'))
-			return err_set(
-			    FD_EINVAL,
-			    _("a source may hold only a-z, 0-9, '_' and '-' (like stripe)"));
-	return 0;
-}
-
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)

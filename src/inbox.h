@@ -25,6 +25,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "pipeline-rule.h"
+
 struct cJSON;
 struct chan_ops;
 struct db;
@@ -79,10 +81,6 @@ struct inbox_ingest_result {
 	const char *answer; /* chan_pipeline_ingest: what the provider waits for
 	                     * in reply (static text), "" when nothing */
 };
-
-/* inbox_source_valid - 0 if s is a provider code (1..40 of [a-z0-9_-]),
- * else FD_EINVAL with a reason. */
-int inbox_source_valid(const char *s);
 
 /* inbox_insert - INSERT OR IGNORE ev INSIDE the caller's write transaction.
  * *id gets the row (the earlier one when it was already stored) and *fresh

@@ -37,49 +37,6 @@
 #include "stopflag.h"
 #include "xalloc.h"
 
-/* ---------------------------------------------------------------- the pipeline's retry rule */
-
-int64_t pipeline_give_up_seconds(void)
-{
-	long v = config_get_int("pipeline_give_up_seconds", PIPELINE_GIVE_UP_DEFAULT);
-
-	return v < PIPELINE_GIVE_UP_MIN   ? PIPELINE_GIVE_UP_MIN
-	       : v > PIPELINE_GIVE_UP_MAX ? PIPELINE_GIVE_UP_MAX
-	                                  : (int64_t)v;
-}
-
-int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
-                        int64_t *wait)
-{
-	*wait = chan_backoff(failures < 1 ? 1 : failures, retry_after, code);
-	return since > 0 && now - since >= pipeline_give_up_seconds();
-}
-
-int pipeline_since(struct db *db, const char *entity, int64_t id, const char *entered,
-                   int64_t *since)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	*since = 0;
-	/* by status_flow_by_entity: the flow of this one row */
-	rc = db_prepare_cached(db,
-	                       "SELECT coalesce(max(at), 0) FROM status_flow WHERE entity = ?1"
-	                       " AND entity_id = ?2 AND to_status = ?3",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, entity, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, id);
-	sqlite3_bind_text(st, 3, entered, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		*since = sqlite3_column_int64(st, 0);
-	else
-		rc = db_fail(db, _("cannot read the status history"));
-	db_release(db, st);
-	return rc;
-}
-
 /* ---------------------------------------------------------------- rows */
 
 int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
