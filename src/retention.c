@@ -1496,8 +1496,8 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 	}
 	/* the projection finds the candidates: bring it up to date (a dry
 	 * run too: the read model is not a decision) */
-	if (!o->no_catch_up) {
-		if ((rc = jobq_catch_up(db, LIFECYCLE_JOB_KIND, 5000, &b)))
+	if (o->catch_up) {
+		if ((rc = o->catch_up(db, LIFECYCLE_JOB_KIND, 5000, &b)))
 			goto out;
 		if (b.waiting > 0 && o->propose) {
 			char why[WHY_MAX];
@@ -1554,8 +1554,7 @@ int retention_auto(struct db *db, int64_t *steps)
 		return 0;
 	err_clear();
 	memset(&o, 0, sizeof o);
-	o.propose = o.purge = 1;
-	o.no_catch_up = 1;
+	o.propose = o.purge = 1; /* no catch_up: the runner calls this between its jobs */
 	o.cb = count_step;
 	o.arg = steps;
 	if (control_stamp(db, CONTROL_RETENTION_LAST, now))

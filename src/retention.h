@@ -85,12 +85,16 @@ struct retention_event {
 	const char *reason; /* translated, NULL when none */
 };
 
+struct jobq_backlog;
+
 struct retention_run_opts {
-	int dry_run;     /* list what would happen with the reasons; write nothing */
-	int propose;     /* look for new candidates (1) or only move deletions on (0) */
-	int purge;       /* purge the deletions that are due (1) */
-	int limit;       /* most new proposals in one run; 0: no limit */
-	int no_catch_up; /* do not wait for the lifecycle jobs (the runner itself runs it) */
+	int dry_run; /* list what would happen with the reasons; write nothing */
+	int propose; /* look for new candidates (1) or only move deletions on (0) */
+	int purge;   /* purge the deletions that are due (1) */
+	int limit;   /* most new proposals in one run; 0: no limit */
+	/* how to bring the lifecycle rows up to date first (jobq_catch_up, for
+	 * a person's run); NULL: not at all (the runner itself, the screen) */
+	int (*catch_up)(struct db *db, const char *kind, int wait_ms, struct jobq_backlog *out);
 	int (*cb)(const struct retention_event *e, void *arg); /* may be NULL */
 	void *arg;
 };
@@ -110,9 +114,9 @@ int64_t retention_cutoff(int64_t now, int months);
 
 /* retention_run - one pass: resume interrupted deletions, cancel those with
  * new activity, purge those due, then propose, prepare and soft-delete the
- * candidates (lifecycle_candidates). Runs the lifecycle jobs still queued
- * first. Takes the "retention-run" lock: FD_ECONFLICT naming its holder when
- * another run is under way. cb (opts) hears every step. */
+ * candidates (lifecycle_candidates). With o->catch_up, brings the lifecycle
+ * rows up to date first (the jobs still queued). Takes the "retention-run" lock: FD_ECONFLICT
+ * naming its holder when another run is under way. cb (opts) hears every step. */
 int retention_run(struct db *db, const struct retention_run_opts *o);
 
 /* retention_auto - the scheduled pass of `serve`: once a day, from the

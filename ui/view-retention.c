@@ -264,8 +264,7 @@ static void build_proposals(struct retv *rv)
 	o.limit = RET_ROWS_MAX;
 	/* never wait for the lifecycle jobs here: this runs on every reload of
 	 * the screen's thread, and the desk's runner (or serve) keeps the rows
-	 * current; the view reloads when they change */
-	o.no_catch_up = 1;
+	 * current; the view reloads when they change (o.catch_up stays NULL) */
 	o.cb = prop_event;
 	o.arg = rv;
 	err_clear();
