@@ -150,6 +150,10 @@ mkfifo "$TMP/q.in" "$TMP/q.out"
 READER_PID=$!
 exec 3>"$TMP/q.in" 4<"$TMP/q.out"
 US=$(printf '\037')
+# q CMD ARGS...: one question to the reader, its answer on stdout. Never
+# pipe q into a reader that stops early (head): q, killed by SIGPIPE in the
+# middle of an answer, would leave the rest of it for the next question;
+# take a first line with sed -n 1p, which reads to the end.
 q() {
 	(IFS=$US; printf '%s\036' "$*") >&3
 	while IFS= read -r line <&4; do
@@ -460,7 +464,7 @@ is "the channel keeps, per day, the newest version the desk sent" \
 ctl fault '{"path": "/v1/availability", "status": 503, "count": 1, "retry_after": 3, "at_fraction": 0.9}' >/dev/null
 fd book --customer "Bo Desk" --start "2026-12-09 09:00" --length 60 --resource "Van 1" >/dev/null
 deliver
-K9=$(pushes_of 2026-12-09 k | head -n 1)
+K9=$(pushes_of 2026-12-09 k | sed -n 1p)
 is "a 503: the push is failed, not dead, after one attempt" "$(ob "$K9" status)" failed
 fd book --customer "Bo Desk" --start "2026-12-09 13:00" --length 60 --resource "Van 1" >/dev/null
 deliver_all; deliver_all; deliver_all
@@ -487,7 +491,7 @@ ctl fault '{"path": "/v1/bookings/answer", "status": 503, "count": 1, "request_i
 ctl fault '{"path": "/v1/bookings/answer", "status": 429, "count": 1, "request_id": "R20"}' >/dev/null
 requested R20 "2026-12-10 09:00" 60 >/dev/null; ingest_q
 process; deliver
-K20=$(about R20 k | head -n 1)
+K20=$(about R20 k | sed -n 1p)
 is "a 503 on the answer: failed, not dead" "$(ob "$K20" status)" failed
 sent20() { deliver_all; [ "$(ob "$K20" status)" = succeeded ]; }
 until_ok 20 sent20
@@ -501,7 +505,7 @@ ctl fault '{"path": "/v1/bookings/answer", "status": 0, "after": true, "count": 
 requested R21 "2026-12-10 11:00" 60 >/dev/null; ingest_q
 process; deliver
 # the fake logs the dropped attempt as its connection closes: wait for it
-k21() { K21=$(about R21 k | head -n 1); [ -n "$K21" ]; }
+k21() { K21=$(about R21 k | sed -n 1p); [ -n "$K21" ]; }
 until_ok 10 k21
 sent21() { deliver_all; [ "$(ob "$K21" status)" = succeeded ]; }
 until_ok 20 sent21
@@ -514,7 +518,7 @@ is "the channel replayed its first answer: one answer at the channel, the comman
 ctl fault '{"path": "/v1/bookings/answer", "status": 422, "count": 1, "request_id": "R22"}' >/dev/null
 requested R22 "2026-12-10 13:00" 60 >/dev/null; ingest_q
 process; deliver
-K22=$(about R22 k | head -n 1)
+K22=$(about R22 k | sed -n 1p)
 is "a 4xx answer: the command is dead at once (one attempt)" \
 	"$(ob "$K22" status) $(about R22 st | tr '\n' ' ')" "dead 422 "
 like "kept with the reason" "$(ob "$K22" "coalesce(last_error, '')")" 422
