@@ -10,7 +10,6 @@
 #include "clock.h"
 #include "db.h"
 #include "docnum.h"
-#include "err.h"
 #include "i18n.h"
 
 int docnum_take(struct db *db, const char *series, int64_t when, struct docnum *out)

@@ -507,12 +507,11 @@ static int send_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	unsigned char *pdf = NULL;
 	size_t pdf_len = 0;
-	char code[41], number[41], hash[65], key[17], *dir = NULL, *lines = NULL;
+	char code[41], hash[65], key[17], *dir = NULL, *lines = NULL;
 	struct docnum dn;
 	char *pdf_path = NULL, *payload = NULL;
-	int64_t now = clock_now(), seq = 0, total, busy = 0;
+	int64_t now = clock_now(), total, busy = 0;
 	const char *terms = config_get("esign_terms", "");
-	long year;
 	int rc, made = 0;
 
 	if ((rc = job_get(db, s->job_id, &j)) != 0)
@@ -576,13 +575,10 @@ static int send_tx(struct db *db, void *arg)
 	/* the number */
 	if ((rc = docnum_take(db, "EST", now, &dn)) != 0)
 		goto out;
-	snprintf(number, sizeof number, "%s", dn.number);
-	year = dn.year;
-	seq = dn.seq;
-	if (!s->provider && (rc = chan_provider_route_type(db, ESIGN_TYPE, number, code)) != 0)
+	if (!s->provider && (rc = chan_provider_route_type(db, ESIGN_TYPE, dn.number, code)) != 0)
 		goto out;
 	/* the PDF, beside the database, and its hash */
-	pe.number = number;
+	pe.number = dn.number;
 	pe.customer = j.customer_name;
 	pe.job = j.title;
 	pe.currency = j.currency;
@@ -597,7 +593,7 @@ static int send_tx(struct db *db, void *arg)
 	{
 		struct strbuf sb = {0};
 
-		sb_printf(&sb, "%s/%s.pdf", dir, number);
+		sb_printf(&sb, "%s/%s.pdf", dir, dn.number);
 		pdf_path = sb_steal(&sb);
 	}
 	if ((rc = fsmode_mkdirs(pdf_path)) != 0)
@@ -618,9 +614,9 @@ static int send_tx(struct db *db, void *arg)
 	    &st);
 	if (rc)
 		goto out;
-	sqlite3_bind_text(st, 1, number, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, year);
-	sqlite3_bind_int64(st, 3, seq);
+	sqlite3_bind_text(st, 1, dn.number, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, dn.year);
+	sqlite3_bind_int64(st, 3, dn.seq);
 	sqlite3_bind_int64(st, 4, s->job_id);
 	sqlite3_bind_int64(st, 5, j.customer_id);
 	sqlite3_bind_text(st, 6, j.currency, -1, SQLITE_TRANSIENT);
@@ -632,7 +628,7 @@ static int send_tx(struct db *db, void *arg)
 	{
 		char rel[64];
 
-		snprintf(rel, sizeof rel, "%s.pdf", number);
+		snprintf(rel, sizeof rel, "%s.pdf", dn.number);
 		sqlite3_bind_text(st, 12, rel, -1, SQLITE_TRANSIENT);
 	}
 	sqlite3_bind_text(st, 13, hash, -1, SQLITE_TRANSIENT);
@@ -661,14 +657,14 @@ static int send_tx(struct db *db, void *arg)
 		cJSON *p = cJSON_CreateObject();
 
 		chan_json_add_int(p, "estimate_id", s->id);
-		cJSON_AddStringToObject(p, "number", number);
+		cJSON_AddStringToObject(p, "number", dn.number);
 		cJSON_AddStringToObject(p, "pdf_sha256", hash);
 		payload = cJSON_PrintUnformatted(p);
 		cJSON_Delete(p);
 	}
 	{
-		struct outbox_new c = {ESIGN_TYPE, "envelope.create", number, code,
-		                       NULL,       payload,           now,    0};
+		struct outbox_new c = {ESIGN_TYPE, "envelope.create", dn.number, code,
+		                       NULL,       payload,           now,       0};
 		char ik[40];
 
 		snprintf(ik, sizeof ik, "esign-%s", key);

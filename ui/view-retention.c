@@ -75,11 +75,6 @@ static const struct view_ops ret_ops, ask_ops;
 
 /* ---------------------------------------------------------------- words */
 
-static const char *state_word(const char *state)
-{
-	return fmt_status(state); /* words.c holds the deletions' states */
-}
-
 static const char *action_word(const char *action)
 {
 	if (!strcmp(action, "propose"))
@@ -182,7 +177,7 @@ static int soft_row(const struct retention_proc *p, void *arg)
 		return 0;
 	snprintf(gen, sizeof gen, "%lld", (long long)p->generation);
 	cells[0] = p->customer ? p->customer : "-";
-	cells[1] = state_word(p->state);
+	cells[1] = fmt_status(p->state);
 	cells[2] = short_id(p->deletion_id, 8, del, sizeof del);
 	cells[3] = gen;
 	cells[4] = p->delete_after ? fmt_date(p->delete_after, day) : "-";
@@ -365,7 +360,7 @@ static void build_deletion(struct retv *rv)
 		return;
 	}
 	pane_text(&rv->p, 0, 0, R_HEADER, _("Deletion %1$s of %2$s: %3$s"), p.deletion_id,
-	          p.customer ? p.customer : _("a purged customer"), state_word(p.state));
+	          p.customer ? p.customer : _("a purged customer"), fmt_status(p.state));
 	if (p.customer_id) {
 		pane_text(&rv->p, K_CUSTOMER, p.customer_id, R_NORMAL, _("  Customer %1$lld: %2$s"),
 		          (long long)p.customer_id, p.customer ? p.customer : "-");
