@@ -10,7 +10,7 @@
 # Has BUILD_DIR (default build/) build bench/money-gen (make bench-programs),
 # generates the history once (cached per schema in $AGING_DIR, default
 # /tmp/frontdesk-bench/aging: about 1.4 GB and two minutes), drains its
-# calendar jobs, then runs round-robin, as whole processes (bench/money-time.py):
+# calendar tasks, then runs round-robin, as whole processes (bench/money-time.py):
 #   - `frontdesk report aging` of BUILD_DIR;
 #   - the same of $AGING_BEFORE when set (another build's frontdesk binary,
 #     for a before/after ratio taken in the same run);

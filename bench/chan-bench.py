@@ -16,7 +16,7 @@ database and a fresh fake channel:
     one card payment per succeeded intent: events processed a second, end
     to end;
   - delay: with `frontdesk serve --poll-seconds 2` running (the channel
-    worker and the job runner that rebuilds the calendar), the time from an
+    worker and the task runner that rebuilds the calendar), the time from an
     intent's success at the channel to its visit's calendar row turning
     paid (read as the desk reads it), CHAN_DELAYS times per run.
 

@@ -19,7 +19,7 @@
 # month query itself: projection_range and the same statement stepped by
 # SQLite alone, median of 200.
 # Environment: FRAME_DB (the database: $UI_BENCH_DIR/bench-$BENCH_N.db, as
-# ui-bench.sh makes it: current schema, calendar jobs drained), FRAME_ROUNDS
+# ui-bench.sh makes it: current schema, calendar tasks drained), FRAME_ROUNDS
 # (9), FRAME_MOVES (10), UI_NOW (2026-06-15T09:00), BENCH_N (1000000),
 # UI_BENCH_DIR (/tmp/frontdesk-ui-bench).
 set -eu

@@ -12,7 +12,7 @@
  * (85% in full, 5% in part). Past visits are done, 2% cancelled.
  *
  * Everything goes through the real schema (its CHECKs and triggers: history,
- * status flows, money figures and the calendar jobs) in ONE transaction with
+ * status flows, money figures and the calendar tasks) in ONE transaction with
  * synchronous=OFF and a rollback journal, which is what makes it fast; the
  * file is switched back to WAL at the end. Not a test: a fixture generator.
  */

@@ -16,7 +16,7 @@
 # round, median given.
 # The databases are $GROWTH_DIR/bench-N.db as bench/run.sh generates them,
 # brought to this build's schema (`frontdesk --db FILE migrate`) with no
-# calendar job pending (the screen opens them read-only).
+# calendar task pending (the screen opens them read-only).
 # Environment: GROWTH_DIR (/tmp/frontdesk-bench), GROWTH_SIZES ("10000
 # 100000 1000000"), GROWTH_ROUNDS (7), GROWTH_RUNS (3), GROWTH_WEEK
 # (2026-11-30, the agenda's first day), UI_NOW (2026-06-15T09:00).

@@ -51,7 +51,7 @@ if [ ! -f "$db" ] || [ "$src" -nt "$db" ]; then
 	mv "$db.tmp" "$db"
 fi
 "$F" --db "$db" migrate >/dev/null
-"$F" --db "$db" jobs run --quiet --once >/dev/null 2>&1 || true
+"$F" --db "$db" tasks run --quiet --once >/dev/null 2>&1 || true
 cust=$(sqlite3 "$db" "SELECT min(id) FROM customer")
 visits=$(sqlite3 "$db" "SELECT count(*) FROM appointment")
 invoices=$(sqlite3 "$db" "SELECT count(*) FROM invoice")

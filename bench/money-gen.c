@@ -23,7 +23,7 @@
  *     refunded or allocated again; 0.1% of receipts are voided.
  *
  * Everything goes through the real schema, its CHECKs and triggers (history,
- * status flows, the maintained figures, the calendar jobs), with the same
+ * status flows, the maintained figures, the calendar tasks), with the same
  * statements as invoice.c and payment.c, in ONE transaction with
  * synchronous=OFF and a rollback journal, which is what makes it fast; the
  * file is switched to WAL at the end. No ANALYZE (frontdesk never runs it),

@@ -5,7 +5,7 @@
 # Has BUILD_DIR (default: build/, made by ./bootstrap) build bench/money-gen
 # and bench/money-post (make bench-programs), generates (once,
 # cached in $MONEY_DIR per schema) a history of $MONEY_N and of $MONEY_BIG invoices,
-# drains the calendar jobs the generator queued (as a running job runner
+# drains the calendar tasks the generator queued (as a running task runner
 # would have) and requires `frontdesk check` to be clean on the smaller one.
 # Then it measures, as medians:
 #   - the posting rate of payments with two allocations each, through the
@@ -55,7 +55,7 @@ import json,sys,statistics
 rows=[json.loads(l) for l in sys.stdin if l.strip()]
 print(json.dumps({k: statistics.median(r[k] for r in rows) for k in ('per_second','cpu_us_per_payment')} | {'runs': [round(r['per_second']) for r in rows]}))"; }
 
-# history DB of n invoices (cached): generated, calendar jobs drained, checked
+# history DB of n invoices (cached): generated, calendar tasks drained, checked
 history() {
 	n=$1
 	db=$dir/hist-$n-$schema.db

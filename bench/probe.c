@@ -6,7 +6,7 @@
  *                                 median and p99 in ms, rows, and the first
  *                                 (cold) query after opening
  *   probe range DB FROM DAYS RUNS the same over DAYS days (a month view: 35)
- *   probe latency DB RUNS         with a job runner alive on DB, post RUNS
+ *   probe latency DB RUNS         with a task runner alive on DB, post RUNS
  *                                 payments (each its own transaction, through
  *                                 payment_record) on open invoices, and time
  *                                 from each commit until a visit of the paid

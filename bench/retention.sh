@@ -32,7 +32,7 @@ if [ ! -f "$db" ] || [ -n "${RB_REGEN:-}" ]; then
 	t1=$(date +%s.%N)
 	"$fd" --db "$db" retention rebuild >/dev/null
 	t2=$(date +%s.%N)
-	sqlite3 "$db" "DELETE FROM job; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+	sqlite3 "$db" "DELETE FROM task; PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 	echo "$t0 $t1 $t2" | awk '{ printf "generation: %.1f s in sqlite3; first lifecycle build of every customer %.1f s", $2 - $1, $3 - $2 }' >"$dir/gen-time"
 	# the purge's template: one candidate soft-deleted, due on 2027-01-05
 	cp "$db" "$dir/purge.db"

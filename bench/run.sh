@@ -12,7 +12,7 @@
 #   - `calcurse -Q` on the same visits for the same week, in the same run,
 #     and the ratio of the two;
 #   - the delay from a payment's commit to its visit's calendar row, with a
-#     job runner alive.
+#     task runner alive.
 # Not part of `make check`. Environment: BENCH_N (1000000), BENCH_YEARS (8),
 # BENCH_RUNS (21 whole-process runs), BENCH_CALCURSE_RUNS (5),
 # BENCH_DIR (/tmp/frontdesk-bench), BENCH_OUT (bench/RESULTS.md).
@@ -39,7 +39,7 @@ if [ ! -f "$db" ] || [ ! -f "$dir/calcurse-$N/apts" ]; then
 	echo "run.sh: generating $N visits (once; kept in $dir)" >&2
 	"$build/bench/gen" "$db" "$dir/calcurse-$N" "$N" "$YEARS"
 	touch "$dir/calcurse-$N/todo"
-	# the first rebuild also drains the calendar jobs the generator queued
+	# the first rebuild also drains the calendar tasks the generator queued
 	t0=$(date +%s.%N)
 	"$build/frontdesk" --db "$db" projection rebuild --all 2>/dev/null >/dev/null
 	t1=$(date +%s.%N)
@@ -93,11 +93,11 @@ echo "run.sh: in-process week query" >&2
 week_out=$("$build/bench/probe" week "$db" $week 1000)
 
 echo "run.sh: commit-to-calendar delay" >&2
-# The generator's 50,000 customers each queued a lifecycle job, which the
+# The generator's 50,000 customers each queued a lifecycle task, which the
 # runner would take first (the queue is first in, first out): drain them, so
 # that the delay is measured with the queue idle, as at a desk.
 $F tasks run --once --quiet 2>/dev/null
-$F jobs run --quiet --for 120 2>/dev/null &
+$F tasks run --quiet --for 120 2>/dev/null &
 runner=$!
 i=0
 until $F --json lease list | j "[l for l in d['leases'] if l['name']=='runner' and l['state']=='held'] != []" | grep -q True; do

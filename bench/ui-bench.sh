@@ -7,7 +7,7 @@
 # The database is a copy (sqlite3 .backup, kept in $UI_BENCH_DIR) of the one
 # bench/run.sh generates and rebuilds in $BENCH_DIR (made here with
 # bench/gen.c when absent, which takes about ten minutes), brought up to this
-# build's schema and with its calendar jobs drained. The screen runs in a private tmux server, read-only (no job
+# build's schema and with its calendar tasks drained. The screen runs in a private tmux server, read-only (no job
 # runner thread, nothing written), on the month view, with the clock set
 # inside the generated years. Each run:
 #   - the pane's shell writes the real time, then execs frontdesk; the
@@ -52,9 +52,9 @@ if [ ! -f "$db" ]; then
 	mkdir -p "$udir"
 	sqlite3 "$src" ".backup '$db'"
 	# this build's schema, and no calendar update left waiting
-	FRONTDESK_NOW=$NOW "$build/frontdesk" --db "$db" jobs run --once --quiet >/dev/null 2>&1
+	FRONTDESK_NOW=$NOW "$build/frontdesk" --db "$db" tasks run --once --quiet >/dev/null 2>&1
 fi
-pending=$(sqlite3 "$db" "SELECT count(*) FROM job WHERE status = 'pending'")
+pending=$(sqlite3 "$db" "SELECT count(*) FROM task WHERE status = 'pending'")
 rows=$(sqlite3 "$db" "SELECT count(*) FROM appointment_calendar_view")
 
 mkdir -p "$work/state/frontdesk" "$work/config"
@@ -131,7 +131,7 @@ cpu=$(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1)
 	echo "Produced by \`bench/ui-bench.sh ${1:-build}\` on $(date -u +%Y-%m-%d) (BENCH_N=$N, UI_RUNS=$RUNS,"
 	echo "UI_MOVES=$MOVES, UI_NOW=$NOW). Machine: $(nproc) CPUs ($cpu), SQLite $(sqlite3 --version | cut -d' ' -f1)."
 	echo "Database: $rows calendar rows ($size MiB with history, jobs, invoices and payments;"
-	echo "$pending calendar jobs pending). The month view of June 2026 shows 5 weeks holding"
+	echo "$pending calendar tasks pending). The month view of June 2026 shows 5 weeks holding"
 	echo "$month_rows visits, all read by one range query of the projection."
 	echo
 	echo "| Measure | Median | p90 | Target |"

@@ -1,7 +1,7 @@
 /*
  * cli-chan.c - `frontdesk inbox ...` (inbound channel events) and
  * `frontdesk channel ...` (the payment channel worker, its outbox) and
- * `frontdesk serve` (the headless shop server: job runner and channel worker).
+ * `frontdesk serve` (the headless shop server: task runner and channel worker).
  *
  * Secrets are read only from the secrets file (chan-secret.h): no option
  * takes a secret, and no message prints one.
@@ -31,10 +31,10 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "invoice.h"
-#include "jobq.h"
 #include "money.h"
 #include "outbox.h"
 #include "stopflag.h"
+#include "task.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -1079,10 +1079,10 @@ static void say_channel(const char *msg, void *arg)
 	say_to("channel", msg);
 }
 
-static void say_jobs(const char *msg, void *arg)
+static void say_tasks(const char *msg, void *arg)
 {
 	(void)arg;
-	say_to("jobs", msg);
+	say_to("tasks", msg);
 }
 
 static void say_backup(const char *msg, void *arg)
@@ -1099,12 +1099,12 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 	struct chan_worker *w = NULL;
 	struct backup_nightly_opts bo;
 	struct backup_nightly *bw = NULL;
-	struct jobq_opts jo;
+	struct task_opts jo;
 	struct sigaction sa, old_int, old_term;
 	int64_t for_seconds = cli_arg_id(a, "for"), v;
 
 	chan_worker_opts_default(&wo);
-	jobq_opts_default(&jo);
+	task_opts_default(&jo);
 	if (cli_arg_flag(a, "poll-seconds")) {
 		v = cli_arg_id(a, "poll-seconds");
 		wo.poll_seconds = v > 86400 ? 86400 : (int)v;
@@ -1117,7 +1117,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 	wo.secrets = cli_arg_get(a, "secrets");
 	if (!quiet) {
 		wo.say = say_channel;
-		jo.say = say_jobs;
+		jo.say = say_tasks;
 	}
 	memset(&sa, 0, sizeof sa);
 	sa.sa_handler = on_serve_stop; /* no SA_RESTART: a sleep ends at once */
@@ -1129,7 +1129,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 		rc = chan_worker_start(db_path(c->db), &wo, &w);
 		if (rc == FD_ENOTFOUND && !code) {
 			if (!quiet)
-				say_channel(_("no payment provider is set up: running jobs only"),
+				say_channel(_("no payment provider is set up: running tasks only"),
 				            NULL);
 			rc = 0;
 		} else if (rc) {
@@ -1151,7 +1151,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 		}
 	}
 	jo.retention = 1; /* the scheduled retention pass (retention_auto_hour) */
-	rc = jobq_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
+	rc = task_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
 	backup_nightly_stop(bw);
 	wrc = chan_worker_stop(w);
 	sigaction(SIGINT, &old_int, NULL);
@@ -1243,7 +1243,7 @@ const struct cli_entry cli_serve_entry = {
     "[--for SECONDS] [--poll-seconds N] [--lease-seconds N] [--provider CODE] [--secrets FILE] "
     "[--no-channel] [--quiet]",
     NULL,
-    N_("run the job runner and the payment channel worker headless"),
+    N_("run the task runner and the payment channel worker headless"),
     .opts = {{"for", CLI_ID, N_("stop after this many seconds (default: until SIGTERM)"), NULL,
               NULL},
              {"poll-seconds", CLI_ID,
@@ -1251,12 +1251,12 @@ const struct cli_entry cli_serve_entry = {
               NULL},
              {"lease-seconds", CLI_ID,
               N_("how long the leases last without renewal (default: channel_lease_seconds, "
-                 "jobs_lease_seconds)"),
+                 "tasks_lease_seconds)"),
               NULL, NULL},
              {"provider", CLI_VALUE,
               N_("serve this provider only (default: every enabled provider)"), NULL, NULL},
              SECRETS_OPT,
-             {"no-channel", CLI_FLAG, N_("run the job runner only"), NULL, NULL},
+             {"no-channel", CLI_FLAG, N_("run the task runner only"), NULL, NULL},
              {"quiet", CLI_FLAG, N_("say nothing on stderr but errors"), NULL, NULL}},
     .db = CLI_DB_OPEN,
     .run = cmd_serve};

@@ -1,10 +1,10 @@
 /*
- * cli-ops.c - `frontdesk agenda|projection|jobs|lease ...`: the calendar
+ * cli-ops.c - `frontdesk agenda|projection|tasks|lease ...`: the calendar
  * read from its projection, rebuilding and checking the projection, the
- * work-order queue and its runner, and the control table.
+ * background task queue and its runner, and the control table.
  *
  * The agenda reads the projection only (one range query), after asking the
- * core to apply the calendar updates still queued (jobq_catch_up: itself
+ * core to apply the calendar updates still queued (task_catch_up: itself
  * when no runner is running, else it waits for the runner a moment), so
  * what was just written shows; it says on stderr what is still behind.
  */
@@ -22,10 +22,10 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "money.h"
 #include "projection.h"
 #include "stopflag.h"
+#include "task.h"
 #include "words.h"
 #include "xalloc.h"
 
@@ -212,16 +212,16 @@ static void agenda_print(const struct agenda *a, int64_t from, int days)
 /* Bring the calendar up to date before it is read (the core applies the
  * waiting updates itself when no runner is running), then say on stderr
  * (text) or in the document (JSON) what is still behind, if anything. */
-static void agenda_catch_up(struct cli *c, struct jobq_backlog *b)
+static void agenda_catch_up(struct cli *c, struct task_backlog *b)
 {
-	if (jobq_catch_up(c->db, PROJECTION_JOB_KIND, AGENDA_WAIT_MS, b)) {
+	if (task_catch_up(c->db, PROJECTION_TASK_KIND, AGENDA_WAIT_MS, b)) {
 		b->waiting = 0;
 		b->runner_alive = 0;
 		err_clear();
 	}
 }
 
-static void agenda_backlog(struct cli *c, const struct jobq_backlog *b)
+static void agenda_backlog(struct cli *c, const struct task_backlog *b)
 {
 	if (c->json) {
 		cli_json_int(c->out, "updates_waiting", b->waiting);
@@ -279,7 +279,7 @@ static int agenda_check(struct cli *c, const struct cli_args *args)
 static int cmd_agenda(struct cli *c, const struct cli_args *args)
 {
 	struct agenda a = {c, NULL, 0, 0};
-	struct jobq_backlog backlog;
+	struct task_backlog backlog;
 	int rc, days;
 	int64_t from, to;
 	size_t i;
@@ -571,9 +571,9 @@ const struct cli_entry cli_projection_cmds[] = {
     {NULL},
 };
 
-/* ---------------------------------------------------------------- jobs */
+/* ---------------------------------------------------------------- tasks */
 
-static cJSON *job_json(const struct jobq_job *j)
+static cJSON *task_json(const struct task *j)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -602,12 +602,12 @@ static cJSON *job_json(const struct jobq_job *j)
 	return o;
 }
 
-static int jobs_list_cb(const struct jobq_job *j, void *arg)
+static int tasks_list_cb(const struct task *j, void *arg)
 {
 	struct cli *c = arg;
 
 	if (c->json) {
-		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "jobs"), job_json(j));
+		cJSON_AddItemToArray(cJSON_GetObjectItem(c->out, "tasks"), task_json(j));
 		return 0;
 	}
 	printf("%6lld  %-9s  ", (long long)j->id, j->status);
@@ -624,15 +624,15 @@ static int jobs_list_cb(const struct jobq_job *j, void *arg)
 	return 0;
 }
 
-static int cmd_jobs_list(struct cli *c, const struct cli_args *a)
+static int cmd_tasks_list(struct cli *c, const struct cli_args *a)
 {
 	int64_t limit = cli_arg_flag(a, "limit") ? cli_arg_id(a, "limit") : 100;
 
 	if (limit > 100000)
 		limit = 100000;
-	cli_list_begin(c, "jobs");
-	return cli_list_end(c, jobq_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "kind"),
-	                                 (int)limit, jobs_list_cb, c));
+	cli_list_begin(c, "tasks");
+	return cli_list_end(c, task_list(c->db, cli_arg_get(a, "status"), cli_arg_get(a, "kind"),
+	                                 (int)limit, tasks_list_cb, c));
 }
 
 static void time_field(const char *name, int64_t t)
@@ -647,18 +647,18 @@ static void time_field(const char *name, int64_t t)
 	cli_field(name, buf);
 }
 
-static int cmd_jobs_show(struct cli *c, const struct cli_args *a)
+static int cmd_tasks_show(struct cli *c, const struct cli_args *a)
 {
-	struct jobq_job j;
+	struct task j;
 	char num[32];
 	int rc;
 
-	if ((rc = jobq_get(c->db, a->id, &j)))
+	if ((rc = task_get(c->db, a->id, &j)))
 		return cli_refused(rc);
 	if (c->json) {
-		cli_print_json(job_json(&j));
+		cli_print_json(task_json(&j));
 	} else {
-		printf("%s: %lld\n", _("Job"), (long long)j.id);
+		printf("%s: %lld\n", _("Task"), (long long)j.id);
 		cli_field(_("Kind"), j.kind);
 		cli_field(_("Key"), j.key);
 		cli_field(_("Status"), j.status);
@@ -672,26 +672,26 @@ static int cmd_jobs_show(struct cli *c, const struct cli_args *a)
 		time_field(_("Started"), j.started_at);
 		time_field(_("Finished"), j.finished_at);
 	}
-	jobq_job_free(&j);
+	task_free(&j);
 	return CLI_OK;
 }
 
-static int cmd_jobs_retry(struct cli *c, const struct cli_args *a)
+static int cmd_tasks_retry(struct cli *c, const struct cli_args *a)
 {
 	int64_t id = a->id;
 	int rc;
 
-	if ((rc = jobq_retry(c->db, id)))
+	if ((rc = task_retry(c->db, id)))
 		return cli_refused(rc);
 	if (c->json) {
-		struct jobq_job j;
+		struct task j;
 
-		if ((rc = jobq_get(c->db, id, &j)))
+		if ((rc = task_get(c->db, id, &j)))
 			return cli_refused(rc);
-		cli_print_json(job_json(&j));
-		jobq_job_free(&j);
+		cli_print_json(task_json(&j));
+		task_free(&j);
 	} else {
-		printf(_("Job %lld is pending again; the job runner will run it.\n"),
+		printf(_("Task %lld is pending again; the task runner will run it.\n"),
 		       (long long)id);
 	}
 	return CLI_OK;
@@ -708,20 +708,20 @@ static void on_stop(int sig)
 static void say_stderr(const char *msg, void *arg)
 {
 	(void)arg;
-	fputs("frontdesk: jobs: ", stderr);
+	fputs("frontdesk: tasks: ", stderr);
 	fputs(msg, stderr);
 	fputc('\n', stderr);
 	fflush(stderr);
 }
 
-static int cmd_jobs_run(struct cli *c, const struct cli_args *a)
+static int cmd_tasks_run(struct cli *c, const struct cli_args *a)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 	struct sigaction sa, old_int, old_term;
 	int64_t for_seconds = cli_arg_id(a, "for"), n;
 	int rc;
 
-	jobq_opts_default(&o);
+	task_opts_default(&o);
 	if (!cli_arg_flag(a, "quiet"))
 		o.say = say_stderr;
 	memset(&sa, 0, sizeof sa);
@@ -730,7 +730,7 @@ static int cmd_jobs_run(struct cli *c, const struct cli_args *a)
 	sigaction(SIGINT, &sa, &old_int);
 	sigaction(SIGTERM, &sa, &old_term);
 	stop_set(&stop_flag, 0);
-	rc = jobq_run_loop(c->db, &stop_flag, &o, (double)for_seconds, cli_arg_flag(a, "once"));
+	rc = task_run_loop(c->db, &stop_flag, &o, (double)for_seconds, cli_arg_flag(a, "once"));
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (rc)
@@ -741,7 +741,7 @@ static int cmd_jobs_run(struct cli *c, const struct cli_args *a)
 		size_t i;
 
 		for (i = 0; i < sizeof st / sizeof st[0]; i++) {
-			if (jobq_count(c->db, NULL, st[i], &n) == 0)
+			if (task_count(c->db, NULL, st[i], &n) == 0)
 				cli_json_int(o2, st[i], n);
 		}
 		cli_print_json(o2);
@@ -751,24 +751,24 @@ static int cmd_jobs_run(struct cli *c, const struct cli_args *a)
 
 const struct cli_entry cli_tasks_cmds[] = {
     {"list", NULL, "[--status S] [--kind K]", "[--status S] [--kind K] [--limit N]",
-     N_("list background jobs, newest first"),
+     N_("list background tasks, newest first"),
      .opts = {{"status", CLI_VALUE,
-               N_("only jobs in this state: pending, running, succeeded, failed, dead"), NULL,
+               N_("only tasks in this state: pending, running, succeeded, failed, dead"), NULL,
                NULL},
-              {"kind", CLI_VALUE, N_("only jobs of this kind (e.g. calendar)"), NULL, NULL},
+              {"kind", CLI_VALUE, N_("only tasks of this kind (e.g. calendar)"), NULL, NULL},
               {"limit", CLI_ID, N_("at most this many, newest first (default 100)"), NULL, NULL}},
-     .db = CLI_DB_OPEN, .run = cmd_jobs_list},
-    {"show", NULL, "ID", NULL, N_("show one job and its last error"), .max_pos = 1,
-     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_jobs_show},
-    {"retry", NULL, "ID", NULL, N_("run a dead or failed job again"), .max_pos = 1,
-     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_jobs_retry},
+     .db = CLI_DB_OPEN, .run = cmd_tasks_list},
+    {"show", NULL, "ID", NULL, N_("show one task and its last error"), .max_pos = 1,
+     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_tasks_show},
+    {"retry", NULL, "ID", NULL, N_("run a dead or failed task again"), .max_pos = 1,
+     .id = N_("the task id"), .db = CLI_DB_OPEN, .run = cmd_tasks_retry},
     {"run", NULL, "[--once] [--for S]", "[--once] [--for SECONDS] [--quiet]",
-     N_("be the job runner (holds the runner lease)"),
+     N_("be the task runner (holds the runner lease)"),
      .opts = {{"once", CLI_FLAG, N_("run what is due now, then stop"), NULL, NULL},
               {"for", CLI_ID, N_("stop after this many seconds (default: until stopped)"), NULL,
                NULL},
               {"quiet", CLI_FLAG, N_("say nothing on stderr but errors"), NULL, NULL}},
-     .db = CLI_DB_OPEN, .run = cmd_jobs_run},
+     .db = CLI_DB_OPEN, .run = cmd_tasks_run},
     {NULL},
 };
 

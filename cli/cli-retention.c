@@ -20,9 +20,9 @@
 #include "clock.h"
 #include "err.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "lifecycle.h"
 #include "retention.h"
+#include "task.h"
 
 static void day(int64_t t, char *buf, size_t n)
 {
@@ -98,7 +98,7 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 	o.propose = !cli_arg_flag(a, "no-propose");
 	o.purge = !cli_arg_flag(a, "no-purge");
 	o.limit = (int)cli_arg_id(a, "limit");
-	o.catch_up = jobq_catch_up; /* the lifecycle rows are brought up to date first */
+	o.catch_up = task_catch_up; /* the lifecycle rows are brought up to date first */
 	o.cb = event_cb;
 	o.arg = c;
 	cli_list_begin(c, "events");

@@ -215,8 +215,8 @@ static const struct cli_entry *const commands[] = {
     &cli_history_entry,
     &(const struct cli_entry)GROUP(
         "projection", NULL, N_("rebuild or check the calendar projection"), cli_projection_cmds),
-    &(const struct cli_entry)GROUP(
-        "tasks", "jobs", N_("list, show and retry background tasks (alias: jobs)"), cli_tasks_cmds),
+    &(const struct cli_entry)GROUP("tasks", NULL, N_("list, show and retry background tasks"),
+                                   cli_tasks_cmds),
     &(const struct cli_entry)GROUP(
         "lease", NULL, N_("show the leases and locks of the control table"), cli_lease_cmds),
     &(const struct cli_entry)GROUP("channel", NULL, N_("poll the payment channel, show its state"),
@@ -240,6 +240,28 @@ static const struct cli_entry *const commands[] = {
     &cli_backup_entry,
     &cli_restore_entry,
 };
+
+/* Names a command had once and no longer answers to: each points to its
+ * command now ("jobs" was an alias of "tasks", while "job" is a service
+ * order: two commands a letter apart that did different things). */
+static const struct {
+	const char *name, *now;
+} retired[] = {
+    {"jobs", "tasks"},
+};
+
+static int retired_name(const char *name)
+{
+	size_t k;
+
+	for (k = 0; k < sizeof retired / sizeof retired[0]; k++)
+		if (!strcmp(name, retired[k].name))
+			return cli_usage(retired[k].now,
+			                 _("'%s' is now called '%s' (background tasks); 'job' is a "
+			                   "service order"),
+			                 retired[k].name, retired[k].now);
+	return -1;
+}
 
 static void usage(FILE *out)
 {
@@ -390,7 +412,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			rc = cli_run(&c, e, e->name, argc, argv);
 		else if (!strcmp(argv[0], "help"))
 			usage(stdout), rc = CLI_OK;
-		else
+		else if ((rc = retired_name(argv[0])) < 0)
 			rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
 	}
 	db_close(c.db);

@@ -1,7 +1,7 @@
 /*
  * control.h - named leases and locks in the control table, with fencing.
  *
- * A lease says which process runs a background role (the job runner, later
+ * A lease says which process runs a background role (the task runner, later
  * the payment channel worker); a lock says that one operator runs a long
  * batch (a full projection rebuild, later a reconciliation or a purge). Both
  * are one row of the control table: the holder (host, process id, a random
@@ -19,7 +19,7 @@
  *    past its expiry and replaced cannot write when it wakes up.
  *
  * Times are the real clock (control_now()), never FRONTDESK_NOW.
- * Callers: the job runner (jobq.c), the full rebuild (projection.c), the
+ * Callers: the task runner (task.c), the full rebuild (projection.c), the
  * command line (cli-ops.c: `frontdesk lease`), later serve and the screen.
  */
 #ifndef FD_CONTROL_H
@@ -55,7 +55,7 @@ struct control_info {
 enum { CONTROL_FREE = 0, CONTROL_HELD, CONTROL_EXPIRED, CONTROL_ORPHANED };
 
 /* The names used by frontdesk itself. */
-#define CONTROL_RUNNER    "runner"             /* lease: the job runner */
+#define CONTROL_RUNNER    "runner"             /* lease: the task runner */
 #define CONTROL_REBUILD   "projection-rebuild" /* lock: projection rebuild --all */
 #define CONTROL_BACKUP    "backup"             /* lock: a backup is being taken */
 #define CONTROL_RETENTION "retention-run"      /* lock: a retention run */

@@ -325,7 +325,7 @@ static int check_length(const char *path, const unsigned char *head, ssize_t got
  * The header is read only when there is neither a -wal nor a -shm: closing
  * any descriptor of a file drops every POSIX lock this process holds on it,
  * so reading a database another connection of this process has open (the
- * screen's job runner opens a second one) would cancel that connection's
+ * screen's task runner opens a second one) would cancel that connection's
  * locks, and another process could then take itself for the last one and
  * delete the -wal and -shm under it. With them there, SQLite reads the
  * header itself (and says so if it is not a database). */

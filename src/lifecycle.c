@@ -385,7 +385,7 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 		return rc;
 	rc = db_prepare(
 	    db,
-	    "SELECT c.id, EXISTS (SELECT 1 FROM job WHERE kind = 'lifecycle'"
+	    "SELECT c.id, EXISTS (SELECT 1 FROM task WHERE kind = 'lifecycle'"
 	    " AND key = CAST(c.id AS TEXT) AND status IN ('pending', 'running', 'failed'))"
 	    " FROM customer c ORDER BY c.id",
 	    &st);
@@ -396,7 +396,7 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 		char detail[300], cols[200];
 
 		if (queued)
-			continue; /* catching up: its job will rebuild it */
+			continue; /* catching up: its task will rebuild it */
 		if ((rc = lifecycle_compute(db, id, &want)))
 			break;
 		rc = lifecycle_get(db, id, &have);
@@ -404,7 +404,7 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 			err_clear();
 			rc = 0;
 			snprintf(detail, sizeof detail,
-			         "customer %lld has no lifecycle row and no job to build it",
+			         "customer %lld has no lifecycle row and no task to build it",
 			         (long long)id);
 			report("lifecycle-stale", detail, arg);
 			found++;

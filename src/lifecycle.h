@@ -1,7 +1,7 @@
 /*
  * lifecycle.h - the customer lifecycle projection (customer_lifecycle,
  * migration 0020): a read model of one row per customer, rebuilt by
- * 'lifecycle' jobs that triggers enqueue whenever a visit, job, payment,
+ * 'lifecycle' tasks that triggers enqueue whenever a visit, job, payment,
  * invoice, channel order, contact, hold or deletion of the customer
  * changes. Like the calendar projection it is recomputed from the
  * authoritative records, never incremented, rebuildable (lifecycle_rebuild_all)
@@ -18,7 +18,7 @@
  * (retention_activity: what cancelled that deletion) counts too, from when
  * it was recorded, so the next run does not propose them again.
  *
- * Callers: retention.c (the job handler, the candidates), checkdb.c, the
+ * Callers: retention.c (the task handler, the candidates), checkdb.c, the
  * command line (retention candidates / lifecycle), the tests.
  */
 #ifndef FD_LIFECYCLE_H
@@ -28,8 +28,8 @@
 
 struct db;
 
-#define LIFECYCLE_VERSION  1
-#define LIFECYCLE_JOB_KIND "lifecycle"
+#define LIFECYCLE_VERSION   1
+#define LIFECYCLE_TASK_KIND "lifecycle"
 
 struct lifecycle_row {
 	int64_t customer_id;
@@ -75,7 +75,7 @@ const char *lifecycle_candidates_sql(void);
 
 /* lifecycle_check - compare every stored row with lifecycle_compute and
  * report each difference through report (code "lifecycle-stale"); a
- * customer whose lifecycle job is still queued is catching up, not stale.
+ * customer whose lifecycle task is still queued is catching up, not stale.
  * Returns the number reported or a negative FD_E* code. */
 int lifecycle_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                     void *arg);

@@ -193,7 +193,7 @@ static const char *const sqls[S_N] = {
 		"payment_status, status, projection_version, built_at) "
 		"VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
 	[S_DEL] = "DELETE FROM appointment_calendar_view WHERE appointment_id = ?",
-	[S_UNQUEUE] = "DELETE FROM job WHERE kind = '" PROJECTION_JOB_KIND "' AND key = ? "
+	[S_UNQUEUE] = "DELETE FROM task WHERE kind = '" PROJECTION_TASK_KIND "' AND key = ? "
 		"AND status = 'pending'",
 };
 /* clang-format on */
@@ -922,7 +922,7 @@ bad:
 	return err_set(FD_EINVAL, _("'%.40s' is not a visit id"), key ? key : "");
 }
 
-int projection_job(struct db *db, const char *key)
+int projection_task(struct db *db, const char *key)
 {
 	int64_t id = 0;
 	int rc;
@@ -1004,7 +1004,7 @@ static int count_rows(struct db *db, int64_t lo, int64_t hi, int64_t *n)
 	return rc;
 }
 
-/* Delete the pending calendar job of visit id: this transaction's rebuild
+/* Delete the pending calendar task of visit id: this transaction's rebuild
  * covers every change committed before it. */
 static int unqueue(struct pctx *p, int64_t id)
 {
@@ -1016,7 +1016,8 @@ static int unqueue(struct pctx *p, int64_t id)
 		return rc;
 	snprintf(key, sizeof key, "%lld", (long long)id);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	rc = sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(p->db, _("cannot update the job queue"));
+	rc =
+	    sqlite3_step(st) == SQLITE_DONE ? 0 : db_fail(p->db, _("cannot update the task queue"));
 	sqlite3_reset(st);
 	return rc;
 }
@@ -1030,7 +1031,7 @@ struct batch_row {
 /*
  * One batch of a full rebuild, inside its write transaction: read the visits
  * ids[0..n) (all those in (lo, ids[n-1]]) with ONE range statement, then
- * write the rows that changed and drop their pending calendar jobs (queued:
+ * write the rows that changed and drop their pending calendar tasks (queued:
  * there may be some). Reading first and writing after keeps the range
  * statement from reading rows this batch has written.
  */
@@ -1124,8 +1125,8 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		t0 = clock_mono() * 1e3; /* how long it holds the lock, not how long it waited */
 		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, want, &n)) ||
 		    (rc = db_one_int(db,
-		                     "SELECT EXISTS (SELECT 1 FROM job WHERE status = 'pending' "
-		                     "AND kind = '" PROJECTION_JOB_KIND "')",
+		                     "SELECT EXISTS (SELECT 1 FROM task WHERE status = 'pending' "
+		                     "AND kind = '" PROJECTION_TASK_KIND "')",
 		                     &queued)))
 			goto fail;
 		if ((rc = rebuild_batch(&p, ids, n, last, rows, (int)queued)))
@@ -1191,7 +1192,7 @@ static int queued(struct db *db, int64_t id)
 	int yes = 0;
 
 	if (db_prepare(db,
-	               "SELECT 1 FROM job WHERE kind = '" PROJECTION_JOB_KIND "' AND key = ? "
+	               "SELECT 1 FROM task WHERE kind = '" PROJECTION_TASK_KIND "' AND key = ? "
 	               "AND status IN ('pending', 'running', 'failed')",
 	               &st))
 		return 0;

@@ -33,7 +33,7 @@
  *  - status: the visit's status; projection_version: PROJECTION_VERSION of
  *    the code that built it; built_at: the real time it was last written.
  *
- * Callers: the job runner (kind "calendar", see jobq.c), the command line
+ * Callers: the task runner (kind "calendar", see task.c), the command line
  * (agenda, projection rebuild/check/show), the screen's calendar and the
  * whole-database check (projection_check).
  */
@@ -55,7 +55,7 @@ struct db;
  * every database until a full rebuild.) */
 #define PROJECTION_VERSION      1
 #define PROJECTION_SERVICES_MAX 200
-#define PROJECTION_JOB_KIND     "calendar"
+#define PROJECTION_TASK_KIND    "calendar"
 
 struct cal_row {
 	int64_t appointment_id;
@@ -100,9 +100,9 @@ int projection_rebuild_in_tx(struct db *db, int64_t appt_id, int *changed);
 /* projection_rebuild - the same in its own write transaction. */
 int projection_rebuild(struct db *db, int64_t appt_id, int *changed);
 
-/* projection_job - the job runner's handler for kind "calendar": key is the
+/* projection_task - the task runner's handler for kind "calendar": key is the
  * visit id in decimal. Runs inside the runner's write transaction. */
-int projection_job(struct db *db, const char *key);
+int projection_task(struct db *db, const char *key);
 
 /* Progress of a full rebuild: done of total visits so far. */
 typedef void (*projection_progress_fn)(int64_t done, int64_t total, void *arg);
@@ -111,7 +111,7 @@ typedef void (*projection_progress_fn)(int64_t done, int64_t total, void *arg);
  * batch visits (0: the default, 2000), holding the "projection-rebuild" lock
  * for the whole run (FD_ECONFLICT naming who holds it when someone else
  * does). Each batch also removes rows of visits that no longer exist and the
- * pending calendar jobs it made unnecessary. So that a desk never waits long
+ * pending calendar tasks it made unnecessary. So that a desk never waits long
  * behind it, a batch that took more than about 20 ms makes the next ones
  * smaller (down to 50 visits), and between batches it checkpoints and pauses
  * (db_yield). Every batch is whole: stopped between two (a kill, a crash),
@@ -160,7 +160,7 @@ struct projection_diff {
 	                        computed" (its records do not add up, e.g. beyond 64 bits) */
 	const char *fields;  /* for "differs": the columns, comma-separated; for "cannot be
 	                        computed": why */
-	int queued;          /* a calendar job for this visit is waiting: it is catching up */
+	int queued;          /* a calendar task for this visit is waiting: it is catching up */
 };
 
 /* projection_check - compare every stored row with a fresh recomputation,

@@ -40,12 +40,12 @@
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "lifecycle.h"
 #include "retention-mod.h"
 #include "retention.h"
 #include "settings.h"
 #include "strbuf.h"
+#include "task.h"
 #include "xalloc.h"
 
 #define WHY_MAX  400
@@ -809,7 +809,7 @@ int retention_cancel(struct db *db, int64_t customer_id, const char *reason)
 	return 0;
 }
 
-int retention_lifecycle_job(struct db *db, const char *key)
+int retention_lifecycle_task(struct db *db, const char *key)
 {
 	struct retention_proc p;
 	char *end, why[WHY_MAX];
@@ -818,7 +818,7 @@ int retention_lifecycle_job(struct db *db, const char *key)
 
 	id = key ? strtoll(key, &end, 10) : 0;
 	if (!key || *end || id <= 0)
-		return err_set(FD_EINVAL, _("bad lifecycle job key: %s"), key ? key : "(none)");
+		return err_set(FD_EINVAL, _("bad lifecycle task key: %s"), key ? key : "(none)");
 	if ((rc = live_of(db, id, &p)) == 1) {
 		if (strcmp(p.state, "purging") &&
 		    (rc = new_activity(db, p.deletion_id, why, sizeof why)) == 1)
@@ -1480,7 +1480,7 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 	struct control_hold lock;
 	struct live_list live = {0};
 	struct cand_list cand = {0};
-	struct jobq_backlog b;
+	struct task_backlog b;
 	struct run r;
 	size_t i;
 	int rc, locked = 0;
@@ -1497,7 +1497,7 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 	/* the projection finds the candidates: bring it up to date (a dry
 	 * run too: the read model is not a decision) */
 	if (o->catch_up) {
-		if ((rc = o->catch_up(db, LIFECYCLE_JOB_KIND, 5000, &b)))
+		if ((rc = o->catch_up(db, LIFECYCLE_TASK_KIND, 5000, &b)))
 			goto out;
 		if (b.waiting > 0 && o->propose) {
 			char why[WHY_MAX];
@@ -1554,7 +1554,7 @@ int retention_auto(struct db *db, int64_t *steps)
 		return 0;
 	err_clear();
 	memset(&o, 0, sizeof o);
-	o.propose = o.purge = 1; /* no catch_up: the runner calls this between its jobs */
+	o.propose = o.purge = 1; /* no catch_up: the runner calls this between its tasks */
 	o.cb = count_step;
 	o.arg = steps;
 	if (control_stamp(db, CONTROL_RETENTION_LAST, now))

@@ -27,7 +27,7 @@
  *    restored in one transaction, the generation goes up. New activity (a
  *    visit, a job, a payment, an invoice, a channel order or event, a
  *    contact: the triggers of 0020 write retention_activity in the
- *    activity's own transaction) cancels at the next lifecycle job, run or
+ *    activity's own transaction) cancels at the next lifecycle task, run or
  *    purge, whichever comes first.
  *  - Purge: only after delete_after, never while a backup or restore runs
  *    (their control-table locks), with every blocker checked again in the
@@ -85,16 +85,16 @@ struct retention_event {
 	const char *reason; /* translated, NULL when none */
 };
 
-struct jobq_backlog;
+struct task_backlog;
 
 struct retention_run_opts {
 	int dry_run; /* list what would happen with the reasons; write nothing */
 	int propose; /* look for new candidates (1) or only move deletions on (0) */
 	int purge;   /* purge the deletions that are due (1) */
 	int limit;   /* most new proposals in one run; 0: no limit */
-	/* how to bring the lifecycle rows up to date first (jobq_catch_up, for
+	/* how to bring the lifecycle rows up to date first (task_catch_up, for
 	 * a person's run); NULL: not at all (the runner itself, the screen) */
-	int (*catch_up)(struct db *db, const char *kind, int wait_ms, struct jobq_backlog *out);
+	int (*catch_up)(struct db *db, const char *kind, int wait_ms, struct task_backlog *out);
 	int (*cb)(const struct retention_event *e, void *arg); /* may be NULL */
 	void *arg;
 };
@@ -115,7 +115,7 @@ int64_t retention_cutoff(int64_t now, int months);
 /* retention_run - one pass: resume interrupted deletions, cancel those with
  * new activity, purge those due, then propose, prepare and soft-delete the
  * candidates (lifecycle_candidates). With o->catch_up, brings the lifecycle
- * rows up to date first (the jobs still queued). Takes the "retention-run" lock: FD_ECONFLICT
+ * rows up to date first (the tasks still queued). Takes the "retention-run" lock: FD_ECONFLICT
  * naming its holder when another run is under way. cb (opts) hears every step. */
 int retention_run(struct db *db, const struct retention_run_opts *o);
 
@@ -180,9 +180,9 @@ int retention_certs(struct db *db, int (*cb)(const struct retention_cert *c, voi
  * sha256 hex of "<deletion id>:customer:<customer id>" into out[65]. */
 int retention_hash(const char *deletion_id, int64_t customer_id, char out[65]);
 
-/* The job handler of lifecycle jobs (jobq.c): cancels the customer's
+/* The task handler of lifecycle tasks (task.c): cancels the customer's
  * deletion when it has new activity, then rebuilds the lifecycle row. */
-int retention_lifecycle_job(struct db *db, const char *key);
+int retention_lifecycle_task(struct db *db, const char *key);
 
 void retention_proc_free(struct retention_proc *p);
 

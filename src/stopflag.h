@@ -2,7 +2,7 @@
  * stopflag.h - reading and setting a stop flag that another thread (or a
  * signal handler) sets while a loop runs.
  *
- * The loops of the core (the job runner, the channel worker, the outbox,
+ * The loops of the core (the task runner, the channel worker, the outbox,
  * the nightly backup, a backup copy, the channel's HTTP calls) take a
  * `volatile sig_atomic_t *stop`. volatile makes a flag safe between a
  * signal handler and the thread it interrupts, but not between threads:

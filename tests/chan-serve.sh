@@ -73,7 +73,7 @@ ok "the holder is one of the two servers" test -n "$O"
 is "only the holder polled (the fake's request log)" "$(pollers)" "$H"
 ok "the holder polled more than once" test "$(curl -s "$BASE/_control/log" | jget 'len([e for e in d["log"] if e["path"] == "/v1/events"])')" -ge 2
 is "the event is stored once" "$(db "SELECT count(*) FROM inbound_callback")" 2
-ok "the job runner runs too, under its own lease" \
+ok "the task runner runs too, under its own lease" \
 	test -n "$(db "SELECT owner_pid FROM control WHERE name = 'runner' AND owner_pid IN ($A, $B)")"
 like "the standby says it stands by" "$(cat "$TMP/a.err" "$TMP/b.err")" "channel: standing by"
 

@@ -6,8 +6,8 @@
  * The operations: (a) a desk payment allocated across two invoices
  * (payment_record, with an idempotency key), (b) a channel batch of six
  * stored inbound events, four of them payments, in two transactions
- * (chan_process_due with an in-process fake adapter), (c) the job runner
- * rebuilding five calendar rows in two batches (jobq_run_batch). A sweep runs the
+ * (chan_process_due with an in-process fake adapter), (c) the task runner
+ * rebuilding five calendar rows in two batches (task_run_batch). A sweep runs the
  * operation on a fresh copy of a prepared database through faultvfs
  * (tests/faultvfs.h) with the Nth counted call failing, for N = 1, 2, ...
  * until the operation succeeds with no fault left to inject. At each N:
@@ -51,9 +51,9 @@
 #include "fixture.h"
 #include "idem.h"
 #include "inbox.h"
-#include "jobq.h"
 #include "outbox.h"
 #include "payment.h"
+#include "task.h"
 
 static struct fx F;
 static char tmpl[160], work[160], crash[160];
@@ -514,11 +514,11 @@ static void batch_done(struct db *db)
 static const struct scenario batch_scenario = {"a channel batch of six events", batch_make,
                                                batch_run, batch_whole, batch_done};
 
-/* ------------------------------------------------------------ (c) job runner */
+/* ------------------------------------------------------------ (c) task runner */
 
 #define VISITS 5
 
-/* Five visits of one invoiced job: the schema queues a calendar job each. */
+/* Five visits of one invoiced job: the schema queues a calendar task each. */
 static void runner_make(struct db *db)
 {
 	char sql[300];
@@ -535,31 +535,32 @@ static void runner_make(struct db *db)
 		exec_ok(db, sql);
 	}
 	ck_assert_int_eq(
-	    one(db, "SELECT count(*) FROM job WHERE status = 'pending' AND kind = 'calendar'"),
+	    one(db, "SELECT count(*) FROM task WHERE status = 'pending' AND kind = 'calendar'"),
 	    VISITS);
 }
 
 static int runner_run(struct db *db)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 	int rc, ran;
 
-	jobq_opts_default(&o);
+	task_opts_default(&o);
 	o.batch = 3; /* claim and finish three, then two */
 	do
-		rc = jobq_run_batch(db, NULL, &o, &ran);
+		rc = task_run_batch(db, NULL, &o, &ran);
 	while (!rc && ran > 0);
 	return rc;
 }
 
-/* A job is done with its calendar row, or still to do (pending, or claimed
+/* A task is done with its calendar row, or still to do (pending, or claimed
  * by the runner whose batch failed, until its claim expires); never failed
  * or dead because the disk failed. check_all allows a stale row only while
- * its job waits. */
+ * its task waits. */
 static void runner_whole(struct db *db)
 {
-	ck_assert_int_eq(one(db, "SELECT count(*) FROM job WHERE status IN ('failed', 'dead')"), 0);
-	ck_assert_int_eq(one(db, "SELECT count(*) FROM job j WHERE status = 'succeeded' AND NOT"
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM task WHERE status IN ('failed', 'dead')"),
+	                 0);
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM task j WHERE status = 'succeeded' AND NOT"
 	                         " EXISTS (SELECT 1 FROM appointment_calendar_view v WHERE"
 	                         " v.appointment_id = CAST(j.key AS INTEGER))"),
 	                 0);
@@ -568,10 +569,10 @@ static void runner_whole(struct db *db)
 static void runner_done(struct db *db)
 {
 	runner_whole(db);
-	ck_assert_int_eq(one(db, "SELECT count(*) FROM job WHERE status = 'pending'"), 0);
+	ck_assert_int_eq(one(db, "SELECT count(*) FROM task WHERE status = 'pending'"), 0);
 }
 
-static const struct scenario runner_scenario = {"the job runner rebuilding five calendar rows",
+static const struct scenario runner_scenario = {"the task runner rebuilding five calendar rows",
                                                 runner_make, runner_run, runner_whole, runner_done};
 
 /* ------------------------------------------------------------ tests */
@@ -611,7 +612,7 @@ START_TEST(test_channel_batch_faults)
 }
 END_TEST
 
-START_TEST(test_job_runner_faults)
+START_TEST(test_task_runner_faults)
 {
 	sweep(&runner_scenario);
 }
@@ -630,7 +631,7 @@ int main(void)
 	tcase_add_test(tc, test_shim_in_the_way);
 	tcase_add_test(tc, test_payment_faults);
 	tcase_add_test(tc, test_channel_batch_faults);
-	tcase_add_test(tc, test_job_runner_faults);
+	tcase_add_test(tc, test_task_runner_faults);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");

@@ -22,10 +22,10 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
-#include "jobq.h"
 #include "journal.h"
 #include "payment.h"
 #include "projection.h"
+#include "task.h"
 
 #define VISITS    3000
 #define WAL_LIMIT 4194304 /* db.c's journal_size_limit */
@@ -199,8 +199,8 @@ static int pay_many(int64_t cust, int n)
 }
 
 /*
- * The same while the job runner works through a backlog: every visit moved
- * (3000 calendar jobs queued), run in batches of 64 until none is due, again
+ * The same while the task runner works through a backlog: every visit moved
+ * (3000 calendar tasks queued), run in batches of 64 until none is due, again
  * and again. Before, the runner went from one batch to the next at once.
  */
 START_TEST(test_desk_pays_while_runner_drains_a_backlog)
@@ -214,12 +214,12 @@ START_TEST(test_desk_pays_while_runner_drains_a_backlog)
 	ck_assert(pid >= 0);
 	if (pid == 0) {
 		volatile sig_atomic_t stop = 0;
-		struct jobq_opts o;
+		struct task_opts o;
 		struct db *w;
 		int k;
 
 		close(fds[0]);
-		jobq_opts_default(&o);
+		task_opts_default(&o);
 		if (db_open(F.path, 0, &w))
 			_exit(2);
 		for (k = 0; k < 1000; k++) {
@@ -227,7 +227,7 @@ START_TEST(test_desk_pays_while_runner_drains_a_backlog)
 				_exit(3);
 			if (k == 0 && write(fds[1], "R\n", 2) != 2)
 				_exit(4);
-			jobq_run_loop(w, &stop, &o, 0, 1);
+			task_run_loop(w, &stop, &o, 0, 1);
 		}
 		_exit(0);
 	}
@@ -284,7 +284,7 @@ START_TEST(test_rebuild_stopped_between_batches_then_resumed)
 		pid_t pid;
 		int status, fds[2];
 
-		/* the price changes (calendar jobs queued) and every row is stale */
+		/* the price changes (calendar tasks queued) and every row is stale */
 		exec(db, "UPDATE line_item SET unit_price = unit_price + 1, amount = amount + 1");
 		stale_all(db);
 		ck_assert_int_eq(pipe(fds), 0);
@@ -317,7 +317,7 @@ START_TEST(test_rebuild_stopped_between_batches_then_resumed)
 		ck_assert_int_eq(done, VISITS);
 		ck_assert_int_eq(projection_check(db, NULL, NULL, &n), 0);
 		ck_assert_int_eq(n, 0);
-		ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM job WHERE kind = 'calendar' "
+		ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM task WHERE kind = 'calendar' "
 		                            "AND status = 'pending'"),
 		                 0);
 		/* the same rows as a rebuild from nothing */

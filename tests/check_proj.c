@@ -1,6 +1,6 @@
 /*
  * check_proj.c - unit tests of the calendar projection (projection.c), the
- * work-order queue (jobq.c) and the control table (control.c): the spreading
+ * work-order queue (task.c) and the control table (control.c): the spreading
  * rule, the triggers that enqueue rebuilds in the same transaction, rebuilds
  * that recompute (twice, or from two processes, give the same row), the
  * range query and its plan, the check, payment statuses from real invoices
@@ -28,12 +28,12 @@
 #include "err.h"
 #include "fixture.h"
 #include "invoice.h"
-#include "jobq.h"
 #include "migrate.h"
 #include "money.h"
 #include "payment.h"
 #include "projection.h"
 #include "strbuf.h"
+#include "task.h"
 #include "work.h"
 
 static struct fx F;
@@ -182,27 +182,27 @@ static void set_appt_status(int64_t appt, const char *status)
 	ck_assert_msg(db_run(db, st, "status") == 0, "%s", err_msg());
 }
 
-static struct jobq_opts test_opts(void)
+static struct task_opts test_opts(void)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 
-	jobq_opts_default(&o);
+	task_opts_default(&o);
 	o.max_attempts = 3;
 	o.backoff_base = 10;
 	o.backoff_max = 1000;
 	return o;
 }
 
-/* Run every due job (no lease: this test process is alone). A job is
+/* Run every due task (no lease: this test process is alone). A task is
  * queued at SQLite's clock and claimed at clock_real(); both read the
- * system's precise clock, so a job queued just now is due at once. */
+ * system's precise clock, so a task queued just now is due at once. */
 static int drain(void)
 {
-	struct jobq_opts o = test_opts();
+	struct task_opts o = test_opts();
 	int ran, total = 0;
 
 	do {
-		ck_assert_msg(jobq_run_batch(db, NULL, &o, &ran) == 0, "%s", err_msg());
+		ck_assert_msg(task_run_batch(db, NULL, &o, &ran) == 0, "%s", err_msg());
 		total += ran;
 	} while (ran > 0);
 	return total;
@@ -214,7 +214,7 @@ static int64_t pending_for(int64_t appt)
 	sqlite3_stmt *st;
 
 	ck_assert_int_eq(db_prepare(db,
-	                            "SELECT count(*) FROM job WHERE kind = 'calendar' AND "
+	                            "SELECT count(*) FROM task WHERE kind = 'calendar' AND "
 	                            "key = CAST(? AS TEXT) AND status = 'pending'",
 	                            &st),
 	                 0);
@@ -365,7 +365,7 @@ START_TEST(test_triggers_enqueue_in_the_same_transaction)
 	run3(db, "UPDATE customer SET name = 'Ada Lee-Chen' WHERE id = ?1", ada, 0, 0);
 	ck_assert_int_eq(pending_for(a1) + pending_for(a2), 2);
 	drain();
-	/* a rolled-back change leaves no job behind */
+	/* a rolled-back change leaves no task behind */
 	ck_assert_int_eq(db_begin_write(db), 0);
 	run3(db, "UPDATE appointment SET start_at = start_at - 60 WHERE id = ?1", other, 0, 0);
 	ck_assert_int_eq(pending_for(other), 1);
@@ -1067,120 +1067,120 @@ END_TEST
 
 START_TEST(test_failures_backoff_dead_and_retry)
 {
-	struct jobq_opts o = test_opts();
-	struct jobq_job j;
+	struct task_opts o = test_opts();
+	struct task j;
 	int64_t id, t0;
 	int ran;
 
-	ck_assert_int_eq(jobq_enqueue(db, "no-such-kind", "x"), 0);
-	ck_assert_int_eq(jobq_enqueue(db, "no-such-kind", "x"), 0); /* not duplicated */
-	ck_assert_int_eq(count("SELECT count(*) FROM job"), 1);
-	id = count("SELECT id FROM job");
+	ck_assert_int_eq(task_enqueue(db, "no-such-kind", "x"), 0);
+	ck_assert_int_eq(task_enqueue(db, "no-such-kind", "x"), 0); /* not duplicated */
+	ck_assert_int_eq(count("SELECT count(*) FROM task"), 1);
+	id = count("SELECT id FROM task");
 	t0 = control_now();
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
 	ck_assert_int_eq(ran, 1);
-	ck_assert_int_eq(jobq_get(db, id, &j), 0);
+	ck_assert_int_eq(task_get(db, id, &j), 0);
 	ck_assert_str_eq(j.status, "failed");
 	ck_assert_int_eq(j.attempts, 1);
 	ck_assert(strstr(j.last_error, "no-such-kind") != NULL);
 	ck_assert(j.next_run_at >= t0 + 10 && j.next_run_at <= control_now() + 10);
-	jobq_job_free(&j);
+	task_free(&j);
 	/* not due yet: nothing runs */
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
 	ck_assert_int_eq(ran, 0);
 	/* due: the second failure waits twice as long */
-	run3(db, "UPDATE job SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
+	run3(db, "UPDATE task SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
 	t0 = control_now();
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
-	ck_assert_int_eq(jobq_get(db, id, &j), 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(task_get(db, id, &j), 0);
 	ck_assert_int_eq(j.attempts, 2);
 	ck_assert(j.next_run_at >= t0 + 20 && j.next_run_at <= control_now() + 20);
-	jobq_job_free(&j);
+	task_free(&j);
 	/* the third failure is the last allowed: dead, and it stays visible */
-	run3(db, "UPDATE job SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
-	ck_assert_int_eq(jobq_get(db, id, &j), 0);
+	run3(db, "UPDATE task SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(task_get(db, id, &j), 0);
 	ck_assert_str_eq(j.status, "dead");
 	ck_assert_int_eq(j.attempts, 3);
 	ck_assert(j.finished_at > 0);
-	jobq_job_free(&j);
-	run3(db, "UPDATE job SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
-	ck_assert_int_eq(ran, 0); /* dead jobs are never claimed */
-	ck_assert_int_eq(jobq_purge(db, control_now() + 100, NULL), 0);
-	ck_assert_int_eq(count("SELECT count(*) FROM job"), 1); /* nor purged */
+	task_free(&j);
+	run3(db, "UPDATE task SET next_run_at = 0 WHERE id = ?1", id, 0, 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(ran, 0); /* dead tasks are never claimed */
+	ck_assert_int_eq(task_purge(db, control_now() + 100, NULL), 0);
+	ck_assert_int_eq(count("SELECT count(*) FROM task"), 1); /* nor purged */
 
 	/* a person retries it; a pending twin makes the retry unnecessary */
-	ck_assert_int_eq(jobq_retry(db, id), 0);
-	ck_assert_int_eq(jobq_get(db, id, &j), 0);
+	ck_assert_int_eq(task_retry(db, id), 0);
+	ck_assert_int_eq(task_get(db, id, &j), 0);
 	ck_assert_str_eq(j.status, "pending");
 	ck_assert_int_eq(j.attempts, 0);
-	jobq_job_free(&j);
-	ck_assert_int_eq(jobq_retry(db, id), FD_ECONFLICT);
-	ck_assert_int_eq(jobq_retry(db, 999), FD_ENOTFOUND);
-	run3(db, "UPDATE job SET status = 'dead' WHERE id = ?1", id, 0, 0);
-	ck_assert_int_eq(jobq_enqueue(db, "no-such-kind", "x"), 0);
-	ck_assert_int_eq(jobq_retry(db, id), FD_ECONFLICT);
+	task_free(&j);
+	ck_assert_int_eq(task_retry(db, id), FD_ECONFLICT);
+	ck_assert_int_eq(task_retry(db, 999), FD_ENOTFOUND);
+	run3(db, "UPDATE task SET status = 'dead' WHERE id = ?1", id, 0, 0);
+	ck_assert_int_eq(task_enqueue(db, "no-such-kind", "x"), 0);
+	ck_assert_int_eq(task_retry(db, id), FD_ECONFLICT);
 	ck_assert(strstr(err_msg(), "already pending") != NULL);
 }
 END_TEST
 
 START_TEST(test_expired_claim_runs_again)
 {
-	struct jobq_opts o = test_opts();
-	struct jobq_job j;
+	struct task_opts o = test_opts();
+	struct task j;
 	int64_t a, b, c, ja, jb, jc;
 	int ran;
 
 	a = add_appt("2026-12-02 09:00", "2026-12-02 10:00");
 	b = add_appt("2026-12-02 11:00", "2026-12-02 12:00");
 	c = add_appt("2026-12-02 13:00", "2026-12-02 14:00");
-	ja = count("SELECT min(id) FROM job");
+	ja = count("SELECT min(id) FROM task");
 	jb = ja + 1;
 	jc = ja + 2;
 	(void)a;
 	(void)b;
 	/* a runner crashed while running ja (attempt 1) and jb (its last attempt) */
 	run3(db,
-	     "UPDATE job SET status = 'running', attempts = 1, claimed_by = 'ghost:1', "
+	     "UPDATE task SET status = 'running', attempts = 1, claimed_by = 'ghost:1', "
 	     "claim_token = 5, claim_expires_at = ?2 WHERE id = ?1",
 	     ja, control_now() - 1, 0);
 	run3(db,
-	     "UPDATE job SET status = 'running', attempts = 3, claimed_by = 'ghost:1', "
+	     "UPDATE task SET status = 'running', attempts = 3, claimed_by = 'ghost:1', "
 	     "claim_token = 5, claim_expires_at = ?2 WHERE id = ?1",
 	     jb, control_now() - 1, 0);
-	/* and another runner is still inside jc's claim: jc waits, and so does a new job
+	/* and another runner is still inside jc's claim: jc waits, and so does a new task
 	 * for the same visit */
 	run3(db,
-	     "UPDATE job SET status = 'running', attempts = 1, claimed_by = 'other:2', "
+	     "UPDATE task SET status = 'running', attempts = 1, claimed_by = 'other:2', "
 	     "claim_token = 6, claim_expires_at = ?2 WHERE id = ?1",
 	     jc, control_now() + 100, 0);
 	run3(db, "UPDATE appointment SET end_at = end_at + 60 WHERE id = ?1", c, 0, 0);
 	ck_assert_int_eq(pending_for(c), 1);
-	ck_assert_int_eq(jobq_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
 	ck_assert_int_eq(ran, 1);
-	ck_assert_int_eq(jobq_get(db, ja, &j), 0);
+	ck_assert_int_eq(task_get(db, ja, &j), 0);
 	ck_assert_str_eq(j.status, "succeeded");
 	ck_assert_int_eq(j.attempts, 2);
-	jobq_job_free(&j);
-	ck_assert_int_eq(jobq_get(db, jb, &j), 0);
+	task_free(&j);
+	ck_assert_int_eq(task_get(db, jb, &j), 0);
 	ck_assert_str_eq(j.status, "dead");
 	ck_assert(strstr(j.last_error, "last attempt") != NULL);
-	jobq_job_free(&j);
+	task_free(&j);
 	ck_assert_int_eq(pending_for(c), 1);
-	ck_assert_int_eq(jobq_get(db, jc, &j), 0);
+	ck_assert_int_eq(task_get(db, jc, &j), 0);
 	ck_assert_str_eq(j.status, "running");
-	jobq_job_free(&j);
+	task_free(&j);
 	/* once that claim expires, both run */
-	run3(db, "UPDATE job SET claim_expires_at = ?2 WHERE id = ?1", jc, control_now() - 1, 0);
+	run3(db, "UPDATE task SET claim_expires_at = ?2 WHERE id = ?1", jc, control_now() - 1, 0);
 	ck_assert_int_eq(drain(), 2);
-	ck_assert_int_eq(count("SELECT count(*) FROM job WHERE status = 'succeeded'"), 3);
+	ck_assert_int_eq(count("SELECT count(*) FROM task WHERE status = 'succeeded'"), 3);
 }
 END_TEST
 
 START_TEST(test_stale_runner_is_fenced)
 {
-	struct jobq_opts o = test_opts();
+	struct task_opts o = test_opts();
 	struct control_hold mine = {0}, other = {0};
 	int ran;
 
@@ -1191,12 +1191,12 @@ START_TEST(test_stale_runner_is_fenced)
 	ck_assert_int_eq(control_break(db, CONTROL_RUNNER), 0);
 	ck_assert_int_eq(control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, 30, &other), 0);
 	ck_assert_int_eq(other.epoch, 3);
-	ck_assert_int_eq(jobq_run_batch(db, &mine, &o, &ran), FD_ECONFLICT);
+	ck_assert_int_eq(task_run_batch(db, &mine, &o, &ran), FD_ECONFLICT);
 	ck_assert_int_eq(ran, 0);
-	ck_assert_int_eq(count("SELECT count(*) FROM job WHERE status = 'pending'"), 1);
+	ck_assert_int_eq(count("SELECT count(*) FROM task WHERE status = 'pending'"), 1);
 	ck_assert_int_eq(control_renew(db, &mine), FD_ECONFLICT);
 	/* queued at SQLite's clock, claimed at once at clock_real() (drain) */
-	ck_assert_int_eq(jobq_run_batch(db, &other, &o, &ran), 0);
+	ck_assert_int_eq(task_run_batch(db, &other, &o, &ran), 0);
 	ck_assert_int_eq(ran, 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment_calendar_view"), 1);
 }
@@ -1530,7 +1530,7 @@ static double mono(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* A job runner in a child process, on its own connection, for 30 seconds;
+/* A task runner in a child process, on its own connection, for 30 seconds;
  * returns once it holds the runner lease. The caller kills it. */
 static pid_t runner_child(void)
 {
@@ -1541,13 +1541,13 @@ static pid_t runner_child(void)
 	ck_assert(pid >= 0);
 	if (pid == 0) {
 		struct db *cdb;
-		struct jobq_opts o;
+		struct task_opts o;
 		volatile sig_atomic_t stop = 0;
 
-		jobq_opts_default(&o);
+		task_opts_default(&o);
 		if (db_open(dbpath, 0, &cdb))
 			_exit(2);
-		_exit(jobq_run_loop(cdb, &stop, &o, 30, 0) ? 3 : 0);
+		_exit(task_run_loop(cdb, &stop, &o, 30, 0) ? 3 : 0);
 	}
 	for (i = 0; i < 500; i++) {
 		if (control_get(db, CONTROL_RUNNER, &ci) == 0) {
@@ -1603,26 +1603,26 @@ static void lease_cb(int held, void *arg)
 	lease_seen[held ? 1 : 0]++;
 }
 
-/* The job runner tells its caller whether it holds the lease through a
+/* The task runner tells its caller whether it holds the lease through a
  * return value (the lease callback), not through its translated messages:
  * the screen used to compare those. */
 START_TEST(test_runner_tells_lease_by_code)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 	volatile sig_atomic_t stop = 0;
 	pid_t pid;
 	int status;
 
-	jobq_opts_default(&o);
+	task_opts_default(&o);
 	o.lease = lease_cb;
 	o.poll_ms = 20;
 	lease_seen[0] = lease_seen[1] = 0;
-	ck_assert_int_eq(jobq_run_loop(db, &stop, &o, 0.3, 0), 0);
+	ck_assert_int_eq(task_run_loop(db, &stop, &o, 0.3, 0), 0);
 	ck_assert_int_eq(lease_seen[1], 1);
 	ck_assert_int_eq(lease_seen[0], 0);
 	pid = runner_child();
 	lease_seen[0] = lease_seen[1] = 0;
-	jobq_run_loop(db, &stop, &o, 0.3, 0);
+	task_run_loop(db, &stop, &o, 0.3, 0);
 	ck_assert_int_eq(lease_seen[1], 0);
 	ck_assert_int_eq(lease_seen[0], 1); /* standing by, told once */
 	kill(pid, SIGKILL);
@@ -1649,7 +1649,7 @@ START_TEST(test_migration_queues_existing_visits)
 	     at("2026-12-03 09:00"), 0, 0);
 	ck_assert_int_eq(migrate_to(d, -1, 0), 0);
 	ck_assert_int_eq(db_one_int(d,
-	                            "SELECT count(*) FROM job WHERE kind = 'calendar' AND "
+	                            "SELECT count(*) FROM task WHERE kind = 'calendar' AND "
 	                            "status = 'pending'",
 	                            &n),
 	                 0);

@@ -574,7 +574,7 @@ START_TEST(test_status_fit)
 	                         "last ok 08:59",
 	                         "events: 2 pending, 0 dead",
 	                         "events: 2 pending",
-	                         "jobs: 0 pending, 0 dead",
+	                         "tasks: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
 	                         NULL,
@@ -586,13 +586,13 @@ START_TEST(test_status_fit)
 	w = status_compose(&p, 200, out, sizeof out);
 	ck_assert_str_eq(out,
 	                 "test.db | root | channel: offline, next try 09:00:05, last ok 08:59 | "
-	                 "events: 2 pending, 0 dead | jobs: 0 pending, 0 dead | "
+	                 "events: 2 pending, 0 dead | tasks: 0 pending, 0 dead | "
 	                 "runner: this desk");
 	ck_assert_int_eq(w, tw_width(out));
 	/* 120 columns: the runner and the operator go first */
 	w = status_compose(&p, 120, out, sizeof out);
 	ck_assert_str_eq(out, "test.db | channel: offline, next try 09:00:05, last ok 08:59 | "
-	                      "events: 2 pending, 0 dead | jobs: 0 pending, 0 dead");
+	                      "events: 2 pending, 0 dead | tasks: 0 pending, 0 dead");
 	ck_assert_int_le(w, 120);
 	/* 80 columns: then the last success, the database, the zero counts */
 	w = status_compose(&p, 80, out, sizeof out);
@@ -608,14 +608,14 @@ START_TEST(test_status_fit)
 	p.events = p.events_short = NULL;
 	p.runner = NULL;
 	status_compose(&p, 200, out, sizeof out);
-	ck_assert_str_eq(out, "channel: offline, next try 09:00:05 | jobs: 0 pending, 0 dead");
+	ck_assert_str_eq(out, "channel: offline, next try 09:00:05 | tasks: 0 pending, 0 dead");
 	/* wide characters count two columns each */
 	p.channel = "\xe6\x94\xaf\xe4\xbb\x98\xe6\xb8\xa0\xe9\x81\x93"; /* 4 CJK */
-	p.jobs = "jobs: 1 pending, 0 dead";
-	p.jobs_short = "jobs: 1 pending";
-	w = status_compose(&p, 8 + 3 + 15, out, sizeof out);
-	ck_assert_int_eq(w, 26);
-	ck_assert_str_eq(out + strlen(p.channel), " | jobs: 1 pending");
+	p.tasks = "tasks: 1 pending, 0 dead";
+	p.tasks_short = "tasks: 1 pending";
+	w = status_compose(&p, 8 + 3 + 16, out, sizeof out);
+	ck_assert_int_eq(w, 27);
+	ck_assert_str_eq(out + strlen(p.channel), " | tasks: 1 pending");
 }
 END_TEST
 
@@ -629,7 +629,7 @@ START_TEST(test_status_backup)
 	                         "last ok 08:59",
 	                         "events: 2 pending, 0 dead",
 	                         "events: 2 pending",
-	                         "jobs: 0 pending, 0 dead",
+	                         "tasks: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
 	                         "last backup 02:00",
@@ -641,12 +641,12 @@ START_TEST(test_status_backup)
 	full = status_compose(&p, 500, out, sizeof out);
 	ck_assert_ptr_nonnull(strstr(out, " | last backup 02:00"));
 	/* just too narrow for the database name: the backup stays */
-	snprintf(nodb, sizeof nodb, "%s | %s | %s | %s", p.channel, p.events, p.jobs, p.backup);
+	snprintf(nodb, sizeof nodb, "%s | %s | %s | %s", p.channel, p.events, p.tasks, p.backup);
 	w = status_compose(&p, tw_width(nodb), out, sizeof out);
 	ck_assert_str_eq(out, nodb);
 	ck_assert_int_lt(w, full);
 	/* one column less: the backup goes before the zero counts */
-	snprintf(noback, sizeof noback, "%s | %s | %s", p.channel, p.events, p.jobs);
+	snprintf(noback, sizeof noback, "%s | %s | %s", p.channel, p.events, p.tasks);
 	status_compose(&p, tw_width(nodb) - 1, out, sizeof out);
 	ck_assert_str_eq(out, noback);
 	p.backup = "";
@@ -666,7 +666,7 @@ START_TEST(test_status_books)
 	                         "last ok 08:59",
 	                         "events: 2 pending, 0 dead",
 	                         "events: 2 pending",
-	                         "jobs: 0 pending, 0 dead",
+	                         "tasks: 0 pending, 0 dead",
 	                         NULL,
 	                         "runner: this desk",
 	                         NULL,
@@ -676,7 +676,7 @@ START_TEST(test_status_books)
 
 	status_compose(&p, 500, out, sizeof out);
 	ck_assert_ptr_nonnull(strstr(
-	    out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | jobs"));
+	    out, "events: 2 pending, 0 dead | books: last balanced 2026-11-30, 2 open | tasks"));
 	status_compose(&p, 60, out, sizeof out);
 	ck_assert_str_eq(out, "channel: idle | events: 2 pending | books: 2 open");
 	p.books = p.books_short = NULL;

@@ -120,7 +120,7 @@ fd restore >/dev/null 2>&1; is "restore without a file is a usage error" "$?" 2
 "$FRONTDESK" serve --no-channel --quiet 2>"$TMP/serve.err" &
 SERVE=$!
 serving() { [ "$(db "SELECT owner_pid FROM control WHERE name = 'runner'")" = "$SERVE" ]; }
-ok "serve runs the job runner" until_ok 20 serving
+ok "serve runs the task runner" until_ok 20 serving
 refused "restore while frontdesk serve runs" restore "$TMP/drill.db"
 like "it says another session has it open" "$(cat "$TMP/err")" "another session has"
 nothing_new "restore while serve runs"

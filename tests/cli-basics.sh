@@ -30,7 +30,8 @@ fd customer add --help >/dev/null; is "customer add --help exits 0" "$?" 0
 fd customer add --bogus x >/dev/null 2>&1; is "unknown subcommand option exits 2" "$?" 2
 
 # one word for one thing: visits are "visit" (appt still works), background
-# work is "tasks" (jobs still works), in the help and on the command line
+# work is "tasks" (the old alias jobs is refused and points to tasks, since
+# "job" is a service order), in the help and on the command line
 out=$(fd --help)
 like "the help names visit" "$out" "visit      add, list"
 like "and tasks" "$out" "tasks      list, show and retry background tasks"
@@ -39,7 +40,11 @@ out=$(fd appt add --start "2026-12-03 09:00" --end "2026-12-03 10:00"); like "ap
 is "visit list and appt list agree" "$(fd --json visit list --from 2026-12-01 --days 7)" "$(fd --json appt list --from 2026-12-01 --days 7)"
 fd visit show 1 >/dev/null; is "visit show works" "$?" 0
 err=$(fd visit show x 2>&1); like "visit's messages name visit" "$err" "visit show"
-is "tasks list and jobs list agree" "$(fd --json tasks list)" "$(fd --json jobs list)"
+err=$(fd --json jobs list 2>&1); st=$?
+is "jobs is no longer a command: bad usage" "$st" 2
+like "... and the message points to tasks" "$err" "'jobs' is now called 'tasks'"
+like "... and says what job is" "$err" "'job' is a service order"
+is "the help lists no command jobs" "$(printf '%s\n' "$out" | grep -c '^  jobs ')" 0
 ok "tasks run --once runs the queue" fd tasks run --once --quiet
 fd tasks --help >/dev/null 2>&1; is "tasks --help exits 0" "$?" 0
 

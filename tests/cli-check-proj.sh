@@ -10,7 +10,7 @@ fd job add --customer 1 --title "Full detail" --currency USD >/dev/null
 fd item add --job 1 --kind SERVICE --description "Full detail" --qty 1 --price 180 >/dev/null
 fd appt add --start "2026-12-02 09:00" --end "2026-12-02 11:00" >/dev/null
 fd link add --appt 1 --job 1 --minutes 120 >/dev/null
-ok "the job runner builds the calendar row" fd jobs run --once
+ok "the task runner builds the calendar row" fd tasks run --once
 out=$(fd check); is "check is clean after the rebuild" "$?" 0
 like "and says so" "$out" "No problems found"
 
@@ -18,7 +18,7 @@ like "and says so" "$out" "No problems found"
 # allowed (the projection may be a moment behind), so check stays clean.
 fd item add --job 1 --kind FEE --description "Travel fee" --qty 1 --price 25 >/dev/null
 fd check >/dev/null; is "a row waiting for its rebuild is not a violation" "$?" 0
-ok "the runner catches up" fd jobs run --once
+ok "the runner catches up" fd tasks run --once
 
 # Alter the row behind frontdesk's back: check must report it.
 sqlite3 "$FRONTDESK_DB" "UPDATE appointment_calendar_view SET total_price = total_price + 1"

@@ -16,7 +16,7 @@ checked() { # checked NAME: frontdesk check must be clean
 # status_of VISIT - the calendar's payment status of a visit, once the
 # runner has applied every change
 status_of() {
-	fd jobs run --once --quiet >/dev/null 2>&1
+	fd tasks run --once --quiet >/dev/null 2>&1
 	fd --json agenda --from 2026-11-20 --days 1 | json "[v['payment_status'] for v in d['visits'] if v['appointment_id'] == $1][0]"
 }
 # sql_raw DB SQL - run SQL as another program would, with the functions the
@@ -125,7 +125,7 @@ sql_raw "$TMP/big.db" "
 INSERT INTO line_item (service_order_id, kind, description, qty_milli, unit_price, amount, created_at, updated_at)
   VALUES (2, 'SERVICE', 'absurd', 1000, 1, 9223372036854775807, 0, 0),
          (2, 'SERVICE', 'absurd', 1000, 1, 9223372036854775807, 0, 0);
-DELETE FROM job WHERE kind = 'calendar';"
+DELETE FROM task WHERE kind = 'calendar';"
 out=$(fd --db "$TMP/big.db" check 2>&1)
 like "a visit whose price cannot be added up is a violation" "$out" "projection_stale: visit 1: calendar row cannot be computed"
 like "and the other checks still report" "$out" "job-total: job 1"

@@ -1,13 +1,14 @@
 #!/bin/sh
-# cli-proj.sh - the calendar projection, the job queue and the leases from
-# the command line: agenda, projection rebuild/check/show, jobs
-# list/show/retry/run, lease list/break, and job runners as real processes
+# cli-proj.sh - the calendar projection, the task queue and the leases from
+# the command line: agenda, projection rebuild/check/show, tasks
+# list/show/retry/run, lease list/break, and task runners as real processes
 # (standby, kill -9, SIGSTOP past the lease, takeover).
 . "$TOP_SRCDIR/tests/tap.sh"
 fd init >/dev/null
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
-# short leases so that takeovers happen within the test
-printf 'jobs_lease_seconds = 2\njobs_max_attempts = 2\njobs_backoff_seconds = 60\n' \
+# short leases so that takeovers happen within the test; jobs_* is the older
+# name of each key: read when tasks_* is unset (backoff), not over it (attempts)
+printf 'tasks_lease_seconds = 2\ntasks_max_attempts = 2\njobs_max_attempts = 9\njobs_backoff_seconds = 60\n' \
 	> "$XDG_CONFIG_HOME/frontdesk/config"
 
 json() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
@@ -44,14 +45,14 @@ fd link add --appt 1 --job 2 --minutes 30 >/dev/null
 fd link add --appt 2 --job 2 --minutes 30 >/dev/null
 
 # ---------------------------------------------------------------- agenda
-n=$(fd --json jobs list --status pending --kind calendar | json "len(d['jobs'])")
+n=$(fd --json tasks list --status pending --kind calendar | json "len(d['tasks'])")
 is "one pending rebuild per touched visit" "$n" 2
 is "no runner holds the lease" "$(holder_pid)" none
 out=$(fd agenda --from 2026-12-02 --days 2 2>"$TMP/err")
 like "with no runner alive, the agenda shows what was just booked" "$out" "#1 "
 like "... every visit of the range" "$out" "#2 "
 is "... and has nothing to excuse" "$(cat "$TMP/err")" ""
-n=$(fd --json jobs list --status succeeded --kind calendar | json "len(d['jobs'])")
+n=$(fd --json tasks list --status succeeded --kind calendar | json "len(d['tasks'])")
 is "the agenda applied both updates itself" "$n" 2
 is "and let the lease go" "$(holder_pid)" none
 out=$(fd agenda --from 2026-12-02 --days 2 2>"$TMP/err")
@@ -75,7 +76,7 @@ ok "agenda --help" fd agenda --help
 # a payment shows in the calendar once the runner has run
 fd invoice issue --jobs 1 >/dev/null
 fd pay record --customer 1 --amount 180.00 --method cash INV-2026-000001=180.00 >/dev/null
-fd jobs run --once --quiet
+fd tasks run --once --quiet
 out=$(fd --json agenda --from 2026-12-02 | json "d['visits'][0]['payment_status']")
 is "job 1 paid, job 2 not: partially paid" "$out" "partially_paid"
 
@@ -110,46 +111,46 @@ like "names the holder" "$(cat "$TMP/err")" "ada started it on $host (process $h
 kill "$holder"; wait "$holder" 2>/dev/null
 ok "its process gone, the lock is free" fd projection rebuild --all
 
-# ---------------------------------------------------------------- jobs
-id=$(sq "INSERT INTO job (kind, key) VALUES ('calendar', 'not-a-visit') RETURNING id")
-fd jobs run --once --quiet
-is "first failure: failed" "$(sq "SELECT status || ':' || attempts FROM job WHERE id = $id")" "failed:1"
-fd jobs run --once --quiet
-is "not due again before its backoff" "$(sq "SELECT status || ':' || attempts FROM job WHERE id = $id")" "failed:1"
-sq "UPDATE job SET next_run_at = 0 WHERE id = $id"
-fd jobs run --once --quiet
-is "second failure of two allowed: dead" "$(sq "SELECT status || ':' || attempts FROM job WHERE id = $id")" "dead:2"
-out=$(fd jobs list --status dead)
-like "dead jobs stay listed" "$out" "not-a-visit"
-out=$(fd jobs show "$id")
+# ---------------------------------------------------------------- tasks
+id=$(sq "INSERT INTO task (kind, key) VALUES ('calendar', 'not-a-visit') RETURNING id")
+fd tasks run --once --quiet
+is "first failure: failed" "$(sq "SELECT status || ':' || attempts FROM task WHERE id = $id")" "failed:1"
+fd tasks run --once --quiet
+is "not due again before its backoff" "$(sq "SELECT status || ':' || attempts FROM task WHERE id = $id")" "failed:1"
+sq "UPDATE task SET next_run_at = 0 WHERE id = $id"
+fd tasks run --once --quiet
+is "second failure of two allowed: dead" "$(sq "SELECT status || ':' || attempts FROM task WHERE id = $id")" "dead:2"
+out=$(fd tasks list --status dead)
+like "dead tasks stay listed" "$out" "not-a-visit"
+out=$(fd tasks show "$id")
 like "show gives the last error" "$out" "'not-a-visit' is not a visit id"
-out=$(fd --json jobs show "$id" | json "d['status'], d['attempts']")
+out=$(fd --json tasks show "$id" | json "d['status'], d['attempts']")
 is "show --json" "$out" "dead 2"
-ok "retry a dead job" fd jobs retry "$id"
-is "pending again, attempts reset" "$(sq "SELECT status || ':' || attempts FROM job WHERE id = $id")" "pending:0"
-refused "retry a pending job" jobs retry "$id"
-refused "retry a job that does not exist" jobs retry 9999
-fd jobs list --status bogus >/dev/null 2>&1; is "unknown status refused" "$?" 1
+ok "retry a dead task" fd tasks retry "$id"
+is "pending again, attempts reset" "$(sq "SELECT status || ':' || attempts FROM task WHERE id = $id")" "pending:0"
+refused "retry a pending task" tasks retry "$id"
+refused "retry a task that does not exist" tasks retry 9999
+fd tasks list --status bogus >/dev/null 2>&1; is "unknown status refused" "$?" 1
 
 # ---------------------------------------------------------------- runners
-"$FRONTDESK" jobs run --for 60 2>"$TMP/a.err" & a=$!
+"$FRONTDESK" tasks run --for 60 2>"$TMP/a.err" & a=$!
 wait_for "runner A holds the lease" 10 holder_is "$a"
-"$FRONTDESK" jobs run --for 60 2>"$TMP/b.err" & b=$!
+"$FRONTDESK" tasks run --for 60 2>"$TMP/b.err" & b=$!
 wait_for "runner B stands by" 10 said "$TMP/b.err" "standing by: the runner lease is held by" 1
-fd jobs run --once >"$TMP/out" 2>"$TMP/err"; st=$?
-is "jobs run --once while A holds the lease is refused" "$st" 1
+fd tasks run --once >"$TMP/out" 2>"$TMP/err"; st=$?
+is "tasks run --once while A holds the lease is refused" "$st" 1
 like "and says who holds it" "$(cat "$TMP/err")" "process $a"
 fd appt add --start "2026-12-04 10:00" --end "2026-12-04 11:00" --location "Lot 9" >/dev/null
 like "with runner A alive, the agenda right after a write shows it" "$(fd agenda --from 2026-12-01 --days 7 2>&1)" "#3 "
-is "... A applied it, not the agenda" "$(sq "SELECT claimed_by FROM job WHERE key = '3' ORDER BY id DESC LIMIT 1" | sed 's/.*://')" "$a"
+is "... A applied it, not the agenda" "$(sq "SELECT claimed_by FROM task WHERE key = '3' ORDER BY id DESC LIMIT 1" | sed 's/.*://')" "$a"
 kill -9 "$a"; wait "$a" 2>/dev/null
-wait_for "B takes over after kill -9 of A" 10 said "$TMP/b.err" "running jobs (runner lease epoch" 1
+wait_for "B takes over after kill -9 of A" 10 said "$TMP/b.err" "running tasks (runner lease epoch" 1
 is "B holds the lease" "$(holder_pid)" "$b"
 fd appt add --start "2026-12-04 12:00" --end "2026-12-04 13:00" >/dev/null
 wait_for "B applies a change, nobody asking (how fast: bench/run.sh)" 10 agenda_has "#4 "
 kill -STOP "$b"
-"$FRONTDESK" jobs run --for 60 2>"$TMP/c.err" & c=$!
-wait_for "C takes over once B's lease expired" 10 said "$TMP/c.err" "running jobs (runner lease epoch" 1
+"$FRONTDESK" tasks run --for 60 2>"$TMP/c.err" & c=$!
+wait_for "C takes over once B's lease expired" 10 said "$TMP/c.err" "running tasks (runner lease epoch" 1
 is "C holds the lease" "$(holder_pid)" "$c"
 kill -CONT "$b"
 wait_for "B, continued, finds it lost the lease" 10 said "$TMP/b.err" "lost the runner lease" 1
@@ -157,7 +158,7 @@ is "C still holds it" "$(holder_pid)" "$c"
 fd appt add --start "2026-12-04 14:00" --end "2026-12-04 15:00" >/dev/null
 wait_for "C applies a change, nobody asking" 10 agenda_has "#5 "
 kill -TERM "$c"; wait "$c" 2>/dev/null
-wait_for "B takes over when C stops" 10 said "$TMP/b.err" "running jobs (runner lease epoch" 2
+wait_for "B takes over when C stops" 10 said "$TMP/b.err" "running tasks (runner lease epoch" 2
 ok "an operator breaks B's lease" fd lease break runner
 wait_for "B notices" 10 said "$TMP/b.err" "lost the runner lease" 2
 kill -TERM "$b"; wait "$b" 2>/dev/null
@@ -174,7 +175,7 @@ fd appt add --start "2026-12-20 09:00" --end "2026-12-20 10:00" >/dev/null
 out=$(fd --read-only agenda --from 2026-12-20 2>"$TMP/err")
 is "read-only: the new visit is not there yet" "$out" "No visits in this range."
 like "... and the note says the calendar may be behind" "$(cat "$TMP/err")" "the calendar may be behind"
-w=$(sq "SELECT count(*) FROM job WHERE kind = 'calendar' AND status IN ('pending', 'failed')")
+w=$(sq "SELECT count(*) FROM task WHERE kind = 'calendar' AND status IN ('pending', 'failed')")
 n=$(fd --read-only --json agenda --from 2026-12-20 2>/dev/null | json "d['updates_waiting'], d['runner_alive']")
 is "... JSON: the updates waiting, no runner" "$n" "$w False"
 like "a writable agenda shows it" "$(fd agenda --from 2026-12-20 2>&1)" "09:00-10:00  #"

@@ -76,7 +76,6 @@ done
 
 # the aliases take their command's table
 is "appt is visit" "$(fd appt --help)" "$(fd visit --help)"
-is "jobs is tasks" "$(fd jobs --help)" "$(fd tasks --help)"
 is "appt add --help is visit add's" "$(fd appt add --help)" "$(fd visit add --help)"
 
 [ ! -e "$FRONTDESK_DB" ]; is "none of it created the database" "$?" 0

@@ -1,11 +1,11 @@
 #!/bin/sh
-# crash-desk.sh - desk postings, full projection rebuilds and the job runner
+# crash-desk.sh - desk postings, full projection rebuilds and the task runner
 # killed with SIGKILL at random moments, again and again. Round by round:
 # a `frontdesk pay record` (allocated to an invoice whose visit is on the
 # calendar, with an idempotency key) killed after 0..15 ms, about the time
 # it takes; a `frontdesk projection rebuild --all --batch 1` killed after
-# 0..30 ms; a `frontdesk jobs run` killed after 0..100 ms while a payment
-# queues calendar jobs for it. Afterwards every payment that was
+# 0..30 ms; a `frontdesk tasks run` killed after 0..100 ms while a payment
+# queues calendar tasks for it. Afterwards every payment that was
 # acknowledged (exit 0) is there exactly once, every killed one is there at
 # most once and, asked again with its key, exactly once; every payment is
 # whole (its allocation with it); the next rebuild and runner are not held
@@ -30,7 +30,7 @@ fd appt add --start "2026-12-02 09:00" --end "2026-12-02 17:00" >/dev/null
 fd link add --appt "$(q "SELECT max(id) FROM appointment")" --job "$job" --minutes 480 >/dev/null
 fd invoice issue --jobs "$job" >/dev/null
 inv=$(q "SELECT number FROM invoice WHERE id = (SELECT max(id) FROM invoice)")
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 ok "the calendar starts clean" fd projection check
 
 # a random pause of 0..$1 ms (when to kill: a moment, not a condition)
@@ -61,7 +61,7 @@ while [ $k -lt $KILLS ]; do
 		kill_after 30 $!
 		case $st in 0 | 137) ;; *) echo "rebuild: exit $st" >> "$TMP/other" ;; esac ;;
 	3)
-		"$FRONTDESK" jobs run --quiet >/dev/null 2>>"$TMP/runner.err" & r=$!
+		"$FRONTDESK" tasks run --quiet >/dev/null 2>>"$TMP/runner.err" & r=$!
 		npay=$((npay + 1))
 		if pay "$npay"; then echo "$npay" >> "$TMP/acked"; else echo "pay $npay: exit $?" >> "$TMP/other"; fi
 		kill_after 100 $r
@@ -92,7 +92,7 @@ is "then every payment is there exactly once" \
 is "and the invoice's paid is their sum" \
 	"$(q "SELECT paid FROM invoice WHERE number = '$inv'")" "$npay"
 ok "a rebuild is not held up by the lock a killed one left" fd projection rebuild --all
-ok "nor the runner by its lease" fd jobs run --once --quiet
+ok "nor the runner by its lease" fd tasks run --once --quiet
 ok "the calendar projection is clean" fd projection check
 out=$(fd check 2>&1); like "frontdesk check is clean" "$out" "No problems found"
 done_testing

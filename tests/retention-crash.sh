@@ -89,7 +89,7 @@ while [ $i -lt $rounds ]; do
 		wait $pid 2>/dev/null
 		FRONTDESK_NOW=$now fd retention run >/dev/null 2>&1
 	done
-	# (a kill inside the lifecycle jobs leaves them claimed by the dead
+	# (a kill inside the lifecycle tasks leaves them claimed by the dead
 	# process until the claim expires: the customer may wait, never half-done)
 	st=$(FRONTDESK_NOW="2027-01-05 09:00" state)
 	case $st in

@@ -105,7 +105,7 @@ like "the printed invoice names the customer" "$(cat "$prints/$inv.txt")" "MRKNA
 
 # the projection
 export FRONTDESK_NOW="2026-12-01 09:00"
-ok "the lifecycle jobs run" fd tasks run --once --quiet
+ok "the lifecycle tasks run" fd tasks run --once --quiet
 l=$(fd --json retention lifecycle --customer 1)
 is "lifecycle: last activity is the visit's start (the payment was received before it)" \
 	"$(echo "$l" | jq_ 'd["last_activity_at"]')" "$(utc "$(db "SELECT start_at FROM appointment WHERE id = 1")")"
@@ -117,7 +117,7 @@ out=$(fd check 2>&1)
 like "check finds a lifecycle row that differs from its records" "$out" "lifecycle-stale"
 like "... and names the column" "$out" "customer 3 differs from its records (open_appointments)"
 db "DELETE FROM customer_lifecycle WHERE customer_id = 3"
-like "... and a missing row that no job will build" "$(fd check 2>&1)" "customer 3 has no lifecycle row and no job to build it"
+like "... and a missing row that no task will build" "$(fd check 2>&1)" "customer 3 has no lifecycle row and no task to build it"
 ok "retention rebuild mends both" fd retention rebuild
 ok "check is clean again" fd check
 like "the receivables report has Bea's 20.00 in it" "$(fd report aging --on 2026-12-01)" "20.00"
@@ -182,7 +182,7 @@ fd retention run >/dev/null
 d=$(fd --json retention list | jq_ 'd["deletions"][0]["deletion_id"]')
 export FRONTDESK_NOW="2026-12-05 09:00"
 ok "a payment during the retention period" fd pay record --customer 1 --amount 5.00 --method cash
-ok "the lifecycle job runs" fd tasks run --once --quiet
+ok "the lifecycle task runs" fd tasks run --once --quiet
 is "the deletion is cancelled, generation 2" "$(fd --json retention show "$d" | jq_ 'd["state"], d["generation"]')" "cancelled 2"
 like "... the reason names the payment" "$(fd --json retention show "$d" | jq_ 'd["reason"]')" "payment"
 like "the customer is back in the list" "$(fd customer list)" "Zed MRKNAME"

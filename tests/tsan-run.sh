@@ -1,6 +1,6 @@
 #!/bin/sh
 # tsan-run.sh - the screen tests whose screen runs background threads (the
-# job runner, and the payment channel worker where a provider is set up),
+# task runner, and the payment channel worker where a provider is set up),
 # plus `frontdesk serve` where they start it, under ThreadSanitizer.
 # Not part of `make check`: it configures build-tsan/ with --enable-tsan
 # (once), builds the program and runs each test with
@@ -11,7 +11,7 @@
 #   tests/tsan-run.sh ui-pay.sh ...   only these tests
 #
 # Which tests start the threads: every screen that is not --read-only runs
-# the job runner unless `screen_runner = no`, so every ui-*.sh but ui-card.sh
+# the task runner unless `screen_runner = no`, so every ui-*.sh but ui-card.sh
 # (which turns both threads off) is in the list;
 # only ui-channel.sh sets up a payment provider with the channel worker
 # left on (ui-card.sh sets `screen_channel = no`), and it also runs

@@ -1,7 +1,7 @@
 #!/bin/sh
 # ui-basic.sh - the desk screen in a real terminal (tmux): it opens on the
 # calendar of the demo, switches between month, week and day views, follows
-# a change made by another process without a key press (its own job runner
+# a change made by another process without a key press (its own task runner
 # rebuilds the projection), survives resizes (and asks for 80x24 below
 # that), defuses escape sequences stored in data, and quits cleanly.
 . "$TOP_SRCDIR/tests/tap.sh"
@@ -53,7 +53,7 @@ appt=$(sqlite3 "$FRONTDESK_DB" "SELECT max(id) FROM appointment")
 fd link add --appt "$appt" --job "$(sqlite3 "$FRONTDESK_DB" 'SELECT max(id) FROM service_order')" --minutes 60 >/dev/null
 shows "a visit added by another process appears by itself" "Walk-in Wanda"
 shows_re "the cursor stayed on the visit it was on" "^> 09:00-10:00 "
-shows "the screen ran the job runner itself" "runner: this desk"
+shows "the screen ran the task runner itself" "runner: this desk"
 
 shows "at 120 columns the hints offer booking" "a Book"
 resize 80 24

@@ -21,7 +21,7 @@ cust=$(q "SELECT max(id) FROM customer")
 fd contact add --customer "$cust" --channel email --direction out \
 	--summary "Sent the quote" --at "2026-11-30 10:15" >/dev/null
 old=$(q "SELECT max(id) FROM contact_log")
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 # the customer's log as the command line lists it, one line per entry:
 # channel direction summary

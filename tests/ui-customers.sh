@@ -26,7 +26,7 @@ fd invoice issue --jobs "$job" >/dev/null
 inv=$(last invoice)
 # 100.00 received, 30.00 of it to the invoice: owes 50.00, credit 70.00
 fd pay record --customer "$cust" --amount 100.00 --method cash "$inv=30.00" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 # what the aging report says the customer owes and has as credit, in
 # minor units, formatted as the screen writes USD

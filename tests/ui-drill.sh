@@ -28,7 +28,7 @@ fd pay record --customer "$cust" --amount 150.00 --method check --reference 5551
 pay=$(last payment)
 is "the payment is recorded" "$(sqlite3 "$FRONTDESK_DB" "SELECT amount, status FROM payment WHERE id = $pay")" "15000|partially_allocated"
 # the calendar rows exist before the screen opens (the test moves by them)
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"

@@ -13,7 +13,7 @@
 fd demo >/dev/null 2>&1
 ella=$(sqlite3 "$FRONTDESK_DB" "SELECT id FROM customer WHERE name = 'Ella Johnson'")
 fd customer edit "$ella" --name "$(printf 'Ella \360\237\221\251\342\200\215\360\237\224\247\357\270\217 Johnson')" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 # the display column at which TEXT starts on the pane's line holding NAME,
 # counting as tmux draws: East Asian wide 2, joiners, selectors, combining

@@ -22,7 +22,7 @@ fd item add --job 1 --description "Respray bonnet" --price 300 >/dev/null
 fd appt add --start "2026-12-01 10:00" --end "2026-12-01 11:00" --location "Bay 2" >/dev/null
 fd link add --appt 1 --job 1 --minutes 60 >/dev/null
 fd estimate provider-set sign1 --url "$BASE" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 (umask 077; printf 'sign1_api_key = %s\nsign1_signing_secret = %s\n' "$KEY" "$SECRET" \
 	> "$XDG_CONFIG_HOME/frontdesk/secrets")

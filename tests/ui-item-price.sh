@@ -17,7 +17,7 @@ fd appt add --start "2026-12-01 10:00" --end "2026-12-01 11:00" >/dev/null
 fd link add --appt 1 --job 1 --minutes 60 >/dev/null
 fd invoice issue --jobs 1 >/dev/null
 fd pay record --customer 1 --amount 100 --method cash INV-2026-000001=100 >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"

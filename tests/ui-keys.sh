@@ -9,7 +9,7 @@
 . "$TOP_SRCDIR/tests/tmux.sh"
 
 fd demo >/dev/null 2>&1
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 cat > "$XDG_CONFIG_HOME/frontdesk/keys" <<'KEYS'
 # my keys
@@ -35,7 +35,7 @@ i=0
 until [ "$(sqlite3 "$FRONTDESK_DB" "SELECT count(*) FROM appointment_calendar_view WHERE customers = 'Ahead Annie'")" = 1 ] || [ $i -ge 100 ]; do
 	sleep 0.1; i=$((i + 1))
 done
-is "the screen's job runner built the new visit's row" "$i" "$([ $i -lt 100 ] && echo $i || echo timeout)"
+is "the screen's task runner built the new visit's row" "$i" "$([ $i -lt 100 ] && echo $i || echo timeout)"
 shows "the screen noticed the change" "0 pending"
 keys n
 shows "a month read ahead before a change shows the change" "10:00 - Ahead..."

@@ -9,7 +9,7 @@
 
 fd demo >/dev/null 2>&1
 fd customer edit 27 --name "Zoë Müller" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 SCREEN_LANG=C screen_start
 shows "LC_ALL=C: the screen opens" "Week of"

@@ -55,7 +55,7 @@ done
 for j in 1 2 3 4 5; do fd invoice issue --jobs "$j" >/dev/null; done
 num() { q "SELECT number FROM invoice WHERE id = $1"; }
 WASH=$(num 1) WAX=$(num 2) POLISH=$(num 3) RIMS=$(num 4) GLASS=$(num 5)
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 printf 'screen_channel = no\nshop_name = Walk Motors\n' >"$XDG_CONFIG_HOME/frontdesk/config"
 DIR=$(dirname "$FRONTDESK_DB")/prints

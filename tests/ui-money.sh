@@ -11,7 +11,7 @@
 q() { sqlite3 "$FRONTDESK_DB" "$1"; }
 money() { python3 -c 'import sys; v=int(sys.argv[1]); print("{:,}.{:02d}".format(v // 100, v % 100))' "$1"; }
 fd demo >/dev/null 2>&1
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 aging=$(fd --json report aging)
 # the first customer by name who owes, and what; the total owed in USD

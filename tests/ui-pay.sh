@@ -30,7 +30,7 @@ fd invoice issue --jobs "$jobb" >/dev/null            # due 2026-12-31
 invb=$(last invoice)
 na=$(q "SELECT number FROM invoice WHERE id = $inva")
 nb=$(q "SELECT number FROM invoice WHERE id = $invb")
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"

@@ -296,7 +296,7 @@ fd item add --job 9 --description "Visit" --price 80 >/dev/null
 fd appt add --start "2026-12-03 10:00" --end "2026-12-03 11:00" >/dev/null
 fd link add --appt "$(db "SELECT max(id) FROM appointment")" --job 9 --minutes 60 >/dev/null
 fd invoice issue --jobs 9 >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"
 keys d g C-u "2026-12-03" Enter
@@ -311,7 +311,7 @@ is "it decodes to the session's url" "$(decoded)" "$(session_url "$CS9")"
 ctl "session/$CS9" '{"move": "paid"}' >/dev/null
 ok "ONE poll of the events" fd channel poll --once
 ok "processed" fd channel process --once
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 shows "the page says paid" "Paid: payment"
 keys Escape Escape Escape
 shows "back on the calendar" "Thursday 2026-12-03"

@@ -104,7 +104,7 @@ keys "dispute 17" Enter
 shows "the hold is posted" "Customer 2 (Bob Ray) is on hold: dispute 17"
 keys Enter
 shows "back in the retention screen" "[1 Soft-deleted]"
-fd jobs run --once --quiet >/dev/null 2>&1 # the lifecycle rows (the screen's runner is off)
+fd tasks run --once --quiet >/dev/null 2>&1 # the lifecycle rows (the screen's runner is off)
 is "retention lifecycle shows Bob's hold" \
 	"$(fd --json retention lifecycle --customer 2 | jget "str(d['held']) + ' ' + d['hold_reason']")" \
 	"True dispute 17"
@@ -128,7 +128,7 @@ keys u
 shows "u asks first" "Release the hold on customer 2 (Bob Ray)?"
 keys y
 shows "y releases the hold" "The hold on customer 2 is released."
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 is "retention lifecycle shows Bob no longer held" \
 	"$(fd --json retention lifecycle --customer 2 | jget "d['held']")" "False"
 shows_re "Bob is proposed again" "propose +Bob Ray"

@@ -26,7 +26,7 @@ fd service add --name "Exterior wash" --price 45.00 --minutes 60 >/dev/null
 fd service add --name "Old polish" --price 20.00 >/dev/null
 old=$(q "SELECT max(id) FROM service")
 fd service retire "$old" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 screen_start
 shows "the calendar opens" "Week of 2026-11-29"

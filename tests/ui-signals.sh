@@ -11,8 +11,8 @@
 
 fd demo >/dev/null 2>&1
 # the calendar's rows are built before the screen opens: keys sent at once
-# must find the day's visits there, not wait for the screen's job runner
-fd jobs run --once --quiet >/dev/null 2>&1
+# must find the day's visits there, not wait for the screen's task runner
+fd tasks run --once --quiet >/dev/null 2>&1
 
 restored() {
 	is "$1: the alternate screen is left" "$(pane_flag alternate_on)" 0

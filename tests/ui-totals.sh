@@ -20,7 +20,7 @@ fd pay record --customer 1 --amount 20.00 --method cash "1=20.00" >/dev/null
 fd pay record --customer 1 --amount 60.00 --method check --reference 42 "2=60.00" >/dev/null
 fd pay record --customer 1 --amount 15.00 --method cash >/dev/null
 fd refund 3 --amount 5.00 --reason "change given back" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 # what the reports say, formatted as the screen writes them
 money() { python3 -c 'import sys; v=int(sys.argv[1]); print("{:,}.{:02d}".format(v // 100, v % 100))' "$1"; }

@@ -8,7 +8,7 @@
 . "$TOP_SRCDIR/tests/tmux.sh"
 
 fd demo >/dev/null 2>&1
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 printf 'no-such-action-of-a-rather-long-name = x\n' > "$XDG_CONFIG_HOME/frontdesk/keys"
 

@@ -25,7 +25,7 @@ export SCREEN_ENV="FRONTDESK_LOCALEDIR=$TMP/locale"
 fd demo >/dev/null 2>&1
 # a long Chinese name that must be cut at a column boundary in the cells
 fd customer edit 27 --name "王小明王小明王小明王小明" >/dev/null
-fd jobs run --once --quiet >/dev/null 2>&1
+fd tasks run --once --quiet >/dev/null 2>&1
 
 grid_ok() { # NAME WIDTH
 	screen_text > "$TMP/grid.txt"

@@ -1,5 +1,5 @@
 /*
- * runner.c - the background job runner (see runner.h).
+ * runner.c - the background task runner (see runner.h).
  *
  * Invariant: the thread owns its connection from open to close; the only
  * data shared with the main thread are the stop flag (sig_atomic_t, read
@@ -16,10 +16,10 @@
 
 #include "db.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "log.h"
 #include "runner.h"
 #include "stopflag.h"
+#include "task.h"
 #include "xalloc.h"
 
 enum { RS_OFF, RS_STARTING, RS_HERE, RS_STANDBY, RS_ERROR };
@@ -38,14 +38,14 @@ static void set_state(int s)
 	pthread_mutex_unlock(&lock);
 }
 
-/* jobq's messages go to the debug log only */
+/* the task queue's messages go to the debug log only */
 static void say(const char *msg, void *arg)
 {
 	(void)arg;
 	log_debug("runner: %s", msg);
 }
 
-/* jobq tells whether we hold the lease */
+/* the task queue tells whether we hold the lease */
 static void lease_changed(int held, void *arg)
 {
 	(void)arg;
@@ -54,7 +54,7 @@ static void lease_changed(int held, void *arg)
 
 static void *run(void *arg)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 	struct db *db = NULL;
 	int rc;
 
@@ -64,13 +64,13 @@ static void *run(void *arg)
 		set_state(RS_ERROR);
 		return NULL;
 	}
-	jobq_opts_default(&o);
+	task_opts_default(&o);
 	o.say = say;
 	o.say_arg = NULL;
 	o.lease = lease_changed;
 	if (o.poll_ms > 200)
 		o.poll_ms = 200;
-	rc = jobq_run_loop(db, &stop_flag, &o, 0, 0);
+	rc = task_run_loop(db, &stop_flag, &o, 0, 0);
 	if (rc)
 		log_debug("runner: stopped with %d", rc);
 	db_close(db);

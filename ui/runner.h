@@ -1,8 +1,8 @@
 /*
- * runner.h - the job runner in a background thread of the screen.
+ * runner.h - the task runner in a background thread of the screen.
  *
- * The calendar projection is rebuilt by the job runner. When the screen
- * starts, it runs jobq_run_loop in a thread with its OWN database
+ * The calendar projection is rebuilt by the task runner. When the screen
+ * starts, it runs task_run_loop in a thread with its OWN database
  * connection: the loop takes the runner lease when nobody holds it (and
  * otherwise stands by, taking over if the holder goes away), so projection
  * rows get rebuilt whether or not `frontdesk serve` runs. The thread never

@@ -5,7 +5,7 @@
  * term.c's; what the status line shows is statusline.c's.
  *
  * Invariants:
- *  - Only this thread calls curses. The job runner thread (runner.c) and
+ *  - Only this thread calls curses. The task runner thread (runner.c) and
  *    the channel worker thread (chanrun.c) have their own connections and
  *    are noticed through PRAGMA data_version; what the channel worker says
  *    reaches this thread through chanrun_take_msg (copied under a mutex,
@@ -50,7 +50,6 @@
 #include "draw.h"
 #include "err.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "layout.h"
 #include "log.h"
 #include "runner.h"
@@ -58,6 +57,7 @@
 #include "settings.h"
 #include "state.h"
 #include "statusline.h"
+#include "task.h"
 #include "term.h"
 #include "theme.h"
 #include "tw.h"

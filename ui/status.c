@@ -18,9 +18,9 @@ enum {
 	CUT_LAST_OK,     /* level 3: no last success */
 	CUT_DB,          /* level 4: no database name */
 	CUT_BACKUP,      /* level 5: no last backup */
-	CUT_JOBS_ZERO,   /* level 6: jobs without zero counts */
+	CUT_TASKS_ZERO,  /* level 6: tasks without zero counts */
 	CUT_EVENTS_ZERO, /* level 7: events without zero counts */
-	CUT_JOBS,        /* level 8: no jobs */
+	CUT_TASKS,       /* level 8: no tasks */
 	CUT_LEVELS
 };
 
@@ -53,8 +53,8 @@ static void compose_level(const struct status_parts *p, int level, char *out, si
 	add(out, n, " | ", level < CUT_EVENTS_ZERO ? p->events : p->events_short);
 	add(out, n, " | ",
 	    level < CUT_EVENTS_ZERO || !has(p->books_short) ? p->books : p->books_short);
-	if (level < CUT_JOBS)
-		add(out, n, " | ", level < CUT_JOBS_ZERO ? p->jobs : p->jobs_short);
+	if (level < CUT_TASKS)
+		add(out, n, " | ", level < CUT_TASKS_ZERO ? p->tasks : p->tasks_short);
 	if (level < CUT_BACKUP)
 		add(out, n, " | ", p->backup);
 	if (level < CUT_RUNNER)

@@ -3,12 +3,12 @@
  *
  * The line is made of pieces joined by " | ": the database file, the
  * operator, the payment channel (its worker's state, with ", " and when it
- * last succeeded), the inbound events (pending, dead letters), the jobs
- * (pending, dead), who runs the job runner and when the last backup was
+ * last succeeded), the inbound events (pending, dead letters), the tasks
+ * (pending, dead), who runs the task runner and when the last backup was
  * taken. When the whole line is wider than the terminal, the least useful
  * parts go first, in this order: the runner, the operator, the channel's
- * last success, the database, the last backup, the zero counts of the jobs,
- * the zero counts of the events, the jobs altogether.
+ * last success, the database, the last backup, the zero counts of the tasks,
+ * the zero counts of the events, the tasks altogether.
  * The books (reconciliation) follow the events, their last balanced day
  * given up with the zero counts of the events.
  * The channel's state and the events are the last to be cut (by the
@@ -29,7 +29,7 @@ struct status_parts {
 	const char *channel;
 	const char *last_ok;
 	const char *events, *events_short;
-	const char *jobs, *jobs_short;
+	const char *tasks, *tasks_short;
 	const char *runner;
 	const char *backup; /* "last backup 02:00" */
 	/* "books: last balanced 2026-11-30, 2 open" and short "books: 2 open" */

@@ -19,7 +19,6 @@
 #include "db.h"
 #include "draw.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "outbox.h"
 #include "recon.h"
 #include "runner.h"
@@ -27,6 +26,7 @@
 #include "status.h"
 #include "statusline.h"
 #include "strbuf.h"
+#include "task.h"
 #include "theme.h"
 
 static struct {
@@ -219,8 +219,8 @@ int statusline_update(struct db *db)
 	char runner[64], word[96], buf[1024];
 	const char *path = db_path(db), *base = strrchr(path, '/');
 
-	jobq_count(db, NULL, "pending", &pending);
-	jobq_count(db, NULL, "dead", &dead);
+	task_count(db, NULL, "pending", &pending);
+	task_count(db, NULL, "dead", &dead);
 	runner_state(runner, sizeof runner);
 	if (chan_summary_read(db, &ch) != 0)
 		memset(&ch, 0, sizeof ch); /* shown as off */

@@ -4,7 +4,7 @@
  * and dead letters, background tasks, the runner, the last backup and the
  * books (the last balanced day and the open reconciliation differences,
  * once reconciliation has ever run). It reads them with the core's cheap,
- * indexed reads (chan-poll.h, outbox.h, jobq.h, backup.h, recon.h) and
+ * indexed reads (chan-poll.h, outbox.h, task.h, backup.h, recon.h) and
  * composes them to the width with status.h. Only the main thread calls
  * it. Caller: screen.c.
  */

@@ -257,7 +257,7 @@ static void build_proposals(struct retv *rv)
 	o.propose = 1;
 	o.purge = 1;
 	o.limit = RET_ROWS_MAX;
-	/* never wait for the lifecycle jobs here: this runs on every reload of
+	/* never wait for the lifecycle tasks here: this runs on every reload of
 	 * the screen's thread, and the desk's runner (or serve) keeps the rows
 	 * current; the view reloads when they change (o.catch_up stays NULL) */
 	o.cb = prop_event;

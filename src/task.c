@@ -1,11 +1,11 @@
 /*
- * jobq.c - the work-order queue and its runner (see jobq.h).
+ * task.c - the background task queue and its runner (see task.h).
  *
- * Invariants: a job is claimed and finished only by the holder of the
+ * Invariants: a task is claimed and finished only by the holder of the
  * runner lease, each in a BEGIN IMMEDIATE transaction that first checks the
- * lease (control_fence); a job is finished only by the claim that holds its
- * token; a handler's effects and its job's new state commit together (a
- * savepoint per job undoes the effects of a failing handler, and of one whose
+ * lease (control_fence); a task is finished only by the claim that holds its
+ * token; a handler's effects and its task's new state commit together (a
+ * savepoint per task undoes the effects of a failing handler, and of one whose
  * claim was lost, before the failure is recorded).
  */
 #include <config.h>
@@ -24,7 +24,6 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
-#include "jobq.h"
 #include "lifecycle.h"
 #include "log.h"
 #include "projection.h"
@@ -32,34 +31,48 @@
 #include "settings.h"
 #include "stopflag.h"
 #include "strbuf.h"
+#include "task.h"
 #include "xalloc.h"
 
-/* The kinds of job this program knows. A handler runs inside the write
- * transaction that finishes its job and returns 0 or an FD_E* code with a
- * reason (the job's last_error). */
+/* The kinds of task this program knows. A handler runs inside the write
+ * transaction that finishes its task and returns 0 or an FD_E* code with a
+ * reason (the task's last_error). */
 static const struct {
 	const char *kind;
 	int (*run)(struct db *db, const char *key);
 } handlers[] = {
-    {PROJECTION_JOB_KIND, projection_job}, /* clang-format: keep */
-    {LIFECYCLE_JOB_KIND, retention_lifecycle_job},
+    {PROJECTION_TASK_KIND, projection_task}, /* clang-format: keep */
+    {LIFECYCLE_TASK_KIND, retention_lifecycle_task},
 };
 
-/* seconds between purges of finished jobs, and between the idle runner's
+/* seconds between purges of finished tasks, and between the idle runner's
  * looks at whether the day's retention pass is due */
 #define PURGE_EVERY_S     60
 #define RETENTION_EVERY_S 60
 #define IDLE_RECHECK_S    1
 
-void jobq_opts_default(struct jobq_opts *o)
+/* The config key tasks_NAME, else (a config file written before background
+ * work was called tasks) jobs_NAME, else def. */
+static int setting(const char *name, int def)
+{
+	char key[48];
+	long v;
+
+	snprintf(key, sizeof key, "jobs_%s", name);
+	v = config_get_int(key, def);
+	snprintf(key, sizeof key, "tasks_%s", name);
+	return (int)config_get_int(key, v);
+}
+
+void task_opts_default(struct task_opts *o)
 {
 	memset(o, 0, sizeof *o);
-	o->max_attempts = (int)config_get_int("jobs_max_attempts", 5);
-	o->backoff_base = (int)config_get_int("jobs_backoff_seconds", 2);
-	o->backoff_max = (int)config_get_int("jobs_backoff_max", 3600);
-	o->claim_ttl = (int)config_get_int("jobs_claim_seconds", 60);
-	o->lease_ttl = (int)config_get_int("jobs_lease_seconds", 10);
-	o->keep_days = (int)config_get_int("jobs_keep_days", 7);
+	o->max_attempts = setting("max_attempts", 5);
+	o->backoff_base = setting("backoff_seconds", 2);
+	o->backoff_max = setting("backoff_max", 3600);
+	o->claim_ttl = setting("claim_seconds", 60);
+	o->lease_ttl = setting("lease_seconds", 10);
+	o->keep_days = setting("keep_days", 7);
 	o->batch = 64;
 	o->poll_ms = 50;
 	if (o->max_attempts < 1)
@@ -76,10 +89,10 @@ void jobq_opts_default(struct jobq_opts *o)
 		o->keep_days = 0;
 }
 
-static void say(const struct jobq_opts *o, const char *fmt, ...)
+static void say(const struct task_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void say(const struct jobq_opts *o, const char *fmt, ...)
+static void say(const struct task_opts *o, const char *fmt, ...)
 {
 	char buf[512];
 	va_list ap;
@@ -87,23 +100,23 @@ static void say(const struct jobq_opts *o, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	log_debug("jobq: %s", buf);
+	log_debug("task: %s", buf);
 	if (o->say)
 		o->say(buf, o->say_arg);
 }
 
-int jobq_enqueue(struct db *db, const char *kind, const char *key)
+int task_enqueue(struct db *db, const char *kind, const char *key)
 {
 	sqlite3_stmt *st;
 	int rc;
 
-	rc =
-	    db_prepare(db, "INSERT INTO job (kind, key) VALUES (?, ?) ON CONFLICT DO NOTHING", &st);
+	rc = db_prepare(db, "INSERT INTO task (kind, key) VALUES (?, ?) ON CONFLICT DO NOTHING",
+	                &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, key, -1, SQLITE_TRANSIENT);
-	return db_run(db, st, _("cannot add the job"));
+	return db_run(db, st, _("cannot add the task"));
 }
 
 /* ---------------------------------------------------------------- claiming */
@@ -117,9 +130,9 @@ struct claimed {
 
 struct claim_ctx {
 	const struct control_hold *lease;
-	const struct jobq_opts *o;
+	const struct task_opts *o;
 	int64_t now, token;
-	struct claimed *jobs;
+	struct claimed *tasks;
 	int n;
 	char owner[300]; /* "host:pid" */
 };
@@ -151,7 +164,7 @@ static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const
 	if (msg)
 		sqlite3_bind_text(st, 6, msg, -1, SQLITE_TRANSIENT);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct claimed *j = &c->jobs[c->n++];
+		struct claimed *j = &c->tasks[c->n++];
 		const unsigned char *kind = sqlite3_column_text(st, 1);
 		const unsigned char *key = sqlite3_column_text(st, 2);
 
@@ -161,17 +174,17 @@ static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const
 		j->attempts = sqlite3_column_int64(st, 3);
 	}
 	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot claim jobs"));
+		rc = db_fail(db, _("cannot claim tasks"));
 	sqlite3_finalize(st);
 	return rc;
 }
 
 /* The same kind and key must not run under two live claims. */
 #define NOT_RUNNING_ELSEWHERE                                                                      \
-	" AND NOT EXISTS (SELECT 1 FROM job r WHERE r.status = 'running' AND r.kind = j.kind"      \
+	" AND NOT EXISTS (SELECT 1 FROM task r WHERE r.status = 'running' AND r.kind = j.kind"     \
 	" AND r.key = j.key AND r.claim_expires_at > ?1)"
 #define CLAIM_SET                                                                                  \
-	"UPDATE job SET status = 'running', attempts = attempts + 1, claimed_by = ?3, "            \
+	"UPDATE task SET status = 'running', attempts = attempts + 1, claimed_by = ?3, "           \
 	"claim_token = ?4, claim_expires_at = ?5, started_at = ?1, updated_at = ?1"
 
 static int claim_tx(struct db *db, void *arg)
@@ -182,9 +195,9 @@ static int claim_tx(struct db *db, void *arg)
 
 	if (c->lease && (rc = control_fence(db, c->lease)))
 		return rc;
-	/* a claim that expired on its last allowed attempt: the job is dead */
+	/* a claim that expired on its last allowed attempt: the task is dead */
 	rc = db_prepare(db,
-	                "UPDATE job SET status = 'dead', last_error = ?3, finished_at = ?1, "
+	                "UPDATE task SET status = 'dead', last_error = ?3, finished_at = ?1, "
 	                "updated_at = ?1, claim_token = NULL, claim_expires_at = NULL "
 	                "WHERE status = 'running' AND claim_expires_at <= ?1 AND attempts >= ?2",
 	                &st);
@@ -194,12 +207,12 @@ static int claim_tx(struct db *db, void *arg)
 	sqlite3_bind_int(st, 2, c->o->max_attempts);
 	sqlite3_bind_text(st, 3, _("the runner stopped while running it, on its last attempt"), -1,
 	                  SQLITE_TRANSIENT);
-	if ((rc = db_run(db, st, _("cannot update the job queue"))))
+	if ((rc = db_run(db, st, _("cannot update the task queue"))))
 		return rc;
 	/* claims that expired: their runner died or stalled */
 	rc = claim_some(db, c,
 	                CLAIM_SET
-	                ", last_error = ?6 WHERE id IN (SELECT id FROM job j "
+	                ", last_error = ?6 WHERE id IN (SELECT id FROM task j "
 	                "WHERE status = 'running' AND claim_expires_at <= ?1" NOT_RUNNING_ELSEWHERE
 	                " ORDER BY claim_expires_at LIMIT ?2) RETURNING id, kind, key, attempts",
 	                _("the runner stopped while running it (its claim expired)"));
@@ -207,14 +220,14 @@ static int claim_tx(struct db *db, void *arg)
 		return rc;
 	return claim_some(db, c,
 	                  CLAIM_SET
-	                  " WHERE id IN (SELECT id FROM job j WHERE status IN ('pending', "
+	                  " WHERE id IN (SELECT id FROM task j WHERE status IN ('pending', "
 	                  "'failed') AND next_run_at <= ?1" NOT_RUNNING_ELSEWHERE
 	                  " ORDER BY next_run_at, id LIMIT ?2) "
 	                  "RETURNING id, kind, key, attempts",
 	                  NULL);
 }
 
-static int64_t backoff(const struct jobq_opts *o, int64_t attempts)
+static int64_t backoff(const struct task_opts *o, int64_t attempts)
 {
 	int64_t d = o->backoff_base;
 
@@ -232,7 +245,7 @@ static int run_handler(struct db *db, const struct claimed *j)
 	for (i = 0; i < sizeof handlers / sizeof handlers[0]; i++)
 		if (!strcmp(handlers[i].kind, j->kind))
 			return handlers[i].run(db, j->key);
-	return err_set(FD_EINVAL, _("this frontdesk does not know jobs of kind '%.40s'"), j->kind);
+	return err_set(FD_EINVAL, _("this frontdesk does not know tasks of kind '%.40s'"), j->kind);
 }
 
 /* Mark j finished (err NULL) or failed; 1 in *lost when its claim is gone. */
@@ -246,13 +259,13 @@ static int mark(struct db *db, const struct claim_ctx *c, const struct claimed *
 	if (!err)
 		rc = db_prepare(
 		    db,
-		    "UPDATE job SET status = 'succeeded', finished_at = ?1, updated_at = ?1, "
+		    "UPDATE task SET status = 'succeeded', finished_at = ?1, updated_at = ?1, "
 		    "last_error = NULL, claim_token = NULL, claim_expires_at = NULL "
 		    "WHERE id = ?2 AND status = 'running' AND claim_token = ?3",
 		    &st);
 	else
 		rc = db_prepare(db,
-		                "UPDATE job SET status = ?4, next_run_at = ?5, last_error = ?6, "
+		                "UPDATE task SET status = ?4, next_run_at = ?5, last_error = ?6, "
 		                "finished_at = CASE WHEN ?4 = 'dead' THEN ?1 END, updated_at = ?1, "
 		                "claim_token = NULL, claim_expires_at = NULL "
 		                "WHERE id = ?2 AND status = 'running' AND claim_token = ?3",
@@ -267,7 +280,7 @@ static int mark(struct db *db, const struct claim_ctx *c, const struct claimed *
 		sqlite3_bind_int64(st, 5, c->now + backoff(c->o, j->attempts));
 		sqlite3_bind_text(st, 6, err, -1, SQLITE_TRANSIENT);
 	}
-	if ((rc = db_run(db, st, _("cannot update the job queue"))))
+	if ((rc = db_run(db, st, _("cannot update the task queue"))))
 		return rc;
 	*lost = sqlite3_changes(db_sqlite(db)) == 0;
 	return 0;
@@ -281,19 +294,19 @@ static int finish_tx(struct db *db, void *arg)
 	if (c->lease && (rc = control_fence(db, c->lease)))
 		return rc;
 	for (i = 0; i < c->n; i++) {
-		const struct claimed *j = &c->jobs[i];
+		const struct claimed *j = &c->tasks[i];
 		char *err = NULL;
 
-		if ((rc = db_exec(db, "SAVEPOINT job")))
+		if ((rc = db_exec(db, "SAVEPOINT task")))
 			return rc;
 		c->now = control_now();
 		if ((rc = run_handler(db, j)) != 0) {
 			err = xstrdup(err_msg()[0] ? err_msg() : _("failed"));
 			/* an I/O error (or a full disk) rolled the whole transaction
 			 * back, or left it unable to write: the batch is lost, the
-			 * jobs stay claimed, and the error is the one that did it */
+			 * tasks stay claimed, and the error is the one that did it */
 			if (sqlite3_get_autocommit(db_sqlite(db)) ||
-			    db_exec(db, "ROLLBACK TO job") != 0) {
+			    db_exec(db, "ROLLBACK TO task") != 0) {
 				rc = err_set(rc, "%s", err);
 				goto fail;
 			}
@@ -302,22 +315,22 @@ static int finish_tx(struct db *db, void *arg)
 			goto fail;
 		if (lost) {
 			/* another claim owns it now: keep none of this run */
-			if ((rc = db_exec(db, "ROLLBACK TO job")))
+			if ((rc = db_exec(db, "ROLLBACK TO task")))
 				goto fail;
 			say(c->o,
-			    _("job %lld: its claim expired and another runner has it; "
+			    _("task %lld: its claim expired and another runner has it; "
 			      "its result was dropped"),
 			    (long long)j->id);
 		} else if (dead) {
-			say(c->o, _("job %lld (%s %s) is dead after %lld attempts: %s"),
+			say(c->o, _("task %lld (%s %s) is dead after %lld attempts: %s"),
 			    (long long)j->id, j->kind, j->key, (long long)j->attempts, err);
 		} else if (err) {
-			say(c->o, _("job %lld (%s %s) failed (attempt %lld of %d): %s"),
+			say(c->o, _("task %lld (%s %s) failed (attempt %lld of %d): %s"),
 			    (long long)j->id, j->kind, j->key, (long long)j->attempts,
 			    c->o->max_attempts, err);
 		}
 		free(err);
-		if ((rc = db_exec(db, "RELEASE job")))
+		if ((rc = db_exec(db, "RELEASE task")))
 			return rc;
 		continue;
 	fail:
@@ -344,7 +357,7 @@ static int64_t new_token(void)
 	return v ? (int64_t)v : 1;
 }
 
-int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct jobq_opts *o,
+int task_run_batch(struct db *db, const struct control_hold *lease, const struct task_opts *o,
                    int *ran)
 {
 	struct claim_ctx c = {lease, o, control_now(), 0, NULL, 0, ""};
@@ -353,15 +366,15 @@ int jobq_run_batch(struct db *db, const struct control_hold *lease, const struct
 	*ran = 0;
 	owner_name(c.owner, sizeof c.owner);
 	c.token = new_token();
-	c.jobs = xcalloc((size_t)(o->batch > 0 ? o->batch : 1), sizeof *c.jobs);
+	c.tasks = xcalloc((size_t)(o->batch > 0 ? o->batch : 1), sizeof *c.tasks);
 	rc = db_write(db, claim_tx, &c);
 	if (rc == 0 && c.n > 0) {
 		*ran = c.n;
 		rc = db_write(db, finish_tx, &c);
 	}
 	for (i = 0; i < c.n; i++)
-		free(c.jobs[i].key);
-	free(c.jobs);
+		free(c.tasks[i].key);
+	free(c.tasks);
 	return rc;
 }
 
@@ -374,13 +387,13 @@ static void sleep_ms(int ms)
 	nanosleep(&ts, NULL); /* a signal cuts it short: the caller checks *stop */
 }
 
-static void tell_lease(const struct jobq_opts *o, int held)
+static void tell_lease(const struct task_opts *o, int held)
 {
 	if (o->lease)
 		o->lease(held, o->say_arg);
 }
 
-int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_opts *o,
+int task_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct task_opts *o,
                   double for_seconds, int once)
 {
 	struct control_hold lease = {0};
@@ -399,7 +412,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 				holding = 1;
 				waiting_said = 0;
 				next_renew = now + o->lease_ttl / 3.0;
-				say(o, _("running jobs (runner lease epoch %lld)"),
+				say(o, _("running tasks (runner lease epoch %lld)"),
 				    (long long)lease.epoch);
 				tell_lease(o, 1);
 			} else if (once) {
@@ -425,11 +438,11 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			next_renew = now + o->lease_ttl / 3.0;
 		}
 		if (now >= next_purge && o->keep_days > 0) {
-			jobq_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
+			task_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
 			next_purge = now + PURGE_EVERY_S;
 		}
 		dv = db_data_version(db);
-		rc = jobq_run_batch(db, &lease, o, &ran);
+		rc = task_run_batch(db, &lease, o, &ran);
 		if (rc == FD_ECONFLICT) {
 			say(o, _("lost the runner lease: %s"), err_msg());
 			tell_lease(o, 0);
@@ -437,7 +450,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			continue;
 		}
 		if (rc && rc != FD_EBUSY) {
-			say(o, _("cannot run jobs: %s"), err_msg());
+			say(o, _("cannot run tasks: %s"), err_msg());
 			if (once)
 				break;
 		}
@@ -460,7 +473,7 @@ int jobq_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct jobq_
 			else if (r < 0 && r != FD_ECONFLICT)
 				say(o, _("retention: %s"), err_msg());
 			if (n > 0)
-				continue; /* its own changes queued lifecycle jobs */
+				continue; /* its own changes queued lifecycle tasks */
 		}
 		/* idle: wait for a commit by another connection, a due retry or the renewal */
 		last_run = clock_mono();
@@ -484,8 +497,8 @@ static int backlog_count(struct db *db, const char *kind, int64_t *n)
 	int64_t pending = 0, failed = 0;
 	int rc;
 
-	if ((rc = jobq_count(db, kind, "pending", &pending)) ||
-	    (rc = jobq_count(db, kind, "failed", &failed)))
+	if ((rc = task_count(db, kind, "pending", &pending)) ||
+	    (rc = task_count(db, kind, "failed", &failed)))
 		return rc;
 	*n = pending + failed;
 	return 0;
@@ -503,9 +516,9 @@ static int runner_held(struct db *db)
 	return held;
 }
 
-int jobq_catch_up(struct db *db, const char *kind, int wait_ms, struct jobq_backlog *out)
+int task_catch_up(struct db *db, const char *kind, int wait_ms, struct task_backlog *out)
 {
-	struct jobq_opts o;
+	struct task_opts o;
 	double until;
 	int rc;
 
@@ -516,9 +529,9 @@ int jobq_catch_up(struct db *db, const char *kind, int wait_ms, struct jobq_back
 	if (out->waiting == 0)
 		goto out;
 	if (!db_readonly(db) && !runner_held(db)) {
-		jobq_opts_default(&o);
+		task_opts_default(&o);
 		/* FD_ECONFLICT: a runner took the lease meanwhile; waited for below */
-		jobq_run_loop(db, NULL, &o, 0, 1);
+		task_run_loop(db, NULL, &o, 0, 1);
 		if ((rc = backlog_count(db, kind, &out->waiting)))
 			return rc;
 	}
@@ -536,11 +549,11 @@ out:
 
 /* ---------------------------------------------------------------- inspecting */
 
-#define JOB_COLS                                                                                   \
+#define TASK_COLS                                                                                  \
 	"id, kind, key, status, attempts, next_run_at, last_error, claimed_by, "                   \
 	"claim_expires_at, created_at, updated_at, started_at, finished_at"
 
-static void fill(sqlite3_stmt *st, struct jobq_job *j)
+static void fill(sqlite3_stmt *st, struct task *j)
 {
 	const unsigned char *kind = sqlite3_column_text(st, 1);
 	const unsigned char *status = sqlite3_column_text(st, 3);
@@ -561,7 +574,7 @@ static void fill(sqlite3_stmt *st, struct jobq_job *j)
 	j->finished_at = sqlite3_column_int64(st, 12);
 }
 
-void jobq_job_free(struct jobq_job *j)
+void task_free(struct task *j)
 {
 	free(j->key);
 	free(j->last_error);
@@ -569,22 +582,22 @@ void jobq_job_free(struct jobq_job *j)
 	memset(j, 0, sizeof *j);
 }
 
-int jobq_get(struct db *db, int64_t id, struct jobq_job *out)
+int task_get(struct db *db, int64_t id, struct task *out)
 {
 	sqlite3_stmt *st;
 	int rc, step;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(db, "SELECT " JOB_COLS " FROM job WHERE id = ?", &st)))
+	if ((rc = db_prepare(db, "SELECT " TASK_COLS " FROM task WHERE id = ?", &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW)
 		fill(st, out);
 	else if (step == SQLITE_DONE)
-		rc = err_set(FD_ENOTFOUND, _("there is no job %lld"), (long long)id);
+		rc = err_set(FD_ENOTFOUND, _("there is no task %lld"), (long long)id);
 	else
-		rc = db_fail(db, _("cannot read the job"));
+		rc = db_fail(db, _("cannot read the task"));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -600,22 +613,22 @@ static int valid_status(const char *s)
 	return 0;
 }
 
-int jobq_list(struct db *db, const char *status, const char *kind, int limit,
-              int (*cb)(const struct jobq_job *j, void *arg), void *arg)
+int task_list(struct db *db, const char *status, const char *kind, int limit,
+              int (*cb)(const struct task *j, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
 	int rc, step;
 
 	if (status && !valid_status(status))
 		return err_set(FD_EINVAL,
-		               _("'%.40s' is not a job status: use pending, running, succeeded, "
+		               _("'%.40s' is not a task status: use pending, running, succeeded, "
 		                 "failed or dead"),
 		               status);
 	/* with a status, the (status, id) index delivers the newest first */
 	rc = db_prepare(db,
-	                status ? "SELECT " JOB_COLS " FROM job WHERE status = ?1 AND "
+	                status ? "SELECT " TASK_COLS " FROM task WHERE status = ?1 AND "
 	                         "(?2 IS NULL OR kind = ?2) ORDER BY id DESC LIMIT ?3"
-	                       : "SELECT " JOB_COLS " FROM job WHERE (?2 IS NULL OR kind = ?2) "
+	                       : "SELECT " TASK_COLS " FROM task WHERE (?2 IS NULL OR kind = ?2) "
 	                         "ORDER BY id DESC LIMIT ?3",
 	                &st);
 	if (rc)
@@ -626,16 +639,16 @@ int jobq_list(struct db *db, const char *status, const char *kind, int limit,
 		sqlite3_bind_text(st, 2, kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int(st, 3, limit > 0 ? limit : 100);
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct jobq_job j;
+		struct task j;
 
 		fill(st, &j);
 		rc = cb(&j, arg);
-		jobq_job_free(&j);
+		task_free(&j);
 		if (rc)
 			break;
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot list jobs"));
+		rc = db_fail(db, _("cannot list tasks"));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -643,20 +656,20 @@ int jobq_list(struct db *db, const char *status, const char *kind, int limit,
 static int retry_tx(struct db *db, void *arg)
 {
 	int64_t id = *(int64_t *)arg, twin = 0;
-	struct jobq_job j;
+	struct task j;
 	sqlite3_stmt *st;
 	int rc;
 
-	if ((rc = jobq_get(db, id, &j)))
+	if ((rc = task_get(db, id, &j)))
 		return rc;
 	if (strcmp(j.status, "dead") != 0 && strcmp(j.status, "failed") != 0) {
-		rc =
-		    err_set(FD_ECONFLICT, _("job %lld is %s; only a dead or failed job is retried"),
-		            (long long)id, j.status);
+		rc = err_set(FD_ECONFLICT,
+		             _("task %lld is %s; only a dead or failed task is retried"),
+		             (long long)id, j.status);
 		goto out;
 	}
 	if ((rc = db_prepare(
-	         db, "SELECT id FROM job WHERE kind = ? AND key = ? AND status = 'pending'", &st)))
+	         db, "SELECT id FROM task WHERE kind = ? AND key = ? AND status = 'pending'", &st)))
 		goto out;
 	sqlite3_bind_text(st, 1, j.kind, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, j.key, -1, SQLITE_TRANSIENT);
@@ -664,39 +677,39 @@ static int retry_tx(struct db *db, void *arg)
 		twin = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
 	if (twin) {
-		rc =
-		    err_set(FD_ECONFLICT,
-		            _("job %lld does the same work (%s %s) and is already pending; it will "
-		              "run instead"),
-		            (long long)twin, j.kind, j.key);
+		rc = err_set(
+		    FD_ECONFLICT,
+		    _("task %lld does the same work (%s %s) and is already pending; it will "
+		      "run instead"),
+		    (long long)twin, j.kind, j.key);
 		goto out;
 	}
 	if ((rc = db_prepare(db,
-	                     "UPDATE job SET status = 'pending', attempts = 0, next_run_at = ?1, "
+	                     "UPDATE task SET status = 'pending', attempts = 0, next_run_at = ?1, "
 	                     "updated_at = ?1, finished_at = NULL WHERE id = ?2",
 	                     &st)))
 		goto out;
 	sqlite3_bind_int64(st, 1, control_now());
 	sqlite3_bind_int64(st, 2, id);
-	rc = db_run(db, st, _("cannot retry the job"));
+	rc = db_run(db, st, _("cannot retry the task"));
 out:
-	jobq_job_free(&j);
+	task_free(&j);
 	return rc;
 }
 
-int jobq_retry(struct db *db, int64_t id)
+int task_retry(struct db *db, int64_t id)
 {
 	return db_write(db, retry_tx, &id);
 }
 
-int jobq_count(struct db *db, const char *kind, const char *status, int64_t *n)
+int task_count(struct db *db, const char *kind, const char *status, int64_t *n)
 {
 	sqlite3_stmt *st;
 	int rc;
 
 	*n = 0;
 	if ((rc = db_prepare(db,
-	                     "SELECT count(*) FROM job WHERE status = ?1 AND "
+	                     "SELECT count(*) FROM task WHERE status = ?1 AND "
 	                     "(?2 IS NULL OR kind = ?2)",
 	                     &st)))
 		return rc;
@@ -706,7 +719,7 @@ int jobq_count(struct db *db, const char *kind, const char *status, int64_t *n)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		*n = sqlite3_column_int64(st, 0);
 	else
-		rc = db_fail(db, _("cannot count jobs"));
+		rc = db_fail(db, _("cannot count tasks"));
 	sqlite3_finalize(st);
 	return rc;
 }
@@ -718,18 +731,18 @@ static int purge_tx(struct db *db, void *arg)
 	int rc;
 
 	if ((rc = db_prepare(db,
-	                     "DELETE FROM job WHERE id IN (SELECT id FROM job WHERE status = "
+	                     "DELETE FROM task WHERE id IN (SELECT id FROM task WHERE status = "
 	                     "'succeeded' AND finished_at < ? LIMIT 1000)",
 	                     &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, a[0]);
-	if ((rc = db_run(db, st, _("cannot purge old jobs"))))
+	if ((rc = db_run(db, st, _("cannot purge old tasks"))))
 		return rc;
 	a[1] = sqlite3_changes(db_sqlite(db));
 	return 0;
 }
 
-int jobq_purge(struct db *db, int64_t before, int64_t *n)
+int task_purge(struct db *db, int64_t before, int64_t *n)
 {
 	int64_t a[2] = {before, 0}, total = 0;
 	int rc;
