@@ -38,7 +38,7 @@
 #include "payload.h"
 #include "projection.h"
 #include "qr.h"
-#include "status.h"
+#include "statusline-fit.h"
 #include "tw.h"
 #include "work.h"
 

@@ -23,7 +23,7 @@
 #include "recon.h"
 #include "runner.h"
 #include "settings.h"
-#include "status.h"
+#include "statusline-fit.h"
 #include "statusline.h"
 #include "strbuf.h"
 #include "task.h"

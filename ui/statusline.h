@@ -5,7 +5,7 @@
  * books (the last balanced day and the open reconciliation differences,
  * once reconciliation has ever run). It reads them with the core's cheap,
  * indexed reads (chan-poll.h, outbox.h, task.h, backup.h, recon.h) and
- * composes them to the width with status.h. Only the main thread calls
+ * composes them to the width with statusline-fit.h. Only the main thread calls
  * it. Caller: screen.c.
  */
 #ifndef FD_STATUSLINE_H

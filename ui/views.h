@@ -73,7 +73,7 @@ struct view *view_dispatch_new(int64_t day);
 /* view-search.c: the search prompt (its result list replaces it) */
 struct view *view_search_new(void);
 
-/* view-dead.c: the payment channel's dead letters (inbound events and
+/* view-dead-list.c: the payment channel's dead letters (inbound events and
  * outbox commands given up) */
 struct view *view_dead_new(void);
 
@@ -82,10 +82,10 @@ struct view *view_dead_new(void);
  * code (read-only screen: FD_EINVAL). */
 int dead_retry(int64_t inbox_id);
 
-/* view-event.c: one inbound event with every field and its raw payload */
+/* view-dead-detail.c: one inbound event with every field and its raw payload */
 struct view *view_event_new(int64_t inbox_id);
 
-/* view-event.c: one outbox command with every field and its payload */
+/* view-dead-detail.c: one outbox command with every field and its payload */
 struct view *view_command_new(int64_t outbox_id);
 
 /* view-paypage.c: the payment page of card order order_no as a QR code for

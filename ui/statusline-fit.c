@@ -1,5 +1,5 @@
 /*
- * status.c - the status line's fitting (see status.h).
+ * statusline-fit.c - the status line's fitting (see statusline-fit.h).
  *
  * Invariant: each level of shortening keeps everything the next level
  * keeps, so a wider terminal never shows less than a narrower one.
@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "status.h"
+#include "statusline-fit.h"
 #include "tw.h"
 
 enum {

@@ -1,8 +1,8 @@
 /*
- * view-dead.c - the payment channel's dead letters: the inbound events
+ * view-dead-list.c - the payment channel's dead letters: the inbound events
  * given up (status 'dead'), newest first, with when they came, their
  * source, type and last error; and below them the outbox commands given up.
- * Enter opens one with all its fields and its raw payload (view-event.c);
+ * Enter opens one with all its fields and its raw payload (view-dead-detail.c);
  * r retries the selected inbound event, i ignores it with a reason
  * (form-ignore.c); r on an outbox command sends it again with its
  * idempotency key (outbox_retry). Opened with the global dead-letters key (D).

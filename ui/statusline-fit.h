@@ -1,5 +1,6 @@
 /*
- * status.h - composing the screen's status line so that it fits its width.
+ * statusline-fit.h - composing the screen's status line so that it fits its
+ * width (statusline.c reads the pieces and draws the line).
  *
  * The line is made of pieces joined by " | ": the database file, the
  * operator, the payment channel (its worker's state, with ", " and when it
@@ -15,8 +16,8 @@
  * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
  * Callers: screen.c, tests/check_ui.c.
  */
-#ifndef FD_STATUS_H
-#define FD_STATUS_H
+#ifndef FD_STATUSLINE_FIT_H
+#define FD_STATUSLINE_FIT_H
 
 #include <stddef.h>
 

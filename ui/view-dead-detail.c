@@ -1,5 +1,5 @@
 /*
- * view-event.c - one dead letter in full: an inbound event (every field,
+ * view-dead-detail.c - one dead letter in full: an inbound event (every field,
  * its last error and its raw payload) or an outbox command (every field,
  * its last error and the JSON it sends). Opened from the dead-letter list;
  * on an inbound event r retries it and i ignores it with a reason.
