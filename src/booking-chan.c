@@ -20,6 +20,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "announce.h"
 #include "booking-chan.h"
 #include "booking.h"
 #include "capacity.h"
@@ -427,11 +428,16 @@ static int visit_push_tx(struct db *db, void *arg)
 	return 0;
 }
 
-int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start)
+int booking_chan_on_visit(struct db *db, const struct announcement *a)
 {
-	struct visit_push v = {appt, old_start};
+	struct visit_push v = {a->id, a->when};
 
 	return db_write(db, visit_push_tx, &v);
+}
+
+int booking_chan_on_day(struct db *db, const struct announcement *a)
+{
+	return booking_chan_push(db, a->id, a->when, NULL);
 }
 
 int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_t *n)

@@ -123,14 +123,20 @@ int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
                          volatile sig_atomic_t *stop, int *sent);
 
-/* booking_chan_visit_changed - INSIDE the transaction that moved visit
- * appt (from old_start; 0: not moved), freed it (cancelled, no-show) or
- * finished it (done; visit.c): an availability push of each resource it
- * holds, for its day and, when it moved to another day, the old one (none
- * for a visit done in place); a visit done or no-show moves the confirmed
- * booking request that made it to done or no_show, one way only, with a
- * booking.confirm command telling its channel. */
-int booking_chan_visit_changed(struct db *db, int64_t appt, int64_t old_start);
+struct announcement; /* announce.h */
+
+/* booking_chan_on_visit - the listener of ANNOUNCE_VISIT_CHANGED, told INSIDE
+ * the transaction that moved visit a->id (from a->when; 0: not moved), freed
+ * it (cancelled, no-show) or finished it (done; visit.c): an availability
+ * push of each resource it holds, for its day and, when it moved to another
+ * day, the old one (none for a visit done in place); a visit done or no-show
+ * moves the confirmed booking request that made it to done or no_show, one
+ * way only, with a booking.confirm command telling its channel. */
+int booking_chan_on_visit(struct db *db, const struct announcement *a);
+
+/* booking_chan_on_day - the listener of ANNOUNCE_DAY_CHANGED: booking_chan_push
+ * of resource a->id's day of a->when (a booking took its slots; booking.c). */
+int booking_chan_on_day(struct db *db, const struct announcement *a);
 
 struct outbox_cmd; /* outbox.h */
 

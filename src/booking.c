@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "booking-chan.h"
+#include "announce.h"
 #include "booking.h"
 #include "capacity.h"
 #include "customer.h"
@@ -155,10 +155,11 @@ static int book_tx(struct db *db, void *arg)
 		                   NULL)))
 			return rc;
 	}
-	/* the booking channels learn the day's new free slots (nothing when
-	 * there is none: booking-chan.h) */
+	/* the day's free slots changed for whoever follows them (the booking
+	 * channels; nothing when there is none) */
 	for (i = 0; i < in->nresources; i++)
-		if ((rc = booking_chan_push(db, in->resources[i], in->start_at, NULL)))
+		if ((rc = announce(db, &(struct announcement){ANNOUNCE_DAY_CHANGED,
+		                                              in->resources[i], in->start_at})))
 			return rc;
 	return 0;
 }

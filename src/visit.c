@@ -15,7 +15,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "booking-chan.h"
+#include "announce.h"
 #include "capacity.h"
 #include "clock.h"
 #include "db.h"
@@ -278,8 +278,8 @@ static int appt_edit_tx(struct db *db, void *arg)
 	/* the resources it holds move with it, or the change is refused */
 	if ((rc = capacity_follow(db, e->id)))
 		return rc;
-	/* the booking channels learn the days' new free slots */
-	return booking_chan_visit_changed(db, e->id, old_start);
+	/* whoever follows visits (the booking channels: the days' free slots) */
+	return announce(db, &(struct announcement){ANNOUNCE_VISIT_CHANGED, e->id, old_start});
 }
 
 int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
@@ -435,12 +435,12 @@ static int appt_status_tx(struct db *db, void *arg)
 	struct appt_status_ctx *x = arg;
 	int rc = wk_set_status(db, &wk_appt_machine, x->id, x->status, x->reason);
 
-	/* a cancelled or no-show visit frees its resources: the booking
-	 * channels learn the day's new free slots; a visit done or no-show
-	 * moves the confirmed request that made it to done or no_show */
+	/* a cancelled or no-show visit frees its resources, a visit done is
+	 * over: whoever follows visits is told (the booking channels: the day's
+	 * free slots, and the request that made the visit) */
 	if (!rc && (!strcmp(x->status, "cancelled") || !strcmp(x->status, "no_show") ||
 	            !strcmp(x->status, "done")))
-		rc = booking_chan_visit_changed(db, x->id, 0);
+		rc = announce(db, &(struct announcement){ANNOUNCE_VISIT_CHANGED, x->id, 0});
 	return rc;
 }
 

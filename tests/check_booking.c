@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "announce.h"
 #include "booking.h"
 #include "clock.h"
 #include "customer.h"
@@ -383,6 +384,29 @@ START_TEST(test_booking_names)
 }
 END_TEST
 
+/* A program that never wired the core (core_wire) cannot change a visit
+ * that integrations follow: the move and the cancel are refused, saying why,
+ * and change nothing; wired, the same move is made. */
+START_TEST(test_unwired_core_changes_nothing)
+{
+	struct appt_input in = {fx_local("2026-12-02 10:00"), fx_local("2026-12-02 11:00"), NULL,
+	                        NULL};
+	int64_t id = 0;
+
+	ck_assert_int_eq(appt_add(db, &in, &id), 0);
+	announce_ready(0);
+	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-03 10:00")), FD_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "core_wire was not called"));
+	ck_assert_int_eq(appt_set_status(db, id, "cancelled", "rain"), FD_EINVAL);
+	announce_ready(1);
+	ck_assert_int_eq(count("SELECT start_at FROM appointment WHERE status = 'scheduled'"),
+	                 in.start_at);
+	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-03 10:00")), 0);
+	ck_assert_int_eq(count("SELECT start_at FROM appointment WHERE status = 'scheduled'"),
+	                 fx_local("2026-12-03 10:00"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("booking");
@@ -400,6 +424,7 @@ int main(void)
 	tcase_add_test(tc, test_booking_one_customer);
 	tcase_add_test(tc, test_booking_three_customers_one_visit);
 	tcase_add_test(tc, test_booking_names);
+	tcase_add_test(tc, test_unwired_core_changes_nothing);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -17,10 +17,12 @@
 #include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
+#include "wire.h"
 #include "work.h"
 
 void fx_env(void)
 {
+	core_wire();
 	setenv("TZ", "America/New_York", 1);
 	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
 	unsetenv("FRONTDESK_CONFIG");
@@ -29,6 +31,7 @@ void fx_env(void)
 
 void fx_tmp(struct fx *f, const char *tag)
 {
+	core_wire();
 	memset(f, 0, sizeof *f);
 	snprintf(f->dir, sizeof f->dir, "/tmp/fd%.20s.XXXXXX", tag);
 	ck_assert_ptr_nonnull(mkdtemp(f->dir));
