@@ -175,7 +175,7 @@ void cli_json_time_opt(cJSON *obj, const char *key, int64_t t);
 /* The command tables, one file each: the groups and the commands that are
  * not in a group (see cli.c for the top of the table). */
 extern const struct cli_entry cli_customer_cmds[];
-extern const struct cli_entry cli_job_cmds[], cli_appt_cmds[], cli_link_cmds[], cli_item_cmds[];
+extern const struct cli_entry cli_job_cmds[], cli_visit_cmds[], cli_link_cmds[], cli_item_cmds[];
 extern const struct cli_entry cli_book_entry;
 extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks_cmds[],
     cli_lease_cmds[];

@@ -71,7 +71,7 @@ static int parse_amount(const char *opt, const char *text, const char *code, int
 }
 
 static int job_show_one(struct cli *c, int64_t id);
-static int appt_show_one(struct cli *c, int64_t id);
+static int visit_show_one(struct cli *c, int64_t id);
 
 /* `job|appt status ID STATUS [--reason R]`, or with status given, `job|appt
  * cancel ID [--reason R]`. */
@@ -83,11 +83,11 @@ static int status_cmd(struct cli *c, const struct cli_args *a, int job, const ch
 	if (!status)
 		status = a->pos[1];
 	rc = job ? job_set_status(c->db, a->id, status, reason)
-	         : appt_set_status(c->db, a->id, status, reason);
+	         : visit_set_status(c->db, a->id, status, reason);
 	if (rc)
 		return cli_refused(rc);
 	if (c->json)
-		return job ? job_show_one(c, a->id) : appt_show_one(c, a->id);
+		return job ? job_show_one(c, a->id) : visit_show_one(c, a->id);
 	printf(job ? _("Job %lld is now %s.\n") : _("Visit %lld is now %s.\n"), (long long)a->id,
 	       status);
 	return CLI_OK;
@@ -116,7 +116,7 @@ static cJSON *job_json(const struct job *j)
 	return o;
 }
 
-static cJSON *appt_json(const struct appt *a)
+static cJSON *visit_json(const struct visit *a)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -173,7 +173,7 @@ static cJSON *item_json(const struct line_item *li)
 
 /* ---------------------------------------------------------------- text rows */
 
-static void appt_line(const struct appt *a)
+static void visit_line(const struct visit *a)
 {
 	char span[64];
 
@@ -213,7 +213,7 @@ struct rows {
 	int overflow;
 };
 
-static int link_of_appt_row(const struct link *l, void *arg)
+static int link_of_visit_row(const struct link *l, void *arg)
 {
 	struct rows *r = arg;
 
@@ -428,7 +428,7 @@ const struct cli_entry cli_job_cmds[] = {
 
 /* ---------------------------------------------------------------- appt */
 
-#define APPT_OPTS                                                                                  \
+#define VISIT_OPTS                                                                                 \
 	{"start", CLI_VALUE, N_("start, shop time: \"YYYY-MM-DD HH:MM\""), NULL, NULL},            \
 	    {"end", CLI_VALUE,                                                                     \
 	     N_("end, shop time: \"YYYY-MM-DD HH:MM\", or HH:MM on the start's day"), NULL, NULL}, \
@@ -443,14 +443,14 @@ const struct cli_entry cli_job_cmds[] = {
 /* The times the options give into in (left 0 when not given): --start and
  * --end as full times, or --end HH:MM / --length against the start (given,
  * else old_start; 0: none known yet, only the text is checked). The rules
- * are the core's (appt_when_times, appt_parse_length). */
-static int appt_times_opts(const struct cli_args *a, int64_t old_start, struct appt_input *in)
+ * are the core's (visit_when_times, visit_parse_length). */
+static int visit_times_opts(const struct cli_args *a, int64_t old_start, struct visit_input *in)
 {
 	const char *start = cli_arg_get(a, "start"), *end = cli_arg_get(a, "end");
 	const char *length = cli_arg_get(a, "length");
 	int64_t base, len, dummy;
 	char date[16], hm[8];
-	struct appt_when w = {0};
+	struct visit_when w = {0};
 	int rc;
 
 	if (end && length)
@@ -461,7 +461,7 @@ static int appt_times_opts(const struct cli_args *a, int64_t old_start, struct a
 		return rc;
 	base = in->start_at ? in->start_at : old_start;
 	if (length) {
-		if ((rc = appt_parse_length(length, &len)))
+		if ((rc = visit_parse_length(length, &len)))
 			return cli_refused(rc);
 		if (base)
 			in->end_at = base + len;
@@ -477,7 +477,7 @@ static int appt_times_opts(const struct cli_args *a, int64_t old_start, struct a
 		w.start = "00:00";
 		w.end = end;
 		w.overnight = 1;
-		return (rc = appt_when_times(&w, &dummy, &dummy, NULL)) ? cli_refused(rc) : 0;
+		return (rc = visit_when_times(&w, &dummy, &dummy, NULL)) ? cli_refused(rc) : 0;
 	}
 	clock_format_local(base, "%Y-%m-%d", date, sizeof date);
 	clock_format_local(base, "%H:%M", hm, sizeof hm);
@@ -485,17 +485,17 @@ static int appt_times_opts(const struct cli_args *a, int64_t old_start, struct a
 	w.start = hm;
 	w.end = end;
 	w.overnight = cli_arg_flag(a, "overnight");
-	if ((rc = appt_when_times(&w, &dummy, &in->end_at, NULL)))
+	if ((rc = visit_when_times(&w, &dummy, &in->end_at, NULL)))
 		return cli_refused(rc);
 	return 0;
 }
 
 /* The visit the options give into in (times left 0 when not given). */
-static int appt_input(const struct cli_args *a, int64_t old_start, struct appt_input *in)
+static int visit_input(const struct cli_args *a, int64_t old_start, struct visit_input *in)
 {
 	in->location = cli_arg_get(a, "location");
 	in->note = cli_arg_get(a, "note");
-	return appt_times_opts(a, old_start, in);
+	return visit_times_opts(a, old_start, in);
 }
 
 /* The resources a visit holds: names joined with ", " or a JSON array. */
@@ -520,23 +520,23 @@ static int held_row(const struct resource *r, void *arg)
 	return 0;
 }
 
-static int appt_show_one(struct cli *c, int64_t id)
+static int visit_show_one(struct cli *c, int64_t id)
 {
 	struct held held = {{0}, NULL};
 	struct rows links = {c, NULL, 0, 0};
 	char span[64];
 	cJSON *o = NULL;
-	struct appt a;
-	int rc = appt_get(cli_db(c), id, &a);
+	struct visit a;
+	int rc = visit_get(cli_db(c), id, &a);
 
 	if (rc)
 		return cli_refused(rc);
 	if (c->json) {
-		o = appt_json(&a);
+		o = visit_json(&a);
 		held.arr = cJSON_AddArrayToObject(o, "resources");
 		if ((rc = capacity_visit_resources(c->db, id, held_row, &held))) {
 			cJSON_Delete(o);
-			appt_free(&a);
+			visit_free(&a);
 			sb_free(&held.names);
 			return cli_refused(rc);
 		}
@@ -556,56 +556,56 @@ static int appt_show_one(struct cli *c, int64_t id)
 		printf("%s:\n", _("Jobs"));
 	}
 	sb_free(&held.names);
-	rc = link_list(c->db, id, 0, link_of_appt_row, &links);
+	rc = link_list(c->db, id, 0, link_of_visit_row, &links);
 	if (rc)
 		cJSON_Delete(o);
 	else if (c->json)
 		cli_print_json(o);
-	appt_free(&a);
+	visit_free(&a);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
 /* visit add and edit: the times must be ones (before the database opens). */
-static int appt_check(struct cli *c, const struct cli_args *a)
+static int visit_check(struct cli *c, const struct cli_args *a)
 {
-	struct appt_input in = {0};
+	struct visit_input in = {0};
 
 	(void)c;
-	return appt_input(a, 0, &in);
+	return visit_input(a, 0, &in);
 }
 
-static int appt_add_check(struct cli *c, const struct cli_args *a)
+static int visit_add_check(struct cli *c, const struct cli_args *a)
 {
 	if (!cli_arg_get(a, "start") || (!cli_arg_get(a, "end") && !cli_arg_get(a, "length")))
 		return cli_usage(a->cmd, _("--start and --end (or --length) are required"));
-	return appt_check(c, a);
+	return visit_check(c, a);
 }
 
-static int appt_add_cmd(struct cli *c, const struct cli_args *a)
+static int visit_add_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct appt_input in = {0};
+	struct visit_input in = {0};
 	int rc;
 	int64_t id;
 
-	if ((rc = appt_input(a, 0, &in)))
+	if ((rc = visit_input(a, 0, &in)))
 		return rc;
-	if ((rc = appt_add(c->db, &in, &id)))
+	if ((rc = visit_add(c->db, &in, &id)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Visit %lld added.\n"), (long long)id);
 		return CLI_OK;
 	}
-	return appt_show_one(c, id);
+	return visit_show_one(c, id);
 }
 
-static int appt_list_row(const struct appt *a, void *arg)
+static int visit_list_row(const struct visit *a, void *arg)
 {
 	struct cli *c = arg;
 
 	if (c->json)
-		cli_list_add(c, appt_json(a));
+		cli_list_add(c, visit_json(a));
 	else
-		appt_line(a);
+		visit_line(a);
 	return 0;
 }
 
@@ -628,7 +628,7 @@ static int list_days(const struct cli_args *a, int64_t *from, long *days)
 	return parse_time(from_text, from);
 }
 
-static int appt_list_check(struct cli *c, const struct cli_args *a)
+static int visit_list_check(struct cli *c, const struct cli_args *a)
 {
 	int64_t from;
 	long days;
@@ -637,7 +637,7 @@ static int appt_list_check(struct cli *c, const struct cli_args *a)
 	return list_days(a, &from, &days);
 }
 
-static int appt_list_cmd(struct cli *c, const struct cli_args *a)
+static int visit_list_cmd(struct cli *c, const struct cli_args *a)
 {
 	int64_t from;
 	long days;
@@ -647,58 +647,58 @@ static int appt_list_cmd(struct cli *c, const struct cli_args *a)
 		return rc;
 	cli_list_begin(c, "appointments");
 	return cli_list_end(
-	    c, appt_list_range(c->db, from, clock_add_days(from, (int)days), appt_list_row, c));
+	    c, visit_list_range(c->db, from, clock_add_days(from, (int)days), visit_list_row, c));
 }
 
-static int appt_show_cmd(struct cli *c, const struct cli_args *a)
+static int visit_show_cmd(struct cli *c, const struct cli_args *a)
 {
-	return appt_show_one(c, a->id);
+	return visit_show_one(c, a->id);
 }
 
-static int appt_edit_cmd(struct cli *c, const struct cli_args *a)
+static int visit_edit_cmd(struct cli *c, const struct cli_args *a)
 {
-	struct appt_input in = {0};
+	struct visit_input in = {0};
 	int64_t old_start = 0;
 	int rc;
 
 	if (!cli_arg_get(a, "start") &&
 	    (cli_arg_get(a, "length") ||
 	     (cli_arg_get(a, "end") && strlen(cli_arg_get(a, "end")) <= 5))) {
-		struct appt old;
+		struct visit old;
 
 		/* a length or an end HH:MM counts from the visit's start */
-		if ((rc = appt_get(c->db, a->id, &old)))
+		if ((rc = visit_get(c->db, a->id, &old)))
 			return cli_refused(rc);
 		old_start = old.start_at;
-		appt_free(&old);
+		visit_free(&old);
 	}
-	if ((rc = appt_input(a, old_start, &in)))
+	if ((rc = visit_input(a, old_start, &in)))
 		return rc;
-	if ((rc = appt_edit(c->db, a->id, &in)))
+	if ((rc = visit_edit(c->db, a->id, &in)))
 		return cli_refused(rc);
 	if (!c->json) {
 		printf(_("Visit %lld changed.\n"), (long long)a->id);
 		return CLI_OK;
 	}
-	return appt_show_one(c, a->id);
+	return visit_show_one(c, a->id);
 }
 
-static int appt_status_cmd(struct cli *c, const struct cli_args *a)
+static int visit_status_cmd(struct cli *c, const struct cli_args *a)
 {
 	return status_cmd(c, a, 0, NULL);
 }
 
-static int appt_cancel_cmd(struct cli *c, const struct cli_args *a)
+static int visit_cancel_cmd(struct cli *c, const struct cli_args *a)
 {
 	return status_cmd(c, a, 0, "cancelled");
 }
 
-static int appt_no_show_cmd(struct cli *c, const struct cli_args *a)
+static int visit_no_show_cmd(struct cli *c, const struct cli_args *a)
 {
 	return status_cmd(c, a, 0, "no_show");
 }
 
-static int appt_move_check(struct cli *c, const struct cli_args *a)
+static int visit_move_check(struct cli *c, const struct cli_args *a)
 {
 	int64_t t;
 
@@ -706,57 +706,57 @@ static int appt_move_check(struct cli *c, const struct cli_args *a)
 	return parse_time(cli_arg_get(a, "to"), &t);
 }
 
-static int appt_move_cmd(struct cli *c, const struct cli_args *a)
+static int visit_move_cmd(struct cli *c, const struct cli_args *a)
 {
 	int64_t t;
 	int rc;
 
 	if ((rc = parse_time(cli_arg_get(a, "to"), &t)))
 		return rc;
-	if ((rc = appt_move(c->db, a->id, t)))
+	if ((rc = visit_move(c->db, a->id, t)))
 		return cli_refused(rc);
 	if (!c->json) {
-		struct appt v;
+		struct visit v;
 		char span[64];
 
-		if (appt_get(c->db, a->id, &v) == 0) {
+		if (visit_get(c->db, a->id, &v) == 0) {
 			fmt_span(v.start_at, v.end_at, span, sizeof span);
 			printf(_("Visit %1$lld moved to %2$s.\n"), (long long)a->id, span);
-			appt_free(&v);
+			visit_free(&v);
 		}
 		return CLI_OK;
 	}
-	return appt_show_one(c, a->id);
+	return visit_show_one(c, a->id);
 }
 
-const struct cli_entry cli_appt_cmds[] = {
+const struct cli_entry cli_visit_cmds[] = {
     {"add", NULL, "--start T --end T [...]",
      "--start TIME (--end TIME | --length L) [--overnight] [--location L] [--note N]",
-     N_("add a visit (when and where)"), .opts = {APPT_OPTS}, .db = CLI_DB_OPEN,
-     .check = appt_add_check, .run = appt_add_cmd},
+     N_("add a visit (when and where)"), .opts = {VISIT_OPTS}, .db = CLI_DB_OPEN,
+     .check = visit_add_check, .run = visit_add_cmd},
     {"list", NULL, "[--from DATE] [--days N]", NULL, N_("list the visits overlapping some days"),
      .opts = {{"from", CLI_VALUE, N_("first day, YYYY-MM-DD (default: today)"), NULL, NULL},
               {"days", CLI_VALUE, N_("how many days (1 to 366, default 1)"), NULL, NULL}},
-     .db = CLI_DB_OPEN, .check = appt_list_check, .run = appt_list_cmd},
+     .db = CLI_DB_OPEN, .check = visit_list_check, .run = visit_list_cmd},
     {"show", NULL, "ID", NULL, N_("show a visit and the jobs it works on"),
-     ID_CMD(N_("the visit id")), .run = appt_show_cmd},
+     ID_CMD(N_("the visit id")), .run = visit_show_cmd},
     {"edit", NULL, "ID [--start T ...]",
      "ID [--start T] [--end T | --length L] [--overnight] [--location L] [--note N]",
-     N_("change times (a new start keeps the length), location or note"), .opts = {APPT_OPTS},
-     ID_CMD(N_("the visit id")), .check = appt_check, .run = appt_edit_cmd},
+     N_("change times (a new start keeps the length), location or note"), .opts = {VISIT_OPTS},
+     ID_CMD(N_("the visit id")), .check = visit_check, .run = visit_edit_cmd},
     {"move", NULL, "ID --to T", NULL,
      N_("move a visit to another day and time, keeping its length"),
      .opts = {{"to", CLI_VALUE, N_("the new start, shop time: \"YYYY-MM-DD HH:MM\""), NULL,
                N_("--to is required")}},
-     ID_CMD(N_("the visit id")), .check = appt_move_check, .run = appt_move_cmd},
+     ID_CMD(N_("the visit id")), .check = visit_move_check, .run = visit_move_cmd},
     {"status", NULL, "ID STATUS [--reason R]", NULL,
      N_("scheduled, confirmed, in_progress, done, cancelled or no_show"), .opts = {REASON_OPT},
      .min_pos = 2, .missing = N_("the new status is missing"), .max_pos = 2,
-     .id = N_("the visit id"), .db = CLI_DB_OPEN, .run = appt_status_cmd},
+     .id = N_("the visit id"), .db = CLI_DB_OPEN, .run = visit_status_cmd},
     {"cancel", NULL, "ID [--reason R]", NULL, N_("cancel a visit"), .opts = {REASON_OPT},
-     ID_CMD(N_("the visit id")), .run = appt_cancel_cmd},
+     ID_CMD(N_("the visit id")), .run = visit_cancel_cmd},
     {"no-show", NULL, "ID [--reason R]", NULL, N_("the customer did not come (no-show)"),
-     .opts = {REASON_OPT}, ID_CMD(N_("the visit id")), .run = appt_no_show_cmd},
+     .opts = {REASON_OPT}, ID_CMD(N_("the visit id")), .run = visit_no_show_cmd},
     {NULL},
 };
 
@@ -766,11 +766,11 @@ const struct cli_entry cli_appt_cmds[] = {
 static int book_input(struct cli *c, const struct cli_args *a, struct booking_input *in,
                       int64_t *cust, int64_t *svc, int64_t *res)
 {
-	struct appt_input ai = {0};
+	struct visit_input ai = {0};
 	int64_t minutes = 0;
 	int rc;
 
-	if ((rc = appt_times_opts(a, 0, &ai)))
+	if ((rc = visit_times_opts(a, 0, &ai)))
 		return rc;
 	in->start_at = ai.start_at;
 	in->end_at = ai.end_at;
@@ -801,10 +801,10 @@ static int book_input(struct cli *c, const struct cli_args *a, struct booking_in
 
 static int book_check(struct cli *c, const struct cli_args *a)
 {
-	struct appt_input in = {0};
+	struct visit_input in = {0};
 
 	(void)c;
-	return appt_times_opts(a, 0, &in);
+	return visit_times_opts(a, 0, &in);
 }
 
 static int book_cmd(struct cli *c, const struct cli_args *a)
@@ -821,7 +821,7 @@ static int book_cmd(struct cli *c, const struct cli_args *a)
 	if ((rc = booking_add(c->db, &in, &res)))
 		return cli_refused(rc);
 	if (c->json)
-		return appt_show_one(c, res.appt_id);
+		return visit_show_one(c, res.appt_id);
 	printf(_("Visit %lld booked.\n"), (long long)res.appt_id);
 	for (i = 0; i < res.njobs; i++)
 		printf(res.job_new[i] ? _("  new job %lld\n") : _("  open job %lld\n"),
@@ -892,7 +892,7 @@ static int link_minutes(const struct cli_args *a, int64_t *minutes)
 static int link_done(struct cli *c, int64_t appt_id, const char *msg)
 {
 	if (c->json)
-		return appt_show_one(c, appt_id);
+		return visit_show_one(c, appt_id);
 	fputs(msg, stdout);
 	return CLI_OK;
 }

@@ -77,7 +77,7 @@ static int cmd_demo(struct cli *c, const struct cli_args *a)
 		cli_json_int(o, "appointments_created", made);
 		cli_print_json(o);
 	} else if (made) {
-		fprintf(stderr, _("Demo data written to %s (%lld appointments).\n"), db_path(c->db),
+		fprintf(stderr, _("Demo data written to %s (%lld visits).\n"), db_path(c->db),
 		        (long long)made);
 	} else {
 		fprintf(stderr, _("%s already holds data; nothing was added.\n"), db_path(c->db));
@@ -180,7 +180,7 @@ static const struct cli_entry *const commands[] = {
                                    cli_job_cmds),
     &(const struct cli_entry)GROUP(
         "visit", "appt", N_("add, list, show, edit, set the status of visits (alias: appt)"),
-        cli_appt_cmds),
+        cli_visit_cmds),
     &cli_book_entry,
     &(const struct cli_entry)GROUP(
         "resource", NULL,

@@ -736,7 +736,7 @@ static int decide_change(struct db *db, struct decide_ctx *d)
 		d->outcome = "ignored";
 		return 0;
 	}
-	rc = appt_move(db, appt, d->e.start_at);
+	rc = visit_move(db, appt, d->e.start_at);
 	if (rc == FD_EDB || rc == FD_EBUSY || rc == FD_EIO)
 		return rc;
 	if (rc) {
@@ -775,7 +775,7 @@ static int decide_cancel(struct db *db, struct decide_ctx *d)
 		return 0;
 	}
 	/* visit.c pushes the freed day */
-	if (appt && (rc = appt_set_status(db, appt, "cancelled", d->why)) != 0)
+	if (appt && (rc = visit_set_status(db, appt, "cancelled", d->why)) != 0)
 		return rc;
 	d->outcome = "cancelled";
 	return request_update(db, req, "cancelled", 0, d->why, 0, 0);

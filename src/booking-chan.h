@@ -25,7 +25,7 @@
  *    changes nothing; a request whose cancellation came first is rejected
  *    as cancelled (the row stays cancelled, no visit);
  *  - booking.changed: the visit moved to the new time under the same rule
- *    (appt_move: capacity_follow), or kept with the reason recorded;
+ *    (visit_move: capacity_follow), or kept with the reason recorded;
  *  - booking.cancelled: the visit cancelled; before its request: the row
  *    is made cancelled and the request, when it comes, books nothing.
  * After each decision that changed a resource's day (and every booking_add

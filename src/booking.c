@@ -102,7 +102,7 @@ static int book_tx(struct db *db, void *arg)
 	struct book_ctx *b = arg;
 	const struct booking_input *in = b->in;
 	struct booking_result *out = b->out;
-	struct appt_input ai = {0};
+	struct visit_input ai = {0};
 	struct customer first;
 	int64_t minutes, share, id;
 	size_t i, k;
@@ -116,7 +116,7 @@ static int book_tx(struct db *db, void *arg)
 	ai.end_at = in->end_at;
 	ai.location = in->location ? in->location : first.address;
 	ai.note = in->note && *in->note ? in->note : NULL;
-	rc = appt_add(db, &ai, &out->appt_id);
+	rc = visit_add(db, &ai, &out->appt_id);
 	customer_free(&first);
 	if (rc)
 		return rc;

@@ -706,7 +706,7 @@ static int check_free(struct db *db, const struct resource *r, int64_t appt, int
 	int rc, step;
 
 	/* index range scan on (resource_id, start_at): no visit is longer than
-	 * APPT_MAX_SECONDS, so one that overlaps s starts after s - that */
+	 * VISIT_MAX_SECONDS, so one that overlaps s starts after s - that */
 	rc = db_prepare_cached(db,
 	                       "SELECT r.appointment_id, r.start_at, r.end_at"
 	                       " FROM appointment_resource r JOIN appointment a"
@@ -1496,7 +1496,7 @@ int capacity_available(struct db *db, int64_t from, int days, int minutes, int g
 
 	if (days < 1 || days > 62)
 		return err_set(FD_EINVAL, "%s", _("the number of days must be between 1 and 62"));
-	if (minutes < 1 || minutes > APPT_MAX_SECONDS / 60)
+	if (minutes < 1 || minutes > VISIT_MAX_SECONDS / 60)
 		return err_set(FD_EINVAL, "%s", _("a slot lasts from 1 minute to 7 days"));
 	if (grid < 1 || grid > 1440)
 		return err_set(FD_EINVAL, "%s", _("the slot grid must be 1 to 1440 minutes"));

@@ -139,7 +139,7 @@ int capacity_off_list(struct db *db, int64_t id, const char *from,
 int capacity_reserve(struct db *db, int64_t appt, const int64_t *resources, size_t n);
 
 /* capacity_follow - inside the write transaction that changed visit
- * appt's times (appt_edit, appt_move; visit.c), after its UPDATE: its
+ * appt's times (visit_edit, visit_move; visit.c), after its UPDATE: its
  * reservations take the new interval, or FD_ECONFLICT with the reason (a
  * resource taken then, or not working then) and the caller's transaction
  * rolls back. A visit that is cancelled or no-show follows unchecked. */
@@ -183,7 +183,7 @@ struct cap_slot {
  * `slot_minutes` (1..240), else 15. */
 int capacity_slot_minutes(void);
 
-/* capacity_available - the free slots of minutes (1..APPT_MAX_SECONDS/60)
+/* capacity_available - the free slots of minutes (1..VISIT_MAX_SECONDS/60)
  * on days local days from day from (UTC of a local midnight; days 1..62):
  * for every active resource (or only resources[0..n) with n > 0, active or
  * not), every start on the grid of grid minutes from local midnight such

@@ -94,9 +94,9 @@ static int make_job(struct db *db, int64_t customer, const char *title_override,
 
 static int make_visit(struct db *db, int64_t start, int minutes, const char *where, int64_t *appt)
 {
-	struct appt_input ai = {start, start + (int64_t)minutes * 60, where, NULL};
+	struct visit_input ai = {start, start + (int64_t)minutes * 60, where, NULL};
 
-	return appt_add(db, &ai, appt);
+	return visit_add(db, &ai, appt);
 }
 
 /* Move a visit along its status machine to where its time says it is;
@@ -108,12 +108,12 @@ static int settle_status(struct db *db, int64_t appt, int64_t start, int64_t now
 	*done = 0;
 	if (start < now - 86400) {
 		if (rnd(12) == 0)
-			return appt_set_status(db, appt, "no_show", _("customer did not come"));
-		if ((rc = appt_set_status(db, appt, "in_progress", NULL)) == 0)
-			rc = appt_set_status(db, appt, "done", NULL);
+			return visit_set_status(db, appt, "no_show", _("customer did not come"));
+		if ((rc = visit_set_status(db, appt, "in_progress", NULL)) == 0)
+			rc = visit_set_status(db, appt, "done", NULL);
 		*done = rc == 0;
 	} else if (start < now + 3 * 86400 && rnd(2) == 0) {
-		rc = appt_set_status(db, appt, "confirmed", _("confirmed by phone"));
+		rc = visit_set_status(db, appt, "confirmed", _("confirmed by phone"));
 	}
 	return rc;
 }
@@ -275,8 +275,8 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	                   &job)) ||
 	    (rc = make_visit(db, start, 180, addr, &appt)) ||
 	    (rc = link_add(db, appt, job, 60, NULL)) ||
-	    (rc = appt_set_status(db, appt, "in_progress", NULL)) ||
-	    (rc = appt_set_status(db, appt, "done", _("rained off after an hour"))))
+	    (rc = visit_set_status(db, appt, "in_progress", NULL)) ||
+	    (rc = visit_set_status(db, appt, "done", _("rained off after an hour"))))
 		return rc;
 	(*made)++;
 	start = today + 17 * 3600;

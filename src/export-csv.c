@@ -3,7 +3,7 @@
  *
  * Each record kind but visits is one table below: an SQL statement (?1 and
  * ?2 bound to the range) and what each of its columns is, which decides how
- * the cell is written. Visits come from their owner (appt_list_range).
+ * the cell is written. Visits come from their owner (visit_list_range).
  */
 #include <config.h>
 
@@ -222,14 +222,14 @@ static int put_table(struct db *db, const struct table *t, const struct export_r
 	return rc;
 }
 
-struct visit_ctx {
+struct csv_visit_ctx {
 	FILE *out;
 	int64_t n;
 };
 
-static int visit_cb(const struct appt *a, void *arg)
+static int visit_cb(const struct visit *a, void *arg)
 {
-	struct visit_ctx *v = arg;
+	struct csv_visit_ctx *v = arg;
 	FILE *out = v->out;
 
 	put_int(out, a->id, 0);
@@ -268,10 +268,10 @@ int export_csv(struct db *db, const char *name, const struct export_range *r, FI
 	if (t) {
 		rc = put_table(db, t, r, out, &n);
 	} else {
-		struct visit_ctx v = {out, 0};
+		struct csv_visit_ctx v = {out, 0};
 
 		put_header(out, visit_cols, NCOLS(visit_cols));
-		rc = appt_list_range(db, r->from, r->to, visit_cb, &v);
+		rc = visit_list_range(db, r->from, r->to, visit_cb, &v);
 		n = v.n;
 	}
 	if (rc == FD_EIO || (!rc && (fflush(out) != 0 || ferror(out))))

@@ -10,7 +10,7 @@
  *                (by created_at)
  *   visits       id,start_at,end_at,status,customers,services,est_minutes,
  *                location,note,created_at,updated_at (visits that overlap
- *                the range, as appt_list_range reads them)
+ *                the range, as visit_list_range reads them)
  *   invoices     id,number,kind,credits,customer_id,customer_name,status,
  *                currency,issued_at,due_on,total,credited,paid,balance
  *                (issued invoices and credit notes, void ones included, by

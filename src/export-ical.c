@@ -203,7 +203,7 @@ static void add(icalcomponent *c, icalproperty *p)
 		icalcomponent_add_property(c, p);
 }
 
-static void summary(const struct appt *a, struct strbuf *sb)
+static void summary(const struct visit *a, struct strbuf *sb)
 {
 	int has_c = a->customers && *a->customers, has_s = a->services && *a->services;
 
@@ -226,7 +226,7 @@ static icalproperty_status status_of(const char *s)
 	return ICAL_STATUS_CONFIRMED;
 }
 
-static int event_cb(const struct appt *a, void *arg)
+static int event_cb(const struct visit *a, void *arg)
 {
 	struct ical_ctx *x = arg;
 	icalcomponent *ev = icalcomponent_new(ICAL_VEVENT_COMPONENT);
@@ -372,9 +372,9 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 		x.zone = icaltimezone_get_utc_timezone();
 	if (x.zone != icaltimezone_get_utc_timezone())
 		x.tzid = zn;
-	/* the first visit that can overlap the range starts APPT_MAX_SECONDS
+	/* the first visit that can overlap the range starts VISIT_MAX_SECONDS
 	 * before it; none starts before 1970 (clock_parse_local) */
-	cal = calendar(x.zone, zn, r->from > APPT_MAX_SECONDS ? r->from - APPT_MAX_SECONDS : 0);
+	cal = calendar(x.zone, zn, r->from > VISIT_MAX_SECONDS ? r->from - VISIT_MAX_SECONDS : 0);
 	text = cal ? icalcomponent_as_ical_string_r(cal) : NULL;
 	end = text ? strstr(text, "END:VCALENDAR") : NULL;
 	if (!end) {
@@ -383,7 +383,7 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 		goto out;
 	}
 	fwrite(text, 1, (size_t)(end - text), out);
-	rc = appt_list_range(db, r->from, r->to, event_cb, &x);
+	rc = visit_list_range(db, r->from, r->to, event_cb, &x);
 	if (x.failed)
 		rc = err_set(FD_EIO, _("cannot make the calendar file: %s"),
 		             icalerror_strerror(icalerrno));

@@ -35,7 +35,7 @@
  * printed once, and each visit's VEVENT is built, printed and freed in turn
  * between the calendar's head and its END line, so memory does not grow
  * with the number of visits. All of it is read in one read transaction.
- * The summaries come from the visit owner's own read (appt_list_range, the
+ * The summaries come from the visit owner's own read (visit_list_range, the
  * authoritative records), not from the calendar projection, so a visit
  * booked a moment ago is exported as it is.
  *

@@ -199,7 +199,7 @@ static const char *const sqls[S_N] = {
 /* clang-format on */
 
 /* One visit of a job, or one link of a visit. */
-struct visit {
+struct pvisit {
 	int64_t id;     /* appointment id */
 	int64_t weight; /* estimated minutes */
 	int64_t start;  /* start_at */
@@ -217,7 +217,7 @@ struct link_row {
 struct pctx {
 	struct db *db;
 	sqlite3_stmt *st[S_N];
-	struct visit *visits; /* the visits of one job */
+	struct pvisit *visits; /* the visits of one job */
 	int64_t *weights, *shares;
 	size_t cap;
 	int64_t *invoices; /* the invoices seen for one job */
@@ -343,7 +343,7 @@ static void add_service(struct acc *a, const char *title)
 
 static int by_start(const void *x, const void *y)
 {
-	const struct visit *a = x, *b = y;
+	const struct pvisit *a = x, *b = y;
 
 	if (a->start != b->start)
 		return a->start < b->start ? -1 : 1;

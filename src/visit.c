@@ -37,7 +37,7 @@
 /* A visit with the summary of the jobs it works on, in the order they were
  * linked: the first customer's name and "+N" for N more customers, the job
  * titles, the estimated minutes. */
-#define APPT_SELECT                                                                                \
+#define VISIT_SELECT                                                                               \
 	"SELECT a.id, a.start_at, a.end_at, a.location, a.status, a.note, a.created_at,"           \
 	" a.updated_at,"                                                                           \
 	" coalesce((SELECT c.name FROM appointment_work w"                                         \
@@ -55,16 +55,16 @@
 	"   WHERE appointment_id = a.id)"                                                          \
 	" FROM appointment a"
 
-struct appt_iter {
-	int (*cb)(const struct appt *a, void *arg);
+struct visit_iter {
+	int (*cb)(const struct visit *a, void *arg);
 	void *arg;
-	struct appt *out; /* appt_get: the row is handed over here */
+	struct visit *out; /* visit_get: the row is handed over here */
 };
 
-static int appt_row(sqlite3_stmt *st, void *p)
+static int visit_row(sqlite3_stmt *st, void *p)
 {
-	struct appt_iter *it = p;
-	struct appt a;
+	struct visit_iter *it = p;
+	struct visit a;
 	int rc;
 
 	memset(&a, 0, sizeof a);
@@ -84,11 +84,11 @@ static int appt_row(sqlite3_stmt *st, void *p)
 		return 0;
 	}
 	rc = it->cb(&a, it->arg);
-	appt_free(&a);
+	visit_free(&a);
 	return rc;
 }
 
-void appt_free(struct appt *a)
+void visit_free(struct visit *a)
 {
 	free(a->location);
 	free(a->note);
@@ -97,60 +97,60 @@ void appt_free(struct appt *a)
 	memset(a, 0, sizeof *a);
 }
 
-int appt_get(struct db *db, int64_t id, struct appt *out)
+int visit_get(struct db *db, int64_t id, struct visit *out)
 {
-	struct appt_iter it = {NULL, NULL, out};
+	struct visit_iter it = {NULL, NULL, out};
 	sqlite3_stmt *st;
 	int64_t n = 0;
 	int rc;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = wk_prep(db, APPT_SELECT " WHERE a.id = ?1", &st, id, 0)) ||
-	    (rc = wk_each_row(db, st, appt_row, &it, _("cannot read the visit"), &n)))
+	if ((rc = wk_prep(db, VISIT_SELECT " WHERE a.id = ?1", &st, id, 0)) ||
+	    (rc = wk_each_row(db, st, visit_row, &it, _("cannot read the visit"), &n)))
 		return rc;
-	return n ? 0 : wk_not_found(&wk_appt_machine, id);
+	return n ? 0 : wk_not_found(&wk_visit_machine, id);
 }
 
-int appt_list_range(struct db *db, int64_t from, int64_t to,
-                    int (*cb)(const struct appt *a, void *arg), void *arg)
+int visit_list_range(struct db *db, int64_t from, int64_t to,
+                     int (*cb)(const struct visit *a, void *arg), void *arg)
 {
-	struct appt_iter it = {cb, arg, NULL};
+	struct visit_iter it = {cb, arg, NULL};
 	sqlite3_stmt *st;
 	int rc;
 
 	if (from >= to)
 		return err_set(FD_EINVAL, _("the end of the range must come after its start"));
-	/* no visit is longer than APPT_MAX_SECONDS, so the index on start_at
+	/* no visit is longer than VISIT_MAX_SECONDS, so the index on start_at
 	 * bounds the scan on both sides */
 	rc = wk_prep(db,
-	             APPT_SELECT " WHERE a.start_at < ?2 AND a.end_at > ?1 AND a.start_at >= ?3"
-	                         " ORDER BY a.start_at, a.id",
+	             VISIT_SELECT " WHERE a.start_at < ?2 AND a.end_at > ?1 AND a.start_at >= ?3"
+	                          " ORDER BY a.start_at, a.id",
 	             &st, from, to);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(
-	    st, 3, from > INT64_MIN + APPT_MAX_SECONDS ? from - APPT_MAX_SECONDS : INT64_MIN);
-	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
+	    st, 3, from > INT64_MIN + VISIT_MAX_SECONDS ? from - VISIT_MAX_SECONDS : INT64_MIN);
+	return wk_each_row(db, st, visit_row, &it, _("cannot list visits"), NULL);
 }
 
-int appt_list_customer(struct db *db, int64_t customer_id,
-                       int (*cb)(const struct appt *a, void *arg), void *arg)
+int visit_list_customer(struct db *db, int64_t customer_id,
+                        int (*cb)(const struct visit *a, void *arg), void *arg)
 {
-	struct appt_iter it = {cb, arg, NULL};
+	struct visit_iter it = {cb, arg, NULL};
 	sqlite3_stmt *st;
 	int rc;
 
 	/* the customer's jobs (service_order_by_customer), their links
 	 * (appointment_work_by_job), the visits by id */
 	rc = wk_prep(db,
-	             APPT_SELECT " WHERE a.id IN (SELECT w.appointment_id FROM appointment_work w"
-	                         " JOIN service_order j ON j.id = w.service_order_id"
-	                         " WHERE j.customer_id = ?1)"
-	                         " ORDER BY a.start_at DESC, a.id DESC",
+	             VISIT_SELECT " WHERE a.id IN (SELECT w.appointment_id FROM appointment_work w"
+	                          " JOIN service_order j ON j.id = w.service_order_id"
+	                          " WHERE j.customer_id = ?1)"
+	                          " ORDER BY a.start_at DESC, a.id DESC",
 	             &st, customer_id, 0);
 	if (rc)
 		return rc;
-	return wk_each_row(db, st, appt_row, &it, _("cannot list visits"), NULL);
+	return wk_each_row(db, st, visit_row, &it, _("cannot list visits"), NULL);
 }
 
 /* FD_EINVAL unless a visit may run from start to end. */
@@ -165,7 +165,7 @@ static int check_times(int64_t start, int64_t end)
 	if (end <= start)
 		return err_set(FD_EINVAL,
 		               _("the visit must end after it starts (%s is not after %s)"), e, s);
-	if (end - start > APPT_MAX_SECONDS)
+	if (end - start > VISIT_MAX_SECONDS)
 		return err_set(FD_EINVAL,
 		               _("a visit lasts at most 7 days (%s to %s is longer); "
 		                 "book longer work as several visits of one job"),
@@ -173,7 +173,7 @@ static int check_times(int64_t start, int64_t end)
 	return 0;
 }
 
-static int check_appt_input(const struct appt_input *in, int adding)
+static int check_visit_input(const struct visit_input *in, int adding)
 {
 	int rc;
 
@@ -188,15 +188,15 @@ static int check_appt_input(const struct appt_input *in, int adding)
 	return 0;
 }
 
-struct appt_ctx {
+struct visit_ctx {
 	int64_t id;
-	const struct appt_input *in;
-	int moving; /* appt_move: refused for a finished visit */
+	const struct visit_input *in;
+	int moving; /* visit_move: refused for a finished visit */
 };
 
-static int appt_add_tx(struct db *db, void *arg)
+static int visit_add_tx(struct db *db, void *arg)
 {
-	struct appt_ctx *a = arg;
+	struct visit_ctx *a = arg;
 	sqlite3_stmt *st;
 	int rc;
 
@@ -217,12 +217,12 @@ static int appt_add_tx(struct db *db, void *arg)
 	return 0;
 }
 
-int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
+int visit_add(struct db *db, const struct visit_input *in, int64_t *id_out)
 {
-	struct appt_ctx a = {0, in, 0};
+	struct visit_ctx a = {0, in, 0};
 	int rc;
 
-	if ((rc = check_appt_input(in, 1)) || (rc = db_write(db, appt_add_tx, &a)))
+	if ((rc = check_visit_input(in, 1)) || (rc = db_write(db, visit_add_tx, &a)))
 		return rc;
 	*id_out = a.id;
 	return 0;
@@ -230,15 +230,15 @@ int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out)
 
 static int is_over(const char *appt_status);
 
-static int appt_edit_tx(struct db *db, void *arg)
+static int visit_edit_tx(struct db *db, void *arg)
 {
-	struct appt_ctx *e = arg;
-	struct appt old;
+	struct visit_ctx *e = arg;
+	struct visit old;
 	sqlite3_stmt *st;
 	int64_t start, end, old_start;
 	int rc;
 
-	if ((rc = appt_get(db, e->id, &old)))
+	if ((rc = visit_get(db, e->id, &old)))
 		return rc;
 	old_start = old.start_at;
 	start = e->in->start_at ? e->in->start_at : old.start_at;
@@ -253,7 +253,7 @@ static int appt_edit_tx(struct db *db, void *arg)
 		             (long long)e->id, old.status);
 	else
 		rc = check_times(start, end);
-	appt_free(&old);
+	visit_free(&old);
 	if (rc)
 		return rc;
 	/* 0 / NULL keeps the old value; '' clears location or note */
@@ -282,31 +282,31 @@ static int appt_edit_tx(struct db *db, void *arg)
 	return announce(db, &(struct announcement){ANNOUNCE_VISIT_CHANGED, e->id, old_start});
 }
 
-int appt_edit(struct db *db, int64_t id, const struct appt_input *in)
+int visit_edit(struct db *db, int64_t id, const struct visit_input *in)
 {
-	struct appt_ctx e = {id, in, 0};
+	struct visit_ctx e = {id, in, 0};
 	int rc;
 
-	if ((rc = check_appt_input(in, 0)))
+	if ((rc = check_visit_input(in, 0)))
 		return rc;
 	if (!in->start_at && !in->end_at && !in->location && !in->note)
 		return err_set(FD_EINVAL, _("nothing to change: give at least one field"));
-	return db_write(db, appt_edit_tx, &e);
+	return db_write(db, visit_edit_tx, &e);
 }
 
-int appt_move(struct db *db, int64_t id, int64_t start_at)
+int visit_move(struct db *db, int64_t id, int64_t start_at)
 {
-	struct appt_input in = {0};
-	struct appt_ctx e = {id, &in, 1};
+	struct visit_input in = {0};
+	struct visit_ctx e = {id, &in, 1};
 
 	if (start_at <= 0)
 		return err_set(FD_EINVAL, "%s", _("the visit needs a start time"));
 	in.start_at = start_at;
-	return db_write(db, appt_edit_tx, &e);
+	return db_write(db, visit_edit_tx, &e);
 }
 
 /* Minutes (and hours) of a length: "1:30", "90", "90m", "2h", "1h30m". */
-int appt_parse_length(const char *text, int64_t *seconds)
+int visit_parse_length(const char *text, int64_t *seconds)
 {
 	const char *p = text ? text : "";
 	long long h = 0, m = 0, v;
@@ -353,7 +353,7 @@ int appt_parse_length(const char *text, int64_t *seconds)
 	if (*end)
 		goto bad;
 	v = h * 3600 + m * 60;
-	if (v < 60 || v > APPT_MAX_SECONDS)
+	if (v < 60 || v > VISIT_MAX_SECONDS)
 		return err_set(FD_EINVAL,
 		               _("a visit lasts from 1 minute to 7 days ('%.40s' is outside)"),
 		               text);
@@ -384,22 +384,22 @@ static int day_time(const char *date, const char *hhmm, int64_t *out)
 	return 0;
 }
 
-int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int *bad)
+int visit_when_times(const struct visit_when *w, int64_t *start, int64_t *end, int *bad)
 {
 	int64_t s, e, len;
 	int dummy;
 
 	if (!bad)
 		bad = &dummy;
-	*bad = APPT_WHEN_DATE;
+	*bad = VISIT_WHEN_DATE;
 	if (!w->date || strlen(w->date) != 10 || clock_parse_local(w->date, &s))
 		return err_set(FD_EINVAL, _("'%.40s' is not a date: write YYYY-MM-DD"),
 		               w->date ? w->date : "");
-	*bad = APPT_WHEN_START;
+	*bad = VISIT_WHEN_START;
 	if (day_time(w->date, w->start, &s))
 		return FD_EINVAL;
 	if (w->end && *w->end) {
-		*bad = APPT_WHEN_END;
+		*bad = VISIT_WHEN_END;
 		if (day_time(w->date, w->end, &e))
 			return FD_EINVAL;
 		if (e <= s) {
@@ -412,8 +412,8 @@ int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int
 			e = clock_add_days(e, 1);
 		}
 	} else {
-		*bad = APPT_WHEN_LENGTH;
-		if (appt_parse_length(w->length, &len))
+		*bad = VISIT_WHEN_LENGTH;
+		if (visit_parse_length(w->length, &len))
 			return FD_EINVAL;
 		e = s + len;
 	}
@@ -425,15 +425,15 @@ int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int
 	return 0;
 }
 
-struct appt_status_ctx {
+struct visit_status_ctx {
 	int64_t id;
 	const char *status, *reason;
 };
 
-static int appt_status_tx(struct db *db, void *arg)
+static int visit_status_tx(struct db *db, void *arg)
 {
-	struct appt_status_ctx *x = arg;
-	int rc = wk_set_status(db, &wk_appt_machine, x->id, x->status, x->reason);
+	struct visit_status_ctx *x = arg;
+	int rc = wk_set_status(db, &wk_visit_machine, x->id, x->status, x->reason);
 
 	/* a cancelled or no-show visit frees its resources, a visit done is
 	 * over: whoever follows visits is told (the booking channels: the day's
@@ -454,17 +454,17 @@ int visit_is_off(const char *status)
 	return !strcmp(status, "cancelled") || !strcmp(status, "no_show");
 }
 
-int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason)
+int visit_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
-	struct appt_status_ctx x = {id, status, reason};
+	struct visit_status_ctx x = {id, status, reason};
 	int rc;
 
 	/* esign_require_authorised: no work starts on a job nobody signed for */
 	if (status && !strcmp(status, "in_progress") && (rc = esign_visit_may_start(db, id)) != 0)
 		return rc;
 	if (!status)
-		return wk_set_status(db, &wk_appt_machine, id, status, reason);
-	return db_write(db, appt_status_tx, &x);
+		return wk_set_status(db, &wk_visit_machine, id, status, reason);
+	return db_write(db, visit_status_tx, &x);
 }
 
 /* ---------------------------------------------------------------- links */
@@ -548,7 +548,7 @@ static int link_check(struct db *db, struct link_ctx *l)
 	char appt_status[16], job_status[16];
 	int found, rc;
 
-	if ((rc = wk_read_status(db, &wk_appt_machine, l->appt_id, appt_status)) ||
+	if ((rc = wk_read_status(db, &wk_visit_machine, l->appt_id, appt_status)) ||
 	    (rc = wk_read_status(db, &wk_job_machine, l->job_id, job_status)) ||
 	    (rc = wk_query_int(db,
 	                       "SELECT id FROM appointment_work"

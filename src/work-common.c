@@ -114,8 +114,8 @@ const char *wk_opt_or_null(const char *s)
 /* ---------------------------------------------------------------- statuses */
 
 static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
-static const char *const appt_states[] = {"scheduled", "confirmed", "in_progress", "done",
-                                          "cancelled", "no_show",   NULL};
+static const char *const visit_states[] = {"scheduled", "confirmed", "in_progress", "done",
+                                           "cancelled", "no_show",   NULL};
 
 const struct machine wk_job_machine = {
     "job",
@@ -124,11 +124,11 @@ const struct machine wk_job_machine = {
     job_states,
 };
 
-const struct machine wk_appt_machine = {
+const struct machine wk_visit_machine = {
     "appointment",
     "SELECT status FROM appointment WHERE id = ?1",
     "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
-    appt_states,
+    visit_states,
 };
 
 int wk_not_found(const struct machine *m, int64_t id)

@@ -26,7 +26,7 @@ struct machine {
 	const char *const *states;
 };
 
-extern const struct machine wk_job_machine, wk_appt_machine;
+extern const struct machine wk_job_machine, wk_visit_machine;
 
 /* wk_bind_text - bind s (NULL binds NULL: "unchanged" in the edits). */
 void wk_bind_text(sqlite3_stmt *st, int i, const char *s);

@@ -37,8 +37,8 @@ struct db;
 /* ---------------------------------------------------------------- jobs */
 
 /* A visit lasts at most this long (the schema checks it too); longer work
- * is several visits. It also bounds the scan of appt_list_range. */
-#define APPT_MAX_SECONDS (7 * 24 * 3600)
+ * is several visits. It also bounds the scan of visit_list_range. */
+#define VISIT_MAX_SECONDS (7 * 24 * 3600)
 
 struct job {
 	int64_t id;
@@ -85,75 +85,75 @@ void job_free(struct job *j);
 
 /* ---------------------------------------------------------------- visits */
 
-struct appt {
+struct visit {
 	int64_t id;
 	int64_t start_at, end_at; /* UTC seconds; end > start */
 	char *location;           /* NULL when none */
 	char status[16];          /* scheduled, confirmed, in_progress, done, cancelled, no_show */
 	char *note;
 	int64_t created_at, updated_at;
-	/* filled by appt_get and appt_list_range: */
+	/* filled by visit_get and visit_list_range: */
 	char *customers;     /* "Lee", or "Lee +2" for three customers; "" if no job */
 	char *services;      /* job titles joined with ", " */
 	int64_t est_minutes; /* sum over the visit's links */
 };
 
-/* For appt_add start_at and end_at are required, with start_at < end_at <=
- * start_at + APPT_MAX_SECONDS. For appt_edit, 0 / NULL means unchanged; ""
+/* For visit_add start_at and end_at are required, with start_at < end_at <=
+ * start_at + VISIT_MAX_SECONDS. For visit_edit, 0 / NULL means unchanged; ""
  * clears location or note; the times after the edit must still satisfy the
  * rule. Limits: location 400 bytes, note 2000. */
-struct appt_input {
+struct visit_input {
 	int64_t start_at, end_at;
 	const char *location;
 	const char *note;
 };
 
-/* appt_add - create a scheduled visit; *id_out gets its id. */
-int appt_add(struct db *db, const struct appt_input *in, int64_t *id_out);
-/* appt_get - fill *out, with the summary of its links (free with
- * appt_free); FD_ENOTFOUND. */
-int appt_get(struct db *db, int64_t id, struct appt *out);
-/* appt_edit - change the given fields of visit id, whatever its status (the
+/* visit_add - create a scheduled visit; *id_out gets its id. */
+int visit_add(struct db *db, const struct visit_input *in, int64_t *id_out);
+/* visit_get - fill *out, with the summary of its links (free with
+ * visit_free); FD_ENOTFOUND. */
+int visit_get(struct db *db, int64_t id, struct visit *out);
+/* visit_edit - change the given fields of visit id, whatever its status (the
  * times of a finished visit can still be corrected). A new start without a
  * new end keeps the visit's length (the end moves with it); a new end alone
  * changes the length. */
-int appt_edit(struct db *db, int64_t id, const struct appt_input *in);
-/* appt_move - move visit id to start at start_at, keeping its length;
+int visit_edit(struct db *db, int64_t id, const struct visit_input *in);
+/* visit_move - move visit id to start at start_at, keeping its length;
  * refused (FD_ECONFLICT) for a visit that is done, cancelled or no-show. */
-int appt_move(struct db *db, int64_t id, int64_t start_at);
+int visit_move(struct db *db, int64_t id, int64_t start_at);
 
-/* appt_parse_length - a visit's length as a person types it: "1:30" (hours
+/* visit_parse_length - a visit's length as a person types it: "1:30" (hours
  * and minutes), "90" or "90m" (minutes), "2h", "1h30m", each may start with
  * "+". *seconds gets it; FD_EINVAL with the reason unless it is 1 minute to
- * 7 days (APPT_MAX_SECONDS). */
-int appt_parse_length(const char *text, int64_t *seconds);
+ * 7 days (VISIT_MAX_SECONDS). */
+int visit_parse_length(const char *text, int64_t *seconds);
 
 /* A visit's time as a person types it on one day (the forms, and the
  * command line's time-only --end): the date, the start, and the end or the
  * length. */
-struct appt_when {
+struct visit_when {
 	const char *date;   /* "YYYY-MM-DD", shop time */
 	const char *start;  /* "HH:MM" or "H:MM" */
 	const char *end;    /* "HH:MM"; NULL or "": use length */
-	const char *length; /* appt_parse_length's forms, when end is not given */
+	const char *length; /* visit_parse_length's forms, when end is not given */
 	int overnight;      /* the visit runs past midnight: an end at or before
 	                     * the start is on the next day */
 };
 
-/* Which part of a struct appt_when appt_when_times refused. */
-enum { APPT_WHEN_DATE = 1, APPT_WHEN_START, APPT_WHEN_END, APPT_WHEN_LENGTH };
+/* Which part of a struct visit_when visit_when_times refused. */
+enum { VISIT_WHEN_DATE = 1, VISIT_WHEN_START, VISIT_WHEN_END, VISIT_WHEN_LENGTH };
 
-/* appt_when_times - *start and *end (UTC seconds) of w. With an end, an end
+/* visit_when_times - *start and *end (UTC seconds) of w. With an end, an end
  * at or before the start is refused unless w->overnight, which puts it on
  * the next day (a same-time end then makes 24 hours); without one, the end
  * is start + length. FD_EINVAL with the reason, *bad (may be NULL) naming
- * the part (APPT_WHEN_*). */
-int appt_when_times(const struct appt_when *w, int64_t *start, int64_t *end, int *bad);
-/* appt_set_status - as job_set_status, for visits. Legal: scheduled ->
+ * the part (VISIT_WHEN_*). */
+int visit_when_times(const struct visit_when *w, int64_t *start, int64_t *end, int *bad);
+/* visit_set_status - as job_set_status, for visits. Legal: scheduled ->
  * confirmed | in_progress | cancelled | no_show, confirmed -> scheduled |
  * in_progress | cancelled | no_show, in_progress -> done. done, cancelled
  * and no_show are final. */
-int appt_set_status(struct db *db, int64_t id, const char *status, const char *reason);
+int visit_set_status(struct db *db, int64_t id, const char *status, const char *reason);
 
 /* visit_close_status - the status a visit ends in without happening: a
  * no-show (no_show = 1) or a cancellation. */
@@ -161,16 +161,16 @@ const char *visit_close_status(int no_show);
 
 /* visit_is_off - 1 for a visit that will not happen (cancelled, no-show). */
 int visit_is_off(const char *status);
-/* appt_list_range - every visit that overlaps [from, to) (a visit that
+/* visit_list_range - every visit that overlaps [from, to) (a visit that
  * crosses midnight belongs to both days), by start time, whatever its
  * status. FD_EINVAL unless from < to. */
-int appt_list_range(struct db *db, int64_t from, int64_t to,
-                    int (*cb)(const struct appt *a, void *arg), void *arg);
-/* appt_list_customer - every visit that works on a job of customer_id,
+int visit_list_range(struct db *db, int64_t from, int64_t to,
+                     int (*cb)(const struct visit *a, void *arg), void *arg);
+/* visit_list_customer - every visit that works on a job of customer_id,
  * whatever its status, newest start first. */
-int appt_list_customer(struct db *db, int64_t customer_id,
-                       int (*cb)(const struct appt *a, void *arg), void *arg);
-void appt_free(struct appt *a);
+int visit_list_customer(struct db *db, int64_t customer_id,
+                        int (*cb)(const struct visit *a, void *arg), void *arg);
+void visit_free(struct visit *a);
 
 /* ---------------------------------------------------------------- links */
 

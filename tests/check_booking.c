@@ -101,7 +101,7 @@ START_TEST(test_parse_length)
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		int64_t sec = -1;
-		int rc = appt_parse_length(cases[i].text, &sec);
+		int rc = visit_parse_length(cases[i].text, &sec);
 
 		if (cases[i].minutes < 0) {
 			ck_assert_msg(rc == FD_EINVAL, "'%s' accepted as %lld s", cases[i].text,
@@ -117,89 +117,89 @@ END_TEST
 
 START_TEST(test_when_times)
 {
-	struct appt_when w = {"2026-12-02", "10:00", "11:00", NULL, 0};
+	struct visit_when w = {"2026-12-02", "10:00", "11:00", NULL, 0};
 	int64_t s, e;
 	int bad;
 
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(s, fx_local("2026-12-02 10:00"));
 	ck_assert_int_eq(e, fx_local("2026-12-02 11:00"));
 	/* an end at or before the start: refused, naming the end ... */
 	w.end = "09:00";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
-	ck_assert_int_eq(bad, APPT_WHEN_END);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), FD_EINVAL);
+	ck_assert_int_eq(bad, VISIT_WHEN_END);
 	ck_assert(strstr(err_msg(), "overnight") != NULL);
 	w.end = "10:00";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), FD_EINVAL);
 	/* ... unless the visit runs overnight: then on the next day */
 	w.overnight = 1;
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(e, fx_local("2026-12-03 10:00"));
 	w.end = "02:00";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(e, fx_local("2026-12-03 02:00"));
 	/* an end after the start stays on the day, overnight or not */
 	w.end = "11:30";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(e, fx_local("2026-12-02 11:30"));
 	/* no end: the length */
 	w.overnight = 0;
 	w.end = "";
 	w.length = "+90m";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(e - s, 90 * 60);
 	w.length = "1:30x";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
-	ck_assert_int_eq(bad, APPT_WHEN_LENGTH);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), FD_EINVAL);
+	ck_assert_int_eq(bad, VISIT_WHEN_LENGTH);
 	w.length = "1:30";
 	w.start = "25:00";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
-	ck_assert_int_eq(bad, APPT_WHEN_START);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), FD_EINVAL);
+	ck_assert_int_eq(bad, VISIT_WHEN_START);
 	w.start = "9:15"; /* one-digit hour */
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), 0);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), 0);
 	ck_assert_int_eq(s, fx_local("2026-12-02 09:15"));
 	w.date = "2026-02-30";
-	ck_assert_int_eq(appt_when_times(&w, &s, &e, &bad), FD_EINVAL);
-	ck_assert_int_eq(bad, APPT_WHEN_DATE);
+	ck_assert_int_eq(visit_when_times(&w, &s, &e, &bad), FD_EINVAL);
+	ck_assert_int_eq(bad, VISIT_WHEN_DATE);
 }
 END_TEST
 
 /* Today 10:00-11:00 moved to 13:00 is 13:00-14:00, never a 22-hour visit. */
 START_TEST(test_new_start_keeps_length)
 {
-	struct appt_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 11:00"), NULL,
-	                        NULL};
-	struct appt_input ch = {0};
-	struct appt v;
+	struct visit_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 11:00"), NULL,
+	                         NULL};
+	struct visit_input ch = {0};
+	struct visit v;
 	int64_t id;
 
-	ck_assert_int_eq(appt_add(db, &in, &id), 0);
+	ck_assert_int_eq(visit_add(db, &in, &id), 0);
 	ch.start_at = fx_local("2026-12-01 13:00");
-	ck_assert_int_eq(appt_edit(db, id, &ch), 0);
-	ck_assert_int_eq(appt_get(db, id, &v), 0);
+	ck_assert_int_eq(visit_edit(db, id, &ch), 0);
+	ck_assert_int_eq(visit_get(db, id, &v), 0);
 	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 13:00"));
 	ck_assert_int_eq(v.end_at, fx_local("2026-12-01 14:00"));
-	appt_free(&v);
+	visit_free(&v);
 	/* a new end with it changes the length */
 	ch.start_at = fx_local("2026-12-01 08:00");
 	ch.end_at = fx_local("2026-12-01 12:00");
-	ck_assert_int_eq(appt_edit(db, id, &ch), 0);
-	ck_assert_int_eq(appt_get(db, id, &v), 0);
+	ck_assert_int_eq(visit_edit(db, id, &ch), 0);
+	ck_assert_int_eq(visit_get(db, id, &v), 0);
 	ck_assert_int_eq(v.end_at - v.start_at, 4 * 3600);
-	appt_free(&v);
+	visit_free(&v);
 	/* a move to another day keeps it too */
-	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-04 15:30")), 0);
-	ck_assert_int_eq(appt_get(db, id, &v), 0);
+	ck_assert_int_eq(visit_move(db, id, fx_local("2026-12-04 15:30")), 0);
+	ck_assert_int_eq(visit_get(db, id, &v), 0);
 	ck_assert_int_eq(v.start_at, fx_local("2026-12-04 15:30"));
 	ck_assert_int_eq(v.end_at, fx_local("2026-12-04 19:30"));
-	appt_free(&v);
+	visit_free(&v);
 	/* a finished visit is not moved, and nothing changes */
-	ck_assert_int_eq(appt_set_status(db, id, "no_show", "not home"), 0);
-	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-05 09:00")), FD_ECONFLICT);
-	ck_assert_int_eq(appt_get(db, id, &v), 0);
+	ck_assert_int_eq(visit_set_status(db, id, "no_show", "not home"), 0);
+	ck_assert_int_eq(visit_move(db, id, fx_local("2026-12-05 09:00")), FD_ECONFLICT);
+	ck_assert_int_eq(visit_get(db, id, &v), 0);
 	ck_assert_int_eq(v.start_at, fx_local("2026-12-04 15:30"));
-	appt_free(&v);
-	ck_assert_int_eq(appt_move(db, 999, fx_local("2026-12-05 09:00")), FD_ENOTFOUND);
+	visit_free(&v);
+	ck_assert_int_eq(visit_move(db, 999, fx_local("2026-12-05 09:00")), FD_ENOTFOUND);
 }
 END_TEST
 
@@ -247,7 +247,7 @@ START_TEST(test_booking_one_customer)
 	struct booking_input in = {0};
 	struct booking_result res;
 	struct service_input ch = {.price = 9900, .minutes = SERVICE_KEEP};
-	struct appt v;
+	struct visit v;
 
 	in.start_at = fx_local("2026-12-02 10:00");
 	in.end_at = fx_local("2026-12-02 11:30");
@@ -259,10 +259,10 @@ START_TEST(test_booking_one_customer)
 	ck_assert_int_eq(res.njobs, 1);
 	ck_assert_int_eq(res.job_new[0], 1);
 	ck_assert_int_eq(res.nitems, 2);
-	ck_assert_int_eq(appt_get(db, res.appt_id, &v), 0);
+	ck_assert_int_eq(visit_get(db, res.appt_id, &v), 0);
 	ck_assert_str_eq(v.location, "1 Elm St"); /* the customer's address */
 	ck_assert_int_eq(v.est_minutes, 90);      /* the visit's length */
-	appt_free(&v);
+	visit_free(&v);
 	ck_assert_int_eq(count("SELECT sum(amount) FROM line_item"), 12000);
 	ck_assert_int_eq(count("SELECT count(*) FROM service_order WHERE title = "
 	                       "'Gutter clean, Window wash' AND status = 'open'"),
@@ -389,19 +389,19 @@ END_TEST
  * and change nothing; wired, the same move is made. */
 START_TEST(test_unwired_core_changes_nothing)
 {
-	struct appt_input in = {fx_local("2026-12-02 10:00"), fx_local("2026-12-02 11:00"), NULL,
-	                        NULL};
+	struct visit_input in = {fx_local("2026-12-02 10:00"), fx_local("2026-12-02 11:00"), NULL,
+	                         NULL};
 	int64_t id = 0;
 
-	ck_assert_int_eq(appt_add(db, &in, &id), 0);
+	ck_assert_int_eq(visit_add(db, &in, &id), 0);
 	announce_ready(0);
-	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-03 10:00")), FD_EINVAL);
+	ck_assert_int_eq(visit_move(db, id, fx_local("2026-12-03 10:00")), FD_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "core_wire was not called"));
-	ck_assert_int_eq(appt_set_status(db, id, "cancelled", "rain"), FD_EINVAL);
+	ck_assert_int_eq(visit_set_status(db, id, "cancelled", "rain"), FD_EINVAL);
 	announce_ready(1);
 	ck_assert_int_eq(count("SELECT start_at FROM appointment WHERE status = 'scheduled'"),
 	                 in.start_at);
-	ck_assert_int_eq(appt_move(db, id, fx_local("2026-12-03 10:00")), 0);
+	ck_assert_int_eq(visit_move(db, id, fx_local("2026-12-03 10:00")), 0);
 	ck_assert_int_eq(count("SELECT start_at FROM appointment WHERE status = 'scheduled'"),
 	                 fx_local("2026-12-03 10:00"));
 }

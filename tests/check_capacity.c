@@ -210,10 +210,10 @@ START_TEST(test_cancel_no_show_free)
 	int64_t a = book("2026-12-02 09:00", "2026-12-02 10:00", &ann, 1), b;
 
 	ck_assert_int_gt(a, 0);
-	ck_assert_int_eq(appt_set_status(db, a, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, a, "cancelled", NULL), 0);
 	b = book("2026-12-02 09:00", "2026-12-02 10:00", &ann, 1);
 	ck_assert_msg(b > 0, "%s", err_msg());
-	ck_assert_int_eq(appt_set_status(db, b, "no_show", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, b, "no_show", NULL), 0);
 	ck_assert_int_gt(book("2026-12-02 09:30", "2026-12-02 10:30", &ann, 1), 0);
 	/* the cancelled visits keep their rows on record */
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM appointment_resource"), 3);
@@ -248,24 +248,24 @@ START_TEST(test_move)
 
 	ck_assert_int_gt(a, 0);
 	ck_assert_int_gt(b, 0);
-	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 10:30")), 0);
+	ck_assert_int_eq(visit_move(db, a, fx_local("2026-12-02 10:30")), 0);
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM appointment_resource r JOIN appointment a"
 	                            " ON a.id = r.appointment_id WHERE r.start_at = a.start_at"
 	                            " AND r.end_at = a.end_at"),
 	                 2);
 	/* onto b: refused, and a stays where it was */
-	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 14:30")), FD_ECONFLICT);
+	ck_assert_int_eq(visit_move(db, a, fx_local("2026-12-02 14:30")), FD_ECONFLICT);
 	ck_assert_msg(strstr(err_msg(), "visit"), "%s", err_msg());
 	ck_assert_int_eq(fx_one(db, "SELECT start_at FROM appointment WHERE id = 1"),
 	                 fx_local("2026-12-02 10:30"));
 	/* outside the hours: refused */
-	ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 18:00")), FD_ECONFLICT);
+	ck_assert_int_eq(visit_move(db, a, fx_local("2026-12-02 18:00")), FD_ECONFLICT);
 	/* a longer visit by edit: into b refused */
 	{
-		struct appt_input in = {.end_at = fx_local("2026-12-02 14:30")};
+		struct visit_input in = {.end_at = fx_local("2026-12-02 14:30")};
 
-		ck_assert_int_eq(appt_move(db, a, fx_local("2026-12-02 13:00")), 0);
-		ck_assert_int_eq(appt_edit(db, a, &in), FD_ECONFLICT);
+		ck_assert_int_eq(visit_move(db, a, fx_local("2026-12-02 13:00")), 0);
+		ck_assert_int_eq(visit_edit(db, a, &in), FD_ECONFLICT);
 	}
 	n = 0;
 	ck_assert_int_eq(check_run(db, count_report, &n), 0);
@@ -319,7 +319,7 @@ START_TEST(test_reassign)
 	                 bay);
 	ck_assert_int_eq(rows(), before);
 	/* the day's holds: by resource, then start; a cancelled visit none */
-	ck_assert_int_eq(appt_set_status(db, c, "cancelled", "test"), 0);
+	ck_assert_int_eq(visit_set_status(db, c, "cancelled", "test"), 0);
 	ck_assert_int_eq(capacity_holds(db, fx_local("2026-12-02 00:00"),
 	                                fx_local("2026-12-03 00:00"), hold_cb, got),
 	                 0);
@@ -423,7 +423,7 @@ START_TEST(test_availability)
 		ck_assert_int_eq(got.start[k], want[k]);
 	/* a cancelled visit frees its slots; the whole week of both resources
 	 * in one call: Ann 5 days, the van 7 */
-	ck_assert_int_eq(appt_set_status(db, 1, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, 1, "cancelled", NULL), 0);
 	memset(&got, 0, sizeof got);
 	ck_assert_int_eq(capacity_available(db, day, 1, 60, 30, &ann, 1, slot_cb, &got), 0);
 	ck_assert_int_eq(got.n, nwant + 3); /* 8:30, 9:00, 9:30 */

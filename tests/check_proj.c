@@ -1042,13 +1042,13 @@ START_TEST(test_payment_mark_never_hides_money_owed)
 	pay_is(v, "unpaid");
 
 	/* a no-show visit whose job was invoiced and not paid: unpaid */
-	ck_assert_int_eq(appt_set_status(db, v, "no_show", "not home"), 0);
+	ck_assert_int_eq(visit_set_status(db, v, "no_show", "not home"), 0);
 	pay_is(v, "unpaid");
 	/* a visit of a job with nothing billed shows nothing to charge there */
 	other = add_appt("2026-12-03 09:00", "2026-12-03 10:00");
 	job2 = add_job(ada, "Wax", "USD");
 	add_link(other, job2, 30);
-	ck_assert_int_eq(appt_set_status(db, other, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, other, "cancelled", NULL), 0);
 	add_item(job2, "SERVICE", 1000, 4000);
 	pay_is(other, "nothing_to_charge");
 	/* a cancelled job with an unpaid invoice still marks its visit */

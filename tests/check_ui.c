@@ -833,11 +833,11 @@ END_TEST
 static int64_t visit(int64_t cust, const char *start, const char *end)
 {
 	struct job_input ji = {cust, "Wash", "USD", NULL};
-	struct appt_input ai = {at(start), at(end), NULL, NULL};
+	struct visit_input ai = {at(start), at(end), NULL, NULL};
 	int64_t job, appt;
 
 	ck_assert_int_eq(job_add(db, &ji, &job), 0);
-	ck_assert_int_eq(appt_add(db, &ai, &appt), 0);
+	ck_assert_int_eq(visit_add(db, &ai, &appt), 0);
 	ck_assert_int_eq(link_add(db, appt, job, 60, NULL), 0);
 	ck_assert_msg(projection_rebuild(db, appt, NULL) == 0, "%s", err_msg());
 	return appt;

@@ -111,10 +111,10 @@ static int64_t add_job(int64_t customer, const char *title, const char *currency
 
 static int64_t add_appt(const char *start, const char *end, const char *location)
 {
-	struct appt_input in = {fx_local(start), fx_local(end), location, NULL};
+	struct visit_input in = {fx_local(start), fx_local(end), location, NULL};
 	int64_t id = 0;
 
-	ck_assert_int_eq(appt_add(db, &in, &id), 0);
+	ck_assert_int_eq(visit_add(db, &in, &id), 0);
 	return id;
 }
 
@@ -365,11 +365,11 @@ END_TEST
 START_TEST(test_appt_add_edit_status)
 {
 	int64_t a = add_appt("2026-12-01 09:00", "2026-12-01 11:30", "1 Main St");
-	struct appt_input ch = {0};
-	struct appt v;
+	struct visit_input ch = {0};
+	struct visit v;
 	char *before;
 
-	ck_assert_int_eq(appt_get(db, a, &v), 0);
+	ck_assert_int_eq(visit_get(db, a, &v), 0);
 	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 09:00"));
 	ck_assert_int_eq(v.end_at - v.start_at, 150 * 60);
 	ck_assert_str_eq(v.location, "1 Main St");
@@ -377,81 +377,81 @@ START_TEST(test_appt_add_edit_status)
 	ck_assert_str_eq(v.customers, ""); /* no job yet */
 	ck_assert_str_eq(v.services, "");
 	ck_assert_int_eq(v.est_minutes, 0);
-	appt_free(&v);
+	visit_free(&v);
 
 	ch.end_at = fx_local("2026-12-01 12:00");
 	ch.location = "";
 	ch.note = "Side door";
-	ck_assert_int_eq(appt_edit(db, a, &ch), 0);
-	ck_assert_int_eq(appt_get(db, a, &v), 0);
+	ck_assert_int_eq(visit_edit(db, a, &ch), 0);
+	ck_assert_int_eq(visit_get(db, a, &v), 0);
 	ck_assert_int_eq(v.start_at, fx_local("2026-12-01 09:00")); /* unchanged */
 	ck_assert_int_eq(v.end_at, fx_local("2026-12-01 12:00"));
 	ck_assert_ptr_null(v.location);
 	ck_assert_str_eq(v.note, "Side door");
-	appt_free(&v);
+	visit_free(&v);
 
-	ck_assert_int_eq(appt_set_status(db, a, "confirmed", "called"), 0);
-	ck_assert_int_eq(appt_set_status(db, a, "in_progress", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, a, "done", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, a, "confirmed", "called"), 0);
+	ck_assert_int_eq(visit_set_status(db, a, "in_progress", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, a, "done", NULL), 0);
 	check_flows("appointment", a,
 	            "->scheduled:- scheduled>confirmed:called confirmed>in_progress:- "
 	            "in_progress>done:-");
 	check_history("appointment", a, "1,3,3,3,3");
 
 	before = snapshot();
-	REFUSED(appt_set_status(db, a, "scheduled", NULL), FD_ECONFLICT, before);
+	REFUSED(visit_set_status(db, a, "scheduled", NULL), FD_ECONFLICT, before);
 	ck_assert_str_eq(err_msg(), "visit 1 is done, which is final: its status cannot change");
 	free(before);
 
 	a = add_appt("2026-12-02 09:00", "2026-12-02 10:00", NULL);
 	before = snapshot();
-	REFUSED(appt_set_status(db, a, "done", NULL), FD_ECONFLICT, before);
+	REFUSED(visit_set_status(db, a, "done", NULL), FD_ECONFLICT, before);
 	ck_assert(strstr(err_msg(), "from scheduled it can go to: cancelled, confirmed, "
 	                            "in_progress, no_show") != NULL);
-	REFUSED(appt_set_status(db, a, "no-show", NULL), FD_EINVAL, before);
+	REFUSED(visit_set_status(db, a, "no-show", NULL), FD_EINVAL, before);
 	free(before);
-	ck_assert_int_eq(appt_set_status(db, a, "no_show", "nobody home"), 0);
-	ck_assert_int_eq(appt_set_status(db, a, "cancelled", NULL), FD_ECONFLICT);
+	ck_assert_int_eq(visit_set_status(db, a, "no_show", "nobody home"), 0);
+	ck_assert_int_eq(visit_set_status(db, a, "cancelled", NULL), FD_ECONFLICT);
 }
 END_TEST
 
 START_TEST(test_appt_refusals_change_nothing)
 {
 	int64_t a = add_appt("2026-12-01 09:00", "2026-12-01 10:00", NULL), id;
-	struct appt_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 09:00"), NULL,
-	                        NULL};
-	struct appt_input ch = {0};
+	struct visit_input in = {fx_local("2026-12-01 10:00"), fx_local("2026-12-01 09:00"), NULL,
+	                         NULL};
+	struct visit_input ch = {0};
 	char *before = snapshot(), *big = big_string();
 
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before); /* end before start */
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before); /* end before start */
 	ck_assert_str_eq(err_msg(), "the visit must end after it starts "
 	                            "(2026-12-01 09:00 is not after 2026-12-01 10:00)");
 	in.end_at = in.start_at; /* no length */
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
-	in.end_at = in.start_at + APPT_MAX_SECONDS + 1;
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
+	in.end_at = in.start_at + VISIT_MAX_SECONDS + 1;
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 	ck_assert(strstr(err_msg(), "7 days") != NULL);
 	in.end_at = in.start_at + 3600;
 	in.start_at = 0;
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 	in.start_at = in.end_at - 3600;
 	in.location = "line\nbreak";
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 	in.location = "\xc0\xaf"; /* overlong '/' */
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 	in.location = big;
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 	in.location = NULL;
 	in.note = big;
-	REFUSED(appt_add(db, &in, &id), FD_EINVAL, before);
+	REFUSED(visit_add(db, &in, &id), FD_EINVAL, before);
 
-	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
+	REFUSED(visit_edit(db, a, &ch), FD_EINVAL, before);
 	ch.end_at = fx_local("2026-12-01 08:00"); /* before the kept start */
-	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
+	REFUSED(visit_edit(db, a, &ch), FD_EINVAL, before);
 	ch.start_at = fx_local("2026-12-01 10:00");
 	ch.end_at = ch.start_at; /* a new start and end, not after it */
-	REFUSED(appt_edit(db, a, &ch), FD_EINVAL, before);
-	REFUSED(appt_edit(db, 99, &ch), FD_ENOTFOUND, before);
+	REFUSED(visit_edit(db, a, &ch), FD_EINVAL, before);
+	REFUSED(visit_edit(db, 99, &ch), FD_ENOTFOUND, before);
 	ck_assert_str_eq(err_msg(), "there is no visit 99");
 	free(big);
 	free(before);
@@ -463,7 +463,7 @@ struct ids {
 	int n;
 };
 
-static int collect_appt(const struct appt *a, void *arg)
+static int collect_appt(const struct visit *a, void *arg)
 {
 	struct ids *ids = arg;
 
@@ -472,7 +472,7 @@ static int collect_appt(const struct appt *a, void *arg)
 	return 0;
 }
 
-static int stop_at_first(const struct appt *a, void *arg) /* returns 7 */
+static int stop_at_first(const struct visit *a, void *arg) /* returns 7 */
 {
 	(*(int *)arg)++;
 	return 7;
@@ -492,7 +492,7 @@ START_TEST(test_range_overlap)
 	int calls = 0;
 
 	/* day 1: by start time; the visit crossing midnight is there */
-	ck_assert_int_eq(appt_list_range(db, day1, day2, collect_appt, &ids), 0);
+	ck_assert_int_eq(visit_list_range(db, day1, day2, collect_appt, &ids), 0);
 	ck_assert_int_eq(ids.n, 4);
 	ck_assert_int_eq(ids.id[0], long_one);
 	ck_assert_int_eq(ids.id[1], early);
@@ -500,24 +500,25 @@ START_TEST(test_range_overlap)
 	ck_assert_int_eq(ids.id[3], till_midnight);
 	/* day 2: the same visit again; one that ends at midnight is not */
 	ids.n = 0;
-	ck_assert_int_eq(appt_list_range(db, day2, day3, collect_appt, &ids), 0);
+	ck_assert_int_eq(visit_list_range(db, day2, day3, collect_appt, &ids), 0);
 	ck_assert_int_eq(ids.n, 3);
 	ck_assert_int_eq(ids.id[0], long_one); /* started six days before */
 	ck_assert_int_eq(ids.id[1], late);
 	ck_assert_int_eq(ids.id[2], morning);
 	/* [from, to): a visit starting at `to` is not in */
 	ids.n = 0;
-	ck_assert_int_eq(appt_list_range(db, day2 + 3600, day3, collect_appt, &ids), 0);
+	ck_assert_int_eq(visit_list_range(db, day2 + 3600, day3, collect_appt, &ids), 0);
 	ck_assert_int_eq(ids.n, 3);
 	ids.n = 0;
-	ck_assert_int_eq(appt_list_range(db, day3, clock_add_days(day3, 1), collect_appt, &ids), 0);
+	ck_assert_int_eq(visit_list_range(db, day3, clock_add_days(day3, 1), collect_appt, &ids),
+	                 0);
 	ck_assert_int_eq(ids.n, 1);
 	ck_assert_int_eq(ids.id[0], from_midnight);
 	/* the callback's value stops the list */
-	ck_assert_int_eq(appt_list_range(db, day1, day3, stop_at_first, &calls), 7);
+	ck_assert_int_eq(visit_list_range(db, day1, day3, stop_at_first, &calls), 7);
 	ck_assert_int_eq(calls, 1);
-	ck_assert_int_eq(appt_list_range(db, day2, day1, collect_appt, &ids), FD_EINVAL);
-	ck_assert_int_eq(appt_list_range(db, day2, day2, collect_appt, &ids), FD_EINVAL);
+	ck_assert_int_eq(visit_list_range(db, day2, day1, collect_appt, &ids), FD_EINVAL);
+	ck_assert_int_eq(visit_list_range(db, day2, day2, collect_appt, &ids), FD_EINVAL);
 }
 END_TEST
 
@@ -541,17 +542,17 @@ START_TEST(test_one_job_two_visits)
 	int64_t v1 = add_appt("2026-12-01 09:00", "2026-12-01 13:00", "1 Main St");
 	int64_t v2 = add_appt("2026-12-02 09:00", "2026-12-02 11:00", "1 Main St"), id = 0;
 	struct strbuf sb = {0};
-	struct appt a;
+	struct visit a;
 
 	ck_assert_int_eq(link_add(db, v1, job, 240, &id), 0);
 	ck_assert_int_gt(id, 0);
 	add_item(job, "SERVICE", 1000, 25000);
 	ck_assert_int_eq(job_set_status(db, job, "in_progress", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, v1, "in_progress", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, v1, "done", "rained off at 11"), 0);
+	ck_assert_int_eq(visit_set_status(db, v1, "in_progress", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, v1, "done", "rained off at 11"), 0);
 	ck_assert_int_eq(link_add(db, v2, job, 120, &id), 0);
-	ck_assert_int_eq(appt_set_status(db, v2, "in_progress", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, v2, "done", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, v2, "in_progress", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, v2, "done", NULL), 0);
 	ck_assert_int_eq(job_set_status(db, job, "done", NULL), 0);
 
 	ck_assert_int_eq(count("SELECT count(*) FROM service_order"), 1);
@@ -564,10 +565,10 @@ START_TEST(test_one_job_two_visits)
 	ck_assert_str_eq(sb_cstr(&sb), "1/1:240:Ada Lee:Full detail:done "
 	                               "2/1:120:Ada Lee:Full detail:done");
 	sb_free(&sb);
-	ck_assert_int_eq(appt_get(db, v2, &a), 0);
+	ck_assert_int_eq(visit_get(db, v2, &a), 0);
 	ck_assert_str_eq(a.customers, "Ada Lee");
 	ck_assert_str_eq(a.services, "Full detail");
-	appt_free(&a);
+	visit_free(&a);
 	check_flows("appointment", v1,
 	            "->scheduled:- scheduled>in_progress:- in_progress>done:rained off at 11");
 }
@@ -583,24 +584,24 @@ START_TEST(test_one_visit_three_customers)
 	int64_t v = add_appt("2026-12-01 09:00", "2026-12-01 12:00", "Oak Court 5"), id;
 	struct ids ids = {{0}, 0};
 	struct strbuf sb = {0};
-	struct appt a;
+	struct visit a;
 
 	ck_assert_int_eq(link_add(db, v, j1, 45, &id), 0);
 	ck_assert_int_eq(link_add(db, v, j2, 60, &id), 0);
-	ck_assert_int_eq(appt_get(db, v, &a), 0);
+	ck_assert_int_eq(visit_get(db, v, &a), 0);
 	ck_assert_str_eq(a.customers, "Ada Lee +1");
-	appt_free(&a);
+	visit_free(&a);
 	ck_assert_int_eq(link_add(db, v, j3, 30, &id), 0);
 	ck_assert_int_eq(link_add(db, v, j4, 15, &id), 0); /* Ada again: still three people */
-	ck_assert_int_eq(appt_get(db, v, &a), 0);
+	ck_assert_int_eq(visit_get(db, v, &a), 0);
 	ck_assert_str_eq(a.customers, "Ada Lee +2");
 	ck_assert_str_eq(a.services, "Wash, Wax, Interior, Tyres");
 	ck_assert_int_eq(a.est_minutes, 150);
 	ck_assert_str_eq(a.location, "Oak Court 5");
-	appt_free(&a);
-	ck_assert_int_eq(
-	    appt_list_range(db, fx_local("2026-12-01"), fx_local("2026-12-02"), collect_appt, &ids),
-	    0);
+	visit_free(&a);
+	ck_assert_int_eq(visit_list_range(db, fx_local("2026-12-01"), fx_local("2026-12-02"),
+	                                  collect_appt, &ids),
+	                 0);
 	ck_assert_int_eq(ids.n, 1);
 	ck_assert_int_eq(count("SELECT count(*) FROM appointment"), 1);
 	ck_assert_int_eq(link_list(db, v, 0, collect_link, &sb), 0);
@@ -620,14 +621,14 @@ START_TEST(test_link_rules_and_history)
 	int64_t cancelled = add_appt("2026-12-03 09:00", "2026-12-03 10:00", NULL);
 	int64_t no_show = add_appt("2026-12-04 09:00", "2026-12-04 10:00", NULL), id, lid;
 	char *before;
-	struct appt a;
+	struct visit a;
 
 	ck_assert_int_eq(link_add(db, done, job, 30, &id), 0);
 	ck_assert_int_eq(link_add(db, open, gone, 30, &id), 0);
-	ck_assert_int_eq(appt_set_status(db, done, "in_progress", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, done, "done", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, cancelled, "cancelled", NULL), 0);
-	ck_assert_int_eq(appt_set_status(db, no_show, "no_show", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, done, "in_progress", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, done, "done", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, cancelled, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, no_show, "no_show", NULL), 0);
 	ck_assert_int_eq(job_set_status(db, gone, "cancelled", NULL), 0);
 
 	before = snapshot();
@@ -656,17 +657,17 @@ START_TEST(test_link_rules_and_history)
 	/* add, edit, remove: history 1, 3, 2 */
 	ck_assert_int_eq(link_add(db, open, job, 0, &lid), 0);
 	ck_assert_int_eq(link_edit(db, open, job, 90), 0);
-	ck_assert_int_eq(appt_get(db, open, &a), 0);
+	ck_assert_int_eq(visit_get(db, open, &a), 0);
 	ck_assert_int_eq(a.est_minutes, 90 + 30);
-	appt_free(&a);
+	visit_free(&a);
 	ck_assert_int_eq(link_remove(db, open, job), 0);
 	check_history("appointment_work", lid, "1,3,2");
 	/* a cancelled job may leave a visit that is not over */
 	ck_assert_int_eq(link_remove(db, open, gone), 0);
-	ck_assert_int_eq(appt_get(db, open, &a), 0);
+	ck_assert_int_eq(visit_get(db, open, &a), 0);
 	ck_assert_str_eq(a.customers, "");
 	ck_assert_int_eq(a.est_minutes, 0);
-	appt_free(&a);
+	visit_free(&a);
 	ck_assert_int_eq(link_list(db, 0, 0, NULL, NULL), FD_EINVAL);
 }
 END_TEST
@@ -849,7 +850,7 @@ START_TEST(test_schema_backstops)
 
 	add_item(job, "SERVICE", 1000, 100);
 	ck_assert_int_eq(link_add(db, open, job, 10, &id), 0);
-	ck_assert_int_eq(appt_set_status(db, v, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, v, "cancelled", NULL), 0);
 	ck_assert_int_eq(job_set_status(db, gone, "cancelled", NULL), 0);
 	before = snapshot();
 	ck_assert_int_ne(db_exec(db, "UPDATE service_order SET status = 'open' WHERE id = 2"), 0);
@@ -876,7 +877,7 @@ START_TEST(test_schema_backstops)
 	}
 	free(before);
 	/* links already made stay as they are when their visit ends */
-	ck_assert_int_eq(appt_set_status(db, open, "cancelled", NULL), 0);
+	ck_assert_int_eq(visit_set_status(db, open, "cancelled", NULL), 0);
 	ck_assert_int_eq(db_exec(db, "UPDATE appointment_work SET est_minutes = 5"), 0);
 }
 END_TEST

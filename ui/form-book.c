@@ -16,7 +16,7 @@
  * with the name typed; when it is posted the booking form names the new
  * customer and Enter books. The rules (naming customers and services, the
  * times, the booking itself) are the core's: booking_customers,
- * booking_services, appt_when_times, booking_add. The notes beside the
+ * booking_services, visit_when_times, booking_add. The notes beside the
  * fields show what the core found while typing.
  *
  * Callers: view-calendar.c (a), view-dispatch.c (Enter on a free cell:
@@ -130,14 +130,14 @@ static int read_services(struct form *f, int k, int show)
 static int read_times(struct form *f, int *bad)
 {
 	struct bookst *bs = f->arg;
-	struct appt_when w;
+	struct visit_when w;
 
 	w.date = form_value(f, form_find(f, B_DATE));
 	w.start = form_value(f, form_find(f, B_START));
 	w.end = form_value(f, form_find(f, B_END));
 	w.length = form_value(f, form_find(f, B_LENGTH));
 	w.overnight = !strcmp(form_value(f, form_find(f, B_OVERNIGHT)), "yes");
-	return appt_when_times(&w, &bs->start, &bs->end, bad);
+	return visit_when_times(&w, &bs->start, &bs->end, bad);
 }
 
 static void show_times(struct form *f)
@@ -357,7 +357,7 @@ static int book_check(struct form *f)
 		errors++;
 	}
 	if (read_times(f, &bad)) {
-		k = form_find(f, when_field[bad >= 1 && bad <= 4 ? bad : APPT_WHEN_START]);
+		k = form_find(f, when_field[bad >= 1 && bad <= 4 ? bad : VISIT_WHEN_START]);
 		form_error(f, k, "%s", err_msg());
 		errors++;
 	}

@@ -3,7 +3,7 @@
  * job to a visit and edit a job, add and edit a line item.
  *
  * Each form checks every field before anything is written, then calls the
- * core (appt_add/appt_edit/appt_set_status, job_add + link_add,
+ * core (visit_add/visit_edit/visit_set_status, job_add + link_add,
  * job_edit/job_set_status, item_add/item_edit). An edit sends only the
  * fields that changed. Where one form needs two core calls (a job and its
  * link to the visit; an edit and a status change), each is its own
@@ -61,7 +61,7 @@ static const char *const yes_no_labels[] = {N_("no"), N_("yes")};
 
 struct visitst {
 	int64_t id;
-	struct appt old;
+	struct visit old;
 	int64_t start, end;
 	int times_changed, end_changed;
 	int no_show;            /* form_visit_close: a no-show, else a cancellation */
@@ -76,13 +76,13 @@ static int field_edited(struct form *f, int id)
 	return k >= 0 && f->fields[k].edited;
 }
 
-/* The times typed, by the core's rule (appt_when_times): a new date or
- * start alone keeps the length (the end is not sent, appt_edit moves it); a
+/* The times typed, by the core's rule (visit_when_times): a new date or
+ * start alone keeps the length (the end is not sent, visit_edit moves it); a
  * new end is used as typed, on the next day only when marked overnight. */
 static int times(struct form *f, struct visitst *vs)
 {
 	static const int when_field[] = {0, V_DATE, V_START, V_END, V_START};
-	struct appt_when w = {0};
+	struct visit_when w = {0};
 	int bad = 0;
 
 	vs->times_changed = field_edited(f, V_DATE) || field_edited(f, V_START);
@@ -99,7 +99,7 @@ static int times(struct form *f, struct visitst *vs)
 	} else {
 		w.length = "1"; /* only the start is read; the length is kept */
 	}
-	if (appt_when_times(&w, &vs->start, &vs->end, &bad)) {
+	if (visit_when_times(&w, &vs->start, &vs->end, &bad)) {
 		form_error(f, form_find(f, when_field[bad >= 1 && bad <= 4 ? bad : 2]), "%s",
 		           err_msg());
 		return 1;
@@ -107,7 +107,7 @@ static int times(struct form *f, struct visitst *vs)
 	return 0;
 }
 
-static int visit_check(struct form *f)
+static int visit_form_check(struct form *f)
 {
 	struct visitst *vs = f->arg;
 
@@ -118,7 +118,7 @@ static int visit_check(struct form *f)
 static int visit_post(struct form *f)
 {
 	struct visitst *vs = f->arg;
-	struct appt_input in = {0};
+	struct visit_input in = {0};
 	const char *loc = form_value(f, form_find(f, V_LOCATION));
 	const char *note = form_value(f, form_find(f, V_NOTE));
 	int rc;
@@ -135,14 +135,14 @@ static int visit_post(struct form *f)
 		in.note = note;
 	rc = 0;
 	if (in.start_at || in.end_at || in.location || in.note) {
-		if ((rc = appt_edit(ui_db(), vs->id, &in)))
+		if ((rc = visit_edit(ui_db(), vs->id, &in)))
 			return rc;
 		form_receipt(f, _("Visit %lld changed."), (long long)vs->id);
 	}
 	if (strcmp(form_value(f, form_find(f, V_STATUS)), vs->old.status)) {
 		const char *st = form_value(f, form_find(f, V_STATUS));
 
-		if ((rc = appt_set_status(ui_db(), vs->id, st, NULL))) {
+		if ((rc = visit_set_status(ui_db(), vs->id, st, NULL))) {
 			if (!f->receipt.len)
 				return rc; /* nothing was written: the form stays open */
 			form_receipt(f, _("! The status was not changed: %s"), err_msg());
@@ -155,19 +155,19 @@ static int visit_post(struct form *f)
 	return 0;
 }
 
-static void visit_free(struct form *f)
+static void visit_form_free(struct form *f)
 {
 	struct visitst *vs = f->arg;
 
-	appt_free(&vs->old);
+	visit_free(&vs->old);
 	free(vs);
 }
 
 static const struct form_spec visit_spec = {
     .name = "visit",
-    .check = visit_check,
+    .check = visit_form_check,
     .post = visit_post,
-    .free = visit_free,
+    .free = visit_form_free,
     .help = N_("A visit is when and where only. A new date or start keeps the visit's length; "
                "change the end to change it. An end at or before the start needs 'Runs "
                "overnight' (it is then on the next day). The jobs it works on are added from "
@@ -182,7 +182,7 @@ static struct visitst *visit_state(int64_t appt_id)
 	if (refuse_readonly())
 		return NULL;
 	vs = xcalloc(1, sizeof *vs);
-	if (appt_get(ui_db(), appt_id, &vs->old) != 0) {
+	if (visit_get(ui_db(), appt_id, &vs->old) != 0) {
 		ui_msg(MSG_ERROR, _("Cannot read visit %1$lld: %2$s"), (long long)appt_id,
 		       err_msg());
 		free(vs);
@@ -192,7 +192,7 @@ static struct visitst *visit_state(int64_t appt_id)
 	return vs;
 }
 
-static int runs_overnight(const struct appt *a)
+static int runs_overnight(const struct visit *a)
 {
 	char sd[32], ed[32];
 
@@ -222,18 +222,18 @@ struct view *form_visit_edit(int64_t appt_id)
 	return form_view(f);
 }
 
-/* Move: a day and a start; the length is kept by the core (appt_move). */
+/* Move: a day and a start; the length is kept by the core (visit_move). */
 static int move_check(struct form *f)
 {
 	struct visitst *vs = f->arg;
-	struct appt_when w = {0};
+	struct visit_when w = {0};
 	int bad = 0;
 
 	w.date = form_value(f, form_find(f, V_DATE));
 	w.start = form_value(f, form_find(f, V_START));
 	w.length = "1";
-	if (appt_when_times(&w, &vs->start, &vs->end, &bad)) {
-		form_error(f, form_find(f, bad == APPT_WHEN_DATE ? V_DATE : V_START), "%s",
+	if (visit_when_times(&w, &vs->start, &vs->end, &bad)) {
+		form_error(f, form_find(f, bad == VISIT_WHEN_DATE ? V_DATE : V_START), "%s",
 		           err_msg());
 		return 1;
 	}
@@ -243,18 +243,18 @@ static int move_check(struct form *f)
 static int move_post(struct form *f)
 {
 	struct visitst *vs = f->arg;
-	struct appt a;
+	struct visit a;
 	char span[80], s[32], e[32];
 	int rc;
 
-	if ((rc = appt_move(ui_db(), vs->id, vs->start)))
+	if ((rc = visit_move(ui_db(), vs->id, vs->start)))
 		return rc;
 	f->posted_id = vs->id;
-	if (appt_get(ui_db(), vs->id, &a) == 0) {
+	if (visit_get(ui_db(), vs->id, &a) == 0) {
 		snprintf(span, sizeof span, "%s - %s", fmt_datetime(a.start_at, s),
 		         fmt_datetime(a.end_at, e));
 		form_receipt(f, _("Visit %1$lld moved to %2$s."), (long long)vs->id, span);
-		appt_free(&a);
+		visit_free(&a);
 	}
 	return 0;
 }
@@ -273,7 +273,7 @@ static const struct form_spec move_spec = {
     .check = move_check,
     .post = move_post,
     .next = move_next,
-    .free = visit_free,
+    .free = visit_form_free,
     .help = N_("Type the new day and start; the visit keeps its length and everything it "
                "works on."),
 };
@@ -324,7 +324,7 @@ static int close_post(struct form *f)
 
 	const char *status = visit_close_status(vs->no_show);
 
-	if ((rc = appt_set_status(ui_db(), vs->id, status, *reason ? reason : NULL)))
+	if ((rc = visit_set_status(ui_db(), vs->id, status, *reason ? reason : NULL)))
 		return rc;
 	f->posted_id = vs->id;
 	form_receipt(f, _("Visit %1$lld is now %2$s."), (long long)vs->id, fmt_status(status));
@@ -336,7 +336,7 @@ static const struct form_spec close_spec = {
     .check = close_check,
     .post = close_post,
     .confirm = close_confirm,
-    .free = visit_free,
+    .free = visit_form_free,
     .help = N_("The reason is kept in the visit's history. A cancelled or no-show visit is "
                "final: book a new one if the customer calls again."),
 };

@@ -133,17 +133,17 @@ static int add_figures(const struct aging_row *a, void *arg)
 	return 0;
 }
 
-/* The visits of the customer, newest first, as appt_list_customer gives
+/* The visits of the customer, newest first, as visit_list_customer gives
  * them; split into coming and past when listed. */
 struct visits {
-	struct appt *a;
+	struct visit *a;
 	int n, cap;
 };
 
-static int take_visit(const struct appt *a, void *arg)
+static int take_visit(const struct visit *a, void *arg)
 {
 	struct visits *vs = arg;
-	struct appt *c;
+	struct visit *c;
 
 	if (vs->n == vs->cap) {
 		vs->cap = vs->cap ? 2 * vs->cap : 16;
@@ -160,7 +160,7 @@ static int take_visit(const struct appt *a, void *arg)
 	return 0;
 }
 
-static void visit_row(struct customerv *cv, const struct appt *a)
+static void cust_visit_row(struct customerv *cv, const struct visit *a)
 {
 	char d[32];
 	const char *cells[4];
@@ -178,12 +178,12 @@ static void add_visits(struct customerv *cv)
 	int64_t now = clock_now();
 	int i, coming = 0;
 
-	appt_list_customer(ui_db(), cv->id, take_visit, &vs);
+	visit_list_customer(ui_db(), cv->id, take_visit, &vs);
 	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Coming visits"));
 	/* newest first: the coming ones are at the start, latest first */
 	for (i = vs.n - 1; i >= 0; i--)
 		if (vs.a[i].end_at > now) {
-			visit_row(cv, &vs.a[i]);
+			cust_visit_row(cv, &vs.a[i]);
 			coming++;
 		}
 	if (!coming)
@@ -192,11 +192,11 @@ static void add_visits(struct customerv *cv)
 	pane_text(&cv->p, 0, 0, R_HEADER, "%s", _("Past visits"));
 	for (i = 0; i < vs.n; i++)
 		if (vs.a[i].end_at <= now)
-			visit_row(cv, &vs.a[i]);
+			cust_visit_row(cv, &vs.a[i]);
 	if (coming == vs.n)
 		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("None."));
 	for (i = 0; i < vs.n; i++)
-		appt_free(&vs.a[i]);
+		visit_free(&vs.a[i]);
 	free(vs.a);
 }
 

@@ -195,7 +195,7 @@ static int disp_idle(struct view *v)
 	return 0;
 }
 
-static const struct cal_row *visit_row(const struct dispv *d, int64_t appt)
+static const struct cal_row *disp_visit_row(const struct dispv *d, int64_t appt)
 {
 	int k, n = cal_day_count(&d->data, 0);
 
@@ -232,7 +232,7 @@ static int fit_cols(const struct dispv *d)
 /* "! Ann Lee, Oil change" */
 static void visit_text(const struct dispv *d, int64_t appt, int first, char *buf, size_t n)
 {
-	const struct cal_row *r = visit_row(d, appt);
+	const struct cal_row *r = disp_visit_row(d, appt);
 	const struct pay_mark *pm = theme_pay(r ? r->pay_status : "");
 
 	if (!first)
@@ -253,7 +253,7 @@ static void draw_status(struct dispv *d, WINDOW *w, int y)
 		return;
 	clock_format_local(slot_start(d, d->row), "%H:%M", hm, sizeof hm);
 	if (c > 0) {
-		const struct cal_row *r = visit_row(d, c);
+		const struct cal_row *r = disp_visit_row(d, c);
 		const struct pay_mark *pm = theme_pay(r ? r->pay_status : "");
 
 		snprintf(buf, sizeof buf, _("%1$s %2$s: visit %3$lld, %4$s, %5$s (%6$s %7$s)"), hm,
@@ -324,7 +324,7 @@ static void disp_draw(struct view *v, WINDOW *w)
 			attr_t a = theme_attr(R_NORMAL);
 
 			if (c > 0) {
-				const struct cal_row *row = visit_row(d, c);
+				const struct cal_row *row = disp_visit_row(d, c);
 
 				visit_text(d, c, k == d->top + 0 || cell_at(d, r, k - 1) != c, buf,
 				           sizeof buf);

@@ -2,7 +2,7 @@
  * view-visit.c - a visit: when, where, status, customers; the jobs it
  * works on with their line items, and the invoices that bill each job.
  *
- * Everything is read through the core (appt_get, link_list, job_get,
+ * Everything is read through the core (visit_get, link_list, job_get,
  * item_list, invoice_of_job, invoice_get, projection_get) each time the
  * pane is built; a rebuild keeps the cursor on the same record. Enter on an
  * invoice opens it; e edits the visit, a job or an item; n adds a job; a
@@ -176,7 +176,7 @@ static int add_link(const struct link *l, void *arg)
 
 static void build(struct visitv *vv)
 {
-	struct appt a;
+	struct visit a;
 	struct cal_row r;
 	struct build b = {vv, 0, NULL, 0};
 	char from[32], to[32];
@@ -186,7 +186,7 @@ static void build(struct visitv *vv)
 	pane_target(&vv->p, &kind, &id);
 	pane_clear(&vv->p);
 	vv->njobs = vv->nrefs = 0;
-	if (appt_get(ui_db(), vv->appt_id, &a) != 0) {
+	if (visit_get(ui_db(), vv->appt_id, &a) != 0) {
 		vv->gone = 1;
 		pane_text(&vv->p, 0, 0, R_ERROR, _("! Visit %lld no longer exists."),
 		          (long long)vv->appt_id);
@@ -225,7 +225,7 @@ static void build(struct visitv *vv)
 		pane_text(&vv->p, 0, 0, R_DIM, "%s",
 		          _("This visit works on no job yet: press n to add one."));
 	}
-	appt_free(&a);
+	visit_free(&a);
 	pane_restore(&vv->p, kind ? kind : K_VISIT, kind ? id : vv->appt_id, old < 0 ? 0 : old);
 }
 
@@ -249,7 +249,7 @@ static const struct jobref *job_of_selection(struct visitv *vv)
 	return vv->njobs == 1 ? &vv->jobs[0] : NULL;
 }
 
-static void visit_free(struct view *v)
+static void visitv_free(struct view *v)
 {
 	struct visitv *vv = v->priv;
 
@@ -412,7 +412,7 @@ static const struct view_ops visit_ops = {
     .ctx = CTX_PANE,
     .keys = visit_keys,
     .hints = visit_hints,
-    .free = visit_free,
+    .free = visitv_free,
     .resize = visit_resize,
     .draw = visit_draw,
     .action = visit_action,
