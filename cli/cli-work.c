@@ -1,6 +1,6 @@
 /*
  * cli-work.c - `frontdesk job|appt|link|item ...`: jobs, visits, which jobs
- * a visit works on, and the line items of a job (see work.h).
+ * a visit works on, and the line items of a job (see job.h, visit.h, item.h).
  *
  * Times are typed and shown in shop time ("YYYY-MM-DD HH:MM"); JSON carries
  * UTC. Amounts are typed and shown in the job's currency; JSON carries minor
@@ -22,9 +22,11 @@
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "strbuf.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- shared */

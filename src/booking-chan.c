@@ -41,7 +41,7 @@
 #include "outbox.h"
 #include "retention-mod.h"
 #include "service.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- reading */

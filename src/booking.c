@@ -15,10 +15,11 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "job.h"
 #include "money.h"
 #include "service.h"
 #include "strbuf.h"
-#include "work.h"
+#include "visit.h"
 
 struct book_ctx {
 	const struct booking_input *in;

@@ -24,7 +24,7 @@ struct strbuf;
 #define BOOKING_MAX_CUSTOMERS 20 /* customers on one visit */
 #define BOOKING_MAX_SERVICES  20 /* services chosen for each of them */
 
-/* What to book. start_at/end_at as visit_add wants them (work.h). Each
+/* What to book. start_at/end_at as visit_add wants them (visit.h). Each
  * customer gets the services as line items of quantity 1 (the catalogue's
  * name, kind and price copied: a later catalogue change never changes
  * them): with use_open_job on the customer's newest open job in the

@@ -29,7 +29,7 @@
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 #define NOTE_MAX 400

@@ -22,7 +22,7 @@
  * refuse an overlapping reservation whoever writes. A cancelled or no-show
  * visit keeps its rows on record but holds nothing.
  *
- * Conventions as in work.h: 0, or a negative FD_E* code with a translated
+ * Conventions as in job.h: 0, or a negative FD_E* code with a translated
  * reason in err_msg() (FD_EINVAL bad input, FD_ENOTFOUND, FD_ECONFLICT the
  * state does not allow it: a slot taken, outside hours, a retired
  * resource); a refused request changes nothing; history rows (*_his) are

@@ -8,8 +8,8 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "item.h"
 #include "money.h"
-#include "work.h"
 #include "xalloc.h"
 #include <config.h>
 #include <stdio.h>

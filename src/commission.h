@@ -1,7 +1,7 @@
 /*
  * commission.h - who did the work, and their commission (columns
  * commission_fixed, commission_bp, est_minutes and tech_id of line_item;
- * migration 0018). This module owns those four columns; work.h's item.c
+ * migration 0018). This module owns those four columns; item.h's item.c
  * owns the rest of the line item.
  *
  * A line's commission is either a fixed amount (minor units of the job's
@@ -65,7 +65,7 @@ struct commission_info {
 /* commission_get - the commission of line item item_id; FD_ENOTFOUND. */
 int commission_get(struct db *db, int64_t item_id, struct commission_info *out);
 
-/* commission_item_add - item_add (work.h) and commission_set of the new
+/* commission_item_add - item_add (item.h) and commission_set of the new
  * line in one write transaction: both or neither. */
 struct item_input;
 int commission_item_add(struct db *db, const struct item_input *item,

@@ -9,7 +9,7 @@
  * row corrects it. The summary is personal data: data retention's purge
  * will need a path of its own past those triggers (see migration 0011).
  *
- * Conventions as in work.h: 0 or a negative FD_E* code with a translated
+ * Conventions as in job.h: 0 or a negative FD_E* code with a translated
  * reason in err_msg(); input is checked before the write transaction, so a
  * refused request changes nothing.
  *

@@ -18,8 +18,10 @@
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "item.h"
+#include "job.h"
 #include "payment.h"
-#include "work.h"
+#include "visit.h"
 
 static const char *const names[] = {
     "Ada Lee",      "Bo Chen",       "Carmen Ortiz", "Dmitri Volkov", "Ella Johnson",

@@ -39,6 +39,8 @@
 #include "fsmode.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "outbox.h"
 #include "print.h"
@@ -46,7 +48,6 @@
 #include "settings.h"
 #include "stopflag.h"
 #include "strbuf.h"
-#include "work.h"
 #include "xalloc.h"
 
 #define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */

@@ -18,7 +18,7 @@
 #include "export.h"
 #include "i18n.h"
 #include "money.h"
-#include "work.h"
+#include "visit.h"
 
 #define TIME_CELL "%Y-%m-%d %H:%M:%S"
 

@@ -23,7 +23,7 @@
 #include "i18n.h"
 #include "migrate.h"
 #include "strbuf.h"
-#include "work.h"
+#include "visit.h"
 
 /* libical is loaded the first time a calendar is written (dynlib.h): every
  * other command and the screen start without it and the ICU data it maps.

@@ -24,12 +24,12 @@
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "item.h"
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
-#include "work.h"
 #include "xalloc.h"
 
 #define TERMS_MAX_DAYS 3650

@@ -1,6 +1,6 @@
 /*
  * item.c - the line items of a job; amounts are computed here
- * (money_line_amount) and stored with the item (see work.h).
+ * (money_line_amount) and stored with the item (see item.h).
  *
  * The amount of an item is what it costs: what invoices that are not void
  * bill of it (their lines' snapshots) plus what is left to bill at its unit
@@ -26,13 +26,14 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
-#include "work.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- items */

@@ -1,5 +1,5 @@
 /*
- * job.c - jobs: work for one customer (see work.h).
+ * job.c - jobs: work for one customer (see job.h).
  *
  * Invariants (the whole work domain): every write checks what it can of its
  * input before its transaction starts, and what needs the database inside
@@ -18,16 +18,27 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "job.h"
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
-#include "work.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- jobs */
+
+/* A job's states and its one move (the legal ones: status_transition) */
+static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
+
+const struct machine wk_job_machine = {
+    "job",
+    "SELECT status FROM service_order WHERE id = ?1",
+    "UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
+    job_states,
+    1,
+};
 
 #define JOB_SELECT                                                                                 \
 	"SELECT j.id, j.customer_id, c.name, j.title, j.status, j.currency, j.note,"               \

@@ -23,12 +23,13 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "service.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
-#include "work.h"
 
 const char *const service_kinds[SERVICE_NKINDS] = {"SERVICE", "FEE", "DISCOUNT", "TAX", "CREDIT"};
 const char *const service_kind_labels[SERVICE_NKINDS] = {N_("service"), N_("fee"), N_("discount"),

@@ -11,7 +11,7 @@
  * change of the catalogue never touches an existing line item, and invoice
  * lines keep their own snapshots of what was billed.
  *
- * Conventions as in work.h: every function returns 0 or a negative FD_E*
+ * Conventions as in job.h: every function returns 0 or a negative FD_E*
  * code with a translated reason in err_msg() (FD_EINVAL for unacceptable
  * input, FD_ENOTFOUND, FD_ECONFLICT when the service's state does not allow
  * the request); every write checks its input first and runs in one write
@@ -117,7 +117,7 @@ int service_list(struct db *db, int all, int (*cb)(const struct service *s, void
 
 /* service_to_job - add active service id to job job_id as a new line item
  * of qty_milli thousandths (> 0) with the service's kind, its name as the
- * description and its price as the unit price (item_add in work.h, whose
+ * description and its price as the unit price (item_add in item.h, whose
  * rules apply). *item_id gets the line item's id. FD_ECONFLICT for a
  * retired service or a job in another currency than the service's price;
  * FD_ENOTFOUND when the service or the job does not exist. */

@@ -1,6 +1,6 @@
 /*
  * visit.c - visits (when and where only) and the links that say which jobs a
- * visit works on, with estimated minutes (see work.h).
+ * visit works on, with estimated minutes (see visit.h).
  *
  * Invariants (the whole work domain): every write checks what it can of its
  * input before its transaction starts, and what needs the database inside
@@ -28,11 +28,23 @@
 #include "settings.h"
 #include "strbuf.h"
 #include "text.h"
+#include "visit.h"
 #include "work-int.h"
-#include "work.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- visits */
+
+/* A visit's states and its one move (the legal ones: status_transition) */
+static const char *const visit_states[] = {"scheduled", "confirmed", "in_progress", "done",
+                                           "cancelled", "no_show",   NULL};
+
+const struct machine wk_visit_machine = {
+    "appointment",
+    "SELECT status FROM appointment WHERE id = ?1",
+    "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
+    visit_states,
+    0,
+};
 
 /* A visit with the summary of the jobs it works on, in the order they were
  * linked: the first customer's name and "+N" for N more customers, the job

@@ -1,6 +1,7 @@
 /*
- * work-common.c - the statement helpers and the status machines of jobs and visits
- * (see work-int.h). Status changes are checked here against status_transition
+ * work-common.c - the statement helpers and the runner of the status
+ * machines of jobs and visits (see work-int.h; each machine is its owner's:
+ * job.c, visit.c). Status changes are checked here against status_transition
  * so that the refusal can say what is allowed; the schema's triggers refuse
  * illegal ones as well and write the status flow with the reason handed over
  * through db_set_reason().
@@ -27,7 +28,6 @@
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
-#include "work.h"
 #include "xalloc.h"
 
 /* ---------------------------------------------------------------- helpers */
@@ -113,29 +113,10 @@ const char *wk_opt_or_null(const char *s)
 
 /* ---------------------------------------------------------------- statuses */
 
-static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
-static const char *const visit_states[] = {"scheduled", "confirmed", "in_progress", "done",
-                                           "cancelled", "no_show",   NULL};
-
-const struct machine wk_job_machine = {
-    "job",
-    "SELECT status FROM service_order WHERE id = ?1",
-    "UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
-    job_states,
-};
-
-const struct machine wk_visit_machine = {
-    "appointment",
-    "SELECT status FROM appointment WHERE id = ?1",
-    "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
-    visit_states,
-};
-
 int wk_not_found(const struct machine *m, int64_t id)
 {
 	return err_set(FD_ENOTFOUND,
-	               m == &wk_job_machine ? _("there is no job %lld")
-	                                    : _("there is no visit %lld"),
+	               m->job ? _("there is no job %lld") : _("there is no visit %lld"),
 	               (long long)id);
 }
 
@@ -150,7 +131,7 @@ static int check_status_name(const struct machine *m, const char *status)
 			return 0;
 	for (i = 0; m->states[i]; i++)
 		sb_printf(&all, "%s%s", i ? ", " : "", m->states[i]);
-	if (m == &wk_job_machine)
+	if (m->job)
 		err_set(FD_EINVAL, _("'%.40s' is not a job status: use one of %s"),
 		        status ? status : "", sb_cstr(&all));
 	else
@@ -202,7 +183,7 @@ static int check_transition(struct db *db, const struct machine *m, int64_t id, 
 {
 	struct allowed a = {to, 0, {0}};
 	sqlite3_stmt *st;
-	int job = m == &wk_job_machine, rc;
+	int job = m->job, rc;
 
 	if (!strcmp(from, to))
 		return err_set(FD_ECONFLICT,

@@ -1,8 +1,9 @@
 /*
  * work-int.h - what the modules of the work domain share (private to
  * work-common.c, job.c, visit.c and item.c): input limits, the statement
- * helpers, and the status machines of jobs and visits, whose legal changes
- * are rows of status_transition. Not for other modules: they use work.h.
+ * helpers, and the runner of the status machines of jobs and visits, whose
+ * legal changes are rows of status_transition. Not for other modules: they
+ * use job.h, visit.h and item.h.
  */
 #ifndef FD_WORK_INT_H
 #define FD_WORK_INT_H
@@ -18,12 +19,16 @@ struct db;
 #define MINUTES_MAX 100000
 #define QTY_MAX     ((int64_t)1000000000) /* thousandths: a million units */
 
-/* One status machine: the legal changes are rows of status_transition. */
+/* One status machine: the legal changes are rows of status_transition. Each
+ * record's machine (its states, the one statement that moves it) is defined
+ * by its owner: wk_job_machine in job.c, wk_visit_machine in visit.c;
+ * work-common.c runs any of them. */
 struct machine {
 	const char *entity;     /* status_transition.entity */
 	const char *read_sql;   /* ?1 = id -> status */
 	const char *update_sql; /* ?1 = status, ?2 = now, ?3 = id */
 	const char *const *states;
+	int job; /* 1: the refusals speak of a job, 0: of a visit */
 };
 
 extern const struct machine wk_job_machine, wk_visit_machine;

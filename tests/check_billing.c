@@ -22,10 +22,10 @@
 #include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
+#include "item.h"
 #include "money.h"
 #include "payment.h"
 #include "report.h"
-#include "work.h"
 
 static struct fx F;
 static struct db *db;

@@ -20,7 +20,7 @@
 #include "fixture.h"
 #include "service.h"
 #include "strbuf.h"
-#include "work.h"
+#include "visit.h"
 
 static struct fx F;
 static struct db *db;

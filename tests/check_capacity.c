@@ -22,7 +22,7 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
-#include "work.h"
+#include "visit.h"
 
 static struct fx F;
 static struct db *db;

@@ -20,9 +20,10 @@
 #include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "service.h"
-#include "work.h"
 
 static struct fx F;
 static struct db *db;

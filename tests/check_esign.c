@@ -22,7 +22,8 @@
 #include "err.h"
 #include "esign.h"
 #include "fixture.h"
-#include "work.h"
+#include "item.h"
+#include "job.h"
 
 static const char body[] =
     "{\"id\":\"evt_1\",\"type\":\"envelope.completed\",\"created\":1700000000,"

@@ -28,13 +28,14 @@
 #include "err.h"
 #include "fixture.h"
 #include "invoice.h"
+#include "job.h"
 #include "migrate.h"
 #include "money.h"
 #include "payment.h"
 #include "projection.h"
 #include "strbuf.h"
 #include "task.h"
-#include "work.h"
+#include "visit.h"
 
 static struct fx F;
 static struct db *db;

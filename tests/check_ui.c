@@ -32,6 +32,8 @@
 #include "err.h"
 #include "fixture.h"
 #include "invoice.h"
+#include "item.h"
+#include "job.h"
 #include "layout.h"
 #include "outbox.h"
 #include "payform.h"
@@ -40,7 +42,7 @@
 #include "qr.h"
 #include "statusline-fit.h"
 #include "tw.h"
-#include "work.h"
+#include "visit.h"
 
 static int inside(const struct rect *r, int rows, int cols)
 {

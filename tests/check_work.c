@@ -16,9 +16,11 @@
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "strbuf.h"
-#include "work.h"
+#include "visit.h"
 
 static struct fx F;
 static struct db *db;

@@ -17,8 +17,9 @@
 #include "fixture.h"
 #include "idem.h"
 #include "invoice.h"
+#include "item.h"
+#include "job.h"
 #include "wire.h"
-#include "work.h"
 
 void fx_env(void)
 {

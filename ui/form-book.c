@@ -39,7 +39,7 @@
 #include "strbuf.h"
 #include "text.h"
 #include "views.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 enum {

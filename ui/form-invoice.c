@@ -14,9 +14,9 @@
 #include "form.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "job.h"
 #include "text.h"
 #include "views.h"
-#include "work.h"
 #include "xalloc.h"
 
 enum { I_JOBS = 1, I_TERMS, I_NOTE, I_OVERPAY };

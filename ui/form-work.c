@@ -21,11 +21,13 @@
 #include "fmt.h"
 #include "form.h"
 #include "i18n.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "settings.h"
 #include "text.h"
 #include "views.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 static int refuse_readonly(void)

@@ -37,7 +37,7 @@
 #include "tw.h"
 #include "view.h"
 #include "views.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 enum { M_MONTH, M_WEEK, M_DAY };

@@ -22,12 +22,13 @@
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "job.h"
 #include "pane.h"
 #include "payment.h"
 #include "report.h"
 #include "strbuf.h"
 #include "views.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 struct customerv {

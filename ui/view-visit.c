@@ -20,11 +20,13 @@
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "item.h"
+#include "job.h"
 #include "money.h"
 #include "pane.h"
 #include "projection.h"
 #include "views.h"
-#include "work.h"
+#include "visit.h"
 #include "xalloc.h"
 
 #define MAX_JOBS 64
