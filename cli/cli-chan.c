@@ -659,7 +659,7 @@ int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *t
 	ch.role = cli_arg_get(a, "role");
 	ch.adapter = cli_arg_get(a, "adapter");
 	ch.enabled = cli_arg_flag(a, "enable") ? 1 : cli_arg_flag(a, "disable") ? 0 : -1;
-	if ((rc = chan_provider_change_type(c->db, type, a->pos[0], &ch)) != 0)
+	if ((rc = chan_pipeline_provider_change(c->db, type, a->pos[0], &ch)) != 0)
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();

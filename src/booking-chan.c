@@ -428,6 +428,11 @@ static int visit_push_tx(struct db *db, void *arg)
 	return 0;
 }
 
+int booking_chan_adapter_known(const char *name)
+{
+	return name && !strcmp(name, "rest");
+}
+
 int booking_chan_on_visit(struct db *db, const struct announcement *a)
 {
 	struct visit_push v = {a->id, a->when};

@@ -51,6 +51,10 @@ struct chan_conn;
 /* The registry's integration type of booking channels. */
 #define BOOKING_CHAN_TYPE "booking"
 
+/* booking_chan_adapter_known - 1 for the booking channels' one adapter,
+ * "rest" (the registry asks it through the pipeline). */
+int booking_chan_adapter_known(const char *name);
+
 struct inbox_ingest_result; /* inbox.h: what the ingest stored */
 
 /* booking_chan_ingest - store a request relayed from booking provider code

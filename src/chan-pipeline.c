@@ -208,11 +208,12 @@ static int booking_step_deliver(struct db *db, struct chan_conn *c,
  * under several is looked for). */
 static const struct chan_pipeline pipelines[] = {
     {CHAN_TYPE_PAYMENT, chan_conn_open, pay_ingest, pay_can_poll, pay_poll, pay_query, pay_process,
-     pay_deliver, outbox_payment_fits},
+     pay_deliver, outbox_payment_fits, chan_adapter_known},
     {ESIGN_TYPE, esign_conn_open, esign_step_ingest, NULL, NULL, esign_step_query,
-     esign_step_process, esign_step_deliver, esign_command_fits},
+     esign_step_process, esign_step_deliver, esign_command_fits, esign_adapter_known},
     {BOOKING_CHAN_TYPE, booking_step_open, booking_step_ingest, NULL, NULL, NULL,
-     booking_step_process, booking_step_deliver, booking_chan_command_fits},
+     booking_step_process, booking_step_deliver, booking_chan_command_fits,
+     booking_chan_adapter_known},
 };
 #define N_PIPELINES (sizeof pipelines / sizeof *pipelines)
 
@@ -304,6 +305,14 @@ int chan_pipeline_ingest(struct db *db, const char *type, const char *code, cons
 	if (!r->answer)
 		r->answer = "";
 	return rc;
+}
+
+int chan_pipeline_provider_change(struct db *db, const char *type, const char *code,
+                                  const struct chan_provider_change *ch)
+{
+	const struct chan_pipeline *pl = chan_pipeline_find(type);
+
+	return chan_provider_change_type(db, type, code, ch, pl ? pl->adapter_known : NULL);
 }
 
 const struct chan_pipeline *chan_pipeline_find(const char *type)

@@ -63,7 +63,16 @@ struct chan_pipeline {
 	/* whether what command o is for still wants it sent when a person
 	 * revives it (outbox_retry's fits); NULL: always */
 	int (*command_fits)(struct db *db, const struct outbox_cmd *o);
+	/* 1 when the type has an adapter called name (the registry asks it) */
+	int (*adapter_known)(const char *name);
 };
+
+/* chan_pipeline_provider_change - chan_provider_change_type for a provider
+ * of integration type, with the type's own adapters; FD_EINVAL when
+ * frontdesk has no pipeline of that type. */
+struct chan_provider_change; /* chan-provider.h */
+int chan_pipeline_provider_change(struct db *db, const char *type, const char *code,
+                                  const struct chan_provider_change *ch);
 
 /* chan_pipeline_find - the steps of integration type (e.g. "payment"),
  * NULL when frontdesk has no pipeline for it yet. */

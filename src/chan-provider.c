@@ -133,15 +133,14 @@ out:
 
 int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch)
 {
-	return chan_provider_change_type(db, CHAN_TYPE_PAYMENT, code, ch);
+	return chan_provider_change_type(db, CHAN_TYPE_PAYMENT, code, ch, chan_adapter_known);
 }
 
 int chan_provider_change_type(struct db *db, const char *type, const char *code,
-                              const struct chan_provider_change *ch)
+                              const struct chan_provider_change *ch,
+                              int (*adapter_known)(const char *name))
 {
 	struct set_ctx s = {type, code, ch};
-	int esign = !strcmp(type, ESIGN_TYPE);
-	int booking = !strcmp(type, "booking"); /* booking-chan.h: one adapter, rest */
 	int rc;
 
 	if ((rc = inbox_source_valid(code)) != 0)
@@ -155,11 +154,9 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 	if (ch->rollout < -1 || ch->rollout > 100)
 		return err_set(FD_EINVAL,
 		               _("the rollout is a percentage: a whole number from 0 to 100"));
-	if (strcmp(type, CHAN_TYPE_PAYMENT) && !esign && !booking)
+	if (!adapter_known)
 		return err_set(FD_EINVAL, _("frontdesk has no providers of type '%s' yet"), type);
-	if (ch->adapter && (booking ? strcmp(ch->adapter, "rest") != 0
-	                    : esign ? !esign_adapter_find(ch->adapter)
-	                            : !chan_adapter_find(ch->adapter)))
+	if (ch->adapter && !adapter_known(ch->adapter))
 		return err_set(FD_EINVAL, _("there is no channel adapter '%s'"), ch->adapter);
 	if (ch->card_page && strcmp(ch->card_page, "checkout") && strcmp(ch->card_page, "intent"))
 		return err_set(FD_EINVAL, _("the card page is checkout or intent"));
@@ -412,6 +409,11 @@ const struct chan_ops *chan_adapter_find(const char *name)
 		if (!strcmp(adapters[i]->code, name))
 			return adapters[i];
 	return NULL;
+}
+
+int chan_adapter_known(const char *name)
+{
+	return chan_adapter_find(name) != NULL;
 }
 
 /* The string key of a provider's settings (JSON), "" when none. */

@@ -64,11 +64,14 @@ int chan_provider_change(struct db *db, const char *code, const struct chan_prov
 
 /* chan_provider_change_type, chan_provider_get_type, chan_provider_route_type,
  * chan_provider_list_type - the same for the providers of integration type
- * type (CHAN_TYPE_PAYMENT or ESIGN_TYPE): the functions above are these for
- * payment. An esign provider's adapter is one of esign.h's
- * (esign_adapter_find). */
+ * type: the functions above are these for payment. The registry knows no
+ * type's adapters: adapter_known (1 when the type has an adapter of that
+ * name) is the type's own, handed over by its pipeline
+ * (chan_pipeline_provider_change); NULL: frontdesk has no pipeline of that
+ * type, and the change is refused. */
 int chan_provider_change_type(struct db *db, const char *type, const char *code,
-                              const struct chan_provider_change *ch);
+                              const struct chan_provider_change *ch,
+                              int (*adapter_known)(const char *name));
 int chan_provider_get_type(struct db *db, const char *type, const char *code,
                            struct chan_provider *out);
 int chan_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41]);
@@ -130,6 +133,8 @@ void chan_provider_free(struct chan_provider *p);
 /* chan_adapter_find - the operations of the adapter called name
  * ("stripe"), NULL when frontdesk has none by that name. */
 const struct chan_ops *chan_adapter_find(const char *name);
+/* chan_adapter_known - 1 when chan_adapter_find(name) finds one. */
+int chan_adapter_known(const char *name);
 
 /* chan_provider_adapter - *ops = the adapter that reads what provider code
  * sends: the one its row's settings name ("adapter"; stripe when none, as

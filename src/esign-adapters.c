@@ -20,3 +20,8 @@ const struct esign_ops *esign_adapter_find(const char *name)
 			return adapters[i];
 	return NULL;
 }
+
+int esign_adapter_known(const char *name)
+{
+	return esign_adapter_find(name) != NULL;
+}

@@ -157,6 +157,8 @@ extern const struct esign_ops esign_rest_ops;
 
 /* esign_adapter_find - the adapter called name, NULL when none. */
 const struct esign_ops *esign_adapter_find(const char *name);
+/* esign_adapter_known - 1 when esign_adapter_find(name) finds one. */
+int esign_adapter_known(const char *name);
 
 /* esign_envelope_free - free what *e owns. */
 void esign_envelope_free(struct esign_envelope *e);

@@ -42,6 +42,15 @@ refused "a rollout with a percent sign" channel provider-set stripe --rollout 50
 like "the message says what a rollout is" \
 	"$(fd channel provider-set stripe --rollout 101 2>&1)" "a whole number from 0 to 100"
 refused "an adapter frontdesk does not have" channel provider-set stripe --adapter paypal
+# each type's adapters are its own (its pipeline tells the registry)
+refused "a payment provider with the e-sign adapter" channel provider-set stripe --adapter rest
+refused "an e-sign provider with a payment adapter" estimate provider-set sign9 \
+	--url http://127.0.0.1:9 --adapter stripe
+like "... which names the adapter" "$(cat "$TMP/err")" "there is no channel adapter 'stripe'"
+refused "a booking channel with a payment adapter" booking-channel provider-set book9 \
+	--url http://127.0.0.1:9 --adapter wechat
+ok "an e-sign provider with its adapter" fd estimate provider-set sign9 --url http://127.0.0.1:9 --adapter rest
+ok "a booking channel with its adapter" fd booking-channel provider-set book9 --url http://127.0.0.1:9 --adapter rest
 fd channel provider-set stripe --rollout 30 >/dev/null
 fd channel provider-set alt --url http://127.0.0.1:8 --role backup >/dev/null
 like "providers shows the role and the rollout" "$(fd channel providers)" "30%"
