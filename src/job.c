@@ -31,12 +31,19 @@
 
 /* A job's states and its one move (the legal ones: status_transition) */
 static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
+static const struct move job_moves[] = {
+    {"done", "in_progress"}, {"in_progress", "cancelled"},
+    {"in_progress", "done"}, {"in_progress", "open"},
+    {"open", "cancelled"},   {"open", "done"},
+    {"open", "in_progress"}, {NULL, NULL},
+};
 
 const struct machine wk_job_machine = {
     "job",
     "SELECT status FROM service_order WHERE id = ?1",
     "UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
     job_states,
+    job_moves,
     1,
 };
 

@@ -37,12 +37,20 @@
 /* A visit's states and its one move (the legal ones: status_transition) */
 static const char *const visit_states[] = {"scheduled", "confirmed", "in_progress", "done",
                                            "cancelled", "no_show",   NULL};
+static const struct move visit_moves[] = {
+    {"confirmed", "cancelled"}, {"confirmed", "in_progress"},
+    {"confirmed", "no_show"},   {"confirmed", "scheduled"},
+    {"in_progress", "done"},    {"scheduled", "cancelled"},
+    {"scheduled", "confirmed"}, {"scheduled", "in_progress"},
+    {"scheduled", "no_show"},   {NULL, NULL},
+};
 
 const struct machine wk_visit_machine = {
     "appointment",
     "SELECT status FROM appointment WHERE id = ?1",
     "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
     visit_states,
+    visit_moves,
     0,
 };
 

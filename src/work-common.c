@@ -160,56 +160,84 @@ int wk_read_status(struct db *db, const struct machine *m, int64_t id, char out[
 	return rc;
 }
 
-struct allowed {
-	const char *to;
-	int found;
-	struct strbuf list; /* every status reachable from the current one */
-};
-
-static int allowed_row(sqlite3_stmt *st, void *p)
-{
-	struct allowed *a = p;
-	const char *s = (const char *)sqlite3_column_text(st, 0);
-
-	if (!strcmp(s, a->to))
-		a->found = 1;
-	sb_printf(&a->list, "%s%s", a->list.len ? ", " : "", s);
-	return 0;
-}
-
 /* FD_ECONFLICT, saying what is allowed, unless m may go from `from` to `to`. */
-static int check_transition(struct db *db, const struct machine *m, int64_t id, const char *from,
-                            const char *to)
+static int check_transition(const struct machine *m, int64_t id, const char *from, const char *to)
 {
-	struct allowed a = {to, 0, {0}};
-	sqlite3_stmt *st;
-	int job = m->job, rc;
+	struct strbuf list = {0}; /* every status reachable from the current one */
+	const struct move *mv;
+	int job = m->job, found = 0, rc = 0;
 
 	if (!strcmp(from, to))
 		return err_set(FD_ECONFLICT,
 		               job ? _("job %lld is already %s") : _("visit %lld is already %s"),
 		               (long long)id, to);
-	rc = db_prepare(db,
-	                "SELECT to_status FROM status_transition"
-	                " WHERE entity = ?1 AND from_status = ?2 ORDER BY to_status",
-	                &st);
-	if (rc)
-		return rc;
-	wk_bind_text(st, 1, m->entity);
-	wk_bind_text(st, 2, from);
-	rc = wk_each_row(db, st, allowed_row, &a, _("cannot read the status rules"), NULL);
-	if (!rc && !a.found && a.list.len == 0)
+	for (mv = m->moves; mv->from; mv++) {
+		if (strcmp(mv->from, from))
+			continue;
+		found |= !strcmp(mv->to, to);
+		sb_printf(&list, "%s%s", list.len ? ", " : "", mv->to);
+	}
+	if (!found && list.len == 0)
 		rc = err_set(FD_ECONFLICT,
 		             job ? _("job %lld is %s, which is final: its status cannot change")
 		                 : _("visit %lld is %s, which is final: its status cannot change"),
 		             (long long)id, from);
-	else if (!rc && !a.found)
+	else if (!found)
 		rc = err_set(FD_ECONFLICT,
 		             job ? _("job %lld cannot go from %s to %s; from %s it can go to: %s")
 		                 : _("visit %lld cannot go from %s to %s; "
 		                     "from %s it can go to: %s"),
-		             (long long)id, from, to, from, sb_cstr(&a.list));
-	sb_free(&a.list);
+		             (long long)id, from, to, from, sb_cstr(&list));
+	sb_free(&list);
+	return rc;
+}
+
+struct agree {
+	const struct machine *m;
+	size_t next; /* the move of m->moves the next row must be */
+};
+
+/* FD_ECONFLICT naming the first place where m's moves and the schema's differ
+ * (NULL: that side has no more). */
+static int disagree(const struct machine *m, const struct move *code, const char *from,
+                    const char *to)
+{
+	return err_set(FD_ECONFLICT,
+	               _("the moves of %s differ: the code has %s -> %s where the schema has "
+	                 "%s -> %s"),
+	               m->entity, code->from ? code->from : "(none)",
+	               code->to ? code->to : "(none)", from ? from : "(none)", to ? to : "(none)");
+}
+
+static int agree_row(sqlite3_stmt *st, void *p)
+{
+	struct agree *a = p;
+	const char *from = (const char *)sqlite3_column_text(st, 0);
+	const char *to = (const char *)sqlite3_column_text(st, 1);
+	const struct move *mv = &a->m->moves[a->next];
+
+	if (!mv->from || strcmp(mv->from, from) || strcmp(mv->to, to))
+		return disagree(a->m, mv, from, to);
+	a->next++;
+	return 0;
+}
+
+int wk_moves_agree(struct db *db, const struct machine *m)
+{
+	struct agree a = {m, 0};
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare(db,
+	                "SELECT from_status, to_status FROM status_transition"
+	                " WHERE entity = ?1 ORDER BY from_status, to_status",
+	                &st);
+	if (rc)
+		return rc;
+	wk_bind_text(st, 1, m->entity);
+	rc = wk_each_row(db, st, agree_row, &a, _("cannot read the status rules"), NULL);
+	if (!rc && m->moves[a.next].from)
+		rc = disagree(m, &m->moves[a.next], NULL, NULL);
 	return rc;
 }
 
@@ -227,7 +255,7 @@ static int status_tx(struct db *db, void *arg)
 	int rc;
 
 	if ((rc = wk_read_status(db, s->m, s->id, from)) ||
-	    (rc = check_transition(db, s->m, s->id, from, s->status)))
+	    (rc = check_transition(s->m, s->id, from, s->status)))
 		return rc;
 	if ((rc = db_prepare(db, s->m->update_sql, &st)))
 		return rc;

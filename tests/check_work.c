@@ -21,6 +21,7 @@
 #include "money.h"
 #include "strbuf.h"
 #include "visit.h"
+#include "work-int.h"
 
 static struct fx F;
 static struct db *db;
@@ -884,6 +885,42 @@ START_TEST(test_schema_backstops)
 }
 END_TEST
 
+/* The moves of jobs and visits are a table in their owners (job.c,
+ * visit.c), mirrored by the rows of status_transition that the triggers
+ * enforce: both say the same, and a table that lacks one move, or has one
+ * more, is caught naming it. */
+START_TEST(test_moves_agree_with_the_schema)
+{
+	static const struct move fewer[] = {{"done", "in_progress"}, {NULL, NULL}};
+	static const struct move more[] = {{"confirmed", "cancelled"},
+	                                   {"confirmed", "in_progress"},
+	                                   {"confirmed", "no_show"},
+	                                   {"confirmed", "scheduled"},
+	                                   {"done", "scheduled"},
+	                                   {"in_progress", "done"},
+	                                   {"scheduled", "cancelled"},
+	                                   {"scheduled", "confirmed"},
+	                                   {"scheduled", "in_progress"},
+	                                   {"scheduled", "no_show"},
+	                                   {NULL, NULL}};
+	struct machine m;
+
+	ck_assert_int_eq(wk_moves_agree(db, &wk_job_machine), 0);
+	ck_assert_int_eq(wk_moves_agree(db, &wk_visit_machine), 0);
+	m = wk_job_machine;
+	m.moves = fewer;
+	ck_assert_int_eq(wk_moves_agree(db, &m), FD_ECONFLICT);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "the moves of job differ: the code has (none) -> "
+	                                        "(none) where the schema has in_progress -> "
+	                                        "cancelled"));
+	m = wk_visit_machine;
+	m.moves = more;
+	ck_assert_int_eq(wk_moves_agree(db, &m), FD_ECONFLICT);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "the code has done -> scheduled where the schema "
+	                                        "has in_progress -> done"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("work");
@@ -908,6 +945,7 @@ int main(void)
 	tcase_add_test(tc, test_item_amounts);
 	tcase_add_test(tc, test_item_refusals_and_currency_lock);
 	tcase_add_test(tc, test_schema_backstops);
+	tcase_add_test(tc, test_moves_agree_with_the_schema);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
