@@ -1,6 +1,8 @@
 /*
- * esign.c - estimates, sign flows, e-sign callbacks, final documents (see
- * esign.h).
+ * esign.c - estimates sent for signature, the e-sign callbacks, the files
+ * of final documents and the purge of a customer's (see esign.h); the
+ * worker's steps that move the sign flows are esign-flow.c, what both use
+ * esign-int.h.
  *
  * Invariants: a flow's state only moves forward along status_transition
  * (the schema refuses the rest; apply_state decides before it asks); every
@@ -35,6 +37,7 @@
 #include "dbrow.h"
 #include "docnum.h"
 #include "err.h"
+#include "esign-int.h"
 #include "esign.h"
 #include "fsmode.h"
 #include "i18n.h"
@@ -49,9 +52,6 @@
 #include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
-
-#define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */
-#define FOUND_PREFIX      "frontdesk.envelope."
 
 static const char *const state_names[] = {"sent",     "viewed",  "signed",
                                           "declined", "expired", "cancelled"};
@@ -74,7 +74,7 @@ int esign_state_parse(const char *name, enum esign_state *s)
 }
 
 /* 1 when a flow may move from a to b (mirrors the schema's rows). */
-static int may_move(enum esign_state a, enum esign_state b)
+int esign_may_move(enum esign_state a, enum esign_state b)
 {
 	if (a == ESIGN_SENT)
 		return b != ESIGN_SENT;
@@ -90,7 +90,7 @@ void esign_envelope_free(struct esign_envelope *e)
 }
 
 /* The adapter name of a provider's settings ("rest" when none). */
-static const struct esign_ops *adapter_of(const struct chan_provider *p)
+const struct esign_ops *esign_adapter_of(const struct chan_provider *p)
 {
 	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
 	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
@@ -117,7 +117,7 @@ int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
 		rc = err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), c->p.code);
 		goto out;
 	}
-	if (!(ops = adapter_of(&c->p))) {
+	if (!(ops = esign_adapter_of(&c->p))) {
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), c->p.code);
 		goto out;
 	}
@@ -162,7 +162,7 @@ char *esign_folder(struct db *db)
 
 /* Read the whole file path (at most max bytes). FD_ENOTFOUND when it is
  * missing, FD_EIO when it cannot be read. */
-static int read_file(const char *path, size_t max, unsigned char **out, size_t *len)
+int esign_read_file(const char *path, size_t max, unsigned char **out, size_t *len)
 {
 	FILE *f = fopen(path, "rb");
 	struct strbuf sb = {0};
@@ -200,7 +200,7 @@ int esign_file_sha256(const char *path, char out[65])
 {
 	unsigned char *b = NULL;
 	size_t len = 0;
-	int rc = read_file(path, 64u << 20, &b, &len);
+	int rc = esign_read_file(path, 64u << 20, &b, &len);
 
 	if (!rc)
 		rc = crypto_sha256_hex(b, len, out);
@@ -210,7 +210,7 @@ int esign_file_sha256(const char *path, char out[65])
 
 /* Write n bytes to dir/name whole or not at all: dir/.name.part (any left
  * by a worker that was killed is replaced), fsync, rename, fsync dir. */
-static int write_whole(const char *dir, const char *name, const void *p, size_t n)
+int esign_write_whole(const char *dir, const char *name, const void *p, size_t n)
 {
 	struct strbuf tmp = {0}, fin = {0};
 	const char *b = p;
@@ -602,7 +602,7 @@ static int send_tx(struct db *db, void *arg)
 	if ((rc = print_estimate_pdf(&pe, pdf_path)) != 0)
 		goto out;
 	made = 1;
-	if ((rc = read_file(pdf_path, 64u << 20, &pdf, &pdf_len)) != 0)
+	if ((rc = esign_read_file(pdf_path, 64u << 20, &pdf, &pdf_len)) != 0)
 		goto out;
 	if ((rc = crypto_sha256_hex(pdf, pdf_len, hash)) != 0)
 		goto out;
@@ -699,8 +699,8 @@ int esign_send(struct db *db, int64_t job_id, const char *provider, int64_t *id)
 }
 
 /* INSIDE a transaction: a command for flow's provider. */
-static int enqueue(struct db *db, const char *type, const char *number, const char *code,
-                   const char *envelope_id)
+int esign_enqueue(struct db *db, const char *type, const char *number, const char *code,
+                  const char *envelope_id)
 {
 	cJSON *p = cJSON_CreateObject();
 	char key[17], ik[40], *payload;
@@ -758,7 +758,7 @@ static int cancel_tx(struct db *db, void *arg)
 	}
 	db_set_reason(db, NULL);
 	if (!rc && *e.envelope_id)
-		rc = enqueue(db, "envelope.cancel", e.number, e.provider, e.envelope_id);
+		rc = esign_enqueue(db, "envelope.cancel", e.number, e.provider, e.envelope_id);
 out:
 	esign_estimate_free(&e);
 	return rc;
@@ -885,7 +885,7 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 		return rc;
 	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &p)) != 0)
 		return rc;
-	ops = adapter_of(&p);
+	ops = esign_adapter_of(&p);
 	chan_provider_free(&p);
 	if (!ops)
 		return err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), code);
@@ -911,748 +911,6 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 out:
 	chan_secret_free(sec);
 	return rc;
-}
-
-/* ---------------------------------------------------------------- worker steps */
-
-/* The due rows of a step, read before any call is made. */
-struct ids {
-	int64_t *v;
-	size_t n;
-};
-
-static int read_ids(struct db *db, sqlite3_stmt *st, struct ids *out)
-{
-	int step;
-
-	out->v = NULL;
-	out->n = 0;
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		out->v = xrealloc(out->v, (out->n + 1) * sizeof *out->v);
-		out->v[out->n++] = sqlite3_column_int64(st, 0);
-	}
-	if (step != SQLITE_DONE)
-		return db_fail(db, _("cannot read what is due"));
-	return 0;
-}
-
-/* --- deliver */
-
-struct cmd {
-	int64_t id;
-	char type[61];
-	char number[41];
-	char key[256];
-	char status[12];
-	int64_t retries;
-	char envelope_id[256]; /* envelope.cancel */
-};
-
-static int cmd_get(struct db *db, int64_t id, struct cmd *c)
-{
-	sqlite3_stmt *st;
-	cJSON *p;
-	int rc;
-
-	memset(c, 0, sizeof *c);
-	rc = db_prepare_cached(db,
-	                       "SELECT event_type, business_key, idempotency_key, status,"
-	                       " retry_count, payload FROM outbox_event WHERE id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		c->id = id;
-		dbrow_copy(st, 0, c->type, sizeof c->type);
-		dbrow_copy(st, 1, c->number, sizeof c->number);
-		dbrow_copy(st, 2, c->key, sizeof c->key);
-		dbrow_copy(st, 3, c->status, sizeof c->status);
-		c->retries = sqlite3_column_int64(st, 4);
-		p = cJSON_Parse((const char *)sqlite3_column_text(st, 5));
-		chan_json_str(cJSON_GetObjectItemCaseSensitive(p, "envelope_id"), "envelope_id", 1,
-		              c->envelope_id, sizeof c->envelope_id);
-		cJSON_Delete(p);
-	} else {
-		rc = err_set(FD_ENOTFOUND, _("the command is gone"));
-	}
-	db_release(db, st);
-	return rc;
-}
-
-/* What to write after a command's call. */
-struct cmd_done {
-	const struct control_hold *lease;
-	int64_t id;
-	const char *status; /* sending, succeeded, failed, dead */
-	const char *error;
-	int64_t retry_in; /* seconds, failed */
-	int64_t estimate_id;
-	const struct esign_envelope *env; /* envelope.create succeeded */
-};
-
-static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
-                     const char *why);
-
-static int cmd_done_tx(struct db *db, void *arg)
-{
-	struct cmd_done *d = arg;
-	sqlite3_stmt *st;
-	int64_t now = clock_now();
-	int rc;
-
-	if ((rc = control_fence(db, d->lease)) != 0)
-		return rc;
-	if (!strcmp(d->status, "sending"))
-		rc = outbox_claim(db, d->id, 0, NULL);
-	else
-		rc = outbox_record(db, d->id, d->status, d->error, d->retry_in, 0, NULL);
-	if (rc)
-		return rc;
-	if (d->env) {
-		struct estimate e;
-
-		if ((rc = esign_get(db, d->estimate_id, &e)) != 0)
-			return rc;
-		rc = db_prepare_cached(db,
-		                       "UPDATE esign_flow SET envelope_id = ?2, updated_at = ?3"
-		                       " WHERE id = ?1",
-		                       &st);
-		if (!rc) {
-			sqlite3_bind_int64(st, 1, e.flow_id);
-			sqlite3_bind_text(st, 2, d->env->id, -1, SQLITE_TRANSIENT);
-			sqlite3_bind_int64(st, 3, now);
-			rc = db_run_cached(db, st, _("cannot save the envelope id"));
-		}
-		enum esign_state cur;
-
-		if (!rc && esign_state_parse(e.state, &cur) == 0 && may_move(cur, d->env->state))
-			rc = set_state(db, e.flow_id, e.state, d->env->state, d->env->updated,
-			               "the provider's answer");
-		/* cancelled while the envelope was being made: withdraw it */
-		if (!rc && !strcmp(e.state, "cancelled"))
-			rc = enqueue(db, "envelope.cancel", e.number, e.provider, d->env->id);
-		esign_estimate_free(&e);
-	}
-	return rc;
-}
-
-static int deliver_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                       int64_t id, struct esign_round *r)
-{
-	struct cmd cm;
-	struct cmd_done d = {lease, id, "sending", NULL, 0, 0, NULL};
-	struct esign_envelope env = {0};
-	struct chan_status st = {0};
-	struct estimate e = {0};
-	unsigned char *pdf = NULL;
-	size_t len = 0;
-	char hash[65], *dir = NULL;
-	int rc, code;
-
-	if ((rc = cmd_get(db, id, &cm)) != 0)
-		return rc;
-	/* sending first: a crash after this leaves an unknown outcome, which
-	 * the same idempotency key resolves */
-	if (strcmp(cm.status, "sending") && (rc = db_write(db, cmd_done_tx, &d)) != 0)
-		return rc;
-	if (!strcmp(cm.type, "envelope.cancel")) {
-		code = c->eops->cancel(c->ectx, cm.envelope_id, cm.key, &st);
-	} else {
-		int64_t eid = 0;
-
-		if ((rc = esign_find(db, cm.number, &eid)) != 0 ||
-		    (rc = esign_get(db, eid, &e)) != 0)
-			return rc;
-		d.estimate_id = e.id;
-		if (!strcmp(e.state, "cancelled") && !*e.envelope_id) {
-			d.status = "dead";
-			d.error = _("the estimate was cancelled before it was sent");
-			rc = db_write(db, cmd_done_tx, &d);
-			goto out;
-		}
-		dir = esign_folder(db);
-		{
-			struct strbuf sb = {0};
-
-			sb_printf(&sb, "%s/%s", dir, e.pdf_path);
-			rc = read_file(sb_cstr(&sb), 64u << 20, &pdf, &len);
-			sb_free(&sb);
-		}
-		if (!rc)
-			rc = crypto_sha256_hex(pdf, len, hash);
-		if (rc || strcmp(hash, e.pdf_sha256)) {
-			d.status = "dead";
-			d.error =
-			    rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
-			rc = db_write(db, cmd_done_tx, &d);
-			goto out;
-		}
-		{
-			struct esign_send_req in = {0};
-			struct customer cu = {0};
-
-			customer_get(db, e.customer_id, &cu);
-			in.reference = e.number;
-			in.title = e.job_title;
-			in.signer_name = e.customer_name;
-			in.signer_email = cu.email ? cu.email : "";
-			in.pdf = pdf;
-			in.pdf_len = len;
-			in.pdf_sha256 = e.pdf_sha256;
-			in.idem_key = cm.key;
-			code = c->eops->send(c->ectx, &in, &env, &st);
-			customer_free(&cu);
-		}
-		if (code == CHAN_OK)
-			d.env = &env;
-	}
-	switch (code) {
-	case CHAN_OK:
-		d.status = "succeeded";
-		r->sent++;
-		break;
-	case CHAN_RETRY: {
-		/* the pipeline's rule (outbox.h): on the backoff until the
-		 * give-up horizon, never on a count of attempts */
-		int64_t since = 0;
-
-		if ((rc = pipeline_since(db, "outbox_event", id, "pending", &since)) != 0)
-			goto out;
-		d.status = pipeline_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
-		                               code, &d.retry_in)
-		               ? "dead"
-		               : "failed";
-		d.error = st.reason;
-		break;
-	}
-	case CHAN_UNKNOWN:
-		/* stays sending: the next round asks again with the same key */
-		goto out;
-	default:
-		d.status = "dead";
-		d.error = st.reason;
-		break;
-	}
-	rc = db_write(db, cmd_done_tx, &d);
-out:
-	esign_envelope_free(&env);
-	esign_estimate_free(&e);
-	free(pdf);
-	free(dir);
-	return rc;
-}
-
-/* outbox_due's callback: the ids of the commands due. */
-static int due_cb(const struct outbox_due_cmd *c, void *arg)
-{
-	struct ids *ids = arg;
-
-	ids->v = xrealloc(ids->v, (ids->n + 1) * sizeof *ids->v);
-	ids->v[ids->n++] = c->id;
-	return 0;
-}
-
-int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                  volatile sig_atomic_t *stop, struct esign_round *r)
-{
-	struct ids ids;
-	size_t i;
-	int rc;
-
-	ids.v = NULL;
-	ids.n = 0;
-	rc = outbox_due(db, ESIGN_TYPE, c->p.code, due_cb, &ids);
-	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
-		rc = deliver_one(db, c, lease, ids.v[i], r);
-	free(ids.v);
-	return rc;
-}
-
-/* --- process */
-
-/* INSIDE a transaction: flow from `from` to `to` (legal: the caller asked
- * may_move), at provider time at, why as the status flow's reason. */
-static int set_state(struct db *db, int64_t flow, const char *from, enum esign_state to, int64_t at,
-                     const char *why)
-{
-	sqlite3_stmt *st;
-	int rc;
-
-	db_set_reason(db, why);
-	rc = db_prepare_cached(db,
-	                       "UPDATE esign_flow SET status = ?2, status_at = ?3, updated_at = ?4"
-	                       " WHERE id = ?1 AND status = ?5",
-	                       &st);
-	if (!rc) {
-		sqlite3_bind_int64(st, 1, flow);
-		sqlite3_bind_text(st, 2, esign_state_name(to), -1, SQLITE_STATIC);
-		if (at)
-			sqlite3_bind_int64(st, 3, at);
-		else
-			sqlite3_bind_null(st, 3);
-		sqlite3_bind_int64(st, 4, clock_now());
-		sqlite3_bind_text(st, 5, from, -1, SQLITE_TRANSIENT);
-		rc = db_run_cached(db, st, _("cannot move the sign flow"));
-	}
-	db_set_reason(db, NULL);
-	return rc;
-}
-
-struct apply_ctx {
-	const struct control_hold *lease;
-	int64_t ev_id;
-	int64_t attempts;
-	const char *code;
-	struct esign_callback cb;
-	int readable;
-	char why[300];
-	const char *outcome; /* processed, ignored, failed, dead */
-};
-
-static int apply_tx(struct db *db, void *arg)
-{
-	struct apply_ctx *a = arg;
-	sqlite3_stmt *st;
-	int64_t flow = 0;
-	char from[16] = "", number[41] = "";
-	enum esign_state cur;
-	int rc;
-
-	if ((rc = control_fence(db, a->lease)) != 0)
-		return rc;
-	if (!a->readable) {
-		a->outcome = "dead";
-		return inbox_mark_dead(db, a->ev_id, a->why, NULL, NULL);
-	}
-	rc = db_prepare_cached(db,
-	                       "SELECT f.id, f.status, e.number FROM esign_flow f JOIN estimate e"
-	                       " ON e.id = f.estimate_id WHERE f.provider_code = ?1"
-	                       " AND f.envelope_id = ?2",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, a->code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 2, a->cb.envelope_id, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		flow = sqlite3_column_int64(st, 0);
-		dbrow_copy(st, 1, from, sizeof from);
-		dbrow_copy(st, 2, number, sizeof number);
-	}
-	db_release(db, st);
-	if (!flow) {
-		/* the answer that names the envelope may not be recorded yet */
-		snprintf(a->why, sizeof a->why, _("no sign flow has the envelope %s (yet)"),
-		         a->cb.envelope_id);
-		/* tried on the backoff, given up only past the horizon */
-		return inbox_mark_failed(db, a->ev_id, a->attempts, a->why, 0, 0, NULL, &a->outcome,
-		                         NULL);
-	}
-	if ((rc = esign_state_parse(from, &cur)) != 0)
-		return rc;
-	if (cur == a->cb.state) {
-		snprintf(a->why, sizeof a->why, _("a repeat: estimate %s is %s already"), number,
-		         from);
-		a->outcome = "processed";
-		return inbox_mark_processed(db, a->ev_id, a->why, NULL);
-	}
-	if (!may_move(cur, a->cb.state)) {
-		snprintf(a->why, sizeof a->why,
-		         _("estimate %1$s is %2$s: a '%3$s' callback never moves it back"), number,
-		         from, esign_state_name(a->cb.state));
-		rc = db_prepare_cached(db,
-		                       "UPDATE esign_flow SET ignored_reason = ?2, updated_at = ?3"
-		                       " WHERE id = ?1",
-		                       &st);
-		if (rc)
-			return rc;
-		sqlite3_bind_int64(st, 1, flow);
-		sqlite3_bind_text(st, 2, a->why, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_int64(st, 3, clock_now());
-		if ((rc = db_run_cached(db, st, _("cannot save the sign flow"))) != 0)
-			return rc;
-		a->outcome = "ignored";
-		return inbox_mark_ignored(db, a->ev_id, a->why, NULL);
-	}
-	if ((rc = set_state(db, flow, from, a->cb.state, a->cb.created, a->cb.type)) != 0)
-		return rc;
-	a->outcome = "processed";
-	return inbox_mark_processed(db, a->ev_id, NULL, NULL);
-}
-
-/* Read a stored event: a callback by the adapter, a state found by a query
- * in frontdesk's shape ({"id", "envelope_id", "state", "at"}). */
-static int read_stored(const struct esign_ops *ops, const struct inbox_event *ev,
-                       struct esign_callback *cb)
-{
-	cJSON *j;
-	char state[16];
-	int64_t t = 0;
-	int rc = 0;
-
-	if (!ev->event_type || strncmp(ev->event_type, FOUND_PREFIX, strlen(FOUND_PREFIX)))
-		return ops->read_callback(ev->payload, ev->len, cb);
-	memset(cb, 0, sizeof *cb);
-	j = cJSON_ParseWithLength((const char *)ev->payload, ev->len);
-	if (chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "id"), "id", 0, cb->id,
-	                  sizeof cb->id) ||
-	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "envelope_id"), "envelope_id", 0,
-	                  cb->envelope_id, sizeof cb->envelope_id) ||
-	    chan_json_str(cJSON_GetObjectItemCaseSensitive(j, "state"), "state", 0, state,
-	                  sizeof state) ||
-	    esign_state_parse(state, &cb->state))
-		rc = err_set(FD_EINVAL, _("the state found cannot be read"));
-	if (!rc && chan_json_int(cJSON_GetObjectItemCaseSensitive(j, "at"), "at", &t) == 0)
-		cb->created = t;
-	snprintf(cb->type, sizeof cb->type, "%s", ev->event_type);
-	cJSON_Delete(j);
-	return rc;
-}
-
-int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                  volatile sig_atomic_t *stop, int all, struct esign_round *r)
-{
-	sqlite3_stmt *st;
-	struct ids ids;
-	size_t i;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "SELECT id FROM inbound_callback WHERE integration_type = 'esign'"
-	                       " AND source_system = ?1 AND status IN ('received', 'failed')"
-	                       " AND (?2 OR coalesce(next_attempt_at, 0) <= ?3)"
-	                       " ORDER BY coalesce(channel_created_at, 0), id",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, clock_real());
-	rc = read_ids(db, st, &ids);
-	db_release(db, st);
-	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
-		struct inbox_event ev;
-		struct apply_ctx a;
-
-		memset(&a, 0, sizeof a);
-		if ((rc = inbox_get(db, ids.v[i], &ev)) != 0)
-			break;
-		a.lease = lease;
-		a.ev_id = ev.id;
-		a.attempts = ev.attempts;
-		a.code = c->p.code;
-		a.readable = read_stored(c->eops, &ev, &a.cb) == 0;
-		if (!a.readable)
-			snprintf(a.why, sizeof a.why, "%s", err_msg());
-		inbox_event_free(&ev);
-		if ((rc = db_write(db, apply_tx, &a)) != 0)
-			break;
-		if (!strcmp(a.outcome, "processed"))
-			r->processed++;
-		else if (!strcmp(a.outcome, "ignored"))
-			r->ignored++;
-		else
-			r->failed++;
-	}
-	free(ids.v);
-	return rc;
-}
-
-/* --- query */
-
-struct found_ctx {
-	const struct control_hold *lease;
-	const char *code;
-	const struct esign_envelope *env;
-};
-
-static int found_tx(struct db *db, void *arg)
-{
-	struct found_ctx *f = arg;
-	struct inbox_new ev = {0};
-	cJSON *j = cJSON_CreateObject();
-	char ext[300], type[64], *raw;
-	int64_t id;
-	int rc, fresh;
-
-	if ((rc = control_fence(db, f->lease)) != 0) {
-		cJSON_Delete(j);
-		return rc;
-	}
-	snprintf(ext, sizeof ext, "query:%s:%s", f->env->id, esign_state_name(f->env->state));
-	snprintf(type, sizeof type, FOUND_PREFIX "%s", esign_state_name(f->env->state));
-	cJSON_AddStringToObject(j, "id", ext);
-	cJSON_AddStringToObject(j, "envelope_id", f->env->id);
-	cJSON_AddStringToObject(j, "state", esign_state_name(f->env->state));
-	cJSON_AddStringToObject(j, "provider_status", f->env->status);
-	if (f->env->updated)
-		chan_json_add_int(j, "at", f->env->updated);
-	raw = cJSON_PrintUnformatted(j);
-	cJSON_Delete(j);
-	ev.source = f->code;
-	ev.external_id = ext;
-	ev.via = "query";
-	ev.event_type = type;
-	ev.object_id = f->env->id;
-	ev.payload = raw;
-	ev.len = strlen(raw);
-	ev.channel_created_at = f->env->updated;
-	ev.status = "received";
-	ev.type = ESIGN_TYPE;
-	rc = inbox_insert(db, &ev, &id, &fresh);
-	cJSON_free(raw);
-	return rc;
-}
-
-/* Stamp when flow was last asked about (real time). */
-struct stamp_ctx {
-	const struct control_hold *lease;
-	int64_t flow;
-};
-
-static int stamp_tx(struct db *db, void *arg)
-{
-	struct stamp_ctx *s = arg;
-	sqlite3_stmt *st;
-	int rc;
-
-	if ((rc = control_fence(db, s->lease)) != 0)
-		return rc;
-	rc = db_prepare_cached(db,
-	                       "INSERT INTO esign_flow_query (flow_id, queried_at) VALUES (?1, ?2)"
-	                       " ON CONFLICT (flow_id) DO UPDATE SET queried_at = ?2",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, s->flow);
-	sqlite3_bind_int64(st, 2, clock_real());
-	return db_run_cached(db, st, _("cannot save when the flow was asked about"));
-}
-
-int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                volatile sig_atomic_t *stop, int all, struct esign_round *r)
-{
-	long every = config_get_int("esign_query_seconds", ESIGN_QUERY_EVERY);
-	sqlite3_stmt *st;
-	struct ids ids;
-	size_t i;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "SELECT f.id FROM esign_flow f LEFT JOIN esign_flow_query q"
-	                       " ON q.flow_id = f.id WHERE f.provider_code = ?1"
-	                       " AND f.status IN ('sent', 'viewed') AND f.envelope_id IS NOT NULL"
-	                       " AND (?2 OR coalesce(q.queried_at, 0) <= ?3) ORDER BY f.id",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int(st, 2, all);
-	sqlite3_bind_int64(st, 3, clock_real() - (every < 1 ? 1 : every));
-	rc = read_ids(db, st, &ids);
-	db_release(db, st);
-	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++) {
-		struct esign_envelope env;
-		struct chan_status cs;
-		struct found_ctx f = {lease, c->p.code, &env};
-		struct stamp_ctx sc = {lease, ids.v[i]};
-		char envid[256] = "";
-
-		rc = db_prepare_cached(db, "SELECT envelope_id FROM esign_flow WHERE id = ?1", &st);
-		if (rc)
-			break;
-		sqlite3_bind_int64(st, 1, ids.v[i]);
-		if (sqlite3_step(st) == SQLITE_ROW)
-			dbrow_copy(st, 0, envid, sizeof envid);
-		db_release(db, st);
-		/* asked about now, whatever the answer: the next time is in `every` */
-		if ((rc = db_write(db, stamp_tx, &sc)) != 0)
-			break;
-		if (c->eops->query(c->ectx, envid, &env, &cs) == CHAN_OK) {
-			r->queried++;
-			rc = db_write(db, found_tx, &f);
-		}
-		esign_envelope_free(&env);
-	}
-	free(ids.v);
-	return rc;
-}
-
-/* --- download */
-
-struct doc_ctx {
-	const struct control_hold *lease;
-	int64_t flow;
-	const char *path, *hash, *evidence;
-	int64_t size;
-	int recorded;
-};
-
-static int doc_tx(struct db *db, void *arg)
-{
-	struct doc_ctx *d = arg;
-	sqlite3_stmt *st;
-	int64_t now = clock_now();
-	int rc;
-
-	if ((rc = control_fence(db, d->lease)) != 0)
-		return rc;
-	rc = db_prepare_cached(
-	    db,
-	    "UPDATE esign_flow SET document_path = ?2, document_sha256 = ?3,"
-	    " document_size = ?4, evidence = ?5, document_at = ?6, updated_at = ?6"
-	    " WHERE id = ?1 AND status = 'signed' AND document_sha256 IS NULL",
-	    &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, d->flow);
-	sqlite3_bind_text(st, 2, d->path, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 3, d->hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 4, d->size);
-	if (d->evidence)
-		sqlite3_bind_text(st, 5, d->evidence, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(st, 5);
-	sqlite3_bind_int64(st, 6, now);
-	if ((rc = db_run_cached(db, st, _("cannot record the final document"))) != 0)
-		return rc;
-	d->recorded = sqlite3_changes(db_sqlite(db)) == 1;
-	return 0;
-}
-
-static int download_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                        int64_t flow, struct esign_round *r)
-{
-	sqlite3_stmt *st;
-	struct esign_envelope env = {0};
-	struct chan_status cs;
-	unsigned char *body = NULL;
-	size_t len = 0;
-	char envid[256] = "", number[41] = "", name[80], hash[65], *dir = NULL;
-	struct doc_ctx d = {lease, flow, name, hash, NULL, 0, 0};
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "SELECT f.envelope_id, e.number FROM esign_flow f JOIN estimate e"
-	                       " ON e.id = f.estimate_id WHERE f.id = ?1",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_int64(st, 1, flow);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		dbrow_copy(st, 0, envid, sizeof envid);
-		dbrow_copy(st, 1, number, sizeof number);
-	}
-	db_release(db, st);
-	if (!*envid)
-		return 0;
-	/* the evidence, then the bytes; a failure is tried again next round */
-	if (c->eops->query(c->ectx, envid, &env, &cs) != CHAN_OK)
-		goto out;
-	if (env.state != ESIGN_SIGNED)
-		goto out;
-	if (c->eops->download(c->ectx, envid, &body, &len, &cs) != CHAN_OK)
-		goto out;
-	if ((rc = crypto_sha256_hex(body, len, hash)) != 0)
-		goto out;
-	if (*env.document_sha256 && strcmp(env.document_sha256, hash)) {
-		/* not what the provider announced: not kept, asked again */
-		goto out;
-	}
-	snprintf(name, sizeof name, "%s-signed.pdf", number);
-	dir = esign_folder(db);
-	if ((rc = write_whole(dir, name, body, len)) != 0)
-		goto out;
-	d.size = (int64_t)len;
-	d.evidence = env.evidence;
-	if ((rc = db_write(db, doc_tx, &d)) != 0)
-		goto out;
-	if (d.recorded)
-		r->documents++;
-out:
-	esign_envelope_free(&env);
-	free(body);
-	free(dir);
-	return rc;
-}
-
-int esign_download(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-                   volatile sig_atomic_t *stop, struct esign_round *r)
-{
-	sqlite3_stmt *st;
-	struct ids ids;
-	size_t i;
-	int rc;
-
-	rc = db_prepare_cached(db,
-	                       "SELECT id FROM esign_flow WHERE status = 'signed'"
-	                       " AND document_sha256 IS NULL AND provider_code = ?1 ORDER BY id",
-	                       &st);
-	if (rc)
-		return rc;
-	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
-	rc = read_ids(db, st, &ids);
-	db_release(db, st);
-	for (i = 0; !rc && i < ids.n && !stop_requested(stop); i++)
-		rc = download_one(db, c, lease, ids.v[i], r);
-	free(ids.v);
-	return rc;
-}
-
-/* ---------------------------------------------------------------- checking */
-
-int esign_check_documents(struct db *db,
-                          void (*report)(const char *code, const char *detail, void *arg),
-                          void *arg)
-{
-	sqlite3_stmt *st;
-	char *dir = esign_folder(db);
-	int rc, step, n = 0;
-
-	rc = db_prepare(
-	    db,
-	    "SELECT e.number, f.document_path, f.document_sha256 FROM esign_flow f"
-	    " JOIN estimate e ON e.id = f.estimate_id"
-	    " WHERE f.document_sha256 IS NOT NULL AND f.document_path IS NOT NULL ORDER BY f.id",
-	    &st);
-	if (rc) {
-		free(dir);
-		return rc;
-	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *num = (const char *)sqlite3_column_text(st, 0);
-		const char *rel = (const char *)sqlite3_column_text(st, 1);
-		const char *want = (const char *)sqlite3_column_text(st, 2);
-		struct strbuf path = {0}, detail = {0};
-		unsigned char *b = NULL;
-		size_t len = 0;
-		char got[65] = "";
-		int r;
-
-		sb_printf(&path, "%s/%s", dir, rel);
-		r = read_file(sb_cstr(&path), 64u << 20, &b, &len);
-		if (r == FD_ENOTFOUND) {
-			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"),
-			          num, sb_cstr(&path));
-			report("esign-document-missing", sb_cstr(&detail), arg);
-			n++;
-		} else if (r || crypto_sha256_hex(b, len, got) || strcmp(got, want)) {
-			sb_printf(
-			    &detail,
-			    _("the signed document of estimate %s does not match its SHA-256: %s"),
-			    num, sb_cstr(&path));
-			report("esign-document-changed", sb_cstr(&detail), arg);
-			n++;
-		}
-		free(b);
-		sb_free(&path);
-		sb_free(&detail);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the sign flows"));
-	sqlite3_finalize(st);
-	free(dir);
-	return rc ? rc : n;
 }
 
 /* ---------------------------------------------------------------- retention */
