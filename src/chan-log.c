@@ -141,101 +141,137 @@ static int word_char(char c)
 	return isalnum((unsigned char)c) || c == '_';
 }
 
+/* Masking one text: s[plain, i) is copied as it is, added in one piece
+ * before anything masked (byte by byte, the copy was most of a call's
+ * logging), so the output so far is sb plus that run. */
+struct mask {
+	struct strbuf sb;
+	const char *s;
+	size_t len, plain;
+};
+
+/* Add the run before i, then keep s[from, to) and write the mask. */
+static void masked(struct mask *m, size_t i, size_t from, size_t to, const char *mask)
+{
+	sb_add(&m->sb, m->s + m->plain, i - m->plain);
+	sb_add(&m->sb, m->s + from, to - from);
+	sb_puts(&m->sb, mask);
+}
+
+/* Each masker looks at s[i]: 0 when it does not apply there, else (having
+ * written what it keeps and the mask) the index after what it masked. */
+
+/* "key": "value" in JSON */
+static size_t mask_json(struct mask *m, size_t i)
+{
+	const char *s = m->s;
+	size_t len = m->len, j, k;
+
+	if (s[i] != '"')
+		return 0;
+	for (j = i + 1; j < len && s[j] != '"' && s[j] != '\\'; j++)
+		;
+	if (j == len || s[j] != '"' || !masked_key(s + i + 1, j - i - 1))
+		return 0;
+	for (k = j + 1; k < len && (s[k] == ' ' || s[k] == ':' || s[k] == '\t'); k++)
+		;
+	if (k == len || s[k] != '"' || !memchr(s + j + 1, ':', k - j - 1))
+		return 0;
+	masked(m, i, i, k, "\"***\"");
+	for (k++; k < len && s[k] != '"'; k++)
+		if (s[k] == '\\')
+			k++;
+	return k + 1;
+}
+
+/* key=value (form) and metadata[key]=value */
+static size_t mask_form(struct mask *m, size_t i)
+{
+	const char *s = m->s;
+	size_t len = m->len, j, k;
+
+	if (!word_char(s[i]) || (i > 0 && s[i - 1] != '&' && s[i - 1] != '[' && s[i - 1] != '?'))
+		return 0;
+	for (j = i; j < len && word_char(s[j]); j++)
+		;
+	k = j < len && s[j] == ']' ? j + 1 : j;
+	if (k == len || s[k] != '=' || !masked_key(s + i, j - i))
+		return 0;
+	masked(m, i, i, k + 1, "***");
+	for (k++; k < len && s[k] != '&'; k++)
+		;
+	return k;
+}
+
+/* API keys and signing secrets: sk_..., rk_..., whsec_... */
+static size_t mask_secret(struct mask *m, size_t i)
+{
+	static const char *const prefixes[] = {"sk_", "rk_", "whsec_"};
+	const char *s = m->s;
+	size_t len = m->len, p, n, j;
+
+	if (i > 0 && word_char(s[i - 1]))
+		return 0;
+	for (p = 0; p < sizeof prefixes / sizeof *prefixes; p++) {
+		n = strlen(prefixes[p]);
+		if (len - i > n && !strncmp(s + i, prefixes[p], n)) {
+			masked(m, i, i, i + n, "***");
+			for (j = i + n; j < len && word_char(s[j]); j++)
+				;
+			return j;
+		}
+	}
+	return 0;
+}
+
+/* long digit runs (card or account numbers): 13 to 19 digits, with spaces
+ * or dashes between them */
+static size_t mask_digits(struct mask *m, size_t i)
+{
+	const char *s = m->s;
+	size_t len = m->len, j, k, digits = 0;
+
+	if (!isdigit((unsigned char)s[i]) || (i > 0 && isdigit((unsigned char)s[i - 1])))
+		return 0;
+	for (j = i; j < len && (isdigit((unsigned char)s[j]) || s[j] == ' ' || s[j] == '-'); j++)
+		;
+	while (j > i && !isdigit((unsigned char)s[j - 1]))
+		j--;
+	for (k = i; k < j; k++)
+		digits += isdigit((unsigned char)s[k]) ? 1 : 0;
+	if (digits < 13 || digits > 19)
+		return 0;
+	masked(m, i, i, i, "***");
+	return j;
+}
+
 char *chan_log_mask(const char *s, size_t len, size_t max)
 {
-	struct strbuf sb = {0};
-	size_t i = 0, j, k, digits, plain = 0;
+	static size_t (*const maskers[])(struct mask *, size_t) = {mask_json, mask_form,
+	                                                           mask_secret, mask_digits};
+	struct mask m = {{0}, s, len, 0};
+	size_t i = 0, k, next;
 
-	/* s[plain, i) is copied as it is, added in one piece before anything
-	 * masked (byte by byte, the copy was most of a call's logging): the
-	 * output so far is sb plus that run */
-#define FLUSH() (sb_add(&sb, s + plain, i - plain), plain = i)
-	while (i < len && sb.len + (i - plain) < max) {
-		char c = s[i];
-
-		/* "key": "value" in JSON */
-		if (c == '"') {
-			for (j = i + 1; j < len && s[j] != '"' && s[j] != '\\'; j++)
-				;
-			if (j < len && s[j] == '"' && masked_key(s + i + 1, j - i - 1)) {
-				k = j + 1;
-				while (k < len && (s[k] == ' ' || s[k] == ':' || s[k] == '\t'))
-					k++;
-				if (k < len && s[k] == '"' && memchr(s + j + 1, ':', k - j - 1)) {
-					FLUSH();
-					sb_add(&sb, s + i, k - i);
-					sb_puts(&sb, "\"***\"");
-					for (k++; k < len && s[k] != '"'; k++)
-						if (s[k] == '\\')
-							k++;
-					i = plain = k + 1;
-					continue;
-				}
-			}
-		}
-		/* key=value (form) and metadata[key]=value */
-		if (word_char(c) &&
-		    (i == 0 || s[i - 1] == '&' || s[i - 1] == '[' || s[i - 1] == '?')) {
-			for (j = i; j < len && word_char(s[j]); j++)
-				;
-			k = j;
-			if (k < len && s[k] == ']')
-				k++;
-			if (k < len && s[k] == '=' && masked_key(s + i, j - i)) {
-				FLUSH();
-				sb_add(&sb, s + i, k + 1 - i);
-				sb_puts(&sb, "***");
-				for (k++; k < len && s[k] != '&'; k++)
-					;
-				i = plain = k;
-				continue;
-			}
-		}
-		/* API keys and signing secrets */
-		if ((c == 's' || c == 'r' || c == 'w') && (i == 0 || !word_char(s[i - 1])) &&
-		    ((len - i > 3 && (!strncmp(s + i, "sk_", 3) || !strncmp(s + i, "rk_", 3))) ||
-		     (len - i > 6 && !strncmp(s + i, "whsec_", 6)))) {
-			j = s[i] == 'w' ? 6 : 3;
-			FLUSH();
-			sb_add(&sb, s + i, j);
-			sb_puts(&sb, "***");
-			for (i += j; i < len && word_char(s[i]); i++)
-				;
-			plain = i;
-			continue;
-		}
-		/* long digit runs (card or account numbers) */
-		if (isdigit((unsigned char)c) && (i == 0 || !isdigit((unsigned char)s[i - 1]))) {
-			for (j = i; j < len &&
-			            (isdigit((unsigned char)s[j]) || s[j] == ' ' || s[j] == '-');
-			     j++)
-				;
-			while (j > i && !isdigit((unsigned char)s[j - 1]))
-				j--;
-			for (k = i, digits = 0; k < j; k++)
-				digits += isdigit((unsigned char)s[k]) ? 1 : 0;
-			if (digits >= 13 && digits <= 19) {
-				FLUSH();
-				sb_puts(&sb, "***");
-				i = plain = j;
-				continue;
-			}
-		}
-		i++;
+	while (i < len && m.sb.len + (i - m.plain) < max) {
+		for (k = 0, next = 0; !next && k < sizeof maskers / sizeof *maskers; k++)
+			next = maskers[k](&m, i);
+		if (next)
+			i = m.plain = next;
+		else
+			i++;
 	}
-	FLUSH();
-#undef FLUSH
+	sb_add(&m.sb, s + m.plain, i - m.plain);
 	/* cut on a UTF-8 boundary */
-	if (sb.len > max)
-		sb.len = max;
-	while (sb.len > 0 && ((unsigned char)sb.s[sb.len - 1] & 0xC0) == 0x80)
-		sb.len--;
-	if (sb.len > 0 && ((unsigned char)sb.s[sb.len - 1] & 0xC0) == 0xC0)
-		sb.len--;
-	if (!sb.s)
+	if (m.sb.len > max)
+		m.sb.len = max;
+	while (m.sb.len > 0 && ((unsigned char)m.sb.s[m.sb.len - 1] & 0xC0) == 0x80)
+		m.sb.len--;
+	if (m.sb.len > 0 && ((unsigned char)m.sb.s[m.sb.len - 1] & 0xC0) == 0xC0)
+		m.sb.len--;
+	if (!m.sb.s)
 		return xstrdup("");
-	sb.s[sb.len] = '\0';
-	return sb_steal(&sb);
+	m.sb.s[m.sb.len] = '\0';
+	return sb_steal(&m.sb);
 }
 
 char *chan_log_clean_url(const char *url)
