@@ -471,9 +471,9 @@ struct decide_ctx {
 /* Mark event id status (processed, ignored, failed, dead) with error
  * (NULL: none) through the inbox: a failed request is asked again a minute
  * later, for as long as it fails (a booking channel waits for our answer). */
-static int mark_event(struct db *db, int64_t id, const char *status, const char *error)
+static int mark_event(struct db *db, int64_t id, enum inbox_state state, const char *error)
 {
-	struct inbox_verdict v = {status, error, 0, 60, 1, 0, NULL};
+	struct inbox_verdict v = {state, error, 0, 60, 1, 0, NULL};
 
 	return inbox_mark(db, id, &v, NULL, NULL);
 }
@@ -822,7 +822,7 @@ static int decide_tx(struct db *db, void *arg)
 	if (rc) {
 		snprintf(d->why, sizeof d->why, "%s", err_msg());
 		d->outcome = "failed";
-		return mark_event(db, d->ev_id, "dead", d->why);
+		return mark_event(db, d->ev_id, INBOX_DEAD, d->why);
 	}
 	if (!strcmp(d->e.type, "booking.requested"))
 		rc = decide_request(db, d);
@@ -833,8 +833,9 @@ static int decide_tx(struct db *db, void *arg)
 	if (rc)
 		return rc;
 	if (!strcmp(d->outcome, "failed"))
-		return mark_event(db, d->ev_id, "failed", d->why);
-	if ((rc = mark_event(db, d->ev_id, strcmp(d->outcome, "ignored") ? "processed" : "ignored",
+		return mark_event(db, d->ev_id, INBOX_FAILED, d->why);
+	if ((rc = mark_event(db, d->ev_id,
+	                     strcmp(d->outcome, "ignored") ? INBOX_PROCESSED : INBOX_IGNORED,
 	                     *d->why ? d->why : NULL)) != 0)
 		return rc;
 	/* the pushes the decision made (booking.c and visit.c wrote them) */

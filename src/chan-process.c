@@ -260,7 +260,7 @@ static void ask_settled_again(struct db *db, struct batch *b)
 
 /* How an event is to be marked. */
 struct mark {
-	const char *status; /* processed, ignored, parked, failed, dead */
+	enum inbox_state state; /* processed, ignored, parked, failed, dead */
 	char error[600];
 	int64_t wait;         /* failed / parked: seconds to the next attempt */
 	int64_t parked_until; /* parked */
@@ -281,7 +281,7 @@ static int say_dead(struct mark *m, struct pay_order *po, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(m->error, sizeof m->error, fmt, ap);
 	va_end(ap);
-	m->status = "dead";
+	m->state = INBOX_DEAD;
 	m->dead_kind = "refused";
 	if (po) {
 		snprintf(po->last_error, sizeof po->last_error, "%s", m->error);
@@ -475,7 +475,7 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 		/* not settled at the channel (a bank may take days): not a
 		 * failure; followed on the backoff until it settles, and shown
 		 * to a person past the horizon (mark_event) */
-		m->status = "failed";
+		m->state = INBOX_FAILED;
 		m->waiting = 1;
 		m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 		snprintf(m->error, sizeof m->error,
@@ -556,9 +556,9 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	int rc, found, c1 = 0, c2 = 0;
 	int64_t now = clock_real();
 
-	m->status = "processed";
+	m->state = INBOX_PROCESSED;
 	if (e->kind == CHAN_EVENT_OTHER) {
-		m->status = "ignored";
+		m->state = INBOX_IGNORED;
 		snprintf(m->error, sizeof m->error, _("frontdesk does not act on %s events"),
 		         *e->type ? e->type : "?");
 		return 0;
@@ -574,7 +574,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 			say_dead(m, NULL, "%s", buf);
 			return 0;
 		}
-		m->status = "failed";
+		m->state = INBOX_FAILED;
 		m->wait = chan_backoff(e->attempts + 1, e->retry_after, e->code);
 		snprintf(m->error, sizeof m->error, "%s", buf);
 		return 0;
@@ -585,7 +585,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 		if (!found || !(chan_order_is_paid(po.status) || !strcmp(po.status, "closed")))
 			return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
 			               e->object_id);
-		m->status = "ignored";
+		m->state = INBOX_IGNORED;
 		snprintf(m->error, sizeof m->error,
 		         _("nothing to change: order %s is already %s, and the intent's state is "
 		           "final (not asked again)"),
@@ -596,7 +596,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	if ((rc = find_order(db, b->o->provider, ci->id, ci->order_no, &po, &found)) != 0)
 		return rc;
 	if (!found) {
-		int64_t until = !strcmp(e->status, "parked") && e->parked_until
+		int64_t until = inbox_state_of(e->status) == INBOX_PARKED && e->parked_until
 		                    ? e->parked_until
 		                    : now + b->o->park_seconds;
 
@@ -608,7 +608,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 			    ci->id, ci->order_no);
 			return 0;
 		}
-		m->status = "parked";
+		m->state = INBOX_PARKED;
 		m->parked_until = until;
 		m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 		snprintf(m->error, sizeof m->error,
@@ -657,18 +657,18 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	}
 	if ((rc = apply_intent(db, e, ci, &po, m, &c1)) != 0)
 		return rc;
-	if (!strcmp(m->status, "dead"))
+	if (m->state == INBOX_DEAD)
 		return 0;
 	if (e->kind == CHAN_EVENT_REFUND) {
 		if (strcmp(e->rf.order_id, ci->id)) /* cannot happen: asked by it */
 			return err_set(FD_EIO, _("the refund's intent changed"));
 		if ((rc = apply_refund(db, e, &po, m, &c2)) != 0)
 			return rc;
-		if (strcmp(m->status, "processed"))
+		if (m->state != INBOX_PROCESSED)
 			return 0;
 	}
 	if (!c1 && !c2) {
-		m->status = "ignored";
+		m->state = INBOX_IGNORED;
 		if (!*m->error)
 			snprintf(m->error, sizeof m->error,
 			         _("nothing to change: order %s is already %s (a repeated or stale "
@@ -690,7 +690,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *lost,
                       const char **final)
 {
-	struct inbox_verdict v = {m->status,
+	struct inbox_verdict v = {m->state,
 	                          m->error,
 	                          e->attempts,
 	                          m->wait,
@@ -761,7 +761,7 @@ static int apply_tx(struct db *db, void *arg)
 				return err_set(rc, "%s", why);
 			memset(&m, 0, sizeof m);
 			m.dead_kind = kind;
-			m.status = "failed";
+			m.state = INBOX_FAILED;
 			m.wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
 			snprintf(m.error, sizeof m.error, _("cannot apply it: %s"), why);
 		}

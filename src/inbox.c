@@ -29,6 +29,28 @@
 #include "text.h"
 #include "xalloc.h"
 
+/* The stored word of each state, once. */
+static const char *const state_words[INBOX_STATES] = {
+    [INBOX_RECEIVED] = "received", [INBOX_PROCESSED] = "processed", [INBOX_IGNORED] = "ignored",
+    [INBOX_PARKED] = "parked",     [INBOX_FAILED] = "failed",       [INBOX_DEAD] = "dead",
+    [INBOX_REJECTED] = "rejected",
+};
+
+enum inbox_state inbox_state_of(const char *word)
+{
+	int s;
+
+	for (s = 0; word && s < INBOX_STATES; s++)
+		if (!strcmp(word, state_words[s]))
+			return (enum inbox_state)s;
+	return INBOX_STATES;
+}
+
+const char *inbox_state_word(enum inbox_state s)
+{
+	return s < INBOX_STATES ? state_words[s] : "";
+}
+
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 {
 	if (s && *s)
@@ -72,7 +94,7 @@ int inbox_insert(struct db *db, const struct inbox_new *ev, int64_t *id, int *fr
 		sqlite3_bind_null(st, 7);
 	sqlite3_bind_int64(st, 8, now);
 	sqlite3_bind_text(st, 9, ev->status, -1, SQLITE_TRANSIENT);
-	if (!strcmp(ev->status, "received"))
+	if (inbox_state_of(ev->status) == INBOX_RECEIVED)
 		sqlite3_bind_int64(st, 10, clock_real());
 	else
 		sqlite3_bind_null(st, 10);
@@ -633,24 +655,35 @@ static int rejected(int64_t id)
 
 int inbox_may_retry(int64_t id, const char *status)
 {
-	if (!strcmp(status, "rejected"))
+	switch (inbox_state_of(status)) {
+	case INBOX_REJECTED:
 		return rejected(id);
-	if (!strcmp(status, "dead") || !strcmp(status, "failed") || !strcmp(status, "parked"))
+	case INBOX_DEAD:
+	case INBOX_FAILED:
+	case INBOX_PARKED:
 		return 0;
-	return err_set(FD_ECONFLICT,
-	               _("inbound event %lld is %s: only dead, failed or parked events can be "
-	                 "retried"),
-	               (long long)id, status);
+	default:
+		return err_set(
+		    FD_ECONFLICT,
+		    _("inbound event %lld is %s: only dead, failed or parked events can be "
+		      "retried"),
+		    (long long)id, status);
+	}
 }
 
 int inbox_may_ignore(int64_t id, const char *status)
 {
-	if (!strcmp(status, "rejected"))
+	switch (inbox_state_of(status)) {
+	case INBOX_REJECTED:
 		return rejected(id);
-	if (strcmp(status, "processed") && strcmp(status, "ignored"))
+	case INBOX_PROCESSED:
+	case INBOX_IGNORED:
+		return err_set(FD_ECONFLICT,
+		               _("inbound event %lld is %s already and cannot be ignored"),
+		               (long long)id, status);
+	default:
 		return 0;
-	return err_set(FD_ECONFLICT, _("inbound event %lld is %s already and cannot be ignored"),
-	               (long long)id, status);
+	}
 }
 
 struct change_ctx {
@@ -784,12 +817,12 @@ int inbox_retention_scrub(struct db *db, const char *deletion_id, const char *co
  * (a next attempt wait seconds from now on the real clock for failed and
  * parked; processed_at for processed and ignored), guarded by the states
  * an event may leave by being processed. */
-static int mark(struct db *db, int64_t id, const char *status, const char *why, int64_t wait,
+static int mark(struct db *db, int64_t id, enum inbox_state to, const char *why, int64_t wait,
                 int64_t parked_until, const char *dead_kind, int *moved)
 {
 	sqlite3_stmt *st;
-	int later = !strcmp(status, "failed") || !strcmp(status, "parked");
-	int done = !strcmp(status, "processed") || !strcmp(status, "ignored");
+	int later = to == INBOX_FAILED || to == INBOX_PARKED;
+	int done = to == INBOX_PROCESSED || to == INBOX_IGNORED;
 	int rc;
 
 	rc = db_prepare_cached(db,
@@ -802,12 +835,12 @@ static int mark(struct db *db, int64_t id, const char *status, const char *why, 
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, inbox_state_word(to), -1, SQLITE_STATIC);
 	if (later)
 		sqlite3_bind_int64(st, 3, clock_real() + (wait > 0 ? wait : 1));
 	else
 		sqlite3_bind_null(st, 3);
-	if (!strcmp(status, "parked"))
+	if (to == INBOX_PARKED)
 		sqlite3_bind_int64(st, 4, parked_until);
 	else
 		sqlite3_bind_null(st, 4);
@@ -817,29 +850,29 @@ static int mark(struct db *db, int64_t id, const char *status, const char *why, 
 	else
 		sqlite3_bind_null(st, 6);
 	sqlite3_bind_int64(st, 7, clock_now());
-	bind_opt(st, 8, !strcmp(status, "dead") ? dead_kind : NULL);
+	bind_opt(st, 8, to == INBOX_DEAD ? dead_kind : NULL);
 	return db_run_moved(db, st, _("cannot mark the inbound event"), moved);
 }
 
 int inbox_mark_processed(struct db *db, int64_t id, const char *why, int *moved)
 {
-	return mark(db, id, "processed", why, 0, 0, NULL, moved);
+	return mark(db, id, INBOX_PROCESSED, why, 0, 0, NULL, moved);
 }
 
 int inbox_mark_ignored(struct db *db, int64_t id, const char *why, int *moved)
 {
-	return mark(db, id, "ignored", why, 0, 0, NULL, moved);
+	return mark(db, id, INBOX_IGNORED, why, 0, 0, NULL, moved);
 }
 
 int inbox_mark_parked(struct db *db, int64_t id, const char *why, int64_t wait,
                       int64_t parked_until, int *moved)
 {
-	return mark(db, id, "parked", why, wait, parked_until, NULL, moved);
+	return mark(db, id, INBOX_PARKED, why, wait, parked_until, NULL, moved);
 }
 
 int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead_kind, int *moved)
 {
-	return mark(db, id, "dead", why, 0, 0, dead_kind, moved);
+	return mark(db, id, INBOX_DEAD, why, 0, 0, dead_kind, moved);
 }
 
 int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
@@ -857,32 +890,43 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
 		           "horizon (pipeline_give_up_seconds): %2$s"),
 		         (long long)attempts + 1, why ? why : "");
 		if (final)
-			*final = "dead";
-		return mark(db, id, "dead", given, 0, 0, dead_kind ? dead_kind : "transient",
+			*final = inbox_state_word(INBOX_DEAD);
+		return mark(db, id, INBOX_DEAD, given, 0, 0, dead_kind ? dead_kind : "transient",
 		            moved);
 	}
 	if (final)
-		*final = "failed";
-	return mark(db, id, "failed", why, wait > 0 ? wait : plan, 0, NULL, moved);
+		*final = inbox_state_word(INBOX_FAILED);
+	return mark(db, id, INBOX_FAILED, why, wait > 0 ? wait : plan, 0, NULL, moved);
 }
 
 int inbox_mark(struct db *db, int64_t id, const struct inbox_verdict *v, const char **final,
                int *moved)
 {
-	const char *status = v->status;
+	const char *status;
 	int rc;
 
-	if (!strcmp(status, "failed"))
+	switch (v->state) {
+	case INBOX_FAILED:
 		rc = inbox_mark_failed(db, id, v->attempts, v->why, v->wait, v->keep, v->dead_kind,
 		                       &status, moved);
-	else if (!strcmp(status, "parked"))
+		break;
+	case INBOX_PARKED:
 		rc = inbox_mark_parked(db, id, v->why, v->wait, v->parked_until, moved);
-	else if (!strcmp(status, "processed"))
+		status = inbox_state_word(INBOX_PARKED);
+		break;
+	case INBOX_PROCESSED:
 		rc = inbox_mark_processed(db, id, v->why, moved);
-	else if (!strcmp(status, "ignored"))
+		status = inbox_state_word(INBOX_PROCESSED);
+		break;
+	case INBOX_IGNORED:
 		rc = inbox_mark_ignored(db, id, v->why, moved);
-	else
+		status = inbox_state_word(INBOX_IGNORED);
+		break;
+	default:
 		rc = inbox_mark_dead(db, id, v->why, v->dead_kind, moved);
+		status = inbox_state_word(INBOX_DEAD);
+		break;
+	}
 	if (final)
 		*final = status;
 	return rc;

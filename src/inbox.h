@@ -235,19 +235,40 @@ int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead
 int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *why, int64_t wait,
                       int keep, const char *dead_kind, const char **final, int *moved);
 
-/* What became of a processed event, for inbox_mark. */
-struct inbox_verdict {
-	const char *status;    /* processed, ignored, parked, failed or dead */
-	const char *why;       /* its last error (NULL: none) */
-	int64_t attempts;      /* failed: its attempts before this one */
-	int64_t wait;          /* failed, parked: as for inbox_mark_failed/_parked */
-	int keep;              /* failed: never given up */
-	int64_t parked_until;  /* parked */
-	const char *dead_kind; /* failed, dead: as for inbox_mark_failed/_dead */
+/* The states of a stored event, each stored as the word inbox_state_word
+ * gives (the column inbound_callback.status). Its moves are the rows of
+ * status_transition for inbound_callback: received, failed and parked go to
+ * processed, ignored, parked, failed or dead (inbox_mark); dead, failed and
+ * parked go back to received when a person retries; rejected never moves. */
+enum inbox_state {
+	INBOX_RECEIVED,
+	INBOX_PROCESSED,
+	INBOX_IGNORED,
+	INBOX_PARKED,
+	INBOX_FAILED,
+	INBOX_DEAD,
+	INBOX_REJECTED,
+	INBOX_STATES /* no state of ours: a word inbox_state_of does not know */
 };
 
-/* inbox_mark - the inbox_mark_* that v->status names (any other word:
- * dead), with v's values; *final (may be NULL) gets the status written. */
+/* inbox_state_of - the state a stored word names (INBOX_STATES: none);
+ * inbox_state_word - its stored word ("" for INBOX_STATES). */
+enum inbox_state inbox_state_of(const char *word);
+const char *inbox_state_word(enum inbox_state s);
+
+/* What became of a processed event, for inbox_mark. */
+struct inbox_verdict {
+	enum inbox_state state; /* processed, ignored, parked, failed; any other: dead */
+	const char *why;        /* its last error (NULL: none) */
+	int64_t attempts;       /* failed: its attempts before this one */
+	int64_t wait;           /* failed, parked: as for inbox_mark_failed/_parked */
+	int keep;               /* failed: never given up */
+	int64_t parked_until;   /* parked */
+	const char *dead_kind;  /* failed, dead: as for inbox_mark_failed/_dead */
+};
+
+/* inbox_mark - the inbox_mark_* that v->state names (any other: dead),
+ * with v's values; *final (may be NULL) gets the status written. */
 int inbox_mark(struct db *db, int64_t id, const struct inbox_verdict *v, const char **final,
                int *moved);
 

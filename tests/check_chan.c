@@ -1248,6 +1248,40 @@ START_TEST(test_log_file)
 }
 END_TEST
 
+/* A stored event's states are an enum with each word mapped once: every
+ * word round-trips, a word of no state maps to INBOX_STATES, and every
+ * status the schema lets an event move from or to is one of them. */
+START_TEST(test_inbox_states)
+{
+	sqlite3_stmt *st;
+	int s;
+
+	for (s = 0; s < INBOX_STATES; s++) {
+		ck_assert_int_ne(*inbox_state_word((enum inbox_state)s), '\0');
+		ck_assert_int_eq(inbox_state_of(inbox_state_word((enum inbox_state)s)), s);
+	}
+	ck_assert_int_eq(inbox_state_of("bogus"), INBOX_STATES);
+	ck_assert_int_eq(inbox_state_of(NULL), INBOX_STATES);
+	ck_assert_str_eq(inbox_state_word(INBOX_STATES), "");
+	ck_assert_int_eq(db_prepare(db,
+	                            "SELECT from_status FROM status_transition WHERE entity ="
+	                            " 'inbound_callback' UNION SELECT to_status FROM"
+	                            " status_transition WHERE entity = 'inbound_callback'",
+	                            &st),
+	                 0);
+	s = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *w = (const char *)sqlite3_column_text(st, 0);
+
+		ck_assert_msg(inbox_state_of(w) != INBOX_STATES,
+		              "the schema's state %s has no enum", w);
+		s++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_ge(s, 6);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1264,6 +1298,7 @@ int main(void)
 	tcase_add_test(pure, test_wechat_refund_vectors);
 	tcase_add_test(pure, test_pipeline_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
+	tcase_add_test(store, test_inbox_states);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);
