@@ -1013,7 +1013,7 @@ struct bcmd {
 struct bmark {
 	const struct control_hold *lease;
 	int64_t id;
-	const char *status; /* sending, succeeded, failed, dead */
+	enum outbox_state state; /* sending, succeeded, failed, dead */
 	const char *error;
 	int64_t retry_in;
 };
@@ -1026,9 +1026,9 @@ static int bmark_tx(struct db *db, void *arg)
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
 		return rc;
-	if (!strcmp(m->status, "sending"))
+	if (m->state == OUTBOX_SENDING)
 		return outbox_claim(db, m->id, 0, NULL);
-	return outbox_record(db, m->id, m->status, m->error, m->retry_in, 0, NULL);
+	return outbox_record(db, m->id, m->state, m->error, m->retry_in, 0, NULL);
 }
 
 struct bdue {
@@ -1079,15 +1079,16 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	for (i = 0; !rc && i < n && !(stop && *stop); i++) {
 		struct chan_http_resp resp = {0};
 		struct chan_status cs;
-		struct bmark m = {lease, cmds[i].id, "sending", NULL, 0};
+		struct bmark m = {lease, cmds[i].id, OUTBOX_SENDING, NULL, 0};
 		int push = !strcmp(cmds[i].type, "availability.push");
 		int code_;
 
 		/* sending before the call: a worker that dies during it leaves
 		 * the row sending, sent again (same key) by the next round */
-		if (strcmp(cmds[i].status, "sending") && (rc = db_write(db, bmark_tx, &m)) != 0)
+		if (outbox_state_of(cmds[i].status) != OUTBOX_SENDING &&
+		    (rc = db_write(db, bmark_tx, &m)) != 0)
 			break;
-		m.status = "succeeded";
+		m.state = OUTBOX_SUCCEEDED;
 		code_ = chan_http_call(&h, cmds[i].type, "POST",
 		                       push ? "/v1/availability" : "/v1/bookings/answer", NULL,
 		                       cmds[i].payload, cmds[i].key, &resp, &cs);
@@ -1095,7 +1096,7 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 		if (code_ == CHAN_OK) {
 			(*sent)++;
 		} else if (code_ == CHAN_REFUSED) {
-			m.status = "dead";
+			m.state = OUTBOX_DEAD;
 			m.error = cs.reason;
 		} else {
 			/* the pipeline's rule (outbox.h): on the backoff until
@@ -1107,10 +1108,10 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 				chan_http_resp_free(&resp);
 				break;
 			}
-			m.status = pipeline_retry_plan(since, clock_now(), cmds[i].retries + 1,
-			                               cs.retry_after, code_, &m.retry_in)
-			               ? "dead"
-			               : "failed";
+			m.state = pipeline_retry_plan(since, clock_now(), cmds[i].retries + 1,
+			                              cs.retry_after, code_, &m.retry_in)
+			              ? OUTBOX_DEAD
+			              : OUTBOX_FAILED;
 			m.error = cs.reason;
 		}
 		chan_http_resp_free(&resp);

@@ -116,7 +116,7 @@ static int cmd_get(struct db *db, int64_t id, struct cmd *c)
 struct cmd_done {
 	const struct control_hold *lease;
 	int64_t id;
-	const char *status; /* sending, succeeded, failed, dead */
+	enum outbox_state state; /* sending, succeeded, failed, dead */
 	const char *error;
 	int64_t retry_in; /* seconds, failed */
 	int64_t estimate_id;
@@ -135,10 +135,10 @@ static int cmd_done_tx(struct db *db, void *arg)
 
 	if ((rc = control_fence(db, d->lease)) != 0)
 		return rc;
-	if (!strcmp(d->status, "sending"))
+	if (d->state == OUTBOX_SENDING)
 		rc = outbox_claim(db, d->id, 0, NULL);
 	else
-		rc = outbox_record(db, d->id, d->status, d->error, d->retry_in, 0, NULL);
+		rc = outbox_record(db, d->id, d->state, d->error, d->retry_in, 0, NULL);
 	if (rc)
 		return rc;
 	if (d->env) {
@@ -174,7 +174,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
                        int64_t id, struct esign_round *r)
 {
 	struct cmd cm;
-	struct cmd_done d = {lease, id, "sending", NULL, 0, 0, NULL};
+	struct cmd_done d = {lease, id, OUTBOX_SENDING, NULL, 0, 0, NULL};
 	struct esign_envelope env = {0};
 	struct chan_status st = {0};
 	struct estimate e = {0};
@@ -187,7 +187,8 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		return rc;
 	/* sending first: a crash after this leaves an unknown outcome, which
 	 * the same idempotency key resolves */
-	if (strcmp(cm.status, "sending") && (rc = db_write(db, cmd_done_tx, &d)) != 0)
+	if (outbox_state_of(cm.status) != OUTBOX_SENDING &&
+	    (rc = db_write(db, cmd_done_tx, &d)) != 0)
 		return rc;
 	if (!strcmp(cm.type, "envelope.cancel")) {
 		code = c->eops->cancel(c->ectx, cm.envelope_id, cm.key, &st);
@@ -199,7 +200,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 			return rc;
 		d.estimate_id = e.id;
 		if (!strcmp(e.state, "cancelled") && !*e.envelope_id) {
-			d.status = "dead";
+			d.state = OUTBOX_DEAD;
 			d.error = _("the estimate was cancelled before it was sent");
 			rc = db_write(db, cmd_done_tx, &d);
 			goto out;
@@ -215,7 +216,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		if (!rc)
 			rc = crypto_sha256_hex(pdf, len, hash);
 		if (rc || strcmp(hash, e.pdf_sha256)) {
-			d.status = "dead";
+			d.state = OUTBOX_DEAD;
 			d.error =
 			    rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
 			rc = db_write(db, cmd_done_tx, &d);
@@ -242,7 +243,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 	}
 	switch (code) {
 	case CHAN_OK:
-		d.status = "succeeded";
+		d.state = OUTBOX_SUCCEEDED;
 		r->sent++;
 		break;
 	case CHAN_RETRY: {
@@ -252,10 +253,10 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 
 		if ((rc = pipeline_since(db, "outbox_event", id, "pending", &since)) != 0)
 			goto out;
-		d.status = pipeline_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
-		                               code, &d.retry_in)
-		               ? "dead"
-		               : "failed";
+		d.state = pipeline_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
+		                              code, &d.retry_in)
+		              ? OUTBOX_DEAD
+		              : OUTBOX_FAILED;
 		d.error = st.reason;
 		break;
 	}
@@ -263,7 +264,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		/* stays sending: the next round asks again with the same key */
 		goto out;
 	default:
-		d.status = "dead";
+		d.state = OUTBOX_DEAD;
 		d.error = st.reason;
 		break;
 	}

@@ -37,6 +37,27 @@
 #include "stopflag.h"
 #include "xalloc.h"
 
+/* The stored word of each state, once. */
+static const char *const state_words[OUTBOX_STATES] = {
+    [OUTBOX_PENDING] = "pending", [OUTBOX_SENDING] = "sending", [OUTBOX_SUCCEEDED] = "succeeded",
+    [OUTBOX_FAILED] = "failed",   [OUTBOX_DEAD] = "dead",
+};
+
+enum outbox_state outbox_state_of(const char *word)
+{
+	int s;
+
+	for (s = 0; word && s < OUTBOX_STATES; s++)
+		if (!strcmp(word, state_words[s]))
+			return (enum outbox_state)s;
+	return OUTBOX_STATES;
+}
+
+const char *outbox_state_word(enum outbox_state s)
+{
+	return s < OUTBOX_STATES ? state_words[s] : "";
+}
+
 /* ---------------------------------------------------------------- rows */
 
 int outbox_enqueue(struct db *db, const struct outbox_new *c, int64_t *id)
@@ -135,7 +156,7 @@ int outbox_claim(struct db *db, int64_t id, int count, int *moved)
 	return db_run_moved(db, st, _("cannot mark the outbox command as sending"), moved);
 }
 
-int outbox_record(struct db *db, int64_t id, const char *status, const char *error, int64_t wait,
+int outbox_record(struct db *db, int64_t id, enum outbox_state to, const char *error, int64_t wait,
                   int counted, int *moved)
 {
 	sqlite3_stmt *st;
@@ -154,7 +175,7 @@ int outbox_record(struct db *db, int64_t id, const char *status, const char *err
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, outbox_state_word(to), -1, SQLITE_STATIC);
 	if (error)
 		sqlite3_bind_text(st, 3, error, -1, SQLITE_TRANSIENT);
 	else
@@ -491,7 +512,7 @@ struct mark_ctx {
 	const struct row *r;
 	int phase;                        /* 0: about to send; 1: record the answer */
 	int code;                         /* the chan_code of the answer */
-	const char *status;               /* succeeded, failed, sending, dead */
+	enum outbox_state state;          /* succeeded, failed, sending, dead */
 	const char *error;                /* last_error, NULL: none */
 	int64_t wait;                     /* seconds to next_retry_at */
 	int64_t at;                       /* the real time the answer was recorded */
@@ -531,7 +552,7 @@ static int mark_tx(struct db *db, void *arg)
 		return 0;
 	}
 	m->at = now;
-	if ((rc = outbox_record(db, m->r->id, m->status, m->error, m->wait, 1, &moved)) != 0)
+	if ((rc = outbox_record(db, m->r->id, m->state, m->error, m->wait, 1, &moved)) != 0)
 		return rc;
 	if (!moved)
 		return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
@@ -625,7 +646,7 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 	}
 	switch (m.code) {
 	case CHAN_OK:
-		m.status = "succeeded";
+		m.state = OUTBOX_SUCCEEDED;
 		m.error = NULL;
 		if (is_pay) {
 			m.channel_id = ord.id;
@@ -650,33 +671,33 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 			snprintf(why, sizeof why, "%s", tmp);
 		}
 		if (give_up) {
-			m.status = "dead";
+			m.state = OUTBOX_DEAD;
 			snprintf(tmp, sizeof tmp,
 			         _("given up after %1$lld attempt(s) over the give-up horizon "
 			           "(pipeline_give_up_seconds): %2$s"),
 			         (long long)r->retries + 1, why);
 			snprintf(why, sizeof why, "%s", tmp);
 		} else {
-			m.status = m.code == CHAN_UNKNOWN ? "sending" : "failed";
+			m.state = m.code == CHAN_UNKNOWN ? OUTBOX_SENDING : OUTBOX_FAILED;
 		}
 		break;
 	}
 	default:
-		m.status = "dead";
+		m.state = OUTBOX_DEAD;
 		m.order_failed = is_pay && m.code != CHAN_BADDATA;
 		break;
 	}
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
 	res->attempts++;
-	if (!strcmp(m.status, "succeeded")) {
+	if (m.state == OUTBOX_SUCCEEDED) {
 		res->succeeded++;
-	} else if (!strcmp(m.status, "dead")) {
+	} else if (m.state == OUTBOX_DEAD) {
 		res->dead++;
 	} else {
 		int64_t at = m.at + m.wait;
 
-		if (!strcmp(m.status, "sending"))
+		if (m.state == OUTBOX_SENDING)
 			res->unknown++;
 		else
 			res->failed++;
@@ -736,7 +757,7 @@ int outbox_payment_fits(struct db *db, const struct outbox_cmd *o)
 	}
 	if ((rc = chan_order_may_refund(&po)) != 0)
 		goto out;
-	if (o->status && !strcmp(o->status, "dead")) {
+	if (outbox_state_of(o->status) == OUTBOX_DEAD) {
 		if ((rc = chan_order_refundable(db, po.order_no, &left, NULL)) != 0)
 			goto out;
 		if ((int64_t)am->valuedouble > left)
@@ -765,8 +786,8 @@ static int retry_tx(struct db *db, void *arg)
 
 	if ((rc = outbox_cmd_get(db, x->id, &o)) != 0)
 		return rc;
-	dead = !strcmp(o.status, "dead");
-	if (!dead && strcmp(o.status, "failed")) {
+	dead = outbox_state_of(o.status) == OUTBOX_DEAD;
+	if (!dead && outbox_state_of(o.status) != OUTBOX_FAILED) {
 		rc = err_set(FD_ECONFLICT,
 		             _("outbox command %lld is %s: only a dead or failed command can be "
 		               "retried"),
@@ -807,7 +828,8 @@ int outbox_retry(struct db *db, int64_t id, int (*fits)(struct db *db, const str
 
 int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
 {
-	static const char *const names[4] = {"pending", "sending", "failed", "dead"};
+	static const enum outbox_state counted[4] = {OUTBOX_PENDING, OUTBOX_SENDING, OUTBOX_FAILED,
+	                                             OUTBOX_DEAD};
 	sqlite3_stmt *st;
 	int rc, i;
 
@@ -819,7 +841,7 @@ int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
 		if (rc)
 			return rc;
 		sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, names[i], -1, SQLITE_STATIC);
+		sqlite3_bind_text(st, 2, outbox_state_word(counted[i]), -1, SQLITE_STATIC);
 		if (sqlite3_step(st) != SQLITE_ROW) {
 			rc = db_fail(db, _("cannot count the outbox commands"));
 			sqlite3_finalize(st);

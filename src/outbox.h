@@ -106,15 +106,33 @@ int outbox_due(struct db *db, const char *type, const char *provider,
  * the command was in another state (nothing written). */
 int outbox_claim(struct db *db, int64_t id, int count, int *moved);
 
+/* The states of an outbound command, each stored as the word
+ * outbox_state_word gives (the column outbox_event.status). Its moves are
+ * the rows of status_transition for outbox_event: pending -> sending;
+ * sending -> succeeded, failed or dead; failed -> sending or dead; dead ->
+ * pending when a person revives it (outbox_retry). */
+enum outbox_state {
+	OUTBOX_PENDING,
+	OUTBOX_SENDING,
+	OUTBOX_SUCCEEDED,
+	OUTBOX_FAILED,
+	OUTBOX_DEAD,
+	OUTBOX_STATES /* no state of ours: a word outbox_state_of does not know */
+};
+
+/* outbox_state_of - the state a stored word names (OUTBOX_STATES: none);
+ * outbox_state_word - its stored word ("" for OUTBOX_STATES). */
+enum outbox_state outbox_state_of(const char *word);
+const char *outbox_state_word(enum outbox_state s);
+
 /* outbox_record - INSIDE the caller's write transaction, the outcome of
- * the claimant's send of command id: status "succeeded", "failed" (next try
- * wait seconds from now, real clock), "dead", or "sending" (no answer: asked
- * again after wait, same key); error (NULL: none) its last error. counted
- * as given to outbox_claim: 0 counts a failed or dead try here and stamps
- * sent_at on success. Only a command still 'sending' moves (the claimant's;
- * the one guard): *moved (may be NULL) 0 when it was in another state and
- * nothing was written. */
-int outbox_record(struct db *db, int64_t id, const char *status, const char *error, int64_t wait,
+ * the claimant's send of command id: to OUTBOX_SUCCEEDED, OUTBOX_FAILED
+ * (next try wait seconds from now, real clock), OUTBOX_DEAD, or
+ * OUTBOX_SENDING (no answer: asked again after wait, same key); error (NULL: none) its last error.
+ * counted as given to outbox_claim: 0 counts a failed or dead try here and stamps sent_at on
+ * success. Only a command still 'sending' moves (the claimant's; the one guard): *moved (may be
+ * NULL) 0 when it was in another state and nothing was written. */
+int outbox_record(struct db *db, int64_t id, enum outbox_state to, const char *error, int64_t wait,
                   int counted, int *moved);
 
 /* outbox_charge - ask the channel of provider (NULL: the one the

@@ -1282,6 +1282,38 @@ START_TEST(test_inbox_states)
 }
 END_TEST
 
+/* The same for an outbound command's states (outbox.h). */
+START_TEST(test_outbox_states)
+{
+	sqlite3_stmt *st;
+	int s;
+
+	for (s = 0; s < OUTBOX_STATES; s++) {
+		ck_assert_int_ne(*outbox_state_word((enum outbox_state)s), '\0');
+		ck_assert_int_eq(outbox_state_of(outbox_state_word((enum outbox_state)s)), s);
+	}
+	ck_assert_int_eq(outbox_state_of("received"), OUTBOX_STATES);
+	ck_assert_int_eq(outbox_state_of(NULL), OUTBOX_STATES);
+	ck_assert_str_eq(outbox_state_word(OUTBOX_STATES), "");
+	ck_assert_int_eq(db_prepare(db,
+	                            "SELECT from_status FROM status_transition WHERE entity ="
+	                            " 'outbox_event' UNION SELECT to_status FROM"
+	                            " status_transition WHERE entity = 'outbox_event'",
+	                            &st),
+	                 0);
+	s = 0;
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *w = (const char *)sqlite3_column_text(st, 0);
+
+		ck_assert_msg(outbox_state_of(w) != OUTBOX_STATES,
+		              "the schema's state %s has no enum", w);
+		s++;
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_eq(s, OUTBOX_STATES);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1299,6 +1331,7 @@ int main(void)
 	tcase_add_test(pure, test_pipeline_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_inbox_states);
+	tcase_add_test(store, test_outbox_states);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);
