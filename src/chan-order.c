@@ -43,12 +43,9 @@ enum pay_order_state pay_order_state_of(const char *s)
 	    [PAY_ORDER_REFUNDED] = "refunded", [PAY_ORDER_CLOSED] = "closed",
 	    [PAY_ORDER_FAILED] = "failed",
 	};
-	size_t i;
+	size_t n = sizeof words / sizeof words[0], i = words_index(words, n, s);
 
-	for (i = 1; s && i < sizeof words / sizeof words[0]; i++)
-		if (!strcmp(s, words[i]))
-			return (enum pay_order_state)i;
-	return PAY_ORDER_UNKNOWN;
+	return i < n ? (enum pay_order_state)i : PAY_ORDER_UNKNOWN;
 }
 
 int chan_order_is_open(const char *s)

@@ -27,6 +27,7 @@
 #include "outbox.h"
 #include "retention-mod.h"
 #include "text.h"
+#include "words.h"
 #include "xalloc.h"
 
 /* The stored word of each state, once. */
@@ -38,12 +39,7 @@ static const char *const state_words[INBOX_STATES] = {
 
 enum inbox_state inbox_state_of(const char *word)
 {
-	int s;
-
-	for (s = 0; word && s < INBOX_STATES; s++)
-		if (!strcmp(word, state_words[s]))
-			return (enum inbox_state)s;
-	return INBOX_STATES;
+	return (enum inbox_state)words_index(state_words, INBOX_STATES, word);
 }
 
 const char *inbox_state_word(enum inbox_state s)
@@ -902,25 +898,22 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
 int inbox_mark(struct db *db, int64_t id, const struct inbox_verdict *v, const char **final,
                int *moved)
 {
-	const char *status;
+	const char *status = inbox_state_word(v->state);
 	int rc;
 
 	switch (v->state) {
-	case INBOX_FAILED:
+	case INBOX_FAILED: /* failed, or dead past the give-up horizon */
 		rc = inbox_mark_failed(db, id, v->attempts, v->why, v->wait, v->keep, v->dead_kind,
 		                       &status, moved);
 		break;
 	case INBOX_PARKED:
 		rc = inbox_mark_parked(db, id, v->why, v->wait, v->parked_until, moved);
-		status = inbox_state_word(INBOX_PARKED);
 		break;
 	case INBOX_PROCESSED:
 		rc = inbox_mark_processed(db, id, v->why, moved);
-		status = inbox_state_word(INBOX_PROCESSED);
 		break;
 	case INBOX_IGNORED:
 		rc = inbox_mark_ignored(db, id, v->why, moved);
-		status = inbox_state_word(INBOX_IGNORED);
 		break;
 	default:
 		rc = inbox_mark_dead(db, id, v->why, v->dead_kind, moved);

@@ -35,6 +35,7 @@
 #include "retention-mod.h"
 #include "settings.h"
 #include "stopflag.h"
+#include "words.h"
 #include "xalloc.h"
 
 /* The stored word of each state, once. */
@@ -45,12 +46,7 @@ static const char *const state_words[OUTBOX_STATES] = {
 
 enum outbox_state outbox_state_of(const char *word)
 {
-	int s;
-
-	for (s = 0; word && s < OUTBOX_STATES; s++)
-		if (!strcmp(word, state_words[s]))
-			return (enum outbox_state)s;
-	return OUTBOX_STATES;
+	return (enum outbox_state)words_index(state_words, OUTBOX_STATES, word);
 }
 
 const char *outbox_state_word(enum outbox_state s)

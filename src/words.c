@@ -83,3 +83,13 @@ const char *words_label(const char *id)
 	}
 	return id;
 }
+
+size_t words_index(const char *const *table, size_t n, const char *word)
+{
+	size_t i;
+
+	for (i = 0; word && i < n; i++)
+		if (table[i] && !strcmp(word, table[i]))
+			return i;
+	return n;
+}

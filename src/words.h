@@ -14,6 +14,12 @@
  * Each label is translated once per run (an agenda prints thousands). */
 const char *words_label(const char *id);
 
+/* words_index - the index in table[0..n) of word (NULL entries are
+ * skipped), or n when it is none of them or NULL: how each record's
+ * enum of states is read from its stored word (inbox_state_of,
+ * outbox_state_of, pay_order_state_of). */
+size_t words_index(const char *const *table, size_t n, const char *word);
+
 /* The payment methods, in the order forms offer them: WORDS_NMETHODS
  * identifiers, and their untranslated labels (pass them through _()). */
 #define WORDS_NMETHODS 5
