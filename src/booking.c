@@ -38,8 +38,15 @@ static int first_open(const struct job *j, void *arg)
 {
 	struct open_job *o = arg;
 
-	if (strcmp(j->status, "open") && strcmp(j->status, "in_progress"))
+	switch (job_state_of(j->status)) {
+	case JOB_OPEN:
+	case JOB_IN_PROGRESS:
+		break;
+	case JOB_DONE:
+	case JOB_CANCELLED:
+	case JOB_STATES:
 		return 0;
+	}
 	if (*o->currency && strcmp(j->currency, o->currency))
 		return 0;
 	o->id = j->id;

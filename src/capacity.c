@@ -944,11 +944,6 @@ static int read_visit(struct db *db, int64_t appt, struct visit_times *v)
 	return rc;
 }
 
-static int is_live(const char *status)
-{
-	return strcmp(status, "cancelled") && strcmp(status, "no_show");
-}
-
 /* Everything that must hold for visit appt (times v) to hold resource r. */
 static int check_one(struct db *db, const struct resource *r, int64_t appt,
                      const struct visit_times *v)
@@ -983,7 +978,7 @@ static int reserve_tx(struct db *db, void *arg)
 
 	if ((rc = read_visit(db, c->appt, &v)))
 		return rc;
-	if (!is_live(v.status) || !strcmp(v.status, "done"))
+	if (visit_is_over(visit_state_of(v.status)))
 		return err_set(FD_ECONFLICT,
 		               _("visit %1$lld is %2$s: it can no longer hold resources"),
 		               (long long)c->appt, v.status);
@@ -1073,7 +1068,7 @@ int capacity_follow(struct db *db, int64_t appt)
 	sqlite3_finalize(st);
 	if (rc || !n)
 		return rc;
-	if (is_live(v.status)) {
+	if (!visit_is_off(v.status)) {
 		for (i = 0; i < n && !rc; i++) {
 			if ((rc = capacity_resource_get(db, ids[i], &r)))
 				return rc;
@@ -1140,7 +1135,7 @@ static int reassign_tx(struct db *db, void *arg)
 
 	if ((rc = read_visit(db, c->appt, &v)))
 		return rc;
-	if (!is_live(v.status) || !strcmp(v.status, "done"))
+	if (visit_is_over(visit_state_of(v.status)))
 		return err_set(FD_ECONFLICT,
 		               _("visit %1$lld is %2$s: it can no longer hold resources"),
 		               (long long)c->appt, v.status);

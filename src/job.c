@@ -22,6 +22,7 @@
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
@@ -29,21 +30,40 @@
 
 /* ---------------------------------------------------------------- jobs */
 
-/* A job's states and its one move (the legal ones: status_transition) */
-static const char *const job_states[] = {"open", "in_progress", "done", "cancelled", NULL};
-static const struct move job_moves[] = {
-    {"done", "in_progress"}, {"in_progress", "cancelled"},
-    {"in_progress", "done"}, {"in_progress", "open"},
-    {"open", "cancelled"},   {"open", "done"},
-    {"open", "in_progress"}, {NULL, NULL},
+/* The stored word of each state, once. */
+static const char *const job_words[JOB_STATES] = {
+    [JOB_OPEN] = "open",
+    [JOB_IN_PROGRESS] = "in_progress",
+    [JOB_DONE] = "done",
+    [JOB_CANCELLED] = "cancelled",
 };
 
+/* Every legal move (status_transition's rows for 'job'); the moves from one
+ * state are in the alphabetical order of the word they go to, the order a
+ * refusal lists them in. */
+static const struct state_move job_moves[] = {
+    {JOB_OPEN, JOB_CANCELLED},   {JOB_OPEN, JOB_DONE},
+    {JOB_OPEN, JOB_IN_PROGRESS}, {JOB_IN_PROGRESS, JOB_CANCELLED},
+    {JOB_IN_PROGRESS, JOB_DONE}, {JOB_IN_PROGRESS, JOB_OPEN},
+    {JOB_DONE, JOB_IN_PROGRESS}, {-1, -1},
+};
+
+const struct states job_states = {"job", job_words, JOB_STATES, job_moves};
+
+enum job_state job_state_of(const char *word)
+{
+	return (enum job_state)states_of(&job_states, word);
+}
+
+const char *job_state_word(enum job_state s)
+{
+	return states_word(&job_states, (int)s);
+}
+
 const struct machine wk_job_machine = {
-    "job",
+    &job_states,
     "SELECT status FROM service_order WHERE id = ?1",
     "UPDATE service_order SET status = ?1, updated_at = ?2 WHERE id = ?3",
-    job_states,
-    job_moves,
     1,
 };
 

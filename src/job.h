@@ -38,11 +38,31 @@ struct job {
 	int64_t customer_id;
 	char *customer_name; /* filled by job_get/job_list */
 	char *title;
-	char status[16]; /* open, in_progress, done, cancelled */
+	char status[16]; /* open, in_progress, done, cancelled: job_state_of */
 	char currency[4];
 	char *note; /* NULL when none */
 	int64_t created_at, updated_at;
 };
+
+/* A job's states, each stored as the word job_state_word gives; its legal
+ * moves are job_states' (job.c), which the schema's status_transition rows
+ * mirror (states_agree checks that both say the same). */
+enum job_state {
+	JOB_OPEN,
+	JOB_IN_PROGRESS,
+	JOB_DONE,
+	JOB_CANCELLED,
+	JOB_STATES /* no state of ours: a word job_state_of does not know */
+};
+
+struct states;
+/* job_states - a job's words and moves (states.h), for states_agree. */
+extern const struct states job_states;
+
+/* job_state_of - the state a stored word names (JOB_STATES: none, or NULL);
+ * job_state_word - its stored word ("" for JOB_STATES). */
+enum job_state job_state_of(const char *word);
+const char *job_state_word(enum job_state s);
 
 /* For job_add every field but note is required (currency NULL: the config
  * key `currency`, else USD). For job_edit, NULL/0 means unchanged and only

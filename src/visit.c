@@ -23,9 +23,11 @@
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
+#include "job.h"
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "text.h"
 #include "visit.h"
@@ -34,23 +36,56 @@
 
 /* ---------------------------------------------------------------- visits */
 
-/* A visit's states and its one move (the legal ones: status_transition) */
-static const char *const visit_states[] = {"scheduled", "confirmed", "in_progress", "done",
-                                           "cancelled", "no_show",   NULL};
-static const struct move visit_moves[] = {
-    {"confirmed", "cancelled"}, {"confirmed", "in_progress"},
-    {"confirmed", "no_show"},   {"confirmed", "scheduled"},
-    {"in_progress", "done"},    {"scheduled", "cancelled"},
-    {"scheduled", "confirmed"}, {"scheduled", "in_progress"},
-    {"scheduled", "no_show"},   {NULL, NULL},
+/* The stored word of each state, once. */
+static const char *const visit_words[VISIT_STATES] = {
+    [VISIT_SCHEDULED] = "scheduled",     [VISIT_CONFIRMED] = "confirmed",
+    [VISIT_IN_PROGRESS] = "in_progress", [VISIT_DONE] = "done",
+    [VISIT_CANCELLED] = "cancelled",     [VISIT_NO_SHOW] = "no_show",
 };
 
+/* Every legal move (status_transition's rows for 'appointment'); the moves
+ * from one state are in the alphabetical order of the word they go to, the
+ * order a refusal lists them in. */
+static const struct state_move visit_moves[] = {
+    {VISIT_SCHEDULED, VISIT_CANCELLED},   {VISIT_SCHEDULED, VISIT_CONFIRMED},
+    {VISIT_SCHEDULED, VISIT_IN_PROGRESS}, {VISIT_SCHEDULED, VISIT_NO_SHOW},
+    {VISIT_CONFIRMED, VISIT_CANCELLED},   {VISIT_CONFIRMED, VISIT_IN_PROGRESS},
+    {VISIT_CONFIRMED, VISIT_NO_SHOW},     {VISIT_CONFIRMED, VISIT_SCHEDULED},
+    {VISIT_IN_PROGRESS, VISIT_DONE},      {-1, -1},
+};
+
+const struct states visit_states = {"appointment", visit_words, VISIT_STATES, visit_moves};
+
+enum visit_state visit_state_of(const char *word)
+{
+	return (enum visit_state)states_of(&visit_states, word);
+}
+
+const char *visit_state_word(enum visit_state s)
+{
+	return states_word(&visit_states, (int)s);
+}
+
+int visit_is_over(enum visit_state s)
+{
+	switch (s) {
+	case VISIT_DONE:
+	case VISIT_CANCELLED:
+	case VISIT_NO_SHOW:
+		return 1;
+	case VISIT_SCHEDULED:
+	case VISIT_CONFIRMED:
+	case VISIT_IN_PROGRESS:
+	case VISIT_STATES:
+		break;
+	}
+	return 0;
+}
+
 const struct machine wk_visit_machine = {
-    "appointment",
+    &visit_states,
     "SELECT status FROM appointment WHERE id = ?1",
     "UPDATE appointment SET status = ?1, updated_at = ?2 WHERE id = ?3",
-    visit_states,
-    visit_moves,
     0,
 };
 
@@ -248,8 +283,6 @@ int visit_add(struct db *db, const struct visit_input *in, int64_t *id_out)
 	return 0;
 }
 
-static int is_over(const char *appt_status);
-
 static int visit_edit_tx(struct db *db, void *arg)
 {
 	struct visit_ctx *e = arg;
@@ -266,7 +299,7 @@ static int visit_edit_tx(struct db *db, void *arg)
 	end = e->in->end_at                                  ? e->in->end_at
 	      : e->in->start_at && old.end_at > old.start_at ? start + (old.end_at - old.start_at)
 	                                                     : old.end_at;
-	if (e->moving && is_over(old.status))
+	if (e->moving && visit_is_over(visit_state_of(old.status)))
 		rc = err_set(FD_ECONFLICT,
 		             _("visit %lld is %s: a finished visit is not moved (its times can "
 		               "still be corrected with edit)"),
@@ -458,20 +491,21 @@ static int visit_status_tx(struct db *db, void *arg)
 	/* a cancelled or no-show visit frees its resources, a visit done is
 	 * over: whoever follows visits is told (the booking channels: the day's
 	 * free slots, and the request that made the visit) */
-	if (!rc && (!strcmp(x->status, "cancelled") || !strcmp(x->status, "no_show") ||
-	            !strcmp(x->status, "done")))
+	if (!rc && visit_is_over(visit_state_of(x->status)))
 		rc = announce(db, &(struct announcement){ANNOUNCE_VISIT_CHANGED, x->id, 0});
 	return rc;
 }
 
 const char *visit_close_status(int no_show)
 {
-	return no_show ? "no_show" : "cancelled";
+	return visit_state_word(no_show ? VISIT_NO_SHOW : VISIT_CANCELLED);
 }
 
 int visit_is_off(const char *status)
 {
-	return !strcmp(status, "cancelled") || !strcmp(status, "no_show");
+	enum visit_state s = visit_state_of(status);
+
+	return s == VISIT_CANCELLED || s == VISIT_NO_SHOW;
 }
 
 int visit_set_status(struct db *db, int64_t id, const char *status, const char *reason)
@@ -480,7 +514,8 @@ int visit_set_status(struct db *db, int64_t id, const char *status, const char *
 	int rc;
 
 	/* esign_require_authorised: no work starts on a job nobody signed for */
-	if (status && !strcmp(status, "in_progress") && (rc = esign_visit_may_start(db, id)) != 0)
+	if (visit_state_of(status) == VISIT_IN_PROGRESS &&
+	    (rc = esign_visit_may_start(db, id)) != 0)
 		return rc;
 	if (!status)
 		return wk_set_status(db, &wk_visit_machine, id, status, reason);
@@ -555,12 +590,6 @@ struct link_ctx {
 	int64_t id; /* the link's, once known */
 };
 
-static int is_over(const char *appt_status)
-{
-	return !strcmp(appt_status, "done") || !strcmp(appt_status, "cancelled") ||
-	       !strcmp(appt_status, "no_show");
-}
-
 /* Everything a link change needs checked, in the order a person would fix
  * it: both records exist, the link does (or does not) exist, states allow. */
 static int link_check(struct db *db, struct link_ctx *l)
@@ -583,11 +612,11 @@ static int link_check(struct db *db, struct link_ctx *l)
 	if (l->op != LINK_ADD && !found)
 		return err_set(FD_ENOTFOUND, _("visit %lld does not work on job %lld"),
 		               (long long)l->appt_id, (long long)l->job_id);
-	if (is_over(appt_status))
+	if (visit_is_over(visit_state_of(appt_status)))
 		return err_set(FD_ECONFLICT,
 		               _("visit %lld is %s: the jobs it worked on can no longer change"),
 		               (long long)l->appt_id, appt_status);
-	if (l->op != LINK_REMOVE && !strcmp(job_status, "cancelled"))
+	if (l->op != LINK_REMOVE && job_state_of(job_status) == JOB_CANCELLED)
 		return err_set(FD_ECONFLICT, _("job %lld is cancelled: no visit can work on it"),
 		               (long long)l->job_id);
 	return 0;

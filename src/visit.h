@@ -33,7 +33,7 @@ struct visit {
 	int64_t id;
 	int64_t start_at, end_at; /* UTC seconds; end > start */
 	char *location;           /* NULL when none */
-	char status[16];          /* scheduled, confirmed, in_progress, done, cancelled, no_show */
+	char status[16];          /* a word of enum visit_state: visit_state_of */
 	char *note;
 	int64_t created_at, updated_at;
 	/* filled by visit_get and visit_list_range: */
@@ -41,6 +41,32 @@ struct visit {
 	char *services;      /* job titles joined with ", " */
 	int64_t est_minutes; /* sum over the visit's links */
 };
+
+/* A visit's states, each stored as the word visit_state_word gives; its
+ * legal moves are visit_states' (visit.c), which the schema's
+ * status_transition rows for 'appointment' mirror (states_agree). */
+enum visit_state {
+	VISIT_SCHEDULED,
+	VISIT_CONFIRMED,
+	VISIT_IN_PROGRESS,
+	VISIT_DONE,
+	VISIT_CANCELLED,
+	VISIT_NO_SHOW,
+	VISIT_STATES /* no state of ours: a word visit_state_of does not know */
+};
+
+struct states;
+/* visit_states - a visit's words and moves (states.h), for states_agree. */
+extern const struct states visit_states;
+
+/* visit_state_of - the state a stored word names (VISIT_STATES: none, or
+ * NULL); visit_state_word - its stored word ("" for VISIT_STATES). */
+enum visit_state visit_state_of(const char *word);
+const char *visit_state_word(enum visit_state s);
+
+/* visit_is_over - 1 for a finished visit: done, cancelled or no_show (the
+ * states no move leaves). */
+int visit_is_over(enum visit_state s);
 
 /* For visit_add start_at and end_at are required, with start_at < end_at <=
  * start_at + VISIT_MAX_SECONDS. For visit_edit, 0 / NULL means unchanged; ""

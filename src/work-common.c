@@ -25,6 +25,7 @@
 #include "i18n.h"
 #include "money.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "text.h"
 #include "work-int.h"
@@ -124,13 +125,12 @@ int wk_not_found(const struct machine *m, int64_t id)
 static int check_status_name(const struct machine *m, const char *status)
 {
 	struct strbuf all = {0};
-	int i;
+	size_t i;
 
-	for (i = 0; status && m->states[i]; i++)
-		if (!strcmp(status, m->states[i]))
-			return 0;
-	for (i = 0; m->states[i]; i++)
-		sb_printf(&all, "%s%s", i ? ", " : "", m->states[i]);
+	if ((size_t)states_of(m->states, status) < m->states->n)
+		return 0;
+	for (i = 0; i < m->states->n; i++)
+		sb_printf(&all, "%s%s", i ? ", " : "", states_word(m->states, (int)i));
 	if (m->job)
 		err_set(FD_EINVAL, _("'%.40s' is not a job status: use one of %s"),
 		        status ? status : "", sb_cstr(&all));
@@ -160,84 +160,31 @@ int wk_read_status(struct db *db, const struct machine *m, int64_t id, char out[
 	return rc;
 }
 
-/* FD_ECONFLICT, saying what is allowed, unless m may go from `from` to `to`. */
+/* FD_ECONFLICT, saying what is allowed, unless m may go from `from` to `to`
+ * (to is one of m's states). */
 static int check_transition(const struct machine *m, int64_t id, const char *from, const char *to)
 {
 	struct strbuf list = {0}; /* every status reachable from the current one */
-	const struct move *mv;
-	int job = m->job, found = 0, rc = 0;
+	int f = states_of(m->states, from), t = states_of(m->states, to), job = m->job, rc = 0;
 
-	if (!strcmp(from, to))
+	if (f == t)
 		return err_set(FD_ECONFLICT,
 		               job ? _("job %lld is already %s") : _("visit %lld is already %s"),
 		               (long long)id, to);
-	for (mv = m->moves; mv->from; mv++) {
-		if (strcmp(mv->from, from))
-			continue;
-		found |= !strcmp(mv->to, to);
-		sb_printf(&list, "%s%s", list.len ? ", " : "", mv->to);
-	}
-	if (!found && list.len == 0)
+	if (states_may_move(m->states, f, t))
+		return 0;
+	if (!states_next(m->states, f, &list))
 		rc = err_set(FD_ECONFLICT,
 		             job ? _("job %lld is %s, which is final: its status cannot change")
 		                 : _("visit %lld is %s, which is final: its status cannot change"),
 		             (long long)id, from);
-	else if (!found)
+	else
 		rc = err_set(FD_ECONFLICT,
 		             job ? _("job %lld cannot go from %s to %s; from %s it can go to: %s")
 		                 : _("visit %lld cannot go from %s to %s; "
 		                     "from %s it can go to: %s"),
 		             (long long)id, from, to, from, sb_cstr(&list));
 	sb_free(&list);
-	return rc;
-}
-
-struct agree {
-	const struct machine *m;
-	size_t next; /* the move of m->moves the next row must be */
-};
-
-/* FD_ECONFLICT naming the first place where m's moves and the schema's differ
- * (NULL: that side has no more). */
-static int disagree(const struct machine *m, const struct move *code, const char *from,
-                    const char *to)
-{
-	return err_set(FD_ECONFLICT,
-	               _("the moves of %s differ: the code has %s -> %s where the schema has "
-	                 "%s -> %s"),
-	               m->entity, code->from ? code->from : "(none)",
-	               code->to ? code->to : "(none)", from ? from : "(none)", to ? to : "(none)");
-}
-
-static int agree_row(sqlite3_stmt *st, void *p)
-{
-	struct agree *a = p;
-	const char *from = (const char *)sqlite3_column_text(st, 0);
-	const char *to = (const char *)sqlite3_column_text(st, 1);
-	const struct move *mv = &a->m->moves[a->next];
-
-	if (!mv->from || strcmp(mv->from, from) || strcmp(mv->to, to))
-		return disagree(a->m, mv, from, to);
-	a->next++;
-	return 0;
-}
-
-int wk_moves_agree(struct db *db, const struct machine *m)
-{
-	struct agree a = {m, 0};
-	sqlite3_stmt *st;
-	int rc;
-
-	rc = db_prepare(db,
-	                "SELECT from_status, to_status FROM status_transition"
-	                " WHERE entity = ?1 ORDER BY from_status, to_status",
-	                &st);
-	if (rc)
-		return rc;
-	wk_bind_text(st, 1, m->entity);
-	rc = wk_each_row(db, st, agree_row, &a, _("cannot read the status rules"), NULL);
-	if (!rc && m->moves[a.next].from)
-		rc = disagree(m, &m->moves[a.next], NULL, NULL);
 	return rc;
 }
 

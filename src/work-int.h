@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct db;
+struct states;
 
 #define TITLE_MAX   200
 #define NOTE_MAX    2000
@@ -19,25 +20,15 @@ struct db;
 #define MINUTES_MAX 100000
 #define QTY_MAX     ((int64_t)1000000000) /* thousandths: a million units */
 
-/* One status machine: its legal moves are a table in its owner, which the
- * rows of status_transition mirror. Each record's machine (its states, its
- * moves, the one statement that makes a move) is defined
- * by its owner: wk_job_machine in job.c, wk_visit_machine in visit.c;
- * work-common.c runs any of them. */
-struct move {
-	const char *from, *to;
-};
-
+/* One status machine: a record's states and its legal moves (states.h,
+ * each the owner's: job_states in job.c, visit_states in visit.c, which the
+ * rows of status_transition mirror), with the statements that read and
+ * make a move; work-common.c runs any of them. */
 struct machine {
-	const char *entity;     /* status_transition.entity */
-	const char *read_sql;   /* ?1 = id -> status */
-	const char *update_sql; /* ?1 = status, ?2 = now, ?3 = id */
-	const char *const *states;
-	/* every legal move, sorted by from then to, ending with {NULL, NULL}:
-	 * the rows of status_transition for entity, which the schema's
-	 * triggers enforce (wk_moves_agree checks that both say the same) */
-	const struct move *moves;
-	int job; /* 1: the refusals speak of a job, 0: of a visit */
+	const struct states *states; /* words and moves; ->entity names the record */
+	const char *read_sql;        /* ?1 = id -> status */
+	const char *update_sql;      /* ?1 = status, ?2 = now, ?3 = id */
+	int job;                     /* 1: the refusals speak of a job, 0: of a visit */
 };
 
 extern const struct machine wk_job_machine, wk_visit_machine;
@@ -63,10 +54,6 @@ int wk_not_found(const struct machine *m, int64_t id);
 /* wk_read_status - the current status of record id of machine m in out
  * (FD_ENOTFOUND if none). */
 int wk_read_status(struct db *db, const struct machine *m, int64_t id, char out[16]);
-/* wk_moves_agree - 0 when m->moves are exactly the schema's rows of
- * status_transition for m->entity; FD_ECONFLICT naming the first move that
- * only one of them has. */
-int wk_moves_agree(struct db *db, const struct machine *m);
 /* wk_set_status - move record id of machine m to status in one write
  * transaction, checked against status_transition, reason to the flow. */
 int wk_set_status(struct db *db, const struct machine *m, int64_t id, const char *status,

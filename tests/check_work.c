@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,9 +20,9 @@
 #include "item.h"
 #include "job.h"
 #include "money.h"
+#include "states.h"
 #include "strbuf.h"
 #include "visit.h"
-#include "work-int.h"
 
 static struct fx F;
 static struct db *db;
@@ -885,39 +886,77 @@ START_TEST(test_schema_backstops)
 }
 END_TEST
 
+/* states_agree on a copy of s whose moves lack move number drop (SIZE_MAX:
+ * none) and have extra as well (extra.from < 0: none). */
+static int agree_changed(const struct states *s, size_t drop, struct state_move extra)
+{
+	struct state_move moves[64];
+	struct states c = *s;
+	size_t i, n = 0;
+
+	for (i = 0; s->moves[i].from >= 0; i++)
+		if (i != drop)
+			moves[n++] = s->moves[i];
+	if (extra.from >= 0)
+		moves[n++] = extra;
+	moves[n] = (struct state_move){-1, -1};
+	c.moves = moves;
+	return states_agree(db, &c);
+}
+
 /* The moves of jobs and visits are a table in their owners (job.c,
  * visit.c), mirrored by the rows of status_transition that the triggers
- * enforce: both say the same, and a table that lacks one move, or has one
- * more, is caught naming it. */
+ * enforce: both say the same, and a table that lacks any one move, or has
+ * one more, is caught naming it. */
 START_TEST(test_moves_agree_with_the_schema)
 {
-	static const struct move fewer[] = {{"done", "in_progress"}, {NULL, NULL}};
-	static const struct move more[] = {{"confirmed", "cancelled"},
-	                                   {"confirmed", "in_progress"},
-	                                   {"confirmed", "no_show"},
-	                                   {"confirmed", "scheduled"},
-	                                   {"done", "scheduled"},
-	                                   {"in_progress", "done"},
-	                                   {"scheduled", "cancelled"},
-	                                   {"scheduled", "confirmed"},
-	                                   {"scheduled", "in_progress"},
-	                                   {"scheduled", "no_show"},
-	                                   {NULL, NULL}};
-	struct machine m;
+	static const struct state_move none = {-1, -1};
+	size_t i;
 
-	ck_assert_int_eq(wk_moves_agree(db, &wk_job_machine), 0);
-	ck_assert_int_eq(wk_moves_agree(db, &wk_visit_machine), 0);
-	m = wk_job_machine;
-	m.moves = fewer;
-	ck_assert_int_eq(wk_moves_agree(db, &m), FD_ECONFLICT);
-	ck_assert_ptr_nonnull(strstr(err_msg(), "the moves of job differ: the code has (none) -> "
-	                                        "(none) where the schema has in_progress -> "
-	                                        "cancelled"));
-	m = wk_visit_machine;
-	m.moves = more;
-	ck_assert_int_eq(wk_moves_agree(db, &m), FD_ECONFLICT);
-	ck_assert_ptr_nonnull(strstr(err_msg(), "the code has done -> scheduled where the schema "
-	                                        "has in_progress -> done"));
+	ck_assert_int_eq(states_agree(db, &job_states), 0);
+	ck_assert_int_eq(states_agree(db, &visit_states), 0);
+	for (i = 0; job_states.moves[i].from >= 0; i++)
+		ck_assert_int_eq(agree_changed(&job_states, i, none), FD_ECONFLICT);
+	ck_assert_uint_eq(i, 7);
+	for (i = 0; visit_states.moves[i].from >= 0; i++)
+		ck_assert_int_eq(agree_changed(&visit_states, i, none), FD_ECONFLICT);
+	ck_assert_uint_eq(i, 9);
+	ck_assert_int_eq(agree_changed(&job_states, 6, none), FD_ECONFLICT);
+	ck_assert_str_eq(err_msg(), "the moves of job differ: the schema allows done -> "
+	                            "in_progress, the code does not");
+	ck_assert_int_eq(agree_changed(&visit_states, SIZE_MAX,
+	                               (struct state_move){VISIT_DONE, VISIT_SCHEDULED}),
+	                 FD_ECONFLICT);
+	ck_assert_str_eq(err_msg(), "the moves of appointment differ: the code allows done -> "
+	                            "scheduled, the schema does not");
+}
+END_TEST
+
+/* Each state's word is read in one place: every word round-trips, a word of
+ * no state (or NULL) is JOB_STATES / VISIT_STATES. */
+START_TEST(test_state_words)
+{
+	int s;
+
+	for (s = 0; s < JOB_STATES; s++) {
+		ck_assert_int_ne(*job_state_word((enum job_state)s), '\0');
+		ck_assert_int_eq(job_state_of(job_state_word((enum job_state)s)), s);
+	}
+	for (s = 0; s < VISIT_STATES; s++) {
+		ck_assert_int_ne(*visit_state_word((enum visit_state)s), '\0');
+		ck_assert_int_eq(visit_state_of(visit_state_word((enum visit_state)s)), s);
+	}
+	ck_assert_int_eq(job_state_of("no_show"), JOB_STATES);
+	ck_assert_int_eq(job_state_of(NULL), JOB_STATES);
+	ck_assert_int_eq(visit_state_of("open"), VISIT_STATES);
+	ck_assert_str_eq(job_state_word(JOB_STATES), "");
+	ck_assert_str_eq(visit_state_word(VISIT_STATES), "");
+	ck_assert_str_eq(visit_close_status(1), "no_show");
+	ck_assert_str_eq(visit_close_status(0), "cancelled");
+	ck_assert_int_eq(visit_is_off("no_show"), 1);
+	ck_assert_int_eq(visit_is_off("done"), 0);
+	ck_assert_int_eq(visit_is_over(VISIT_DONE), 1);
+	ck_assert_int_eq(visit_is_over(VISIT_CONFIRMED), 0);
 }
 END_TEST
 
@@ -946,6 +985,7 @@ int main(void)
 	tcase_add_test(tc, test_item_refusals_and_currency_lock);
 	tcase_add_test(tc, test_schema_backstops);
 	tcase_add_test(tc, test_moves_agree_with_the_schema);
+	tcase_add_test(tc, test_state_words);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
