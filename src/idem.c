@@ -26,7 +26,25 @@
 #include "i18n.h"
 #include "idem.h"
 #include "text.h"
+#include "words.h"
 #include "xalloc.h"
+
+/* The stored word of each state, once. */
+static const char *const idem_words[IDEM_STATES] = {
+    [IDEM_PROCESSING] = "processing",
+    [IDEM_SUCCESS] = "success",
+    [IDEM_FAILED] = "failed",
+};
+
+enum idem_state idem_state_of(const char *word)
+{
+	return (enum idem_state)words_index(idem_words, IDEM_STATES, word);
+}
+
+const char *idem_state_word(enum idem_state s)
+{
+	return s < IDEM_STATES ? idem_words[s] : "";
+}
 
 void idem_result_add(struct idem_result *r, int64_t id)
 {
@@ -140,6 +158,7 @@ int idem_enter(struct db *db, const char *key, const char *scene, const char *ha
 	sqlite3_stmt *st;
 	int rc, step;
 	const char *r_scene, *r_hash, *r_status, *r_holder;
+	enum idem_state state;
 	int64_t hold_until;
 
 	*response = NULL;
@@ -162,6 +181,7 @@ int idem_enter(struct db *db, const char *key, const char *scene, const char *ha
 	r_scene = (const char *)sqlite3_column_text(st, 0);
 	r_hash = (const char *)sqlite3_column_text(st, 1);
 	r_status = (const char *)sqlite3_column_text(st, 2);
+	state = idem_state_of(r_status);
 	r_holder = (const char *)sqlite3_column_text(st, 4);
 	hold_until = sqlite3_column_int64(st, 5);
 	if (!r_scene || !r_hash || !r_status || strcmp(r_scene, scene) || strcmp(r_hash, hash)) {
@@ -169,12 +189,12 @@ int idem_enter(struct db *db, const char *key, const char *scene, const char *ha
 		             _("the idempotency key '%.60s' was already used for a different "
 		               "request (%.40s); use a new key for a new request"),
 		             key, r_scene ? r_scene : "?");
-	} else if (!strcmp(r_status, "success")) {
+	} else if (state == IDEM_SUCCESS) {
 		*response = dbrow_dup(st, 3);
 		rc = *response ? IDEM_REPLAY
 		               : err_set(FD_EDB, _("the stored idempotency response is missing"));
-	} else if (!strcmp(r_status, "processing") && r_holder &&
-	           strcmp(r_holder, idem_holder()) != 0 && hold_until > clock_real()) {
+	} else if (state == IDEM_PROCESSING && r_holder && strcmp(r_holder, idem_holder()) != 0 &&
+	           hold_until > clock_real()) {
 		rc = err_set(FD_EINPROGRESS,
 		             _("the request with idempotency key '%.60s' is still in progress "
 		               "(held by %.80s for %lld more second(s)); try again in a moment"),

@@ -55,6 +55,23 @@ int idem_check_key(const char *key);
 /* idem_holder - who holds a record we take: "operator@host:pid". */
 const char *idem_holder(void);
 
+/* The states of an idempotency record, each stored as the word
+ * idem_state_word gives: processing (held by idem_begin's caller), success
+ * (the response is stored), failed (idem_fail: may be retried). The schema
+ * has no status_transition rows for them: idem_enter decides what each
+ * means. */
+enum idem_state {
+	IDEM_PROCESSING,
+	IDEM_SUCCESS,
+	IDEM_FAILED,
+	IDEM_STATES /* no state of ours: a word idem_state_of does not know */
+};
+
+/* idem_state_of - the state a stored word names (IDEM_STATES: none, or
+ * NULL); idem_state_word - its stored word ("" for IDEM_STATES). */
+enum idem_state idem_state_of(const char *word);
+const char *idem_state_word(enum idem_state s);
+
 /* Returns of idem_enter and idem_begin besides the FD_E* errors. */
 enum { IDEM_NEW = 0, IDEM_REPLAY = 1 };
 
