@@ -25,14 +25,53 @@
 #include "i18n.h"
 #include "invoice.h"
 #include "item.h"
+#include "job.h"
 #include "money.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "text.h"
 #include "xalloc.h"
 
 #define TERMS_MAX_DAYS 3650
+
+/* ------------------------------------------------------------ states */
+
+/* The stored word of each state, once. */
+static const char *const invoice_words[INVOICE_STATES] = {
+    [INVOICE_DRAFT] = "draft",
+    [INVOICE_ISSUED] = "issued",
+    [INVOICE_PARTIALLY_PAID] = "partially_paid",
+    [INVOICE_PAID] = "paid",
+    [INVOICE_OVERPAID] = "overpaid",
+    [INVOICE_VOID] = "void",
+};
+
+/* Every legal move: status_transition's rows for 'invoice'. */
+static const struct state_move invoice_moves[] = {
+    {INVOICE_DRAFT, INVOICE_ISSUED},        {INVOICE_DRAFT, INVOICE_PAID},
+    {INVOICE_DRAFT, INVOICE_VOID},          {INVOICE_ISSUED, INVOICE_PARTIALLY_PAID},
+    {INVOICE_ISSUED, INVOICE_PAID},         {INVOICE_ISSUED, INVOICE_OVERPAID},
+    {INVOICE_ISSUED, INVOICE_VOID},         {INVOICE_PARTIALLY_PAID, INVOICE_ISSUED},
+    {INVOICE_PARTIALLY_PAID, INVOICE_PAID}, {INVOICE_PARTIALLY_PAID, INVOICE_OVERPAID},
+    {INVOICE_PAID, INVOICE_ISSUED},         {INVOICE_PAID, INVOICE_PARTIALLY_PAID},
+    {INVOICE_PAID, INVOICE_OVERPAID},       {INVOICE_PAID, INVOICE_VOID},
+    {INVOICE_OVERPAID, INVOICE_ISSUED},     {INVOICE_OVERPAID, INVOICE_PARTIALLY_PAID},
+    {INVOICE_OVERPAID, INVOICE_PAID},       {-1, -1},
+};
+
+const struct states invoice_states = {"invoice", invoice_words, INVOICE_STATES, invoice_moves};
+
+enum invoice_state invoice_state_of(const char *word)
+{
+	return (enum invoice_state)states_of(&invoice_states, word);
+}
+
+const char *invoice_state_word(enum invoice_state s)
+{
+	return states_word(&invoice_states, (int)s);
+}
 
 /* Format v in currency code (unknown codes with two decimals). */
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
@@ -173,30 +212,25 @@ int invoice_lines(struct db *db, int64_t id, int (*cb)(const struct invoice_line
 
 int invoice_status_valid(const char *s)
 {
-	static const char *const names[] = {"draft", "issued", "partially_paid", "paid", "overpaid",
-	                                    "void",  "open"};
-	size_t i;
-
-	for (i = 0; s && i < sizeof names / sizeof names[0]; i++)
-		if (!strcmp(s, names[i]))
-			return 1;
-	return 0;
+	return invoice_state_of(s) != INVOICE_STATES || (s && !strcmp(s, "open"));
 }
 
 int invoice_is_void(const struct invoice *inv)
 {
-	return !strcmp(inv->status, "void");
+	return invoice_state_of(inv->status) == INVOICE_VOID;
 }
 
 int invoice_is_open(const struct invoice *inv)
 {
+	enum invoice_state s = invoice_state_of(inv->status);
+
 	return !strcmp(inv->kind, "invoice") &&
-	       (!strcmp(inv->status, "issued") || !strcmp(inv->status, "partially_paid"));
+	       (s == INVOICE_ISSUED || s == INVOICE_PARTIALLY_PAID);
 }
 
 int64_t invoice_owed(const struct invoice *inv)
 {
-	return strcmp(inv->status, "void") ? inv->balance : 0;
+	return invoice_is_void(inv) ? 0 : inv->balance;
 }
 
 int invoice_list(struct db *db, const struct invoice_filter *f,
@@ -406,7 +440,7 @@ static int add_line(struct issue_ctx *x, sqlite3_stmt *st, int64_t qty)
 
 static int job_not_cancelled(int64_t job_id, const char *status)
 {
-	if (status && !strcmp(status, "cancelled"))
+	if (job_state_of(status) == JOB_CANCELLED)
 		return err_set(FD_ECONFLICT, _("job %lld is cancelled and cannot be invoiced"),
 		               (long long)job_id);
 	return 0;
@@ -564,7 +598,7 @@ static int insert_line(struct db *db, int64_t invoice_id, const struct draft_lin
 /* Take the next number of series for the year of `when` (shop time) and
  * issue the draft `id` with it: total, dates, status. */
 static int finalize(struct db *db, int64_t id, const char *series, int64_t when, int64_t due_at,
-                    int64_t total, int64_t balance, const char *status)
+                    int64_t total, int64_t balance, enum invoice_state status)
 {
 	sqlite3_stmt *st;
 	struct docnum dn;
@@ -587,7 +621,7 @@ static int finalize(struct db *db, int64_t id, const char *series, int64_t when,
 	sqlite3_bind_int64(st, 6, due_at);
 	sqlite3_bind_int64(st, 7, total);
 	sqlite3_bind_int64(st, 8, balance);
-	sqlite3_bind_text(st, 9, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 9, invoice_state_word(status), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 10, when);
 	sqlite3_bind_int64(st, 11, id);
 	return db_run_cached(db, st, _("cannot issue the invoice"));
@@ -627,7 +661,7 @@ static int issue_tx(struct db *db, void *arg, struct idem_result *res)
 		if ((rc = insert_line(db, id, &x->lines[i], x->now)) != 0)
 			return rc;
 	rc = finalize(db, id, "INV", x->now, x->due_at, x->total, x->total,
-	              x->total == 0 ? "paid" : "issued");
+	              x->total == 0 ? INVOICE_PAID : INVOICE_ISSUED);
 	if (rc || (rc = item_settle(db, id)))
 		return rc;
 	res->id = id;
@@ -698,7 +732,8 @@ static int credit_tx(struct db *db, void *arg, struct idem_result *res)
 	if (strcmp(inv.kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; credit the invoice it corrects"),
 		             inv.number);
-	else if (!strcmp(inv.status, "void") || !strcmp(inv.status, "draft"))
+	else if (invoice_state_of(inv.status) == INVOICE_VOID ||
+	         invoice_state_of(inv.status) == INVOICE_DRAFT)
 		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and cannot be credited"), inv.number,
 		             inv.status);
 	else if (c->amount > inv.balance)
@@ -720,7 +755,7 @@ static int credit_tx(struct db *db, void *arg, struct idem_result *res)
 	l.amount = -c->amount;
 	if ((rc = insert_line(db, cn, &l, now)) != 0)
 		goto out;
-	if ((rc = finalize(db, cn, "CN", now, now, -c->amount, 0, "issued")) != 0)
+	if ((rc = finalize(db, cn, "CN", now, now, -c->amount, 0, INVOICE_ISSUED)) != 0)
 		goto out;
 	res->id = cn;
 out:
@@ -770,7 +805,7 @@ static int void_tx(struct db *db, void *arg)
 	if (strcmp(inv.kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; credit notes are final"),
 		             inv.number);
-	else if (!strcmp(inv.status, "void"))
+	else if (invoice_is_void(&inv))
 		rc = err_set(FD_ECONFLICT, _("invoice %s is already void"), inv.number);
 	else if (inv.paid != 0)
 		rc = err_set(FD_ECONFLICT,

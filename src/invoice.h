@@ -56,6 +56,30 @@ struct db;
 #define INVOICE_OPEN_SQL(p)                                                                        \
 	"(" p "kind = 'invoice' AND " p "status IN ('issued', 'partially_paid'))"
 
+/* An invoice's (or credit note's) states, each stored as the word
+ * invoice_state_word gives. The schema's triggers derive them from the
+ * figures; its legal moves are invoice_states' (invoice.c), which the rows
+ * of status_transition for 'invoice' mirror (states_agree). */
+enum invoice_state {
+	INVOICE_DRAFT,
+	INVOICE_ISSUED,
+	INVOICE_PARTIALLY_PAID,
+	INVOICE_PAID,
+	INVOICE_OVERPAID,
+	INVOICE_VOID,
+	INVOICE_STATES /* no state of ours: a word invoice_state_of does not know */
+};
+
+struct states;
+/* invoice_states - an invoice's words and moves (states.h), for
+ * states_agree. */
+extern const struct states invoice_states;
+
+/* invoice_state_of - the state a stored word names (INVOICE_STATES: none,
+ * or NULL); invoice_state_word - its stored word ("" for INVOICE_STATES). */
+enum invoice_state invoice_state_of(const char *word);
+const char *invoice_state_word(enum invoice_state s);
+
 struct invoice {
 	int64_t id;
 	char kind[16];   /* "invoice" or "credit_note" */
@@ -66,7 +90,7 @@ struct invoice {
 	int64_t credits_id; /* credit note: the invoice it corrects; else 0 */
 	int64_t issued_at, due_at;
 	int64_t total, credited, paid, balance;
-	char status[16];
+	char status[16]; /* a word of enum invoice_state: invoice_state_of */
 	int allow_overpay;
 	char *note; /* NULL when none */
 	int64_t created_at, updated_at;

@@ -25,10 +25,80 @@
 #include "payment.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "text.h"
 #include "words.h"
 #include "xalloc.h"
+
+/* ------------------------------------------------------------ states */
+
+/* The stored word of each state of a payment, once. */
+static const char *const payment_words[PAYMENT_STATES] = {
+    [PAYMENT_UNALLOCATED] = "unallocated",
+    [PAYMENT_PARTIALLY_ALLOCATED] = "partially_allocated",
+    [PAYMENT_ALLOCATED] = "allocated",
+    [PAYMENT_REFUNDED] = "refunded",
+    [PAYMENT_VOID] = "void",
+};
+
+/* Every legal move of a payment: status_transition's rows for 'payment'. */
+static const struct state_move payment_moves[] = {
+    {PAYMENT_UNALLOCATED, PAYMENT_PARTIALLY_ALLOCATED},
+    {PAYMENT_UNALLOCATED, PAYMENT_ALLOCATED},
+    {PAYMENT_UNALLOCATED, PAYMENT_REFUNDED},
+    {PAYMENT_UNALLOCATED, PAYMENT_VOID},
+    {PAYMENT_PARTIALLY_ALLOCATED, PAYMENT_UNALLOCATED},
+    {PAYMENT_PARTIALLY_ALLOCATED, PAYMENT_ALLOCATED},
+    {PAYMENT_PARTIALLY_ALLOCATED, PAYMENT_REFUNDED},
+    {PAYMENT_ALLOCATED, PAYMENT_UNALLOCATED},
+    {PAYMENT_ALLOCATED, PAYMENT_PARTIALLY_ALLOCATED},
+    {PAYMENT_ALLOCATED, PAYMENT_REFUNDED},
+    {PAYMENT_REFUNDED, PAYMENT_UNALLOCATED},
+    {PAYMENT_REFUNDED, PAYMENT_PARTIALLY_ALLOCATED},
+    {PAYMENT_REFUNDED, PAYMENT_ALLOCATED},
+    {-1, -1},
+};
+
+const struct states payment_states = {"payment", payment_words, PAYMENT_STATES, payment_moves};
+
+enum payment_state payment_state_of(const char *word)
+{
+	return (enum payment_state)states_of(&payment_states, word);
+}
+
+const char *payment_state_word(enum payment_state s)
+{
+	return states_word(&payment_states, (int)s);
+}
+
+/* The stored word of each state of a refund, once. */
+static const char *const refund_words[REFUND_STATES] = {
+    [REFUND_PENDING] = "pending",
+    [REFUND_SUCCEEDED] = "succeeded",
+    [REFUND_FAILED] = "failed",
+};
+
+/* Every legal move of a refund: status_transition's rows for 'refund'. */
+static const struct state_move refund_moves[] = {
+    {REFUND_PENDING, REFUND_SUCCEEDED},
+    {REFUND_PENDING, REFUND_FAILED},
+    {-1, -1},
+};
+
+const struct states refund_states = {"refund", refund_words, REFUND_STATES, refund_moves};
+
+enum refund_state refund_state_of(const char *word)
+{
+	return (enum refund_state)states_of(&refund_states, word);
+}
+
+const char *refund_state_word(enum refund_state s)
+{
+	return states_word(&refund_states, (int)s);
+}
+
+/* ------------------------------------------------------------ helpers */
 
 static const char *fmt(int64_t v, const char *code, char buf[MONEY_BUFSZ])
 {
@@ -206,7 +276,7 @@ static void payment_get_row(sqlite3_stmt *st, void *out)
 
 int payment_is_void(const struct payment *p)
 {
-	return !strcmp(p->status, "void");
+	return payment_state_of(p->status) == PAYMENT_VOID;
 }
 
 int payment_get(struct db *db, int64_t id, struct payment *out)
@@ -540,13 +610,14 @@ static int post_one(struct db *db, int64_t pay_id, int fresh, int64_t inv_id, in
 		snprintf(who, sizeof who, _("payment %lld"), (long long)pay_id);
 	if (amount <= 0)
 		rc = err_set(FD_EINVAL, _("an allocation must be greater than zero"));
-	else if (!strcmp(s.pay_status, "void"))
+	else if (payment_state_of(s.pay_status) == PAYMENT_VOID)
 		rc = err_set(FD_ECONFLICT, _("payment %lld is void and cannot be allocated"),
 		             (long long)pay_id);
 	else if (strcmp(s.inv_kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; payments settle invoices only"),
 		             s.inv_number);
-	else if (!strcmp(s.inv_status, "void") || !strcmp(s.inv_status, "draft"))
+	else if (invoice_state_of(s.inv_status) == INVOICE_VOID ||
+	         invoice_state_of(s.inv_status) == INVOICE_DRAFT)
 		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and takes no payments"),
 		             s.inv_number, s.inv_status);
 	else if (s.inv_customer != s.pay_customer)
@@ -602,7 +673,7 @@ static int post_all(struct db *db, int64_t pay_id, int fresh, const struct alloc
 
 		if ((rc = payment_get(db, pay_id, &p)) != 0)
 			return rc;
-		if (!strcmp(p.status, "void"))
+		if (payment_is_void(&p))
 			rc =
 			    err_set(FD_ECONFLICT, _("payment %lld is void and cannot be allocated"),
 			            (long long)p.id);
@@ -972,8 +1043,7 @@ static int credit_row(const struct payment *p, void *arg)
 {
 	struct credit_list *l = arg;
 
-	if (strcmp(p->currency, l->currency) || strcmp(p->status, "void") == 0 ||
-	    p->unallocated <= 0)
+	if (strcmp(p->currency, l->currency) || payment_is_void(p) || p->unallocated <= 0)
 		return 0;
 	if (l->n == l->cap) {
 		l->cap = l->cap ? 2 * l->cap : 8;
@@ -1278,7 +1348,7 @@ static int refund_tx(struct db *db, void *arg, struct idem_result *res)
 
 	if ((rc = payment_get(db, in->payment_id, &p)) != 0)
 		return rc;
-	if (!strcmp(p.status, "void"))
+	if (payment_is_void(&p))
 		rc = err_set(FD_ECONFLICT, _("payment %lld is void; there is nothing to refund"),
 		             (long long)p.id);
 	else if (in->amount > p.amount - p.refunded)
@@ -1306,7 +1376,8 @@ static int refund_tx(struct db *db, void *arg, struct idem_result *res)
 	sqlite3_bind_int64(st, 2, in->amount);
 	sqlite3_bind_text(st, 3, in->method ? in->method : p.method, -1, SQLITE_TRANSIENT);
 	bind_opt(st, 4, in->reference);
-	sqlite3_bind_text(st, 5, in->pending ? "pending" : "succeeded", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 5, refund_state_word(in->pending ? REFUND_PENDING : REFUND_SUCCEEDED),
+	                  -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 6, in->reason, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 7, now);
 	sqlite3_bind_int64(st, 8, now);
@@ -1382,6 +1453,7 @@ struct settle_ctx {
 static int settle_tx(struct db *db, void *arg)
 {
 	struct settle_ctx *s = arg;
+	enum refund_state to = s->succeeded ? REFUND_SUCCEEDED : REFUND_FAILED;
 	sqlite3_stmt *st;
 	char status[16] = "";
 	int rc, step;
@@ -1400,13 +1472,14 @@ static int settle_tx(struct db *db, void *arg)
 	sqlite3_finalize(st);
 	if (rc)
 		return rc;
-	if (strcmp(status, "pending") != 0)
+	/* only a pending refund moves (to succeeded or failed) */
+	if (!states_may_move(&refund_states, refund_state_of(status), to))
 		return err_set(FD_ECONFLICT, _("refund %lld is %s, not pending"), (long long)s->id,
 		               status);
 	rc = db_prepare(db, "UPDATE refund SET status = ?, updated_at = ? WHERE id = ?", &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_text(st, 1, s->succeeded ? "succeeded" : "failed", -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 1, refund_state_word(to), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, clock_now());
 	sqlite3_bind_int64(st, 3, s->id);
 	db_set_reason(db, s->reason);
@@ -1441,7 +1514,7 @@ static int pvoid_tx(struct db *db, void *arg)
 
 	if ((rc = payment_get(db, v->id, &p)) != 0)
 		return rc;
-	if (!strcmp(p.status, "void"))
+	if (payment_is_void(&p))
 		rc = err_set(FD_ECONFLICT, _("payment %lld is already void"), (long long)p.id);
 	else if (p.allocated || p.refunded)
 		rc = err_set(FD_ECONFLICT,

@@ -37,6 +37,46 @@
 #include "idem.h"
 
 struct db;
+struct states;
+
+/* A payment's states, each stored as the word payment_state_word gives. The
+ * schema's triggers derive them from the figures (void is set by
+ * payment_void); the legal moves are payment_states' (payment.c), which the
+ * rows of status_transition for 'payment' mirror (states_agree). */
+enum payment_state {
+	PAYMENT_UNALLOCATED,
+	PAYMENT_PARTIALLY_ALLOCATED,
+	PAYMENT_ALLOCATED,
+	PAYMENT_REFUNDED,
+	PAYMENT_VOID,
+	PAYMENT_STATES /* no state of ours: a word payment_state_of does not know */
+};
+
+/* payment_states - a payment's words and moves (states.h). */
+extern const struct states payment_states;
+
+/* payment_state_of - the state a stored word names (PAYMENT_STATES: none,
+ * or NULL); payment_state_word - its stored word ("" for PAYMENT_STATES). */
+enum payment_state payment_state_of(const char *word);
+const char *payment_state_word(enum payment_state s);
+
+/* A refund's states, stored as refund_state_word gives: pending waits for
+ * refund_settle, which moves it to succeeded or failed (refund_states,
+ * mirrored by status_transition's rows for 'refund'). */
+enum refund_state {
+	REFUND_PENDING,
+	REFUND_SUCCEEDED,
+	REFUND_FAILED,
+	REFUND_STATES /* no state of ours: a word refund_state_of does not know */
+};
+
+/* refund_states - a refund's words and moves (states.h). */
+extern const struct states refund_states;
+
+/* refund_state_of - the state a stored word names (REFUND_STATES: none, or
+ * NULL); refund_state_word - its stored word ("" for REFUND_STATES). */
+enum refund_state refund_state_of(const char *word);
+const char *refund_state_word(enum refund_state s);
 
 struct payment {
 	int64_t id;
@@ -50,7 +90,7 @@ struct payment {
 	int64_t allocated;   /* sum of the live allocations */
 	int64_t refunded;    /* sum of the refunds that did not fail */
 	int64_t unallocated; /* amount - allocated - refunded: the customer's credit */
-	char status[24];
+	char status[24];     /* a word of enum payment_state: payment_state_of */
 	char *note;
 	int64_t created_at, updated_at;
 };
@@ -78,7 +118,7 @@ struct refund {
 	int64_t amount;
 	char method[16];
 	char *reference;
-	char status[12]; /* pending, succeeded, failed */
+	char status[12]; /* pending, succeeded, failed: refund_state_of */
 	char *reason;
 	int64_t refunded_at;
 };

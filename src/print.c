@@ -535,7 +535,7 @@ static int receipt_text(struct db *db, int64_t id, struct lay *L)
 	put_pair(L, _("Method"), words_label(p.method));
 	if (p.reference)
 		put_field(L, _("Reference"), p.reference);
-	if (strcmp(p.status, "void") == 0)
+	if (payment_is_void(&p))
 		put_pair(L, _("Status"), words_label(p.status));
 	put_pair(L, _("Currency"), p.currency);
 	if (p.note)

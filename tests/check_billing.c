@@ -10,6 +10,7 @@
 #include <config.h>
 
 #include <check.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,6 +27,7 @@
 #include "money.h"
 #include "payment.h"
 #include "report.h"
+#include "states.h"
 
 static struct fx F;
 static struct db *db;
@@ -1251,6 +1253,121 @@ START_TEST(test_refund_room_reverses_newest_first)
 }
 END_TEST
 
+/* states_agree on a copy of s whose moves lack move number drop (SIZE_MAX:
+ * none) and have extra as well (extra.from < 0: none). */
+static int agree_changed(const struct states *s, size_t drop, struct state_move extra)
+{
+	struct state_move moves[64];
+	struct states c = *s;
+	size_t i, n = 0;
+
+	for (i = 0; s->moves[i].from >= 0; i++)
+		if (i != drop)
+			moves[n++] = s->moves[i];
+	if (extra.from >= 0)
+		moves[n++] = extra;
+	moves[n] = (struct state_move){-1, -1};
+	c.moves = moves;
+	return states_agree(db, &c);
+}
+
+/* The moves of invoices, payments and refunds are a table in their owners
+ * (invoice.c, payment.c), mirrored by the rows of status_transition that the
+ * triggers enforce: both say the same, and a table that lacks any one move,
+ * or has one more, is caught naming it. */
+START_TEST(test_moves_agree_with_the_schema)
+{
+	static const struct state_move none = {-1, -1};
+	const struct states *const all[] = {&invoice_states, &payment_states, &refund_states};
+	const size_t nmoves[] = {17, 13, 2};
+	size_t i, k;
+
+	for (k = 0; k < 3; k++) {
+		ck_assert_int_eq(states_agree(db, all[k]), 0);
+		for (i = 0; all[k]->moves[i].from >= 0; i++)
+			ck_assert_int_eq(agree_changed(all[k], i, none), FD_ECONFLICT);
+		ck_assert_uint_eq(i, nmoves[k]);
+	}
+	ck_assert_int_eq(agree_changed(&refund_states, 1, none), FD_ECONFLICT);
+	ck_assert_str_eq(err_msg(), "the moves of refund differ: the schema allows pending -> "
+	                            "failed, the code does not");
+	ck_assert_int_eq(agree_changed(&invoice_states, SIZE_MAX,
+	                               (struct state_move){INVOICE_VOID, INVOICE_ISSUED}),
+	                 FD_ECONFLICT);
+	ck_assert_str_eq(err_msg(), "the moves of invoice differ: the code allows void -> "
+	                            "issued, the schema does not");
+	ck_assert_int_eq(agree_changed(&payment_states, SIZE_MAX,
+	                               (struct state_move){PAYMENT_VOID, PAYMENT_UNALLOCATED}),
+	                 FD_ECONFLICT);
+	ck_assert_str_eq(err_msg(), "the moves of payment differ: the code allows void -> "
+	                            "unallocated, the schema does not");
+}
+END_TEST
+
+/* Each state's word is read in one place: every word round-trips, a word of
+ * no state (or NULL) is the enum's last value, and every word the schema
+ * lets a column hold is one of them. */
+START_TEST(test_state_words)
+{
+	static const char *const cols[] = {"invoice", "payment", "refund", "idempotency_record"};
+	static const int nstates[] = {INVOICE_STATES, PAYMENT_STATES, REFUND_STATES, IDEM_STATES};
+	sqlite3_stmt *st;
+	size_t k;
+	int s, found;
+
+	for (s = 0; s < INVOICE_STATES; s++)
+		ck_assert_int_eq(invoice_state_of(invoice_state_word((enum invoice_state)s)), s);
+	for (s = 0; s < PAYMENT_STATES; s++)
+		ck_assert_int_eq(payment_state_of(payment_state_word((enum payment_state)s)), s);
+	for (s = 0; s < REFUND_STATES; s++)
+		ck_assert_int_eq(refund_state_of(refund_state_word((enum refund_state)s)), s);
+	for (s = 0; s < IDEM_STATES; s++) {
+		ck_assert_int_ne(*idem_state_word((enum idem_state)s), '\0');
+		ck_assert_int_eq(idem_state_of(idem_state_word((enum idem_state)s)), s);
+	}
+	ck_assert_int_eq(invoice_state_of("open"), INVOICE_STATES);
+	ck_assert_int_eq(payment_state_of(NULL), PAYMENT_STATES);
+	ck_assert_int_eq(refund_state_of("void"), REFUND_STATES);
+	ck_assert_int_eq(idem_state_of("succeeded"), IDEM_STATES);
+	ck_assert_str_eq(invoice_state_word(INVOICE_STATES), "");
+	ck_assert_str_eq(idem_state_word(IDEM_STATES), "");
+	ck_assert_int_eq(invoice_status_valid("open"), 1);
+	ck_assert_int_eq(invoice_status_valid("overpaid"), 1);
+	ck_assert_int_eq(invoice_status_valid("refunded"), 0);
+	ck_assert_int_eq(invoice_status_valid(NULL), 0);
+	/* the words of each CHECK (status = '...' OR ...) */
+	for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+		const char *sql;
+		char *p;
+
+		ck_assert_int_eq(
+		    db_prepare(db, "SELECT sql FROM sqlite_master WHERE name = ?1", &st), 0);
+		sqlite3_bind_text(st, 1, cols[k], -1, SQLITE_STATIC);
+		ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+		sql = (const char *)sqlite3_column_text(st, 0);
+		found = 0;
+		for (p = strstr(sql, "status = '"); p; p = strstr(p, "status = '")) {
+			char w[32];
+			size_t n;
+
+			p += strlen("status = '");
+			n = strcspn(p, "'");
+			ck_assert_uint_lt(n, sizeof w);
+			memcpy(w, p, n);
+			w[n] = '\0';
+			ck_assert_msg((k == 0   ? invoice_state_of(w) != INVOICE_STATES
+			               : k == 1 ? payment_state_of(w) != PAYMENT_STATES
+			               : k == 2 ? refund_state_of(w) != REFUND_STATES
+			                        : idem_state_of(w) != IDEM_STATES),
+			              "%s: the schema's state %s has no enum", cols[k], w);
+			found++;
+		}
+		sqlite3_finalize(st);
+		ck_assert_int_ge(found, nstates[k]);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("billing");
@@ -1280,6 +1397,8 @@ int main(void)
 	tcase_add_test(tc, test_customer_aging_is_the_reports_row);
 	tcase_add_test(tc, test_statement_balance_is_open_less_credit);
 	tcase_add_test(tc, test_settle_uses_credit_first);
+	tcase_add_test(tc, test_moves_agree_with_the_schema);
+	tcase_add_test(tc, test_state_words);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
