@@ -220,6 +220,11 @@ int invoice_is_void(const struct invoice *inv)
 	return invoice_state_of(inv->status) == INVOICE_VOID;
 }
 
+int invoice_takes_nothing(enum invoice_state s)
+{
+	return s == INVOICE_DRAFT || s == INVOICE_VOID;
+}
+
 int invoice_is_open(const struct invoice *inv)
 {
 	enum invoice_state s = invoice_state_of(inv->status);
@@ -732,8 +737,7 @@ static int credit_tx(struct db *db, void *arg, struct idem_result *res)
 	if (strcmp(inv.kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; credit the invoice it corrects"),
 		             inv.number);
-	else if (invoice_state_of(inv.status) == INVOICE_VOID ||
-	         invoice_state_of(inv.status) == INVOICE_DRAFT)
+	else if (invoice_takes_nothing(invoice_state_of(inv.status)))
 		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and cannot be credited"), inv.number,
 		             inv.status);
 	else if (c->amount > inv.balance)

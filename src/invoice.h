@@ -178,6 +178,10 @@ struct invoice_filter {
 /* invoice_is_void - 1 if inv was voided. */
 int invoice_is_void(const struct invoice *inv);
 
+/* invoice_takes_nothing - 1 for a draft or a void invoice: neither a
+ * payment nor a credit note goes to it. */
+int invoice_takes_nothing(enum invoice_state s);
+
 /* invoice_is_open - 1 if inv is an open invoice (see INVOICE_OPEN_SQL). */
 int invoice_is_open(const struct invoice *inv);
 

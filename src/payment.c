@@ -616,8 +616,7 @@ static int post_one(struct db *db, int64_t pay_id, int fresh, int64_t inv_id, in
 	else if (strcmp(s.inv_kind, "invoice") != 0)
 		rc = err_set(FD_EINVAL, _("%s is a credit note; payments settle invoices only"),
 		             s.inv_number);
-	else if (invoice_state_of(s.inv_status) == INVOICE_VOID ||
-	         invoice_state_of(s.inv_status) == INVOICE_DRAFT)
+	else if (invoice_takes_nothing(invoice_state_of(s.inv_status)))
 		rc = err_set(FD_ECONFLICT, _("invoice %s is %s and takes no payments"),
 		             s.inv_number, s.inv_status);
 	else if (s.inv_customer != s.pay_customer)

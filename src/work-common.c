@@ -1,8 +1,9 @@
 /*
  * work-common.c - the statement helpers and the runner of the status
  * machines of jobs and visits (see work-int.h; each machine is its owner's:
- * job.c, visit.c). Status changes are checked here against status_transition
- * so that the refusal can say what is allowed; the schema's triggers refuse
+ * job.c, visit.c). Status changes are checked here against the owner's
+ * moves (states.h), which the rows of status_transition mirror, so that the
+ * refusal can say what is allowed; the schema's triggers refuse
  * illegal ones as well and write the status flow with the reason handed over
  * through db_set_reason().
  *

@@ -1335,6 +1335,9 @@ START_TEST(test_state_words)
 	ck_assert_int_eq(invoice_status_valid("overpaid"), 1);
 	ck_assert_int_eq(invoice_status_valid("refunded"), 0);
 	ck_assert_int_eq(invoice_status_valid(NULL), 0);
+	ck_assert_int_eq(invoice_takes_nothing(INVOICE_DRAFT), 1);
+	ck_assert_int_eq(invoice_takes_nothing(INVOICE_VOID), 1);
+	ck_assert_int_eq(invoice_takes_nothing(INVOICE_PAID), 0);
 	/* the words of each CHECK (status = '...' OR ...) */
 	for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
 		const char *sql;
