@@ -1331,6 +1331,28 @@ START_TEST(test_record_states)
 }
 END_TEST
 
+/* The channel's visible states (channel_state.state): every word
+ * round-trips, each is one the schema takes, and a word of no state is
+ * CHAN_RUN_OTHER. */
+START_TEST(test_chan_run_states)
+{
+	int s;
+
+	for (s = 0; s < CHAN_RUN_OTHER; s++) {
+		char sql[200];
+
+		ck_assert_int_eq(chan_run_state_of(chan_run_state_word((enum chan_run_state)s)), s);
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO channel_state (provider_code, state, updated_at)"
+		         " VALUES ('p%d', '%s', 1)",
+		         s, chan_run_state_word((enum chan_run_state)s));
+		ck_assert_int_eq(db_exec(db, sql), 0);
+	}
+	ck_assert_int_eq(chan_run_state_of("live"), CHAN_RUN_OTHER);
+	ck_assert_str_eq(chan_run_state_word(CHAN_RUN_OTHER), "");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1348,6 +1370,7 @@ int main(void)
 	tcase_add_test(pure, test_pipeline_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_record_states);
+	tcase_add_test(store, test_chan_run_states);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);
