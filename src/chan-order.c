@@ -3,9 +3,9 @@
  *
  * Invariants: every UPDATE of pay_order's status is in this file, in
  * write_row, reached only through chan_order_move after the move was
- * checked against `moves` (pay_order_states); the changeable fields are written from the
- * struct the caller read in the same transaction; the other columns are
- * never written after the INSERT. What is refundable and chargeable is
+ * checked against `moves` (pay_order_states); the changeable fields are
+ * written from the struct the caller read in the same transaction; the
+ * other columns are never written after the INSERT. What is refundable and chargeable is
  * computed here only (one SQL statement each, so that it is the same
  * inside a transaction and out).
  */
