@@ -41,8 +41,41 @@
 #include "outbox.h"
 #include "retention-mod.h"
 #include "service.h"
+#include "states.h"
 #include "visit.h"
 #include "xalloc.h"
+
+/* The stored word of each state of a request, once. */
+static const char *const request_words[BOOKING_REQUEST_STATES] = {
+    [BOOKING_REQUEST_RECEIVED] = "received", [BOOKING_REQUEST_CONFIRMED] = "confirmed",
+    [BOOKING_REQUEST_REJECTED] = "rejected", [BOOKING_REQUEST_CANCELLED] = "cancelled",
+    [BOOKING_REQUEST_DONE] = "done",         [BOOKING_REQUEST_NO_SHOW] = "no_show",
+};
+
+/* The moves of a request: the schema's status_transition rows for
+ * booking_request (states_agree checks the two are the same). */
+static const struct state_move request_moves[] = {
+    {BOOKING_REQUEST_RECEIVED, BOOKING_REQUEST_CONFIRMED},
+    {BOOKING_REQUEST_RECEIVED, BOOKING_REQUEST_REJECTED},
+    {BOOKING_REQUEST_RECEIVED, BOOKING_REQUEST_CANCELLED},
+    {BOOKING_REQUEST_CONFIRMED, BOOKING_REQUEST_CANCELLED},
+    {BOOKING_REQUEST_CONFIRMED, BOOKING_REQUEST_DONE},
+    {BOOKING_REQUEST_CONFIRMED, BOOKING_REQUEST_NO_SHOW},
+    {-1, -1},
+};
+
+const struct states booking_request_states = {"booking_request", request_words,
+                                              BOOKING_REQUEST_STATES, request_moves};
+
+enum booking_request_state booking_request_state_of(const char *word)
+{
+	return (enum booking_request_state)states_of(&booking_request_states, word);
+}
+
+const char *booking_request_state_word(enum booking_request_state s)
+{
+	return states_word(&booking_request_states, (int)s);
+}
 
 /* ---------------------------------------------------------------- reading */
 
@@ -350,9 +383,9 @@ static int request_follow(struct db *db, int64_t appt, const char *vstatus)
 	int rc = 0, step = SQLITE_DONE;
 
 	if (!strcmp(vstatus, "done"))
-		to = "done";
+		to = booking_request_state_word(BOOKING_REQUEST_DONE);
 	else if (!strcmp(vstatus, "no_show"))
-		to = "no_show";
+		to = booking_request_state_word(BOOKING_REQUEST_NO_SHOW);
 	else
 		return 0;
 	snprintf(tag, sizeof tag, "visit%lld", (long long)appt);
@@ -515,7 +548,8 @@ static void bind_opt(sqlite3_stmt *st, int i, const char *s)
 		sqlite3_bind_null(st, i);
 }
 
-static int request_insert(struct db *db, struct decide_ctx *d, const char *status, int64_t *id)
+static int request_insert(struct db *db, struct decide_ctx *d, enum booking_request_state status,
+                          int64_t *id)
 {
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
@@ -543,7 +577,7 @@ static int request_insert(struct db *db, struct decide_ctx *d, const char *statu
 	bind_opt(st, 7, d->e.name);
 	bind_opt(st, 8, d->e.phone);
 	bind_opt(st, 9, d->e.email);
-	sqlite3_bind_text(st, 10, status, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 10, booking_request_state_word(status), -1, SQLITE_STATIC);
 	bind_opt(st, 11, *d->why ? d->why : NULL);
 	sqlite3_bind_int64(st, 12, now);
 	if ((rc = db_run_cached(db, st, _("cannot record the booking request"))) != 0)
@@ -552,8 +586,8 @@ static int request_insert(struct db *db, struct decide_ctx *d, const char *statu
 	return 0;
 }
 
-static int request_update(struct db *db, int64_t id, const char *status, int64_t appt,
-                          const char *reason, int64_t start_at, int64_t end_at)
+static int request_update(struct db *db, int64_t id, enum booking_request_state status,
+                          int64_t appt, const char *reason, int64_t start_at, int64_t end_at)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -568,7 +602,7 @@ static int request_update(struct db *db, int64_t id, const char *status, int64_t
 	         &st)) != 0)
 		return rc;
 	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_text(st, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, booking_request_state_word(status), -1, SQLITE_STATIC);
 	if (appt)
 		sqlite3_bind_int64(st, 3, appt);
 	else
@@ -678,7 +712,7 @@ static int decide_request(struct db *db, struct decide_ctx *d)
 
 	if ((rc = request_of(db, d->code, d->e.request_id, &req, status, &appt)) != 0)
 		return rc;
-	if (req && !strcmp(status, "cancelled") && !appt) {
+	if (req && booking_request_state_of(status) == BOOKING_REQUEST_CANCELLED && !appt) {
 		/* its cancellation came first: the cancellation stands */
 		snprintf(d->why, sizeof d->why,
 		         _("request %s was cancelled before it arrived; nothing booked"),
@@ -692,7 +726,7 @@ static int decide_request(struct db *db, struct decide_ctx *d)
 		d->outcome = "ignored";
 		return 0;
 	}
-	if ((rc = request_insert(db, d, "received", &req)) != 0)
+	if ((rc = request_insert(db, d, BOOKING_REQUEST_RECEIVED, &req)) != 0)
 		return rc;
 	rc = 0;
 	if (!*d->e.service)
@@ -710,13 +744,13 @@ static int decide_request(struct db *db, struct decide_ctx *d)
 	if (rc) {
 		snprintf(d->why, sizeof d->why, "%s", err_msg());
 		d->outcome = "rejected";
-		if ((rc = request_update(db, req, "rejected", 0, d->why, 0, 0)) != 0)
+		if ((rc = request_update(db, req, BOOKING_REQUEST_REJECTED, 0, d->why, 0, 0)) != 0)
 			return rc;
 		return confirm_cmd(db, d, req, "rejected", d->why);
 	}
 	/* booking_add wrote the day's availability push itself */
 	d->outcome = "confirmed";
-	if ((rc = request_update(db, req, "confirmed", b.appt, NULL, 0, 0)) != 0)
+	if ((rc = request_update(db, req, BOOKING_REQUEST_CONFIRMED, b.appt, NULL, 0, 0)) != 0)
 		return rc;
 	return confirm_cmd(db, d, req, "confirmed", NULL);
 }
@@ -735,7 +769,7 @@ static int decide_change(struct db *db, struct decide_ctx *d)
 		d->outcome = "failed";
 		return 0;
 	}
-	if (strcmp(status, "confirmed") || !appt) {
+	if (booking_request_state_of(status) != BOOKING_REQUEST_CONFIRMED || !appt) {
 		snprintf(d->why, sizeof d->why, _("request %s is %s: a new time changes nothing"),
 		         d->e.request_id, status);
 		d->outcome = "ignored";
@@ -747,12 +781,12 @@ static int decide_change(struct db *db, struct decide_ctx *d)
 	if (rc) {
 		snprintf(d->why, sizeof d->why, _("the new time was refused: %s"), err_msg());
 		d->outcome = "rejected";
-		if ((rc = request_update(db, req, "confirmed", 0, d->why, 0, 0)) != 0)
+		if ((rc = request_update(db, req, BOOKING_REQUEST_CONFIRMED, 0, d->why, 0, 0)) != 0)
 			return rc;
 		return confirm_cmd(db, d, req, "change_rejected", d->why);
 	}
 	d->outcome = "changed";
-	if ((rc = request_update(db, req, "confirmed", 0, NULL, d->e.start_at,
+	if ((rc = request_update(db, req, BOOKING_REQUEST_CONFIRMED, 0, NULL, d->e.start_at,
 	                         d->e.start_at + (d->e.end_at - d->e.start_at))) != 0)
 		return rc;
 	return confirm_cmd(db, d, req, "changed", NULL);
@@ -762,6 +796,7 @@ static int decide_cancel(struct db *db, struct decide_ctx *d)
 {
 	char status[12];
 	int64_t req, appt;
+	enum booking_request_state st;
 	int rc;
 
 	if ((rc = request_of(db, d->code, d->e.request_id, &req, status, &appt)) != 0)
@@ -771,9 +806,10 @@ static int decide_cancel(struct db *db, struct decide_ctx *d)
 		snprintf(d->why, sizeof d->why,
 		         _("cancelled through the booking channel before its request arrived"));
 		d->outcome = "cancelled";
-		return request_insert(db, d, "cancelled", &req);
+		return request_insert(db, d, BOOKING_REQUEST_CANCELLED, &req);
 	}
-	if (strcmp(status, "received") && strcmp(status, "confirmed")) {
+	st = booking_request_state_of(status);
+	if (st != BOOKING_REQUEST_RECEIVED && st != BOOKING_REQUEST_CONFIRMED) {
 		snprintf(d->why, sizeof d->why, _("request %s is %s already"), d->e.request_id,
 		         status);
 		d->outcome = "ignored";
@@ -783,7 +819,7 @@ static int decide_cancel(struct db *db, struct decide_ctx *d)
 	if (appt && (rc = visit_set_status(db, appt, "cancelled", d->why)) != 0)
 		return rc;
 	d->outcome = "cancelled";
-	return request_update(db, req, "cancelled", 0, d->why, 0, 0);
+	return request_update(db, req, BOOKING_REQUEST_CANCELLED, 0, d->why, 0, 0);
 }
 
 static int decide_tx(struct db *db, void *arg)

@@ -46,6 +46,7 @@
 
 struct db;
 struct control_hold;
+struct states;
 struct chan_conn;
 
 /* The registry's integration type of booking channels. */
@@ -85,6 +86,31 @@ struct bchan_round {
  * with all), each in one write transaction that first claims its inbound
  * row (a second process running at the same time skips it). */
 int booking_chan_process(struct db *db, const char *code, int all, struct bchan_round *r);
+
+/* The states of a request, each stored as the word
+ * booking_request_state_word gives (the column booking_request.status).
+ * Its moves are the rows of status_transition for booking_request:
+ * received -> confirmed, rejected or cancelled; confirmed -> cancelled,
+ * done or no_show; the rest are final. */
+enum booking_request_state {
+	BOOKING_REQUEST_RECEIVED,
+	BOOKING_REQUEST_CONFIRMED,
+	BOOKING_REQUEST_REJECTED,
+	BOOKING_REQUEST_CANCELLED,
+	BOOKING_REQUEST_DONE,
+	BOOKING_REQUEST_NO_SHOW,
+	BOOKING_REQUEST_STATES /* no state of ours: a word booking_request_state_of
+	                        * does not know */
+};
+
+/* booking_request's states, words and moves (states.h), for states_agree. */
+extern const struct states booking_request_states;
+
+/* booking_request_state_of - the state a stored word names
+ * (BOOKING_REQUEST_STATES: none); booking_request_state_word - its stored
+ * word ("" for BOOKING_REQUEST_STATES). */
+enum booking_request_state booking_request_state_of(const char *word);
+const char *booking_request_state_word(enum booking_request_state s);
 
 struct booking_request {
 	int64_t id;

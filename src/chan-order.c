@@ -3,9 +3,9 @@
  *
  * Invariants: every UPDATE of pay_order's status is in this file, in
  * write_row, reached only through chan_order_move after the move was
- * checked against `moves`; the changeable fields are written from the
- * struct the caller read in the same transaction; the other columns are
- * never written after the INSERT. What is refundable and chargeable is
+ * checked against `moves` (pay_order_states); the changeable fields are
+ * written from the struct the caller read in the same transaction; the
+ * other columns are never written after the INSERT. What is refundable and chargeable is
  * computed here only (one SQL statement each, so that it is the same
  * inside a transaction and out).
  */
@@ -25,27 +25,39 @@
 #include "i18n.h"
 #include "invoice.h"
 #include "retention-mod.h"
+#include "states.h"
 #include "words.h"
 
-/* The moves an order may make (the schema's status_transition rows for
- * pay_order, kept in step by the trigger that refuses any other). */
-static const char *const moves[][2] = {
-    {"created", "paying"}, {"created", "paid"},       {"created", "closed"}, {"created", "failed"},
-    {"paying", "paid"},    {"paying", "closed"},      {"paying", "failed"},  {"paid", "refunding"},
-    {"paid", "refunded"},  {"refunding", "refunded"}, {"refunding", "paid"},
+/* The stored word of each state, once. */
+static const char *const state_words[PAY_ORDER_STATES] = {
+    [PAY_ORDER_CREATED] = "created",   [PAY_ORDER_PAYING] = "paying",
+    [PAY_ORDER_PAID] = "paid",         [PAY_ORDER_REFUNDING] = "refunding",
+    [PAY_ORDER_REFUNDED] = "refunded", [PAY_ORDER_CLOSED] = "closed",
+    [PAY_ORDER_FAILED] = "failed",
 };
+
+/* The moves an order may make: the schema's status_transition rows for
+ * pay_order, which the trigger that refuses any other keeps (states_agree
+ * checks the two are the same). */
+static const struct state_move moves[] = {
+    {PAY_ORDER_CREATED, PAY_ORDER_PAYING}, {PAY_ORDER_CREATED, PAY_ORDER_PAID},
+    {PAY_ORDER_CREATED, PAY_ORDER_CLOSED}, {PAY_ORDER_CREATED, PAY_ORDER_FAILED},
+    {PAY_ORDER_PAYING, PAY_ORDER_PAID},    {PAY_ORDER_PAYING, PAY_ORDER_CLOSED},
+    {PAY_ORDER_PAYING, PAY_ORDER_FAILED},  {PAY_ORDER_PAID, PAY_ORDER_REFUNDING},
+    {PAY_ORDER_PAID, PAY_ORDER_REFUNDED},  {PAY_ORDER_REFUNDING, PAY_ORDER_REFUNDED},
+    {PAY_ORDER_REFUNDING, PAY_ORDER_PAID}, {-1, -1},
+};
+
+const struct states pay_order_states = {"pay_order", state_words, PAY_ORDER_STATES, moves};
 
 enum pay_order_state pay_order_state_of(const char *s)
 {
-	static const char *const words[] = {
-	    [PAY_ORDER_CREATED] = "created",   [PAY_ORDER_PAYING] = "paying",
-	    [PAY_ORDER_PAID] = "paid",         [PAY_ORDER_REFUNDING] = "refunding",
-	    [PAY_ORDER_REFUNDED] = "refunded", [PAY_ORDER_CLOSED] = "closed",
-	    [PAY_ORDER_FAILED] = "failed",
-	};
-	size_t n = sizeof words / sizeof words[0], i = words_index(words, n, s);
+	return (enum pay_order_state)states_of(&pay_order_states, s);
+}
 
-	return i < n ? (enum pay_order_state)i : PAY_ORDER_UNKNOWN;
+const char *pay_order_state_word(enum pay_order_state s)
+{
+	return states_word(&pay_order_states, (int)s);
 }
 
 int chan_order_is_open(const char *s)
@@ -71,12 +83,8 @@ int chan_order_is_final(const char *s)
 
 int chan_order_can_move(const char *from, const char *to)
 {
-	size_t i;
-
-	for (i = 0; i < sizeof moves / sizeof *moves; i++)
-		if (!strcmp(moves[i][0], from) && !strcmp(moves[i][1], to))
-			return 1;
-	return 0;
+	return states_may_move(&pay_order_states, (int)pay_order_state_of(from),
+	                       (int)pay_order_state_of(to));
 }
 
 /* ---------------------------------------------------------------- reads */
@@ -261,9 +269,8 @@ int chan_order_to_query(struct db *db, const char *provider, int64_t until, int6
 
 int chan_order_may_charge(const struct invoice *inv)
 {
-	if (!strcmp(inv->kind, "invoice") && strcmp(inv->status, "void") &&
-	    strcmp(inv->status, "draft") && strcmp(inv->status, "paid") &&
-	    strcmp(inv->status, "overpaid") && inv->balance > 0)
+	/* an open invoice (invoice.h: issued or partially paid) owing money */
+	if (invoice_is_open(inv) && inv->balance > 0)
 		return 0;
 	return err_set(FD_ECONFLICT, _("%1$s is %2$s: there is nothing to charge"), inv->number,
 	               words_label(inv->status));
@@ -271,7 +278,9 @@ int chan_order_may_charge(const struct invoice *inv)
 
 int chan_order_may_refund(const struct pay_order *po)
 {
-	if ((!strcmp(po->status, "paid") || !strcmp(po->status, "refunding")) && *po->channel_id)
+	enum pay_order_state st = pay_order_state_of(po->status);
+
+	if ((st == PAY_ORDER_PAID || st == PAY_ORDER_REFUNDING) && *po->channel_id)
 		return 0;
 	return err_set(FD_ECONFLICT,
 	               _("card payment order %1$s is %2$s: only a paid order can be refunded"),

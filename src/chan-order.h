@@ -33,6 +33,7 @@
 #include <stdint.h>
 
 struct db;
+struct states;
 
 /* One row of pay_order. Strings are "" when the column is NULL. */
 struct pay_order {
@@ -56,20 +57,30 @@ struct pay_order {
 /* The states of our record of a card payment order (channel.h's enum
  * chan_order_state is what the channel says of it). The stored words are
  * read in one place, pay_order_state_of; a front end switches on these,
- * never on a word. */
+ * never on a word. Its moves are the rows of status_transition for
+ * pay_order: created -> paying, paid, closed or failed; paying -> paid,
+ * closed or failed; paid -> refunding or refunded; refunding -> refunded,
+ * or back to paid when a refund failed. */
 enum pay_order_state {
-	PAY_ORDER_UNKNOWN = 0, /* a word this frontdesk does not know */
-	PAY_ORDER_CREATED,     /* asked for; the channel has not answered yet */
-	PAY_ORDER_PAYING,      /* the channel has it; the customer may pay */
+	PAY_ORDER_CREATED, /* asked for; the channel has not answered yet */
+	PAY_ORDER_PAYING,  /* the channel has it; the customer may pay */
 	PAY_ORDER_PAID,
 	PAY_ORDER_REFUNDING,
 	PAY_ORDER_REFUNDED,
 	PAY_ORDER_CLOSED, /* expired, withdrawn, or its payment failed */
-	PAY_ORDER_FAILED  /* the channel refused it */
+	PAY_ORDER_FAILED, /* the channel refused it */
+	PAY_ORDER_STATES, /* how many; as a state: a word this frontdesk does not know */
+	PAY_ORDER_UNKNOWN = PAY_ORDER_STATES
 };
 
-/* pay_order_state_of - the state a stored status word names. */
+/* pay_order's states, words and moves (states.h), for states_agree. */
+extern const struct states pay_order_states;
+
+/* pay_order_state_of - the state a stored status word names
+ * (PAY_ORDER_UNKNOWN: none); pay_order_state_word - its stored word (""
+ * for PAY_ORDER_UNKNOWN). */
 enum pay_order_state pay_order_state_of(const char *status);
+const char *pay_order_state_word(enum pay_order_state s);
 
 /* chan_order_is_open - 1 for created and paying (the channel may still
  * take the money), else 0. */

@@ -24,7 +24,29 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "settings.h"
+#include "states.h"
 #include "xalloc.h"
+
+/* The stored word of each state of a channel (channel_state.state), once.
+ * The schema names no moves for it: the poller sets it. */
+static const char *const state_words[CHAN_RUN_OTHER] = {
+    [CHAN_RUN_OFF] = "off",
+    [CHAN_RUN_IDLE] = "idle",
+    [CHAN_RUN_POLLING] = "polling",
+    [CHAN_RUN_OFFLINE] = "offline",
+};
+static const struct state_move no_moves[] = {{-1, -1}};
+static const struct states chan_states = {"channel_state", state_words, CHAN_RUN_OTHER, no_moves};
+
+enum chan_run_state chan_run_state_of(const char *word)
+{
+	return (enum chan_run_state)states_of(&chan_states, word);
+}
+
+const char *chan_run_state_word(enum chan_run_state s)
+{
+	return states_word(&chan_states, (int)s);
+}
 
 void chan_poll_opts_default(struct chan_poll_opts *o, const char *provider)
 {
@@ -63,7 +85,7 @@ int chan_state_get(struct db *db, const char *provider, struct chan_state *out)
 
 	memset(out, 0, sizeof *out);
 	snprintf(out->provider, sizeof out->provider, "%s", provider);
-	strcpy(out->state, "off");
+	snprintf(out->state, sizeof out->state, "%s", chan_run_state_word(CHAN_RUN_OFF));
 	rc = db_prepare(db,
 	                "SELECT high_water, state, failures, coalesce(offline_until, 0),"
 	                " coalesce(last_poll_at, 0), coalesce(last_success_at, 0), last_error,"
@@ -291,15 +313,9 @@ static int first_failing(const char *code, int64_t since, void *arg)
 
 enum chan_run_state chan_summary_state(const struct chan_summary *ch)
 {
-	if (!ch->configured || !ch->worker || !strcmp(ch->state, "off"))
+	if (!ch->configured || !ch->worker)
 		return CHAN_RUN_OFF;
-	if (!strcmp(ch->state, "idle"))
-		return CHAN_RUN_IDLE;
-	if (!strcmp(ch->state, "polling"))
-		return CHAN_RUN_POLLING;
-	if (!strcmp(ch->state, "offline"))
-		return CHAN_RUN_OFFLINE;
-	return CHAN_RUN_OTHER;
+	return chan_run_state_of(ch->state);
 }
 
 int chan_summary_read(struct db *db, struct chan_summary *out)
@@ -322,7 +338,7 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 	int rc, step;
 
 	memset(out, 0, sizeof *out);
-	snprintf(out->state, sizeof out->state, "off");
+	snprintf(out->state, sizeof out->state, "%s", chan_run_state_word(CHAN_RUN_OFF));
 	if ((rc = db_prepare_cached(db, counts_sql, &st)))
 		return rc;
 	step = sqlite3_step(st);
@@ -362,7 +378,8 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 	if (step == SQLITE_ROW) {
 		const char *s = (const char *)sqlite3_column_text(st, 0);
 
-		snprintf(out->state, sizeof out->state, "%s", s ? s : "off");
+		snprintf(out->state, sizeof out->state, "%s",
+		         s ? s : chan_run_state_word(CHAN_RUN_OFF));
 		out->offline_until = sqlite3_column_int64(st, 1);
 		out->last_success_at = sqlite3_column_int64(st, 2);
 	} else if (step != SQLITE_DONE) {

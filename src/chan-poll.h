@@ -118,14 +118,22 @@ int chan_summary_read(struct db *db, struct chan_summary *out);
 
 /* What the channel is doing, as the status line says it: off (no provider,
  * no worker, or its state says so), idle, polling, offline (with a next try
- * when offline_until > 0), or a state word this frontdesk does not know. */
+ * when offline_until > 0), or a state word this frontdesk does not know.
+ * The first four are the states of channel_state.state, each stored as the
+ * word chan_run_state_word gives. */
 enum chan_run_state {
 	CHAN_RUN_OFF,
 	CHAN_RUN_IDLE,
 	CHAN_RUN_POLLING,
 	CHAN_RUN_OFFLINE,
-	CHAN_RUN_OTHER
+	CHAN_RUN_OTHER /* no state of ours: a word chan_run_state_of does not know */
 };
+
+/* chan_run_state_of - the state a stored word of channel_state.state names
+ * (CHAN_RUN_OTHER: none); chan_run_state_word - its stored word ("" for
+ * CHAN_RUN_OTHER). */
+enum chan_run_state chan_run_state_of(const char *word);
+const char *chan_run_state_word(enum chan_run_state s);
 
 /* chan_summary_state - the state of ch. */
 enum chan_run_state chan_summary_state(const struct chan_summary *ch);

@@ -15,7 +15,7 @@ struct chan_provider;
 #define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */
 #define FOUND_PREFIX      "frontdesk.envelope."
 
-/* esign_may_move - 1 when a flow may go from state a to state b (mirrors
+/* esign_may_move - 1 when a flow may go from state a to state b (esign_states:
  * the schema's rows of status_transition). */
 int esign_may_move(enum esign_state a, enum esign_state b);
 /* esign_adapter_of - the adapter provider p names in its settings. */

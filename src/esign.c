@@ -49,38 +49,50 @@
 #include "print.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
-static const char *const state_names[] = {"sent",     "viewed",  "signed",
-                                          "declined", "expired", "cancelled"};
+/* The stored word of each state, once. */
+static const char *const state_words[ESIGN_STATES] = {
+    [ESIGN_SENT] = "sent",         [ESIGN_VIEWED] = "viewed",   [ESIGN_SIGNED] = "signed",
+    [ESIGN_DECLINED] = "declined", [ESIGN_EXPIRED] = "expired", [ESIGN_CANCELLED] = "cancelled",
+};
+
+/* The moves of a flow: the schema's status_transition rows for esign_flow
+ * (states_agree checks the two are the same). Only forward: sent and
+ * viewed are open, the rest final. */
+static const struct state_move moves[] = {
+    {ESIGN_SENT, ESIGN_VIEWED},      {ESIGN_SENT, ESIGN_SIGNED},
+    {ESIGN_SENT, ESIGN_DECLINED},    {ESIGN_SENT, ESIGN_EXPIRED},
+    {ESIGN_SENT, ESIGN_CANCELLED},   {ESIGN_VIEWED, ESIGN_SIGNED},
+    {ESIGN_VIEWED, ESIGN_DECLINED},  {ESIGN_VIEWED, ESIGN_EXPIRED},
+    {ESIGN_VIEWED, ESIGN_CANCELLED}, {-1, -1},
+};
+
+const struct states esign_states = {"esign_flow", state_words, ESIGN_STATES, moves};
 
 const char *esign_state_name(enum esign_state s)
 {
-	return (unsigned)s < sizeof state_names / sizeof *state_names ? state_names[s] : "?";
+	const char *w = states_word(&esign_states, (int)s);
+
+	return *w ? w : "?";
 }
 
 int esign_state_parse(const char *name, enum esign_state *s)
 {
-	size_t i;
+	int i = states_of(&esign_states, name);
 
-	for (i = 0; name && i < sizeof state_names / sizeof *state_names; i++)
-		if (!strcmp(state_names[i], name)) {
-			*s = (enum esign_state)i;
-			return 0;
-		}
-	return err_set(FD_EINVAL, _("unknown sign flow state '%s'"), name ? name : "");
+	if (i == ESIGN_STATES)
+		return err_set(FD_EINVAL, _("unknown sign flow state '%s'"), name ? name : "");
+	*s = (enum esign_state)i;
+	return 0;
 }
 
-/* 1 when a flow may move from a to b (mirrors the schema's rows). */
 int esign_may_move(enum esign_state a, enum esign_state b)
 {
-	if (a == ESIGN_SENT)
-		return b != ESIGN_SENT;
-	if (a == ESIGN_VIEWED)
-		return b != ESIGN_SENT && b != ESIGN_VIEWED;
-	return 0;
+	return states_may_move(&esign_states, (int)a, (int)b);
 }
 
 void esign_envelope_free(struct esign_envelope *e)

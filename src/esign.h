@@ -54,6 +54,7 @@ struct db;
 struct chan_conn;
 struct chan_log;
 struct control_hold;
+struct states;
 
 /* The registry's integration type of e-sign providers. */
 #define ESIGN_TYPE "esign"
@@ -67,7 +68,13 @@ enum esign_state {
 	ESIGN_DECLINED,
 	ESIGN_EXPIRED,
 	ESIGN_CANCELLED,
+	ESIGN_STATES /* no state of ours: a word esign_state_parse does not know */
 };
+
+/* esign_flow's states, words and moves (states.h), for states_agree: sent
+ * -> viewed, signed, declined, expired or cancelled; viewed -> signed,
+ * declined, expired or cancelled. */
+extern const struct states esign_states;
 
 /* esign_state_name - "sent", "viewed", "signed", "declined", "expired",
  * "cancelled" (untranslated identifiers, as stored). */

@@ -26,8 +26,8 @@
 #include "inbox.h"
 #include "outbox.h"
 #include "retention-mod.h"
+#include "states.h"
 #include "text.h"
-#include "words.h"
 #include "xalloc.h"
 
 /* The stored word of each state, once. */
@@ -37,14 +37,40 @@ static const char *const state_words[INBOX_STATES] = {
     [INBOX_REJECTED] = "rejected",
 };
 
+/* The moves of an event: the schema's status_transition rows for
+ * inbound_callback (states_agree checks the two are the same). */
+static const struct state_move moves[] = {
+    {INBOX_RECEIVED, INBOX_PROCESSED},
+    {INBOX_RECEIVED, INBOX_IGNORED},
+    {INBOX_RECEIVED, INBOX_PARKED},
+    {INBOX_RECEIVED, INBOX_FAILED},
+    {INBOX_RECEIVED, INBOX_DEAD},
+    {INBOX_PARKED, INBOX_PROCESSED},
+    {INBOX_PARKED, INBOX_IGNORED},
+    {INBOX_PARKED, INBOX_FAILED},
+    {INBOX_PARKED, INBOX_DEAD},
+    {INBOX_PARKED, INBOX_RECEIVED},
+    {INBOX_FAILED, INBOX_PROCESSED},
+    {INBOX_FAILED, INBOX_IGNORED},
+    {INBOX_FAILED, INBOX_PARKED},
+    {INBOX_FAILED, INBOX_DEAD},
+    {INBOX_FAILED, INBOX_RECEIVED},
+    {INBOX_DEAD, INBOX_RECEIVED},
+    {INBOX_DEAD, INBOX_IGNORED},
+    {INBOX_DEAD, INBOX_PROCESSED},
+    {-1, -1},
+};
+
+const struct states inbox_states = {"inbound_callback", state_words, INBOX_STATES, moves};
+
 enum inbox_state inbox_state_of(const char *word)
 {
-	return (enum inbox_state)words_index(state_words, INBOX_STATES, word);
+	return (enum inbox_state)states_of(&inbox_states, word);
 }
 
 const char *inbox_state_word(enum inbox_state s)
 {
-	return s < INBOX_STATES ? state_words[s] : "";
+	return states_word(&inbox_states, (int)s);
 }
 
 static void bind_opt(sqlite3_stmt *st, int i, const char *s)

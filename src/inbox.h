@@ -30,6 +30,7 @@
 struct cJSON;
 struct chan_ops;
 struct db;
+struct states;
 
 /* The largest payload we store (bytes). */
 #define INBOX_PAYLOAD_MAX 1048576
@@ -239,7 +240,8 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
  * gives (the column inbound_callback.status). Its moves are the rows of
  * status_transition for inbound_callback: received, failed and parked go to
  * processed, ignored, parked, failed or dead (inbox_mark); dead, failed and
- * parked go back to received when a person retries; rejected never moves. */
+ * parked go back to received when a person retries; a dead one may also be
+ * ignored or claimed (processed) by a person; rejected never moves. */
 enum inbox_state {
 	INBOX_RECEIVED,
 	INBOX_PROCESSED,
@@ -250,6 +252,9 @@ enum inbox_state {
 	INBOX_REJECTED,
 	INBOX_STATES /* no state of ours: a word inbox_state_of does not know */
 };
+
+/* inbound_callback's states, words and moves (states.h), for states_agree. */
+extern const struct states inbox_states;
 
 /* inbox_state_of - the state a stored word names (INBOX_STATES: none);
  * inbox_state_word - its stored word ("" for INBOX_STATES). */

@@ -23,7 +23,31 @@
 #include "migrate.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "xalloc.h"
+
+/* The stored word of each state of a row, once (the schema names no moves
+ * for customer_lifecycle: a row is computed, never moved). */
+static const char *const state_words[LIFECYCLE_STATES] = {
+    [LIFECYCLE_ACTIVE] = "active",
+    [LIFECYCLE_PREPARING] = "preparing",
+    [LIFECYCLE_SOFT_DELETED] = "soft_deleted",
+    [LIFECYCLE_PURGING] = "purging",
+    [LIFECYCLE_PURGED] = "purged",
+};
+static const struct state_move no_moves[] = {{-1, -1}};
+static const struct states lifecycle_states = {"customer_lifecycle", state_words, LIFECYCLE_STATES,
+                                               no_moves};
+
+enum lifecycle_state lifecycle_state_of(const char *word)
+{
+	return (enum lifecycle_state)states_of(&lifecycle_states, word);
+}
+
+const char *lifecycle_state_word(enum lifecycle_state s)
+{
+	return states_word(&lifecycle_states, (int)s);
+}
 
 enum { ACT_VISITS = 1, ACT_PAYMENTS = 2, ACT_CONTACTS = 4, ACT_ORDERS = 8 };
 
@@ -125,15 +149,17 @@ int lifecycle_compute(struct db *db, int64_t customer_id, struct lifecycle_row *
 	out->open_credits = sqlite3_column_int64(st, 8);
 	out->held = sqlite3_column_int(st, 9);
 	if (sqlite3_column_int(st, 10)) {
-		snprintf(out->state, sizeof out->state, "purged");
+		snprintf(out->state, sizeof out->state, "%s",
+		         lifecycle_state_word(LIFECYCLE_PURGED));
 	} else if (sqlite3_column_type(st, 11) != SQLITE_NULL) {
 		dbrow_copy(st, 11, out->state, sizeof out->state);
 		dbrow_copy(st, 12, out->deletion_id, sizeof out->deletion_id);
 		out->generation = sqlite3_column_int64(st, 13);
-		if (!strcmp(out->state, "soft_deleted"))
+		if (lifecycle_state_of(out->state) == LIFECYCLE_SOFT_DELETED)
 			out->delete_after = sqlite3_column_int64(st, 14);
 	} else {
-		snprintf(out->state, sizeof out->state, "active");
+		snprintf(out->state, sizeof out->state, "%s",
+		         lifecycle_state_word(LIFECYCLE_ACTIVE));
 		out->generation = sqlite3_column_int64(st, 15);
 	}
 	db_release(db, st);

@@ -31,6 +31,23 @@ struct db;
 #define LIFECYCLE_VERSION   1
 #define LIFECYCLE_TASK_KIND "lifecycle"
 
+/* Where a customer stands (customer_lifecycle.state): active, or the state
+ * of their live deletion (retention.h), or purged. Each is stored as the
+ * word lifecycle_state_word gives. */
+enum lifecycle_state {
+	LIFECYCLE_ACTIVE,
+	LIFECYCLE_PREPARING,
+	LIFECYCLE_SOFT_DELETED,
+	LIFECYCLE_PURGING,
+	LIFECYCLE_PURGED,
+	LIFECYCLE_STATES /* no state of ours: a word lifecycle_state_of does not know */
+};
+
+/* lifecycle_state_of - the state a stored word names (LIFECYCLE_STATES:
+ * none); lifecycle_state_word - its stored word ("" for LIFECYCLE_STATES). */
+enum lifecycle_state lifecycle_state_of(const char *word);
+const char *lifecycle_state_word(enum lifecycle_state s);
+
 struct lifecycle_row {
 	int64_t customer_id;
 	int64_t last_activity_at;  /* UTC seconds */

@@ -34,8 +34,8 @@
 #include "outbox.h"
 #include "retention-mod.h"
 #include "settings.h"
+#include "states.h"
 #include "stopflag.h"
-#include "words.h"
 #include "xalloc.h"
 
 /* The stored word of each state, once. */
@@ -44,14 +44,25 @@ static const char *const state_words[OUTBOX_STATES] = {
     [OUTBOX_FAILED] = "failed",   [OUTBOX_DEAD] = "dead",
 };
 
+/* The moves of a command: the schema's status_transition rows for
+ * outbox_event (states_agree checks the two are the same). */
+static const struct state_move moves[] = {
+    {OUTBOX_PENDING, OUTBOX_SENDING}, {OUTBOX_SENDING, OUTBOX_SUCCEEDED},
+    {OUTBOX_SENDING, OUTBOX_FAILED},  {OUTBOX_SENDING, OUTBOX_DEAD},
+    {OUTBOX_FAILED, OUTBOX_SENDING},  {OUTBOX_FAILED, OUTBOX_DEAD},
+    {OUTBOX_DEAD, OUTBOX_PENDING},    {-1, -1},
+};
+
+const struct states outbox_states = {"outbox_event", state_words, OUTBOX_STATES, moves};
+
 enum outbox_state outbox_state_of(const char *word)
 {
-	return (enum outbox_state)words_index(state_words, OUTBOX_STATES, word);
+	return (enum outbox_state)states_of(&outbox_states, word);
 }
 
 const char *outbox_state_word(enum outbox_state s)
 {
-	return s < OUTBOX_STATES ? state_words[s] : "";
+	return states_word(&outbox_states, (int)s);
 }
 
 /* ---------------------------------------------------------------- rows */
@@ -574,12 +585,15 @@ static int mark_tx(struct db *db, void *arg)
 			else if (rc)
 				return rc;
 		}
-		return !strcmp(po.status, "created") ? chan_order_move(db, &po, "paying", NULL)
-		                                     : chan_order_save(db, &po, NULL);
+		return pay_order_state_of(po.status) == PAY_ORDER_CREATED
+		           ? chan_order_move(db, &po, pay_order_state_word(PAY_ORDER_PAYING), NULL)
+		           : chan_order_save(db, &po, NULL);
 	}
 	if (m->refund_ok)
-		return !strcmp(po.status, "paid") ? chan_order_move(db, &po, "refunding", NULL)
-		                                  : chan_order_save(db, &po, NULL);
+		return pay_order_state_of(po.status) == PAY_ORDER_PAID
+		           ? chan_order_move(db, &po, pay_order_state_word(PAY_ORDER_REFUNDING),
+		                             NULL)
+		           : chan_order_save(db, &po, NULL);
 	snprintf(po.last_error, sizeof po.last_error, "%s", m->error ? m->error : "");
 	return chan_order_is_open(po.status) ? chan_order_move(db, &po, "failed", NULL)
 	                                     : chan_order_save(db, &po, NULL);
@@ -743,7 +757,7 @@ int outbox_payment_fits(struct db *db, const struct outbox_cmd *o)
 	if ((rc = chan_order_get(db, on->valuestring, &po)) != 0)
 		goto out;
 	if (!strcmp(o->event_type, "payment.create")) {
-		if (strcmp(po.status, "created"))
+		if (pay_order_state_of(po.status) != PAY_ORDER_CREATED)
 			rc = err_set(
 			    FD_ECONFLICT,
 			    _("card payment order %s is %s: its payment command is not sent "

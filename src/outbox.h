@@ -58,6 +58,7 @@
 
 struct db;
 struct control_hold;
+struct states;
 struct outbox_cmd;
 
 /* One outbound command to queue (outbox_enqueue). */
@@ -119,6 +120,9 @@ enum outbox_state {
 	OUTBOX_DEAD,
 	OUTBOX_STATES /* no state of ours: a word outbox_state_of does not know */
 };
+
+/* outbox_event's states, words and moves (states.h), for states_agree. */
+extern const struct states outbox_states;
 
 /* outbox_state_of - the state a stored word names (OUTBOX_STATES: none);
  * outbox_state_word - its stored word ("" for OUTBOX_STATES). */

@@ -44,6 +44,7 @@
 #include "retention-mod.h"
 #include "retention.h"
 #include "settings.h"
+#include "states.h"
 #include "strbuf.h"
 #include "task.h"
 #include "xalloc.h"
@@ -51,6 +52,56 @@
 #define WHY_MAX  400
 #define RUN_TTL  3600 /* seconds the retention-run lock lasts */
 #define LIVE_SQL "('preparing', 'soft_deleted', 'purging')"
+
+/* ---------------------------------------------------------------- states */
+
+/* The stored word of each state of a deletion, once. */
+static const char *const state_words[RETENTION_STATES] = {
+    [RETENTION_PREPARING] = "preparing", [RETENTION_SOFT_DELETED] = "soft_deleted",
+    [RETENTION_PURGING] = "purging",     [RETENTION_PURGED] = "purged",
+    [RETENTION_CANCELLED] = "cancelled", [RETENTION_REJECTED] = "rejected",
+};
+
+/* The moves of a deletion: the schema's status_transition rows for
+ * retention_process (states_agree checks the two are the same). */
+static const struct state_move moves[] = {
+    {RETENTION_PREPARING, RETENTION_SOFT_DELETED},
+    {RETENTION_PREPARING, RETENTION_REJECTED},
+    {RETENTION_PREPARING, RETENTION_CANCELLED},
+    {RETENTION_SOFT_DELETED, RETENTION_CANCELLED},
+    {RETENTION_SOFT_DELETED, RETENTION_PURGING},
+    {RETENTION_PURGING, RETENTION_PURGED},
+    {-1, -1},
+};
+
+const struct states retention_states = {"retention_process", state_words, RETENTION_STATES, moves};
+
+enum retention_state retention_state_of(const char *word)
+{
+	return (enum retention_state)states_of(&retention_states, word);
+}
+
+const char *retention_state_word(enum retention_state s)
+{
+	return states_word(&retention_states, (int)s);
+}
+
+/* The state of p. */
+static enum retention_state state_of(const struct retention_proc *p)
+{
+	return retention_state_of(p->state);
+}
+
+/* What a module's mark of a deletion says (retention_mark.state): its data
+ * is pending deletion, was restored (the deletion was cancelled), or was
+ * purged. The schema names no moves for it. */
+enum mark_state { MARK_PENDING, MARK_RESTORED, MARK_PURGED, MARK_STATES };
+
+static const char *const mark_words[MARK_STATES] = {
+    [MARK_PENDING] = "pending",
+    [MARK_RESTORED] = "restored",
+    [MARK_PURGED] = "purged",
+};
 
 /* ---------------------------------------------------------------- modules */
 
@@ -401,8 +452,8 @@ static int lock_held(struct db *db, const char *name)
 
 /* Set the state of deletion_id of generation gen (and more columns by
  * what): the row must still be in from and of gen. */
-static int set_state(struct db *db, const struct retention_proc *p, const char *to, int64_t new_gen,
-                     const char *reason, int64_t delete_after)
+static int set_state(struct db *db, const struct retention_proc *p, enum retention_state to,
+                     int64_t new_gen, const char *reason, int64_t delete_after)
 {
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
@@ -425,7 +476,7 @@ static int set_state(struct db *db, const struct retention_proc *p, const char *
 		goto out;
 	sqlite3_bind_text(st, 1, p->deletion_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, p->generation);
-	sqlite3_bind_text(st, 3, to, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, retention_state_word(to), -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, new_gen);
 	if (reason)
 		sqlite3_bind_text(st, 5, reason, -1, SQLITE_TRANSIENT);
@@ -440,7 +491,7 @@ out:
 /* The one path back: restore every mark of p, raise its generation, end it
  * as to (cancelled or rejected) with reason. Inside the caller's write
  * transaction. */
-static int cancel_in_tx(struct db *db, const struct retention_proc *p, const char *to,
+static int cancel_in_tx(struct db *db, const struct retention_proc *p, enum retention_state to,
                         const char *reason)
 {
 	sqlite3_stmt *st;
@@ -463,7 +514,7 @@ static int cancel_in_tx(struct db *db, const struct retention_proc *p, const cha
 }
 
 static int mark(struct db *db, const struct retention_proc *p, const char *module,
-                const char *state)
+                enum mark_state state)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -479,7 +530,7 @@ static int mark(struct db *db, const struct retention_proc *p, const char *modul
 	sqlite3_bind_text(st, 1, p->deletion_id, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, module, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 3, p->generation);
-	sqlite3_bind_text(st, 4, state, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 4, mark_words[state], -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 5, clock_now());
 	return db_run_cached(db, st, _("cannot mark the customer's data"));
 }
@@ -529,10 +580,10 @@ static int say(const struct retention_run_opts *o, const char *action, int64_t c
 struct step {
 	char deletion_id[RETENTION_ID_LEN + 1];
 	int64_t generation;
-	const char *want;  /* the state the step needs */
-	size_t module;     /* prepare: which module */
-	int done;          /* out: 1 when the step did its work */
-	char why[WHY_MAX]; /* out: why it did not, or what cancelled */
+	enum retention_state want; /* the state the step needs */
+	size_t module;             /* prepare: which module */
+	int done;                  /* out: 1 when the step did its work */
+	char why[WHY_MAX];         /* out: why it did not, or what cancelled */
 	struct retention_proc p;
 };
 
@@ -549,7 +600,7 @@ static int load_step(struct db *db, struct step *s)
 		         (long long)s->generation, (long long)s->p.generation);
 		return 1;
 	}
-	if (strcmp(s->p.state, s->want)) {
+	if (state_of(&s->p) != s->want) {
 		snprintf(s->why, sizeof s->why, _("ignored: the deletion is %s"), s->p.state);
 		return 1;
 	}
@@ -568,18 +619,18 @@ static int prepare_tx(struct db *db, void *arg)
 	if ((rc = load_step(db, s)))
 		return rc > 0 ? 0 : rc;
 	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1)
-		return cancel_in_tx(db, &s->p, "cancelled", s->why);
+		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
 	if (rc < 0)
 		return rc;
 	if ((rc = held(db, s->p.customer_id, s->why, sizeof s->why)) == 1)
-		return cancel_in_tx(db, &s->p, "rejected", s->why);
+		return cancel_in_tx(db, &s->p, RETENTION_REJECTED, s->why);
 	for (j = 0; rc == 0 && m->blockers[j]; j++)
 		rc = m->blockers[j](db, s->p.customer_id, s->why, sizeof s->why);
 	if (rc == 1)
-		return cancel_in_tx(db, &s->p, "rejected", s->why);
+		return cancel_in_tx(db, &s->p, RETENTION_REJECTED, s->why);
 	if (rc < 0)
 		return rc;
-	if ((rc = mark(db, &s->p, m->name, "pending")))
+	if ((rc = mark(db, &s->p, m->name, MARK_PENDING)))
 		return rc;
 	s->done = 1;
 	return 0;
@@ -598,7 +649,7 @@ static int soft_delete_tx(struct db *db, void *arg)
 	for (i = 0; i < NMODULES; i++)
 		if ((rc = marked(db, s->deletion_id, modules[i].name)) != 1)
 			return rc < 0 ? rc : 0; /* not all prepared yet */
-	if ((rc = set_state(db, &s->p, "soft_deleted", s->generation, NULL,
+	if ((rc = set_state(db, &s->p, RETENTION_SOFT_DELETED, s->generation, NULL,
 	                    clock_add_days(clock_now(), retention_soft_days()))))
 		return rc;
 	s->done = 1;
@@ -617,7 +668,7 @@ static int prepare_all(struct db *db, const struct retention_run_opts *o, const 
 	memset(&s, 0, sizeof s);
 	snprintf(s.deletion_id, sizeof s.deletion_id, "%s", deletion_id);
 	s.generation = gen;
-	s.want = "preparing";
+	s.want = RETENTION_PREPARING;
 	for (i = 0; i < NMODULES; i++) {
 		char point[40];
 
@@ -626,12 +677,14 @@ static int prepare_all(struct db *db, const struct retention_run_opts *o, const 
 			goto out;
 		if (!s.done) {
 			struct retention_proc now;
+			enum retention_state st;
 
 			/* rejected or cancelled in this step, or moved on by another */
 			if ((rc = retention_get(db, deletion_id, &now)))
 				goto out;
-			if (!strcmp(now.state, "rejected") || !strcmp(now.state, "cancelled"))
-				rc = say(o, now.state[0] == 'r' ? "reject" : "cancel",
+			st = state_of(&now);
+			if (st == RETENTION_REJECTED || st == RETENTION_CANCELLED)
+				rc = say(o, st == RETENTION_REJECTED ? "reject" : "cancel",
 				         now.customer_id, now.customer, now.deletion_id,
 				         now.generation, 0, now.reason);
 			else
@@ -643,7 +696,7 @@ static int prepare_all(struct db *db, const struct retention_run_opts *o, const 
 		snprintf(point, sizeof point, "prepare:%s", modules[i].name);
 		kill_point(point);
 	}
-	s.want = "preparing";
+	s.want = RETENTION_PREPARING;
 	if ((rc = db_write(db, soft_delete_tx, &s)))
 		goto out;
 	if (s.done) {
@@ -750,7 +803,7 @@ int retention_propose(struct db *db, int64_t customer_id, char *id_out)
 		snprintf(id_out, RETENTION_ID_LEN + 1, "%s", p.deletion_id);
 	if ((rc = retention_get(db, p.deletion_id, &now)))
 		return rc;
-	if (strcmp(now.state, "soft_deleted"))
+	if (state_of(&now) != RETENTION_SOFT_DELETED)
 		rc = err_set(FD_EINVAL, _("customer %1$lld was not soft-deleted: %2$s"),
 		             (long long)customer_id, now.reason ? now.reason : now.state);
 	retention_proc_free(&now);
@@ -767,12 +820,14 @@ struct cancel {
 
 int retention_proc_may_restore(const struct retention_proc *p)
 {
-	return !strcmp(p->state, "preparing") || !strcmp(p->state, "soft_deleted");
+	enum retention_state st = state_of(p);
+
+	return st == RETENTION_PREPARING || st == RETENTION_SOFT_DELETED;
 }
 
 int retention_proc_awaits_purge(const struct retention_proc *p)
 {
-	return !strcmp(p->state, "soft_deleted");
+	return state_of(p) == RETENTION_SOFT_DELETED;
 }
 
 static int cancel_tx(struct db *db, void *arg)
@@ -790,7 +845,7 @@ static int cancel_tx(struct db *db, void *arg)
 		               _("the customer is being purged: a purge cannot be undone"));
 	}
 	c->found = 1;
-	rc = cancel_in_tx(db, &p, "cancelled", c->reason);
+	rc = cancel_in_tx(db, &p, RETENTION_CANCELLED, c->reason);
 	retention_proc_free(&p);
 	return rc;
 }
@@ -820,9 +875,9 @@ int retention_lifecycle_task(struct db *db, const char *key)
 	if (!key || *end || id <= 0)
 		return err_set(FD_EINVAL, _("bad lifecycle task key: %s"), key ? key : "(none)");
 	if ((rc = live_of(db, id, &p)) == 1) {
-		if (strcmp(p.state, "purging") &&
+		if (state_of(&p) != RETENTION_PURGING &&
 		    (rc = new_activity(db, p.deletion_id, why, sizeof why)) == 1)
-			rc = cancel_in_tx(db, &p, "cancelled", why);
+			rc = cancel_in_tx(db, &p, RETENTION_CANCELLED, why);
 		retention_proc_free(&p);
 	}
 	if (rc < 0)
@@ -859,12 +914,13 @@ static int hold_tx(struct db *db, void *arg)
 	if (rc < 0)
 		return rc;
 	if ((rc = live_of(db, h->customer_id, &p)) == 1) {
-		if (!strcmp(p.state, "purging"))
+		if (state_of(&p) == RETENTION_PURGING)
 			rc = err_set(FD_ECONFLICT, "%s",
 			             _("the customer is being purged: a purge cannot be undone"));
 		else
 			rc = cancel_in_tx(db, &p,
-			                  !strcmp(p.state, "preparing") ? "rejected" : "cancelled",
+			                  state_of(&p) == RETENTION_PREPARING ? RETENTION_REJECTED
+			                                                      : RETENTION_CANCELLED,
 			                  _("held"));
 		retention_proc_free(&p);
 	}
@@ -1048,13 +1104,13 @@ static int purge_in_tx(struct db *db, struct purge *u)
 	}
 	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1) {
 		u->cancelled = 1;
-		return cancel_in_tx(db, &s->p, "cancelled", s->why);
+		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
 	}
 	if (rc < 0)
 		return rc;
 	if ((rc = blocked(db, s->p.customer_id, s->why, sizeof s->why)) == 1) {
 		u->cancelled = 1;
-		return cancel_in_tx(db, &s->p, "cancelled", s->why);
+		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
 	}
 	if (rc < 0)
 		return rc;
@@ -1065,10 +1121,10 @@ static int purge_in_tx(struct db *db, struct purge *u)
 			snprintf(s->why, sizeof s->why, _("module %s did not confirm the deletion"),
 			         modules[i].name);
 			u->cancelled = 1;
-			return cancel_in_tx(db, &s->p, "cancelled", s->why);
+			return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
 		}
 	/* the state first: the activity triggers look for a live deletion */
-	if ((rc = set_state(db, &s->p, "purging", s->generation, NULL, 0)))
+	if ((rc = set_state(db, &s->p, RETENTION_PURGING, s->generation, NULL, 0)))
 		return rc;
 	u->k.ctx.customer_id = s->p.customer_id;
 	u->k.ctx.deletion_id = s->deletion_id;
@@ -1081,7 +1137,7 @@ static int purge_in_tx(struct db *db, struct purge *u)
 		for (j = 0; modules[i].purges[j]; j++)
 			if ((rc = modules[i].purges[j](db, &u->k.ctx)))
 				goto out;
-		if ((rc = mark(db, &s->p, modules[i].name, "purged")))
+		if ((rc = mark(db, &s->p, modules[i].name, MARK_PURGED)))
 			goto out;
 		sb_printf(&done, "%s%s", i ? "," : "", modules[i].name);
 	}
@@ -1184,8 +1240,8 @@ static int purged_tx(struct db *db, void *arg)
 
 	if ((rc = retention_get(db, arg, &p)))
 		return rc;
-	if (!strcmp(p.state, "purging"))
-		rc = set_state(db, &p, "purged", p.generation, NULL, 0);
+	if (state_of(&p) == RETENTION_PURGING)
+		rc = set_state(db, &p, RETENTION_PURGED, p.generation, NULL, 0);
 	retention_proc_free(&p);
 	return rc;
 }
@@ -1201,7 +1257,7 @@ static int tail(struct db *db, const char *deletion_id)
 
 	if ((rc = retention_get(db, deletion_id, &p)))
 		return rc;
-	if (strcmp(p.state, "purging")) {
+	if (state_of(&p) != RETENTION_PURGING) {
 		retention_proc_free(&p);
 		return 0;
 	}
@@ -1283,14 +1339,14 @@ int retention_purge(struct db *db, const char *deletion_id, int64_t generation, 
 		return err_set(FD_EINVAL, "%s", _("a deletion id is 32 hex digits"));
 	snprintf(u.s.deletion_id, sizeof u.s.deletion_id, "%s", deletion_id);
 	u.s.generation = generation;
-	u.s.want = "soft_deleted";
+	u.s.want = RETENTION_SOFT_DELETED;
 	/* a deletion already purging only has its tail left */
 	{
 		struct retention_proc p;
 
 		if ((rc = retention_get(db, deletion_id, &p)))
 			return rc;
-		if (!strcmp(p.state, "purging") && p.generation == generation) {
+		if (state_of(&p) == RETENTION_PURGING && p.generation == generation) {
 			retention_proc_free(&p);
 			return tail(db, deletion_id);
 		}
@@ -1356,7 +1412,7 @@ static int move_on(struct db *db, struct run *r, const struct retention_proc *p)
 	int rc, ignored;
 	const char *reason;
 
-	if (!strcmp(p->state, "purging")) {
+	if (state_of(p) == RETENTION_PURGING) {
 		if (o->dry_run)
 			return say(o, "resume", p->customer_id, p->customer, p->deletion_id,
 			           p->generation, 0, _("the purge's last steps are still to run"));
@@ -1365,7 +1421,7 @@ static int move_on(struct db *db, struct run *r, const struct retention_proc *p)
 		return say(o, "purge", p->customer_id, NULL, p->deletion_id, p->generation, 0,
 		           NULL);
 	}
-	if (!strcmp(p->state, "preparing")) {
+	if (state_of(p) == RETENTION_PREPARING) {
 		if (o->dry_run)
 			return say(o, "resume", p->customer_id, p->customer, p->deletion_id,
 			           p->generation, 0, _("the modules still to prepare"));

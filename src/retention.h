@@ -57,8 +57,31 @@
 #include <stdint.h>
 
 struct db;
+struct states;
 
 #define RETENTION_ID_LEN 32
+
+/* The states of a deletion (above), each stored as the word
+ * retention_state_word gives (the column retention_process.state). Its
+ * moves are the rows of status_transition for retention_process. */
+enum retention_state {
+	RETENTION_PREPARING,
+	RETENTION_SOFT_DELETED,
+	RETENTION_PURGING,
+	RETENTION_PURGED,
+	RETENTION_CANCELLED,
+	RETENTION_REJECTED,
+	RETENTION_STATES /* no state of ours: a word retention_state_of does not know */
+};
+
+/* retention_process's states, words and moves (states.h), for
+ * states_agree. */
+extern const struct states retention_states;
+
+/* retention_state_of - the state a stored word names (RETENTION_STATES:
+ * none); retention_state_word - its stored word ("" for RETENTION_STATES). */
+enum retention_state retention_state_of(const char *word);
+const char *retention_state_word(enum retention_state s);
 
 /* One deletion as stored. */
 struct retention_proc {

@@ -2,7 +2,8 @@
  * check_booking.c - unit tests of booking in one step (booking.c) and of the
  * visit time rules the forms and the command line share (visit.c): lengths
  * as people type them, an end at or before the start, a new start keeping
- * the length, moving a visit, and db_write nested in a transaction.
+ * the length, moving a visit, and db_write nested in a transaction; the
+ * states and moves of an online booking request (booking-chan.c).
  */
 #include <config.h>
 
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "announce.h"
+#include "booking-chan.h"
 #include "booking.h"
 #include "clock.h"
 #include "customer.h"
@@ -19,6 +21,7 @@
 #include "err.h"
 #include "fixture.h"
 #include "service.h"
+#include "states.h"
 #include "strbuf.h"
 #include "visit.h"
 
@@ -407,6 +410,40 @@ START_TEST(test_unwired_core_changes_nothing)
 }
 END_TEST
 
+/* A booking request's states (booking-chan.h): every word round-trips, a
+ * word of no state maps to BOOKING_REQUEST_STATES, its moves are exactly
+ * the schema's rows for booking_request, and states_agree refuses every
+ * copy of them with one move left out. */
+START_TEST(test_request_states)
+{
+	const struct states *m = &booking_request_states;
+	struct state_move cut[16];
+	struct states less = *m;
+	size_t n = 0, i, j, k;
+	int s;
+
+	for (s = 0; s < BOOKING_REQUEST_STATES; s++)
+		ck_assert_int_eq(booking_request_state_of(
+		                     booking_request_state_word((enum booking_request_state)s)),
+		                 s);
+	ck_assert_int_eq(booking_request_state_of("bogus"), BOOKING_REQUEST_STATES);
+	ck_assert_int_eq(booking_request_state_of(NULL), BOOKING_REQUEST_STATES);
+	ck_assert_str_eq(booking_request_state_word(BOOKING_REQUEST_STATES), "");
+	ck_assert_msg(states_agree(db, m) == 0, "%s", err_msg());
+	while (m->moves[n].from >= 0)
+		n++;
+	ck_assert_uint_eq(n, 6);
+	less.moves = cut;
+	for (i = 0; i < n; i++) {
+		for (j = k = 0; j <= n; j++)
+			if (j != i)
+				cut[k++] = m->moves[j];
+		ck_assert_int_eq(states_agree(db, &less), FD_ECONFLICT);
+		ck_assert_ptr_nonnull(strstr(err_msg(), "the schema allows"));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("booking");
@@ -425,6 +462,7 @@ int main(void)
 	tcase_add_test(tc, test_booking_three_customers_one_visit);
 	tcase_add_test(tc, test_booking_names);
 	tcase_add_test(tc, test_unwired_core_changes_nothing);
+	tcase_add_test(tc, test_request_states);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -40,6 +40,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
+#include "states.h"
 #include "strbuf.h"
 
 static struct fx F;
@@ -1248,69 +1249,107 @@ START_TEST(test_log_file)
 }
 END_TEST
 
-/* A stored event's states are an enum with each word mapped once: every
- * word round-trips, a word of no state maps to INBOX_STATES, and every
- * status the schema lets an event move from or to is one of them. */
-START_TEST(test_inbox_states)
+/* states_agree(m) holds on a fresh database, and fails on every copy of
+ * m's moves with one of them left out: naming the move only the schema
+ * has. */
+static void assert_agree(const struct states *m)
 {
-	sqlite3_stmt *st;
-	int s;
+	struct state_move cut[64];
+	struct states less = *m;
+	size_t n = 0, i, j, k;
 
-	for (s = 0; s < INBOX_STATES; s++) {
-		ck_assert_int_ne(*inbox_state_word((enum inbox_state)s), '\0');
-		ck_assert_int_eq(inbox_state_of(inbox_state_word((enum inbox_state)s)), s);
+	ck_assert_msg(states_agree(db, m) == 0, "%s: %s", m->entity, err_msg());
+	while (m->moves[n].from >= 0)
+		n++;
+	ck_assert_uint_gt(n, 0);
+	ck_assert_uint_lt(n, sizeof cut / sizeof *cut);
+	less.moves = cut;
+	for (i = 0; i < n; i++) {
+		for (j = k = 0; j <= n; j++)
+			if (j != i)
+				cut[k++] = m->moves[j];
+		ck_assert_int_eq(states_agree(db, &less), FD_ECONFLICT);
+		ck_assert_msg(strstr(err_msg(), "the schema allows") &&
+		                  strstr(err_msg(), states_word(m, m->moves[i].to)),
+		              "%s", err_msg());
 	}
-	ck_assert_int_eq(inbox_state_of("bogus"), INBOX_STATES);
-	ck_assert_int_eq(inbox_state_of(NULL), INBOX_STATES);
-	ck_assert_str_eq(inbox_state_word(INBOX_STATES), "");
-	ck_assert_int_eq(db_prepare(db,
-	                            "SELECT from_status FROM status_transition WHERE entity ="
-	                            " 'inbound_callback' UNION SELECT to_status FROM"
-	                            " status_transition WHERE entity = 'inbound_callback'",
-	                            &st),
-	                 0);
-	s = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *w = (const char *)sqlite3_column_text(st, 0);
+}
 
-		ck_assert_msg(inbox_state_of(w) != INBOX_STATES,
-		              "the schema's state %s has no enum", w);
-		s++;
+/* Each record's states are an enum with each word mapped once: every word
+ * round-trips, a word of no state (and NULL) maps to the count of states,
+ * every status the schema lets it move from or to is one of them, and its
+ * moves are exactly the schema's. */
+START_TEST(test_record_states)
+{
+	static const struct {
+		const struct states *m;
+		const char *stranger; /* a word that is none of its states */
+		int min;              /* the schema names at least this many states */
+		int all;              /* 1: the schema names every one of them */
+	} records[] = {
+	    {&inbox_states, "bogus", 6, 0},
+	    {&outbox_states, "received", OUTBOX_STATES, 1},
+	    {&pay_order_states, "bogus", PAY_ORDER_STATES, 1},
+	};
+	size_t r;
+
+	for (r = 0; r < sizeof records / sizeof *records; r++) {
+		const struct states *m = records[r].m;
+		sqlite3_stmt *st;
+		int s, n = (int)m->n;
+
+		for (s = 0; s < n; s++) {
+			ck_assert_int_ne(*states_word(m, s), '\0');
+			ck_assert_int_eq(states_of(m, states_word(m, s)), s);
+		}
+		ck_assert_int_eq(states_of(m, records[r].stranger), n);
+		ck_assert_int_eq(states_of(m, NULL), n);
+		ck_assert_str_eq(states_word(m, n), "");
+		ck_assert_int_eq(
+		    db_prepare(db,
+		               "SELECT from_status FROM status_transition WHERE entity ="
+		               " ?1 UNION SELECT to_status FROM"
+		               " status_transition WHERE entity = ?1",
+		               &st),
+		    0);
+		sqlite3_bind_text(st, 1, m->entity, -1, SQLITE_STATIC);
+		s = 0;
+		while (sqlite3_step(st) == SQLITE_ROW) {
+			const char *w = (const char *)sqlite3_column_text(st, 0);
+
+			ck_assert_msg(states_of(m, w) != n,
+			              "the schema's state %s of %s has no enum", w, m->entity);
+			s++;
+		}
+		sqlite3_finalize(st);
+		if (records[r].all)
+			ck_assert_int_eq(s, n);
+		else
+			ck_assert_int_ge(s, records[r].min);
+		assert_agree(m);
 	}
-	sqlite3_finalize(st);
-	ck_assert_int_ge(s, 6);
 }
 END_TEST
 
-/* The same for an outbound command's states (outbox.h). */
-START_TEST(test_outbox_states)
+/* The channel's visible states (channel_state.state): every word
+ * round-trips, each is one the schema takes, and a word of no state is
+ * CHAN_RUN_OTHER. */
+START_TEST(test_chan_run_states)
 {
-	sqlite3_stmt *st;
 	int s;
 
-	for (s = 0; s < OUTBOX_STATES; s++) {
-		ck_assert_int_ne(*outbox_state_word((enum outbox_state)s), '\0');
-		ck_assert_int_eq(outbox_state_of(outbox_state_word((enum outbox_state)s)), s);
-	}
-	ck_assert_int_eq(outbox_state_of("received"), OUTBOX_STATES);
-	ck_assert_int_eq(outbox_state_of(NULL), OUTBOX_STATES);
-	ck_assert_str_eq(outbox_state_word(OUTBOX_STATES), "");
-	ck_assert_int_eq(db_prepare(db,
-	                            "SELECT from_status FROM status_transition WHERE entity ="
-	                            " 'outbox_event' UNION SELECT to_status FROM"
-	                            " status_transition WHERE entity = 'outbox_event'",
-	                            &st),
-	                 0);
-	s = 0;
-	while (sqlite3_step(st) == SQLITE_ROW) {
-		const char *w = (const char *)sqlite3_column_text(st, 0);
+	for (s = 0; s < CHAN_RUN_OTHER; s++) {
+		char sql[200];
 
-		ck_assert_msg(outbox_state_of(w) != OUTBOX_STATES,
-		              "the schema's state %s has no enum", w);
-		s++;
+		ck_assert_int_eq(chan_run_state_of(chan_run_state_word((enum chan_run_state)s)), s);
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO channel_state (provider_code, state, updated_at)"
+		         " VALUES ('p%d', '%s', 1)",
+		         s, chan_run_state_word((enum chan_run_state)s));
+		ck_assert_int_eq(db_exec(db, sql), 0);
 	}
-	sqlite3_finalize(st);
-	ck_assert_int_eq(s, OUTBOX_STATES);
+	ck_assert_int_eq(chan_run_state_of("live"), CHAN_RUN_OTHER);
+	ck_assert_str_eq(chan_run_state_word(CHAN_RUN_OTHER), "");
 }
 END_TEST
 
@@ -1330,8 +1369,8 @@ int main(void)
 	tcase_add_test(pure, test_wechat_refund_vectors);
 	tcase_add_test(pure, test_pipeline_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
-	tcase_add_test(store, test_inbox_states);
-	tcase_add_test(store, test_outbox_states);
+	tcase_add_test(store, test_record_states);
+	tcase_add_test(store, test_chan_run_states);
 	tcase_add_test(store, test_secrets_file);
 	tcase_add_test(store, test_inbox_raw_and_duplicates);
 	tcase_add_test(store, test_inbox_ingest_forged_first);

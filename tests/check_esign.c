@@ -24,6 +24,7 @@
 #include "fixture.h"
 #include "item.h"
 #include "job.h"
+#include "states.h"
 
 static const char body[] =
     "{\"id\":\"evt_1\",\"type\":\"envelope.completed\",\"created\":1700000000,"
@@ -93,6 +94,38 @@ START_TEST(test_states)
 		ck_assert_int_eq((int)s, i);
 	}
 	ck_assert_int_eq(esign_state_parse("signedish", &s), FD_EINVAL);
+}
+END_TEST
+
+/* The flow's moves (esign_states) are exactly the schema's rows for
+ * esign_flow, and states_agree refuses every copy with one move left out;
+ * only sent and viewed move, and only forward. */
+START_TEST(test_states_agree)
+{
+	struct state_move cut[16];
+	struct states less = esign_states;
+	struct fx f;
+	size_t n = 0, i, j, k;
+
+	fx_open(&f, "esign-agree");
+	ck_assert_msg(states_agree(f.db, &esign_states) == 0, "%s", err_msg());
+	while (esign_states.moves[n].from >= 0)
+		n++;
+	ck_assert_uint_eq(n, 9);
+	less.moves = cut;
+	for (i = 0; i < n; i++) {
+		for (j = k = 0; j <= n; j++)
+			if (j != i)
+				cut[k++] = esign_states.moves[j];
+		ck_assert_int_eq(states_agree(f.db, &less), FD_ECONFLICT);
+		ck_assert_ptr_nonnull(strstr(err_msg(), "the schema allows"));
+	}
+	ck_assert_int_eq(states_may_move(&esign_states, ESIGN_SENT, ESIGN_VIEWED), 1);
+	ck_assert_int_eq(states_may_move(&esign_states, ESIGN_VIEWED, ESIGN_CANCELLED), 1);
+	ck_assert_int_eq(states_may_move(&esign_states, ESIGN_VIEWED, ESIGN_SENT), 0);
+	ck_assert_int_eq(states_may_move(&esign_states, ESIGN_SIGNED, ESIGN_CANCELLED), 0);
+	ck_assert_int_eq(states_may_move(&esign_states, ESIGN_SENT, ESIGN_SENT), 0);
+	fx_close(&f);
 }
 END_TEST
 
@@ -202,6 +235,7 @@ int main(void)
 	tcase_add_test(tc, test_verify);
 	tcase_add_test(tc, test_read_callback);
 	tcase_add_test(tc, test_states);
+	tcase_add_test(tc, test_states_agree);
 	tcase_add_test(tc, test_schema_one_way);
 	tcase_add_test(tc, test_send_refused);
 	suite_add_tcase(s, tc);

@@ -3,8 +3,8 @@
  * cutoff in calendar months (clamped to the month's length, local
  * midnight, half-open), the candidates found by one indexed query on the
  * projection, the history guard that only a purge passes (and only for
- * personal text), a stale purge command ignored, and a hold that blocks a
- * proposal with its reason.
+ * personal text), a stale purge command ignored, a hold that blocks a
+ * proposal with its reason, and a deletion's states and moves.
  */
 #include <config.h>
 
@@ -20,6 +20,7 @@
 #include "fixture.h"
 #include "lifecycle.h"
 #include "retention.h"
+#include "states.h"
 
 static struct fx F;
 static struct db *db;
@@ -132,6 +133,42 @@ START_TEST(test_stale_and_hold)
 }
 END_TEST
 
+/* A deletion's states (retention.h): every word round-trips, its moves are
+ * exactly the schema's rows for retention_process, and states_agree
+ * refuses every copy of them with one move left out; the lifecycle's words
+ * round-trip too. */
+START_TEST(test_states)
+{
+	const struct states *m = &retention_states;
+	struct state_move cut[16];
+	struct states less = *m;
+	size_t n = 0, i, j, k;
+	int s;
+
+	for (s = 0; s < RETENTION_STATES; s++)
+		ck_assert_int_eq(retention_state_of(retention_state_word((enum retention_state)s)),
+		                 s);
+	ck_assert_int_eq(retention_state_of("live"), RETENTION_STATES);
+	ck_assert_int_eq(retention_state_of(NULL), RETENTION_STATES);
+	for (s = 0; s < LIFECYCLE_STATES; s++)
+		ck_assert_int_eq(lifecycle_state_of(lifecycle_state_word((enum lifecycle_state)s)),
+		                 s);
+	ck_assert_int_eq(lifecycle_state_of("cancelled"), LIFECYCLE_STATES);
+	ck_assert_msg(states_agree(db, m) == 0, "%s", err_msg());
+	while (m->moves[n].from >= 0)
+		n++;
+	ck_assert_uint_eq(n, 6);
+	less.moves = cut;
+	for (i = 0; i < n; i++) {
+		for (j = k = 0; j <= n; j++)
+			if (j != i)
+				cut[k++] = m->moves[j];
+		ck_assert_int_eq(states_agree(db, &less), FD_ECONFLICT);
+		ck_assert_ptr_nonnull(strstr(err_msg(), "the schema allows"));
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("retention");
@@ -146,6 +183,7 @@ int main(void)
 	tcase_add_test(tc, test_candidates_one_indexed_query);
 	tcase_add_test(tc, test_history_guard);
 	tcase_add_test(tc, test_stale_and_hold);
+	tcase_add_test(tc, test_states);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
