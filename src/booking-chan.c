@@ -382,12 +382,16 @@ static int request_follow(struct db *db, int64_t appt, const char *vstatus)
 	char tag[40];
 	int rc = 0, step = SQLITE_DONE;
 
-	if (!strcmp(vstatus, "done"))
+	switch (visit_state_of(vstatus)) {
+	case VISIT_DONE:
 		to = booking_request_state_word(BOOKING_REQUEST_DONE);
-	else if (!strcmp(vstatus, "no_show"))
+		break;
+	case VISIT_NO_SHOW:
 		to = booking_request_state_word(BOOKING_REQUEST_NO_SHOW);
-	else
+		break;
+	default:
 		return 0;
+	}
 	snprintf(tag, sizeof tag, "visit%lld", (long long)appt);
 	if ((rc = db_prepare(db,
 	                     "UPDATE booking_request SET status = ?2, updated_at = ?3"
@@ -431,7 +435,7 @@ static int visit_push_tx(struct db *db, void *arg)
 	if ((rc = request_follow(db, v->appt, vstatus)) != 0)
 		return rc;
 	/* a visit done keeps its reservations: no day changed */
-	if (!strcmp(vstatus, "done") && !v->old_start)
+	if (visit_state_of(vstatus) == VISIT_DONE && !v->old_start)
 		return 0;
 	if ((rc = db_prepare_cached(db,
 	                            "SELECT r.resource_id, a.start_at FROM appointment_resource r"
