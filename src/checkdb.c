@@ -20,6 +20,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "booking-chan.h"
+#include "chan-order.h"
 #include "chan-provider.h"
 #include "checkdb.h"
 #include "clock.h"
@@ -27,11 +29,18 @@
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
+#include "inbox.h"
+#include "invoice.h"
+#include "job.h"
 #include "lifecycle.h"
 #include "money.h"
 #include "outbox.h"
+#include "payment.h"
 #include "projection.h"
 #include "recon.h"
+#include "retention.h"
+#include "states.h"
+#include "visit.h"
 
 /* The money limit (MONEY_MAX of money.h) as SQL text; check_run makes sure
  * they agree. */
@@ -601,6 +610,35 @@ int check_desk(struct db *db, void (*report)(const char *code, const char *detai
 	return m < 0 ? m : n + m;
 }
 
+/* Every record's table of legal status moves (states.h), each mirrored by
+ * the schema's status_transition rows that its triggers enforce. */
+static const struct states *const machines[] = {
+    &job_states,    &visit_states,           &invoice_states,   &payment_states,
+    &refund_states, &pay_order_states,       &inbox_states,     &outbox_states,
+    &esign_states,  &booking_request_states, &retention_states,
+};
+
+/* status-moves: each record's moves in the code against the schema's rows
+ * (states_agree): a program and a database that disagree on what a status
+ * may become. Returns how many disagree, or a negative FD_E* code. */
+static int check_moves(struct db *db,
+                       void (*report)(const char *code, const char *detail, void *arg), void *arg)
+{
+	size_t i;
+	int rc, found = 0;
+
+	for (i = 0; i < sizeof machines / sizeof *machines; i++) {
+		rc = states_agree(db, machines[i]);
+		if (rc == FD_ECONFLICT) {
+			report("status-moves", err_msg(), arg);
+			found++;
+		} else if (rc) {
+			return rc;
+		}
+	}
+	return found;
+}
+
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg)
 {
@@ -627,6 +665,10 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 	n += rc;
 	/* the customer lifecycle projection against its records */
 	if ((rc = lifecycle_check(db, report, arg)) < 0)
+		return rc;
+	n += rc;
+	/* each record's status moves, code against schema */
+	if ((rc = check_moves(db, report, arg)) < 0)
 		return rc;
 	return n + s.found + rc;
 }

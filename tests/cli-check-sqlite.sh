@@ -53,4 +53,20 @@ like "and the table it refers to" "$line" "customer"
 is "check changed nothing" "$(dump "$db2")" "$before"
 is "one line on stderr" "$(wc -l < "$TMP/err")" 1
 
+# -- a database whose status moves differ from the program's: a move the
+# code has and the schema lost, and one the schema gained
+db3="$TMP/moves.db"
+fd --db "$db3" init >/dev/null
+ok "a new database's moves agree with the program's" fd --db "$db3" check
+sqlite3 "$db3" "DELETE FROM status_transition WHERE entity = 'refund' AND from_status = 'pending' AND to_status = 'failed';" \
+	"INSERT INTO status_transition VALUES ('invoice', 'void', 'paid');"
+before=$(dump "$db3")
+fd --db "$db3" check >"$TMP/out" 2>"$TMP/err"; st=$?
+is "check refuses moves that differ" "$st" 1
+is "each record whose moves differ is one status-moves line, naming the move and who has it" \
+	"$(grep '^status-moves: ' "$TMP/out")" \
+	"status-moves: the moves of invoice differ: the schema allows void -> paid, the code does not
+status-moves: the moves of refund differ: the code allows pending -> failed, the schema does not"
+is "check changed nothing" "$(dump "$db3")" "$before"
+
 done_testing
