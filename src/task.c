@@ -32,6 +32,7 @@
 #include "stopflag.h"
 #include "strbuf.h"
 #include "task.h"
+#include "words.h"
 #include "xalloc.h"
 
 /* The kinds of task this program knows. A handler runs inside the write
@@ -602,15 +603,22 @@ int task_get(struct db *db, int64_t id, struct task *out)
 	return rc;
 }
 
+static const char *const task_words[TASK_STATES] = {"pending", "running", "succeeded", "failed",
+                                                    "dead"};
+
+enum task_state task_state_of(const char *word)
+{
+	return (enum task_state)words_index(task_words, TASK_STATES, word);
+}
+
+const char *task_state_word(enum task_state s)
+{
+	return s < TASK_STATES ? task_words[s] : "";
+}
+
 static int valid_status(const char *s)
 {
-	static const char *const ok[] = {"pending", "running", "succeeded", "failed", "dead"};
-	size_t i;
-
-	for (i = 0; i < sizeof ok / sizeof ok[0]; i++)
-		if (!strcmp(s, ok[i]))
-			return 1;
-	return 0;
+	return task_state_of(s) != TASK_STATES;
 }
 
 int task_list(struct db *db, const char *status, const char *kind, int limit,
@@ -662,7 +670,7 @@ static int retry_tx(struct db *db, void *arg)
 
 	if ((rc = task_get(db, id, &j)))
 		return rc;
-	if (strcmp(j.status, "dead") != 0 && strcmp(j.status, "failed") != 0) {
+	if (task_state_of(j.status) != TASK_DEAD && task_state_of(j.status) != TASK_FAILED) {
 		rc = err_set(FD_ECONFLICT,
 		             _("task %lld is %s; only a dead or failed task is retried"),
 		             (long long)id, j.status);

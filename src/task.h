@@ -42,11 +42,30 @@
 struct db;
 struct control_hold;
 
+/* A task's states, each stored as the word task_state_word gives (the
+ * schema's CHECK on task.status lists the same). The runner's statements
+ * make its moves: claimed (pending, failed -> running), finished (running
+ * -> succeeded, failed, dead), retried by a person (failed, dead ->
+ * pending). */
+enum task_state {
+	TASK_PENDING,
+	TASK_RUNNING,
+	TASK_SUCCEEDED,
+	TASK_FAILED,
+	TASK_DEAD,
+	TASK_STATES /* no state of ours: a word task_state_of does not know */
+};
+
+/* task_state_of - the state a stored word names (TASK_STATES: none, or
+ * NULL); task_state_word - its stored word ("" for TASK_STATES). */
+enum task_state task_state_of(const char *word);
+const char *task_state_word(enum task_state s);
+
 struct task {
 	int64_t id;
 	char kind[41];
 	char *key;
-	char status[12]; /* pending, running, succeeded, failed, dead */
+	char status[12]; /* a word of enum task_state: task_state_of */
 	int64_t attempts;
 	int64_t next_run_at;
 	char *last_error;         /* NULL when none */

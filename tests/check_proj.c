@@ -321,6 +321,34 @@ END_TEST
 
 /* ---------------------------------------------------------------- triggers */
 
+/* A task's states: each word maps to its state and back, and the schema's
+ * CHECK on task.status names every word of the enum. */
+START_TEST(test_task_state_words)
+{
+	sqlite3_stmt *st;
+	char quoted[40];
+	const char *sql;
+	int s;
+
+	ck_assert_int_eq(
+	    db_prepare(db, "SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'task'",
+	               &st),
+	    0);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	sql = (const char *)sqlite3_column_text(st, 0);
+	for (s = 0; s < TASK_STATES; s++) {
+		ck_assert_int_eq(task_state_of(task_state_word((enum task_state)s)), s);
+		snprintf(quoted, sizeof quoted, "status = '%s'",
+		         task_state_word((enum task_state)s));
+		ck_assert_msg(strstr(sql, quoted) != NULL, "the schema's task has no %s", quoted);
+	}
+	sqlite3_finalize(st);
+	ck_assert_int_eq(task_state_of("done"), TASK_STATES);
+	ck_assert_int_eq(task_state_of(NULL), TASK_STATES);
+	ck_assert_str_eq(task_state_word(TASK_STATES), "");
+}
+END_TEST
+
 START_TEST(test_triggers_enqueue_in_the_same_transaction)
 {
 	int64_t ada, job, a1, a2, other;
@@ -1674,6 +1702,7 @@ int main(void)
 	tcase_add_test(pure, test_spread_always_adds_up);
 	tcase_add_checked_fixture(rows, setup, teardown);
 	tcase_add_test(rows, test_triggers_enqueue_in_the_same_transaction);
+	tcase_add_test(rows, test_task_state_words);
 	tcase_add_test(rows, test_row_of_one_visit);
 	tcase_add_test(rows, test_job_spread_over_visits);
 	tcase_add_test(rows, test_visit_serving_several_jobs);
