@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """chan-bench.py [BUILD_DIR] - the payment channel benchmarks of issue 6
-(not part of `make check`), against the fake channel (tests/fake-stripe.py)
+(not part of `make check`), against the fake channel (tests/chan/fake-stripe.py)
 on loopback. Prints markdown; medians of CHAN_RUNS runs, each on a fresh
 database and a fresh fake channel:
 
@@ -56,7 +56,7 @@ class Run:
         os.write(fd, ("stripe_api_key = %s\n" % KEY).encode())
         os.close(fd)
         self.fake = subprocess.Popen(
-            [sys.executable, os.path.join(TOP, "tests", "fake-stripe.py"), "--api-key", KEY,
+            [sys.executable, os.path.join(TOP, "tests", "chan", "fake-stripe.py"), "--api-key", KEY,
              "--max-seconds", "3600"], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
             text=True)
         line = self.fake.stdout.readline()

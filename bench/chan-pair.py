@@ -4,7 +4,7 @@ events side by side (issue 18), not part of `make check`. Prints markdown.
 
 One setup, as bench/chan-bench.py makes it: a fresh database (a 200-invoice
 history and CHAN_N open invoices by bench/money-gen.c), a fresh fake channel
-(tests/fake-stripe.py on 127.0.0.1), one card order per invoice delivered,
+(tests/chan/fake-stripe.py on 127.0.0.1), one card order per invoice delivered,
 every intent then succeeded, so that the channel lists 2 x CHAN_N events.
 The database as it is before polling is kept. Then CHAN_PAIR_RUNS rounds;
 in each, for every build in turn, on a fresh copy of that database and the

@@ -10,7 +10,7 @@
 #   import  `frontdesk recon import day.csv` of a generated Stripe
 #           balance-transaction CSV (needs the real settle-file.c; the
 #           default when it is built in)
-#   fetch   `frontdesk recon run` against tests/fake-stripe.py holding the
+#   fetch   `frontdesk recon run` against tests/chan/fake-stripe.py holding the
 #           10,000 lines (100 pages of 100 over loopback HTTP: the fake's
 #           time is in the figure; the default while the reader is a stub)
 # Prints markdown. Databases are built by bench/recon-gen.sh under
@@ -69,7 +69,7 @@ PY
 
 if [ "$mode" = fetch ]; then
 	KEY=sk_test_bench_recon
-	python3 "$here/../tests/fake-stripe.py" --api-key "$KEY" --max-seconds 7200 > "$work/fake.out" 2>/dev/null &
+	python3 "$here/../tests/chan/fake-stripe.py" --api-key "$KEY" --max-seconds 7200 > "$work/fake.out" 2>/dev/null &
 	FAKE_PID=$!
 	i=0
 	while ! grep -q '^PORT' "$work/fake.out" 2>/dev/null && [ $i -lt 100 ]; do sleep 0.1; i=$((i + 1)); done
