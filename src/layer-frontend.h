@@ -5,7 +5,7 @@
  * not compile, because every function that runs a statement is poisoned
  * below. The rule it enforces: no SQL and no business rule in a front end
  * (../shared/docs/conventions.md). layer-core.h does the same for curses in
- * the core. tests/layers.sh proves that both refuse.
+ * the core. tests/house/layers.sh proves that both refuse.
  */
 #ifndef FD_LAYER_FRONTEND_H
 #define FD_LAYER_FRONTEND_H

@@ -7,7 +7,7 @@
  * `volatile sig_atomic_t *stop`. volatile makes a flag safe between a
  * signal handler and the thread it interrupts, but not between threads:
  * the screen's thread stopping its runner or channel worker thread with a
- * plain store is a data race (ThreadSanitizer reports it; tests/tsan-run.sh).
+ * plain store is a data race (ThreadSanitizer reports it; tests/crash/tsan-run.sh).
  * These two helpers make every access an atomic one (the compiler's
  * __atomic builtins, lock-free on sig_atomic_t, so a signal handler may
  * use stop_set too), with release/acquire order so that what the stopping

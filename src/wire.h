@@ -3,7 +3,7 @@
  * announcements of the record owners (announce.h). Nothing in the core calls
  * it; each program calls it once at its start.
  *
- * Callers: main (main.c), the unit tests' fixture (tests/fixture.c).
+ * Callers: main (main.c), the unit tests' fixture (tests/unit/fixture.c).
  */
 #ifndef FD_WIRE_H
 #define FD_WIRE_H

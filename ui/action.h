@@ -21,7 +21,7 @@
  * (CTX_RET | CTX_PANE, whose `r` restores rather than refunds).
  *
  * Pure code: no curses calls (only its KEY_* constants), unit-tested in
- * tests/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
+ * tests/unit/check_ui.c. Callers: screen.c (dispatch, keys file), view-help.c,
  * the hint bar.
  */
 #ifndef FD_ACTION_H

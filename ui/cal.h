@@ -6,7 +6,7 @@
  * week, or the weeks of a month) with the projection's one indexed range
  * query (projection_range); rows are copied into a cal_data so that the
  * views can draw and move without touching the database. No curses here:
- * the date arithmetic is unit-tested in tests/check_ui.c.
+ * the date arithmetic is unit-tested in tests/unit/check_ui.c.
  */
 #ifndef FD_CAL_H
 #define FD_CAL_H

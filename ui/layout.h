@@ -2,7 +2,7 @@
  * layout.h - where everything goes on the screen, computed from its size.
  *
  * Pure functions of numbers (no curses, no database), so that every size
- * can be unit-tested (tests/check_ui.c): the frame (title line, body,
+ * can be unit-tested (tests/unit/check_ui.c): the frame (title line, body,
  * message line, status line, key-hint line), the month grid, the week
  * grid, overlapping visits side by side in lanes, and table columns.
  * Callers: screen.c (the frame), view-calendar.c, pane.c.

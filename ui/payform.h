@@ -4,7 +4,7 @@
  * proposal of allocations, and posting the payment with its allocations in
  * ONE core call (payment_record) under the form's idempotency key.
  *
- * Kept apart from the drawing so that the unit tests (tests/check_ui.c) can
+ * Kept apart from the drawing so that the unit tests (tests/unit/check_ui.c) can
  * post the same form twice and see one payment. Callers: form-payment.c.
  */
 #ifndef FD_PAYFORM_H

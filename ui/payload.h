@@ -8,7 +8,7 @@
  * text only, each at most `cols` columns wide as the text-width module
  * measures it, so that what reaches the terminal can neither move the
  * cursor nor change the terminal's state, and a long line is never cut off.
- * Pure code: no curses, unit-tested in tests/check_ui.c. Callers: the
+ * Pure code: no curses, unit-tested in tests/unit/check_ui.c. Callers: the
  * dead-letter detail view.
  */
 #ifndef FD_PAYLOAD_H

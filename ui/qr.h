@@ -14,7 +14,7 @@
  * the pane (view-paypage.c) places the lines, and the tests turn them back
  * into modules.
  *
- * Callers: view-paypage.c, tests/check_ui.c.
+ * Callers: view-paypage.c, tests/unit/check_ui.c.
  */
 #ifndef FD_QR_H
 #define FD_QR_H

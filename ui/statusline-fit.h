@@ -14,7 +14,7 @@
  * given up with the zero counts of the events.
  * The channel's state and the events are the last to be cut (by the
  * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
- * Callers: screen.c, tests/check_ui.c.
+ * Callers: screen.c, tests/unit/check_ui.c.
  */
 #ifndef FD_STATUSLINE_FIT_H
 #define FD_STATUSLINE_FIT_H
