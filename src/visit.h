@@ -43,7 +43,7 @@ struct visit {
 };
 
 /* A visit's states, each stored as the word visit_state_word gives; its
- * legal moves are visit_states' (visit.c), which the schema's
+ * legal moves are visit_states' (visit-state.c), which the schema's
  * status_transition rows for 'appointment' mirror (states_agree). */
 enum visit_state {
 	VISIT_SCHEDULED,
