@@ -340,6 +340,63 @@ static void bind_catalogs(void)
 	textdomain(PACKAGE);
 }
 
+/* The global option argv[*i] (and its value, *i moves past it) into c,
+ * *logpath or *version. Returns -1 to read on, else the exit status to
+ * end with (--help, or a wrong option: said). */
+static int global_option(struct cli *c, int argc, char **argv, int *i, const char **logpath,
+                         int *version)
+{
+	const char *a = argv[*i];
+
+	if (!strcmp(a, "--db") || !strcmp(a, "--debug-log")) {
+		if (*i + 1 >= argc)
+			return cli_usage("", _("option '%s' needs a value"), a);
+		if (!strcmp(a, "--db"))
+			c->db_path = argv[++*i];
+		else
+			*logpath = argv[++*i];
+	} else if (!strncmp(a, "--db=", 5)) {
+		c->db_path = a + 5;
+	} else if (!strcmp(a, "--read-only")) {
+		c->readonly = 1;
+	} else if (!strcmp(a, "--json")) {
+		c->json = 1;
+	} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		usage(stdout);
+		return CLI_OK;
+	} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
+		*version = 1;
+	} else {
+		fprintf(stderr, _("frontdesk: unknown option '%.40s' (see 'frontdesk --help')\n"),
+		        a);
+		return CLI_USAGE;
+	}
+	return -1;
+}
+
+/* The command argv[0] (by its name or alias), its subcommand or its
+ * arguments; "help"; or a retired or unknown name, said. */
+static int run_command(struct cli *c, int argc, char **argv)
+{
+	const struct cli_entry *e = NULL;
+	size_t k;
+	int rc;
+
+	for (k = 0; k < sizeof commands / sizeof commands[0] && !e; k++)
+		if (!strcmp(argv[0], commands[k]->name) ||
+		    (commands[k]->alias && !strcmp(argv[0], commands[k]->alias)))
+			e = commands[k];
+	if (e && e->sub)
+		rc = cli_dispatch(c, e, argc - 1, argv + 1);
+	else if (e)
+		rc = cli_run(c, e, e->name, argc, argv);
+	else if (!strcmp(argv[0], "help"))
+		usage(stdout), rc = CLI_OK;
+	else if ((rc = retired_name(argv[0])) < 0)
+		rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
+	return rc;
+}
+
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
 	struct cli c = {0};
@@ -352,34 +409,9 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	config_load();
 	clock_set_zone(config_get("timezone", NULL));
 
-	for (i = 1; i < argc && argv[i][0] == '-'; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--db") || !strcmp(a, "--debug-log")) {
-			if (i + 1 >= argc)
-				return cli_usage("", _("option '%s' needs a value"), a);
-			if (!strcmp(a, "--db"))
-				c.db_path = argv[++i];
-			else
-				logpath = argv[++i];
-		} else if (!strncmp(a, "--db=", 5)) {
-			c.db_path = a + 5;
-		} else if (!strcmp(a, "--read-only")) {
-			c.readonly = 1;
-		} else if (!strcmp(a, "--json")) {
-			c.json = 1;
-		} else if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return CLI_OK;
-		} else if (!strcmp(a, "--version") || !strcmp(a, "-V")) {
-			version = 1;
-		} else {
-			fprintf(stderr,
-			        _("frontdesk: unknown option '%.40s' (see 'frontdesk --help')\n"),
-			        a);
-			return CLI_USAGE;
-		}
-	}
+	for (i = 1; i < argc && argv[i][0] == '-'; i++)
+		if ((rc = global_option(&c, argc, argv, &i, &logpath, &version)) >= 0)
+			return rc;
 	if (version)
 		return print_version(&c);
 	if (c.db_path && !*c.db_path)
@@ -389,6 +421,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	log_debug("start: %d argument(s)", argc);
 
 	if (i >= argc) {
+		/* no command: the screen, on a terminal only */
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			usage(stderr);
 			return CLI_USAGE;
@@ -397,23 +430,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			return CLI_REFUSED;
 		rc = screen(c.db);
 	} else {
-		const struct cli_entry *e = NULL;
-		size_t k;
-
-		argc -= i;
-		argv += i;
-		for (k = 0; k < sizeof commands / sizeof commands[0] && !e; k++)
-			if (!strcmp(argv[0], commands[k]->name) ||
-			    (commands[k]->alias && !strcmp(argv[0], commands[k]->alias)))
-				e = commands[k];
-		if (e && e->sub)
-			rc = cli_dispatch(&c, e, argc - 1, argv + 1);
-		else if (e)
-			rc = cli_run(&c, e, e->name, argc, argv);
-		else if (!strcmp(argv[0], "help"))
-			usage(stdout), rc = CLI_OK;
-		else if ((rc = retired_name(argv[0])) < 0)
-			rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
+		rc = run_command(&c, argc - i, argv + i);
 	}
 	db_close(c.db);
 	config_free();

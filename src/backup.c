@@ -555,40 +555,170 @@ static void remove_tree(const char *dir)
 	rmdir(dir);
 }
 
+/* rename from to to, or say why not (FD_EIO). */
+static int rename_or_say(const char *from, const char *to)
+{
+	if (rename(from, to) != 0)
+		return err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), from, to,
+		               strerror(errno));
+	return 0;
+}
+
+/* The names take works with and what it has made so far, for its clean-up. */
+struct take_work {
+	char *log, *log_dest;       /* the live request log; its backup beside dest */
+	char *tmp, *log_tmp;        /* the copies being made (log_tmp NULL until then) */
+	char *docs_dest, *docs_tmp; /* the documents' backup folder; the one being made */
+	char *docs_old;             /* an existing docs_dest, moved aside (BACKUP_FORCE) */
+	char *live_docs;            /* the live documents' folder */
+	struct doc *docs;           /* the final documents the copy names */
+	size_t ndocs;
+	int have_log;  /* the live request log exists */
+	int had_docs;  /* docs_dest existed before */
+	int moved_old; /* docs_dest is at docs_old until the backup has its name */
+};
+
+/* take_check_dest - refuse a dest that is the live database or its log,
+ * or one that exists without BACKUP_FORCE. */
+static int take_check_dest(struct db *db, const char *dest, int flags, struct take_work *t)
+{
+	struct stat sb;
+	int rc;
+
+	t->have_log = stat(t->log, &sb) == 0;
+	if (same_file(dest, db_path(db)) || (t->have_log && same_file(dest, t->log)) ||
+	    (t->have_log && same_file(t->log_dest, t->log)) || same_file(t->log_dest, db_path(db)))
+		return err_set(FD_EINVAL,
+		               _("%s is the live database or its request log; back up to "
+		                 "another file"),
+		               dest);
+	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && t->have_log)
+		rc = dest_free(t->log_dest, flags, _("the request log's backup"));
+	t->had_docs = lstat(t->docs_dest, &sb) == 0;
+	if (rc == 0 && t->had_docs && !(flags & BACKUP_FORCE))
+		rc = err_set(FD_ECONFLICT,
+		             _("%1$s %2$s already exists; nothing was written (--force "
+		               "replaces it)"),
+		             _("the signed documents' backup"), t->docs_dest);
+	return rc;
+}
+
+/* take_still_due - with the lock held, *not_due = 1 when the nightly
+ * backup is no longer due. */
+static int take_still_due(const struct backup_nightly_opts *nightly, int *not_due)
+{
+	int rc, due = 1;
+
+	if ((rc = backup_nightly_due(nightly, clock_now(), &due)))
+		return rc;
+	if (!due)
+		*not_due = 1;
+	return 0;
+}
+
+/* take_copy - copy the database into t->tmp and check it, its final
+ * documents into t->docs_tmp and the request log into its backup. */
+static int take_copy(struct db *db, struct take_work *t, volatile sig_atomic_t *stop,
+                     int64_t *taken)
+{
+	int rc;
+
+	if ((rc = copy_into_new(db_sqlite(db), t->tmp, stop, taken)))
+		return rc;
+	/* the copy's snapshot kept the -wal from being copied back: copy it
+	 * now, before the checks of the copy (best effort: else the next
+	 * commit's checkpoint does it) */
+	db_checkpoint(db);
+	if ((rc = verify_file(t->tmp, db_path(db), DB_OPEN_READONLY, 1)))
+		return rc;
+	/* the final documents the copy names (not the live rows: the set must
+	 * match the copy), each checked against the hash the copy records */
+	if ((rc = read_docs(t->tmp, &t->docs, &t->ndocs)))
+		return rc;
+	if (t->ndocs) {
+		remove_tree(t->docs_tmp); /* one left by a backup that was killed */
+		if ((rc = copy_docs(t->docs, t->ndocs, t->live_docs, t->docs_tmp, 0)))
+			return rc;
+	}
+	if (t->have_log) {
+		t->log_tmp = tmp_name(t->log_dest);
+		if ((rc = copy_log(t->log, t->log_tmp, stop)))
+			return rc;
+		return rename_or_say(t->log_tmp, t->log_dest);
+	}
+	return 0;
+}
+
+/* take_put_in_place - give the documents' folder and the database copy
+ * their names; on a failure, take back what was put in place. */
+static int take_put_in_place(struct take_work *t, const char *dest)
+{
+	int rc, docs_placed = 0;
+
+	/* the folder of an existing backup (BACKUP_FORCE) is moved aside until
+	 * the new backup has its name, and then removed */
+	if (t->had_docs) {
+		if ((rc = rename_or_say(t->docs_dest, t->docs_old)))
+			goto out;
+		t->moved_old = 1;
+	}
+	if (t->ndocs && (rc = rename_or_say(t->docs_tmp, t->docs_dest)))
+		goto out;
+	docs_placed = t->ndocs != 0;
+	if ((rc = rename_or_say(t->tmp, dest)))
+		goto out;
+	sync_parent(dest);
+	if (t->moved_old) {
+		remove_tree(t->docs_old);
+		t->moved_old = 0;
+	}
+out:
+	if (rc && t->have_log)
+		unlink(t->log_dest);
+	if (rc && docs_placed)
+		remove_tree(t->docs_dest);
+	return rc;
+}
+
+/* take_work_free - remove what take left half made and free its names. */
+static void take_work_free(struct take_work *t)
+{
+	remove_db(t->tmp);
+	if (t->log_tmp)
+		remove_db(t->log_tmp);
+	if (t->moved_old && rename(t->docs_old, t->docs_dest) != 0)
+		remove_tree(t->docs_old);
+	remove_tree(t->docs_tmp);
+	free_docs(t->docs, t->ndocs);
+	free(t->log_tmp);
+	free(t->tmp);
+	free(t->log);
+	free(t->log_dest);
+	free(t->docs_dest);
+	free(t->docs_tmp);
+	free(t->docs_old);
+	free(t->live_docs);
+}
+
 /* The work of backup_take; nightly (may be NULL): re-check that the backup
  * is still due once the lock is held (*not_due = 1 when it is not). */
 static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
                 const struct backup_nightly_opts *nightly, int *not_due, struct backup_result *res)
 {
 	struct control_hold lock;
-	char *log = chan_log_default_path(db_path(db)), *log_dest = chan_log_path_beside(dest);
-	char *tmp = tmp_name(dest), *log_tmp = NULL;
-	char *docs_dest = concat(dest, ".esign"), *docs_tmp = tmp_name(docs_dest);
-	char *docs_old = concat(docs_tmp, "-old"), *live_docs = esign_folder(db);
-	struct doc *docs = NULL;
-	size_t ndocs = 0;
-	int rc, have_log, locked = 0, due = 1, had_docs, moved_old = 0;
+	struct take_work t = {0};
+	int rc, locked = 0;
 	int64_t taken = 0;
-	struct stat sb;
 
+	t.log = chan_log_default_path(db_path(db));
+	t.log_dest = chan_log_path_beside(dest);
+	t.tmp = tmp_name(dest);
+	t.docs_dest = concat(dest, ".esign");
+	t.docs_tmp = tmp_name(t.docs_dest);
+	t.docs_old = concat(t.docs_tmp, "-old");
+	t.live_docs = esign_folder(db);
 	memset(res, 0, sizeof *res);
-	have_log = stat(log, &sb) == 0;
-	if (same_file(dest, db_path(db)) || (have_log && same_file(dest, log)) ||
-	    (have_log && same_file(log_dest, log)) || same_file(log_dest, db_path(db))) {
-		rc = err_set(FD_EINVAL,
-		             _("%s is the live database or its request log; back up to "
-		               "another file"),
-		             dest);
-		goto out;
-	}
-	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && have_log)
-		rc = dest_free(log_dest, flags, _("the request log's backup"));
-	had_docs = lstat(docs_dest, &sb) == 0;
-	if (rc == 0 && had_docs && !(flags & BACKUP_FORCE))
-		rc = err_set(FD_ECONFLICT,
-		             _("%1$s %2$s already exists; nothing was written (--force "
-		               "replaces it)"),
-		             _("the signed documents' backup"), docs_dest);
+	rc = take_check_dest(db, dest, flags, &t);
 	if (rc == 0)
 		rc = control_acquire(db, CONTROL_BACKUP, CONTROL_LOCK, LOCK_TTL, &lock);
 	if (rc == FD_ECONFLICT && nightly) {
@@ -598,77 +728,15 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	if (rc || *not_due)
 		goto out;
 	locked = 1;
-	if (nightly) {
-		if ((rc = backup_nightly_due(nightly, clock_now(), &due)))
-			goto out;
-		if (!due) {
-			*not_due = 1;
-			goto out;
-		}
-	}
-	if ((rc = copy_into_new(db_sqlite(db), tmp, stop, &taken)))
+	if (nightly && ((rc = take_still_due(nightly, not_due)) || *not_due))
 		goto out;
-	/* the copy's snapshot kept the -wal from being copied back: copy it
-	 * now, before the checks of the copy (best effort: else the next
-	 * commit's checkpoint does it) */
-	db_checkpoint(db);
-	if ((rc = verify_file(tmp, db_path(db), DB_OPEN_READONLY, 1)))
+	if ((rc = take_copy(db, &t, stop, &taken)))
 		goto out;
-	/* the final documents the copy names (not the live rows: the set must
-	 * match the copy), each checked against the hash the copy records */
-	if ((rc = read_docs(tmp, &docs, &ndocs)))
+	if ((rc = take_put_in_place(&t, dest)))
 		goto out;
-	if (ndocs) {
-		remove_tree(docs_tmp); /* one left by a backup that was killed */
-		if ((rc = copy_docs(docs, ndocs, live_docs, docs_tmp, 0)))
-			goto out;
-	}
-	if (have_log) {
-		log_tmp = tmp_name(log_dest);
-		if ((rc = copy_log(log, log_tmp, stop)))
-			goto out;
-		if (rename(log_tmp, log_dest) != 0) {
-			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), log_tmp,
-			             log_dest, strerror(errno));
-			goto out;
-		}
-	}
-	/* the folder of an existing backup (BACKUP_FORCE) is moved aside until
-	 * the new backup has its name, and then removed */
-	if (had_docs) {
-		if (rename(docs_dest, docs_old) != 0) {
-			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), docs_dest,
-			             docs_old, strerror(errno));
-			if (have_log)
-				unlink(log_dest);
-			goto out;
-		}
-		moved_old = 1;
-	}
-	if (ndocs && rename(docs_tmp, docs_dest) != 0) {
-		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), docs_tmp, docs_dest,
-		             strerror(errno));
-		if (have_log)
-			unlink(log_dest);
-		goto out;
-	}
-	if (rename(tmp, dest) != 0) {
-		rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), tmp, dest,
-		             strerror(errno));
-		if (have_log)
-			unlink(log_dest);
-		if (ndocs)
-			remove_tree(docs_dest);
-		goto out;
-	}
-	sync_parent(dest);
-	if (moved_old) {
-		remove_tree(docs_old);
-		moved_old = 0;
-	}
 	res->path = xstrdup(dest);
-	res->log_path = have_log ? xstrdup(log_dest) : NULL;
-	res->esign_path = ndocs ? xstrdup(docs_dest) : NULL;
+	res->log_path = t.have_log ? xstrdup(t.log_dest) : NULL;
+	res->esign_path = t.ndocs ? xstrdup(t.docs_dest) : NULL;
 	res->taken_at = taken;
 	rc = control_stamp(db, CONTROL_BACKUP_LAST, taken);
 	if (rc)
@@ -676,21 +744,7 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 out:
 	if (locked)
 		control_release(db, &lock);
-	remove_db(tmp);
-	if (log_tmp)
-		remove_db(log_tmp);
-	if (moved_old && rename(docs_old, docs_dest) != 0)
-		remove_tree(docs_old);
-	remove_tree(docs_tmp);
-	free_docs(docs, ndocs);
-	free(log_tmp);
-	free(tmp);
-	free(log);
-	free(log_dest);
-	free(docs_dest);
-	free(docs_tmp);
-	free(docs_old);
-	free(live_docs);
+	take_work_free(&t);
 	return rc;
 }
 
@@ -789,26 +843,43 @@ out:
 	return rc;
 }
 
-int backup_restore(const char *live, const char *file, char **replaced)
-{
-	sqlite3 *h = NULL, *lk = NULL;
-	char *work = NULL, *old = NULL;
-	char *docs_from = NULL, *live_dir = NULL, *live_docs = NULL;
-	struct doc *docs = NULL;
-	size_t ndocs = 0;
-	struct stat sb;
-	int rc, live_exists, written = 0;
+/* What backup_restore has made so far, for its clean-up. */
+struct restore_work {
+	char *work;       /* the checked working copy beside the live file */
+	char *old;        /* the copy of the database it replaces */
+	char *docs_from;  /* FILE.esign */
+	char *live_dir;   /* the live file's folder */
+	char *live_docs;  /* its esign folder */
+	struct doc *docs; /* the final documents the working copy names */
+	size_t ndocs;
+	sqlite3 *lk; /* the live file, locked (NULL when not) */
+	int written; /* the live file was written */
+};
 
-	if (replaced)
-		*replaced = NULL;
+/* restore_check_names - refuse a file that is missing, not a regular file
+ * or the live database itself; *live_exists = 1 when live exists. */
+static int restore_check_names(const char *live, const char *file, int *live_exists)
+{
+	struct stat sb;
+
 	if (!file || !*file || stat(file, &sb) != 0)
 		return err_set(FD_ENOTFOUND, _("there is no backup at %s"), file ? file : "");
 	if (!S_ISREG(sb.st_mode))
 		return err_set(FD_EINVAL, _("%s is not a file"), file);
-	live_exists = stat(live, &sb) == 0;
-	if (live_exists && same_file(live, file))
+	*live_exists = stat(live, &sb) == 0;
+	if (*live_exists && same_file(live, file))
 		return err_set(FD_EINVAL, _("%s is the live database itself"), file);
-	/* 1. the file to restore: readable, whole, a frontdesk database */
+	return 0;
+}
+
+/* restore_copy - 1. the file to restore must be readable, whole, a
+ * frontdesk database; 2. copy it into *work (NULL on a failure), a working
+ * copy beside the live file, brought up to our schema. */
+static int restore_copy(const char *live, const char *file, char **work)
+{
+	sqlite3 *h = NULL;
+	int rc;
+
 	if ((rc = db_check_file(file)))
 		return rc == FD_ESCHEMA ? FD_EINVAL : rc;
 	/* read without making a -wal or -shm beside it (a backup is often in
@@ -824,83 +895,106 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	rc = integrity(h, file);
 	if (!rc)
 		rc = is_frontdesk(h, file);
-	/* 2. a working copy beside the live file, brought up to our schema and
-	 * checked as `frontdesk check` would */
 	if (!rc && (rc = fsmode_mkdirs(live)) == 0) {
-		work = tmp_name(live);
-		rc = copy_into_new(h, work, NULL, NULL);
+		*work = tmp_name(live);
+		rc = copy_into_new(h, *work, NULL, NULL);
 		if (rc) {
-			free(work);
-			work = NULL;
+			free(*work);
+			*work = NULL;
 		}
 	}
 	sqlite3_close(h);
-	if (rc)
+	return rc;
+}
+
+/* restore_new - nothing to replace (a new machine): the documents go in
+ * place and the checked copy becomes the live file. */
+static int restore_new(struct restore_work *r, const char *live)
+{
+	int rc;
+
+	if (r->ndocs && (rc = copy_docs(r->docs, r->ndocs, r->docs_from, r->live_docs, 1)))
+		return rc;
+	if ((rc = rename_or_say(r->work, live)))
+		return rc;
+	sync_parent(live);
+	return 0;
+}
+
+/* restore_over - 3. with the live file locked, put the documents in place,
+ * keep a copy of the live database as r->old and write the checked copy
+ * into it; 4. check it as any session will open it. */
+static int restore_over(struct restore_work *r, const char *live, char **replaced)
+{
+	int rc;
+
+	/* nobody else may have the live file open, from now to the end */
+	if ((rc = lock_live(live, &r->lk)))
+		return rc;
+	if (r->ndocs && (rc = copy_docs(r->docs, r->ndocs, r->docs_from, r->live_docs, 1)))
+		return rc;
+	r->old = replaced_name(live);
+	if ((rc = copy_into_new(r->lk, r->old, NULL, NULL)))
+		return rc;
+	if ((rc = write_into(r->work, r->lk, live)))
+		return rc;
+	r->written = 1;
+	if ((rc = integrity(r->lk, live)))
+		return rc;
+	sqlite3_close(r->lk);
+	r->lk = NULL;
+	sync_parent(r->old);
+	/* the restored database, as any session will open it */
+	if ((rc = verify_file(live, live, 0, 0)))
+		return rc;
+	if (replaced) {
+		*replaced = r->old;
+		r->old = NULL;
+	}
+	return 0;
+}
+
+int backup_restore(const char *live, const char *file, char **replaced)
+{
+	struct restore_work r = {0};
+	int rc, live_exists = 0;
+
+	if (replaced)
+		*replaced = NULL;
+	if ((rc = restore_check_names(live, file, &live_exists)))
+		return rc;
+	if ((rc = restore_copy(live, file, &r.work)))
 		goto out;
-	if ((rc = verify_file(work, file, 0, 1)))
+	if ((rc = verify_file(r.work, file, 0, 1)))
 		goto out;
 	/* the final documents it names, from FILE.esign into the live esign
 	 * folder (one already there with the right hash is kept), once no other
 	 * session can see them change */
-	if ((rc = read_docs(work, &docs, &ndocs)))
+	if ((rc = read_docs(r.work, &r.docs, &r.ndocs)))
 		goto out;
-	docs_from = concat(file, ".esign");
-	live_dir = fsmode_parent(live);
-	live_docs = concat(live_dir, "/esign");
-	if (!live_exists) {
-		if (ndocs && (rc = copy_docs(docs, ndocs, docs_from, live_docs, 1)))
-			goto out;
-		/* nothing to replace (a new machine): the checked copy becomes it */
-		if (rename(work, live) != 0) {
-			rc = err_set(FD_EIO, _("cannot rename %1$s to %2$s: %3$s"), work, live,
-			             strerror(errno));
-			goto out;
-		}
-		sync_parent(live);
-		goto out;
-	}
-	/* 3. nobody else may have the live file open, from now to the end */
-	if ((rc = lock_live(live, &lk)))
-		goto out;
-	if (ndocs && (rc = copy_docs(docs, ndocs, docs_from, live_docs, 1)))
-		goto out;
-	old = replaced_name(live);
-	if ((rc = copy_into_new(lk, old, NULL, NULL)))
-		goto out;
-	if ((rc = write_into(work, lk, live)))
-		goto out;
-	written = 1;
-	if ((rc = integrity(lk, live)))
-		goto out;
-	sqlite3_close(lk);
-	lk = NULL;
-	sync_parent(old);
-	/* 4. the restored database, as any session will open it */
-	if ((rc = verify_file(live, live, 0, 0)))
-		goto out;
-	if (replaced) {
-		*replaced = old;
-		old = NULL;
-	}
+	r.docs_from = concat(file, ".esign");
+	r.live_dir = fsmode_parent(live);
+	r.live_docs = concat(r.live_dir, "/esign");
+	rc = live_exists ? restore_over(&r, live, replaced) : restore_new(&r, live);
 out:
-	if (lk)
-		sqlite3_close(lk);
-	if (rc && written) {
+	if (r.lk)
+		sqlite3_close(r.lk);
+	if (rc && r.written) {
 		char why[768];
 
 		snprintf(why, sizeof why, "%s", err_msg());
-		err_set(rc, _("%1$s (the database it replaced is kept as %2$s)"), why, old);
+		err_set(rc, _("%1$s (the database it replaced is kept as %2$s)"), why, r.old);
 	}
-	if (rc && old && !written)
-		unlink(old); /* the live file was not replaced: it is its own copy */
-	if (work)
-		remove_db(work);
-	free_docs(docs, ndocs);
-	free(docs_from);
-	free(live_dir);
-	free(live_docs);
-	free(work);
-	free(old);
+	if (rc && r.old && !r.written)
+		unlink(r.old); /* the live file was not replaced: it is its own copy */
+	if (r.work)
+		remove_db(r.work);
+	free_docs(r.docs, r.ndocs);
+	free(r.docs_from);
+	free(r.live_dir);
+	free(r.live_docs);
+	free(r.work);
+	free(r.old);
 	return rc;
 }
 

@@ -280,55 +280,26 @@ static int classify(const char *method, CURLcode cc, struct call *c)
 	return CHAN_REFUSED;
 }
 
-int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
-                   const char *query, const char *form, const char *idem_key,
-                   struct chan_http_resp *resp, struct chan_status *st)
+/* The call's URL: the base without its trailing slashes, path and query. */
+static void http_url(struct strbuf *url, const char *base, const char *path, const char *query)
 {
-	struct call c = {h, resp, st, 0, 0};
-	struct curl_slist *hdrs = NULL;
-	struct strbuf url = {0}, line = {0};
-	double t0 = 0, t1 = 0;
-	CURLcode cc = CURLE_FAILED_INIT;
-	CURL *e = NULL;
-	long status = 0;
-	char ua[80];
-	int code;
-
-	memset(resp, 0, sizeof *resp);
-	memset(st, 0, sizeof *st);
-	st->retry_after = -1;
-	st->should_retry = -1;
-	if (chan_http_url_ok(h->base_url) != 0) {
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
-		return CHAN_REFUSED;
-	}
-	pthread_once(&curl_once, curl_init);
-	if (curl_rc) {
-		/* the failure is remembered; asking again sets this thread's message */
-		dynlib_load(&curl_lib, _("calling the payment channel"));
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
-		return CHAN_REFUSED;
-	}
-	sb_puts(&url, h->base_url);
-	while (url.len && url.s[url.len - 1] == '/')
-		url.s[--url.len] = '\0';
-	sb_puts(&url, path);
+	sb_puts(url, base);
+	while (url->len && url->s[url->len - 1] == '/')
+		url->s[--url->len] = '\0';
+	sb_puts(url, path);
 	if (query && *query) {
-		sb_add(&url, "?", 1);
-		sb_puts(&url, query);
+		sb_add(url, "?", 1);
+		sb_puts(url, query);
 	}
-	if (h->conn) {
-		e = h->conn;
-		curl_easy_reset(e); /* the options go, the connection stays */
-	} else {
-		e = h->conn = curl_easy_init();
-	}
-	if (!e) {
-		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start an HTTP call"));
-		code = CHAN_RETRY;
-		goto log;
-	}
-	curl_easy_setopt(e, CURLOPT_URL, sb_cstr(&url));
+}
+
+/* The options of a call to url: protocol, timeouts, callbacks, user agent
+ * and the API key. */
+static void http_options(CURL *e, const struct chan_http *h, struct call *c, const char *url)
+{
+	char ua[80];
+
+	curl_easy_setopt(e, CURLOPT_URL, url);
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR,
 	                 strncmp(h->base_url, "https://", 8) ? "http" : "https");
 	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
@@ -342,12 +313,12 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 	curl_easy_setopt(e, CURLOPT_LOW_SPEED_TIME,
 	                 h->low_speed_secs > 0 ? h->low_speed_secs : 10L);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, &c);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, c);
 	curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, on_header);
-	curl_easy_setopt(e, CURLOPT_HEADERDATA, &c);
+	curl_easy_setopt(e, CURLOPT_HEADERDATA, c);
 	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
 	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
-	curl_easy_setopt(e, CURLOPT_XFERINFODATA, &c);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, c);
 	/* the process id tells the test fake which process asked */
 	snprintf(ua, sizeof ua, "frontdesk/%s (pid %ld)", PACKAGE_VERSION, (long)getpid());
 	curl_easy_setopt(e, CURLOPT_USERAGENT, ua);
@@ -356,6 +327,16 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 		curl_easy_setopt(e, CURLOPT_USERNAME, h->api_key);
 		curl_easy_setopt(e, CURLOPT_PASSWORD, "");
 	}
+}
+
+/* The request's headers (the caller frees them); a POST's body and its
+ * content type and idempotency key. */
+static struct curl_slist *http_headers(CURL *e, const struct chan_http *h, const char *method,
+                                       const char *form, const char *idem_key)
+{
+	struct curl_slist *hdrs = NULL;
+	struct strbuf line = {0};
+
 	if (h->version_header)
 		hdrs = curl_slist_append(hdrs, h->version_header);
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
@@ -373,50 +354,114 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
 		}
 	}
+	sb_free(&line);
+	return hdrs;
+}
+
+/* Make the call on e; *t0 and *t1 (clock_mono) when it started and ended.
+ * Returns the CHAN_ code of its outcome. */
+static int http_perform(CURL *e, struct chan_http *h, struct call *c, const char *url,
+                        const char *method, const char *form, const char *idem_key, double *t0,
+                        double *t1)
+{
+	struct curl_slist *hdrs;
+	long status = 0;
+	CURLcode cc;
+	int code;
+
+	http_options(e, h, c, url);
+	hdrs = http_headers(e, h, method, form, idem_key);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
-	t0 = clock_mono();
+	*t0 = clock_mono();
 	cc = curl_easy_perform(e);
-	t1 = clock_mono();
+	*t1 = clock_mono();
 	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &status);
-	st->http = (int)status;
+	c->st->http = (int)status;
 	if (cc == CURLE_ABORTED_BY_CALLBACK) {
-		snprintf(st->reason, sizeof st->reason, "%s", _("the call was stopped"));
+		snprintf(c->st->reason, sizeof c->st->reason, "%s", _("the call was stopped"));
 		code = !strcmp(method, "POST") ? CHAN_UNKNOWN : CHAN_RETRY;
 	} else {
-		code = classify(method, cc, &c);
-	}
-log:
-	if (h->log) {
-		struct chan_log_entry le = {h->provider,
-		                            code == CHAN_OK      ? "info"
-		                            : code == CHAN_RETRY ? "warn"
-		                                                 : "error",
-		                            keyword,
-		                            method,
-		                            sb_cstr(&url),
-		                            st->http,
-		                            (int64_t)((t1 - t0) * 1e3),
-		                            st->request_id,
-		                            form,
-		                            form ? strlen(form) : 0,
-		                            resp->body,
-		                            resp->len,
-		                            resp->date,
-		                            code == CHAN_OK ? NULL : st->reason};
-
-		if (!e)
-			le.latency_ms = 0;
-		if (h->quiet_bodies) {
-			le.req_body = NULL;
-			le.req_len = 0;
-			le.resp_body = NULL;
-			le.resp_len = 0;
-		}
-		chan_log_add(h->log, &le); /* a log failure never stops a payment */
+		code = classify(method, cc, c);
 	}
 	curl_slist_free_all(hdrs);
+	return code;
+}
+
+/* One line of the request log for the call (made: it reached curl). */
+static void http_log(const struct chan_http *h, const char *keyword, const char *method,
+                     const char *url, const char *form, int code, int made, double t0, double t1,
+                     const struct chan_http_resp *resp, const struct chan_status *st)
+{
+	struct chan_log_entry le = {h->provider,
+	                            code == CHAN_OK      ? "info"
+	                            : code == CHAN_RETRY ? "warn"
+	                                                 : "error",
+	                            keyword,
+	                            method,
+	                            url,
+	                            st->http,
+	                            (int64_t)((t1 - t0) * 1e3),
+	                            st->request_id,
+	                            form,
+	                            form ? strlen(form) : 0,
+	                            resp->body,
+	                            resp->len,
+	                            resp->date,
+	                            code == CHAN_OK ? NULL : st->reason};
+
+	if (!made)
+		le.latency_ms = 0;
+	if (h->quiet_bodies) {
+		le.req_body = NULL;
+		le.req_len = 0;
+		le.resp_body = NULL;
+		le.resp_len = 0;
+	}
+	chan_log_add(h->log, &le); /* a log failure never stops a payment */
+}
+
+int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
+                   const char *query, const char *form, const char *idem_key,
+                   struct chan_http_resp *resp, struct chan_status *st)
+{
+	struct call c = {h, resp, st, 0, 0};
+	struct strbuf url = {0};
+	double t0 = 0, t1 = 0;
+	CURL *e = NULL;
+	int code;
+
+	memset(resp, 0, sizeof *resp);
+	memset(st, 0, sizeof *st);
+	st->retry_after = -1;
+	st->should_retry = -1;
+	if (chan_http_url_ok(h->base_url) != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return CHAN_REFUSED;
+	}
+	pthread_once(&curl_once, curl_init);
+	if (curl_rc) {
+		/* the failure is remembered; asking again sets this thread's message */
+		dynlib_load(&curl_lib, _("calling the payment channel"));
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return CHAN_REFUSED;
+	}
+	http_url(&url, h->base_url, path, query);
+	if (h->conn) {
+		e = h->conn;
+		curl_easy_reset(e); /* the options go, the connection stays */
+	} else {
+		e = h->conn = curl_easy_init();
+	}
+	if (!e) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start an HTTP call"));
+		code = CHAN_RETRY;
+	} else {
+		code = http_perform(e, h, &c, sb_cstr(&url), method, form, idem_key, &t0, &t1);
+	}
+	if (h->log)
+		http_log(h, keyword, method, sb_cstr(&url), form, code, e != NULL, t0, t1, resp,
+		         st);
 	sb_free(&url);
-	sb_free(&line);
 	return code;
 }
 

@@ -545,6 +545,136 @@ static int find_order(struct db *db, const char *provider, const char *channel_i
 	return rc == FD_ENOTFOUND ? 0 : rc;
 }
 
+/* An event that cannot be applied as it stands: of a kind frontdesk does
+ * not act on, naming no object, or one the channel could not tell about.
+ * Returns 1 when it is one (m says how to mark it), else 0. */
+static int apply_unusable(const struct pev *e, struct mark *m)
+{
+	char buf[600];
+
+	if (e->kind == CHAN_EVENT_OTHER) {
+		m->state = INBOX_IGNORED;
+		snprintf(m->error, sizeof m->error, _("frontdesk does not act on %s events"),
+		         *e->type ? e->type : "?");
+		return 1;
+	}
+	if (!*e->object_id) {
+		say_dead(m, NULL, _("the event names no object"));
+		return 1;
+	}
+	if (e->code == CHAN_OK)
+		return 0;
+	snprintf(buf, sizeof buf, _("the channel could not tell (%s): %s"), chan_code_name(e->code),
+	         e->reason);
+	if (e->code == CHAN_REFUSED || e->code == CHAN_BADDATA) {
+		say_dead(m, NULL, "%s", buf);
+		return 1;
+	}
+	m->state = INBOX_FAILED;
+	m->wait = chan_backoff(e->attempts + 1, e->retry_after, e->code);
+	snprintf(m->error, sizeof m->error, "%s", buf);
+	return 1;
+}
+
+/* An event about an intent whose state is final and already applied:
+ * nothing to change, unless the order changed meanwhile. */
+static int apply_settled(struct db *db, struct batch *b, const struct pev *e, struct mark *m)
+{
+	struct pay_order po;
+	int rc, found;
+
+	if ((rc = find_order(db, b->o->provider, e->object_id, NULL, &po, &found)) != 0)
+		return rc;
+	if (!found || !(chan_order_is_paid(po.status) || !strcmp(po.status, "closed")))
+		return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
+		               e->object_id);
+	m->state = INBOX_IGNORED;
+	snprintf(m->error, sizeof m->error,
+	         _("nothing to change: order %s is already %s, and the intent's state is "
+	           "final (not asked again)"),
+	         po.order_no, po.status);
+	return 0;
+}
+
+/* No order of ours for intent ci (yet): park the event until the batch's
+ * park time has passed (now, real clock), then give it up. */
+static void apply_no_order(const struct batch *b, const struct pev *e, const struct chan_order *ci,
+                           int64_t now, struct mark *m)
+{
+	int64_t until = inbox_state_of(e->status) == INBOX_PARKED && e->parked_until
+	                    ? e->parked_until
+	                    : now + b->o->park_seconds;
+
+	if (now >= until) {
+		say_dead(m, NULL,
+		         _("no card payment order of ours for intent %s (order number '%s') "
+		           "after waiting: a person must look"),
+		         ci->id, ci->order_no);
+		return;
+	}
+	m->state = INBOX_PARKED;
+	m->parked_until = until;
+	m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
+	snprintf(m->error, sizeof m->error,
+	         _("no card payment order of ours for intent %s (order number '%s') yet"), ci->id,
+	         ci->order_no);
+}
+
+/* Is intent ci another provider's, or another order's, than po? Then m
+ * says so (dead) and it returns 1: a foreign event never writes on our
+ * order. */
+static int apply_foreign(const struct batch *b, const struct chan_order *ci,
+                         const struct pay_order *po, struct mark *m)
+{
+	if (!strcmp(po->provider, b->o->provider) &&
+	    !(*po->channel_id && strcmp(po->channel_id, ci->id)) &&
+	    !(*ci->order_no && strcmp(ci->order_no, po->order_no)))
+		return 0;
+	say_dead(m, NULL,
+	         _("intent %s (order number '%s') does not belong to order %s (%s %s): "
+	           "not posted, a person must look"),
+	         ci->id, ci->order_no, po->order_no, po->provider,
+	         *po->channel_id ? po->channel_id : "-");
+	return 1;
+}
+
+/* Does intent ci say another amount, currency or invoice than order po?
+ * An amount the channel did not say (an order not paid, at a channel that
+ * names only a paid order's) is not compared: it posts nothing. */
+static int apply_differs(const struct chan_order *ci, const struct pay_order *po)
+{
+	return (!ci->amount_unknown &&
+	        (strcasecmp(ci->currency, po->currency) || ci->amount != po->amount)) ||
+	       (ci->invoice_id && ci->invoice_id != po->invoice_id);
+}
+
+/* Give up an event whose intent differs from order po (apply_differs),
+ * saving the order's error with why when say_dead asks to. */
+static int apply_say_differs(struct db *db, const struct chan_order *ci, struct pay_order *po,
+                             const char *why, struct mark *m)
+{
+	int ok;
+
+	if (ci->invoice_id)
+		ok = say_dead(m, po,
+		              _("the channel says intent %s is %lld %s for invoice %lld; "
+		                "order %s is %lld %s for invoice %lld: not posted, a "
+		                "person must look"),
+		              ci->id, (long long)ci->amount, ci->currency,
+		              (long long)ci->invoice_id, po->order_no, (long long)po->amount,
+		              po->currency, (long long)po->invoice_id);
+	else
+		/* the channel names no invoice: say which order */
+		ok = say_dead(m, po,
+		              _("the channel says intent %s is %lld %s; order %s is %lld %s: "
+		                "not posted, a person must look"),
+		              ci->id, (long long)ci->amount, ci->currency, po->order_no,
+		              (long long)po->amount, po->currency);
+	if (ok)
+		return chan_order_save(db, po, why);
+	return 0;
+}
+
 /* Decide and apply one event; m says how to mark it. A non-zero return is
  * a failure of the database or a refusal of the core: the caller undoes
  * this event's writes and marks it failed. */
@@ -557,104 +687,22 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 	int64_t now = clock_real();
 
 	m->state = INBOX_PROCESSED;
-	if (e->kind == CHAN_EVENT_OTHER) {
-		m->state = INBOX_IGNORED;
-		snprintf(m->error, sizeof m->error, _("frontdesk does not act on %s events"),
-		         *e->type ? e->type : "?");
+	if (apply_unusable(e, m))
 		return 0;
-	}
-	if (!*e->object_id) {
-		say_dead(m, NULL, _("the event names no object"));
-		return 0;
-	}
-	if (e->code != CHAN_OK) {
-		snprintf(buf, sizeof buf, _("the channel could not tell (%s): %s"),
-		         chan_code_name(e->code), e->reason);
-		if (e->code == CHAN_REFUSED || e->code == CHAN_BADDATA) {
-			say_dead(m, NULL, "%s", buf);
-			return 0;
-		}
-		m->state = INBOX_FAILED;
-		m->wait = chan_backoff(e->attempts + 1, e->retry_after, e->code);
-		snprintf(m->error, sizeof m->error, "%s", buf);
-		return 0;
-	}
-	if (e->settled) {
-		if ((rc = find_order(db, b->o->provider, e->object_id, NULL, &po, &found)) != 0)
-			return rc;
-		if (!found || !(chan_order_is_paid(po.status) || !strcmp(po.status, "closed")))
-			return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
-			               e->object_id);
-		m->state = INBOX_IGNORED;
-		snprintf(m->error, sizeof m->error,
-		         _("nothing to change: order %s is already %s, and the intent's state is "
-		           "final (not asked again)"),
-		         po.order_no, po.status);
-		return 0;
-	}
+	if (e->settled)
+		return apply_settled(db, b, e, m);
 	ci = &b->in[e->ix].o;
 	if ((rc = find_order(db, b->o->provider, ci->id, ci->order_no, &po, &found)) != 0)
 		return rc;
 	if (!found) {
-		int64_t until = inbox_state_of(e->status) == INBOX_PARKED && e->parked_until
-		                    ? e->parked_until
-		                    : now + b->o->park_seconds;
-
-		if (now >= until) {
-			say_dead(
-			    m, NULL,
-			    _("no card payment order of ours for intent %s (order number '%s') "
-			      "after waiting: a person must look"),
-			    ci->id, ci->order_no);
-			return 0;
-		}
-		m->state = INBOX_PARKED;
-		m->parked_until = until;
-		m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
-		snprintf(m->error, sizeof m->error,
-		         _("no card payment order of ours for intent %s (order number '%s') yet"),
-		         ci->id, ci->order_no);
+		apply_no_order(b, e, ci, now, m);
 		return 0;
 	}
 	snprintf(buf, sizeof buf, _("channel: %s %s"), e->type, ci->id);
-	if (strcmp(po.provider, b->o->provider) ||
-	    (*po.channel_id && strcmp(po.channel_id, ci->id)) ||
-	    (*ci->order_no && strcmp(ci->order_no, po.order_no))) {
-		/* a foreign event: it never writes on our order */
-		say_dead(m, NULL,
-		         _("intent %s (order number '%s') does not belong to order %s (%s %s): "
-		           "not posted, a person must look"),
-		         ci->id, ci->order_no, po.order_no, po.provider,
-		         *po.channel_id ? po.channel_id : "-");
+	if (apply_foreign(b, ci, &po, m))
 		return 0;
-	}
-	/* an amount the channel did not say (an order not paid, at a channel
-	 * that names only a paid order's) is not compared: it posts nothing */
-	if ((!ci->amount_unknown &&
-	     (strcasecmp(ci->currency, po.currency) || ci->amount != po.amount)) ||
-	    (ci->invoice_id && ci->invoice_id != po.invoice_id)) {
-		int ok;
-
-		if (ci->invoice_id)
-			ok = say_dead(m, &po,
-			              _("the channel says intent %s is %lld %s for invoice %lld; "
-			                "order %s is %lld %s for invoice %lld: not posted, a "
-			                "person must look"),
-			              ci->id, (long long)ci->amount, ci->currency,
-			              (long long)ci->invoice_id, po.order_no, (long long)po.amount,
-			              po.currency, (long long)po.invoice_id);
-		else
-			/* the channel names no invoice: say which order */
-			ok = say_dead(
-			    m, &po,
-			    _("the channel says intent %s is %lld %s; order %s is %lld %s: "
-			      "not posted, a person must look"),
-			    ci->id, (long long)ci->amount, ci->currency, po.order_no,
-			    (long long)po.amount, po.currency);
-		if (ok)
-			return chan_order_save(db, &po, buf);
-		return 0;
-	}
+	if (apply_differs(ci, &po))
+		return apply_say_differs(db, ci, &po, buf, m);
 	if ((rc = apply_intent(db, e, ci, &po, m, &c1)) != 0)
 		return rc;
 	if (m->state == INBOX_DEAD)

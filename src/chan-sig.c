@@ -87,11 +87,53 @@ static int parse_ts(const char *s, size_t n, int64_t *t)
 	return 0;
 }
 
+/* The item of the header at p (up to the next ',' or the end: *end), and
+ * its '=' (*eq, NULL when it has none). */
+static void header_item(const char *p, const char **eq, const char **end)
+{
+	*end = strchr(p, ',');
+	if (!*end)
+		*end = p + strlen(p);
+	*eq = memchr(p, '=', (size_t)(*end - p));
+}
+
+/* The header's timestamp into *t (the last t= wins, as in the library;
+ * -1 when there is none); refused when one is unreadable. */
+static int header_timestamp(const char *header, int64_t *t)
+{
+	const char *p, *eq, *end;
+
+	for (p = header; *p; p = *end ? end + 1 : end) {
+		header_item(p, &eq, &end);
+		if (!eq)
+			continue;
+		if (eq - p == 1 && p[0] == 't' && parse_ts(eq + 1, (size_t)(end - eq - 1), t) != 0)
+			return err_set(FD_EINVAL,
+			               _("the signature header has an unreadable timestamp"));
+	}
+	return 0;
+}
+
+/* Every v1 entry of the header (*nv1 of them), each compared in full with
+ * want; *match = 1 when one is it. */
+static void header_v1_match(const char *header, const char want[65], int *nv1, int *match)
+{
+	const char *p, *eq, *end;
+
+	for (p = header; *p; p = *end ? end + 1 : end) {
+		header_item(p, &eq, &end);
+		if (!eq || eq - p != 2 || p[0] != 'v' || p[1] != '1')
+			continue;
+		(*nv1)++;
+		if (end - eq - 1 == 64 && CRYPTO_memcmp(eq + 1, want, 64) == 0)
+			*match = 1;
+	}
+}
+
 int chan_sig_verify(const char *header, const void *payload, size_t len, const char *secret,
                     int64_t now, int tolerance, int64_t *t_out)
 {
 	char want[65];
-	const char *p, *item, *eq, *end;
 	int64_t t = -1;
 	int nv1 = 0, match = 0, rc;
 
@@ -99,20 +141,9 @@ int chan_sig_verify(const char *header, const void *payload, size_t len, const c
 		return err_set(FD_EINVAL, _("the signature header is empty or too long"));
 	if (!secret || !*secret)
 		return err_set(FD_EINVAL, _("no signing secret is configured"));
-	/* first pass: the timestamp (the last t= wins, as in the library) */
-	for (p = header; *p; p = *end ? end + 1 : end) {
-		item = p;
-		end = strchr(item, ',');
-		if (!end)
-			end = item + strlen(item);
-		eq = memchr(item, '=', (size_t)(end - item));
-		if (!eq)
-			continue;
-		if (eq - item == 1 && item[0] == 't' &&
-		    parse_ts(eq + 1, (size_t)(end - eq - 1), &t) != 0)
-			return err_set(FD_EINVAL,
-			               _("the signature header has an unreadable timestamp"));
-	}
+	/* first pass: the timestamp */
+	if ((rc = header_timestamp(header, &t)) != 0)
+		return rc;
 	if (t < 0)
 		return err_set(FD_EINVAL, _("the signature header has no timestamp (t=)"));
 	if (t_out)
@@ -120,18 +151,7 @@ int chan_sig_verify(const char *header, const void *payload, size_t len, const c
 	if ((rc = chan_sig_hmac_hex(secret, t, payload, len, want)) != 0)
 		return rc;
 	/* second pass: every v1 entry, each compared in full */
-	for (p = header; *p; p = *end ? end + 1 : end) {
-		item = p;
-		end = strchr(item, ',');
-		if (!end)
-			end = item + strlen(item);
-		eq = memchr(item, '=', (size_t)(end - item));
-		if (!eq || eq - item != 2 || item[0] != 'v' || item[1] != '1')
-			continue;
-		nv1++;
-		if (end - eq - 1 == 64 && CRYPTO_memcmp(eq + 1, want, 64) == 0)
-			match = 1;
-	}
+	header_v1_match(header, want, &nv1, &match);
 	OPENSSL_cleanse(want, sizeof want);
 	if (!nv1)
 		return err_set(FD_EINVAL, _("the signature header has no v1 signature"));

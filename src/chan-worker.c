@@ -238,6 +238,138 @@ static void slots_names(const struct slots *ss, char *buf, size_t n)
 		    (size_t)snprintf(buf + off, n - off, "%s%s", i ? ", " : "", ss->s[i].ch.p.code);
 }
 
+/* The steps of slot_round. Each runs one step of provider sl that is due
+ * and returns 0, or FD_ECONFLICT when the lease moved on (said). */
+
+/* Poll the channel's events list; *over = 1 when a stop was asked for
+ * (the round ends there). */
+static int slot_poll(struct db *db, struct slot *sl, const struct control_hold *lease,
+                     volatile sig_atomic_t *stop, const struct chan_worker_opts *o, int *over)
+{
+	const char *code = sl->ch.p.code;
+	struct chan_step_result r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	rc = sl->pl->poll(db, &sl->ch, lease, &r);
+	if (lease_moved_on(o, rc))
+		return rc;
+	if (stop_requested(stop)) {
+		*over = 1;
+		return 0;
+	}
+	if (rc == FD_EIO) {
+		say(o, "%s: %s", code, err_msg());
+		sl->next_poll = clock_real() + (r.wait > 0 ? r.wait : 1);
+	} else if (rc) {
+		say(o, _("cannot poll %s: %s"), code, err_msg());
+		sl->next_poll = clock_real() + 1;
+	} else {
+		sl->next_poll = clock_real() + o->poll_seconds;
+		if (r.stored > 0)
+			sl->next_process = 0; /* apply what just came in */
+	}
+	return 0;
+}
+
+/* Ask the channel about our card payment orders. */
+static int slot_query(struct db *db, struct slot *sl, const struct control_hold *lease,
+                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
+{
+	struct chan_step_result r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	rc = sl->pl->query(db, &sl->ch, lease, stop, &r);
+	if (lease_moved_on(o, rc))
+		return rc;
+	if (rc && !stop_requested(stop))
+		say(o, _("cannot query the card payment orders of %s: %s"), sl->ch.p.code,
+		    err_msg());
+	sl->next_query = clock_mono() + CHAN_QUERY_EVERY;
+	if (r.found > 0)
+		sl->next_process = 0;
+	return 0;
+}
+
+/* The request log keeps request_log_days of calls; a failure here never
+ * stops a payment. */
+static void slot_prune(struct slot *sl, long keep_days)
+{
+	if (keep_days > 0)
+		chan_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
+	sl->next_prune = clock_mono() + CHAN_PRUNE_EVERY;
+}
+
+/* Apply the inbound events. */
+static int slot_process(struct db *db, struct slot *sl, const struct control_hold *lease,
+                        volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
+{
+	struct chan_step_result r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	rc = sl->pl->process(db, &sl->ch, lease, stop, &r);
+	if (lease_moved_on(o, rc))
+		return rc;
+	if (rc && !stop_requested(stop))
+		say(o, _("cannot process the inbound events of %s: %s"), sl->ch.p.code, err_msg());
+	if (r.dead > 0)
+		say(o,
+		    _("%lld inbound event(s) are dead letters: see 'frontdesk "
+		      "inbox list "
+		      "--status dead'"),
+		    (long long)r.dead);
+	sl->next_process = clock_mono() + CHAN_PROCESS_EVERY;
+	return 0;
+}
+
+/* The scheduled reconciliation of yesterday (recon_auto_hour); another
+ * operator running it now is no error. */
+static void slot_recon(struct db *db, struct slot *sl, volatile sig_atomic_t *stop,
+                       const struct chan_worker_opts *o)
+{
+	const char *code = sl->ch.p.code;
+	struct recon_result rr;
+	char day[11];
+	int rc;
+
+	sl->next_recon = clock_mono() + CHAN_RECON_EVERY;
+	if (recon_auto_day(db, code, day) != 1)
+		return;
+	rc = recon_fetch_run(db, &sl->ch, day, &rr);
+	if (!rc)
+		say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code, day,
+		    (long long)rr.open);
+	else if (rc != FD_ECONFLICT && !stop_requested(stop))
+		say(o, _("cannot reconcile %1$s of %2$s: %3$s"), day, code, err_msg());
+}
+
+/* Send the outbox's commands; *busy = 1 when some were sent. */
+static int slot_deliver(struct db *db, struct slot *sl, const struct control_hold *lease,
+                        volatile sig_atomic_t *stop, const struct chan_worker_opts *o, int *busy)
+{
+	const char *code = sl->ch.p.code;
+	struct chan_step_result r;
+	int rc;
+
+	memset(&r, 0, sizeof r);
+	rc = sl->pl->deliver(db, &sl->ch, lease, stop, &r);
+	if (lease_moved_on(o, rc))
+		return rc;
+	if (rc && !stop_requested(stop))
+		say(o, _("cannot deliver the outbox of %s: %s"), code, err_msg());
+	if (r.dead > 0)
+		say(o,
+		    _("%1$lld outbound command(s) of %2$s given up: see 'frontdesk check'; "
+		      "'frontdesk outbox retry ID' sends one again"),
+		    (long long)r.dead, code);
+	sl->next_outbox = clock_mono() + (r.sent > 0 ? 0 : 1.0);
+	if (r.sent > 0)
+		*busy = 1;
+	return 0;
+}
+
 /* One round of provider sl's steps that are due. 0, or FD_ECONFLICT when
  * the lease moved on (said; the caller stops holding). *busy is set when
  * commands were sent (more may be due at once). */
@@ -246,100 +378,28 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
                       int *busy)
 {
 	const struct chan_pipeline *pl = sl->pl;
-	const char *code = sl->ch.p.code;
-	struct chan_step_result r;
-	int rc;
+	int rc, over = 0;
 
 	/* a channel with no events list (its events are notifies and
 	 * queries) is not polled */
-	if (pl->poll && pl->can_poll(&sl->ch) && clock_real() >= sl->next_poll) {
-		memset(&r, 0, sizeof r);
-		rc = pl->poll(db, &sl->ch, lease, &r);
-		if (lease_moved_on(o, rc))
-			return rc;
-		if (stop_requested(stop))
-			return 0;
-		if (rc == FD_EIO) {
-			say(o, "%s: %s", code, err_msg());
-			sl->next_poll = clock_real() + (r.wait > 0 ? r.wait : 1);
-		} else if (rc) {
-			say(o, _("cannot poll %s: %s"), code, err_msg());
-			sl->next_poll = clock_real() + 1;
-		} else {
-			sl->next_poll = clock_real() + o->poll_seconds;
-			if (r.stored > 0)
-				sl->next_process = 0; /* apply what just came in */
-		}
-	}
-	if (pl->query && clock_mono() >= sl->next_query) {
-		memset(&r, 0, sizeof r);
-		rc = pl->query(db, &sl->ch, lease, stop, &r);
-		if (lease_moved_on(o, rc))
-			return rc;
-		if (rc && !stop_requested(stop))
-			say(o, _("cannot query the card payment orders of %s: %s"), code,
-			    err_msg());
-		sl->next_query = clock_mono() + CHAN_QUERY_EVERY;
-		if (r.found > 0)
-			sl->next_process = 0;
-	}
-	if (clock_mono() >= sl->next_prune) {
-		/* the request log keeps request_log_days of calls; a failure
-		 * here never stops a payment */
-		if (keep_days > 0)
-			chan_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
-		sl->next_prune = clock_mono() + CHAN_PRUNE_EVERY;
-	}
-	if (pl->process && clock_mono() >= sl->next_process) {
-		memset(&r, 0, sizeof r);
-		rc = pl->process(db, &sl->ch, lease, stop, &r);
-		if (lease_moved_on(o, rc))
-			return rc;
-		if (rc && !stop_requested(stop))
-			say(o, _("cannot process the inbound events of %s: %s"), code, err_msg());
-		if (r.dead > 0)
-			say(o,
-			    _("%lld inbound event(s) are dead letters: see 'frontdesk "
-			      "inbox list "
-			      "--status dead'"),
-			    (long long)r.dead);
-		sl->next_process = clock_mono() + CHAN_PROCESS_EVERY;
-	}
+	if (pl->poll && pl->can_poll(&sl->ch) && clock_real() >= sl->next_poll &&
+	    ((rc = slot_poll(db, sl, lease, stop, o, &over)) != 0 || over))
+		return rc;
+	if (pl->query && clock_mono() >= sl->next_query &&
+	    (rc = slot_query(db, sl, lease, stop, o)) != 0)
+		return rc;
+	if (clock_mono() >= sl->next_prune)
+		slot_prune(sl, keep_days);
+	if (pl->process && clock_mono() >= sl->next_process &&
+	    (rc = slot_process(db, sl, lease, stop, o)) != 0)
+		return rc;
 	/* only a payment provider has settlement data (an e-sign slot has
 	 * no payment adapter: ch.ops is NULL there) */
-	if (sl->ch.ops && sl->ch.ops->settlement && clock_mono() >= sl->next_recon) {
-		struct recon_result rr;
-		char day[11];
-
-		/* the scheduled reconciliation of yesterday (recon_auto_hour);
-		 * another operator running it now is no error */
-		sl->next_recon = clock_mono() + CHAN_RECON_EVERY;
-		if (recon_auto_day(db, code, day) == 1) {
-			rc = recon_fetch_run(db, &sl->ch, day, &rr);
-			if (!rc)
-				say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code,
-				    day, (long long)rr.open);
-			else if (rc != FD_ECONFLICT && !stop_requested(stop))
-				say(o, _("cannot reconcile %1$s of %2$s: %3$s"), day, code,
-				    err_msg());
-		}
-	}
-	if (pl->deliver && clock_mono() >= sl->next_outbox) {
-		memset(&r, 0, sizeof r);
-		rc = pl->deliver(db, &sl->ch, lease, stop, &r);
-		if (lease_moved_on(o, rc))
-			return rc;
-		if (rc && !stop_requested(stop))
-			say(o, _("cannot deliver the outbox of %s: %s"), code, err_msg());
-		if (r.dead > 0)
-			say(o,
-			    _("%1$lld outbound command(s) of %2$s given up: see 'frontdesk check'; "
-			      "'frontdesk outbox retry ID' sends one again"),
-			    (long long)r.dead, code);
-		sl->next_outbox = clock_mono() + (r.sent > 0 ? 0 : 1.0);
-		if (r.sent > 0)
-			*busy = 1;
-	}
+	if (sl->ch.ops && sl->ch.ops->settlement && clock_mono() >= sl->next_recon)
+		slot_recon(db, sl, stop, o);
+	if (pl->deliver && clock_mono() >= sl->next_outbox &&
+	    (rc = slot_deliver(db, sl, lease, stop, o, busy)) != 0)
+		return rc;
 	return 0;
 }
 

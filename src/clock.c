@@ -195,44 +195,100 @@ int clock_utc_of(int y, int mo, int d, int h, int mi, int s, int64_t *out)
 	return 0;
 }
 
+/* The "YYYY-MM-DD" + 'T', 't' or ' ' + "hh:mm:ss" of an RFC 3339 time at
+ * *p (advancing it); -1 when it is not. */
+static int rfc_date_time(const char **p, int v[6])
+{
+	v[0] = digits(p, 4);
+	if (v[0] < 0 || *(*p)++ != '-' || (v[1] = digits(p, 2)) < 0 || *(*p)++ != '-' ||
+	    (v[2] = digits(p, 2)) < 0 || (**p != 'T' && **p != 't' && **p != ' '))
+		return -1;
+	(*p)++;
+	if ((v[3] = digits(p, 2)) < 0 || *(*p)++ != ':' || (v[4] = digits(p, 2)) < 0 ||
+	    *(*p)++ != ':' || (v[5] = digits(p, 2)) < 0)
+		return -1;
+	return 0;
+}
+
+/* The fraction of a second at *p, if any (skipped); -1 when a '.' has no
+ * digit after it. */
+static int rfc_fraction(const char **p)
+{
+	if (**p == '.') {
+		if ((*p)[1] < '0' || (*p)[1] > '9')
+			return -1;
+		for ((*p)++; **p >= '0' && **p <= '9'; (*p)++)
+			;
+	}
+	return 0;
+}
+
+/* The offset at *p: 'Z' (none) or +hh:mm / -hh:mm into *secs (seconds
+ * east of UTC); -1 when it is not one. */
+static int rfc_offset(const char **p, int *secs)
+{
+	int sign, oh, om;
+
+	if (**p == 'Z' || **p == 'z') {
+		(*p)++;
+		*secs = 0;
+		return 0;
+	}
+	if (**p != '+' && **p != '-')
+		return -1;
+	sign = *(*p)++ == '-' ? -1 : 1;
+	if ((oh = digits(p, 2)) < 0 || *(*p)++ != ':' || (om = digits(p, 2)) < 0 || oh > 23 ||
+	    om > 59)
+		return -1;
+	*secs = sign * (oh * 3600 + om * 60);
+	return 0;
+}
+
 int clock_parse_rfc3339(const char *text, int64_t *out)
 {
 	const char *p = text;
-	int y, mo, d, h, mi, s, oh = 0, om = 0, sign = 0;
+	int v[6], off;
 
 	if (!p)
 		return err_set(FD_EINVAL, _("no time given"));
-	y = digits(&p, 4);
-	if (y < 0 || *p++ != '-' || (mo = digits(&p, 2)) < 0 || *p++ != '-' ||
-	    (d = digits(&p, 2)) < 0 || (*p != 'T' && *p != 't' && *p != ' '))
+	if (rfc_date_time(&p, v) || rfc_fraction(&p) || rfc_offset(&p, &off))
 		goto bad;
-	p++;
-	if ((h = digits(&p, 2)) < 0 || *p++ != ':' || (mi = digits(&p, 2)) < 0 || *p++ != ':' ||
-	    (s = digits(&p, 2)) < 0)
-		goto bad;
-	if (*p == '.') {
-		if (p[1] < '0' || p[1] > '9')
-			goto bad;
-		for (p++; *p >= '0' && *p <= '9'; p++)
-			;
-	}
-	if (*p == 'Z' || *p == 'z') {
-		p++;
-	} else if (*p == '+' || *p == '-') {
-		sign = *p++ == '-' ? -1 : 1;
-		if ((oh = digits(&p, 2)) < 0 || *p++ != ':' || (om = digits(&p, 2)) < 0 ||
-		    oh > 23 || om > 59)
-			goto bad;
-	} else {
-		goto bad;
-	}
 	/* a leap second (60) is read as the second before the next minute */
-	if (*p || clock_utc_of(y, mo, d, h, mi, s == 60 ? 59 : s, out) != 0)
+	if (*p || clock_utc_of(v[0], v[1], v[2], v[3], v[4], v[5] == 60 ? 59 : v[5], out) != 0)
 		goto bad;
-	*out -= sign * (oh * 3600 + om * 60);
+	*out -= off;
 	return 0;
 bad:
 	return err_set(FD_EINVAL, _("'%.40s' is not an RFC 3339 date and time"), text);
+}
+
+/* "YYYY-MM-DD" at the start of text (len bytes) into *y, *mo, *d; -1 when
+ * it is not. */
+static int local_date(const char *text, size_t len, int *y, int *mo, int *d)
+{
+	if (len < 10 || !all_digits(text, 4) || text[4] != '-' || !all_digits(text + 5, 2) ||
+	    text[7] != '-' || !all_digits(text + 8, 2))
+		return -1;
+	*y = num(text, 4);
+	*mo = num(text + 5, 2);
+	*d = num(text + 8, 2);
+	return 0;
+}
+
+/* What follows the date in text (len > 10 bytes): ' ' or 'T', "HH:MM" and
+ * maybe ":SS", into *h, *mi, *s; -1 when it is not that. */
+static int local_time(const char *text, size_t len, int *h, int *mi, int *s)
+{
+	if ((text[10] != ' ' && text[10] != 'T') || len < 16 || !all_digits(text + 11, 2) ||
+	    text[13] != ':' || !all_digits(text + 14, 2))
+		return -1;
+	*h = num(text + 11, 2);
+	*mi = num(text + 14, 2);
+	if (len == 19 && text[16] == ':' && all_digits(text + 17, 2))
+		*s = num(text + 17, 2);
+	else if (len != 16)
+		return -1;
+	return 0;
 }
 
 int clock_parse_local(const char *text, int64_t *out)
@@ -242,23 +298,8 @@ int clock_parse_local(const char *text, int64_t *out)
 	int y, mo, d, h = 0, mi = 0, s = 0;
 	time_t t;
 
-	if (len < 10 || !all_digits(text, 4) || text[4] != '-' || !all_digits(text + 5, 2) ||
-	    text[7] != '-' || !all_digits(text + 8, 2))
+	if (local_date(text, len, &y, &mo, &d) || (len > 10 && local_time(text, len, &h, &mi, &s)))
 		goto bad;
-	y = num(text, 4);
-	mo = num(text + 5, 2);
-	d = num(text + 8, 2);
-	if (len > 10) {
-		if ((text[10] != ' ' && text[10] != 'T') || len < 16 || !all_digits(text + 11, 2) ||
-		    text[13] != ':' || !all_digits(text + 14, 2))
-			goto bad;
-		h = num(text + 11, 2);
-		mi = num(text + 14, 2);
-		if (len == 19 && text[16] == ':' && all_digits(text + 17, 2))
-			s = num(text + 17, 2);
-		else if (len != 16)
-			goto bad;
-	}
 	if (y < 1970 || y > 9999 || d < 1 || d > clock_month_days(y, mo) || h > 23 || mi > 59 ||
 	    s > 59)
 		return err_set(FD_EINVAL, _("'%.40s' is not a real date and time"), text);

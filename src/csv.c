@@ -91,9 +91,73 @@ static void skip_bom(struct csv_reader *r)
 		r->nback = 0;
 }
 
+/* Where csv_next stands within a field. */
+enum csv_state { FIELD_START, PLAIN, QUOTED, QUOTE_IN_QUOTED };
+
+/* What to do with a byte once its state is decided (else an error < 0). */
+enum { BYTE_ADD, BYTE_SKIP, BYTE_END };
+
+/* Byte c inside a quoted field begun on line start. */
+static int quoted_byte(struct csv_reader *r, int c, enum csv_state *state, long start)
+{
+	if (c == EOF)
+		return err_set(FD_EINVAL, _("line %ld: a quoted field is never closed"), start);
+	if (c == '"') {
+		*state = QUOTE_IN_QUOTED;
+		return BYTE_SKIP;
+	}
+	if (c == '\n')
+		r->line++;
+	return BYTE_ADD;
+}
+
+/* c ends the field in sb: a comma (the record goes on), or the end of the
+ * line or the file (BYTE_END). */
+static int field_end(struct csv_reader *r, struct strbuf *sb, int c, enum csv_state *state,
+                     long start)
+{
+	int rc;
+
+	if (c == '\r' && (c = get(r)) != '\n')
+		return err_set(FD_EINVAL,
+		               _("line %ld: a carriage return outside "
+		                 "quotes that does not end the line"),
+		               r->line);
+	if ((rc = end_field(r, sb, start)) != 0)
+		return rc;
+	if (c != ',') {
+		if (c == '\n')
+			r->line++;
+		return BYTE_END;
+	}
+	*state = FIELD_START;
+	return BYTE_SKIP;
+}
+
+/* Byte c outside quotes (or just after a closing quote). */
+static int plain_byte(struct csv_reader *r, struct strbuf *sb, int c, enum csv_state *state,
+                      long start)
+{
+	if (*state == QUOTE_IN_QUOTED && c == '"') {
+		*state = QUOTED; /* "" inside quotes: one quote */
+		return BYTE_ADD;
+	}
+	if (c == ',' || c == '\n' || c == EOF || c == '\r')
+		return field_end(r, sb, c, state, start);
+	if (*state == QUOTE_IN_QUOTED)
+		return err_set(FD_EINVAL, _("line %ld: text after the closing quote of a field"),
+		               r->line);
+	if (*state == FIELD_START && c == '"') {
+		*state = QUOTED;
+		return BYTE_SKIP;
+	}
+	*state = PLAIN;
+	return BYTE_ADD;
+}
+
 int csv_next(struct csv_reader *r, long *line)
 {
-	enum { FIELD_START, PLAIN, QUOTED, QUOTE_IN_QUOTED } state = FIELD_START;
+	enum csv_state state = FIELD_START;
 	struct strbuf sb = {0};
 	long start;
 	int c, rc = 0;
@@ -117,52 +181,16 @@ int csv_next(struct csv_reader *r, long *line)
 			rc = err_set(FD_EIO, _("cannot read line %ld"), r->line);
 			goto out;
 		}
-		if (state == QUOTED) {
-			if (c == EOF) {
-				rc = err_set(FD_EINVAL,
-				             _("line %ld: a quoted field is never closed"), start);
-				goto out;
-			}
-			if (c == '"') {
-				state = QUOTE_IN_QUOTED;
-				continue;
-			}
-			if (c == '\n')
-				r->line++;
-		} else {
-			if (state == QUOTE_IN_QUOTED && c == '"') {
-				state = QUOTED; /* "" inside quotes: one quote */
-			} else if (c == ',' || c == '\n' || c == EOF ||
-			           (c == '\r' && state != QUOTED)) {
-				if (c == '\r' && (c = get(r)) != '\n') {
-					rc = err_set(FD_EINVAL,
-					             _("line %ld: a carriage return outside "
-					               "quotes that does not end the line"),
-					             r->line);
-					goto out;
-				}
-				if ((rc = end_field(r, &sb, start)) != 0)
-					goto out;
-				if (c != ',') {
-					if (c == '\n')
-						r->line++;
-					rc = 1;
-					goto out;
-				}
-				state = FIELD_START;
-				continue;
-			} else if (state == QUOTE_IN_QUOTED) {
-				rc = err_set(FD_EINVAL,
-				             _("line %ld: text after the closing quote of a field"),
-				             r->line);
-				goto out;
-			} else if (state == FIELD_START && c == '"') {
-				state = QUOTED;
-				continue;
-			} else {
-				state = PLAIN;
-			}
+		rc = state == QUOTED ? quoted_byte(r, c, &state, start)
+		                     : plain_byte(r, &sb, c, &state, start);
+		if (rc < 0)
+			goto out;
+		if (rc == BYTE_END) {
+			rc = 1;
+			goto out;
 		}
+		if (rc == BYTE_SKIP)
+			continue;
 		if (sb.len >= CSV_FIELD_MAX) {
 			rc = err_set(FD_EINVAL, _("line %ld: a field longer than %d bytes"),
 			             r->line, CSV_FIELD_MAX);

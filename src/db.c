@@ -666,41 +666,37 @@ static void configure_sqlite(void)
 	sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0);
 }
 
-int db_connect(const char *path, int flags, struct db **out, int *created_out, int *readonly)
+/* What is at path (*kind), refused unless it can be opened as flags ask;
+ * a missing file is created with DB_OPEN_CREATE (*created = 1). */
+static int connect_file(const char *path, int flags, int *kind, int *created)
 {
-	static pthread_once_t once = PTHREAD_ONCE_INIT;
-	struct db *db;
-	int oflags, rc, kind, schema, created = 0;
+	int rc;
 
-	*out = NULL;
-	*created_out = *readonly = 0;
-	if (!path || !*path)
-		return err_set(FD_EINVAL, _("no database path given"));
-	if ((rc = file_kind(path, &kind)) != 0)
+	if ((rc = file_kind(path, kind)) != 0)
 		return rc;
-	if (kind == FILE_MISSING && (flags & DB_OPEN_CREATE)) {
+	if (*kind == FILE_MISSING && (flags & DB_OPEN_CREATE)) {
 		rc = create_file(path);
 		if (rc)
 			return rc;
-		created = 1;
-	} else if (kind == FILE_MISSING) {
+		*created = 1;
+	} else if (*kind == FILE_MISSING) {
 		return err_set(FD_ENOTFOUND,
 		               _("no database at %s: create one with 'frontdesk init' "
 		                 "(or 'frontdesk demo')"),
 		               path);
-	} else if (kind == FILE_OTHER || kind == FILE_FOLDER ||
-	           (kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
-		return refuse_kind(path, kind, 0);
+	} else if (*kind == FILE_OTHER || *kind == FILE_FOLDER ||
+	           (*kind == FILE_EMPTY && !(flags & DB_OPEN_CREATE))) {
+		return refuse_kind(path, *kind, 0);
 	}
-	pthread_once(&once, configure_sqlite);
-	db = xcalloc(1, sizeof *db);
-	db->path = xstrdup(path);
-	db->readonly = (flags & DB_OPEN_READONLY) != 0;
-	/* a file this user may not write (its mode or owner; a read-only
-	 * disk is the folder's problem, named as such) is opened read-only */
-	if (may_write(path) != 0 && (errno == EACCES || errno == EPERM))
-		db->readonly = db->ro_file = 1;
-	oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE;
+	return 0;
+}
+
+/* Open db->h on path, read-only when db->readonly (immutable when it may
+ * be read so). */
+static int connect_open(struct db *db, const char *path)
+{
+	int oflags = db->readonly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE, rc;
+
 	if (db->readonly && read_immutable(path, db->ro_file)) {
 		char *uri = immutable_uri(path);
 
@@ -710,13 +706,18 @@ int db_connect(const char *path, int flags, struct db **out, int *created_out, i
 	} else {
 		rc = sqlite3_open_v2(path, &db->h, oflags | SQLITE_OPEN_NOMUTEX, NULL);
 	}
-	if (rc != SQLITE_OK) {
-		if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
-		                                  sqlite3_system_errno(db->h), db->readonly)))
-			rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
-			             db->h ? sqlite3_errmsg(db->h) : "out of memory");
-		goto fail;
-	}
+	if (rc == SQLITE_OK)
+		return 0;
+	if (!db->h || !(rc = file_problem(path, sqlite3_extended_errcode(db->h),
+	                                  sqlite3_system_errno(db->h), db->readonly)))
+		rc = err_set(FD_EIO, _("cannot open the database %s: %s"), path,
+		             db->h ? sqlite3_errmsg(db->h) : "out of memory");
+	return rc;
+}
+
+/* The connection's busy handler and SQL functions. */
+static void connect_functions(struct db *db)
+{
 	sqlite3_extended_result_codes(db->h, 1);
 	db->busy_ms = BUSY_TIMEOUT_MS;
 	sqlite3_busy_handler(db->h, busy_wait, db);
@@ -729,8 +730,14 @@ int db_connect(const char *path, int flags, struct db **out, int *created_out, i
 	sqlite3_create_function(db->h, "fd_digits", 1,
 	                        SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC, NULL,
 	                        fn_digits, NULL, NULL);
-	/* Before anything is written: a frontdesk database has schema_migration;
-	 * only a creating open (init, demo) takes one with nothing in it. */
+}
+
+/* Before anything is written: a frontdesk database has schema_migration;
+ * only a creating open (init, demo) takes one with nothing in it. */
+static int connect_schema(struct db *db, const char *path, int kind, int flags)
+{
+	int rc, schema;
+
 	if ((probe_schema(path, &schema) != 0 || schema == SCHEMA_BY_HEADER) &&
 	    (rc = schema_kind(db, &schema)) != 0) {
 		int prim = sqlite3_errcode(db->h) & 0xff;
@@ -740,23 +747,57 @@ int db_connect(const char *path, int flags, struct db **out, int *created_out, i
 			             _("%1$s is damaged: SQLite cannot read what it holds (%2$s); "
 			               "restore a backup, or use --db to choose another file"),
 			             path, sqlite3_errmsg(db->h));
-		goto fail;
+		return rc;
 	}
 	if (schema == SCHEMA_FOREIGN ||
-	    (schema == SCHEMA_BLANK && kind == FILE_SQLITE && !(flags & DB_OPEN_CREATE))) {
-		rc = refuse_kind(path, FILE_SQLITE, schema == SCHEMA_BLANK);
-		goto fail;
-	}
+	    (schema == SCHEMA_BLANK && kind == FILE_SQLITE && !(flags & DB_OPEN_CREATE)))
+		return refuse_kind(path, FILE_SQLITE, schema == SCHEMA_BLANK);
+	return 0;
+}
+
+/* The connection's journal and its other settings. */
+static int connect_pragmas(struct db *db)
+{
+	int rc;
+
 	if (!db->readonly) {
 		/* journal_mode needs the write lock only when it changes */
 		if ((rc = db_exec(db, "PRAGMA journal_mode=WAL")) != 0)
-			goto fail;
+			return rc;
 	}
 	/* journal_size_limit: a -wal that long work (or a reader holding its
 	 * snapshot) let grow is cut back to WAL_LIMIT by the first commit after
 	 * a checkpoint copied all of it, instead of staying at its largest */
-	if ((rc = db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; "
-	                      "PRAGMA journal_size_limit=" WAL_LIMIT ";")) != 0)
+	return db_exec(db, "PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON; "
+	                   "PRAGMA journal_size_limit=" WAL_LIMIT ";");
+}
+
+int db_connect(const char *path, int flags, struct db **out, int *created_out, int *readonly)
+{
+	static pthread_once_t once = PTHREAD_ONCE_INIT;
+	struct db *db;
+	int rc, kind, created = 0;
+
+	*out = NULL;
+	*created_out = *readonly = 0;
+	if (!path || !*path)
+		return err_set(FD_EINVAL, _("no database path given"));
+	if ((rc = connect_file(path, flags, &kind, &created)) != 0)
+		return rc;
+	pthread_once(&once, configure_sqlite);
+	db = xcalloc(1, sizeof *db);
+	db->path = xstrdup(path);
+	db->readonly = (flags & DB_OPEN_READONLY) != 0;
+	/* a file this user may not write (its mode or owner; a read-only
+	 * disk is the folder's problem, named as such) is opened read-only */
+	if (may_write(path) != 0 && (errno == EACCES || errno == EPERM))
+		db->readonly = db->ro_file = 1;
+	if ((rc = connect_open(db, path)) != 0)
+		goto fail;
+	connect_functions(db);
+	if ((rc = connect_schema(db, path, kind, flags)) != 0)
+		goto fail;
+	if ((rc = connect_pragmas(db)) != 0)
 		goto fail;
 	*out = db;
 	*created_out = created;

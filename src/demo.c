@@ -207,21 +207,13 @@ static int bill_and_pay(struct db *db, const struct billable *bill, size_t n)
 	return 0;
 }
 
-int demo_create(struct db *db, int64_t now, int64_t *made)
+/* The demo's customers, their ids into cust[0..nc). */
+static int demo_customers(struct db *db, int64_t *cust, size_t nc)
 {
-	int64_t cust[sizeof names / sizeof names[0]];
-	int64_t today = clock_day_start(now), appt, job, start;
-	struct customer home;
-	size_t i, nc = sizeof names / sizeof names[0];
-	struct billable bill[128];
-	size_t nbill = 0;
-	int rc, any, day, done;
 	char addr[64], phone[32];
+	size_t i;
+	int rc;
 
-	*made = 0;
-	if ((rc = has_customers(db, &any)) || any)
-		return rc;
-	rng_state = 0x9E3779B97F4A7C15ull;
 	for (i = 0; i < nc; i++) {
 		struct customer_input ci = {names[i], phone, NULL, addr, NULL};
 
@@ -231,8 +223,46 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 		if ((rc = customer_add(db, &ci, &cust[i])))
 			return rc;
 	}
+	return 0;
+}
 
-	/* A month of ordinary visits around today: 2 to 4 on working days. */
+/* The most done visits billed. */
+#define DEMO_BILLS 128
+
+/* One of the day's ordinary visits (starting at start) for one
+ * of the customers cust[0..nc); a visit that is done goes into bill. */
+static int demo_visit(struct db *db, int64_t start, int64_t now, const int64_t *cust, size_t nc,
+                      struct billable *bill, size_t *nbill)
+{
+	size_t c = rnd((uint32_t)nc);
+	int svc = (int)rnd(sizeof services / sizeof services[0]);
+	int minutes = 60 + 30 * (int)rnd(5);
+	struct customer cu;
+	int64_t appt, job;
+	int rc, done;
+
+	if ((rc = customer_get(db, cust[c], &cu)))
+		return rc;
+	rc = make_visit(db, start, minutes, cu.address, &appt);
+	customer_free(&cu);
+	if (rc || (rc = make_job(db, cust[c], NULL, svc, &job)) ||
+	    (rc = link_add(db, appt, job, minutes, NULL)) ||
+	    (rc = settle_status(db, appt, start, now, &done)))
+		return rc;
+	if (done && *nbill < DEMO_BILLS) {
+		bill[*nbill].job = job;
+		bill[*nbill].customer = cust[c];
+		(*nbill)++;
+	}
+	return 0;
+}
+
+/* A month of ordinary visits around today: 2 to 4 on working days. */
+static int demo_month(struct db *db, int64_t today, int64_t now, const int64_t *cust, size_t nc,
+                      struct billable *bill, size_t *nbill, int64_t *made)
+{
+	int rc, day;
+
 	for (day = -14; day <= 16; day++) {
 		int64_t d0 = clock_add_days(today, day);
 		int n = 2 + (int)rnd(3), k;
@@ -242,39 +272,31 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 		if (wd[0] == '7')
 			continue; /* closed on Sundays */
 		for (k = 0; k < n; k++) {
-			size_t c = rnd((uint32_t)nc);
-			int svc = (int)rnd(sizeof services / sizeof services[0]);
-			int minutes = 60 + 30 * (int)rnd(5);
-			struct customer cu;
-
-			start = d0 + (9 + 2 * k) * 3600;
-			if ((rc = customer_get(db, cust[c], &cu)))
+			if ((rc = demo_visit(db, d0 + (9 + 2 * k) * 3600, now, cust, nc, bill,
+			                     nbill)))
 				return rc;
-			rc = make_visit(db, start, minutes, cu.address, &appt);
-			customer_free(&cu);
-			if (rc || (rc = make_job(db, cust[c], NULL, svc, &job)) ||
-			    (rc = link_add(db, appt, job, minutes, NULL)) ||
-			    (rc = settle_status(db, appt, start, now, &done)))
-				return rc;
-			if (done && nbill < sizeof bill / sizeof bill[0]) {
-				bill[nbill].job = job;
-				bill[nbill].customer = cust[c];
-				nbill++;
-			}
 			(*made)++;
 		}
 	}
+	return 0;
+}
 
-	/* One job, two visits: a ceramic coating rained off yesterday and
-	 * finished today at the customer's address. One line item, billed
-	 * once. */
-	if ((rc = customer_get(db, cust[0], &home)))
+/* One job, two visits: a ceramic coating rained off yesterday and
+ * finished today at the customer's address (customer c). One line item,
+ * billed once. */
+static int demo_two_visits(struct db *db, int64_t today, int64_t c, int64_t *made)
+{
+	struct customer home;
+	int64_t appt, job, start;
+	char addr[64];
+	int rc;
+
+	if ((rc = customer_get(db, c, &home)))
 		return rc;
 	snprintf(addr, sizeof addr, "%s", home.address ? home.address : "");
 	customer_free(&home);
 	start = clock_add_days(today, -1) + 13 * 3600;
-	if ((rc = make_job(db, cust[0], _("Ceramic coating (rained off, finished next day)"), 3,
-	                   &job)) ||
+	if ((rc = make_job(db, c, _("Ceramic coating (rained off, finished next day)"), 3, &job)) ||
 	    (rc = make_visit(db, start, 180, addr, &appt)) ||
 	    (rc = link_add(db, appt, job, 60, NULL)) ||
 	    (rc = visit_set_status(db, appt, "in_progress", NULL)) ||
@@ -286,9 +308,16 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	    (rc = link_add(db, appt, job, 120, NULL)))
 		return rc;
 	(*made)++;
+	return 0;
+}
 
-	/* One visit serving three customers' jobs at one address. */
-	start = clock_add_days(today, 1) + 10 * 3600;
+/* One visit serving three customers' jobs (cust[1..3]) at one address. */
+static int demo_shared_visit(struct db *db, int64_t today, const int64_t *cust, int64_t *made)
+{
+	int64_t appt, job, start = clock_add_days(today, 1) + 10 * 3600;
+	size_t i;
+	int rc;
+
 	if ((rc = make_visit(db, start, 240, "Harbor View Apartments, 200 Bay St", &appt)))
 		return rc;
 	for (i = 1; i <= 3; i++) {
@@ -297,5 +326,26 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 			return rc;
 	}
 	(*made)++;
+	return 0;
+}
+
+int demo_create(struct db *db, int64_t now, int64_t *made)
+{
+	int64_t cust[sizeof names / sizeof names[0]];
+	int64_t today = clock_day_start(now);
+	size_t nc = sizeof names / sizeof names[0];
+	struct billable bill[DEMO_BILLS];
+	size_t nbill = 0;
+	int rc, any;
+
+	*made = 0;
+	if ((rc = has_customers(db, &any)) || any)
+		return rc;
+	rng_state = 0x9E3779B97F4A7C15ull;
+	if ((rc = demo_customers(db, cust, nc)) ||
+	    (rc = demo_month(db, today, now, cust, nc, bill, &nbill, made)) ||
+	    (rc = demo_two_visits(db, today, cust[0], made)) ||
+	    (rc = demo_shared_visit(db, today, cust, made)))
+		return rc;
 	return bill_and_pay(db, bill, nbill);
 }

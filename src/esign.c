@@ -511,114 +511,133 @@ static void lines_free(struct est_lines *L)
 	cJSON_Delete(L->json);
 }
 
-static int send_tx(struct db *db, void *arg)
-{
-	struct send_ctx *s = arg;
-	struct job j = {0};
-	struct est_lines L = {0};
-	struct print_estimate pe = {0};
-	sqlite3_stmt *st;
-	unsigned char *pdf = NULL;
-	size_t pdf_len = 0;
-	char code[41], hash[65], key[17], *dir = NULL, *lines = NULL;
-	struct docnum dn;
-	char *pdf_path = NULL, *payload = NULL;
-	int64_t now = clock_now(), total, busy = 0;
-	const char *terms = config_get("esign_terms", "");
-	int rc, made = 0;
+/* What send_tx gathers, step by step, inside its transaction. */
+struct send_work {
+	struct job j;       /* the job the estimate is for */
+	struct est_lines L; /* its line items, totals and their JSON */
+	struct docnum dn;   /* the estimate's number */
+	const char *terms;  /* esign_terms, borrowed from the configuration */
+	int64_t now, total; /* the time of the estimate; subtotal + tax */
+	char code[41];      /* the provider the flow goes through */
+	char hash[65];      /* the PDF's SHA-256, hex */
+	char *pdf_path;     /* the PDF beside the database, owned */
+	size_t pdf_len;     /* its size in bytes */
+	int made;           /* the PDF was written: it goes if the transaction fails */
+};
 
-	if ((rc = job_get(db, s->job_id, &j)) != 0)
-		return rc;
-	if (!strcmp(j.status, "cancelled")) {
-		rc = err_set(FD_ECONFLICT, _("job %lld is cancelled"), (long long)s->job_id);
-		goto out;
-	}
+/* send_check_job - refuse a cancelled job, or one whose estimate already
+ * waits for its signature or is signed. */
+static int send_check_job(struct db *db, const struct send_ctx *s, const struct job *j)
+{
+	sqlite3_stmt *st;
+	int64_t busy = 0;
+	int rc;
+
+	if (!strcmp(j->status, "cancelled"))
+		return err_set(FD_ECONFLICT, _("job %lld is cancelled"), (long long)s->job_id);
 	rc = db_prepare_cached(db,
 	                       "SELECT count(*) FROM estimate e JOIN esign_flow f"
 	                       " ON f.estimate_id = e.id WHERE e.service_order_id = ?1"
 	                       " AND f.status IN ('sent', 'viewed', 'signed')",
 	                       &st);
 	if (rc)
-		goto out;
+		return rc;
 	sqlite3_bind_int64(st, 1, s->job_id);
 	if (sqlite3_step(st) == SQLITE_ROW)
 		busy = sqlite3_column_int64(st, 0);
 	db_release(db, st);
-	if (busy) {
-		rc = err_set(FD_ECONFLICT,
-		             _("job %lld already has an estimate waiting for its signature or "
-		               "signed (cancel it first with 'frontdesk estimate cancel')"),
-		             (long long)s->job_id);
-		goto out;
-	}
-	L.json = cJSON_CreateArray();
-	if ((rc = item_list(db, s->job_id, collect_item, &L)) != 0)
-		goto out;
-	if (L.n == 0) {
-		rc = err_set(FD_EINVAL, _("job %lld has no line items to put on an estimate"),
-		             (long long)s->job_id);
-		goto out;
-	}
-	if (L.overflow || money_add(L.subtotal, L.tax, &total)) {
-		rc = err_set(FD_EINVAL, _("the estimate's total is too large"));
-		goto out;
-	}
-	if (total <= 0) {
-		rc = err_set(FD_EINVAL,
-		             _("the estimate's total is not positive: nothing to authorise"));
-		goto out;
-	}
-	if (strlen(terms) > 4000) {
-		rc = err_set(FD_EINVAL, _("esign_terms is longer than 4000 bytes"));
-		goto out;
-	}
-	if (s->provider) {
-		struct chan_provider p;
+	if (busy)
+		return err_set(FD_ECONFLICT,
+		               _("job %lld already has an estimate waiting for its signature or "
+		                 "signed (cancel it first with 'frontdesk estimate cancel')"),
+		               (long long)s->job_id);
+	return 0;
+}
 
-		if ((rc = chan_provider_get_type(db, ESIGN_TYPE, s->provider, &p)) != 0)
-			goto out;
-		snprintf(code, sizeof code, "%s", p.code);
-		rc = p.enabled
-		         ? 0
-		         : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
-		chan_provider_free(&p);
-		if (rc)
-			goto out;
-	}
-	/* the number */
-	if ((rc = docnum_take(db, "EST", now, &dn)) != 0)
-		goto out;
-	if (!s->provider && (rc = chan_provider_route_type(db, ESIGN_TYPE, dn.number, code)) != 0)
-		goto out;
-	/* the PDF, beside the database, and its hash */
-	pe.number = dn.number;
-	pe.customer = j.customer_name;
-	pe.job = j.title;
-	pe.currency = j.currency;
-	pe.terms = terms;
-	pe.made_at = now;
-	pe.subtotal = L.subtotal;
-	pe.tax = L.tax;
-	pe.total = total;
-	pe.lines = L.v;
-	pe.n = L.n;
+/* send_collect_lines - read the job's line items into w->L and check the
+ * estimate they make: some lines, a positive total that fits, terms that
+ * fit. */
+static int send_collect_lines(struct db *db, const struct send_ctx *s, struct send_work *w)
+{
+	int rc;
+
+	w->L.json = cJSON_CreateArray();
+	if ((rc = item_list(db, s->job_id, collect_item, &w->L)) != 0)
+		return rc;
+	if (w->L.n == 0)
+		return err_set(FD_EINVAL, _("job %lld has no line items to put on an estimate"),
+		               (long long)s->job_id);
+	if (w->L.overflow || money_add(w->L.subtotal, w->L.tax, &w->total))
+		return err_set(FD_EINVAL, _("the estimate's total is too large"));
+	if (w->total <= 0)
+		return err_set(FD_EINVAL,
+		               _("the estimate's total is not positive: nothing to authorise"));
+	if (strlen(w->terms) > 4000)
+		return err_set(FD_EINVAL, _("esign_terms is longer than 4000 bytes"));
+	return 0;
+}
+
+/* send_named_provider - the provider named by the caller, into w->code;
+ * refused when it is disabled. */
+static int send_named_provider(struct db *db, const char *provider, struct send_work *w)
+{
+	struct chan_provider p;
+	int rc;
+
+	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, provider, &p)) != 0)
+		return rc;
+	snprintf(w->code, sizeof w->code, "%s", p.code);
+	rc = p.enabled ? 0 : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
+	chan_provider_free(&p);
+	return rc;
+}
+
+/* send_write_pdf - print the estimate's PDF beside the database, then read
+ * it back for its size and hash. Sets w->made once the file exists. */
+static int send_write_pdf(struct db *db, struct send_work *w)
+{
+	struct print_estimate pe = {0};
+	struct strbuf sb = {0};
+	unsigned char *pdf = NULL;
+	char *dir = NULL;
+	int rc;
+
+	pe.number = w->dn.number;
+	pe.customer = w->j.customer_name;
+	pe.job = w->j.title;
+	pe.currency = w->j.currency;
+	pe.terms = w->terms;
+	pe.made_at = w->now;
+	pe.subtotal = w->L.subtotal;
+	pe.tax = w->L.tax;
+	pe.total = w->total;
+	pe.lines = w->L.v;
+	pe.n = w->L.n;
 	dir = esign_folder(db);
-	{
-		struct strbuf sb = {0};
+	sb_printf(&sb, "%s/%s.pdf", dir, w->dn.number);
+	w->pdf_path = sb_steal(&sb);
+	if ((rc = fsmode_mkdirs(w->pdf_path)) != 0)
+		goto out;
+	if ((rc = print_estimate_pdf(&pe, w->pdf_path)) != 0)
+		goto out;
+	w->made = 1;
+	if ((rc = esign_read_file(w->pdf_path, 64u << 20, &pdf, &w->pdf_len)) != 0)
+		goto out;
+	rc = crypto_sha256_hex(pdf, w->pdf_len, w->hash);
+out:
+	free(pdf);
+	free(dir);
+	return rc;
+}
 
-		sb_printf(&sb, "%s/%s.pdf", dir, dn.number);
-		pdf_path = sb_steal(&sb);
-	}
-	if ((rc = fsmode_mkdirs(pdf_path)) != 0)
-		goto out;
-	if ((rc = print_estimate_pdf(&pe, pdf_path)) != 0)
-		goto out;
-	made = 1;
-	if ((rc = esign_read_file(pdf_path, 64u << 20, &pdf, &pdf_len)) != 0)
-		goto out;
-	if ((rc = crypto_sha256_hex(pdf, pdf_len, hash)) != 0)
-		goto out;
-	lines = cJSON_PrintUnformatted(L.json);
+/* send_save_estimate - insert the estimate row; its id into s->id. */
+static int send_save_estimate(struct db *db, struct send_ctx *s, const struct send_work *w)
+{
+	sqlite3_stmt *st;
+	char *lines = cJSON_PrintUnformatted(w->L.json);
+	char rel[64];
+	int rc;
+
 	rc = db_prepare_cached(
 	    db,
 	    "INSERT INTO estimate (number, year, seq, service_order_id, customer_id, currency,"
@@ -627,73 +646,111 @@ static int send_tx(struct db *db, void *arg)
 	    &st);
 	if (rc)
 		goto out;
-	sqlite3_bind_text(st, 1, dn.number, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 2, dn.year);
-	sqlite3_bind_int64(st, 3, dn.seq);
+	sqlite3_bind_text(st, 1, w->dn.number, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, w->dn.year);
+	sqlite3_bind_int64(st, 3, w->dn.seq);
 	sqlite3_bind_int64(st, 4, s->job_id);
-	sqlite3_bind_int64(st, 5, j.customer_id);
-	sqlite3_bind_text(st, 6, j.currency, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 7, L.subtotal);
-	sqlite3_bind_int64(st, 8, L.tax);
-	sqlite3_bind_int64(st, 9, total);
+	sqlite3_bind_int64(st, 5, w->j.customer_id);
+	sqlite3_bind_text(st, 6, w->j.currency, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 7, w->L.subtotal);
+	sqlite3_bind_int64(st, 8, w->L.tax);
+	sqlite3_bind_int64(st, 9, w->total);
 	sqlite3_bind_text(st, 10, lines, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(st, 11, terms, -1, SQLITE_TRANSIENT);
-	{
-		char rel[64];
-
-		snprintf(rel, sizeof rel, "%s.pdf", dn.number);
-		sqlite3_bind_text(st, 12, rel, -1, SQLITE_TRANSIENT);
-	}
-	sqlite3_bind_text(st, 13, hash, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 14, (int64_t)pdf_len);
-	sqlite3_bind_int64(st, 15, now);
+	sqlite3_bind_text(st, 11, w->terms, -1, SQLITE_TRANSIENT);
+	snprintf(rel, sizeof rel, "%s.pdf", w->dn.number);
+	sqlite3_bind_text(st, 12, rel, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 13, w->hash, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 14, (int64_t)w->pdf_len);
+	sqlite3_bind_int64(st, 15, w->now);
 	if ((rc = db_run_cached(db, st, _("cannot save the estimate"))) != 0)
 		goto out;
 	s->id = sqlite3_last_insert_rowid(db_sqlite(db));
+out:
+	cJSON_free(lines);
+	return rc;
+}
+
+/* send_save_flow - insert the estimate's sign flow, state 'sent'. */
+static int send_save_flow(struct db *db, const struct send_ctx *s, const struct send_work *w)
+{
+	sqlite3_stmt *st;
+	int rc;
+
 	db_set_reason(db, "sent for signature");
 	rc = db_prepare_cached(db,
 	                       "INSERT INTO esign_flow (estimate_id, provider_code, status,"
 	                       " created_at, updated_at) VALUES (?1, ?2, 'sent', ?3, ?3)",
 	                       &st);
 	if (rc)
-		goto out;
+		return rc;
 	sqlite3_bind_int64(st, 1, s->id);
-	sqlite3_bind_text(st, 2, code, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_int64(st, 3, now);
+	sqlite3_bind_text(st, 2, w->code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, w->now);
 	rc = db_run_cached(db, st, _("cannot save the sign flow"));
 	db_set_reason(db, NULL);
-	if (rc)
-		goto out;
+	return rc;
+}
+
+/* send_enqueue_create - queue the provider's envelope.create command under
+ * a fresh idempotency key. */
+static int send_enqueue_create(struct db *db, const struct send_ctx *s, const struct send_work *w)
+{
+	struct outbox_new c = {
+	    ESIGN_TYPE, "envelope.create", w->dn.number, w->code, NULL, NULL, w->now, 0};
+	char key[17], ik[40], *payload;
+	cJSON *p;
+	int rc;
+
 	if ((rc = chan_random_hex(key)) != 0)
-		goto out;
-	{
-		cJSON *p = cJSON_CreateObject();
-
-		chan_json_add_int(p, "estimate_id", s->id);
-		cJSON_AddStringToObject(p, "number", dn.number);
-		cJSON_AddStringToObject(p, "pdf_sha256", hash);
-		payload = cJSON_PrintUnformatted(p);
-		cJSON_Delete(p);
-	}
-	{
-		struct outbox_new c = {ESIGN_TYPE, "envelope.create", dn.number, code,
-		                       NULL,       payload,           now,       0};
-		char ik[40];
-
-		snprintf(ik, sizeof ik, "esign-%s", key);
-		c.idem_key = ik;
-		rc = outbox_enqueue(db, &c, NULL);
-	}
-out:
-	if (rc && made)
-		unlink(pdf_path); /* the number went back with the rollback */
-	cJSON_free(lines);
+		return rc;
+	p = cJSON_CreateObject();
+	chan_json_add_int(p, "estimate_id", s->id);
+	cJSON_AddStringToObject(p, "number", w->dn.number);
+	cJSON_AddStringToObject(p, "pdf_sha256", w->hash);
+	payload = cJSON_PrintUnformatted(p);
+	cJSON_Delete(p);
+	snprintf(ik, sizeof ik, "esign-%s", key);
+	c.payload = payload;
+	c.idem_key = ik;
+	rc = outbox_enqueue(db, &c, NULL);
 	cJSON_free(payload);
-	free(pdf);
-	free(pdf_path);
-	free(dir);
-	lines_free(&L);
-	job_free(&j);
+	return rc;
+}
+
+static int send_tx(struct db *db, void *arg)
+{
+	struct send_ctx *s = arg;
+	struct send_work w = {0};
+	int rc;
+
+	w.now = clock_now();
+	w.terms = config_get("esign_terms", "");
+	if ((rc = job_get(db, s->job_id, &w.j)) != 0)
+		return rc;
+	if ((rc = send_check_job(db, s, &w.j)) != 0)
+		goto out;
+	if ((rc = send_collect_lines(db, s, &w)) != 0)
+		goto out;
+	if (s->provider && (rc = send_named_provider(db, s->provider, &w)) != 0)
+		goto out;
+	if ((rc = docnum_take(db, "EST", w.now, &w.dn)) != 0)
+		goto out;
+	if (!s->provider &&
+	    (rc = chan_provider_route_type(db, ESIGN_TYPE, w.dn.number, w.code)) != 0)
+		goto out;
+	if ((rc = send_write_pdf(db, &w)) != 0)
+		goto out;
+	if ((rc = send_save_estimate(db, s, &w)) != 0)
+		goto out;
+	if ((rc = send_save_flow(db, s, &w)) != 0)
+		goto out;
+	rc = send_enqueue_create(db, s, &w);
+out:
+	if (rc && w.made)
+		unlink(w.pdf_path); /* the number went back with the rollback */
+	free(w.pdf_path);
+	lines_free(&w.L);
+	job_free(&w.j);
 	return rc;
 }
 

@@ -262,118 +262,187 @@ struct prev {
 	char **vals; /* one per column, NULL when none yet */
 };
 
-static int read_his(struct db *db, struct timeline *t, const char *sql, int64_t id,
-                    const char *part_word, int64_t *nrows)
-{
-	sqlite3_stmt *st;
-	struct prev *pv = NULL;
-	size_t npv = 0, k;
-	int rc, step, ncol, i, c_op = -1, c_type = -1, c_at = -1, c_cur = -1, c_id = -1, c_st = -1;
-	char *last_status = NULL;
+/* The columns of a history row that read_his looks at by name. */
+enum his_col { HC_OP, HC_TYPE, HC_AT, HC_CUR, HC_ID, HC_ST, HC_N };
 
-	if ((rc = db_prepare(db, sql, &st)) != 0)
-		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	ncol = sqlite3_column_count(st);
+static const char *const his_col_names[HC_N] = {[HC_OP] = "operator_id", [HC_TYPE] = "operate_type",
+                                                [HC_AT] = "operate_at",  [HC_CUR] = "currency",
+                                                [HC_ID] = "id",          [HC_ST] = "status"};
+
+/* col[HC_...] = the index of that column in st, -1 when it has none. */
+static void his_find_cols(sqlite3_stmt *st, int ncol, int col[HC_N])
+{
+	int i, j;
+
+	for (j = 0; j < HC_N; j++)
+		col[j] = -1;
 	for (i = 0; i < ncol; i++) {
 		const char *n = sqlite3_column_name(st, i);
 
-		if (!strcmp(n, "operator_id"))
-			c_op = i;
-		else if (!strcmp(n, "operate_type"))
-			c_type = i;
-		else if (!strcmp(n, "operate_at"))
-			c_at = i;
-		else if (!strcmp(n, "currency"))
-			c_cur = i;
-		else if (!strcmp(n, "id"))
-			c_id = i;
-		else if (!strcmp(n, "status"))
-			c_st = i;
-	}
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t rid = sqlite3_column_int64(st, c_id);
-		int type = sqlite3_column_int(st, c_type);
-		const char *cur = t->currency;
-		struct prev *p = NULL;
-		struct history_change *ch;
-		size_t nch = 0;
-		struct ev *e;
-		char part[48];
-
-		(*nrows)++;
-		if (!part_word && c_st >= 0 && t->has_flow && type != 2 &&
-		    sqlite3_column_type(st, c_st) == SQLITE_TEXT) {
-			const char *now_st = (const char *)sqlite3_column_text(st, c_st);
-
-			if (!last_status || strcmp(last_status, now_st))
-				place_flow(t, last_status, now_st, sqlite3_column_int64(st, c_at),
-				           sqlite3_column_int64(st, 0));
-			free(last_status);
-			last_status = xstrdup(now_st);
-		}
-		for (k = 0; k < npv; k++)
-			if (pv[k].id == rid)
-				p = &pv[k];
-		if (!p) {
-			pv = xrealloc(pv, (npv + 1) * sizeof *pv);
-			p = &pv[npv++];
-			p->id = rid;
-			p->vals = xcalloc((size_t)ncol, sizeof *p->vals);
-		}
-		if (c_cur >= 0 && sqlite3_column_type(st, c_cur) == SQLITE_TEXT)
-			cur = (const char *)sqlite3_column_text(st, c_cur);
-		ch = xcalloc((size_t)ncol, sizeof *ch);
-		for (i = 0; i < ncol; i++) {
-			const char *col = sqlite3_column_name(st, i);
-			char *v;
-
-			if (skipped(col, t->has_flow))
-				continue;
-			v = value_text(st, i, col, cur);
-			if (type == 1 || !p->vals[i] || strcmp(p->vals[i], v)) {
-				if (type != 2 && !(type == 1 && !strcmp(v, "-"))) {
-					ch[nch].field = xstrdup(field_name(col));
-					ch[nch].old_value =
-					    type == 1 || !p->vals[i] ? NULL : xstrdup(p->vals[i]);
-					ch[nch].new_value = xstrdup(v);
-					nch++;
-				}
+		for (j = 0; j < HC_N; j++)
+			if (!strcmp(n, his_col_names[j])) {
+				col[j] = i;
+				break;
 			}
-			free(p->vals[i]);
-			p->vals[i] = v;
-		}
-		if (type == 3 && nch == 0) {
-			free(ch); /* only the status (or bookkeeping) changed */
-			continue;
-		}
-		/* a part's rows come after the record's own within one second */
-		e = ev_new(t, 0, (part_word ? PART_SEQ : 0) + sqlite3_column_int64(st, 0) * 2,
-		           sqlite3_column_int64(st, c_at));
-		e->ch = ch;
-		e->e.changes = ch;
-		e->e.nchanges = nch;
-		e->e.what = type == 1 ? "created" : type == 2 ? "deleted" : "changed";
-		e->e.operator= ev_keep(e, xstrdup(c_op >= 0 && sqlite3_column_text(st, c_op)
-		                                      ? (const char *)sqlite3_column_text(st, c_op)
-		                                      : ""));
-		if (part_word) {
-			snprintf(part, sizeof part, "%s %lld", part_word, (long long)rid);
-			e->e.part = ev_keep(e, xstrdup(part));
-		} else {
-			e->e.part = "";
-		}
 	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the history"));
-	sqlite3_finalize(st);
-	free(last_status);
+}
+
+/* A record's own history row of type (not a deletion) with a status: when
+ * the status moved since *last_status, place the status flow row that
+ * moved it; *last_status becomes the row's. */
+static void his_follow_status(struct timeline *t, sqlite3_stmt *st, const int col[HC_N], int type,
+                              char **last_status)
+{
+	const char *now_st;
+
+	if (col[HC_ST] < 0 || !t->has_flow || type == 2 ||
+	    sqlite3_column_type(st, col[HC_ST]) != SQLITE_TEXT)
+		return;
+	now_st = (const char *)sqlite3_column_text(st, col[HC_ST]);
+	if (!*last_status || strcmp(*last_status, now_st))
+		place_flow(t, *last_status, now_st, sqlite3_column_int64(st, col[HC_AT]),
+		           sqlite3_column_int64(st, 0));
+	free(*last_status);
+	*last_status = xstrdup(now_st);
+}
+
+/* The previous row of record rid, added (with no values yet) when none. */
+static struct prev *his_prev(struct prev **pv, size_t *npv, int64_t rid, int ncol)
+{
+	struct prev *p = NULL;
+	size_t k;
+
+	for (k = 0; k < *npv; k++)
+		if ((*pv)[k].id == rid)
+			p = &(*pv)[k];
+	if (!p) {
+		*pv = xrealloc(*pv, (*npv + 1) * sizeof **pv);
+		p = &(*pv)[(*npv)++];
+		p->id = rid;
+		p->vals = xcalloc((size_t)ncol, sizeof *p->vals);
+	}
+	return p;
+}
+
+static void his_prev_free(struct prev *pv, size_t npv, int ncol)
+{
+	size_t k;
+	int i;
+
 	for (k = 0; k < npv; k++) {
 		for (i = 0; i < ncol; i++)
 			free(pv[k].vals[i]);
 		free(pv[k].vals);
 	}
 	free(pv);
+}
+
+/* Is a column's value v (old before, NULL when none) shown as a change in
+ * a row of type (1 created, 2 deleted, 3 changed)? */
+static int his_shows(int type, const char *old, const char *v)
+{
+	if (type == 2 || (type == 1 && !strcmp(v, "-")))
+		return 0;
+	return type == 1 || !old || strcmp(old, v);
+}
+
+/* The changes the row of st makes to p's values (*nch of them; p's values
+ * become the row's). A new array of ncol entries. */
+static struct history_change *his_changes(sqlite3_stmt *st, int ncol, int has_flow, int type,
+                                          const char *cur, struct prev *p, size_t *nch)
+{
+	struct history_change *ch = xcalloc((size_t)ncol, sizeof *ch);
+	int i;
+
+	*nch = 0;
+	for (i = 0; i < ncol; i++) {
+		const char *col = sqlite3_column_name(st, i);
+		char *v;
+
+		if (skipped(col, has_flow))
+			continue;
+		v = value_text(st, i, col, cur);
+		if (his_shows(type, p->vals[i], v)) {
+			ch[*nch].field = xstrdup(field_name(col));
+			ch[*nch].old_value = type == 1 || !p->vals[i] ? NULL : xstrdup(p->vals[i]);
+			ch[*nch].new_value = xstrdup(v);
+			(*nch)++;
+		}
+		free(p->vals[i]);
+		p->vals[i] = v;
+	}
+	return ch;
+}
+
+/* The event of the row of st (record rid, a part's when part_word), with
+ * its changes ch (taken). */
+static void his_add_event(struct timeline *t, sqlite3_stmt *st, const int col[HC_N],
+                          struct history_change *ch, size_t nch, int type, int64_t rid,
+                          const char *part_word)
+{
+	const char *op;
+	struct ev *e;
+	char part[48];
+
+	/* a part's rows come after the record's own within one second */
+	e = ev_new(t, 0, (part_word ? PART_SEQ : 0) + sqlite3_column_int64(st, 0) * 2,
+	           sqlite3_column_int64(st, col[HC_AT]));
+	e->ch = ch;
+	e->e.changes = ch;
+	e->e.nchanges = nch;
+	e->e.what = type == 1 ? "created" : type == 2 ? "deleted" : "changed";
+	op = col[HC_OP] >= 0 && sqlite3_column_text(st, col[HC_OP])
+	         ? (const char *)sqlite3_column_text(st, col[HC_OP])
+	         : "";
+	e->e.operator= ev_keep(e, xstrdup(op));
+	if (part_word) {
+		snprintf(part, sizeof part, "%s %lld", part_word, (long long)rid);
+		e->e.part = ev_keep(e, xstrdup(part));
+	} else {
+		e->e.part = "";
+	}
+}
+
+static int read_his(struct db *db, struct timeline *t, const char *sql, int64_t id,
+                    const char *part_word, int64_t *nrows)
+{
+	sqlite3_stmt *st;
+	struct prev *pv = NULL;
+	size_t npv = 0;
+	int rc, step, ncol, col[HC_N];
+	char *last_status = NULL;
+
+	if ((rc = db_prepare(db, sql, &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	ncol = sqlite3_column_count(st);
+	his_find_cols(st, ncol, col);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t rid = sqlite3_column_int64(st, col[HC_ID]);
+		int type = sqlite3_column_int(st, col[HC_TYPE]);
+		const char *cur = t->currency;
+		struct history_change *ch;
+		struct prev *p;
+		size_t nch;
+
+		(*nrows)++;
+		if (!part_word)
+			his_follow_status(t, st, col, type, &last_status);
+		p = his_prev(&pv, &npv, rid, ncol);
+		if (col[HC_CUR] >= 0 && sqlite3_column_type(st, col[HC_CUR]) == SQLITE_TEXT)
+			cur = (const char *)sqlite3_column_text(st, col[HC_CUR]);
+		ch = his_changes(st, ncol, t->has_flow, type, cur, p, &nch);
+		if (type == 3 && nch == 0) {
+			free(ch); /* only the status (or bookkeeping) changed */
+			continue;
+		}
+		his_add_event(t, st, col, ch, nch, type, rid, part_word);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the history"));
+	sqlite3_finalize(st);
+	free(last_status);
+	his_prev_free(pv, npv, ncol);
 	return rc;
 }
 

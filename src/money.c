@@ -84,52 +84,65 @@ static int parse_int_part(const char **pp, uint64_t *acc)
 	return 0;
 }
 
-int money_parse(const char *text, const struct currency *cur, int64_t *out)
+/* The sign (*neg) and the first character of the amount at text; *pp
+ * after the sign. */
+static int parse_sign(const char *text, const char **pp, int *neg)
 {
 	const char *p = text;
-	uint64_t acc = 0;
-	int neg = 0, frac = 0, rc;
 
-	if (!cur)
-		return err_set(FD_EINVAL, _("unknown currency"));
-	if (!text || !*text)
-		return err_set(FD_EINVAL, _("the amount is empty"));
 	if (*p == '-') {
-		neg = 1;
+		*neg = 1;
 		p++;
 	}
-	if (neg && (*p == '-' || *p == '+'))
+	if (*neg && (*p == '-' || *p == '+'))
 		return err_set(FD_EINVAL, _("the amount has more than one sign"));
 	if (!is_digit(*p)) {
 		if (*p == ' ' || *p == '\t' || (p == text && *p == '\0'))
 			return err_set(FD_EINVAL, _("the amount must not contain blanks"));
 		return err_set(FD_EINVAL, _("the amount must start with a digit or '-'"));
 	}
-	rc = parse_int_part(&p, &acc);
-	if (rc)
-		return rc;
-	if (*p == '.') {
+	*pp = p;
+	return 0;
+}
+
+/* The decimal part at *pp (after the point), at most cur's exponent
+ * digits, into *acc; *frac says how many. */
+static int parse_frac_part(const char **pp, const struct currency *cur, uint64_t *acc, int *frac)
+{
+	const char *p = *pp;
+
+	if (cur->exponent == 0)
+		return err_set(FD_EINVAL, _("%s amounts have no decimal part"), cur->code);
+	while (is_digit(*p)) {
+		if (++*frac > cur->exponent)
+			return err_set(FD_EINVAL, _("%s amounts have at most %d decimals"),
+			               cur->code, cur->exponent);
+		if (acc_digit(acc, *p - '0'))
+			return err_set(FD_EINVAL, _("the amount is too large"));
 		p++;
-		if (cur->exponent == 0)
-			return err_set(FD_EINVAL, _("%s amounts have no decimal part"), cur->code);
-		while (is_digit(*p)) {
-			if (++frac > cur->exponent)
-				return err_set(FD_EINVAL, _("%s amounts have at most %d decimals"),
-				               cur->code, cur->exponent);
-			if (acc_digit(&acc, *p - '0'))
-				return err_set(FD_EINVAL, _("the amount is too large"));
-			p++;
-		}
-		if (frac == 0)
-			return err_set(FD_EINVAL, _("a digit must follow the decimal point"));
 	}
-	if (*p != '\0') {
-		if (*p == ' ' || *p == '\t')
-			return err_set(FD_EINVAL, _("the amount must not contain blanks"));
-		if (*p == 'e' || *p == 'E')
-			return err_set(FD_EINVAL, _("exponents are not allowed in amounts"));
-		return err_set(FD_EINVAL, _("unexpected text after the amount"));
-	}
+	if (*frac == 0)
+		return err_set(FD_EINVAL, _("a digit must follow the decimal point"));
+	*pp = p;
+	return 0;
+}
+
+/* Nothing may follow the amount: say what does. */
+static int parse_end(const char *p)
+{
+	if (*p == '\0')
+		return 0;
+	if (*p == ' ' || *p == '\t')
+		return err_set(FD_EINVAL, _("the amount must not contain blanks"));
+	if (*p == 'e' || *p == 'E')
+		return err_set(FD_EINVAL, _("exponents are not allowed in amounts"));
+	return err_set(FD_EINVAL, _("unexpected text after the amount"));
+}
+
+/* acc in minor units (frac decimals read of cur's exponent), signed, into
+ * *out when it fits. */
+static int parse_result(uint64_t acc, int frac, int neg, const struct currency *cur, int64_t *out)
+{
 	for (; frac < cur->exponent; frac++)
 		if (acc_digit(&acc, 0))
 			return err_set(FD_EINVAL, _("the amount is too large"));
@@ -143,6 +156,30 @@ int money_parse(const char *text, const struct currency *cur, int64_t *out)
 		*out = (int64_t)acc;
 	}
 	return 0;
+}
+
+int money_parse(const char *text, const struct currency *cur, int64_t *out)
+{
+	const char *p = text;
+	uint64_t acc = 0;
+	int neg = 0, frac = 0, rc;
+
+	if (!cur)
+		return err_set(FD_EINVAL, _("unknown currency"));
+	if (!text || !*text)
+		return err_set(FD_EINVAL, _("the amount is empty"));
+	if ((rc = parse_sign(text, &p, &neg)))
+		return rc;
+	if ((rc = parse_int_part(&p, &acc)))
+		return rc;
+	if (*p == '.') {
+		p++;
+		if ((rc = parse_frac_part(&p, cur, &acc, &frac)))
+			return rc;
+	}
+	if ((rc = parse_end(p)))
+		return rc;
+	return parse_result(acc, frac, neg, cur, out);
 }
 
 int money_format(int64_t v, const struct currency *cur, int grouping, char *buf, size_t n)

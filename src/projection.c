@@ -448,14 +448,22 @@ static int seen_invoice(struct pctx *p, int64_t id)
 	return 0;
 }
 
-static int job_pay(struct pctx *p, int64_t job_id, int64_t price, enum pay *out)
+/* What the issued invoices of a job add up to (job_bills). */
+struct job_bills {
+	int64_t n;      /* distinct invoices, void ones too */
+	int64_t live;   /* distinct invoices not void */
+	int64_t asked;  /* what those ask for */
+	int64_t paid;   /* what was paid on them */
+	int64_t billed; /* the job's lines billed on invoices not void */
+};
+
+/* Read the job's invoices into b, and their distinct ids into p->invoices
+ * (a void one as -id). */
+static int job_bills(struct pctx *p, int64_t job_id, struct job_bills *b)
 {
 	sqlite3_stmt *st;
-	int64_t n = 0, live = 0, asked = 0, paid = 0, billed = 0, refunded = 0;
-	size_t i;
 	int rc = 0, step;
 
-	/* the distinct invoices into p->invoices (a void one as -id) */
 	p->ninv = 0;
 	if ((rc = stmt(p, S_BILLS, &st)))
 		return rc;
@@ -466,55 +474,79 @@ static int job_pay(struct pctx *p, int64_t job_id, int64_t price, enum pay *out)
 
 		if (is_void) {
 			if (!seen_invoice(p, -id)) /* void ones kept as -id */
-				n++;
+				b->n++;
 			continue;
 		}
-		if ((rc = money_add(billed, sqlite3_column_int64(st, 4), &billed)))
+		if ((rc = money_add(b->billed, sqlite3_column_int64(st, 4), &b->billed)))
 			break;
 		if (seen_invoice(p, id))
 			continue;
-		n++;
-		live++;
-		if ((rc = money_add(asked, sqlite3_column_int64(st, 2), &asked)) ||
-		    (rc = money_add(paid, sqlite3_column_int64(st, 3), &paid)))
+		b->n++;
+		b->live++;
+		if ((rc = money_add(b->asked, sqlite3_column_int64(st, 2), &b->asked)) ||
+		    (rc = money_add(b->paid, sqlite3_column_int64(st, 3), &b->paid)))
 			break;
 	}
 	sqlite3_reset(st);
 	if (!rc && step != SQLITE_DONE)
 		rc = db_fail(p->db, _("cannot read the invoices of a job"));
-	if (rc)
-		return rc;
-	if (live > 0 && paid == 0) {
-		/* rare: look for a refund of a payment once allocated to them */
-		for (i = 0; i < p->ninv && !refunded; i++) {
-			if (p->invoices[i] < 0)
-				continue;
-			if ((rc = stmt(p, S_REFUNDED, &st)))
-				return rc;
-			sqlite3_bind_int64(st, 1, p->invoices[i]);
-			if (sqlite3_step(st) != SQLITE_ROW) {
-				rc = db_fail(p->db, _("cannot read the refunds of a job"));
-				sqlite3_reset(st);
-				return rc;
-			}
-			refunded = sqlite3_column_int64(st, 0);
+	return rc;
+}
+
+/* Rare: *refunded non-zero when a payment once allocated to one of the
+ * invoices in p->invoices (not void) was refunded. */
+static int job_refunded(struct pctx *p, int64_t *refunded)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < p->ninv && !*refunded; i++) {
+		if (p->invoices[i] < 0)
+			continue;
+		if ((rc = stmt(p, S_REFUNDED, &st)))
+			return rc;
+		sqlite3_bind_int64(st, 1, p->invoices[i]);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			rc = db_fail(p->db, _("cannot read the refunds of a job"));
 			sqlite3_reset(st);
+			return rc;
 		}
+		*refunded = sqlite3_column_int64(st, 0);
+		sqlite3_reset(st);
 	}
-	if (n == 0)
-		*out = price != 0 ? PAY_UNPAID : PAY_NOTHING;
-	else if (live == 0)
-		*out = PAY_VOID;
-	else if (paid == 0)
+	return 0;
+}
+
+/* The payment status of a job of price, from its invoices b. */
+static enum pay job_pay_of(const struct job_bills *b, int64_t price, int64_t refunded)
+{
+	if (b->n == 0)
+		return price != 0 ? PAY_UNPAID : PAY_NOTHING;
+	if (b->live == 0)
+		return PAY_VOID;
+	if (b->paid == 0)
 		/* an invoice that still asks for money is unpaid, whatever was
 		 * refunded before: "refunded" only once nothing is owed */
-		*out = asked > 0 ? PAY_UNPAID : refunded ? PAY_REFUNDED : PAY_VOID;
-	else if (paid < asked || billed < price)
-		*out = PAY_PARTIAL;
-	else if (paid > asked)
-		*out = PAY_OVERPAID;
-	else
-		*out = PAY_PAID;
+		return b->asked > 0 ? PAY_UNPAID : refunded ? PAY_REFUNDED : PAY_VOID;
+	if (b->paid < b->asked || b->billed < price)
+		return PAY_PARTIAL;
+	if (b->paid > b->asked)
+		return PAY_OVERPAID;
+	return PAY_PAID;
+}
+
+static int job_pay(struct pctx *p, int64_t job_id, int64_t price, enum pay *out)
+{
+	struct job_bills b = {0};
+	int64_t refunded = 0;
+	int rc;
+
+	if ((rc = job_bills(p, job_id, &b)))
+		return rc;
+	if (b.live > 0 && b.paid == 0 && (rc = job_refunded(p, &refunded)))
+		return rc;
+	*out = job_pay_of(&b, price, refunded);
 	return 0;
 }
 
@@ -661,13 +693,79 @@ static int read_visit(struct pctx *p, int64_t appt_id, struct cal_row *out, stru
 	return 0;
 }
 
+/* Add link l of visit appt_id to a: its minutes, customer and service,
+ * and, when it counts (the visit and its job are not cancelled), its
+ * share of the price and its payment status; a job that does not count
+ * adds only money it still owes. */
+static int compute_link(struct pctx *p, struct acc *a, const struct link_row *l, int counts,
+                        int64_t appt_id)
+{
+	int64_t share = 0;
+	enum pay pay = PAY_NOTHING;
+	int rc;
+
+	if ((rc = money_add(a->minutes, l->minutes, &a->minutes)))
+		return rc;
+	add_customer(a, l->customer_id, l->customer);
+	add_service(a, l->title);
+	if (!counts || !strcmp(l->status, "cancelled")) {
+		/* no price here, but money it still owes shows */
+		if ((rc = job_pay(p, l->job_id, 0, &pay)))
+			return rc;
+		if (pay == PAY_UNPAID || pay == PAY_PARTIAL)
+			a->pay |= 1u << pay;
+		return 0;
+	}
+	if (l->nvisits == 1) /* this visit alone: the whole price */
+		share = l->price;
+	else if ((rc = job_share(p, l->job_id, l->price, appt_id, &share)))
+		return rc;
+	if ((rc = job_pay(p, l->job_id, l->price, &pay)))
+		return rc;
+	a->pay |= 1u << pay;
+	if (!a->has_currency) {
+		a->has_currency = 1;
+		copy_field(a->currency, sizeof a->currency, l->currency);
+	} else if (strcmp(a->currency, l->currency) != 0) {
+		a->mixed = 1;
+	}
+	if (!a->mixed && (rc = money_add(a->total, share, &a->total)))
+		return rc;
+	return 0;
+}
+
+/* The visit's row from what its links added up to. */
+static void compute_fill(struct acc *a, struct cal_row *out)
+{
+	if (a->ncust == 0)
+		out->customers = xstrdup("");
+	else if (a->ncust == 1)
+		out->customers = xstrdup(a->first_name);
+	else {
+		struct strbuf sb = {0};
+
+		sb_printf(&sb, "%s +%zu", a->first_name, a->ncust - 1);
+		out->customers = sb_steal(&sb);
+	}
+	if (a->services_cut)
+		sb_printf(&a->services, a->nservices ? " +%d" : "+%d", a->services_cut);
+	out->services = xstrdup(sb_cstr(&a->services));
+	out->est_minutes = a->minutes;
+	out->has_total = !a->mixed;
+	out->total = a->mixed ? 0 : a->total;
+	if (a->has_currency && !a->mixed)
+		copy_field(out->currency, sizeof out->currency, a->currency);
+	copy_field(out->pay_status, sizeof out->pay_status, visit_pay(a->pay));
+	out->version = PROJECTION_VERSION;
+}
+
 /* The row visit appt_id should have (*out) and, with old, the row it has
  * (see read_visit). */
 static int compute(struct pctx *p, int64_t appt_id, struct cal_row *out, struct cal_row *old,
                    int *has_old)
 {
 	struct acc a;
-	int rc, counts;
+	int rc = 0, counts;
 	size_t i;
 
 	memset(out, 0, sizeof *out);
@@ -675,62 +773,10 @@ static int compute(struct pctx *p, int64_t appt_id, struct cal_row *out, struct 
 	if ((rc = read_visit(p, appt_id, out, old, has_old)))
 		return rc;
 	counts = strcmp(out->status, "cancelled") != 0 && strcmp(out->status, "no_show") != 0;
-	for (i = 0; i < p->nlinks; i++) {
-		const struct link_row *l = &p->links[i];
-		int64_t share = 0;
-		enum pay pay = PAY_NOTHING;
-
-		if ((rc = money_add(a.minutes, l->minutes, &a.minutes)))
-			break;
-		add_customer(&a, l->customer_id, l->customer);
-		add_service(&a, l->title);
-		if (!counts || !strcmp(l->status, "cancelled")) {
-			/* no price here, but money it still owes shows */
-			if ((rc = job_pay(p, l->job_id, 0, &pay)))
-				break;
-			if (pay == PAY_UNPAID || pay == PAY_PARTIAL)
-				a.pay |= 1u << pay;
-			continue;
-		}
-		if (l->nvisits == 1) /* this visit alone: the whole price */
-			share = l->price;
-		else if ((rc = job_share(p, l->job_id, l->price, appt_id, &share)))
-			break;
-		if ((rc = job_pay(p, l->job_id, l->price, &pay)))
-			break;
-		a.pay |= 1u << pay;
-		if (!a.has_currency) {
-			a.has_currency = 1;
-			copy_field(a.currency, sizeof a.currency, l->currency);
-		} else if (strcmp(a.currency, l->currency) != 0) {
-			a.mixed = 1;
-		}
-		if (!a.mixed && (rc = money_add(a.total, share, &a.total)))
-			break;
-	}
-	if (rc)
-		goto out;
-	if (a.ncust == 0)
-		out->customers = xstrdup("");
-	else if (a.ncust == 1)
-		out->customers = xstrdup(a.first_name);
-	else {
-		struct strbuf sb = {0};
-
-		sb_printf(&sb, "%s +%zu", a.first_name, a.ncust - 1);
-		out->customers = sb_steal(&sb);
-	}
-	if (a.services_cut)
-		sb_printf(&a.services, a.nservices ? " +%d" : "+%d", a.services_cut);
-	out->services = xstrdup(sb_cstr(&a.services));
-	out->est_minutes = a.minutes;
-	out->has_total = !a.mixed;
-	out->total = a.mixed ? 0 : a.total;
-	if (a.has_currency && !a.mixed)
-		copy_field(out->currency, sizeof out->currency, a.currency);
-	copy_field(out->pay_status, sizeof out->pay_status, visit_pay(a.pay));
-	out->version = PROJECTION_VERSION;
-out:
+	for (i = 0; i < p->nlinks && !rc; i++)
+		rc = compute_link(p, &a, &p->links[i], counts, appt_id);
+	if (!rc)
+		compute_fill(&a, out);
 	acc_free(&a);
 	if (rc) {
 		cal_row_free(out);
@@ -1095,15 +1141,59 @@ static int next_size(int want, int max, double took_ms)
 	return want > max ? max : want;
 }
 
+/* One write transaction of a full rebuild: the next batch of at most want
+ * visits after id last (*n of them, their ids in ids), their rows and the
+ * rows of deleted visits among them; *t0 (ms, clock_mono) when it took
+ * the lock. Rolled back on a failure before its commit. */
+static int rebuild_batch_tx(struct db *db, struct pctx *p, struct control_hold *lock, int64_t *ids,
+                            struct batch_row *rows, int64_t last, int want, int *n, double *t0)
+{
+	int64_t queued = 0, rows_now = 0, to;
+	int rc;
+
+	if ((rc = db_begin_write(db)))
+		return rc;
+	*t0 = clock_mono() * 1e3; /* how long it holds the lock, not how long it waited */
+	if ((rc = control_fence(db, lock)) || (rc = next_ids(db, last, ids, want, n)) ||
+	    (rc = db_one_int(db,
+	                     "SELECT EXISTS (SELECT 1 FROM task WHERE status = 'pending' "
+	                     "AND kind = '" PROJECTION_TASK_KIND "')",
+	                     &queued)))
+		goto fail;
+	if ((rc = rebuild_batch(p, ids, *n, last, rows, (int)queued)))
+		goto fail;
+	/* rows of deleted visits between the previous batch and the end of this
+	 * one: every visit of the range has its row now, so there are some
+	 * only if the range holds more rows than visits */
+	to = *n < want ? INT64_MAX : ids[*n - 1];
+	if ((rc = count_rows(db, last, to, &rows_now)))
+		goto fail;
+	if (rows_now > *n && (rc = orphans(db, last, to, NULL, NULL)))
+		goto fail;
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	return rc;
+}
+
+/* Give the connection back the page cache size it had. */
+static void cache_restore(struct db *db, int64_t cache)
+{
+	char sql[48];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)cache);
+	db_exec(db, sql);
+}
+
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out)
 {
 	struct control_hold lock = {0};
 	struct pctx p = {.db = db};
 	struct batch_row *rows;
-	int64_t *ids, last = 0, done = 0, total = 0, queued = 0, cache = -2000, rows_now = 0;
+	int64_t *ids, last = 0, done = 0, total = 0, cache = -2000;
 	int rc, n = 0, want, full;
-	double t0, took;
+	double t0 = 0, took;
 
 	if (n_out)
 		*n_out = 0;
@@ -1120,26 +1210,7 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		goto out;
 	want = batch < FIRST_BATCH ? batch : FIRST_BATCH;
 	do {
-		if ((rc = db_begin_write(db)))
-			goto out;
-		t0 = clock_mono() * 1e3; /* how long it holds the lock, not how long it waited */
-		if ((rc = control_fence(db, &lock)) || (rc = next_ids(db, last, ids, want, &n)) ||
-		    (rc = db_one_int(db,
-		                     "SELECT EXISTS (SELECT 1 FROM task WHERE status = 'pending' "
-		                     "AND kind = '" PROJECTION_TASK_KIND "')",
-		                     &queued)))
-			goto fail;
-		if ((rc = rebuild_batch(&p, ids, n, last, rows, (int)queued)))
-			goto fail;
-		/* rows of deleted visits between the previous batch and the end of this
-		 * one: every visit of the range has its row now, so there are some
-		 * only if the range holds more rows than visits */
-		if ((rc = count_rows(db, last, n < want ? INT64_MAX : ids[n - 1], &rows_now)))
-			goto fail;
-		if (rows_now > n &&
-		    (rc = orphans(db, last, n < want ? INT64_MAX : ids[n - 1], NULL, NULL)))
-			goto fail;
-		if ((rc = db_commit(db)))
+		if ((rc = rebuild_batch_tx(db, &p, &lock, ids, rows, last, want, &n, &t0)))
 			goto out;
 		took = (clock_mono() * 1e3) - t0;
 		full = n == want;
@@ -1157,20 +1228,12 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 			want = next_size(want, batch, took);
 		}
 	} while (full);
-	goto out;
-fail:
-	db_rollback(db);
 out:
 	pctx_free(&p);
 	free(rows);
 	free(ids);
 	control_release(db, &lock);
-	{
-		char sql[48];
-
-		snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)cache);
-		db_exec(db, sql);
-	}
+	cache_restore(db, cache);
 	if (n_out)
 		*n_out = done;
 	return rc;

@@ -147,20 +147,13 @@ struct chanpay {
 	int replayed;       /* out */
 };
 
-/* INSIDE the caller's transaction: record the payment of c once (see
- * recon.h), or find it recorded already (c->replayed). */
-static int chanpay_in(struct db *db, struct chanpay *c)
+/* Is c recorded already (a reconciliation_payment row for its channel
+ * reference or line)? Then c->payment_id and c->replayed = 1. */
+static int chanpay_known(struct db *db, struct chanpay *c)
 {
-	struct pay_order po;
-	int have_po = 0, rc;
-	struct payment_input in = {0};
-	struct alloc_input *al = NULL, one;
-	size_t nal = 0;
 	sqlite3_stmt *st;
-	int64_t customer = c->p->customer_id;
-	char key[300], canon[600], hash[65], note[300], why[300], *stored = NULL;
+	int rc;
 
-	c->replayed = 0;
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT payment_id FROM reconciliation_payment WHERE provider_code = ?1"
@@ -177,19 +170,27 @@ static int chanpay_in(struct db *db, struct chanpay *c)
 		c->replayed = 1;
 	}
 	db_release(db, st);
-	if (c->replayed)
+	return 0;
+}
+
+/* Our card payment order for c, if any, into *po (*have_po = 1): already
+ * paid by the worker (c->replayed), or refused when its amount or currency
+ * differ; *customer (when 0) gets its customer. */
+static int chanpay_order(struct db *db, struct chanpay *c, struct pay_order *po, int *have_po,
+                         int64_t *customer)
+{
+	*have_po = chan_order_by_channel(db, c->provider, c->channel_ref, po) == 0 ||
+	           (*c->order_no && chan_order_get(db, c->order_no, po) == 0 &&
+	            !strcmp(po->provider, c->provider));
+	if (!*have_po)
 		return 0;
-	if (chan_order_by_channel(db, c->provider, c->channel_ref, &po) == 0 ||
-	    (*c->order_no && chan_order_get(db, c->order_no, &po) == 0 &&
-	     !strcmp(po.provider, c->provider)))
-		have_po = 1;
-	if (have_po && po.payment_id) {
+	if (po->payment_id) {
 		/* the worker posted it meanwhile */
-		c->payment_id = po.payment_id;
+		c->payment_id = po->payment_id;
 		c->replayed = 1;
 		return 0;
 	}
-	if (have_po && (po.amount != c->amount || strcasecmp(po.currency, c->currency))) {
+	if (po->amount != c->amount || strcasecmp(po->currency, c->currency)) {
 		char a[MONEY_BUFSZ], b[MONEY_BUFSZ];
 
 		return err_set(
@@ -197,38 +198,138 @@ static int chanpay_in(struct db *db, struct chanpay *c)
 		    _("the channel shows %1$s %2$s for our card payment order %3$s, which "
 		      "is for %4$s %5$s: not recorded; accept the difference with a note "
 		      "and settle it by hand"),
-		    money_text(c->amount, c->currency, 0, a), c->currency, po.order_no,
-		    money_text(po.amount, po.currency, 0, b), po.currency);
+		    money_text(c->amount, c->currency, 0, a), c->currency, po->order_no,
+		    money_text(po->amount, po->currency, 0, b), po->currency);
 	}
-	if (have_po && !customer)
-		customer = po.customer_id;
+	if (!*customer)
+		*customer = po->customer_id;
+	return 0;
+}
+
+/* With no invoice named, the order's invoice: what it owes, at most the
+ * payment, when that is more than 0. */
+static void chanpay_order_invoice(struct db *db, const struct chanpay *c, int64_t invoice_id,
+                                  struct alloc_input **al, size_t *nal)
+{
+	struct invoice iv;
+	struct alloc_input one;
+
+	if (invoice_get(db, invoice_id, &iv) != 0)
+		return;
+	one.invoice_id = invoice_id;
+	one.amount = iv.balance < c->amount ? iv.balance : c->amount;
+	invoice_free(&iv);
+	if (one.amount > 0) {
+		*al = xcalloc(1, sizeof **al);
+		(*al)[0] = one;
+		*nal = 1;
+	}
+}
+
+/* The allocations of c's payment (*al, *nal; the caller frees *al): the
+ * invoices named, else the order's (po, may be NULL); refused when whose
+ * payment it is stays unknown. */
+static int chanpay_allocs(struct db *db, const struct chanpay *c, const struct pay_order *po,
+                          int64_t *customer, struct alloc_input **al, size_t *nal)
+{
+	int rc;
+
+	if ((rc = allocs_read(db, c->p, c->currency, c->amount, customer, al)) != 0)
+		return rc;
+	*nal = c->p->n;
+	if (!*nal && po && po->invoice_id)
+		chanpay_order_invoice(db, c, po->invoice_id, al, nal);
+	if (!*customer) {
+		free(*al);
+		*al = NULL;
+		return err_set(FD_EINVAL,
+		               _("say whose payment it is: --customer C or --invoice INV"));
+	}
+	return 0;
+}
+
+/* Record c's payment of customer, allocated as al says. */
+static int chanpay_record(struct db *db, struct chanpay *c, int64_t customer,
+                          const struct alloc_input *al, size_t nal)
+{
+	struct payment_input in = {0};
+	char note[300];
+
+	snprintf(note, sizeof note, _("recorded from the channel's data (%1$s %2$s)"), c->provider,
+	         c->line_id ? c->line_id : c->channel_ref);
+	in.customer_id = customer;
+	in.currency = c->currency;
+	in.amount = c->amount;
+	in.method = "card";
+	in.reference = strlen(c->channel_ref) <= 100 ? c->channel_ref : NULL;
+	in.received_at = c->received_at > clock_now() ? 0 : c->received_at;
+	in.note = note;
+	in.channel_ref = 1;
+	return payment_record_in(db, &in, al, nal, &c->payment_id);
+}
+
+/* Our open card payment order po is paid by c's payment. */
+static int chanpay_order_paid(struct db *db, const struct chanpay *c, struct pay_order *po)
+{
+	char why[300];
+
+	snprintf(why, sizeof why, _("reconciliation: recorded from the channel's data"));
+	if (!*po->channel_id)
+		snprintf(po->channel_id, sizeof po->channel_id, "%s", c->channel_ref);
+	po->payment_id = c->payment_id;
+	return chan_order_move(db, po, "paid", why);
+}
+
+/* The reconciliation_payment row that ties c's channel data to its payment. */
+static int chanpay_link(struct db *db, const struct chanpay *c)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	rc = db_prepare_cached(db,
+	                       "INSERT INTO reconciliation_payment (provider_code, channel_ref,"
+	                       " line_id, payment_id, diff_id, event_id, operator_id, created_at)"
+	                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, c->provider, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, c->channel_ref, -1, SQLITE_STATIC);
+	if (c->line_id)
+		sqlite3_bind_text(st, 3, c->line_id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, c->payment_id);
+	if (c->diff_id)
+		sqlite3_bind_int64(st, 5, c->diff_id);
+	if (c->event_id)
+		sqlite3_bind_int64(st, 6, c->event_id);
+	sqlite3_bind_text(st, 7, db_operator(), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 8, clock_now());
+	return db_run_cached(db, st, _("recording the payment's channel data"));
+}
+
+/* INSIDE the caller's transaction: record the payment of c once (see
+ * recon.h), or find it recorded already (c->replayed). */
+static int chanpay_in(struct db *db, struct chanpay *c)
+{
+	struct pay_order po;
+	int have_po = 0, rc;
+	struct alloc_input *al = NULL;
+	size_t nal = 0;
+	int64_t customer = c->p->customer_id;
+	char key[300], canon[600], hash[65], *stored = NULL;
+
+	c->replayed = 0;
+	if ((rc = chanpay_known(db, c)) != 0 || c->replayed)
+		return rc;
+	if ((rc = chanpay_order(db, c, &po, &have_po, &customer)) != 0 || c->replayed)
+		return rc;
 	if (c->amount <= 0)
 		return err_set(FD_EINVAL,
 		               _("the channel's line is not money received (%lld): "
 		                 "nothing to record"),
 		               (long long)c->amount);
-	if ((rc = allocs_read(db, c->p, c->currency, c->amount, &customer, &al)) != 0)
+	if ((rc = chanpay_allocs(db, c, have_po ? &po : NULL, &customer, &al, &nal)) != 0)
 		return rc;
-	nal = c->p->n;
-	if (!nal && have_po && po.invoice_id) {
-		struct invoice iv;
-
-		if (invoice_get(db, po.invoice_id, &iv) == 0) {
-			one.invoice_id = po.invoice_id;
-			one.amount = iv.balance < c->amount ? iv.balance : c->amount;
-			invoice_free(&iv);
-			if (one.amount > 0) {
-				al = xcalloc(1, sizeof *al);
-				al[0] = one;
-				nal = 1;
-			}
-		}
-	}
-	if (!customer) {
-		free(al);
-		return err_set(FD_EINVAL,
-		               _("say whose payment it is: --customer C or --invoice INV"));
-	}
 	snprintf(key, sizeof key, "recon:pay:%s:%s", c->provider, c->channel_ref);
 	snprintf(canon, sizeof canon, "customer=%lld\namount=%lld\ncurrency=%s\nref=%s\n",
 	         (long long)customer, (long long)c->amount, c->currency, c->channel_ref);
@@ -243,45 +344,11 @@ static int chanpay_in(struct db *db, struct chanpay *c)
 	}
 	if (rc)
 		goto out;
-	snprintf(note, sizeof note, _("recorded from the channel's data (%1$s %2$s)"), c->provider,
-	         c->line_id ? c->line_id : c->channel_ref);
-	in.customer_id = customer;
-	in.currency = c->currency;
-	in.amount = c->amount;
-	in.method = "card";
-	in.reference = strlen(c->channel_ref) <= 100 ? c->channel_ref : NULL;
-	in.received_at = c->received_at > clock_now() ? 0 : c->received_at;
-	in.note = note;
-	in.channel_ref = 1;
-	if ((rc = payment_record_in(db, &in, al, nal, &c->payment_id)) != 0)
+	if ((rc = chanpay_record(db, c, customer, al, nal)) != 0)
 		goto out;
-	if (have_po && chan_order_is_open(po.status)) {
-		snprintf(why, sizeof why, _("reconciliation: recorded from the channel's data"));
-		if (!*po.channel_id)
-			snprintf(po.channel_id, sizeof po.channel_id, "%s", c->channel_ref);
-		po.payment_id = c->payment_id;
-		if ((rc = chan_order_move(db, &po, "paid", why)) != 0)
-			goto out;
-	}
-	rc = db_prepare_cached(db,
-	                       "INSERT INTO reconciliation_payment (provider_code, channel_ref,"
-	                       " line_id, payment_id, diff_id, event_id, operator_id, created_at)"
-	                       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-	                       &st);
-	if (rc)
+	if (have_po && chan_order_is_open(po.status) && (rc = chanpay_order_paid(db, c, &po)) != 0)
 		goto out;
-	sqlite3_bind_text(st, 1, c->provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, c->channel_ref, -1, SQLITE_STATIC);
-	if (c->line_id)
-		sqlite3_bind_text(st, 3, c->line_id, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, c->payment_id);
-	if (c->diff_id)
-		sqlite3_bind_int64(st, 5, c->diff_id);
-	if (c->event_id)
-		sqlite3_bind_int64(st, 6, c->event_id);
-	sqlite3_bind_text(st, 7, db_operator(), -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 8, clock_now());
-	if ((rc = db_run_cached(db, st, _("recording the payment's channel data"))) != 0)
+	if ((rc = chanpay_link(db, c)) != 0)
 		goto out;
 	snprintf(canon, sizeof canon, "%lld", (long long)c->payment_id);
 	rc = idem_finish(db, key, "recon pay", hash, canon);
@@ -446,80 +513,107 @@ static int correct_refund(struct db *db, int64_t pay_id, int64_t amount, const c
 	return refund_post_in(db, &in, refund_id);
 }
 
+/* A refund the desk did not know (line l of difference d): record it, and
+ * our card payment order follows. */
+static int correct_unknown_refund(struct db *db, struct correct *x, const struct recon_diff *d,
+                                  const struct chan_settle_line *l)
+{
+	struct pay_order po;
+	int rc;
+
+	if ((rc = correct_refund(db, d->payment_id, -l->amount, l->refund_id, x->p->note,
+	                         &x->refund_id)) != 0)
+		return rc;
+	if (chan_order_of_payment(db, d->payment_id, &po) == 0 && chan_order_is_paid(po.status) &&
+	    po.refunded - l->amount <= po.amount) {
+		po.refunded -= l->amount;
+		rc = chan_order_move(db, &po, po.refunded == po.amount ? "refunded" : "refunding",
+		                     _("reconciliation: a refund the channel made"));
+		if (rc == FD_ECONFLICT && !strcmp(po.status, "refunding"))
+			rc = chan_order_save(db, &po, NULL);
+	}
+	return rc;
+}
+
+/* The channel got delta more than payment pay: record it as a payment of
+ * the same customer and currency, allocated as x->p says. */
+static int correct_more(struct db *db, struct correct *x, const struct payment *pay, int64_t delta)
+{
+	struct payment_input in = {0};
+	struct alloc_input *al = NULL;
+	int64_t customer = pay->customer_id;
+	int rc;
+
+	rc = allocs_read(db, x->p, pay->currency, delta, &customer, &al);
+	if (!rc) {
+		in.customer_id = pay->customer_id;
+		in.currency = pay->currency;
+		in.amount = delta;
+		in.method = "card";
+		in.note = x->p->note;
+		rc = payment_record_in(db, &in, al, x->p->n, &x->payment_id);
+	}
+	free(al);
+	return rc;
+}
+
+/* The channel and the desk differ in amount: refund what the desk has too
+ * much, or record what it has too little. */
+static int correct_amount(struct db *db, struct correct *x, const struct recon_diff *d)
+{
+	int64_t delta = d->channel_amount - d->local_amount;
+	struct payment pay;
+	int rc;
+
+	if ((rc = payment_get(db, d->payment_id, &pay)) != 0)
+		return rc;
+	if (delta < 0)
+		rc = correct_refund(db, d->payment_id, -delta, NULL, x->p->note, &x->refund_id);
+	else
+		rc = correct_more(db, x, &pay, delta);
+	payment_free(&pay);
+	return rc;
+}
+
+/* A payment the channel does not have: refund what is left of it. */
+static int correct_local_only(struct db *db, struct correct *x, const struct recon_diff *d)
+{
+	struct payment pay;
+	int rc;
+
+	if ((rc = payment_get(db, d->payment_id, &pay)) != 0)
+		return rc;
+	rc = correct_refund(db, d->payment_id, pay.amount - pay.refunded, NULL, x->p->note,
+	                    &x->refund_id);
+	payment_free(&pay);
+	return rc;
+}
+
 static int correct_tx(struct db *db, void *arg)
 {
 	struct correct *x = arg;
 	struct recon_diff d;
 	struct chan_settle_line l;
-	struct payment pay;
 	int rc, have_line;
 
 	if ((rc = diff_open(db, x->id, &d)) != 0)
 		return rc;
 	have_line = d.line_data && recon_line_parse(d.line_data, &l) == 0;
 	if (!strcmp(d.kind, "status_mismatch") && have_line && l.kind == CHAN_SETTLE_REFUND &&
-	    !d.refund_id && d.payment_id) {
-		/* a refund the desk did not know: record it, and the order follows */
-		struct pay_order po;
-
-		if ((rc = correct_refund(db, d.payment_id, -l.amount, l.refund_id, x->p->note,
-		                         &x->refund_id)) != 0)
-			goto out;
-		if (chan_order_of_payment(db, d.payment_id, &po) == 0 &&
-		    chan_order_is_paid(po.status) && po.refunded - l.amount <= po.amount) {
-			po.refunded -= l.amount;
-			rc = chan_order_move(db, &po,
-			                     po.refunded == po.amount ? "refunded" : "refunding",
-			                     _("reconciliation: a refund the channel made"));
-			if (rc == FD_ECONFLICT && !strcmp(po.status, "refunding"))
-				rc = chan_order_save(db, &po, NULL);
-			if (rc)
-				goto out;
-		}
-	} else if (!strcmp(d.kind, "amount_mismatch") && !d.refund_id && d.has_local &&
-	           d.has_channel) {
-		int64_t delta = d.channel_amount - d.local_amount;
-
-		if ((rc = payment_get(db, d.payment_id, &pay)) != 0)
-			goto out;
-		if (delta < 0) {
-			rc = correct_refund(db, d.payment_id, -delta, NULL, x->p->note,
-			                    &x->refund_id);
-		} else {
-			struct payment_input in = {0};
-			struct alloc_input *al = NULL;
-			int64_t customer = pay.customer_id;
-
-			rc = allocs_read(db, x->p, pay.currency, delta, &customer, &al);
-			if (!rc) {
-				in.customer_id = pay.customer_id;
-				in.currency = pay.currency;
-				in.amount = delta;
-				in.method = "card";
-				in.note = x->p->note;
-				rc = payment_record_in(db, &in, al, x->p->n, &x->payment_id);
-			}
-			free(al);
-		}
-		payment_free(&pay);
-		if (rc)
-			goto out;
-	} else if (!strcmp(d.kind, "local_only") && !d.refund_id && d.payment_id) {
-		if ((rc = payment_get(db, d.payment_id, &pay)) != 0)
-			goto out;
-		rc = correct_refund(db, d.payment_id, pay.amount - pay.refunded, NULL, x->p->note,
-		                    &x->refund_id);
-		payment_free(&pay);
-		if (rc)
-			goto out;
-	} else {
+	    !d.refund_id && d.payment_id)
+		rc = correct_unknown_refund(db, x, &d, &l);
+	else if (!strcmp(d.kind, "amount_mismatch") && !d.refund_id && d.has_local && d.has_channel)
+		rc = correct_amount(db, x, &d);
+	else if (!strcmp(d.kind, "local_only") && !d.refund_id && d.payment_id)
+		rc = correct_local_only(db, x, &d);
+	else
 		rc =
 		    err_set(FD_EINVAL,
 		            _("no correcting entry fits difference %1$lld (%2$s): accept it with a "
 		              "note (--accept), or record a channel charge (--record)"),
 		            (long long)x->id, d.kind);
+	if (rc)
 		goto out;
-	}
 	rc = recon_resolution_write(db, x->id, "correcting_entry", x->p->note, x->payment_id,
 	                            x->refund_id, 0);
 out:

@@ -543,13 +543,12 @@ static int matched_before(struct run *r, const struct litem *it)
 	return found;
 }
 
-int recon_match(struct run *r)
+/* Index our items by order id, order number and refund id; mark those of
+ * the day. */
+static void match_index(struct run *r)
 {
 	size_t i;
-	int rc;
 
-	if ((rc = read_local(r, r->from - r->tol, r->to + r->tol)) != 0)
-		return rc;
 	sidx_init(&r->by_order, r->nit + r->n);
 	sidx_init(&r->by_no, r->nit + r->n);
 	sidx_init(&r->by_refund, r->nit + r->n);
@@ -564,75 +563,123 @@ int recon_match(struct run *r)
 			sidx_put(&r->by_no, it->order_no, (int)i);
 		}
 	}
+}
+
+/* Line li (a charge; in_day: of the day) against our payment, or a
+ * channel_only difference. */
+static void match_charge(struct run *r, size_t li, int in_day)
+{
+	const struct chan_settle_line *l = &r->lines[li];
+	int ii = payment_of_line(r, l);
+	struct ndiff *d;
+	char a[MONEY_BUFSZ];
+
+	if (ii >= 0) {
+		r->it[ii].seen = 1;
+		if (in_day || r->it[ii].in_day)
+			compare(r, li, ii);
+		return;
+	}
+	if (!in_day)
+		return;
+	d = diff_new(r, "channel_only");
+	snprintf(d->key, sizeof d->key, "line:%s", l->id);
+	d->line = l;
+	amount_text(l->amount, l->currency, a);
+	snprintf(d->detail, sizeof d->detail,
+	         _("the channel received %1$s %2$s (line %3$s, order %4$s) "
+	           "that we "
+	           "never recorded"),
+	         a, l->currency, l->id, *l->order_id ? l->order_id : "-");
+}
+
+/* Line li (a refund; in_day: of the day) against our refund, else a
+ * status_mismatch of our payment it refunds, else a channel_only
+ * difference. */
+static void match_refund(struct run *r, size_t li, int in_day)
+{
+	const struct chan_settle_line *l = &r->lines[li];
+	int ii = sidx_get(&r->by_refund, l->refund_id), pi = -1;
+	struct ndiff *d;
+	char a[MONEY_BUFSZ];
+
+	if (ii < 0) {
+		pi = payment_of_line(r, l);
+		if (pi >= 0)
+			ii = lookup_refund(r, r->it[pi].payment_id, l->refund_id);
+	}
+	if (ii >= 0) {
+		r->it[ii].seen = 1;
+		if (in_day || r->it[ii].in_day)
+			compare(r, li, ii);
+		return;
+	}
+	if (!in_day)
+		return;
+	amount_text(-l->amount, l->currency, a);
+	if (pi >= 0) {
+		d = diff_new(r, "status_mismatch");
+		d->payment_id = r->it[pi].payment_id;
+		snprintf(d->detail, sizeof d->detail,
+		         _("the channel refunded %1$s %2$s of our payment "
+		           "%3$lld "
+		           "(refund %4$s), which we think paid"),
+		         a, l->currency, (long long)d->payment_id, l->refund_id);
+	} else {
+		d = diff_new(r, "channel_only");
+		snprintf(d->detail, sizeof d->detail,
+		         _("the channel refunded %1$s %2$s (refund %3$s) "
+		           "of a payment "
+		           "we do not know"),
+		         a, l->currency, l->refund_id);
+	}
+	snprintf(d->key, sizeof d->key, "line:%s", l->id);
+	d->line = l;
+}
+
+/* Our item it of the day that no line matched: a local_only difference. */
+static void match_local_only(struct run *r, const struct litem *it)
+{
+	struct ndiff *d = diff_new(r, "local_only");
+	char a[MONEY_BUFSZ];
+
+	snprintf(d->key, sizeof d->key, "%s:%lld", it->refund ? "refund" : "payment",
+	         (long long)it->id);
+	d->payment_id = it->payment_id;
+	d->refund_id = it->refund ? it->id : 0;
+	d->has_local = 1;
+	d->local_amount = it->amount;
+	snprintf(d->local_currency, sizeof d->local_currency, "%s", it->currency);
+	amount_text(it->amount, it->currency, a);
+	snprintf(d->detail, sizeof d->detail,
+	         it->refund ? _("we recorded refund %1$lld of %2$s %3$s, which the channel does "
+	                        "not show")
+	                    : _("we recorded card payment %1$lld of %2$s %3$s, which the channel "
+	                        "does not show"),
+	         (long long)it->id, a, it->currency);
+}
+
+int recon_match(struct run *r)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = read_local(r, r->from - r->tol, r->to + r->tol)) != 0)
+		return rc;
+	match_index(r);
 	for (i = 0; i < r->n; i++) {
 		const struct chan_settle_line *l = &r->lines[i];
 		int in_day = l->created >= r->from && l->created < r->to;
-		int ii, pi;
 
 		if (in_day)
 			r->res->lines++;
-		if (l->kind == CHAN_SETTLE_CHARGE) {
-			ii = payment_of_line(r, l);
-			if (ii >= 0) {
-				r->it[ii].seen = 1;
-				if (in_day || r->it[ii].in_day)
-					compare(r, i, ii);
-			} else if (in_day) {
-				struct ndiff *d = diff_new(r, "channel_only");
-				char a[MONEY_BUFSZ];
-
-				snprintf(d->key, sizeof d->key, "line:%s", l->id);
-				d->line = l;
-				amount_text(l->amount, l->currency, a);
-				snprintf(d->detail, sizeof d->detail,
-				         _("the channel received %1$s %2$s (line %3$s, order %4$s) "
-				           "that we "
-				           "never recorded"),
-				         a, l->currency, l->id, *l->order_id ? l->order_id : "-");
-			}
-		} else if (l->kind == CHAN_SETTLE_REFUND) {
-			ii = sidx_get(&r->by_refund, l->refund_id);
-			pi = -1;
-			if (ii < 0) {
-				pi = payment_of_line(r, l);
-				if (pi >= 0)
-					ii = lookup_refund(r, r->it[pi].payment_id, l->refund_id);
-			}
-			if (ii >= 0) {
-				r->it[ii].seen = 1;
-				if (in_day || r->it[ii].in_day)
-					compare(r, i, ii);
-			} else if (in_day) {
-				struct ndiff *d;
-				char a[MONEY_BUFSZ];
-
-				amount_text(-l->amount, l->currency, a);
-				if (pi >= 0) {
-					d = diff_new(r, "status_mismatch");
-					d->payment_id = r->it[pi].payment_id;
-					snprintf(d->detail, sizeof d->detail,
-					         _("the channel refunded %1$s %2$s of our payment "
-					           "%3$lld "
-					           "(refund %4$s), which we think paid"),
-					         a, l->currency, (long long)d->payment_id,
-					         l->refund_id);
-				} else {
-					d = diff_new(r, "channel_only");
-					snprintf(d->detail, sizeof d->detail,
-					         _("the channel refunded %1$s %2$s (refund %3$s) "
-					           "of a payment "
-					           "we do not know"),
-					         a, l->currency, l->refund_id);
-				}
-				snprintf(d->key, sizeof d->key, "line:%s", l->id);
-				d->line = l;
-			}
-		}
+		if (l->kind == CHAN_SETTLE_CHARGE)
+			match_charge(r, i, in_day);
+		else if (l->kind == CHAN_SETTLE_REFUND)
+			match_refund(r, i, in_day);
 	}
 	for (i = 0; i < r->nit; i++) {
 		struct litem *it = &r->it[i];
-		struct ndiff *d;
-		char a[MONEY_BUFSZ];
 
 		if (!it->in_day)
 			continue;
@@ -640,22 +687,7 @@ int recon_match(struct run *r)
 		if (it->seen || !strcmp(it->status, "void") ||
 		    (it->refund && strcmp(it->status, "succeeded")) || matched_before(r, it))
 			continue;
-		d = diff_new(r, "local_only");
-		snprintf(d->key, sizeof d->key, "%s:%lld", it->refund ? "refund" : "payment",
-		         (long long)it->id);
-		d->payment_id = it->payment_id;
-		d->refund_id = it->refund ? it->id : 0;
-		d->has_local = 1;
-		d->local_amount = it->amount;
-		snprintf(d->local_currency, sizeof d->local_currency, "%s", it->currency);
-		amount_text(it->amount, it->currency, a);
-		snprintf(d->detail, sizeof d->detail,
-		         it->refund
-		             ? _("we recorded refund %1$lld of %2$s %3$s, which the channel does "
-		                 "not show")
-		             : _("we recorded card payment %1$lld of %2$s %3$s, which the channel "
-		                 "does not show"),
-		         (long long)it->id, a, it->currency);
+		match_local_only(r, it);
 	}
 	return 0;
 }

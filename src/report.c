@@ -140,29 +140,25 @@ static void name_take(struct aging_acc *acc, const unsigned char *name)
 	}
 }
 
-/* The aging of every customer (customer_id 0) or of one: the same rows
- * and sums either way, only the WHERE differs (for one customer the
- * indexes are searched by customer_id instead of read whole). */
-static int aging(struct db *db, int64_t on, int64_t customer_id,
-                 int (*cb)(const struct aging_row *r, void *arg), void *arg)
-{
-	int64_t day = clock_day_start(on), limit[AGING_BUCKETS - 1];
-	sqlite3_stmt *bs = NULL, *cs = NULL, *ns = NULL;
-	struct aging_acc *rows = NULL, *r;
-	size_t n = 0, cap = 0, k;
-	int64_t orphan = 0, overflow = 0;
-	struct stream bsm = {0}, csm = {0};
-	int rc, nstep, i;
+/* One computation of the aging report: its statements, where they stand
+ * and the rows gathered so far. */
+struct aging_scan {
+	struct stream b;                  /* the open invoices */
+	struct stream c;                  /* the payments with credit */
+	sqlite3_stmt *ns;                 /* SELECT id, name FROM customer ... */
+	int nstep;                        /* ns's last sqlite3_step result */
+	int64_t limit[AGING_BUCKETS - 1]; /* limit[i]: the earliest due date of bucket i */
+	int64_t orphan;                   /* a customer with money and no customer row */
+	int64_t overflow;                 /* a customer whose amounts are too large to add */
+	struct aging_acc *rows;
+	size_t n, cap;
+};
 
-	/* due on `on`'s day or later: current; the day before: 1 day past due;
-	 * limit[i] is the earliest due date of bucket i */
-	limit[AGING_CURRENT] = day;
-	limit[AGING_1_30] = clock_add_days(day, -30);
-	limit[AGING_31_60] = clock_add_days(day, -60);
-	limit[AGING_61_90] = clock_add_days(day, -90);
-	/* one read transaction: one snapshot for the three statements */
-	if ((rc = db_exec(db, "BEGIN")) != 0)
-		return rc;
+/* Prepare the scan's three statements (bound to customer_id unless 0). */
+static int aging_prepare(struct db *db, int64_t customer_id, struct aging_scan *sc)
+{
+	int rc;
+
 	/* The open invoices and the payments with credit, each read from its
 	 * covering index (invoice_open_aging, payment_with_credit) in
 	 * (customer, currency) order, so that neither needs a sort or a row
@@ -177,7 +173,7 @@ static int aging(struct db *db, int64_t on, int64_t customer_id,
 	                              " WHERE status = 'issued' OR status = 'partially_paid'"
 	                              "  OR status = 'overpaid'"
 	                              " ORDER BY customer_id, currency",
-	                &bs);
+	                &sc->b.st);
 	if (!rc)
 		rc = db_prepare(db,
 		                customer_id
@@ -189,84 +185,121 @@ static int aging(struct db *db, int64_t on, int64_t customer_id,
 		                      " FROM payment WHERE status IN ('unallocated',"
 		                      " 'partially_allocated')"
 		                      " ORDER BY customer_id, currency",
-		                &cs);
+		                &sc->c.st);
 	if (!rc)
-		rc =
-		    db_prepare(db, "SELECT id, name FROM customer WHERE id >= ?1 ORDER BY id", &ns);
+		rc = db_prepare(db, "SELECT id, name FROM customer WHERE id >= ?1 ORDER BY id",
+		                &sc->ns);
 	if (rc)
-		goto out;
+		return rc;
 	if (customer_id) {
-		sqlite3_bind_int64(bs, 1, customer_id);
-		sqlite3_bind_int64(cs, 1, customer_id);
+		sqlite3_bind_int64(sc->b.st, 1, customer_id);
+		sqlite3_bind_int64(sc->c.st, 1, customer_id);
 	}
-	bsm.st = bs;
-	bsm.nv = 2;
-	csm.st = cs;
-	csm.nv = 1;
-	/* merge the two ordered streams; the customers (by id) for names */
-	stream_next(&bsm);
-	stream_next(&csm);
-	nstep = SQLITE_DONE; /* nothing read yet: the first name_find seeks */
-	while (bsm.step == SQLITE_ROW || csm.step == SQLITE_ROW) {
-		struct aging_acc key = {0};
-		int64_t owed = 0, due, bal;
+	sc->b.nv = 2;
+	sc->c.nv = 1;
+	return 0;
+}
 
-		/* the smaller key of the two streams */
-		key_take(bsm.step == SQLITE_ROW ? &bsm : &csm, &key);
-		if (bsm.step == SQLITE_ROW && csm.step == SQLITE_ROW && key_cmp(&csm, &key) < 0)
-			key_take(&csm, &key);
-		for (; bsm.step == SQLITE_ROW && key_cmp(&bsm, &key) == 0; stream_next(&bsm)) {
-			due = bsm.v[0];
-			bal = bsm.v[1];
-			for (i = 0; i < AGING_BUCKETS - 1 && due < limit[i]; i++)
-				;
-			if (money_add(key.bucket[i], bal, &key.bucket[i]) ||
-			    money_add(owed, bal, &owed))
-				overflow = key.customer_id;
-		}
-		for (; csm.step == SQLITE_ROW && key_cmp(&csm, &key) == 0; stream_next(&csm))
-			if (money_add(key.credit, csm.v[0], &key.credit))
-				overflow = key.customer_id;
-		if (overflow)
+/* The bucket of an invoice due at due. */
+static int aging_bucket(const int64_t *limit, int64_t due)
+{
+	int i;
+
+	for (i = 0; i < AGING_BUCKETS - 1 && due < limit[i]; i++)
+		;
+	return i;
+}
+
+/* Sum into key the rows of both streams that have the smaller (customer,
+ * currency) key, stepping past them; *owed gets the invoices' balances.
+ * Sets sc->overflow when a sum is too large. */
+static void aging_sum_key(struct aging_scan *sc, struct aging_acc *key, int64_t *owed)
+{
+	struct stream *b = &sc->b, *c = &sc->c;
+	int i;
+
+	key_take(b->step == SQLITE_ROW ? b : c, key);
+	if (b->step == SQLITE_ROW && c->step == SQLITE_ROW && key_cmp(c, key) < 0)
+		key_take(c, key);
+	for (; b->step == SQLITE_ROW && key_cmp(b, key) == 0; stream_next(b)) {
+		i = aging_bucket(sc->limit, b->v[0]);
+		if (money_add(key->bucket[i], b->v[1], &key->bucket[i]) ||
+		    money_add(*owed, b->v[1], owed))
+			sc->overflow = key->customer_id;
+	}
+	for (; c->step == SQLITE_ROW && key_cmp(c, key) == 0; stream_next(c))
+		if (money_add(key->credit, c->v[0], &key->credit))
+			sc->overflow = key->customer_id;
+}
+
+/* Merge the two ordered streams into sc->rows, one row per (customer,
+ * currency) that owes or has credit, named from the customers (by id);
+ * stops at an overflow, an orphan or a failed step. */
+static void aging_collect(struct aging_scan *sc)
+{
+	stream_next(&sc->b);
+	stream_next(&sc->c);
+	sc->nstep = SQLITE_DONE; /* nothing read yet: the first name_find seeks */
+	while (sc->b.step == SQLITE_ROW || sc->c.step == SQLITE_ROW) {
+		struct aging_acc key = {0};
+		int64_t owed = 0;
+
+		aging_sum_key(sc, &key, &owed);
+		if (sc->overflow)
 			break;
 		if (owed == 0 && key.credit == 0) /* owes nothing, has no credit */
 			continue;
-		if (!name_find(ns, &nstep, key.customer_id)) {
-			if (nstep == SQLITE_ROW || nstep == SQLITE_DONE)
-				orphan = key.customer_id; /* the foreign keys make it impossible */
+		if (!name_find(sc->ns, &sc->nstep, key.customer_id)) {
+			if (sc->nstep == SQLITE_ROW || sc->nstep == SQLITE_DONE)
+				sc->orphan =
+				    key.customer_id; /* the foreign keys make it impossible */
 			break;
 		}
-		name_take(&key, sqlite3_column_text(ns, 1));
-		if (n == cap) {
-			cap = cap ? 2 * cap : 256;
-			rows = xrealloc(rows, cap * sizeof *rows);
+		name_take(&key, sqlite3_column_text(sc->ns, 1));
+		if (sc->n == sc->cap) {
+			sc->cap = sc->cap ? 2 * sc->cap : 256;
+			sc->rows = xrealloc(sc->rows, sc->cap * sizeof *sc->rows);
 		}
-		rows[n++] = key;
+		sc->rows[sc->n++] = key;
 	}
-	if ((bsm.step != SQLITE_ROW && bsm.step != SQLITE_DONE) ||
-	    (csm.step != SQLITE_ROW && csm.step != SQLITE_DONE) ||
-	    (nstep != SQLITE_ROW && nstep != SQLITE_DONE)) {
-		rc = db_fail(db, _("cannot compute the aging report"));
-		goto out;
-	}
-	if (overflow) {
-		rc = err_set(FD_EINVAL, _("the amounts of customer %lld are too large to add up"),
-		             (long long)overflow);
-		goto out;
-	}
-	if (orphan) {
-		rc = err_set(FD_EDB,
-		             _("the aging report found money of customer %lld, who does "
-		               "not exist; run frontdesk check"),
-		             (long long)orphan);
-		goto out;
-	}
-	if (n)
-		qsort(rows, n, sizeof *rows, aging_order);
-	for (k = 0; k < n && !rc; k++) {
+}
+
+static int step_ended_well(int step)
+{
+	return step == SQLITE_ROW || step == SQLITE_DONE;
+}
+
+/* 0 when the scan went through, else why not. */
+static int aging_outcome(struct db *db, const struct aging_scan *sc)
+{
+	if (!step_ended_well(sc->b.step) || !step_ended_well(sc->c.step) ||
+	    !step_ended_well(sc->nstep))
+		return db_fail(db, _("cannot compute the aging report"));
+	if (sc->overflow)
+		return err_set(FD_EINVAL, _("the amounts of customer %lld are too large to add up"),
+		               (long long)sc->overflow);
+	if (sc->orphan)
+		return err_set(FD_EDB,
+		               _("the aging report found money of customer %lld, who does "
+		                 "not exist; run frontdesk check"),
+		               (long long)sc->orphan);
+	return 0;
+}
+
+/* Sort the rows into the report's order and hand each to cb, until one
+ * returns non-zero. */
+static int aging_emit(struct aging_scan *sc, int (*cb)(const struct aging_row *r, void *arg),
+                      void *arg)
+{
+	size_t k;
+	int rc = 0, i;
+
+	if (sc->n)
+		qsort(sc->rows, sc->n, sizeof *sc->rows, aging_order);
+	for (k = 0; k < sc->n && !rc; k++) {
+		const struct aging_acc *r = &sc->rows[k];
 		struct aging_row out;
 
-		r = &rows[k];
 		memset(&out, 0, sizeof out);
 		out.customer_id = r->customer_id;
 		out.customer_name = r->name;
@@ -278,13 +311,42 @@ static int aging(struct db *db, int64_t on, int64_t customer_id,
 		out.credit = r->credit;
 		rc = cb(&out, arg);
 	}
+	return rc;
+}
+
+/* The aging of every customer (customer_id 0) or of one: the same rows
+ * and sums either way, only the WHERE differs (for one customer the
+ * indexes are searched by customer_id instead of read whole). */
+static int aging(struct db *db, int64_t on, int64_t customer_id,
+                 int (*cb)(const struct aging_row *r, void *arg), void *arg)
+{
+	int64_t day = clock_day_start(on);
+	struct aging_scan sc = {0};
+	size_t k;
+	int rc;
+
+	/* due on `on`'s day or later: current; the day before: 1 day past due;
+	 * limit[i] is the earliest due date of bucket i */
+	sc.limit[AGING_CURRENT] = day;
+	sc.limit[AGING_1_30] = clock_add_days(day, -30);
+	sc.limit[AGING_31_60] = clock_add_days(day, -60);
+	sc.limit[AGING_61_90] = clock_add_days(day, -90);
+	/* one read transaction: one snapshot for the three statements */
+	if ((rc = db_exec(db, "BEGIN")) != 0)
+		return rc;
+	if ((rc = aging_prepare(db, customer_id, &sc)) != 0)
+		goto out;
+	aging_collect(&sc);
+	if ((rc = aging_outcome(db, &sc)) != 0)
+		goto out;
+	rc = aging_emit(&sc, cb, arg);
 out:
-	for (k = 0; k < n; k++)
-		free(rows[k].name);
-	free(rows);
-	sqlite3_finalize(bs);
-	sqlite3_finalize(cs);
-	sqlite3_finalize(ns);
+	for (k = 0; k < sc.n; k++)
+		free(sc.rows[k].name);
+	free(sc.rows);
+	sqlite3_finalize(sc.b.st);
+	sqlite3_finalize(sc.c.st);
+	sqlite3_finalize(sc.ns);
 	db_rollback(db);
 	return rc;
 }

@@ -505,28 +505,16 @@ static int unquote_row(struct csv_reader *r, long line)
 	return 0;
 }
 
-/* One row of the bill into l; sums[] adds up its amount columns. */
-static int bill_line(char **rec, const int *idx, long line, const struct currency **bill_cur,
-                     int64_t *sums, struct chan_settle_line *l)
+/* The amount columns of a bill's row in currency cur into v[] (0 for a
+ * column the bill has not); sums[] adds them up. */
+static int bill_amounts(char **rec, const int *idx, long line, const struct currency *cur,
+                        int64_t *sums, int64_t *v)
 {
-	const struct currency *cur;
-	const char *state = field(rec, idx, W_STATE), *cid = field(rec, idx, W_CURRENCY);
-	int64_t v[W_NCOLS];
-	int rc, i;
-
-	cur = currency_find(*cid ? cid : "CNY");
-	if (!cur)
-		return err_set(FD_EINVAL,
-		               _("line %1$ld: the currency \"%2$.10s\" is not one we know"), line,
-		               cid);
-	if (!*bill_cur)
-		*bill_cur = cur;
-	snprintf(l->currency, sizeof l->currency, "%s", cur->code);
 	static const int money_cols[] = {W_SETTLE, W_COUPON, W_REFUND,      W_REFUND_COUPON,
 	                                 W_FEE,    W_TOTAL,  W_REFUND_ASKED};
 	size_t k;
+	int rc, i;
 
-	memset(v, 0, sizeof v);
 	for (k = 0; k < sizeof money_cols / sizeof money_cols[0]; k++) {
 		i = money_cols[k];
 		if (idx[i] < 0)
@@ -537,6 +525,73 @@ static int bill_line(char **rec, const int *idx, long line, const struct currenc
 			return err_set(FD_EINVAL, _("line %ld: the bill's totals are out of range"),
 			               line);
 	}
+	return 0;
+}
+
+/* A refund row (state REFUND) of the bill into l. */
+static int bill_refund(char **rec, const int *idx, long line, const char *state, const int64_t *v,
+                       struct chan_settle_line *l)
+{
+	const char *wx = field(rec, idx, W_WX_REFUND_NO), *ours = field(rec, idx, W_OUT_REFUND_NO);
+	int rc;
+
+	if (!*wx)
+		return err_set(FD_EINVAL, _("line %1$ld: the refund row has no %2$s"), line,
+		               "微信退款单号");
+	/* the adapter's id of a refund is ours (out_refund_no) */
+	if ((rc = copy(wx, l->id, sizeof l->id, line, "微信退款单号")) ||
+	    (rc = copy(wx, l->source, sizeof l->source, line, "微信退款单号")) ||
+	    (rc = copy(*ours ? ours : wx, l->refund_id, sizeof l->refund_id, line,
+	               "商户退款单号")) ||
+	    (rc = copy(*field(rec, idx, W_REFUND_STATUS) ? field(rec, idx, W_REFUND_STATUS) : state,
+	               l->status, sizeof l->status, line, "退款状态")))
+		return rc;
+	l->kind = CHAN_SETTLE_REFUND;
+	l->amount = -v[W_REFUND];
+	l->fee = v[W_FEE];
+	return 0;
+}
+
+/* A row of the bill that is no refund into l: a charge (SUCCESS) or no
+ * money moved. */
+static int bill_charge(char **rec, const int *idx, long line, const char *state, const int64_t *v,
+                       struct chan_settle_line *l)
+{
+	int rc;
+
+	if ((rc = copy(field(rec, idx, W_TXID), l->id, sizeof l->id, line, "微信订单号")) ||
+	    (rc = copy(field(rec, idx, W_TXID), l->source, sizeof l->source, line, "微信订单号")) ||
+	    (rc = copy(state, l->status, sizeof l->status, line, "交易状态")))
+		return rc;
+	if (!strcmp(state, "SUCCESS")) {
+		l->kind = CHAN_SETTLE_CHARGE;
+		l->amount = v[W_SETTLE];
+		l->fee = v[W_FEE];
+	} else
+		l->kind = CHAN_SETTLE_OTHER; /* REVOKED and the like: no money moved */
+	return 0;
+}
+
+/* One row of the bill into l; sums[] adds up its amount columns. */
+static int bill_line(char **rec, const int *idx, long line, const struct currency **bill_cur,
+                     int64_t *sums, struct chan_settle_line *l)
+{
+	const struct currency *cur;
+	const char *state = field(rec, idx, W_STATE), *cid = field(rec, idx, W_CURRENCY);
+	int64_t v[W_NCOLS];
+	int rc;
+
+	cur = currency_find(*cid ? cid : "CNY");
+	if (!cur)
+		return err_set(FD_EINVAL,
+		               _("line %1$ld: the currency \"%2$.10s\" is not one we know"), line,
+		               cid);
+	if (!*bill_cur)
+		*bill_cur = cur;
+	snprintf(l->currency, sizeof l->currency, "%s", cur->code);
+	memset(v, 0, sizeof v);
+	if ((rc = bill_amounts(rec, idx, line, cur, sums, v)))
+		return rc;
 	if ((rc =
 	         read_time(field(rec, idx, W_TIME), CHINA_OFFSET, line, "交易时间", &l->created)) ||
 	    (rc = copy(state, l->type, sizeof l->type, line, "交易状态")) ||
@@ -548,38 +603,12 @@ static int bill_line(char **rec, const int *idx, long line, const struct currenc
 	if (!*field(rec, idx, W_TXID))
 		return err_set(FD_EINVAL, _("line %1$ld: the bill's row has no %2$s"), line,
 		               "微信订单号");
-	if (!strcmp(state, "REFUND")) {
-		const char *wx = field(rec, idx, W_WX_REFUND_NO),
-		           *ours = field(rec, idx, W_OUT_REFUND_NO);
-
-		if (!*wx)
-			return err_set(FD_EINVAL, _("line %1$ld: the refund row has no %2$s"), line,
-			               "微信退款单号");
-		/* the adapter's id of a refund is ours (out_refund_no) */
-		if ((rc = copy(wx, l->id, sizeof l->id, line, "微信退款单号")) ||
-		    (rc = copy(wx, l->source, sizeof l->source, line, "微信退款单号")) ||
-		    (rc = copy(*ours ? ours : wx, l->refund_id, sizeof l->refund_id, line,
-		               "商户退款单号")) ||
-		    (rc = copy(*field(rec, idx, W_REFUND_STATUS) ? field(rec, idx, W_REFUND_STATUS)
-		                                                 : state,
-		               l->status, sizeof l->status, line, "退款状态")))
-			return rc;
-		l->kind = CHAN_SETTLE_REFUND;
-		l->amount = -v[W_REFUND];
-		l->fee = v[W_FEE];
-	} else {
-		if ((rc = copy(field(rec, idx, W_TXID), l->id, sizeof l->id, line, "微信订单号")) ||
-		    (rc = copy(field(rec, idx, W_TXID), l->source, sizeof l->source, line,
-		               "微信订单号")) ||
-		    (rc = copy(state, l->status, sizeof l->status, line, "交易状态")))
-			return rc;
-		if (!strcmp(state, "SUCCESS")) {
-			l->kind = CHAN_SETTLE_CHARGE;
-			l->amount = v[W_SETTLE];
-			l->fee = v[W_FEE];
-		} else
-			l->kind = CHAN_SETTLE_OTHER; /* REVOKED and the like: no money moved */
-	}
+	if (!strcmp(state, "REFUND"))
+		rc = bill_refund(rec, idx, line, state, v, l);
+	else
+		rc = bill_charge(rec, idx, line, state, v, l);
+	if (rc)
+		return rc;
 	if (money_sub(l->amount, l->fee, &l->net) != 0)
 		return err_set(FD_EINVAL, _("line %ld: the amount less the fee is out of range"),
 		               line);
@@ -722,12 +751,68 @@ static int finish(struct settle_file *out)
 	return rc;
 }
 
+/* The decoded text holds no NUL byte and ends with a whole line. */
+static int text_check(const char *text, size_t tlen)
+{
+	size_t i;
+
+	for (i = 0; i < tlen; i++)
+		if (text[i] == '\0')
+			return err_set(FD_EINVAL, _("line %ld: the file holds a NUL byte"),
+			               line_at(text, tlen, i));
+	if (tlen == 0 || text[tlen - 1] != '\n')
+		return err_set(FD_EINVAL,
+		               _("line %ld: the file ends in the middle of a line (cut short?)"),
+		               line_at(text, tlen, tlen));
+	return 0;
+}
+
+/* out->format from the header row of r (line), refused when want is the
+ * trade bill and it is not one. */
+static int read_format(struct csv_reader *r, long line, enum settle_format want, int *idx,
+                       struct settle_file *out)
+{
+	if (!find_cols(r->field, r->n, bill_cols, 1, idx, line) && idx[0] >= 0)
+		out->format = SETTLE_FORMAT_WECHAT_BILL;
+	else if (!find_cols(r->field, r->n, stripe_cols, 1, idx, line) && idx[0] >= 0)
+		out->format = SETTLE_FORMAT_STRIPE_CSV;
+	if (want == SETTLE_FORMAT_WECHAT_BILL && out->format != want)
+		return err_set(FD_EINVAL,
+		               _("line %1$ld: this is not a trade bill: its header has no "
+		                 "%2$s column"),
+		               line, bill_cols[W_TIME].names[0]);
+	return 0;
+}
+
+/* The rows after the header (line) in out->format. */
+static int read_body(struct csv_reader *r, long line, int *idx, struct settle_file *out)
+{
+	int rc;
+
+	if (out->format == SETTLE_FORMAT_WECHAT_BILL) {
+		snprintf(out->adapter, sizeof out->adapter, "wechat");
+		if (!(rc = find_cols(r->field, r->n, bill_cols, W_NCOLS, idx, line)))
+			rc = read_bill(r, idx, r->n, out);
+		return rc;
+	}
+	if (out->format == SETTLE_FORMAT_STRIPE_CSV) {
+		snprintf(out->adapter, sizeof out->adapter, "stripe");
+		if (!(rc = find_cols(r->field, r->n, stripe_cols, S_NCOLS, idx, line)))
+			rc = read_stripe(r, idx, r->n, out);
+		return rc;
+	}
+	return err_set(FD_EINVAL,
+	               _("line %1$ld: this is neither a Stripe balance-transaction "
+	                 "CSV (no id column) nor a trade bill (no %2$s column)"),
+	               line, bill_cols[W_TIME].names[0]);
+}
+
 static int read_any(const void *data, size_t len, enum settle_format want, struct settle_file *out)
 {
 	struct csv_reader r;
 	FILE *f = NULL;
 	char *text = NULL;
-	size_t tlen = 0, i;
+	size_t tlen = 0;
 	long line = 0;
 	int idx[(int)S_NCOLS > (int)W_NCOLS ? (int)S_NCOLS : (int)W_NCOLS];
 	int rc, opened = 0;
@@ -740,18 +825,8 @@ static int read_any(const void *data, size_t len, enum settle_format want, struc
 		               SETTLE_FILE_MAX);
 	if ((rc = decode(data, len, &text, &tlen)) != 0)
 		goto out;
-	for (i = 0; i < tlen; i++)
-		if (text[i] == '\0') {
-			rc = err_set(FD_EINVAL, _("line %ld: the file holds a NUL byte"),
-			             line_at(text, tlen, i));
-			goto out;
-		}
-	if (tlen == 0 || text[tlen - 1] != '\n') {
-		rc = err_set(FD_EINVAL,
-		             _("line %ld: the file ends in the middle of a line (cut short?)"),
-		             line_at(text, tlen, tlen));
+	if ((rc = text_check(text, tlen)) != 0)
 		goto out;
-	}
 	f = fmemopen(text, tlen, "r");
 	if (!f) {
 		rc = err_set(FD_EIO, _("cannot read the settlement file: %s"), strerror(errno));
@@ -764,30 +839,9 @@ static int read_any(const void *data, size_t len, enum settle_format want, struc
 		rc = err_set(FD_EINVAL, _("the settlement file is empty"));
 	if (rc < 0)
 		goto out;
-	if (!find_cols(r.field, r.n, bill_cols, 1, idx, line) && idx[0] >= 0)
-		out->format = SETTLE_FORMAT_WECHAT_BILL;
-	else if (!find_cols(r.field, r.n, stripe_cols, 1, idx, line) && idx[0] >= 0)
-		out->format = SETTLE_FORMAT_STRIPE_CSV;
-	if (want == SETTLE_FORMAT_WECHAT_BILL && out->format != want) {
-		rc = err_set(FD_EINVAL,
-		             _("line %1$ld: this is not a trade bill: its header has no "
-		               "%2$s column"),
-		             line, bill_cols[W_TIME].names[0]);
+	if ((rc = read_format(&r, line, want, idx, out)) != 0)
 		goto out;
-	}
-	if (out->format == SETTLE_FORMAT_WECHAT_BILL) {
-		snprintf(out->adapter, sizeof out->adapter, "wechat");
-		if (!(rc = find_cols(r.field, r.n, bill_cols, W_NCOLS, idx, line)))
-			rc = read_bill(&r, idx, r.n, out);
-	} else if (out->format == SETTLE_FORMAT_STRIPE_CSV) {
-		snprintf(out->adapter, sizeof out->adapter, "stripe");
-		if (!(rc = find_cols(r.field, r.n, stripe_cols, S_NCOLS, idx, line)))
-			rc = read_stripe(&r, idx, r.n, out);
-	} else
-		rc = err_set(FD_EINVAL,
-		             _("line %1$ld: this is neither a Stripe balance-transaction "
-		               "CSV (no id column) nor a trade bill (no %2$s column)"),
-		             line, bill_cols[W_TIME].names[0]);
+	rc = read_body(&r, line, idx, out);
 	if (!rc)
 		rc = finish(out);
 	if (!rc)

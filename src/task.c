@@ -394,60 +394,127 @@ static void tell_lease(const struct task_opts *o, int held)
 		o->lease(held, o->say_arg);
 }
 
+/* Where task_run_loop stands: the runner lease and the times (clock_mono)
+ * of its recurring steps. */
+struct run_loop {
+	struct control_hold lease;
+	double start;          /* when the loop began */
+	double for_seconds;    /* how long it runs; <= 0: until stopped */
+	double next_renew;     /* the lease's next renewal */
+	double next_purge;     /* the next purge of old finished tasks */
+	double next_retention; /* the next retention pass */
+	int holding;           /* the lease is held */
+	int waiting_said;      /* "standing by" was said since the lease was last held */
+};
+
+static int loop_time_left(const struct run_loop *L)
+{
+	return L->for_seconds <= 0 || clock_mono() - L->start < L->for_seconds;
+}
+
+/* Take the runner lease (and say so); its error when another runner has
+ * it. */
+static int loop_acquire(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
+{
+	int rc = control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, o->lease_ttl, &L->lease);
+
+	if (rc)
+		return rc;
+	L->holding = 1;
+	L->waiting_said = 0;
+	L->next_renew = now + o->lease_ttl / 3.0;
+	say(o, _("running tasks (runner lease epoch %lld)"), (long long)L->lease.epoch);
+	tell_lease(o, 1);
+	return 0;
+}
+
+/* Another runner has the lease: say so once, and wait a little. */
+static void loop_stand_by(const struct task_opts *o, struct run_loop *L)
+{
+	if (!L->waiting_said) {
+		say(o, _("standing by: %s"), err_msg());
+		tell_lease(o, 0);
+	}
+	L->waiting_said = 1;
+	sleep_ms(o->lease_ttl * 1000 / 4 < 500 ? o->lease_ttl * 1000 / 4 : 500);
+}
+
+static void loop_lost(const struct task_opts *o, struct run_loop *L)
+{
+	say(o, _("lost the runner lease: %s"), err_msg());
+	tell_lease(o, 0);
+	L->holding = 0;
+}
+
+/* The finished tasks older than keep_days go, once in PURGE_EVERY_S. */
+static void loop_purge(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
+{
+	if (now >= L->next_purge && o->keep_days > 0) {
+		task_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
+		L->next_purge = now + PURGE_EVERY_S;
+	}
+}
+
+/* The daily retention pass; 1 when it did something (its own changes
+ * queued lifecycle tasks), else 0. */
+static int loop_retention(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
+{
+	int64_t n = 0;
+	int r;
+
+	L->next_retention = now + RETENTION_EVERY_S;
+	if ((r = retention_auto(db, &n)) == 0 && n > 0)
+		say(o, _("retention: %lld step(s) of the customer deletions done"), (long long)n);
+	else if (r < 0 && r != FD_ECONFLICT)
+		say(o, _("retention: %s"), err_msg());
+	return n > 0;
+}
+
+/* Idle: wait for a commit by another connection (the data version moves
+ * from dv), a due retry or the renewal. */
+static void loop_idle(struct db *db, volatile sig_atomic_t *stop, const struct task_opts *o,
+                      const struct run_loop *L, int64_t dv)
+{
+	double last_run = clock_mono();
+
+	while (!stop_requested(stop) && clock_mono() - last_run < IDLE_RECHECK_S &&
+	       clock_mono() < L->next_renew && loop_time_left(L)) {
+		sleep_ms(o->poll_ms);
+		if (db_data_version(db) != dv)
+			break;
+	}
+}
+
 int task_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct task_opts *o,
                   double for_seconds, int once)
 {
-	struct control_hold lease = {0};
-	double start = clock_mono(), next_renew = 0, next_purge = 0, last_run = 0,
-	       next_retention = 0;
+	struct run_loop L = {0};
 	int64_t dv = -1;
-	int holding = 0, waiting_said = 0, rc = 0, ran;
+	int rc = 0, ran;
 
-	while (!stop_requested(stop) && (for_seconds <= 0 || clock_mono() - start < for_seconds)) {
+	L.start = clock_mono();
+	L.for_seconds = for_seconds;
+	while (!stop_requested(stop) && loop_time_left(&L)) {
 		double now = clock_mono();
 
-		if (!holding) {
-			rc = control_acquire(db, CONTROL_RUNNER, CONTROL_LEASE, o->lease_ttl,
-			                     &lease);
-			if (rc == 0) {
-				holding = 1;
-				waiting_said = 0;
-				next_renew = now + o->lease_ttl / 3.0;
-				say(o, _("running tasks (runner lease epoch %lld)"),
-				    (long long)lease.epoch);
-				tell_lease(o, 1);
-			} else if (once) {
+		if (!L.holding && (rc = loop_acquire(db, o, &L, now)) != 0) {
+			if (once)
 				return rc;
-			} else {
-				if (!waiting_said) {
-					say(o, _("standing by: %s"), err_msg());
-					tell_lease(o, 0);
-				}
-				waiting_said = 1;
-				sleep_ms(o->lease_ttl * 1000 / 4 < 500 ? o->lease_ttl * 1000 / 4
-				                                       : 500);
+			loop_stand_by(o, &L);
+			continue;
+		}
+		if (now >= L.next_renew) {
+			if ((rc = control_renew(db, &L.lease)) != 0) {
+				loop_lost(o, &L);
 				continue;
 			}
+			L.next_renew = now + o->lease_ttl / 3.0;
 		}
-		if (now >= next_renew) {
-			if ((rc = control_renew(db, &lease)) != 0) {
-				say(o, _("lost the runner lease: %s"), err_msg());
-				tell_lease(o, 0);
-				holding = 0;
-				continue;
-			}
-			next_renew = now + o->lease_ttl / 3.0;
-		}
-		if (now >= next_purge && o->keep_days > 0) {
-			task_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
-			next_purge = now + PURGE_EVERY_S;
-		}
+		loop_purge(db, o, &L, now);
 		dv = db_data_version(db);
-		rc = task_run_batch(db, &lease, o, &ran);
+		rc = task_run_batch(db, &L.lease, o, &ran);
 		if (rc == FD_ECONFLICT) {
-			say(o, _("lost the runner lease: %s"), err_msg());
-			tell_lease(o, 0);
-			holding = 0;
+			loop_lost(o, &L);
 			continue;
 		}
 		if (rc && rc != FD_EBUSY) {
@@ -463,31 +530,12 @@ int task_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct task_
 		if (once)
 			break;
 		/* idle, so the lifecycle rows are up to date: the daily retention pass */
-		if (o->retention && now >= next_retention) {
-			int64_t n = 0;
-			int r;
-
-			next_retention = now + RETENTION_EVERY_S;
-			if ((r = retention_auto(db, &n)) == 0 && n > 0)
-				say(o, _("retention: %lld step(s) of the customer deletions done"),
-				    (long long)n);
-			else if (r < 0 && r != FD_ECONFLICT)
-				say(o, _("retention: %s"), err_msg());
-			if (n > 0)
-				continue; /* its own changes queued lifecycle tasks */
-		}
-		/* idle: wait for a commit by another connection, a due retry or the renewal */
-		last_run = clock_mono();
-		while (!stop_requested(stop) && clock_mono() - last_run < IDLE_RECHECK_S &&
-		       clock_mono() < next_renew &&
-		       (for_seconds <= 0 || clock_mono() - start < for_seconds)) {
-			sleep_ms(o->poll_ms);
-			if (db_data_version(db) != dv)
-				break;
-		}
+		if (o->retention && now >= L.next_retention && loop_retention(db, o, &L, now))
+			continue;
+		loop_idle(db, stop, o, &L, dv);
 	}
-	if (holding)
-		control_release(db, &lease);
+	if (L.holding)
+		control_release(db, &L.lease);
 	return rc;
 }
 

@@ -309,6 +309,85 @@ static int span_width(const struct form_field *fl, int from, int to)
 	return tw_width(buf);
 }
 
+/* An information line (F_INFO) at y: a heading alone takes the line; with
+ * a value, the label keeps to the label column (form_draw counts it in
+ * label_w) so that the value, at column x, never covers it. Returns the
+ * lines it took (at most max). */
+static int draw_info(const struct form_field *fl, WINDOW *w, int y, const char *label, int label_w,
+                     int x, int cols, int max)
+{
+	size_t st[4], ln[4];
+	int k, nl;
+
+	if (!fl->utf8 || !*fl->utf8) {
+		draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
+		return 1;
+	}
+	draw_text(w, y, 2, label_w, label, theme_attr(R_HEADER), AL_LEFT);
+	nl = tw_wrap(fl->utf8, cols - x - 1 > 8 ? cols - x - 1 : 8, st, ln, 4);
+	if (nl > 4)
+		nl = 4;
+	if (nl > max)
+		nl = max;
+	if (nl <= 1) {
+		draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
+		return 1;
+	}
+	for (k = 0; k < nl; k++) {
+		char *line = xstrndup(fl->utf8 + st[k], ln[k]);
+
+		draw_text(w, y + k, x, cols - x - 1, line, A_NORMAL, AL_LEFT);
+		free(line);
+	}
+	return nl;
+}
+
+/* A choice's "< value >" in box columns at (y, x). */
+static void draw_choice(const struct form_field *fl, WINDOW *w, int y, int x, int box, int focus,
+                        struct view *v)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof buf, "< %s >", fl->nchoices ? _(fl->choice_labels[fl->choice]) : "");
+	draw_text(w, y, x, box + 2, buf, focus ? theme_attr(R_SELECT) : A_NORMAL, AL_LEFT | AL_PAD);
+	if (focus) {
+		v->cursor_y = -1;
+	}
+}
+
+/* A text field's "[text]" in box columns at (y, x): the part of the text
+ * that holds the cursor, and the cursor when it has the focus. */
+static void draw_entry(const struct form_field *fl, WINDOW *w, int y, int x, int box, int focus,
+                       struct view *v)
+{
+	int start = 0, cw;
+	char *tail;
+	size_t k;
+	mbstate_t st;
+	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+	size_t o = 0;
+
+	while (focus && span_width(fl, start, fl->pos) > box - 1)
+		start++;
+	memset(&st, 0, sizeof st);
+	for (k = (size_t)start; k < (size_t)fl->len; k++) {
+		size_t n = wcrtomb(buf + o, fl->text[k], &st);
+
+		if (n != (size_t)-1)
+			o += n;
+	}
+	buf[o] = '\0';
+	tail = buf;
+	draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
+	draw_text(w, y, x + 1, box, tail, focus ? A_UNDERLINE : A_NORMAL, AL_LEFT | AL_PAD);
+	draw_text(w, y, x + 1 + box, 1, "]", A_NORMAL, AL_LEFT);
+	if (focus) {
+		cw = span_width(fl, start, fl->pos);
+		v->cursor_y = y;
+		v->cursor_x = x + 1 + (cw < box ? cw : box - 1);
+	}
+}
+
 /* draw_field - field i on line y; returns the lines it took: one, or for
  * an information line's value too long for the width (the payment form's
  * summary: what comes from the credit and what is left as credit) as
@@ -323,35 +402,8 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 	const char *label =
 	    fl->short_label && tw_width(fl->label) > label_w ? fl->short_label : fl->label;
 
-	if (fl->type == F_INFO) {
-		/* a heading alone takes the line; with a value, the label keeps
-		 * to the label column (form_draw counts it in label_w) so that
-		 * the value never covers it */
-		size_t st[4], ln[4];
-		int k, nl;
-
-		if (!fl->utf8 || !*fl->utf8) {
-			draw_text(w, y, 2, cols - 4, fl->label, theme_attr(R_HEADER), AL_LEFT);
-			return 1;
-		}
-		draw_text(w, y, 2, label_w, label, theme_attr(R_HEADER), AL_LEFT);
-		nl = tw_wrap(fl->utf8, cols - x - 1 > 8 ? cols - x - 1 : 8, st, ln, 4);
-		if (nl > 4)
-			nl = 4;
-		if (nl > max)
-			nl = max;
-		if (nl <= 1) {
-			draw_text(w, y, x, cols - x - 1, fl->utf8, A_NORMAL, AL_LEFT);
-			return 1;
-		}
-		for (k = 0; k < nl; k++) {
-			char *line = xstrndup(fl->utf8 + st[k], ln[k]);
-
-			draw_text(w, y + k, x, cols - x - 1, line, A_NORMAL, AL_LEFT);
-			free(line);
-		}
-		return nl;
-	}
+	if (fl->type == F_INFO)
+		return draw_info(fl, w, y, label, label_w, x, cols, max);
 	draw_text(w, y, 0, 2, focus ? ">" : "", la, AL_LEFT);
 	draw_text(w, y, 2, label_w, label, la, AL_LEFT);
 	if (box > cols - x - 4)
@@ -359,43 +411,9 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 	if (box < 4)
 		box = 4;
 	if (fl->type == F_CHOICE) {
-		char buf[256];
-
-		snprintf(buf, sizeof buf, "< %s >",
-		         fl->nchoices ? _(fl->choice_labels[fl->choice]) : "");
-		draw_text(w, y, x, box + 2, buf, focus ? theme_attr(R_SELECT) : A_NORMAL,
-		          AL_LEFT | AL_PAD);
-		if (focus) {
-			v->cursor_y = -1;
-		}
+		draw_choice(fl, w, y, x, box, focus, v);
 	} else {
-		/* show the part of the text that holds the cursor */
-		int start = 0, cw;
-		char *tail;
-		size_t k;
-		mbstate_t st;
-		char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
-		size_t o = 0;
-
-		while (focus && span_width(fl, start, fl->pos) > box - 1)
-			start++;
-		memset(&st, 0, sizeof st);
-		for (k = (size_t)start; k < (size_t)fl->len; k++) {
-			size_t n = wcrtomb(buf + o, fl->text[k], &st);
-
-			if (n != (size_t)-1)
-				o += n;
-		}
-		buf[o] = '\0';
-		tail = buf;
-		draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
-		draw_text(w, y, x + 1, box, tail, focus ? A_UNDERLINE : A_NORMAL, AL_LEFT | AL_PAD);
-		draw_text(w, y, x + 1 + box, 1, "]", A_NORMAL, AL_LEFT);
-		if (focus) {
-			cw = span_width(fl, start, fl->pos);
-			v->cursor_y = y;
-			v->cursor_x = x + 1 + (cw < box ? cw : box - 1);
-		}
+		draw_entry(fl, w, y, x, box, focus, v);
 		box += 1;
 	}
 	x += box + 2;
@@ -616,77 +634,109 @@ static void insert(struct form_field *fl, wchar_t c)
 	sync_utf8(fl);
 }
 
-static struct ui_next form_action(struct view *v, const struct ui_event *ev)
+/* An action while the form waits for an answer (posted: any key closes
+ * it; discarding or confirming: yes or no). 1 and *out when the form is in
+ * one of those states, else 0. */
+static int answer_action(struct form *f, const struct ui_event *ev, struct ui_next *out)
 {
-	struct form *f = v->priv;
-	struct form_field *fl = focusable(f, f->cur) ? &f->fields[f->cur] : NULL;
-
 	if (f->state == FS_DONE) {
 		if (ev->action == ACT_FORM_SUBMIT || ev->action == ACT_FORM_CANCEL)
-			return ui_next(UI_POP, NULL);
-		return ui_next(UI_HANDLED, NULL);
+			*out = ui_next(UI_POP, NULL);
+		else
+			*out = ui_next(UI_HANDLED, NULL);
+		return 1;
 	}
 	if (f->state == FS_DISCARD) {
 		f->state = FS_EDIT;
 		if (ev->action == ACT_FORM_CONFIRM) {
 			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
-			return ui_next(UI_POP, NULL);
+			*out = ui_next(UI_POP, NULL);
+		} else {
+			*out = ui_next(UI_REDRAW, NULL);
 		}
-		return ui_next(UI_REDRAW, NULL);
+		return 1;
 	}
 	if (f->state == FS_CONFIRM) {
-		if (ev->action == ACT_FORM_CONFIRM)
-			return finish_post(f);
+		if (ev->action == ACT_FORM_CONFIRM) {
+			*out = finish_post(f);
+			return 1;
+		}
 		f->state = FS_EDIT;
 		ui_msg(MSG_INFO, _("Not confirmed; nothing was posted."));
-		return ui_next(UI_REDRAW, NULL);
+		*out = ui_next(UI_REDRAW, NULL);
+		return 1;
 	}
+	return 0;
+}
+
+/* An action on the whole form (submit, cancel, focus, propose, mouse). 1
+ * and *out when it is one, else 0 (the focused field's action). */
+static int whole_form_action(struct view *v, struct form *f, const struct ui_event *ev,
+                             struct ui_next *out)
+{
 	switch (ev->action) {
 	case ACT_FORM_SUBMIT:
-		return submit(f);
+		*out = submit(f);
+		return 1;
 	case ACT_FORM_CANCEL:
 		if (ui_confirm_quit() && form_unsaved(v)) {
 			f->state = FS_DISCARD;
-			return ui_next(UI_REDRAW, NULL);
+			*out = ui_next(UI_REDRAW, NULL);
+			return 1;
 		}
 		if (!f->spec->quiet)
 			ui_msg(MSG_INFO, _("Form closed; nothing was posted."));
-		return ui_next(UI_POP, NULL);
+		*out = ui_next(UI_POP, NULL);
+		return 1;
 	case ACT_FORM_NEXT:
-		move_focus(f, 1);
-		return ui_next(UI_REDRAW, NULL);
 	case ACT_FORM_PREV:
-		move_focus(f, -1);
-		return ui_next(UI_REDRAW, NULL);
+		move_focus(f, ev->action == ACT_FORM_NEXT ? 1 : -1);
+		*out = ui_next(UI_REDRAW, NULL);
+		return 1;
 	case ACT_FORM_PROPOSE:
 		if (f->spec->has_propose && f->spec->changed) {
 			f->spec->changed(f, -1);
-			return ui_next(UI_REDRAW, NULL);
+			*out = ui_next(UI_REDRAW, NULL);
+			return 1;
 		}
-		break;
+		return 0;
 	case ACT_MOUSE:
 		if (ev->y - 2 + f->top >= 0 && focusable(f, ev->y - 2 + f->top))
 			f->cur = ev->y - 2 + f->top;
-		return ui_next(UI_REDRAW, NULL);
+		*out = ui_next(UI_REDRAW, NULL);
+		return 1;
 	default:
-		break;
+		return 0;
 	}
-	if (!fl)
-		return ui_next(UI_HANDLED, NULL);
-	if (fl->type == F_CHOICE) {
-		int d = 0;
+}
 
-		if (ev->action == ACT_FORM_RIGHT ||
-		    (ev->action == ACT_FORM_INSERT && ev->ch == ' '))
-			d = 1;
-		else if (ev->action == ACT_FORM_LEFT)
-			d = -1;
-		if (d && fl->nchoices) {
-			fl->choice = (fl->choice + d + fl->nchoices) % fl->nchoices;
-			changed(f, f->cur);
-		}
-		return ui_next(UI_REDRAW, NULL);
+/* Right (or a space) and left step through a choice's values. */
+static void choice_action(struct form *f, struct form_field *fl, const struct ui_event *ev)
+{
+	int d = 0;
+
+	if (ev->action == ACT_FORM_RIGHT || (ev->action == ACT_FORM_INSERT && ev->ch == ' '))
+		d = 1;
+	else if (ev->action == ACT_FORM_LEFT)
+		d = -1;
+	if (d && fl->nchoices) {
+		fl->choice = (fl->choice + d + fl->nchoices) % fl->nchoices;
+		changed(f, f->cur);
 	}
+}
+
+/* Remove the character at index at of a text field. */
+static void remove_char(struct form *f, struct form_field *fl, int at)
+{
+	memmove(fl->text + at, fl->text + at + 1, (size_t)(fl->len - at - 1) * sizeof(wchar_t));
+	fl->len--;
+	sync_utf8(fl);
+	changed(f, f->cur);
+}
+
+/* An editing action in a text field: move, delete, clear or type. */
+static void edit_action(struct form *f, struct form_field *fl, const struct ui_event *ev)
+{
 	switch (ev->action) {
 	case ACT_FORM_LEFT:
 		if (fl->pos > 0)
@@ -704,22 +754,13 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 		break;
 	case ACT_FORM_BACKSPACE:
 		if (fl->pos > 0) {
-			memmove(fl->text + fl->pos - 1, fl->text + fl->pos,
-			        (size_t)(fl->len - fl->pos) * sizeof(wchar_t));
 			fl->pos--;
-			fl->len--;
-			sync_utf8(fl);
-			changed(f, f->cur);
+			remove_char(f, fl, fl->pos);
 		}
 		break;
 	case ACT_FORM_DELETE:
-		if (fl->pos < fl->len) {
-			memmove(fl->text + fl->pos, fl->text + fl->pos + 1,
-			        (size_t)(fl->len - fl->pos - 1) * sizeof(wchar_t));
-			fl->len--;
-			sync_utf8(fl);
-			changed(f, f->cur);
-		}
+		if (fl->pos < fl->len)
+			remove_char(f, fl, fl->pos);
 		break;
 	case ACT_FORM_CLEAR:
 		fl->len = fl->pos = 0;
@@ -737,6 +778,22 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 		}
 		break;
 	}
+}
+
+static struct ui_next form_action(struct view *v, const struct ui_event *ev)
+{
+	struct form *f = v->priv;
+	struct form_field *fl = focusable(f, f->cur) ? &f->fields[f->cur] : NULL;
+	struct ui_next out;
+
+	if (answer_action(f, ev, &out) || whole_form_action(v, f, ev, &out))
+		return out;
+	if (!fl)
+		return ui_next(UI_HANDLED, NULL);
+	if (fl->type == F_CHOICE)
+		choice_action(f, fl, ev);
+	else
+		edit_action(f, fl, ev);
 	return ui_next(UI_REDRAW, NULL);
 }
 

@@ -803,13 +803,120 @@ static void locale_note(char *buf, size_t n)
 	log_debug("%s (character set %s)", buf, cs ? cs : "?");
 }
 
+/* The first message on the screen: a problem of the keys file (its first
+ * line), else of week_start; then the locale's note, or later when the
+ * line is taken. */
+static void startup_messages(char *warn, const char *wd_warn)
+{
+	if (warn[0]) {
+		char *nl = strchr(warn, '\n');
+
+		if (nl)
+			*nl = '\0';
+		ui_msg(MSG_ERROR, "%s", warn);
+	} else if (wd_warn[0]) {
+		ui_msg(MSG_ERROR, "%s", wd_warn);
+	}
+	locale_note(S.note_later, sizeof S.note_later);
+	if (S.note_later[0] && !S.msg[0]) {
+		ui_msg(MSG_ERROR, "%s", S.note_later);
+		S.note_later[0] = '\0';
+	}
+}
+
+/* A message the channel worker posted goes on the message line. */
+static void take_worker_msg(void)
+{
+	char said[600], line[700];
+
+	if (chanrun_take_msg(said, sizeof said)) {
+		snprintf(line, sizeof line, _("channel worker: %s"), said);
+		worker_said(MSG_INFO, line);
+	}
+}
+
+/* Wait for a key, a wake-up from the background or the next tick (at
+ * next_tick ms; no wait while there is idle work), then take an interrupt
+ * and the worker's message. -1 when poll fails. */
+static int loop_wait(double next_tick)
+{
+	struct pollfd fds[2];
+	double now = clock_mono() * 1e3;
+	int timeout = next_tick > now ? (int)(next_tick - now) + 1 : 0;
+
+	if (S.idle_more)
+		timeout = 0; /* work ahead, but look at the keyboard first */
+	fds[0].fd = STDIN_FILENO;
+	fds[0].events = POLLIN;
+	fds[1].fd = term_wake_read_fd();
+	fds[1].events = POLLIN;
+	if (poll(fds, fds[1].fd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
+		return -1;
+	if (fds[1].fd >= 0 && (fds[1].revents & POLLIN))
+		term_wake_drain();
+	if (term_take_interrupt())
+		interrupt();
+	take_worker_msg();
+	return 0;
+}
+
+/* Handle the keys waiting (and KEY_RESIZE after SIGWINCH, which
+ * interrupts poll); 1 when there were some. */
+static int loop_keys(void)
+{
+	int key, got = 0;
+
+	while (!S.done && !term_quit_signal() && read_key(&key)) {
+		handle_key(key);
+		got = 1;
+	}
+	return got;
+}
+
+/* After input or new data there is new work ahead; else the top view's
+ * idle work goes on while it says there is more. */
+static void loop_idle(int got)
+{
+	if (got || S.dirty) {
+		S.idle_more = 1; /* a new place, or new data: new work ahead */
+	} else if (S.idle_more && !S.lay.too_small) {
+		struct view *top = S.stack[S.depth - 1];
+
+		S.idle_more = top->ops->idle && !top->stale ? top->ops->idle(top) : 0;
+	}
+}
+
+/* Stop the background work, free the views, close the terminal (mouse:
+ * the config's "mouse"); the screen's exit status. */
+static int screen_close(SCREEN *scr, const char *mouse)
+{
+	int i, status = 0;
+
+	if (term_quit_signal())
+		status = 128 + term_quit_signal();
+	else if (S.quit_status)
+		status = S.quit_status;
+	chanrun_stop();
+	runner_stop();
+	for (i = S.depth; i > 0; i--) {
+		struct view *v = S.stack[i - 1];
+
+		v->ops->free(v);
+		free(v);
+	}
+	S.depth = 0;
+	delete_windows();
+	term_close(scr, strcmp(mouse, "no") != 0);
+	state_free();
+	log_debug("screen closed (status %d)", status);
+	return status;
+}
+
 int screen_run(struct db *db)
 {
 	char warn[2048], wd_warn[256] = "";
-	struct pollfd fds[2];
 	double next_tick;
 	SCREEN *scr;
-	int i, status = 0;
 	const char *mouse = config_get("mouse", "yes");
 
 	memset(&S, 0, sizeof S);
@@ -830,20 +937,7 @@ int screen_run(struct db *db)
 	if (statusline_update(S.db))
 		S.dirty = 1;
 	push(view_calendar_new());
-	if (warn[0]) {
-		char *nl = strchr(warn, '\n');
-
-		if (nl)
-			*nl = '\0';
-		ui_msg(MSG_ERROR, "%s", warn);
-	} else if (wd_warn[0]) {
-		ui_msg(MSG_ERROR, "%s", wd_warn);
-	}
-	locale_note(S.note_later, sizeof S.note_later);
-	if (S.note_later[0] && !S.msg[0]) {
-		ui_msg(MSG_ERROR, "%s", S.note_later);
-		S.note_later[0] = '\0';
-	}
+	startup_messages(warn, wd_warn);
 	draw_all();
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
 		runner_start(db_path(db));
@@ -851,50 +945,20 @@ int screen_run(struct db *db)
 	next_tick = (clock_mono() * 1e3) + TICK_MS;
 	S.idle_more = 1; /* the first place shown: its work ahead, after the frame */
 	while (!S.done && !term_quit_signal()) {
-		double now, t0;
-		int timeout, key, got = 0;
+		double t0;
+		int got;
 
 		if (S.dirty)
 			draw_all();
-		now = clock_mono() * 1e3;
-		timeout = next_tick > now ? (int)(next_tick - now) + 1 : 0;
-		if (S.idle_more)
-			timeout = 0; /* work ahead, but look at the keyboard first */
-		fds[0].fd = STDIN_FILENO;
-		fds[0].events = POLLIN;
-		fds[1].fd = term_wake_read_fd();
-		fds[1].events = POLLIN;
-		if (poll(fds, fds[1].fd >= 0 ? 2 : 1, timeout) < 0 && errno != EINTR)
+		if (loop_wait(next_tick) < 0)
 			break;
-		if (fds[1].fd >= 0 && (fds[1].revents & POLLIN))
-			term_wake_drain();
-		if (term_take_interrupt())
-			interrupt();
-		{
-			char said[600], line[700];
-
-			if (chanrun_take_msg(said, sizeof said)) {
-				snprintf(line, sizeof line, _("channel worker: %s"), said);
-				worker_said(MSG_INFO, line);
-			}
-		}
 		t0 = clock_mono() * 1e3;
-		/* keys (and KEY_RESIZE after SIGWINCH, which interrupts poll) */
-		while (!S.done && !term_quit_signal() && read_key(&key)) {
-			handle_key(key);
-			got = 1;
-		}
+		got = loop_keys();
 		if ((clock_mono() * 1e3) >= next_tick) {
 			tick();
 			next_tick = (clock_mono() * 1e3) + TICK_MS;
 		}
-		if (got || S.dirty) {
-			S.idle_more = 1; /* a new place, or new data: new work ahead */
-		} else if (S.idle_more && !S.lay.too_small) {
-			struct view *top = S.stack[S.depth - 1];
-
-			S.idle_more = top->ops->idle && !top->stale ? top->ops->idle(top) : 0;
-		}
+		loop_idle(got);
 		if (got && S.dirty) {
 			double t1 = clock_mono() * 1e3;
 
@@ -903,22 +967,5 @@ int screen_run(struct db *db)
 			          (clock_mono() * 1e3) - t0, (clock_mono() * 1e3) - t1);
 		}
 	}
-	if (term_quit_signal())
-		status = 128 + term_quit_signal();
-	else if (S.quit_status)
-		status = S.quit_status;
-	chanrun_stop();
-	runner_stop();
-	for (i = S.depth; i > 0; i--) {
-		struct view *v = S.stack[i - 1];
-
-		v->ops->free(v);
-		free(v);
-	}
-	S.depth = 0;
-	delete_windows();
-	term_close(scr, strcmp(mouse, "no") != 0);
-	state_free();
-	log_debug("screen closed (status %d)", status);
-	return status;
+	return screen_close(scr, mouse);
 }

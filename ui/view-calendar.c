@@ -505,19 +505,13 @@ static void draw_visit_line(WINDOW *w, int y, int x, int width, const struct cal
 
 /* ---------------------------------------------------------------- month */
 
-static void draw_month(struct calv *c, WINDOW *w)
+/* The month's title, its weekday headers and the grid's borders. */
+static void month_frame(struct calv *c, WINDOW *w, const struct month_geom *g, int weeks,
+                        int64_t mstart)
 {
-	struct month_geom *g = &c->mg;
-	int64_t mstart = cal_month_start(c->day), today = clock_day_start(clock_now());
-	int64_t mnext = cal_month_start(cal_add_months(mstart, 1)); /* ends the month */
-	int weeks = c->data.ndays / 7, r, col, i, cur = cursor_index(c);
 	char buf[128];
+	int r, col;
 
-	if (layout_month(c->h, c->w, weeks, g)) {
-		draw_center_message(w, _("The window is too small for the month; press w or d."),
-		                    A_BOLD);
-		return;
-	}
 	clock_format_local(mstart, "%B %Y", buf, sizeof buf);
 	books_title(c, buf, sizeof buf);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
@@ -540,72 +534,97 @@ static void draw_month(struct calv *c, WINDOW *w)
 			draw_cross(w, y, g->col_x[col] - 1);
 		draw_cross(w, y, g->col_x[6] + g->col_w[6]);
 	}
-	/* cells */
-	for (i = 0; i < c->data.ndays; i++) {
-		int64_t day = c->data.day_start[i];
-		int x = g->col_x[i % 7], cw = g->col_w[i % 7], y = g->row_y[i / 7];
-		int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown;
-		int in_month = day >= mstart && day < mnext;
-		attr_t da = i == cur       ? theme_attr(R_SELECT)
-		            : day == today ? theme_attr(R_TODAY)
-		            : !in_month    ? theme_attr(R_DIM)
-		                           : A_NORMAL;
-		char num[16], count[32];
+}
 
-		clock_format_local(day, "%d", num, sizeof num);
-		if (num[0] == '0')
-			memmove(num, num + 1, strlen(num));
-		if (day == today)
-			strcat(num, "*");
-		if (books_open(c, i))
-			strcat(num, RECON_MARK);
-		draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
-		draw_text(w, y, x, cw, num, da, AL_LEFT);
-		count[0] = '\0';
-		if (n > 0) {
-			snprintf(count, sizeof count, "(%d)", n);
-			draw_text(w, y, x + tw_width(num) + 1, cw - tw_width(num) - 1, count,
-			          i == cur ? da : (in_month ? A_NORMAL : theme_attr(R_DIM)),
-			          AL_RIGHT);
-		}
-		{
-			/* the day's takings between the date and the count, where
-			 * they fit whole */
-			char m[FMT_MONEY];
-			const char *t = tk_text(c, i, m);
-			int tw = tw_width(t),
-			    room = cw - tw_width(num) - 1 - tw_width(count) - (count[0] ? 1 : 0);
+/* One line for the n visits of day i: their symbols, in order, in cw
+ * columns at (y, x). */
+static void month_symbols(struct calv *c, WINDOW *w, int i, int n, int y, int x, int cw)
+{
+	int sx = x, k;
 
-			if (*t && tw <= room)
-				draw_text(w, y, x + tw_width(num) + 1, tw, t,
-				          i == cur ? da : theme_attr(R_PAID), AL_LEFT);
-		}
-		if (lines == 1 && n > 1) {
-			/* one line for several visits: their symbols, in order */
-			int sx = x;
+	for (k = 0; k < n && sx < x + cw; k++) {
+		const struct pay_mark *pm = theme_pay(cal_day_row(&c->data, i, k)->pay_status);
 
-			for (k = 0; k < n && sx < x + cw; k++) {
-				const struct pay_mark *pm =
-				    theme_pay(cal_day_row(&c->data, i, k)->pay_status);
-
-				if (k < n - 1 && sx == x + cw - 1) {
-					draw_text(w, y + 1, sx, 1, "+", A_NORMAL, AL_LEFT);
-					break;
-				}
-				draw_text(w, y + 1, sx++, 1, pm->sym, theme_attr(pm->role) | A_BOLD,
-				          AL_LEFT);
-			}
-			continue;
+		if (k < n - 1 && sx == x + cw - 1) {
+			draw_text(w, y, sx, 1, "+", A_NORMAL, AL_LEFT);
+			break;
 		}
-		shown = n <= lines ? n : lines - 1;
-		for (k = 0; k < shown; k++)
-			draw_visit_line(w, y + 1 + k, x, cw, cal_day_row(&c->data, i, k), day,
-			                in_month ? A_NORMAL : theme_attr(R_DIM));
-		if (n > lines && lines > 0) {
-			snprintf(count, sizeof count, _("+%d more"), n - shown);
-			draw_text(w, y + lines, x, cw, count, A_NORMAL, AL_LEFT);
-		}
+		draw_text(w, y, sx++, 1, pm->sym, theme_attr(pm->role) | A_BOLD, AL_LEFT);
 	}
+}
+
+/* Day i's cell of the month (mstart .. mnext); today's, and the cursor's
+ * (cur). */
+static void month_cell(struct calv *c, WINDOW *w, const struct month_geom *g, int i, int64_t mstart,
+                       int64_t mnext, int64_t today, int cur)
+{
+	int64_t day = c->data.day_start[i];
+	int x = g->col_x[i % 7], cw = g->col_w[i % 7], y = g->row_y[i / 7];
+	int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown;
+	int in_month = day >= mstart && day < mnext;
+	attr_t da = i == cur       ? theme_attr(R_SELECT)
+	            : day == today ? theme_attr(R_TODAY)
+	            : !in_month    ? theme_attr(R_DIM)
+	                           : A_NORMAL;
+	char num[16], count[32];
+
+	clock_format_local(day, "%d", num, sizeof num);
+	if (num[0] == '0')
+		memmove(num, num + 1, strlen(num));
+	if (day == today)
+		strcat(num, "*");
+	if (books_open(c, i))
+		strcat(num, RECON_MARK);
+	draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
+	draw_text(w, y, x, cw, num, da, AL_LEFT);
+	count[0] = '\0';
+	if (n > 0) {
+		snprintf(count, sizeof count, "(%d)", n);
+		draw_text(w, y, x + tw_width(num) + 1, cw - tw_width(num) - 1, count,
+		          i == cur ? da : (in_month ? A_NORMAL : theme_attr(R_DIM)), AL_RIGHT);
+	}
+	{
+		/* the day's takings between the date and the count, where
+		 * they fit whole */
+		char m[FMT_MONEY];
+		const char *t = tk_text(c, i, m);
+		int tw = tw_width(t),
+		    room = cw - tw_width(num) - 1 - tw_width(count) - (count[0] ? 1 : 0);
+
+		if (*t && tw <= room)
+			draw_text(w, y, x + tw_width(num) + 1, tw, t,
+			          i == cur ? da : theme_attr(R_PAID), AL_LEFT);
+	}
+	if (lines == 1 && n > 1) {
+		month_symbols(c, w, i, n, y + 1, x, cw);
+		return;
+	}
+	shown = n <= lines ? n : lines - 1;
+	for (k = 0; k < shown; k++)
+		draw_visit_line(w, y + 1 + k, x, cw, cal_day_row(&c->data, i, k), day,
+		                in_month ? A_NORMAL : theme_attr(R_DIM));
+	if (n > lines && lines > 0) {
+		snprintf(count, sizeof count, _("+%d more"), n - shown);
+		draw_text(w, y + lines, x, cw, count, A_NORMAL, AL_LEFT);
+	}
+}
+
+static void draw_month(struct calv *c, WINDOW *w)
+{
+	struct month_geom *g = &c->mg;
+	int64_t mstart = cal_month_start(c->day), today = clock_day_start(clock_now());
+	int64_t mnext = cal_month_start(cal_add_months(mstart, 1)); /* ends the month */
+	int weeks = c->data.ndays / 7, i, cur = cursor_index(c);
+
+	if (layout_month(c->h, c->w, weeks, g)) {
+		draw_center_message(w, _("The window is too small for the month; press w or d."),
+		                    A_BOLD);
+		return;
+	}
+	month_frame(c, w, g, weeks, mstart);
+	/* cells */
+	for (i = 0; i < c->data.ndays; i++)
+		month_cell(c, w, g, i, mstart, mnext, today, cur);
 	draw_legend(w, g->legend_y, c->w);
 }
 
@@ -634,20 +653,12 @@ static void week_hours(const struct calv *c, int *h0, int *h1)
 	*h1 = (hi + 59) / 60;
 }
 
-static void draw_week(struct calv *c, WINDOW *w)
+/* The week's title and its days' headers, with their borders. */
+static void week_head(struct calv *c, WINDOW *w, const struct week_geom *g, int64_t today, int cur)
 {
-	struct week_geom *g = &c->wg;
-	int64_t today = clock_day_start(clock_now());
-	int h0, h1, d, row, cur = cursor_index(c);
 	char buf[128], when[64];
+	int d;
 
-	c->nblocks = 0;
-	week_hours(c, &h0, &h1);
-	/* one row less for the grid: each day's takings above the legend */
-	if (layout_week(c->h - 1, c->w, h0, h1, g)) {
-		draw_center_message(w, _("The window is too small for the week; press d."), A_BOLD);
-		return;
-	}
 	clock_format_local(c->data.from, "%Y-%m-%d", when, sizeof when);
 	snprintf(buf, sizeof buf, _("Week of %s"), when);
 	books_title(c, buf, sizeof buf);
@@ -669,6 +680,14 @@ static void draw_week(struct calv *c, WINDOW *w)
 			          theme_attr(R_UNPAID) | A_BOLD, AL_LEFT);
 	}
 	draw_vline(w, 1, g->col_x[6] + g->col_w[6], g->nrows + 1);
+}
+
+/* The times down the left of the grid. */
+static void week_times(WINDOW *w, const struct week_geom *g)
+{
+	char buf[16];
+	int row;
+
 	for (row = 0; row < g->nrows; row++) {
 		int m = g->h0 * 60 + row * g->slot_min;
 
@@ -678,82 +697,131 @@ static void draw_week(struct calv *c, WINDOW *w)
 			          m % 60 ? theme_attr(R_DIM) : A_NORMAL, AL_LEFT);
 		}
 	}
-	for (d = 0; d < 7; d++) {
-		int n = cal_day_count(&c->data, d), k, lane[256], lanes[256];
-		int64_t s[256], e[256];
-		int64_t day = c->data.day_start[d], next = c->data.day_start[d + 1];
+}
 
-		if (n > 256)
-			n = 256;
-		for (k = 0; k < n; k++) {
-			const struct cal_row *r = cal_day_row(&c->data, d, k);
+/* Where a visit's block stands on the grid (rows y0..y1 of the grid,
+ * columns x0..x0+width). */
+struct week_block {
+	int y0, y1, x0, width;
+};
 
-			s[k] = r->start_at < day ? day : r->start_at;
-			e[k] = r->end_at > next ? next : r->end_at;
+/* The block of a visit from s to e (within day .. next) in lane of lanes
+ * of day d's column. */
+static void week_block_place(const struct week_geom *g, int d, int64_t s, int64_t e, int64_t day,
+                             int64_t next, int lane, int lanes, struct week_block *b)
+{
+	int sm = s == day ? 0 : cal_minute(s), em = e == next ? 24 * 60 : cal_minute(e), lw;
+
+	b->y0 = layout_week_row(g, sm);
+	b->y1 = layout_week_row(g, em > sm ? em - 1 : sm);
+	if (b->y0 < 0)
+		b->y0 = 0;
+	if (b->y1 >= g->nrows)
+		b->y1 = g->nrows - 1;
+	if (b->y1 < b->y0)
+		b->y1 = b->y0;
+	lw = g->col_w[d] / lanes;
+	if (lw < 1)
+		lw = 1;
+	b->x0 = g->col_x[d] + lane * lw;
+	b->width = lane == lanes - 1 ? g->col_x[d] + g->col_w[d] - b->x0 : lw - 1;
+	if (b->width < 1)
+		b->width = 1;
+}
+
+/* Remember block b of visit r on day d, for the mouse. */
+static void week_block_keep(struct calv *c, const struct week_geom *g, const struct cal_row *r,
+                            int d, const struct week_block *b)
+{
+	struct block *k;
+
+	if (c->nblocks >= MAX_BLOCKS)
+		return;
+	k = &c->blocks[c->nblocks++];
+	k->id = r->appointment_id;
+	k->day = d;
+	k->y0 = g->first_row + b->y0;
+	k->y1 = g->first_row + b->y1;
+	k->x0 = b->x0;
+	k->x1 = b->x0 + b->width;
+}
+
+/* Visit r's block b: time and name, services, payment status, price. */
+static void week_block_draw(WINDOW *w, const struct week_geom *g, const struct cal_row *r,
+                            int64_t day, const struct week_block *b, attr_t base)
+{
+	const struct pay_mark *pm = theme_pay(r->pay_status);
+	char price[64], buf[128];
+	int y;
+
+	price_text(r, price, sizeof price);
+	for (y = b->y0; y <= b->y1; y++) {
+		int line = y - b->y0, yy = g->first_row + y, x0 = b->x0, width = b->width;
+
+		draw_fill(w, yy, x0, width, base);
+		if (line == 0) {
+			draw_visit_line(w, yy, x0, width, r, day, base);
+		} else if (line == 1) {
+			draw_text(w, yy, x0 + 2, width - 2, r->services, base, AL_LEFT);
+		} else if (line == 2) {
+			snprintf(buf, sizeof buf, "%s %s", pm->sym, _(pm->word));
+			draw_text(w, yy, x0 + 2, width - 2, buf,
+			          (base & A_REVERSE) ? base : theme_attr(pm->role), AL_LEFT);
+		} else if (line == 3) {
+			draw_text(w, yy, x0 + 2, width - 2, price, base, AL_LEFT);
 		}
-		layout_lanes(s, e, n, lane, lanes);
-		for (k = 0; k < n; k++) {
-			const struct cal_row *r = cal_day_row(&c->data, d, k);
-			int sm, em;
-			int y0, y1, lw, x0, width, y;
-			attr_t base;
-			const struct pay_mark *pm = theme_pay(r->pay_status);
-			char price[64];
-
-			sm = s[k] == day ? 0 : cal_minute(s[k]);
-			em = e[k] == next ? 24 * 60 : cal_minute(e[k]);
-			y0 = layout_week_row(g, sm);
-			y1 = layout_week_row(g, em > sm ? em - 1 : sm);
-			if (y0 < 0)
-				y0 = 0;
-			if (y1 >= g->nrows)
-				y1 = g->nrows - 1;
-			if (y1 < y0)
-				y1 = y0;
-			lw = g->col_w[d] / lanes[k];
-			if (lw < 1)
-				lw = 1;
-			x0 = g->col_x[d] + lane[k] * lw;
-			width = lane[k] == lanes[k] - 1 ? g->col_x[d] + g->col_w[d] - x0 : lw - 1;
-			if (width < 1)
-				width = 1;
-			base = r->appointment_id == c->sel && d == cur ? theme_attr(R_SELECT)
-			       : inactive(r)                           ? theme_attr(R_DIM)
-			                                               : A_NORMAL;
-			if (c->nblocks < MAX_BLOCKS) {
-				struct block *b = &c->blocks[c->nblocks++];
-
-				b->id = r->appointment_id;
-				b->day = d;
-				b->y0 = g->first_row + y0;
-				b->y1 = g->first_row + y1;
-				b->x0 = x0;
-				b->x1 = x0 + width;
-			}
-			price_text(r, price, sizeof price);
-			for (y = y0; y <= y1; y++) {
-				int line = y - y0, yy = g->first_row + y;
-
-				draw_fill(w, yy, x0, width, base);
-				if (line == 0) {
-					draw_visit_line(w, yy, x0, width, r, day, base);
-				} else if (line == 1) {
-					draw_text(w, yy, x0 + 2, width - 2, r->services, base,
-					          AL_LEFT);
-				} else if (line == 2) {
-					snprintf(buf, sizeof buf, "%s %s", pm->sym, _(pm->word));
-					draw_text(w, yy, x0 + 2, width - 2, buf,
-					          (base & A_REVERSE) ? base : theme_attr(pm->role),
-					          AL_LEFT);
-				} else if (line == 3) {
-					draw_text(w, yy, x0 + 2, width - 2, price, base, AL_LEFT);
-				}
-				if (width >= 2)
-					draw_text(w, yy, x0, 1, line == 0 ? "" : ":", base,
-					          AL_LEFT);
-			}
-		}
+		if (width >= 2)
+			draw_text(w, yy, x0, 1, line == 0 ? "" : ":", base, AL_LEFT);
 	}
+}
+
+/* Day d's visits, side by side where they overlap. */
+static void week_day(struct calv *c, WINDOW *w, const struct week_geom *g, int d, int cur)
+{
+	int n = cal_day_count(&c->data, d), k, lane[256], lanes[256];
+	int64_t s[256], e[256];
+	int64_t day = c->data.day_start[d], next = c->data.day_start[d + 1];
+
+	if (n > 256)
+		n = 256;
+	for (k = 0; k < n; k++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+
+		s[k] = r->start_at < day ? day : r->start_at;
+		e[k] = r->end_at > next ? next : r->end_at;
+	}
+	layout_lanes(s, e, n, lane, lanes);
+	for (k = 0; k < n; k++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+		struct week_block b;
+		attr_t base;
+
+		week_block_place(g, d, s[k], e[k], day, next, lane[k], lanes[k], &b);
+		base = r->appointment_id == c->sel && d == cur ? theme_attr(R_SELECT)
+		       : inactive(r)                           ? theme_attr(R_DIM)
+		                                               : A_NORMAL;
+		week_block_keep(c, g, r, d, &b);
+		week_block_draw(w, g, r, day, &b, base);
+	}
+}
+
+static void draw_week(struct calv *c, WINDOW *w)
+{
+	struct week_geom *g = &c->wg;
+	int64_t today = clock_day_start(clock_now());
+	int h0, h1, d, cur = cursor_index(c);
+
+	c->nblocks = 0;
+	week_hours(c, &h0, &h1);
+	/* one row less for the grid: each day's takings above the legend */
+	if (layout_week(c->h - 1, c->w, h0, h1, g)) {
+		draw_center_message(w, _("The window is too small for the week; press d."), A_BOLD);
+		return;
+	}
+	week_head(c, w, g, today, cur);
+	week_times(w, g);
+	for (d = 0; d < 7; d++)
+		week_day(c, w, g, d, cur);
 	if (c->tk_valid && c->tk_from == c->data.from) {
 		char m[FMT_MONEY];
 
