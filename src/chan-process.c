@@ -171,7 +171,7 @@ static int settled(struct db *db, const char *provider, const char *id)
 
 	if (chan_order_by_channel(db, provider, id, &po) != 0)
 		return 0;
-	return chan_order_is_paid(po.status) || !strcmp(po.status, "closed");
+	return chan_order_is_paid(po.status) || pay_order_state_of(po.status) == PAY_ORDER_CLOSED;
 }
 
 /* Mark the order events of the batch whose order is settled (no query for
@@ -408,7 +408,7 @@ static int apply_intent(struct db *db, const struct pev *e, const struct chan_or
 			to = "closed";
 			save = *changed = 1;
 		}
-	} else if (!strcmp(po->status, "created")) {
+	} else if (pay_order_state_of(po->status) == PAY_ORDER_CREATED) {
 		to = "paying";
 		save = *changed = 1;
 	}
@@ -449,7 +449,7 @@ static int refund_failed(struct db *db, const struct pev *e, struct pay_order *p
 	snprintf(m->error, sizeof m->error,
 	         _("refund %s %s at the channel: nothing posted; its amount can be asked again"),
 	         rf->id, rf->status);
-	if (strcmp(po->status, "refunding") || po->refunded > 0)
+	if (pay_order_state_of(po->status) != PAY_ORDER_REFUNDING || po->refunded > 0)
 		return 0;
 	if ((rc = chan_order_refundable(db, po->order_no, NULL, &asked)) != 0)
 		return rc;
@@ -585,7 +585,8 @@ static int apply_settled(struct db *db, struct batch *b, const struct pev *e, st
 
 	if ((rc = find_order(db, b->o->provider, e->object_id, NULL, &po, &found)) != 0)
 		return rc;
-	if (!found || !(chan_order_is_paid(po.status) || !strcmp(po.status, "closed")))
+	if (!found ||
+	    !(chan_order_is_paid(po.status) || pay_order_state_of(po.status) == PAY_ORDER_CLOSED))
 		return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
 		               e->object_id);
 	m->state = INBOX_IGNORED;
@@ -753,16 +754,23 @@ static int mark_event(struct db *db, const struct pev *e, struct mark *m, int *l
 
 static void count(struct chan_process_result *r, const char *status)
 {
-	if (!strcmp(status, "processed"))
+	switch (inbox_state_of(status)) {
+	case INBOX_PROCESSED:
 		r->processed++;
-	else if (!strcmp(status, "ignored"))
+		break;
+	case INBOX_IGNORED:
 		r->ignored++;
-	else if (!strcmp(status, "parked"))
+		break;
+	case INBOX_PARKED:
 		r->parked++;
-	else if (!strcmp(status, "failed"))
+		break;
+	case INBOX_FAILED:
 		r->failed++;
-	else
+		break;
+	default:
 		r->dead++;
+		break;
+	}
 }
 
 /* Run a savepoint statement sql (a string literal: db_prepare_cached finds

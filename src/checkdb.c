@@ -613,9 +613,10 @@ int check_desk(struct db *db, void (*report)(const char *code, const char *detai
 /* Every record's table of legal status moves (states.h), each mirrored by
  * the schema's status_transition rows that its triggers enforce. */
 static const struct states *const machines[] = {
-    &job_states,    &visit_states,           &invoice_states,   &payment_states,
-    &refund_states, &pay_order_states,       &inbox_states,     &outbox_states,
-    &esign_states,  &booking_request_states, &retention_states,
+    &job_states,        &visit_states,           &invoice_states,   &payment_states,
+    &refund_states,     &pay_order_states,       &inbox_states,     &outbox_states,
+    &esign_states,      &booking_request_states, &retention_states, &recon_batch_states,
+    &recon_diff_states,
 };
 
 /* status-moves: each record's moves in the code against the schema's rows

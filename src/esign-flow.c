@@ -163,7 +163,7 @@ static int cmd_done_tx(struct db *db, void *arg)
 			rc = set_state(db, e.flow_id, e.state, d->env->state, d->env->updated,
 			               "the provider's answer");
 		/* cancelled while the envelope was being made: withdraw it */
-		if (!rc && !strcmp(e.state, "cancelled"))
+		if (!rc && esign_state_of(e.state) == ESIGN_CANCELLED)
 			rc = esign_enqueue(db, "envelope.cancel", e.number, e.provider, d->env->id);
 		esign_estimate_free(&e);
 	}
@@ -199,7 +199,7 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		    (rc = esign_get(db, eid, &e)) != 0)
 			return rc;
 		d.estimate_id = e.id;
-		if (!strcmp(e.state, "cancelled") && !*e.envelope_id) {
+		if (esign_state_of(e.state) == ESIGN_CANCELLED && !*e.envelope_id) {
 			d.state = OUTBOX_DEAD;
 			d.error = _("the estimate was cancelled before it was sent");
 			rc = db_write(db, cmd_done_tx, &d);

@@ -80,6 +80,16 @@ const char *esign_state_name(enum esign_state s)
 	return *w ? w : "?";
 }
 
+enum esign_state esign_state_of(const char *word)
+{
+	return (enum esign_state)states_of(&esign_states, word);
+}
+
+int esign_is_open(enum esign_state s)
+{
+	return s == ESIGN_SENT || s == ESIGN_VIEWED;
+}
+
 int esign_state_parse(const char *name, enum esign_state *s)
 {
 	int i = states_of(&esign_states, name);
@@ -533,7 +543,7 @@ static int send_check_job(struct db *db, const struct send_ctx *s, const struct 
 	int64_t busy = 0;
 	int rc;
 
-	if (!strcmp(j->status, "cancelled"))
+	if (job_state_of(j->status) == JOB_CANCELLED)
 		return err_set(FD_ECONFLICT, _("job %lld is cancelled"), (long long)s->job_id);
 	rc = db_prepare_cached(db,
 	                       "SELECT count(*) FROM estimate e JOIN esign_flow f"
@@ -808,7 +818,7 @@ static int cancel_tx(struct db *db, void *arg)
 
 	if ((rc = esign_get(db, c->id, &e)) != 0)
 		return rc;
-	if (strcmp(e.state, "sent") && strcmp(e.state, "viewed")) {
+	if (!esign_is_open(esign_state_of(e.state))) {
 		rc = err_set(FD_ECONFLICT,
 		             _("estimate %s is %s: only one waiting for its signature "
 		               "can be cancelled"),
@@ -928,8 +938,8 @@ int esign_command_fits(struct db *db, const struct outbox_cmd *o)
 	if (sqlite3_step(st) == SQLITE_ROW)
 		snprintf(state, sizeof state, "%s", (const char *)sqlite3_column_text(st, 0));
 	db_release(db, st);
-	if (create ? !strcmp(state, "sent") || !strcmp(state, "viewed")
-	           : !strcmp(state, "cancelled"))
+	if (create ? esign_is_open(esign_state_of(state))
+	           : esign_state_of(state) == ESIGN_CANCELLED)
 		return 0;
 	return err_set(FD_ECONFLICT,
 	               create ? _("estimate %s is %s: its envelope is not sent again")

@@ -80,6 +80,12 @@ extern const struct states esign_states;
  * "cancelled" (untranslated identifiers, as stored). */
 const char *esign_state_name(enum esign_state s);
 
+/* esign_state_of - the state a stored word names (ESIGN_STATES: none, or
+ * NULL). esign_is_open - 1 for a flow still waiting for its signature
+ * (sent or viewed), else 0. */
+enum esign_state esign_state_of(const char *word);
+int esign_is_open(enum esign_state s);
+
 /* esign_state_parse - 0 and *s for a name of esign_state_name, else
  * FD_EINVAL. */
 int esign_state_parse(const char *name, enum esign_state *s);

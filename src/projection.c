@@ -48,9 +48,11 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "job.h"
 #include "money.h"
 #include "projection.h"
 #include "strbuf.h"
+#include "visit.h"
 #include "xalloc.h"
 
 #define DEFAULT_BATCH    2000
@@ -708,7 +710,7 @@ static int compute_link(struct pctx *p, struct acc *a, const struct link_row *l,
 		return rc;
 	add_customer(a, l->customer_id, l->customer);
 	add_service(a, l->title);
-	if (!counts || !strcmp(l->status, "cancelled")) {
+	if (!counts || job_state_of(l->status) == JOB_CANCELLED) {
 		/* no price here, but money it still owes shows */
 		if ((rc = job_pay(p, l->job_id, 0, &pay)))
 			return rc;
@@ -772,7 +774,7 @@ static int compute(struct pctx *p, int64_t appt_id, struct cal_row *out, struct 
 	memset(&a, 0, sizeof a);
 	if ((rc = read_visit(p, appt_id, out, old, has_old)))
 		return rc;
-	counts = strcmp(out->status, "cancelled") != 0 && strcmp(out->status, "no_show") != 0;
+	counts = !visit_is_off(out->status);
 	for (i = 0; i < p->nlinks && !rc; i++)
 		rc = compute_link(p, &a, &p->links[i], counts, appt_id);
 	if (!rc)

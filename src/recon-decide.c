@@ -49,7 +49,7 @@ static int diff_open(struct db *db, int64_t id, struct recon_diff *d)
 {
 	int rc = recon_diff_get(db, id, d);
 
-	if (!rc && strcmp(d->state, "open")) {
+	if (!rc && !recon_diff_is_open(d)) {
 		recon_diff_free(d);
 		return err_set(FD_ECONFLICT, _("difference %1$lld is resolved already (%2$s)"),
 		               (long long)id, d->action);
@@ -529,7 +529,7 @@ static int correct_unknown_refund(struct db *db, struct correct *x, const struct
 		po.refunded -= l->amount;
 		rc = chan_order_move(db, &po, po.refunded == po.amount ? "refunded" : "refunding",
 		                     _("reconciliation: a refund the channel made"));
-		if (rc == FD_ECONFLICT && !strcmp(po.status, "refunding"))
+		if (rc == FD_ECONFLICT && pay_order_state_of(po.status) == PAY_ORDER_REFUNDING)
 			rc = chan_order_save(db, &po, NULL);
 	}
 	return rc;
@@ -749,11 +749,12 @@ int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const s
 		return err_set(FD_EINVAL, _("say whose payment it is: --customer C"));
 	if ((rc = inbox_get(db, event_id, &ev)) != 0)
 		return rc;
-	if (!strcmp(ev.status, "processed") && (*payment_id = claimed_payment(db, event_id))) {
+	if (inbox_state_of(ev.status) == INBOX_PROCESSED &&
+	    (*payment_id = claimed_payment(db, event_id))) {
 		*replayed = 1;
 		goto out;
 	}
-	if (strcmp(ev.status, "parked") && strcmp(ev.status, "dead")) {
+	if (inbox_state_of(ev.status) != INBOX_PARKED && inbox_state_of(ev.status) != INBOX_DEAD) {
 		rc = err_set(FD_ECONFLICT, _("event %1$lld is %2$s, not parked: nothing to claim"),
 		             (long long)event_id, ev.status);
 		goto out;

@@ -42,6 +42,10 @@ struct litem {
 	int in_day, seen;
 };
 
+/* recon_item_counts - 1 when our item stands for money that moved: a
+ * payment that is not void, a refund that succeeded. */
+int recon_item_counts(const struct litem *it);
+
 /* A payout line and what its lines add up to. */
 struct payout_sum {
 	const struct chan_settle_line *line;

@@ -68,17 +68,17 @@ static void batch_row(sqlite3_stmt *st, struct recon_batch *b)
 
 int recon_diff_is_open(const struct recon_diff *d)
 {
-	return !strcmp(d->state, "open");
+	return recon_diff_state_of(d->state) == RECON_DIFF_OPEN;
 }
 
 int recon_batch_is_done(const struct recon_batch *b)
 {
-	return !strcmp(b->status, "done");
+	return recon_batch_state_of(b->status) == RECON_BATCH_DONE;
 }
 
 int recon_parked_is_parked(const struct recon_parked *e)
 {
-	return !strcmp(e->status, "parked");
+	return inbox_state_of(e->status) == INBOX_PARKED;
 }
 
 int recon_batch_get(struct db *db, int64_t id, struct recon_batch *out)

@@ -29,7 +29,34 @@
 #include "recon.h"
 #include "settings.h"
 #include "settle-file.h"
+#include "states.h"
 #include "xalloc.h"
+
+/* ------------------------------------------------------------- states */
+
+/* The stored words of a batch's and of a difference's states, once, and
+ * their moves (the schema's status_transition rows mirror them). */
+static const char *const batch_words[RECON_BATCH_STATES] = {"running", "done", "failed"};
+static const struct state_move batch_moves[] = {
+    {RECON_BATCH_RUNNING, RECON_BATCH_DONE}, {RECON_BATCH_RUNNING, RECON_BATCH_FAILED}, {-1, -1}};
+const struct states recon_batch_states = {"reconciliation_batch", batch_words, RECON_BATCH_STATES,
+                                          batch_moves};
+
+static const char *const diff_words[RECON_DIFF_STATES] = {"open", "resolved"};
+static const struct state_move diff_moves[] = {{RECON_DIFF_OPEN, RECON_DIFF_RESOLVED}, {-1, -1}};
+const struct states recon_diff_states = {"reconciliation_diff", diff_words, RECON_DIFF_STATES,
+                                         diff_moves};
+
+enum recon_batch_state recon_batch_state_of(const char *word)
+{
+	return (enum recon_batch_state)states_of(&recon_batch_states, word);
+}
+
+enum recon_diff_state recon_diff_state_of(const char *word)
+{
+	return (enum recon_diff_state)states_of(&recon_diff_states, word);
+}
+
 /* ------------------------------------------------------------ writing */
 
 int recon_resolution_write(struct db *db, int64_t diff_id, const char *action, const char *note,
@@ -262,8 +289,7 @@ static int write_totals(struct run *r)
 		} else {
 			const struct litem *it = &r->it[i - r->n];
 
-			if (strcmp(it->status, "void") &&
-			    (!it->refund || !strcmp(it->status, "succeeded")))
+			if (recon_item_counts(it))
 				t[k].local += it->refund ? -it->amount : it->amount;
 		}
 	}

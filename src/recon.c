@@ -105,6 +105,12 @@ const char *recon_kind_name(enum chan_settle_kind k)
 	}
 }
 
+int recon_item_counts(const struct litem *it)
+{
+	return it->refund ? refund_state_of(it->status) == REFUND_SUCCEEDED
+	                  : payment_state_of(it->status) != PAYMENT_VOID;
+}
+
 static enum chan_settle_kind settle_kind_of(const char *s)
 {
 	static const enum chan_settle_kind all[] = {CHAN_SETTLE_CHARGE, CHAN_SETTLE_REFUND,
@@ -452,12 +458,12 @@ static void compare(struct run *r, size_t li, int ii)
 	char a[MONEY_BUFSZ], b[MONEY_BUFSZ];
 	struct ndiff *d = NULL;
 
-	if (!it->refund && !strcmp(it->status, "void")) {
+	if (!it->refund && payment_state_of(it->status) == PAYMENT_VOID) {
 		d = diff_new(r, "status_mismatch");
 		snprintf(d->detail, sizeof d->detail,
 		         _("the channel charged (line %1$s), but our payment %2$lld is void"),
 		         l->id, (long long)it->id);
-	} else if (it->refund && strcmp(it->status, "succeeded")) {
+	} else if (it->refund && refund_state_of(it->status) != REFUND_SUCCEEDED) {
 		d = diff_new(r, "status_mismatch");
 		snprintf(d->detail, sizeof d->detail,
 		         _("the channel refunded (line %1$s), but our refund %2$lld is %3$s"),
@@ -684,8 +690,7 @@ int recon_match(struct run *r)
 		if (!it->in_day)
 			continue;
 		r->res->local++;
-		if (it->seen || !strcmp(it->status, "void") ||
-		    (it->refund && strcmp(it->status, "succeeded")) || matched_before(r, it))
+		if (it->seen || !recon_item_counts(it) || matched_before(r, it))
 			continue;
 		match_local_only(r, it);
 	}

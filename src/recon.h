@@ -129,6 +129,33 @@ int recon_import(struct db *db, const char *provider, const char *day, const str
                  struct recon_result *res);
 
 /* One batch. */
+/* A reconciliation batch's states, each stored as the word
+ * recon_batch_state_word gives; its moves are recon_batch_states'
+ * (recon-write.c), which the schema's status_transition rows for
+ * reconciliation_batch mirror (states_agree). */
+enum recon_batch_state {
+	RECON_BATCH_RUNNING,
+	RECON_BATCH_DONE,
+	RECON_BATCH_FAILED,
+	RECON_BATCH_STATES /* no state of ours */
+};
+
+/* A difference's states (reconciliation_diff.state); its one move, open ->
+ * resolved, is recon_diff_states' (recon-write.c). */
+enum recon_diff_state {
+	RECON_DIFF_OPEN,
+	RECON_DIFF_RESOLVED,
+	RECON_DIFF_STATES /* no state of ours */
+};
+
+struct states;
+extern const struct states recon_batch_states, recon_diff_states;
+
+/* recon_batch_state_of, recon_diff_state_of - the state a stored word
+ * names (*_STATES: none, or NULL). */
+enum recon_batch_state recon_batch_state_of(const char *word);
+enum recon_diff_state recon_diff_state_of(const char *word);
+
 struct recon_batch {
 	int64_t id;
 	char provider[41];

@@ -23,6 +23,7 @@
 #include "fixture.h"
 #include "payment.h"
 #include "recon.h"
+#include "states.h"
 
 static struct fx F;
 static struct db *db;
@@ -97,6 +98,33 @@ static struct chan_settle_line charge(const char *id, const char *pi, int64_t am
 	l.created = created;
 	return l;
 }
+
+/* A batch's and a difference's moves are the schema's (states_agree), and a
+ * table that lost a move is refused; each word maps to its state and back. */
+START_TEST(test_states_agree)
+{
+	const struct states *m[] = {&recon_batch_states, &recon_diff_states};
+	struct state_move fewer[8];
+	struct states copy;
+	size_t i, k, n;
+
+	for (i = 0; i < 2; i++) {
+		ck_assert_msg(states_agree(db, m[i]) == 0, "%s", err_msg());
+		for (k = 0; k < m[i]->n; k++)
+			ck_assert_int_eq(states_of(m[i], states_word(m[i], (int)k)), (int)k);
+		for (n = 0; m[i]->moves[n].from >= 0; n++)
+			fewer[n] = m[i]->moves[n];
+		ck_assert_uint_gt(n, 0);
+		fewer[n - 1].from = fewer[n - 1].to = -1; /* the last move taken out */
+		copy = *m[i];
+		copy.moves = fewer;
+		ck_assert_int_eq(states_agree(db, &copy), FD_ECONFLICT);
+	}
+	ck_assert_int_eq(recon_diff_state_of("open"), RECON_DIFF_OPEN);
+	ck_assert_int_eq(recon_batch_state_of("done"), RECON_BATCH_DONE);
+	ck_assert_int_eq(recon_batch_state_of("open"), RECON_BATCH_STATES);
+}
+END_TEST
 
 START_TEST(test_day_window)
 {
@@ -301,6 +329,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_day_window);
 	tcase_add_test(tc, test_clean_then_mismatch);
+	tcase_add_test(tc, test_states_agree);
 	tcase_add_test(tc, test_channel_only_and_local_only);
 	tcase_add_test(tc, test_refused_whole);
 	tcase_add_test(tc, test_record_guess);
