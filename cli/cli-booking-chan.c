@@ -12,7 +12,6 @@
 
 #include "booking-chan.h"
 #include "chan-poll.h"
-#include "chan-provider.h"
 #include "cli-util.h"
 #include "cli.h"
 #include "clock.h"
@@ -20,6 +19,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "pipe-provider.h"
 
 static cJSON *request_json(const struct booking_request *b)
 {

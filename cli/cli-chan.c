@@ -3,7 +3,7 @@
  * `frontdesk channel ...` (the payment channel worker, its outbox) and
  * `frontdesk serve` (the headless shop server: task runner and channel worker).
  *
- * Secrets are read only from the secrets file (chan-secret.h): no option
+ * Secrets are read only from the secrets file (pipe-secret.h): no option
  * takes a secret, and no message prints one.
  */
 #include <config.h>
@@ -17,12 +17,8 @@
 
 #include "backup.h"
 #include "chan-order.h"
-#include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
-#include "chan-worker.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "control.h"
@@ -33,6 +29,10 @@
 #include "invoice.h"
 #include "money.h"
 #include "outbox.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
+#include "pipe-worker.h"
+#include "pipe.h"
 #include "stopflag.h"
 #include "task.h"
 #include "text.h"
@@ -152,8 +152,8 @@ int cli_pipeline_ingest(struct cli *c, const struct cli_args *a, const char *typ
 
 	if ((rc = cli_read_stdin(&payload, &len)) != 0)
 		return cli_refused(rc);
-	rc = chan_pipeline_ingest(c->db, type, code, cli_arg_get(a, "secrets"),
-	                          cli_arg_get(a, "signature"), payload, len, &r);
+	rc = pipe_ingest(c->db, type, code, cli_arg_get(a, "secrets"), cli_arg_get(a, "signature"),
+	                 payload, len, &r);
 	free(payload);
 	if (rc)
 		return cli_refused(rc);
@@ -350,7 +350,7 @@ static int cmd_outbox_retry(struct cli *c, const struct cli_args *a)
 	struct outbox_cmd o;
 	int rc;
 
-	if ((rc = chan_pipeline_retry(c->db, a->id)))
+	if ((rc = pipe_retry(c->db, a->id)))
 		return cli_refused(rc);
 	if ((rc = outbox_cmd_get(c->db, a->id, &o)))
 		return cli_refused(rc);
@@ -520,16 +520,16 @@ const struct cli_entry cli_inbox_cmds[] = {
 
 /* ---------------------------------------------------------------- channel */
 
-/* Whether provider code has been failing for long (chan_provider_failing). */
+/* Whether provider code has been failing for long (pipe_provider_failing). */
 static void provider_failing(struct db *db, const char *code, int64_t *since, int *reported)
 {
-	if (chan_provider_failing(db, code, clock_real(), since, reported) != 0) {
+	if (pipe_provider_failing(db, code, clock_real(), since, reported) != 0) {
 		*since = 0;
 		*reported = 0;
 	}
 }
 
-static cJSON *provider_json(struct db *db, const struct chan_provider *p)
+static cJSON *provider_json(struct db *db, const struct pipe_provider *p)
 {
 	cJSON *o = cJSON_CreateObject();
 	int64_t since;
@@ -565,7 +565,7 @@ static int parse_rollout(const char *s, int *out)
 
 /* What provider-set can check before the database opens; the rollout
  * into ch->rollout. */
-static int provider_change(const struct cli_args *a, struct chan_provider_change *ch)
+static int provider_change(const struct cli_args *a, struct pipe_provider_change *ch)
 {
 	const char *rollout = cli_arg_get(a, "rollout");
 	int rc;
@@ -579,7 +579,7 @@ static int provider_change(const struct cli_args *a, struct chan_provider_change
 
 static int provider_set_check(struct cli *c, const struct cli_args *a)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 
 	(void)c;
 	return provider_change(a, &ch);
@@ -588,7 +588,7 @@ static int provider_set_check(struct cli *c, const struct cli_args *a)
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
 	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 	char *const *pos = a->pos;
 
 	if ((rc = provider_change(a, &ch)) != 0)
@@ -599,23 +599,23 @@ static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 	ch.card_page = cli_arg_get(a, "card-page");
 	ch.sign_type = cli_arg_get(a, "sign-type");
 	ch.enabled = en ? 1 : dis ? 0 : -1;
-	rc = chan_provider_change(c->db, pos[0], &ch);
+	rc = pipe_provider_change(c->db, pos[0], &ch);
 	if (rc)
 		return cli_refused(rc);
 	if (!c->json)
 		printf(_("Provider %s saved.\n"), pos[0]);
 	else {
-		struct chan_provider p;
+		struct pipe_provider p;
 
-		if ((rc = chan_provider_get(c->db, pos[0], &p)))
+		if ((rc = pipe_provider_get(c->db, pos[0], &p)))
 			return cli_refused(rc);
 		cli_print_json(provider_json(c->db, &p));
-		chan_provider_free(&p);
+		pipe_provider_free(&p);
 	}
 	return CLI_OK;
 }
 
-static int provider_cb(const struct chan_provider *p, void *arg)
+static int provider_cb(const struct pipe_provider *p, void *arg)
 {
 	struct cli *c = arg;
 	int64_t since;
@@ -642,7 +642,7 @@ static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 
 	(void)a;
 	cli_list_begin(c, "providers");
-	rc = chan_provider_list(c->db, provider_cb, c);
+	rc = pipe_provider_list(c->db, provider_cb, c);
 	return cli_list_end(c, rc);
 }
 
@@ -650,7 +650,7 @@ static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 
 int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type)
 {
-	struct chan_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
 	int rc;
 
 	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))
@@ -659,7 +659,7 @@ int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *t
 	ch.role = cli_arg_get(a, "role");
 	ch.adapter = cli_arg_get(a, "adapter");
 	ch.enabled = cli_arg_flag(a, "enable") ? 1 : cli_arg_flag(a, "disable") ? 0 : -1;
-	if ((rc = chan_pipeline_provider_change(c->db, type, a->pos[0], &ch)) != 0)
+	if ((rc = pipe_change_provider(c->db, type, a->pos[0], &ch)) != 0)
 		return cli_refused(rc);
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
@@ -670,7 +670,7 @@ int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *t
 	return CLI_OK;
 }
 
-static int typed_provider_cb(const struct chan_provider *p, void *arg)
+static int typed_provider_cb(const struct pipe_provider *p, void *arg)
 {
 	struct cli *c = arg;
 
@@ -693,13 +693,13 @@ int cli_providers_type(struct cli *c, const char *type)
 {
 	if (c->json)
 		cli_list_begin(c, "providers");
-	return cli_list_end(c, chan_provider_list_type(c->db, type, typed_provider_cb, c));
+	return cli_list_end(c, pipe_provider_list_type(c->db, type, typed_provider_cb, c));
 }
 
 /* What a one-shot channel command holds: the opened channel and its lease
  * (only the holder talks to the channel). */
 struct session {
-	struct chan_conn ch;
+	struct pipe_conn ch;
 	struct control_hold lease;
 	int held;
 };
@@ -709,7 +709,7 @@ static int session_open(struct cli *c, const char *code, const char *secrets, st
 	int rc;
 
 	memset(s, 0, sizeof *s);
-	rc = chan_conn_open(c->db, code, secrets, NULL, &s->ch);
+	rc = pipe_conn_open(c->db, code, secrets, NULL, &s->ch);
 	if (!rc)
 		rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &s->lease);
 	s->held = !rc;
@@ -720,7 +720,7 @@ static void session_close(struct cli *c, struct session *s)
 {
 	if (s->held)
 		control_release(c->db, &s->lease);
-	chan_conn_close(&s->ch);
+	pipe_conn_close(&s->ch);
 }
 
 /* The one-shot channel commands: --once is the only way here. */
@@ -858,13 +858,13 @@ static int cmd_status(struct cli *c, const struct cli_args *a)
 {
 	static const char *const names[7] = {"received", "processed", "ignored", "parked",
 	                                     "failed",   "dead",      "rejected"};
-	struct chan_provider p;
+	struct pipe_provider p;
 	struct chan_state s;
 	int64_t counts[7], ob[4], since = 0;
 	int rc, i, reported = 0;
 	cJSON *failed;
 
-	if ((rc = chan_provider_get(c->db, cli_arg_get(a, "provider"), &p)))
+	if ((rc = pipe_provider_get(c->db, cli_arg_get(a, "provider"), &p)))
 		return cli_refused(rc);
 	failed = cJSON_CreateArray();
 	rc = chan_state_get(c->db, p.code, &s);
@@ -873,14 +873,14 @@ static int cmd_status(struct cli *c, const struct cli_args *a)
 	if (!rc)
 		rc = outbox_count_by_status(c->db, p.code, ob);
 	if (!rc)
-		rc = chan_provider_failing(c->db, p.code, clock_real(), &since, &reported);
+		rc = pipe_provider_failing(c->db, p.code, clock_real(), &since, &reported);
 	if (!rc)
 		rc = chan_order_attempt_failed(c->db, p.code, attempt_cb, failed);
 	if (!rc)
 		status_print(c, &s, counts, ob, since, reported, failed);
 	cJSON_Delete(failed);
 	chan_state_free(&s);
-	chan_provider_free(&p);
+	pipe_provider_free(&p);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
@@ -1095,15 +1095,15 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 {
 	const char *code = cli_arg_get(a, "provider");
 	int no_channel = cli_arg_flag(a, "no-channel"), quiet = cli_arg_flag(a, "quiet"), rc, wrc;
-	struct chan_worker_opts wo;
-	struct chan_worker *w = NULL;
+	struct pipe_worker_opts wo;
+	struct pipe_worker *w = NULL;
 	struct backup_nightly_opts bo;
 	struct backup_nightly *bw = NULL;
 	struct task_opts jo;
 	struct sigaction sa, old_int, old_term;
 	int64_t for_seconds = cli_arg_id(a, "for"), v;
 
-	chan_worker_opts_default(&wo);
+	pipe_worker_opts_default(&wo);
 	task_opts_default(&jo);
 	if (cli_arg_flag(a, "poll-seconds")) {
 		v = cli_arg_id(a, "poll-seconds");
@@ -1126,7 +1126,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 	sigaction(SIGTERM, &sa, &old_term);
 	stop_set(&serve_stop, 0);
 	if (!no_channel) {
-		rc = chan_worker_start(db_path(c->db), &wo, &w);
+		rc = pipe_worker_start(db_path(c->db), &wo, &w);
 		if (rc == FD_ENOTFOUND && !code) {
 			if (!quiet)
 				say_channel(_("no payment provider is set up: running tasks only"),
@@ -1144,7 +1144,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 		 * so that the journal shows every backup */
 		bo.say = say_backup;
 		if ((rc = backup_nightly_start(db_path(c->db), &bo, &bw)) != 0) {
-			chan_worker_stop(w);
+			pipe_worker_stop(w);
 			sigaction(SIGINT, &old_int, NULL);
 			sigaction(SIGTERM, &old_term, NULL);
 			return cli_refused(rc);
@@ -1153,7 +1153,7 @@ static int cmd_serve(struct cli *c, const struct cli_args *a)
 	jo.retention = 1; /* the scheduled retention pass (retention_auto_hour) */
 	rc = task_run_loop(c->db, &serve_stop, &jo, (double)for_seconds, 0);
 	backup_nightly_stop(bw);
-	wrc = chan_worker_stop(w);
+	wrc = pipe_worker_stop(w);
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGTERM, &old_term, NULL);
 	if (!rc)

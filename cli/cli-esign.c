@@ -11,7 +11,6 @@
 #include <string.h>
 
 #include "chan-poll.h"
-#include "chan-provider.h"
 #include "cli-util.h"
 #include "cli.h"
 #include "control.h"
@@ -20,6 +19,7 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "money.h"
+#include "pipe-provider.h"
 #include "xalloc.h"
 
 static cJSON *estimate_json(const struct estimate *e)
@@ -173,14 +173,14 @@ static int cmd_callback(struct cli *c, const struct cli_args *a)
 static int run_one(struct cli *c, const char *code, const char *secrets, int all,
                    struct esign_round *r)
 {
-	struct chan_conn ch;
+	struct pipe_conn ch;
 	struct control_hold lease;
 	int rc;
 
 	if ((rc = esign_conn_open(c->db, code, secrets, NULL, &ch)) != 0)
 		return rc;
 	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0) {
-		chan_conn_close(&ch);
+		pipe_conn_close(&ch);
 		return rc;
 	}
 	rc = esign_deliver(c->db, &ch, &lease, NULL, r);
@@ -191,7 +191,7 @@ static int run_one(struct cli *c, const char *code, const char *secrets, int all
 	if (!rc)
 		rc = esign_download(c->db, &ch, &lease, NULL, r);
 	control_release(c->db, &lease);
-	chan_conn_close(&ch);
+	pipe_conn_close(&ch);
 	return rc;
 }
 

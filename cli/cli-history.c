@@ -10,13 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-log.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "history.h"
 #include "i18n.h"
+#include "pipe-log.h"
 #include "text.h"
 
 struct shown {
@@ -133,7 +133,7 @@ static int cmd_history(struct cli *c, const struct cli_args *a)
 		cli_json_str(c->out, "ref", a->pos[1]);
 		s.events = cJSON_AddArrayToObject(c->out, "events");
 	}
-	log = chan_log_default_path(db_path(c->db));
+	log = pipe_log_default_path(db_path(c->db));
 	rc = history_read(c->db, a->pos[0], a->pos[1], log, show_event, &s);
 	free(log);
 	if (rc == FD_EINVAL) {

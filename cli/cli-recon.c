@@ -13,13 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-provider.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
 #include "money.h"
+#include "pipe-provider.h"
 #include "recon.h"
 #include "settle-file.h"
 #include "xalloc.h"
@@ -82,19 +82,19 @@ static int date_check(struct cli *c, const struct cli_args *a)
 
 static int cmd_run(struct cli *c, const struct cli_args *a)
 {
-	struct chan_conn ch;
+	struct pipe_conn ch;
 	struct recon_result r;
 	const char *day = cli_arg_get(a, "date");
 	int rc;
 
 	memset(&ch, 0, sizeof ch);
-	if ((rc = chan_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL,
+	if ((rc = pipe_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL,
 	                         &ch)) != 0)
 		return cli_refused(rc);
 	rc = recon_fetch_run(c->db, &ch, day, &r);
 	if (!rc)
 		print_result(c, ch.p.code, day, &r);
-	chan_conn_close(&ch);
+	pipe_conn_close(&ch);
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
@@ -539,7 +539,7 @@ static int cmd_parked(struct cli *c, const struct cli_args *a)
 
 static int cmd_claim(struct cli *c, const struct cli_args *a)
 {
-	struct chan_conn ch;
+	struct pipe_conn ch;
 	struct recon_pay p = {0};
 	char *inv = cli_arg_get(a, "invoice") ? xstrdup(cli_arg_get(a, "invoice")) : NULL;
 	char *texts[INVOICES_MAX];
@@ -551,10 +551,10 @@ static int cmd_claim(struct cli *c, const struct cli_args *a)
 	p.n = split_invoices(inv, texts, INVOICES_MAX);
 	p.invoices = (const char *const *)texts;
 	memset(&ch, 0, sizeof ch);
-	rc = chan_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL, &ch);
+	rc = pipe_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL, &ch);
 	if (!rc)
 		rc = recon_claim(c->db, &ch, a->id, &p, &pay, &replayed);
-	chan_conn_close(&ch);
+	pipe_conn_close(&ch);
 	free(inv);
 	if (rc)
 		return cli_refused(rc);

@@ -201,7 +201,7 @@ int cli_providers_type(struct cli *c, const char *type);
 /* cli_pipeline_ingest - `frontdesk inbox ingest` and its old spellings
  * (`booking-channel ingest`, `estimate callback`): the payload on standard
  * input relayed for provider code of type (NULL: the registry's), with a's
- * --signature and --secrets, through chan_pipeline_ingest; prints what was
+ * --signature and --secrets, through pipe_ingest; prints what was
  * stored (cli-chan.c). */
 int cli_pipeline_ingest(struct cli *c, const struct cli_args *a, const char *type,
                         const char *code);

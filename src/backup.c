@@ -22,7 +22,6 @@
 #include <unistd.h>
 
 #include "backup.h"
-#include "chan-log.h"
 #include "checkdb.h"
 #include "clock.h"
 #include "control.h"
@@ -31,6 +30,7 @@
 #include "esign.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "pipe-log.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
@@ -710,8 +710,8 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	int rc, locked = 0;
 	int64_t taken = 0;
 
-	t.log = chan_log_default_path(db_path(db));
-	t.log_dest = chan_log_path_beside(dest);
+	t.log = pipe_log_default_path(db_path(db));
+	t.log_dest = pipe_log_path_beside(dest);
 	t.tmp = tmp_name(dest);
 	t.docs_dest = concat(dest, ".esign");
 	t.docs_tmp = tmp_name(t.docs_dest);
@@ -1114,7 +1114,7 @@ static void prune(const struct backup_nightly_opts *o)
 	for (i = 0; i + (size_t)o->keep < n; i++) {
 		path = xmalloc(strlen(o->dir) + strlen(names[i]) + 2);
 		sprintf(path, "%s/%s", o->dir, names[i]);
-		log = chan_log_path_beside(path);
+		log = pipe_log_path_beside(path);
 		docs = concat(path, ".esign");
 		if (unlink(path) == 0 && o->say) {
 			snprintf(msg, sizeof msg, _("removed the old backup %s"), path);

@@ -9,8 +9,8 @@
  * journal (a self-contained file, no -wal or -shm needed), then checked:
  * PRAGMA integrity_check, that it is a frontdesk database, and every
  * invariant `frontdesk check` runs (check_run and projection_check). Only
- * then is it renamed to its name. The request log (chan-log.h), when there
- * is one, is copied the same way beside it (chan_log_path_beside). So are
+ * then is it renamed to its name. The request log (pipe-log.h), when there
+ * is one, is copied the same way beside it (pipe_log_path_beside). So are
  * the final signed documents (esign.h) that the COPY's esign_flow rows name
  * (read from the checked copy, so the set matches it): into the folder
  * DEST.esign, each written under a temporary name, fsync'd, checked against

@@ -24,11 +24,6 @@
 #include "booking-chan.h"
 #include "booking.h"
 #include "capacity.h"
-#include "chan-http.h"
-#include "chan-log.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
-#include "chan-sig.h"
 #include "clock.h"
 #include "control.h"
 #include "crypto-dyn.h"
@@ -39,6 +34,11 @@
 #include "i18n.h"
 #include "inbox.h"
 #include "outbox.h"
+#include "pipe-http.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
+#include "pipe-sig.h"
 #include "retention-mod.h"
 #include "service.h"
 #include "states.h"
@@ -168,8 +168,8 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
                         const char *header, const void *raw, size_t len,
                         struct inbox_ingest_result *r)
 {
-	struct chan_provider p;
-	struct chan_secrets *sec = NULL;
+	struct pipe_provider p;
+	struct pipe_secrets *sec = NULL;
 	const char *secret = NULL;
 	struct inbox_relayed x = {0};
 	char key[64], id[256], type[101], rid[256];
@@ -178,13 +178,13 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
 	memset(r, 0, sizeof *r);
 	if ((rc = inbox_relay_begin(len)) != 0)
 		return rc;
-	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
+	if ((rc = pipe_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
-	chan_provider_free(&p);
-	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+	pipe_provider_free(&p);
+	if ((rc = pipe_secret_load(secrets_path, &sec)) != 0)
 		return rc;
 	snprintf(key, sizeof key, "%s_signing_secret", code);
-	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
+	if ((rc = pipe_secret_need(sec, key, &secret)) != 0)
 		goto out;
 	x.source = code;
 	x.type = BOOKING_CHAN_TYPE;
@@ -192,8 +192,8 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
 	x.payload = raw;
 	x.len = len;
 	x.json = 1; /* its events are JSON */
-	x.verified = chan_sig_verify(header ? header : "", raw, len, secret, clock_real(),
-	                             CHAN_SIG_TOLERANCE, NULL) == 0;
+	x.verified = pipe_sig_verify(header ? header : "", raw, len, secret, clock_real(),
+	                             PIPE_SIG_TOLERANCE, NULL) == 0;
 	if (x.verified && (x.readable = booking_chan_read(raw, len, id, type, rid) == 0)) {
 		x.external_id = id;
 		x.event_type = type;
@@ -201,7 +201,7 @@ int booking_chan_ingest(struct db *db, const char *code, const char *secrets_pat
 	}
 	rc = inbox_store_relayed(db, &x, r);
 out:
-	chan_secret_free(sec);
+	pipe_secret_free(sec);
 	return rc;
 }
 
@@ -1095,9 +1095,9 @@ static int bdue_cb(const struct outbox_due_cmd *c, void *arg)
 int booking_chan_deliver(struct db *db, const char *code, const struct control_hold *lease,
                          volatile sig_atomic_t *stop, int *sent)
 {
-	struct chan_provider p;
-	struct chan_http h;
-	struct chan_log *log = NULL;
+	struct pipe_provider p;
+	struct pipe_http h;
+	struct pipe_log *log = NULL;
 	struct bdue due = {NULL, 0};
 	struct bcmd *cmds;
 	size_t n, i;
@@ -1105,19 +1105,19 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 	int rc;
 
 	*sent = 0;
-	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
+	if ((rc = pipe_provider_get_type(db, BOOKING_CHAN_TYPE, code, &p)) != 0)
 		return rc;
 	rc = outbox_due(db, BOOKING_CHAN_TYPE, p.code, bdue_cb, &due);
 	cmds = due.v;
 	n = due.n;
-	logpath = chan_log_default_path(db_path(db));
-	if (!rc && n && logpath && chan_log_open(logpath, &log) != 0)
+	logpath = pipe_log_default_path(db_path(db));
+	if (!rc && n && logpath && pipe_log_open(logpath, &log) != 0)
 		log = NULL;
 	free(logpath);
-	chan_http_setup(&h, p.code, p.base_url, 0, 0, 0, log, stop);
+	pipe_http_setup(&h, p.code, p.base_url, 0, 0, 0, log, stop);
 	h.content_type = "application/json";
 	for (i = 0; !rc && i < n && !(stop && *stop); i++) {
-		struct chan_http_resp resp = {0};
+		struct pipe_http_resp resp = {0};
 		struct chan_status cs;
 		struct bmark m = {lease, cmds[i].id, OUTBOX_SENDING, NULL, 0};
 		int push = !strcmp(cmds[i].type, "availability.push");
@@ -1129,7 +1129,7 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 		    (rc = db_write(db, bmark_tx, &m)) != 0)
 			break;
 		m.state = OUTBOX_SUCCEEDED;
-		code_ = chan_http_call(&h, cmds[i].type, "POST",
+		code_ = pipe_http_call(&h, cmds[i].type, "POST",
 		                       push ? "/v1/availability" : "/v1/bookings/answer", NULL,
 		                       cmds[i].payload, cmds[i].key, &resp, &cs);
 
@@ -1143,43 +1143,43 @@ int booking_chan_deliver(struct db *db, const char *code, const struct control_h
 			 * the give-up horizon, never on a count of tries */
 			int64_t since = 0;
 
-			if ((rc = pipeline_since(db, "outbox_event", cmds[i].id, "pending",
-			                         &since)) != 0) {
-				chan_http_resp_free(&resp);
+			if ((rc = pipe_rule_since(db, "outbox_event", cmds[i].id, "pending",
+			                          &since)) != 0) {
+				pipe_http_resp_free(&resp);
 				break;
 			}
-			m.state = pipeline_retry_plan(since, clock_now(), cmds[i].retries + 1,
-			                              cs.retry_after, code_, &m.retry_in)
+			m.state = pipe_rule_retry_plan(since, clock_now(), cmds[i].retries + 1,
+			                               cs.retry_after, code_, &m.retry_in)
 			              ? OUTBOX_DEAD
 			              : OUTBOX_FAILED;
 			m.error = cs.reason;
 		}
-		chan_http_resp_free(&resp);
+		pipe_http_resp_free(&resp);
 		rc = db_write(db, bmark_tx, &m);
 	}
 	for (i = 0; i < n; i++)
 		free(cmds[i].payload);
 	free(cmds);
-	chan_http_release(&h);
-	chan_log_close(log);
-	chan_provider_free(&p);
+	pipe_http_release(&h);
+	pipe_log_close(log);
+	pipe_provider_free(&p);
 	return rc;
 }
 
-int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c)
+int booking_chan_conn_open(struct db *db, const char *code, struct pipe_conn *c)
 {
 	char *logpath;
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	if ((rc = chan_provider_get_type(db, BOOKING_CHAN_TYPE, code, &c->p)) != 0)
+	if ((rc = pipe_provider_get_type(db, BOOKING_CHAN_TYPE, code, &c->p)) != 0)
 		return rc;
-	logpath = chan_log_default_path(db_path(db));
-	rc = logpath ? chan_log_open(logpath, &c->log)
+	logpath = pipe_log_default_path(db_path(db));
+	rc = logpath ? pipe_log_open(logpath, &c->log)
 	             : err_set(FD_EIO, _("cannot name the request log"));
 	free(logpath);
 	if (rc)
-		chan_conn_close(c);
+		pipe_conn_close(c);
 	return rc;
 }
 

@@ -13,7 +13,7 @@
  *    provider, with a version per (provider, resource, day) that only grows.
  *
  * A request arrives signed (header "t=<unix>,v1=<hex>", HMAC-SHA256 over
- * "<t>." and the raw body with the secret CODE_signing_secret: chan-sig.h)
+ * "<t>." and the raw body with the secret CODE_signing_secret: pipe-sig.h)
  * and is stored raw in the inbound table (integration type booking) before
  * anything else; booking_chan_process decides the stored ones, each in ONE
  * transaction with its inbound row:
@@ -34,7 +34,7 @@
  * "availability.push" outbox command per enabled booking provider carries
  * that day's free slots and the next version.
  *
- * Callers: cli-booking-chan.c, chan-pipeline.c and chan-worker.c (the
+ * Callers: cli-booking-chan.c, pipe.c and pipe-worker.c (the
  * booking type's steps), booking.c and visit.c (the pushes), tests.
  */
 #ifndef FD_BOOKING_CHAN_H
@@ -47,7 +47,7 @@
 struct db;
 struct control_hold;
 struct states;
-struct chan_conn;
+struct pipe_conn;
 
 /* The registry's integration type of booking channels. */
 #define BOOKING_CHAN_TYPE "booking"
@@ -145,7 +145,7 @@ int booking_chan_push(struct db *db, int64_t resource, int64_t day_start, int64_
  * commands (availability.push, booking.confirm; a failed one only once its
  * backoff has passed) to the generic REST channel: a 2xx answer is
  * delivered (succeeded), a refusal dead with the reason, anything else
- * failed and tried again on the pipeline's backoff (pipeline_retry_plan,
+ * failed and tried again on the pipeline's backoff (pipe_rule_retry_plan,
  * outbox.h: at most 5 minutes apart), dead only when it fails past the
  * give-up horizon (pipeline_give_up_seconds) after it was written or
  * revived. Each outcome is written in its own transaction, fenced by lease
@@ -180,7 +180,7 @@ int booking_chan_command_fits(struct db *db, const struct outbox_cmd *o);
 /* booking_chan_conn_open - booking provider code's registry row and the
  * request log beside the database in *c, for the worker (no adapter:
  * booking_chan_deliver speaks to the channel). Nothing is left open on an
- * error; close with chan_conn_close. */
-int booking_chan_conn_open(struct db *db, const char *code, struct chan_conn *c);
+ * error; close with pipe_conn_close. */
+int booking_chan_conn_open(struct db *db, const char *code, struct pipe_conn *c);
 
 #endif

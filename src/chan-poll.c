@@ -15,7 +15,6 @@
 #include <time.h>
 
 #include "chan-poll.h"
-#include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -23,6 +22,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "pipe-provider.h"
 #include "settings.h"
 #include "states.h"
 #include "xalloc.h"
@@ -206,7 +206,7 @@ static int fail_tx(struct db *db, void *arg)
 	    (rc = chan_state_get(db, f->o->provider, &s)) != 0)
 		return rc;
 	chan_state_free(&s);
-	f->wait = chan_backoff(s.failures + 1, f->retry_after, f->code);
+	f->wait = pipe_rule_backoff(s.failures + 1, f->retry_after, f->code);
 	snprintf(why, sizeof why, "%s", f->reason);
 	rc = db_prepare(db,
 	                "UPDATE channel_state SET state = 'offline', failures = failures + 1,"
@@ -364,7 +364,7 @@ int chan_summary_read(struct db *db, struct chan_summary *out)
 	db_release(db, st);
 	if (rc)
 		return rc;
-	rc = chan_provider_failing_each(db, clock_real(), first_failing, out);
+	rc = pipe_provider_failing_each(db, clock_real(), first_failing, out);
 	if (rc < 0)
 		return rc;
 	out->failing = rc;

@@ -29,7 +29,7 @@
 #include <stdint.h>
 
 #include "channel.h"
-#include "pipeline-rule.h"
+#include "pipe-rule.h"
 
 struct db;
 struct control_hold;
@@ -112,7 +112,7 @@ struct chan_summary {
  * read is one indexed lookup or an index range over the rows counted, so it
  * is cheap enough for every tick of the screen. failing and failing_code
  * say which enabled providers have failed for longer than
- * channel_failing_report_seconds (chan_provider_failing_each). With no provider, *out says
+ * channel_failing_report_seconds (pipe_provider_failing_each). With no provider, *out says
  * configured = 0 and state "off" (the inbound counts are still read). */
 int chan_summary_read(struct db *db, struct chan_summary *out);
 

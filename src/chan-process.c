@@ -477,7 +477,7 @@ static int apply_refund(struct db *db, const struct pev *e, struct pay_order *po
 		 * to a person past the horizon (mark_event) */
 		m->state = INBOX_FAILED;
 		m->waiting = 1;
-		m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
+		m->wait = pipe_rule_backoff(e->attempts + 1, -1, CHAN_RETRY);
 		snprintf(m->error, sizeof m->error,
 		         _("refund %1$s is %2$s at the channel; asked again in %3$lld s"), rf->id,
 		         rf->status, (long long)m->wait);
@@ -571,7 +571,7 @@ static int apply_unusable(const struct pev *e, struct mark *m)
 		return 1;
 	}
 	m->state = INBOX_FAILED;
-	m->wait = chan_backoff(e->attempts + 1, e->retry_after, e->code);
+	m->wait = pipe_rule_backoff(e->attempts + 1, e->retry_after, e->code);
 	snprintf(m->error, sizeof m->error, "%s", buf);
 	return 1;
 }
@@ -615,7 +615,7 @@ static void apply_no_order(const struct batch *b, const struct pev *e, const str
 	}
 	m->state = INBOX_PARKED;
 	m->parked_until = until;
-	m->wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
+	m->wait = pipe_rule_backoff(e->attempts + 1, -1, CHAN_RETRY);
 	snprintf(m->error, sizeof m->error,
 	         _("no card payment order of ours for intent %s (order number '%s') yet"), ci->id,
 	         ci->order_no);
@@ -730,7 +730,7 @@ static int apply_one(struct db *db, struct batch *b, const struct pev *e, struct
 /* Mark event e as m says (inbox_mark_*), in the batch's transaction;
  * *final (may be NULL) gets the status written. A failed event is given up (dead) only
  * when it fails at least the horizon after it was stored or last retried
- * by a person (pipeline_retry_plan), never on a count of attempts. An event
+ * by a person (pipe_rule_retry_plan), never on a count of attempts. An event
  * about a refund that is merely pending at the channel (m->waiting) is never
  * given up: giving up would lose the refund if the channel's later success
  * event never came. It is asked about on the backoff for as long as the
@@ -818,7 +818,7 @@ static int apply_tx(struct db *db, void *arg)
 			memset(&m, 0, sizeof m);
 			m.dead_kind = kind;
 			m.state = INBOX_FAILED;
-			m.wait = chan_backoff(e->attempts + 1, -1, CHAN_RETRY);
+			m.wait = pipe_rule_backoff(e->attempts + 1, -1, CHAN_RETRY);
 			snprintf(m.error, sizeof m.error, _("cannot apply it: %s"), why);
 		}
 		if ((rc = mark_event(db, e, &m, &lost, &final)) != 0)
@@ -1039,8 +1039,8 @@ int chan_query_due(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
 				if (d > 3600)
 					d = 3600;
 				if (code != CHAN_OK) {
-					int64_t b = chan_backoff(q[i].query_count + 1,
-					                         cs.retry_after, code);
+					int64_t b = pipe_rule_backoff(q[i].query_count + 1,
+					                              cs.retry_after, code);
 
 					d = b > d ? b : d;
 				} else if (ci.state == CHAN_ORDER_SUCCEEDED ||

@@ -65,7 +65,7 @@
  * written on money rows, and the age of an event against the horizon (its
  * status flow), are clock_now().
  *
- * Callers: the channel worker (chan-worker.c), `frontdesk channel process`
+ * Callers: the channel worker (pipe-worker.c), `frontdesk channel process`
  * and `frontdesk channel query`, tests.
  */
 #ifndef FD_CHAN_PROCESS_H

@@ -14,16 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-http.h"
-#include "chan-sig.h"
 #include "chan-stripe.h"
 #include "err.h"
 #include "i18n.h"
+#include "pipe-http.h"
+#include "pipe-sig.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
 struct chan_ctx {
-	struct chan_http http;
+	struct pipe_http http;
 	char *base_url, *api_key, *signing_secret;
 	int checkout; /* card orders are Checkout Sessions (cfg.checkout) */
 };
@@ -34,7 +34,7 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
 	int rc;
 
 	*out = NULL;
-	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
+	if ((rc = pipe_http_url_ok(cfg->base_url)) != 0)
 		return rc;
 	if (!cfg->api_key || !*cfg->api_key)
 		return err_set(FD_EINVAL, _("the channel needs an API key in the secrets file"));
@@ -43,7 +43,7 @@ int chan_stripe_open(const struct chan_stripe_cfg *cfg, struct chan_ctx **out)
 	c->api_key = xstrdup(cfg->api_key);
 	c->signing_secret = cfg->signing_secret ? xstrdup(cfg->signing_secret) : NULL;
 	c->checkout = cfg->checkout;
-	chan_http_setup(&c->http, "stripe", c->base_url, cfg->connect_timeout_ms,
+	pipe_http_setup(&c->http, "stripe", c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
 	c->http.version_header = "Stripe-Version: " CHAN_STRIPE_VERSION;
@@ -63,7 +63,7 @@ static void stripe_close(struct chan_ctx *c)
 {
 	if (!c)
 		return;
-	chan_http_release(&c->http);
+	pipe_http_release(&c->http);
 	free(c->base_url);
 	wipe_free(c->api_key);
 	wipe_free(c->signing_secret);
@@ -330,11 +330,11 @@ static int call_json(struct chan_ctx *c, const char *kw, const char *method, con
                      const char *query, const char *form, const char *idem, cJSON **json,
                      struct chan_status *st)
 {
-	struct chan_http_resp r;
+	struct pipe_http_resp r;
 	int code;
 
 	*json = NULL;
-	code = chan_http_call(&c->http, kw, method, path, query, form, idem, &r, st);
+	code = pipe_http_call(&c->http, kw, method, path, query, form, idem, &r, st);
 	if (code == CHAN_OK) {
 		*json = r.body ? cJSON_ParseWithLength(r.body, r.len) : NULL;
 		if (!cJSON_IsObject(*json)) {
@@ -343,7 +343,7 @@ static int call_json(struct chan_ctx *c, const char *kw, const char *method, con
 			code = unreadable(st, !strcmp(method, "POST"));
 		}
 	}
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 
@@ -400,7 +400,7 @@ static enum chan_event_kind stripe_event_kind(const char *type, int *declined)
 static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char *after, int limit,
                        struct chan_page *out, struct chan_status *st)
 {
-	struct chan_http_resp r;
+	struct pipe_http_resp r;
 	struct strbuf q = {0};
 	char num[24];
 	size_t *starts = NULL, *lens = NULL, n = 0, i;
@@ -413,15 +413,15 @@ static int stripe_poll(struct chan_ctx *c, int64_t from, int64_t to, const char 
 		return bad_data(st, _("the event cursor is not an id"));
 	}
 	snprintf(num, sizeof num, "%lld", (long long)from);
-	chan_http_form(&q, "created[gte]", num);
+	pipe_http_form(&q, "created[gte]", num);
 	snprintf(num, sizeof num, "%lld", (long long)to);
-	chan_http_form(&q, "created[lte]", num);
+	pipe_http_form(&q, "created[lte]", num);
 	snprintf(num, sizeof num, "%d", limit < 1 ? 1 : limit > 100 ? 100 : limit);
-	chan_http_form(&q, "limit", num);
+	pipe_http_form(&q, "limit", num);
 	if (after && *after)
-		chan_http_form(&q, "starting_after", after);
+		pipe_http_form(&q, "starting_after", after);
 	code =
-	    chan_http_call(&c->http, "poll", "GET", "/v1/events", sb_cstr(&q), NULL, NULL, &r, st);
+	    pipe_http_call(&c->http, "poll", "GET", "/v1/events", sb_cstr(&q), NULL, NULL, &r, st);
 	sb_free(&q);
 	if (code != CHAN_OK)
 		goto out;
@@ -468,7 +468,7 @@ out:
 	free(starts);
 	free(lens);
 	cJSON_Delete(json);
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 
@@ -555,9 +555,9 @@ static int session_of_intent(struct chan_ctx *c, const char *pi, struct chan_ord
 	cJSON *json, *data;
 	int code;
 
-	chan_http_form(&q, "payment_intent", pi);
-	chan_http_form(&q, "limit", "1");
-	chan_http_form(&q, "expand[]", "data.payment_intent");
+	pipe_http_form(&q, "payment_intent", pi);
+	pipe_http_form(&q, "limit", "1");
+	pipe_http_form(&q, "expand[]", "data.payment_intent");
 	code = call_json(c, "query_order", "GET", "/v1/checkout/sessions", sb_cstr(&q), NULL, NULL,
 	                 &json, st);
 	sb_free(&q);
@@ -637,20 +637,20 @@ static int session_create(struct chan_ctx *c, const struct chan_create *in, cons
 	int code;
 
 	snprintf(num, sizeof num, "%lld", (long long)in->amount);
-	chan_http_form(&f, "mode", "payment");
-	chan_http_form(&f, "line_items[0][price_data][currency]", cur);
-	chan_http_form(&f, "line_items[0][price_data][unit_amount]", num);
-	chan_http_form(&f, "line_items[0][price_data][product_data][name]",
+	pipe_http_form(&f, "mode", "payment");
+	pipe_http_form(&f, "line_items[0][price_data][currency]", cur);
+	pipe_http_form(&f, "line_items[0][price_data][unit_amount]", num);
+	pipe_http_form(&f, "line_items[0][price_data][product_data][name]",
 	               in->description ? in->description : in->order_no);
-	chan_http_form(&f, "line_items[0][quantity]", "1");
-	chan_http_form(&f, "client_reference_id", in->order_no);
-	chan_http_form(&f, "metadata[order_no]", in->order_no);
-	chan_http_form(&f, "payment_intent_data[metadata][order_no]", in->order_no);
-	chan_http_form(&f, "payment_intent_data[metadata][page]", "checkout");
+	pipe_http_form(&f, "line_items[0][quantity]", "1");
+	pipe_http_form(&f, "client_reference_id", in->order_no);
+	pipe_http_form(&f, "metadata[order_no]", in->order_no);
+	pipe_http_form(&f, "payment_intent_data[metadata][order_no]", in->order_no);
+	pipe_http_form(&f, "payment_intent_data[metadata][page]", "checkout");
 	if (in->invoice_id) {
 		snprintf(num, sizeof num, "%lld", (long long)in->invoice_id);
-		chan_http_form(&f, "metadata[invoice_id]", num);
-		chan_http_form(&f, "payment_intent_data[metadata][invoice_id]", num);
+		pipe_http_form(&f, "metadata[invoice_id]", num);
+		pipe_http_form(&f, "payment_intent_data[metadata][invoice_id]", num);
 	}
 	code = call_json(c, "create_payment", "POST", "/v1/checkout/sessions", NULL, sb_cstr(&f),
 	                 in->idem_key, &json, st);
@@ -683,14 +683,14 @@ static int stripe_create(struct chan_ctx *c, const struct chan_create *in, struc
 	if (c->checkout)
 		return session_create(c, in, cur, out, st);
 	snprintf(num, sizeof num, "%lld", (long long)in->amount);
-	chan_http_form(&f, "amount", num);
-	chan_http_form(&f, "currency", cur);
+	pipe_http_form(&f, "amount", num);
+	pipe_http_form(&f, "currency", cur);
 	if (in->description)
-		chan_http_form(&f, "description", in->description);
-	chan_http_form(&f, "metadata[order_no]", in->order_no);
+		pipe_http_form(&f, "description", in->description);
+	pipe_http_form(&f, "metadata[order_no]", in->order_no);
 	if (in->invoice_id) {
 		snprintf(num, sizeof num, "%lld", (long long)in->invoice_id);
-		chan_http_form(&f, "metadata[invoice_id]", num);
+		pipe_http_form(&f, "metadata[invoice_id]", num);
 	}
 	code = call_json(c, "create_payment", "POST", "/v1/payment_intents", NULL, sb_cstr(&f),
 	                 in->idem_key, &json, st);
@@ -776,11 +776,11 @@ static int stripe_refund(struct chan_ctx *c, const char *payment_id, int64_t amo
 	/* a Checkout Session is refunded through the intent it made */
 	if (is_session_id(payment_id) && (code = intent_of(c, payment_id, pi, st)) != CHAN_OK)
 		return code;
-	chan_http_form(&f, "payment_intent", pi);
+	pipe_http_form(&f, "payment_intent", pi);
 	snprintf(num, sizeof num, "%lld", (long long)amount);
-	chan_http_form(&f, "amount", num);
+	pipe_http_form(&f, "amount", num);
 	if (is_session_id(payment_id))
-		chan_http_form(&f, "metadata[checkout_session]", payment_id);
+		pipe_http_form(&f, "metadata[checkout_session]", payment_id);
 	code =
 	    call_json(c, "refund", "POST", "/v1/refunds", NULL, sb_cstr(&f), idem_key, &json, st);
 	sb_free(&f);
@@ -886,17 +886,17 @@ static int balance_list(struct chan_ctx *c, int64_t from, int64_t to, const char
 		int more;
 
 		if (payout) {
-			chan_http_form(&q, "payout", payout);
+			pipe_http_form(&q, "payout", payout);
 		} else {
 			snprintf(num, sizeof num, "%lld", (long long)from);
-			chan_http_form(&q, "created[gte]", num);
+			pipe_http_form(&q, "created[gte]", num);
 			snprintf(num, sizeof num, "%lld", (long long)to);
-			chan_http_form(&q, "created[lt]", num);
+			pipe_http_form(&q, "created[lt]", num);
 		}
-		chan_http_form(&q, "limit", "100");
-		chan_http_form(&q, "expand[]", "data.source");
+		pipe_http_form(&q, "limit", "100");
+		pipe_http_form(&q, "expand[]", "data.source");
 		if (after[0])
-			chan_http_form(&q, "starting_after", after);
+			pipe_http_form(&q, "starting_after", after);
 		code = call_json(c, "settlement", "GET", "/v1/balance_transactions", sb_cstr(&q),
 		                 NULL, NULL, &json, st);
 		sb_free(&q);
@@ -989,11 +989,11 @@ static int stripe_read_event(const char *secret, const void *raw, size_t len, st
 	return 0;
 }
 
-/* The Stripe-Signature header over the raw bytes (chan-sig.h). */
+/* The Stripe-Signature header over the raw bytes (pipe-sig.h). */
 static int stripe_verify(const char *secret, const char *header, const void *raw, size_t len,
                          int64_t now)
 {
-	return chan_sig_verify(header, raw, len, secret, now, CHAN_SIG_TOLERANCE, NULL);
+	return pipe_sig_verify(header, raw, len, secret, now, PIPE_SIG_TOLERANCE, NULL);
 }
 
 const struct chan_ops chan_stripe_ops = {

@@ -16,7 +16,7 @@
 
 #include "channel.h"
 
-struct chan_log;
+struct pipe_log;
 
 #define CHAN_STRIPE_VERSION "2026-10-28.endive"
 
@@ -26,7 +26,7 @@ struct chan_stripe_cfg {
 	const char *signing_secret;                /* from the secrets file; NULL: verify refuses */
 	long connect_timeout_ms, total_timeout_ms; /* 0: defaults */
 	long low_speed_secs;                       /* 0: default */
-	struct chan_log *log;                      /* NULL: no request log */
+	struct pipe_log *log;                      /* NULL: no request log */
 	volatile sig_atomic_t *stop;               /* NULL: never stopped */
 	int checkout; /* 1: a card order is a Checkout Session (a page to pay on) */
 };

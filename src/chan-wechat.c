@@ -21,18 +21,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "chan-http.h"
-#include "chan-sig.h"
 #include "chan-wechat.h"
 #include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
+#include "pipe-http.h"
+#include "pipe-sig.h"
 #include "settle-file.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
 struct chan_ctx {
-	struct chan_http http;
+	struct pipe_http http;
 	char *base_url, *appid, *mch_id, *key, *notify_url;
 	enum chan_wx_sign_type sign_type; /* the account's: every request and answer */
 };
@@ -299,7 +299,7 @@ int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
 	int rc;
 
 	*out = NULL;
-	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
+	if ((rc = pipe_http_url_ok(cfg->base_url)) != 0)
 		return rc;
 	if (!cfg->key || !*cfg->key)
 		return err_set(FD_EINVAL,
@@ -315,7 +315,7 @@ int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out)
 	c->notify_url = xstrdup(cfg->notify_url ? cfg->notify_url : "https://localhost/notify");
 	c->sign_type = cfg->sign_type == CHAN_WX_MD5 ? CHAN_WX_MD5 : CHAN_WX_HMAC_SHA256;
 	/* no API key: the key is never sent, requests are signed with it */
-	chan_http_setup(&c->http, "wechat", c->base_url, cfg->connect_timeout_ms,
+	pipe_http_setup(&c->http, "wechat", c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	*out = c;
 	return 0;
@@ -325,7 +325,7 @@ static void wechat_close(struct chan_ctx *c)
 {
 	if (!c)
 		return;
-	chan_http_release(&c->http);
+	pipe_http_release(&c->http);
 	OPENSSL_cleanse(c->key, strlen(c->key));
 	free(c->key);
 	free(c->base_url);
@@ -434,7 +434,7 @@ static int signed_body(struct chan_ctx *c, struct chan_wx_msg *m, struct strbuf 
 static int call(struct chan_ctx *c, const char *kw, const char *path, struct chan_wx_msg *m,
                 int safe, struct chan_wx_msg *ans, struct chan_status *st)
 {
-	struct chan_http_resp r;
+	struct pipe_http_resp r;
 	struct strbuf body = {0};
 	const char *v, *err;
 	int code;
@@ -443,7 +443,7 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 	memset(st, 0, sizeof *st);
 	if ((code = signed_body(c, m, &body, st)) != CHAN_OK)
 		return code;
-	code = chan_http_call(&c->http, kw, "POST", path, NULL, sb_cstr(&body), NULL, &r, st);
+	code = pipe_http_call(&c->http, kw, "POST", path, NULL, sb_cstr(&body), NULL, &r, st);
 	sb_free(&body);
 	if (code != CHAN_OK)
 		goto out;
@@ -483,7 +483,7 @@ static int call(struct chan_ctx *c, const char *kw, const char *path, struct cha
 out:
 	if (code != CHAN_OK)
 		chan_wx_free(ans);
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 
@@ -781,7 +781,7 @@ static int download_bill(struct chan_ctx *c, int64_t day, struct settle_file *f,
                          struct chan_status *st)
 {
 	struct chan_wx_msg m = {0}, ans = {0};
-	struct chan_http_resp r = {0};
+	struct pipe_http_resp r = {0};
 	struct strbuf body = {0};
 	size_t keep = c->http.max_response, i;
 	time_t t = (time_t)(day + CHINA_OFFSET);
@@ -801,7 +801,7 @@ static int download_bill(struct chan_ctx *c, int64_t day, struct settle_file *f,
 		return code;
 	/* a day's bill may be larger than any answer the other calls get */
 	c->http.max_response = SETTLE_FILE_MAX;
-	code = chan_http_call(&c->http, "settlement", "POST", "/pay/downloadbill", NULL,
+	code = pipe_http_call(&c->http, "settlement", "POST", "/pay/downloadbill", NULL,
 	                      sb_cstr(&body), NULL, &r, st);
 	c->http.max_response = keep;
 	sb_free(&body);
@@ -831,7 +831,7 @@ static int download_bill(struct chan_ctx *c, int64_t day, struct settle_file *f,
 		code = bad_data(st, err_msg());
 out:
 	chan_wx_free(&ans);
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 

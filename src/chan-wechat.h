@@ -46,7 +46,7 @@
  * refund_id our refund key (out_refund_no); the channel's own transaction
  * and refund numbers are its id and source.
  *
- * Callers: chan-provider.c (through struct chan_ops), tests.
+ * Callers: pipe-provider.c (through struct chan_ops), tests.
  */
 #ifndef FD_CHAN_WECHAT_H
 #define FD_CHAN_WECHAT_H
@@ -56,7 +56,7 @@
 
 #include "channel.h"
 
-struct chan_log;
+struct pipe_log;
 
 struct chan_wechat_cfg {
 	const char *base_url;                      /* https://api.mch.weixin.qq.com, or the fake */
@@ -66,14 +66,14 @@ struct chan_wechat_cfg {
 	int sign_type;                             /* enum chan_wx_sign_type: the account's */
 	long connect_timeout_ms, total_timeout_ms; /* 0: defaults */
 	long low_speed_secs;                       /* 0: default */
-	struct chan_log *log;                      /* NULL: no request log */
+	struct pipe_log *log;                      /* NULL: no request log */
 	volatile sig_atomic_t *stop;               /* NULL: never stopped */
 };
 
 extern const struct chan_ops chan_wechat_ops;
 
 /* chan_wechat_open - a context for chan_wechat_ops (release with
- * ops->close); the strings are copied. FD_EINVAL for a URL chan-http
+ * ops->close); the strings are copied. FD_EINVAL for a URL pipe-http
  * refuses, or a missing key, appid or mch_id. */
 int chan_wechat_open(const struct chan_wechat_cfg *cfg, struct chan_ctx **out);
 

@@ -22,7 +22,6 @@
 
 #include "booking-chan.h"
 #include "chan-order.h"
-#include "chan-provider.h"
 #include "checkdb.h"
 #include "clock.h"
 #include "db.h"
@@ -36,6 +35,7 @@
 #include "money.h"
 #include "outbox.h"
 #include "payment.h"
+#include "pipe-provider.h"
 #include "projection.h"
 #include "recon.h"
 #include "retention.h"
@@ -541,7 +541,7 @@ static int report_failing(const char *code, int64_t since, void *arg)
 	snprintf(detail, sizeof detail,
 	         "payment provider %s has been failing since %s (longer than "
 	         "channel_failing_report_seconds = %lld): a person must look",
-	         code, when, (long long)chan_provider_failing_limit());
+	         code, when, (long long)pipe_provider_failing_limit());
 	f->report("channel-provider-failing", detail, f->arg);
 	return 0;
 }
@@ -555,13 +555,13 @@ static int check_channel_failing(struct db *db,
 {
 	struct failing_ctx f = {report, arg};
 
-	return chan_provider_failing_each(db, clock_real(), report_failing, &f);
+	return pipe_provider_failing_each(db, clock_real(), report_failing, &f);
 }
 
 int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                    void *arg)
 {
-	int64_t now = clock_now(), horizon = pipeline_give_up_seconds();
+	int64_t now = clock_now(), horizon = pipe_rule_give_up_seconds();
 	int i, step, found = 0;
 	sqlite3_stmt *st;
 

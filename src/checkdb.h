@@ -57,7 +57,7 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
  * file itself: the promises not kept (check_promises, below),
  * "channel-provider-failing", an enabled payment provider
  * whose calls have failed for longer than channel_failing_report_seconds
- * (chan_provider_failing_each, at the real clock), and
+ * (pipe_provider_failing_each, at the real clock), and
  * "recon-batch-interrupted", a reconciliation batch left running by a run
  * that was killed (recon_check). Kept out of check_all so that a channel
  * that is down never makes a backup fail its checks.

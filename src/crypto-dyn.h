@@ -12,8 +12,8 @@
  * OPENSSL_cleanse becomes explicit_bzero (glibc's wipe that the compiler
  * may not drop), which needs no library.
  *
- * Callers: chan-sig.c, chan-wechat.c, idem.c, inbox.c, migrate.c,
- * chan-secret.c.
+ * Callers: pipe-sig.c, chan-wechat.c, idem.c, inbox.c, migrate.c,
+ * pipe-secret.c.
  */
 #ifndef FD_CRYPTO_DYN_H
 #define FD_CRYPTO_DYN_H

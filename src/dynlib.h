@@ -4,7 +4,7 @@
  * Most runs of frontdesk never reach the payment channel or write an
  * iCalendar file, yet a library linked into the program is mapped and bound
  * at every start (libcurl brings some 30 libraries with it, libical the ICU
- * data). The modules that use such a library (chan-http.c, export-ical.c)
+ * data). The modules that use such a library (pipe-http.c, export-ical.c)
  * load it with dlopen when they are first called, look up the few
  * functions they use, and call them through pointers; every other command
  * and the screen start without it. The headers are the ones the program
@@ -12,7 +12,7 @@
  * (libcurl.so.4, libical.so.3), so the functions found are the functions
  * compiled against.
  *
- * Callers: chan-http.c (libcurl), export-ical.c (libical).
+ * Callers: pipe-http.c (libcurl), export-ical.c (libical).
  */
 #ifndef FD_DYNLIB_H
 #define FD_DYNLIB_H

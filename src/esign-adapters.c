@@ -1,6 +1,6 @@
 /*
  * esign-adapters.c - the e-sign adapters this program has, by name. Below
- * esign.c and chan-provider.c (which checks a provider's adapter name), and
+ * esign.c and pipe-provider.c (which checks a provider's adapter name), and
  * above the adapters themselves.
  */
 #include <config.h>

@@ -18,9 +18,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "chan-log.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
 #include "clock.h"
 #include "control.h"
 #include "crypto-dyn.h"
@@ -38,6 +35,9 @@
 #include "job.h"
 #include "money.h"
 #include "outbox.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
 #include "print.h"
 #include "retention-mod.h"
 #include "settings.h"
@@ -170,7 +170,7 @@ static int cmd_done_tx(struct db *db, void *arg)
 	return rc;
 }
 
-static int deliver_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                        int64_t id, struct esign_round *r)
 {
 	struct cmd cm;
@@ -251,10 +251,10 @@ static int deliver_one(struct db *db, struct chan_conn *c, const struct control_
 		 * give-up horizon, never on a count of attempts */
 		int64_t since = 0;
 
-		if ((rc = pipeline_since(db, "outbox_event", id, "pending", &since)) != 0)
+		if ((rc = pipe_rule_since(db, "outbox_event", id, "pending", &since)) != 0)
 			goto out;
-		d.state = pipeline_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
-		                              code, &d.retry_in)
+		d.state = pipe_rule_retry_plan(since, clock_now(), cm.retries + 1, st.retry_after,
+		                               code, &d.retry_in)
 		              ? OUTBOX_DEAD
 		              : OUTBOX_FAILED;
 		d.error = st.reason;
@@ -287,7 +287,7 @@ static int due_cb(const struct outbox_due_cmd *c, void *arg)
 	return 0;
 }
 
-int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, struct esign_round *r)
 {
 	struct ids ids;
@@ -443,7 +443,7 @@ static int read_stored(const struct esign_ops *ops, const struct inbox_event *ev
 	return rc;
 }
 
-int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_process(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r)
 {
 	sqlite3_stmt *st;
@@ -563,7 +563,7 @@ static int stamp_tx(struct db *db, void *arg)
 	return db_run_cached(db, st, _("cannot save when the flow was asked about"));
 }
 
-int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_query(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                 volatile sig_atomic_t *stop, int all, struct esign_round *r)
 {
 	long every = config_get_int("esign_query_seconds", ESIGN_QUERY_EVERY);
@@ -654,7 +654,7 @@ static int doc_tx(struct db *db, void *arg)
 	return 0;
 }
 
-static int download_one(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+static int download_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                         int64_t flow, struct esign_round *r)
 {
 	sqlite3_stmt *st;
@@ -710,7 +710,7 @@ out:
 	return rc;
 }
 
-int esign_download(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_download(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                    volatile sig_atomic_t *stop, struct esign_round *r)
 {
 	sqlite3_stmt *st;

@@ -10,7 +10,7 @@
 #include "esign.h"
 
 struct db;
-struct chan_provider;
+struct pipe_provider;
 
 #define ESIGN_QUERY_EVERY 300 /* default seconds between queries of one open flow */
 #define FOUND_PREFIX      "frontdesk.envelope."
@@ -19,7 +19,7 @@ struct chan_provider;
  * the schema's rows of status_transition). */
 int esign_may_move(enum esign_state a, enum esign_state b);
 /* esign_adapter_of - the adapter provider p names in its settings. */
-const struct esign_ops *esign_adapter_of(const struct chan_provider *p);
+const struct esign_ops *esign_adapter_of(const struct pipe_provider *p);
 /* esign_read_file - read path whole (at most max bytes) into *out (caller
  * frees), *len its size. */
 int esign_read_file(const char *path, size_t max, unsigned char **out, size_t *len);

@@ -27,13 +27,13 @@
 
 #include <cjson/cJSON.h>
 
-#include "chan-http.h"
-#include "chan-sig.h"
 #include "clock.h"
 #include "crypto-dyn.h"
 #include "err.h"
 #include "esign.h"
 #include "i18n.h"
+#include "pipe-http.h"
+#include "pipe-sig.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -41,7 +41,7 @@
 #define REST_DOC_MAX (32u << 20)
 
 struct esign_ctx {
-	struct chan_http http;
+	struct pipe_http http;
 	char *code, *base_url, *api_key; /* copies: the caller's may move */
 };
 
@@ -51,7 +51,7 @@ static int rest_open(const struct esign_cfg *cfg, struct esign_ctx **out)
 	int rc;
 
 	*out = NULL;
-	if ((rc = chan_http_url_ok(cfg->base_url)) != 0)
+	if ((rc = pipe_http_url_ok(cfg->base_url)) != 0)
 		return rc;
 	if (!cfg->api_key || !*cfg->api_key)
 		return err_set(FD_EINVAL,
@@ -60,7 +60,7 @@ static int rest_open(const struct esign_cfg *cfg, struct esign_ctx **out)
 	c->code = xstrdup(cfg->code);
 	c->base_url = xstrdup(cfg->base_url);
 	c->api_key = xstrdup(cfg->api_key);
-	chan_http_setup(&c->http, c->code, c->base_url, cfg->connect_timeout_ms,
+	pipe_http_setup(&c->http, c->code, c->base_url, cfg->connect_timeout_ms,
 	                cfg->total_timeout_ms, cfg->low_speed_secs, cfg->log, cfg->stop);
 	c->http.api_key = c->api_key;
 	*out = c;
@@ -71,7 +71,7 @@ static void rest_close(struct esign_ctx *c)
 {
 	if (!c)
 		return;
-	chan_http_release(&c->http);
+	pipe_http_release(&c->http);
 	memset(c->api_key, 0, strlen(c->api_key));
 	free(c->api_key);
 	free(c->base_url);
@@ -149,13 +149,13 @@ static int call_envelope(struct esign_ctx *c, const char *kw, const char *method
                          const char *body, const char *idem, struct esign_envelope *out,
                          struct chan_status *st)
 {
-	struct chan_http_resp r;
+	struct pipe_http_resp r;
 	cJSON *j;
 	int code;
 
 	memset(out, 0, sizeof *out);
 	c->http.content_type = body ? "application/json" : NULL;
-	code = chan_http_call(&c->http, kw, method, path, NULL, body, idem, &r, st);
+	code = pipe_http_call(&c->http, kw, method, path, NULL, body, idem, &r, st);
 	c->http.content_type = NULL;
 	if (code == CHAN_OK) {
 		j = r.body ? cJSON_ParseWithLength(r.body, r.len) : NULL;
@@ -167,7 +167,7 @@ static int call_envelope(struct esign_ctx *c, const char *kw, const char *method
 		}
 		cJSON_Delete(j);
 	}
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 
@@ -246,7 +246,7 @@ static int rest_query(struct esign_ctx *c, const char *id, struct esign_envelope
 static int rest_download(struct esign_ctx *c, const char *id, unsigned char **body, size_t *len,
                          struct chan_status *st)
 {
-	struct chan_http_resp r;
+	struct pipe_http_resp r;
 	char path[300];
 	int code;
 
@@ -260,7 +260,7 @@ static int rest_download(struct esign_ctx *c, const char *id, unsigned char **bo
 	snprintf(path, sizeof path, "/v1/envelopes/%s/document", id);
 	c->http.quiet_bodies = 1;
 	c->http.max_response = REST_DOC_MAX;
-	code = chan_http_call(&c->http, "get_document", "GET", path, NULL, NULL, NULL, &r, st);
+	code = pipe_http_call(&c->http, "get_document", "GET", path, NULL, NULL, NULL, &r, st);
 	c->http.quiet_bodies = 0;
 	c->http.max_response = 0;
 	if (code == CHAN_OK && (!r.body || r.len == 0)) {
@@ -272,7 +272,7 @@ static int rest_download(struct esign_ctx *c, const char *id, unsigned char **bo
 		*len = r.len;
 		r.body = NULL;
 	}
-	chan_http_resp_free(&r);
+	pipe_http_resp_free(&r);
 	return code;
 }
 

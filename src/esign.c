@@ -26,9 +26,6 @@
 
 #include <cjson/cJSON.h>
 
-#include "chan-log.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
 #include "clock.h"
 #include "control.h"
 #include "crypto-dyn.h"
@@ -46,6 +43,9 @@
 #include "job.h"
 #include "money.h"
 #include "outbox.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
 #include "print.h"
 #include "retention-mod.h"
 #include "settings.h"
@@ -112,7 +112,7 @@ void esign_envelope_free(struct esign_envelope *e)
 }
 
 /* The adapter name of a provider's settings ("rest" when none). */
-const struct esign_ops *esign_adapter_of(const struct chan_provider *p)
+const struct esign_ops *esign_adapter_of(const struct pipe_provider *p)
 {
 	cJSON *set = cJSON_Parse(p->settings ? p->settings : "{}");
 	cJSON *a = cJSON_GetObjectItemCaseSensitive(set, "adapter");
@@ -124,16 +124,16 @@ const struct esign_ops *esign_adapter_of(const struct chan_provider *p)
 }
 
 int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
-                    volatile sig_atomic_t *stop, struct chan_conn *c)
+                    volatile sig_atomic_t *stop, struct pipe_conn *c)
 {
-	struct chan_secrets *sec = NULL;
+	struct pipe_secrets *sec = NULL;
 	struct esign_cfg cfg = {0};
 	const struct esign_ops *ops;
 	char *logpath, key[64];
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &c->p)) != 0)
+	if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, code, &c->p)) != 0)
 		return rc;
 	if (!c->p.enabled) {
 		rc = err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), c->p.code);
@@ -143,15 +143,15 @@ int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), c->p.code);
 		goto out;
 	}
-	logpath = chan_log_default_path(db_path(db));
-	rc = chan_log_open(logpath, &c->log);
+	logpath = pipe_log_default_path(db_path(db));
+	rc = pipe_log_open(logpath, &c->log);
 	free(logpath);
 	if (rc)
 		goto out;
-	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+	if ((rc = pipe_secret_load(secrets_path, &sec)) != 0)
 		goto out;
 	snprintf(key, sizeof key, "%s_api_key", c->p.code);
-	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
+	if ((rc = pipe_secret_need(sec, key, &cfg.api_key)) != 0)
 		goto out;
 	cfg.code = c->p.code;
 	cfg.base_url = c->p.base_url;
@@ -164,9 +164,9 @@ int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
 		goto out;
 	c->eops = ops;
 out:
-	chan_secret_free(sec);
+	pipe_secret_free(sec);
 	if (rc)
-		chan_conn_close(c);
+		pipe_conn_close(c);
 	return rc;
 }
 
@@ -591,14 +591,14 @@ static int send_collect_lines(struct db *db, const struct send_ctx *s, struct se
  * refused when it is disabled. */
 static int send_named_provider(struct db *db, const char *provider, struct send_work *w)
 {
-	struct chan_provider p;
+	struct pipe_provider p;
 	int rc;
 
-	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, provider, &p)) != 0)
+	if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, provider, &p)) != 0)
 		return rc;
 	snprintf(w->code, sizeof w->code, "%s", p.code);
 	rc = p.enabled ? 0 : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
-	chan_provider_free(&p);
+	pipe_provider_free(&p);
 	return rc;
 }
 
@@ -746,7 +746,7 @@ static int send_tx(struct db *db, void *arg)
 	if ((rc = docnum_take(db, "EST", w.now, &w.dn)) != 0)
 		goto out;
 	if (!s->provider &&
-	    (rc = chan_provider_route_type(db, ESIGN_TYPE, w.dn.number, w.code)) != 0)
+	    (rc = pipe_provider_route_type(db, ESIGN_TYPE, w.dn.number, w.code)) != 0)
 		goto out;
 	if ((rc = send_write_pdf(db, &w)) != 0)
 		goto out;
@@ -950,8 +950,8 @@ int esign_command_fits(struct db *db, const struct outbox_cmd *o)
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
                  const void *raw, size_t len, struct inbox_ingest_result *r)
 {
-	struct chan_provider p;
-	struct chan_secrets *sec = NULL;
+	struct pipe_provider p;
+	struct pipe_secrets *sec = NULL;
 	const struct esign_ops *ops;
 	const char *secret = NULL;
 	struct inbox_relayed x = {0};
@@ -962,16 +962,16 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	memset(r, 0, sizeof *r);
 	if ((rc = inbox_relay_begin(len)) != 0)
 		return rc;
-	if ((rc = chan_provider_get_type(db, ESIGN_TYPE, code, &p)) != 0)
+	if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, code, &p)) != 0)
 		return rc;
 	ops = esign_adapter_of(&p);
-	chan_provider_free(&p);
+	pipe_provider_free(&p);
 	if (!ops)
 		return err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), code);
-	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+	if ((rc = pipe_secret_load(secrets_path, &sec)) != 0)
 		return rc;
 	snprintf(key, sizeof key, "%s_%s", code, ops->secret_name);
-	if ((rc = chan_secret_need(sec, key, &secret)) != 0)
+	if ((rc = pipe_secret_need(sec, key, &secret)) != 0)
 		goto out;
 	x.source = code;
 	x.type = ESIGN_TYPE;
@@ -988,7 +988,7 @@ int esign_ingest(struct db *db, const char *code, const char *secrets_path, cons
 	}
 	rc = inbox_store_relayed(db, &x, r);
 out:
-	chan_secret_free(sec);
+	pipe_secret_free(sec);
 	return rc;
 }
 

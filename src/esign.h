@@ -16,7 +16,7 @@
  *    state the flow has passed never moves it back: it is stored, marked
  *    ignored with the reason, and the reason is kept on the flow.
  *
- * The pipeline (the worker's esign steps, chan-pipeline.c, fenced by the
+ * The pipeline (the worker's esign steps, pipe.c, fenced by the
  * channel lease like the payment steps):
  *  - deliver: the "envelope.create" outbox command that esign_send wrote
  *    goes out with its idempotency key and the PDF (checked against its
@@ -38,7 +38,7 @@
  * (in_progress) while a job it works on is not authorised (visit.c asks
  * esign_visit_may_start).
  *
- * Callers: cli-esign.c, chan-pipeline.c, chan-worker.c, checkdb.c,
+ * Callers: cli-esign.c, pipe.c, pipe-worker.c, checkdb.c,
  * visit.c, backup.c (the final documents of a backup), tests.
  */
 #ifndef FD_ESIGN_H
@@ -51,8 +51,8 @@
 #include "channel.h"
 
 struct db;
-struct chan_conn;
-struct chan_log;
+struct pipe_conn;
+struct pipe_log;
 struct control_hold;
 struct states;
 
@@ -132,7 +132,7 @@ struct esign_cfg {
 	const char *code; /* the provider code (for the log) */
 	const char *base_url;
 	const char *api_key;
-	struct chan_log *log;
+	struct pipe_log *log;
 	volatile sig_atomic_t *stop;
 	long connect_timeout_ms, total_timeout_ms, low_speed_secs;
 };
@@ -180,9 +180,9 @@ void esign_envelope_free(struct esign_envelope *e);
  * for db into *c: its registry row, the request log beside the database,
  * its adapter with the api key CODE_api_key of the secrets file
  * (secrets_path NULL: the default). Nothing is left open on an error.
- * Close with chan_conn_close. */
+ * Close with pipe_conn_close. */
 int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
-                    volatile sig_atomic_t *stop, struct chan_conn *c);
+                    volatile sig_atomic_t *stop, struct pipe_conn *c);
 
 /* ---------------------------------------------------------------- estimates */
 
@@ -320,13 +320,13 @@ struct esign_round {
  * lease moved on. esign_deliver sends only the commands due (never one
  * waiting for its backoff); all: esign_query asks about every open flow,
  * esign_process also applies the callbacks waiting for their next try. */
-int esign_deliver(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, struct esign_round *r);
-int esign_query(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_query(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                 volatile sig_atomic_t *stop, int all, struct esign_round *r);
-int esign_process(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_process(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                   volatile sig_atomic_t *stop, int all, struct esign_round *r);
-int esign_download(struct db *db, struct chan_conn *c, const struct control_hold *lease,
+int esign_download(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                    volatile sig_atomic_t *stop, struct esign_round *r);
 
 /* ---------------------------------------------------------------- checking */

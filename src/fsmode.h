@@ -11,7 +11,7 @@
  * database file covers them too. The mode is set with fchmod after the file
  * is made, so the creator's umask does not narrow it.
  *
- * Callers: db.c (the database and its folders), chan-log.c (the request
+ * Callers: db.c (the database and its folders), pipe-log.c (the request
  * log), backup.c (backups and replaced files).
  */
 #ifndef FD_FSMODE_H

@@ -17,13 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-log.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "history.h"
 #include "i18n.h"
 #include "money.h"
+#include "pipe-log.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -479,7 +479,7 @@ static int read_flow(struct db *db, struct timeline *t, const char *entity, int6
 	return rc;
 }
 
-static int add_request(const struct chan_log_row *r, void *arg)
+static int add_request(const struct pipe_log_row *r, void *arg)
 {
 	struct timeline *t = arg;
 	struct strbuf sb = {0};
@@ -651,7 +651,7 @@ int history_read(struct db *db, const char *kind, const char *ref, const char *l
 	if ((rc = request_needles(db, k, id, &nd)) != 0)
 		goto out;
 	if (log_path && nd.n &&
-	    (rc = chan_log_find(log_path, (const char *const *)nd.v, nd.n, 0, add_request, &t)) !=
+	    (rc = pipe_log_find(log_path, (const char *const *)nd.v, nd.n, 0, add_request, &t)) !=
 	        0)
 		goto out;
 	qsort(t.v, t.n, sizeof *t.v, ev_cmp);

@@ -904,9 +904,10 @@ int inbox_mark_failed(struct db *db, int64_t id, int64_t attempts, const char *w
 	char given[600];
 	int rc;
 
-	if ((rc = pipeline_since(db, "inbound_callback", id, "received", &since)) != 0)
+	if ((rc = pipe_rule_since(db, "inbound_callback", id, "received", &since)) != 0)
 		return rc;
-	if (pipeline_retry_plan(since, clock_now(), attempts + 1, -1, CHAN_RETRY, &plan) && !keep) {
+	if (pipe_rule_retry_plan(since, clock_now(), attempts + 1, -1, CHAN_RETRY, &plan) &&
+	    !keep) {
 		snprintf(given, sizeof given,
 		         _("given up after %1$lld attempt(s) over the give-up "
 		           "horizon (pipeline_give_up_seconds): %2$s"),

@@ -25,7 +25,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pipeline-rule.h"
+#include "pipe-rule.h"
 
 struct cJSON;
 struct chan_ops;
@@ -48,7 +48,7 @@ struct inbox_new {
 	const char *status;         /* "received", "rejected" or "dead" */
 	const char *error;          /* why it was rejected or is dead; NULL */
 	const char *type; /* the integration type of source ("payment"); NULL: its registry
-	                   * type (src/chan-provider.h), "payment" when it is not registered */
+	                   * type (src/pipe-provider.h), "payment" when it is not registered */
 };
 
 struct inbox_event {
@@ -79,7 +79,7 @@ struct inbox_ingest_result {
 	int accepted;     /* 1 when the signature verified and the event was readable */
 	char reason[300]; /* why it was not accepted */
 	char external_id[256];
-	const char *answer; /* chan_pipeline_ingest: what the provider waits for
+	const char *answer; /* pipe_ingest: what the provider waits for
 	                     * in reply (static text), "" when nothing */
 };
 
@@ -224,7 +224,7 @@ int inbox_mark_dead(struct db *db, int64_t id, const char *why, const char *dead
 
 /* inbox_mark_failed - event id failed in a way that may pass; attempts is
  * its attempts before this one. By the pipeline's one rule
- * (pipeline_retry_plan, outbox.h) it becomes 'failed' with its next try
+ * (pipe_rule_retry_plan, outbox.h) it becomes 'failed' with its next try
  * (real clock) after wait seconds (> 0: the caller's own; <= 0: the
  * backoff's, at most 5 minutes apart), and is 'dead' (dead_kind, NULL:
  * "transient", why prefixed with how long it was tried) only when it fails

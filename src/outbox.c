@@ -21,7 +21,6 @@
 
 #include "chan-order.h"
 #include "chan-poll.h"
-#include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -32,6 +31,7 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
+#include "pipe-provider.h"
 #include "retention-mod.h"
 #include "settings.h"
 #include "states.h"
@@ -197,7 +197,7 @@ static int insert_row(struct db *db, const char *type, const char *bkey, const c
                       const char *payload, int64_t *id)
 {
 	/* the commands written here are a payment provider's (the registry's
-	 * payment providers route them: chan_provider_route, _get) */
+	 * payment providers route them: pipe_provider_route, _get) */
 	struct outbox_new c = {CHAN_TYPE_PAYMENT, type, bkey, provider, NULL, payload, 0, 0};
 	char rnd[17], key[120];
 	int rc;
@@ -244,7 +244,7 @@ static int charge_tx(struct db *db, void *arg)
 		return rc;
 	if (c->provider)
 		snprintf(c->routed, sizeof c->routed, "%s", c->provider);
-	else if ((rc = chan_provider_route(db, c->order_no, c->routed)) != 0)
+	else if ((rc = pipe_provider_route(db, c->order_no, c->routed)) != 0)
 		return rc;
 	if ((rc = chan_order_create(db, &in, &c->order_id)) != 0)
 		return rc;
@@ -291,7 +291,7 @@ static int charge_replayed(struct db *db, const struct idem_result *res, struct 
 int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64_t amount,
                   const char *idem_key, char order_no[65], int64_t *outbox_id)
 {
-	struct chan_provider p;
+	struct pipe_provider p;
 	struct invoice inv;
 	struct charge_ctx c = {0};
 	struct idem_result res = {0};
@@ -300,14 +300,14 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 
 	if (amount <= 0 || amount > 100000000000000LL)
 		return err_set(FD_EINVAL, _("the amount must be positive"));
-	if ((rc = chan_provider_get(db, provider, &p)) != 0)
+	if ((rc = pipe_provider_get(db, provider, &p)) != 0)
 		return rc;
 	if (!p.enabled) {
-		chan_provider_free(&p);
+		pipe_provider_free(&p);
 		return err_set(FD_EINVAL, _("the payment provider '%s' is disabled"), p.code);
 	}
 	if ((rc = invoice_get(db, invoice_id, &inv)) != 0) {
-		chan_provider_free(&p);
+		pipe_provider_free(&p);
 		return rc;
 	}
 	if ((rc = chan_order_may_charge(&inv)) != 0)
@@ -336,7 +336,7 @@ int outbox_charge(struct db *db, const char *provider, int64_t invoice_id, int64
 	}
 out:
 	invoice_free(&inv);
-	chan_provider_free(&p);
+	pipe_provider_free(&p);
 	return rc;
 }
 
@@ -615,7 +615,7 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 	m.lease = lease;
 	m.r = r;
 	m.provider = provider;
-	if ((rc = pipeline_since(db, "outbox_event", r->id, "pending", &since)) != 0)
+	if ((rc = pipe_rule_since(db, "outbox_event", r->id, "pending", &since)) != 0)
 		return rc;
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
@@ -673,8 +673,8 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		 * Unknown stays "sending": the next send, with the same key, is
 		 * the query that resolves it */
 		char tmp[600];
-		int give_up = pipeline_retry_plan(since, clock_now(), r->retries + 1,
-		                                  cs.retry_after, m.code, &m.wait);
+		int give_up = pipe_rule_retry_plan(since, clock_now(), r->retries + 1,
+		                                   cs.retry_after, m.code, &m.wait);
 
 		if (m.code == CHAN_UNKNOWN) {
 			snprintf(tmp, sizeof tmp, _("outcome unknown, to be asked again: %s"), why);
@@ -807,7 +807,7 @@ static int retry_tx(struct db *db, void *arg)
 	if (x->fits && (rc = x->fits(db, &o)) != 0)
 		goto out;
 	/* dead: pending again (a new horizon starts with this status flow
-	 * row, pipeline_since); failed: due now. The key is never changed. */
+	 * row, pipe_rule_since); failed: due now. The key is never changed. */
 	rc = db_prepare_cached(db,
 	                       dead ? "UPDATE outbox_event SET status = 'pending', retry_count = 0,"
 	                              " next_retry_at = ?2, updated_at = ?2 WHERE id = ?1"

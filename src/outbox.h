@@ -20,7 +20,7 @@
  *                        `--no answer (timeout, crash)--> stays sending
  *   dead --a person revives it (outbox_retry)--> pending, the same key
  * A failure that may pass (no connection, DNS, TLS, 5xx, 429, no answer)
- * is retried on the backoff (chan_backoff: doubling, at most 5 minutes
+ * is retried on the backoff (pipe_rule_backoff: doubling, at most 5 minutes
  * apart, Retry-After honoured), never sooner: a burst of deliveries sends
  * a row once per backoff, whatever is asked. The row is given up on time,
  * not on a count: only a failure at least the give-up horizon
@@ -38,9 +38,9 @@
  * processor asks about the refund until it settles, events or not.
  *
  * Callers: cli-chan.c (`frontdesk channel charge|refund|deliver`,
- * `frontdesk outbox retry`), the worker (chan-worker.c), the screen's
+ * `frontdesk outbox retry`), the worker (pipe-worker.c), the screen's
  * dead-letter view (outbox_retry), tests. The retry rule below
- * (pipeline_retry_plan) is also the inbound processing's (chan-process.c,
+ * (pipe_rule_retry_plan) is also the inbound processing's (chan-process.c,
  * inbox_mark_failed) and the booking and e-sign commands' (booking-chan.c,
  * esign.c). Every command of every integration type enters the table
  * through outbox_enqueue and is read due, claimed and answered through
@@ -54,7 +54,7 @@
 #include <stdint.h>
 
 #include "channel.h"
-#include "pipeline-rule.h"
+#include "pipe-rule.h"
 
 struct db;
 struct control_hold;
@@ -140,7 +140,7 @@ int outbox_record(struct db *db, int64_t id, enum outbox_state to, const char *e
                   int counted, int *moved);
 
 /* outbox_charge - ask the channel of provider (NULL: the one the
- * registry's rollout picks for the new order, chan_provider_route)
+ * registry's rollout picks for the new order, pipe_provider_route)
  * for a card payment of amount (minor units, > 0) towards invoice_id: in
  * ONE transaction, a pay_order (created; the invoice's customer and
  * currency; a new order number, copied to order_no[65]) and its
@@ -193,7 +193,7 @@ int outbox_deliver(struct db *db, const struct chan_ops *ops, struct chan_ctx *c
  * failed one is made due now. Its payload and idempotency key are kept, so
  * the channel sees the same request (and acts once). fits (may be NULL),
  * in the same transaction, says whether what the command is for still
- * wants it sent (its type's rule, chan_pipeline_retry): 0, or FD_ECONFLICT
+ * wants it sent (its type's rule, pipe_retry): 0, or FD_ECONFLICT
  * with why. FD_ENOTFOUND for no such command; FD_ECONFLICT when it is in
  * another state or fits refuses (nothing is changed, the message says
  * why). */

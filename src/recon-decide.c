@@ -12,7 +12,6 @@
 #include <strings.h>
 
 #include "chan-order.h"
-#include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -24,6 +23,7 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
+#include "pipe-provider.h"
 #include "recon-int.h"
 #include "recon.h"
 #include "settings.h"
@@ -732,7 +732,7 @@ static int64_t claimed_payment(struct db *db, int64_t event_id)
 	return id;
 }
 
-int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const struct recon_pay *p,
+int recon_claim(struct db *db, struct pipe_conn *conn, int64_t event_id, const struct recon_pay *p,
                 int64_t *payment_id, int *replayed)
 {
 	struct inbox_event ev;

@@ -10,7 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "chan-provider.h"
+#include "pipe-provider.h"
 #include "recon.h"
 
 struct db;

@@ -12,7 +12,6 @@
 #include <strings.h>
 
 #include "chan-order.h"
-#include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -24,6 +23,7 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
+#include "pipe-provider.h"
 #include "recon-int.h"
 #include "recon.h"
 #include "settings.h"

@@ -13,7 +13,6 @@
 #include <strings.h>
 
 #include "chan-order.h"
-#include "chan-provider.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -25,6 +24,7 @@
 #include "invoice.h"
 #include "money.h"
 #include "payment.h"
+#include "pipe-provider.h"
 #include "recon-int.h"
 #include "recon.h"
 #include "settings.h"
@@ -641,7 +641,7 @@ int recon_run(struct db *db, const char *provider, const char *day,
 }
 
 /* Ask the channel for the lines of each payout of the day's lines. */
-static int fetch_payouts(struct chan_conn *conn, const struct chan_settle_line *lines, size_t n,
+static int fetch_payouts(struct pipe_conn *conn, const struct chan_settle_line *lines, size_t n,
                          int64_t from, int64_t to, struct payout_sum **po, size_t *npo)
 {
 	size_t i, k;
@@ -679,7 +679,7 @@ static int fetch_payouts(struct chan_conn *conn, const struct chan_settle_line *
 	return 0;
 }
 
-int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
+int recon_fetch_run(struct db *db, struct pipe_conn *conn, const char *day,
                     struct recon_result *res)
 {
 	struct recon_source src = {0};

@@ -71,7 +71,7 @@
 #include "channel.h"
 
 struct db;
-struct chan_conn;
+struct pipe_conn;
 struct settle_file;
 
 /* The default of the config key recon_tolerance_seconds. */
@@ -119,7 +119,7 @@ int recon_run(struct db *db, const char *provider, const char *day,
  * tolerance around it through the opened channel (conn->ops->settlement),
  * then reconcile them as recon_run. A failed fetch is FD_EIO with the
  * channel's reason and writes nothing. */
-int recon_fetch_run(struct db *db, struct chan_conn *conn, const char *day,
+int recon_fetch_run(struct db *db, struct pipe_conn *conn, const char *day,
                     struct recon_result *res);
 
 /* recon_import - reconcile the lines of a settlement file f (settle-file.h)
@@ -308,7 +308,7 @@ int recon_parked_list(struct db *db, const char *provider,
  * is (it must have succeeded), records that amount through the same path
  * as recon_record, exactly once, and moves the event to processed.
  * *replayed 1 when it had been recorded already. */
-int recon_claim(struct db *db, struct chan_conn *conn, int64_t event_id, const struct recon_pay *p,
+int recon_claim(struct db *db, struct pipe_conn *conn, int64_t event_id, const struct recon_pay *p,
                 int64_t *payment_id, int *replayed);
 
 /* recon_auto_day - the scheduled reconciliation (the channel worker):

@@ -111,11 +111,11 @@ int inbox_retention_scrub(struct db *db, const char *deletion_id, const char *co
 int outbox_retention_scrub(struct db *db, const char *deletion_id, const char *const *needles,
                            size_t n, int64_t *rows);
 
-/* chan_log_scrub - in the request log at path (a missing file is nothing to
+/* pipe_log_scrub - in the request log at path (a missing file is nothing to
  * do), blank the URL, excerpts and error of every row that holds one of
  * needles[0..n), with secure_delete on; then checkpoint and VACUUM it when
  * vacuum is set. *rows (may be NULL) gets how many. */
-int chan_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
+int pipe_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
                    int64_t *rows);
 
 #endif

@@ -30,7 +30,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chan-log.h"
 #include "channel.h"
 #include "clock.h"
 #include "control.h"
@@ -41,6 +40,7 @@
 #include "esign.h"
 #include "i18n.h"
 #include "lifecycle.h"
+#include "pipe-log.h"
 #include "retention-mod.h"
 #include "retention.h"
 #include "settings.h"
@@ -1295,8 +1295,8 @@ static int tail(struct db *db, const char *deletion_id)
 		goto out;
 	if ((rc = empty_wal(db)))
 		goto out;
-	log = chan_log_default_path(db_path(db));
-	rc = chan_log_scrub(log, NULL, 0, 1, NULL);
+	log = pipe_log_default_path(db_path(db));
+	rc = pipe_log_scrub(log, NULL, 0, 1, NULL);
 	free(log);
 	if (rc)
 		goto out;
@@ -1377,8 +1377,8 @@ int retention_purge(struct db *db, const char *deletion_id, int64_t generation, 
 	}
 	if (!u.cancelled) {
 		/* the request log before the commit: the needles go with it */
-		log = chan_log_default_path(db_path(db));
-		if ((rc = chan_log_scrub(log, (const char *const *)u.k.needles, u.k.n, 0, NULL))) {
+		log = pipe_log_default_path(db_path(db));
+		if ((rc = pipe_log_scrub(log, (const char *const *)u.k.needles, u.k.n, 0, NULL))) {
 			db_rollback(db);
 			goto out;
 		}

@@ -13,11 +13,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "chan-worker.h"
 #include "chanrun.h"
 #include "log.h"
+#include "pipe-worker.h"
 
-static struct chan_worker *worker;
+static struct pipe_worker *worker;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char said[600];
 static int said_new;
@@ -42,16 +42,16 @@ static void say(const char *msg, void *arg)
 
 int chanrun_start(const char *path, int wake_fd)
 {
-	struct chan_worker_opts o;
+	struct pipe_worker_opts o;
 	int rc;
 
 	if (worker)
 		return 0;
-	chan_worker_opts_default(&o);
+	pipe_worker_opts_default(&o);
 	o.say = say;
 	o.say_arg = NULL;
 	wake = wake_fd;
-	rc = chan_worker_start(path, &o, &worker);
+	rc = pipe_worker_start(path, &o, &worker);
 	if (rc) {
 		worker = NULL;
 		wake = -1;
@@ -65,7 +65,7 @@ void chanrun_stop(void)
 
 	if (!worker)
 		return;
-	rc = chan_worker_stop(worker);
+	rc = pipe_worker_stop(worker);
 	worker = NULL;
 	wake = -1;
 	if (rc)

@@ -3,7 +3,7 @@
  * screen.
  *
  * When the screen starts and an enabled primary payment provider is set up,
- * it runs the channel worker (chan-worker.h) with its OWN database
+ * it runs the channel worker (pipe-worker.h) with its OWN database
  * connection: the worker takes the channel lease when nobody holds it (and
  * otherwise stands by, taking over when the holder goes away), polls the
  * channel and delivers the outbox, so card payments move whether or not

@@ -23,12 +23,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-provider.h"
 #include "customer.h"
 #include "err.h"
 #include "fmt.h"
 #include "form.h"
 #include "i18n.h"
+#include "pipe-provider.h"
 #include "recon.h"
 #include "text.h"
 #include "views.h"
@@ -180,13 +180,13 @@ static int rec_post(struct form *f)
 		rc = recon_correct(ui_db(), rs->id, &p, &pay, &ref);
 		break;
 	default: {
-		struct chan_conn ch;
+		struct pipe_conn ch;
 
 		memset(&ch, 0, sizeof ch);
-		rc = chan_conn_open(ui_db(), rs->provider, NULL, NULL, &ch);
+		rc = pipe_conn_open(ui_db(), rs->provider, NULL, NULL, &ch);
 		if (!rc)
 			rc = recon_claim(ui_db(), &ch, rs->id, &p, &pay, &replayed);
-		chan_conn_close(&ch);
+		pipe_conn_close(&ch);
 		break;
 	}
 	}

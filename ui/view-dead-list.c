@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-pipeline.h"
 #include "draw.h"
 #include "err.h"
 #include "fmt.h"
@@ -27,6 +26,7 @@
 #include "inbox.h"
 #include "outbox.h"
 #include "pane.h"
+#include "pipe.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -168,7 +168,7 @@ static int dead_cmd_retry(int64_t id)
 		return FD_EINVAL;
 	}
 	err_clear();
-	rc = chan_pipeline_retry(ui_db(), id);
+	rc = pipe_retry(ui_db(), id);
 	if (rc) {
 		ui_msg(MSG_ERROR, _("Not retried: %s"), err_msg());
 		return rc;

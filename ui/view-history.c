@@ -16,7 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-log.h"
 #include "db.h"
 #include "draw.h"
 #include "err.h"
@@ -25,6 +24,7 @@
 #include "i18n.h"
 #include "pane.h"
 #include "payload.h"
+#include "pipe-log.h"
 #include "views.h"
 #include "xalloc.h"
 
@@ -95,7 +95,7 @@ static int add_event(const struct history_event *e, void *arg)
 
 static void build(struct historyv *hv)
 {
-	char *log = chan_log_default_path(db_path(ui_db())), ref[24];
+	char *log = pipe_log_default_path(db_path(ui_db())), ref[24];
 	int rc;
 
 	pane_clear(&hv->p);

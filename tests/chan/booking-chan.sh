@@ -1,6 +1,6 @@
 #!/bin/sh
 # booking-chan.sh - online booking channels: requests relayed signed
-# (HMAC-SHA256, chan-sig.c) into the inbound table, then decided by
+# (HMAC-SHA256, pipe-sig.c) into the inbound table, then decided by
 # `frontdesk booking-channel process --once`: a request confirmed with its
 # visit, job and customer and the slot reserved; the same request twice
 # (and relayed twice) makes one visit; a cancellation before its request

@@ -1,18 +1,18 @@
 /*
  * fuzz-sig.c - the Stripe-Signature header parser and verifier
- * (chan_sig_verify).
+ * (pipe_sig_verify).
  *
  * Input: line 1 the clock ("now", decimal; 1700000010 when unreadable),
  * (0 to 2^62), line 2 the header, line 3 the signing secret, the rest the payload
  * exactly as received. Invariant: whenever the header's timestamp could be
  * read, verification passes exactly when one of the header's
  * comma-separated items is "v1=" followed by the right MAC and the
- * timestamp is at most CHAN_SIG_TOLERANCE seconds old.
+ * timestamp is at most PIPE_SIG_TOLERANCE seconds old.
  */
 #include <config.h>
 
-#include "chan-sig.h"
 #include "fuzz.h"
+#include "pipe-sig.h"
 
 /* The next line of *p (up to '\n' or the end) as a new string. */
 static char *next_line(const char **p, const char *end)
@@ -56,10 +56,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* a real clock is never negative nor near the end of int64_t */
 	if (stop == nows || *stop || now < 0 || now > ((long long)1 << 62))
 		now = 1700000010;
-	rc = chan_sig_verify(header, p, (size_t)(end - p), secret, now, CHAN_SIG_TOLERANCE, &t);
+	rc = pipe_sig_verify(header, p, (size_t)(end - p), secret, now, PIPE_SIG_TOLERANCE, &t);
 	if (t >= 0 && *secret) {
-		FUZZ_CHECK(chan_sig_hmac_hex(secret, t, p, (size_t)(end - p), mac) == 0);
-		FUZZ_CHECK((rc == 0) == (has_item(header, mac) && now - t <= CHAN_SIG_TOLERANCE));
+		FUZZ_CHECK(pipe_sig_hmac_hex(secret, t, p, (size_t)(end - p), mac) == 0);
+		FUZZ_CHECK((rc == 0) == (has_item(header, mac) && now - t <= PIPE_SIG_TOLERANCE));
 	} else {
 		FUZZ_CHECK(rc != 0);
 	}

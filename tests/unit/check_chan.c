@@ -22,14 +22,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan-log.h"
 #include "chan-order.h"
-#include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
-#include "chan-sig.h"
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "channel.h"
@@ -40,6 +35,11 @@
 #include "inbox.h"
 #include "invoice.h"
 #include "outbox.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
+#include "pipe-sig.h"
+#include "pipe.h"
 #include "states.h"
 #include "strbuf.h"
 
@@ -112,7 +112,7 @@ START_TEST(test_signature_vectors)
 		sha256_hex(payload, strlen(payload), digest);
 		ck_assert_str_eq(digest, cJSON_GetObjectItem(v, "payload_sha256")->valuestring);
 		/* our MAC is the header's (first) v1 */
-		ck_assert_int_eq(chan_sig_hmac_hex(cJSON_GetObjectItem(v, "secret")->valuestring,
+		ck_assert_int_eq(pipe_sig_hmac_hex(cJSON_GetObjectItem(v, "secret")->valuestring,
 		                                   ts, payload, strlen(payload), mac),
 		                 0);
 		ck_assert_ptr_nonnull(strstr(header, mac));
@@ -128,7 +128,7 @@ START_TEST(test_signature_vectors)
 
 			if (changed)
 				p[len - 1] = p[len - 1] == '}' ? ']' : '}';
-			rc = chan_sig_verify(header, p, len, secret, now, CHAN_SIG_TOLERANCE, &t);
+			rc = pipe_sig_verify(header, p, len, secret, now, PIPE_SIG_TOLERANCE, &t);
 			ck_assert_int_eq(t, ts);
 			if (!strncmp(expect, "accept", 6)) {
 				ck_assert_msg(rc == 0, "%s / %s: %s",
@@ -163,19 +163,19 @@ START_TEST(test_signature_header_edges)
 	char mac[65], hdr[400], upper[65];
 	size_t i;
 
-	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1000, body, strlen(body), mac), 0);
+	ck_assert_int_eq(pipe_sig_hmac_hex(secret, 1000, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1000,v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
 	/* exactly the tolerance passes, one more second does not */
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1300, 300, NULL), 0);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1301, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1300, 300, NULL), 0);
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1301, 300, NULL),
 	                 FD_EINVAL);
 	/* the v1 may come first and other schemes are ignored */
 	snprintf(hdr, sizeof hdr, "v0=abc,v1=%s,t=1000,x=1", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL), 0);
 	/* a matching MAC under v0 only is not a v1 signature */
 	snprintf(hdr, sizeof hdr, "t=1000,v0=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "no v1"));
 	/* upper-case hex is not what the scheme writes */
@@ -183,36 +183,36 @@ START_TEST(test_signature_header_edges)
 		upper[i] = (mac[i] >= 'a' && mac[i] <= 'f') ? (char)(mac[i] - 32) : mac[i];
 	upper[64] = '\0';
 	snprintf(hdr, sizeof hdr, "t=1000,v1=%s", upper);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	/* a truncated or extended MAC never matches */
 	snprintf(hdr, sizeof hdr, "t=1000,v1=%.63s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	snprintf(hdr, sizeof hdr, "t=1000,v1=%s0", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	/* the timestamp is part of what is signed */
 	snprintf(hdr, sizeof hdr, "t=1001,v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1001, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1001, 300, NULL),
 	                 FD_EINVAL);
 	/* unreadable headers */
 	snprintf(hdr, sizeof hdr, "v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	snprintf(hdr, sizeof hdr, "t=10x0,v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
 	snprintf(hdr, sizeof hdr, "t=-1000,v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
-	ck_assert_int_eq(chan_sig_verify("", body, strlen(body), secret, 1000, 300, NULL),
+	ck_assert_int_eq(pipe_sig_verify("", body, strlen(body), secret, 1000, 300, NULL),
 	                 FD_EINVAL);
-	ck_assert_int_eq(chan_sig_verify(hdr, body, strlen(body), "", 1000, 300, NULL), FD_EINVAL);
+	ck_assert_int_eq(pipe_sig_verify(hdr, body, strlen(body), "", 1000, 300, NULL), FD_EINVAL);
 	/* an empty body can be signed and checked */
-	ck_assert_int_eq(chan_sig_hmac_hex(secret, 5, "", 0, mac), 0);
+	ck_assert_int_eq(pipe_sig_hmac_hex(secret, 5, "", 0, mac), 0);
 	snprintf(hdr, sizeof hdr, "t=5,v1=%s", mac);
-	ck_assert_int_eq(chan_sig_verify(hdr, "", 0, secret, 5, 300, NULL), 0);
+	ck_assert_int_eq(pipe_sig_verify(hdr, "", 0, secret, 5, 300, NULL), 0);
 }
 END_TEST
 
@@ -457,7 +457,7 @@ END_TEST
 START_TEST(test_secrets_file)
 {
 	char path[160], link[160];
-	struct chan_secrets *s = NULL;
+	struct pipe_secrets *s = NULL;
 	const char *v;
 
 	snprintf(path, sizeof path, "%s/secrets", tmpdir);
@@ -465,43 +465,43 @@ START_TEST(test_secrets_file)
 	           "# made up\nstripe_signing_secret = whsec_made_up_1\n\n"
 	           "stripe_api_key=sk_test_made_up\n",
 	           0600);
-	ck_assert_int_eq(chan_secret_load(path, &s), 0);
-	ck_assert_str_eq(chan_secret_get(s, "stripe_signing_secret"), "whsec_made_up_1");
-	ck_assert_str_eq(chan_secret_get(s, "stripe_api_key"), "sk_test_made_up");
-	ck_assert_ptr_null(chan_secret_get(s, "other"));
-	ck_assert_int_eq(chan_secret_need(s, "fake_api_key", &v), FD_EINVAL);
+	ck_assert_int_eq(pipe_secret_load(path, &s), 0);
+	ck_assert_str_eq(pipe_secret_get(s, "stripe_signing_secret"), "whsec_made_up_1");
+	ck_assert_str_eq(pipe_secret_get(s, "stripe_api_key"), "sk_test_made_up");
+	ck_assert_ptr_null(pipe_secret_get(s, "other"));
+	ck_assert_int_eq(pipe_secret_need(s, "fake_api_key", &v), FD_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "fake_api_key"));
 	ck_assert_ptr_null(strstr(err_msg(), "made_up"));
-	chan_secret_free(s);
+	pipe_secret_free(s);
 
 	/* readable (or writable) by group or others: refused, naming the fix */
 	chmod(path, 0640);
-	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_int_eq(pipe_secret_load(path, &s), FD_EINVAL);
 	ck_assert_ptr_null(s);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "chmod 600"));
 	ck_assert_ptr_null(strstr(err_msg(), "made_up"));
 	chmod(path, 0604);
-	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_int_eq(pipe_secret_load(path, &s), FD_EINVAL);
 	chmod(path, 0620);
-	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_int_eq(pipe_secret_load(path, &s), FD_EINVAL);
 	chmod(path, 0400);
-	ck_assert_int_eq(chan_secret_load(path, &s), 0);
-	chan_secret_free(s);
+	ck_assert_int_eq(pipe_secret_load(path, &s), 0);
+	pipe_secret_free(s);
 
 	/* a symbolic link is not followed */
 	snprintf(link, sizeof link, "%s/link", tmpdir);
 	ck_assert_int_eq(symlink(path, link), 0);
-	ck_assert_int_eq(chan_secret_load(link, &s), FD_EIO);
+	ck_assert_int_eq(pipe_secret_load(link, &s), FD_EIO);
 
 	/* a bad line is reported by number, never by content */
 	write_file(path, "ok = 1\nwhsec_leaked_value\n", 0600);
-	ck_assert_int_eq(chan_secret_load(path, &s), FD_EINVAL);
+	ck_assert_int_eq(pipe_secret_load(path, &s), FD_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err_msg(), "line 2"));
 	ck_assert_ptr_null(strstr(err_msg(), "leaked"));
 
 	/* missing file */
 	snprintf(path, sizeof path, "%s/none", tmpdir);
-	ck_assert_int_eq(chan_secret_load(path, &s), FD_EIO);
+	ck_assert_int_eq(pipe_secret_load(path, &s), FD_EIO);
 }
 END_TEST
 
@@ -585,7 +585,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	int64_t n = 0;
 
 	/* a forged copy (wrong secret) arrives first */
-	ck_assert_int_eq(chan_sig_hmac_hex("whsec_wrong", 1764597600, body, strlen(body), mac), 0);
+	ck_assert_int_eq(pipe_sig_hmac_hex("whsec_wrong", 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	setenv("FRONTDESK_NOW", "2025-12-01T09:00", 1);
 	setenv("TZ", "America/New_York", 1);
@@ -601,7 +601,7 @@ START_TEST(test_inbox_ingest_forged_first)
 	/* it is never retried */
 	ck_assert_int_eq(inbox_retry(db, r.id), FD_ECONFLICT);
 	/* the genuine event still gets in under its own id */
-	ck_assert_int_eq(chan_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
+	ck_assert_int_eq(pipe_sig_hmac_hex(secret, 1764597600, body, strlen(body), mac), 0);
 	snprintf(hdr, sizeof hdr, "t=1764597600,v1=%s", mac);
 	ck_assert_int_eq(
 	    inbox_ingest(db, &chan_stripe_ops, "stripe", hdr, body, strlen(body), secret, &r), 0);
@@ -924,11 +924,11 @@ START_TEST(test_provider_registry)
 	    SQLITE_OK);
 	/* the core refuses a rollout outside 0..100 before the schema sees it */
 	{
-		struct chan_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL, NULL};
+		struct pipe_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL, NULL};
 
-		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), FD_EINVAL);
+		ck_assert_int_eq(pipe_provider_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;
-		ck_assert_int_eq(chan_provider_change(db, "fake", &ch), 0);
+		ck_assert_int_eq(pipe_provider_change(db, "fake", &ch), 0);
 		ck_assert_int_eq(
 		    one_int("SELECT rollout_percent FROM integration_provider"
 		            " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
@@ -1005,9 +1005,9 @@ START_TEST(test_pipeline_type)
 	struct chan_process_result r;
 	struct inbox_event e;
 
-	ck_assert_ptr_nonnull(chan_pipeline_find("payment"));
-	ck_assert_ptr_nonnull(chan_pipeline_find("booking")); /* booking-chan.c */
-	ck_assert_ptr_null(chan_pipeline_find("fax"));
+	ck_assert_ptr_nonnull(pipe_find("payment"));
+	ck_assert_ptr_nonnull(pipe_find("booking")); /* booking-chan.c */
+	ck_assert_ptr_null(pipe_find("fax"));
 	ck_assert_int_eq(
 	    exec_rc("INSERT INTO integration_provider (integration_type, provider_code,"
 	            " role, base_url, created_at, updated_at) VALUES"
@@ -1079,22 +1079,23 @@ END_TEST
 /* The pipeline's retry rule (outbox.h): the backoff is capped at 5
  * minutes, however many failures; giving up is a matter of time since the
  * row was queued, never of the count; an unknown start never gives up. */
-START_TEST(test_pipeline_retry_plan)
+START_TEST(test_pipe_rule_retry_plan)
 {
-	int64_t w, h = pipeline_give_up_seconds();
+	int64_t w, h = pipe_rule_give_up_seconds();
 	int n;
 
 	ck_assert_int_eq(h, 86400);
 	for (n = 1; n <= 1000; n *= 10) {
-		ck_assert_int_eq(pipeline_retry_plan(1000, 1000 + h - 1, n, -1, CHAN_RETRY, &w), 0);
-		ck_assert(w >= 1 && w <= CHAN_BACKOFF_MAX);
+		ck_assert_int_eq(pipe_rule_retry_plan(1000, 1000 + h - 1, n, -1, CHAN_RETRY, &w),
+		                 0);
+		ck_assert(w >= 1 && w <= PIPE_BACKOFF_MAX);
 	}
-	ck_assert_int_eq(pipeline_retry_plan(1000, 1000, 1000000, -1, CHAN_RETRY, &w), 0);
-	ck_assert_int_eq(pipeline_retry_plan(1000, 1000 + h, 2, -1, CHAN_RETRY, &w), 1);
-	ck_assert_int_eq(pipeline_retry_plan(0, 1000 + 10 * h, 2, -1, CHAN_RETRY, &w), 0);
+	ck_assert_int_eq(pipe_rule_retry_plan(1000, 1000, 1000000, -1, CHAN_RETRY, &w), 0);
+	ck_assert_int_eq(pipe_rule_retry_plan(1000, 1000 + h, 2, -1, CHAN_RETRY, &w), 1);
+	ck_assert_int_eq(pipe_rule_retry_plan(0, 1000 + 10 * h, 2, -1, CHAN_RETRY, &w), 0);
 	/* the channel's Retry-After is honoured, even past the cap, with the
 	 * second a whole-second clock may lose */
-	ck_assert_int_eq(pipeline_retry_plan(1000, 1001, 1, 600, CHAN_RETRY, &w), 0);
+	ck_assert_int_eq(pipe_rule_retry_plan(1000, 1001, 1, 600, CHAN_RETRY, &w), 0);
 	ck_assert_int_eq(w, 601);
 }
 END_TEST
@@ -1168,18 +1169,18 @@ START_TEST(test_log_masking)
 	char *m;
 
 	for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-		m = chan_log_mask(cases[i].in, strlen(cases[i].in), 2000);
+		m = pipe_log_mask(cases[i].in, strlen(cases[i].in), 2000);
 		ck_assert_msg(!strcmp(m, cases[i].want), "%s -> %s", cases[i].in, m);
 		free(m);
 	}
 	/* cut on a UTF-8 boundary: "ab" then a 2-byte letter cut in half */
-	m = chan_log_mask("ab\xc3\xa9z", 5, 3);
+	m = pipe_log_mask("ab\xc3\xa9z", 5, 3);
 	ck_assert_str_eq(m, "ab");
 	free(m);
-	m = chan_log_clean_url("https://sk_test_x:@api.example.com/v1/events?limit=10&api_key=zz");
+	m = pipe_log_clean_url("https://sk_test_x:@api.example.com/v1/events?limit=10&api_key=zz");
 	ck_assert_str_eq(m, "https://api.example.com/v1/events?limit=10&api_key=***");
 	free(m);
-	m = chan_log_clean_url("http://127.0.0.1:8080/v1/payment_intents/pi_1");
+	m = pipe_log_clean_url("http://127.0.0.1:8080/v1/payment_intents/pi_1");
 	ck_assert_str_eq(m, "http://127.0.0.1:8080/v1/payment_intents/pi_1");
 	free(m);
 }
@@ -1188,13 +1189,13 @@ END_TEST
 START_TEST(test_log_file)
 {
 	char path[160];
-	struct chan_log *l;
+	struct pipe_log *l;
 	struct stat sb;
 	sqlite3 *h;
 	sqlite3_stmt *st;
 	int64_t n = -1;
 	const char *body = "{\"email\":\"ada@example.com\"}";
-	struct chan_log_entry e = {"stripe",
+	struct pipe_log_entry e = {"stripe",
 	                           "info",
 	                           "poll",
 	                           "GET",
@@ -1210,11 +1211,11 @@ START_TEST(test_log_file)
 	                           NULL};
 
 	snprintf(path, sizeof path, "%s/req.db", tmpdir);
-	ck_assert_int_eq(chan_log_open(path, &l), 0);
+	ck_assert_int_eq(pipe_log_open(path, &l), 0);
 	ck_assert_int_eq(stat(path, &sb), 0);
 	ck_assert_int_eq(sb.st_mode & 077, 0);
-	ck_assert_int_eq(chan_log_add(l, &e), 0);
-	ck_assert_int_eq(chan_log_add(l, &e), 0);
+	ck_assert_int_eq(pipe_log_add(l, &e), 0);
+	ck_assert_int_eq(pipe_log_add(l, &e), 0);
 	ck_assert_int_eq(sqlite3_open(path, &h), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_prepare_v2(h,
 	                                    "SELECT url, request_excerpt, response_excerpt, status,"
@@ -1232,16 +1233,16 @@ START_TEST(test_log_file)
 	sqlite3_finalize(st);
 	sqlite3_close(h);
 	/* pruning by age: nothing is older than an hour ago, all is older than tomorrow */
-	ck_assert_int_eq(chan_log_prune(l, (int64_t)time(NULL) - 3600, &n), 0);
+	ck_assert_int_eq(pipe_log_prune(l, (int64_t)time(NULL) - 3600, &n), 0);
 	ck_assert_int_eq(n, 0);
-	ck_assert_int_eq(chan_log_prune(l, (int64_t)time(NULL) + 86400, &n), 0);
+	ck_assert_int_eq(pipe_log_prune(l, (int64_t)time(NULL) + 86400, &n), 0);
 	ck_assert_int_eq(n, 2);
-	chan_log_close(l);
+	pipe_log_close(l);
 	/* the log is not the desk's database */
 	ck_assert_int_eq(one_int("SELECT count(*) FROM sqlite_master WHERE name = 'request_log'"),
 	                 0);
 	{
-		char *p = chan_log_default_path("/x/shop.db");
+		char *p = pipe_log_default_path("/x/shop.db");
 
 		ck_assert_str_eq(p, "/x/shop-requests.db");
 		free(p);
@@ -1367,7 +1368,7 @@ int main(void)
 	tcase_add_test(pure, test_event_kinds);
 	tcase_add_test(pure, test_wechat_signature_vectors);
 	tcase_add_test(pure, test_wechat_refund_vectors);
-	tcase_add_test(pure, test_pipeline_retry_plan);
+	tcase_add_test(pure, test_pipe_rule_retry_plan);
 	tcase_add_checked_fixture(store, setup, teardown);
 	tcase_add_test(store, test_record_states);
 	tcase_add_test(store, test_chan_run_states);

@@ -1,5 +1,5 @@
 /*
- * check_chan_http.c - the Stripe adapter (chan-stripe.c on chan-http.c)
+ * check_chan_http.c - the Stripe adapter (chan-stripe.c on pipe-http.c)
  * against the fake channel server tests/chan/fake-stripe.py, started here on
  * 127.0.0.1 with a random port and stopped at the end of each test: paging
  * and raw event bytes, order and refund queries, idempotent creation, the
@@ -23,12 +23,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan-http.h"
-#include "chan-log.h"
 #include "chan-stripe.h"
 #include "channel.h"
 #include "err.h"
 #include "fixture.h"
+#include "pipe-http.h"
+#include "pipe-log.h"
 #include "strbuf.h"
 
 #define KEY "sk_test_made_up_key_123"
@@ -38,7 +38,7 @@ static char base[64];
 static struct fx F;
 #define tmpdir F.dir
 static struct chan_ctx *ctx;
-static struct chan_log *rlog;
+static struct pipe_log *rlog;
 static volatile sig_atomic_t stop_flag;
 
 static void start_fake(void)
@@ -79,7 +79,7 @@ static void setup(void)
 	unsetenv("ALL_PROXY");
 	fx_tmp(&F, "chanh");
 	snprintf(path, sizeof path, "%s/req.db", tmpdir);
-	ck_assert_int_eq(chan_log_open(path, &rlog), 0);
+	ck_assert_int_eq(pipe_log_open(path, &rlog), 0);
 	start_fake();
 	cfg.base_url = base;
 	cfg.api_key = KEY;
@@ -96,7 +96,7 @@ static void teardown(void)
 {
 	chan_stripe_ops.close(ctx);
 	ctx = NULL;
-	chan_log_close(rlog);
+	pipe_log_close(rlog);
 	kill(fake_pid, SIGTERM);
 	waitpid(fake_pid, NULL, 0);
 	fx_tmp_done(&F);
@@ -376,8 +376,8 @@ START_TEST(test_url_rule_and_stop)
 	cfg.base_url = "https://api.stripe.com";
 	cfg.api_key = NULL;
 	ck_assert_int_eq(chan_stripe_open(&cfg, &c2), FD_EINVAL);
-	ck_assert_int_eq(chan_http_url_ok("http://127.0.0.1:8080/x"), 0);
-	ck_assert_int_eq(chan_http_url_ok("https://api.stripe.com"), 0);
+	ck_assert_int_eq(pipe_http_url_ok("http://127.0.0.1:8080/x"), 0);
+	ck_assert_int_eq(pipe_http_url_ok("https://api.stripe.com"), 0);
 	/* a slow answer is abandoned within a moment of the stop flag */
 	control_drop("/_control/fault", "{\"path\": \"/v1/events\", \"kind\": \"slow\", "
 	                                "\"seconds\": 10}");
@@ -402,7 +402,7 @@ START_TEST(test_request_log_has_no_secret)
 	size_t n;
 
 	ck_assert_int_eq(chan_stripe_ops.create_payment(ctx, &in, &o, &st), CHAN_OK);
-	chan_log_close(rlog);
+	pipe_log_close(rlog);
 	rlog = NULL;
 	snprintf(path, sizeof path, "%s/req.db", tmpdir);
 	snprintf(cmd, sizeof cmd,
@@ -418,7 +418,7 @@ START_TEST(test_request_log_has_no_secret)
 	ck_assert_ptr_nonnull(strstr(buf, "|200|req_"));
 	ck_assert_ptr_null(strstr(buf, KEY));
 	ck_assert_ptr_null(strstr(buf, "_secret_fake")); /* client_secret is masked */
-	ck_assert_int_eq(chan_log_open(path, &rlog), 0);
+	ck_assert_int_eq(pipe_log_open(path, &rlog), 0);
 }
 END_TEST
 

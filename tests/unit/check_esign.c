@@ -14,8 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-provider.h"
-#include "chan-sig.h"
 #include "checkdb.h"
 #include "customer.h"
 #include "db.h"
@@ -24,6 +22,8 @@
 #include "fixture.h"
 #include "item.h"
 #include "job.h"
+#include "pipe-provider.h"
+#include "pipe-sig.h"
 #include "states.h"
 
 static const char body[] =

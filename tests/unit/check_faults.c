@@ -43,7 +43,6 @@
 #include <unistd.h>
 
 #include "chan-process.h"
-#include "chan-provider.h"
 #include "checkdb.h"
 #include "db.h"
 #include "err.h"
@@ -53,6 +52,7 @@
 #include "inbox.h"
 #include "outbox.h"
 #include "payment.h"
+#include "pipe-provider.h"
 #include "task.h"
 
 static struct fx F;
@@ -445,7 +445,7 @@ static void batch_make(struct db *db)
 	int i;
 
 	fx_invoice(db, 1, 100000, 30);
-	ck_assert_msg(chan_provider_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	ck_assert_msg(pipe_provider_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	for (i = 0; i < ORDERS; i++)
 		ck_assert_msg(

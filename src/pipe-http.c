@@ -1,5 +1,5 @@
 /*
- * chan-http.c - one careful HTTP call on libcurl (see chan-http.h).
+ * pipe-http.c - one careful HTTP call on libcurl (see pipe-http.h).
  *
  * Invariants: CURLOPT_SSL_VERIFYPEER/VERIFYHOST are never touched (libcurl's
  * defaults verify); CURLOPT_PROXY is never set (the environment decides);
@@ -18,12 +18,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan-http.h"
-#include "chan-log.h"
 #include "clock.h"
 #include "dynlib.h"
 #include "err.h"
 #include "i18n.h"
+#include "pipe-http.h"
+#include "pipe-log.h"
 #include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -83,7 +83,7 @@ static void curl_init(void)
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 }
 
-int chan_http_url_ok(const char *url)
+int pipe_http_url_ok(const char *url)
 {
 	const char *p;
 
@@ -125,9 +125,9 @@ static void encode(struct strbuf *sb, const char *s, int key)
 	}
 }
 
-void chan_http_setup(struct chan_http *h, const char *provider, const char *base_url,
+void pipe_http_setup(struct pipe_http *h, const char *provider, const char *base_url,
                      long connect_timeout_ms, long total_timeout_ms, long low_speed_secs,
-                     struct chan_log *log, volatile sig_atomic_t *stop)
+                     struct pipe_log *log, volatile sig_atomic_t *stop)
 {
 	memset(h, 0, sizeof *h);
 	h->provider = provider;
@@ -139,7 +139,7 @@ void chan_http_setup(struct chan_http *h, const char *provider, const char *base
 	h->stop = stop;
 }
 
-void chan_http_form(struct strbuf *sb, const char *key, const char *value)
+void pipe_http_form(struct strbuf *sb, const char *key, const char *value)
 {
 	if (sb->len)
 		sb_add(sb, "&", 1);
@@ -149,8 +149,8 @@ void chan_http_form(struct strbuf *sb, const char *key, const char *value)
 }
 
 struct call {
-	const struct chan_http *h;
-	struct chan_http_resp *resp;
+	const struct pipe_http *h;
+	struct pipe_http_resp *resp;
 	struct chan_status *st;
 	size_t cap;
 	int too_big;
@@ -222,7 +222,7 @@ static int on_progress(void *arg, curl_off_t a, curl_off_t b, curl_off_t c2, cur
 }
 
 /* The channel's error message, if the body is a Stripe error object. */
-static void error_message(const struct chan_http_resp *r, char *buf, size_t n)
+static void error_message(const struct pipe_http_resp *r, char *buf, size_t n)
 {
 	cJSON *j = r->body ? cJSON_ParseWithLength(r->body, r->len) : NULL;
 	cJSON *e = j ? cJSON_GetObjectItemCaseSensitive(j, "error") : NULL;
@@ -295,7 +295,7 @@ static void http_url(struct strbuf *url, const char *base, const char *path, con
 
 /* The options of a call to url: protocol, timeouts, callbacks, user agent
  * and the API key. */
-static void http_options(CURL *e, const struct chan_http *h, struct call *c, const char *url)
+static void http_options(CURL *e, const struct pipe_http *h, struct call *c, const char *url)
 {
 	char ua[80];
 
@@ -331,7 +331,7 @@ static void http_options(CURL *e, const struct chan_http *h, struct call *c, con
 
 /* The request's headers (the caller frees them); a POST's body and its
  * content type and idempotency key. */
-static struct curl_slist *http_headers(CURL *e, const struct chan_http *h, const char *method,
+static struct curl_slist *http_headers(CURL *e, const struct pipe_http *h, const char *method,
                                        const char *form, const char *idem_key)
 {
 	struct curl_slist *hdrs = NULL;
@@ -360,7 +360,7 @@ static struct curl_slist *http_headers(CURL *e, const struct chan_http *h, const
 
 /* Make the call on e; *t0 and *t1 (clock_mono) when it started and ended.
  * Returns the CHAN_ code of its outcome. */
-static int http_perform(CURL *e, struct chan_http *h, struct call *c, const char *url,
+static int http_perform(CURL *e, struct pipe_http *h, struct call *c, const char *url,
                         const char *method, const char *form, const char *idem_key, double *t0,
                         double *t1)
 {
@@ -388,11 +388,11 @@ static int http_perform(CURL *e, struct chan_http *h, struct call *c, const char
 }
 
 /* One line of the request log for the call (made: it reached curl). */
-static void http_log(const struct chan_http *h, const char *keyword, const char *method,
+static void http_log(const struct pipe_http *h, const char *keyword, const char *method,
                      const char *url, const char *form, int code, int made, double t0, double t1,
-                     const struct chan_http_resp *resp, const struct chan_status *st)
+                     const struct pipe_http_resp *resp, const struct chan_status *st)
 {
-	struct chan_log_entry le = {h->provider,
+	struct pipe_log_entry le = {h->provider,
 	                            code == CHAN_OK      ? "info"
 	                            : code == CHAN_RETRY ? "warn"
 	                                                 : "error",
@@ -417,12 +417,12 @@ static void http_log(const struct chan_http *h, const char *keyword, const char 
 		le.resp_body = NULL;
 		le.resp_len = 0;
 	}
-	chan_log_add(h->log, &le); /* a log failure never stops a payment */
+	pipe_log_add(h->log, &le); /* a log failure never stops a payment */
 }
 
-int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
+int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
                    const char *query, const char *form, const char *idem_key,
-                   struct chan_http_resp *resp, struct chan_status *st)
+                   struct pipe_http_resp *resp, struct chan_status *st)
 {
 	struct call c = {h, resp, st, 0, 0};
 	struct strbuf url = {0};
@@ -434,7 +434,7 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 	memset(st, 0, sizeof *st);
 	st->retry_after = -1;
 	st->should_retry = -1;
-	if (chan_http_url_ok(h->base_url) != 0) {
+	if (pipe_http_url_ok(h->base_url) != 0) {
 		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
 		return CHAN_REFUSED;
 	}
@@ -465,14 +465,14 @@ int chan_http_call(struct chan_http *h, const char *keyword, const char *method,
 	return code;
 }
 
-void chan_http_release(struct chan_http *h)
+void pipe_http_release(struct pipe_http *h)
 {
 	if (h->conn)
 		curl_easy_cleanup(h->conn);
 	h->conn = NULL;
 }
 
-void chan_http_resp_free(struct chan_http_resp *r)
+void pipe_http_resp_free(struct pipe_http_resp *r)
 {
 	free(r->body);
 	memset(r, 0, sizeof *r);

@@ -1,6 +1,6 @@
 /*
- * chan-provider.c - the provider registry and opening adapters (see
- * chan-provider.h).
+ * pipe-provider.c - the provider registry and opening adapters (see
+ * pipe-provider.h).
  *
  * Invariants: secrets are read from the secrets file at open time and live
  * only in the adapter's memory; nothing here stores or prints them.
@@ -12,10 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-http.h"
-#include "chan-log.h"
-#include "chan-provider.h"
-#include "chan-secret.h"
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "clock.h"
@@ -24,19 +20,23 @@
 #include "esign.h"
 #include "i18n.h"
 #include "inbox.h"
+#include "pipe-http.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-secret.h"
 #include "settings.h"
 #include "xalloc.h"
 
 struct set_ctx {
 	const char *type;
 	const char *code;
-	const struct chan_provider_change *ch;
+	const struct pipe_provider_change *ch;
 };
 
 static int set_tx(struct db *db, void *arg)
 {
 	struct set_ctx *s = arg;
-	const struct chan_provider_change *ch = s->ch;
+	const struct pipe_provider_change *ch = s->ch;
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
 	int rc, exists;
@@ -131,13 +131,13 @@ out:
 	return rc;
 }
 
-int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch)
+int pipe_provider_change(struct db *db, const char *code, const struct pipe_provider_change *ch)
 {
-	return chan_provider_change_type(db, CHAN_TYPE_PAYMENT, code, ch, chan_adapter_known);
+	return pipe_provider_change_type(db, CHAN_TYPE_PAYMENT, code, ch, pipe_adapter_known);
 }
 
-int chan_provider_change_type(struct db *db, const char *type, const char *code,
-                              const struct chan_provider_change *ch,
+int pipe_provider_change_type(struct db *db, const char *type, const char *code,
+                              const struct pipe_provider_change *ch,
                               int (*adapter_known)(const char *name))
 {
 	struct set_ctx s = {type, code, ch};
@@ -145,7 +145,7 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 
 	if ((rc = inbox_source_valid(code)) != 0)
 		return rc;
-	if (ch->base_url && (rc = chan_http_url_ok(ch->base_url)) != 0)
+	if (ch->base_url && (rc = pipe_http_url_ok(ch->base_url)) != 0)
 		return rc;
 	if (ch->base_url && strlen(ch->base_url) > 400)
 		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
@@ -165,19 +165,19 @@ int chan_provider_change_type(struct db *db, const char *type, const char *code,
 	return db_write(db, set_tx, &s);
 }
 
-int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
+int pipe_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled)
 {
-	struct chan_provider_change ch = {base_url, role, NULL, enabled, -1, NULL, NULL};
+	struct pipe_provider_change ch = {base_url, role, NULL, enabled, -1, NULL, NULL};
 
-	return chan_provider_change(db, code, &ch);
+	return pipe_provider_change(db, code, &ch);
 }
 
 #define PROVIDER_COLS                                                                              \
 	"id, provider_code, role, base_url, settings, enabled, updated_at, integration_type,"      \
 	" rollout_percent"
 
-static void fill(sqlite3_stmt *st, struct chan_provider *p)
+static void fill(sqlite3_stmt *st, struct pipe_provider *p)
 {
 	memset(p, 0, sizeof *p);
 	p->id = sqlite3_column_int64(st, 0);
@@ -191,13 +191,13 @@ static void fill(sqlite3_stmt *st, struct chan_provider *p)
 	p->rollout = sqlite3_column_int(st, 8);
 }
 
-int chan_provider_get(struct db *db, const char *code, struct chan_provider *out)
+int pipe_provider_get(struct db *db, const char *code, struct pipe_provider *out)
 {
-	return chan_provider_get_type(db, CHAN_TYPE_PAYMENT, code, out);
+	return pipe_provider_get_type(db, CHAN_TYPE_PAYMENT, code, out);
 }
 
-int chan_provider_get_type(struct db *db, const char *type, const char *code,
-                           struct chan_provider *out)
+int pipe_provider_get_type(struct db *db, const char *type, const char *code,
+                           struct pipe_provider *out)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -248,12 +248,12 @@ static unsigned bucket_of(const char *s)
 	return h % 100;
 }
 
-int chan_provider_route(struct db *db, const char *order_no, char code[41])
+int pipe_provider_route(struct db *db, const char *order_no, char code[41])
 {
-	return chan_provider_route_type(db, CHAN_TYPE_PAYMENT, order_no, code);
+	return pipe_provider_route_type(db, CHAN_TYPE_PAYMENT, order_no, code);
 }
 
-int chan_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41])
+int pipe_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41])
 {
 	sqlite3_stmt *st;
 	char primary[41] = "", backup[41] = "";
@@ -298,14 +298,14 @@ int chan_provider_route_type(struct db *db, const char *type, const char *order_
 	return 0;
 }
 
-int64_t chan_provider_failing_limit(void)
+int64_t pipe_provider_failing_limit(void)
 {
-	long v = config_get_int("channel_failing_report_seconds", CHAN_FAILING_REPORT_DEFAULT);
+	long v = config_get_int("channel_failing_report_seconds", PIPE_FAILING_REPORT_DEFAULT);
 
 	return v < 0 ? 0 : (int64_t)v;
 }
 
-int chan_provider_failing_each(struct db *db, int64_t now,
+int pipe_provider_failing_each(struct db *db, int64_t now,
                                int (*cb)(const char *code, int64_t since, void *arg), void *arg)
 {
 	/* a few rows of two small tables: cheap enough for every tick */
@@ -321,7 +321,7 @@ int chan_provider_failing_each(struct db *db, int64_t now,
 	rc = db_prepare_cached(db, sql, &st);
 	if (rc)
 		return rc;
-	sqlite3_bind_int64(st, 1, now - chan_provider_failing_limit());
+	sqlite3_bind_int64(st, 1, now - pipe_provider_failing_limit());
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		n++;
 		if (cb && (rc = cb((const char *)sqlite3_column_text(st, 0),
@@ -334,11 +334,11 @@ int chan_provider_failing_each(struct db *db, int64_t now,
 	return rc ? rc : n;
 }
 
-int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
+int pipe_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
                           int *reported)
 {
 	sqlite3_stmt *st;
-	int64_t limit = chan_provider_failing_limit();
+	int64_t limit = pipe_provider_failing_limit();
 	int rc;
 
 	*since = 0;
@@ -357,17 +357,17 @@ int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t 
 	return 0;
 }
 
-int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
+int pipe_provider_list(struct db *db, int (*cb)(const struct pipe_provider *p, void *arg),
                        void *arg)
 {
-	return chan_provider_list_type(db, CHAN_TYPE_PAYMENT, cb, arg);
+	return pipe_provider_list_type(db, CHAN_TYPE_PAYMENT, cb, arg);
 }
 
-int chan_provider_list_type(struct db *db, const char *type,
-                            int (*cb)(const struct chan_provider *p, void *arg), void *arg)
+int pipe_provider_list_type(struct db *db, const char *type,
+                            int (*cb)(const struct pipe_provider *p, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
-	struct chan_provider p;
+	struct pipe_provider p;
 	int rc, step;
 
 	rc = db_prepare(db,
@@ -381,7 +381,7 @@ int chan_provider_list_type(struct db *db, const char *type,
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
 		fill(st, &p);
 		rc = cb(&p, arg);
-		chan_provider_free(&p);
+		pipe_provider_free(&p);
 		if (rc)
 			break;
 	}
@@ -391,7 +391,7 @@ int chan_provider_list_type(struct db *db, const char *type,
 	return rc;
 }
 
-void chan_provider_free(struct chan_provider *p)
+void pipe_provider_free(struct pipe_provider *p)
 {
 	free(p->base_url);
 	free(p->settings);
@@ -401,7 +401,7 @@ void chan_provider_free(struct chan_provider *p)
 /* The adapters frontdesk has, by name. */
 static const struct chan_ops *const adapters[] = {&chan_stripe_ops, &chan_wechat_ops};
 
-const struct chan_ops *chan_adapter_find(const char *name)
+const struct chan_ops *pipe_adapter_find(const char *name)
 {
 	size_t i;
 
@@ -411,9 +411,9 @@ const struct chan_ops *chan_adapter_find(const char *name)
 	return NULL;
 }
 
-int chan_adapter_known(const char *name)
+int pipe_adapter_known(const char *name)
 {
-	return chan_adapter_find(name) != NULL;
+	return pipe_adapter_find(name) != NULL;
 }
 
 /* The string key of a provider's settings (JSON), "" when none. */
@@ -432,39 +432,39 @@ static void settings_adapter(const char *settings, char *out, size_t n)
 	settings_str(settings, "adapter", out, n);
 }
 
-int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops)
+int pipe_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops)
 {
-	struct chan_provider p;
+	struct pipe_provider p;
 	char name[64];
 	int rc;
 
 	*ops = NULL;
-	rc = chan_provider_get(db, code, &p);
+	rc = pipe_provider_get(db, code, &p);
 	if (rc && rc != FD_ENOTFOUND)
 		return rc;
 	if (rc == 0) {
-		/* the adapter its row names, stripe when none (as chan_provider_open) */
+		/* the adapter its row names, stripe when none (as pipe_provider_open) */
 		settings_adapter(p.settings, name, sizeof name);
 		if (!*name)
 			snprintf(name, sizeof name, "stripe");
-		chan_provider_free(&p);
+		pipe_provider_free(&p);
 	} else {
 		/* no row: the adapter of that name */
 		snprintf(name, sizeof name, "%s", code);
 	}
-	*ops = chan_adapter_find(name);
+	*ops = pipe_adapter_find(name);
 	if (!*ops)
 		return err_set(FD_ENOTFOUND,
 		               _("no channel adapter for '%s' (set the provider's adapter)"), code);
 	return 0;
 }
 
-int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
-                       struct chan_log *log, volatile sig_atomic_t *stop,
+int pipe_provider_open(const struct pipe_provider *p, const char *secrets_path,
+                       struct pipe_log *log, volatile sig_atomic_t *stop,
                        const struct chan_ops **ops, struct chan_ctx **ctx)
 {
 	struct chan_stripe_cfg cfg = {0};
-	struct chan_secrets *sec = NULL;
+	struct pipe_secrets *sec = NULL;
 	const struct chan_ops *a;
 	char key[64], name[64];
 	int rc;
@@ -476,15 +476,15 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		goto out;
 	}
 	settings_adapter(p->settings, name, sizeof name);
-	a = chan_adapter_find(*name ? name : "stripe");
+	a = pipe_adapter_find(*name ? name : "stripe");
 	if (!a) {
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), p->code);
 		goto out;
 	}
-	if ((rc = chan_secret_load(secrets_path, &sec)) != 0)
+	if ((rc = pipe_secret_load(secrets_path, &sec)) != 0)
 		goto out;
 	snprintf(key, sizeof key, "%s_api_key", p->code);
-	if ((rc = chan_secret_need(sec, key, &cfg.api_key)) != 0)
+	if ((rc = pipe_secret_need(sec, key, &cfg.api_key)) != 0)
 		goto out;
 	cfg.base_url = p->base_url;
 	cfg.log = log;
@@ -501,10 +501,10 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		wc.base_url = cfg.base_url;
 		wc.key = cfg.api_key;
 		snprintf(key, sizeof key, "%s_appid", p->code);
-		if ((rc = chan_secret_need(sec, key, &wc.appid)) != 0)
+		if ((rc = pipe_secret_need(sec, key, &wc.appid)) != 0)
 			goto out;
 		snprintf(key, sizeof key, "%s_mch_id", p->code);
-		if ((rc = chan_secret_need(sec, key, &wc.mch_id)) != 0)
+		if ((rc = pipe_secret_need(sec, key, &wc.mch_id)) != 0)
 			goto out;
 		if ((rc = chan_wx_settings_sign_type(p->settings, &st)) != 0)
 			goto out;
@@ -518,7 +518,7 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		rc = chan_wechat_open(&wc, ctx);
 	} else {
 		snprintf(key, sizeof key, "%s_signing_secret", p->code);
-		cfg.signing_secret = chan_secret_get(sec, key);
+		cfg.signing_secret = pipe_secret_get(sec, key);
 		settings_str(p->settings, "card_page", name, sizeof name);
 		cfg.checkout = !strcmp(name, "checkout");
 		rc = chan_stripe_open(&cfg, ctx);
@@ -527,36 +527,36 @@ int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
 		goto out;
 	*ops = a;
 out:
-	chan_secret_free(sec);
+	pipe_secret_free(sec);
 	return rc;
 }
 
-void chan_conn_close(struct chan_conn *c)
+void pipe_conn_close(struct pipe_conn *c)
 {
 	if (c->ctx)
 		c->ops->close(c->ctx);
 	if (c->ectx)
 		c->eops->close(c->ectx);
-	chan_log_close(c->log);
-	chan_provider_free(&c->p);
+	pipe_log_close(c->log);
+	pipe_provider_free(&c->p);
 	memset(c, 0, sizeof *c);
 }
 
-int chan_conn_open(struct db *db, const char *provider, const char *secrets_path,
-                   volatile sig_atomic_t *stop, struct chan_conn *c)
+int pipe_conn_open(struct db *db, const char *provider, const char *secrets_path,
+                   volatile sig_atomic_t *stop, struct pipe_conn *c)
 {
 	char *logpath;
 	int rc;
 
 	memset(c, 0, sizeof *c);
-	if ((rc = chan_provider_get(db, provider, &c->p)) != 0)
+	if ((rc = pipe_provider_get(db, provider, &c->p)) != 0)
 		return rc;
-	logpath = chan_log_default_path(db_path(db));
-	rc = chan_log_open(logpath, &c->log);
+	logpath = pipe_log_default_path(db_path(db));
+	rc = pipe_log_open(logpath, &c->log);
 	free(logpath);
 	if (!rc)
-		rc = chan_provider_open(&c->p, secrets_path, c->log, stop, &c->ops, &c->ctx);
+		rc = pipe_provider_open(&c->p, secrets_path, c->log, stop, &c->ops, &c->ctx);
 	if (rc)
-		chan_conn_close(c);
+		pipe_conn_close(c);
 	return rc;
 }

@@ -1,6 +1,6 @@
 /*
- * pipeline-rule.c - the integration pipeline's shared rules (see
- * pipeline-rule.h).
+ * pipe-rule.c - the integration pipeline's shared rules (see
+ * pipe-rule.h).
  */
 #include <config.h>
 
@@ -11,25 +11,25 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
-#include "pipeline-rule.h"
+#include "pipe-rule.h"
 #include "settings.h"
 
-int64_t chan_backoff(int64_t failures, int retry_after, int code)
+int64_t pipe_rule_backoff(int64_t failures, int retry_after, int code)
 {
-	int64_t d = CHAN_BACKOFF_MIN;
+	int64_t d = PIPE_BACKOFF_MIN;
 	int64_t i;
 
 	if (code == CHAN_REFUSED || code == CHAN_BADDATA)
-		d = CHAN_BACKOFF_MAX;
-	for (i = 1; i < failures && d < CHAN_BACKOFF_MAX; i++)
+		d = PIPE_BACKOFF_MAX;
+	for (i = 1; i < failures && d < PIPE_BACKOFF_MAX; i++)
 		d *= 2;
-	if (d > CHAN_BACKOFF_MAX)
-		d = CHAN_BACKOFF_MAX;
+	if (d > PIPE_BACKOFF_MAX)
+		d = PIPE_BACKOFF_MAX;
 	/* jitter: a random point in the upper half, never under the minimum */
 	if (d > 1)
 		d = d / 2 + rand() % (d - d / 2 + 1);
-	if (d < CHAN_BACKOFF_MIN)
-		d = CHAN_BACKOFF_MIN;
+	if (d < PIPE_BACKOFF_MIN)
+		d = PIPE_BACKOFF_MIN;
 	/* the next try is stored in whole seconds from a clock read in whole
 	 * seconds, up to a second late: one more keeps it never sooner than the
 	 * channel asked (RFC 9110, 10.2.3) */
@@ -38,24 +38,24 @@ int64_t chan_backoff(int64_t failures, int retry_after, int code)
 	return d;
 }
 
-int64_t pipeline_give_up_seconds(void)
+int64_t pipe_rule_give_up_seconds(void)
 {
-	long v = config_get_int("pipeline_give_up_seconds", PIPELINE_GIVE_UP_DEFAULT);
+	long v = config_get_int("pipeline_give_up_seconds", PIPE_GIVE_UP_DEFAULT);
 
-	return v < PIPELINE_GIVE_UP_MIN   ? PIPELINE_GIVE_UP_MIN
-	       : v > PIPELINE_GIVE_UP_MAX ? PIPELINE_GIVE_UP_MAX
-	                                  : (int64_t)v;
+	return v < PIPE_GIVE_UP_MIN   ? PIPE_GIVE_UP_MIN
+	       : v > PIPE_GIVE_UP_MAX ? PIPE_GIVE_UP_MAX
+	                              : (int64_t)v;
 }
 
-int pipeline_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
-                        int64_t *wait)
+int pipe_rule_retry_plan(int64_t since, int64_t now, int64_t failures, int retry_after, int code,
+                         int64_t *wait)
 {
-	*wait = chan_backoff(failures < 1 ? 1 : failures, retry_after, code);
-	return since > 0 && now - since >= pipeline_give_up_seconds();
+	*wait = pipe_rule_backoff(failures < 1 ? 1 : failures, retry_after, code);
+	return since > 0 && now - since >= pipe_rule_give_up_seconds();
 }
 
-int pipeline_since(struct db *db, const char *entity, int64_t id, const char *entered,
-                   int64_t *since)
+int pipe_rule_since(struct db *db, const char *entity, int64_t id, const char *entered,
+                    int64_t *since)
 {
 	sqlite3_stmt *st;
 	int rc;

@@ -1,5 +1,5 @@
 /*
- * chan-secret.h - the channel secrets file (API keys, signing secrets).
+ * pipe-secret.h - the channel secrets file (API keys, signing secrets).
  *
  * Secrets never live in the database, the config file, a command line, a
  * log or an error message: they live in one file readable only by its
@@ -14,30 +14,30 @@
  *
  * Callers: inbox.c (signature checks), the channel adapters, cli-chan.c.
  */
-#ifndef FD_CHAN_SECRET_H
-#define FD_CHAN_SECRET_H
+#ifndef FD_PIPE_SECRET_H
+#define FD_PIPE_SECRET_H
 
-struct chan_secrets;
+struct pipe_secrets;
 
-/* chan_secret_path - the secrets file to use (see above); a new string the
+/* pipe_secret_path - the secrets file to use (see above); a new string the
  * caller frees, or NULL when no path can be made (no HOME). */
-char *chan_secret_path(void);
+char *pipe_secret_path(void);
 
-/* chan_secret_load - read path (NULL: chan_secret_path()) into *out (free
- * with chan_secret_free). FD_EIO when it is missing or unreadable,
+/* pipe_secret_load - read path (NULL: pipe_secret_path()) into *out (free
+ * with pipe_secret_free). FD_EIO when it is missing or unreadable,
  * FD_EINVAL when group or others may read or write it, it is not a regular
  * file owned by us, or a line cannot be read (the message names the line
  * number only). */
-int chan_secret_load(const char *path, struct chan_secrets **out);
+int pipe_secret_load(const char *path, struct pipe_secrets **out);
 
-/* chan_secret_get - the value of key, or NULL. Valid until the free. */
-const char *chan_secret_get(const struct chan_secrets *s, const char *key);
+/* pipe_secret_get - the value of key, or NULL. Valid until the free. */
+const char *pipe_secret_get(const struct pipe_secrets *s, const char *key);
 
-/* chan_secret_need - like chan_secret_get, but a missing key is FD_EINVAL
+/* pipe_secret_need - like pipe_secret_get, but a missing key is FD_EINVAL
  * with a reason naming the key and the file. */
-int chan_secret_need(const struct chan_secrets *s, const char *key, const char **value);
+int pipe_secret_need(const struct pipe_secrets *s, const char *key, const char **value);
 
-/* chan_secret_free - wipe every value from memory and free s (NULL ok). */
-void chan_secret_free(struct chan_secrets *s);
+/* pipe_secret_free - wipe every value from memory and free s (NULL ok). */
+void pipe_secret_free(struct pipe_secrets *s);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * chan-worker.h - the payment channel worker: the loop that holds the
+ * pipe-worker.h - the payment channel worker: the loop that holds the
  * "channel" lease and, while it holds it, polls the channel's events into
  * the inbox on an interval, delivers the outbox, processes the due inbox
  * events and queries the orders still paying (chan-process.h); and a
@@ -11,7 +11,7 @@
  *    the registry (the primary and its backups, so that orders routed to a
  *    backup are delivered too): each provider with its own outbox, poll
  *    state and backoff, each through its integration type's steps
- *    (chan-pipeline.h); a provider that cannot be opened (its secrets are
+ *    (pipe.h); a provider that cannot be opened (its secrets are
  *    missing) is said and left out while another can be served; providers
  *    enabled later are served after a restart;
  *  - only the holder of the "channel" lease (control.h) talks to the
@@ -25,21 +25,21 @@
  *  - a poll happens every poll_seconds while the channel is well, and at
  *    the channel state's offline_until after a failure (the backoff of
  *    chan-poll.h);
- *  - *stop (set by a signal handler or chan_worker_stop) ends the loop
+ *  - *stop (set by a signal handler or pipe_worker_stop) ends the loop
  *    within a second, also in the middle of a request (the adapter's
  *    progress callback aborts it); the lease is released on the way out.
  *
  * Callers: cli-chan.c (`frontdesk serve`, `frontdesk channel run`), the
  * desk screen, tests.
  */
-#ifndef FD_CHAN_WORKER_H
-#define FD_CHAN_WORKER_H
+#ifndef FD_PIPE_WORKER_H
+#define FD_PIPE_WORKER_H
 
 #include <signal.h>
 
 struct db;
 
-struct chan_worker_opts {
+struct pipe_worker_opts {
 	const char *provider; /* provider code; NULL: every enabled provider */
 	const char *secrets;  /* secrets file; NULL: the default */
 	int poll_seconds;     /* between polls while well (>= 1) */
@@ -52,31 +52,31 @@ struct chan_worker_opts {
 	void *say_arg;
 };
 
-/* chan_worker_opts_default - the config keys channel_poll_seconds (30) and
+/* pipe_worker_opts_default - the config keys channel_poll_seconds (30) and
  * channel_lease_seconds (60: longer than a whole call may take,
  * channel_timeout_ms, since the lease is renewed between calls); provider
  * and secrets NULL. */
-void chan_worker_opts_default(struct chan_worker_opts *o);
+void pipe_worker_opts_default(struct pipe_worker_opts *o);
 
-/* chan_worker_run - be the channel worker on db (this thread's own
+/* pipe_worker_run - be the channel worker on db (this thread's own
  * connection) until *stop is non-zero or o->for_seconds have passed (see
  * the rules above). Returns 0 when stopped; FD_ENOTFOUND, FD_EINVAL or
  * FD_EIO (with the reason) when the worker cannot start at all: no
  * provider, a secrets file that is missing or readable by others, a bad
  * URL. Failures of the channel are not errors here: they are the channel
  * state. */
-int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct chan_worker_opts *o);
+int pipe_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct pipe_worker_opts *o);
 
-struct chan_worker;
+struct pipe_worker;
 
-/* chan_worker_start - run chan_worker_run in a new thread on a new
+/* pipe_worker_start - run pipe_worker_run in a new thread on a new
  * connection to the database at path. The provider and secrets are checked
  * here first, so a worker that could not start is refused here (with the
  * reason) and no thread is left behind. The strings of o are copied. */
-int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct chan_worker **out);
+int pipe_worker_start(const char *path, const struct pipe_worker_opts *o, struct pipe_worker **out);
 
-/* chan_worker_stop - ask the worker to stop, join it (within about a
- * second) and free it; returns what chan_worker_run returned. NULL is 0. */
-int chan_worker_stop(struct chan_worker *w);
+/* pipe_worker_stop - ask the worker to stop, join it (within about a
+ * second) and free it; returns what pipe_worker_run returned. NULL is 0. */
+int pipe_worker_stop(struct pipe_worker *w);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * chan-log.c - the request log in its own SQLite file (see chan-log.h).
+ * pipe-log.c - the request log in its own SQLite file (see pipe-log.h).
  *
  * Invariants: nothing unmasked is ever written (the URL is cleaned and the
  * bodies masked here, not by callers); the log connection is separate from
@@ -19,19 +19,19 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "chan-log.h"
 #include "clock.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "pipe-log.h"
 #include "retention-mod.h"
 #include "settings.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
-struct chan_log {
+struct pipe_log {
 	sqlite3 *h;
-	sqlite3_stmt *ins; /* chan_log_add's INSERT, prepared on first use */
+	sqlite3_stmt *ins; /* pipe_log_add's INSERT, prepared on first use */
 	char host[128];
 };
 
@@ -55,7 +55,7 @@ static const char schema_sql[] =
     " error TEXT);"
     "CREATE INDEX IF NOT EXISTS request_log_by_time ON request_log(logged_at);";
 
-char *chan_log_path_beside(const char *db_path)
+char *pipe_log_path_beside(const char *db_path)
 {
 	size_t n = strlen(db_path);
 	char *out;
@@ -68,18 +68,18 @@ char *chan_log_path_beside(const char *db_path)
 	return out;
 }
 
-char *chan_log_default_path(const char *db_path)
+char *pipe_log_default_path(const char *db_path)
 {
 	const char *v = config_get("request_log", NULL);
 
 	if (v && *v)
 		return xstrdup(v);
-	return chan_log_path_beside(db_path);
+	return pipe_log_path_beside(db_path);
 }
 
-int chan_log_open(const char *path, struct chan_log **out)
+int pipe_log_open(const char *path, struct pipe_log **out)
 {
-	struct chan_log *l = xcalloc(1, sizeof *l);
+	struct pipe_log *l = xcalloc(1, sizeof *l);
 	int fd;
 
 	*out = NULL;
@@ -245,7 +245,7 @@ static size_t mask_digits(struct mask *m, size_t i)
 	return j;
 }
 
-char *chan_log_mask(const char *s, size_t len, size_t max)
+char *pipe_log_mask(const char *s, size_t len, size_t max)
 {
 	static size_t (*const maskers[])(struct mask *, size_t) = {mask_json, mask_form,
 	                                                           mask_secret, mask_digits};
@@ -274,7 +274,7 @@ char *chan_log_mask(const char *s, size_t len, size_t max)
 	return sb_steal(&m.sb);
 }
 
-char *chan_log_clean_url(const char *url)
+char *pipe_log_clean_url(const char *url)
 {
 	const char *p = strstr(url, "://"), *host, *at, *slash, *q;
 	struct strbuf sb = {0};
@@ -295,20 +295,20 @@ char *chan_log_clean_url(const char *url)
 	}
 	sb_add(&sb, host, (size_t)(q + 1 - host));
 	query = xstrdup(q + 1);
-	masked = chan_log_mask(query, strlen(query), 4096);
+	masked = pipe_log_mask(query, strlen(query), 4096);
 	sb_puts(&sb, masked);
 	free(masked);
 	free(query);
 	return sb_steal(&sb);
 }
 
-int chan_log_add(struct chan_log *l, const struct chan_log_entry *e)
+int pipe_log_add(struct pipe_log *l, const struct pipe_log_entry *e)
 {
 	sqlite3_stmt *st;
-	char *url = chan_log_clean_url(e->url ? e->url : "");
-	char *req = e->req_body ? chan_log_mask(e->req_body, e->req_len, CHAN_LOG_EXCERPT) : NULL;
+	char *url = pipe_log_clean_url(e->url ? e->url : "");
+	char *req = e->req_body ? pipe_log_mask(e->req_body, e->req_len, PIPE_LOG_EXCERPT) : NULL;
 	char *resp =
-	    e->resp_body ? chan_log_mask(e->resp_body, e->resp_len, CHAN_LOG_EXCERPT) : NULL;
+	    e->resp_body ? pipe_log_mask(e->resp_body, e->resp_len, PIPE_LOG_EXCERPT) : NULL;
 	int rc = 0;
 
 	/* prepared once per log: compiling it cost as much as the rest of a call's logging */
@@ -356,7 +356,7 @@ out:
 	return rc;
 }
 
-int chan_log_prune(struct chan_log *l, int64_t before, int64_t *n)
+int pipe_log_prune(struct pipe_log *l, int64_t before, int64_t *n)
 {
 	sqlite3_stmt *st = NULL;
 	int rc = 0;
@@ -375,7 +375,7 @@ int chan_log_prune(struct chan_log *l, int64_t before, int64_t *n)
 	return rc;
 }
 
-void chan_log_close(struct chan_log *l)
+void pipe_log_close(struct pipe_log *l)
 {
 	if (!l)
 		return;
@@ -390,14 +390,14 @@ void chan_log_close(struct chan_log *l)
 	" OR instr(coalesce(request_excerpt, ''), ?" N ")"                                         \
 	" OR instr(coalesce(response_excerpt, ''), ?" N "))"
 
-int chan_log_find(const char *path, const char *const *needles, size_t n, int limit,
-                  int (*cb)(const struct chan_log_row *r, void *arg), void *arg)
+int pipe_log_find(const char *path, const char *const *needles, size_t n, int limit,
+                  int (*cb)(const struct pipe_log_row *r, void *arg), void *arg)
 {
 	static const char sql[] =
 	    "SELECT id, logged_at, provider, level, keyword, method, url, status, latency_ms,"
 	    " request_id, error FROM request_log WHERE " NAMES("1") " OR " NAMES("2") " OR " NAMES(
 	        "3") " ORDER BY id LIMIT ?4";
-	struct chan_log_row r;
+	struct pipe_log_row r;
 	sqlite3 *h = NULL;
 	sqlite3_stmt *st = NULL;
 	size_t i;
@@ -450,7 +450,7 @@ out:
 }
 
 /* The retention purge's part of the request log (retention-mod.h). */
-int chan_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
+int pipe_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
                    int64_t *rows)
 {
 	static const char sql[] =

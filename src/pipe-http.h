@@ -1,5 +1,5 @@
 /*
- * chan-http.h - one HTTP call to a payment channel, on libcurl, done the
+ * pipe-http.h - one HTTP call to a payment channel, on libcurl, done the
  * careful way, and its classification into the codes of channel.h.
  *
  * Every call: HTTPS only, except plain HTTP to 127.0.0.1 (the test fake);
@@ -10,10 +10,10 @@
  * response size; the API key sent as HTTP Basic user (never in the URL);
  * a pinned API version header; an Idempotency-Key on POSTs; an optional
  * stop flag that aborts a call within ~100 ms. Each call is written to the
- * request log (chan-log.h) when one is given. One libcurl handle is kept
- * per struct chan_http and reset before each call, so consecutive calls
+ * request log (pipe-log.h) when one is given. One libcurl handle is kept
+ * per struct pipe_http and reset before each call, so consecutive calls
  * reuse the connection (no new TCP and TLS handshake per call); a struct
- * chan_http belongs to one thread.
+ * pipe_http belongs to one thread.
  *
  * Classification (see channel.h): a connection that never got through, a
  * 409, 429 or 5xx, or a body cut short on a GET is CHAN_RETRY; a POST whose
@@ -23,8 +23,8 @@
  *
  * Callers: the channel adapters (chan-stripe.c, chan-wechat.c).
  */
-#ifndef FD_CHAN_HTTP_H
-#define FD_CHAN_HTTP_H
+#ifndef FD_PIPE_HTTP_H
+#define FD_PIPE_HTTP_H
 
 #include <signal.h>
 #include <stddef.h>
@@ -32,10 +32,10 @@
 
 #include "channel.h"
 
-struct chan_log;
+struct pipe_log;
 struct strbuf;
 
-struct chan_http {
+struct pipe_http {
 	const char *provider;        /* for the log */
 	const char *base_url;        /* "https://api.stripe.com" */
 	const char *api_key;         /* sent as Basic user; NULL: no auth */
@@ -45,50 +45,50 @@ struct chan_http {
 	long low_speed_bytes;        /* abort below this many bytes/s ... (default 10) */
 	long low_speed_secs;         /* ... for this long (default 10) */
 	size_t max_response;         /* default 4 MiB */
-	struct chan_log *log;        /* NULL: no request log */
+	struct pipe_log *log;        /* NULL: no request log */
 	volatile sig_atomic_t *stop; /* non-zero aborts the call; NULL: never */
 	const char *content_type;    /* a POST body's Content-Type; NULL: a form */
 	int quiet_bodies;            /* 1: the request log keeps no bodies (documents) */
 	void *conn;                  /* the libcurl handle kept between calls (its connection is
-	                              * reused); NULL at first, freed by chan_http_release */
+	                              * reused); NULL at first, freed by pipe_http_release */
 };
 
 /* A response as received. */
-struct chan_http_resp {
+struct pipe_http_resp {
 	int status; /* 0 when no answer */
 	char *body; /* NUL-terminated, owned; NULL when none */
 	size_t len;
 	int64_t date; /* the Date header, 0 when none */
 };
 
-/* chan_http_setup - fill *h for the adapter called provider at base_url
+/* pipe_http_setup - fill *h for the adapter called provider at base_url
  * (not copied: they must outlive h) with its timeouts (0: defaults), log
  * and stop flag; no API key and no version header (set them after). */
-void chan_http_setup(struct chan_http *h, const char *provider, const char *base_url,
+void pipe_http_setup(struct pipe_http *h, const char *provider, const char *base_url,
                      long connect_timeout_ms, long total_timeout_ms, long low_speed_secs,
-                     struct chan_log *log, volatile sig_atomic_t *stop);
+                     struct pipe_log *log, volatile sig_atomic_t *stop);
 
-/* chan_http_url_ok - 0 if url may be called: https://..., or
+/* pipe_http_url_ok - 0 if url may be called: https://..., or
  * http://127.0.0.1[:port]/...; FD_EINVAL with a reason otherwise. */
-int chan_http_url_ok(const char *url);
+int pipe_http_url_ok(const char *url);
 
-/* chan_http_form - append "key=value" to a form body (with '&' between),
+/* pipe_http_form - append "key=value" to a form body (with '&' between),
  * both percent-encoded except for unreserved characters and brackets in
  * the key. */
-void chan_http_form(struct strbuf *sb, const char *key, const char *value);
+void pipe_http_form(struct strbuf *sb, const char *key, const char *value);
 
-/* chan_http_call - method ("GET" or "POST") path (starting with '/') with
+/* pipe_http_call - method ("GET" or "POST") path (starting with '/') with
  * query (already encoded, may be NULL) and, for POST, form body and
- * idem_key. Fills *resp (free with chan_http_resp_free) and *st, and
+ * idem_key. Fills *resp (free with pipe_http_resp_free) and *st, and
  * returns a chan_code. keyword names the call in the log. */
-int chan_http_call(struct chan_http *h, const char *keyword, const char *method, const char *path,
+int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
                    const char *query, const char *form, const char *idem_key,
-                   struct chan_http_resp *resp, struct chan_status *st);
+                   struct pipe_http_resp *resp, struct chan_status *st);
 
-void chan_http_resp_free(struct chan_http_resp *r);
+void pipe_http_resp_free(struct pipe_http_resp *r);
 
-/* chan_http_release - free the handle kept between calls (and close its
+/* pipe_http_release - free the handle kept between calls (and close its
  * connection); h may be called again afterwards. */
-void chan_http_release(struct chan_http *h);
+void pipe_http_release(struct pipe_http *h);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * chan-secret.c - the channel secrets file (see chan-secret.h).
+ * pipe-secret.c - the channel secrets file (see pipe-secret.h).
  *
  * Invariants: the file is opened without following a symbolic link and
  * checked with fstat on the descriptor we read from (no race between the
@@ -17,24 +17,24 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "chan-secret.h"
 #include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
+#include "pipe-secret.h"
 #include "settings.h"
 #include "xalloc.h"
 
 #define SECRETS_MAX   65536
 #define SECRETS_LINES 64
 
-struct chan_secrets {
+struct pipe_secrets {
 	char *path;
 	size_t n;
 	char *key[SECRETS_LINES];
 	char *val[SECRETS_LINES];
 };
 
-char *chan_secret_path(void)
+char *pipe_secret_path(void)
 {
 	const char *v = config_get("secrets_file", NULL);
 	const char *xdg = getenv("XDG_CONFIG_HOME"), *home = getenv("HOME");
@@ -66,7 +66,7 @@ static char *trim(char *s)
 	return s;
 }
 
-static int parse(struct chan_secrets *s, char *text)
+static int parse(struct pipe_secrets *s, char *text)
 {
 	char *line = text, *next, *eq, *k, *v;
 	int lineno = 0;
@@ -99,9 +99,9 @@ static int parse(struct chan_secrets *s, char *text)
 	return 0;
 }
 
-int chan_secret_load(const char *path, struct chan_secrets **out)
+int pipe_secret_load(const char *path, struct pipe_secrets **out)
 {
-	struct chan_secrets *s = xcalloc(1, sizeof *s);
+	struct pipe_secrets *s = xcalloc(1, sizeof *s);
 	char *text = NULL;
 	struct stat sb;
 	ssize_t got;
@@ -109,7 +109,7 @@ int chan_secret_load(const char *path, struct chan_secrets **out)
 	int fd = -1, rc;
 
 	*out = NULL;
-	s->path = path ? xstrdup(path) : chan_secret_path();
+	s->path = path ? xstrdup(path) : pipe_secret_path();
 	if (!s->path) {
 		rc = err_set(FD_EIO, _("no secrets file: set secrets_file in the config"));
 		goto out;
@@ -161,14 +161,14 @@ out:
 		free(text);
 	}
 	if (rc) {
-		chan_secret_free(s);
+		pipe_secret_free(s);
 		return rc;
 	}
 	*out = s;
 	return 0;
 }
 
-const char *chan_secret_get(const struct chan_secrets *s, const char *key)
+const char *pipe_secret_get(const struct pipe_secrets *s, const char *key)
 {
 	size_t i;
 
@@ -178,16 +178,16 @@ const char *chan_secret_get(const struct chan_secrets *s, const char *key)
 	return NULL;
 }
 
-int chan_secret_need(const struct chan_secrets *s, const char *key, const char **value)
+int pipe_secret_need(const struct pipe_secrets *s, const char *key, const char **value)
 {
-	*value = chan_secret_get(s, key);
+	*value = pipe_secret_get(s, key);
 	if (!*value)
 		return err_set(FD_EINVAL, _("the secrets file %s has no '%s' line"),
 		               s && s->path ? s->path : "?", key);
 	return 0;
 }
 
-void chan_secret_free(struct chan_secrets *s)
+void pipe_secret_free(struct pipe_secrets *s)
 {
 	size_t i;
 

@@ -1,9 +1,9 @@
 /*
- * chan-worker.c - the channel worker loop and its thread (see
- * chan-worker.h).
+ * pipe-worker.c - the channel worker loop and its thread (see
+ * pipe-worker.h).
  *
  * One worker serves every enabled provider of the registry (or the one
- * named), each through its integration type's steps (chan-pipeline.h)
+ * named), each through its integration type's steps (pipe.h)
  * with its own schedule, under the one "channel" lease.
  *
  * Invariants: nothing is written without the channel lease, and each write
@@ -22,18 +22,18 @@
 #include <string.h>
 #include <time.h>
 
-#include "chan-log.h"
-#include "chan-pipeline.h"
 #include "chan-poll.h"
 #include "chan-process.h"
-#include "chan-provider.h"
-#include "chan-worker.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
 #include "outbox.h"
+#include "pipe-log.h"
+#include "pipe-provider.h"
+#include "pipe-worker.h"
+#include "pipe.h"
 #include "recon.h"
 #include "settings.h"
 #include "stopflag.h"
@@ -45,7 +45,7 @@
 #define CHAN_PRUNE_EVERY   3600.0 /* seconds between prunings of the request log */
 #define CHAN_RECON_EVERY   600.0  /* seconds between looks at the scheduled reconciliation */
 
-void chan_worker_opts_default(struct chan_worker_opts *o)
+void pipe_worker_opts_default(struct pipe_worker_opts *o)
 {
 	long v;
 
@@ -63,10 +63,10 @@ static void sleep_slice(void)
 	nanosleep(&ts, NULL); /* a signal cuts it short: the caller checks *stop */
 }
 
-static void say(const struct chan_worker_opts *o, const char *fmt, ...)
+static void say(const struct pipe_worker_opts *o, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-static void say(const struct chan_worker_opts *o, const char *fmt, ...)
+static void say(const struct pipe_worker_opts *o, const char *fmt, ...)
 {
 	char buf[600];
 	va_list ap;
@@ -81,7 +81,7 @@ static void say(const struct chan_worker_opts *o, const char *fmt, ...)
 
 /* 1 (and says so) when rc says a fenced write was refused because the
  * channel lease moved on to another process: the caller stops holding. */
-static int lease_moved_on(const struct chan_worker_opts *o, int rc)
+static int lease_moved_on(const struct pipe_worker_opts *o, int rc)
 {
 	if (rc != FD_ECONFLICT)
 		return 0;
@@ -104,8 +104,8 @@ static int64_t next_poll_from_state(struct db *db, const char *provider)
 /* One provider served: its connection, its type's steps and its own
  * schedule (a provider that fails waits out its own backoff only). */
 struct slot {
-	struct chan_conn ch;
-	const struct chan_pipeline *pl;
+	struct pipe_conn ch;
+	const struct pipe_type *pl;
 	int64_t next_poll; /* real time */
 	double next_outbox, next_process, next_query, next_prune, next_recon;
 };
@@ -120,16 +120,16 @@ static void slots_close(struct slots *ss)
 	size_t i;
 
 	for (i = 0; i < ss->n; i++)
-		chan_conn_close(&ss->s[i].ch);
+		pipe_conn_close(&ss->s[i].ch);
 	free(ss->s);
 	ss->s = NULL;
 	ss->n = 0;
 }
 
 /* Open provider code of type (NULL: the type its registry row says,
- * chan_pipeline_resolve) into a new slot of ss. */
+ * pipe_resolve) into a new slot of ss. */
 static int slot_open(struct db *db, const char *type, const char *code,
-                     const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+                     const struct pipe_worker_opts *o, volatile sig_atomic_t *stop,
                      struct slots *ss)
 {
 	struct slot *sl;
@@ -138,7 +138,7 @@ static int slot_open(struct db *db, const char *type, const char *code,
 	ss->s = xrealloc(ss->s, (ss->n + 1) * sizeof *ss->s);
 	sl = &ss->s[ss->n];
 	memset(sl, 0, sizeof *sl);
-	if ((rc = chan_pipeline_open(db, type, code, o->secrets, stop, &sl->ch, &sl->pl)) != 0)
+	if ((rc = pipe_open(db, type, code, o->secrets, stop, &sl->ch, &sl->pl)) != 0)
 		return rc;
 	ss->n++;
 	return 0;
@@ -151,7 +151,7 @@ struct codes {
 	size_t n;
 };
 
-static int enabled_cb(const struct chan_provider *p, void *arg)
+static int enabled_cb(const struct pipe_provider *p, void *arg)
 {
 	struct codes *c = arg;
 
@@ -159,7 +159,7 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
 		return 0;
 	c->code = xrealloc(c->code, (c->n + 1) * sizeof *c->code);
 	c->type = xrealloc(c->type, (c->n + 1) * sizeof *c->type);
-	c->type[c->n] = chan_pipeline_find(p->type)->type;
+	c->type[c->n] = pipe_find(p->type)->type;
 	snprintf(c->code[c->n++], sizeof *c->code, "%s", p->code);
 	return 0;
 }
@@ -169,11 +169,11 @@ static int enabled_cb(const struct chan_provider *p, void *arg)
  * error; of all the enabled ones, one that cannot be opened is said (and
  * left out) while another can, the error when none can. FD_ENOTFOUND when
  * none is enabled. */
-static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+static int slots_fill(struct db *db, const struct pipe_worker_opts *o, volatile sig_atomic_t *stop,
                       struct slots *ss)
 {
 	struct codes c = {NULL, NULL, 0};
-	const struct chan_pipeline *pl;
+	const struct pipe_type *pl;
 	char first[600] = "";
 	int rc = 0, first_rc = 0;
 	size_t i;
@@ -181,8 +181,8 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 	memset(ss, 0, sizeof *ss);
 	if (o->provider)
 		return slot_open(db, NULL, o->provider, o, stop, ss);
-	for (i = 0; !rc && (pl = chan_pipeline_at(i)) != NULL; i++)
-		rc = chan_provider_list_type(db, pl->type, enabled_cb, &c);
+	for (i = 0; !rc && (pl = pipe_at(i)) != NULL; i++)
+		rc = pipe_provider_list_type(db, pl->type, enabled_cb, &c);
 	if (rc) {
 		free(c.code);
 		free(c.type);
@@ -203,12 +203,12 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 		return 0;
 	if (first_rc)
 		return err_set(first_rc, "%s", first);
-	/* none enabled: chan_provider_get says so, and how to add one */
+	/* none enabled: pipe_provider_get says so, and how to add one */
 	{
-		struct chan_provider p;
+		struct pipe_provider p;
 
-		if ((rc = chan_provider_get(db, NULL, &p)) == 0) {
-			chan_provider_free(&p);
+		if ((rc = pipe_provider_get(db, NULL, &p)) == 0) {
+			pipe_provider_free(&p);
 			rc = err_set(FD_ENOTFOUND, _("no payment provider is enabled"));
 		}
 	}
@@ -217,7 +217,7 @@ static int slots_fill(struct db *db, const struct chan_worker_opts *o, volatile 
 
 /* slots_fill, and nothing kept when it fails (a slot that could not be
  * opened has left its room allocated). */
-static int slots_open(struct db *db, const struct chan_worker_opts *o, volatile sig_atomic_t *stop,
+static int slots_open(struct db *db, const struct pipe_worker_opts *o, volatile sig_atomic_t *stop,
                       struct slots *ss)
 {
 	int rc = slots_fill(db, o, stop, ss);
@@ -244,10 +244,10 @@ static void slots_names(const struct slots *ss, char *buf, size_t n)
 /* Poll the channel's events list; *over = 1 when a stop was asked for
  * (the round ends there). */
 static int slot_poll(struct db *db, struct slot *sl, const struct control_hold *lease,
-                     volatile sig_atomic_t *stop, const struct chan_worker_opts *o, int *over)
+                     volatile sig_atomic_t *stop, const struct pipe_worker_opts *o, int *over)
 {
 	const char *code = sl->ch.p.code;
-	struct chan_step_result r;
+	struct pipe_step_result r;
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -274,9 +274,9 @@ static int slot_poll(struct db *db, struct slot *sl, const struct control_hold *
 
 /* Ask the channel about our card payment orders. */
 static int slot_query(struct db *db, struct slot *sl, const struct control_hold *lease,
-                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
+                      volatile sig_atomic_t *stop, const struct pipe_worker_opts *o)
 {
-	struct chan_step_result r;
+	struct pipe_step_result r;
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -297,15 +297,15 @@ static int slot_query(struct db *db, struct slot *sl, const struct control_hold 
 static void slot_prune(struct slot *sl, long keep_days)
 {
 	if (keep_days > 0)
-		chan_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
+		pipe_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
 	sl->next_prune = clock_mono() + CHAN_PRUNE_EVERY;
 }
 
 /* Apply the inbound events. */
 static int slot_process(struct db *db, struct slot *sl, const struct control_hold *lease,
-                        volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
+                        volatile sig_atomic_t *stop, const struct pipe_worker_opts *o)
 {
-	struct chan_step_result r;
+	struct pipe_step_result r;
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -327,7 +327,7 @@ static int slot_process(struct db *db, struct slot *sl, const struct control_hol
 /* The scheduled reconciliation of yesterday (recon_auto_hour); another
  * operator running it now is no error. */
 static void slot_recon(struct db *db, struct slot *sl, volatile sig_atomic_t *stop,
-                       const struct chan_worker_opts *o)
+                       const struct pipe_worker_opts *o)
 {
 	const char *code = sl->ch.p.code;
 	struct recon_result rr;
@@ -347,10 +347,10 @@ static void slot_recon(struct db *db, struct slot *sl, volatile sig_atomic_t *st
 
 /* Send the outbox's commands; *busy = 1 when some were sent. */
 static int slot_deliver(struct db *db, struct slot *sl, const struct control_hold *lease,
-                        volatile sig_atomic_t *stop, const struct chan_worker_opts *o, int *busy)
+                        volatile sig_atomic_t *stop, const struct pipe_worker_opts *o, int *busy)
 {
 	const char *code = sl->ch.p.code;
-	struct chan_step_result r;
+	struct pipe_step_result r;
 	int rc;
 
 	memset(&r, 0, sizeof r);
@@ -374,10 +374,10 @@ static int slot_deliver(struct db *db, struct slot *sl, const struct control_hol
  * the lease moved on (said; the caller stops holding). *busy is set when
  * commands were sent (more may be due at once). */
 static int slot_round(struct db *db, struct slot *sl, const struct control_hold *lease,
-                      volatile sig_atomic_t *stop, const struct chan_worker_opts *o, long keep_days,
+                      volatile sig_atomic_t *stop, const struct pipe_worker_opts *o, long keep_days,
                       int *busy)
 {
-	const struct chan_pipeline *pl = sl->pl;
+	const struct pipe_type *pl = sl->pl;
 	int rc, over = 0;
 
 	/* a channel with no events list (its events are notifies and
@@ -403,7 +403,7 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 	return 0;
 }
 
-int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct chan_worker_opts *o)
+int pipe_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct pipe_worker_opts *o)
 {
 	struct control_hold lease;
 	struct slots ss;
@@ -467,10 +467,10 @@ int chan_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct cha
 
 /* ---------------------------------------------------------------- thread */
 
-struct chan_worker {
+struct pipe_worker {
 	pthread_t th;
 	struct db *db;
-	struct chan_worker_opts o;
+	struct pipe_worker_opts o;
 	char *provider, *secrets;
 	volatile sig_atomic_t stop;
 	int rc;
@@ -478,17 +478,17 @@ struct chan_worker {
 
 static void *worker_main(void *arg)
 {
-	struct chan_worker *w = arg;
+	struct pipe_worker *w = arg;
 
-	w->rc = chan_worker_run(w->db, &w->stop, &w->o);
+	w->rc = pipe_worker_run(w->db, &w->stop, &w->o);
 	return NULL;
 }
 
-int chan_worker_start(const char *path, const struct chan_worker_opts *o, struct chan_worker **out)
+int pipe_worker_start(const char *path, const struct pipe_worker_opts *o, struct pipe_worker **out)
 {
-	struct chan_worker *w = xcalloc(1, sizeof *w);
+	struct pipe_worker *w = xcalloc(1, sizeof *w);
 	struct slots probe;
-	struct chan_worker_opts quiet;
+	struct pipe_worker_opts quiet;
 	sigset_t all, old;
 	int rc, made;
 
@@ -525,7 +525,7 @@ fail:
 	return rc;
 }
 
-int chan_worker_stop(struct chan_worker *w)
+int pipe_worker_stop(struct pipe_worker *w)
 {
 	int rc;
 

@@ -1,5 +1,5 @@
 /*
- * chan-provider.h - the provider registry (table integration_provider) and
+ * pipe-provider.h - the provider registry (table integration_provider) and
  * opening the adapter a provider row names.
  *
  * A provider row says: integration type ("payment"), provider code
@@ -7,12 +7,12 @@
  * URL, settings (JSON; "adapter" names the adapter, default "stripe"), and
  * whether it is enabled. Switching provider is changing rows, not code.
  * The secrets of provider CODE are CODE_api_key and CODE_signing_secret in
- * the secrets file (chan-secret.h).
+ * the secrets file (pipe-secret.h).
  *
  * Callers: cli-chan.c, the worker, tests.
  */
-#ifndef FD_CHAN_PROVIDER_H
-#define FD_CHAN_PROVIDER_H
+#ifndef FD_PIPE_PROVIDER_H
+#define FD_PIPE_PROVIDER_H
 
 #include <signal.h>
 #include <stdint.h>
@@ -20,11 +20,11 @@
 #include "channel.h"
 
 struct db;
-struct chan_log;
+struct pipe_log;
 struct esign_ops;
 struct esign_ctx;
 
-struct chan_provider {
+struct pipe_provider {
 	int64_t id;
 	char type[16]; /* the integration type: payment (booking, esign next) */
 	char code[41];
@@ -37,7 +37,7 @@ struct chan_provider {
 };
 
 /* What to change of a provider; NULL / -1: keep (or the default when adding). */
-struct chan_provider_change {
+struct pipe_provider_change {
 	const char *base_url; /* required when adding */
 	const char *role;     /* primary, backup; "primary" when adding */
 	const char *adapter;  /* the adapter's name (settings "adapter"); "stripe" when absent */
@@ -54,38 +54,38 @@ struct chan_provider_change {
 	const char *sign_type;
 };
 
-/* chan_provider_change - add or change payment provider code as ch says,
+/* pipe_provider_change - add or change payment provider code as ch says,
  * in one transaction. FD_EINVAL, with nothing written, for a bad code, URL
  * or role, a rollout outside 0..100 (the schema's CHECK refuses it too), an
  * adapter frontdesk does not have, a card page other than checkout or
  * intent, or a second enabled primary (the message
  * names how to switch). */
-int chan_provider_change(struct db *db, const char *code, const struct chan_provider_change *ch);
+int pipe_provider_change(struct db *db, const char *code, const struct pipe_provider_change *ch);
 
-/* chan_provider_change_type, chan_provider_get_type, chan_provider_route_type,
- * chan_provider_list_type - the same for the providers of integration type
+/* pipe_provider_change_type, pipe_provider_get_type, pipe_provider_route_type,
+ * pipe_provider_list_type - the same for the providers of integration type
  * type: the functions above are these for payment. The registry knows no
  * type's adapters: adapter_known (1 when the type has an adapter of that
  * name) is the type's own, handed over by its pipeline
- * (chan_pipeline_provider_change); NULL: frontdesk has no pipeline of that
+ * (pipe_change_provider); NULL: frontdesk has no pipeline of that
  * type, and the change is refused. */
-int chan_provider_change_type(struct db *db, const char *type, const char *code,
-                              const struct chan_provider_change *ch,
+int pipe_provider_change_type(struct db *db, const char *type, const char *code,
+                              const struct pipe_provider_change *ch,
                               int (*adapter_known)(const char *name));
-int chan_provider_get_type(struct db *db, const char *type, const char *code,
-                           struct chan_provider *out);
-int chan_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41]);
-int chan_provider_list_type(struct db *db, const char *type,
-                            int (*cb)(const struct chan_provider *p, void *arg), void *arg);
+int pipe_provider_get_type(struct db *db, const char *type, const char *code,
+                           struct pipe_provider *out);
+int pipe_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41]);
+int pipe_provider_list_type(struct db *db, const char *type,
+                            int (*cb)(const struct pipe_provider *p, void *arg), void *arg);
 
-/* chan_provider_set - add or change provider code: base_url (NULL: keep;
+/* pipe_provider_set - add or change provider code: base_url (NULL: keep;
  * required when adding), role (NULL: keep; "primary" when adding), enabled
  * (-1: keep; 1 when adding). FD_EINVAL for a bad code, URL or role, or a
  * second enabled primary (the message names how to switch). */
-int chan_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
+int pipe_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
                       int enabled);
 
-/* chan_provider_route - INSIDE or outside a transaction, which payment
+/* pipe_provider_route - INSIDE or outside a transaction, which payment
  * provider serves the new order order_no (its code copied to code[41]):
  * with an enabled primary and an enabled backup, the primary when the
  * order's stable bucket (a hash of its number, 0..99) is below the
@@ -93,68 +93,68 @@ int chan_provider_set(struct db *db, const char *code, const char *base_url, con
  * an enabled primary alone serves every order; a disabled primary sends
  * every order to the first enabled backup. FD_EINVAL with a reason when no
  * provider is enabled. */
-int chan_provider_route(struct db *db, const char *order_no, char code[41]);
+int pipe_provider_route(struct db *db, const char *order_no, char code[41]);
 
 /* How long a provider fails before it is reported: the config key
  * channel_failing_report_seconds, by default 15 minutes. */
-#define CHAN_FAILING_REPORT_DEFAULT 900
+#define PIPE_FAILING_REPORT_DEFAULT 900
 
-/* chan_provider_failing_limit - channel_failing_report_seconds (>= 0). */
-int64_t chan_provider_failing_limit(void);
+/* pipe_provider_failing_limit - channel_failing_report_seconds (>= 0). */
+int64_t pipe_provider_failing_limit(void);
 
-/* chan_provider_failing - whether provider code's calls have been failing
+/* pipe_provider_failing - whether provider code's calls have been failing
  * for long: *since = the real time of its first failed call since its last
  * success (0: it is not failing), *reported = 1 when that is at least
- * chan_provider_failing_limit() ago at now (real time: clock_real()). Only
+ * pipe_provider_failing_limit() ago at now (real time: clock_real()). Only
  * the poller's calls count (chan-poll.c keeps channel_state.failing_since). */
-int chan_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
+int pipe_provider_failing(struct db *db, const char *code, int64_t now, int64_t *since,
                           int *reported);
 
-/* chan_provider_failing_each - call cb (may be NULL) with each enabled
+/* pipe_provider_failing_each - call cb (may be NULL) with each enabled
  * payment provider that has been failing for long at now (real time), as
- * chan_provider_failing reports it, primary first: its code and since when
+ * pipe_provider_failing reports it, primary first: its code and since when
  * it fails. Returns how many there are, cb's first non-zero return, or a
  * negative FD_E* code. For `frontdesk check` and the status line. */
-int chan_provider_failing_each(struct db *db, int64_t now,
+int pipe_provider_failing_each(struct db *db, int64_t now,
                                int (*cb)(const char *code, int64_t since, void *arg), void *arg);
 
-/* chan_provider_get - fill *out for code (NULL: the provider that serves:
+/* pipe_provider_get - fill *out for code (NULL: the provider that serves:
  * the enabled primary, else the first enabled backup);
  * FD_ENOTFOUND with a reason saying how to add one. Free with
- * chan_provider_free. */
-int chan_provider_get(struct db *db, const char *code, struct chan_provider *out);
+ * pipe_provider_free. */
+int pipe_provider_get(struct db *db, const char *code, struct pipe_provider *out);
 
-/* chan_provider_list - every provider, primary first. */
-int chan_provider_list(struct db *db, int (*cb)(const struct chan_provider *p, void *arg),
+/* pipe_provider_list - every provider, primary first. */
+int pipe_provider_list(struct db *db, int (*cb)(const struct pipe_provider *p, void *arg),
                        void *arg);
 
-void chan_provider_free(struct chan_provider *p);
+void pipe_provider_free(struct pipe_provider *p);
 
-/* chan_adapter_find - the operations of the adapter called name
+/* pipe_adapter_find - the operations of the adapter called name
  * ("stripe"), NULL when frontdesk has none by that name. */
-const struct chan_ops *chan_adapter_find(const char *name);
-/* chan_adapter_known - 1 when chan_adapter_find(name) finds one. */
-int chan_adapter_known(const char *name);
+const struct chan_ops *pipe_adapter_find(const char *name);
+/* pipe_adapter_known - 1 when pipe_adapter_find(name) finds one. */
+int pipe_adapter_known(const char *name);
 
-/* chan_provider_adapter - *ops = the adapter that reads what provider code
+/* pipe_provider_adapter - *ops = the adapter that reads what provider code
  * sends: the one its row's settings name ("adapter"; stripe when none, as
- * chan_provider_open), else (no row) the adapter called code. FD_ENOTFOUND with a reason when
+ * pipe_provider_open), else (no row) the adapter called code. FD_ENOTFOUND with a reason when
  * there is none. Opens nothing: for reading relayed events (inbox_ingest). */
-int chan_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
+int pipe_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
 
-/* chan_provider_open - the adapter for provider p: load the secrets file
+/* pipe_provider_open - the adapter for provider p: load the secrets file
  * (secrets_path NULL: the default; refused when group or others can read
  * it), check the URL, and open the adapter. *ops and *ctx (close with
  * (*ops)->close) are set on success. */
-int chan_provider_open(const struct chan_provider *p, const char *secrets_path,
-                       struct chan_log *log, volatile sig_atomic_t *stop,
+int pipe_provider_open(const struct pipe_provider *p, const char *secrets_path,
+                       struct pipe_log *log, volatile sig_atomic_t *stop,
                        const struct chan_ops **ops, struct chan_ctx **ctx);
 
 /* The channel opened for calls: the provider row, the request log beside
  * the database's file, the adapter. */
-struct chan_conn {
-	struct chan_provider p;
-	struct chan_log *log;
+struct pipe_conn {
+	struct pipe_provider p;
+	struct pipe_log *log;
 	const struct chan_ops *ops;
 	struct chan_ctx *ctx;
 	/* an esign provider's adapter instead (esign.h, esign_conn_open); ops
@@ -163,15 +163,15 @@ struct chan_conn {
 	struct esign_ctx *ectx;
 };
 
-/* chan_conn_open - open the channel of provider (NULL: the enabled
- * primary) for db: chan_provider_get, the request log
- * (chan_log_default_path), chan_provider_open with secrets_path and stop.
- * On an error nothing is left open. Close with chan_conn_close. */
-int chan_conn_open(struct db *db, const char *provider, const char *secrets_path,
-                   volatile sig_atomic_t *stop, struct chan_conn *c);
+/* pipe_conn_open - open the channel of provider (NULL: the enabled
+ * primary) for db: pipe_provider_get, the request log
+ * (pipe_log_default_path), pipe_provider_open with secrets_path and stop.
+ * On an error nothing is left open. Close with pipe_conn_close. */
+int pipe_conn_open(struct db *db, const char *provider, const char *secrets_path,
+                   volatile sig_atomic_t *stop, struct pipe_conn *c);
 
-/* chan_conn_close - close what chan_conn_open opened and zero *c (a zeroed
+/* pipe_conn_close - close what pipe_conn_open opened and zero *c (a zeroed
  * *c is fine too). */
-void chan_conn_close(struct chan_conn *c);
+void pipe_conn_close(struct pipe_conn *c);
 
 #endif

@@ -1,5 +1,5 @@
 /*
- * chan-sig.c - the Stripe-Signature scheme (see chan-sig.h).
+ * pipe-sig.c - the Stripe-Signature scheme (see pipe-sig.h).
  *
  * Invariants: the expected MAC is compared against each v1 entry with
  * CRYPTO_memcmp over the full 64 digits (no early exit that leaks how many
@@ -15,10 +15,10 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "chan-sig.h"
 #include "crypto-dyn.h"
 #include "err.h"
 #include "i18n.h"
+#include "pipe-sig.h"
 
 /* The longest header we look at; real ones are well under 1 KiB. */
 #define HEADER_MAX 4096
@@ -62,7 +62,7 @@ out:
 	return 0;
 }
 
-int chan_sig_hmac_hex(const char *secret, int64_t t, const void *payload, size_t len, char out[65])
+int pipe_sig_hmac_hex(const char *secret, int64_t t, const void *payload, size_t len, char out[65])
 {
 	char ts[24];
 
@@ -130,7 +130,7 @@ static void header_v1_match(const char *header, const char want[65], int *nv1, i
 	}
 }
 
-int chan_sig_verify(const char *header, const void *payload, size_t len, const char *secret,
+int pipe_sig_verify(const char *header, const void *payload, size_t len, const char *secret,
                     int64_t now, int tolerance, int64_t *t_out)
 {
 	char want[65];
@@ -148,7 +148,7 @@ int chan_sig_verify(const char *header, const void *payload, size_t len, const c
 		return err_set(FD_EINVAL, _("the signature header has no timestamp (t=)"));
 	if (t_out)
 		*t_out = t;
-	if ((rc = chan_sig_hmac_hex(secret, t, payload, len, want)) != 0)
+	if ((rc = pipe_sig_hmac_hex(secret, t, payload, len, want)) != 0)
 		return rc;
 	/* second pass: every v1 entry, each compared in full */
 	header_v1_match(header, want, &nv1, &match);

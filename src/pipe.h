@@ -1,10 +1,10 @@
 /*
- * chan-pipeline.h - what the channel worker does for one provider of an
+ * pipe.h - what the channel worker does for one provider of an
  * integration type: one table of steps per type (payment today; booking
  * and e-sign plug in with an entry of their own), so the worker's loop
- * (chan-worker.c) knows no type's words.
+ * (pipe-worker.c) knows no type's words.
  *
- * Each step works on one provider's connection (chan_conn: its registry
+ * Each step works on one provider's connection (pipe_conn: its registry
  * row, request log and adapter) and only on the pipeline rows of its type
  * (inbound_callback / outbox_event .integration_type): the payment steps are
  * the poller, the processing of stored events, the active queries and the
@@ -12,24 +12,24 @@
  * (a channel with no events list is not polled). Every write is fenced by
  * the lease, as each step's own contract says.
  *
- * Callers: chan-worker.c, cli-chan.c (`frontdesk inbox ingest`, `outbox
+ * Callers: pipe-worker.c, cli-chan.c (`frontdesk inbox ingest`, `outbox
  * deliver`), cli-booking-chan.c and cli-esign.c (the old spellings).
  */
-#ifndef FD_CHAN_PIPELINE_H
-#define FD_CHAN_PIPELINE_H
+#ifndef FD_PIPE_H
+#define FD_PIPE_H
 
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct db;
-struct chan_conn;
+struct pipe_conn;
 struct control_hold;
 struct inbox_ingest_result;
 struct outbox_cmd;
 
 /* What a step did, for the worker's schedule and its messages. */
-struct chan_step_result {
+struct pipe_step_result {
 	int64_t stored; /* poll: events new to the inbox */
 	int64_t wait;   /* poll, on a channel failure: seconds until the next try */
 	int64_t found;  /* query: orders queried */
@@ -37,29 +37,29 @@ struct chan_step_result {
 	int sent;       /* deliver: commands sent (whatever became of them) */
 };
 
-struct chan_pipeline {
+struct pipe_type {
 	const char *type; /* the registry's integration type */
 	/* open provider code of this type for the steps below (secrets: the
-	 * secrets file, NULL the default); close with chan_conn_close */
+	 * secrets file, NULL the default); close with pipe_conn_close */
 	int (*open)(struct db *db, const char *code, const char *secrets,
-	            volatile sig_atomic_t *stop, struct chan_conn *c);
-	/* store a payload relayed for provider code (chan_pipeline_ingest) */
+	            volatile sig_atomic_t *stop, struct pipe_conn *c);
+	/* store a payload relayed for provider code (pipe_ingest) */
 	int (*ingest)(struct db *db, const char *code, const char *secrets, const char *header,
 	              const void *raw, size_t len, struct inbox_ingest_result *r);
 	/* 1 when the provider's adapter has an events list to poll */
-	int (*can_poll)(const struct chan_conn *c);
+	int (*can_poll)(const struct pipe_conn *c);
 	/* one poll cycle (chan_poll_once's returns: FD_EIO a channel failure) */
-	int (*poll)(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-	            struct chan_step_result *r);
+	int (*poll)(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+	            struct pipe_step_result *r);
 	/* the due active queries */
-	int (*query)(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-	             volatile sig_atomic_t *stop, struct chan_step_result *r);
+	int (*query)(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+	             volatile sig_atomic_t *stop, struct pipe_step_result *r);
 	/* the due stored events */
-	int (*process)(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-	               volatile sig_atomic_t *stop, struct chan_step_result *r);
+	int (*process)(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+	               volatile sig_atomic_t *stop, struct pipe_step_result *r);
 	/* the due outbox commands */
-	int (*deliver)(struct db *db, struct chan_conn *c, const struct control_hold *lease,
-	               volatile sig_atomic_t *stop, struct chan_step_result *r);
+	int (*deliver)(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+	               volatile sig_atomic_t *stop, struct pipe_step_result *r);
 	/* whether what command o is for still wants it sent when a person
 	 * revives it (outbox_retry's fits); NULL: always */
 	int (*command_fits)(struct db *db, const struct outbox_cmd *o);
@@ -67,52 +67,49 @@ struct chan_pipeline {
 	int (*adapter_known)(const char *name);
 };
 
-/* chan_pipeline_provider_change - chan_provider_change_type for a provider
+/* pipe_change_provider - pipe_provider_change_type for a provider
  * of integration type, with the type's own adapters; FD_EINVAL when
  * frontdesk has no pipeline of that type. */
-struct chan_provider_change; /* chan-provider.h */
-int chan_pipeline_provider_change(struct db *db, const char *type, const char *code,
-                                  const struct chan_provider_change *ch);
+struct pipe_provider_change; /* pipe-provider.h */
+int pipe_change_provider(struct db *db, const char *type, const char *code,
+                         const struct pipe_provider_change *ch);
 
-/* chan_pipeline_find - the steps of integration type (e.g. "payment"),
+/* pipe_find - the steps of integration type (e.g. "payment"),
  * NULL when frontdesk has no pipeline for it yet. */
-const struct chan_pipeline *chan_pipeline_find(const char *type);
+const struct pipe_type *pipe_find(const char *type);
 
-/* chan_pipeline_at - the i-th type's steps (0, 1, ...: payment, esign,
+/* pipe_at - the i-th type's steps (0, 1, ...: payment, esign,
  * booking), NULL past the last: how the worker and the commands that span
  * every type go through them without naming one. */
-const struct chan_pipeline *chan_pipeline_at(size_t i);
+const struct pipe_type *pipe_at(size_t i);
 
-/* chan_pipeline_resolve - *pl = the steps of the type provider code is
+/* pipe_resolve - *pl = the steps of the type provider code is
  * registered under. type (may be NULL) names the type: FD_EINVAL when
  * frontdesk has no pipeline of that name. With no type, the one type whose
  * registry has code; a code no registry has is a payment adapter's name
- * (as chan_provider_adapter reads it); FD_ECONFLICT, saying which types,
+ * (as pipe_provider_adapter reads it); FD_ECONFLICT, saying which types,
  * when several registries have it. */
-int chan_pipeline_resolve(struct db *db, const char *type, const char *code,
-                          const struct chan_pipeline **pl);
+int pipe_resolve(struct db *db, const char *type, const char *code, const struct pipe_type **pl);
 
-/* chan_pipeline_open - open provider code (chan_pipeline_resolve with
- * type) into *c, *pl its type's steps; close with chan_conn_close. */
-int chan_pipeline_open(struct db *db, const char *type, const char *code, const char *secrets,
-                       volatile sig_atomic_t *stop, struct chan_conn *c,
-                       const struct chan_pipeline **pl);
+/* pipe_open - open provider code (pipe_resolve with
+ * type) into *c, *pl its type's steps; close with pipe_conn_close. */
+int pipe_open(struct db *db, const char *type, const char *code, const char *secrets,
+              volatile sig_atomic_t *stop, struct pipe_conn *c, const struct pipe_type **pl);
 
-/* chan_pipeline_retry - a person revives outbox command id (outbox_retry)
+/* pipe_retry - a person revives outbox command id (outbox_retry)
  * under the rule of its type (command_fits): the one way `outbox retry` and
  * the screen's dead-letter view send a command again. */
-int chan_pipeline_retry(struct db *db, int64_t id);
+int pipe_retry(struct db *db, int64_t id);
 
-/* chan_pipeline_ingest - the one way a payload relayed to us (a web hook
+/* pipe_ingest - the one way a payload relayed to us (a web hook
  * in front of the shop) enters the inbox, for every type: the provider
- * (chan_pipeline_resolve with type) verifies it with its signing secret
+ * (pipe_resolve with type) verifies it with its signing secret
  * CODE_<secret name> from the secrets file (NULL: the default) and it is
  * stored raw in the inbound table whatever the verdict (inbox_store_relayed:
  * r->accepted 0 with r->reason when refused). A provider that signs in a
  * header and no header given: FD_EINVAL, nothing stored. r->answer is what
  * the provider waits for in reply ("" when nothing). */
-int chan_pipeline_ingest(struct db *db, const char *type, const char *code, const char *secrets,
-                         const char *header, const void *raw, size_t len,
-                         struct inbox_ingest_result *r);
+int pipe_ingest(struct db *db, const char *type, const char *code, const char *secrets,
+                const char *header, const void *raw, size_t len, struct inbox_ingest_result *r);
 
 #endif
