@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "backup.h"
+#include "chan-adapters.h"
 #include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-process.h"
@@ -599,7 +600,7 @@ static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 	ch.card_page = cli_arg_get(a, "card-page");
 	ch.sign_type = cli_arg_get(a, "sign-type");
 	ch.enabled = en ? 1 : dis ? 0 : -1;
-	rc = pipe_provider_change(c->db, pos[0], &ch);
+	rc = chan_adapter_change(c->db, pos[0], &ch);
 	if (rc)
 		return cli_refused(rc);
 	if (!c->json)
@@ -709,7 +710,7 @@ static int session_open(struct cli *c, const char *code, const char *secrets, st
 	int rc;
 
 	memset(s, 0, sizeof *s);
-	rc = pipe_conn_open(c->db, code, secrets, NULL, &s->ch);
+	rc = chan_adapter_connect(c->db, code, secrets, NULL, &s->ch);
 	if (!rc)
 		rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &s->lease);
 	s->held = !rc;

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-adapters.h"
 #include "cli-util.h"
 #include "clock.h"
 #include "db.h"
@@ -88,8 +89,8 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 	int rc;
 
 	memset(&ch, 0, sizeof ch);
-	if ((rc = pipe_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL,
-	                         &ch)) != 0)
+	if ((rc = chan_adapter_connect(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"),
+	                               NULL, &ch)) != 0)
 		return cli_refused(rc);
 	rc = recon_fetch_run(c->db, &ch, day, &r);
 	if (!rc)
@@ -551,7 +552,8 @@ static int cmd_claim(struct cli *c, const struct cli_args *a)
 	p.n = split_invoices(inv, texts, INVOICES_MAX);
 	p.invoices = (const char *const *)texts;
 	memset(&ch, 0, sizeof ch);
-	rc = pipe_conn_open(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL, &ch);
+	rc = chan_adapter_connect(c->db, cli_arg_get(a, "channel"), cli_arg_get(a, "secrets"), NULL,
+	                          &ch);
 	if (!rc)
 		rc = recon_claim(c->db, &ch, a->id, &p, &pay, &replayed);
 	pipe_conn_close(&ch);

@@ -1,6 +1,6 @@
 /*
  * announce.h - a record's owner says what changed, without knowing who
- * listens.
+ * listens (or may refuse).
  *
  * The owner of visits (visit.c) and of bookings (booking.c) call announce()
  * inside the write transaction of the change. Each listener (today the
@@ -31,6 +31,10 @@ enum announce_kind {
 	/* the free slots of a resource's day changed (id: the resource; when:
 	 * a moment of that day) */
 	ANNOUNCE_DAY_CHANGED,
+	/* a visit is about to start (id: the visit; when: 0), before its move
+	 * to in_progress is written: a listener's refusal keeps it from
+	 * starting (e-sign: its job's estimate is not signed yet) */
+	ANNOUNCE_VISIT_STARTING,
 	ANNOUNCE_KINDS
 };
 

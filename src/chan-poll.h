@@ -36,9 +36,6 @@ struct control_hold;
 
 #define CHAN_POLL_OVERLAP_MIN 300
 
-/* The lease the channel worker holds. */
-#define CONTROL_CHANNEL "channel"
-
 struct chan_poll_opts {
 	const char *provider; /* provider code, e.g. "stripe" */
 	int overlap;          /* seconds re-read before hw (>= 300) */

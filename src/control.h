@@ -56,6 +56,7 @@ enum { CONTROL_FREE = 0, CONTROL_HELD, CONTROL_EXPIRED, CONTROL_ORPHANED };
 
 /* The names used by frontdesk itself. */
 #define CONTROL_RUNNER    "runner"             /* lease: the task runner */
+#define CONTROL_CHANNEL   "channel"            /* lease: the channel worker */
 #define CONTROL_REBUILD   "projection-rebuild" /* lock: projection rebuild --all */
 #define CONTROL_BACKUP    "backup"             /* lock: a backup is being taken */
 #define CONTROL_RETENTION "retention-run"      /* lock: a retention run */

@@ -54,14 +54,6 @@ struct pipe_provider_change {
 	const char *sign_type;
 };
 
-/* pipe_provider_change - add or change payment provider code as ch says,
- * in one transaction. FD_EINVAL, with nothing written, for a bad code, URL
- * or role, a rollout outside 0..100 (the schema's CHECK refuses it too), an
- * adapter frontdesk does not have, a card page other than checkout or
- * intent, or a second enabled primary (the message
- * names how to switch). */
-int pipe_provider_change(struct db *db, const char *code, const struct pipe_provider_change *ch);
-
 /* pipe_provider_change_type, pipe_provider_get_type, pipe_provider_route_type,
  * pipe_provider_list_type - the same for the providers of integration type
  * type: the functions above are these for payment. The registry knows no
@@ -77,13 +69,6 @@ int pipe_provider_get_type(struct db *db, const char *type, const char *code,
 int pipe_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41]);
 int pipe_provider_list_type(struct db *db, const char *type,
                             int (*cb)(const struct pipe_provider *p, void *arg), void *arg);
-
-/* pipe_provider_set - add or change provider code: base_url (NULL: keep;
- * required when adding), role (NULL: keep; "primary" when adding), enabled
- * (-1: keep; 1 when adding). FD_EINVAL for a bad code, URL or role, or a
- * second enabled primary (the message names how to switch). */
-int pipe_provider_set(struct db *db, const char *code, const char *base_url, const char *role,
-                      int enabled);
 
 /* pipe_provider_route - INSIDE or outside a transaction, which payment
  * provider serves the new order order_no (its code copied to code[41]):
@@ -130,26 +115,6 @@ int pipe_provider_list(struct db *db, int (*cb)(const struct pipe_provider *p, v
 
 void pipe_provider_free(struct pipe_provider *p);
 
-/* pipe_adapter_find - the operations of the adapter called name
- * ("stripe"), NULL when frontdesk has none by that name. */
-const struct chan_ops *pipe_adapter_find(const char *name);
-/* pipe_adapter_known - 1 when pipe_adapter_find(name) finds one. */
-int pipe_adapter_known(const char *name);
-
-/* pipe_provider_adapter - *ops = the adapter that reads what provider code
- * sends: the one its row's settings name ("adapter"; stripe when none, as
- * pipe_provider_open), else (no row) the adapter called code. FD_ENOTFOUND with a reason when
- * there is none. Opens nothing: for reading relayed events (inbox_ingest). */
-int pipe_provider_adapter(struct db *db, const char *code, const struct chan_ops **ops);
-
-/* pipe_provider_open - the adapter for provider p: load the secrets file
- * (secrets_path NULL: the default; refused when group or others can read
- * it), check the URL, and open the adapter. *ops and *ctx (close with
- * (*ops)->close) are set on success. */
-int pipe_provider_open(const struct pipe_provider *p, const char *secrets_path,
-                       struct pipe_log *log, volatile sig_atomic_t *stop,
-                       const struct chan_ops **ops, struct chan_ctx **ctx);
-
 /* The channel opened for calls: the provider row, the request log beside
  * the database's file, the adapter. */
 struct pipe_conn {
@@ -163,14 +128,7 @@ struct pipe_conn {
 	struct esign_ctx *ectx;
 };
 
-/* pipe_conn_open - open the channel of provider (NULL: the enabled
- * primary) for db: pipe_provider_get, the request log
- * (pipe_log_default_path), pipe_provider_open with secrets_path and stop.
- * On an error nothing is left open. Close with pipe_conn_close. */
-int pipe_conn_open(struct db *db, const char *provider, const char *secrets_path,
-                   volatile sig_atomic_t *stop, struct pipe_conn *c);
-
-/* pipe_conn_close - close what pipe_conn_open opened and zero *c (a zeroed
+/* pipe_conn_close - close what chan_adapter_connect opened and zero *c (a zeroed
  * *c is fine too). */
 void pipe_conn_close(struct pipe_conn *c);
 

@@ -22,8 +22,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "chan-poll.h"
-#include "chan-process.h"
 #include "clock.h"
 #include "control.h"
 #include "db.h"
@@ -34,16 +32,15 @@
 #include "pipe-provider.h"
 #include "pipe-worker.h"
 #include "pipe.h"
-#include "recon.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
 
 #define SLICE_MS           100
-#define CHAN_PROCESS_EVERY 1.0    /* seconds between looks at the due inbound events */
-#define CHAN_QUERY_EVERY   5.0    /* seconds between looks at the orders to query */
-#define CHAN_PRUNE_EVERY   3600.0 /* seconds between prunings of the request log */
-#define CHAN_RECON_EVERY   600.0  /* seconds between looks at the scheduled reconciliation */
+#define PIPE_PROCESS_EVERY 1.0    /* seconds between looks at the due inbound events */
+#define PIPE_QUERY_EVERY   5.0    /* seconds between looks at the orders to query */
+#define PIPE_PRUNE_EVERY   3600.0 /* seconds between prunings of the request log */
+#define PIPE_SETTLE_EVERY  600.0  /* seconds between looks at the scheduled reconciliation */
 
 void pipe_worker_opts_default(struct pipe_worker_opts *o)
 {
@@ -87,18 +84,6 @@ static int lease_moved_on(const struct pipe_worker_opts *o, int rc)
 		return 0;
 	say(o, _("a write was refused, the channel lease moved on: %s"), err_msg());
 	return 1;
-}
-
-/* When the channel state says the next poll may happen (real time). */
-static int64_t next_poll_from_state(struct db *db, const char *provider)
-{
-	struct chan_state s;
-	int64_t t = 0;
-
-	if (chan_state_get(db, provider, &s) == 0 && !strcmp(s.state, "offline"))
-		t = s.offline_until;
-	chan_state_free(&s);
-	return t;
 }
 
 /* One provider served: its connection, its type's steps and its own
@@ -286,7 +271,7 @@ static int slot_query(struct db *db, struct slot *sl, const struct control_hold 
 	if (rc && !stop_requested(stop))
 		say(o, _("cannot query the card payment orders of %s: %s"), sl->ch.p.code,
 		    err_msg());
-	sl->next_query = clock_mono() + CHAN_QUERY_EVERY;
+	sl->next_query = clock_mono() + PIPE_QUERY_EVERY;
 	if (r.found > 0)
 		sl->next_process = 0;
 	return 0;
@@ -298,7 +283,7 @@ static void slot_prune(struct slot *sl, long keep_days)
 {
 	if (keep_days > 0)
 		pipe_log_prune(sl->ch.log, clock_real() - keep_days * 86400, NULL);
-	sl->next_prune = clock_mono() + CHAN_PRUNE_EVERY;
+	sl->next_prune = clock_mono() + PIPE_PRUNE_EVERY;
 }
 
 /* Apply the inbound events. */
@@ -320,29 +305,27 @@ static int slot_process(struct db *db, struct slot *sl, const struct control_hol
 		      "inbox list "
 		      "--status dead'"),
 		    (long long)r.dead);
-	sl->next_process = clock_mono() + CHAN_PROCESS_EVERY;
+	sl->next_process = clock_mono() + PIPE_PROCESS_EVERY;
 	return 0;
 }
 
 /* The scheduled reconciliation of yesterday (recon_auto_hour); another
  * operator running it now is no error. */
-static void slot_recon(struct db *db, struct slot *sl, volatile sig_atomic_t *stop,
-                       const struct pipe_worker_opts *o)
+static void slot_settle(struct db *db, struct slot *sl, volatile sig_atomic_t *stop,
+                        const struct pipe_worker_opts *o)
 {
 	const char *code = sl->ch.p.code;
-	struct recon_result rr;
-	char day[11];
+	struct pipe_step_result r;
 	int rc;
 
-	sl->next_recon = clock_mono() + CHAN_RECON_EVERY;
-	if (recon_auto_day(db, code, day) != 1)
-		return;
-	rc = recon_fetch_run(db, &sl->ch, day, &rr);
-	if (!rc)
-		say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code, day,
-		    (long long)rr.open);
-	else if (rc != FD_ECONFLICT && !stop_requested(stop))
-		say(o, _("cannot reconcile %1$s of %2$s: %3$s"), day, code, err_msg());
+	sl->next_recon = clock_mono() + PIPE_SETTLE_EVERY;
+	memset(&r, 0, sizeof r);
+	rc = sl->pl->settle(db, &sl->ch, &r);
+	if (!rc && r.done)
+		say(o, _("%1$s: reconciled %2$s: %3$lld difference(s) open"), code, r.day,
+		    (long long)r.open);
+	else if (rc && rc != FD_ECONFLICT && !stop_requested(stop))
+		say(o, _("cannot reconcile %1$s of %2$s: %3$s"), r.day, code, err_msg());
 }
 
 /* Send the outbox's commands; *busy = 1 when some were sent. */
@@ -393,10 +376,11 @@ static int slot_round(struct db *db, struct slot *sl, const struct control_hold 
 	if (pl->process && clock_mono() >= sl->next_process &&
 	    (rc = slot_process(db, sl, lease, stop, o)) != 0)
 		return rc;
-	/* only a payment provider has settlement data (an e-sign slot has
-	 * no payment adapter: ch.ops is NULL there) */
-	if (sl->ch.ops && sl->ch.ops->settlement && clock_mono() >= sl->next_recon)
-		slot_recon(db, sl, stop, o);
+	/* the scheduled settlement of a type that has one (payment: the
+	 * reconciliation of yesterday, recon_auto_hour); another operator
+	 * running it now is no error */
+	if (pl->settle && clock_mono() >= sl->next_recon)
+		slot_settle(db, sl, stop, o);
 	if (pl->deliver && clock_mono() >= sl->next_outbox &&
 	    (rc = slot_deliver(db, sl, lease, stop, o, busy)) != 0)
 		return rc;
@@ -434,7 +418,10 @@ int pipe_worker_run(struct db *db, volatile sig_atomic_t *stop, const struct pip
 			waiting_said = 0;
 			next_renew = now + ttl / 3.0;
 			for (i = 0; i < ss.n; i++) {
-				ss.s[i].next_poll = next_poll_from_state(db, ss.s[i].ch.p.code);
+				ss.s[i].next_poll =
+				    ss.s[i].pl->poll_after
+				        ? ss.s[i].pl->poll_after(db, ss.s[i].ch.p.code)
+				        : 0;
 				ss.s[i].next_outbox = 0;
 			}
 			say(o, _("polling %s (channel lease epoch %lld)"), names,

@@ -1,8 +1,9 @@
 /*
  * pipe.h - what the channel worker does for one provider of an
- * integration type: one table of steps per type (payment today; booking
- * and e-sign plug in with an entry of their own), so the worker's loop
- * (pipe-worker.c) knows no type's words.
+ * integration type: one table of steps per type, which the type defines
+ * (payment: chan-steps.c, e-sign: esign-steps.c, booking: booking-steps.c)
+ * and core_wire() registers (pipe_register), so neither the worker's loop
+ * (pipe-worker.c) nor this registry knows a type's words or calls a type.
  *
  * Each step works on one provider's connection (pipe_conn: its registry
  * row, request log and adapter) and only on the pipeline rows of its type
@@ -35,6 +36,9 @@ struct pipe_step_result {
 	int64_t found;  /* query: orders queried */
 	int64_t dead;   /* process: events given up; deliver: commands given up */
 	int sent;       /* deliver: commands sent (whatever became of them) */
+	int done;       /* settle: a settlement was due and ran */
+	int64_t open;   /* settle: the differences it left open */
+	char day[11];   /* settle: the day it settled, YYYY-MM-DD */
 };
 
 struct pipe_type {
@@ -65,7 +69,29 @@ struct pipe_type {
 	int (*command_fits)(struct db *db, const struct outbox_cmd *o);
 	/* 1 when the type has an adapter called name (the registry asks it) */
 	int (*adapter_known)(const char *name);
+	/* when (real time) provider code may be polled again after the
+	 * channel said it is offline; 0: now. NULL: always now */
+	int64_t (*poll_after)(struct db *db, const char *code);
+	/* the scheduled settlement of the provider, when one is due: 0 and
+	 * r->done 1 with r->day and r->open when it ran, r->done 0 when none
+	 * was due; FD_ECONFLICT when another operator runs it now. NULL: the
+	 * type has no settlement */
+	int (*settle)(struct db *db, struct pipe_conn *c, struct pipe_step_result *r);
 };
+
+/* At most this many types are registered. */
+#define PIPE_TYPES_MAX 8
+
+/* pipe_register - add type t (its steps stay the caller's: static) after
+ * those registered already; again changes nothing. FD_EINVAL when another
+ * entry has its name or there is no room. Called by core_wire() only,
+ * before any thread starts. */
+int pipe_register(const struct pipe_type *t);
+
+/* pipe_no_header - FD_EINVAL saying that provider code signs in a header
+ * and the payload relayed came without one: a type's ingest refuses it
+ * before anything is stored. */
+int pipe_no_header(const char *code);
 
 /* pipe_change_provider - pipe_provider_change_type for a provider
  * of integration type, with the type's own adapters; FD_EINVAL when
@@ -75,20 +101,22 @@ int pipe_change_provider(struct db *db, const char *type, const char *code,
                          const struct pipe_provider_change *ch);
 
 /* pipe_find - the steps of integration type (e.g. "payment"),
- * NULL when frontdesk has no pipeline for it yet. */
+ * NULL when no such type is registered. */
 const struct pipe_type *pipe_find(const char *type);
 
-/* pipe_at - the i-th type's steps (0, 1, ...: payment, esign,
- * booking), NULL past the last: how the worker and the commands that span
- * every type go through them without naming one. */
+/* pipe_at - the i-th registered type's steps (0, 1, ...: payment, esign,
+ * booking, as core_wire registers them), NULL past the last: how the worker
+ * and the commands that span every type go through them without naming
+ * one. */
 const struct pipe_type *pipe_at(size_t i);
 
 /* pipe_resolve - *pl = the steps of the type provider code is
  * registered under. type (may be NULL) names the type: FD_EINVAL when
  * frontdesk has no pipeline of that name. With no type, the one type whose
  * registry has code; a code no registry has is a payment adapter's name
- * (as pipe_provider_adapter reads it); FD_ECONFLICT, saying which types,
- * when several registries have it. */
+ * (as chan_adapter_of reads it); FD_ECONFLICT, saying which types,
+ * when several registries have it; FD_EINVAL when no type is registered
+ * (core_wire was not called). */
 int pipe_resolve(struct db *db, const char *type, const char *code, const struct pipe_type **pl);
 
 /* pipe_open - open provider code (pipe_resolve with

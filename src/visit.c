@@ -21,7 +21,6 @@
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
-#include "esign.h"
 #include "i18n.h"
 #include "job.h"
 #include "money.h"
@@ -440,7 +439,15 @@ struct visit_status_ctx {
 static int visit_status_tx(struct db *db, void *arg)
 {
 	struct visit_status_ctx *x = arg;
-	int rc = wk_set_status(db, &wk_visit_machine, x->id, x->status, x->reason);
+	int rc = 0;
+
+	/* whoever may keep a visit from starting is asked first (e-sign, when
+	 * esign_require_authorised is on: no work starts on a job nobody
+	 * signed for) */
+	if (visit_state_of(x->status) == VISIT_IN_PROGRESS)
+		rc = announce(db, &(struct announcement){ANNOUNCE_VISIT_STARTING, x->id, 0});
+	if (!rc)
+		rc = wk_set_status(db, &wk_visit_machine, x->id, x->status, x->reason);
 
 	/* a cancelled or no-show visit frees its resources, a visit done is
 	 * over: whoever follows visits is told (the booking channels: the day's
@@ -458,12 +465,7 @@ const char *visit_close_status(int no_show)
 int visit_set_status(struct db *db, int64_t id, const char *status, const char *reason)
 {
 	struct visit_status_ctx x = {id, status, reason};
-	int rc;
 
-	/* esign_require_authorised: no work starts on a job nobody signed for */
-	if (visit_state_of(status) == VISIT_IN_PROGRESS &&
-	    (rc = esign_visit_may_start(db, id)) != 0)
-		return rc;
 	if (!status)
 		return wk_set_status(db, &wk_visit_machine, id, status, reason);
 	return db_write(db, visit_status_tx, &x);

@@ -23,6 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "chan-adapters.h"
 #include "customer.h"
 #include "err.h"
 #include "fmt.h"
@@ -183,7 +184,7 @@ static int rec_post(struct form *f)
 		struct pipe_conn ch;
 
 		memset(&ch, 0, sizeof ch);
-		rc = pipe_conn_open(ui_db(), rs->provider, NULL, NULL, &ch);
+		rc = chan_adapter_connect(ui_db(), rs->provider, NULL, NULL, &ch);
 		if (!rc)
 			rc = recon_claim(ui_db(), &ch, rs->id, &p, &pay, &replayed);
 		pipe_conn_close(&ch);

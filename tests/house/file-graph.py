@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 """file-graph.py DIR - the circles among the core's files.
 
+With --floors FILE first: instead of circles, each use that goes up a
+floor ("a -> b: records uses pipeline"), and each file FILE places on no
+floor ("unplaced: a"), one per line, sorted (FILE: src/floors.txt).
+
 Reads the core library's objects (DIR/src/libfdcore_a-NAME.o, or every
 NAME.o given with --objects) with nm: a file uses another when it calls a
 function or reads a variable the other defines. Prints each group of files
@@ -79,9 +83,46 @@ def groups(g):
     return sorted(out)
 
 
+def read_floors(path):
+    """{file: (index, floor name)} from a floors file."""
+    where, floor, n = {}, None, 0
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            words = line.split("#", 1)[0].split()
+            if words[:1] == ["floor"]:
+                floor, n = (n, words[1]), n + 1
+                continue
+            for w in words:
+                if floor is None or w in where:
+                    sys.exit("file-graph.py: %s: %s is %s" % (
+                        path, w, "before any floor" if floor is None else "placed twice"))
+                where[w] = floor
+    return where
+
+
+def uphill(g, where):
+    out = ["unplaced: %s" % v for v in sorted(g) if v not in where]
+    for v in sorted(g):
+        for w in sorted(g[v]):
+            if v in where and w in where and where[w][0] > where[v][0]:
+                out.append("%s -> %s: %s uses %s" % (v, w, where[v][1], where[w][1]))
+    return out
+
+
 def main():
     if not sys.argv[1:]:
         sys.exit(__doc__)
+    if sys.argv[1:2] == ["--floors"] and len(sys.argv) > 3:
+        where = read_floors(sys.argv[2])
+        objs = objects(sys.argv[3:])
+        if not objs:
+            sys.exit("file-graph.py: no objects found")
+        found = uphill(graph(objs), where)
+        for line in found:
+            print(line)
+        print("%d files on %d floors, %d use(s) up a floor or unplaced"
+              % (len(objs), len({f for f in where.values()}), len(found)), file=sys.stderr)
+        return
     objs = objects(sys.argv[1:])
     if not objs:
         sys.exit("file-graph.py: no objects found under %s/src" % sys.argv[1])

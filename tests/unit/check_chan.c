@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chan-adapters.h"
 #include "chan-order.h"
 #include "chan-poll.h"
 #include "chan-process.h"
@@ -217,6 +218,30 @@ START_TEST(test_signature_header_edges)
 END_TEST
 
 /* ---------------------------------------------------------------- JSON */
+
+/* core_wire registers the integration types, in the order the worker
+ * serves them; registering one again changes nothing, a second entry of a
+ * type's name is refused. */
+START_TEST(test_types_registered_by_wire)
+{
+	static const char *const want[] = {"payment", "esign", "booking"};
+	struct pipe_type twin;
+	size_t i;
+
+	fx_env(); /* which calls core_wire() */
+	for (i = 0; i < 3; i++) {
+		ck_assert_ptr_nonnull(pipe_at(i));
+		ck_assert_str_eq(pipe_at(i)->type, want[i]);
+		ck_assert_ptr_eq(pipe_find(want[i]), pipe_at(i));
+	}
+	ck_assert_ptr_null(pipe_at(3));
+	ck_assert_int_eq(pipe_register(pipe_at(0)), 0);
+	ck_assert_ptr_null(pipe_at(3));
+	twin = *pipe_at(1);
+	ck_assert_int_eq(pipe_register(&twin), FD_EINVAL);
+	ck_assert_ptr_null(pipe_at(3));
+}
+END_TEST
 
 START_TEST(test_json_integers)
 {
@@ -926,9 +951,9 @@ START_TEST(test_provider_registry)
 	{
 		struct pipe_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL, NULL};
 
-		ck_assert_int_eq(pipe_provider_change(db, "fake", &ch), FD_EINVAL);
+		ck_assert_int_eq(chan_adapter_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;
-		ck_assert_int_eq(pipe_provider_change(db, "fake", &ch), 0);
+		ck_assert_int_eq(chan_adapter_change(db, "fake", &ch), 0);
 		ck_assert_int_eq(
 		    one_int("SELECT rollout_percent FROM integration_provider"
 		            " WHERE provider_code = 'fake' AND integration_type = 'payment'"),
@@ -1362,6 +1387,7 @@ int main(void)
 	int failed;
 
 	tcase_add_test(pure, test_signature_vectors);
+	tcase_add_test(pure, test_types_registered_by_wire);
 	tcase_add_test(pure, test_signature_header_edges);
 	tcase_add_test(pure, test_json_integers);
 	tcase_add_test(pure, test_event_read_fixture);

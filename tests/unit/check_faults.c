@@ -42,6 +42,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "chan-adapters.h"
 #include "chan-process.h"
 #include "checkdb.h"
 #include "db.h"
@@ -445,7 +446,7 @@ static void batch_make(struct db *db)
 	int i;
 
 	fx_invoice(db, 1, 100000, 30);
-	ck_assert_msg(pipe_provider_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	ck_assert_msg(chan_adapter_set(db, "fake", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	for (i = 0; i < ORDERS; i++)
 		ck_assert_msg(

@@ -22,6 +22,7 @@
 
 #include "action.h"
 #include "cal.h"
+#include "chan-adapters.h"
 #include "chan-order.h"
 #include "chan-poll.h"
 #include "clock.h"
@@ -952,7 +953,7 @@ START_TEST(test_desk_card)
 	ck_assert_int_eq(chan_order_chargeable(db, 999, &left), FD_ENOTFOUND);
 	ck_assert_int_eq(chan_order_list(db, inv, collect_order, &seen), 0);
 	ck_assert_int_eq(seen.id, 0);
-	ck_assert_msg(pipe_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	ck_assert_msg(chan_adapter_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s",
 	              err_msg());
@@ -993,7 +994,7 @@ START_TEST(test_desk_channel)
 	ck_assert_int_eq(outbox_dead_count(db, &n), 0);
 	ck_assert_int_eq(n, 0);
 	/* a primary provider never polled: off, nobody holds the lease */
-	ck_assert_msg(pipe_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	ck_assert_msg(chan_adapter_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.configured, 1);
@@ -1101,7 +1102,7 @@ START_TEST(test_desk_channel)
 		ck_assert_int_eq(outbox_cmd_get(db, 99, &o), FD_ENOTFOUND);
 	}
 	/* a disabled provider is no provider */
-	ck_assert_int_eq(pipe_provider_set(db, "stripe", NULL, NULL, 0), 0);
+	ck_assert_int_eq(chan_adapter_set(db, "stripe", NULL, NULL, 0), 0);
 	ck_assert_int_eq(chan_summary_read(db, &ch), 0);
 	ck_assert_int_eq(ch.configured, 0);
 	ck_assert_str_eq(ch.state, "off");
@@ -1278,7 +1279,7 @@ START_TEST(test_desk_card_page)
 
 	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
 	inv = invoice_of(cust, 10000, 30);
-	ck_assert_msg(pipe_provider_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
+	ck_assert_msg(chan_adapter_set(db, "stripe", "http://127.0.0.1:9", NULL, -1) == 0, "%s",
 	              err_msg());
 	ck_assert_msg(outbox_charge(db, NULL, inv, 6000, NULL, order_no, NULL) == 0, "%s",
 	              err_msg());
