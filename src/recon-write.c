@@ -1,6 +1,7 @@
 /*
  * recon-write.c - writing what a reconciliation run found: the batch, its differences
- * and their resolutions, the day's lock and its result (see recon.h; the
+ * and their resolutions, the day's lock and its result, and a payout ticked
+ * off by a person (see recon.h; the
  * run is recon.c, what they share recon-int.h).
  */
 #include <config.h>
@@ -747,4 +748,51 @@ int recon_import(struct db *db, const char *provider, const char *day, const str
 	src.file = 1;
 	src.sha256 = f->sha256;
 	return recon_run(db, provider, day, f->lines, f->n, &src, res);
+}
+
+/* A payout ticked off by a person (recon_payout_tick): its lines add up to
+ * its amount, and it is ticked off once. */
+static int tick_tx(struct db *db, void *arg)
+{
+	const char *id = arg;
+	sqlite3_stmt *st;
+	int rc, found = 0, matches = 0, ticked = 0;
+
+	rc = db_prepare_cached(db,
+	                       "SELECT matches, ticked_at IS NOT NULL FROM reconciliation_payout"
+	                       " WHERE payout_id = ?1",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		found = 1;
+		matches = sqlite3_column_int(st, 0);
+		ticked = sqlite3_column_int(st, 1);
+	}
+	db_release(db, st);
+	if (!found)
+		return err_set(FD_ENOTFOUND, _("no payout %s: run the reconciliation of its day"),
+		               id);
+	if (ticked)
+		return err_set(FD_ECONFLICT, _("payout %s is ticked off already"), id);
+	if (!matches)
+		return err_set(
+		    FD_EINVAL,
+		    _("the lines of payout %s do not add up to its amount: not ticked off"), id);
+	rc = db_prepare_cached(db,
+	                       "UPDATE reconciliation_payout SET ticked_at = ?2, ticked_by = ?3,"
+	                       " updated_at = ?2 WHERE payout_id = ?1 AND ticked_at IS NULL",
+	                       &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_text(st, 1, id, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, clock_now());
+	sqlite3_bind_text(st, 3, db_operator(), -1, SQLITE_STATIC);
+	return db_run_cached(db, st, _("ticking the payout off"));
+}
+
+int recon_payout_tick(struct db *db, const char *payout_id)
+{
+	return db_write(db, tick_tx, (void *)payout_id);
 }
