@@ -101,3 +101,43 @@ int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms)
 	idem_result_free(&res);
 	return id;
 }
+
+int fx_states_changed(struct db *db, const struct states *m, size_t drop, struct state_move extra)
+{
+	struct state_move moves[64];
+	struct states c = *m;
+	size_t i, n = 0;
+
+	for (i = 0; m->moves[i].from >= 0; i++) {
+		ck_assert_uint_lt(n, sizeof moves / sizeof *moves - 2);
+		if (i != drop)
+			moves[n++] = m->moves[i];
+	}
+	if (extra.from >= 0)
+		moves[n++] = extra;
+	moves[n] = (struct state_move){-1, -1};
+	c.moves = moves;
+	return states_agree(db, &c);
+}
+
+size_t fx_states_hold(struct db *db, const struct states *m)
+{
+	static const struct state_move none = {-1, -1};
+	size_t i, n = 0;
+
+	for (i = 0; i < m->n; i++)
+		ck_assert_int_eq(states_of(m, states_word(m, (int)i)), (int)i);
+	ck_assert_int_eq(states_of(m, "no such state"), (int)m->n);
+	ck_assert_int_eq(states_of(m, NULL), (int)m->n);
+	ck_assert_str_eq(states_word(m, (int)m->n), "");
+	ck_assert_msg(states_agree(db, m) == 0, "%s: %s", m->entity, err_msg());
+	while (m->moves[n].from >= 0)
+		n++;
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(fx_states_changed(db, m, i, none), FD_ECONFLICT);
+		ck_assert_msg(strstr(err_msg(), "the schema allows") &&
+		                  strstr(err_msg(), states_word(m, m->moves[i].to)),
+		              "%s", err_msg());
+	}
+	return n;
+}

@@ -7,7 +7,10 @@
 #ifndef FD_TEST_FIXTURE_H
 #define FD_TEST_FIXTURE_H
 
+#include <stddef.h>
 #include <stdint.h>
+
+#include "states.h"
 
 struct db;
 
@@ -43,5 +46,17 @@ int64_t fx_local(const char *text);
  * days: a job with one SERVICE line item of that price, invoiced whole.
  * Returns the invoice id; the test fails when it cannot be made. */
 int64_t fx_invoice(struct db *db, int64_t customer, int64_t cents, long terms);
+
+/* fx_states_changed - states_agree on db for a copy of m whose moves lack
+ * move number drop (SIZE_MAX: none) and have extra as well (extra.from < 0:
+ * none). */
+int fx_states_changed(struct db *db, const struct states *m, size_t drop, struct state_move extra);
+
+/* fx_states_hold - the test fails unless every word of m maps to its state
+ * and back, a word of no state (and NULL) maps to m->n, m's moves agree
+ * with db's status_transition rows, and every copy of them with one move
+ * left out is refused, naming that move as the schema's alone. Returns how
+ * many moves m has. */
+size_t fx_states_hold(struct db *db, const struct states *m);
 
 #endif
