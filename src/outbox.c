@@ -542,22 +542,73 @@ static int keep_refund(struct db *db, const char *provider, const struct row *r,
 	return inbox_insert_found(db, provider, ext, type, note, chan_found_refund(ref));
 }
 
+/* Phase 0: the row becomes "sending", one more attempt, before its
+ * request leaves. */
+static int mark_sending(struct db *db, const struct mark_ctx *m)
+{
+	int moved, rc;
+
+	if ((rc = outbox_claim(db, m->r->id, 1, &moved)) != 0)
+		return rc;
+	if (!moved)
+		return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
+	return 0;
+}
+
+/* payment.create ok: order po takes the intent id and the payment page; a
+ * created order becomes paying, another is saved. */
+static int order_paying(struct db *db, const struct mark_ctx *m, struct pay_order *po)
+{
+	int rc;
+
+	snprintf(po->channel_id, sizeof po->channel_id, "%s", m->channel_id);
+	/* the payment page the customer scans at the desk, kept once; an
+	 * address we refuse to show is not kept, and the order says why */
+	if (m->page_url && *m->page_url) {
+		rc = chan_order_set_page(db, po->id, m->page_url);
+		if (rc == FD_EINVAL || rc == FD_ECONFLICT)
+			snprintf(po->last_error, sizeof po->last_error,
+			         _("the channel's payment page was not kept: %s"), err_msg());
+		else if (rc)
+			return rc;
+	}
+	return pay_order_state_of(po->status) == PAY_ORDER_CREATED
+	           ? chan_order_move(db, po, pay_order_state_word(PAY_ORDER_PAYING), NULL)
+	           : chan_order_save(db, po, NULL);
+}
+
+/* What the answer does to the row's order: paying (payment.create ok),
+ * refunding (refund.create ok, a paid order) or failed (payment.create
+ * refused, an open order); else the order is saved as it is. */
+static int mark_order(struct db *db, const struct mark_ctx *m)
+{
+	struct pay_order po;
+	int rc;
+
+	if ((rc = chan_order_get(db, m->r->order_no, &po)) != 0)
+		return rc;
+	if (m->channel_id)
+		return order_paying(db, m, &po);
+	if (m->refund_ok)
+		return pay_order_state_of(po.status) == PAY_ORDER_PAID
+		           ? chan_order_move(db, &po, pay_order_state_word(PAY_ORDER_REFUNDING),
+		                             NULL)
+		           : chan_order_save(db, &po, NULL);
+	snprintf(po.last_error, sizeof po.last_error, "%s", m->error ? m->error : "");
+	return chan_order_is_open(po.status) ? chan_order_move(db, &po, "failed", NULL)
+	                                     : chan_order_save(db, &po, NULL);
+}
+
 static int mark_tx(struct db *db, void *arg)
 {
 	struct mark_ctx *m = arg;
-	struct pay_order po;
 	int64_t now = clock_real();
 	int moved, rc;
 
 	if (m->lease && (rc = control_fence(db, m->lease)) != 0)
 		return rc;
-	if (m->phase == 0) {
-		if ((rc = outbox_claim(db, m->r->id, 1, &moved)) != 0)
-			return rc;
-		if (!moved)
-			return err_set(FD_ECONFLICT, _("the outbox command changed meanwhile"));
-		return 0;
-	}
+	if (m->phase == 0)
+		return mark_sending(db, m);
 	m->at = now;
 	if ((rc = outbox_record(db, m->r->id, m->state, m->error, m->wait, 1, &moved)) != 0)
 		return rc;
@@ -570,33 +621,140 @@ static int mark_tx(struct db *db, void *arg)
 	 * sends about it is lost */
 	if (m->refund_ok && m->refund && (rc = keep_refund(db, m->provider, m->r, m->refund)) != 0)
 		return rc;
-	if ((rc = chan_order_get(db, m->r->order_no, &po)) != 0)
-		return rc;
-	if (m->channel_id) {
-		snprintf(po.channel_id, sizeof po.channel_id, "%s", m->channel_id);
-		/* the payment page the customer scans at the desk, kept once; an
-		 * address we refuse to show is not kept, and the order says why */
-		if (m->page_url && *m->page_url) {
-			rc = chan_order_set_page(db, po.id, m->page_url);
-			if (rc == FD_EINVAL || rc == FD_ECONFLICT)
-				snprintf(po.last_error, sizeof po.last_error,
-				         _("the channel's payment page was not kept: %s"),
-				         err_msg());
-			else if (rc)
-				return rc;
-		}
-		return pay_order_state_of(po.status) == PAY_ORDER_CREATED
-		           ? chan_order_move(db, &po, pay_order_state_word(PAY_ORDER_PAYING), NULL)
-		           : chan_order_save(db, &po, NULL);
+	return mark_order(db, m);
+}
+
+/* One row's request and what came back, as deliver_one works on them. */
+struct answer {
+	struct chan_status cs;  /* the call's status (zeroed before it) */
+	struct chan_order ord;  /* payment.create: the channel's payment */
+	struct chan_refund ref; /* refund.create: the channel's refund */
+	char why[600];          /* the error recorded with the answer */
+	int is_pay;             /* the row is a payment.create */
+};
+
+/* Send row r through ops as its type says; the chan_code of the answer. A
+ * row that cannot be sent (unknown type, a refund with no channel id) is
+ * refused without a call. */
+static int send_row(const struct chan_ops *ops, struct chan_ctx *ctx, const struct row *r,
+                    struct answer *a)
+{
+	memset(&a->cs, 0, sizeof a->cs);
+	if (a->is_pay) {
+		struct chan_create in = {r->order_no, r->invoice_id, r->amount,
+		                         r->currency, NULL,          r->key};
+		char desc[64];
+
+		snprintf(desc, sizeof desc, "Invoice %s", r->invoice_number);
+		in.description = desc;
+		return ops->create_payment(ctx, &in, &a->ord, &a->cs);
 	}
-	if (m->refund_ok)
-		return pay_order_state_of(po.status) == PAY_ORDER_PAID
-		           ? chan_order_move(db, &po, pay_order_state_word(PAY_ORDER_REFUNDING),
-		                             NULL)
-		           : chan_order_save(db, &po, NULL);
-	snprintf(po.last_error, sizeof po.last_error, "%s", m->error ? m->error : "");
-	return chan_order_is_open(po.status) ? chan_order_move(db, &po, "failed", NULL)
-	                                     : chan_order_save(db, &po, NULL);
+	if (!strcmp(r->type, "refund.create") && *r->channel_id)
+		return ops->refund(ctx, r->channel_id, r->amount, r->key, &a->ref, &a->cs);
+	snprintf(a->cs.reason, sizeof a->cs.reason, "%s",
+	         _("the command cannot be sent (unknown type or no channel id)"));
+	return CHAN_REFUSED;
+}
+
+/* An ok answer about another payment or refund than row r's is not
+ * recorded: CHAN_BADDATA, and why says so. Else code as it was. */
+static int answer_checked(const struct row *r, struct answer *a, int code)
+{
+	if (code == CHAN_OK && a->is_pay &&
+	    (a->ord.amount != r->amount || strcasecmp(a->ord.currency, r->currency) ||
+	     strcmp(a->ord.order_no, r->order_no))) {
+		snprintf(a->why, sizeof a->why,
+		         _("the channel answered with another payment (%lld %s for order %s): not "
+		           "recorded, a person must look"),
+		         (long long)a->ord.amount, a->ord.currency, a->ord.order_no);
+		return CHAN_BADDATA;
+	}
+	if (code == CHAN_OK && !a->is_pay &&
+	    (a->ref.amount != r->amount || strcmp(a->ref.order_id, r->channel_id))) {
+		snprintf(a->why, sizeof a->why,
+		         _("the channel answered with another refund (%lld for %s): not recorded, "
+		           "a person must look"),
+		         (long long)a->ref.amount, a->ref.order_id);
+		return CHAN_BADDATA;
+	}
+	return code;
+}
+
+/* A failure that may pass (nothing reached the channel, a 5xx, no
+ * answer): tried again on the backoff until the horizon (since: when the
+ * row became pending). Unknown stays "sending": the next send, with the
+ * same key, is the query that resolves it. */
+static void plan_retry(const struct row *r, struct answer *a, int64_t since, struct mark_ctx *m)
+{
+	char tmp[600];
+	int give_up = pipe_rule_retry_plan(since, clock_now(), r->retries + 1, a->cs.retry_after,
+	                                   m->code, &m->wait);
+
+	if (m->code == CHAN_UNKNOWN) {
+		snprintf(tmp, sizeof tmp, _("outcome unknown, to be asked again: %s"), a->why);
+		snprintf(a->why, sizeof a->why, "%s", tmp);
+	}
+	if (give_up) {
+		m->state = OUTBOX_DEAD;
+		snprintf(tmp, sizeof tmp,
+		         _("given up after %1$lld attempt(s) over the give-up horizon "
+		           "(pipeline_give_up_seconds): %2$s"),
+		         (long long)r->retries + 1, a->why);
+		snprintf(a->why, sizeof a->why, "%s", tmp);
+	} else {
+		m->state = m->code == CHAN_UNKNOWN ? OUTBOX_SENDING : OUTBOX_FAILED;
+	}
+}
+
+/* What answer a (of code m->code) makes of row r: m's state, and what its
+ * order takes. */
+static void plan_answer(const struct row *r, struct answer *a, int64_t since, struct mark_ctx *m)
+{
+	switch (m->code) {
+	case CHAN_OK:
+		m->state = OUTBOX_SUCCEEDED;
+		m->error = NULL;
+		if (a->is_pay) {
+			m->channel_id = a->ord.id;
+			m->page_url = a->ord.page_url;
+		} else {
+			m->refund_ok = 1;
+			m->refund = &a->ref;
+		}
+		break;
+	case CHAN_RETRY:
+	case CHAN_UNKNOWN:
+		plan_retry(r, a, since, m);
+		break;
+	default:
+		m->state = OUTBOX_DEAD;
+		m->order_failed = a->is_pay && m->code != CHAN_BADDATA;
+		break;
+	}
+}
+
+/* Count the row recorded as m in res; one that waits moves res's next try
+ * earlier when it is due before it. */
+static void count_row(const struct mark_ctx *m, struct outbox_result *res)
+{
+	int64_t at;
+
+	res->attempts++;
+	if (m->state == OUTBOX_SUCCEEDED) {
+		res->succeeded++;
+		return;
+	}
+	if (m->state == OUTBOX_DEAD) {
+		res->dead++;
+		return;
+	}
+	at = m->at + m->wait;
+	if (m->state == OUTBOX_SENDING)
+		res->unknown++;
+	else
+		res->failed++;
+	if (!res->next_try || at < res->next_try)
+		res->next_try = at;
 }
 
 /* Send one row and record what came back; *res counts it. */
@@ -605,13 +763,11 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
                        struct outbox_result *res)
 {
 	struct mark_ctx m = {0};
-	struct chan_status cs;
-	struct chan_order ord;
-	struct chan_refund ref;
-	char why[600];
+	struct answer a;
 	int64_t since = 0;
-	int rc, is_pay = !strcmp(r->type, "payment.create");
+	int rc;
 
+	a.is_pay = !strcmp(r->type, "payment.create");
 	m.lease = lease;
 	m.r = r;
 	m.provider = provider;
@@ -619,101 +775,15 @@ static int deliver_one(struct db *db, const struct chan_ops *ops, struct chan_ct
 		return rc;
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
-	memset(&cs, 0, sizeof cs);
-	if (is_pay) {
-		struct chan_create in = {r->order_no, r->invoice_id, r->amount,
-		                         r->currency, NULL,          r->key};
-		char desc[64];
-
-		snprintf(desc, sizeof desc, "Invoice %s", r->invoice_number);
-		in.description = desc;
-		m.code = ops->create_payment(ctx, &in, &ord, &cs);
-	} else if (!strcmp(r->type, "refund.create") && *r->channel_id) {
-		m.code = ops->refund(ctx, r->channel_id, r->amount, r->key, &ref, &cs);
-	} else {
-		m.code = CHAN_REFUSED;
-		snprintf(cs.reason, sizeof cs.reason, "%s",
-		         _("the command cannot be sent (unknown type or no channel id)"));
-	}
-	snprintf(why, sizeof why, "%s", cs.reason);
+	m.code = send_row(ops, ctx, r, &a);
+	snprintf(a.why, sizeof a.why, "%s", a.cs.reason);
 	m.phase = 1;
-	m.error = why;
-	if (m.code == CHAN_OK && is_pay &&
-	    (ord.amount != r->amount || strcasecmp(ord.currency, r->currency) ||
-	     strcmp(ord.order_no, r->order_no))) {
-		snprintf(why, sizeof why,
-		         _("the channel answered with another payment (%lld %s for order %s): not "
-		           "recorded, a person must look"),
-		         (long long)ord.amount, ord.currency, ord.order_no);
-		m.code = CHAN_BADDATA;
-	} else if (m.code == CHAN_OK && !is_pay &&
-	           (ref.amount != r->amount || strcmp(ref.order_id, r->channel_id))) {
-		snprintf(why, sizeof why,
-		         _("the channel answered with another refund (%lld for %s): not recorded, "
-		           "a person must look"),
-		         (long long)ref.amount, ref.order_id);
-		m.code = CHAN_BADDATA;
-	}
-	switch (m.code) {
-	case CHAN_OK:
-		m.state = OUTBOX_SUCCEEDED;
-		m.error = NULL;
-		if (is_pay) {
-			m.channel_id = ord.id;
-			m.page_url = ord.page_url;
-		} else {
-			m.refund_ok = 1;
-			m.refund = &ref;
-		}
-		break;
-	case CHAN_RETRY:
-	case CHAN_UNKNOWN: {
-		/* a failure that may pass (nothing reached the channel, a 5xx,
-		 * no answer): tried again on the backoff until the horizon.
-		 * Unknown stays "sending": the next send, with the same key, is
-		 * the query that resolves it */
-		char tmp[600];
-		int give_up = pipe_rule_retry_plan(since, clock_now(), r->retries + 1,
-		                                   cs.retry_after, m.code, &m.wait);
-
-		if (m.code == CHAN_UNKNOWN) {
-			snprintf(tmp, sizeof tmp, _("outcome unknown, to be asked again: %s"), why);
-			snprintf(why, sizeof why, "%s", tmp);
-		}
-		if (give_up) {
-			m.state = OUTBOX_DEAD;
-			snprintf(tmp, sizeof tmp,
-			         _("given up after %1$lld attempt(s) over the give-up horizon "
-			           "(pipeline_give_up_seconds): %2$s"),
-			         (long long)r->retries + 1, why);
-			snprintf(why, sizeof why, "%s", tmp);
-		} else {
-			m.state = m.code == CHAN_UNKNOWN ? OUTBOX_SENDING : OUTBOX_FAILED;
-		}
-		break;
-	}
-	default:
-		m.state = OUTBOX_DEAD;
-		m.order_failed = is_pay && m.code != CHAN_BADDATA;
-		break;
-	}
+	m.error = a.why;
+	m.code = answer_checked(r, &a, m.code);
+	plan_answer(r, &a, since, &m);
 	if ((rc = db_write(db, mark_tx, &m)) != 0)
 		return rc;
-	res->attempts++;
-	if (m.state == OUTBOX_SUCCEEDED) {
-		res->succeeded++;
-	} else if (m.state == OUTBOX_DEAD) {
-		res->dead++;
-	} else {
-		int64_t at = m.at + m.wait;
-
-		if (m.state == OUTBOX_SENDING)
-			res->unknown++;
-		else
-			res->failed++;
-		if (!res->next_try || at < res->next_try)
-			res->next_try = at;
-	}
+	count_row(&m, res);
 	return 0;
 }
 

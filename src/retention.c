@@ -1077,19 +1077,10 @@ static int certificate(struct db *db, const struct retention_proc *p, const char
 	return db_run_cached(db, st, _("cannot keep the deletion certificate"));
 }
 
-/* The purge's own transaction, begun by retention_purge: checks again,
- * purges every module, scrubs payloads and leaves the state purging. */
-static int purge_in_tx(struct db *db, struct purge *u)
+/* The purge waits (1 with why, nothing written): it is not due at now, or
+ * a backup is being taken. */
+static int purge_waits(struct db *db, struct step *s, int64_t now)
 {
-	struct step *s = &u->s;
-	struct strbuf done = {0};
-	sqlite3_stmt *st;
-	size_t i, j;
-	int rc;
-	int64_t now = clock_now(), rows;
-
-	if ((rc = load_step(db, s)))
-		return rc; /* 1: ignored */
 	if (now < s->p.delete_after) {
 		char when[40];
 
@@ -1102,17 +1093,20 @@ static int purge_in_tx(struct db *db, struct purge *u)
 		         _("ignored: a backup is being taken; the purge waits for the next run"));
 		return 1;
 	}
-	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1) {
-		u->cancelled = 1;
-		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
-	}
-	if (rc < 0)
+	return 0;
+}
+
+/* Why the deletion must be cancelled rather than purged: new activity, a
+ * blocker, or a module that did not confirm it. 1 with why, 0 none, or
+ * the error. */
+static int purge_stopped(struct db *db, struct step *s)
+{
+	size_t i;
+	int rc;
+
+	if ((rc = new_activity(db, s->deletion_id, s->why, sizeof s->why)) == 1 || rc < 0)
 		return rc;
-	if ((rc = blocked(db, s->p.customer_id, s->why, sizeof s->why)) == 1) {
-		u->cancelled = 1;
-		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
-	}
-	if (rc < 0)
+	if ((rc = blocked(db, s->p.customer_id, s->why, sizeof s->why)) == 1 || rc < 0)
 		return rc;
 	for (i = 0; i < NMODULES; i++)
 		if ((rc = marked(db, s->deletion_id, modules[i].name)) != 1) {
@@ -1120,9 +1114,118 @@ static int purge_in_tx(struct db *db, struct purge *u)
 				return rc;
 			snprintf(s->why, sizeof s->why, _("module %s did not confirm the deletion"),
 			         modules[i].name);
-			u->cancelled = 1;
-			return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
+			return 1;
 		}
+	return 0;
+}
+
+/* Each module's purges, then its mark purged; done lists the modules. */
+static int purge_modules(struct db *db, struct purge *u, struct strbuf *done)
+{
+	size_t i, j;
+	int rc;
+
+	for (i = 0; i < NMODULES; i++) {
+		for (j = 0; modules[i].purges[j]; j++)
+			if ((rc = modules[i].purges[j](db, &u->k.ctx)))
+				return rc;
+		if ((rc = mark(db, &u->s.p, modules[i].name, MARK_PURGED)))
+			return rc;
+		sb_printf(done, "%s%s", i ? "," : "", modules[i].name);
+	}
+	return 0;
+}
+
+/* What the purge clears besides the modules' own records, in this order
+ * (?1 = the customer id). */
+static const struct retention_stmt purge_clears[] = {
+    {"UPDATE retention_hold_his SET reason = NULL"
+     " WHERE customer_id = ?1 AND reason IS NOT NULL",
+     N_("cannot clear the holds' history")},
+    {"DELETE FROM retention_activity WHERE customer_id = ?1",
+     N_("cannot clear the customer's activity")},
+    /* the customer's earlier deletions, cancelled or rejected, keep no
+     * customer id and no reason (a hold's reason may name people) */
+    {"UPDATE status_flow SET reason = NULL"
+     " WHERE entity = 'retention_process' AND reason IS NOT NULL"
+     " AND entity_id IN (SELECT id FROM retention_process"
+     " WHERE customer_id = ?1)",
+     N_("cannot clear the deletions' reasons")},
+    {"UPDATE retention_process SET customer_id = NULL, reason = NULL"
+     " WHERE customer_id = ?1 AND state IN ('cancelled', 'rejected')",
+     N_("cannot clear the earlier deletions")},
+};
+
+/* The inbound and outbound payloads scrubbed of the needles, then the
+ * clears of purge_clears. */
+static int purge_scrub(struct db *db, struct purge *u)
+{
+	const char *const *needles = (const char *const *)u->k.needles;
+	int64_t rows;
+	int rc;
+
+	if ((rc = inbox_retention_scrub(db, u->s.deletion_id, needles, u->k.n, &rows)) ||
+	    (rc = outbox_retention_scrub(db, u->s.deletion_id, needles, u->k.n, &rows)))
+		return rc;
+	return retention_exec_all(db, purge_clears, sizeof purge_clears / sizeof purge_clears[0],
+	                          u->s.p.customer_id);
+}
+
+/* The files the modules named, listed to be removed after the commit. */
+static int purge_list_files(struct db *db, struct purge *u)
+{
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < u->k.nf; i++) {
+		if ((rc = db_prepare_cached(
+		         db,
+		         "INSERT OR IGNORE INTO retention_file (deletion_id, path)"
+		         " VALUES (?1, ?2)",
+		         &st)))
+			return rc;
+		sqlite3_bind_text(st, 1, u->s.deletion_id, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, u->k.files[i], -1, SQLITE_TRANSIENT);
+		if ((rc = db_run_cached(db, st, _("cannot list the files to remove"))))
+			return rc;
+	}
+	return 0;
+}
+
+/* customer_id is purged at now. */
+static int purged_mark(struct db *db, int64_t customer_id, int64_t now)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare_cached(db,
+	                            "INSERT INTO retention_purged (customer_id, purged_at)"
+	                            " VALUES (?1, ?2)",
+	                            &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, customer_id);
+	sqlite3_bind_int64(st, 2, now);
+	return db_run_cached(db, st, _("cannot mark the customer purged"));
+}
+
+/* The purge's own transaction, begun by retention_purge: checks again,
+ * purges every module, scrubs payloads and leaves the state purging. */
+static int purge_in_tx(struct db *db, struct purge *u)
+{
+	struct step *s = &u->s;
+	struct strbuf done = {0};
+	int rc;
+	int64_t now = clock_now();
+
+	if ((rc = load_step(db, s)) || (rc = purge_waits(db, s, now)))
+		return rc; /* 1: ignored */
+	if ((rc = purge_stopped(db, s)) < 0)
+		return rc;
+	if (rc == 1) {
+		u->cancelled = 1;
+		return cancel_in_tx(db, &s->p, RETENTION_CANCELLED, s->why);
+	}
 	/* the state first: the activity triggers look for a live deletion */
 	if ((rc = set_state(db, &s->p, RETENTION_PURGING, s->generation, NULL, 0)))
 		return rc;
@@ -1133,60 +1236,9 @@ static int purge_in_tx(struct db *db, struct purge *u)
 	u->k.ctx.priv = &u->k;
 	if ((rc = personal_needles(db, s->p.customer_id, &u->k)))
 		return rc;
-	for (i = 0; i < NMODULES; i++) {
-		for (j = 0; modules[i].purges[j]; j++)
-			if ((rc = modules[i].purges[j](db, &u->k.ctx)))
-				goto out;
-		if ((rc = mark(db, &s->p, modules[i].name, MARK_PURGED)))
-			goto out;
-		sb_printf(&done, "%s%s", i ? "," : "", modules[i].name);
-	}
-	if ((rc = inbox_retention_scrub(db, s->deletion_id, (const char *const *)u->k.needles,
-	                                u->k.n, &rows)) ||
-	    (rc = outbox_retention_scrub(db, s->deletion_id, (const char *const *)u->k.needles,
-	                                 u->k.n, &rows)) ||
-	    (rc = retention_exec_id(db,
-	                            "UPDATE retention_hold_his SET reason = NULL"
-	                            " WHERE customer_id = ?1 AND reason IS NOT NULL",
-	                            s->p.customer_id, _("cannot clear the holds' history"))) ||
-	    (rc = retention_exec_id(db, "DELETE FROM retention_activity WHERE customer_id = ?1",
-	                            s->p.customer_id, _("cannot clear the customer's activity"))) ||
-	    /* the customer's earlier deletions, cancelled or rejected, keep no
-	     * customer id and no reason (a hold's reason may name people) */
-	    (rc = retention_exec_id(db,
-	                            "UPDATE status_flow SET reason = NULL"
-	                            " WHERE entity = 'retention_process' AND reason IS NOT NULL"
-	                            " AND entity_id IN (SELECT id FROM retention_process"
-	                            " WHERE customer_id = ?1)",
-	                            s->p.customer_id, _("cannot clear the deletions' reasons"))) ||
-	    (rc =
-	         retention_exec_id(db,
-	                           "UPDATE retention_process SET customer_id = NULL, reason = NULL"
-	                           " WHERE customer_id = ?1 AND state IN ('cancelled', 'rejected')",
-	                           s->p.customer_id, _("cannot clear the earlier deletions"))))
-		goto out;
-	for (i = 0; i < u->k.nf; i++) {
-		if ((rc = db_prepare_cached(
-		         db,
-		         "INSERT OR IGNORE INTO retention_file (deletion_id, path)"
-		         " VALUES (?1, ?2)",
-		         &st)))
-			goto out;
-		sqlite3_bind_text(st, 1, s->deletion_id, -1, SQLITE_TRANSIENT);
-		sqlite3_bind_text(st, 2, u->k.files[i], -1, SQLITE_TRANSIENT);
-		if ((rc = db_run_cached(db, st, _("cannot list the files to remove"))))
-			goto out;
-	}
-	if ((rc = certificate(db, &s->p, sb_cstr(&done))))
-		goto out;
-	if ((rc = db_prepare_cached(db,
-	                            "INSERT INTO retention_purged (customer_id, purged_at)"
-	                            " VALUES (?1, ?2)",
-	                            &st)))
-		goto out;
-	sqlite3_bind_int64(st, 1, s->p.customer_id);
-	sqlite3_bind_int64(st, 2, now);
-	if ((rc = db_run_cached(db, st, _("cannot mark the customer purged"))))
+	if ((rc = purge_modules(db, u, &done)) || (rc = purge_scrub(db, u)) ||
+	    (rc = purge_list_files(db, u)) || (rc = certificate(db, &s->p, sb_cstr(&done))) ||
+	    (rc = purged_mark(db, s->p.customer_id, now)))
 		goto out;
 	rc = lifecycle_rebuild_in_tx(db, s->p.customer_id, NULL);
 out:

@@ -311,48 +311,80 @@ int visit_move(struct db *db, int64_t id, int64_t start_at)
 	return db_write(db, visit_edit_tx, &e);
 }
 
-/* Minutes (and hours) of a length: "1:30", "90", "90m", "2h", "1h30m". */
-int visit_parse_length(const char *text, int64_t *seconds)
+/* The number a length starts with, after spaces and an optional '+': 0
+ * with *v (at most 100000) and *end after its digits, FD_EINVAL (not
+ * said: the caller says it) when there is none or it is too large. */
+static int length_lead(const char *text, long long *v, char **end)
 {
 	const char *p = text ? text : "";
-	long long h = 0, m = 0, v;
-	char *end;
 
 	while (*p == ' ')
 		p++;
 	if (*p == '+')
 		p++;
 	if (*p < '0' || *p > '9')
-		goto bad;
+		return FD_EINVAL;
 	errno = 0;
-	v = strtoll(p, &end, 10);
-	if (errno || v > 100000)
+	*v = strtoll(p, end, 10);
+	return errno || *v > 100000 ? FD_EINVAL : 0;
+}
+
+/* The minutes after "H:": exactly two digits, 00 to 59; *end after them.
+ * FD_EINVAL (not said) otherwise. */
+static int length_after_colon(const char *p, long long *m, char **end)
+{
+	if (p[0] < '0' || p[0] > '5' || p[1] < '0' || p[1] > '9')
+		return FD_EINVAL;
+	*m = (p[0] - '0') * 10 + (p[1] - '0');
+	*end = (char *)p + 2;
+	return 0;
+}
+
+/* The minutes after "Hh": none, or up to 59 with an optional 'm'; *end
+ * after them. FD_EINVAL (not said) above 59. */
+static int length_after_hours(const char *p, long long *m, char **end)
+{
+	if (*p < '0' || *p > '9') {
+		*end = (char *)p;
+		return 0;
+	}
+	*m = strtoll(p, end, 10);
+	if (*m > 59)
+		return FD_EINVAL;
+	if (**end == 'm' || **end == 'M')
+		(*end)++;
+	return 0;
+}
+
+/* Past the unit of a number of minutes: "m", "M", "min" or none. */
+static char *length_minutes_unit(char *end)
+{
+	if (*end == 'm' || *end == 'M')
+		return end + 1;
+	if (!strncmp(end, "min", 3))
+		return end + 3;
+	return end;
+}
+
+/* Minutes (and hours) of a length: "1:30", "90", "90m", "2h", "1h30m". */
+int visit_parse_length(const char *text, int64_t *seconds)
+{
+	long long h = 0, m = 0, v;
+	char *end;
+
+	if (length_lead(text, &v, &end))
 		goto bad;
 	if (*end == ':') {
 		h = v;
-		p = end + 1;
-		if (p[0] < '0' || p[0] > '5' || p[1] < '0' || p[1] > '9')
+		if (length_after_colon(end + 1, &m, &end))
 			goto bad;
-		m = (p[0] - '0') * 10 + (p[1] - '0');
-		end = (char *)p + 2;
 	} else if (*end == 'h' || *end == 'H') {
 		h = v;
-		p = end + 1;
-		if (*p >= '0' && *p <= '9') {
-			m = strtoll(p, &end, 10);
-			if (m > 59)
-				goto bad;
-			if (*end == 'm' || *end == 'M')
-				end++;
-		} else {
-			end = (char *)p;
-		}
+		if (length_after_hours(end + 1, &m, &end))
+			goto bad;
 	} else {
 		m = v;
-		if (*end == 'm' || *end == 'M')
-			end++;
-		else if (!strncmp(end, "min", 3))
-			end += 3;
+		end = length_minutes_unit(end);
 	}
 	while (*end == ' ')
 		end++;
