@@ -35,7 +35,7 @@ int draw_text(WINDOW *w, int y, int x, int width, const char *s, attr_t attr, in
 		lead = (width - used) / 2;
 	if ((al & AL_PAD) || lead)
 		draw_fill(w, y, x, (al & AL_PAD) ? width : lead, attr);
-	wattr_set(w, attr, PAIR_NUMBER(attr), NULL);
+	wattr_set(w, attr, (short)PAIR_NUMBER(attr), NULL);
 	mvwaddstr(w, y, x + lead, buf);
 	wattr_set(w, A_NORMAL, 0, NULL);
 	if (buf != stack)
@@ -53,7 +53,7 @@ void draw_fill(WINDOW *w, int y, int x, int width, attr_t attr)
 		return;
 	if (x + width > cols)
 		width = cols - x;
-	wattr_set(w, attr, PAIR_NUMBER(attr), NULL);
+	wattr_set(w, attr, (short)PAIR_NUMBER(attr), NULL);
 	for (i = 0; i < width; i++)
 		mvwaddch(w, y, x + i, ' ');
 	wattr_set(w, A_NORMAL, 0, NULL);

@@ -237,7 +237,7 @@ static void pp_draw(struct view *v, WINDOW *w)
 		attr_t a = theme_attr(R_QR);
 
 		for (i = 0; i < pp->art.rows; i++) {
-			wattr_set(w, a, PAIR_NUMBER(a), NULL);
+			wattr_set(w, a, (short)PAIR_NUMBER(a), NULL);
 			mvwaddstr(w, i, 0, pp->art.line[i]);
 			wattr_set(w, A_NORMAL, 0, NULL);
 		}
