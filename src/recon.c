@@ -571,6 +571,20 @@ static void match_index(struct run *r)
 	}
 }
 
+/* Line li found our item ii (>= 0): it is seen, and compared when either
+ * is of the day; 1. No item: 1 when the line is not of the day either
+ * (nothing to say), 0 when the caller must say what is missing. */
+static int line_settled(struct run *r, size_t li, int ii, int in_day)
+{
+	if (ii >= 0) {
+		r->it[ii].seen = 1;
+		if (in_day || r->it[ii].in_day)
+			compare(r, li, ii);
+		return 1;
+	}
+	return !in_day;
+}
+
 /* Line li (a charge; in_day: of the day) against our payment, or a
  * channel_only difference. */
 static void match_charge(struct run *r, size_t li, int in_day)
@@ -580,13 +594,7 @@ static void match_charge(struct run *r, size_t li, int in_day)
 	struct ndiff *d;
 	char a[MONEY_BUFSZ];
 
-	if (ii >= 0) {
-		r->it[ii].seen = 1;
-		if (in_day || r->it[ii].in_day)
-			compare(r, li, ii);
-		return;
-	}
-	if (!in_day)
+	if (line_settled(r, li, ii, in_day))
 		return;
 	d = diff_new(r, "channel_only");
 	snprintf(d->key, sizeof d->key, "line:%s", l->id);
@@ -614,13 +622,7 @@ static void match_refund(struct run *r, size_t li, int in_day)
 		if (pi >= 0)
 			ii = lookup_refund(r, r->it[pi].payment_id, l->refund_id);
 	}
-	if (ii >= 0) {
-		r->it[ii].seen = 1;
-		if (in_day || r->it[ii].in_day)
-			compare(r, li, ii);
-		return;
-	}
-	if (!in_day)
+	if (line_settled(r, li, ii, in_day))
 		return;
 	amount_text(-l->amount, l->currency, a);
 	if (pi >= 0) {
