@@ -160,6 +160,13 @@ static int intent_of(struct batch *b, const struct chan_ops *ops, struct chan_ct
 }
 
 /* Ask the channel about every event of the batch (no transaction open). */
+/* 1 when an order's status is final at the channel for its payment: paid
+ * (and after: refunding, refunded) or closed. */
+static int paid_or_closed(const char *status)
+{
+	return chan_order_is_paid(status) || pay_order_state_of(status) == PAY_ORDER_CLOSED;
+}
+
 /* 1 when the order of intent id is past the point where the intent's state
  * can change anything: paid (or refunding, refunded) or closed. Succeeded
  * and canceled are final at the channel, so asking again is pointless; a
@@ -171,7 +178,7 @@ static int settled(struct db *db, const char *provider, const char *id)
 
 	if (chan_order_by_channel(db, provider, id, &po) != 0)
 		return 0;
-	return chan_order_is_paid(po.status) || pay_order_state_of(po.status) == PAY_ORDER_CLOSED;
+	return paid_or_closed(po.status);
 }
 
 /* Mark the order events of the batch whose order is settled (no query for
@@ -585,8 +592,7 @@ static int apply_settled(struct db *db, struct batch *b, const struct pev *e, st
 
 	if ((rc = find_order(db, b->o->provider, e->object_id, NULL, &po, &found)) != 0)
 		return rc;
-	if (!found ||
-	    !(chan_order_is_paid(po.status) || pay_order_state_of(po.status) == PAY_ORDER_CLOSED))
+	if (!found || !paid_or_closed(po.status))
 		return err_set(FD_ECONFLICT, _("the order of intent %s changed meanwhile"),
 		               e->object_id);
 	m->state = INBOX_IGNORED;

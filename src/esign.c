@@ -92,11 +92,11 @@ int esign_is_open(enum esign_state s)
 
 int esign_state_parse(const char *name, enum esign_state *s)
 {
-	int i = states_of(&esign_states, name);
+	enum esign_state st = esign_state_of(name);
 
-	if (i == ESIGN_STATES)
+	if (st == ESIGN_STATES)
 		return err_set(FD_EINVAL, _("unknown sign flow state '%s'"), name ? name : "");
-	*s = (enum esign_state)i;
+	*s = st;
 	return 0;
 }
 

@@ -12,8 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "chan-stripe.h"
-#include "chan-wechat.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
@@ -23,7 +21,6 @@
 #include "pipe-http.h"
 #include "pipe-log.h"
 #include "pipe-provider.h"
-#include "pipe-secret.h"
 #include "settings.h"
 #include "xalloc.h"
 

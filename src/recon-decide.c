@@ -739,6 +739,7 @@ int recon_claim(struct db *db, struct pipe_conn *conn, int64_t event_id, const s
 	struct chan_order o;
 	struct chan_status st;
 	struct claim x = {0};
+	enum inbox_state evs;
 	int rc, code;
 
 	*payment_id = 0;
@@ -749,12 +750,12 @@ int recon_claim(struct db *db, struct pipe_conn *conn, int64_t event_id, const s
 		return err_set(FD_EINVAL, _("say whose payment it is: --customer C"));
 	if ((rc = inbox_get(db, event_id, &ev)) != 0)
 		return rc;
-	if (inbox_state_of(ev.status) == INBOX_PROCESSED &&
-	    (*payment_id = claimed_payment(db, event_id))) {
+	evs = inbox_state_of(ev.status);
+	if (evs == INBOX_PROCESSED && (*payment_id = claimed_payment(db, event_id))) {
 		*replayed = 1;
 		goto out;
 	}
-	if (inbox_state_of(ev.status) != INBOX_PARKED && inbox_state_of(ev.status) != INBOX_DEAD) {
+	if (evs != INBOX_PARKED && evs != INBOX_DEAD) {
 		rc = err_set(FD_ECONFLICT, _("event %1$lld is %2$s, not parked: nothing to claim"),
 		             (long long)event_id, ev.status);
 		goto out;

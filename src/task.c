@@ -713,12 +713,14 @@ static int retry_tx(struct db *db, void *arg)
 {
 	int64_t id = *(int64_t *)arg, twin = 0;
 	struct task j;
+	enum task_state state;
 	sqlite3_stmt *st;
 	int rc;
 
 	if ((rc = task_get(db, id, &j)))
 		return rc;
-	if (task_state_of(j.status) != TASK_DEAD && task_state_of(j.status) != TASK_FAILED) {
+	state = task_state_of(j.status);
+	if (state != TASK_DEAD && state != TASK_FAILED) {
 		rc = err_set(FD_ECONFLICT,
 		             _("task %lld is %s; only a dead or failed task is retried"),
 		             (long long)id, j.status);
