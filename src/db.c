@@ -44,29 +44,38 @@ struct db {
 		sqlite3_stmt *st;
 	} cache[STMT_CACHE];
 	int ncache;
+	void *staff_ctx; /* staff.c's state of this connection (plain memory) */
 };
 
 static char operator_name[64];
 
 /* Fill operator_name, once per process (pthread_once: the screen's threads
- * fire triggers that ask for it, and the first two may ask at once). */
+ * fire triggers that ask for it, and the first two may ask at once): the
+ * login of the real user id, never an environment variable (SUDO_USER,
+ * LOGNAME) or the terminal's login (getlogin): the staff register admits by
+ * this name (staff.h). A user id without a passwd entry is "uid-N". */
 static void find_operator(void)
 {
-	const char *s;
-	struct passwd *pw;
+	struct passwd pwbuf, *pw = NULL;
+	char buf[4096];
 
-	s = getenv("SUDO_USER");
-	if (s && *s && geteuid() == 0 && strlen(s) < sizeof operator_name) {
-		snprintf(operator_name, sizeof operator_name, "%s", s);
-		return;
-	}
-	if (getlogin_r(operator_name, sizeof operator_name) == 0 && operator_name[0])
-		return;
-	pw = getpwuid(getuid());
-	if (pw && pw->pw_name && strlen(pw->pw_name) < sizeof operator_name)
+	if (operator_name[0])
+		return; /* db_operator_pretend (tests) */
+	if (getpwuid_r(getuid(), &pwbuf, buf, sizeof buf, &pw) == 0 && pw && pw->pw_name &&
+	    *pw->pw_name && strlen(pw->pw_name) < sizeof operator_name)
 		snprintf(operator_name, sizeof operator_name, "%s", pw->pw_name);
 	else
-		snprintf(operator_name, sizeof operator_name, "uid:%ld", (long)getuid());
+		snprintf(operator_name, sizeof operator_name, "uid-%ld", (long)getuid());
+}
+
+void db_operator_pretend(const char *login)
+{
+	snprintf(operator_name, sizeof operator_name, "%s", login);
+}
+
+void **db_staff_ctx(struct db *db)
+{
+	return &db->staff_ctx;
 }
 
 const char *db_operator(void)
@@ -842,6 +851,7 @@ void db_close(struct db *db)
 	sqlite3_close(db->h);
 	free(db->reason);
 	free(db->path);
+	free(db->staff_ctx);
 	free(db);
 }
 

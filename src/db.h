@@ -133,9 +133,19 @@ void db_set_reason(struct db *db, const char *reason);
  * commits. Cheap; for "has anything changed" polling. */
 int64_t db_data_version(struct db *db);
 
-/* db_operator - the login name of the person running the program (the
- * invoking user under sudo). Never NULL. */
+/* db_operator - the login name of the person running the program: the
+ * login of the process's real user id (under sudo, the user sudo runs as).
+ * Never NULL. */
 const char *db_operator(void);
+
+/* db_operator_pretend - FOR THE UNIT TESTS ONLY: from now on this process
+ * is login (to test what each role may do without Unix accounts). No file
+ * of the program calls it (tests/house/pretend.sh). */
+void db_operator_pretend(const char *login);
+
+/* db_staff_ctx - the slot where staff.c keeps its state of this connection
+ * (plain memory that db_close frees). For staff.c only. */
+void **db_staff_ctx(struct db *db);
 
 /* db_one_int - run a query with one integer result (binding nothing). */
 int db_one_int(struct db *db, const char *sql, int64_t *out);

@@ -18,7 +18,8 @@ enum {
 	FD_EDB = -5,        /* SQLite failed in a way that is not the user's fault */
 	FD_EIO = -6,        /* a file or directory could not be used */
 	FD_ESCHEMA = -7,    /* the schema is newer, tampered or could not be migrated */
-	FD_EINPROGRESS = -8 /* an idempotent request is still being processed */
+	FD_EINPROGRESS = -8, /* an idempotent request is still being processed */
+	FD_EPERM = -9        /* the person running frontdesk may not do this (staff.h) */
 };
 
 /* err_set - record the reason for the error being returned (printf-style).

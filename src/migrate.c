@@ -18,6 +18,7 @@
 #include "err.h"
 #include "i18n.h"
 #include "migrate.h"
+#include "staff.h"
 
 #define MAX_MIGRATIONS 256
 
@@ -206,6 +207,17 @@ static int apply_one(struct db *db, const struct migration *m)
 	return rc;
 }
 
+/* *exists = 1 when the database has a staff register (migration 0023). */
+static int has_register(struct db *db, int *exists)
+{
+	int64_t n = 0;
+	int rc = db_one_int(
+	    db, "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = 'staff'", &n);
+
+	*exists = n > 0;
+	return rc;
+}
+
 int migrate_to(struct db *db, int target, int allow_destructive)
 {
 	unsigned char applied[MAX_MIGRATIONS];
@@ -237,6 +249,14 @@ int migrate_to(struct db *db, int target, int allow_destructive)
 	if ((rc = db_exec(db, create_table_sql)) != 0 ||
 	    (rc = verify(db, applied, &max_applied)) != 0)
 		goto fail;
+	/* from 0023 on, migrating is the owner's (staff.h) */
+	if ((rc = has_register(db, &exists)) != 0)
+		goto fail;
+	if (exists) {
+		snprintf(sql, sizeof sql, "migrate the schema to version %d", target);
+		if ((rc = staff_require(db, PERM_MIGRATE, 0, sql)) != 0)
+			goto fail;
+	}
 	for (i = 0; i < fd_n_migrations; i++) {
 		const struct migration *m = &fd_migrations[i];
 
@@ -291,7 +311,7 @@ int migrate_check_and_apply(struct db *db, int target)
 int db_open(const char *path, int flags, struct db **out)
 {
 	struct db *db;
-	int rc, created, readonly;
+	int rc, created, readonly, known = 0;
 
 	*out = NULL;
 	if ((rc = db_connect(path, flags, &db, &created, &readonly)) != 0)
@@ -299,6 +319,8 @@ int db_open(const char *path, int flags, struct db **out)
 	rc = migrate_check_and_apply(db, readonly                       ? MIGRATE_REFUSE_PENDING
 	                                 : (flags & DB_OPEN_NO_MIGRATE) ? 0
 	                                                                : -1);
+	if (!rc && (rc = has_register(db, &known)) == 0 && known)
+		rc = staff_admit(db);
 	if (rc) {
 		db_discard(db, created);
 		return rc;
