@@ -47,6 +47,7 @@ static int show_event(const struct history_event *e, void *arg)
 		cli_json_str(o, "what", e->what);
 		cli_json_str(o, "part", *e->part ? e->part : NULL);
 		cli_json_str(o, "operator", *e->operator ? e->operator : NULL);
+		cli_json_str(o, "operator_name", *e->operator_name ? e->operator_name : NULL);
 		if (!strcmp(e->what, "status")) {
 			cli_json_str(o, "from", e->from_status);
 			cli_json_str(o, "to", e->to_status);
@@ -95,7 +96,14 @@ static int show_event(const struct history_event *e, void *arg)
 	}
 	if (*e->operator) {
 		fputs(_(" by "), stdout);
-		put(e->operator);
+		if (*e->operator_name) {
+			put(e->operator_name);
+			fputs(" (", stdout);
+			put(e->operator);
+			fputc(')', stdout);
+		} else {
+			put(e->operator);
+		}
 	}
 	fputc('\n', stdout);
 	for (i = 0; i < e->nchanges; i++) {

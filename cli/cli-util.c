@@ -13,6 +13,7 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "staff.h"
 #include "text.h"
 #include "xalloc.h"
 
@@ -252,6 +253,31 @@ int cli_arg_pos_id(const struct cli_args *a, int i, const char *what, int64_t *i
 	return cli_parse_id(a->cmd, what, i < a->npos ? a->pos[i] : NULL, id);
 }
 
+/* The approval the global options bring (--approval, --pin-of), told to
+ * the open connection: 0, or a refusal already said. */
+static int bring_approval(struct cli *c)
+{
+	char pin[64], prompt[200];
+	int rc;
+
+	if (c->approval)
+		staff_use_approval(c->db, c->approval);
+	if (!c->pin_of)
+		return 0;
+	snprintf(prompt, sizeof prompt, _("Approval PIN of %.40s: "), c->pin_of);
+	if (cli_read_pin(prompt, pin, sizeof pin) != 0) {
+		fprintf(stderr, "frontdesk: %s\n", _("no PIN was read; nothing changed"));
+		return -1;
+	}
+	rc = staff_pin_approve(c->db, c->pin_of, pin);
+	explicit_bzero(pin, sizeof pin);
+	if (rc) {
+		cli_refused(rc);
+		return -1;
+	}
+	return 0;
+}
+
 struct db *cli_db(struct cli *c)
 {
 	char *path;
@@ -264,6 +290,8 @@ struct db *cli_db(struct cli *c)
 	free(path);
 	if (rc)
 		cli_refused(rc);
+	else if (bring_approval(c) != 0)
+		db_close(c->db), c->db = NULL;
 	return c->db;
 }
 

@@ -19,6 +19,9 @@ struct cli {
 	struct db *db;                /* opened by cli_db() */
 	int (*screen)(struct db *db); /* the screen hook (for demo --open) */
 	cJSON *out;                   /* JSON document a list command is filling */
+	int64_t approval;             /* --approval ID: an approved request to use */
+	const char *pin_of;           /* --pin-of LOGIN: that person's PIN approves */
+	int ask;                      /* --ask-approval: file a refusal as a request */
 };
 
 /*
@@ -189,6 +192,12 @@ extern const struct cli_entry cli_resource_cmds[], cli_availability_entry;
 extern const struct cli_entry cli_estimate_cmds[];
 extern const struct cli_entry cli_booking_chan_cmds[];
 extern const struct cli_entry cli_retention_cmds[];
+extern const struct cli_entry cli_staff_cmds[], cli_approve_cmds[];
+
+/* cli_read_pin - a PIN from the terminal without echo (prompt shown there),
+ * or the first line of standard input when there is no terminal; 0, or -1
+ * when nothing was read (cli-staff.c). */
+int cli_read_pin(const char *prompt, char *buf, size_t n);
 
 /* cli_provider_set_type / cli_providers_type - `provider-set CODE` and
  * `providers` of an integration type whose providers carry a URL, a role,

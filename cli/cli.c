@@ -22,6 +22,7 @@
 #include "log.h"
 #include "migrate.h"
 #include "settings.h"
+#include "staff.h"
 #include "version.h"
 #include "xalloc.h"
 
@@ -236,6 +237,12 @@ static const struct cli_entry *const commands[] = {
         "retention", NULL,
         N_("customer data retention: proposals, soft deletes, purges, holds, certificates"),
         cli_retention_cmds),
+    &(const struct cli_entry)GROUP(
+        "staff", NULL, N_("who may open the books and do what: add, list, show, edit, grant, pin"),
+        cli_staff_cmds),
+    &(const struct cli_entry)GROUP("approve", NULL,
+                                   N_("a manager's approvals: list, show, yes, no, withdraw"),
+                                   cli_approve_cmds),
     &cli_serve_entry,
     &cli_backup_entry,
     &cli_restore_entry,
@@ -268,7 +275,7 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out, _("Usage: frontdesk [--db PATH] [--read-only] [--json] [--debug-log FILE] "
-	               "[COMMAND ...]\n\n"
+	               "[--approval ID | --pin-of LOGIN | --ask-approval] [COMMAND ...]\n\n"
 	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->help));
@@ -348,13 +355,21 @@ static int global_option(struct cli *c, int argc, char **argv, int *i, const cha
 {
 	const char *a = argv[*i];
 
-	if (!strcmp(a, "--db") || !strcmp(a, "--debug-log")) {
+	if (!strcmp(a, "--db") || !strcmp(a, "--debug-log") || !strcmp(a, "--approval") ||
+	    !strcmp(a, "--pin-of")) {
 		if (*i + 1 >= argc)
 			return cli_usage("", _("option '%s' needs a value"), a);
 		if (!strcmp(a, "--db"))
 			c->db_path = argv[++*i];
-		else
+		else if (!strcmp(a, "--pin-of"))
+			c->pin_of = argv[++*i];
+		else if (!strcmp(a, "--approval")) {
+			if (cli_parse_id("", _("the approval's id"), argv[++*i], &c->approval))
+				return CLI_USAGE;
+		} else
 			*logpath = argv[++*i];
+	} else if (!strcmp(a, "--ask-approval")) {
+		c->ask = 1;
 	} else if (!strncmp(a, "--db=", 5)) {
 		c->db_path = a + 5;
 	} else if (!strcmp(a, "--read-only")) {
@@ -397,6 +412,24 @@ static int run_command(struct cli *c, int argc, char **argv)
 	return rc;
 }
 
+/* --ask-approval after a refusal: file what staff_require refused as a
+ * waiting request, and say how to go on. */
+static void ask_approval(struct cli *c)
+{
+	int64_t id = 0;
+	int rc = approval_file(c->db, &id);
+
+	if (rc) {
+		if (rc != FD_ENOTFOUND)
+			cli_refused(rc);
+		return;
+	}
+	fprintf(stderr,
+	        _("frontdesk: asked for approval %lld; once a manager approves it (frontdesk "
+	          "approve yes %lld), run the same command again with --approval %lld\n"),
+	        (long long)id, (long long)id, (long long)id);
+}
+
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
 	struct cli c = {0};
@@ -431,6 +464,8 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		rc = screen(c.db);
 	} else {
 		rc = run_command(&c, argc - i, argv + i);
+		if (rc == CLI_REFUSED && c.ask && c.db)
+			ask_approval(&c);
 	}
 	db_close(c.db);
 	config_free();

@@ -24,6 +24,7 @@
 #include "i18n.h"
 #include "money.h"
 #include "pipe-log.h"
+#include "staff.h"
 #include "strbuf.h"
 #include "xalloc.h"
 
@@ -184,7 +185,7 @@ static const char *ev_keep(struct ev *e, char *s)
 	for (i = 0; i < sizeof e->strings / sizeof *e->strings; i++)
 		if (!e->strings[i])
 			return e->strings[i] = s;
-	free(s); /* cannot happen: at most six strings are kept per event */
+	free(s); /* cannot happen: at most seven strings are kept per event */
 	return "";
 }
 
@@ -611,6 +612,25 @@ int history_kind_check(const char *kind)
 	               kind ? kind : "");
 }
 
+/* Each event's operator_name: the staff register's name of its login (a
+ * provider's request keeps none). */
+static void name_operators(struct db *db, struct timeline *t)
+{
+	char name[128];
+	size_t i;
+
+	for (i = 0; i < t->n; i++) {
+		struct ev *e = &t->v[i];
+
+		e->e.operator_name = "";
+		if (!*e->e.operator|| !strcmp(e->e.what, "request"))
+			continue;
+		staff_name(db, e->e.operator, name, sizeof name);
+		if (strcmp(name, e->e.operator))
+			e->e.operator_name = ev_keep(e, xstrdup(name));
+	}
+}
+
 int history_read(struct db *db, const char *kind, const char *ref, const char *log_path,
                  int (*cb)(const struct history_event *e, void *arg), void *arg)
 {
@@ -655,6 +675,7 @@ int history_read(struct db *db, const char *kind, const char *ref, const char *l
 	        0)
 		goto out;
 	qsort(t.v, t.n, sizeof *t.v, ev_cmp);
+	name_operators(db, &t);
 	for (i = 0; i < t.n && !rc; i++)
 		rc = cb(&t.v[i].e, arg);
 out:

@@ -44,10 +44,12 @@ struct history_change {
 };
 
 struct history_event {
-	int64_t at;           /* our clock (UTC seconds); real time for "request" */
-	const char *operator; /* who (host:user:pid style), "" when not known */
-	const char *what;     /* "created", "changed", "deleted", "status", "request" */
-	const char *part;     /* "" for the record itself, "link 4" for a visit's link */
+	int64_t at;                /* our clock (UTC seconds); real time for "request" */
+	const char *operator;      /* who (a login of the staff register), "" when not known */
+	const char *operator_name; /* their name in the register; "" when not known or the
+	                              same as the login */
+	const char *what;          /* "created", "changed", "deleted", "status", "request" */
+	const char *part;          /* "" for the record itself, "link 4" for a visit's link */
 	const struct history_change *changes;
 	size_t nchanges;
 	const char *from_status, *to_status; /* "status": from may be NULL */

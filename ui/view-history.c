@@ -67,9 +67,15 @@ static int add_event(const struct history_event *e, void *arg)
 		          : !strcmp(e->what, "deleted") ? _("deleted")
 		                                        : _("changed"));
 	if (*e->operator&& strcmp(e->what, "request")) {
-		n = strlen(e->operator) + 16;
+		char who[200];
+
+		if (*e->operator_name)
+			snprintf(who, sizeof who, "%s (%s)", e->operator_name, e->operator);
+		else
+			snprintf(who, sizeof who, "%s", e->operator);
+		n = strlen(who) + 16;
 		s = xmalloc(n);
-		snprintf(s, n, _("    by %s"), e->operator);
+		snprintf(s, n, _("    by %s"), who);
 		line(hv, s);
 		free(s);
 	}
