@@ -52,6 +52,7 @@
 #include "i18n.h"
 #include "layout.h"
 #include "log.h"
+#include "permit.h"
 #include "runner.h"
 #include "screen.h"
 #include "settings.h"
@@ -329,7 +330,7 @@ struct hint_line {
 
 static void add_hint(struct hint_line *h, enum action a, int rank)
 {
-	if (h->n == MAX_HINTS)
+	if (h->n == MAX_HINTS || !permit_offered(S.db, a))
 		return;
 	h->act[h->n] = a;
 	h->width[h->n] = hint_width(a);
@@ -652,6 +653,12 @@ static void handle_key(int key)
 	}
 	if (S.lay.too_small && ev.action != ACT_QUIT && ev.action != ACT_BACK)
 		return;
+	if (!permit_offered(S.db, ev.action)) {
+		char why[400];
+
+		ui_msg(MSG_ERROR, "%s", permit_refusal(S.db, ev.action, why, sizeof why));
+		return;
+	}
 	if (ev.action == ACT_NONE) {
 		char kn[32];
 

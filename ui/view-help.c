@@ -18,6 +18,7 @@
 #include "i18n.h"
 #include "layout.h"
 #include "pane.h"
+#include "permit.h"
 #include "theme.h"
 #include "tw.h"
 #include "view.h"
@@ -56,8 +57,8 @@ static void add_action(struct helpv *h, enum action a)
 	size_t st[WRAP_MAX], ln[WRAP_MAX];
 	char line[512];
 
-	if (!d)
-		return;
+	if (!d || !permit_offered(ui_db(), a))
+		return; /* what the person may not do is not offered (permit.h) */
 	keymap_keys(a, " ", keys, sizeof keys);
 	help = _(d->help);
 	for (i = 0; i < 3; i++) {

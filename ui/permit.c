@@ -1,0 +1,87 @@
+/*
+ * permit.c - the permission each screen action asks for (see permit.h).
+ * Actions that read or move about ask for nothing here: what a view reads
+ * is the core's to refuse.
+ */
+#include <config.h>
+
+#include <stdio.h>
+
+#include "db.h"
+#include "i18n.h"
+#include "permit.h"
+
+static const struct {
+	enum action a;
+	enum perm p;
+} asks[] = {
+    {ACT_CUSTOMERS, PERM_RECORDS_VIEW},
+    {ACT_AGING, PERM_REPORTS},
+    {ACT_TAKINGS, PERM_REPORTS},
+    {ACT_SERVICES, PERM_CATALOGUE},
+    {ACT_RECON, PERM_RECON},
+    {ACT_COMMISSIONS, PERM_REPORTS},
+    {ACT_RETENTION, PERM_RETENTION},
+    {ACT_CAL_NEW_VISIT, PERM_BOOKING},
+    {ACT_VISIT_MOVE, PERM_BOOKING},
+    {ACT_VISIT_CANCEL, PERM_BOOKING},
+    {ACT_VISIT_NO_SHOW, PERM_BOOKING},
+    {ACT_DISP_REASSIGN, PERM_BOOKING},
+    {ACT_DEAD_RETRY, PERM_OPERATIONS},
+    {ACT_DEAD_IGNORE, PERM_OPERATIONS},
+    {ACT_CUST_NEW, PERM_CUSTOMER_EDIT},
+    {ACT_CUST_EDIT, PERM_CUSTOMER_EDIT},
+    {ACT_SVC_NEW, PERM_CATALOGUE},
+    {ACT_SVC_EDIT, PERM_CATALOGUE},
+    {ACT_SVC_RETIRE, PERM_CATALOGUE},
+    {ACT_RECON_ACCEPT, PERM_RECON},
+    {ACT_RECON_RECORD, PERM_RECON},
+    {ACT_RECON_CORRECT, PERM_RECON},
+    {ACT_RET_RESTORE, PERM_RETENTION},
+    {ACT_RET_HOLD, PERM_RETENTION},
+    {ACT_RET_RELEASE, PERM_RETENTION},
+    {ACT_NEW_JOB, PERM_JOB_EDIT},
+    {ACT_NEW_ITEM, PERM_JOB_EDIT},
+    {ACT_ISSUE_INVOICE, PERM_INVOICE_ISSUE},
+    {ACT_RECORD_PAYMENT, PERM_PAYMENT_TAKE},
+    {ACT_CARD_CHARGE, PERM_PAYMENT_TAKE},
+    {ACT_REVERSE_ALLOC, PERM_VOID},
+    {ACT_REFUND, PERM_REFUND},
+    {ACT_VOID_INVOICE, PERM_VOID},
+    {ACT_CREDIT_NOTE, PERM_CREDIT_NOTE},
+    {ACT_LOG_CONTACT, PERM_VISIT_WORK},
+    {ACT_SEND_ESTIMATE, PERM_JOB_EDIT},
+};
+
+enum perm permit_of(enum action a)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof asks / sizeof asks[0]; i++)
+		if (asks[i].a == a)
+			return asks[i].p;
+	return PERM_N;
+}
+
+/* A manager may approve these on the spot. */
+static int approvable(enum perm p)
+{
+	return p == PERM_REFUND || p == PERM_VOID || p == PERM_CREDIT_NOTE || p == PERM_DISCOUNT;
+}
+
+int permit_offered(struct db *db, enum action a)
+{
+	enum perm p = permit_of(a);
+
+	return p == PERM_N || approvable(p) || staff_may(db, p, 0);
+}
+
+const char *permit_refusal(struct db *db, enum action a, char *buf, size_t n)
+{
+	(void)db;
+	snprintf(buf, n,
+	         _("%s may not do this here: it needs the permission \"%s\" (%s); "
+	           "frontdesk staff show says what you may do"),
+	         db_operator(), perm_word(permit_of(a)), perm_help(permit_of(a)));
+	return buf;
+}
