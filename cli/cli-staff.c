@@ -114,6 +114,10 @@ static cJSON *staff_json(const struct staff *s)
 	cli_json_str(o, "role", staff_role_word(s->role));
 	cJSON_AddBoolToObject(o, "active", s->active);
 	cJSON_AddBoolToObject(o, "has_pin", s->has_pin);
+	if (s->resource_id)
+		cli_json_int(o, "resource_id", s->resource_id);
+	else
+		cJSON_AddNullToObject(o, "resource_id");
 	cli_json_time(o, "created_at", s->created_at);
 	cli_json_time(o, "updated_at", s->updated_at);
 	return o;
@@ -208,6 +212,12 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 	cli_field(_("Role"), staff_role_word(s.role));
 	cli_field(_("Active"), s.active ? _("yes") : _("no"));
 	cli_field(_("Approval PIN"), s.has_pin ? _("set") : _("not set"));
+	if (s.resource_id) {
+		char rid[24];
+
+		snprintf(rid, sizeof rid, "%lld", (long long)s.resource_id);
+		cli_field(_("Technician resource"), rid);
+	}
 	printf("%s\n", _("Permissions:"));
 	if ((rc = staff_perm_each(c->db, s.login, perm_cb, &sc)) != 0)
 		return cli_refused(rc);
@@ -228,13 +238,22 @@ static int yes_no(const char *cmd, const char *s, int *out)
 static int cmd_edit(struct cli *c, const struct cli_args *a)
 {
 	enum staff_role r = STAFF_NROLES;
+	const char *res = cli_arg_get(a, "resource");
+	int64_t rid = 0;
 	int rc = 0, active = -1;
 
 	if (cli_arg_get(a, "role") && (r = role_arg(a->cmd, cli_arg_get(a, "role"), &rc), rc))
 		return rc;
 	if (cli_arg_get(a, "active") && (rc = yes_no(a->cmd, cli_arg_get(a, "active"), &active)))
 		return rc;
-	if ((rc = staff_edit(c->db, a->pos[0], cli_arg_get(a, "name"), r, active)) != 0)
+	if (res && strcmp(res, "none") &&
+	    (rc = cli_parse_id(a->cmd, _("the technician resource's id"), res, &rid)) != 0)
+		return rc;
+	if (!res || cli_arg_get(a, "name") || r != STAFF_NROLES || active >= 0)
+		rc = staff_edit(c->db, a->pos[0], cli_arg_get(a, "name"), r, active);
+	if (!rc && res)
+		rc = staff_link_resource(c->db, a->pos[0], rid);
+	if (rc)
 		return cli_refused(rc);
 	if (!c->json)
 		printf(_("%s changed.\n"), a->pos[0]);
@@ -481,11 +500,14 @@ const struct cli_entry cli_staff_cmds[] = {
      .run = cmd_list},
     {"show", NULL, "[LOGIN]", NULL, N_("a person's role and permissions (default: you)"),
      .max_pos = 1, .db = CLI_DB_OPEN, .run = cmd_show},
-    {"edit", NULL, "LOGIN [--name N] [--role R] [--active yes|no]", NULL,
-     N_("change a person's name, role or whether active (owner only)"),
+    {"edit", NULL, "LOGIN [--name N] [--role R] [--active yes|no] [--resource ID]", NULL,
+     N_("change a person's name, role, whether active, or technician (owner only)"),
      .opts = {{"name", CLI_VALUE, N_("the new display name"), NULL, NULL},
               {"role", CLI_VALUE, N_("technician, desk, manager or owner"), NULL, NULL},
-              {"active", CLI_VALUE, N_("yes or no"), NULL, NULL}},
+              {"active", CLI_VALUE, N_("yes or no"), NULL, NULL},
+              {"resource", CLI_VALUE,
+               N_("the technician resource they are on the board (their own visits); none"), NULL,
+               NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("the login is missing"), .nonempty = 1,
      .db = CLI_DB_OPEN, .run = cmd_edit},
     {"deactivate", NULL, "LOGIN", NULL,

@@ -376,6 +376,48 @@ int staff_require(struct db *db, enum perm p, int64_t amount, const char *subjec
 	return refuse(db, p, amount, subj);
 }
 
+int staff_require_own_visit(struct db *db, int64_t appt, const char *subject)
+{
+	static const char *const sql =
+	    "SELECT coalesce(s.resource_id, 0), EXISTS (SELECT 1 FROM appointment_resource r"
+	    " WHERE r.appointment_id = ?2 AND r.resource_id = s.resource_id)"
+	    " FROM staff s WHERE s.login = ?1";
+	sqlite3_stmt *st;
+	int64_t res = 0;
+	int rc, mine = 0;
+
+	if ((rc = staff_require(db, PERM_VISIT_WORK, 0, subject)) != 0)
+		return rc;
+	if ((rc = holds(db, db_operator(), PERM_BOOKING, 0)) != 0)
+		return rc < 0 ? rc : 0; /* who may book works on every visit */
+	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, db_operator(), -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, appt);
+	if ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		res = sqlite3_column_int64(st, 0);
+		mine = sqlite3_column_int(st, 1);
+		rc = 0;
+	} else {
+		rc = rc == SQLITE_DONE ? 0 : db_fail(db, _("cannot read the staff register"));
+	}
+	db_release(db, st);
+	if (rc)
+		return rc;
+	if (!res)
+		return err_set(FD_EPERM,
+		               _("%s may work only on their own visits, and is linked to no "
+		                 "technician of the board: the owner links them (frontdesk staff "
+		                 "edit %s --resource ID)"),
+		               db_operator(), db_operator());
+	if (!mine)
+		return err_set(FD_EPERM,
+		               _("visit %lld is not one of %s's (it does not reserve their "
+		                 "technician resource %lld); someone who may book can do it"),
+		               (long long)appt, db_operator(), (long long)res);
+	return 0;
+}
+
 /* ------------------------------------------------------------ admission */
 
 int staff_admit(struct db *db)
@@ -808,11 +850,13 @@ static void fill_staff(sqlite3_stmt *st, struct staff *s)
 	s->has_pin = sqlite3_column_int(st, 4);
 	s->created_at = sqlite3_column_int64(st, 5);
 	s->updated_at = sqlite3_column_int64(st, 6);
+	s->resource_id = sqlite3_column_int64(st, 7);
 }
 
 #define STAFF_COLS                                                                                 \
 	"s.login, s.name, s.role, s.active,"                                                       \
-	" EXISTS (SELECT 1 FROM staff_pin p WHERE p.login = s.login), s.created_at, s.updated_at"
+	" EXISTS (SELECT 1 FROM staff_pin p WHERE p.login = s.login), s.created_at, s.updated_at," \
+	" coalesce(s.resource_id, 0)"
 
 int staff_get(struct db *db, const char *login, struct staff *out)
 {
@@ -1001,6 +1045,46 @@ int staff_edit(struct db *db, const char *login, const char *name, enum staff_ro
 	if (!name && role == STAFF_NROLES && active < 0)
 		return err_set(FD_EINVAL, _("nothing to change: give --name, --role or --active"));
 	return db_write(db, edit_tx, &r);
+}
+
+static int link_tx(struct db *db, void *arg)
+{
+	static const char *const sql =
+	    "UPDATE staff SET resource_id = nullif(?2, 0), updated_at = ?3 WHERE login = ?1";
+	struct reg_arg *r = arg;
+	struct staff s;
+	sqlite3_stmt *st;
+	char subj[80];
+	int rc;
+
+	snprintf(subj, sizeof subj, "change %s in the staff", r->login);
+	if ((rc = staff_require(db, PERM_STAFF, 0, subj)) != 0)
+		return rc;
+	if ((rc = staff_get(db, r->login, &s)) != 0)
+		return rc;
+	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, r->login, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, r->limit);
+	sqlite3_bind_int64(st, 3, clock_now());
+	rc = db_run_cached(db, st, _("cannot link the technician"));
+	if (rc == FD_EINVAL && strstr(err_msg(), "UNIQUE"))
+		return err_set(FD_ECONFLICT,
+		               _("resource %lld is already linked to another person of the staff"),
+		               (long long)r->limit);
+	if (rc == FD_EINVAL && strstr(err_msg(), "kind technician"))
+		return err_set(FD_EINVAL, _("resource %lld is not a technician"),
+		               (long long)r->limit);
+	return rc;
+}
+
+int staff_link_resource(struct db *db, const char *login, int64_t resource_id)
+{
+	struct reg_arg r = {login, NULL, STAFF_NROLES, -1, PERM_N, resource_id, 0, 0};
+
+	if (resource_id < 0)
+		return err_set(FD_EINVAL, _("a resource id is a positive number"));
+	return db_write(db, link_tx, &r);
 }
 
 static int limit_ok(enum perm p, int64_t limit)

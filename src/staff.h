@@ -103,6 +103,12 @@ int staff_admit(struct db *db);
  * ("refund of payment 12"; NULL: the permission's name). */
 int staff_require(struct db *db, enum perm p, int64_t amount, const char *subject);
 
+/* staff_require_own_visit - staff_require of PERM_VISIT_WORK on visit
+ * appt, and, for a person who may not book (a technician), the visit must
+ * be their own: it reserves the technician resource their login is linked
+ * to (staff_link_resource). FD_EPERM otherwise, saying why. */
+int staff_require_own_visit(struct db *db, int64_t appt, const char *subject);
+
 /* staff_may - 1 when the person running the program holds p up to amount
  * (without any approval), else 0; writes nothing. For the front ends, to
  * hide what the person cannot do. */
@@ -175,6 +181,7 @@ struct staff {
 	enum staff_role role;
 	int active;
 	int has_pin;
+	int64_t resource_id; /* the technician of the board they are; 0: none */
 	int64_t created_at, updated_at;
 };
 
@@ -190,6 +197,11 @@ int staff_get(struct db *db, const char *login, struct staff *out);
 int staff_list(struct db *db, int (*cb)(const struct staff *s, void *arg), void *arg);
 /* staff_me - the register's row of the person running the program. */
 int staff_me(struct db *db, struct staff *out);
+
+/* staff_link_resource - login is the technician resource_id on the board
+ * (a resource of kind technician, linked to one person at most; 0: none).
+ * Owner only. */
+int staff_link_resource(struct db *db, const char *login, int64_t resource_id);
 
 /* staff_grant - give login permission p besides their role's, up to limit
  * (-1: no limit; p without a limit kind: must be -1). Replaces an earlier

@@ -19,11 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "capacity.h"
 #include "clock.h"
 #include "db.h"
 #include "err.h"
 #include "fixture.h"
 #include "staff.h"
+#include "visit.h"
 
 static struct fx F;
 static struct db *db;
@@ -322,6 +324,51 @@ START_TEST(test_session_approval)
 }
 END_TEST
 
+START_TEST(test_own_visits)
+{
+	struct resource_input ri = {"Tess", "technician", NULL, 1};
+	struct resource_input vi = {"Van 1", "van", NULL, 1};
+	struct visit_input v = {fx_local("2026-12-02 09:00"), fx_local("2026-12-02 10:00"), NULL,
+	                        NULL};
+	int64_t tech, van, mine, other;
+	char sql[300];
+
+	add_people();
+	ck_assert_int_eq(capacity_resource_add(db, &ri, &tech), 0);
+	ck_assert_int_eq(capacity_resource_add(db, &vi, &van), 0);
+	ck_assert_int_eq(visit_add(db, &v, &mine), 0);
+	ck_assert_int_eq(visit_add(db, &v, &other), 0);
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO appointment_resource (appointment_id, resource_id, start_at, end_at,"
+	         " created_at, updated_at) VALUES (%lld, %lld, %lld, %lld, 0, 0)",
+	         (long long)mine, (long long)tech, (long long)v.start_at, (long long)v.end_at);
+	ck_assert_int_eq(db_exec(db, sql), 0);
+	/* only a technician is linked, once, by the owner */
+	ck_assert_int_eq(staff_link_resource(db, "tina", van), FD_EINVAL);
+	ck_assert_int_eq(staff_link_resource(db, "tina", tech), 0);
+	ck_assert_int_eq(staff_link_resource(db, "alice", tech), FD_ECONFLICT);
+	db_operator_pretend("tina");
+	ck_assert_int_eq(staff_link_resource(db, "tina", 0), FD_EPERM);
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(staff_require_own_visit(db, mine, "finish visit"), 0);
+	ck_assert_int_eq(staff_require_own_visit(db, other, "finish visit"), FD_EPERM);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "not one of"));
+	db_rollback(db);
+	/* unlinked, a technician works on no visit; a desk on every one */
+	db_operator_pretend(me);
+	ck_assert_int_eq(staff_link_resource(db, "tina", 0), 0);
+	db_operator_pretend("tina");
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(staff_require_own_visit(db, mine, "finish visit"), FD_EPERM);
+	ck_assert_ptr_nonnull(strstr(err_msg(), "linked to no technician"));
+	db_rollback(db);
+	db_operator_pretend("alice");
+	ck_assert_int_eq(db_begin_write(db), 0);
+	ck_assert_int_eq(staff_require_own_visit(db, other, "finish visit"), 0);
+	db_rollback(db);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("staff");
@@ -340,6 +387,7 @@ int main(void)
 	tcase_add_test(tc, test_pin_tries);
 	tcase_add_test(tc, test_pin_approves_once);
 	tcase_add_test(tc, test_session_approval);
+	tcase_add_test(tc, test_own_visits);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
