@@ -54,6 +54,9 @@ static const struct action_def table[] = {
     {ACT_RETENTION, "retention", "L",
      N_("Show customer data retention: proposals, soft-deleted customers, holds, certificates"),
      CTX_GLOBAL, NULL},
+    {ACT_APPROVALS, "approvals", "Y",
+     N_("Show the requests waiting for a manager's approval: approve or refuse each"), CTX_GLOBAL,
+     NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},
@@ -140,6 +143,10 @@ static const struct action_def table[] = {
      CTX_RET, N_("Hold")},
     {ACT_RET_RELEASE, "retention-release", "u",
      N_("Release the selected customer's hold (asks y first)"), CTX_RET, N_("Release")},
+    /* the approvals queue (before the panes': its n refuses) */
+    {ACT_APPR_YES, "approval-yes", "y", N_("Approve the selected request"), CTX_APPROVE,
+     N_("Approve")},
+    {ACT_APPR_NO, "approval-no", "n", N_("Refuse the selected request"), CTX_APPROVE, N_("Refuse")},
     /* panes */
     {ACT_UP, "up", "k Up", N_("Move up"), CTX_PANE, NULL},
     {ACT_DOWN, "down", "j Down", N_("Move down"), CTX_PANE, NULL},

@@ -32,15 +32,16 @@
 /* Contexts, as bits so that a view can listen to several. */
 enum {
 	CTX_GLOBAL = 1,
-	CTX_CAL = 2,     /* the calendar */
-	CTX_PANE = 4,    /* drill-down panes and lists */
-	CTX_FORM = 8,    /* forms: unbound printable keys are typed text */
-	CTX_DEAD = 16,   /* the dead-letter views (which also listen to CTX_PANE) */
-	CTX_CUSTS = 32,  /* the customer list, its list focused (with CTX_PANE) */
-	CTX_SVCS = 64,   /* the service catalogue (with CTX_PANE) */
-	CTX_RECON = 128, /* the reconciliation views (with CTX_PANE) */
-	CTX_COMM = 256,  /* the commissions view (with CTX_PANE) */
-	CTX_RET = 512    /* the retention view (with CTX_PANE) */
+	CTX_CAL = 2,       /* the calendar */
+	CTX_PANE = 4,      /* drill-down panes and lists */
+	CTX_FORM = 8,      /* forms: unbound printable keys are typed text */
+	CTX_DEAD = 16,     /* the dead-letter views (which also listen to CTX_PANE) */
+	CTX_CUSTS = 32,    /* the customer list, its list focused (with CTX_PANE) */
+	CTX_SVCS = 64,     /* the service catalogue (with CTX_PANE) */
+	CTX_RECON = 128,   /* the reconciliation views (with CTX_PANE) */
+	CTX_COMM = 256,    /* the commissions view (with CTX_PANE) */
+	CTX_RET = 512,     /* the retention view (with CTX_PANE) */
+	CTX_APPROVE = 1024 /* the approvals queue (with CTX_PANE) */
 };
 
 enum action {
@@ -61,6 +62,7 @@ enum action {
 	ACT_RECON,
 	ACT_COMMISSIONS,
 	ACT_RETENTION,
+	ACT_APPROVALS,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,
@@ -111,6 +113,9 @@ enum action {
 	ACT_RET_RESTORE,
 	ACT_RET_HOLD,
 	ACT_RET_RELEASE,
+	/* the approvals queue */
+	ACT_APPR_YES,
+	ACT_APPR_NO,
 	/* panes */
 	ACT_UP,
 	ACT_DOWN,

@@ -26,6 +26,7 @@
 #include "form.h"
 #include "i18n.h"
 #include "log.h"
+#include "staff.h"
 #include "theme.h"
 #include "tw.h"
 #include "xalloc.h"
@@ -208,6 +209,12 @@ void form_note(struct form *f, int i, const char *text)
 	f->fields[i].note = text ? xstrdup(text) : NULL;
 }
 
+void form_secret(struct form *f, int i)
+{
+	if (i >= 0 && i < f->n)
+		f->fields[i].secret = 1;
+}
+
 void form_receipt(struct form *f, const char *fmt, ...)
 {
 	va_list ap;
@@ -377,6 +384,13 @@ static void draw_entry(const struct form_field *fl, WINDOW *w, int y, int x, int
 			o += n;
 	}
 	buf[o] = '\0';
+	if (fl->secret) {
+		int n =
+		    fl->len - start < (int)sizeof buf - 1 ? fl->len - start : (int)sizeof buf - 1;
+
+		memset(buf, '*', (size_t)n);
+		buf[n] = '\0';
+	}
 	tail = buf;
 	draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
 	draw_text(w, y, x + 1, box, tail, focus ? A_UNDERLINE : A_NORMAL, AL_LEFT | AL_PAD);
@@ -557,15 +571,25 @@ static struct ui_next finish_post(struct form *f)
 		return ui_next(UI_REDRAW, NULL);
 	}
 	err_clear();
+	if (f->approval)
+		staff_use_approval(ui_db(), f->approval);
 	rc = f->spec->post(f);
+	staff_approval_clear(ui_db()); /* a PIN or an approval serves one post */
 	log_debug("form %s post with key %s: %d", f->spec->name, f->key, rc);
 	if (rc) {
 		free(f->error);
 		f->error = xstrdup(*err_msg() ? err_msg() : _("the database refused the request"));
 		f->state = FS_EDIT;
 		ui_msg(MSG_ERROR, _("Not posted: %s"), f->error);
+		if (rc == FD_EPERM && !f->spec->quiet) {
+			struct view *ap = approve_form(f);
+
+			if (ap)
+				return ui_next(UI_PUSH, ap);
+		}
 		return ui_next(UI_REDRAW, NULL);
 	}
+	f->approval = 0;
 	f->posts++;
 	free(f->error);
 	f->error = NULL;

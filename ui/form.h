@@ -48,6 +48,7 @@ struct form_field {
 	char *note;  /* shown beside the field when there is no error */
 	int width;   /* columns of the input box (0: default) */
 	int edited;  /* changed by the person since the form opened */
+	int secret;  /* drawn as '*' (a PIN), never shown */
 };
 
 struct form;
@@ -96,6 +97,7 @@ struct form {
 	char key[FORM_KEY_LEN + 1];
 	int posts; /* successful posts (1 at most, with replays) */
 	int64_t posted_id;
+	int64_t approval; /* an approval asked for this form's post (form-approve.c) */
 };
 
 /* form_new - a form titled title (copied) for spec with state arg. */
@@ -138,6 +140,16 @@ void form_receipt(struct form *f, const char *fmt, ...) __attribute__((format(pr
 
 /* form_key - the idempotency key of this form instance. */
 const char *form_key(const struct form *f);
+
+/* form_secret - field i is drawn as '*' (a PIN). */
+void form_secret(struct form *f, int i);
+
+/* approve_form - the form that brings a manager's approval to form of,
+ * whose post was just refused for a missing permission: the manager's PIN
+ * typed here, or a request filed for the manager's own screen (the
+ * approval's number is kept in of->approval for its next post). Opened by
+ * the form engine itself (form-approve.c). */
+struct view *approve_form(struct form *of);
 
 /* form_view - the view showing f (which it owns from now on). */
 struct view *form_view(struct form *f);

@@ -576,6 +576,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_SEARCH:
 		push(view_search_new());
 		break;
+	case ACT_APPROVALS:
+		push(view_approvals_new());
+		break;
 	case ACT_DEAD_LETTERS:
 		push(view_dead_new());
 		break;

@@ -76,6 +76,8 @@ struct view *view_search_new(void);
 /* view-dead-list.c: the payment channel's dead letters (inbound events and
  * outbox commands given up) */
 struct view *view_dead_new(void);
+/* view_approvals_new - the requests waiting for a manager (view-approvals.c). */
+struct view *view_approvals_new(void);
 
 /* dead_retry - make inbound event inbox_id due again (inbox_retry) and say
  * the outcome on the message line; 0 when it was retried, else the core's
