@@ -39,6 +39,7 @@
 #include "projection.h"
 #include "recon.h"
 #include "retention.h"
+#include "staff.h"
 #include "states.h"
 #include "visit.h"
 
@@ -616,7 +617,7 @@ static const struct states *const machines[] = {
     &job_states,        &visit_states,           &invoice_states,   &payment_states,
     &refund_states,     &pay_order_states,       &inbox_states,     &outbox_states,
     &esign_states,      &booking_request_states, &retention_states, &recon_batch_states,
-    &recon_diff_states,
+    &recon_diff_states, &approval_states,
 };
 
 /* status-moves: each record's moves in the code against the schema's rows

@@ -454,6 +454,14 @@ int staff_admit(struct db *db)
 
 /* ---------------------------------------------------------- approvals */
 
+static const char *const approval_words[APPROVAL_STATES] = {"waiting", "approved", "refused",
+                                                            "used", "withdrawn"};
+static const struct state_move approval_moves[] = {
+    {APPROVAL_WAITING, APPROVAL_APPROVED},   {APPROVAL_WAITING, APPROVAL_REFUSED},
+    {APPROVAL_WAITING, APPROVAL_WITHDRAWN},  {APPROVAL_APPROVED, APPROVAL_USED},
+    {APPROVAL_APPROVED, APPROVAL_WITHDRAWN}, {-1, -1}};
+const struct states approval_states = {"approval", approval_words, APPROVAL_STATES, approval_moves};
+
 int approval_file(struct db *db, int64_t *id)
 {
 	static const char *const find =
@@ -561,7 +569,8 @@ static int decide_tx(struct db *db, void *arg)
 			return err_set(FD_EPERM,
 			               _("approval %lld was asked by %s: only they withdraw it"),
 			               (long long)a.id, a.requested_by);
-		if (strcmp(a.status, "waiting") && strcmp(a.status, "approved"))
+		if (!states_may_move(&approval_states, states_of(&approval_states, a.status),
+		                     APPROVAL_WITHDRAWN))
 			return err_set(FD_ECONFLICT, _("approval %lld is %s: nothing to withdraw"),
 			               (long long)a.id, a.status);
 	} else {
@@ -570,7 +579,8 @@ static int decide_tx(struct db *db, void *arg)
 			    FD_EPERM,
 			    _("approval %lld is your own request: someone else decides it"),
 			    (long long)a.id);
-		if (strcmp(a.status, "waiting"))
+		if (!states_may_move(&approval_states, states_of(&approval_states, a.status),
+		                     d->approve ? APPROVAL_APPROVED : APPROVAL_REFUSED))
 			return err_set(FD_ECONFLICT, _("approval %lld is %s, not waiting"),
 			               (long long)a.id, a.status);
 		rc = holds(db, db_operator(), a.perm, a.amount < 0 ? 0 : a.amount);

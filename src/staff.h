@@ -36,6 +36,8 @@
 
 #include <stdint.h>
 
+#include "states.h"
+
 struct db;
 
 enum staff_role { STAFF_TECHNICIAN, STAFF_DESK, STAFF_MANAGER, STAFF_OWNER, STAFF_NROLES };
@@ -144,6 +146,19 @@ void staff_approval_clear(struct db *db);
  * was none. A second request for the same subject while one waits
  * returns the waiting one. */
 int approval_file(struct db *db, int64_t *id);
+
+/* An approval's states, each stored as the word of approval_states. */
+enum approval_state {
+	APPROVAL_WAITING,
+	APPROVAL_APPROVED,
+	APPROVAL_REFUSED,
+	APPROVAL_USED,
+	APPROVAL_WITHDRAWN,
+	APPROVAL_STATES
+};
+/* approval_states - their words and legal moves (states.h), the same as
+ * migration 0023's status_transition rows (frontdesk check says if not). */
+extern const struct states approval_states;
 
 struct approval {
 	int64_t id;

@@ -82,6 +82,8 @@ START_TEST(test_owner_is_who_made_it)
 	/* the owner holds every permission without limit */
 	for (int p = 0; p < PERM_N; p++)
 		ck_assert_int_eq(staff_may(db, (enum perm)p, INT64_C(100000000000000)), 1);
+	/* an approval's moves are the schema's */
+	ck_assert_uint_eq(fx_states_hold(db, &approval_states), 5);
 	/* the C names and the schema's rows are the same set */
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM permission"), PERM_N);
 	for (int p = 0; p < PERM_N; p++) {
