@@ -44,6 +44,19 @@ printf '2468\n1357\n' | fd staff pin >/dev/null 2>&1
 is "two PINs that differ are refused" "$?" 1
 is "... and change nothing" "$(q "SELECT count(*) FROM staff_pin")" 1
 
+# README's table of permissions by role is the new database's own
+fd --db "$TMP/fresh.db" init >/dev/null
+readme=$(sed -n 's/^| `\([a-z.]*\)` | [^|]* | \([^|]*\) | \([^|]*\) | \([^|]*\) | \([^|]*\) |$/\1 \2 \3 \4 \5/p' "$TOP_SRCDIR/README.md" |
+	sed 's/  */ /g; s/up to \([0-9]*\) days/\1/; s/up to \([0-9]*\)%/\1/')
+fromdb=$(fd --db "$TMP/fresh.db" --json staff permissions | python3 -c '
+import json, sys
+def cell(v):
+    return "yes" if v is True else "-" if v is False else str(v)
+for p in json.load(sys.stdin)["permissions"]:
+    r = p["roles"]
+    print(p["permission"], *[cell(r[k]) for k in ("technician", "desk", "manager", "owner")])')
+is "README's permission table is what a new database holds" "$readme" "$fromdb"
+
 accounts_or_skip "running frontdesk as a technician, a desk and a manager"
 account tech t
 account desk d
