@@ -25,7 +25,8 @@ void clock_set_zone(const char *zone);
  * a name with characters a zone name never has, or longer than buf. */
 const char *clock_zone_name(char *buf, size_t n);
 
-/* clock_now - the current UTC time in seconds (FRONTDESK_NOW if set). */
+/* clock_now - the current UTC time in seconds (FRONTDESK_NOW if set, except
+ * in a setgid frontdesk: privs.h). */
 int64_t clock_now(void);
 
 /* clock_real - the real time in UTC seconds (time()), the clock of what

@@ -21,6 +21,8 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "privs.h"
+#include "settings.h"
 #include "xalloc.h"
 
 #define BUSY_TIMEOUT_MS 5000
@@ -169,6 +171,15 @@ char *db_default_path(void)
 
 	if (env && *env)
 		return xstrdup(env);
+	if (privs_elevated()) {
+		/* a setgid frontdesk: the data folder, never the user's home */
+		const char *dir = config_data_dir();
+
+		n = strlen(dir) + 16;
+		p = xmalloc(n);
+		snprintf(p, n, "%s/frontdesk.db", dir);
+		return p;
+	}
 	xdg = getenv("XDG_DATA_HOME");
 	if (xdg && *xdg == '/') {
 		n = strlen(xdg) + 40;

@@ -34,7 +34,9 @@ enum {
 };
 
 /* db_default_path - the path to use when none is given: FRONTDESK_DB, else
- * $XDG_DATA_HOME/frontdesk/frontdesk.db, else ~/.local/share/frontdesk/...
+ * $XDG_DATA_HOME/frontdesk/frontdesk.db, else ~/.local/share/frontdesk/...;
+ * in a setgid frontdesk (privs.h) FRONTDESK_DB, else DATADIR/frontdesk.db
+ * (config_data_dir), and the caller holds either to the data folder.
  * Returns a new string the caller frees. */
 char *db_default_path(void);
 

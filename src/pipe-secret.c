@@ -4,7 +4,10 @@
  * Invariants: the file is opened without following a symbolic link and
  * checked with fstat on the descriptor we read from (no race between the
  * check and the read); values are wiped with OPENSSL_cleanse before their
- * memory is freed; no message ever quotes a value.
+ * memory is freed; no message ever quotes a value. A setgid frontdesk
+ * (privs.h) reads only the system's file (secrets_file of the system's
+ * config, else /etc/frontdesk/secrets), owned by root or by its group and
+ * closed to others; never a file the user names or owns.
  */
 #include <config.h>
 
@@ -21,11 +24,13 @@
 #include "err.h"
 #include "i18n.h"
 #include "pipe-secret.h"
+#include "privs.h"
 #include "settings.h"
 #include "xalloc.h"
 
-#define SECRETS_MAX   65536
-#define SECRETS_LINES 64
+#define SECRETS_MAX    65536
+#define SECRETS_LINES  64
+#define SYSTEM_SECRETS "/etc/frontdesk/secrets"
 
 struct pipe_secrets {
 	char *path;
@@ -42,6 +47,8 @@ char *pipe_secret_path(void)
 
 	if (v && *v)
 		return xstrdup(v);
+	if (privs_elevated())
+		return xstrdup(SYSTEM_SECRETS); /* the config is the system's alone then */
 	v = getenv("FRONTDESK_SECRETS");
 	if (v && *v)
 		return xstrdup(v);
@@ -114,6 +121,19 @@ int pipe_secret_load(const char *path, struct pipe_secrets **out)
 		rc = err_set(FD_EIO, _("no secrets file: set secrets_file in the config"));
 		goto out;
 	}
+	if (privs_elevated() && path) {
+		char *sys = pipe_secret_path();
+		int same = !strcmp(sys, path);
+
+		free(sys);
+		if (!same) {
+			rc = err_set(FD_EINVAL,
+			             _("a setgid frontdesk reads only the system's secrets file, "
+			               "not %s: leave out --secrets"),
+			             path);
+			goto out;
+		}
+	}
 	fd = open(s->path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		rc = err_set(FD_EIO, _("cannot open the secrets file %s: %s"), s->path,
@@ -124,14 +144,23 @@ int pipe_secret_load(const char *path, struct pipe_secrets **out)
 		rc = err_set(FD_EINVAL, _("the secrets file %s is not a regular file"), s->path);
 		goto out;
 	}
-	if (sb.st_uid != geteuid()) {
+	if (privs_elevated()) {
+		if (!privs_trusted_file(&sb) || (sb.st_mode & S_IRWXO)) {
+			rc = err_set(FD_EINVAL,
+			             _("the secrets file %s must belong to root or to frontdesk's "
+			               "group and be closed to others (chmod 640) for a setgid "
+			               "frontdesk"),
+			             s->path);
+			goto out;
+		}
+	} else if (sb.st_uid != geteuid()) {
 		rc = err_set(FD_EINVAL,
 		             _("the secrets file %s belongs to another user: it must be "
 		               "owned by the user running frontdesk"),
 		             s->path);
 		goto out;
 	}
-	if (sb.st_mode & (S_IRWXG | S_IRWXO)) {
+	if (!privs_elevated() && (sb.st_mode & (S_IRWXG | S_IRWXO))) {
 		rc = err_set(FD_EINVAL,
 		             _("run 'chmod 600 %s' and try again: the secrets file can be read "
 		               "or changed by group or others"),

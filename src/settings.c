@@ -1,5 +1,10 @@
 /*
  * settings.c - a tiny key = value reader (see settings.h).
+ *
+ * A setgid frontdesk (privs.h) reads only the system's file, and only when
+ * root or the program's group owns it and others cannot write it: a
+ * user's own file, FRONTDESK_CONFIG and XDG_CONFIG_HOME are never read
+ * then. data_dir is taken from the system's file alone, always.
  */
 #include <config.h>
 
@@ -7,8 +12,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "i18n.h"
+#include "privs.h"
 #include "settings.h"
 #include "xalloc.h"
 
@@ -18,6 +25,9 @@ struct kv {
 
 static struct kv *items;
 static size_t n_items;
+static char *system_data_dir; /* data_dir of the system's file */
+
+#define SYSTEM_CONFIG "/etc/frontdesk/config"
 
 static int blank(char c)
 {
@@ -59,9 +69,18 @@ static void read_file(const char *path)
 	FILE *f = fopen(path, "r");
 	char line[1024];
 	int lineno = 0;
+	struct stat sb;
 
 	if (!f)
 		return;
+	if (privs_elevated() && (fstat(fileno(f), &sb) != 0 || !privs_trusted_file(&sb))) {
+		fprintf(stderr,
+		        _("frontdesk: %s is ignored: a setgid frontdesk reads it only when root "
+		          "or the program's group owns it and others cannot write it\n"),
+		        path);
+		fclose(f);
+		return;
+	}
 	while (fgets(line, sizeof line, f)) {
 		char *s = trim(line), *eq;
 
@@ -84,11 +103,16 @@ static void read_file(const char *path)
 void config_load(void)
 {
 	const char *env = getenv("FRONTDESK_CONFIG"), *xdg = getenv("XDG_CONFIG_HOME");
-	const char *home = getenv("HOME");
+	const char *home = getenv("HOME"), *v;
 	char path[4096];
 
 	config_free();
-	read_file("/etc/frontdesk/config");
+	read_file(SYSTEM_CONFIG);
+	v = config_get("data_dir", NULL);
+	if (v && *v == '/')
+		system_data_dir = xstrdup(v);
+	if (privs_elevated())
+		return; /* the user's own files: never with the program's rights */
 	if (env && *env) {
 		read_file(env);
 		return;
@@ -100,6 +124,11 @@ void config_load(void)
 	else
 		return;
 	read_file(path);
+}
+
+const char *config_data_dir(void)
+{
+	return system_data_dir ? system_data_dir : FD_DATA_DIR;
 }
 
 const char *config_get(const char *key, const char *def)
@@ -138,4 +167,6 @@ void config_free(void)
 	free(items);
 	items = NULL;
 	n_items = 0;
+	free(system_data_dir);
+	system_data_dir = NULL;
 }
