@@ -21,6 +21,7 @@
 #include "i18n.h"
 #include "log.h"
 #include "migrate.h"
+#include "privs.h"
 #include "settings.h"
 #include "staff.h"
 #include "version.h"
@@ -283,6 +284,13 @@ static void usage(FILE *out)
 	        _("\nThe database is --db PATH, else $FRONTDESK_DB, else "
 	          "$XDG_DATA_HOME/frontdesk/frontdesk.db.\n"
 	          "Each command takes --help. Exit status: 0 done, 1 refused, 2 bad usage.\n"));
+	if (privs_elevated())
+		fprintf(out,
+		        _("\nThis frontdesk runs setgid: it opens only databases inside %s "
+		          "(default %s/frontdesk.db), reads only /etc/frontdesk/config, and keeps "
+		          "only TERM, the locale, TZ, COLUMNS, LINES, ESCDELAY, NO_COLOR and "
+		          "FRONTDESK_DB of the environment (see 'man frontdesk').\n"),
+		        config_data_dir(), config_data_dir());
 }
 
 /*
@@ -313,7 +321,9 @@ static int print_version(struct cli *c)
 }
 
 /*
- * Where the translations are looked up, first found wins:
+ * Where the translations are looked up, first found wins (a setgid
+ * frontdesk, privs.h, skips 1 and 2: a catalog holds the format strings
+ * it prints, so only the installed ones count):
  *  1. $FRONTDESK_LOCALEDIR (catalogs compiled elsewhere, the screen tests);
  *  2. the build's own catalogs when this program is the uninstalled one
  *     of a build folder: `make` copies po/LANG.gmo to
@@ -331,7 +341,9 @@ static void bind_catalogs(void)
 	ssize_t n;
 	char *slash;
 
-	if (env && *env) {
+	if (privs_elevated()) {
+		bindtextdomain(PACKAGE, LOCALEDIR);
+	} else if (env && *env) {
 		bindtextdomain(PACKAGE, env);
 	} else {
 		n = readlink("/proc/self/exe", exe, sizeof exe - 1);
@@ -430,10 +442,36 @@ static void ask_approval(struct cli *c)
 	        (long long)id, (long long)id, (long long)id);
 }
 
+/*
+ * A setgid frontdesk (privs.h) opens only a database inside the data
+ * folder (config_data_dir): --db, FRONTDESK_DB and the default are held to
+ * it before anything is opened, so that nothing is made elsewhere. The path
+ * vetted is put in c->db_path (*owned frees it), which every opener uses.
+ * 0, or CLI_REFUSED (said).
+ */
+static int hold_to_data_dir(struct cli *c, char **owned)
+{
+	const char *dir = config_data_dir();
+
+	if (!privs_elevated())
+		return 0;
+	if (!c->db_path)
+		c->db_path = *owned = db_default_path();
+	if (privs_path_inside(c->db_path, dir))
+		return 0;
+	fprintf(stderr,
+	        _("frontdesk: the database %1$s is outside the data folder %2$s: this frontdesk "
+	          "is installed setgid and opens only databases there\n"),
+	        c->db_path, dir);
+	return CLI_REFUSED;
+}
+
 int cli_main(int argc, char **argv, cli_screen_fn screen)
 {
 	struct cli c = {0};
-	const char *logpath = getenv("FRONTDESK_DEBUG_LOG");
+	/* a setgid frontdesk's environment has no FRONTDESK_DEBUG_LOG (privs.c) */
+	const char *logpath = privs_elevated() ? NULL : getenv("FRONTDESK_DEBUG_LOG");
+	char *db_owned = NULL;
 	int i, rc, version = 0;
 
 	setlocale(LC_ALL, "");
@@ -449,8 +487,13 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		return print_version(&c);
 	if (c.db_path && !*c.db_path)
 		return cli_usage("", _("--db needs a path"));
-	if (logpath && *logpath && (rc = log_open(logpath)) != 0)
+	if ((rc = hold_to_data_dir(&c, &db_owned)) != 0)
+		return rc;
+	/* the user's own file, with the user's own rights (log_open) */
+	if (logpath && *logpath && (rc = log_open(logpath)) != 0) {
+		free(db_owned);
 		return cli_refused(rc);
+	}
 	log_debug("start: %d argument(s)", argc);
 
 	if (i >= argc) {
@@ -470,5 +513,6 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	db_close(c.db);
 	config_free();
 	log_close();
+	free(db_owned);
 	return rc;
 }
