@@ -30,6 +30,7 @@
 #include "journal.h"
 #include "money.h"
 #include "payment.h"
+#include "privs.h"
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
@@ -599,7 +600,8 @@ static int cmd_export_journal(struct cli *c, const struct cli_args *a)
 	FILE *f = stdout;
 
 	if (output) {
-		fd = open(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		/* the user's file, with the user's rights in a setgid frontdesk */
+		fd = privs_open_user(output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 		if (fd < 0 || !(f = fdopen(fd, "w"))) {
 			err_set(FD_EIO, _("cannot write %s: %s"), output, strerror(errno));
 			if (fd >= 0)

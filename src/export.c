@@ -2,7 +2,10 @@
  * export.c - the range and the output file of an export (see export.h).
  *
  * Invariant: the file named by --output is only ever changed by one
- * rename() of a complete, synced temporary file in the same folder.
+ * rename() of a complete, synced temporary file in the same folder. A
+ * setgid frontdesk (privs.h) makes, renames and removes these files with
+ * the user's own rights: they are the user's, and a folder only its group
+ * may write is refused.
  */
 #include <config.h>
 
@@ -16,6 +19,7 @@
 #include "err.h"
 #include "export.h"
 #include "i18n.h"
+#include "privs.h"
 #include "xalloc.h"
 
 /* A day alone: "YYYY-MM-DD" with nothing after it. */
@@ -58,12 +62,25 @@ int export_range_parse(const char *from, const char *to, struct export_range *r)
 	return 0;
 }
 
-int export_file_open(struct export_file *ef, const char *path)
+/* The user's rights for a file the user asked for (ef->own 0). */
+static int as_user(const struct export_file *ef)
+{
+	return ef->own ? 0 : privs_user_begin();
+}
+
+static void as_program(const struct export_file *ef)
+{
+	if (!ef->own)
+		privs_user_end();
+}
+
+static int file_open(struct export_file *ef, const char *path, int own)
 {
 	size_t n;
 	int fd;
 
 	memset(ef, 0, sizeof *ef);
+	ef->own = own;
 	if (!path) {
 		ef->f = stdout;
 		return 0;
@@ -71,7 +88,7 @@ int export_file_open(struct export_file *ef, const char *path)
 	n = strlen(path) + sizeof ".tmp-XXXXXX";
 	ef->tmp = xmalloc(n);
 	snprintf(ef->tmp, n, "%s.tmp-XXXXXX", path);
-	fd = mkstemp(ef->tmp);
+	fd = as_user(ef) == 0 ? mkstemp(ef->tmp) : -2;
 	if (fd < 0 || fchmod(fd, 0600) != 0 || !(ef->f = fdopen(fd, "w"))) {
 		int e = errno;
 
@@ -79,12 +96,25 @@ int export_file_open(struct export_file *ef, const char *path)
 			close(fd);
 			unlink(ef->tmp);
 		}
+		if (fd != -2)
+			as_program(ef);
 		free(ef->tmp);
 		ef->tmp = NULL;
 		return err_set(FD_EIO, _("cannot write %s: %s"), path, strerror(e));
 	}
+	as_program(ef);
 	ef->path = xstrdup(path);
 	return 0;
+}
+
+int export_file_open(struct export_file *ef, const char *path)
+{
+	return file_open(ef, path, 0);
+}
+
+int export_file_open_own(struct export_file *ef, const char *path)
+{
+	return file_open(ef, path, 1);
 }
 
 int export_file_finish(struct export_file *ef, int rc)
@@ -101,10 +131,15 @@ int export_file_finish(struct export_file *ef, int rc)
 		e = errno ? errno : EIO;
 	if (fclose(ef->f) != 0 && !e)
 		e = errno;
-	if (!rc && !e && rename(ef->tmp, ef->path) != 0)
-		e = errno;
-	if (rc || e)
-		unlink(ef->tmp);
+	if (as_user(ef) != 0) {
+		e = e ? e : errno; /* the temporary file stays: it is the user's to remove */
+	} else {
+		if (!rc && !e && rename(ef->tmp, ef->path) != 0)
+			e = errno;
+		if (rc || e)
+			unlink(ef->tmp);
+		as_program(ef);
+	}
 	if (!rc && e)
 		rc = err_set(FD_EIO, _("cannot write %s: %s"), ef->path, strerror(e));
 	free(ef->path);

@@ -39,11 +39,17 @@ struct export_file {
 	FILE *f;    /* where to write the rows */
 	char *path; /* the file to replace; NULL for stdout */
 	char *tmp;  /* the temporary file being written */
+	int own;    /* the program's own file (export_file_open_own) */
 };
 
-/* export_file_open - start writing to path (NULL: stdout). FD_EIO with a
- * reason when the temporary file cannot be made. */
+/* export_file_open - start writing to path (NULL: stdout), a file the user
+ * asked for: a setgid frontdesk makes it with the user's own rights
+ * (privs.h). FD_EIO with a reason when the temporary file cannot be made. */
 int export_file_open(struct export_file *ef, const char *path);
+
+/* export_file_open_own - the same for a file of the program's own, in the
+ * database's folder (an estimate's PDF): made with the program's rights. */
+int export_file_open_own(struct export_file *ef, const char *path);
 
 /* export_file_finish - end the export: when rc is 0, flush, sync and close
  * the temporary file and rename it over path (or flush stdout); otherwise,

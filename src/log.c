@@ -1,6 +1,9 @@
 /*
  * log.c - the optional debug log file (see log.h). Thread-safe: each line is
- * written with one fprintf under the stdio lock.
+ * written with one fprintf under the stdio lock. A setgid frontdesk
+ * (privs.h) opens it with the user's own rights: the file is the user's,
+ * never the program's group's, and a file only that group may write is
+ * refused.
  */
 #include <config.h>
 
@@ -15,12 +18,13 @@
 #include "err.h"
 #include "i18n.h"
 #include "log.h"
+#include "privs.h"
 
 static FILE *log_file;
 
 int log_open(const char *path)
 {
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+	int fd = privs_open_user(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 
 	if (fd < 0)
 		return err_set(FD_EIO, _("cannot open the debug log %s: %s"), path,

@@ -731,7 +731,8 @@ int print_estimate_pdf(const struct print_estimate *e, const char *path)
 
 	if ((rc = print_estimate_text(e, PRINT_WIDE, &text)) != 0)
 		goto out;
-	if ((rc = export_file_open(&ef, path)) != 0)
+	/* the estimate's own document, in the database's folder (esign.c) */
+	if ((rc = export_file_open_own(&ef, path)) != 0)
 		goto out;
 	rc = pdf_render(sb_cstr(&text), ef.f);
 	rc = export_file_finish(&ef, rc);

@@ -53,6 +53,7 @@
 #include "layout.h"
 #include "log.h"
 #include "permit.h"
+#include "privs.h"
 #include "runner.h"
 #include "screen.h"
 #include "settings.h"
@@ -741,7 +742,11 @@ static void keys_file(char *warn, size_t n)
 		snprintf(path, sizeof path, "%s/.config/frontdesk/keys", home);
 	else
 		return;
+	/* the user's own file, read with the user's own rights (privs.h) */
+	if (privs_user_begin() != 0)
+		return;
 	keymap_load(path, warn, n);
+	privs_user_end();
 }
 
 static void first_weekday(char *warn, size_t n)

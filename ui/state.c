@@ -1,6 +1,8 @@
 /*
  * state.c - the screen's state file (see state.h). The file is rewritten
- * whole through a temporary file and rename(), mode 0600, folder 0700.
+ * whole through a temporary file and rename(), mode 0600, folder 0700. It
+ * is the user's: a setgid frontdesk (privs.h) reads and writes it with the
+ * user's own rights, in the user's home (XDG_STATE_HOME is not kept then).
  */
 #include <config.h>
 
@@ -12,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "privs.h"
 #include "state.h"
 #include "xalloc.h"
 
@@ -72,9 +75,10 @@ static void load(void)
 	FILE *f;
 
 	loaded = 1;
-	if (path_of(path, sizeof path, 0))
+	if (path_of(path, sizeof path, 0) || privs_user_begin() != 0)
 		return;
 	f = fopen(path, "r");
+	privs_user_end();
 	if (!f)
 		return;
 	while (fgets(line, sizeof line, f)) {
@@ -116,23 +120,27 @@ void state_set(const char *key, const char *value)
 	if (!loaded)
 		load();
 	put(key, value);
-	if (path_of(path, sizeof path, 1))
+	if (privs_user_begin() != 0)
 		return;
+	if (path_of(path, sizeof path, 1))
+		goto out;
 	snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
 	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 	if (fd < 0)
-		return;
+		goto out;
 	f = fdopen(fd, "w");
 	if (!f) {
 		close(fd);
 		unlink(tmp);
-		return;
+		goto out;
 	}
 	fprintf(f, "# frontdesk screen state (written by the program)\n");
 	for (i = 0; i < n; i++)
 		fprintf(f, "%s = %s\n", keys[i], vals[i]);
 	if (fclose(f) != 0 || rename(tmp, path) != 0)
 		unlink(tmp);
+out:
+	privs_user_end();
 }
 
 void state_free(void)
