@@ -3,12 +3,18 @@
  * (see dynlib.h). One mutex serialises the first loads; afterwards a
  * module's load is a read of its state under the same mutex, which costs
  * nothing next to the work it guards (an HTTP call, a file export).
+ *
+ * Invariant: only a soname is opened, never a path: the loader then searches
+ * the system's folders alone (a setgid frontdesk, privs.h, has no
+ * LD_LIBRARY_PATH), so no variable or file of the user's decides which code
+ * is loaded. A name with a '/' is refused, whoever wrote it.
  */
 #include <config.h>
 
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "dynlib.h"
 #include "err.h"
@@ -23,6 +29,11 @@ int dynlib_load(struct dynlib *d, const char *what)
 	int state;
 
 	pthread_mutex_lock(&lock);
+	if (d->state == 0 && strchr(d->soname, '/')) {
+		snprintf(d->why, sizeof d->why, "%s",
+		         _("a library is loaded by its soname, not a path"));
+		d->state = -1;
+	}
 	if (d->state == 0) {
 		h = dlopen(d->soname, RTLD_NOW | RTLD_LOCAL);
 		if (!h) {
