@@ -16,6 +16,7 @@
 # the test and removed after it; a machine where it or
 # /etc/frontdesk/config already exists (a real install) is skipped.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/tmux.sh"
 
 skip_all() {
 	echo "1..0 # SKIP $1"
@@ -34,6 +35,14 @@ S=fdt-s-$$  # the service account, in the group (runs serve, made the database)
 A=fdt-a-$$  # a staff account, not in the group
 MADE_DATA=
 cleanup() {
+	screen_stop
+	# the pane's processes of the account go away with the server: wait
+	# for them, userdel refuses an account still in use
+	n=0
+	while [ "$n" -lt 50 ] && ps -u "$A" >/dev/null 2>&1; do
+		sleep 0.1
+		n=$((n + 1))
+	done
 	userdel "$A" >/dev/null 2>&1
 	userdel "$S" >/dev/null 2>&1
 	groupdel "$A" >/dev/null 2>&1
@@ -252,5 +261,53 @@ is "is the user's, with the user's group" "$(stat -c '%U:%G' "$TMP/home/j.journa
 ok "export ical --output in the user's own folder" \
 	asA "$BIN" --db "$DB" export ical --output "$TMP/home/v.ics"
 is "is the user's, with the user's group" "$(stat -c '%U:%G' "$TMP/home/v.ics")" "$OWN"
+
+# --- the screen: terminfo from the user's home, the keys and state files
+if command -v tmux >/dev/null 2>&1 && command -v tput >/dev/null 2>&1 &&
+	ti=$(find /lib/terminfo /usr/share/terminfo -name xterm -type f 2>/dev/null | head -1) && [ -n "$ti" ]; then
+	# pane [NAME=VALUE...] ARGS... - the setgid copy as the staff account in a
+	# 100x30 pane (the environment as asA's, plus the variables given)
+	pane() {
+		screen_stop
+		n=0
+		until $TMUX_CMD new-session -d -x 100 -y 30 \
+			"runuser -u $A -- env -i PATH=/usr/bin:/bin HOME=$TMP/home LANG=C.UTF-8 $*; echo frontdesk-exited-\$?; sleep 30" 2>/dev/null; do
+			n=$((n + 1))
+			[ "$n" -lt 50 ] || return 1
+			sleep 0.1
+		done
+	}
+	mkdir -p "$TMP/home/.terminfo/f"
+	cp "$ti" "$TMP/home/.terminfo/f/fdt-home"
+	# a keys file that is the database: read with the program's group, its
+	# lines would be quoted on the message line
+	ln -s "$DB" "$TMP/home/.config/frontdesk/keys"
+	chown -R -h "$A:$A" "$TMP/home"
+	is "(a terminfo entry in the user's home works for a plain program)" \
+		"$(asA tput -T fdt-home colors 2>&1)" 8
+	pane TERM=fdt-home "$BIN" --db "$DB"
+	if wait_for "frontdesk-exited-" 10 && screen_text | grep -q "cannot use the terminal (TERM=fdt-home)"; then
+		pass "the setgid screen does not read terminfo from the user's home (~/.terminfo)"
+	else
+		fail "the setgid screen used the user's ~/.terminfo entry" "$(screen_text | head -3)"
+	fi
+	pane TERM=xterm-256color "$BIN" --db "$DB"
+	if wait_for "Calendar" 10; then
+		pass "the setgid copy opens the desk screen for the staff account"
+		case "$(screen_text)" in
+		*"keys:"*) fail "the keys file (a link to the database) was read with the program's rights" "$(screen_text | grep 'keys:')" ;;
+		*) pass "the keys file is read with the user's rights (a link to the database is not read)" ;;
+		esac
+		keys m
+		wait_for "Month" 10 >/dev/null
+		keys q
+		wait_for "frontdesk-exited-0" 10 >/dev/null
+		is "the screen's state file is the user's, with the user's group, 0600" \
+			"$(stat -c '%U:%G %a' "$TMP/home/.local/state/frontdesk/screen" 2>&1)" "$OWN 600"
+	else
+		fail "the setgid copy does not open the desk screen" "$(screen_text | head -5)"
+	fi
+	screen_stop
+fi
 
 done_testing
