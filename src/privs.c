@@ -257,14 +257,17 @@ static __thread int lowered; /* how deep privs_user_begin calls are here */
 
 int privs_user_begin(void)
 {
-	if (!elevated || getuid() != geteuid() || getgid() == getegid())
-		return 0; /* not setgid (a forced test, or setuid: not ours) */
-	if (lowered++)
+	if (!elevated)
 		return 0;
-	if (thread_egid(getgid()) != 0) {
-		lowered = 0;
-		return -1;
+	if (lowered) {
+		lowered++; /* already the user's group here */
+		return 0;
 	}
+	if (getuid() != geteuid() || getgid() == getegid())
+		return 0; /* not setgid (a forced test, or setuid: not ours) */
+	if (thread_egid(getgid()) != 0)
+		return -1;
+	lowered = 1;
 	return 0;
 }
 
