@@ -109,6 +109,8 @@ ok "the service account creates the database in the data folder" \
 	runuser -u "$S" -- "$BIN" --db "$DB" init
 if runuser -u "$S" -- "$BIN" --db "$DB" staff --help >/dev/null 2>&1; then
 	runuser -u "$S" -- "$BIN" --db "$DB" staff add "$A" --name "Test Desk" --role desk >/dev/null
+	# the exports below are the permission "reports" (a desk has it not)
+	runuser -u "$S" -- "$BIN" --db "$DB" staff grant "$A" reports >/dev/null
 fi
 is "the database file is the service account's and the group's, 0660" \
 	"$(stat -c '%U:%G %a' "$DB")" "$S:$G 660"
