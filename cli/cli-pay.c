@@ -28,6 +28,7 @@
 #include "money.h"
 #include "payment.h"
 #include "print.h"
+#include "privs.h"
 #include "refund-route.h"
 #include "report.h"
 #include "settings.h"
@@ -678,7 +679,8 @@ static int cmd_pay_import(struct cli *c, const struct cli_args *a)
 	FILE *f;
 
 	name = strcmp(file, "-") ? file : _("standard input");
-	f = strcmp(file, "-") ? fopen(file, "r") : stdin;
+	/* the user's file, read with the user's rights in a setgid frontdesk */
+	f = strcmp(file, "-") ? privs_fopen_user(file, "r") : stdin;
 	if (!f) {
 		err_set(FD_EIO, _("cannot read %s: %s"), file, strerror(errno));
 		return cli_refused(FD_EIO);

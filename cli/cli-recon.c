@@ -21,6 +21,7 @@
 #include "i18n.h"
 #include "money.h"
 #include "pipe-provider.h"
+#include "privs.h"
 #include "recon.h"
 #include "settle-file.h"
 #include "xalloc.h"
@@ -101,7 +102,8 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 
 static int read_file(const char *path, char **data, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	/* the user's file, read with the user's rights in a setgid frontdesk */
+	FILE *f = privs_fopen_user(path, "rb");
 	size_t cap = 65536, n = 0, got;
 	char *buf;
 

@@ -294,6 +294,20 @@ int privs_open_user(const char *path, int flags, mode_t mode)
 	return fd;
 }
 
+FILE *privs_fopen_user(const char *path, const char *mode)
+{
+	FILE *f;
+	int e;
+
+	if (privs_user_begin() != 0)
+		return NULL;
+	f = fopen(path, mode);
+	e = errno;
+	privs_user_end();
+	errno = e;
+	return f;
+}
+
 /* 1 when the resolved path p is dir (when equal_ok) or lies below it. */
 static int below(const char *p, const char *dir, int equal_ok)
 {

@@ -21,6 +21,7 @@
 #ifndef FD_PRIVS_H
 #define FD_PRIVS_H
 
+#include <stdio.h>
 #include <sys/stat.h>
 
 /* privs_init - decide whether the process is elevated and, if so: make
@@ -69,6 +70,10 @@ void privs_user_end(void);
  * privs_user_end: a file the user asked for, opened with the user's own
  * rights. The descriptor, or -1 with errno set. */
 int privs_open_user(const char *path, int flags, mode_t mode);
+
+/* privs_fopen_user - fopen(path, mode) with the user's own rights, as
+ * privs_open_user: a file the user named to be read (an import). */
+FILE *privs_fopen_user(const char *path, const char *mode);
 
 /* privs_path_inside - 1 when path (a file that may not exist yet) lies
  * inside the folder dir once symbolic links are resolved: path has no ".."

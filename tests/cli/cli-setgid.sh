@@ -9,7 +9,8 @@
 # FRONTDESK_LOCALEDIR, TERMINFO, NLSPATH, LOCPATH, GCONV_PATH, LD_PRELOAD,
 # FRONTDESK_DEBUG_LOG...) change nothing; --debug-log and --output are
 # written with the user's own rights: refused in a folder only the group
-# may write, the user's own (user and user's group) elsewhere.
+# may write, the user's own (user and user's group) elsewhere; a file to
+# import is read with the user's rights too.
 #
 # Needs root (it makes a group and two accounts, all removed on exit). The
 # data folder is the compiled-in one (FD_DATA_DIR of config.h), made for
@@ -247,6 +248,10 @@ asA "$BIN" --db "$DB" export journal --output "$TMP/grouponly/victim.txt" >/dev/
 is "export journal over a file only the group may write is refused" "$?" 1
 asA "$BIN" --db "$DB" export csv customers --output "$TMP/grouponly/victim.txt" >/dev/null 2>&1
 is "export csv over it is refused" "$?" 1
+asA "$BIN" --db "$DB" pay import "$TMP/grouponly/victim.txt" >/dev/null 2>"$TMP/err"
+st=$?
+like "pay import of a file only the group may read is refused as for the user ($st)" \
+	"$(cat "$TMP/err")" "Permission denied"
 is "the group's file is unchanged" "$(cat "$TMP/grouponly/victim.txt")" "the group's own file"
 is "nothing new in the group's folder" "$(ls "$TMP/grouponly" | tr '\n' ' ')" "victim.txt "
 
