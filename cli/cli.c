@@ -446,23 +446,29 @@ static void ask_approval(struct cli *c)
  * A setgid frontdesk (privs.h) opens only a database inside the data
  * folder (config_data_dir): --db, FRONTDESK_DB and the default are held to
  * it before anything is opened, so that nothing is made elsewhere. The path
- * vetted is put in c->db_path (*owned frees it), which every opener uses.
- * 0, or CLI_REFUSED (said).
+ * vetted, every link in it resolved (a link of the user's could be moved
+ * after the check), is put in c->db_path (*owned frees it), which every
+ * opener uses. 0, or CLI_REFUSED (said).
  */
 static int hold_to_data_dir(struct cli *c, char **owned)
 {
 	const char *dir = config_data_dir();
+	char *given = NULL, *resolved = NULL;
 
 	if (!privs_elevated())
 		return 0;
 	if (!c->db_path)
-		c->db_path = *owned = db_default_path();
-	if (privs_path_inside(c->db_path, dir))
+		c->db_path = given = db_default_path();
+	if (privs_path_inside(c->db_path, dir, &resolved)) {
+		free(given);
+		c->db_path = *owned = resolved;
 		return 0;
+	}
 	fprintf(stderr,
 	        _("frontdesk: the database %1$s is outside the data folder %2$s: this frontdesk "
 	          "is installed setgid and opens only databases there\n"),
 	        c->db_path, dir);
+	free(given);
 	return CLI_REFUSED;
 }
 

@@ -332,41 +332,65 @@ static int dotdot(const char *path)
 	return 0;
 }
 
-int privs_path_inside(const char *path, const char *dir)
+/* The resolved form of path, a file that does not exist yet: its nearest
+ * existing folder resolved (into *folder), then the parts still to be
+ * made. NULL when that folder cannot be resolved. */
+static char *resolve_new(const char *path, char **folder)
 {
-	char *rdir = NULL, *rp = NULL, *up = NULL, *slash;
+	size_t k = strlen(path), m, n;
+	char *prefix, *out;
+	struct stat sb;
+
+	*folder = NULL;
+	for (;;) {
+		while (k > 0 && path[k - 1] != '/')
+			k--; /* path + k: what is still to be made */
+		m = k;
+		while (m > 1 && path[m - 1] == '/')
+			m--; /* path[0, m): its folder */
+		prefix = m ? xstrndup(path, m) : xstrdup(".");
+		if (lstat(prefix, &sb) == 0 || errno != ENOENT)
+			break;
+		free(prefix);
+		k = m;
+	}
+	*folder = realpath(prefix, NULL);
+	free(prefix);
+	if (!*folder)
+		return NULL;
+	n = strlen(*folder) + strlen(path + k) + 2;
+	out = xmalloc(n);
+	snprintf(out, n, "%s%s%s", *folder, (*folder)[strlen(*folder) - 1] == '/' ? "" : "/",
+	         path + k);
+	return out;
+}
+
+int privs_path_inside(const char *path, const char *dir, char **resolved)
+{
+	char *rdir = NULL, *rp = NULL, *folder = NULL;
 	struct stat sb;
 	int inside = 0;
 
+	if (resolved)
+		*resolved = NULL;
 	if (!path || !*path || !dir || dotdot(path) || !(rdir = realpath(dir, NULL)))
 		goto out;
 	if (lstat(path, &sb) == 0) {
 		rp = realpath(path, NULL);
 		inside = rp && below(rp, rdir, 0);
-		goto out;
+	} else if (errno == ENOENT) {
+		/* a file still to be made: its nearest existing folder must be inside */
+		rp = resolve_new(path, &folder);
+		inside = rp && below(folder, rdir, 1);
 	}
-	if (errno != ENOENT)
-		goto out;
-	/* a file still to be made: its nearest existing folder must be inside */
-	up = xstrdup(path);
-	for (;;) {
-		slash = strrchr(up, '/');
-		if (!slash) {
-			strcpy(up, ".");
-		} else {
-			while (slash > up && slash[-1] == '/')
-				slash--;
-			slash[slash == up ? 1 : 0] = '\0';
-		}
-		if (lstat(up, &sb) == 0 || errno != ENOENT || !strcmp(up, ".") || !strcmp(up, "/"))
-			break;
+	if (inside && resolved) {
+		*resolved = rp;
+		rp = NULL;
 	}
-	rp = realpath(up, NULL);
-	inside = rp && below(rp, rdir, 1);
 out:
 	free(rdir);
 	free(rp);
-	free(up);
+	free(folder);
 	return inside;
 }
 

@@ -79,8 +79,11 @@ FILE *privs_fopen_user(const char *path, const char *mode);
  * inside the folder dir once symbolic links are resolved: path has no ".."
  * part, the file (when it exists) resolves below dir, and its nearest
  * existing folder resolves to dir or below. 0 otherwise, and when dir
- * cannot be resolved. */
-int privs_path_inside(const char *path, const char *dir);
+ * cannot be resolved. When inside and resolved is not NULL, *resolved is
+ * the path with every link resolved (a new string, the caller frees it),
+ * which is what must be opened: a link of the user's along the path given
+ * could be moved between this check and the open. */
+int privs_path_inside(const char *path, const char *dir, char **resolved);
 
 /* privs_trusted_file - 1 when the file described by sb may be trusted by
  * an elevated frontdesk: owned by root, or by another user than the real

@@ -158,6 +158,12 @@ refused_out "--db of another folder of the group" "$BIN" --db "$TMP/grouponly/g.
 is "nothing was made in the user's folder" "$(ls -A "$TMP/home")" ""
 is "nor in the group's other folder" "$(ls -A "$TMP/grouponly")" "victim.txt"
 ok "nor beside the data folder" test ! -e "$(dirname "$DATA")/evil.db"
+# a link of the user's to the data folder: the path is opened resolved (the
+# link could be moved to another folder between the check and the open)
+asA ln -s "$DATA" "$TMP/home/dlink"
+like "a database through a link of the user's is opened by its resolved path" \
+	"$(asA "$BIN" --db "$TMP/home/dlink/none.db" customer list 2>&1)" "at $DATA/none.db"
+like "... and works" "$(asA "$BIN" --db "$TMP/home/dlink/frontdesk.db" customer list)" "Ada Lee"
 
 # --- what the user controls changes nothing
 mkdir -p "$TMP/home/evil/frontdesk" "$TMP/home/.config/frontdesk" "$TMP/home/evil/locale/zh_CN/LC_MESSAGES"

@@ -229,12 +229,25 @@ static int inside(const char *rel, const char *data)
 
 	snprintf(p, sizeof p, "%s/%s", dir, rel);
 	snprintf(d, sizeof d, "%s/%s", dir, data);
-	return privs_path_inside(p, d);
+	return privs_path_inside(p, d, NULL);
+}
+
+/* rel resolved inside data is dir/want */
+static void resolved_is(const char *rel, const char *want)
+{
+	char p[256], d[256], w[256], *r = NULL;
+
+	snprintf(p, sizeof p, "%s/%s", dir, rel);
+	snprintf(d, sizeof d, "%s/data", dir);
+	snprintf(w, sizeof w, "%s/%s", dir, want);
+	ck_assert_int_eq(privs_path_inside(p, d, &r), 1);
+	ck_assert_str_eq(r, w);
+	free(r);
 }
 
 START_TEST(test_path_inside_the_data_folder)
 {
-	char p[256], t[256], cwd[512];
+	char p[256], t[256], cwd[512], *r;
 
 	snprintf(dir, sizeof dir, "/tmp/fdprivs.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
@@ -263,15 +276,27 @@ START_TEST(test_path_inside_the_data_folder)
 	ck_assert_int_eq(inside("data/up/x.db", "data"), 0); /* a folder link out */
 	ck_assert_int_eq(inside("data", "data"), 0);         /* the folder itself */
 	ck_assert_int_eq(inside("data/shop.db", "nonexistent"), 0);
-	ck_assert_int_eq(privs_path_inside("", dir), 0);
+	ck_assert_int_eq(privs_path_inside("", dir, NULL), 0);
 	/* relative to the current folder */
 	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
 	snprintf(p, sizeof p, "%s/data", dir);
 	ck_assert_int_eq(chdir(p), 0);
-	ck_assert_int_eq(privs_path_inside("shop.db", p), 1);
-	ck_assert_int_eq(privs_path_inside("new.db", p), 1);
-	ck_assert_int_eq(privs_path_inside("../outside.db", p), 0);
+	ck_assert_int_eq(privs_path_inside("shop.db", p, NULL), 1);
+	ck_assert_int_eq(privs_path_inside("new.db", p, NULL), 1);
+	ck_assert_int_eq(privs_path_inside("../outside.db", p, NULL), 0);
 	ck_assert_int_eq(chdir(cwd), 0);
+	/* what is opened is the path resolved: a link of the user's along it
+	 * cannot be moved between the check and the open */
+	snprintf(p, sizeof p, "%s/link", dir);
+	snprintf(t, sizeof t, "%s/data", dir);
+	ck_assert_int_eq(symlink(t, p), 0);
+	resolved_is("link/shop.db", "data/shop.db");
+	resolved_is("link/new/x.db", "data/new/x.db");
+	resolved_is("link//sub/./new.db", "data/sub/new.db");
+	resolved_is("data/sub/new.db", "data/sub/new.db");
+	snprintf(p, sizeof p, "%s/up/new.db", dir); /* up is data/up: dir */
+	ck_assert_int_eq(privs_path_inside(p, t, &r), 0);
+	ck_assert_ptr_null(r);
 	snprintf(p, sizeof p, "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(p), 0);
 }
