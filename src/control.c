@@ -496,3 +496,25 @@ int control_require(struct db *db, enum perm p, int64_t amount, const char *subj
 {
 	return acting ? 0 : staff_require(db, p, amount, subject);
 }
+
+struct ask_ctx {
+	enum perm p;
+	int64_t amount;
+	const char *subject;
+};
+
+static int ask_tx(struct db *db, void *arg)
+{
+	struct ask_ctx *a = arg;
+
+	return control_require(db, a->p, a->amount, a->subject);
+}
+
+int control_ask(struct db *db, enum perm p, int64_t amount, const char *subject)
+{
+	struct ask_ctx a = {p, amount, subject};
+
+	if (acting)
+		return 0;
+	return db_write(db, ask_tx, &a);
+}

@@ -146,6 +146,11 @@ void control_acting_enter(void);
 void control_acting_leave(void);
 /* control_require - 0 while acting for the shop, else staff_require. */
 int control_require(struct db *db, enum perm p, int64_t amount, const char *subject);
+/* control_ask - control_require in a write transaction of its own, for long
+ * work made of several transactions (a reconciliation, a purge, a full
+ * rebuild, a backup, a report): called before the first of them, so that a
+ * refusal writes nothing (an approval it uses is written as used). */
+int control_ask(struct db *db, enum perm p, int64_t amount, const char *subject);
 #endif
 
 #endif
