@@ -18,6 +18,7 @@
 
 #include "channel.h"
 #include "clock.h"
+#include "control.h"
 #include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
@@ -717,9 +718,13 @@ static int change_tx(struct db *db, void *arg)
 {
 	struct change_ctx *c = arg;
 	sqlite3_stmt *st;
-	char status[12] = "";
+	char status[12] = "", subject[64];
 	int rc, step;
 
+	snprintf(subject, sizeof subject, "%s inbound event %lld", c->reason ? "ignore" : "retry",
+	         (long long)c->id);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)) != 0)
+		return rc;
 	rc = db_prepare(db, "SELECT status FROM inbound_callback WHERE id = ?", &st);
 	if (rc)
 		return rc;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -353,7 +354,7 @@ static int rebuild_batch(struct db *db, void *arg)
 int lifecycle_rebuild_all(struct db *db, int64_t *n_out)
 {
 	struct batch b = {0, 0, 1};
-	int rc = 0;
+	int rc = control_ask(db, PERM_OPERATIONS, 0, "rebuild every customer's lifecycle");
 
 	while (!rc && b.more)
 		rc = db_write(db, rebuild_batch, &b);
