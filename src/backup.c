@@ -751,12 +751,15 @@ out:
 int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
                 struct backup_result *res)
 {
-	int not_due = 0;
+	int not_due = 0, rc;
 
-	if (!dest || !*dest) {
-		memset(res, 0, sizeof *res);
+	memset(res, 0, sizeof *res);
+	if (!dest || !*dest)
 		return err_set(FD_EINVAL, _("no backup file given"));
-	}
+	/* a person's backup; the nightly one (backup_nightly_once) is the
+	 * shop's own schedule and asks nothing */
+	if ((rc = control_ask(db, PERM_BACKUP, 0, "take a backup")))
+		return rc;
 	return take(db, dest, flags, stop, NULL, &not_due, res);
 }
 

@@ -471,6 +471,9 @@ int commission_report(struct db *db, int64_t from, int64_t to,
 	size_t i, j, k;
 	int rc;
 
+	/* a read: asked before it starts */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "report of commissions")))
+		return rc;
 	rc = collect(db, from, to, &rs);
 	if (!rc && rs.n > 1)
 		qsort(rs.v, rs.n, sizeof *rs.v, row_cmp);

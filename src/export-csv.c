@@ -7,10 +7,12 @@
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "csv.h"
 #include "db.h"
 #include "err.h"
@@ -257,6 +259,9 @@ int export_csv(struct db *db, const char *name, const struct export_range *r, FI
 
 	if (n_out)
 		*n_out = 0;
+	/* a read: asked before it starts, outside any transaction */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "export the records as CSV")))
+		return rc;
 	for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (!strcmp(name, tables[i].name))
 			t = &tables[i];

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dynlib.h"
 #include "err.h"
@@ -360,6 +361,9 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 
 	if (n_out)
 		*n_out = 0;
+	/* a read: asked before it starts, outside any transaction */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "export the visits as iCalendar")))
+		return rc;
 	if ((rc = ical_load()) != 0)
 		return rc;
 	if ((rc = db_exec(db, "BEGIN")) != 0)
