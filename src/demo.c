@@ -340,11 +340,11 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	int rc, any;
 
 	*made = 0;
-	if ((rc = has_customers(db, &any)) || any)
-		return rc;
 	/* asked once: the customers, visits, invoices and payments it makes
 	 * are that one action (control.h) */
 	if ((rc = control_ask(db, PERM_MIGRATE, 0, "create the demo data")))
+		return rc;
+	if ((rc = has_customers(db, &any)) || any)
 		return rc;
 	rng_state = 0x9E3779B97F4A7C15ull;
 	control_acting_enter();
