@@ -2,6 +2,9 @@
  * booking.c - a visit, its jobs, their line items and links in one write
  * transaction (see booking.h). Each record goes through its owner's
  * function; this module only puts them in order.
+ *
+ * Permissions: a booking asks booking once; its parts (visit, resources,
+ * jobs, items, links) are that one action and ask nothing more (control.h).
  */
 #include <config.h>
 

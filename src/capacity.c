@@ -10,6 +10,10 @@
  * anyway (0016-capacity.sql). Working hours are minutes of the shop's
  * local day: a span is turned into UTC for one date at a time (the date's
  * wall clock, so DST days get their real length).
+ *
+ * Permissions: resources and their hours ask catalogue; days off,
+ * reservations and reassignments ask booking; capacity_follow runs inside
+ * a visit's change, which asked.
  */
 #include <config.h>
 

@@ -2,6 +2,9 @@
  * commission.c - who did the work, and their commission: the commission
  * columns of line_item and the commissions report (see commission.h for
  * the rules). Called by the command line and the tests.
+ *
+ * Permissions: a commission asks catalogue; the line item added or changed
+ * with it asks its own (item.c); commission_report asks reports.
  */
 #include "commission.h"
 #include "clock.h"

@@ -7,6 +7,8 @@
  * transaction, and the customer and the corrected row inside it before the
  * insert, so a refused request changes nothing. operator_id is
  * fd_operator(), the person running the program.
+ *
+ * Permissions: logging a contact asks visit.work, first in its transaction.
  */
 #include <config.h>
 

@@ -5,6 +5,9 @@
  * transaction starts, so a refused request changes nothing. The search
  * (customer_search) matches names, addresses and phone numbers, a phone
  * number by its digits whatever the punctuation.
+ *
+ * Permissions: adding, editing and deleting a customer asks customer.edit,
+ * first in its transaction (control.h).
  */
 #include <config.h>
 

@@ -5,6 +5,9 @@
  * the demo also exercises history, status flows and validation. The data is
  * deterministic for a given "now": a small xorshift generator seeded with a
  * constant picks names, services and times.
+ *
+ * Permissions: demo_create asks migrate once, then makes its records as
+ * one action (control.h).
  */
 #include <config.h>
 

@@ -12,6 +12,9 @@
  * file, fsync, rename, folder fsync) and is recorded only after that; the
  * outbox rows written here are integration_type 'esign' and only the esign
  * steps send them.
+ *
+ * Permissions: esign_send and esign_cancel ask job.edit; taking in and
+ * carrying out the provider's answers asks nothing (esign-flow.c).
  */
 #include <config.h>
 

@@ -4,6 +4,8 @@
  * Each record kind but visits is one table below: an SQL statement (?1 and
  * ?2 bound to the range) and what each of its columns is, which decides how
  * the cell is written. Visits come from their owner (visit_list_range).
+ *
+ * Permissions: an export asks reports before it reads.
  */
 #include <config.h>
 

@@ -6,6 +6,8 @@
  * decides which components and properties there are and puts libical's
  * text for the calendar's head, each event and the calendar's END line one
  * after the other.
+ *
+ * Permissions: an export asks reports before it reads.
  */
 #include <config.h>
 

@@ -6,6 +6,9 @@
  * payload is believed; a rejected payload is keyed by its digest, so the id
  * it claims stays free for the genuine event; every write is one
  * BEGIN IMMEDIATE transaction (or runs inside the caller's).
+ *
+ * Permissions: storing and marking events asks nothing (the pipeline's own
+ * steps); a person's inbox_retry and inbox_ignore ask operations.
  */
 #include <config.h>
 

@@ -9,6 +9,10 @@
  * per-year counter row bumped in that same transaction, so numbers have no
  * gaps and never repeat. Every rule is checked here first, inside the write
  * transaction, so that a refusal says what is wrong and changes nothing.
+ *
+ * Permissions: issuing asks invoice.issue, a credit note credit.note,
+ * voiding void; first in the transaction (after the idempotency record,
+ * which the refusal rolls back with everything else).
  */
 #include <config.h>
 
@@ -643,7 +647,8 @@ static int issue_tx(struct db *db, void *arg, struct idem_result *res)
 	int rc = 0;
 
 	if (in->n_jobs)
-		snprintf(subject, sizeof subject, "issue invoice for job %lld", (long long)in->jobs[0]);
+		snprintf(subject, sizeof subject, "issue invoice for job %lld",
+		         (long long)in->jobs[0]);
 	else if (in->customer_id)
 		snprintf(subject, sizeof subject, "issue invoice for customer %lld",
 		         (long long)in->customer_id);

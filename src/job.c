@@ -5,6 +5,9 @@
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
  * refused request changes nothing. Shared helpers: work-int.h.
+ *
+ * Permissions: adding, editing a job and moving its status ask job.edit,
+ * first in the transaction (the status in work-common.c).
  */
 #include <config.h>
 

@@ -8,6 +8,8 @@
  * schema keeps equal to the sum of its lines). Until issue 18 the statement
  * yielded every posting (an entry's postings in separate branches, joined
  * again by the sort of all of them); the output is the same byte for byte.
+ *
+ * Permissions: journal_export asks reports before it reads.
  */
 #include <config.h>
 

@@ -7,6 +7,9 @@
  * one. The state, deletion id, generation and purge date are copied from
  * retention_process, the authoritative record of deletions; "purged" from
  * retention_purged, which names no deletion.
+ *
+ * Permissions: computing a row asks nothing; lifecycle_rebuild_all asks
+ * operations.
  */
 #include <config.h>
 

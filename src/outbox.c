@@ -9,6 +9,10 @@
  * in flight; a row left "sending" is resent with the same key before any
  * later row of its order; success is recorded only for an answer that
  * matches the row.
+ *
+ * Permissions: outbox_charge asks payment.take, outbox_refund refund up to
+ * its amount, outbox_retry operations; enqueueing, claiming, delivering and
+ * recording answers ask nothing (the pipeline carries out what was asked).
  */
 #include <config.h>
 

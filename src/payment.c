@@ -8,6 +8,9 @@
  * never computed here: the rows posted here (allocation, reversal, refund)
  * make the schema's triggers update them in the same statement, and the
  * schema refuses any figure that does not match the posted rows.
+ *
+ * Permissions: see payment.h (the plain functions ask, the _in variants
+ * run inside an action that asked).
  */
 #include <config.h>
 

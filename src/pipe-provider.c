@@ -4,6 +4,8 @@
  *
  * Invariants: secrets are read from the secrets file at open time and live
  * only in the adapter's memory; nothing here stores or prints them.
+ *
+ * Permissions: changing a provider asks providers, first in the transaction.
  */
 #include <config.h>
 

@@ -35,6 +35,10 @@
  * query of its invoices. Sorting of these few rows is done in C, and nothing
  * here uses "IN (list)" of more than two values, so SQLite builds no
  * temporary b-tree per visit. bench/run.sh measures it.
+ *
+ * Permissions: computing and rebuilding a row inside another action asks
+ * nothing; a person's projection_rebuild and projection_rebuild_all ask
+ * operations.
  */
 #include <config.h>
 

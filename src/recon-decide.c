@@ -1,6 +1,9 @@
 /*
  * recon-decide.c - a person's decisions on the differences of a reconciliation, and
  * the parked events claimed in it (see recon.h).
+ *
+ * Permissions: every decision asks recon.decide, first in its transaction;
+ * the payments and refunds it records ask nothing more.
  */
 #include <config.h>
 

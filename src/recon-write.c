@@ -3,6 +3,10 @@
  * and their resolutions, the day's lock and its result, and a payout ticked
  * off by a person (see recon.h; the
  * run is recon.c, what they share recon-int.h).
+ *
+ * Permissions: a run or import asks recon.decide before its first
+ * transaction (control_ask); ticking a payout off asks it in its own. The
+ * scheduled run acts for the shop (chan-steps.c).
  */
 #include <config.h>
 

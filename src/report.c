@@ -15,6 +15,9 @@
  * with what is open, not with every customer ever entered
  * (bench/AGING-RESULTS.md). Days are shop days: bucket limits are midnights
  * computed with clock_add_days (DST-safe).
+ *
+ * Permissions: the reports ask reports before they read (a customer's own
+ * balance, report_customer_aging, asks records.view).
  */
 #include <config.h>
 

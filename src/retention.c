@@ -20,6 +20,10 @@
  * itself right after that step ("propose", "prepare:<module>",
  * "soft-delete", "cancel", "purge:log", "purge:commit", "tail:files",
  * "tail:vacuum"), for the crash tests.
+ *
+ * Permissions: proposals, purges, holds, releases and cancellations ask
+ * retention; a run asks once and acts for the shop in its steps; the
+ * scheduled pass (retention_auto) and the lifecycle task act for the shop.
  */
 #include <config.h>
 

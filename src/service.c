@@ -11,6 +11,9 @@
  *
  * A line item made from a service is a copy (item_add): the catalogue
  * never changes it afterwards.
+ *
+ * Permissions: the catalogue's changes ask catalogue; service_to_job adds
+ * a line item, which asks job.edit (item.c).
  */
 #include <config.h>
 

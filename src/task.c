@@ -7,6 +7,10 @@
  * token; a handler's effects and its task's new state commit together (a
  * savepoint per task undoes the effects of a failing handler, and of one whose
  * claim was lost, before the failure is recorded).
+ *
+ * Permissions: running tasks asks nothing (the pipeline's own steps, and
+ * the runner's purge and retention pass act for the shop: control.h); a
+ * person's task_retry and task_purge ask operations.
  */
 #include <config.h>
 

@@ -6,6 +6,10 @@
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
  * refused request changes nothing. Shared helpers: work-int.h.
+ *
+ * Permissions: adding, editing, moving a visit and its links ask booking;
+ * its status asks visit.work to start or finish it, booking for any other
+ * move; first in the transaction.
  */
 #include <config.h>
 
