@@ -746,6 +746,72 @@ START_TEST(test_refusal_names_holders)
 }
 END_TEST
 
+/* ------------------------------------------------------------- approvals */
+
+/* A booking is one action: a manager's PIN approves a technician's booking
+ * once, and the visit, job and link it makes ask nothing more; a second
+ * booking needs a second approval. */
+START_TEST(test_pin_approves_a_booking_once)
+{
+	int64_t visits;
+
+	db_operator_pretend("mona");
+	ck_assert_msg(staff_pin_set(F.db, "482913") == 0, "%s", err_msg());
+	db_operator_pretend("tara");
+	visits = fx_one(F.db, "SELECT count(*) FROM appointment");
+	ck_assert_int_eq(a_booking_add(), FD_EPERM);
+	ck_assert_msg(names_perm(err_msg(), PERM_BOOKING), "%s", err_msg());
+	ck_assert_msg(staff_pin_approve(F.db, "mona", "482913") == 0, "%s", err_msg());
+	ck_assert_msg(a_booking_add() == 0, "%s", err_msg());
+	ck_assert_int_eq(fx_one(F.db, "SELECT count(*) FROM appointment"), visits + 1);
+	ck_assert_int_eq(fx_one(F.db, "SELECT count(*) FROM approval WHERE status = 'used'"
+	                              " AND how = 'pin' AND requested_by = 'tara'"
+	                              " AND decided_by = 'mona' AND permission = 'booking'"
+	                              " AND subject LIKE 'book a visit for customer %'"),
+	                 1);
+	ck_assert_int_eq(a_booking_add(), FD_EPERM);
+	ck_assert_int_eq(fx_one(F.db, "SELECT count(*) FROM appointment"), visits + 1);
+}
+END_TEST
+
+/* A refusal filed as a request, approved from the manager's own session,
+ * lets the same refund through once: the subject stored is the one
+ * compared. */
+START_TEST(test_session_approval_of_a_refund)
+{
+	const int64_t amount = 3000;
+	int64_t id = 0, refunds;
+
+	db_operator_pretend("dana");
+	refunds = fx_one(F.db, "SELECT count(*) FROM refund");
+	ck_assert_int_eq(refund(amount), FD_EPERM);
+	ck_assert_msg(approval_file(F.db, &id) == 0, "%s", err_msg());
+	db_operator_pretend("mona");
+	ck_assert_msg(approval_decide(F.db, id, 1) == 0, "%s", err_msg());
+	db_operator_pretend("dana");
+	staff_use_approval(F.db, id);
+	ck_assert_int_eq(refund(amount + 1), FD_EPERM); /* more than approved */
+	staff_use_approval(F.db, id);
+	ck_assert_msg(refund(amount) == 0, "%s", err_msg());
+	ck_assert_int_eq(fx_one(F.db, "SELECT count(*) FROM refund"), refunds + 1);
+	staff_use_approval(F.db, id);
+	ck_assert_int_eq(refund(amount), FD_EPERM); /* used */
+	ck_assert_int_eq(fx_one(F.db, "SELECT count(*) FROM refund"), refunds + 1);
+}
+END_TEST
+
+/* The pipeline's own steps and a checked action's parts act for the shop;
+ * outside them, the same call asks again. */
+START_TEST(test_acting_for_the_shop_ends)
+{
+	db_operator_pretend("tara");
+	control_acting_enter();
+	ck_assert_msg(a_customer_add() == 0, "%s", err_msg());
+	control_acting_leave();
+	ck_assert_int_eq(a_customer_add(), FD_EPERM);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *su = suite_create("perms");
@@ -761,6 +827,9 @@ int main(void)
 	tcase_add_test(tc, test_desk_discount_limit);
 	tcase_add_test(tc, test_desk_backdate_limit);
 	tcase_add_test(tc, test_refusal_names_holders);
+	tcase_add_test(tc, test_pin_approves_a_booking_once);
+	tcase_add_test(tc, test_session_approval_of_a_refund);
+	tcase_add_test(tc, test_acting_for_the_shop_ends);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);
 	srunner_set_tap(sr, "-");
