@@ -2,6 +2,9 @@
  * announce.c - the listeners of the record owners' announcements (see
  * announce.h). The table is filled once, before the process starts any
  * thread, and only read afterwards.
+ *
+ * Permissions: listeners run inside the action that announces and ask
+ * nothing of their own.
  */
 #include <config.h>
 

@@ -6,6 +6,10 @@
  * fsync'd, then renamed); a restore changes the live file only while it
  * holds SQLite's exclusive lock on it, and only after the file to restore
  * passed every check; the live database is kept before it is replaced.
+ *
+ * Permissions: backup_take asks backup before it starts; the nightly
+ * backup is the shop's schedule and asks nothing. backup_restore asks
+ * backup of the live database it replaces, when there is one that opens.
  */
 #include <config.h>
 
@@ -751,12 +755,15 @@ out:
 int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
                 struct backup_result *res)
 {
-	int not_due = 0;
+	int not_due = 0, rc;
 
-	if (!dest || !*dest) {
-		memset(res, 0, sizeof *res);
+	memset(res, 0, sizeof *res);
+	if (!dest || !*dest)
 		return err_set(FD_EINVAL, _("no backup file given"));
-	}
+	/* a person's backup; the nightly one (backup_nightly_once) is the
+	 * shop's own schedule and asks nothing */
+	if ((rc = control_ask(db, PERM_BACKUP, 0, "take a backup")))
+		return rc;
 	return take(db, dest, flags, stop, NULL, &not_due, res);
 }
 
@@ -954,6 +961,27 @@ static int restore_over(struct restore_work *r, const char *live, char **replace
 	return 0;
 }
 
+/* Whoever restores over a live database must hold backup in it: asked on
+ * a connection of its own, closed again before the restore locks the
+ * file. FD_EPERM when they are not in its register or lack backup. A live
+ * file that does not open as a frontdesk database, or whose register
+ * cannot be read (damaged: the reason for a restore), has nobody to ask. */
+static int restore_may(const char *live)
+{
+	struct db *db = NULL;
+	int rc = db_open(live, DB_OPEN_NO_MIGRATE, &db);
+
+	if (rc == 0) {
+		rc = control_ask(db, PERM_BACKUP, 0, "restore a backup");
+		db_close(db);
+	}
+	if (rc && rc != FD_EPERM) {
+		err_clear();
+		rc = 0;
+	}
+	return rc;
+}
+
 int backup_restore(const char *live, const char *file, char **replaced)
 {
 	struct restore_work r = {0};
@@ -962,6 +990,8 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	if (replaced)
 		*replaced = NULL;
 	if ((rc = restore_check_names(live, file, &live_exists)))
+		return rc;
+	if (live_exists && (rc = restore_may(live)))
 		return rc;
 	if ((rc = restore_copy(live, file, &r.work)))
 		goto out;

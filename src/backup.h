@@ -86,7 +86,10 @@ void backup_result_free(struct backup_result *res);
  * hashes). On success *replaced (may be NULL) gets the name the old
  * database was kept under (a new string the caller frees; NULL when there
  * was no database at live). The request log is left alone: it records
- * calls that were really made. */
+ * calls that were really made. FD_EPERM, before anything is done, when the
+ * person is not in the register of the live database or does not hold
+ * backup there (a live file that does not open as a frontdesk database is
+ * not asked: there is nobody to ask). */
 int backup_restore(const char *live, const char *file, char **replaced);
 
 /* backup_last - *t = when the last checked backup was taken (clock_now()

@@ -4,6 +4,10 @@
  * the capacity rule of capacity.c (through booking_add), and the
  * availability pushes written to the outbox.
  *
+ * Permissions: none is asked here. Requests are decided by the capacity
+ * rule (booking_chan_process acts for the shop, control.h); a person's
+ * changes of the visits it made ask their own (visit.c, booking.c).
+ *
  * The generic REST channel's event (README "Online booking channels"):
  *   {"id": "evt_1", "type": "booking.requested" | "booking.changed" |
  *    "booking.cancelled", "created": <unix>,
@@ -924,7 +928,12 @@ int booking_chan_process(struct db *db, const char *code, int all, struct bchan_
 		d.ev_id = ids[i];
 		d.code = codes[i];
 		d.outcome = "ignored";
-		if ((rc = db_write(db, decide_tx, &d)) != 0)
+		/* the capacity rule decides, not a person: the booking, customer
+		 * and visit changes it makes act for the shop (control.h) */
+		control_acting_enter();
+		rc = db_write(db, decide_tx, &d);
+		control_acting_leave();
+		if (rc != 0)
 			break;
 		if (!d.claimed)
 			continue;

@@ -2,15 +2,20 @@
  * booking.c - a visit, its jobs, their line items and links in one write
  * transaction (see booking.h). Each record goes through its owner's
  * function; this module only puts them in order.
+ *
+ * Permissions: a booking asks booking once; its parts (visit, resources,
+ * jobs, items, links) are that one action and ask nothing more (control.h).
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "announce.h"
 #include "booking.h"
 #include "capacity.h"
+#include "control.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -105,9 +110,8 @@ static int read_services(struct db *db, struct book_ctx *b)
 	return 0;
 }
 
-static int book_tx(struct db *db, void *arg)
+static int book_parts(struct db *db, struct book_ctx *b)
 {
-	struct book_ctx *b = arg;
 	const struct booking_input *in = b->in;
 	struct booking_result *out = b->out;
 	struct visit_input ai = {0};
@@ -170,6 +174,24 @@ static int book_tx(struct db *db, void *arg)
 		                                              in->resources[i], in->start_at})))
 			return rc;
 	return 0;
+}
+
+/* A booking asks booking once; its parts (the visit, the resources, the
+ * jobs, their items and links) are that one action (control.h). */
+static int book_tx(struct db *db, void *arg)
+{
+	struct book_ctx *b = arg;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "book a visit for customer %lld",
+	         (long long)b->in->customers[0]);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
+	control_acting_enter();
+	rc = book_parts(db, b);
+	control_acting_leave();
+	return rc;
 }
 
 int booking_add(struct db *db, const struct booking_input *in, struct booking_result *out)

@@ -10,6 +10,10 @@
  * anyway (0016-capacity.sql). Working hours are minutes of the shop's
  * local day: a span is turned into UTC for one date at a time (the date's
  * wall clock, so DST days get their real length).
+ *
+ * Permissions: resources and their hours ask catalogue; days off,
+ * reservations and reassignments ask booking; capacity_follow runs inside
+ * a visit's change, which asked.
  */
 #include <config.h>
 
@@ -22,6 +26,7 @@
 
 #include "capacity.h"
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -338,6 +343,8 @@ static int res_add_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	int rc;
 
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, "add a resource")))
+		return rc;
 	if ((rc = name_free(db, c->in->name, 0)))
 		return rc;
 	rc = db_prepare(db,
@@ -373,8 +380,12 @@ static int res_change_tx(struct db *db, void *arg)
 	struct res_ctx *c = arg;
 	struct resource old;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "change resource %lld", (long long)c->id);
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, subject)))
+		return rc;
 	if ((rc = capacity_resource_get(db, c->id, &old)))
 		return rc;
 	capacity_resource_free(&old);
@@ -520,9 +531,13 @@ static int hours_tx(struct db *db, void *arg)
 	struct hours_ctx *h = arg;
 	struct resource r;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc, wd;
 	size_t i;
 
+	snprintf(subject, sizeof subject, "set the hours of resource %lld", (long long)h->id);
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, subject)))
+		return rc;
 	if ((rc = capacity_resource_get(db, h->id, &r)))
 		return rc;
 	capacity_resource_free(&r);
@@ -796,8 +811,13 @@ static int off_tx(struct db *db, void *arg)
 	struct off_ctx *o = arg;
 	struct resource r;
 	sqlite3_stmt *st;
+	char subject[96];
 	int rc;
 
+	snprintf(subject, sizeof subject, "%s resource %lld on %.10s",
+	         o->clear ? "clear the day off of" : "set a day off of", (long long)o->id, o->day);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
 	if ((rc = capacity_resource_get(db, o->id, &r)))
 		return rc;
 	if (o->clear) {
@@ -973,9 +993,13 @@ static int reserve_tx(struct db *db, void *arg)
 	struct resource r;
 	sqlite3_stmt *st;
 	int64_t held;
+	char subject[64];
 	size_t i;
 	int rc;
 
+	snprintf(subject, sizeof subject, "reserve resources for visit %lld", (long long)c->appt);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
 	if ((rc = read_visit(db, c->appt, &v)))
 		return rc;
 	if (visit_is_over(visit_state_of(v.status)))
@@ -1131,8 +1155,13 @@ static int reassign_tx(struct db *db, void *arg)
 	struct resource from, to;
 	sqlite3_stmt *st;
 	int64_t held_from = 0, held_to = 0;
+	char subject[96];
 	int rc, step;
 
+	snprintf(subject, sizeof subject, "move visit %lld from resource %lld to %lld",
+	         (long long)c->appt, (long long)c->from, (long long)c->to);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
 	if ((rc = read_visit(db, c->appt, &v)))
 		return rc;
 	if (visit_is_over(visit_state_of(v.status)))

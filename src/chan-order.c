@@ -8,6 +8,9 @@
  * other columns are never written after the INSERT. What is refundable and chargeable is
  * computed here only (one SQL statement each, so that it is the same
  * inside a transaction and out).
+ *
+ * Permissions: none asked here: its writes run inside outbox_charge (which
+ * asks payment.take) or the pipeline's steps.
  */
 #include <config.h>
 

@@ -6,6 +6,8 @@
  * every event is stored before anything else happens to it; no transaction
  * spans a network call; with a lease, each write transaction starts with
  * control_fence.
+ *
+ * Permissions: none asked here: it stores what the channel sent (control.h).
  */
 #include <config.h>
 

@@ -10,6 +10,8 @@
  * whose application fails is marked failed without undoing the others, and
  * an event is never marked without what it applied or applied without
  * being marked.
+ *
+ * Permissions: none asked here: it carries out what the channel sent (control.h).
  */
 #include <config.h>
 

@@ -15,6 +15,7 @@
 #include "chan-process.h"
 #include "chan-steps.h"
 #include "channel.h"
+#include "control.h"
 #include "err.h"
 #include "inbox.h"
 #include "outbox.h"
@@ -132,7 +133,10 @@ static int pay_settle(struct db *db, struct pipe_conn *c, struct pipe_step_resul
 	r->done = 0;
 	if (!c->ops || !c->ops->settlement || recon_auto_day(db, c->p.code, r->day) != 1)
 		return 0;
+	/* the shop scheduled it (recon_auto_hour): no person asks (control.h) */
+	control_acting_enter();
 	rc = recon_fetch_run(db, c, r->day, &rr);
+	control_acting_leave();
 	if (!rc) {
 		r->done = 1;
 		r->open = rr.open;

@@ -2,9 +2,13 @@
  * commission.c - who did the work, and their commission: the commission
  * columns of line_item and the commissions report (see commission.h for
  * the rules). Called by the command line and the tests.
+ *
+ * Permissions: a commission asks catalogue; the line item added or changed
+ * with it asks its own (item.c); commission_report asks reports.
  */
 #include "commission.h"
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
@@ -157,11 +161,32 @@ static int set_fn(struct db *db, void *p)
 	return db_run_cached(db, st, _("cannot set the commission"));
 }
 
+/* The catalogue permission for the commission of item id (0: a new item). */
+static int require_catalogue(struct db *db, int64_t id)
+{
+	char subject[64];
+
+	if (id)
+		snprintf(subject, sizeof subject, "set the commission of line item %lld",
+		         (long long)id);
+	else
+		snprintf(subject, sizeof subject, "add a line item with a commission");
+	return control_require(db, PERM_CATALOGUE, 0, subject);
+}
+
+static int set_tx(struct db *db, void *p)
+{
+	struct set_arg *a = p;
+	int rc = require_catalogue(db, a->id);
+
+	return rc ? rc : set_fn(db, a);
+}
+
 int commission_set(struct db *db, int64_t item_id, const struct commission_input *in)
 {
 	struct set_arg a = {item_id, in};
 
-	return db_write(db, set_fn, &a);
+	return db_write(db, set_tx, &a);
 }
 
 int commission_get(struct db *db, int64_t item_id, struct commission_info *out)
@@ -219,7 +244,11 @@ static int item_add_fn(struct db *db, void *p)
 {
 	struct item_arg *a = p;
 	struct set_arg s = {0, a->in};
-	int rc = item_add(db, a->item, &a->id);
+	int rc = require_catalogue(db, 0);
+
+	/* the line item itself is a change of its job: item_add asks job.edit */
+	if (!rc)
+		rc = item_add(db, a->item, &a->id);
 
 	s.id = a->id;
 	return rc ? rc : set_fn(db, &s);
@@ -229,7 +258,10 @@ static int item_edit_fn(struct db *db, void *p)
 {
 	struct item_arg *a = p;
 	struct set_arg s = {a->id, a->in};
-	int rc = a->item ? item_edit(db, a->id, a->item) : 0;
+	int rc = require_catalogue(db, a->id);
+
+	if (!rc && a->item)
+		rc = item_edit(db, a->id, a->item);
 
 	return rc ? rc : set_fn(db, &s);
 }
@@ -442,6 +474,9 @@ int commission_report(struct db *db, int64_t from, int64_t to,
 	size_t i, j, k;
 	int rc;
 
+	/* a read: asked before it starts */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "report of commissions")))
+		return rc;
 	rc = collect(db, from, to, &rs);
 	if (!rc && rs.n > 1)
 		qsort(rs.v, rs.n, sizeof *rs.v, row_cmp);

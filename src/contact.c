@@ -7,15 +7,19 @@
  * transaction, and the customer and the corrected row inside it before the
  * insert, so a refused request changes nothing. operator_id is
  * fd_operator(), the person running the program.
+ *
+ * Permissions: logging a contact asks visit.work, first in its transaction.
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "clock.h"
 #include "contact.h"
+#include "control.h"
 #include "customer.h"
 #include "db.h"
 #include "dbrow.h"
@@ -160,8 +164,13 @@ static int add_tx(struct db *db, void *arg)
 	struct add_ctx *a = arg;
 	struct contact old;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "add a contact for customer %lld",
+	         (long long)a->in->customer_id);
+	if ((rc = control_require(db, PERM_VISIT_WORK, 0, subject)))
+		return rc;
 	if ((rc = customer_exists(db, a->in->customer_id)))
 		return rc;
 	if (a->in->corrects_id) {

@@ -386,8 +386,12 @@ static int break_tx(struct db *db, void *arg)
 {
 	const char *name = arg;
 	sqlite3_stmt *st;
+	char subject[96];
 	int rc;
 
+	snprintf(subject, sizeof subject, "break the lease %.64s", name);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)))
+		return rc;
 	rc = db_prepare(
 	    db,
 	    "UPDATE control SET owner_host = NULL, owner_pid = NULL, owner_token = NULL, "
@@ -469,4 +473,48 @@ int control_stamp_get(struct db *db, const char *name, int64_t *t)
 		rc = db_fail(db, _("cannot read the control table"));
 	sqlite3_finalize(st);
 	return rc;
+}
+
+/* ------------------------------------------------- acting for the shop */
+
+/* How deep this thread is in steps acting for the shop (control.h). One
+ * connection per thread, so the thread is the connection's. */
+static _Thread_local int acting;
+
+void control_acting_enter(void)
+{
+	acting++;
+}
+
+void control_acting_leave(void)
+{
+	if (acting > 0)
+		acting--;
+}
+
+int control_require(struct db *db, enum perm p, int64_t amount, const char *subject)
+{
+	return acting ? 0 : staff_require(db, p, amount, subject);
+}
+
+struct ask_ctx {
+	enum perm p;
+	int64_t amount;
+	const char *subject;
+};
+
+static int ask_tx(struct db *db, void *arg)
+{
+	struct ask_ctx *a = arg;
+
+	return control_require(db, a->p, a->amount, a->subject);
+}
+
+int control_ask(struct db *db, enum perm p, int64_t amount, const char *subject)
+{
+	struct ask_ctx a = {p, amount, subject};
+
+	if (acting)
+		return 0;
+	return db_write(db, ask_tx, &a);
 }

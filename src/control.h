@@ -101,7 +101,9 @@ int control_list(struct db *db, int (*cb)(const struct control_info *ci, void *a
 
 /* control_break - an operator frees name whoever holds it (for a holder that
  * is stuck but alive). The epoch grows, so the old holder can no longer
- * write. FD_ENOTFOUND for an unknown name. */
+ * write. FD_ENOTFOUND for an unknown name; FD_EPERM without the permission
+ * operations. (Acquiring, renewing and releasing a lease, and stamps, are
+ * the program's own bookkeeping: not a person's permission.) */
 int control_break(struct db *db, const char *name);
 
 void control_info_free(struct control_info *ci);
@@ -118,5 +120,37 @@ int control_stamp(struct db *db, const char *name, int64_t t);
 
 /* control_stamp_get - *t = the time name last happened, 0 when never. */
 int control_stamp_get(struct db *db, const char *name, int64_t *t);
+
+/* ------------------------------------------------- acting for the shop */
+
+/* Who may do what (staff.h) is asked of a person, once per action, in the
+ * action's own write transaction before it writes: every core writer calls
+ * control_require, which is staff_require, except while the thread carries
+ * out an action that is already decided, between control_acting_enter and
+ * control_acting_leave (they nest):
+ *  - a step of the pipeline carrying out what a provider sent or what the
+ *    shop's own rules decide (the booking channel deciding a request by the
+ *    capacity rule, the scheduled reconciliation and retention pass);
+ *  - the parts of an action that was checked as a whole (a booking adds a
+ *    visit, its jobs and links: the person needed booking, not each part's
+ *    permission), so that an approval given for the action is used once.
+ * Then control_require passes without asking.
+ *
+ * The front ends never act for the shop: this part is hidden from them and
+ * its names are poisoned there (layer-frontend.h). */
+#ifndef FD_LAYER_FRONTEND_H
+#include <stddef.h>
+
+#include "staff.h"
+void control_acting_enter(void);
+void control_acting_leave(void);
+/* control_require - 0 while acting for the shop, else staff_require. */
+int control_require(struct db *db, enum perm p, int64_t amount, const char *subject);
+/* control_ask - control_require in a write transaction of its own, for long
+ * work made of several transactions (a reconciliation, a purge, a full
+ * rebuild, a backup, a report): called before the first of them, so that a
+ * refusal writes nothing (an approval it uses is written as used). */
+int control_ask(struct db *db, enum perm p, int64_t amount, const char *subject);
+#endif
 
 #endif

@@ -5,6 +5,9 @@
  * transaction starts, so a refused request changes nothing. The search
  * (customer_search) matches names, addresses and phone numbers, a phone
  * number by its digits whatever the punctuation.
+ *
+ * Permissions: adding, editing and deleting a customer asks customer.edit,
+ * first in its transaction (control.h).
  */
 #include <config.h>
 
@@ -14,6 +17,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "customer.h"
 #include "db.h"
 #include "dbrow.h"
@@ -92,6 +96,8 @@ static int add_tx(struct db *db, void *arg)
 	int64_t now = clock_now();
 	int rc;
 
+	if ((rc = control_require(db, PERM_CUSTOMER_EDIT, 0, "add a customer")))
+		return rc;
 	rc = db_prepare(db,
 	                "INSERT INTO customer (name, phone, email, address, note, created_at, "
 	                "updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)",
@@ -184,8 +190,12 @@ static int edit_tx(struct db *db, void *arg)
 {
 	struct edit_ctx *e = arg;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "edit customer %lld", (long long)e->id);
+	if ((rc = control_require(db, PERM_CUSTOMER_EDIT, 0, subject)))
+		return rc;
 	if ((rc = must_exist(db, e->id)))
 		return rc;
 	/* ?N IS NULL keeps the old value; '' (given but empty) clears it */
@@ -226,8 +236,12 @@ static int delete_tx(struct db *db, void *arg)
 {
 	int64_t id = *(int64_t *)arg, jobs = 0, contacts = 0;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "delete customer %lld", (long long)id);
+	if ((rc = control_require(db, PERM_CUSTOMER_EDIT, 0, subject)))
+		return rc;
 	if ((rc = must_exist(db, id)))
 		return rc;
 	/* what refers to the customer: read here, not asked of the modules

@@ -5,6 +5,9 @@
  * the demo also exercises history, status flows and validation. The data is
  * deterministic for a given "now": a small xorshift generator seeded with a
  * constant picks names, services and times.
+ *
+ * Permissions: demo_create asks migrate once, then makes its records as
+ * one action (control.h).
  */
 #include <config.h>
 
@@ -12,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "customer.h"
 #include "db.h"
 #include "demo.h"
@@ -339,13 +343,19 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 	int rc, any;
 
 	*made = 0;
+	/* asked once: the customers, visits, invoices and payments it makes
+	 * are that one action (control.h) */
+	if ((rc = control_ask(db, PERM_MIGRATE, 0, "create the demo data")))
+		return rc;
 	if ((rc = has_customers(db, &any)) || any)
 		return rc;
 	rng_state = 0x9E3779B97F4A7C15ull;
-	if ((rc = demo_customers(db, cust, nc)) ||
-	    (rc = demo_month(db, today, now, cust, nc, bill, &nbill, made)) ||
-	    (rc = demo_two_visits(db, today, cust[0], made)) ||
-	    (rc = demo_shared_visit(db, today, cust, made)))
-		return rc;
-	return bill_and_pay(db, bill, nbill);
+	control_acting_enter();
+	if (!(rc = demo_customers(db, cust, nc)) &&
+	    !(rc = demo_month(db, today, now, cust, nc, bill, &nbill, made)) &&
+	    !(rc = demo_two_visits(db, today, cust[0], made)) &&
+	    !(rc = demo_shared_visit(db, today, cust, made)))
+		rc = bill_and_pay(db, bill, nbill);
+	control_acting_leave();
+	return rc;
 }

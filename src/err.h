@@ -11,13 +11,13 @@
 
 enum {
 	FD_OK = 0,
-	FD_EINVAL = -1,     /* the request is refused: bad input or a broken rule */
-	FD_ENOTFOUND = -2,  /* the thing named does not exist */
-	FD_ECONFLICT = -3,  /* the state does not allow it (illegal transition, duplicate) */
-	FD_EBUSY = -4,      /* the database stayed locked past our retries */
-	FD_EDB = -5,        /* SQLite failed in a way that is not the user's fault */
-	FD_EIO = -6,        /* a file or directory could not be used */
-	FD_ESCHEMA = -7,    /* the schema is newer, tampered or could not be migrated */
+	FD_EINVAL = -1,      /* the request is refused: bad input or a broken rule */
+	FD_ENOTFOUND = -2,   /* the thing named does not exist */
+	FD_ECONFLICT = -3,   /* the state does not allow it (illegal transition, duplicate) */
+	FD_EBUSY = -4,       /* the database stayed locked past our retries */
+	FD_EDB = -5,         /* SQLite failed in a way that is not the user's fault */
+	FD_EIO = -6,         /* a file or directory could not be used */
+	FD_ESCHEMA = -7,     /* the schema is newer, tampered or could not be migrated */
 	FD_EINPROGRESS = -8, /* an idempotent request is still being processed */
 	FD_EPERM = -9        /* the person running frontdesk may not do this (staff.h) */
 };

@@ -4,6 +4,9 @@
  * final document) and the check of the flows (see esign.h; the estimates
  * and callbacks are esign.c, what both use esign-int.h). The invariants
  * of esign.c hold here.
+ *
+ * Permissions: none asked here: it carries out what esign_send and
+ * esign_cancel decided (they ask job.edit) and what the provider sent.
  */
 #include <config.h>
 

@@ -12,6 +12,9 @@
  * file, fsync, rename, folder fsync) and is recorded only after that; the
  * outbox rows written here are integration_type 'esign' and only the esign
  * steps send them.
+ *
+ * Permissions: esign_send and esign_cancel ask job.edit; taking in and
+ * carrying out the provider's answers asks nothing (esign-flow.c).
  */
 #include <config.h>
 
@@ -731,8 +734,13 @@ static int send_tx(struct db *db, void *arg)
 {
 	struct send_ctx *s = arg;
 	struct send_work w = {0};
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "send an estimate of job %lld for signing",
+	         (long long)s->job_id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)) != 0)
+		return rc;
 	w.now = clock_now();
 	w.terms = config_get("esign_terms", "");
 	if ((rc = job_get(db, s->job_id, &w.j)) != 0)
@@ -814,8 +822,12 @@ static int cancel_tx(struct db *db, void *arg)
 	struct cancel_ctx *c = arg;
 	struct estimate e;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "cancel estimate %lld", (long long)c->id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)) != 0)
+		return rc;
 	if ((rc = esign_get(db, c->id, &e)) != 0)
 		return rc;
 	if (!esign_is_open(esign_state_of(e.state))) {

@@ -4,13 +4,17 @@
  * Each record kind but visits is one table below: an SQL statement (?1 and
  * ?2 bound to the range) and what each of its columns is, which decides how
  * the cell is written. Visits come from their owner (visit_list_range).
+ *
+ * Permissions: an export asks reports before it reads.
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "csv.h"
 #include "db.h"
 #include "err.h"
@@ -257,6 +261,9 @@ int export_csv(struct db *db, const char *name, const struct export_range *r, FI
 
 	if (n_out)
 		*n_out = 0;
+	/* a read: asked before it starts, outside any transaction */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "export the records as CSV")))
+		return rc;
 	for (i = 0; i < sizeof tables / sizeof tables[0]; i++)
 		if (!strcmp(name, tables[i].name))
 			t = &tables[i];

@@ -6,6 +6,8 @@
  * decides which components and properties there are and puts libical's
  * text for the calendar's head, each event and the calendar's END line one
  * after the other.
+ *
+ * Permissions: an export asks reports before it reads.
  */
 #include <config.h>
 
@@ -15,6 +17,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dynlib.h"
 #include "err.h"
@@ -360,6 +363,9 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 
 	if (n_out)
 		*n_out = 0;
+	/* a read: asked before it starts, outside any transaction */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "export the visits as iCalendar")))
+		return rc;
 	if ((rc = ical_load()) != 0)
 		return rc;
 	if ((rc = db_exec(db, "BEGIN")) != 0)

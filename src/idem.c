@@ -6,6 +6,9 @@
  * so a replay can never point at rows that do not exist, and a crash between
  * the two cannot happen. The stored response is a small JSON document
  * {"id": N, "ids": [...]} that only this file reads and writes.
+ *
+ * Permissions: none asked here; the function whose body idem_run runs asks
+ * its own, first in that body.
  */
 #include <config.h>
 

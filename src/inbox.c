@@ -6,6 +6,9 @@
  * payload is believed; a rejected payload is keyed by its digest, so the id
  * it claims stays free for the genuine event; every write is one
  * BEGIN IMMEDIATE transaction (or runs inside the caller's).
+ *
+ * Permissions: storing and marking events asks nothing (the pipeline's own
+ * steps); a person's inbox_retry and inbox_ignore ask operations.
  */
 #include <config.h>
 
@@ -18,6 +21,7 @@
 
 #include "channel.h"
 #include "clock.h"
+#include "control.h"
 #include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
@@ -717,9 +721,13 @@ static int change_tx(struct db *db, void *arg)
 {
 	struct change_ctx *c = arg;
 	sqlite3_stmt *st;
-	char status[12] = "";
+	char status[12] = "", subject[64];
 	int rc, step;
 
+	snprintf(subject, sizeof subject, "%s inbound event %lld", c->reason ? "ignore" : "retry",
+	         (long long)c->id);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)) != 0)
+		return rc;
 	rc = db_prepare(db, "SELECT status FROM inbound_callback WHERE id = ?", &st);
 	if (rc)
 		return rc;

@@ -9,6 +9,10 @@
  * per-year counter row bumped in that same transaction, so numbers have no
  * gaps and never repeat. Every rule is checked here first, inside the write
  * transaction, so that a refusal says what is wrong and changes nothing.
+ *
+ * Permissions: issuing asks invoice.issue, a credit note credit.note,
+ * voiding void; first in the transaction (after the idempotency record,
+ * which the refusal rolls back with everything else).
  */
 #include <config.h>
 
@@ -18,6 +22,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "docnum.h"
@@ -636,11 +641,21 @@ static int issue_tx(struct db *db, void *arg, struct idem_result *res)
 {
 	struct issue_ctx *x = arg;
 	const struct invoice_input *in = x->in;
-	char buf[MONEY_BUFSZ];
+	char buf[MONEY_BUFSZ], subject[64];
 	int64_t id;
 	size_t i;
 	int rc = 0;
 
+	if (in->n_jobs)
+		snprintf(subject, sizeof subject, "issue invoice for job %lld",
+		         (long long)in->jobs[0]);
+	else if (in->customer_id)
+		snprintf(subject, sizeof subject, "issue invoice for customer %lld",
+		         (long long)in->customer_id);
+	else
+		snprintf(subject, sizeof subject, "issue an invoice");
+	if ((rc = control_require(db, PERM_INVOICE_ISSUE, 0, subject)))
+		return rc;
 	drafts_free(x);
 	x->customer_id = 0;
 	x->total = 0;
@@ -728,10 +743,13 @@ static int credit_tx(struct db *db, void *arg, struct idem_result *res)
 	struct credit_ctx *c = arg;
 	struct invoice inv;
 	struct draft_line l;
-	char a[MONEY_BUFSZ], b[MONEY_BUFSZ];
+	char a[MONEY_BUFSZ], b[MONEY_BUFSZ], subject[64];
 	int64_t now = clock_now(), cn;
 	int rc;
 
+	snprintf(subject, sizeof subject, "credit note for invoice %lld", (long long)c->id);
+	if ((rc = control_require(db, PERM_CREDIT_NOTE, 0, subject)))
+		return rc;
 	if ((rc = invoice_get(db, c->id, &inv)) != 0)
 		return rc;
 	if (strcmp(inv.kind, "invoice") != 0)
@@ -801,9 +819,12 @@ static int void_tx(struct db *db, void *arg)
 	struct void_ctx *v = arg;
 	struct invoice inv;
 	sqlite3_stmt *st;
-	char a[MONEY_BUFSZ];
+	char a[MONEY_BUFSZ], subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "void invoice %lld", (long long)v->id);
+	if ((rc = control_require(db, PERM_VOID, 0, subject)))
+		return rc;
 	if ((rc = invoice_get(db, v->id, &inv)) != 0)
 		return rc;
 	if (strcmp(inv.kind, "invoice") != 0)

@@ -13,6 +13,12 @@
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
  * refused request changes nothing. Shared helpers: work-int.h.
+ *
+ * Permissions: every change needs job.edit; a DISCOUNT or CREDIT line
+ * added or changed also needs discount up to what the job's discount and
+ * credit lines come to after the change, in whole percent (rounded up) of
+ * its SERVICE, FEE and TAX lines (100 when it has none). Deleting a line
+ * needs job.edit only. item_settle is part of invoicing and checks nothing.
  */
 #include <config.h>
 
@@ -22,6 +28,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -243,15 +250,75 @@ out:
 	return rc;
 }
 
+/* 1 when a line of kind takes money off (DISCOUNT, CREDIT). */
+static int kind_takes_off(const char *kind)
+{
+	return !strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT");
+}
+
+/* part in whole percent of whole > 0, rounded up. */
+static int64_t percent_up(int64_t part, int64_t whole)
+{
+	int64_t q = part / whole, r = part % whole;
+
+	if (q >= INT64_MAX / 100 - 1)
+		return INT64_MAX / 100;
+	if (whole > INT64_MAX / 100) { /* r * 100 would overflow: a cent less exact */
+		whole /= 100;
+		r /= 100;
+	}
+	return q * 100 + (r * 100 + whole - 1) / whole;
+}
+
+/* The discount permission for a DISCOUNT or CREDIT line of job_id (id, 0
+ * for a new one) that will amount to amount (negative): what the job's
+ * lines take off after the change, in percent of its charges (see the top
+ * of this file). 0 for a line of another kind. */
+static int require_discount(struct db *db, int64_t job_id, int64_t id, const char *kind,
+                            int64_t amount, const char *subject)
+{
+	sqlite3_stmt *st;
+	int64_t charges = 0, off = 0, pct;
+	int rc;
+
+	if (!kind_takes_off(kind))
+		return 0;
+	rc = wk_prep(db,
+	             "SELECT coalesce(sum(CASE WHEN kind IN ('SERVICE', 'FEE', 'TAX') THEN amount"
+	             " END), 0), coalesce(sum(CASE WHEN kind IN ('DISCOUNT', 'CREDIT') THEN -amount"
+	             " END), 0) FROM line_item WHERE service_order_id = ?1 AND id <> ?2",
+	             &st, job_id, id);
+	if (rc)
+		return rc;
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		charges = sqlite3_column_int64(st, 0);
+		off = sqlite3_column_int64(st, 1);
+	} else {
+		rc = db_fail(db, _("cannot read the line items of the job"));
+	}
+	sqlite3_finalize(st);
+	if (rc)
+		return rc;
+	if (money_add(off, -amount, &off))
+		off = INT64_MAX;
+	pct = charges > 0 ? percent_up(off, charges) : 100;
+	return control_require(db, PERM_DISCOUNT, pct, subject);
+}
+
 static int item_add_tx(struct db *db, void *arg)
 {
 	struct item_ctx *a = arg;
-	char status[16];
+	char status[16], subject[80];
 	sqlite3_stmt *st;
 	int rc;
 
+	snprintf(subject, sizeof subject, "add a %s line to job %lld", a->kind,
+	         (long long)a->in->job_id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+		return rc;
 	if ((rc = wk_read_status(db, &wk_job_machine, a->in->job_id, status)) || /* it exists */
-	    (rc = check_limits(db, a->in->job_id, 0, a->amount)))
+	    (rc = check_limits(db, a->in->job_id, 0, a->amount)) ||
+	    (rc = require_discount(db, a->in->job_id, 0, a->kind, a->amount, subject)))
 		return rc;
 	rc = db_prepare(db,
 	                "INSERT INTO line_item (service_order_id, kind, description, qty_milli,"
@@ -292,9 +359,12 @@ static int item_edit_tx(struct db *db, void *arg)
 	struct line_item li;
 	sqlite3_stmt *st;
 	int64_t billed_qty = 0, billed_amount = 0;
-	char q[32];
+	char q[32], subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "change line item %lld", (long long)e->id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+		return rc;
 	if ((rc = item_get(db, e->id, &li)))
 		return rc;
 	if ((rc = billed_of(db, e->id, &billed_qty, &billed_amount)))
@@ -326,7 +396,8 @@ static int item_edit_tx(struct db *db, void *arg)
 	}
 	if ((rc = item_amount(li.kind, li.qty_milli, li.unit_price, billed_qty, billed_amount,
 	                      &li.amount)) ||
-	    (rc = check_limits(db, li.job_id, e->id, li.amount)))
+	    (rc = check_limits(db, li.job_id, e->id, li.amount)) ||
+	    (rc = require_discount(db, li.job_id, e->id, li.kind, li.amount, subject)))
 		goto out;
 	rc = db_prepare(db,
 	                "UPDATE line_item SET kind = ?1,"
@@ -416,8 +487,12 @@ static int item_delete_tx(struct db *db, void *arg)
 	int64_t id = *(int64_t *)arg;
 	struct line_item li;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "delete line item %lld", (long long)id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+		return rc;
 	if ((rc = item_get(db, id, &li)))
 		return rc;
 	item_free(&li);

@@ -5,6 +5,9 @@
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
  * refused request changes nothing. Shared helpers: work-int.h.
+ *
+ * Permissions: adding, editing a job and moving its status ask job.edit,
+ * first in the transaction (the status in work-common.c).
  */
 #include <config.h>
 
@@ -14,6 +17,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -177,8 +181,13 @@ static int job_add_tx(struct db *db, void *arg)
 	struct job_ctx *a = arg;
 	sqlite3_stmt *st;
 	int64_t now = clock_now(), dummy;
+	char subject[64];
 	int found, rc;
 
+	snprintf(subject, sizeof subject, "add a job for customer %lld",
+	         (long long)a->in->customer_id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+		return rc;
 	if ((rc = wk_query_int(db, "SELECT id FROM customer WHERE id = ?1", a->in->customer_id, 0,
 	                       &dummy, &found)))
 		return rc;
@@ -219,8 +228,12 @@ static int job_edit_tx(struct db *db, void *arg)
 	struct job j;
 	sqlite3_stmt *st;
 	int64_t items = 0;
+	char subject[64];
 	int found, rc;
 
+	snprintf(subject, sizeof subject, "edit job %lld", (long long)e->id);
+	if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+		return rc;
 	if ((rc = job_get(db, e->id, &j)))
 		return rc;
 	if (e->cur && strcmp(e->cur->code, j.currency) &&

@@ -8,6 +8,8 @@
  * schema keeps equal to the sum of its lines). Until issue 18 the statement
  * yielded every posting (an entry's postings in separate branches, joined
  * again by the sort of all of them); the output is the same byte for byte.
+ *
+ * Permissions: journal_export asks reports before it reads.
  */
 #include <config.h>
 
@@ -17,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
@@ -291,6 +294,9 @@ int journal_export(struct db *db, FILE *out)
 	int64_t day = 0, next = 0; /* the day date names: [day, next) */
 	char date[16];
 
+	/* a read: asked before it starts, outside any transaction */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "export the money journal")) != 0)
+		return rc;
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
 	fprintf(out,

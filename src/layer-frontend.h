@@ -21,5 +21,7 @@
 #pragma GCC poison sqlite3_step sqlite3_get_table sqlite3_open sqlite3_open_v2
 #pragma GCC poison db_prepare db_prepare_cached db_exec db_one_int db_sqlite db_run
 #pragma GCC poison db_run_cached db_begin_write dbrow_get
+/* a front end asks as the person it runs for, never for the shop (control.h) */
+#pragma GCC poison control_acting_enter control_acting_leave control_require
 
 #endif

@@ -7,6 +7,9 @@
  * one. The state, deletion id, generation and purge date are copied from
  * retention_process, the authoritative record of deletions; "purged" from
  * retention_purged, which names no deletion.
+ *
+ * Permissions: computing a row asks nothing; lifecycle_rebuild_all asks
+ * operations.
  */
 #include <config.h>
 
@@ -15,6 +18,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -353,7 +357,7 @@ static int rebuild_batch(struct db *db, void *arg)
 int lifecycle_rebuild_all(struct db *db, int64_t *n_out)
 {
 	struct batch b = {0, 0, 1};
-	int rc = 0;
+	int rc = control_ask(db, PERM_OPERATIONS, 0, "rebuild every customer's lifecycle");
 
 	while (!rc && b.more)
 		rc = db_write(db, rebuild_batch, &b);

@@ -9,6 +9,10 @@
  * in flight; a row left "sending" is resent with the same key before any
  * later row of its order; success is recorded only for an answer that
  * matches the row.
+ *
+ * Permissions: outbox_charge asks payment.take, outbox_refund refund up to
+ * its amount, outbox_retry operations; enqueueing, claiming, delivering and
+ * recording answers ask nothing (the pipeline carries out what was asked).
  */
 #include <config.h>
 
@@ -227,10 +231,13 @@ static int charge_tx(struct db *db, void *arg)
 	struct chan_order_new in = {c->order_no, c->routed,        c->inv->customer_id,
 	                            c->inv->id,  c->inv->currency, c->amount};
 	int64_t left = 0;
-	char *payload;
+	char *payload, subject[64];
 	cJSON *p;
 	int rc;
 
+	snprintf(subject, sizeof subject, "charge invoice %lld by card", (long long)c->inv->id);
+	if ((rc = control_require(db, PERM_PAYMENT_TAKE, 0, subject)) != 0)
+		return rc;
 	/* the invoice is read again inside the transaction: no one paid it since */
 	if ((rc = chan_order_chargeable(db, c->inv->id, &left)) != 0)
 		return rc;
@@ -394,6 +401,9 @@ static int refund_tx(struct db *db, void *arg)
 		               _("order %s has %lld (minor units) left to refund after the refunds "
 		                 "already asked for"),
 		               r->order_no, (long long)left);
+	snprintf(bkey, sizeof bkey, "refund of card order %.64s", r->order_no);
+	if ((rc = control_require(db, PERM_REFUND, r->amount, bkey)) != 0)
+		return rc;
 	snprintf(bkey, sizeof bkey, "%s-r%lld", r->order_no, (long long)n + 1);
 	p = cJSON_CreateObject();
 	cJSON_AddStringToObject(p, "order_no", r->order_no);
@@ -862,8 +872,12 @@ static int retry_tx(struct db *db, void *arg)
 	const struct retry_ctx *x = arg;
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc, dead, moved;
 
+	snprintf(subject, sizeof subject, "retry outbox command %lld", (long long)x->id);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)) != 0)
+		return rc;
 	if ((rc = outbox_cmd_get(db, x->id, &o)) != 0)
 		return rc;
 	dead = outbox_state_of(o.status) == OUTBOX_DEAD;

@@ -8,6 +8,9 @@
  * never computed here: the rows posted here (allocation, reversal, refund)
  * make the schema's triggers update them in the same statement, and the
  * schema refuses any figure that does not match the posted rows.
+ *
+ * Permissions: see payment.h (the plain functions ask, the _in variants
+ * run inside an action that asked).
  */
 #include <config.h>
 
@@ -16,6 +19,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -777,6 +781,42 @@ static int record_tx(struct db *db, void *arg, struct idem_result *res)
 	return post_all(db, res->id, 1, r->allocs, r->n, r->auto_alloc, res);
 }
 
+/* How many whole shop days before today (clock_now()) received_at is; 0
+ * for today. */
+static int64_t days_back(int64_t received_at)
+{
+	int64_t today = clock_day_start(clock_now()), day = clock_day_start(received_at);
+
+	/* a day is 23 to 25 hours long: round to the nearest whole one */
+	return day < today ? (today - day + 43200) / 86400 : 0;
+}
+
+/* The permissions of taking a payment received at received_at (0: now):
+ * payment.take, and payment.backdate up to the days it lies back. */
+static int require_take(struct db *db, int64_t received_at, const char *subject)
+{
+	int64_t n = received_at ? days_back(received_at) : 0;
+	int rc = control_require(db, PERM_PAYMENT_TAKE, 0, subject);
+
+	if (!rc && n >= 1)
+		rc = control_require(db, PERM_PAYMENT_BACKDATE, n, subject);
+	return rc;
+}
+
+/* record_tx for a person (payment_record): asks first. */
+static int record_checked_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct record_ctx *r = arg;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "record a payment for customer %lld",
+	         (long long)r->in->customer_id);
+	if ((rc = require_take(db, r->received_at, subject)))
+		return rc;
+	return record_tx(db, arg, res);
+}
+
 /* Check a payment request as far as it can be checked before the write
  * transaction; fill r (currency, time received) and append the request's
  * canonical text to canon. */
@@ -838,7 +878,8 @@ int payment_record(struct db *db, const struct payment_input *in, const struct a
 	memset(res, 0, sizeof *res);
 	rc = record_prepare(in, allocs, n, auto_alloc, clock_now(), &r, &canon);
 	if (!rc)
-		rc = idem_run(db, idem_key, "pay record", sb_cstr(&canon), record_tx, &r, res);
+		rc = idem_run(db, idem_key, "pay record", sb_cstr(&canon), record_checked_tx, &r,
+		              res);
 	sb_free(&canon);
 	return rc;
 }
@@ -891,9 +932,18 @@ static int batch_tx(struct db *db, void *arg, struct idem_result *res)
 {
 	struct batch_ctx *b = arg;
 	struct idem_result one;
+	int64_t oldest = 0;
+	char subject[64];
 	size_t i;
 	int rc;
 
+	/* asked once for the batch, for its payment dated furthest back */
+	for (i = 0; i < b->n; i++)
+		if (!oldest || b->r[i].received_at < oldest)
+			oldest = b->r[i].received_at;
+	snprintf(subject, sizeof subject, "record %zu payments", b->n);
+	if ((rc = require_take(db, oldest, subject)))
+		return rc;
 	res->ids = xmalloc(b->n * sizeof *res->ids);
 	for (i = 0; i < b->n; i++) {
 		memset(&one, 0, sizeof one);
@@ -993,6 +1043,19 @@ static int post_tx(struct db *db, void *arg, struct idem_result *res)
 	return 0;
 }
 
+/* post_tx for a person (alloc_post): asks first. */
+static int post_checked_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct post_ctx *p = arg;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "allocate payment %lld", (long long)p->payment_id);
+	if ((rc = control_require(db, PERM_PAYMENT_TAKE, 0, subject)))
+		return rc;
+	return post_tx(db, arg, res);
+}
+
 int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n,
                int auto_alloc, const char *idem_key, struct idem_result *res)
 {
@@ -1007,7 +1070,7 @@ int alloc_post(struct db *db, int64_t payment_id, const struct alloc_input *allo
 		return err_set(FD_EINVAL, _("give at least one allocation"));
 	sb_printf(&canon, "payment=%lld\n", (long long)payment_id);
 	canon_allocs(&canon, allocs, n, auto_alloc);
-	rc = idem_run(db, idem_key, "pay allocate", sb_cstr(&canon), post_tx, &p, res);
+	rc = idem_run(db, idem_key, "pay allocate", sb_cstr(&canon), post_checked_tx, &p, res);
 	sb_free(&canon);
 	return rc;
 }
@@ -1137,11 +1200,17 @@ static int credit_settle_tx(struct db *db, void *arg, struct idem_result *res)
 {
 	struct credit_settle_ctx *c = arg;
 	struct credit_list l;
-	struct alloc_input *rest = xcalloc(c->n + 1, sizeof *rest), *chunk;
+	struct alloc_input *rest, *chunk;
 	int64_t need = 0, last = 0, id;
+	char subject[80];
 	size_t i, k, nrest;
 	int rc;
 
+	snprintf(subject, sizeof subject, "settle invoices of customer %lld from credit",
+	         (long long)c->customer_id);
+	if ((rc = require_take(db, c->in ? c->in->received_at : 0, subject)))
+		return rc;
+	rest = xcalloc(c->n + 1, sizeof *rest);
 	chunk = xcalloc(c->n + 1, sizeof *chunk);
 	for (i = 0; i < c->n; i++)
 		rest[i] = c->allocs[i];
@@ -1311,6 +1380,19 @@ static int reverse_in(struct db *db, int64_t alloc_id, const char *reason, int b
 	return run_in(db, reverse_tx, &r, id);
 }
 
+/* reverse_tx for a person (alloc_reverse): asks void. */
+static int reverse_checked_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	struct reverse_ctx *r = arg;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "reverse allocation %lld", (long long)r->alloc_id);
+	if ((rc = control_require(db, PERM_VOID, 0, subject)))
+		return rc;
+	return reverse_tx(db, arg, res);
+}
+
 int alloc_reverse_in(struct db *db, int64_t alloc_id, const char *reason, int64_t *id)
 {
 	return reverse_in(db, alloc_id, reason, 0, id);
@@ -1327,7 +1409,7 @@ int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const cha
 	if ((rc = reverse_check(reason, 0)) != 0)
 		return rc;
 	snprintf(canon, sizeof canon, "allocation=%lld\nreason=%s\n", (long long)alloc_id, reason);
-	return idem_run(db, idem_key, "pay reverse", canon, reverse_tx, &r, res);
+	return idem_run(db, idem_key, "pay reverse", canon, reverse_checked_tx, &r, res);
 }
 
 /* ------------------------------------------------------------ refunds */
@@ -1335,6 +1417,21 @@ int alloc_reverse(struct db *db, int64_t alloc_id, const char *reason, const cha
 struct refund_ctx {
 	const struct refund_input *in;
 };
+
+static int refund_tx(struct db *db, void *arg, struct idem_result *res);
+
+/* refund_tx for a person (refund_post): asks refund up to its amount. */
+static int refund_checked_tx(struct db *db, void *arg, struct idem_result *res)
+{
+	const struct refund_input *in = ((struct refund_ctx *)arg)->in;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "refund of payment %lld", (long long)in->payment_id);
+	if ((rc = control_require(db, PERM_REFUND, in->amount, subject)))
+		return rc;
+	return refund_tx(db, arg, res);
+}
 
 static int refund_tx(struct db *db, void *arg, struct idem_result *res)
 {
@@ -1438,7 +1535,7 @@ int refund_post(struct db *db, const struct refund_input *in, const char *idem_k
 	          "pending=%d\n",
 	          (long long)in->payment_id, (long long)in->amount, in->method ? in->method : "",
 	          in->reference ? in->reference : "", in->reason, in->pending);
-	rc = idem_run(db, idem_key, "refund", sb_cstr(&canon), refund_tx, &r, res);
+	rc = idem_run(db, idem_key, "refund", sb_cstr(&canon), refund_checked_tx, &r, res);
 	sb_free(&canon);
 	return rc;
 }
@@ -1454,22 +1551,28 @@ static int settle_tx(struct db *db, void *arg)
 	struct settle_ctx *s = arg;
 	enum refund_state to = s->succeeded ? REFUND_SUCCEEDED : REFUND_FAILED;
 	sqlite3_stmt *st;
-	char status[16] = "";
+	char status[16] = "", subject[64];
+	int64_t amount = 0;
 	int rc, step;
 
-	rc = db_prepare(db, "SELECT status FROM refund WHERE id = ?", &st);
+	rc = db_prepare(db, "SELECT status, amount FROM refund WHERE id = ?", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, s->id);
 	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
+	if (step == SQLITE_ROW) {
 		dbrow_copy(st, 0, status, sizeof status);
-	else if (step == SQLITE_DONE)
+		amount = sqlite3_column_int64(st, 1);
+	} else if (step == SQLITE_DONE)
 		rc = err_set(FD_ENOTFOUND, _("there is no refund %lld"), (long long)s->id);
 	else
 		rc = db_fail(db, _("cannot read the refund"));
 	sqlite3_finalize(st);
 	if (rc)
+		return rc;
+	/* settling a refund by hand is for one who may make it */
+	snprintf(subject, sizeof subject, "settle refund %lld", (long long)s->id);
+	if ((rc = control_require(db, PERM_REFUND, amount, subject)))
 		return rc;
 	/* only a pending refund moves (to succeeded or failed) */
 	if (!states_may_move(&refund_states, refund_state_of(status), to))
@@ -1509,8 +1612,12 @@ static int pvoid_tx(struct db *db, void *arg)
 	struct pvoid_ctx *v = arg;
 	struct payment p;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "void payment %lld", (long long)v->id);
+	if ((rc = control_require(db, PERM_VOID, 0, subject)))
+		return rc;
 	if ((rc = payment_get(db, v->id, &p)) != 0)
 		return rc;
 	if (payment_is_void(&p))

@@ -330,7 +330,13 @@ int refund_list(struct db *db, int64_t payment_id, int (*cb)(const struct refund
  * transaction). Every check of the plain function is made; there is no
  * idempotency key: the caller keeps its own guard against a second posting
  * (a channel order's payment_id, a refund's channel reference). On an error
- * the caller rolls back (its transaction or a savepoint). */
+ * the caller rolls back (its transaction or a savepoint). They ask no
+ * permission (staff.h): their callers are an action that asked its own (a
+ * reconciliation's decision: recon.decide; a settlement from credit) or the
+ * pipeline carrying out what the channel confirmed. The plain functions
+ * ask: payment.take (and payment.backdate, up to the days a payment is
+ * dated back) to record or allocate, void to reverse or void, refund up to
+ * the amount to refund or settle a refund. */
 int payment_record_in(struct db *db, const struct payment_input *in,
                       const struct alloc_input *allocs, size_t n, int64_t *id);
 int alloc_post_in(struct db *db, int64_t payment_id, const struct alloc_input *allocs, size_t n);

@@ -4,6 +4,8 @@
  *
  * Invariants: secrets are read from the secrets file at open time and live
  * only in the adapter's memory; nothing here stores or prints them.
+ *
+ * Permissions: changing a provider asks providers, first in the transaction.
  */
 #include <config.h>
 
@@ -13,6 +15,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "err.h"
 #include "esign.h"
@@ -37,8 +40,11 @@ static int set_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	int64_t now = clock_now();
 	int rc, exists;
-	char *settings = NULL;
+	char *settings = NULL, subject[96];
 
+	snprintf(subject, sizeof subject, "change the %.16s provider %.40s", s->type, s->code);
+	if ((rc = control_require(db, PERM_PROVIDERS, 0, subject)) != 0)
+		return rc;
 	rc = db_prepare(db,
 	                "SELECT settings FROM integration_provider WHERE integration_type = ?2"
 	                " AND provider_code = ?1",

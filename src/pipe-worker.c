@@ -12,6 +12,9 @@
  * sleep is longer than 100 ms
  * between looks at *stop; the adapter is opened with the same stop flag so
  * a request in flight is aborted when it is set.
+ *
+ * Permissions: none asked here: the pipeline's steps carry out what a person
+ * decided or a provider sent (control.h).
  */
 #include <config.h>
 

@@ -35,6 +35,10 @@
  * query of its invoices. Sorting of these few rows is done in C, and nothing
  * here uses "IN (list)" of more than two values, so SQLite builds no
  * temporary b-tree per visit. bench/run.sh measures it.
+ *
+ * Permissions: computing and rebuilding a row inside another action asks
+ * nothing; a person's projection_rebuild and projection_rebuild_all ask
+ * operations.
  */
 #include <config.h>
 
@@ -943,7 +947,13 @@ struct one_ctx {
 static int rebuild_tx(struct db *db, void *arg)
 {
 	struct one_ctx *o = arg;
+	char subject[64];
+	int rc;
 
+	snprintf(subject, sizeof subject, "rebuild the calendar row of visit %lld",
+	         (long long)o->id);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)))
+		return rc;
 	return projection_rebuild_in_tx(db, o->id, o->changed);
 }
 
@@ -1201,6 +1211,8 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		*n_out = 0;
 	if (batch <= 0)
 		batch = DEFAULT_BATCH;
+	if ((rc = control_ask(db, PERM_OPERATIONS, 0, "rebuild the whole calendar")))
+		return rc;
 	if ((rc = control_acquire(db, CONTROL_REBUILD, CONTROL_LOCK, REBUILD_LOCK_TTL, &lock)))
 		return rc;
 	ids = xmalloc((size_t)batch * sizeof *ids);

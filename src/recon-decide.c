@@ -1,6 +1,9 @@
 /*
  * recon-decide.c - a person's decisions on the differences of a reconciliation, and
  * the parked events claimed in it (see recon.h).
+ *
+ * Permissions: every decision asks recon.decide, first in its transaction;
+ * the payments and refunds it records ask nothing more.
  */
 #include <config.h>
 
@@ -62,12 +65,25 @@ struct accept {
 	const char *note;
 };
 
+/* A person's decision on a difference or a parked event: recon.decide,
+ * asked once; the payments and refunds it records (payment_record_in,
+ * refund_post_in) ask nothing more. */
+static int require_recon(struct db *db, const char *what, int64_t id)
+{
+	char subject[96];
+
+	snprintf(subject, sizeof subject, "%s %lld", what, (long long)id);
+	return control_require(db, PERM_RECON, 0, subject);
+}
+
 static int accept_tx(struct db *db, void *arg)
 {
 	struct accept *a = arg;
 	struct recon_diff d;
 	int rc;
 
+	if ((rc = require_recon(db, "accept difference", a->id)) != 0)
+		return rc;
 	if ((rc = diff_open(db, a->id, &d)) != 0)
 		return rc;
 	recon_diff_free(&d);
@@ -373,6 +389,8 @@ static int record_tx(struct db *db, void *arg)
 	struct chanpay c = {0};
 	int rc;
 
+	if ((rc = require_recon(db, "record as a payment difference", x->id)) != 0)
+		return rc;
 	if ((rc = diff_open(db, x->id, &d)) != 0)
 		return rc;
 	if (strcmp(d.kind, "channel_only")) {
@@ -596,6 +614,8 @@ static int correct_tx(struct db *db, void *arg)
 	struct chan_settle_line l;
 	int rc, have_line;
 
+	if ((rc = require_recon(db, "correct difference", x->id)) != 0)
+		return rc;
 	if ((rc = diff_open(db, x->id, &d)) != 0)
 		return rc;
 	have_line = d.line_data && recon_line_parse(d.line_data, &l) == 0;
@@ -696,6 +716,8 @@ static int claim_tx(struct db *db, void *arg)
 	char why[400];
 	int rc;
 
+	if ((rc = require_recon(db, "claim parked event", x->event_id)) != 0)
+		return rc;
 	c.provider = x->ev->source;
 	c.channel_ref = x->o->id;
 	c.order_no = x->o->order_no;

@@ -3,6 +3,10 @@
  * and their resolutions, the day's lock and its result, and a payout ticked
  * off by a person (see recon.h; the
  * run is recon.c, what they share recon-int.h).
+ *
+ * Permissions: a run or import asks recon.decide before its first
+ * transaction (control_ask); ticking a payout off asks it in its own. The
+ * scheduled run acts for the shop (chan-steps.c).
  */
 #include <config.h>
 
@@ -611,10 +615,15 @@ int recon_run(struct db *db, const char *provider, const char *day,
 	struct payout_sum *po = NULL;
 	size_t npo = 0, i, k;
 	int64_t from, to;
+	char subject[96];
 	int rc;
 
 	memset(res, 0, sizeof *res);
 	if ((rc = recon_day_window(day, &from, &to)) != 0)
+		return rc;
+	snprintf(subject, sizeof subject, "reconcile %.40s on %.10s", provider ? provider : "",
+	         day);
+	if ((rc = control_ask(db, PERM_RECON, 0, subject)) != 0)
 		return rc;
 	/* a file's payouts: the lines of the file that name them */
 	for (i = 0; i < n; i++) {
@@ -690,9 +699,13 @@ int recon_fetch_run(struct db *db, struct pipe_conn *conn, const char *day,
 	struct payout_sum *po = NULL;
 	int64_t from, to, batch = 0;
 	size_t n = 0, npo = 0;
+	char subject[96];
 	int rc, code;
 
 	memset(res, 0, sizeof *res);
+	snprintf(subject, sizeof subject, "reconcile %.40s on %.10s", conn->p.code, day);
+	if ((rc = control_ask(db, PERM_RECON, 0, subject)) != 0)
+		return rc;
 	if (!conn->ops->settlement)
 		return err_set(FD_EINVAL,
 		               _("the channel %s gives no settlement data: import its "
@@ -756,8 +769,12 @@ static int tick_tx(struct db *db, void *arg)
 {
 	const char *id = arg;
 	sqlite3_stmt *st;
+	char subject[96];
 	int rc, found = 0, matches = 0, ticked = 0;
 
+	snprintf(subject, sizeof subject, "tick off payout %.64s", id);
+	if ((rc = control_require(db, PERM_RECON, 0, subject)) != 0)
+		return rc;
 	rc = db_prepare_cached(db,
 	                       "SELECT matches, ticked_at IS NOT NULL FROM reconciliation_payout"
 	                       " WHERE payout_id = ?1",

@@ -15,6 +15,9 @@
  * with what is open, not with every customer ever entered
  * (bench/AGING-RESULTS.md). Days are shop days: bucket limits are midnights
  * computed with clock_add_days (DST-safe).
+ *
+ * Permissions: the reports ask reports before they read (a customer's own
+ * balance, report_customer_aging, asks records.view).
  */
 #include <config.h>
 
@@ -23,6 +26,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -354,14 +358,21 @@ out:
 int report_aging(struct db *db, int64_t on, int (*cb)(const struct aging_row *r, void *arg),
                  void *arg)
 {
-	return aging(db, on, 0, cb, arg);
+	int rc = control_require(db, PERM_REPORTS, 0, "report of what is owed");
+
+	return rc ? rc : aging(db, on, 0, cb, arg);
 }
 
 int report_customer_aging(struct db *db, int64_t customer_id, int64_t on,
                           int (*cb)(const struct aging_row *r, void *arg), void *arg)
 {
+	int rc;
+
 	if (customer_id <= 0)
 		return err_set(FD_EINVAL, _("there is no customer %lld"), (long long)customer_id);
+	/* one customer's balance, on the customer's own screens: a record */
+	if ((rc = control_require(db, PERM_RECORDS_VIEW, 0, "what a customer owes")))
+		return rc;
 	return aging(db, on, customer_id, cb, arg);
 }
 
@@ -371,6 +382,8 @@ int report_takings(struct db *db, int64_t from, int64_t to,
 	sqlite3_stmt *st;
 	int rc, step;
 
+	if ((rc = control_require(db, PERM_REPORTS, 0, "report of takings")))
+		return rc;
 	rc = db_prepare(
 	    db,
 	    "SELECT day, method, currency, sum(n), sum(received), sum(refunded), sum(fee) FROM ("
@@ -484,6 +497,8 @@ int report_statement(struct db *db, int64_t customer_id, const char *currency,
 	int64_t n = 0;
 
 	memset(&t, 0, sizeof t);
+	if ((rc = control_require(db, PERM_REPORTS, 0, "statement of a customer")) != 0)
+		return rc;
 	/* one read transaction: the lines and the totals agree */
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
@@ -568,6 +583,8 @@ int report_invoiced(struct db *db, int64_t from, int64_t to,
 	sqlite3_stmt *st;
 	int rc, step;
 
+	if ((rc = control_require(db, PERM_REPORTS, 0, "report of what was invoiced")))
+		return rc;
 	if ((rc = db_prepare_cached(db,
 	                            "SELECT currency, count(*), sum(total) FROM invoice"
 	                            " WHERE kind = 'invoice' AND status NOT IN ('draft', 'void')"

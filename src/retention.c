@@ -20,6 +20,10 @@
  * itself right after that step ("propose", "prepare:<module>",
  * "soft-delete", "cancel", "purge:log", "purge:commit", "tail:files",
  * "tail:vacuum"), for the crash tests.
+ *
+ * Permissions: proposals, purges, holds, releases and cancellations ask
+ * retention; a run asks once and acts for the shop in its steps; the
+ * scheduled pass (retention_auto) and the lifecycle task act for the shop.
  */
 #include <config.h>
 
@@ -728,8 +732,14 @@ static int propose_tx(struct db *db, void *arg)
 	struct retention_proc live;
 	sqlite3_stmt *st;
 	int64_t gen = 0;
+	char subject[64];
 	int rc;
 
+	/* a run asked once for all (it acts for the shop: control.h) */
+	snprintf(subject, sizeof subject, "propose customer %lld for deletion",
+	         (long long)p->customer_id);
+	if ((rc = control_require(db, PERM_RETENTION, 0, subject)))
+		return rc;
 	p->why[0] = '\0';
 	p->deletion_id[0] = '\0';
 	if ((rc = retention_first(db, "SELECT 1 FROM retention_purged WHERE customer_id = ?1",
@@ -834,8 +844,13 @@ static int cancel_tx(struct db *db, void *arg)
 {
 	struct cancel *c = arg;
 	struct retention_proc p;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "cancel the deletion of customer %lld",
+	         (long long)c->customer_id);
+	if ((rc = control_require(db, PERM_RETENTION, 0, subject)))
+		return rc;
 	c->found = 0;
 	if ((rc = live_of(db, c->customer_id, &p)) != 1)
 		return rc;
@@ -896,10 +911,13 @@ static int hold_tx(struct db *db, void *arg)
 {
 	struct hold *h = arg;
 	struct retention_proc p;
-	char old[HOLD_MAX];
+	char old[HOLD_MAX], subject[64];
 	sqlite3_stmt *st;
 	int rc;
 
+	snprintf(subject, sizeof subject, "hold customer %lld", (long long)h->customer_id);
+	if ((rc = control_require(db, PERM_RETENTION, 0, subject)))
+		return rc;
 	if ((rc = retention_first(db, "SELECT 1 FROM customer WHERE id = ?1", h->customer_id, NULL,
 	                          0)) != 1)
 		return rc < 0 ? rc
@@ -957,7 +975,13 @@ int retention_hold(struct db *db, int64_t customer_id, const char *reason)
 static int release_tx(struct db *db, void *arg)
 {
 	struct hold *h = arg;
+	char subject[64];
+	int rc;
 
+	snprintf(subject, sizeof subject, "release the hold of customer %lld",
+	         (long long)h->customer_id);
+	if ((rc = control_require(db, PERM_RETENTION, 0, subject)))
+		return rc;
 	if (hold_reason(db, h->customer_id, NULL, 0) != 1)
 		return err_set(FD_ECONFLICT, _("customer %lld is not held"),
 		               (long long)h->customer_id);
@@ -1389,6 +1413,13 @@ int retention_purge(struct db *db, const char *deletion_id, int64_t generation, 
 	memset(&u, 0, sizeof u);
 	if (!deletion_id || strlen(deletion_id) != RETENTION_ID_LEN)
 		return err_set(FD_EINVAL, "%s", _("a deletion id is 32 hex digits"));
+	{
+		char subject[64];
+
+		snprintf(subject, sizeof subject, "purge deletion %s", deletion_id);
+		if ((rc = control_ask(db, PERM_RETENTION, 0, subject)))
+			return rc;
+	}
 	snprintf(u.s.deletion_id, sizeof u.s.deletion_id, "%s", deletion_id);
 	u.s.generation = generation;
 	u.s.want = RETENTION_SOFT_DELETED;
@@ -1597,10 +1628,15 @@ int retention_run(struct db *db, const struct retention_run_opts *o)
 	r.o = o;
 	r.now = clock_now();
 	r.cutoff = retention_cutoff(r.now, retention_months());
+	/* a dry run writes nothing and asks nothing; a run asks once, then
+	 * acts for the shop in its every step (control.h) */
 	if (!o->dry_run) {
+		if ((rc = control_ask(db, PERM_RETENTION, 0, "run the retention pass")))
+			return rc;
 		if ((rc = control_acquire(db, CONTROL_RETENTION, CONTROL_LOCK, RUN_TTL, &lock)))
 			return rc;
 		locked = 1;
+		control_acting_enter();
 	}
 	/* the projection finds the candidates: bring it up to date (a dry
 	 * run too: the read model is not a decision) */
@@ -1635,8 +1671,10 @@ out:
 		retention_proc_free(&live.v[i]);
 	free(live.v);
 	free(cand.v);
-	if (locked)
+	if (locked) {
+		control_acting_leave();
 		control_release(db, &lock);
+	}
 	return rc;
 }
 
@@ -1654,6 +1692,7 @@ int retention_auto(struct db *db, int64_t *steps)
 	long hour = config_get_int("retention_auto_hour", -1);
 	int64_t now = clock_now(), today = clock_day_start(now), last = 0;
 	struct retention_run_opts o;
+	int rc;
 
 	*steps = 0;
 	if (hour < 0 || hour > 23 || now < today + hour * 3600)
@@ -1667,5 +1706,9 @@ int retention_auto(struct db *db, int64_t *steps)
 	o.arg = steps;
 	if (control_stamp(db, CONTROL_RETENTION_LAST, now))
 		return -1;
-	return retention_run(db, &o);
+	/* the shop scheduled it (retention_auto_hour): no person asks */
+	control_acting_enter();
+	rc = retention_run(db, &o);
+	control_acting_leave();
+	return rc;
 }

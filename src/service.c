@@ -11,14 +11,19 @@
  *
  * A line item made from a service is a copy (item_add): the catalogue
  * never changes it afterwards.
+ *
+ * Permissions: the catalogue's changes ask catalogue; service_to_job adds
+ * a line item, which asks job.edit (item.c).
  */
 #include <config.h>
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -266,6 +271,8 @@ static int add_tx(struct db *db, void *arg)
 	int64_t now = clock_now();
 	int rc;
 
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, "add a service")))
+		return rc;
 	if ((rc = check_name_free(db, a->in->name, 0)))
 		return rc;
 	rc = db_prepare(db,
@@ -327,8 +334,12 @@ static int edit_tx(struct db *db, void *arg)
 {
 	struct svc_ctx *e = arg;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "edit service %lld", (long long)e->id);
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, subject)))
+		return rc;
 	if ((rc = must_be_active(db, e->id, e->in->price)) ||
 	    (e->in->name && (rc = check_name_free(db, e->in->name, e->id))))
 		return rc;
@@ -364,8 +375,12 @@ static int retire_tx(struct db *db, void *arg)
 {
 	int64_t id = *(int64_t *)arg;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "retire service %lld", (long long)id);
+	if ((rc = control_require(db, PERM_CATALOGUE, 0, subject)))
+		return rc;
 	if ((rc = must_be_active(db, id, -1)))
 		return rc;
 	rc = db_prepare(db, "UPDATE service SET active = 0, updated_at = ?1 WHERE id = ?2", &st);

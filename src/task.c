@@ -7,6 +7,10 @@
  * token; a handler's effects and its task's new state commit together (a
  * savepoint per task undoes the effects of a failing handler, and of one whose
  * claim was lost, before the failure is recorded).
+ *
+ * Permissions: running tasks asks nothing (the pipeline's own steps, and
+ * the runner's purge and retention pass act for the shop: control.h); a
+ * person's task_retry and task_purge ask operations.
  */
 #include <config.h>
 
@@ -450,7 +454,9 @@ static void loop_lost(const struct task_opts *o, struct run_loop *L)
 static void loop_purge(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
 {
 	if (now >= L->next_purge && o->keep_days > 0) {
+		control_acting_enter();
 		task_purge(db, control_now() - (int64_t)o->keep_days * 86400, NULL);
+		control_acting_leave();
 		L->next_purge = now + PURGE_EVERY_S;
 	}
 }
@@ -715,8 +721,12 @@ static int retry_tx(struct db *db, void *arg)
 	struct task j;
 	enum task_state state;
 	sqlite3_stmt *st;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "retry task %lld", (long long)id);
+	if ((rc = control_require(db, PERM_OPERATIONS, 0, subject)))
+		return rc;
 	if ((rc = task_get(db, id, &j)))
 		return rc;
 	state = task_state_of(j.status);
@@ -805,6 +815,10 @@ int task_purge(struct db *db, int64_t before, int64_t *n)
 	int64_t a[2] = {before, 0}, total = 0;
 	int rc;
 
+	/* asked once before the first slice (the runner's own purge acts for
+	 * the shop: control.h) */
+	if ((rc = control_ask(db, PERM_OPERATIONS, 0, "purge old tasks")))
+		return rc;
 	/* in slices, so that a desk never waits long behind the purge */
 	do {
 		if ((rc = db_write(db, purge_tx, a)))

@@ -6,6 +6,10 @@
  * input before its transaction starts, and what needs the database inside
  * that transaction before its first write; a refusal rolls back, so a
  * refused request changes nothing. Shared helpers: work-int.h.
+ *
+ * Permissions: adding, editing, moving a visit and its links ask booking;
+ * its status asks visit.work to start or finish it, booking for any other
+ * move; first in the transaction.
  */
 #include <config.h>
 
@@ -18,6 +22,7 @@
 #include "announce.h"
 #include "capacity.h"
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -208,6 +213,8 @@ static int visit_add_tx(struct db *db, void *arg)
 	sqlite3_stmt *st;
 	int rc;
 
+	if ((rc = control_require(db, PERM_BOOKING, 0, "add a visit")))
+		return rc;
 	rc = db_prepare(db,
 	                "INSERT INTO appointment (start_at, end_at, location, note, created_at,"
 	                " updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
@@ -242,8 +249,13 @@ static int visit_edit_tx(struct db *db, void *arg)
 	struct visit old;
 	sqlite3_stmt *st;
 	int64_t start, end, old_start;
+	char subject[64];
 	int rc;
 
+	snprintf(subject, sizeof subject, "%s visit %lld", e->moving ? "move" : "edit",
+	         (long long)e->id);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
 	if ((rc = visit_get(db, e->id, &old)))
 		return rc;
 	old_start = old.start_at;
@@ -471,8 +483,17 @@ struct visit_status_ctx {
 static int visit_status_tx(struct db *db, void *arg)
 {
 	struct visit_status_ctx *x = arg;
+	enum visit_state to = visit_state_of(x->status);
+	char subject[80];
 	int rc = 0;
 
+	/* the work itself (start, finish) is a technician's; any other move
+	 * (confirm, cancel, no-show) is the booking's */
+	snprintf(subject, sizeof subject, "set visit %lld to %.16s", (long long)x->id, x->status);
+	if ((rc = control_require(
+	         db, to == VISIT_IN_PROGRESS || to == VISIT_DONE ? PERM_VISIT_WORK : PERM_BOOKING,
+	         0, subject)))
+		return rc;
 	/* whoever may keep a visit from starting is asked first (e-sign, when
 	 * esign_require_authorised is on: no work starts on a job nobody
 	 * signed for) */
@@ -613,10 +634,17 @@ static int link_tx(struct db *db, void *arg)
 	    [LINK_REMOVE] = "DELETE FROM appointment_work"
 	                    " WHERE appointment_id = ?1 AND service_order_id = ?2",
 	};
+	static const char *const what[] = {
+	    [LINK_ADD] = "link", [LINK_EDIT] = "change the link of", [LINK_REMOVE] = "unlink"};
 	struct link_ctx *l = arg;
 	sqlite3_stmt *st;
+	char subject[96];
 	int rc;
 
+	snprintf(subject, sizeof subject, "%s visit %lld and job %lld", what[l->op],
+	         (long long)l->appt_id, (long long)l->job_id);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
 	if ((rc = link_check(db, l)) || (rc = wk_prep(db, sql[l->op], &st, l->appt_id, l->job_id)))
 		return rc;
 	if (l->op != LINK_REMOVE) {

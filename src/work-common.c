@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -198,10 +199,17 @@ struct status_ctx {
 static int status_tx(struct db *db, void *arg)
 {
 	struct status_ctx *s = arg;
-	char from[16];
+	char from[16], subject[80];
 	sqlite3_stmt *st;
 	int rc;
 
+	/* a visit's caller (visit.c) asked before it told anyone */
+	if (s->m->job) {
+		snprintf(subject, sizeof subject, "set job %lld to %.16s", (long long)s->id,
+		         s->status);
+		if ((rc = control_require(db, PERM_JOB_EDIT, 0, subject)))
+			return rc;
+	}
 	if ((rc = wk_read_status(db, s->m, s->id, from)) ||
 	    (rc = check_transition(s->m, s->id, from, s->status)))
 		return rc;
