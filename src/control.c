@@ -497,6 +497,11 @@ int control_require(struct db *db, enum perm p, int64_t amount, const char *subj
 	return acting ? 0 : staff_require(db, p, amount, subject);
 }
 
+int control_require_own_visit(struct db *db, int64_t appt, const char *subject)
+{
+	return acting ? 0 : staff_require_own_visit(db, appt, subject);
+}
+
 struct ask_ctx {
 	enum perm p;
 	int64_t amount;

@@ -146,6 +146,9 @@ void control_acting_enter(void);
 void control_acting_leave(void);
 /* control_require - 0 while acting for the shop, else staff_require. */
 int control_require(struct db *db, enum perm p, int64_t amount, const char *subject);
+/* control_require_own_visit - 0 while acting for the shop, else
+ * staff_require_own_visit (a technician works on their own visits). */
+int control_require_own_visit(struct db *db, int64_t appt, const char *subject);
 /* control_ask - control_require in a write transaction of its own, for long
  * work made of several transactions (a reconciliation, a purge, a full
  * rebuild, a backup, a report): called before the first of them, so that a

@@ -487,12 +487,14 @@ static int visit_status_tx(struct db *db, void *arg)
 	char subject[80];
 	int rc = 0;
 
-	/* the work itself (start, finish) is a technician's; any other move
-	 * (confirm, cancel, no-show) is the booking's */
+	/* the work itself (start, finish) is a technician's, on their own
+	 * visits (who may book: on every one); any other move (confirm,
+	 * cancel, no-show) is the booking's */
 	snprintf(subject, sizeof subject, "set visit %lld to %.16s", (long long)x->id, x->status);
-	if ((rc = control_require(
-	         db, to == VISIT_IN_PROGRESS || to == VISIT_DONE ? PERM_VISIT_WORK : PERM_BOOKING,
-	         0, subject)))
+	rc = to == VISIT_IN_PROGRESS || to == VISIT_DONE
+	         ? control_require_own_visit(db, x->id, subject)
+	         : control_require(db, PERM_BOOKING, 0, subject);
+	if (rc)
 		return rc;
 	/* whoever may keep a visit from starting is asked first (e-sign, when
 	 * esign_require_authorised is on: no work starts on a job nobody

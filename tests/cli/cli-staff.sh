@@ -112,7 +112,7 @@ denied "$boss" backup backup "$TMP/b.db"
 
 # the approval of a refund above the desk's limit
 fd staff grant "$desk" refund --limit 50.00 >/dev/null
-refunds() { q "SELECT count(*) FROM payment_refund"; }
+refunds() { q "SELECT count(*) FROM refund"; }
 n0=$(refunds)
 denied "$desk" refund refund "$pay" --amount 75 --reason "unhappy"
 as "$desk" --ask-approval refund "$pay" --amount 75 --reason "unhappy" >/dev/null 2>"$TMP/err"
@@ -127,7 +127,7 @@ is "no refund was made by asking" "$(refunds)" "$n0"
 ok "the desk refunds with the approval" as "$desk" --approval "$id" refund "$pay" --amount 75 --reason "unhappy"
 is "one refund more" "$(refunds)" $((n0 + 1))
 is "the approval names both, used" "$(q "SELECT status, requested_by, decided_by, how FROM approval WHERE id = $id")" "used|$desk|$boss|session"
-as "$desk" --approval "$id" refund "$pay" --amount 5 --reason "again" >/dev/null 2>&1
+as "$desk" --approval "$id" refund "$pay" --amount 60 --reason "again" >/dev/null 2>&1
 is "an approval is used once" "$?" 1
 # on the spot with the manager's PIN
 printf '8642\n8642\n' | as "$boss" staff pin >/dev/null
@@ -148,5 +148,5 @@ is "... and nothing was refunded" "$(refunds)" $((n0 + 2))
 printf '8642\n' | as "$desk" --pin-of "$desk" refund "$pay" --amount 60 --reason "self" >/dev/null 2>"$TMP/err"
 like "nobody approves with their own PIN" "$(cat "$TMP/err")" "own"
 # history names the person
-like "history shows the desk's name" "$(fd history refund "$(q "SELECT max(id) FROM payment_refund")")" "Dana Desk ($desk)"
+like "history shows the desk's name" "$(fd history refund "$(q "SELECT max(id) FROM refund")")" "Dana Desk ($desk)"
 done_testing

@@ -128,6 +128,19 @@ static void setup(void)
 
 		ck_assert_msg(service_add(F.db, &si, &s.service) == 0, "%s", err_msg());
 	}
+	/* tara is technician Tom on the board, and the visit is Tom's: a
+	 * technician works on their own visits (staff_require_own_visit) */
+	ck_assert_msg(staff_link_resource(F.db, "tara", s.tech) == 0, "%s", err_msg());
+	{
+		char sql[300];
+
+		snprintf(sql, sizeof sql,
+		         "INSERT INTO appointment_resource (appointment_id, resource_id, start_at,"
+		         " end_at, created_at, updated_at) VALUES (%lld, %lld, %lld, %lld, 0, 0)",
+		         (long long)s.visit, (long long)s.tech, (long long)vi.start_at,
+		         (long long)vi.end_at);
+		ck_assert_msg(db_exec(F.db, sql) == 0, "%s", err_msg());
+	}
 
 	ck_assert_msg(db_open(F.path, 0, &other) == 0, "%s", err_msg());
 	(void)db_data_version(other);
@@ -931,6 +944,31 @@ START_TEST(test_refusal_names_holders)
 }
 END_TEST
 
+/* A technician starts and finishes their own visits only (the visits
+ * that reserve the technician they are on the board); a desk any visit. */
+START_TEST(test_technician_own_visits)
+{
+	struct visit_input vi = {0, 0, NULL, NULL};
+	char sql[120];
+	int64_t other;
+
+	vi.start_at = fx_one(F.db, "SELECT start_at FROM appointment ORDER BY id LIMIT 1") + 7200;
+	vi.end_at = vi.start_at + 3600;
+	ck_assert_msg(visit_add(F.db, &vi, &other) == 0, "%s", err_msg());
+	db_operator_pretend("tara");
+	ck_assert_int_eq(visit_set_status(F.db, other, "in_progress", NULL), FD_EPERM);
+	ck_assert_msg(strstr(err_msg(), "not one of"), "%s", err_msg());
+	snprintf(sql, sizeof sql,
+	         "SELECT count(*) FROM appointment WHERE id = %lld"
+	         " AND status = 'scheduled'",
+	         (long long)other);
+	ck_assert_int_eq(fx_one(F.db, sql), 1);
+	ck_assert_int_eq(visit_set_status(F.db, s.visit, "in_progress", NULL), 0);
+	db_operator_pretend("dana");
+	ck_assert_int_eq(visit_set_status(F.db, other, "in_progress", NULL), 0);
+}
+END_TEST
+
 /* ------------------------------------------------------------- approvals */
 
 /* A booking is one action: a manager's PIN approves a technician's booking
@@ -1012,6 +1050,7 @@ int main(void)
 	tcase_add_test(tc, test_desk_discount_limit);
 	tcase_add_test(tc, test_desk_backdate_limit);
 	tcase_add_test(tc, test_refusal_names_holders);
+	tcase_add_test(tc, test_technician_own_visits);
 	tcase_add_test(tc, test_pin_approves_a_booking_once);
 	tcase_add_test(tc, test_session_approval_of_a_refund);
 	tcase_add_test(tc, test_acting_for_the_shop_ends);
