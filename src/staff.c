@@ -124,8 +124,9 @@ enum staff_role staff_role_of(const char *word)
 struct staff_ctx {
 	char pin_approver[33]; /* "" when none */
 	int64_t pin_at;
-	int64_t approval_id; /* 0 when none */
-	int refused;         /* the last staff_require refused: */
+	char pin_subject[201]; /* the refused action it was brought for; "": the next */
+	int64_t approval_id;   /* 0 when none */
+	int refused;           /* the last staff_require refused: */
 	enum perm r_perm;
 	int64_t r_amount;
 	char r_subject[201];
@@ -359,7 +360,8 @@ int staff_require(struct db *db, enum perm p, int64_t amount, const char *subjec
 		c->approval_id = 0;
 		return use_approval(db, id, p, amount, subj);
 	}
-	if (c->pin_approver[0] && clock_now() - c->pin_at <= PIN_GOOD_SECONDS) {
+	if (c->pin_approver[0] && clock_now() - c->pin_at <= PIN_GOOD_SECONDS &&
+	    (!c->pin_subject[0] || !strcmp(c->pin_subject, subj))) {
 		char approver[33];
 
 		snprintf(approver, sizeof approver, "%s", c->pin_approver);
@@ -845,6 +847,8 @@ int staff_pin_approve(struct db *db, const char *approver, const char *pin)
 	}
 	snprintf(c->pin_approver, sizeof c->pin_approver, "%s", approver);
 	c->pin_at = clock_now();
+	/* brought after a refusal: for that action only */
+	snprintf(c->pin_subject, sizeof c->pin_subject, "%s", c->refused ? c->r_subject : "");
 	return 0;
 }
 

@@ -128,7 +128,8 @@ int staff_limit_of(struct db *db, const char *login, enum perm p, int64_t *limit
  * after 3 wrong tries in a row the PIN is refused for a while that doubles
  * with each further wrong try (from 30 s). On success the next
  * staff_require on this connection that approver may grant is approved by
- * approver (once). FD_EPERM for a wrong or locked PIN, an approver who is
+ * approver (once, within two minutes); brought after a refusal, only for
+ * that refused action (its subject). FD_EPERM for a wrong or locked PIN, an approver who is
  * the person running the program, inactive, or without a PIN. */
 int staff_pin_approve(struct db *db, const char *approver, const char *pin);
 

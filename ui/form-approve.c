@@ -104,6 +104,7 @@ static const struct form_spec ap_spec = {
     .post = ap_post,
     .free = ap_free,
     .quiet = 1,
+    .approves = 1,
     .help = N_("What you asked for needs a permission you do not hold alone. A manager (or "
                "anyone who holds it) approves it: with their login and approval PIN typed "
                "here (wrong tries are logged, slowed and locked), or from their own screen "

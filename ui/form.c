@@ -574,7 +574,8 @@ static struct ui_next finish_post(struct form *f)
 	if (f->approval)
 		staff_use_approval(ui_db(), f->approval);
 	rc = f->spec->post(f);
-	staff_approval_clear(ui_db()); /* a PIN or an approval serves one post */
+	if (!f->spec->approves)
+		staff_approval_clear(ui_db()); /* a PIN or an approval serves one post */
 	log_debug("form %s post with key %s: %d", f->spec->name, f->key, rc);
 	if (rc) {
 		free(f->error);

@@ -80,6 +80,8 @@ struct form_spec {
 	void (*reload)(struct form *f);
 	void (*free)(struct form *f);
 	int quiet;        /* close at once after posting; no receipt */
+	int approves;     /* its post brings an approval for the form below (form-approve.c):
+	                     kept for that form's next post */
 	int has_propose;  /* the form handles form-propose */
 	const char *help; /* N_() marked paragraph for the help screen */
 };

@@ -265,9 +265,16 @@ START_TEST(test_pin_approves_once)
 	/* an action that rolls back leaves no approval behind */
 	ck_assert_int_eq(staff_pin_approve(db, "bob", "2468"), 0);
 	ck_assert_int_eq(db_begin_write(db), 0);
-	ck_assert_int_eq(staff_require(db, PERM_VOID, 0, "void invoice 3"), 0);
+	ck_assert_int_eq(staff_require(db, PERM_REFUND, 7500, "refund of payment 1"), 0);
 	db_rollback(db);
 	ck_assert_int_eq(fx_one(db, "SELECT count(*) FROM approval"), 1);
+	/* brought after a refusal, a PIN approves that refused action only */
+	ck_assert_int_eq(require_tx(PERM_VOID, 0, "void invoice 9"), FD_EPERM);
+	ck_assert_int_eq(staff_pin_approve(db, "bob", "2468"), 0);
+	ck_assert_int_eq(require_tx(PERM_REFUND, 100, "refund of payment 2"), FD_EPERM);
+	ck_assert_int_eq(require_tx(PERM_VOID, 0, "void invoice 9"), 0);
+	ck_assert_int_eq(
+	    fx_one(db, "SELECT count(*) FROM approval WHERE subject = 'void invoice 9'"), 1);
 }
 END_TEST
 
