@@ -22,7 +22,7 @@
 #pragma GCC poison db_prepare db_prepare_cached db_exec db_one_int db_sqlite db_run
 #pragma GCC poison db_run_cached db_begin_write dbrow_get
 /* a front end asks as the person it runs for, never for the shop (control.h) */
-#pragma GCC poison control_acting_enter control_acting_leave control_require \
-	control_require_own_visit control_ask
+#pragma GCC poison control_acting_enter control_acting_leave control_require                       \
+    control_require_own_visit control_ask
 
 #endif
