@@ -145,19 +145,6 @@ static int cmd_list(struct cli *c, const struct cli_args *a)
 	return cli_list_end(c, staff_list(c->db, list_cb, c));
 }
 
-/* The limit v of p as a person reads it: "50.00", "10%", "3 days". */
-static void limit_show(enum perm p, int64_t v, char *buf, size_t n)
-{
-	if (v < 0)
-		snprintf(buf, n, "%s", _("no limit"));
-	else if (perm_limit_kind(p) == PERM_LIMIT_MONEY)
-		snprintf(buf, n, "%lld.%02lld", (long long)(v / 100), (long long)(v % 100));
-	else if (perm_limit_kind(p) == PERM_LIMIT_PERCENT)
-		snprintf(buf, n, "%lld%%", (long long)v);
-	else
-		snprintf(buf, n, ngettext("%lld day", "%lld days", (unsigned long)v), (long long)v);
-}
-
 struct show_ctx {
 	struct cli *c;
 	cJSON *arr;
@@ -181,7 +168,7 @@ static int perm_cb(enum perm p, int64_t limit, int granted, void *arg)
 		return 0;
 	}
 	if (perm_limit_kind(p) != PERM_UNLIMITED_KIND)
-		limit_show(p, limit, lim, sizeof lim);
+		perm_limit_text(p, limit, lim, sizeof lim);
 	printf("  %-17s %-10s %s%s\n", perm_word(p), lim, perm_help(p),
 	       granted ? _(" (granted)") : "");
 	return 0;
@@ -455,7 +442,8 @@ static int cmd_permissions(struct cli *c, const struct cli_args *a)
 			else if (perm_limit_kind((enum perm)p) == PERM_UNLIMITED_KIND)
 				snprintf(cell[r], sizeof cell[r], "%s", _("yes"));
 			else
-				limit_show((enum perm)p, t->limit[r][p], cell[r], sizeof cell[r]);
+				perm_limit_text((enum perm)p, t->limit[r][p], cell[r],
+				                sizeof cell[r]);
 		}
 		if (arr) {
 			cJSON *o = cJSON_CreateObject(), *roles = cJSON_CreateObject();
@@ -577,7 +565,7 @@ static int ap_line(const struct approval *ap, void *arg)
 	}
 	clock_format_local(ap->requested_at, "%Y-%m-%d %H:%M", when, sizeof when);
 	if (ap->amount >= 0)
-		limit_show(ap->perm, ap->amount, lim, sizeof lim);
+		perm_limit_text(ap->perm, ap->amount, lim, sizeof lim);
 	staff_name(c->db, ap->requested_by, who, sizeof who);
 	printf("%5lld  %s  %-9s %-12s %-9s ", (long long)ap->id, when, ap->status,
 	       perm_word(ap->perm), lim);

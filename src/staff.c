@@ -156,13 +156,15 @@ void staff_approval_clear(struct db *db)
 
 /* ----------------------------------------------------------- holding */
 
-/* The limit text of p at v: "50.00", "10%", "3 days". */
-static const char *limit_text(enum perm p, int64_t v, char *buf, size_t n)
+const char *perm_limit_text(enum perm p, int64_t v, char *buf, size_t n)
 {
+	if (v < 0) {
+		snprintf(buf, n, "%s", _("no limit"));
+		return buf;
+	}
 	switch (perm_limit_kind(p)) {
 	case PERM_LIMIT_MONEY:
-		snprintf(buf, n, "%s%lld.%02lld", v < 0 ? "-" : "", (long long)(llabs(v) / 100),
-		         (long long)(llabs(v) % 100));
+		snprintf(buf, n, "%lld.%02lld", (long long)(v / 100), (long long)(v % 100));
 		break;
 	case PERM_LIMIT_PERCENT:
 		snprintf(buf, n, "%lld%%", (long long)v);
@@ -272,10 +274,10 @@ static int refuse(struct db *db, enum perm p, int64_t amount, const char *subjec
 	snprintf(c->r_subject, sizeof c->r_subject, "%s", subject);
 	holders(db, p, perm_limit_kind(p) == PERM_UNLIMITED_KIND ? 0 : amount, &who);
 	if (perm_limit_kind(p) != PERM_UNLIMITED_KIND) {
-		limit_text(p, amount, lim, sizeof lim);
+		perm_limit_text(p, amount, lim, sizeof lim);
 		if (staff_limit_of(db, db_operator(), p, &my) == 0 && my >= 0)
 			snprintf(up, sizeof up, _(" up to %s (yours goes up to %s)"), lim,
-			         limit_text(p, my, mine, sizeof mine));
+			         perm_limit_text(p, my, mine, sizeof mine));
 		else
 			snprintf(up, sizeof up, _(" up to %s"), lim);
 	}
@@ -592,7 +594,7 @@ static int decide_tx(struct db *db, void *arg)
 			char lim[48] = "";
 
 			if (a.amount >= 0)
-				limit_text(a.perm, a.amount, lim, sizeof lim);
+				perm_limit_text(a.perm, a.amount, lim, sizeof lim);
 			return err_set(FD_EPERM,
 			               _("%s may not decide approval %lld: it needs the permission "
 			                 "\"%s\"%s%s"),
@@ -1013,25 +1015,37 @@ int staff_add(struct db *db, const char *login, const char *name, enum staff_rol
 	return db_write(db, add_tx, &r);
 }
 
+/* The start of an owner's change of login's row: the permission staff
+ * (subject), login in the register, sql prepared with login bound as ?1. */
+static int register_begin(struct db *db, const char *subject, const char *login, const char *sql,
+                          sqlite3_stmt **st)
+{
+	struct staff s;
+	int rc;
+
+	if ((rc = staff_require(db, PERM_STAFF, 0, subject)) != 0)
+		return rc;
+	if ((rc = staff_get(db, login, &s)) != 0)
+		return rc;
+	if ((rc = db_prepare_cached(db, sql, st)) != 0)
+		return rc;
+	sqlite3_bind_text(*st, 1, login, -1, SQLITE_STATIC);
+	return 0;
+}
+
 static int edit_tx(struct db *db, void *arg)
 {
 	static const char *const sql =
 	    "UPDATE staff SET name = coalesce(?2, name), role = coalesce(?3, role),"
 	    " active = CASE WHEN ?4 < 0 THEN active ELSE ?4 END, updated_at = ?5 WHERE login = ?1";
 	struct reg_arg *r = arg;
-	struct staff s;
 	sqlite3_stmt *st;
 	char subj[80];
 	int rc;
 
 	snprintf(subj, sizeof subj, "change %s in the staff", r->login);
-	if ((rc = staff_require(db, PERM_STAFF, 0, subj)) != 0)
+	if ((rc = register_begin(db, subj, r->login, sql, &st)) != 0)
 		return rc;
-	if ((rc = staff_get(db, r->login, &s)) != 0)
-		return rc;
-	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
-		return rc;
-	sqlite3_bind_text(st, 1, r->login, -1, SQLITE_STATIC);
 	if (r->name)
 		sqlite3_bind_text(st, 2, r->name, -1, SQLITE_STATIC);
 	if (r->role < STAFF_NROLES)
@@ -1066,19 +1080,13 @@ static int link_tx(struct db *db, void *arg)
 	static const char *const sql =
 	    "UPDATE staff SET resource_id = nullif(?2, 0), updated_at = ?3 WHERE login = ?1";
 	struct reg_arg *r = arg;
-	struct staff s;
 	sqlite3_stmt *st;
 	char subj[80];
 	int rc;
 
 	snprintf(subj, sizeof subj, "change %s in the staff", r->login);
-	if ((rc = staff_require(db, PERM_STAFF, 0, subj)) != 0)
+	if ((rc = register_begin(db, subj, r->login, sql, &st)) != 0)
 		return rc;
-	if ((rc = staff_get(db, r->login, &s)) != 0)
-		return rc;
-	if ((rc = db_prepare_cached(db, sql, &st)) != 0)
-		return rc;
-	sqlite3_bind_text(st, 1, r->login, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 2, r->limit);
 	sqlite3_bind_int64(st, 3, clock_now());
 	rc = db_run_cached(db, st, _("cannot link the technician"));
@@ -1123,19 +1131,13 @@ static int grant_tx(struct db *db, void *arg)
 	static const char *const del =
 	    "DELETE FROM staff_grant WHERE login = ?1 AND permission = ?2";
 	struct reg_arg *r = arg;
-	struct staff s;
 	sqlite3_stmt *st;
 	char subj[100];
 	int rc, moved = 0;
 
 	snprintf(subj, sizeof subj, "grant %s to %s", perm_word(r->perm), r->login);
-	if ((rc = staff_require(db, PERM_STAFF, 0, subj)) != 0)
+	if ((rc = register_begin(db, subj, r->login, r->hold ? ins : del, &st)) != 0)
 		return rc;
-	if ((rc = staff_get(db, r->login, &s)) != 0)
-		return rc;
-	if ((rc = db_prepare_cached(db, r->hold ? ins : del, &st)) != 0)
-		return rc;
-	sqlite3_bind_text(st, 1, r->login, -1, SQLITE_STATIC);
 	sqlite3_bind_text(st, 2, perm_word(r->perm), -1, SQLITE_STATIC);
 	if (r->hold) {
 		if (r->limit >= 0)

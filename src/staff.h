@@ -34,6 +34,7 @@
 #ifndef FD_STAFF_H
 #define FD_STAFF_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "states.h"
@@ -78,6 +79,9 @@ enum perm perm_of(const char *word);
 /* perm_limit_kind - what a permission's limit counts (PERM_UNLIMITED_KIND:
  * it has none). */
 enum perm_limit perm_limit_kind(enum perm p);
+/* perm_limit_text - limit v of p as a person reads it, into buf: "50.00"
+ * (an amount in minor units), "10%", "3 days"; v < 0: "no limit". */
+const char *perm_limit_text(enum perm p, int64_t v, char *buf, size_t n);
 /* perm_help - one line saying what the permission lets a person do
  * (translated). */
 const char *perm_help(enum perm p);

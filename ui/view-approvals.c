@@ -43,19 +43,6 @@ static const struct pane_col cols[] = {
     {20, 2, AL_LEFT}, /* action, or the decision */
 };
 
-static void amount_text(const struct approval *a, char *buf, size_t n)
-{
-	if (a->amount < 0)
-		snprintf(buf, n, "-");
-	else if (perm_limit_kind(a->perm) == PERM_LIMIT_MONEY)
-		snprintf(buf, n, "%lld.%02lld", (long long)(a->amount / 100),
-		         (long long)(a->amount % 100));
-	else if (perm_limit_kind(a->perm) == PERM_LIMIT_PERCENT)
-		snprintf(buf, n, "%lld%%", (long long)a->amount);
-	else
-		snprintf(buf, n, "%lld", (long long)a->amount);
-}
-
 static int add_row(const struct approval *a, void *arg)
 {
 	struct apprv *av = arg;
@@ -69,7 +56,10 @@ static int add_row(const struct approval *a, void *arg)
 	av->n++;
 	snprintf(id, sizeof id, "%lld", (long long)a->id);
 	staff_name(ui_db(), a->requested_by, who, sizeof who);
-	amount_text(a, amt, sizeof amt);
+	if (a->amount < 0)
+		snprintf(amt, sizeof amt, "-");
+	else
+		perm_limit_text(a->perm, a->amount, amt, sizeof amt);
 	if (av->waiting) {
 		snprintf(last, sizeof last, "%s", a->subject);
 	} else {
