@@ -35,6 +35,7 @@
 #include "fsmode.h"
 #include "i18n.h"
 #include "pipe-log.h"
+#include "privs.h"
 #include "settings.h"
 #include "stopflag.h"
 #include "xalloc.h"
@@ -752,6 +753,27 @@ out:
 	return rc;
 }
 
+/* A setgid frontdesk (privs.h) writes a backup and reads a backup to
+ * restore only where the person running it could themselves: access(2)
+ * asks with the real user and group, not the program's group. A file the
+ * user named must never be reached with the group's rights (a folder only
+ * the group may write, a file only the group may read). */
+static int user_may(const char *path, int dir, int mode)
+{
+	char *where = dir ? fsmode_parent(path) : xstrdup(path);
+	int ok = !privs_elevated() || access(where, mode) == 0;
+
+	free(where);
+	if (ok)
+		return 0;
+	return err_set(FD_EINVAL,
+	               dir ? _("you cannot write in the folder of %s yourself; frontdesk writes "
+	                       "a backup only where its user could")
+	                   : _("you cannot read %s yourself; frontdesk restores only a file its "
+	                       "user could read"),
+	               path);
+}
+
 int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_t *stop,
                 struct backup_result *res)
 {
@@ -763,6 +785,8 @@ int backup_take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 	/* a person's backup; the nightly one (backup_nightly_once) is the
 	 * shop's own schedule and asks nothing */
 	if ((rc = control_ask(db, PERM_BACKUP, 0, "take a backup")))
+		return rc;
+	if ((rc = user_may(dest, 1, W_OK | X_OK)))
 		return rc;
 	return take(db, dest, flags, stop, NULL, &not_due, res);
 }
@@ -992,6 +1016,8 @@ int backup_restore(const char *live, const char *file, char **replaced)
 	if ((rc = restore_check_names(live, file, &live_exists)))
 		return rc;
 	if (live_exists && (rc = restore_may(live)))
+		return rc;
+	if ((rc = user_may(file, 0, R_OK)))
 		return rc;
 	if ((rc = restore_copy(live, file, &r.work)))
 		goto out;

@@ -258,6 +258,15 @@ asA "$BIN" --db "$DB" pay import "$TMP/grouponly/victim.txt" >/dev/null 2>"$TMP/
 st=$?
 like "pay import of a file only the group may read is refused as for the user ($st)" \
 	"$(cat "$TMP/err")" "Permission denied"
+if runuser -u "$S" -- "$BIN" --db "$DB" staff grant "$A" backup >/dev/null 2>&1; then
+	asA "$BIN" --db "$DB" backup "$TMP/grouponly/b.db" >/dev/null 2>"$TMP/err"
+	is "a backup into a folder only the group may write is refused" "$?" 1
+	like "... saying why" "$(cat "$TMP/err")" "yourself"
+	asA "$BIN" --db "$DB" restore "$TMP/grouponly/victim.txt" >/dev/null 2>"$TMP/err"
+	is "a restore from a file only the group may read is refused" "$?" 1
+	like "... as one the user could not read" "$(cat "$TMP/err")" "yourself"
+	runuser -u "$S" -- "$BIN" --db "$DB" staff revoke "$A" backup >/dev/null
+fi
 is "the group's file is unchanged" "$(cat "$TMP/grouponly/victim.txt")" "the group's own file"
 is "nothing new in the group's folder" "$(ls "$TMP/grouponly" | tr '\n' ' ')" "victim.txt "
 
