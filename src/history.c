@@ -78,6 +78,13 @@ static const struct kind kinds[] = {
      " '' AS operator_id, 1 AS operate_type, received_at AS operate_at"
      " FROM inbound_callback WHERE id = ?1",
      NULL, NULL, "inbound_callback", NULL, "SELECT 1 FROM inbound_callback WHERE id = ?1"},
+    /* a manager's approval (staff.c): who asked, for what, who decided how;
+     * its status moves name who decided and who used it */
+    {"approval", NULL,
+     "SELECT 0 AS his_id, id, permission, amount, subject, requested_by, decided_by, how,"
+     " requested_by AS operator_id, 1 AS operate_type, requested_at AS operate_at"
+     " FROM approval WHERE id = ?1",
+     NULL, NULL, "approval", NULL, "SELECT 1 FROM approval WHERE id = ?1"},
     /* an estimate and its sign flow (esign.c): the flow's rows are its parts */
     {"estimate", NULL, "SELECT * FROM estimate_his WHERE id = ?1 ORDER BY his_id",
      "SELECT * FROM esign_flow_his WHERE estimate_id = ?1 ORDER BY his_id", "sign flow", NULL, NULL,
@@ -607,8 +614,8 @@ int history_kind_check(const char *kind)
 		return 0;
 	return err_set(FD_EINVAL,
 	               _("'%.40s' is not a kind of record: customer, job, visit, item, "
-	                 "invoice, payment, allocation, refund, card-order, inbound, service "
-	                 "or contact"),
+	                 "invoice, payment, allocation, refund, card-order, inbound, service, "
+	                 "contact, estimate or approval"),
 	               kind ? kind : "");
 }
 

@@ -59,7 +59,8 @@ struct history_event {
 
 /* history_kind_check - 0 when kind is a kind word of history_read
  * (customer, job, visit or appt, item, invoice, payment, allocation,
- * refund, card-order, inbound or event, service, contact), else FD_EINVAL
+ * refund, card-order, inbound or event, service, contact, estimate,
+ * approval), else FD_EINVAL
  * with a message that lists them. */
 int history_kind_check(const char *kind);
 

@@ -70,7 +70,7 @@ like "a visit's links are found by an index, not a scan of every link's history"
 
 # refusals
 fd history planet 1 >/dev/null 2>"$TMP/err"; is "an unknown kind is bad usage" "$?" 2
-like "... and the message lists the kinds" "$(cat "$TMP/err")" "inbound, service or contact"
+like "... and the message lists the kinds" "$(cat "$TMP/err")" "contact, estimate or approval"
 fd service add --name "Full detail" --kind SERVICE --price 180 >/dev/null
 other_fd service edit 1 --price 185 >/dev/null
 like "a catalogue price change, and who made it" "$(fd history service 1)" "price: 180.00 USD -> 185.00 USD"

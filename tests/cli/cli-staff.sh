@@ -127,6 +127,10 @@ is "no refund was made by asking" "$(refunds)" "$n0"
 ok "the desk refunds with the approval" as "$desk" --approval "$id" refund "$pay" --amount 75 --reason "unhappy"
 is "one refund more" "$(refunds)" $((n0 + 1))
 is "the approval names both, used" "$(q "SELECT status, requested_by, decided_by, how FROM approval WHERE id = $id")" "used|$desk|$boss|session"
+out=$(fd history approval "$id")
+like "its history: asked by the desk" "$out" "created by Dana Desk ($desk)"
+like "... approved by the manager" "$out" "status waiting -> approved by Max Manager ($boss)"
+like "... used by the desk" "$out" "status approved -> used by Dana Desk ($desk)"
 as "$desk" --approval "$id" refund "$pay" --amount 60 --reason "again" >/dev/null 2>&1
 is "an approval is used once" "$?" 1
 # on the spot with the manager's PIN
