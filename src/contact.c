@@ -223,6 +223,9 @@ int contact_list(struct db *db, int64_t customer_id, int (*cb)(const struct cont
 	sqlite3_stmt *st;
 	int rc, step;
 
+	if (control_require(db, PERM_RECORDS_VIEW, 0, "read a customer's contact log"))
+		return FD_EPERM;
+
 	if ((rc = customer_exists(db, customer_id)))
 		return rc;
 	rc = db_prepare(db,

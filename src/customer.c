@@ -338,8 +338,21 @@ static void query_digits(const char *q, char *digits, size_t n)
  * by fd_digits() (db.c); storing them would save little and needs a
  * migration. lower() folds ASCII letters only, as NOCASE does.
  */
+static int search_rows(struct db *db, const char *query, int limit,
+                       int (*cb)(const struct customer *c, void *arg), void *arg);
+
 int customer_search(struct db *db, const char *query, int limit,
                     int (*cb)(const struct customer *c, void *arg), void *arg)
+{
+	int rc = control_require(db, PERM_RECORDS_VIEW, 0, "look up customers");
+
+	return rc ? rc : search_rows(db, query, limit, cb, arg);
+}
+
+/* customer_search without asking (customer_find, for the writers that
+ * asked for their own action) */
+static int search_rows(struct db *db, const char *query, int limit,
+                       int (*cb)(const struct customer *c, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
 	char digits[64] = "", *q = NULL;
@@ -453,7 +466,7 @@ int customer_find(struct db *db, const char *text, int64_t *id_out, char *name, 
 	}
 	memset(&f, 0, sizeof f);
 	f.text = text;
-	if ((rc = customer_search(db, text, 200, find_row, &f)) < 0)
+	if ((rc = search_rows(db, text, 200, find_row, &f)) < 0)
 		return rc;
 	if (f.exact == 1) {
 		f.n = 1;

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "clock.h"
+#include "control.h"
 #include "db.h"
 #include "err.h"
 #include "history.h"
@@ -651,6 +652,8 @@ int history_read(struct db *db, const char *kind, const char *ref, const char *l
 
 	if (!k)
 		return history_kind_check(kind);
+	if ((rc = control_require(db, PERM_RECORDS_VIEW, 0, "read a record's history")) != 0)
+		return rc;
 	if (!ref || !*ref)
 		return err_set(FD_EINVAL, _("which %s? give its id"), k->word);
 	if ((rc = db_exec(db, "BEGIN")) != 0)

@@ -249,6 +249,9 @@ int invoice_list(struct db *db, const struct invoice_filter *f,
 	sqlite3_stmt *st;
 	int rc, step;
 
+	if (control_require(db, PERM_RECORDS_VIEW, 0, "list invoices"))
+		return FD_EPERM;
+
 	rc = db_prepare(
 	    db,
 	    "SELECT " INVOICE_COLS INVOICE_FROM " WHERE (?1 = 0 OR i.customer_id = ?1)"
@@ -915,6 +918,8 @@ int invoice_search(struct db *db, const char *text, int limit,
 	char *pat;
 	int rc;
 
+	if (control_require(db, PERM_RECORDS_VIEW, 0, "look up invoices"))
+		return FD_EPERM;
 	if (len < 2)
 		return err_set(FD_EINVAL, _("type at least 2 characters of an invoice number"));
 	pat = xmalloc(2 * len + 3);

@@ -323,6 +323,9 @@ int payment_list_received(struct db *db, int64_t from, int64_t to,
 	sqlite3_stmt *st;
 	int rc;
 
+	if (control_require(db, PERM_RECORDS_VIEW, 0, "list payments received"))
+		return FD_EPERM;
+
 	rc = db_prepare(db,
 	                "SELECT " PAYMENT_COLS PAYMENT_FROM " WHERE p.received_at >= ?1"
 	                " AND p.received_at < ?2 ORDER BY p.received_at, p.id",
@@ -334,8 +337,21 @@ int payment_list_received(struct db *db, int64_t from, int64_t to,
 	return each_payment(db, st, cb, arg);
 }
 
+static int list_rows(struct db *db, int64_t customer_id,
+                     int (*cb)(const struct payment *p, void *arg), void *arg);
+
 int payment_list(struct db *db, int64_t customer_id, int (*cb)(const struct payment *p, void *arg),
                  void *arg)
+{
+	int rc = control_require(db, PERM_RECORDS_VIEW, 0, "list payments");
+
+	return rc ? rc : list_rows(db, customer_id, cb, arg);
+}
+
+/* payment_list without asking (a customer's credit, inside an action that
+ * asked) */
+static int list_rows(struct db *db, int64_t customer_id,
+                     int (*cb)(const struct payment *p, void *arg), void *arg)
 {
 	sqlite3_stmt *st;
 	int rc;
@@ -1129,7 +1145,7 @@ static int credit_read(struct db *db, int64_t customer_id, const char *currency,
 
 	memset(l, 0, sizeof *l);
 	l->currency = currency;
-	rc = payment_list(db, customer_id, credit_row, l);
+	rc = list_rows(db, customer_id, credit_row, l);
 	if (!rc && l->rc)
 		rc = l->rc;
 	/* payment_list gives the newest first */

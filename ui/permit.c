@@ -15,6 +15,8 @@ static const struct {
 	enum action a;
 	enum perm p;
 } asks[] = {
+    {ACT_SEARCH, PERM_RECORDS_VIEW},
+    {ACT_HISTORY, PERM_RECORDS_VIEW},
     {ACT_CUSTOMERS, PERM_RECORDS_VIEW},
     {ACT_AGING, PERM_REPORTS},
     {ACT_TAKINGS, PERM_REPORTS},
