@@ -4,6 +4,8 @@
 # test's exit removes again, and running frontdesk as one of them.
 #
 #   accounts_or_skip WHY     skip the whole test unless root with useradd
+#   accounts_remove          remove them (the exit does; a test with a trap
+#                            of its own calls it there)
 #   account VAR TAG          make an account, its login into $VAR (not in a
 #                            $(...) subshell: the exit must know it)
 #   share_db                 let every account open $FRONTDESK_DB (tests only:
@@ -11,7 +13,21 @@
 #   as LOGIN ARGS...         frontdesk ARGS as LOGIN, same environment
 
 ACCOUNTS=""
-trap 'for a in $ACCOUNTS; do userdel "$a" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+trap 'accounts_remove; rm -rf "$TMP"' EXIT
+
+# accounts_remove - remove every account made (first ending whatever still
+# runs as one: userdel refuses a user with a process left)
+accounts_remove() {
+	for a in $ACCOUNTS; do
+		pkill -KILL -u "$a" 2>/dev/null
+		n=0
+		until userdel "$a" 2>/dev/null || [ "$n" -ge 50 ]; do
+			n=$((n + 1))
+			sleep 0.1
+		done
+	done
+	ACCOUNTS=""
+}
 
 accounts_or_skip() {
 	if [ "$(id -u)" -ne 0 ] || ! command -v useradd >/dev/null || ! command -v runuser >/dev/null; then

@@ -14,7 +14,7 @@
 accounts_or_skip "the screen as a technician, a desk and a manager"
 # the database as the test reads it (waiting while a closing session holds it)
 sq() { sqlite3 -cmd ".timeout 5000" "$FRONTDESK_DB" "$1"; }
-trap 'screen_stop; for a in $ACCOUNTS; do userdel "$a" 2>/dev/null; done; rm -rf "$TMP"' EXIT
+trap 'screen_stop; accounts_remove; rm -rf "$TMP"' EXIT
 
 fd demo >/dev/null 2>&1
 account tech t
