@@ -1023,22 +1023,22 @@ START_TEST(test_technician_own_visits)
 {
 	struct visit_input vi = {0, 0, NULL, NULL};
 	char sql[120];
-	int64_t other;
+	int64_t theirs;
 
 	vi.start_at = fx_one(F.db, "SELECT start_at FROM appointment ORDER BY id LIMIT 1") + 7200;
 	vi.end_at = vi.start_at + 3600;
-	ck_assert_msg(visit_add(F.db, &vi, &other) == 0, "%s", err_msg());
+	ck_assert_msg(visit_add(F.db, &vi, &theirs) == 0, "%s", err_msg());
 	db_operator_pretend("tara");
-	ck_assert_int_eq(visit_set_status(F.db, other, "in_progress", NULL), FD_EPERM);
+	ck_assert_int_eq(visit_set_status(F.db, theirs, "in_progress", NULL), FD_EPERM);
 	ck_assert_msg(strstr(err_msg(), "not one of"), "%s", err_msg());
 	snprintf(sql, sizeof sql,
 	         "SELECT count(*) FROM appointment WHERE id = %lld"
 	         " AND status = 'scheduled'",
-	         (long long)other);
+	         (long long)theirs);
 	ck_assert_int_eq(fx_one(F.db, sql), 1);
 	ck_assert_int_eq(visit_set_status(F.db, s.visit, "in_progress", NULL), 0);
 	db_operator_pretend("dana");
-	ck_assert_int_eq(visit_set_status(F.db, other, "in_progress", NULL), 0);
+	ck_assert_int_eq(visit_set_status(F.db, theirs, "in_progress", NULL), 0);
 }
 END_TEST
 
