@@ -121,7 +121,7 @@ id=$(q "SELECT id FROM approval WHERE status = 'waiting' AND requested_by = '$de
 ok "... as a waiting request of $desk" [ -n "$id" ]
 as "$desk" approve yes "$id" >/dev/null 2>"$TMP/err"
 is "the requester cannot approve their own request" "$?" 1
-ok "the manager sees it waiting" sh -c "runuser -u '$boss' -- '$FRONTDESK' approve list | grep -q 'refund'"
+ok "the manager sees it waiting" sh -c "runuser -u '$boss' -- '$ABIN' approve list | grep -q 'refund'"
 as "$boss" approve yes "$id" >/dev/null
 is "no refund was made by asking" "$(refunds)" "$n0"
 ok "the desk refunds with the approval" as "$desk" --approval "$id" refund "$pay" --amount 75 --reason "unhappy"

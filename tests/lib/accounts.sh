@@ -9,8 +9,9 @@
 #   account VAR TAG          make an account, its login into $VAR (not in a
 #                            $(...) subshell: the exit must know it)
 #   share_db                 let every account open $FRONTDESK_DB (tests only:
-#                            a shop uses the setgid install instead)
-#   as LOGIN ARGS...         frontdesk ARGS as LOGIN, same environment
+#                            a shop uses the setgid install instead), and
+#                            run $ABIN, a copy of $FRONTDESK they can reach
+#   as LOGIN ARGS...         frontdesk ARGS as LOGIN ($ABIN), same environment
 
 ACCOUNTS=""
 trap 'accounts_remove; rm -rf "$TMP"' EXIT
@@ -46,11 +47,19 @@ account() {
 share_db() {
 	chmod 0777 "$TMP"
 	chmod 0666 "$FRONTDESK_DB" "$FRONTDESK_DB-wal" "$FRONTDESK_DB-shm" 2>/dev/null
+	# the program as every account can run it: the build folder may be in
+	# a home only root may enter (/root/frontdesk on a fresh machine)
+	if [ -z "${ABIN:-}" ]; then
+		mkdir -p "$TMP/bin"
+		cp "$FRONTDESK" "$TMP/bin/frontdesk"
+		chmod 0755 "$TMP/bin" "$TMP/bin/frontdesk"
+		ABIN=$TMP/bin/frontdesk
+	fi
 	return 0
 }
 
 as() {
 	u=$1
 	shift
-	runuser -u "$u" -- "$FRONTDESK" "$@"
+	runuser -u "$u" -- "$ABIN" "$@"
 }

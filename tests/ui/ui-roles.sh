@@ -15,6 +15,7 @@ accounts_or_skip "the screen as a technician, a desk and a manager"
 # the database as the test reads it (waiting while a closing session holds it)
 sq() { sqlite3 -cmd ".timeout 5000" "$FRONTDESK_DB" "$1"; }
 trap 'screen_stop; accounts_remove; rm -rf "$TMP"' EXIT
+ROOT_BIN=$FRONTDESK
 
 fd demo >/dev/null 2>&1
 account tech t
@@ -34,7 +35,7 @@ pay=$(sq "SELECT max(id) FROM payment")
 share_db
 mkdir -p "$TMP/state" "$TMP/config"
 chmod 0777 "$TMP/state" "$TMP/config"
-real=$FRONTDESK
+real=$ABIN
 
 # a hint of the bar: the last line of the screen
 bar() { screen_text | tail -n 1; }
@@ -130,5 +131,5 @@ keys y
 ok "y approves it" wait_for "Approval $id given" || screen_text | sed 's/^/# /'
 is "... in the database" "$(sq "SELECT status, decided_by FROM approval WHERE id = $id")" "approved|$boss"
 screen_stop
-FRONTDESK=$real
+FRONTDESK=$ROOT_BIN
 done_testing
