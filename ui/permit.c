@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <string.h>
 
 #include "db.h"
 #include "i18n.h"
@@ -71,11 +72,27 @@ static int approvable(enum perm p)
 	return p == PERM_REFUND || p == PERM_VOID || p == PERM_CREDIT_NOTE || p == PERM_DISCOUNT;
 }
 
+/* What staff_may answered, by action (0: not asked yet, 1 offered, 2 not):
+ * the key bar asks at every redraw, and permissions change only when
+ * another session commits (permit_forget). */
+static unsigned char known[ACT_N];
+
 int permit_offered(struct db *db, enum action a)
 {
 	enum perm p = permit_of(a);
 
-	return p == PERM_N || approvable(p) || staff_may(db, p, 0);
+	if (p == PERM_N || approvable(p))
+		return 1;
+	if ((unsigned)a >= ACT_N)
+		return staff_may(db, p, 0);
+	if (!known[a])
+		known[a] = staff_may(db, p, 0) ? 1 : 2;
+	return known[a] == 1;
+}
+
+void permit_forget(void)
+{
+	memset(known, 0, sizeof known);
 }
 
 const char *permit_refusal(struct db *db, enum action a, char *buf, size_t n)

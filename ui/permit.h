@@ -24,8 +24,13 @@ struct db;
 enum perm permit_of(enum action a);
 
 /* permit_offered - 1 when the screen offers a to the person running it
- * (they hold its permission, or a manager may approve it), else 0. */
+ * (they hold its permission, or a manager may approve it), else 0. The
+ * answer is kept until permit_forget. */
 int permit_offered(struct db *db, enum action a);
+
+/* permit_forget - forget the answers kept: another session committed (a
+ * role or grant may have changed). */
+void permit_forget(void);
 
 /* permit_refusal - the sentence for a key of an action not offered, into
  * buf: who may not, which permission, who holds it. */

@@ -713,6 +713,7 @@ static void tick(void)
 
 	if (v != S.data_version) {
 		S.data_version = v;
+		permit_forget();
 		log_debug("data_version changed: reloading what is shown");
 		ui_invalidate_all();
 		statusline_db_changed();
