@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "draw.h"
+#include "i18n.h"
 #include "layout.h"
 #include "pane.h"
 #include "xalloc.h"
@@ -63,6 +64,13 @@ void pane_text(struct pane *p, int kind, int64_t id, enum role role, const char 
 	l->role = role;
 	l->kind = kind;
 	l->id = id;
+}
+
+void pane_field(struct pane *p, enum role role, const char *label, const char *value)
+{
+	/* TRANSLATORS: a field of a pane, "Label: value"; keep both %s in
+	   this order and use your language's colon. */
+	pane_text(p, 0, 0, role, _("%s: %s"), label, value && *value ? value : "-");
 }
 
 void pane_row(struct pane *p, int kind, int64_t id, enum role role, int n,

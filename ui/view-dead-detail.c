@@ -82,9 +82,11 @@ static void field(struct eventv *ev, const char *label, const char *value)
 
 	if (!value || !*value)
 		return;
-	n = strlen(label) + strlen(value) + 3;
+	/* the locale's "Label: value" (pane_field's form): its colon may be
+	   wider than ": " */
+	n = (size_t)snprintf(NULL, 0, _("%s: %s"), label, value) + 1;
 	s = xmalloc(n);
-	snprintf(s, n, "%s: %s", label, value);
+	snprintf(s, n, _("%s: %s"), label, value);
 	wrapped(ev, s, strlen(s), 1);
 	free(s);
 }
