@@ -559,7 +559,7 @@ static void draw_legend(WINDOW *w, int y, int width, int lines)
 		need += tw_width(it[i].sym) + 1 + tw_width(it[i].word) + 2;
 	need += tw_width(_("Payment:")) + 2;
 	compact = need > width;
-	if (!compact)
+	if (!compact || lines > 1) /* two lines have room for the heading */
 		x +=
 		    draw_text(w, y, x, width - x, _("Payment:"), theme_attr(R_HEADER), AL_LEFT) + 1;
 	for (i = 0; i < n; i++) {
