@@ -532,34 +532,51 @@ static int legend_items(struct legend_item *it, int max, char *off_word, size_t 
 	return k;
 }
 
-/* How many lines the legend takes at width: 1, or 2 when even the compact
- * form does not fit on one. */
-static int legend_lines(int width)
+/* How the legend is laid out at width: the number of lines (1, or 2 when
+ * even its compact form does not fit on one), whether it has its heading
+ * and the blanks between items: whole with the heading and two blanks,
+ * else one blank, else without the heading, else on two lines. */
+static int legend_form(int width, int *heading, int *gap)
 {
 	struct legend_item it[16];
 	char off[128];
-	int n = legend_items(it, 16, off, sizeof off), i, need = 1;
+	int n = legend_items(it, 16, off, sizeof off), i, items = 1, head;
 
 	for (i = 0; i < n; i++)
-		need += tw_width(it[i].sym) + 1 + tw_width(it[i].word) + 1;
-	return need > width ? 2 : 1;
+		items += tw_width(it[i].sym) + 1 + tw_width(it[i].word);
+	head = tw_width(_("Payment:")) + 1;
+	*heading = 1;
+	*gap = 2;
+	if (head + items + 2 * n <= width)
+		return 1;
+	*gap = 1;
+	if (head + items + n <= width)
+		return 1;
+	*heading = 0;
+	if (items + n <= width)
+		return 1;
+	*heading = 1;
+	return 2;
 }
 
-/* The legend: every mark with its word, in its colour, on lines lines
- * from y; with a heading when it fits on one line whole, compact (single
- * spaces) or on two lines when not. An item never is cut: it goes to the
- * next line. */
+static int legend_lines(int width)
+{
+	int heading, gap;
+
+	return legend_form(width, &heading, &gap);
+}
+
+/* The legend: every mark with its word, in its colour, from line y, laid
+ * out as legend_form says. An item is never cut: it goes to the next
+ * line. */
 static void draw_legend(WINDOW *w, int y, int width, int lines)
 {
 	struct legend_item it[16];
 	char off[128], buf[160];
-	int n = legend_items(it, 16, off, sizeof off), i, x = 1, compact, need = 0, line = 0;
+	int n = legend_items(it, 16, off, sizeof off), i, x = 1, heading, gap, line = 0;
 
-	for (i = 0; i < n; i++)
-		need += tw_width(it[i].sym) + 1 + tw_width(it[i].word) + 2;
-	need += tw_width(_("Payment:")) + 2;
-	compact = need > width;
-	if (!compact || lines > 1) /* two lines have room for the heading */
+	legend_form(width, &heading, &gap);
+	if (heading)
 		x +=
 		    draw_text(w, y, x, width - x, _("Payment:"), theme_attr(R_HEADER), AL_LEFT) + 1;
 	for (i = 0; i < n; i++) {
@@ -571,8 +588,7 @@ static void draw_legend(WINDOW *w, int y, int width, int lines)
 		}
 		x += draw_text(w, y + line, x, width - x, it[i].sym, it[i].attr, AL_LEFT);
 		snprintf(buf, sizeof buf, " %s", it[i].word);
-		x += draw_text(w, y + line, x, width - x, buf, A_NORMAL, AL_LEFT) +
-		     (compact ? 1 : 2);
+		x += draw_text(w, y + line, x, width - x, buf, A_NORMAL, AL_LEFT) + gap;
 	}
 }
 
@@ -1490,10 +1506,15 @@ static void cal_title(struct view *v, char *buf, size_t n)
 static const char *cal_help(struct view *v)
 {
 	(void)v;
-	return _("The calendar shows the visits from the calendar projection. Each visit carries "
-	         "its payment status as a symbol (see the legend on the last line of the "
-	         "calendar) and, where the terminal has colour, a colour. Enter opens the day "
-	         "(month view) or the selected visit (week and day views).");
+	return _(
+	    "The calendar shows the visits from the calendar projection. Each visit carries "
+	    "its payment status as a symbol (see the legend on the last lines of the "
+	    "calendar) and, where the terminal has colour, a colour; a cancelled visit shows / "
+	    "and a no-show #, and neither is counted in the day's visits. Where visits crowd a "
+	    "day of the week, the day is listed: each visit by its start time, its mark and the "
+	    "first letters of its name, and +N counts those with no room (the message line "
+	    "lists them when the cursor reaches one; d shows the whole day). Enter opens the "
+	    "day (month view) or the selected visit (week and day views).");
 }
 
 /* go to date: a quiet one-field form */
