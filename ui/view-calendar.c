@@ -7,8 +7,14 @@
  * cursor on the same visit). What is drawn comes from a cal_data holding
  * exactly the visible range, read with ONE projection_range query when the
  * range changes or the database did. Every visit shows its payment status
- * by an ASCII symbol AND a colour (theme.h); the legend is always on
- * screen. The last mode is remembered in the state file.
+ * by an ASCII symbol AND a colour (theme.h), or its own mark when it is
+ * cancelled or a no-show (visit_mark; such visits are not counted); the
+ * legend is always on screen. In the week, overlapping visits stand side
+ * by side while each block keeps its start, mark and first letters; a day
+ * more crowded than that is listed (week_list), what has no room counted
+ * as "+N" and listed on the message line when the cursor reaches it. An
+ * amount is drawn whole or not at all. The last mode is remembered in the
+ * state file.
  */
 #include <config.h>
 
