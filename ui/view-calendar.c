@@ -1096,11 +1096,15 @@ static void week_list(struct calv *c, WINDOW *w, const struct week_geom *g, int 
 			/* no line left: the rest of the day is counted on the last one */
 			char pl[16];
 			int pw = snprintf(pl, sizeof pl, "+%d", n - i);
-			int x = g->col_x[d] + width - pw, yy = g->first_row + g->nrows - 1;
-			int on = week_hidden(c, g, d, cur, i, n, g->nrows - 1, x, pw);
+			int x = g->col_x[d] + width - pw, yy = g->first_row + g->nrows - 1, on;
 
-			draw_text(w, yy, x - 1, pw + 1, " ", A_NORMAL, AL_LEFT);
-			draw_text(w, yy, x, pw, pl, on ? theme_attr(R_SELECT) : A_BOLD, AL_LEFT);
+			if (x < g->col_x[d]) /* never over the column's border */
+				x = g->col_x[d];
+			on = week_hidden(c, g, d, cur, i, n, g->nrows - 1, x, pw);
+			if (x > g->col_x[d])
+				draw_text(w, yy, x - 1, 1, " ", A_NORMAL, AL_LEFT);
+			draw_text(w, yy, x, g->col_x[d] + width - x, pl,
+			          on ? theme_attr(R_SELECT) : A_BOLD, AL_LEFT);
 			return;
 		}
 		last = g->nrows - 1;
@@ -1513,14 +1517,11 @@ static const char *cal_help(struct view *v)
 {
 	(void)v;
 	return _(
-	    "The calendar shows the visits from the calendar projection. Each visit carries "
-	    "its payment status as a symbol (see the legend on the last lines of the "
-	    "calendar) and, where the terminal has colour, a colour; a cancelled visit shows / "
-	    "and a no-show #, and neither is counted in the day's visits. Where visits crowd a "
-	    "day of the week, the day is listed: each visit by its start time, its mark and the "
-	    "first letters of its name, and +N counts those with no room (the message line "
-	    "lists them when the cursor reaches one; d shows the whole day). Enter opens the "
-	    "day (month view) or the selected visit (week and day views).");
+	    "Each visit shows its payment status as a symbol (the legend is on the last lines) "
+	    "and a colour where the terminal has one; / is a cancelled visit, # a no-show "
+	    "(neither counted). A week day too crowded is listed, +N counting visits with no "
+	    "room: the cursor on one lists them below. Enter opens the day (month) or the visit "
+	    "(week, day).");
 }
 
 /* go to date: a quiet one-field form */
