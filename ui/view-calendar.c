@@ -1092,8 +1092,9 @@ static void week_list(struct calv *c, WINDOW *w, const struct week_geom *g, int 
 		if (row < 0)
 			row = 0;
 		line = row > next_free ? row : next_free;
-		if (line >= g->nrows) {
-			/* no line left: the rest of the day is counted on the last one */
+		if (line >= g->nrows || (j < n && line >= g->nrows - 1)) {
+			/* no line left (the last is kept for this when more visits
+			 * follow): the rest of the day is counted on the last one */
 			char pl[16];
 			int pw = snprintf(pl, sizeof pl, "+%d", n - i);
 			int x = g->col_x[d] + width - pw, yy = g->first_row + g->nrows - 1, on;
@@ -1111,6 +1112,7 @@ static void week_list(struct calv *c, WINDOW *w, const struct week_geom *g, int 
 		if (j < n) {
 			int nr = layout_week_row(g, cal_minute(s[j]));
 
+			last = g->nrows - 2; /* the last line counts what follows */
 			if (nr - 1 < last)
 				last = nr - 1 > line ? nr - 1 : line;
 		}

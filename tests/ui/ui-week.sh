@@ -3,7 +3,9 @@
 # and 200x50: five visits at 10:00 on one day are each found on the screen
 # by their start time and the first letters of their name, or behind a "+N"
 # whose visits the message line lists when the cursor reaches them (checked
-# against `frontdesk agenda --json` for the same week); no amount is cut
+# against `frontdesk agenda --json` for the same week), and so is each of a
+# Saturday booked every 20 minutes, whose lines run out at 80x24 (the last
+# one counts the rest); no amount is cut
 # (every amount shown is a whole one); today's header keeps its mark "*" at
 # 80x24; cancelled and no-show visits have their own marks, which the
 # legend explains, and are left out of the day's count (day view and month);
@@ -36,6 +38,15 @@ add_visit "Uma Evans" "2026-12-03 10:00" "2026-12-03 11:00"
 add_visit "Xena Ford" "2026-11-29 09:00" "2026-11-29 14:00"
 fd item add --job "$(sqlite3 "$FRONTDESK_DB" 'SELECT max(id) FROM service_order')" \
 	--description "Full detail" --price 1415.00 >/dev/null
+# a Saturday afternoon booked every 20 minutes: at 80x24 its lines run out
+# and the last one counts the rest
+set -- Abe Bea Cal Dee Eli Fay Gus Hal Ivy Jon Kim Lou
+for h in 14 15 16 17; do
+	for m in 00 20 40; do
+		add_visit "$1 Grant" "2026-12-05 $h:$m" "2026-12-05 $h:55"
+		shift
+	done
+done
 # a cancelled and a no-show visit on Wednesday
 add_visit "Vera Cole" "2026-12-02 16:00" "2026-12-02 17:00"
 fd visit cancel "$appt" --reason "rain" >/dev/null
