@@ -194,3 +194,44 @@ int tw_wrap(const char *s, int cols, size_t *start, size_t *len, int max)
 	}
 	return lines;
 }
+
+int tw_abbrev(const char *s, int cols, char *out, size_t n)
+{
+	size_t len = strlen(s), off = 0, o = 0;
+	int used = 0, limit;
+
+	if (n == 0)
+		return 0;
+	if (cols < 0)
+		cols = 0;
+	limit = tw_width(s) <= cols ? cols : cols - 1; /* room for the "." */
+	while (off < len) {
+		int w, pr;
+		size_t shown, k = next_char(s + off, len - off, &w, &pr, &shown);
+
+		if (used + w > limit)
+			break;
+		if (!pr) {
+			if (o + 1 >= n)
+				break;
+			out[o++] = '?';
+		} else {
+			if (o + shown >= n)
+				break;
+			memcpy(out + o, s + off, shown);
+			o += shown;
+		}
+		used += w;
+		off += k;
+	}
+	if (off < len && cols >= 1 && o + 1 < n) {
+		while (o > 0 && out[o - 1] == ' ') { /* "Ada L." and "Ada.", never "Ada ." */
+			o--;
+			used--;
+		}
+		out[o++] = '.';
+		used++;
+	}
+	out[o] = '\0';
+	return used;
+}

@@ -27,6 +27,14 @@ int tw_width(const char *s);
  * characters become '?'. Returns the columns used. */
 int tw_fit(const char *s, int cols, int pad, char *out, size_t n);
 
+/* tw_abbrev - write into out (size n) s whole when it fits in cols columns,
+ * else its longest prefix that fits in cols - 1 columns followed by one "."
+ * (an abbreviation: "Walk." for "Walk-in Wanda"; a cut always ends with the
+ * mark, even in one or two columns, and never splits a character). Invalid
+ * or non-printable characters become '?'. No padding. Returns the columns
+ * used. */
+int tw_abbrev(const char *s, int cols, char *out, size_t n);
+
 /* tw_wrap - cut s into lines of at most cols columns (cols >= 1), as
  * readers expect: at a blank where the line has one (the blanks at the cut
  * are dropped), else at a character boundary (CJK text has no blanks; a

@@ -7,8 +7,14 @@
  * cursor on the same visit). What is drawn comes from a cal_data holding
  * exactly the visible range, read with ONE projection_range query when the
  * range changes or the database did. Every visit shows its payment status
- * by an ASCII symbol AND a colour (theme.h); the legend is always on
- * screen. The last mode is remembered in the state file.
+ * by an ASCII symbol AND a colour (theme.h), or its own mark when it is
+ * cancelled or a no-show (visit_mark; such visits are not counted); the
+ * legend is always on screen. In the week, overlapping visits stand side
+ * by side while each block keeps its start, mark and first letters; a day
+ * more crowded than that is listed (week_list), what has no room counted
+ * as "+N" and listed on the message line when the cursor reaches it. An
+ * amount is drawn whole or not at all. The last mode is remembered in the
+ * state file.
  */
 #include <config.h>
 
@@ -33,6 +39,7 @@
 #include "settings.h"
 #include "state.h"
 #include "strbuf.h"
+#include "text.h"
 #include "theme.h"
 #include "tw.h"
 #include "view.h"
@@ -97,9 +104,15 @@ struct calv {
 	int day_first_y;
 	struct block blocks[MAX_BLOCKS];
 	int nblocks;
+	/* the week's visits hidden behind a "+N": the selected one whose list
+	 * the message line shows, and whether it is still hidden */
+	int64_t hid_msg;
+	int hid_seen;
 };
 
 /* ---------------------------------------------------------------- range and data */
+
+static int legend_lines(int width);
 
 /* The range a mode shows around day, and how many visits per day need their
  * texts: a month cell shows at most its lines' worth of visits (the
@@ -116,10 +129,12 @@ static void key_of(const struct calv *c, int64_t day, int64_t *from, int *ndays,
 
 		*from = cal_week_start(m, fw);
 		*ndays = 7 * cal_month_weeks(m, fw);
-		*per_day = layout_month(c->h, c->w, *ndays / 7, &g) == 0 && g.row_h > 1
-		               ? g.row_h - 1
-		           : c->h > 1 ? c->h
-		                      : 1;
+		*per_day =
+		    layout_month(c->h - (legend_lines(c->w) - 1), c->w, *ndays / 7, &g) == 0 &&
+		            g.row_h > 1
+		        ? g.row_h - 1
+		    : c->h > 1 ? c->h
+		               : 1;
 		return;
 	}
 	case M_WEEK:
@@ -434,6 +449,39 @@ static int inactive(const struct cal_row *r)
 	return visit_is_off(r->status);
 }
 
+/* The marks of visits that will not happen: they are not counted in a
+ * day's visits (visit_is_off), and their payment status is not what they
+ * show (a cancelled visit is not "no charge"). Plain ASCII, never colour
+ * alone. */
+static const struct pay_mark off_marks[] = {
+    {"cancelled", "/", N_("cancelled"), R_DIM},
+    {"no_show", "#", N_("no-show"), R_DIM},
+};
+
+/* The mark a visit shows: its own for a cancelled or no-show visit (the
+ * core's visit_state_of says which), else its payment status's. */
+static const struct pay_mark *visit_mark(const struct cal_row *r)
+{
+	switch (visit_state_of(r->status)) {
+	case VISIT_CANCELLED:
+		return &off_marks[0];
+	case VISIT_NO_SHOW:
+		return &off_marks[1];
+	default:
+		return theme_pay(r->pay_status);
+	}
+}
+
+/* The visits of day i that count (not cancelled, not no-show). */
+static int day_counted(const struct calv *c, int i)
+{
+	int n = cal_day_count(&c->data, i), k, counted = 0;
+
+	for (k = 0; k < n; k++)
+		counted += !inactive(cal_day_row(&c->data, i, k));
+	return counted;
+}
+
 static void price_text(const struct cal_row *r, char *buf, size_t n)
 {
 	const struct currency *cur = currency_find(r->currency);
@@ -454,36 +502,107 @@ static const char *who(const struct cal_row *r)
 	return r->customers[0] ? r->customers : _("(no job yet)");
 }
 
-/* The legend: every payment symbol with its word, in its colour; compact
- * (no heading, single spaces) when the full one does not fit. */
-static void draw_legend(WINDOW *w, int y, int width)
+/* One item of the legend: a mark and its word. */
+struct legend_item {
+	const char *sym;
+	const char *word; /* translated */
+	attr_t attr;
+};
+
+/* The legend's items: every payment mark, the marks of visits that will
+ * not happen (with what they mean for the counts), today's. */
+static int legend_items(struct legend_item *it, int max, char *off_word, size_t off_n)
 {
-	int n, i, x = 1, compact, need = 0;
+	int n, i, k = 0;
 	const struct pay_mark *m = theme_pay_marks(&n);
-	char buf[128];
+
+	for (i = 0; i < n && k < max; i++, k++) {
+		it[k].sym = m[i].sym;
+		it[k].word = _(m[i].word);
+		it[k].attr = theme_attr(m[i].role) | A_BOLD;
+	}
+	if (k + 3 > max)
+		return k;
+	it[k].sym = off_marks[0].sym;
+	it[k].word = _(off_marks[0].word);
+	it[k++].attr = A_BOLD;
+	/* TRANSLATORS: the legend's last visit mark: no-shows and cancelled
+	 * visits are left out of the day's count. */
+	snprintf(off_word, off_n, _("%s (not counted)"), _(off_marks[1].word));
+	it[k].sym = off_marks[1].sym;
+	it[k].word = off_word;
+	it[k++].attr = A_BOLD;
+	it[k].sym = "*";
+	it[k].word = _("today");
+	it[k++].attr = A_NORMAL;
+	return k;
+}
+
+/* How the legend is laid out at width: the number of lines (1, or 2 when
+ * even its compact form does not fit on one), whether it has its heading
+ * and the blanks between items: whole with the heading and two blanks,
+ * else one blank, else without the heading, else on two lines. */
+static int legend_form(int width, int *heading, int *gap)
+{
+	struct legend_item it[16];
+	char off[128];
+	int n = legend_items(it, 16, off, sizeof off), i, items = 1, head;
 
 	for (i = 0; i < n; i++)
-		need += 4 + tw_width(_(m[i].word));
-	need += tw_width(_("Payment:")) + 2 + tw_width(_("today")) + 3;
-	compact = need > width;
-	if (!compact)
+		items += tw_width(it[i].sym) + 1 + tw_width(it[i].word);
+	head = tw_width(_("Payment:")) + 1;
+	*heading = 1;
+	*gap = 2;
+	if (head + items + 2 * n <= width)
+		return 1;
+	*gap = 1;
+	if (head + items + n <= width)
+		return 1;
+	*heading = 0;
+	if (items + n <= width)
+		return 1;
+	*heading = 1;
+	return 2;
+}
+
+static int legend_lines(int width)
+{
+	int heading, gap;
+
+	return legend_form(width, &heading, &gap);
+}
+
+/* The legend: every mark with its word, in its colour, from line y, laid
+ * out as legend_form says. An item is never cut: it goes to the next
+ * line. */
+static void draw_legend(WINDOW *w, int y, int width, int lines)
+{
+	struct legend_item it[16];
+	char off[128], buf[160];
+	int n = legend_items(it, 16, off, sizeof off), i, x = 1, heading, gap, line = 0;
+
+	legend_form(width, &heading, &gap);
+	if (heading)
 		x +=
 		    draw_text(w, y, x, width - x, _("Payment:"), theme_attr(R_HEADER), AL_LEFT) + 1;
-	for (i = 0; i < n && x < width; i++) {
-		x += draw_text(w, y, x, width - x, m[i].sym, theme_attr(m[i].role) | A_BOLD,
-		               AL_LEFT);
-		snprintf(buf, sizeof buf, " %s", _(m[i].word));
-		x += draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT) + (compact ? 1 : 2);
+	for (i = 0; i < n; i++) {
+		int iw = tw_width(it[i].sym) + 1 + tw_width(it[i].word);
+
+		if (x + iw > width && line + 1 < lines && x > 1) {
+			line++;
+			x = 1;
+		}
+		x += draw_text(w, y + line, x, width - x, it[i].sym, it[i].attr, AL_LEFT);
+		snprintf(buf, sizeof buf, " %s", it[i].word);
+		x += draw_text(w, y + line, x, width - x, buf, A_NORMAL, AL_LEFT) + gap;
 	}
-	snprintf(buf, sizeof buf, "* %s", _("today"));
-	draw_text(w, y, x, width - x, buf, A_NORMAL, AL_LEFT);
 }
 
 /* "09:00 ! Name" into width columns at (y, x), the symbol in its role. */
 static void draw_visit_line(WINDOW *w, int y, int x, int width, const struct cal_row *r,
                             int64_t day_start, attr_t base)
 {
-	const struct pay_mark *pm = theme_pay(r->pay_status);
+	const struct pay_mark *pm = visit_mark(r);
 	char t[16];
 	int used;
 
@@ -543,7 +662,7 @@ static void month_symbols(struct calv *c, WINDOW *w, int i, int n, int y, int x,
 	int sx = x, k;
 
 	for (k = 0; k < n && sx < x + cw; k++) {
-		const struct pay_mark *pm = theme_pay(cal_day_row(&c->data, i, k)->pay_status);
+		const struct pay_mark *pm = visit_mark(cal_day_row(&c->data, i, k));
 
 		if (k < n - 1 && sx == x + cw - 1) {
 			draw_text(w, y, sx, 1, "+", A_NORMAL, AL_LEFT);
@@ -560,7 +679,7 @@ static void month_cell(struct calv *c, WINDOW *w, const struct month_geom *g, in
 {
 	int64_t day = c->data.day_start[i];
 	int x = g->col_x[i % 7], cw = g->col_w[i % 7], y = g->row_y[i / 7];
-	int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown;
+	int n = cal_day_count(&c->data, i), k, lines = g->row_h - 1, shown, counted;
 	int in_month = day >= mstart && day < mnext;
 	attr_t da = i == cur       ? theme_attr(R_SELECT)
 	            : day == today ? theme_attr(R_TODAY)
@@ -578,8 +697,9 @@ static void month_cell(struct calv *c, WINDOW *w, const struct month_geom *g, in
 	draw_fill(w, y, x, cw, i == cur ? da : A_NORMAL);
 	draw_text(w, y, x, cw, num, da, AL_LEFT);
 	count[0] = '\0';
-	if (n > 0) {
-		snprintf(count, sizeof count, "(%d)", n);
+	counted = day_counted(c, i); /* cancelled and no-show visits are not counted */
+	if (counted > 0) {
+		snprintf(count, sizeof count, "(%d)", counted);
 		draw_text(w, y, x + tw_width(num) + 1, cw - tw_width(num) - 1, count,
 		          i == cur ? da : (in_month ? A_NORMAL : theme_attr(R_DIM)), AL_RIGHT);
 	}
@@ -616,7 +736,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 	int64_t mnext = cal_month_start(cal_add_months(mstart, 1)); /* ends the month */
 	int weeks = c->data.ndays / 7, i, cur = cursor_index(c);
 
-	if (layout_month(c->h, c->w, weeks, g)) {
+	if (layout_month(c->h - (legend_lines(c->w) - 1), c->w, weeks, g)) {
 		draw_center_message(w, _("The window is too small for the month; press w or d."),
 		                    A_BOLD);
 		return;
@@ -625,7 +745,7 @@ static void draw_month(struct calv *c, WINDOW *w)
 	/* cells */
 	for (i = 0; i < c->data.ndays; i++)
 		month_cell(c, w, g, i, mstart, mnext, today, cur);
-	draw_legend(w, g->legend_y, c->w);
+	draw_legend(w, g->legend_y, c->w, legend_lines(c->w));
 }
 
 /* ---------------------------------------------------------------- week */
@@ -653,6 +773,24 @@ static void week_hours(const struct calv *c, int *h0, int *h1)
 	*h1 = (hi + 59) / 60;
 }
 
+/* Day's heading in at most cw columns: "Thu 12-03", shortened to
+ * "Thu 03", "12-03", "03" as the column narrows; today's always ends with
+ * the today mark "*", which is never cut. */
+static void week_day_label(int64_t day, int today, int cw, char *buf, size_t n)
+{
+	static const char *const forms[] = {"%a %m-%d", "%a %d", "%m-%d", "%d"};
+	size_t i, l;
+
+	for (i = 0; i < sizeof forms / sizeof forms[0]; i++) {
+		clock_format_local(day, forms[i], buf, n);
+		l = strlen(buf);
+		if (today && l + 1 < n)
+			snprintf(buf + l, n - l, "*");
+		if (tw_width(buf) <= cw)
+			return;
+	}
+}
+
 /* The week's title and its days' headers, with their borders. */
 static void week_head(struct calv *c, WINDOW *w, const struct week_geom *g, int64_t today, int cur)
 {
@@ -669,9 +807,7 @@ static void week_head(struct calv *c, WINDOW *w, const struct week_geom *g, int6
 		           : day == today ? theme_attr(R_TODAY)
 		                          : theme_attr(R_HEADER);
 
-		clock_format_local(day, "%a %m-%d", buf, sizeof buf);
-		if (day == today)
-			strcat(buf, "*");
+		week_day_label(day, day == today, g->col_w[d], buf, sizeof buf);
 		draw_text(w, 1, g->col_x[d], g->col_w[d], buf, a, AL_CENTER | AL_PAD);
 		draw_vline(w, 1, g->col_x[d] - 1, g->nrows + 1);
 		if (books_open(c, d))
@@ -746,11 +882,60 @@ static void week_block_keep(struct calv *c, const struct week_geom *g, const str
 	k->x1 = b->x0 + b->width;
 }
 
-/* Visit r's block b: time and name, services, payment status, price. */
+/* The narrowest block that still shows its visit's start, mark and the
+ * first letters of its name ("10:00!Ad."); a day whose overlapping visits
+ * would get narrower blocks is listed instead (week_list). */
+#define WEEK_BLOCK_MIN 9
+/* The narrowest chip of a listed visit: its mark and two letters and the
+ * "." of the cut ("!Ad."). */
+#define WEEK_CHIP_MIN 4
+
+/* s (from data) abbreviated into at most cols columns, sanitised first so
+ * that what is measured is what is drawn; the caller frees it. */
+static char *abbrev(const char *s, int cols)
+{
+	char *safe = text_sanitize(s), *out;
+	size_t n = strlen(safe) + 8;
+
+	out = xmalloc(n);
+	tw_abbrev(safe, cols < 0 ? 0 : cols, out, n);
+	free(safe);
+	return out;
+}
+
+/* "10:00 ! Name" into width columns at (y, x) ("10:00!Na." below 12
+ * columns: the start, the mark and the first letters come first); the
+ * mark in its role. */
+static void week_visit_line(WINDOW *w, int y, int x, int width, const struct cal_row *r,
+                            int64_t day_start, attr_t base)
+{
+	const struct pay_mark *pm = visit_mark(r);
+	attr_t ma = (base & A_REVERSE) ? base : (theme_attr(pm->role) | A_BOLD);
+	int gap = width >= 12 ? 1 : 0, xx;
+	char t[16], *name;
+
+	if (width <= 0)
+		return;
+	draw_fill(w, y, x, width, base);
+	if (width < 6) {
+		draw_text(w, y, x, width, pm->sym, ma, AL_LEFT);
+		return;
+	}
+	clock_format_local(r->start_at < day_start ? day_start : r->start_at, "%H:%M", t, sizeof t);
+	xx = x + draw_text(w, y, x, width, t, base, AL_LEFT) + gap;
+	xx += draw_text(w, y, xx, x + width - xx, pm->sym, ma, AL_LEFT) + gap;
+	name = abbrev(who(r), x + width - xx);
+	draw_text(w, y, xx, x + width - xx, name, base, AL_LEFT);
+	free(name);
+}
+
+/* Visit r's block b: time and name, services, payment status, price (the
+ * amount whole, or only the visit's mark where it does not fit). */
 static void week_block_draw(WINDOW *w, const struct week_geom *g, const struct cal_row *r,
                             int64_t day, const struct week_block *b, attr_t base)
 {
-	const struct pay_mark *pm = theme_pay(r->pay_status);
+	const struct pay_mark *pm = visit_mark(r);
+	attr_t ma = (base & A_REVERSE) ? base : theme_attr(pm->role);
 	char price[64], buf[128];
 	int y;
 
@@ -760,27 +945,213 @@ static void week_block_draw(WINDOW *w, const struct week_geom *g, const struct c
 
 		draw_fill(w, yy, x0, width, base);
 		if (line == 0) {
-			draw_visit_line(w, yy, x0, width, r, day, base);
+			week_visit_line(w, yy, x0, width, r, day, base);
 		} else if (line == 1) {
 			draw_text(w, yy, x0 + 2, width - 2, r->services, base, AL_LEFT);
 		} else if (line == 2) {
 			snprintf(buf, sizeof buf, "%s %s", pm->sym, _(pm->word));
-			draw_text(w, yy, x0 + 2, width - 2, buf,
-			          (base & A_REVERSE) ? base : theme_attr(pm->role), AL_LEFT);
+			draw_text(w, yy, x0 + 2, width - 2, buf, ma, AL_LEFT);
 		} else if (line == 3) {
-			draw_text(w, yy, x0 + 2, width - 2, price, base, AL_LEFT);
+			if (tw_width(price) <= width - 2)
+				draw_text(w, yy, x0 + 2, width - 2, price, base, AL_LEFT);
+			else
+				draw_text(w, yy, x0 + 2, width - 2, pm->sym, ma, AL_LEFT);
 		}
 		if (width >= 2)
 			draw_text(w, yy, x0, 1, line == 0 ? "" : ":", base, AL_LEFT);
 	}
 }
 
-/* Day d's visits, side by side where they overlap. */
+/* The attribute of visit r of day d: selected, off (cancelled, no-show)
+ * or plain. */
+static attr_t week_attr(const struct calv *c, const struct cal_row *r, int d, int cur)
+{
+	return r->appointment_id == c->sel && d == cur ? theme_attr(R_SELECT)
+	       : inactive(r)                           ? theme_attr(R_DIM)
+	                                               : A_NORMAL;
+}
+
+/* Visits k0..k1-1 of day d are not drawn, counted by a "+N" at (y, x):
+ * keep it for the mouse (it selects the first of them); when the cursor is
+ * on one of them, list them all on the message line (once, not at every
+ * redraw). 1 when the cursor is on one. */
+static int week_hidden(struct calv *c, const struct week_geom *g, int d, int cur, int k0, int k1,
+                       int y, int x, int width)
+{
+	struct strbuf sb = {0};
+	char one[256] = "";
+	int k, on = 0;
+
+	if (c->nblocks < MAX_BLOCKS && k1 > k0) {
+		struct block *b = &c->blocks[c->nblocks++];
+
+		b->id = cal_day_row(&c->data, d, k0)->appointment_id;
+		b->day = d;
+		b->y0 = b->y1 = g->first_row + y;
+		b->x0 = x;
+		b->x1 = x + width;
+	}
+	for (k = k0; k < k1 && d == cur; k++)
+		if (cal_day_row(&c->data, d, k)->appointment_id == c->sel)
+			on = 1;
+	if (!on)
+		return 0;
+	c->hid_seen = 1;
+	if (c->hid_msg == c->sel)
+		return 1;
+	/* the selected one first and whole: the line may be narrow */
+	for (k = k0; k < k1; k++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+		char t[16];
+
+		clock_format_local(r->start_at < c->data.day_start[d] ? c->data.day_start[d]
+		                                                      : r->start_at,
+		                   "%H:%M", t, sizeof t);
+		if (r->appointment_id == c->sel)
+			snprintf(one, sizeof one, "%s %s %s", t, visit_mark(r)->sym, who(r));
+		else
+			sb_printf(&sb, "%s%s %s %s", sb.len ? ", " : "", t, visit_mark(r)->sym,
+			          who(r));
+	}
+	if (sb.len)
+		/* TRANSLATORS: a visit of a crowded day that the week has no room
+		 * for (a "+N" on the screen), then the others hidden with it */
+		ui_msg(MSG_INFO, _("%1$s (not shown in the week; with it: %2$s)"), one,
+		       sb_cstr(&sb));
+	else
+		ui_msg(MSG_INFO, _("%s (not shown in the week)"), one);
+	c->hid_msg = c->sel;
+	sb_free(&sb);
+	return 1;
+}
+
+/* One line of a listed day at grid row line: from "HH:MM" (pre 5
+ * columns, or none when the time column beside it reads the same) the
+ * chips of visits k .. k+chips-1, then "+plus" when plus > 0 (the visits
+ * after them up to k+chips+plus are hidden). */
+static void week_list_line(struct calv *c, WINDOW *w, const struct week_geom *g, int d, int cur,
+                           int line, int pre, int k, int chips, int plus)
+{
+	int64_t day = c->data.day_start[d];
+	int x0 = g->col_x[d], width = g->col_w[d], yy = g->first_row + line, x = x0 + pre, q;
+	int avail = width - pre, nw;
+	char t[16], pl[16];
+
+	snprintf(pl, sizeof pl, "+%d", plus);
+	if (plus > 0)
+		avail -= (int)strlen(pl) + (chips > 0);
+	nw = chips > 0 ? (avail - (chips - 1)) / chips - 1 : 0;
+	draw_fill(w, yy, x0, width, A_NORMAL);
+	if (pre) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+
+		clock_format_local(r->start_at < day ? day : r->start_at, "%H:%M", t, sizeof t);
+		draw_text(w, yy, x0, pre, t, A_NORMAL, AL_LEFT);
+	}
+	for (q = 0; q < chips; q++, k++) {
+		const struct cal_row *r = cal_day_row(&c->data, d, k);
+		const struct pay_mark *pm = visit_mark(r);
+		attr_t base = week_attr(c, r, d, cur);
+		char *name = abbrev(who(r), nw);
+		int cw = 1 + tw_width(name);
+		struct week_block b = {line, line, x, cw};
+
+		draw_text(w, yy, x, 1, pm->sym,
+		          (base & A_REVERSE) ? base : (theme_attr(pm->role) | A_BOLD), AL_LEFT);
+		draw_text(w, yy, x + 1, cw - 1, name, base, AL_LEFT);
+		week_block_keep(c, g, r, d, &b);
+		free(name);
+		x += cw + 1;
+	}
+	if (plus > 0) {
+		int on = week_hidden(c, g, d, cur, k, k + plus, line, x, (int)strlen(pl));
+
+		draw_text(w, yy, x, x0 + width - x, pl, on ? theme_attr(R_SELECT) : A_BOLD,
+		          AL_LEFT);
+	}
+}
+
+/* A crowded day, as a list: the visits that start at the same time share
+ * the lines from their start's row down to the next start's row, side by
+ * side as chips ("!Ada !Bo."): each visit's mark and the first letters of
+ * its name, a cut marked by "."; a line starts with the start time unless
+ * the time column beside it reads the same. What does not fit is counted
+ * by "+N" at the end of its last line (week_hidden). */
+static void week_list(struct calv *c, WINDOW *w, const struct week_geom *g, int d, int cur, int n,
+                      const int64_t *s)
+{
+	int64_t day = c->data.day_start[d];
+	int i = 0, next_free = 0, width = g->col_w[d];
+
+	while (i < n) {
+		int j = i, m = s[i] == day ? 0 : cal_minute(s[i]), row, line, last, k = i;
+
+		while (j < n && s[j] == s[i])
+			j++;
+		row = layout_week_row(g, m);
+		if (row < 0)
+			row = 0;
+		line = row > next_free ? row : next_free;
+		if (line >= g->nrows || (j < n && line >= g->nrows - 1)) {
+			/* no line left (the last is kept for this when more visits
+			 * follow): the rest of the day is counted on the last one */
+			char pl[16];
+			int pw = snprintf(pl, sizeof pl, "+%d", n - i);
+			int x = g->col_x[d] + width - pw, yy = g->first_row + g->nrows - 1, on;
+
+			if (x < g->col_x[d]) /* never over the column's border */
+				x = g->col_x[d];
+			on = week_hidden(c, g, d, cur, i, n, g->nrows - 1, x, pw);
+			if (x > g->col_x[d])
+				draw_text(w, yy, x - 1, 1, " ", A_NORMAL, AL_LEFT);
+			draw_text(w, yy, x, g->col_x[d] + width - x, pl,
+			          on ? theme_attr(R_SELECT) : A_BOLD, AL_LEFT);
+			return;
+		}
+		last = g->nrows - 1;
+		if (j < n) {
+			int nr = layout_week_row(g, cal_minute(s[j]));
+
+			last = g->nrows - 2; /* the last line counts what follows */
+			if (nr - 1 < last)
+				last = nr - 1 > line ? nr - 1 : line;
+		}
+		for (; line <= last && k < j; line++) {
+			int lines_left = last - line + 1, left = j - k;
+			int label = g->h0 * 60 + line * g->slot_min;
+			int pre = line == row && label == m ? 0 : 5;
+			int avail = width - pre, fit = (avail + 1) / (WEEK_CHIP_MIN + 1);
+			int chips = (left + lines_left - 1) / lines_left, plus = 0;
+
+			if (chips > fit)
+				chips = fit;
+			if (line == last && left > chips) {
+				/* the chips that fit beside "+N" */
+				for (chips = fit; chips > 0; chips--) {
+					char pl[16];
+					int pw = snprintf(pl, sizeof pl, "+%d", left - chips);
+
+					if (chips * (WEEK_CHIP_MIN + 1) + pw <= avail)
+						break;
+				}
+				plus = left - chips;
+			}
+			week_list_line(c, w, g, d, cur, line, pre, k, chips, plus);
+			k += chips + plus;
+		}
+		next_free = line;
+		i = j;
+	}
+}
+
+/* Day d's visits, side by side where they overlap; listed (week_list)
+ * when a block would be too narrow for its start and name. */
 static void week_day(struct calv *c, WINDOW *w, const struct week_geom *g, int d, int cur)
 {
 	int n = cal_day_count(&c->data, d), k, lane[256], lanes[256];
 	int64_t s[256], e[256];
 	int64_t day = c->data.day_start[d], next = c->data.day_start[d + 1];
+	struct week_block b;
 
 	if (n > 256)
 		n = 256;
@@ -792,16 +1163,18 @@ static void week_day(struct calv *c, WINDOW *w, const struct week_geom *g, int d
 	}
 	layout_lanes(s, e, n, lane, lanes);
 	for (k = 0; k < n; k++) {
+		week_block_place(g, d, s[k], e[k], day, next, lane[k], lanes[k], &b);
+		if (b.width < WEEK_BLOCK_MIN && lanes[k] > 1) {
+			week_list(c, w, g, d, cur, n, s);
+			return;
+		}
+	}
+	for (k = 0; k < n; k++) {
 		const struct cal_row *r = cal_day_row(&c->data, d, k);
-		struct week_block b;
-		attr_t base;
 
 		week_block_place(g, d, s[k], e[k], day, next, lane[k], lanes[k], &b);
-		base = r->appointment_id == c->sel && d == cur ? theme_attr(R_SELECT)
-		       : inactive(r)                           ? theme_attr(R_DIM)
-		                                               : A_NORMAL;
 		week_block_keep(c, g, r, d, &b);
-		week_block_draw(w, g, r, day, &b, base);
+		week_block_draw(w, g, r, day, &b, week_attr(c, r, d, cur));
 	}
 }
 
@@ -812,9 +1185,10 @@ static void draw_week(struct calv *c, WINDOW *w)
 	int h0, h1, d, cur = cursor_index(c);
 
 	c->nblocks = 0;
+	c->hid_seen = 0;
 	week_hours(c, &h0, &h1);
-	/* one row less for the grid: each day's takings above the legend */
-	if (layout_week(c->h - 1, c->w, h0, h1, g)) {
+	/* rows less for the grid: each day's takings above the legend */
+	if (layout_week(c->h - legend_lines(c->w), c->w, h0, h1, g)) {
 		draw_center_message(w, _("The window is too small for the week; press d."), A_BOLD);
 		return;
 	}
@@ -822,15 +1196,28 @@ static void draw_week(struct calv *c, WINDOW *w)
 	week_times(w, g);
 	for (d = 0; d < 7; d++)
 		week_day(c, w, g, d, cur);
+	if (!c->hid_seen)
+		c->hid_msg = 0;
 	if (c->tk_valid && c->tk_from == c->data.from) {
 		char m[FMT_MONEY];
+		/* the label gets the width it needs, the first day what is left */
+		int lw =
+		    draw_text(w, g->legend_y, 0, c->w, _("Taken"), theme_attr(R_HEADER), AL_LEFT);
 
-		draw_text(w, g->legend_y, 0, g->time_w, _("Taken"), theme_attr(R_HEADER), AL_LEFT);
-		for (d = 0; d < 7; d++)
-			draw_text(w, g->legend_y, g->col_x[d], g->col_w[d], tk_text(c, d, m),
+		for (d = 0; d < 7; d++) {
+			const char *t = tk_text(c, d, m);
+			int x = g->col_x[d], cw = g->col_w[d];
+
+			if (x <= lw) {
+				cw -= lw + 1 - x;
+				x = lw + 1;
+			}
+			/* an amount whole, or a mark that one is there */
+			draw_text(w, g->legend_y, x, cw, tw_width(t) <= cw ? t : "...",
 			          theme_attr(R_HEADER), AL_RIGHT);
+		}
 	}
-	draw_legend(w, g->legend_y + 1, c->w);
+	draw_legend(w, g->legend_y + 1, c->w, legend_lines(c->w));
 }
 
 /* ---------------------------------------------------------------- day */
@@ -872,13 +1259,15 @@ static void sums_add(struct sums *s, const char *cur, int64_t v)
 	}
 }
 
-static void sums_text(const struct sums *s, struct strbuf *sb)
+/* The sums as text; none is a zero in currency zero_cur, written as every
+ * other amount of the line ("0.00 USD", never a bare "0"). */
+static void sums_text(const struct sums *s, const char *zero_cur, struct strbuf *sb)
 {
 	char m[FMT_MONEY];
 	int i;
 
 	if (s->n == 0)
-		sb_puts(sb, "0");
+		sb_puts(sb, fmt_money_cur(0, zero_cur, m));
 	for (i = 0; i < s->n; i++)
 		sb_printf(sb, "%s%s", i ? " + " : "", fmt_money_cur(s->v[i], s->cur[i], m));
 	if (s->more)
@@ -938,6 +1327,7 @@ static int read_day_totals(struct calv *c)
 	struct taken taken;
 	struct strbuf sb = {0};
 	int64_t next = clock_add_days(c->day, 1);
+	const char *zero_cur;
 	int k, d, n, ok;
 
 	if (c->mode != M_DAY || !c->loaded || c->load_failed ||
@@ -954,12 +1344,17 @@ static int read_day_totals(struct calv *c)
 	}
 	ok = report_invoiced(ui_db(), c->day, next, add_invoiced, &invoiced) == 0 &&
 	     report_takings(ui_db(), c->day, next, add_taken, &taken) == 0;
+	/* a line with no amount at all says 0 in the shop's currency */
+	zero_cur = booked.n      ? booked.cur[0]
+	           : invoiced.n  ? invoiced.cur[0]
+	           : taken.all.n ? taken.all.cur[0]
+	                         : config_get("currency", "USD");
 	sb_puts(&sb, _("Booked "));
-	sums_text(&booked, &sb);
+	sums_text(&booked, zero_cur, &sb);
 	sb_puts(&sb, _("  Invoiced "));
-	sums_text(&invoiced, &sb);
+	sums_text(&invoiced, zero_cur, &sb);
 	sb_puts(&sb, _("  Taken "));
-	sums_text(&taken.all, &sb);
+	sums_text(&taken.all, zero_cur, &sb);
 	if (taken.methods.len)
 		sb_printf(&sb, "\n%s %s", _("Taken by method:"),
 		          sb_cstr(taken.mixed ? &taken.methods_cur : &taken.methods));
@@ -977,7 +1372,7 @@ static int read_day_totals(struct calv *c)
 
 static void draw_day(struct calv *c, WINDOW *w)
 {
-	int d = cursor_index(c), n = cal_day_count(&c->data, d), k, i, y, rows;
+	int d = cursor_index(c), n = cal_day_count(&c->data, d), k, i, y, rows, ll;
 	int min[NDAYCOLS], flex[NDAYCOLS], x[NDAYCOLS], cw[NDAYCOLS], sel = sel_index(c);
 	const char *head[NDAYCOLS] = {_("Time"),     _("Payment"), _("Visit"), _("Customers"),
 	                              _("Services"), _("Price"),   _("Min")};
@@ -989,8 +1384,9 @@ static void draw_day(struct calv *c, WINDOW *w)
 
 		snprintf(when + l, sizeof when - l, " (%s)", _("today"));
 	}
+	i = day_counted(c, d); /* cancelled and no-show visits are not counted */
 	snprintf(buf, sizeof buf,
-	         ngettext("%1$s - %2$d visit", "%1$s - %2$d visits", (unsigned long)n), when, n);
+	         ngettext("%1$s - %2$d visit", "%1$s - %2$d visits", (unsigned long)i), when, i);
 	draw_text(w, 0, 0, c->w, buf, theme_attr(R_HEADER), AL_CENTER);
 	for (i = 0; i < NDAYCOLS; i++) {
 		min[i] = day_cols[i].min;
@@ -1003,20 +1399,22 @@ static void draw_day(struct calv *c, WINDOW *w)
 		draw_text(w, 1, 2 + x[i], cw[i], head[i], theme_attr(R_HEADER) | A_UNDERLINE,
 		          day_cols[i].align);
 	c->day_first_y = 2;
-	rows = c->h - 5;
+	ll = legend_lines(c->w) - 1; /* a legend on two lines moves the totals up */
+	rows = c->h - 5 - ll;
 	if (c->tot_read && c->tot_day == c->day) {
 		const char *t = c->tot_text, *nl = strchr(t, '\n');
 		char *first = xstrndup(t, nl ? (size_t)(nl - t) : strlen(t));
 
-		draw_text(w, c->h - 3, 2, c->w - 4, first, theme_attr(R_HEADER), AL_LEFT);
+		draw_text(w, c->h - 3 - ll, 2, c->w - 4, first, theme_attr(R_HEADER), AL_LEFT);
 		if (nl)
-			draw_text(w, c->h - 2, 2, c->w - 4, nl + 1, theme_attr(R_HEADER), AL_LEFT);
+			draw_text(w, c->h - 2 - ll, 2, c->w - 4, nl + 1, theme_attr(R_HEADER),
+			          AL_LEFT);
 		free(first);
 	}
 	if (n == 0) {
 		draw_text(w, 3, 2, c->w - 4, _("No visits on this day. Press a to book one."),
 		          A_NORMAL, AL_LEFT);
-		draw_legend(w, c->h - 1, c->w);
+		draw_legend(w, c->h - legend_lines(c->w), c->w, legend_lines(c->w));
 		return;
 	}
 	if (sel >= 0) {
@@ -1031,7 +1429,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 		c->day_top = 0;
 	for (k = c->day_top, y = 2; k < n && y < 2 + rows; k++, y++) {
 		const struct cal_row *r = cal_day_row(&c->data, d, k);
-		const struct pay_mark *pm = theme_pay(r->pay_status);
+		const struct pay_mark *pm = visit_mark(r);
 		attr_t base = k == sel      ? theme_attr(R_SELECT)
 		              : inactive(r) ? theme_attr(R_DIM)
 		                            : A_NORMAL;
@@ -1056,7 +1454,7 @@ static void draw_day(struct calv *c, WINDOW *w)
 		snprintf(buf, sizeof buf, "%lld", (long long)r->est_minutes);
 		draw_text(w, y, 2 + x[6], cw[6], buf, base, AL_RIGHT);
 	}
-	draw_legend(w, c->h - 1, c->w);
+	draw_legend(w, c->h - legend_lines(c->w), c->w, legend_lines(c->w));
 }
 
 /* ---------------------------------------------------------------- view ops */
@@ -1120,10 +1518,12 @@ static void cal_title(struct view *v, char *buf, size_t n)
 static const char *cal_help(struct view *v)
 {
 	(void)v;
-	return _("The calendar shows the visits from the calendar projection. Each visit carries "
-	         "its payment status as a symbol (see the legend on the last line of the "
-	         "calendar) and, where the terminal has colour, a colour. Enter opens the day "
-	         "(month view) or the selected visit (week and day views).");
+	return _(
+	    "Each visit shows its payment status as a symbol (the legend is on the last lines) "
+	    "and a colour where the terminal has one; / is a cancelled visit, # a no-show "
+	    "(neither counted). A week day too crowded is listed, +N counting visits with no "
+	    "room: the cursor on one lists them below. Enter opens the day (month) or the visit "
+	    "(week, day).");
 }
 
 /* go to date: a quiet one-field form */

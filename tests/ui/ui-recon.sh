@@ -83,7 +83,8 @@ BEFORE=$(payments)
 
 screen_start
 shows "the status line shows the open count" "books: 2 open"
-shows "the week marks the day with open differences" "\$$WD"
+# (a narrow column centres a shortened heading that keeps its today mark)
+shows_re "the week marks the day with open differences" "\\\$ *$WD "
 shows "... and its title says what the mark is" "\$ open reconciliation differences"
 keys m
 shows_re "the month marks it after the date (today's *)" "[|]$DN\*\\\$"

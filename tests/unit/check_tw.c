@@ -127,6 +127,32 @@ START_TEST(test_fit)
 }
 END_TEST
 
+static void abbrevs(const char *s, int cols, const char *want, int want_used)
+{
+	char buf[256];
+	int used = tw_abbrev(s, cols, buf, sizeof buf);
+
+	ck_assert_str_eq(buf, want);
+	ck_assert_int_eq(used, want_used);
+	ck_assert_int_le(tw_width(buf), cols);
+}
+
+/* a week chip's name: whole, or its first letters and one "." (a cut
+ * always ends with the mark, even in one or two columns) */
+START_TEST(test_abbrev)
+{
+	abbrevs("Ada Lee", 7, "Ada Lee", 7);
+	abbrevs("Ada Lee", 6, "Ada L.", 6);
+	abbrevs("Ada Lee", 5, "Ada.", 4); /* never "Ada ." */
+	abbrevs("Ada Lee", 2, "A.", 2);
+	abbrevs("Ada Lee", 1, ".", 1);
+	abbrevs("Ada Lee", 0, "", 0);
+	/* never half a character: "王" (2) and "." in 4 columns */
+	abbrevs("王小明", 4, "王.", 3);
+	abbrevs("王小明", 6, "王小明", 6);
+}
+END_TEST
+
 START_TEST(test_small_buffer)
 {
 	char buf[4];
@@ -150,6 +176,7 @@ int main(void)
 	tcase_add_test(tc, test_joined_clusters);
 	tcase_add_test(tc, test_wrap);
 	tcase_add_test(tc, test_small_buffer);
+	tcase_add_test(tc, test_abbrev);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");
