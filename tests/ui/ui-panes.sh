@@ -1,0 +1,3 @@
+#!/bin/sh
+. "$TOP_SRCDIR/tests/lib/tap.sh"
+done_testing
