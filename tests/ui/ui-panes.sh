@@ -14,6 +14,21 @@ q() { sqlite3 "$FRONTDESK_DB" "$1"; }
 # money - minor units as the screen writes them (2 decimals, no grouping
 # below 1,000)
 money() { printf '%d.%02d' $(($1 / 100)) $(($1 % 100)); }
+# in_section NAME HEADER PATTERN - a line of the pane's section HEADER (the
+# lines below the line that is HEADER, to the next blank one) matches PATTERN
+in_section() {
+	i=0
+	while [ "$i" -lt 100 ]; do
+		if screen_text | awk -v h="$2" 'f && /^ *$/ { exit } f { print } $0 == h { f = 1 }' |
+			grep -Eq -- "$3"; then
+			pass "$1"
+			return
+		fi
+		sleep 0.1
+		i=$((i + 1))
+	done
+	fail "$1" "section: $2" "pattern: $3" "screen:" "$(screen_text)"
+}
 # shows_joined NAME TEXT - the pane shows TEXT, wrapped lines joined
 shows_joined() {
 	i=0
@@ -91,11 +106,11 @@ shows "the customer pane opens" "Jobs"
 shows_re "it lists the job" "job $job"
 keys G Enter
 shows "Enter on the customer's job opens the job pane" "Pane Pat > Job $job"
-shows "the job pane names the job" "Job $job: Polish"
-shows_re "it lists the visit that works on it" "Visit $appt +2026-12-01 10:00-11:00"
-shows_re "its line items" "Polish and wax +1 x 120\.00 +120\.00"
-shows_re "... the one added since the invoice too" "Tyre check +1 x 35\.50 +35\.50"
-shows_re "the invoice that bills it" "$INV +paid"
+shows "the job pane names the job" "Job $job: Polish (open, USD)"
+in_section "it lists the visit that works on it" "  Visits" "Visit $appt +2026-12-01 10:00-11:00"
+in_section "its line items" "  Line items" "Polish and wax +1 x 120\.00 +120\.00"
+in_section "... the one added since the invoice too" "  Line items" "Tyre check +1 x 35\.50 +35\.50"
+in_section "the invoice that bills it" "  Invoices" "$INV +paid"
 left=$(money "$(q "SELECT amount FROM line_item WHERE id = $item2")")
 shows "what is left to bill, as the database has it" "Left to bill: $left USD (line items: 1;"
 keys H
@@ -143,4 +158,26 @@ shows "at 80x24 the job pane shows what is left to bill" "Left to bill: $left US
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop
+
+# --- zh_CN: the new words are translated and the figures are the same
+if locale -a 2>/dev/null | grep -qi '^zh_CN\.utf-\?8$'; then
+	mkdir -p "$TMP/locale/zh_CN/LC_MESSAGES"
+	msgfmt -o "$TMP/locale/zh_CN/LC_MESSAGES/frontdesk.mo" "$TOP_SRCDIR/po/zh_CN.po"
+	SCREEN_ENV="FRONTDESK_LOCALEDIR=$TMP/locale" SCREEN_LANG=zh_CN.UTF-8 screen_start
+	shows "zh_CN: the screen opens in Chinese" "frontdesk > 日历"
+	keys T
+	shows_re "zh_CN: the takings' day total" "当日合计 +USD +$1 "
+	keys q / "Pane Pat" Enter
+	wait_for "Pane Pat" 5
+	keys Enter G Enter
+	shows "zh_CN: the job pane" "工单 $job：Polish"
+	shows "zh_CN: what is left to bill" "待开票：$left USD（明细项：1；按 i 开票）"
+	keys H
+	shows "zh_CN: H gives the job's history" "job $job 的历史"
+	keys Q
+	shows "zh_CN: Q quits" "frontdesk-exited-0"
+	screen_stop
+else
+	pass "# SKIP zh_CN: the zh_CN.UTF-8 locale is not installed"
+fi
 done_testing
