@@ -27,8 +27,8 @@ struct view *view_visit_new(int64_t appt_id);
 struct view *view_job_new(int64_t job_id, int64_t item_id);
 
 /* view-preview.c: invoice (PRINT_INVOICE) or payment receipt
- * (PRINT_RECEIPT) id as print_text lays it out, scrollable; P there opens
- * the print form (form_print_new) */
+ * (PRINT_RECEIPT) id as print_text lays it out (80 columns, 42 in a
+ * narrower window), scrollable; P there opens the print form at that width */
 struct view *view_preview_new(int doc, int64_t id);
 
 /* view-invoice.c: an invoice's lines, figures and allocations */
@@ -176,6 +176,9 @@ struct view *form_charge_new(int64_t invoice_id);
  * (PRINT_RECEIPT) id to a file, text or PDF (a quiet form: it writes no
  * record, so it works on a read-only screen too) */
 struct view *form_print_new(int doc, int64_t id);
+/* form_print_width - the same with width (PRINT_WIDE or PRINT_NARROW)
+ * chosen: P on the preview, which shows that width */
+struct view *form_print_width(int doc, int64_t id, int width);
 
 /* form-invoice.c: issue an invoice for what is left of job_id */
 struct view *form_invoice_new(int64_t job_id);

@@ -155,6 +155,14 @@ keys q
 shows "back to the job pane" "Job $job: Polish (open, USD)"
 keys G
 shows "at 80x24 the job pane shows what is left to bill" "Left to bill: $left USD"
+shows_re "G selects the job's invoice line" "^> +$INV"
+keys Enter o
+total=$(money "$(q "SELECT total FROM invoice WHERE id = $inv")" | sed 's/\./\\./')
+shows_re "at 80x24 the preview shows the 80-column page whole: the total to its last digit" \
+	"^Total +$total\$"
+keys P
+shows "the print form is set to the width shown" "80 columns"
+keys Escape
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop
