@@ -5,8 +5,9 @@
  *
  * Everything is read through the core (job_get, link_list, item_list,
  * invoice_of_job, invoice_get, invoice_job_unbilled) each time the pane is
- * built; a rebuild keeps the cursor on the same record. Enter on a visit or
- * an invoice opens it, on the customer line the customer; e edits the
+ * built, and its signature (esign_job_state) once an estimate was sent; a
+ * rebuild keeps the cursor on the same record. Enter on a visit, an
+ * invoice or the estimate opens it, on the customer line the customer; e edits the
  * selected line item, else the job; a adds a line item; i issues an
  * invoice for what is left. H is the job's history, h the selected line's.
  * Opened by Enter on a job or a line item (view-visit.c, view-customer.c).
@@ -19,6 +20,7 @@
 
 #include "draw.h"
 #include "err.h"
+#include "esign.h"
 #include "fmt.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -180,6 +182,17 @@ static void build(struct jobv *jv)
 	          j.title, fmt_status(j.status), j.currency);
 	pane_text(&jv->p, K_CUSTOMER, j.customer_id, R_NORMAL, "%s: %s", _("Customer"),
 	          j.customer_name);
+	{
+		/* the signed authorisation of the job (esign.h), once asked for;
+		 * Enter on it opens the estimate */
+		char sig[16] = "";
+		int64_t est = 0;
+
+		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
+			pane_text(&jv->p, K_ESTIMATE, est,
+			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "%s: %s",
+			          _("Signature"), fmt_signature(sig));
+	}
 	if (j.note)
 		pane_text(&jv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), j.note);
 
@@ -251,6 +264,8 @@ static struct ui_next job_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, view_invoice_new(id));
 		if (kind == K_CUSTOMER)
 			return ui_next(UI_PUSH, view_customer_new(id));
+		if (kind == K_ESTIMATE)
+			return ui_next(UI_PUSH, view_estimate_new(id));
 		return ui_next(UI_HANDLED, NULL);
 	case ACT_EDIT:
 		if (kind == K_ITEM)
