@@ -116,7 +116,8 @@ struct view *view_history_new(const char *kind, int64_t id);
 
 /* pane_history_target - the history kind word and id of pane p's selected
  * line (a visit, job, item, invoice, allocation, payment, refund or
- * customer), else own_kind / own_id: the target op of the panes. */
+ * customer), else own_kind / own_id: the target op of the lists (the
+ * record panes' H is their own record; h, pane_line_history, the line's). */
 int pane_history_target(const struct pane *p, const char *own_kind, int64_t own_id,
                         const char **kind, int64_t *id);
 /* pane_line_history - h on a record pane: push the history of pane p's
