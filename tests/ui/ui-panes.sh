@@ -161,8 +161,9 @@ total=$(money "$(q "SELECT total FROM invoice WHERE id = $inv")" | sed 's/\./\\.
 shows_re "at 80x24 the preview shows the 80-column page whole: the total to its last digit" \
 	"^Total +$total\$"
 keys P
-shows "the print form is set to the width shown" "80 columns"
+wait_for "80 columns" 5
 keys Escape
+shows_re "P there opens the print form and Esc returns to the preview" "^Total +$total\$"
 keys Q
 shows "Q quits" "frontdesk-exited-0"
 screen_stop
