@@ -95,7 +95,20 @@ shows "P in the preview opens the print form" "Print $INV"
 keys Enter
 shows "the message line names the file" "$INV written to $DIR/$INV.txt"
 is "the file is the command line's text" "$(cat "$DIR/$INV.txt" 2>&1)" "$(fd invoice print "$INV")"
-keys q q q
+# --- the payment pane: H is the payment's, o previews its receipt
+pay=$(q "SELECT payment_id FROM payment_allocation WHERE id = $alloc")
+keys q
+shows_re "back on the invoice, cursor on the allocation again" "^> #$alloc "
+keys Enter
+shows "Enter on the allocation opens its payment" "> $INV > Payment $pay"
+keys H
+shows "H on the payment pane shows the payment's history" "> Payment $pay > History of payment $pay"
+keys q
+keys o
+shows "o on the payment previews its receipt" "> Payment $pay > Preview"
+line=$(fd pay print "$pay" | grep '^Amount received' | sed 's/ *$//')
+shows "the receipt's preview is the printed receipt's text" "$line"
+keys q q q q
 shows "back to the calendar" "Week of"
 
 # --- the visit pane: what Enter on a line item does
