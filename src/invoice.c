@@ -908,6 +908,56 @@ int invoice_of_job(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_id, 
 	return each_id(db, st, _("cannot read the invoices of a job"), cb, arg);
 }
 
+int invoice_job_unbilled(struct db *db, int64_t job_id, struct invoice_unbilled *out)
+{
+	sqlite3_stmt *st = NULL;
+	int rc, step, found = 0;
+
+	memset(out, 0, sizeof *out);
+	/* the job row with its items (LEFT JOIN: a job without items has one
+	 * row of NULLs) and what is left of each, as collect_job reads it */
+	rc = db_prepare(db,
+	                "SELECT so.currency, li.kind, li.unit_price, " REMAINING_SQL
+	                " FROM service_order so"
+	                " LEFT JOIN line_item li ON li.service_order_id = so.id"
+	                " WHERE so.id = ?1 ORDER BY li.id",
+	                &st);
+	if (rc)
+		goto out;
+	sqlite3_bind_int64(st, 1, job_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t left = sqlite3_column_int64(st, 3), amount;
+		const char *kind = (const char *)sqlite3_column_text(st, 1);
+
+		if (!found)
+			dbrow_copy(st, 0, out->currency, sizeof out->currency);
+		found = 1;
+		if (!kind || left <= 0)
+			continue;
+		if (money_line_amount(left, sqlite3_column_int64(st, 2), &amount) != 0) {
+			rc = err_set(FD_EINVAL, _("job %lld: what is left to bill is too large"),
+			             (long long)job_id);
+			goto out;
+		}
+		if (!strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT"))
+			amount = -amount;
+		if (money_add(out->total, amount, &out->total) != 0) {
+			rc = err_set(FD_EINVAL, _("job %lld: what is left to bill is too large"),
+			             (long long)job_id);
+			goto out;
+		}
+		out->items++;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read what is left to bill of a job"));
+	else if (!found)
+		rc = err_set(FD_ENOTFOUND, _("there is no job %lld"), (long long)job_id);
+out:
+	if (st)
+		sqlite3_finalize(st);
+	return rc;
+}
+
 int invoice_search(struct db *db, const char *text, int limit,
                    int (*cb)(int64_t invoice_id, void *arg), void *arg)
 {

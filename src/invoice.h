@@ -209,6 +209,21 @@ void invoice_line_free(struct invoice_line *l);
 int invoice_of_job(struct db *db, int64_t job_id, int (*cb)(int64_t invoice_id, void *arg),
                    void *arg);
 
+/* What is left to bill of a job: what `invoice issue --jobs` would bill
+ * now (the quantity of each line item that invoices that are not void do
+ * not bill yet, at its unit price). */
+struct invoice_unbilled {
+	int64_t items; /* line items with something left to bill */
+	int64_t total; /* their amounts, signed (DISCOUNT and CREDIT take off) */
+	char currency[4];
+};
+
+/* invoice_job_unbilled - fill *out with what is left to bill of job job_id
+ * (a cancelled job's too: it is never billed, the caller says so).
+ * FD_ENOTFOUND when there is no such job, FD_EINVAL when the sum overflows,
+ * FD_EDB. */
+int invoice_job_unbilled(struct db *db, int64_t job_id, struct invoice_unbilled *out);
+
 /* invoice_search - call cb with the id of each invoice or credit note
  * whose number contains text (case-insensitive; at least 2 characters),
  * newest first, at most limit (<= 0: 50). */

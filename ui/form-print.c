@@ -5,6 +5,8 @@
  * .pdf (the folder made 0700, the file 0600), writes it through the core's
  * one layout (print_write) and says where on the message line. It posts no
  * record, so it is a quiet form that works on a read-only screen too.
+ * Opened by P on the panes and on the preview (view-preview.c), which
+ * sets the width to the one it shows.
  */
 #include <config.h>
 
@@ -110,6 +112,11 @@ static const struct form_spec print_spec = {
 
 struct view *form_print_new(int doc, int64_t id)
 {
+	return form_print_width(doc, id, PRINT_WIDE);
+}
+
+struct view *form_print_width(int doc, int64_t id, int width)
+{
 	struct printst *ps = xcalloc(1, sizeof *ps);
 	struct form *f;
 	char title[200], *path;
@@ -136,7 +143,8 @@ struct view *form_print_new(int doc, int64_t id)
 	path = print_default_path(ui_db(), (enum print_doc)doc, id, PRINT_TEXT);
 	f = form_new(&print_spec, ps, title);
 	form_add_choice(f, P_FORMAT, _("Format"), formats, format_labels, 2, "text");
-	form_add_choice(f, P_WIDTH, _("Width"), widths, width_labels, 2, "80");
+	form_add_choice(f, P_WIDTH, _("Width"), widths, width_labels, 2,
+	                width == PRINT_NARROW ? "42" : "80");
 	file = form_add(f, F_TEXT, P_FILE, _("File"), path);
 	f->fields[file].width = 200; /* the whole path where it fits (cut to the screen) */
 	free(path);

@@ -210,7 +210,7 @@ static int add_job(const struct job *j, void *arg)
 	snprintf(id, sizeof id, "%s %lld", _("job"), (long long)j->id);
 	if (!cv->currency[0])
 		snprintf(cv->currency, sizeof cv->currency, "%s", j->currency);
-	pane_row(&cv->p, 0, 0, R_NORMAL, 4, job_cols, cells);
+	pane_row(&cv->p, K_JOB, j->id, R_NORMAL, 4, job_cols, cells);
 	{
 		/* its signed authorisation, once an estimate was sent: Enter opens it */
 		char sig[16] = "";
@@ -375,7 +375,11 @@ static struct ui_next customer_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, view_payment_new(id));
 		if (kind == K_ESTIMATE)
 			return ui_next(UI_PUSH, view_estimate_new(id));
+		if (kind == K_JOB)
+			return ui_next(UI_PUSH, view_job_new(id, 0));
 		return ui_next(UI_HANDLED, NULL);
+	case ACT_LINE_HISTORY:
+		return pane_line_history(&cv->p);
 	case ACT_RECORD_PAYMENT:
 		return ui_next(UI_PUSH,
 		               form_payment_new(cv->id, cv->currency[0] ? cv->currency : NULL));
@@ -400,14 +404,14 @@ static const char *customer_help(struct view *v)
 	(void)v;
 	return _("A customer: what they owe and their credit (as the aging report counts "
 	         "them), their contact log (newest first), visits, invoices, payments and jobs. "
-	         "Enter opens a visit, an invoice or a payment; e edits the customer's name, "
-	         "phone, email, address and note; l logs a call, a message or a visit at the "
-	         "counter.");
+	         "Enter opens a visit, an invoice, a payment or a job; e edits the customer's "
+	         "name, phone, email, address and note; l logs a call, a message or a visit at "
+	         "the counter. H shows the customer's history, h the selected line's.");
 }
 
 static const enum action customer_keys[] = {
-    ACT_UP,   ACT_DOWN, ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP, ACT_BOTTOM,
-    ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT, ACT_LOG_CONTACT, ACT_NONE};
+    ACT_UP,   ACT_DOWN, ACT_PAGE_UP,        ACT_PAGE_DOWN,   ACT_TOP,          ACT_BOTTOM,
+    ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT, ACT_LOG_CONTACT, ACT_LINE_HISTORY, ACT_NONE};
 static const enum action customer_hints[] = {ACT_OPEN, ACT_EDIT, ACT_RECORD_PAYMENT,
                                              ACT_LOG_CONTACT, ACT_NONE};
 
@@ -415,7 +419,10 @@ static int customer_target(struct view *v, const char **kind, int64_t *id)
 {
 	struct customerv *x = v->priv;
 
-	return pane_history_target(&x->p, "customer", x->id, kind, id);
+	/* the customer's own, whatever line is selected (h: the line's) */
+	*kind = "customer";
+	*id = x->id;
+	return x->id > 0;
 }
 
 static const struct view_ops customer_ops = {

@@ -7,8 +7,11 @@
  * changes (long values are wrapped, never cut off); text from the database
  * passes the display sanitiser through draw_text and payload_lines.
  *
- * Also here: pane_history_target, the target op the drill-down panes share
- * (the selected line's record, else the pane's own).
+ * Also here: pane_history_target, the target op of the lists (the selected
+ * line's record, else the list's own), and pane_line_history, the h key of
+ * the record panes: there H is the pane's own record (an invoice, a
+ * payment, a visit, a job, a customer) and h the selected line's (an
+ * allocation, a line item, a job of the visit).
  */
 #include <config.h>
 
@@ -229,4 +232,16 @@ int pane_history_target(const struct pane *p, const char *own_kind, int64_t own_
 	*kind = own_kind;
 	*id = own_id;
 	return 1;
+}
+
+struct ui_next pane_line_history(const struct pane *p)
+{
+	const char *kind = NULL;
+	int64_t id = 0;
+
+	if (!pane_history_target(p, NULL, 0, &kind, &id)) {
+		ui_msg(MSG_INFO, _("Select a line first: h shows the history of its record."));
+		return ui_next(UI_REDRAW, NULL);
+	}
+	return ui_next(UI_PUSH, view_history_new(kind, id));
 }

@@ -8,7 +8,9 @@
  * payment page (view-paypage.c: the QR code again); x reverses an allocation; p
  * records a payment from the invoice's customer; C asks the channel for a
  * card payment (only when a payment provider is set up); P prints it to a
- * file (form-print.c).
+ * file (form-print.c), o previews it on the screen first (view-preview.c).
+ * H shows the invoice's own history; h the selected line's (an allocation,
+ * a card order).
  */
 #include <config.h>
 
@@ -340,6 +342,13 @@ static struct ui_next invoice_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_charge_new(iv->id));
 	case ACT_PRINT:
 		return ui_next(UI_PUSH, form_print_new(PRINT_INVOICE, iv->id));
+	case ACT_PREVIEW:
+		return ui_next(UI_PUSH, view_preview_new(PRINT_INVOICE, iv->id));
+	case ACT_LINE_HISTORY:
+		/* a card order line carries the order's id: its own history kind */
+		if (kind == K_PAYMENT)
+			return ui_next(UI_PUSH, view_history_new("card-order", id));
+		return pane_line_history(&iv->p);
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -360,23 +369,31 @@ static const char *invoice_help(struct view *v)
 	         "a reversal undoes one. Enter on an allocation opens its payment. Card orders "
 	         "through the payment channel are listed below the allocations; C asks the "
 	         "channel for a new one (when a payment provider is set up). V voids the invoice "
-	         "while nothing is paid on it; w issues a credit note against it. P prints the "
-	         "invoice to a file to hand over (text or PDF).");
+	         "while nothing is paid on it; w issues a credit note against it. H shows the "
+	         "invoice's history, h the selected allocation's or card order's. o previews the "
+	         "invoice on the screen as it prints; P prints it to a file to hand over (text or "
+	         "PDF).");
 }
 
-static const enum action invoice_keys[] = {ACT_UP,          ACT_DOWN,          ACT_PAGE_UP,
-                                           ACT_PAGE_DOWN,   ACT_TOP,           ACT_BOTTOM,
-                                           ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
-                                           ACT_CARD_CHARGE, ACT_VOID_INVOICE,  ACT_CREDIT_NOTE,
-                                           ACT_PRINT,       ACT_NONE};
+static const enum action invoice_keys[] = {
+    ACT_UP,           ACT_DOWN,        ACT_PAGE_UP,       ACT_PAGE_DOWN,      ACT_TOP,
+    ACT_BOTTOM,       ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT, ACT_CARD_CHARGE,
+    ACT_VOID_INVOICE, ACT_CREDIT_NOTE, ACT_PREVIEW,       ACT_PRINT,          ACT_LINE_HISTORY,
+    ACT_NONE};
 static const enum action invoice_hints[] = {ACT_OPEN,        ACT_REVERSE_ALLOC, ACT_RECORD_PAYMENT,
-                                            ACT_CARD_CHARGE, ACT_PRINT,         ACT_NONE};
+                                            ACT_CARD_CHARGE, ACT_PREVIEW,       ACT_PRINT,
+                                            ACT_NONE};
 
 static int invoice_target(struct view *v, const char **kind, int64_t *id)
 {
 	struct invoicev *x = v->priv;
 
-	return pane_history_target(&x->p, "invoice", x->id, kind, id);
+	/* the invoice's own, whatever line is selected: the first allocation
+	 * is selected when the pane opens, and H showed its history (issue 29);
+	 * h shows the selected line's */
+	*kind = "invoice";
+	*id = x->id;
+	return x->id > 0;
 }
 
 static const struct view_ops invoice_ops = {

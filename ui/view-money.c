@@ -3,8 +3,9 @@
  * (T), the same figures as `frontdesk report aging` and `frontdesk report
  * takings`, read through the same core functions. Enter on an aging row
  * opens the customer's pane (their invoices, each opening the invoice);
- * the takings view lists the payments of its days below the totals, Enter
- * opening a payment (and from there its invoices).
+ * the takings view adds up each day's methods (a "Day total" row per
+ * currency below the day's rows) and lists the payments of its days below
+ * the totals, Enter opening a payment (and from there its invoices).
  *
  * Callers: screen.c (the global keys A and T).
  */
@@ -37,6 +38,15 @@ struct moneyv {
 		int64_t v[AGING_BUCKETS + 2];
 	} tot[8];
 	int ntot;
+	/* takings: the day being listed and its sums across methods, per
+	 * currency (shown below its rows as the day's total) */
+	char day[11];
+	struct {
+		char cur[4];
+		int64_t count, received, refunded, net;
+		int over; /* a sum overflowed: shown as "?" */
+	} dt[8];
+	int ndt;
 };
 
 /* every column fits at 80 (77 columns): at 95 "over 90" and "owed", the
@@ -138,12 +148,61 @@ static const struct pane_col takings_cols[] = {
     {13, 1, AL_RIGHT}, /* net */
 };
 
+/* The rows of the day's totals across methods, one per currency, then
+ * forget them. */
+static void day_total(struct moneyv *mv)
+{
+	char n[24], a[FMT_MONEY], b[FMT_MONEY], c[FMT_MONEY];
+	const char *cells[7];
+	int i;
+
+	for (i = 0; i < mv->ndt; i++) {
+		snprintf(n, sizeof n, "%lld", (long long)mv->dt[i].count);
+		cells[0] = "";
+		/* TRANSLATORS: the takings view's row that adds up a day's methods */
+		cells[1] = _("Day total");
+		cells[2] = mv->dt[i].cur;
+		cells[3] = n;
+		cells[4] = mv->dt[i].over ? "?" : fmt_money(mv->dt[i].received, mv->dt[i].cur, a);
+		cells[5] = mv->dt[i].over ? "?" : fmt_money(mv->dt[i].refunded, mv->dt[i].cur, b);
+		cells[6] = mv->dt[i].over ? "?" : fmt_money(mv->dt[i].net, mv->dt[i].cur, c);
+		pane_row(&mv->p, 0, 0, R_HEADER, 7, takings_cols, cells);
+	}
+	mv->ndt = 0;
+	mv->day[0] = '\0';
+}
+
+/* Add row r to its day's total in its currency. */
+static void day_add(struct moneyv *mv, const struct takings_row *r)
+{
+	int i;
+
+	if (strcmp(mv->day, r->day))
+		day_total(mv);
+	snprintf(mv->day, sizeof mv->day, "%s", r->day);
+	for (i = 0; i < mv->ndt && strcmp(mv->dt[i].cur, r->currency); i++)
+		;
+	if (i == mv->ndt) {
+		if (mv->ndt == (int)(sizeof mv->dt / sizeof mv->dt[0]))
+			return; /* more currencies in a day than shown: their rows say it */
+		memset(&mv->dt[i], 0, sizeof mv->dt[i]);
+		snprintf(mv->dt[i].cur, sizeof mv->dt[i].cur, "%s", r->currency);
+		mv->ndt++;
+	}
+	mv->dt[i].count += r->count;
+	if (money_add(mv->dt[i].received, r->received, &mv->dt[i].received) ||
+	    money_add(mv->dt[i].refunded, r->refunded, &mv->dt[i].refunded) ||
+	    money_add(mv->dt[i].net, r->net, &mv->dt[i].net))
+		mv->dt[i].over = 1;
+}
+
 static int takings_row(const struct takings_row *r, void *arg)
 {
 	struct moneyv *mv = arg;
 	char n[24], a[FMT_MONEY], b[FMT_MONEY], c[FMT_MONEY];
 	const char *cells[7];
 
+	day_add(mv, r);
 	snprintf(n, sizeof n, "%lld", (long long)r->count);
 	cells[0] = r->day;
 	cells[1] = fmt_status(r->method);
@@ -193,13 +252,17 @@ static void build_takings(struct moneyv *mv)
 	char f[32], t[32];
 
 	mv->rows = mv->shown = 0;
+	mv->ndt = 0;
+	mv->day[0] = '\0';
 	pane_text(&mv->p, 0, 0, R_HEADER,
 	          _("Takings from %1$s to %2$s, by day and method (as frontdesk report takings)"),
 	          fmt_date(from, f), fmt_date(clock_add_days(to, -1), t));
 	pane_row(&mv->p, 0, 0, R_HEADER, 7, takings_cols, head);
 	if (report_takings(ui_db(), from, to, takings_row, mv) != 0)
 		pane_text(&mv->p, 0, 0, R_ERROR, _("! The takings cannot be read."));
-	else if (mv->rows == 0)
+	else
+		day_total(mv); /* the last day's */
+	if (mv->rows == 0)
 		pane_text(&mv->p, 0, 0, R_DIM, "  %s", _("Nothing was taken on these days."));
 	pane_blank(&mv->p);
 	pane_text(&mv->p, 0, 0, R_HEADER, "%s", _("The payments of these days (Enter opens one)"));
@@ -283,8 +346,9 @@ static const char *money_help(struct view *v)
 
 	return mv->takings
 	           ? _("What was taken today and on the six days before, by day and method, net "
-	               "of refunds: the figures of frontdesk report takings. Below, every payment "
-	               "of those days; Enter opens one.")
+	               "of refunds: the figures of frontdesk report takings; below each day's "
+	               "methods, its total across them (Day total). Below, every payment of those "
+	               "days; Enter opens one.")
 	           : _("What each customer owes by days past due on today's date, with the totals "
 	               "per currency and the credit held: the figures of frontdesk report aging. "
 	               "Enter on a customer opens their pane, where Enter on an invoice opens it.");

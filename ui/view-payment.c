@@ -210,6 +210,10 @@ static struct ui_next payment_action(struct view *v, const struct ui_event *ev)
 		return ui_next(UI_PUSH, form_payment_new(pv->customer_id, pv->currency));
 	case ACT_PRINT:
 		return ui_next(UI_PUSH, form_print_new(PRINT_RECEIPT, pv->id));
+	case ACT_PREVIEW:
+		return ui_next(UI_PUSH, view_preview_new(PRINT_RECEIPT, pv->id));
+	case ACT_LINE_HISTORY:
+		return pane_line_history(&pv->p);
 	default:
 		return ui_next(UI_UNHANDLED, NULL);
 	}
@@ -227,21 +231,26 @@ static const char *payment_help(struct view *v)
 	(void)v;
 	return _("One payment as received, with every allocation of it across the customer's "
 	         "invoices. What is neither allocated nor refunded is the customer's credit. "
-	         "Enter on an allocation opens its invoice. P prints its receipt to a file (text "
-	         "or PDF).");
+	         "Enter on an allocation opens its invoice. H shows the payment's history, h the "
+	         "selected allocation's. o previews its receipt on the screen; P prints it to a "
+	         "file (text or PDF).");
 }
 
 static const enum action payment_keys[] = {
-    ACT_UP,   ACT_DOWN,          ACT_PAGE_UP, ACT_PAGE_DOWN,      ACT_TOP,   ACT_BOTTOM,
-    ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND,  ACT_RECORD_PAYMENT, ACT_PRINT, ACT_NONE};
-static const enum action payment_hints[] = {ACT_OPEN, ACT_REVERSE_ALLOC, ACT_REFUND, ACT_PRINT,
-                                            ACT_NONE};
+    ACT_UP,      ACT_DOWN,  ACT_PAGE_UP,       ACT_PAGE_DOWN, ACT_TOP,
+    ACT_BOTTOM,  ACT_OPEN,  ACT_REVERSE_ALLOC, ACT_REFUND,    ACT_RECORD_PAYMENT,
+    ACT_PREVIEW, ACT_PRINT, ACT_LINE_HISTORY,  ACT_NONE};
+static const enum action payment_hints[] = {ACT_OPEN,    ACT_REVERSE_ALLOC, ACT_REFUND,
+                                            ACT_PREVIEW, ACT_PRINT,         ACT_NONE};
 
 static int payment_target(struct view *v, const char **kind, int64_t *id)
 {
 	struct paymentv *x = v->priv;
 
-	return pane_history_target(&x->p, "payment", x->id, kind, id);
+	/* the payment's own, whatever line is selected (h: the line's) */
+	*kind = "payment";
+	*id = x->id;
+	return x->id > 0;
 }
 
 static const struct view_ops payment_ops = {

@@ -5,8 +5,10 @@
  * Everything is read through the core (visit_get, link_list, job_get,
  * item_list, invoice_of_job, invoice_get, projection_get) each time the
  * pane is built; a rebuild keeps the cursor on the same record. Enter on an
- * invoice opens it; e edits the visit, a job or an item; n adds a job; a
- * adds a line item; i issues an invoice; p records a payment.
+ * invoice opens it, on a job or a line item the job's pane (view-job.c);
+ * e edits the visit, a job or an item; n adds a job; a adds a line item; i
+ * issues an invoice; p records a payment. H is the visit's history, h the
+ * selected line's.
  */
 #include <config.h>
 
@@ -295,10 +297,12 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, view_invoice_new(id));
 		if (kind == K_ESTIMATE)
 			return ui_next(UI_PUSH, view_estimate_new(id));
-		if (kind == K_JOB && (j = job_of_selection(vv)))
-			return ui_next(UI_PUSH, view_customer_new(j->customer_id));
-		if (kind == K_ITEM)
-			return ui_next(UI_PUSH, form_item_edit(id));
+		/* a job opens its pane; a line item opens its job's pane with
+		 * the cursor on it, read-only like every pane (e edits) */
+		if (kind == K_JOB)
+			return ui_next(UI_PUSH, view_job_new(id, 0));
+		if (kind == K_ITEM && (j = job_of_selection(vv)))
+			return ui_next(UI_PUSH, view_job_new(j->job_id, id));
 		if (kind == K_VISIT)
 			return ui_next(UI_PUSH, form_visit_edit(id));
 		return ui_next(UI_HANDLED, NULL);
@@ -311,6 +315,8 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 			return ui_next(UI_PUSH, form_item_edit(id));
 		ui_msg(MSG_INFO, _("Select the visit, a job or a line item to edit."));
 		return ui_next(UI_REDRAW, NULL);
+	case ACT_LINE_HISTORY:
+		return pane_line_history(&vv->p);
 	case ACT_NEW_JOB:
 		return ui_next(UI_PUSH, form_job_new(vv->appt_id));
 	case ACT_VISIT_MOVE:
@@ -378,7 +384,10 @@ static const char *visit_help(struct view *v)
 {
 	(void)v;
 	return _("A visit and the jobs it works on, each with its line items and the invoices "
-	         "that bill it. Enter on an invoice opens it; Enter on a job opens its customer.");
+	         "that bill it. Enter on an invoice opens it; Enter on a job opens the job (its "
+	         "visits, line items, invoices and what is left to bill); Enter on a line item "
+	         "opens its job with the cursor on it. e edits the selected visit, job or line "
+	         "item. H shows the visit's history, h the selected line's.");
 }
 
 static const enum action visit_keys[] = {ACT_UP,
@@ -397,6 +406,7 @@ static const enum action visit_keys[] = {ACT_UP,
                                          ACT_ISSUE_INVOICE,
                                          ACT_RECORD_PAYMENT,
                                          ACT_SEND_ESTIMATE,
+                                         ACT_LINE_HISTORY,
                                          ACT_NONE};
 static const enum action visit_hints[] = {ACT_OPEN,           ACT_EDIT,       ACT_NEW_JOB,
                                           ACT_NEW_ITEM,       ACT_VISIT_MOVE, ACT_ISSUE_INVOICE,
@@ -406,7 +416,10 @@ static int visit_target(struct view *v, const char **kind, int64_t *id)
 {
 	struct visitv *x = v->priv;
 
-	return pane_history_target(&x->p, "visit", x->appt_id, kind, id);
+	/* the visit's own, whatever line is selected (h: the line's) */
+	*kind = "visit";
+	*id = x->appt_id;
+	return x->appt_id > 0;
 }
 
 static const struct view_ops visit_ops = {

@@ -22,6 +22,15 @@ struct view *view_help_new(struct view *of);
 /* view-visit.c: a visit with its jobs, line items and invoices */
 struct view *view_visit_new(int64_t appt_id);
 
+/* view-job.c: a job with its visits, line items, invoices and what is left
+ * to bill; the cursor starts on line item item_id (0: the first line) */
+struct view *view_job_new(int64_t job_id, int64_t item_id);
+
+/* view-preview.c: invoice (PRINT_INVOICE) or payment receipt
+ * (PRINT_RECEIPT) id as print_text lays it out (80 columns, 42 in a
+ * narrower window), scrollable; P there opens the print form at that width */
+struct view *view_preview_new(int doc, int64_t id);
+
 /* view-invoice.c: an invoice's lines, figures and allocations */
 struct view *view_invoice_new(int64_t invoice_id);
 
@@ -107,9 +116,14 @@ struct view *view_history_new(const char *kind, int64_t id);
 
 /* pane_history_target - the history kind word and id of pane p's selected
  * line (a visit, job, item, invoice, allocation, payment, refund or
- * customer), else own_kind / own_id: the target op of the panes. */
+ * customer), else own_kind / own_id: the target op of the lists (the
+ * record panes' H is their own record; h, pane_line_history, the line's). */
 int pane_history_target(const struct pane *p, const char *own_kind, int64_t own_id,
                         const char **kind, int64_t *id);
+/* pane_line_history - h on a record pane: push the history of pane p's
+ * selected line's record (pane_history_target's kinds), or say on the
+ * message line that a line must be selected (UI_REDRAW). */
+struct ui_next pane_line_history(const struct pane *p);
 
 /* form-customer.c: add a customer. hint (may be NULL) is what was typed
  * to look for them: it fills the phone field when it is a phone number,
@@ -163,6 +177,9 @@ struct view *form_charge_new(int64_t invoice_id);
  * (PRINT_RECEIPT) id to a file, text or PDF (a quiet form: it writes no
  * record, so it works on a read-only screen too) */
 struct view *form_print_new(int doc, int64_t id);
+/* form_print_width - the same with width (PRINT_WIDE or PRINT_NARROW)
+ * chosen: P on the preview, which shows that width */
+struct view *form_print_width(int doc, int64_t id, int width);
 
 /* form-invoice.c: issue an invoice for what is left of job_id */
 struct view *form_invoice_new(int64_t job_id);

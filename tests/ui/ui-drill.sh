@@ -57,8 +57,8 @@ shows_re "the amount received" "Amount received +150\.00 USD"
 shows_re "what is allocated" "Allocated to invoices +120\.00 USD"
 shows_re "the customer's credit" "Unallocated \(customer's credit\) +30\.00 USD"
 shows_re "every allocation of the payment is listed" "^> #[0-9]+ +2026-12-01 09:00 $number +120\.00 live"
-keys H
-shows "H on the allocation shows its history" "> Payment $pay > History of allocation"
+keys h
+shows "h on the allocation shows its history" "> Payment $pay > History of allocation"
 keys q
 shows "back returns to the payment" "frontdesk > Calendar (Day) > Visit $appt > $number > Payment $pay"
 keys q
@@ -66,9 +66,9 @@ shows "back returns to the invoice" "frontdesk > Calendar (Day) > Visit $appt > 
 shows_re "with the cursor still on the allocation" "^> #[0-9]+ .*payment $pay"
 keys q
 shows_re "back again returns to the visit, cursor on the invoice" "^> +$number"
-keys H
+keys h
 inv_id=$(sqlite3 "$FRONTDESK_DB" "SELECT id FROM invoice WHERE number = '$number'")
-shows "H on the invoice line shows the invoice's history" "> History of invoice $inv_id"
+shows "h on the invoice line shows the invoice's history" "> History of invoice $inv_id"
 shows_re "... its creation" "  created$"
 shows "... its status moves, in order" "status draft -> issued"
 shows "... and the payment that made it partly paid" "status issued -> partially_paid"

@@ -64,7 +64,10 @@ shows_re "the timestamp token" "Timestamp token: [A-Za-z0-9+/=]+"
 keys Escape
 shows "back to the visit" "Job 1: Respray - Sign Sam"
 keys k Enter
-shows "Enter on the job opens its customer" "Jobs"
+shows "Enter on the job opens the job pane" "Job 1: Respray (open, USD)"
+shows "the job pane shows the job authorised" "Signature: authorised (estimate signed)"
+keys Enter
+shows "Enter on its customer line opens the customer" "Jobs"
 shows "the customer pane shows the job authorised" "Signature: authorised (estimate signed)"
 screen_stop
 done_testing

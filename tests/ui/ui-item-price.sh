@@ -27,8 +27,8 @@ keys Enter
 shows "Enter opens the visit" "frontdesk > Calendar (Day) > Visit 1"
 keys j j
 shows_re "the line item is selected" "^> +service +Exterior wash"
-keys Enter
-shows "Enter opens the line item form" "Edit line item 1 (USD)"
+keys e
+shows "e opens the line item form (Enter opens its job)" "Edit line item 1 (USD)"
 before=$(dump)
 keys Tab Tab Tab C-u 1 5 0 Enter
 shows "the new price is refused with the reason" "Not posted: line item 1 is fully invoiced, so its price is fixed"
@@ -38,7 +38,7 @@ shows "Esc on typed input asks first" "Close the form and lose what you typed? y
 keys y
 shows "y closes the form" "Form closed; nothing was posted."
 shows "the visit is still paid" "Calendar: = paid, 100.00 USD for this visit"
-keys Enter
+keys e
 shows "the form opens again" "Edit line item 1 (USD)"
 keys Tab C-u H a n d Space w a s h Enter
 shows "a new description is taken" "Line item 1 changed"

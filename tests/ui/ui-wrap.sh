@@ -27,7 +27,7 @@ shows "a visit opens" "> Visit "
 keys '?'
 shows "its help opens" "Help: Visit"
 shows "the view's paragraph is in sight" "A visit and the jobs it works on"
-shows "and wrapped, not cut, with the key fact" "Enter on an invoice opens it; Enter on a job opens its customer."
+shows "and wrapped, not cut, with the key fact" "Enter on an invoice opens it; Enter on a job opens the job"
 # down the list until the invoice key's line is in sight
 n=0
 while [ "$n" -lt 40 ] && ! screen_text | grep -Eq "^ {19}billed of the selected job *$"; do

@@ -519,6 +519,54 @@ START_TEST(test_partial_quantities_and_snapshots)
 }
 END_TEST
 
+/* invoice_job_unbilled, the job pane's "left to bill": what invoice issue
+ * --jobs would bill now, partial quantities and discounts included; a
+ * voided invoice gives its share back */
+START_TEST(test_left_to_bill_of_a_job)
+{
+	int64_t ada = add_customer("Ada"), job = add_job(ada, "EUR"), empty = add_job(ada, "USD");
+	int64_t item, inv;
+	struct invoice_pick pick;
+	struct invoice_input in = {0};
+	struct idem_result res;
+	struct invoice_unbilled u;
+
+	ck_assert_int_eq(invoice_job_unbilled(db, empty, &u), 0);
+	ck_assert_int_eq(u.items, 0);
+	ck_assert_int_eq(u.total, 0);
+	ck_assert_str_eq(u.currency, "USD");
+	ck_assert_int_eq(invoice_job_unbilled(db, 999999, &u), FD_ENOTFOUND);
+
+	item = add_item(job, "SERVICE", 2000, 4500); /* 2 h at 45.00 */
+	add_item(job, "DISCOUNT", 1000, 1000);       /* -10.00 */
+	ck_assert_int_eq(invoice_job_unbilled(db, job, &u), 0);
+	ck_assert_int_eq(u.items, 2);
+	ck_assert_int_eq(u.total, 8000);
+	ck_assert_str_eq(u.currency, "EUR");
+
+	in.items = &pick;
+	in.n_items = 1;
+	in.terms_days = -1;
+	pick = (struct invoice_pick){item, 500}; /* half an hour billed */
+	ck_assert_int_eq(invoice_issue(db, &in, NULL, &res), 0);
+	inv = res.id;
+	idem_result_free(&res);
+	ck_assert_int_eq(invoice_job_unbilled(db, job, &u), 0);
+	ck_assert_int_eq(u.items, 2);
+	ck_assert_int_eq(u.total, 6750 - 1000);
+
+	ck_assert_int_eq(invoice_void(db, inv, "wrong split"), 0);
+	ck_assert_int_eq(invoice_job_unbilled(db, job, &u), 0);
+	ck_assert_int_eq(u.total, 8000);
+
+	issue_job(job);
+	ck_assert_int_eq(invoice_job_unbilled(db, job, &u), 0);
+	ck_assert_int_eq(u.items, 0);
+	ck_assert_int_eq(u.total, 0);
+	assert_clean();
+}
+END_TEST
+
 /* item_edit, the one call of the screen and the command line: a new price
  * is for what is left to bill, and none is left once fully invoiced */
 START_TEST(test_price_of_an_invoiced_item)
@@ -1364,6 +1412,7 @@ int main(void)
 	tcase_add_test(tc, test_reverse_and_refund);
 	tcase_add_test(tc, test_void_payment);
 	tcase_add_test(tc, test_partial_quantities_and_snapshots);
+	tcase_add_test(tc, test_left_to_bill_of_a_job);
 	tcase_add_test(tc, test_price_of_an_invoiced_item);
 	tcase_add_test(tc, test_combine_jobs_one_customer);
 	tcase_add_test(tc, test_numbers_are_gap_free);
