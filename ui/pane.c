@@ -66,11 +66,18 @@ void pane_text(struct pane *p, int kind, int64_t id, enum role role, const char 
 	l->id = id;
 }
 
-void pane_field(struct pane *p, enum role role, const char *label, const char *value)
+void pane_field(struct pane *p, int kind, int64_t id, enum role role, int indent, const char *label,
+                const char *value)
 {
+	const char *v = value && *value ? value : "-";
 	/* TRANSLATORS: a field of a pane, "Label: value"; keep both %s in
 	   this order and use your language's colon. */
-	pane_text(p, 0, 0, role, _("%s: %s"), label, value && *value ? value : "-");
+	int n = snprintf(NULL, 0, _("%s: %s"), label, v);
+	char *s = xmalloc((size_t)(n < 0 ? 0 : n) + 1);
+
+	snprintf(s, (size_t)(n < 0 ? 0 : n) + 1, _("%s: %s"), label, v);
+	pane_text(p, kind, id, role, "%*s%s", indent < 0 ? 0 : indent, "", s);
+	free(s);
 }
 
 void pane_row(struct pane *p, int kind, int64_t id, enum role role, int n,

@@ -77,10 +77,12 @@ void pane_clear(struct pane *p);
 void pane_text(struct pane *p, int kind, int64_t id, enum role role, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
-/* pane_field - add a "Label: value" line, not selectable; an empty or
- * missing value shows as "-". The separator is the locale's (a full-width
- * colon in Chinese), so every pane writes its fields the same way. */
-void pane_field(struct pane *p, enum role role, const char *label, const char *value);
+/* pane_field - add a "Label: value" line after indent blanks, selectable
+ * when kind != 0; an empty or missing value shows as "-". The separator is
+ * the locale's (a full-width colon in Chinese), so every pane writes its
+ * fields the same way. */
+void pane_field(struct pane *p, int kind, int64_t id, enum role role, int indent, const char *label,
+                const char *value);
 
 /* pane_row - add a row of n cells laid out by cols (n entries, which must
  * outlive the pane: use static tables). texts are copied. */

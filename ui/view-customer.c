@@ -217,9 +217,9 @@ static int add_job(const struct job *j, void *arg)
 		int64_t est = 0;
 
 		if (esign_job_state(ui_db(), j->id, sig, &est) == 0 && *sig)
-			pane_text(&cv->p, K_ESTIMATE, est,
-			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "         %s: %s",
-			          _("Signature"), fmt_signature(sig));
+			pane_field(&cv->p, K_ESTIMATE, est,
+			           strcmp(sig, "authorised") ? R_DIM : R_NORMAL, 9, _("Signature"),
+			           fmt_signature(sig));
 	}
 	return 0;
 }
@@ -295,11 +295,11 @@ static void build(struct customerv *cv)
 		sb_free(&m.credit);
 	}
 	pane_blank(&cv->p);
-	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Phone"), c.phone ? c.phone : "-");
-	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Email"), c.email ? c.email : "-");
-	pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Address"), c.address ? c.address : "-");
+	pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Phone"), c.phone ? c.phone : "-");
+	pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Email"), c.email ? c.email : "-");
+	pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Address"), c.address ? c.address : "-");
 	if (c.note)
-		pane_text(&cv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), c.note);
+		pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Note"), c.note);
 	customer_free(&c);
 	pane_blank(&cv->p);
 	/* the contact log: between the contact details and the visits */

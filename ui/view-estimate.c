@@ -29,7 +29,7 @@ struct estimatev {
 
 static void field(struct estimatev *ev, const char *label, const char *value)
 {
-	pane_field(&ev->p, R_NORMAL, label, value);
+	pane_field(&ev->p, 0, 0, R_NORMAL, 0, label, value);
 }
 
 static void build(struct estimatev *ev)
@@ -57,7 +57,7 @@ static void build(struct estimatev *ev)
 	field(ev, _("Envelope"), e.envelope_id);
 	field(ev, _("Sent"), e.outbox_status);
 	if (e.ignored_reason)
-		pane_field(&ev->p, R_DIM, _("Last ignored"), e.ignored_reason);
+		pane_field(&ev->p, 0, 0, R_DIM, 0, _("Last ignored"), e.ignored_reason);
 	if (*e.document_sha256) {
 		pane_blank(&ev->p);
 		field(ev, _("Signed document"), e.document_path);

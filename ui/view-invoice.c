@@ -213,12 +213,12 @@ static void build(struct invoicev *iv)
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s %s - %s",
 	          !strcmp(inv.kind, "credit_note") ? _("Credit note") : _("Invoice"), inv.number,
 	          inv.customer_name);
-	pane_text(&iv->p, 0, 0, theme_invoice_role(inv.status), "%s: %s", _("Status"),
-	          fmt_status(inv.status));
+	pane_field(&iv->p, 0, 0, theme_invoice_role(inv.status), 0, _("Status"),
+	           fmt_status(inv.status));
 	pane_text(&iv->p, 0, 0, R_NORMAL, _("Issued %1$s, due %2$s, in %3$s"),
 	          fmt_date(inv.issued_at, d1), fmt_date(inv.due_at, d2), inv.currency);
 	if (inv.note)
-		pane_text(&iv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), inv.note);
+		pane_field(&iv->p, 0, 0, R_NORMAL, 0, _("Note"), inv.note);
 	pane_blank(&iv->p);
 	pane_text(&iv->p, 0, 0, R_HEADER, "%s", _("Lines"));
 	invoice_lines(ui_db(), inv.id, add_line, iv);

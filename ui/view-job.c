@@ -180,8 +180,7 @@ static void build(struct jobv *jv)
 	snprintf(jv->currency, sizeof jv->currency, "%s", j.currency);
 	pane_text(&jv->p, 0, 0, R_HEADER, _("Job %1$lld: %2$s (%3$s, %4$s)"), (long long)j.id,
 	          j.title, fmt_status(j.status), j.currency);
-	pane_text(&jv->p, K_CUSTOMER, j.customer_id, R_NORMAL, "%s: %s", _("Customer"),
-	          j.customer_name);
+	pane_field(&jv->p, K_CUSTOMER, j.customer_id, R_NORMAL, 0, _("Customer"), j.customer_name);
 	{
 		/* the signed authorisation of the job (esign.h), once asked for;
 		 * Enter on it opens the estimate */
@@ -189,12 +188,12 @@ static void build(struct jobv *jv)
 		int64_t est = 0;
 
 		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
-			pane_text(&jv->p, K_ESTIMATE, est,
-			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "%s: %s",
-			          _("Signature"), fmt_signature(sig));
+			pane_field(&jv->p, K_ESTIMATE, est,
+			           strcmp(sig, "authorised") ? R_DIM : R_NORMAL, 0, _("Signature"),
+			           fmt_signature(sig));
 	}
 	if (j.note)
-		pane_text(&jv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), j.note);
+		pane_field(&jv->p, 0, 0, R_NORMAL, 0, _("Note"), j.note);
 
 	pane_blank(&jv->p);
 	pane_text(&jv->p, 0, 0, R_HEADER, "%s", _("Visits"));

@@ -121,9 +121,9 @@ static void build(struct paymentv *pv)
 	pane_text(&pv->p, 0, 0, R_NORMAL, _("Received %1$s by %2$s%3$s%4$s"),
 	          fmt_datetime(p.received_at, when), fmt_status(p.method),
 	          p.reference ? _(", reference ") : "", p.reference ? p.reference : "");
-	pane_text(&pv->p, 0, 0, R_NORMAL, "%s: %s", _("Status"), fmt_status(p.status));
+	pane_field(&pv->p, 0, 0, R_NORMAL, 0, _("Status"), fmt_status(p.status));
 	if (p.note)
-		pane_text(&pv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), p.note);
+		pane_field(&pv->p, 0, 0, R_NORMAL, 0, _("Note"), p.note);
 	pane_blank(&pv->p);
 	figure(pv, _("Amount received"), p.amount, R_HEADER);
 	figure(pv, _("Allocated to invoices"), p.allocated, R_NORMAL);

@@ -155,9 +155,9 @@ static int add_link(const struct link *l, void *arg)
 
 		/* Enter on it opens the estimate (view-estimate.c) */
 		if (esign_job_state(ui_db(), j.id, sig, &est) == 0 && *sig)
-			pane_text(&vv->p, K_ESTIMATE, est,
-			          strcmp(sig, "authorised") ? R_DIM : R_NORMAL, "     %s: %s",
-			          _("Signature"), fmt_signature(sig));
+			pane_field(&vv->p, K_ESTIMATE, est,
+			           strcmp(sig, "authorised") ? R_DIM : R_NORMAL, 5, _("Signature"),
+			           fmt_signature(sig));
 	}
 	if (vv->njobs < MAX_JOBS) {
 		vv->jobs[vv->njobs].job_id = j.id;
@@ -207,11 +207,11 @@ static void build(struct visitv *vv)
 	}
 	pane_text(&vv->p, K_VISIT, a.id, R_HEADER, _("Visit %1$lld: %2$s-%3$s, %4$s"),
 	          (long long)a.id, from, to, fmt_status(a.status));
-	pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Where"), a.location ? a.location : "-");
-	pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Customers"),
-	          a.customers && *a.customers ? a.customers : _("(no job yet)"));
+	pane_field(&vv->p, 0, 0, R_NORMAL, 0, _("Where"), a.location ? a.location : "-");
+	pane_field(&vv->p, 0, 0, R_NORMAL, 0, _("Customers"),
+	           a.customers && *a.customers ? a.customers : _("(no job yet)"));
 	if (a.note)
-		pane_text(&vv->p, 0, 0, R_NORMAL, "%s: %s", _("Note"), a.note);
+		pane_field(&vv->p, 0, 0, R_NORMAL, 0, _("Note"), a.note);
 	if (projection_get(ui_db(), a.id, &r) == 0) {
 		const struct pay_mark *pm = theme_pay(r.pay_status);
 		char price[FMT_MONEY];

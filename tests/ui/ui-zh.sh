@@ -51,6 +51,18 @@ grid_ok "the month grid keeps its borders aligned at 80x24" 80
 resize 120 40
 keys d
 shows "the day view is in Chinese" "次到访"
+# the visit pane: a job that is open reads 未结 (not closed), never 未开始
+# (not started); every "label: value" uses the full-width colon
+keys Enter
+shows "Enter opens the visit pane" "日历 (日) > 到访"
+shows "an open job reads 未结" "（未结，"
+shows "the location's label has the full-width colon" "地点："
+shows "the customers' label has the full-width colon" "客户："
+case "$(screen_text)" in
+*未开始*) fail "no open job reads 未开始 (not started)" "$(screen_text)" ;;
+*) pass "no open job reads 未开始 (not started)" ;;
+esac
+keys q
 keys ?
 shows "the help is in Chinese" "帮助："
 keys q Q
