@@ -24,7 +24,11 @@
 #include "strbuf.h"
 #include "view.h"
 
-#define FORM_MAX_CHARS 200
+/* The most characters a field holds: more than any record's text takes, so
+ * that the record's own limit (its owner in the core checks it, as for the
+ * command line) refuses a long text and names that limit; a paste longer
+ * than this is refused by the form (field->overflow). */
+#define FORM_MAX_CHARS 16384
 #define FORM_KEY_LEN   40
 
 enum field_type {
@@ -38,9 +42,12 @@ struct form_field {
 	int id;            /* the spec's own number for the field */
 	char *label;       /* translated */
 	char *short_label; /* drawn instead when label is cut (NULL: none) */
-	wchar_t text[FORM_MAX_CHARS + 1];
-	int len, pos;
-	char *utf8;                       /* text as UTF-8, kept in step with text[] */
+	wchar_t *text;     /* cap characters allocated (NULL while empty) */
+	int len, pos, cap;
+	char *utf8;                       /* text as UTF-8 (form_value keeps it in step) */
+	int stale;                        /* utf8 is behind text[] */
+	int fresh;                        /* just entered: the first typed key replaces the text */
+	int overflow;                     /* more was typed or pasted than FORM_MAX_CHARS */
 	const char *const *choices;       /* F_CHOICE: values (identifiers) */
 	const char *const *choice_labels; /* their labels, N_() marked */
 	int nchoices, choice;
