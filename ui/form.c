@@ -248,6 +248,41 @@ void form_note(struct form *f, int i, const char *text)
 	f->fields[i].note = text ? xstrdup(text) : NULL;
 }
 
+static void clear_completions(struct form_field *fl)
+{
+	int k;
+
+	for (k = 0; k < fl->ncompl; k++) {
+		free(fl->cvals[k]);
+		free(fl->clabels[k]);
+	}
+	free(fl->cvals);
+	free(fl->clabels);
+	fl->cvals = fl->clabels = NULL;
+	fl->ncompl = fl->csel = 0;
+}
+
+void form_complete(struct form *f, int i, const char *const *values, const char *const *labels,
+                   int n)
+{
+	struct form_field *fl;
+	int k;
+
+	if (i < 0 || i >= f->n)
+		return;
+	fl = &f->fields[i];
+	clear_completions(fl);
+	if (n <= 0)
+		return;
+	fl->cvals = xcalloc((size_t)n, sizeof *fl->cvals);
+	fl->clabels = xcalloc((size_t)n, sizeof *fl->clabels);
+	for (k = 0; k < n; k++) {
+		fl->cvals[k] = xstrdup(values[k]);
+		fl->clabels[k] = xstrdup(labels[k]);
+	}
+	fl->ncompl = n;
+}
+
 void form_secret(struct form *f, int i)
 {
 	if (i >= 0 && i < f->n)
@@ -284,6 +319,7 @@ static void form_free(struct view *v)
 		free(f->fields[i].short_label);
 		free(f->fields[i].utf8);
 		free(f->fields[i].text);
+		clear_completions(&f->fields[i]);
 		free(f->fields[i].error);
 		free(f->fields[i].note);
 	}
@@ -327,6 +363,7 @@ static void move_focus(struct form *f, int dir)
 
 	for (i = f->cur + dir; i >= 0 && i < f->n; i += dir)
 		if (focusable(f, i)) {
+			clear_completions(&f->fields[f->cur]);
 			f->cur = i;
 			f->fields[i].fresh = 1;
 			return;
@@ -459,6 +496,10 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 		draw_choice(fl, w, y, x, box, focus, v);
 	} else {
 		draw_entry(fl, w, y, x, box, focus, v);
+		if (focus) {
+			f->cur_y = y;
+			f->cur_x = x;
+		}
 		box += 1;
 	}
 	x += box + 2;
@@ -501,6 +542,38 @@ static void draw_lines(WINDOW *w, int *y, int rows, int cols, const char *text, 
 		free(line);
 		s += n + (e ? 1 : 0);
 	}
+}
+
+/* The completions of the focused field, under its box from line y (over
+ * the fields below it), at most to line max: the selected one marked with
+ * '>' and in reverse, then how to take one. */
+static void draw_completions(const struct form_field *fl, WINDOW *w, int y, int x, int max,
+                             int cols)
+{
+	const char *how = _("Tab or Enter: take it.  Esc: close the list.");
+	int k, width = tw_width(how) + 2, shown = fl->ncompl;
+
+	for (k = 0; k < fl->ncompl; k++)
+		if (tw_width(fl->clabels[k]) + 3 > width)
+			width = tw_width(fl->clabels[k]) + 3;
+	if (x + width > cols - 1)
+		x = cols - 1 - width;
+	if (x < 1) {
+		x = 1;
+		width = cols - 2;
+	}
+	if (shown > max - y - 1)
+		shown = max - y - 1;
+	for (k = 0; k < shown; k++) {
+		int sel = k == fl->csel;
+
+		draw_text(w, y + k, x, 2, sel ? ">" : "", sel ? A_REVERSE : A_NORMAL,
+		          AL_LEFT | AL_PAD);
+		draw_text(w, y + k, x + 2, width - 2, fl->clabels[k], sel ? A_REVERSE : A_NORMAL,
+		          AL_LEFT | AL_PAD);
+	}
+	if (shown >= 0 && y + shown < max)
+		draw_text(w, y + shown, x, width, how, theme_attr(R_DIM), AL_LEFT | AL_PAD);
 }
 
 static void form_draw(struct view *v, WINDOW *w)
@@ -554,6 +627,8 @@ static void form_draw(struct view *v, WINDOW *w)
 			free(line);
 		}
 	}
+	if (f->state == FS_EDIT && focusable(f, f->cur) && f->fields[f->cur].ncompl)
+		draw_completions(&f->fields[f->cur], w, f->cur_y + 1, f->cur_x, rows - 3, cols);
 	y = rows - 3;
 	if (f->state == FS_CONFIRM) {
 		char buf[700];
@@ -785,6 +860,46 @@ static int whole_form_action(struct view *v, struct form *f, const struct ui_eve
 	}
 }
 
+/* A key while the focused field offers completions: Tab or Enter take the
+ * selected one, Down and Up move the selection, Esc closes the list. 1 and
+ * *out when the key was one of those, else 0. */
+static int completion_action(struct form *f, struct form_field *fl, const struct ui_event *ev,
+                             struct ui_next *out)
+{
+	if (f->state != FS_EDIT || !fl || !fl->ncompl)
+		return 0;
+	*out = ui_next(UI_REDRAW, NULL);
+	switch (ev->action) {
+	case ACT_FORM_SUBMIT:
+		break;
+	case ACT_FORM_NEXT:
+		if (ev->ch == '\t')
+			break;
+		fl->csel = (fl->csel + 1) % fl->ncompl;
+		return 1;
+	case ACT_FORM_PREV:
+		if (ev->ch == (KEYC_FN | KEY_BTAB))
+			return 0;
+		fl->csel = (fl->csel + fl->ncompl - 1) % fl->ncompl;
+		return 1;
+	case ACT_FORM_CANCEL:
+		clear_completions(fl);
+		return 1;
+	default:
+		return 0;
+	}
+	{
+		char *take = xstrdup(fl->cvals[fl->csel]);
+
+		clear_completions(fl);
+		set_text(fl, take);
+		free(take);
+		fl->fresh = 0;
+		changed(f, f->cur);
+	}
+	return 1;
+}
+
 /* Right (or a space) and left step through a choice's values. */
 static void choice_action(struct form *f, struct form_field *fl, const struct ui_event *ev)
 {
@@ -870,7 +985,12 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 	struct form_field *fl = focusable(f, f->cur) ? &f->fields[f->cur] : NULL;
 	struct ui_next out;
 
-	if (answer_action(f, ev, &out) || whole_form_action(v, f, ev, &out))
+	/* F1 (help) and C-l (redraw) keep their global meaning in a form: the
+	 * help screen shows the form's keys and its spec's paragraph */
+	if (ev->action == ACT_HELP || ev->action == ACT_REDRAW)
+		return ui_next(UI_UNHANDLED, NULL);
+	if (answer_action(f, ev, &out) || completion_action(f, fl, ev, &out) ||
+	    whole_form_action(v, f, ev, &out))
 		return out;
 	if (!fl)
 		return ui_next(UI_HANDLED, NULL);

@@ -48,6 +48,8 @@ struct form_field {
 	int stale;                        /* utf8 is behind text[] */
 	int fresh;                        /* just entered: the first typed key replaces the text */
 	int overflow;                     /* more was typed or pasted than FORM_MAX_CHARS */
+	char **cvals, **clabels;          /* completions offered under the field */
+	int ncompl, csel;                 /* how many, the one Tab or Enter takes */
 	const char *const *choices;       /* F_CHOICE: values (identifiers) */
 	const char *const *choice_labels; /* their labels, N_() marked */
 	int nchoices, choice;
@@ -107,6 +109,7 @@ struct form {
 	int posts; /* successful posts (1 at most, with replays) */
 	int64_t posted_id;
 	int64_t approval; /* an approval asked for this form's post (form-approve.c) */
+	int cur_y, cur_x; /* where the focused field's box was drawn (its completions) */
 };
 
 /* form_new - a form titled title (copied) for spec with state arg. */
@@ -143,6 +146,14 @@ void form_label_short(struct form *f, int i, const char *label);
 
 /* form_note - set or clear (NULL) the note beside field i. */
 void form_note(struct form *f, int i, const char *text);
+
+/* form_complete - offer n completions under field i while it has the
+ * focus: labels[k] is the line shown, values[k] the field's whole text
+ * once it is taken (Tab or Enter take the selected one, Down and Up move
+ * the selection, Esc closes the list). Both are copied; n = 0 (or leaving
+ * the field) clears the list. Taking one calls the spec's changed(). */
+void form_complete(struct form *f, int i, const char *const *values, const char *const *labels,
+                   int n);
 
 /* form_receipt - append a line to what the form shows after posting. */
 void form_receipt(struct form *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
