@@ -353,6 +353,7 @@ struct view *form_visit_close(int64_t appt_id, int no_show)
 	struct visitst *vs = visit_state(appt_id);
 	struct form *f;
 	char title[160], s[32];
+	int k;
 
 	if (!vs)
 		return NULL;
@@ -366,7 +367,8 @@ struct view *form_visit_close(int64_t appt_id, int no_show)
 	         vs->old.customers && *vs->old.customers ? vs->old.customers : "-");
 	form_add(f, F_INFO, 0, _("Services"),
 	         vs->old.services && *vs->old.services ? vs->old.services : "-");
-	f->fields[form_add(f, F_TEXT, V_REASON, _("Reason"), NULL)].width = 40;
+	k = form_add(f, F_TEXT, V_REASON, _("Reason"), NULL);
+	f->fields[k].width = 40;
 	return form_view(f);
 }
 
