@@ -34,15 +34,17 @@ N=0
 k() { N=$((N + $#)); keys "$@"; }
 t() { keys -l "$1"; }
 
-# the demo as it was made, and no view remembered from a run before
+# the demo as it was made, in a file of its own (the desk of the run
+# before may still be closing its own), and no view remembered
 fresh_demo() {
-	rm -rf "$FRONTDESK_DB-wal" "$FRONTDESK_DB-shm" "$TMP/state"
+	FRONTDESK_DB="$TMP/$1.db"
+	rm -rf "$TMP/state"
 	cp "$TMP/demo.db" "$FRONTDESK_DB"
 }
 
 run_size() {
 	cols=$1 rows=$2 sz="$1x$2"
-	fresh_demo
+	fresh_demo "$sz"
 	SCREEN_COLS=$cols SCREEN_ROWS=$rows screen_start
 	shows "$sz: the calendar opens" "Week of 2026-11-29"
 
@@ -190,7 +192,7 @@ run_size 80 24
 run_size 120 40
 
 # --- the texts in zh_CN ---------------------------------------------------------
-fresh_demo
+fresh_demo zh
 SCREEN_LANG=zh_CN.UTF-8 screen_start
 wait_for "2026" >/dev/null
 keys a
