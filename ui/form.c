@@ -860,8 +860,9 @@ static int whole_form_action(struct view *v, struct form *f, const struct ui_eve
 	}
 }
 
-/* A key while the focused field offers completions: Tab or Enter take the
- * selected one, Down and Up move the selection, Esc closes the list. 1 and
+/* A key while the focused field offers completions: Tab (then on to the
+ * next field) or Enter take the selected one, Down and Up move the
+ * selection, Esc closes the list. 1 and
  * *out when the key was one of those, else 0. */
 static int completion_action(struct form *f, struct form_field *fl, const struct ui_event *ev,
                              struct ui_next *out)
@@ -897,6 +898,10 @@ static int completion_action(struct form *f, struct form_field *fl, const struct
 		fl->fresh = 0;
 		changed(f, f->cur);
 	}
+	/* Tab takes it and goes on to the next field, as it does without a
+	 * list; Enter takes it and stays (to type the next one) */
+	if (ev->action == ACT_FORM_NEXT)
+		move_focus(f, 1);
 	return 1;
 }
 

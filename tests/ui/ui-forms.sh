@@ -93,16 +93,16 @@ run_size() {
 	k Tab; t "wa"
 	shows "$sz: the catalogue's services that match, under the field" "> Wash and wax  120.00 USD  60 min"
 	shows "$sz: saying how to take one" "Tab or Enter: take it."
-	k Tab
-	shows "$sz: Tab takes it" "[Wash and wax "
+	k Enter
+	shows "$sz: Enter takes it" "[Wash and wax "
 	wait_gone "Tab or Enter: take it." >/dev/null
 	shows "$sz: the length follows its minutes" "[1:00 "
 	t ", int"
 	shows "$sz: the list again for the second service" "> Interior shampoo  90.00 USD  90 min"
-	k Enter
-	shows "$sz: Enter takes it too" "Wash and wax 120.00, Interior"
+	k Tab
+	shows "$sz: Tab takes it too" "Wash and wax 120.00, Interior"
 	shows "$sz: the length follows both" "[2:30 "
-	k Tab; t "2026-12-03"
+	t "2026-12-03"
 	k Tab; t "14:00"
 	shows "$sz: the end is shown" "ends 2026-12-03 16:30"
 	k Enter
@@ -121,6 +121,7 @@ run_size() {
 	if [ "$N" -le 12 ]; then pass "$sz: booked from the catalogue in $N keys besides the typed text"; else fail "$sz: booked in $N keys (more than 12)"; fi
 
 	# --- the cancel form names the customer and the visit; its question ------
+	shows_re "$sz: the calendar's cursor on the new visit" "^> 14:00-16:30 .*Zed Nova"
 	keys X
 	shows "$sz: X opens the cancel form" "Cancel visit $v"
 	shows "$sz: naming the customer" "Zed Nova"
