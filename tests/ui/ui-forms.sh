@@ -54,8 +54,10 @@ run_size() {
 	shows "$sz: with prices and lengths" "Wash and wax"
 	is "$sz: the demo's jobs are booked from its catalogue" \
 		"$(q "SELECT count(*) FROM line_item WHERE description NOT IN (SELECT name FROM service)")" 0
-	is "$sz: a visit lasts as long as its services" \
-		"$(q "SELECT count(*) FROM appointment a JOIN appointment_work w ON w.appointment_id = a.id JOIN line_item l ON l.service_order_id = w.service_order_id JOIN service s ON s.name = l.description AND s.kind = 'SERVICE' WHERE (a.end_at - a.start_at) / 60 <> s.minutes AND a.id NOT IN (SELECT appointment_id FROM appointment_work GROUP BY appointment_id HAVING count(*) > 1) AND w.service_order_id NOT IN (SELECT service_order_id FROM appointment_work GROUP BY service_order_id HAVING count(*) > 1)")" 0
+	# a visit of one job with one service lasts as long as that service
+	one="SELECT a.id, (a.end_at - a.start_at) / 60 AS len, s.minutes FROM appointment a JOIN appointment_work w ON w.appointment_id = a.id JOIN line_item l ON l.service_order_id = w.service_order_id JOIN service s ON s.name = l.description AND s.kind = 'SERVICE' WHERE a.id NOT IN (SELECT appointment_id FROM appointment_work GROUP BY appointment_id HAVING count(*) > 1) AND w.service_order_id NOT IN (SELECT service_order_id FROM appointment_work GROUP BY service_order_id HAVING count(*) > 1)"
+	is "$sz: a visit lasts as long as its service" \
+		"$(q "SELECT count(*) > 50, sum(len <> minutes) FROM ($one)")" "1|0"
 	keys q
 	wait_for "Week of 2026-11-29" >/dev/null
 
@@ -118,13 +120,13 @@ run_size() {
 	is "$sz: the visit is Zed Nova's, with the two services" \
 		"$(q "SELECT c.name || ' ' || count(*) || ' ' || sum(l.amount) FROM appointment_work w JOIN service_order j ON j.id = w.service_order_id JOIN customer c ON c.id = j.customer_id JOIN line_item l ON l.service_order_id = j.id WHERE w.appointment_id = $v")" \
 		"Zed Nova 2 21000"
-	if [ "$N" -le 12 ]; then pass "$sz: booked from the catalogue in $N keys besides the typed text"; else fail "$sz: booked in $N keys (more than 12)"; fi
+	if [ "$N" -le 12 ] && [ "$(q "SELECT count(*) FROM customer WHERE name = 'Zed Nova'")" = 1 ]; then pass "$sz: booked from the catalogue in $N keys besides the typed text"; else fail "$sz: booked in $N keys (more than 12)"; fi
 
 	# --- the cancel form names the customer and the visit; its question ------
 	shows_re "$sz: the calendar's cursor on the new visit" "^> 14:00-16:30 .*Zed Nova"
 	keys X
 	shows "$sz: X opens the cancel form" "Cancel visit $v"
-	shows "$sz: naming the customer" "Zed Nova"
+	shows_re "$sz: naming the customer" "Customer +Zed Nova"
 	shows "$sz: and the services" "Wash and wax, Interior shampoo"
 	t "moved away"; keys Enter
 	shows "$sz: the question names them too" "Cancel visit $v (Zed Nova, 2026-12-03 14:00)?"
