@@ -448,6 +448,9 @@ static void draw_entry(const struct form_field *fl, WINDOW *w, int y, int x, int
 			cw += c;
 			start--;
 		}
+		/* measured as drawn: a joined emoji is one cluster, narrower
+		 * than its code points one by one */
+		cw = span_width(fl, start, fl->pos);
 	}
 	/* no character is narrower than a column, bar combining marks */
 	end = fl->len - start > 4 * box ? start + 4 * box : fl->len;
