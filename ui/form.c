@@ -6,7 +6,8 @@
  * input asks whether to throw it away; confirm_quit = no closes at once). A post happens only on
  * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
  * the instance's key; after a post that succeeded the form is in FS_DONE,
- * where Enter only closes it.
+ * where Enter only closes it. While FS_CONFIRM or FS_DISCARD asks, the
+ * view's ops are form_ask_ops, whose key hints are the question's answers.
  */
 #include <config.h>
 

@@ -12,6 +12,14 @@
  * form shows what was done (a receipt) until Enter or Esc closes it; a quiet
  * form (go to a date, search) closes at once.
  *
+ * Editing: the field that was just entered shows a pre-filled text
+ * selected, and the first printable key replaces it (any other key, an
+ * arrow, keeps it). A field holds up to FORM_MAX_CHARS characters, more
+ * than any record takes, so that the record's own limit, which its owner in
+ * the core checks as it does for the command line, refuses a long text and
+ * names that limit while the text stays in the field. A spec may offer
+ * completions under a field (form_complete). F1 shows the form's help.
+ *
  * Callers: the form-*.c files (each one spec), view-calendar.c (go to).
  */
 #ifndef FD_FORM_H
