@@ -22,9 +22,9 @@
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
-#include "item.h"
 #include "job.h"
 #include "payment.h"
+#include "service.h"
 #include "visit.h"
 
 static const char *const names[] = {
@@ -38,14 +38,27 @@ static const char *const names[] = {
     "Fiona Walsh",
 };
 
+/* The catalogue (service.h): the demo's jobs are booked from it, as the
+ * desk books them, and a visit lasts as long as its service. The travel
+ * fee is the last one. */
 static const struct {
 	const char *kind, *desc;
-	int64_t price; /* cents */
+	int64_t price;   /* cents */
+	int64_t minutes; /* the default length */
 } services[] = {
-    {"SERVICE", "Full detail", 18000},          {"SERVICE", "Interior shampoo", 9000},
-    {"SERVICE", "Wash and wax", 12000},         {"SERVICE", "Ceramic coating", 45000},
-    {"SERVICE", "Headlight restoration", 6000}, {"SERVICE", "Engine bay clean", 7500},
+    {"SERVICE", "Full detail", 18000, 180},
+    {"SERVICE", "Interior shampoo", 9000, 90},
+    {"SERVICE", "Wash and wax", 12000, 60},
+    {"SERVICE", "Ceramic coating", 45000, 150},
+    {"SERVICE", "Headlight restoration", 6000, 60},
+    {"SERVICE", "Engine bay clean", 7500, 120},
+    {"FEE", "Travel fee", 2500, 0},
 };
+
+/* The ordinary services a visit picks from (the fee is added to some). */
+#define DEMO_NSVC 6
+#define DEMO_FEE  6
+static int64_t svc_id[sizeof services / sizeof services[0]];
 
 static const char *const streets[] = {"Main St",   "Oak Ave", "Maple Dr", "Cedar Ln",
                                       "Harbor Rd", "Elm St",  "Pine Ct",  "Lake View Blvd"};
@@ -74,27 +87,39 @@ static int has_customers(struct db *db, int *yes)
 	return rc;
 }
 
-/* A job for customer with one service line (and sometimes a fee). */
+/* The demo's catalogue, added through the core as `frontdesk service add`
+ * adds it. */
+static int demo_services(struct db *db)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < sizeof services / sizeof services[0]; i++) {
+		struct service_input in = {services[i].desc, services[i].kind, "USD",
+		                           services[i].price, services[i].minutes};
+
+		if ((rc = service_add(db, &in, &svc_id[i])))
+			return rc;
+	}
+	return 0;
+}
+
+/* A job for customer with one service from the catalogue (and sometimes
+ * the travel fee). */
 static int make_job(struct db *db, int64_t customer, const char *title_override, int svc,
                     int64_t *job)
 {
 	struct job_input ji = {customer, title_override ? title_override : services[svc].desc,
 	                       "USD", NULL};
-	struct item_input it = {0, services[svc].kind, services[svc].desc, 1000,
-	                        services[svc].price};
 	int64_t item;
 	int rc;
 
 	if ((rc = job_add(db, &ji, job)))
 		return rc;
-	it.job_id = *job;
-	if ((rc = item_add(db, &it, &item)))
+	if ((rc = service_to_job(db, svc_id[svc], *job, 1000, &item)))
 		return rc;
-	if (rnd(4) == 0) {
-		struct item_input fee = {*job, "FEE", "Travel fee", 1000, 2500};
-
-		rc = item_add(db, &fee, &item);
-	}
+	if (rnd(4) == 0)
+		rc = service_to_job(db, svc_id[DEMO_FEE], *job, 1000, &item);
 	return rc;
 }
 
@@ -239,8 +264,13 @@ static int demo_visit(struct db *db, int64_t start, int64_t now, const int64_t *
                       struct billable *bill, size_t *nbill)
 {
 	size_t c = rnd((uint32_t)nc);
-	int svc = (int)rnd(sizeof services / sizeof services[0]);
-	int minutes = 60 + 30 * (int)rnd(5);
+	int svc = (int)rnd(DEMO_NSVC);
+	int minutes = (int)services[svc].minutes;
+
+	/* the draw that picked a length before the services had their own:
+	 * kept so that the rest of the demo (customers, statuses, bills)
+	 * stays the same */
+	(void)rnd(5);
 	struct customer cu;
 	int64_t appt, job;
 	int rc, done;
@@ -351,7 +381,7 @@ int demo_create(struct db *db, int64_t now, int64_t *made)
 		return rc;
 	rng_state = 0x9E3779B97F4A7C15ull;
 	control_acting_enter();
-	if (!(rc = demo_customers(db, cust, nc)) &&
+	if (!(rc = demo_services(db)) && !(rc = demo_customers(db, cust, nc)) &&
 	    !(rc = demo_month(db, today, now, cust, nc, bill, &nbill, made)) &&
 	    !(rc = demo_two_visits(db, today, cust[0], made)) &&
 	    !(rc = demo_shared_visit(db, today, cust, made)))

@@ -208,7 +208,8 @@ static const struct action_def table[] = {
     {ACT_FORM_CLEAR, "form-clear", "C-u", N_("Clear the field"), CTX_FORM, NULL},
     {ACT_FORM_PROPOSE, "form-propose", "F5 C-p",
      N_("Propose the allocations again (oldest due first)"), CTX_FORM, NULL},
-    {ACT_FORM_CONFIRM, "form-confirm", "y", N_("Yes: confirm what the form asks"), CTX_FORM, NULL},
+    {ACT_FORM_CONFIRM, "form-confirm", "y", N_("Yes: confirm what the form asks"), CTX_FORM,
+     N_("Yes")},
 };
 
 #define NTABLE (sizeof table / sizeof table[0])

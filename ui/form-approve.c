@@ -59,7 +59,8 @@ static void wipe_pin(struct form *f)
 {
 	struct form_field *fl = &f->fields[form_find(f, A_PIN)];
 
-	wmemset(fl->text, L'\0', FORM_MAX_CHARS + 1);
+	if (fl->text)
+		wmemset(fl->text, L'\0', (size_t)fl->cap);
 	if (fl->utf8)
 		memset(fl->utf8, 0, strlen(fl->utf8));
 	fl->len = fl->pos = 0;

@@ -36,6 +36,7 @@
 #include "fmt.h"
 #include "form.h"
 #include "i18n.h"
+#include "service.h"
 #include "strbuf.h"
 #include "text.h"
 #include "views.h"
@@ -124,6 +125,74 @@ static int read_services(struct form *f, int k, int show)
 	}
 	sb_free(&info);
 	return rc;
+}
+
+/* The most catalogue services offered under the services field. */
+#define BOOK_COMPLETIONS 6
+
+/* The catalogue's services whose name holds what is typed after the last
+ * comma, gathered for the list under the field. */
+struct svc_match {
+	const char *part; /* what is being typed (not empty) */
+	size_t partlen;
+	int exact; /* a service has exactly that name: nothing to offer */
+	int n;
+	char *names[BOOK_COMPLETIONS], *labels[BOOK_COMPLETIONS];
+};
+
+static int match_service(const struct service *s, void *arg)
+{
+	struct svc_match *m = arg;
+	char price[FMT_MONEY], label[400];
+
+	if (!strcasecmp(s->name, m->part))
+		m->exact = 1;
+	if (m->n == BOOK_COMPLETIONS || !strcasestr(s->name, m->part))
+		return 0;
+	snprintf(label, sizeof label, _("%1$s  %2$s  %3$lld min"), s->name,
+	         fmt_money_cur(s->price, s->currency, price), (long long)s->minutes);
+	m->names[m->n] = xstrdup(s->name);
+	m->labels[m->n++] = xstrdup(label);
+	return 0;
+}
+
+/* Offer the services whose names hold the part being typed (after the
+ * last comma) under field k, read from the catalogue (service_list); none
+ * when that part is empty, a number or a name already whole. */
+static void complete_services(struct form *f, int k)
+{
+	const char *t = form_value(f, k), *c = strrchr(t, ',');
+	struct svc_match m = {0};
+	struct strbuf pre = {0};
+	const char *vals[BOOK_COMPLETIONS];
+	int i;
+
+	m.part = c ? c + 1 : t;
+	m.part += strspn(m.part, " ");
+	m.partlen = strlen(m.part);
+	if (!m.partlen || strspn(m.part, "0123456789") == m.partlen) {
+		form_complete(f, k, NULL, NULL, 0);
+		return;
+	}
+	err_clear();
+	if (service_list(ui_db(), 0, match_service, &m) || m.exact)
+		m.n = 0;
+	if (c)
+		sb_printf(&pre, "%.*s, ", (int)(c - t), t);
+	for (i = 0; i < m.n; i++) {
+		char *v = xmalloc(pre.len + strlen(m.names[i]) + 1);
+
+		sprintf(v, "%s%s", sb_cstr(&pre), m.names[i]);
+		free(m.names[i]);
+		m.names[i] = v;
+		vals[i] = v;
+	}
+	form_complete(f, k, vals, (const char *const *)m.labels, m.n);
+	for (i = 0; i < m.n; i++) {
+		free(m.names[i]);
+		free(m.labels[i]);
+	}
+	sb_free(&pre);
 }
 
 /* The times typed (the core's rule); the end shown beside the length. */
@@ -314,6 +383,7 @@ static void book_changed(struct form *f, int i)
 		}
 	} else if (id == B_SERVICES) {
 		read_services(f, i, 1);
+		complete_services(f, i);
 	}
 	show_times(f);
 	show_free(f);

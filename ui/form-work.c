@@ -312,10 +312,15 @@ static void close_confirm(struct form *f, char *buf, size_t n)
 {
 	struct visitst *vs = f->arg;
 
+	char when[32];
+	const char *who = vs->old.customers && *vs->old.customers ? vs->old.customers : "-";
+
+	/* the question names whom and what, as the form does: the form's
+	 * lines are hidden by nothing, but the question is read alone */
 	snprintf(buf, n,
-	         vs->no_show ? _("Mark visit %lld a no-show? This is final.")
-	                     : _("Cancel visit %lld? This is final."),
-	         (long long)vs->id);
+	         vs->no_show ? _("Mark visit %1$lld (%2$s, %3$s) a no-show? This is final.")
+	                     : _("Cancel visit %1$lld (%2$s, %3$s)? This is final."),
+	         (long long)vs->id, who, fmt_datetime(vs->old.start_at, when));
 }
 
 static int close_post(struct form *f)
@@ -348,6 +353,7 @@ struct view *form_visit_close(int64_t appt_id, int no_show)
 	struct visitst *vs = visit_state(appt_id);
 	struct form *f;
 	char title[160], s[32];
+	int k;
 
 	if (!vs)
 		return NULL;
@@ -356,8 +362,13 @@ struct view *form_visit_close(int64_t appt_id, int no_show)
 	         vs->no_show ? _("No-show: visit %1$lld, %2$s") : _("Cancel visit %1$lld, %2$s"),
 	         (long long)appt_id, fmt_datetime(vs->old.start_at, s));
 	f = form_new(&close_spec, vs, title);
-	form_add(f, F_TEXT, V_REASON, _("Reason"), NULL);
-	f->fields[0].width = 40;
+	/* whom and what is cancelled, before the reason is asked */
+	form_add(f, F_INFO, 0, _("Customer"),
+	         vs->old.customers && *vs->old.customers ? vs->old.customers : "-");
+	form_add(f, F_INFO, 0, _("Services"),
+	         vs->old.services && *vs->old.services ? vs->old.services : "-");
+	k = form_add(f, F_TEXT, V_REASON, _("Reason"), NULL);
+	f->fields[k].width = 40;
 	return form_view(f);
 }
 

@@ -6,7 +6,8 @@
  * input asks whether to throw it away; confirm_quit = no closes at once). A post happens only on
  * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
  * the instance's key; after a post that succeeded the form is in FS_DONE,
- * where Enter only closes it.
+ * where Enter only closes it. While FS_CONFIRM or FS_DISCARD asks, the
+ * view's ops are form_ask_ops, whose key hints are the question's answers.
  */
 #include <config.h>
 
@@ -32,6 +33,8 @@
 #include "xalloc.h"
 
 enum { FS_EDIT, FS_CONFIRM, FS_DONE, FS_DISCARD };
+
+static const struct view_ops form_ops, form_ask_ops;
 
 void form_new_key(char *key)
 {
@@ -65,24 +68,53 @@ struct form *form_new(const struct form_spec *spec, void *arg, const char *title
 	return f;
 }
 
-static void sync_utf8(struct form_field *fl)
+/* Room for n characters in a field (and a terminating 0). */
+static void field_room(struct form_field *fl, int n)
 {
-	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
+	int cap = fl->cap ? fl->cap : 64;
+
+	if (n + 1 <= fl->cap)
+		return;
+	while (cap < n + 1)
+		cap *= 2;
+	fl->text = xrealloc(fl->text, (size_t)cap * sizeof(wchar_t));
+	fl->cap = cap;
+}
+
+/* text[from..to) as UTF-8 (caller frees); a character that has no
+ * multibyte form in the locale becomes '?'. */
+static char *field_utf8(const struct form_field *fl, int from, int to)
+{
+	char *buf;
 	size_t o = 0;
 	int i;
 	mbstate_t st;
 
+	if (to > fl->len)
+		to = fl->len;
+	if (from > to)
+		from = to;
+	buf = xmalloc((size_t)(to - from) * MB_LEN_MAX + 1);
 	memset(&st, 0, sizeof st);
-	for (i = 0; i < fl->len; i++) {
+	for (i = from; i < to; i++) {
 		size_t k = wcrtomb(buf + o, fl->text[i], &st);
 
-		if (k == (size_t)-1)
+		if (k == (size_t)-1) {
+			buf[o++] = '?';
+			memset(&st, 0, sizeof st);
 			continue;
+		}
 		o += k;
 	}
 	buf[o] = '\0';
+	return buf;
+}
+
+static void sync_utf8(struct form_field *fl)
+{
 	free(fl->utf8);
-	fl->utf8 = xstrdup(buf);
+	fl->utf8 = field_utf8(fl, 0, fl->len);
+	fl->stale = 0;
 }
 
 static void set_text(struct form_field *fl, const char *text)
@@ -93,7 +125,8 @@ static void set_text(struct form_field *fl, const char *text)
 
 	memset(&st, 0, sizeof st);
 	fl->len = 0;
-	while (off < len && fl->len < FORM_MAX_CHARS) {
+	fl->overflow = 0;
+	while (off < len) {
 		wchar_t wc;
 		size_t k = mbrtowc(&wc, s + off, len - off, &st);
 
@@ -102,6 +135,11 @@ static void set_text(struct form_field *fl, const char *text)
 			off++;
 			continue;
 		}
+		if (fl->len >= FORM_MAX_CHARS) {
+			fl->overflow = 1;
+			break;
+		}
+		field_room(fl, fl->len + 1);
 		fl->text[fl->len++] = wc;
 		off += k;
 	}
@@ -159,6 +197,8 @@ const char *form_value(const struct form *f, int i)
 	fl = &f->fields[i];
 	if (fl->type == F_CHOICE)
 		return fl->nchoices ? fl->choices[fl->choice] : "";
+	if (fl->stale)
+		sync_utf8((struct form_field *)fl); /* typed text is converted when asked for */
 	return fl->utf8 ? fl->utf8 : "";
 }
 
@@ -209,6 +249,41 @@ void form_note(struct form *f, int i, const char *text)
 	f->fields[i].note = text ? xstrdup(text) : NULL;
 }
 
+static void clear_completions(struct form_field *fl)
+{
+	int k;
+
+	for (k = 0; k < fl->ncompl; k++) {
+		free(fl->cvals[k]);
+		free(fl->clabels[k]);
+	}
+	free(fl->cvals);
+	free(fl->clabels);
+	fl->cvals = fl->clabels = NULL;
+	fl->ncompl = fl->csel = 0;
+}
+
+void form_complete(struct form *f, int i, const char *const *values, const char *const *labels,
+                   int n)
+{
+	struct form_field *fl;
+	int k;
+
+	if (i < 0 || i >= f->n)
+		return;
+	fl = &f->fields[i];
+	clear_completions(fl);
+	if (n <= 0)
+		return;
+	fl->cvals = xcalloc((size_t)n, sizeof *fl->cvals);
+	fl->clabels = xcalloc((size_t)n, sizeof *fl->clabels);
+	for (k = 0; k < n; k++) {
+		fl->cvals[k] = xstrdup(values[k]);
+		fl->clabels[k] = xstrdup(labels[k]);
+	}
+	fl->ncompl = n;
+}
+
 void form_secret(struct form *f, int i)
 {
 	if (i >= 0 && i < f->n)
@@ -244,6 +319,8 @@ static void form_free(struct view *v)
 		free(f->fields[i].label);
 		free(f->fields[i].short_label);
 		free(f->fields[i].utf8);
+		free(f->fields[i].text);
+		clear_completions(&f->fields[i]);
 		free(f->fields[i].error);
 		free(f->fields[i].note);
 	}
@@ -287,7 +364,9 @@ static void move_focus(struct form *f, int dir)
 
 	for (i = f->cur + dir; i >= 0 && i < f->n; i += dir)
 		if (focusable(f, i)) {
+			clear_completions(&f->fields[f->cur]);
 			f->cur = i;
+			f->fields[i].fresh = 1;
 			return;
 		}
 }
@@ -296,24 +375,11 @@ static void move_focus(struct form *f, int dir)
  * a joined emoji counts as its first code point, as draw_text shows it). */
 static int span_width(const struct form_field *fl, int from, int to)
 {
-	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
-	size_t o = 0;
-	int i;
-	mbstate_t st;
+	char *buf = field_utf8(fl, from, to);
+	int w = tw_width(buf);
 
-	memset(&st, 0, sizeof st);
-	for (i = from; i < to && i < fl->len; i++) {
-		size_t k = wcrtomb(buf + o, fl->text[i], &st);
-
-		if (k == (size_t)-1) {
-			buf[o++] = '?'; /* tw_width counts it as one column too */
-			memset(&st, 0, sizeof st);
-			continue;
-		}
-		o += k;
-	}
-	buf[o] = '\0';
-	return tw_width(buf);
+	free(buf);
+	return w;
 }
 
 /* An information line (F_INFO) at y: a heading alone takes the line; with
@@ -367,36 +433,42 @@ static void draw_choice(const struct form_field *fl, WINDOW *w, int y, int x, in
 static void draw_entry(const struct form_field *fl, WINDOW *w, int y, int x, int box, int focus,
                        struct view *v)
 {
-	int start = 0, cw;
-	char *tail;
-	size_t k;
-	mbstate_t st;
-	char buf[FORM_MAX_CHARS * MB_LEN_MAX + 1];
-	size_t o = 0;
+	int start = 0, end, cw = 0;
+	char *buf;
+	attr_t a = A_NORMAL;
 
-	while (focus && span_width(fl, start, fl->pos) > box - 1)
-		start++;
-	memset(&st, 0, sizeof st);
-	for (k = (size_t)start; k < (size_t)fl->len; k++) {
-		size_t n = wcrtomb(buf + o, fl->text[k], &st);
-
-		if (n != (size_t)-1)
-			o += n;
-	}
-	buf[o] = '\0';
-	if (fl->secret) {
-		int n =
-		    fl->len - start < (int)sizeof buf - 1 ? fl->len - start : (int)sizeof buf - 1;
-
-		memset(buf, '*', (size_t)n);
-		buf[n] = '\0';
-	}
-	tail = buf;
-	draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
-	draw_text(w, y, x + 1, box, tail, focus ? A_UNDERLINE : A_NORMAL, AL_LEFT | AL_PAD);
-	draw_text(w, y, x + 1 + box, 1, "]", A_NORMAL, AL_LEFT);
+	/* the cursor's part: from the cursor back as far as fits (walked one
+	 * character at a time, so that a long paste stays quick to draw) */
 	if (focus) {
+		start = fl->pos;
+		while (start > 0) {
+			int c = span_width(fl, start - 1, start);
+
+			if (cw + c > box - 1)
+				break;
+			cw += c;
+			start--;
+		}
+		/* measured as drawn: a joined emoji is one cluster, narrower
+		 * than its code points one by one */
 		cw = span_width(fl, start, fl->pos);
+	}
+	/* no character is narrower than a column, bar combining marks */
+	end = fl->len - start > 4 * box ? start + 4 * box : fl->len;
+	buf = field_utf8(fl, start, end);
+	if (fl->secret) {
+		memset(buf, '*', (size_t)(end - start));
+		buf[end - start] = '\0';
+	}
+	if (focus)
+		/* just entered, pre-filled: the text is selected, and the first
+		 * key typed replaces it */
+		a = fl->fresh && fl->len ? A_REVERSE : A_UNDERLINE;
+	draw_text(w, y, x, 1, "[", A_NORMAL, AL_LEFT);
+	draw_text(w, y, x + 1, box, buf, a, AL_LEFT | AL_PAD);
+	draw_text(w, y, x + 1 + box, 1, "]", A_NORMAL, AL_LEFT);
+	free(buf);
+	if (focus) {
 		v->cursor_y = y;
 		v->cursor_x = x + 1 + (cw < box ? cw : box - 1);
 	}
@@ -428,6 +500,10 @@ static int draw_field(struct form *f, WINDOW *w, int i, int y, int label_w, int 
 		draw_choice(fl, w, y, x, box, focus, v);
 	} else {
 		draw_entry(fl, w, y, x, box, focus, v);
+		if (focus) {
+			f->cur_y = y;
+			f->cur_x = x;
+		}
 		box += 1;
 	}
 	x += box + 2;
@@ -472,6 +548,38 @@ static void draw_lines(WINDOW *w, int *y, int rows, int cols, const char *text, 
 	}
 }
 
+/* The completions of the focused field, under its box from line y (over
+ * the fields below it), at most to line max: the selected one marked with
+ * '>' and in reverse, then how to take one. */
+static void draw_completions(const struct form_field *fl, WINDOW *w, int y, int x, int max,
+                             int cols)
+{
+	const char *how = _("Tab or Enter: take it.  Esc: close the list.");
+	int k, width = tw_width(how) + 2, shown = fl->ncompl;
+
+	for (k = 0; k < fl->ncompl; k++)
+		if (tw_width(fl->clabels[k]) + 3 > width)
+			width = tw_width(fl->clabels[k]) + 3;
+	if (x + width > cols - 1)
+		x = cols - 1 - width;
+	if (x < 1) {
+		x = 1;
+		width = cols - 2;
+	}
+	if (shown > max - y - 1)
+		shown = max - y - 1;
+	for (k = 0; k < shown; k++) {
+		int sel = k == fl->csel;
+
+		draw_text(w, y + k, x, 2, sel ? ">" : "", sel ? A_REVERSE : A_NORMAL,
+		          AL_LEFT | AL_PAD);
+		draw_text(w, y + k, x + 2, width - 2, fl->clabels[k], sel ? A_REVERSE : A_NORMAL,
+		          AL_LEFT | AL_PAD);
+	}
+	if (shown >= 0 && y + shown < max)
+		draw_text(w, y + shown, x, width, how, theme_attr(R_DIM), AL_LEFT | AL_PAD);
+}
+
 static void form_draw(struct view *v, WINDOW *w)
 {
 	struct form *f = v->priv;
@@ -480,6 +588,9 @@ static void form_draw(struct view *v, WINDOW *w)
 	getmaxyx(w, rows, cols);
 	werase(w);
 	v->cursor_y = -1;
+	/* a question replaces the form's key hints with its own answers (the
+	 * loop draws the hints of v->ops after the body) */
+	v->ops = f->state == FS_CONFIRM || f->state == FS_DISCARD ? &form_ask_ops : &form_ops;
 	draw_text(w, 0, 1, cols - 2, f->title, theme_attr(R_HEADER), AL_LEFT);
 	if (f->state == FS_DONE) {
 		y = 2;
@@ -520,6 +631,8 @@ static void form_draw(struct view *v, WINDOW *w)
 			free(line);
 		}
 	}
+	if (f->state == FS_EDIT && focusable(f, f->cur) && f->fields[f->cur].ncompl)
+		draw_completions(&f->fields[f->cur], w, f->cur_y + 1, f->cur_x, rows - 3, cols);
 	y = rows - 3;
 	if (f->state == FS_CONFIRM) {
 		char buf[700];
@@ -630,6 +743,14 @@ static struct ui_next submit(struct form *f)
 	for (i = 0; i < f->n; i++)
 		form_error(f, i, NULL);
 	errors = f->spec->check(f);
+	for (i = 0; i < f->n; i++)
+		if (f->fields[i].overflow && !f->fields[i].error) {
+			/* more than the field holds: what was kept would be cut */
+			form_error(f, i,
+			           _("more than %d characters were typed here; shorten the text"),
+			           FORM_MAX_CHARS);
+			errors++;
+		}
 	if (errors) {
 		for (i = 0; i < f->n; i++)
 			if (f->fields[i].error && focusable(f, i)) {
@@ -648,15 +769,20 @@ static struct ui_next submit(struct form *f)
 	return finish_post(f);
 }
 
+/* Type c at the cursor; a field already holding FORM_MAX_CHARS keeps its
+ * text and remembers that more came (refused when posting). */
 static void insert(struct form_field *fl, wchar_t c)
 {
-	if (fl->len >= FORM_MAX_CHARS)
+	if (fl->len >= FORM_MAX_CHARS) {
+		fl->overflow = 1;
 		return;
+	}
+	field_room(fl, fl->len + 1);
 	memmove(fl->text + fl->pos + 1, fl->text + fl->pos,
 	        (size_t)(fl->len - fl->pos) * sizeof(wchar_t));
 	fl->text[fl->pos++] = c;
 	fl->len++;
-	sync_utf8(fl);
+	fl->stale = 1;
 }
 
 /* An action while the form waits for an answer (posted: any key closes
@@ -726,13 +852,61 @@ static int whole_form_action(struct view *v, struct form *f, const struct ui_eve
 		}
 		return 0;
 	case ACT_MOUSE:
-		if (ev->y - 2 + f->top >= 0 && focusable(f, ev->y - 2 + f->top))
+		if (ev->y - 2 + f->top >= 0 && focusable(f, ev->y - 2 + f->top) &&
+		    f->cur != ev->y - 2 + f->top) {
 			f->cur = ev->y - 2 + f->top;
+			f->fields[f->cur].fresh = 1;
+		}
 		*out = ui_next(UI_REDRAW, NULL);
 		return 1;
 	default:
 		return 0;
 	}
+}
+
+/* A key while the focused field offers completions: Tab (then on to the
+ * next field) or Enter take the selected one, Down and Up move the
+ * selection, Esc closes the list. 1 and
+ * *out when the key was one of those, else 0. */
+static int completion_action(struct form *f, struct form_field *fl, const struct ui_event *ev,
+                             struct ui_next *out)
+{
+	if (f->state != FS_EDIT || !fl || !fl->ncompl)
+		return 0;
+	*out = ui_next(UI_REDRAW, NULL);
+	switch (ev->action) {
+	case ACT_FORM_SUBMIT:
+		break;
+	case ACT_FORM_NEXT:
+		if (ev->ch == '\t')
+			break;
+		fl->csel = (fl->csel + 1) % fl->ncompl;
+		return 1;
+	case ACT_FORM_PREV:
+		if (ev->ch == (KEYC_FN | KEY_BTAB))
+			return 0;
+		fl->csel = (fl->csel + fl->ncompl - 1) % fl->ncompl;
+		return 1;
+	case ACT_FORM_CANCEL:
+		clear_completions(fl);
+		return 1;
+	default:
+		return 0;
+	}
+	{
+		char *take = xstrdup(fl->cvals[fl->csel]);
+
+		clear_completions(fl);
+		set_text(fl, take);
+		free(take);
+		fl->fresh = 0;
+		changed(f, f->cur);
+	}
+	/* Tab takes it and goes on to the next field, as it does without a
+	 * list; Enter takes it and stays (to type the next one) */
+	if (ev->action == ACT_FORM_NEXT)
+		move_focus(f, 1);
+	return 1;
 }
 
 /* Right (or a space) and left step through a choice's values. */
@@ -755,6 +929,7 @@ static void remove_char(struct form *f, struct form_field *fl, int at)
 {
 	memmove(fl->text + at, fl->text + at + 1, (size_t)(fl->len - at - 1) * sizeof(wchar_t));
 	fl->len--;
+	fl->overflow = 0;
 	sync_utf8(fl);
 	changed(f, f->cur);
 }
@@ -762,6 +937,11 @@ static void remove_char(struct form *f, struct form_field *fl, int at)
 /* An editing action in a text field: move, delete, clear or type. */
 static void edit_action(struct form *f, struct form_field *fl, const struct ui_event *ev)
 {
+	int fresh = fl->fresh;
+
+	/* any key in the field ends "just entered": after an arrow the text
+	 * is kept and typing inserts at the cursor */
+	fl->fresh = 0;
 	switch (ev->action) {
 	case ACT_FORM_LEFT:
 		if (fl->pos > 0)
@@ -789,6 +969,7 @@ static void edit_action(struct form *f, struct form_field *fl, const struct ui_e
 		break;
 	case ACT_FORM_CLEAR:
 		fl->len = fl->pos = 0;
+		fl->overflow = 0;
 		sync_utf8(fl);
 		changed(f, f->cur);
 		break;
@@ -797,6 +978,8 @@ static void edit_action(struct form *f, struct form_field *fl, const struct ui_e
 		 * while confirming: it is typed */
 		if (ev->ch > ' ' || ev->ch == ' ') {
 			if (!(ev->ch & KEYC_FN) && iswprint((wint_t)ev->ch)) {
+				if (fresh) /* the first key replaces a pre-filled text */
+					fl->len = fl->pos = fl->overflow = 0;
 				insert(fl, (wchar_t)ev->ch);
 				changed(f, f->cur);
 			}
@@ -811,7 +994,12 @@ static struct ui_next form_action(struct view *v, const struct ui_event *ev)
 	struct form_field *fl = focusable(f, f->cur) ? &f->fields[f->cur] : NULL;
 	struct ui_next out;
 
-	if (answer_action(f, ev, &out) || whole_form_action(v, f, ev, &out))
+	/* F1 (help) and C-l (redraw) keep their global meaning in a form: the
+	 * help screen shows the form's keys and its spec's paragraph */
+	if (ev->action == ACT_HELP || ev->action == ACT_REDRAW)
+		return ui_next(UI_UNHANDLED, NULL);
+	if (answer_action(f, ev, &out) || completion_action(f, fl, ev, &out) ||
+	    whole_form_action(v, f, ev, &out))
 		return out;
 	if (!fl)
 		return ui_next(UI_HANDLED, NULL);
@@ -842,6 +1030,8 @@ static const enum action form_keys[] = {ACT_FORM_SUBMIT,  ACT_FORM_CANCEL, ACT_F
                                         ACT_FORM_DELETE,  ACT_FORM_CLEAR,  ACT_FORM_PROPOSE,
                                         ACT_FORM_CONFIRM, ACT_NONE};
 static const enum action form_hints[] = {ACT_FORM_SUBMIT, ACT_FORM_NEXT, ACT_FORM_CANCEL, ACT_NONE};
+/* while a question is asked: its answers (y, or any other key; Esc too) */
+static const enum action ask_hints[] = {ACT_FORM_CONFIRM, ACT_FORM_CANCEL, ACT_NONE};
 
 static void form_reload(struct view *v)
 {
@@ -866,6 +1056,21 @@ static const struct view_ops form_ops = {
     .unsaved = form_unsaved,
 };
 
+static const struct view_ops form_ask_ops = {
+    .name = "form-ask",
+    .ctx = CTX_FORM,
+    .keys = form_keys,
+    .hints = ask_hints,
+    .free = form_free,
+    .resize = form_resize,
+    .draw = form_draw,
+    .action = form_action,
+    .reload = form_reload,
+    .title = form_title,
+    .help = form_help,
+    .unsaved = form_unsaved,
+};
+
 struct view *form_view(struct form *f)
 {
 	int i;
@@ -876,5 +1081,7 @@ struct view *form_view(struct form *f)
 			;
 		f->cur = i < f->n ? i : 0;
 	}
+	if (f->cur < f->n)
+		f->fields[f->cur].fresh = 1;
 	return view_new(&form_ops, f);
 }

@@ -12,6 +12,14 @@
  * form shows what was done (a receipt) until Enter or Esc closes it; a quiet
  * form (go to a date, search) closes at once.
  *
+ * Editing: the field that was just entered shows a pre-filled text
+ * selected, and the first printable key replaces it (any other key, an
+ * arrow, keeps it). A field holds up to FORM_MAX_CHARS characters, more
+ * than any record takes, so that the record's own limit, which its owner in
+ * the core checks as it does for the command line, refuses a long text and
+ * names that limit while the text stays in the field. A spec may offer
+ * completions under a field (form_complete). F1 shows the form's help.
+ *
  * Callers: the form-*.c files (each one spec), view-calendar.c (go to).
  */
 #ifndef FD_FORM_H
@@ -24,7 +32,11 @@
 #include "strbuf.h"
 #include "view.h"
 
-#define FORM_MAX_CHARS 200
+/* The most characters a field holds: more than any record's text takes, so
+ * that the record's own limit (its owner in the core checks it, as for the
+ * command line) refuses a long text and names that limit; a paste longer
+ * than this is refused by the form (field->overflow). */
+#define FORM_MAX_CHARS 16384
 #define FORM_KEY_LEN   40
 
 enum field_type {
@@ -38,9 +50,14 @@ struct form_field {
 	int id;            /* the spec's own number for the field */
 	char *label;       /* translated */
 	char *short_label; /* drawn instead when label is cut (NULL: none) */
-	wchar_t text[FORM_MAX_CHARS + 1];
-	int len, pos;
-	char *utf8;                       /* text as UTF-8, kept in step with text[] */
+	wchar_t *text;     /* cap characters allocated (NULL while empty) */
+	int len, pos, cap;
+	char *utf8;                       /* text as UTF-8 (form_value keeps it in step) */
+	int stale;                        /* utf8 is behind text[] */
+	int fresh;                        /* just entered: the first typed key replaces the text */
+	int overflow;                     /* more was typed or pasted than FORM_MAX_CHARS */
+	char **cvals, **clabels;          /* completions offered under the field */
+	int ncompl, csel;                 /* how many, the one Tab or Enter takes */
 	const char *const *choices;       /* F_CHOICE: values (identifiers) */
 	const char *const *choice_labels; /* their labels, N_() marked */
 	int nchoices, choice;
@@ -100,6 +117,7 @@ struct form {
 	int posts; /* successful posts (1 at most, with replays) */
 	int64_t posted_id;
 	int64_t approval; /* an approval asked for this form's post (form-approve.c) */
+	int cur_y, cur_x; /* where the focused field's box was drawn (its completions) */
 };
 
 /* form_new - a form titled title (copied) for spec with state arg. */
@@ -136,6 +154,14 @@ void form_label_short(struct form *f, int i, const char *label);
 
 /* form_note - set or clear (NULL) the note beside field i. */
 void form_note(struct form *f, int i, const char *text);
+
+/* form_complete - offer n completions under field i while it has the
+ * focus: labels[k] is the line shown, values[k] the field's whole text
+ * once it is taken (Tab or Enter take the selected one, Down and Up move
+ * the selection, Esc closes the list). Both are copied; n = 0 (or leaving
+ * the field) clears the list. Taking one calls the spec's changed(). */
+void form_complete(struct form *f, int i, const char *const *values, const char *const *labels,
+                   int n);
 
 /* form_receipt - append a line to what the form shows after posting. */
 void form_receipt(struct form *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -302,8 +302,16 @@ static struct ui_next query_action(struct view *v, const struct ui_event *ev)
 	int edited = 0;
 
 	switch (ev->action) {
-	case ACT_FORM_SUBMIT:
-		return open_selected(cv);
+	case ACT_FORM_SUBMIT: {
+		struct ui_next nx = open_selected(cv);
+
+		/* coming back from the customer's pane, the focus is on the list
+		 * (keys there are commands), not on the search line: keys meant
+		 * for the list must not be typed into the search (issue 29) */
+		if (nx.kind == UI_PUSH)
+			v->ops = &list_ops;
+		return nx;
+	}
 	case ACT_FORM_CANCEL:
 		return ui_next(UI_POP, NULL);
 	case ACT_FORM_NEXT:

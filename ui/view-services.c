@@ -284,7 +284,7 @@ static const enum action list_keys[] = {ACT_UP,       ACT_DOWN,       ACT_PAGE_U
 static const enum action list_hints[] = {ACT_SVC_NEW, ACT_SVC_EDIT, ACT_SVC_RETIRE, ACT_SVC_ALL,
                                          ACT_NONE};
 static const enum action ask_keys[] = {ACT_FORM_CONFIRM, ACT_NONE};
-static const enum action ask_hints[] = {ACT_FORM_CANCEL, ACT_NONE};
+static const enum action ask_hints[] = {ACT_FORM_CONFIRM, ACT_FORM_CANCEL, ACT_NONE};
 
 static const struct view_ops list_ops = {
     .name = "services",

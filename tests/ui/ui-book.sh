@@ -102,7 +102,7 @@ shows_re "down to the other visit" "^> 14:00-15:30 .*Dana Cole"
 keys X
 shows "X asks why" "Cancel visit $v"
 t "moved away"; keys Enter
-shows "asks for y" "Cancel visit $v? This is final."
+shows "asks for y, naming the customer and the time" "Cancel visit $v (Dana Cole, 2026-12-04 14:00)? This is final."
 keys n
 shows "anything but y goes back" "Not confirmed; nothing was posted."
 is "nothing was cancelled" "$(q "SELECT status FROM appointment WHERE id = $v")" scheduled

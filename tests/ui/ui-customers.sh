@@ -78,8 +78,7 @@ keys Escape
 shows "Esc returns to the pane" "Form closed; nothing was posted."
 keys q
 shows "back returns to the list" "frontdesk > Calendar (Week) > Customers"
-keys Tab
-shows "Tab moves to the list: its hints change" "a New customer"
+shows "with the focus on the list, not the search line: its hints" "a New customer"
 keys ?
 shows_re "the help lists a in the list" "a +Add a new customer \(a form\) +customer-new"
 shows_re "and e" "e +Edit the selected customer +customer-edit"

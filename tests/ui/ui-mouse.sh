@@ -49,15 +49,15 @@ keys d
 shows "a click on a month's day cell selects that day" "Wednesday 2026-12-09"
 
 # day: a click on a row selects that visit
-shows "the day lists Ali Demir's visit" "13:00-15:00"
-if screen_text | grep -q "^> 13:00-15:00"; then
+shows "the day lists Ali Demir's visit" "13:00-14:30"
+if screen_text | grep -q "^> 13:00-14:30"; then
 	fail "Ali Demir's visit is not selected yet" "$(screen_text)"
 else
 	pass "Ali Demir's visit is not selected yet"
 fi
-set -- $(where "13:00-15:00")
+set -- $(where "13:00-14:30")
 click "$1" "$2"
-shows_re "a click on its row selects it" "^> 13:00-15:00 .*Ali Demir"
+shows_re "a click on its row selects it" "^> 13:00-14:30 .*Ali Demir"
 
 # after a click the screen still refreshes by itself: another process
 # adds a visit that day and it appears without a key press

@@ -16,6 +16,7 @@
 #include "contact.h"
 #include "customer.h"
 #include "db.h"
+#include "demo.h"
 #include "err.h"
 #include "fixture.h"
 #include "idem.h"
@@ -326,6 +327,38 @@ START_TEST(test_contact_log)
 }
 END_TEST
 
+/* The demo books from a catalogue (issue 29: "book from the catalogue"
+ * could not be tried on it): its services are offered with prices and
+ * minutes, every line item of its jobs is one of them at its price, and a
+ * visit of one job with one service lasts as long as that service. */
+START_TEST(test_demo_books_from_its_catalogue)
+{
+	int64_t made = 0;
+
+	ck_assert_msg(demo_create(db, clock_now(), &made) == 0, "%s", err_msg());
+	ck_assert_int_gt(made, 50);
+	ck_assert_int_eq(count("SELECT count(*) FROM service WHERE active = 1"), 7);
+	ck_assert_int_eq(count("SELECT count(*) FROM service WHERE price <= 0"), 0);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM service WHERE kind = 'SERVICE' AND minutes <= 0"), 0);
+	ck_assert_int_gt(count("SELECT count(*) FROM line_item"), 50);
+	ck_assert_int_eq(count("SELECT count(*) FROM line_item l LEFT JOIN service s ON s.name = "
+	                       "l.description AND s.kind = l.kind WHERE s.id IS NULL OR s.price <> "
+	                       "l.unit_price"),
+	                 0);
+	ck_assert_int_eq(
+	    count(
+	        "SELECT count(*) FROM appointment a JOIN appointment_work w ON w.appointment_id = "
+	        "a.id JOIN line_item l ON l.service_order_id = w.service_order_id JOIN service s "
+	        "ON s.name = l.description AND s.kind = 'SERVICE' WHERE (a.end_at - a.start_at) / "
+	        "60 <> s.minutes AND a.id NOT IN (SELECT appointment_id FROM appointment_work "
+	        "GROUP BY appointment_id HAVING count(*) > 1) AND w.service_order_id NOT IN "
+	        "(SELECT service_order_id FROM appointment_work GROUP BY service_order_id HAVING "
+	        "count(*) > 1)"),
+	    0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("catalogue");
@@ -340,6 +373,7 @@ int main(void)
 	tcase_add_test(tc, test_service_refusals_change_nothing);
 	tcase_add_test(tc, test_service_to_job_is_a_snapshot);
 	tcase_add_test(tc, test_contact_log);
+	tcase_add_test(tc, test_demo_books_from_its_catalogue);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
