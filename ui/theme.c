@@ -11,6 +11,7 @@
 #include "i18n.h"
 #include "settings.h"
 #include "theme.h"
+#include "visit.h"
 
 static attr_t attrs[R_N];
 static int color_on;
@@ -24,6 +25,14 @@ static const struct pay_mark marks[] = {
     {"refunded", "<", N_("refunded"), R_REFUNDED},
     {"void", "x", N_("void"), R_VOID},
     {"nothing_to_charge", "-", N_("no charge"), R_NOCHARGE},
+};
+
+/* Visits that will not happen: not counted in a day's visits
+ * (visit_is_off), and their payment status is not what they show (a
+ * cancelled visit is not "no charge"). Plain ASCII, never colour alone. */
+static const struct pay_mark off_marks[] = {
+    {"cancelled", "/", N_("cancelled"), R_DIM},
+    {"no_show", "#", N_("no-show"), R_DIM},
 };
 
 static const struct pay_mark unknown = {"", "?", N_("unknown"), R_ERROR};
@@ -123,4 +132,22 @@ enum role theme_invoice_role(const char *s)
 	if (!strcmp(s, "void"))
 		return R_VOID;
 	return R_NORMAL;
+}
+
+const struct pay_mark *theme_off(const char *visit_status)
+{
+	switch (visit_state_of(visit_status)) {
+	case VISIT_CANCELLED:
+		return &off_marks[0];
+	case VISIT_NO_SHOW:
+		return &off_marks[1];
+	default:
+		return NULL;
+	}
+}
+
+const struct pay_mark *theme_off_marks(int *n)
+{
+	*n = (int)(sizeof off_marks / sizeof off_marks[0]);
+	return off_marks;
 }

@@ -66,6 +66,13 @@ const struct pay_mark *theme_pay(const char *status);
 /* theme_pay_marks - all markers, for the legend; *n gets their number. */
 const struct pay_mark *theme_pay_marks(int *n);
 
+/* theme_off - the mark of a visit that will not happen (cancelled, no-show:
+ * the core's visit_state_of says which), shown instead of its payment
+ * status; NULL for any other visit status. theme_off_marks - all of them,
+ * for the legend and the help. */
+const struct pay_mark *theme_off(const char *visit_status);
+const struct pay_mark *theme_off_marks(int *n);
+
 /* theme_invoice_role - the role of an invoice status (issued, partially_paid,
  * paid, overpaid, void). */
 enum role theme_invoice_role(const char *status);

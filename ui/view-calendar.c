@@ -449,27 +449,13 @@ static int inactive(const struct cal_row *r)
 	return visit_is_off(r->status);
 }
 
-/* The marks of visits that will not happen: they are not counted in a
- * day's visits (visit_is_off), and their payment status is not what they
- * show (a cancelled visit is not "no charge"). Plain ASCII, never colour
- * alone. */
-static const struct pay_mark off_marks[] = {
-    {"cancelled", "/", N_("cancelled"), R_DIM},
-    {"no_show", "#", N_("no-show"), R_DIM},
-};
-
 /* The mark a visit shows: its own for a cancelled or no-show visit (the
  * core's visit_state_of says which), else its payment status's. */
 static const struct pay_mark *visit_mark(const struct cal_row *r)
 {
-	switch (visit_state_of(r->status)) {
-	case VISIT_CANCELLED:
-		return &off_marks[0];
-	case VISIT_NO_SHOW:
-		return &off_marks[1];
-	default:
-		return theme_pay(r->pay_status);
-	}
+	const struct pay_mark *off = theme_off(r->status);
+
+	return off ? off : theme_pay(r->pay_status);
 }
 
 /* The visits of day i that count (not cancelled, not no-show). */
@@ -513,23 +499,24 @@ struct legend_item {
  * not happen (with what they mean for the counts), today's. */
 static int legend_items(struct legend_item *it, int max, char *off_word, size_t off_n)
 {
-	int n, i, k = 0;
+	int n, i, k = 0, noff;
 	const struct pay_mark *m = theme_pay_marks(&n);
+	const struct pay_mark *off = theme_off_marks(&noff);
 
 	for (i = 0; i < n && k < max; i++, k++) {
 		it[k].sym = m[i].sym;
 		it[k].word = _(m[i].word);
 		it[k].attr = theme_attr(m[i].role) | A_BOLD;
 	}
-	if (k + 3 > max)
+	if (k + 3 > max || noff != 2)
 		return k;
-	it[k].sym = off_marks[0].sym;
-	it[k].word = _(off_marks[0].word);
+	it[k].sym = off[0].sym;
+	it[k].word = _(off[0].word);
 	it[k++].attr = A_BOLD;
 	/* TRANSLATORS: the legend's last visit mark: no-shows and cancelled
 	 * visits are left out of the day's count. */
-	snprintf(off_word, off_n, _("%s (not counted)"), _(off_marks[1].word));
-	it[k].sym = off_marks[1].sym;
+	snprintf(off_word, off_n, _("%s (not counted)"), _(off[1].word));
+	it[k].sym = off[1].sym;
 	it[k].word = off_word;
 	it[k++].attr = A_BOLD;
 	it[k].sym = "*";

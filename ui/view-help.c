@@ -118,6 +118,14 @@ static void build(struct helpv *h)
 		pane_row(&h->p, 0, 0, R_NORMAL, 2, cols, cells);
 		pane_cell_role(&h->p, 0, m[k].role);
 	}
+	/* the marks a visit shows instead when it will not happen */
+	m = theme_off_marks(&np);
+	for (k = 0; k < np; k++) {
+		const char *cells[2] = {m[k].sym, _(m[k].word)};
+
+		pane_row(&h->p, 0, 0, R_NORMAL, 2, cols, cells);
+		pane_cell_role(&h->p, 0, m[k].role);
+	}
 	pane_blank(&h->p);
 	para(h, R_DIM,
 	     _("Keys can be changed in the file keys of the config folder, one "

@@ -213,6 +213,13 @@ shows "d shows the day" "Wednesday 2026-12-02"
 shows "the day's count leaves out the cancelled and no-show visits" "Wednesday 2026-12-02 - $2 visits"
 shows_re "the day's totals write every amount alike (0.00 USD, not 0)" \
 	"Booked [0-9,]+\.[0-9]{2} USD  Invoiced [0-9,]+\.[0-9]{2} USD  Taken [0-9,]+\.[0-9]{2} USD"
+keys ?
+shows "? opens the help" "Keys of this view"
+keys G
+shows "G shows the help's last part" "Payment status symbols"
+shows_re "the help lists the cancelled visits' mark with the payment marks" "^ +/ +cancelled *$"
+shows_re "and the no-shows' mark" "^ +# +no-show *$"
+keys q
 screen_stop
 
 if locale -a 2>/dev/null | grep -qi '^zh_CN\.utf-\?8$'; then
