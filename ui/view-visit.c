@@ -25,6 +25,7 @@
 #include "item.h"
 #include "job.h"
 #include "money.h"
+#include "pane-rows.h"
 #include "pane.h"
 #include "projection.h"
 #include "views.h"
@@ -54,24 +55,6 @@ struct visitv {
 	int gone;
 };
 
-static const struct pane_col item_cols[] = {
-    {4, 0, AL_LEFT},   /* indent */
-    {9, 0, AL_LEFT},   /* kind */
-    {16, 1, AL_LEFT},  /* description */
-    {16, 0, AL_RIGHT}, /* qty x price */
-    {14, 0, AL_RIGHT}, /* amount */
-};
-
-/* below 92 columns "paid" gives way: the balance is what the desk asks */
-static const struct pane_col inv_cols[] = {
-    {4, 0, AL_LEFT},              /* indent */
-    {16, 0, AL_LEFT},             /* number */
-    {16, 0, AL_LEFT},             /* status */
-    {17, 0, AL_RIGHT},            /* total */
-    {PANE_DROP(17), 0, AL_RIGHT}, /* paid */
-    {17, 1, AL_RIGHT},            /* balance */
-};
-
 static void add_ref(struct visitv *vv, int kind, int64_t id, int64_t job)
 {
 	if (vv->nrefs < MAX_REFS) {
@@ -92,17 +75,8 @@ struct build {
 static int add_item(const struct line_item *li, void *arg)
 {
 	struct build *b = arg;
-	char q[32], pr[FMT_MONEY], am[FMT_MONEY], qp[96];
-	const char *cells[5];
 
-	qty_format(li->qty_milli, q, sizeof q);
-	snprintf(qp, sizeof qp, "%s x %s", q, fmt_money(li->unit_price, li->currency, pr));
-	cells[0] = "";
-	cells[1] = fmt_status(li->kind);
-	cells[2] = li->description;
-	cells[3] = qp;
-	cells[4] = fmt_money(li->amount, li->currency, am);
-	pane_row(&b->vv->p, K_ITEM, li->id, R_NORMAL, 5, item_cols, cells);
+	pane_item_row(&b->vv->p, K_ITEM, 4, li);
 	add_ref(b->vv, K_ITEM, li->id, b->job_id);
 	b->count++;
 	return 0;
@@ -111,26 +85,10 @@ static int add_item(const struct line_item *li, void *arg)
 static int add_invoice(int64_t id, void *arg)
 {
 	struct build *b = arg;
-	struct invoice inv;
-	char t[FMT_MONEY], p[FMT_MONEY], bal[FMT_MONEY], lt[64], lp[64], lb[64];
-	const char *cells[6];
 
-	if (invoice_get(ui_db(), id, &inv) != 0)
+	if (pane_invoice_row(&b->vv->p, K_INVOICE, 4, id) != 0)
 		return 0;
-	snprintf(lt, sizeof lt, "%s %s", _("total"), fmt_money(inv.total, inv.currency, t));
-	snprintf(lp, sizeof lp, "%s %s", _("paid"), fmt_money(inv.paid, inv.currency, p));
-	snprintf(lb, sizeof lb, "%s %s", _("balance"),
-	         fmt_money(invoice_owed(&inv), inv.currency, bal));
-	cells[0] = "";
-	cells[1] = inv.number;
-	cells[2] = fmt_status(inv.status);
-	cells[3] = lt;
-	cells[4] = lp;
-	cells[5] = lb;
-	pane_row(&b->vv->p, K_INVOICE, inv.id, R_NORMAL, 6, inv_cols, cells);
-	pane_cell_role(&b->vv->p, 2, theme_invoice_role(inv.status));
-	add_ref(b->vv, K_INVOICE, inv.id, b->job_id);
-	invoice_free(&inv);
+	add_ref(b->vv, K_INVOICE, id, b->job_id);
 	b->count++;
 	return 0;
 }
