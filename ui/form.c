@@ -590,7 +590,7 @@ static void form_draw(struct view *v, WINDOW *w)
 	v->cursor_y = -1;
 	/* a question replaces the form's key hints with its own answers (the
 	 * loop draws the hints of v->ops after the body) */
-	v->ops = f->state == FS_CONFIRM || f->state == FS_DISCARD ? &form_ask_ops : &form_ops;
+	v->ops = f->state == FS_CONFIRM || f->state == FS_DISCARD ? &f->ops_ask : &f->ops_edit;
 	draw_text(w, 0, 1, cols - 2, f->title, theme_attr(R_HEADER), AL_LEFT);
 	if (f->state == FS_DONE) {
 		y = 2;
@@ -1029,6 +1029,11 @@ static const enum action form_keys[] = {ACT_FORM_SUBMIT,  ACT_FORM_CANCEL, ACT_F
                                         ACT_FORM_HOME,    ACT_FORM_END,    ACT_FORM_BACKSPACE,
                                         ACT_FORM_DELETE,  ACT_FORM_CLEAR,  ACT_FORM_PROPOSE,
                                         ACT_FORM_CONFIRM, ACT_NONE};
+/* the same but form-propose, for the forms that have no allocations */
+static const enum action form_keys_plain[] = {
+    ACT_FORM_SUBMIT, ACT_FORM_CANCEL,  ACT_FORM_NEXT, ACT_FORM_PREV,      ACT_FORM_LEFT,
+    ACT_FORM_RIGHT,  ACT_FORM_HOME,    ACT_FORM_END,  ACT_FORM_BACKSPACE, ACT_FORM_DELETE,
+    ACT_FORM_CLEAR,  ACT_FORM_CONFIRM, ACT_NONE};
 static const enum action form_hints[] = {ACT_FORM_SUBMIT, ACT_FORM_NEXT, ACT_FORM_CANCEL, ACT_NONE};
 /* while a question is asked: its answers (y, or any other key; Esc too) */
 static const enum action ask_hints[] = {ACT_FORM_CONFIRM, ACT_FORM_CANCEL, ACT_NONE};
@@ -1083,5 +1088,9 @@ struct view *form_view(struct form *f)
 	}
 	if (f->cur < f->n)
 		f->fields[f->cur].fresh = 1;
-	return view_new(&form_ops, f);
+	f->ops_edit = form_ops;
+	f->ops_ask = form_ask_ops;
+	if (!f->spec->has_propose)
+		f->ops_edit.keys = f->ops_ask.keys = form_keys_plain;
+	return view_new(&f->ops_edit, f);
 }

@@ -105,6 +105,10 @@ struct form_spec {
 
 struct form {
 	const struct form_spec *spec;
+	/* this form's view ops, editing and asking: form.c's, with the keys
+	   this form has (form-propose only where the spec handles it), so the
+	   help lists no key that does nothing here */
+	struct view_ops ops_edit, ops_ask;
 	void *arg; /* the spec's state */
 	char *title;
 	struct form_field *fields;

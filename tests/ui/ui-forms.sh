@@ -86,6 +86,15 @@ run_size() {
 	keys F1
 	shows "$sz: F1 shows the form's help" "Help: Book a visit"
 	shows "$sz: with the form's paragraph" "separated by commas"
+	if [ "$1" -ge 120 ]; then
+		# the keys of this form, none that does nothing here: the booking
+		# form has no allocations to propose again
+		shows "$sz: the help lists the form's keys" "form-submit"
+		case "$(screen_text)" in
+		*form-propose*) fail "$sz: and not form-propose, which the booking form has not" "$(screen_text)" ;;
+		*) pass "$sz: and not form-propose, which the booking form has not" ;;
+		esac
+	fi
 	keys q
 	wait_gone "Help: Book a visit" >/dev/null
 
