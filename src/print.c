@@ -243,7 +243,9 @@ static void put_field(struct lay *L, const char *label, const char *text)
 	struct strbuf first = {0};
 	int lw;
 
-	sb_printf(&first, "%s: ", label);
+	/* TRANSLATORS: a printed document's label before its text, "Customer: ";
+	   keep the %s and use your language's colon */
+	sb_printf(&first, _("%s: "), label);
 	lw = width_of(first.s, first.len);
 	if (lw <= L->width / 3) {
 		put_wrapped(L, first.s, lw, text);
@@ -470,6 +472,34 @@ static int estimate_text(const struct print_estimate *e, struct lay *L)
 	return 0;
 }
 
+/* The layout's locale: the caller's, with C.UTF-8's character widths
+ * (LC_CTYPE) alone replaced. Every other category stays the caller's, so
+ * the labels are in the same language as the words of the records
+ * (words_label: "paid"); made from a C locale, the labels were English
+ * while a status read in Chinese. (locale_t)0 when it cannot be made: the
+ * current one is used. */
+static locale_t layout_enter(locale_t *old)
+{
+	locale_t base = duplocale(uselocale((locale_t)0)), utf8 = (locale_t)0;
+
+	if (base != (locale_t)0) {
+		utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", base);
+		if (utf8 == (locale_t)0)
+			freelocale(base);
+	}
+	if (utf8 != (locale_t)0)
+		*old = uselocale(utf8);
+	return utf8;
+}
+
+static void layout_leave(locale_t utf8, locale_t old)
+{
+	if (utf8 != (locale_t)0) {
+		uselocale(old);
+		freelocale(utf8);
+	}
+}
+
 int print_estimate_text(const struct print_estimate *e, int width, struct strbuf *out)
 {
 	struct lay L = {out, width};
@@ -479,14 +509,9 @@ int print_estimate_text(const struct print_estimate *e, int width, struct strbuf
 	if (!print_width_valid(width))
 		return err_set(FD_EINVAL, _("the width is %d or %d columns"), PRINT_WIDE,
 		               PRINT_NARROW);
-	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (utf8 != (locale_t)0)
-		old = uselocale(utf8);
+	utf8 = layout_enter(&old);
 	rc = estimate_text(e, &L);
-	if (utf8 != (locale_t)0) {
-		uselocale(old);
-		freelocale(utf8);
-	}
+	layout_leave(utf8, old);
 	return rc;
 }
 
@@ -572,14 +597,9 @@ int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct 
 	if (!print_width_valid(width))
 		return err_set(FD_EINVAL, _("the width is %d or %d columns"), PRINT_WIDE,
 		               PRINT_NARROW);
-	utf8 = newlocale(LC_CTYPE_MASK, "C.UTF-8", (locale_t)0);
-	if (utf8 != (locale_t)0)
-		old = uselocale(utf8);
+	utf8 = layout_enter(&old);
 	rc = doc == PRINT_RECEIPT ? receipt_text(db, id, &L) : invoice_text(db, id, &L);
-	if (utf8 != (locale_t)0) {
-		uselocale(old);
-		freelocale(utf8);
-	}
+	layout_leave(utf8, old);
 	return rc;
 }
 

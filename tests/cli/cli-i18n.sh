@@ -39,4 +39,18 @@ like "a locale folder without the build's stamp is not used" \
 like "FRONTDESK_LOCALEDIR still comes first" \
 	"$(FRONTDESK_LOCALEDIR=$TMP/none zh zh_CN.UTF-8 "$FRONTDESK")" "Usage: frontdesk"
 
+# A printed invoice speaks one language: its labels and the words of the
+# records (its status) alike, in the desk's locale (the layout measured
+# widths in a C locale whose messages were English, while a status read
+# once on the screen stayed Chinese).
+fd demo >/dev/null 2>&1
+inv=$(sqlite3 "$FRONTDESK_DB" "SELECT min(id) FROM invoice WHERE status = 'issued'")
+out=$(env LANG=zh_CN.UTF-8 LC_ALL=zh_CN.UTF-8 "$FRONTDESK" invoice print "$inv" 2>&1)
+like "invoice print under zh_CN: the title is Chinese" "$out" "发票 "
+like "and the status label beside the status's word" "$(printf '%s\n' "$out" | grep -E '^状态 +已开具，未付款$')" "状态"
+like "and a label before its text takes the full-width colon" "$out" "客户："
+out=$(env LANG=C.UTF-8 LC_ALL=C.UTF-8 "$FRONTDESK" invoice print "$inv" 2>&1)
+like "under C.UTF-8 the same invoice is English throughout" \
+	"$(printf '%s\n' "$out" | grep -E '^Status +issued, unpaid$')" "Status"
+
 done_testing
