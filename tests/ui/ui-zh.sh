@@ -63,6 +63,16 @@ case "$(screen_text)" in
 *) pass "no open job reads 未开始 (not started)" ;;
 esac
 keys q
+# one word for a visit (到访, as the panes say), one for a no-show (未到场,
+# as the legend says): the cancel form said 上门
+keys X
+shows "X opens the cancel form, calling the visit 到访" "取消到访 "
+keys Escape
+wait_gone "取消到访 " >/dev/null
+keys N
+shows "N opens the no-show form, with the legend's word" "未到场：到访 "
+keys Escape
+wait_gone "未到场：到访 " >/dev/null
 keys ?
 shows "the help is in Chinese" "帮助："
 keys q Q
