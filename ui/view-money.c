@@ -243,8 +243,10 @@ static int payment_row(const struct payment *p, void *arg)
 
 static void build_takings(struct moneyv *mv)
 {
-	const char *head[7] = {_("Day"),      _("Method"),   "",      _("Count"),
-	                       _("Received"), _("Refunded"), _("Net")};
+	/* TRANSLATORS: "Received" here heads the column of the amounts
+	   received; the payments' "Received" below is their time */
+	const char *head[7] = {_("Day"),      _("Method"), "", _("Count"), C_("amount", "Received"),
+	                       _("Refunded"), _("Net")};
 	const char *phead[5] = {_("Received"), _("Customer"), _("Method"), _("Amount"),
 	                        _("Status")};
 	int64_t to = clock_add_days(clock_day_start(clock_now()), 1);

@@ -73,6 +73,11 @@ keys N
 shows "N opens the no-show form, with the legend's word" "未到场：到访 "
 keys Escape
 wait_gone "未到场：到访 " >/dev/null
+# the takings' amount column is what was received (收款额), not when
+# (收款时间, the payments' column below it)
+keys T
+shows_re "the takings' header names the amount received" "^ +日 +方式 .*收款额 .*净额"
+keys q
 keys ?
 shows "the help is in Chinese" "帮助："
 keys q Q
