@@ -7,7 +7,7 @@
  * the way out of FS_EDIT (no confirmation) or FS_CONFIRM, and always with
  * the instance's key; after a post that succeeded the form is in FS_DONE,
  * where Enter only closes it. While FS_CONFIRM or FS_DISCARD asks, the
- * view's ops are form_ask_ops, whose key hints are the question's answers.
+ * view's ops are the form's ops_ask, whose key hints are the question's answers.
  */
 #include <config.h>
 
@@ -34,7 +34,7 @@
 
 enum { FS_EDIT, FS_CONFIRM, FS_DONE, FS_DISCARD };
 
-static const struct view_ops form_ops, form_ask_ops;
+static const struct view_ops form_ops;
 
 void form_new_key(char *key)
 {
@@ -1061,21 +1061,6 @@ static const struct view_ops form_ops = {
     .unsaved = form_unsaved,
 };
 
-static const struct view_ops form_ask_ops = {
-    .name = "form-ask",
-    .ctx = CTX_FORM,
-    .keys = form_keys,
-    .hints = ask_hints,
-    .free = form_free,
-    .resize = form_resize,
-    .draw = form_draw,
-    .action = form_action,
-    .reload = form_reload,
-    .title = form_title,
-    .help = form_help,
-    .unsaved = form_unsaved,
-};
-
 struct view *form_view(struct form *f)
 {
 	int i;
@@ -1089,7 +1074,10 @@ struct view *form_view(struct form *f)
 	if (f->cur < f->n)
 		f->fields[f->cur].fresh = 1;
 	f->ops_edit = form_ops;
-	f->ops_ask = form_ask_ops;
+	/* asking: the same, but the hints are the question's answers */
+	f->ops_ask = form_ops;
+	f->ops_ask.name = "form-ask";
+	f->ops_ask.hints = ask_hints;
 	if (!f->spec->has_propose)
 		f->ops_edit.keys = f->ops_ask.keys = form_keys_plain;
 	return view_new(&f->ops_edit, f);

@@ -105,9 +105,39 @@ int tw_width(const char *s)
 	return total;
 }
 
+/* Copy whole characters of s (len bytes) to out (n bytes, o used) while
+ * they fit in limit columns (*used so far), unprintable ones as '?';
+ * returns the offset in s where it stopped. */
+static size_t copy_within(const char *s, size_t len, int limit, char *out, size_t n, size_t *o,
+                          int *used)
+{
+	size_t off = 0;
+
+	while (off < len) {
+		int w, pr;
+		size_t shown, k = next_char(s + off, len - off, &w, &pr, &shown);
+
+		if (*used + w > limit)
+			break;
+		if (!pr) {
+			if (*o + 1 >= n)
+				break;
+			out[(*o)++] = '?';
+		} else {
+			if (*o + shown >= n)
+				break;
+			memcpy(out + *o, s + off, shown);
+			*o += shown;
+		}
+		*used += w;
+		off += k;
+	}
+	return off;
+}
+
 int tw_fit(const char *s, int cols, int pad, char *out, size_t n)
 {
-	size_t len = strlen(s), off = 0, o = 0;
+	size_t len = strlen(s), off, o = 0;
 	int used = 0, full = tw_width(s), limit;
 
 	if (n == 0)
@@ -117,25 +147,7 @@ int tw_fit(const char *s, int cols, int pad, char *out, size_t n)
 	/* when s does not fit, keep room for the ellipsis (if there is room
 	 * for one at all; below 3 columns the text is simply cut) */
 	limit = full <= cols || cols < 3 ? cols : cols - 3;
-	while (off < len) {
-		int w, pr;
-		size_t shown, k = next_char(s + off, len - off, &w, &pr, &shown);
-
-		if (used + w > limit)
-			break;
-		if (!pr) {
-			if (o + 1 >= n)
-				break;
-			out[o++] = '?';
-		} else {
-			if (o + shown >= n)
-				break;
-			memcpy(out + o, s + off, shown);
-			o += shown;
-		}
-		used += w;
-		off += k;
-	}
+	off = copy_within(s, len, limit, out, n, &o, &used);
 	if (off < len && cols >= 3) {
 		int dots = cols - used < 3 ? cols - used : 3;
 
@@ -197,7 +209,7 @@ int tw_wrap(const char *s, int cols, size_t *start, size_t *len, int max)
 
 int tw_abbrev(const char *s, int cols, char *out, size_t n)
 {
-	size_t len = strlen(s), off = 0, o = 0;
+	size_t len = strlen(s), off, o = 0;
 	int used = 0, limit;
 
 	if (n == 0)
@@ -205,25 +217,7 @@ int tw_abbrev(const char *s, int cols, char *out, size_t n)
 	if (cols < 0)
 		cols = 0;
 	limit = tw_width(s) <= cols ? cols : cols - 1; /* room for the "." */
-	while (off < len) {
-		int w, pr;
-		size_t shown, k = next_char(s + off, len - off, &w, &pr, &shown);
-
-		if (used + w > limit)
-			break;
-		if (!pr) {
-			if (o + 1 >= n)
-				break;
-			out[o++] = '?';
-		} else {
-			if (o + shown >= n)
-				break;
-			memcpy(out + o, s + off, shown);
-			o += shown;
-		}
-		used += w;
-		off += k;
-	}
+	off = copy_within(s, len, limit, out, n, &o, &used);
 	if (off < len && cols >= 1 && o + 1 < n) {
 		while (o > 0 && out[o - 1] == ' ') { /* "Ada L." and "Ada.", never "Ada ." */
 			o--;
