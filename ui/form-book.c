@@ -399,6 +399,12 @@ static void customer_added(int64_t id, void *arg)
 	snprintf(num, sizeof num, "%lld", (long long)id);
 	form_set(f, k, num);
 	book_changed(f, k);
+	/* the customer is found: on to the services, unless they are typed */
+	k = form_find(f, B_SERVICES);
+	if (f->cur == form_find(f, B_CUSTOMER) && !*form_value(f, k)) {
+		f->cur = k;
+		f->fields[k].fresh = 1;
+	}
 }
 
 static struct view *book_push(struct form *f)

@@ -152,7 +152,9 @@ static struct view *cust_next(struct form *f)
 	if (cs->id || !f->posted_id)
 		return NULL; /* an edit shows its receipt */
 	if (cs->done) {
+		/* back to the form that asked for the customer, which goes on */
 		cs->done(f->posted_id, cs->done_arg);
+		f->close_on_post = 1;
 		return NULL;
 	}
 	return view_customer_new(f->posted_id);

@@ -725,6 +725,8 @@ static struct ui_next finish_post(struct form *f)
 		free(first);
 		if (nv)
 			return ui_next(UI_POP_PUSH, nv);
+		if (f->close_on_post)
+			return ui_next(UI_POP, NULL);
 	}
 	f->state = FS_DONE;
 	return ui_next(UI_REDRAW, NULL);

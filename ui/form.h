@@ -118,7 +118,10 @@ struct form {
 	struct strbuf receipt;
 	char *error; /* the core's refusal of the last post */
 	char key[FORM_KEY_LEN + 1];
-	int posts; /* successful posts (1 at most, with replays) */
+	int posts;         /* successful posts (1 at most, with replays) */
+	int close_on_post; /* set by spec->next: close at once after the post,
+	                      its receipt's first line on the message line (a
+	                      form opened from another, which goes on) */
 	int64_t posted_id;
 	int64_t approval; /* an approval asked for this form's post (form-approve.c) */
 	int cur_y, cur_x; /* where the focused field's box was drawn (its completions) */

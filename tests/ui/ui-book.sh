@@ -42,9 +42,8 @@ shows "Enter opens the new customer's form" "Book a visit > New customer"
 shows "with the name typed" "[Dana Cole"
 k Tab; t "555-0199"
 k Enter
-shows "the customer is added" "added: Dana Cole"
-k Enter
-shows "back in the booking form, the customer named" "] Dana Cole"
+shows "the customer is added, said on the message line" "added: Dana Cole"
+shows "and the screen is back in the booking form at once, the customer named" "] Dana Cole"
 k Enter
 shows "one Enter books it" "booked for 2026-12-02 10:00"
 k Enter

@@ -120,7 +120,7 @@ run_size() {
 	shows "$sz: Enter opens the new customer's form" "[Zed Nova"
 	k Enter
 	shows "$sz: the customer is added" "added: Zed Nova"
-	k Enter
+	shows_re "$sz: and the booking form is back at once, naming them" "\] Zed Nova"
 	k Enter
 	shows "$sz: booked" "booked for 2026-12-03 14:00"
 	k Enter
@@ -197,6 +197,22 @@ run_size() {
 	keys q
 	shows_re "$sz: q on the list goes back to the calendar (not typed in the search)" \
 		"^frontdesk > Calendar \(Day\) *$"
+
+	# --- a new customer first: back in the booking form, on the services ----
+	keys a
+	shows "$sz: the booking form again" "Book a visit"
+	t "Yan Ruiz"; keys Enter
+	shows "$sz: Enter on an unknown name opens the new customer's form" "[Yan Ruiz"
+	keys Enter
+	shows_re "$sz: once added, the booking form names them" "\] Yan Ruiz"
+	t "wa"
+	shows_re "$sz: and what is typed next goes to the services" "^. Services +\[wa "
+	keys Escape # the completion list
+	wait_gone "Tab or Enter: take it." >/dev/null
+	keys Escape
+	shows "$sz: closing asks first" "lose what you typed"
+	keys y
+	wait_gone "Book a visit" >/dev/null
 	screen_stop
 }
 
