@@ -419,6 +419,21 @@ static int same_party(struct issue_ctx *x, int64_t job_id, int64_t customer_id,
 }
 
 /* Add a line for qty (thousandths) of the item in the current row of st. */
+/* The signed amount of qty (thousandths) at price in kind's line: a
+ * discount or credit line counts against the total. FD_EINVAL when it
+ * overflows. Used for the lines of an invoice being issued and for what is
+ * left to bill of a job, so both add up the same way. */
+static int line_signed_amount(const char *kind, int64_t qty, int64_t price, int64_t *amount)
+{
+	int rc = money_line_amount(qty, price, amount);
+
+	if (rc != 0)
+		return rc;
+	if (kind && (!strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT")))
+		*amount = -*amount;
+	return 0;
+}
+
 static int add_line(struct issue_ctx *x, sqlite3_stmt *st, int64_t qty)
 {
 	struct draft_line *l;
@@ -441,11 +456,9 @@ static int add_line(struct issue_ctx *x, sqlite3_stmt *st, int64_t qty)
 	l->description = dbrow_dup(st, 2);
 	l->qty_milli = qty;
 	l->unit_price = price;
-	if ((rc = money_line_amount(qty, price, &l->amount)) != 0)
+	if ((rc = line_signed_amount(l->kind, qty, price, &l->amount)) != 0)
 		return err_set(rc, _("line item %lld: the amount is too large"),
 		               (long long)item_id);
-	if (!strcmp(l->kind, "DISCOUNT") || !strcmp(l->kind, "CREDIT"))
-		l->amount = -l->amount;
 	if (money_add(x->total, l->amount, &x->total) != 0)
 		return err_set(FD_EINVAL, _("the invoice total is too large"));
 	return 0;
@@ -934,14 +947,8 @@ int invoice_job_unbilled(struct db *db, int64_t job_id, struct invoice_unbilled 
 		found = 1;
 		if (!kind || left <= 0)
 			continue;
-		if (money_line_amount(left, sqlite3_column_int64(st, 2), &amount) != 0) {
-			rc = err_set(FD_EINVAL, _("job %lld: what is left to bill is too large"),
-			             (long long)job_id);
-			goto out;
-		}
-		if (!strcmp(kind, "DISCOUNT") || !strcmp(kind, "CREDIT"))
-			amount = -amount;
-		if (money_add(out->total, amount, &out->total) != 0) {
+		if (line_signed_amount(kind, left, sqlite3_column_int64(st, 2), &amount) != 0 ||
+		    money_add(out->total, amount, &out->total) != 0) {
 			rc = err_set(FD_EINVAL, _("job %lld: what is left to bill is too large"),
 			             (long long)job_id);
 			goto out;
