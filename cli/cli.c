@@ -235,6 +235,8 @@ static const struct cli_entry *const commands[] = {
         N_("reconcile a day against the channel's settlement data; decide the differences"),
         cli_recon_cmds),
     &(const struct cli_entry)GROUP(
+        "day", NULL, N_("close a shop day, reopen it, print its Z report"), cli_day_cmds),
+    &(const struct cli_entry)GROUP(
         "retention", NULL,
         N_("customer data retention: proposals, soft deletes, purges, holds, certificates"),
         cli_retention_cmds),
