@@ -158,8 +158,8 @@ static int takings_table(struct zr *z, char (*cnt)[24], char (*rec)[MONEY_BUFSZ]
                          char **cur)
 {
 	const struct day_figures *f = z->f;
-	const char *hm = _("Method"), *hc = _("Cur."), *hn = _("Count"), *hr = _("Received"),
-	           *hf = _("Refunded"), *ht = _("Net");
+	const char *hm = _("Method"), *hc = _("Cur."), *hn = _("Count"),
+	           *hr = C_("amount", "Received"), *hf = _("Refunded"), *ht = _("Net");
 	int mw = print_columns(hm), cw = print_columns(hc), nw = print_columns(hn),
 	    rw = print_columns(hr), fw = print_columns(hf), tw = print_columns(ht), room;
 	size_t i;
@@ -235,7 +235,7 @@ static void put_takings(struct zr *z)
 			print_wrapped(z->out, z->width, 0, sb_cstr(&h));
 			sb_free(&h);
 			ipair(z, _("Payments"), cnt[i]);
-			ipair(z, _("Received"), rec[i]);
+			ipair(z, C_("amount", "Received"), rec[i]);
 			ipair(z, _("Refunded"), ref[i]);
 			ipair(z, _("Net"), net[i]);
 		}
@@ -248,7 +248,7 @@ static void put_takings(struct zr *z)
 		sb_printf(&h, _("Total %s"), tot[i].currency);
 		print_wrapped(z->out, z->width, 0, sb_cstr(&h));
 		sb_free(&h);
-		ipair(z, _("Received"), money_of(tot[i].received, tot[i].currency, m));
+		ipair(z, C_("amount", "Received"), money_of(tot[i].received, tot[i].currency, m));
 		ipair(z, _("Refunds"), money_of(tot[i].refunded, tot[i].currency, m));
 		ipair(z, _("Net"), money_of(tot[i].net, tot[i].currency, m));
 	}
