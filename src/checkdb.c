@@ -369,9 +369,10 @@ static const struct check_def checks[] = {
 	  " FROM inbound_callback WHERE status = 'processed' AND processed_at IS NULL" },
 	/* drawers and closed days (drawer.c, dayclose.c, migration 0024). The
 	 * drawer tables are read whole (a few rows a day, each movement by
-	 * primary keys); payments and refunds only through their time
-	 * indexes, one closed day's window at a time (day_close outer: CROSS
-	 * JOIN and INDEXED BY keep the plan so, whatever the statistics) */
+	 * primary keys); payments, refunds, credit notes and voids only through
+	 * their time indexes, one closed day's window at a time (day_close
+	 * outer: CROSS JOIN and INDEXED BY keep the plan so, whatever the
+	 * statistics) */
 	{ "drawer-expected", N_("a counted drawer's expected cash is its float plus its movements, "
 	                        "and its difference is counted - expected"),
 	  "SELECT 'drawer ' || d.id || ' (' || d.desk || ', ' || d.currency || '): expected ' ||"
@@ -432,29 +433,23 @@ static const struct check_def checks[] = {
 	  " ' s after the close' FROM day_close c CROSS JOIN refund r INDEXED BY refund_by_refunded"
 	  " WHERE c.kind = 'close' AND r.refunded_at >= c.starts_at AND r.refunded_at < c.ends_at"
 	  " AND r.method <> 'card' AND r.created_at > c.at" DAY_NOT_REOPENED("r.created_at")
-	  /* credit notes, few, by invoice_by_credits (credit notes only) */
+	  /* credit notes and voids by their own small indexes of 0024 */
 	  " UNION ALL"
 	  " SELECT 'credit note ' || i.id || coalesce(' (' || i.number || ')', '') ||"
 	  " ' was issued into ' || c.day || ', closed (close ' || c.id || '), ' ||"
-	  " (i.issued_at - c.at) || ' s after the close' FROM invoice i INDEXED BY invoice_by_credits"
-	  " CROSS JOIN day_close c INDEXED BY day_close_by_start"
-	  " WHERE i.credits_id IS NOT NULL AND i.kind = 'credit_note' AND i.status <> 'draft'"
-	  " AND c.starts_at <= i.issued_at AND c.starts_at > i.issued_at - 172800"
-	  " AND c.ends_at > i.issued_at AND c.kind = 'close' AND i.issued_at > c.at"
+	  " (i.issued_at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN invoice i INDEXED BY invoice_credit_note_issued"
+	  " WHERE c.kind = 'close' AND i.kind = 'credit_note' AND i.issued_at >= c.starts_at"
+	  " AND i.issued_at < c.ends_at AND i.issued_at > c.at AND i.status <> 'draft'"
 	  DAY_NOT_REOPENED("i.issued_at")
-	  /* a void made in a closed day: status_flow has no index by time, so
-	   * its rows are read in one pass (none when no day was ever closed),
-	   * each void's day found by day_close_by_start (a day lasts less than
-	   * 48 hours) */
 	  " UNION ALL"
 	  " SELECT f.entity || ' ' || f.entity_id || ' was voided in ' || c.day || ', closed (close '"
-	  " || c.id || '), ' || (f.at - c.at) || ' s after the close' FROM status_flow f"
-	  " CROSS JOIN day_close c INDEXED BY day_close_by_start WHERE EXISTS (SELECT 1 FROM day_close)"
-	  " AND f.to_status = 'void' AND +f.entity IN ('payment', 'invoice')"
-	  " AND c.starts_at <= f.at AND c.starts_at > f.at - 172800 AND c.ends_at > f.at"
-	  " AND c.kind = 'close' AND f.at > c.at" DAY_NOT_REOPENED("f.at")
+	  " || c.id || '), ' || (f.at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN status_flow f INDEXED BY status_flow_void_at"
+	  " WHERE c.kind = 'close' AND f.to_status = 'void' AND f.at >= c.starts_at"
+	  " AND f.at < c.ends_at AND f.at > c.at AND f.entity IN ('payment', 'invoice')"
 	  " AND (f.entity = 'invoice' OR (SELECT y.method FROM payment y WHERE y.id = f.entity_id)"
-	  "  IS NOT 'card')"
+	  "  IS NOT 'card')" DAY_NOT_REOPENED("f.at")
 	  /* a payment received in a closed day, voided after the close (on
 	   * another day: a void in the day itself is the branch above) */
 	  " UNION ALL"
@@ -462,7 +457,7 @@ static const struct check_def checks[] = {
 	  " ') received in ' || c.day || ', closed (close ' || c.id || '), was voided ' ||"
 	  " (f.at - c.at) || ' s after the close' FROM day_close c"
 	  " CROSS JOIN payment p INDEXED BY payment_by_received"
-	  " CROSS JOIN status_flow f"
+	  " CROSS JOIN status_flow f INDEXED BY status_flow_by_entity"
 	  " WHERE c.kind = 'close' AND p.received_at >= c.starts_at AND p.received_at < c.ends_at"
 	  " AND p.method <> 'card' AND p.status = 'void' AND f.entity = 'payment'"
 	  " AND f.entity_id = p.id AND f.to_status = 'void' AND f.at > c.at"
