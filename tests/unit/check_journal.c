@@ -9,7 +9,8 @@
  * the cent. A cash drawer is opened, paid out of and counted (exact, over
  * or short) along the way: each currency's Assets:Payments:cash must equal
  * its cash takings net of refunds (report_takings) less the paid-outs plus
- * over and short, to the cent, and `check` must stay clean.
+ * over and short, to the cent; days are closed (and some reopened and
+ * closed again) along the way, and `check` must stay clean.
  * FD_STRESS=1 makes the history ten times longer.
  */
 #include <config.h>
@@ -22,6 +23,7 @@
 
 #include "checkdb.h"
 #include "clock.h"
+#include "dayclose.h"
 #include "db.h"
 #include "drawer.h"
 #include "err.h"
@@ -299,6 +301,37 @@ static void op_drawer(void)
 	drawer_free(&d);
 }
 
+/* The day before now is closed (refused while a drawer opened before its
+ * end is not counted: a normal outcome), and now and then the last day
+ * closed is reopened (and closed again by a later call): what comes after
+ * never lands in a closed day, so `check` stays clean. */
+static void op_day(int64_t now)
+{
+	char day[16];
+	char *prev = NULL;
+	sqlite3_stmt *st;
+
+	if (rnd(5) == 0) {
+		ck_assert_int_eq(db_prepare(db,
+		                            "SELECT day FROM day_close WHERE kind = 'close'"
+		                            " ORDER BY id DESC LIMIT 1",
+		                            &st),
+		                 0);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			snprintf(day, sizeof day, "%s", (const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+			outcome(day_reopen(db, day, "generated: a late receipt"), "day reopen");
+			outcome(day_close(db, day, &prev), "day close again");
+			free(prev);
+			return;
+		}
+		sqlite3_finalize(st);
+	}
+	clock_format_local(now - 86400, "%Y-%m-%d", day, sizeof day);
+	outcome(day_close(db, day, &prev), "day close");
+	free(prev);
+}
+
 static void generate(int ops)
 {
 	int64_t t;
@@ -313,6 +346,8 @@ static void generate(int ops)
 			t += 3600 * (int64_t)(1 + rnd(30));
 			clock_format_local(t, "%Y-%m-%dT%H:%M", now, sizeof now);
 			setenv("FRONTDESK_NOW", now, 1);
+			if (k > 0 && rnd(2) == 0)
+				op_day(t);
 		}
 		if (k % 10 == 5) /* the drawer's life, beside the rest */
 			op_drawer();
@@ -497,6 +532,9 @@ static void cash_agrees_with_takings(void)
 	ck_assert_int_gt(one("SELECT count(*) FROM drawer_close WHERE difference > 0"), 1);
 	ck_assert_int_gt(one("SELECT count(*) FROM drawer_close WHERE difference < 0"), 1);
 	ck_assert_int_gt(one("SELECT count(*) FROM drawer_movement WHERE kind = 'payment'"), 10);
+	/* and days were closed, some reopened and closed again */
+	ck_assert_int_gt(one("SELECT count(*) FROM day_close WHERE kind = 'close'"), 5);
+	ck_assert_int_gt(one("SELECT count(*) FROM day_close WHERE kind = 'reopen'"), 1);
 }
 
 /* Both readers in their strict modes: every account and commodity declared. */
