@@ -107,10 +107,11 @@ static const char declared_sql[] =
     " UNION SELECT 'account', 'Liabilities:Customer credit:Customer ' || cid FROM (SELECT"
     "  DISTINCT customer_id AS cid FROM payment)"
     " UNION SELECT 'commodity', currency FROM drawer"
-    " UNION SELECT 'account', 'Assets:Payments:cash' FROM drawer"
-    " UNION SELECT 'account', 'Expenses:Paid out' FROM drawer_movement WHERE kind = 'payout'"
-    " UNION SELECT 'account', 'Income:Cash over and short' FROM drawer_close"
-    "  WHERE difference <> 0"
+    " UNION SELECT 'account', 'Assets:Payments:cash' WHERE EXISTS (SELECT 1 FROM drawer)"
+    " UNION SELECT 'account', 'Expenses:Paid out' WHERE EXISTS (SELECT 1 FROM drawer_movement"
+    "  WHERE kind = 'payout')"
+    " UNION SELECT 'account', 'Income:Cash over and short' WHERE EXISTS (SELECT 1"
+    "  FROM drawer_close WHERE difference <> 0)"
     " ORDER BY k DESC, n";
 
 static const char *const fixed_accounts[] = {
