@@ -428,8 +428,10 @@ static const struct check_def checks[] = {
 	  " WHERE c.kind = 'close' AND p.received_at >= c.starts_at AND p.received_at < c.ends_at"
 	  " AND p.method <> 'card' AND p.created_at > c.at" DAY_NOT_REOPENED("p.created_at")
 	  " UNION ALL"
-	  " SELECT 'refund ' || r.id || ' (' || r.method || ' ' || r.amount || ') is dated into ' ||"
-	  " c.day || ', closed (close ' || c.id || '), and was posted ' || (r.created_at - c.at) ||"
+	  " SELECT 'refund ' || r.id || ' (' || r.method || ' ' || r.amount || ' ' ||"
+	  " coalesce((SELECT x.currency FROM payment x WHERE x.id = r.payment_id), '?') ||"
+	  " ') is dated into ' || c.day || ', closed (close ' || c.id || '), and was posted ' ||"
+	  " (r.created_at - c.at) ||"
 	  " ' s after the close' FROM day_close c CROSS JOIN refund r INDEXED BY refund_by_refunded"
 	  " WHERE c.kind = 'close' AND r.refunded_at >= c.starts_at AND r.refunded_at < c.ends_at"
 	  " AND r.method <> 'card' AND r.created_at > c.at" DAY_NOT_REOPENED("r.created_at")

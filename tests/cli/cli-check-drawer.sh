@@ -175,7 +175,7 @@ on 2026-12-07T11:00 check >"$TMP/out" 2>"$TMP/err"; st=$?
 is "check refuses money posted into a closed day" "$st" 1
 is "day-closed-posted names each, with how long after the close" "$(codes day-closed-posted)" \
 	"day-closed-posted: payment 9 (cash 600 USD) is dated into 2026-12-06, closed (close 2), and was posted 3600 s after the close
-day-closed-posted: refund 2 (cash 100) is dated into 2026-12-06, closed (close 2), and was posted 5400 s after the close
+day-closed-posted: refund 2 (cash 100 USD) is dated into 2026-12-06, closed (close 2), and was posted 5400 s after the close
 day-closed-posted: payment 7 was voided in 2026-12-06, closed (close 2), 6300 s after the close
 day-closed-posted: invoice 2 was voided in 2026-12-06, closed (close 2), 7200 s after the close
 day-closed-posted: payment 8 (cash 400 USD) received in 2026-12-06, closed (close 2), was voided 90000 s after the close"
@@ -191,7 +191,7 @@ out=$(on 2026-12-07T11:00 check 2>&1); like "a reopen before the postings clears
 day_row 2026-12-06 close "2026-12-06 10:15"
 on 2026-12-07T11:00 check >"$TMP/out" 2>"$TMP/err"
 is "closed again: only what came after the second close" "$(codes day-closed-posted | cut -d, -f1)" \
-	"day-closed-posted: refund 2 (cash 100) is dated into 2026-12-06
+	"day-closed-posted: refund 2 (cash 100 USD) is dated into 2026-12-06
 day-closed-posted: payment 7 was voided in 2026-12-06
 day-closed-posted: invoice 2 was voided in 2026-12-06
 day-closed-posted: payment 8 (cash 400 USD) received in 2026-12-06"
