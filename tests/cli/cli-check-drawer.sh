@@ -196,6 +196,19 @@ day-closed-posted: payment 7 was voided in 2026-12-06
 day-closed-posted: invoice 2 was voided in 2026-12-06
 day-closed-posted: payment 8 (cash 400 USD) received in 2026-12-06"
 
+# a drawer of a currency no payment uses: its commodity is declared, and
+# its paid-out is in it
+ok "a EUR drawer opens" on 2026-12-08T09:00 --desk euro drawer open --float 20.00 --currency EUR
+ok "and pays out" on 2026-12-08T10:00 --desk euro drawer payout 1.50 --reason "stamps"
+on 2026-12-08T11:00 export journal --output "$TMP/j2.ledger" >/dev/null
+is "its commodity is declared" "$(grep -c '^commodity EUR$' "$TMP/j2.ledger")" 1
+is "its paid-out is in euros" "$(grep -A2 'euro: stamps' "$TMP/j2.ledger" | tail -2)" \
+	"    Expenses:Paid out                                 1.50 EUR
+    Assets:Payments:cash                              -1.50 EUR"
+is "ledger --strict still finds every commodity declared" \
+	"$(ledger --strict -f "$TMP/j2.ledger" bal 2>&1 >/dev/null | grep -c Warning)" 0
+ok "hledger check --strict too" hledger check --strict -f "$TMP/j2.ledger"
+
 # the closed days' payments and refunds are read by their time indexes, one
 # day's window at a time: the plan of day-closed-posted as check runs it
 # (its SQL taken from src/checkdb.c, its macro expanded) scans no payment,
