@@ -228,10 +228,11 @@ static int close_post(struct form *f)
 	                  &out);
 	if (rc) {
 		/* the count was read (close_check): a refusal without a reason
-		 * is most likely the one the core asks for; its message says so */
+		 * is the core asking for one; its message, in full under the
+		 * reason, says so without the figure */
 		if (rc == FD_EINVAL && !reason) {
 			f->cur = form_find(f, D_REASON);
-			f->fields[f->cur].fresh = 1;
+			form_error(f, f->cur, "%s", err_msg());
 		}
 		return rc;
 	}

@@ -7,7 +7,8 @@
 # message, the typed count kept and no expected figure anywhere on the
 # screen, and with a reason the receipt shows expected, counted and short
 # as the command line's `drawer show --json` has them. Two drawers open
-# and none this desk's: the line asks for --desk.
+# and none this desk's: the line asks for --desk; a desk named (--desk,
+# FRONTDESK_DESK) is the one shown, "not open" while others are.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/tmux.sh"
 
@@ -112,7 +113,22 @@ q "INSERT INTO drawer(desk, currency, float_amount, opened_by, opened_at) VALUES
    ('east', 'USD', 0, '$who', strftime('%s', '2026-12-01 09:00')),
    ('west', 'USD', 0, '$who', strftime('%s', '2026-12-01 09:00'))"
 shows "several open and none this desk's: the line asks for --desk" "Drawer: several open, set --desk"
+keys '$'
+shows "\$ then opens the open form" "Open a drawer"
+shows "with the core's word on the desks open" "west"
+keys Escape
+wait_gone "Open a drawer"
 keys '?' G
 shows_re "the help lists the drawer key" '^[> ]*\$ +The cash drawer of this desk'
 keys q
+screen_stop
+
+# --- the desk named: FRONTDESK_DESK, --desk
+SCREEN_ENV="FRONTDESK_DESK=west" screen_start
+shows "FRONTDESK_DESK names this desk: its drawer is the one shown" "Drawer west open"
+screen_stop
+screen_start --desk north
+shows "a desk named whose drawer is not open while others are" "Drawer north not open"
+keys '$'
+shows_re "the open form has the desk named filled in" "Desk +\[north"
 done_testing
