@@ -22,6 +22,7 @@ struct cli {
 	int64_t approval;             /* --approval ID: an approved request to use */
 	const char *pin_of;           /* --pin-of LOGIN: that person's PIN approves */
 	int ask;                      /* --ask-approval: file a refusal as a request */
+	const char *desk;             /* --desk NAME: the desk whose drawer takes the cash */
 };
 
 /*
@@ -192,6 +193,7 @@ extern const struct cli_entry cli_resource_cmds[], cli_availability_entry;
 extern const struct cli_entry cli_estimate_cmds[];
 extern const struct cli_entry cli_booking_chan_cmds[];
 extern const struct cli_entry cli_retention_cmds[];
+extern const struct cli_entry cli_drawer_cmds[];
 extern const struct cli_entry cli_staff_cmds[], cli_approve_cmds[];
 
 /* cli_read_pin - a PIN from the terminal without echo (prompt shown there),

@@ -17,6 +17,7 @@
 #include "clock.h"
 #include "db.h"
 #include "demo.h"
+#include "drawer.h"
 #include "err.h"
 #include "i18n.h"
 #include "log.h"
@@ -235,6 +236,10 @@ static const struct cli_entry *const commands[] = {
         N_("reconcile a day against the channel's settlement data; decide the differences"),
         cli_recon_cmds),
     &(const struct cli_entry)GROUP(
+        "drawer", NULL,
+        N_("the cash drawer of a desk: open, show, payout, close (a blind count), list"),
+        cli_drawer_cmds),
+    &(const struct cli_entry)GROUP(
         "day", NULL, N_("close a shop day, reopen it, print its Z report"), cli_day_cmds),
     &(const struct cli_entry)GROUP(
         "retention", NULL,
@@ -278,7 +283,8 @@ static void usage(FILE *out)
 	size_t i;
 
 	fprintf(out, _("Usage: frontdesk [--db PATH] [--read-only] [--json] [--debug-log FILE] "
-	               "[--approval ID | --pin-of LOGIN | --ask-approval] [COMMAND ...]\n\n"
+	               "[--desk NAME] [--approval ID | --pin-of LOGIN | --ask-approval] "
+	               "[COMMAND ...]\n\n"
 	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->help));
@@ -290,8 +296,9 @@ static void usage(FILE *out)
 		fprintf(out,
 		        _("\nThis frontdesk runs setgid: it opens only databases inside %s "
 		          "(default %s/frontdesk.db), reads only /etc/frontdesk/config, and keeps "
-		          "only TERM, the locale, TZ, COLUMNS, LINES, ESCDELAY, NO_COLOR and "
-		          "FRONTDESK_DB of the environment (see 'man frontdesk').\n"),
+		          "only TERM, the locale, TZ, COLUMNS, LINES, ESCDELAY, NO_COLOR, "
+		          "FRONTDESK_DB and FRONTDESK_DESK of the environment (see 'man "
+		          "frontdesk').\n"),
 		        config_data_dir(), config_data_dir());
 }
 
@@ -370,11 +377,13 @@ static int global_option(struct cli *c, int argc, char **argv, int *i, const cha
 	const char *a = argv[*i];
 
 	if (!strcmp(a, "--db") || !strcmp(a, "--debug-log") || !strcmp(a, "--approval") ||
-	    !strcmp(a, "--pin-of")) {
+	    !strcmp(a, "--pin-of") || !strcmp(a, "--desk")) {
 		if (*i + 1 >= argc)
 			return cli_usage("", _("option '%s' needs a value"), a);
 		if (!strcmp(a, "--db"))
 			c->db_path = argv[++*i];
+		else if (!strcmp(a, "--desk"))
+			c->desk = argv[++*i];
 		else if (!strcmp(a, "--pin-of"))
 			c->pin_of = argv[++*i];
 		else if (!strcmp(a, "--approval")) {
@@ -495,6 +504,11 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		return print_version(&c);
 	if (c.db_path && !*c.db_path)
 		return cli_usage("", _("--db needs a path"));
+	/* the desk: --desk, else FRONTDESK_DESK (drawer.h) */
+	if (!c.desk)
+		c.desk = getenv("FRONTDESK_DESK");
+	if (c.desk && *c.desk && drawer_set_desk(c.desk) != 0)
+		return cli_usage("", "%s", err_msg());
 	if ((rc = hold_to_data_dir(&c, &db_owned)) != 0)
 		return rc;
 	/* the user's own file, with the user's own rights (log_open) */

@@ -92,7 +92,7 @@ int64_t drawer_expected(const struct drawer *d);
 struct drawer_move {
 	int64_t id;
 	int64_t drawer_id;
-	char kind[8]; /* payment, refund, void, payout */
+	char kind[8];                  /* payment, refund, void, payout */
 	int64_t payment_id, refund_id; /* 0 when none */
 	int64_t amount;                /* signed: cash in > 0, out < 0 */
 	char *reason;                  /* a paid-out's; NULL otherwise */

@@ -26,6 +26,7 @@
 #include "db.h"
 #include "dbrow.h"
 #include "docnum.h"
+#include "drawer.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -780,6 +781,8 @@ static int credit_tx(struct db *db, void *arg, struct idem_result *res)
 		               "that (to credit %s, reverse its allocations first)"),
 		             inv.number, fmt(inv.balance < 0 ? 0 : inv.balance, inv.currency, a),
 		             inv.currency, fmt(c->amount, inv.currency, b));
+	if (!rc)
+		rc = day_refuse_in(db, now, _("no credit note is issued into it"));
 	if (rc)
 		goto out;
 	if ((rc = insert_draft(db, "credit_note", inv.customer_id, inv.currency, inv.id, 0, NULL,
@@ -858,6 +861,8 @@ static int void_tx(struct db *db, void *arg)
 		             _("invoice %s is corrected by a credit note and cannot be voided"),
 		             inv.number);
 	invoice_free(&inv);
+	if (!rc)
+		rc = day_refuse_in(db, clock_now(), _("no invoice is voided in it"));
 	if (rc)
 		return rc;
 	rc = db_prepare(db, "UPDATE invoice SET status = 'void', updated_at = ? WHERE id = ?", &st);

@@ -22,6 +22,7 @@
 #include "control.h"
 #include "db.h"
 #include "dbrow.h"
+#include "drawer.h"
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
@@ -775,6 +776,11 @@ static int record_tx(struct db *db, void *arg, struct idem_result *res)
 	if (!found)
 		return err_set(FD_ENOTFOUND, _("there is no customer %lld"),
 		               (long long)in->customer_id);
+	/* a closed day takes nothing the desk posts; the channel's confirmed
+	 * card money is the channel's (drawer.h) */
+	if (!in->channel_ref &&
+	    (rc = day_refuse_in(db, r->received_at, _("a payment is not dated into it"))) != 0)
+		return rc;
 	rc = db_prepare_cached(
 	    db,
 	    "INSERT INTO payment (customer_id, method, reference, received_at, currency,"
@@ -794,6 +800,9 @@ static int record_tx(struct db *db, void *arg, struct idem_result *res)
 	if ((rc = db_run_cached(db, st, _("cannot record the payment"))) != 0)
 		return rc;
 	res->id = sqlite3_last_insert_rowid(db_sqlite(db));
+	/* cash goes into the desk's open drawer, in this same transaction */
+	if ((rc = drawer_take_in(db, res->id)) != 0)
+		return rc;
 	return post_all(db, res->id, 1, r->allocs, r->n, r->auto_alloc, res);
 }
 
@@ -1475,6 +1484,8 @@ static int refund_tx(struct db *db, void *arg, struct idem_result *res)
 		               "reverse allocations of it (frontdesk pay reverse ALLOCATION)"),
 		             fmt(p.unallocated, p.currency, a), p.currency, (long long)p.id,
 		             fmt(in->amount, p.currency, b));
+	if (!rc && !in->channel_ref)
+		rc = day_refuse_in(db, now, _("no refund is posted into it"));
 	if (rc)
 		goto out;
 	rc = db_prepare_cached(
@@ -1497,8 +1508,11 @@ static int refund_tx(struct db *db, void *arg, struct idem_result *res)
 	db_set_reason(db, in->reason);
 	rc = db_run_cached(db, st, _("cannot post the refund"));
 	db_set_reason(db, NULL);
-	if (!rc)
+	if (!rc) {
 		res->id = sqlite3_last_insert_rowid(db_sqlite(db));
+		/* cash given back leaves the desk's open drawer */
+		rc = drawer_refund_in(db, res->id);
+	}
 out:
 	payment_free(&p);
 	return rc;
@@ -1603,7 +1617,8 @@ static int settle_tx(struct db *db, void *arg)
 	db_set_reason(db, s->reason);
 	rc = db_run(db, st, _("cannot settle the refund"));
 	db_set_reason(db, NULL);
-	return rc;
+	/* a pending cash refund that succeeded leaves the drawer now */
+	return rc || to != REFUND_SUCCEEDED ? rc : drawer_refund_in(db, s->id);
 }
 
 int refund_settle(struct db *db, int64_t refund_id, int succeeded, const char *reason)
@@ -1643,7 +1658,14 @@ static int pvoid_tx(struct db *db, void *arg)
 		             _("payment %lld has allocations or refunds; reverse the allocations "
 		               "(frontdesk pay reverse) and refund instead of voiding"),
 		             (long long)p.id);
+	if (!rc)
+		rc = day_refuse_in(db, p.received_at, _("a payment received in it is not voided"));
+	if (!rc)
+		rc = day_refuse_in(db, clock_now(), _("no payment is voided in it"));
 	payment_free(&p);
+	/* cash voided leaves its drawer (refused once the drawer was counted) */
+	if (!rc)
+		rc = drawer_void_in(db, v->id);
 	if (rc)
 		return rc;
 	rc = db_prepare(db, "UPDATE payment SET status = 'void', updated_at = ? WHERE id = ?", &st);

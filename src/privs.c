@@ -62,6 +62,7 @@ static const struct {
     {"ESCDELAY", K_NUMBER},
     {"NO_COLOR", K_ANY},
     {"FRONTDESK_DB", K_ANY},
+    {"FRONTDESK_DESK", K_ANY},
 };
 
 static int alnum(char c)

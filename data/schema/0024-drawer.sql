@@ -13,12 +13,15 @@
 -- closed by its count (drawer_close, one row, written once): what was
 -- counted, what was expected (the float plus the movements), and the
 -- difference (over when positive, short when negative) with the counter's
--- reason. Nothing here is ever updated or deleted.
+-- reason. Nothing here is ever updated or deleted (but drawer_open, the
+-- list of the sessions open now, which its triggers keep).
 --
 -- A shop day (day_close) is closed by a 'close' row and opened again by a
 -- 'reopen' row (with a reason); the last row of a day says whether it is
 -- closed. Each row keeps the day's UTC window [starts_at, ends_at) as the
--- shop's zone made it, so the triggers below can test a time against it, and
+-- shop's zone made it, so the triggers below can test a time against it (the
+-- newest row starting at or before the time, one seek of day_close_by_start,
+-- is its day's last row when the time lies before its end), and
 -- a close keeps the day's figures at that moment (JSON, drawer.c) so that a
 -- second close shows what changed. Into a closed day nothing is posted: no
 -- payment received then, no refund, no void of a payment received then or
@@ -43,6 +46,16 @@ CREATE TABLE drawer (
 );
 CREATE INDEX drawer_by_desk ON drawer(desk, id);
 CREATE INDEX drawer_by_opened ON drawer(opened_at);
+
+-- The sessions open now, one row each: made when a session opens and taken
+-- away by its count, both by the triggers below and by nothing else. The
+-- desk reads it on every cash payment, so that what it reads does not grow
+-- with the years of sessions behind it; a desk has one open session.
+CREATE TABLE drawer_open (
+  drawer_id INTEGER PRIMARY KEY REFERENCES drawer(id),
+  desk TEXT NOT NULL UNIQUE,
+  opened_by TEXT NOT NULL
+);
 
 CREATE TABLE drawer_close (
   drawer_id INTEGER PRIMARY KEY REFERENCES drawer(id),
@@ -101,6 +114,11 @@ CREATE TABLE day_close (
 CREATE INDEX day_close_by_day ON day_close(day, id);
 CREATE INDEX day_close_by_start ON day_close(starts_at, id);
 
+-- the day's figures (dayclose.c) read the voids and credit notes of a day
+-- through these small indexes, never the whole history
+CREATE INDEX status_flow_void_at ON status_flow(at) WHERE to_status = 'void';
+CREATE INDEX invoice_credit_note_issued ON invoice(issued_at) WHERE kind = 'credit_note';
+
 -- ------------------------------------------------------------ immutability
 
 CREATE TRIGGER drawer_no_update BEFORE UPDATE ON drawer
@@ -142,15 +160,41 @@ END;
 CREATE TRIGGER drawer_open_rules BEFORE INSERT ON drawer
 BEGIN
   SELECT RAISE(ABORT, 'this desk''s drawer is already open')
-  WHERE EXISTS (SELECT 1 FROM drawer d WHERE d.desk = NEW.desk
-                AND NOT EXISTS (SELECT 1 FROM drawer_close c WHERE c.drawer_id = d.id));
+  WHERE EXISTS (SELECT 1 FROM drawer_open o WHERE o.desk = NEW.desk);
   SELECT RAISE(ABORT, 'the day is closed')
-  WHERE (SELECT kind FROM day_close WHERE starts_at <= NEW.opened_at AND ends_at > NEW.opened_at
-         ORDER BY id DESC LIMIT 1) = 'close';
+  WHERE (SELECT kind = 'close' AND ends_at > NEW.opened_at FROM day_close WHERE starts_at <= NEW.opened_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1);
+END;
+
+CREATE TRIGGER drawer_open_add AFTER INSERT ON drawer
+BEGIN
+  INSERT INTO drawer_open (drawer_id, desk, opened_by) VALUES (NEW.id, NEW.desk, NEW.opened_by);
+END;
+CREATE TRIGGER drawer_open_remove AFTER INSERT ON drawer_close
+BEGIN
+  DELETE FROM drawer_open WHERE drawer_id = NEW.drawer_id;
+END;
+CREATE TRIGGER drawer_open_ins_guard BEFORE INSERT ON drawer_open
+WHEN NOT EXISTS (SELECT 1 FROM drawer d WHERE d.id = NEW.drawer_id AND d.desk = NEW.desk
+                 AND d.opened_by = NEW.opened_by)
+  OR EXISTS (SELECT 1 FROM drawer_close c WHERE c.drawer_id = NEW.drawer_id)
+BEGIN
+  SELECT RAISE(ABORT, 'a drawer is open from its opening to its count');
+END;
+CREATE TRIGGER drawer_open_no_update BEFORE UPDATE ON drawer_open
+BEGIN
+  SELECT RAISE(ABORT, 'a drawer is open from its opening to its count');
+END;
+CREATE TRIGGER drawer_open_del_guard BEFORE DELETE ON drawer_open
+WHEN NOT EXISTS (SELECT 1 FROM drawer_close c WHERE c.drawer_id = OLD.drawer_id)
+BEGIN
+  SELECT RAISE(ABORT, 'a drawer is open from its opening to its count');
 END;
 
 CREATE TRIGGER drawer_close_rules BEFORE INSERT ON drawer_close
 BEGIN
+  SELECT RAISE(ABORT, 'the drawer was already counted')
+  WHERE NOT EXISTS (SELECT 1 FROM drawer_open o WHERE o.drawer_id = NEW.drawer_id);
   SELECT RAISE(ABORT, 'a drawer''s expected cash is its float plus its movements')
   WHERE NEW.expected IS NOT (SELECT d.float_amount + coalesce(
       (SELECT sum(m.amount) FROM drawer_movement m WHERE m.drawer_id = d.id), 0)
@@ -160,7 +204,7 @@ END;
 CREATE TRIGGER drawer_movement_rules BEFORE INSERT ON drawer_movement
 BEGIN
   SELECT RAISE(ABORT, 'the drawer is closed')
-  WHERE EXISTS (SELECT 1 FROM drawer_close WHERE drawer_id = NEW.drawer_id);
+  WHERE NOT EXISTS (SELECT 1 FROM drawer_open o WHERE o.drawer_id = NEW.drawer_id);
   SELECT RAISE(ABORT, 'a drawer holds cash of its own currency only')
   WHERE (NEW.payment_id IS NOT NULL AND NOT EXISTS (
            SELECT 1 FROM payment p JOIN drawer d ON d.id = NEW.drawer_id
@@ -172,8 +216,8 @@ BEGIN
            WHERE r.id = NEW.refund_id AND r.method = 'cash' AND p.currency = d.currency
              AND r.amount = -NEW.amount));
   SELECT RAISE(ABORT, 'the day is closed')
-  WHERE (SELECT kind FROM day_close WHERE starts_at <= NEW.at AND ends_at > NEW.at
-         ORDER BY id DESC LIMIT 1) = 'close';
+  WHERE (SELECT kind = 'close' AND ends_at > NEW.at FROM day_close WHERE starts_at <= NEW.at
+       ORDER BY starts_at DESC, id DESC LIMIT 1);
 END;
 
 -- ------------------------------------------------------------ closed days
@@ -191,42 +235,50 @@ END;
 
 CREATE TRIGGER payment_into_closed_day BEFORE INSERT ON payment
 WHEN NEW.method <> 'card'
-  AND (SELECT kind FROM day_close WHERE starts_at <= NEW.received_at AND ends_at > NEW.received_at
-       ORDER BY id DESC LIMIT 1) = 'close'
+  AND (SELECT kind = 'close' AND ends_at > NEW.received_at FROM day_close WHERE starts_at <= NEW.received_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1)
 BEGIN
   SELECT RAISE(ABORT, 'the day is closed: a payment is not dated into it');
 END;
 
 CREATE TRIGGER refund_into_closed_day BEFORE INSERT ON refund
 WHEN NEW.method <> 'card'
-  AND (SELECT kind FROM day_close WHERE starts_at <= NEW.refunded_at AND ends_at > NEW.refunded_at
-       ORDER BY id DESC LIMIT 1) = 'close'
+  AND (SELECT kind = 'close' AND ends_at > NEW.refunded_at FROM day_close WHERE starts_at <= NEW.refunded_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1)
 BEGIN
   SELECT RAISE(ABORT, 'the day is closed: no refund is posted into it');
 END;
 
 CREATE TRIGGER payment_void_closed_day BEFORE UPDATE OF status ON payment
 WHEN NEW.status = 'void' AND OLD.status <> 'void' AND OLD.method <> 'card'
-  AND ((SELECT kind FROM day_close WHERE starts_at <= OLD.received_at
-        AND ends_at > OLD.received_at ORDER BY id DESC LIMIT 1) = 'close'
-    OR (SELECT kind FROM day_close WHERE starts_at <= NEW.updated_at
-        AND ends_at > NEW.updated_at ORDER BY id DESC LIMIT 1) = 'close')
+  AND ((SELECT kind = 'close' AND ends_at > OLD.received_at FROM day_close WHERE starts_at <= OLD.received_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1)
+    OR (SELECT kind = 'close' AND ends_at > NEW.updated_at FROM day_close WHERE starts_at <= NEW.updated_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1))
 BEGIN
   SELECT RAISE(ABORT, 'the day is closed: the payment is not voided into it');
 END;
 
+CREATE TRIGGER payment_void_counted_drawer BEFORE UPDATE OF status ON payment
+WHEN NEW.status = 'void' AND OLD.status <> 'void' AND EXISTS (
+  SELECT 1 FROM drawer_movement m JOIN drawer_close c ON c.drawer_id = m.drawer_id
+  WHERE m.payment_id = OLD.id AND m.kind = 'payment')
+BEGIN
+  SELECT RAISE(ABORT, 'the payment''s drawer was counted: it is not voided');
+END;
+
 CREATE TRIGGER invoice_void_closed_day BEFORE UPDATE OF status ON invoice
 WHEN NEW.status = 'void' AND OLD.status <> 'void'
-  AND (SELECT kind FROM day_close WHERE starts_at <= NEW.updated_at
-       AND ends_at > NEW.updated_at ORDER BY id DESC LIMIT 1) = 'close'
+  AND (SELECT kind = 'close' AND ends_at > NEW.updated_at FROM day_close WHERE starts_at <= NEW.updated_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1)
 BEGIN
   SELECT RAISE(ABORT, 'the day is closed: no invoice is voided in it');
 END;
 
 CREATE TRIGGER credit_note_closed_day BEFORE UPDATE OF status ON invoice
 WHEN NEW.kind = 'credit_note' AND OLD.status = 'draft' AND NEW.status = 'issued'
-  AND (SELECT kind FROM day_close WHERE starts_at <= NEW.issued_at
-       AND ends_at > NEW.issued_at ORDER BY id DESC LIMIT 1) = 'close'
+  AND (SELECT kind = 'close' AND ends_at > NEW.issued_at FROM day_close WHERE starts_at <= NEW.issued_at
+       ORDER BY starts_at DESC, id DESC LIMIT 1)
 BEGIN
   SELECT RAISE(ABORT, 'the day is closed: no credit note is issued into it');
 END;
