@@ -34,10 +34,9 @@ static const char *day_of(const struct cli_args *a, char buf[16])
 }
 
 /* Before the database opens: a day that is one (the core's reading of a
- * shop day), a width the layout makes, files that are named. */
+ * shop day; the message sanitised, as it quotes what was typed). */
 static int day_check(struct cli *c, const struct cli_args *a)
 {
-	const char *width = cli_arg_get(a, "width");
 	int64_t from, to;
 
 	(void)c;
@@ -48,15 +47,27 @@ static int day_check(struct cli *c, const struct cli_args *a)
 		free(why);
 		return rc;
 	}
+	return 0;
+}
+
+/* The day, and a width the layout makes (close and show). */
+static int width_check(struct cli *c, const struct cli_args *a)
+{
+	const char *width = cli_arg_get(a, "width");
+	int rc = day_check(c, a);
+
+	if (rc)
+		return rc;
 	if (width && strcmp(width, "80") && strcmp(width, "42"))
 		return cli_usage(a->cmd, _("--width is 80 or 42"));
 	return 0;
 }
 
+/* The day, the width, and the files that are named (show). */
 static int show_check(struct cli *c, const struct cli_args *a)
 {
 	const char *pdf = cli_arg_get(a, "pdf"), *out = cli_arg_get(a, "output");
-	int rc = day_check(c, a);
+	int rc = width_check(c, a);
 
 	if (rc)
 		return rc;
@@ -361,7 +372,7 @@ const struct cli_entry cli_day_cmds[] = {
     {"close", NULL, "DAY [--width 80|42]", NULL,
      N_("close a shop day (its drawers counted) and print its Z report"), .opts = {WIDTH_OPT},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the day to close (YYYY-MM-DD)"),
-     .db = CLI_DB_OPEN, .check = day_check, .run = cmd_close},
+     .db = CLI_DB_OPEN, .check = width_check, .run = cmd_close},
     {"reopen", NULL, "DAY --reason R", NULL, N_("open a closed day again, saying why (it is kept)"),
      .opts = {{"reason", CLI_VALUE, N_("why the day is reopened (required; kept)"), NULL,
                N_("--reason is required: say why the day is reopened")}},

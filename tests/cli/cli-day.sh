@@ -73,7 +73,8 @@ $trig; COMMIT;"
 at ${D}T18:00
 expected=$(fd --json day show $D | json 'd["drawers"][0]["expected"]')
 count=$(python3 -c 'import sys; v=int(sys.argv[1])-100; print("%d.%02d" % (v // 100, v % 100))' "$expected")
-ok "the drawer counted short with a reason" fd --desk front drawer close --count "$count" --reason "a coin rolled away"
+ok "the drawer counted short with a reason" fd --desk front drawer close --count "$count" \
+	--reason "a coin rolled away under the counter by the door while a customer was paying; 硬币滚到柜台下面找不到了"
 
 # ---------------------------------------------------------------- the report
 at ${D2}T07:00
