@@ -58,6 +58,10 @@ static const struct action_def table[] = {
     {ACT_APPROVALS, "approvals", "Y",
      N_("Show the requests waiting for a manager's approval: approve or refuse each"), CTX_GLOBAL,
      NULL},
+    {ACT_DRAWER, "drawer", "$",
+     N_("The cash drawer of this desk: open it with a float; once open, pay out or close it "
+        "with a blind count"),
+     CTX_GLOBAL, NULL},
     /* calendar */
     {ACT_CAL_LEFT, "calendar-left", "h Left", N_("Previous day"), CTX_CAL, NULL},
     {ACT_CAL_RIGHT, "calendar-right", "l Right", N_("Next day"), CTX_CAL, NULL},

@@ -63,6 +63,7 @@ enum action {
 	ACT_COMMISSIONS,
 	ACT_RETENTION,
 	ACT_APPROVALS,
+	ACT_DRAWER,
 	/* calendar */
 	ACT_CAL_LEFT,
 	ACT_CAL_RIGHT,

@@ -604,6 +604,9 @@ static void global_action(const struct ui_event *ev)
 	case ACT_RETENTION:
 		push(view_retention_new());
 		break;
+	case ACT_DRAWER:
+		push(form_drawer_new());
+		break;
 	case ACT_HISTORY: {
 		struct view *top = S.stack[S.depth - 1];
 		const char *kind = NULL;

@@ -21,6 +21,7 @@ enum {
 	CUT_TASKS_ZERO,  /* level 6: tasks without zero counts */
 	CUT_EVENTS_ZERO, /* level 7: events without zero counts */
 	CUT_TASKS,       /* level 8: no tasks */
+	CUT_DRAWER,      /* level 9: no cash drawer */
 	CUT_LEVELS
 };
 
@@ -53,6 +54,8 @@ static void compose_level(const struct status_parts *p, int level, char *out, si
 	add(out, n, " | ", level < CUT_EVENTS_ZERO ? p->events : p->events_short);
 	add(out, n, " | ",
 	    level < CUT_EVENTS_ZERO || !has(p->books_short) ? p->books : p->books_short);
+	if (level < CUT_DRAWER)
+		add(out, n, " | ", p->drawer);
 	if (level < CUT_TASKS)
 		add(out, n, " | ", level < CUT_TASKS_ZERO ? p->tasks : p->tasks_short);
 	if (level < CUT_BACKUP)

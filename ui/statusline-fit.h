@@ -11,7 +11,8 @@
  * last success, the database, the last backup, the zero counts of the tasks,
  * the zero counts of the events, the tasks altogether.
  * The books (reconciliation) follow the events, their last balanced day
- * given up with the zero counts of the events.
+ * given up with the zero counts of the events. The cash drawer follows
+ * the books and goes after the tasks.
  * The channel's state and the events are the last to be cut (by the
  * caller's ellipsis). Pure: widths by tw_width, no curses; unit-tested.
  * Callers: screen.c, tests/unit/check_ui.c.
@@ -35,6 +36,8 @@ struct status_parts {
 	const char *backup; /* "last backup 02:00" */
 	/* "books: last balanced 2026-11-30, 2 open" and short "books: 2 open" */
 	const char *books, *books_short;
+	/* this desk's cash drawer: "Drawer front open" (drawer.h) */
+	const char *drawer;
 };
 
 /* status_compose - write into out (size n) the fullest form of the line

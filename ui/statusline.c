@@ -3,7 +3,9 @@
  * pieces are kept between updates so that an unchanged line is not drawn
  * again; the outbox's dead count and the promises not kept (check_promises:
  * a refund given up or stuck, a card order paying past the give-up horizon)
- * are read only after the database changed.
+ * are read only after the database changed, and so is this desk's cash
+ * drawer (drawer_current, an indexed read; the expected cash is never
+ * shown: the count is blind).
  */
 #include <config.h>
 
@@ -18,6 +20,8 @@
 #include "clock.h"
 #include "db.h"
 #include "draw.h"
+#include "drawer.h"
+#include "err.h"
 #include "i18n.h"
 #include "outbox.h"
 #include "recon.h"
@@ -32,21 +36,23 @@
 static struct {
 	char status[1024]; /* the whole line, to notice a change */
 	char db[128], channel[160], last_ok[64], events[128], events_short[128], tasks[128],
-	    tasks_short[128], runner[96], backup[80], books[128], books_short[128];
+	    tasks_short[128], runner[96], backup[80], books[128], books_short[128], drawer[96];
 	int64_t outbox_dead;  /* read again when the database changed */
 	int64_t promises;     /* check_promises: read again when the database changed */
 	int64_t dead_letters; /* inbound and outbox */
 	int outbox_stale;
 	int64_t backup_at; /* the last backup's stamp, read again when the database changed */
 	int backup_stale;
-	int books_stale; /* the reconciliation state: read again when the database changed */
-} L = {.outbox_stale = 1, .backup_stale = 1, .books_stale = 1};
+	int books_stale;  /* the reconciliation state: read again when the database changed */
+	int drawer_stale; /* this desk's drawer: read again when the database changed */
+} L = {.outbox_stale = 1, .backup_stale = 1, .books_stale = 1, .drawer_stale = 1};
 
 void statusline_db_changed(void)
 {
 	L.outbox_stale = 1;
 	L.backup_stale = 1;
 	L.books_stale = 1;
+	L.drawer_stale = 1;
 }
 
 int64_t statusline_dead_letters(void)
@@ -168,6 +174,44 @@ static void books(struct db *db)
 		snprintf(L.books_short, sizeof L.books_short, "%s", L.books);
 }
 
+static int any_drawer(const struct drawer *d, void *arg)
+{
+	(void)d;
+	*(int *)arg = 1;
+	return 1;
+}
+
+/* This desk's cash drawer: "Drawer front open" when the drawer cash of
+ * this process goes to is open (drawer_current); "Drawer: several open,
+ * set --desk" when several desks have theirs open and none is this one's;
+ * "Drawer front not open" when the desk named (--desk, FRONTDESK_DESK) has
+ * none open while others do; nothing when no drawer is open at all (a shop
+ * that does not count drawers sees nothing). Read again only after the
+ * database changed. */
+static void drawer_piece(struct db *db)
+{
+	struct drawer d;
+	int rc, any = 0;
+
+	if (!L.drawer_stale)
+		return;
+	L.drawer_stale = 0;
+	L.drawer[0] = '\0';
+	memset(&d, 0, sizeof d);
+	rc = drawer_current(db, NULL, &d);
+	if (rc == 0) {
+		snprintf(L.drawer, sizeof L.drawer, _("Drawer %s open"), d.desk);
+		drawer_free(&d);
+	} else if (rc == FD_ECONFLICT) {
+		snprintf(L.drawer, sizeof L.drawer, "%s", _("Drawer: several open, set --desk"));
+	} else if (rc == FD_ENOTFOUND && drawer_desk()) {
+		drawer_list(db, 0, 0, 1, any_drawer, &any);
+		if (any)
+			snprintf(L.drawer, sizeof L.drawer, _("Drawer %s not open"), drawer_desk());
+	}
+	err_clear(); /* a refusal here is shown as the piece, not as a message */
+}
+
 /* The counts of events (tasks = 0) or background tasks in full, zeros included
  * (but parked, shown only when there are some), and short, zeros left out (""
  * when all are zero). */
@@ -257,8 +301,9 @@ int statusline_update(struct db *db)
 	snprintf(L.runner, sizeof L.runner, _("runner: %s"), runner);
 	last_backup(db, L.backup, sizeof L.backup);
 	books(db);
-	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok, L.events,
-	         L.tasks, L.runner, L.backup, L.books);
+	drawer_piece(db);
+	snprintf(buf, sizeof buf, "%s|%s|%s|%s|%s|%s|%s|%s|%s", L.db, L.channel, L.last_ok,
+	         L.events, L.tasks, L.runner, L.backup, L.books, L.drawer);
 	if (strcmp(buf, L.status) == 0)
 		return 0;
 	snprintf(L.status, sizeof L.status, "%s", buf);
@@ -267,9 +312,9 @@ int statusline_update(struct db *db)
 
 void statusline_draw(WINDOW *w, int cols)
 {
-	struct status_parts p = {L.db,     db_operator(),  L.channel, L.last_ok,
-	                         L.events, L.events_short, L.tasks,   L.tasks_short,
-	                         L.runner, L.backup,       L.books,   L.books_short};
+	struct status_parts p = {L.db,           db_operator(), L.channel,     L.last_ok, L.events,
+	                         L.events_short, L.tasks,       L.tasks_short, L.runner,  L.backup,
+	                         L.books,        L.books_short, L.drawer};
 	char line[1024];
 
 	status_compose(&p, cols, line, sizeof line);

@@ -3,7 +3,8 @@
  * the operator, the channel worker's state and last success, inbound events
  * and dead letters, background tasks, the runner, the last backup and the
  * books (the last balanced day and the open reconciliation differences,
- * once reconciliation has ever run). It reads them with the core's cheap,
+ * once reconciliation has ever run) and this desk's cash drawer (drawer.h,
+ * whether it is open, never what it should hold). It reads them with the core's cheap,
  * indexed reads (chan-poll.h, outbox.h, task.h, backup.h, recon.h) and
  * composes them to the width with statusline-fit.h. Only the main thread calls
  * it. Caller: screen.c.

@@ -158,6 +158,9 @@ struct view *form_payment_new_at(int64_t customer_id, const char *currency, cons
 
 /* form-reverse.c: reverse allocation alloc_id (destructive, confirmed) */
 struct view *form_reverse_new(int64_t alloc_id);
+/* form-drawer.c: the cash drawer of this desk ($): open it when none is
+ * open here, else pay out or close it with a blind count */
+struct view *form_drawer_new(void);
 /* form_invoice_void / form_invoice_credit - void an issued invoice, or issue
  * a credit note against it, each with a reason and y (form-void.c). */
 struct view *form_invoice_void(int64_t invoice_id);

@@ -582,6 +582,7 @@ START_TEST(test_status_fit)
 	                         "runner: this desk",
 	                         NULL,
 	                         NULL,
+	                         NULL,
 	                         NULL};
 	char out[512];
 	int w;
@@ -637,6 +638,7 @@ START_TEST(test_status_backup)
 	                         "runner: this desk",
 	                         "last backup 02:00",
 	                         NULL,
+	                         NULL,
 	                         NULL};
 	char out[512], nodb[512], noback[512];
 	int w, full;
@@ -674,7 +676,8 @@ START_TEST(test_status_books)
 	                         "runner: this desk",
 	                         NULL,
 	                         "books: last balanced 2026-11-30, 2 open",
-	                         "books: 2 open"};
+	                         "books: 2 open",
+	                         NULL};
 	char out[512];
 
 	status_compose(&p, 500, out, sizeof out);
@@ -685,6 +688,42 @@ START_TEST(test_status_books)
 	p.books = p.books_short = NULL;
 	status_compose(&p, 500, out, sizeof out);
 	ck_assert_ptr_null(strstr(out, "books"));
+	ck_assert_ptr_null(strstr(out, "|  |"));
+}
+END_TEST
+
+/* This desk's drawer follows the books, stays after the tasks went and goes
+ * last of the levels; absent, it leaves no separator. */
+START_TEST(test_status_drawer)
+{
+	struct status_parts p = {"test.db",
+	                         "ana",
+	                         "channel: idle",
+	                         "last ok 08:59",
+	                         "events: 2 pending, 0 dead",
+	                         "events: 2 pending",
+	                         "tasks: 0 pending, 0 dead",
+	                         NULL,
+	                         "runner: this desk",
+	                         NULL,
+	                         "books: last balanced 2026-11-30, 2 open",
+	                         "books: 2 open",
+	                         "Drawer front open"};
+	char out[512], want[512];
+
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_nonnull(strstr(out, "2 open | Drawer front open | tasks: 0 pending"));
+	/* the tasks go first */
+	snprintf(want, sizeof want, "%s | %s | %s | %s", p.channel, p.events_short, p.books_short,
+	         p.drawer);
+	status_compose(&p, tw_width(want), out, sizeof out);
+	ck_assert_str_eq(out, want);
+	/* one column less: the drawer goes too */
+	status_compose(&p, tw_width(want) - 1, out, sizeof out);
+	ck_assert_str_eq(out, "channel: idle | events: 2 pending | books: 2 open");
+	p.drawer = "";
+	status_compose(&p, 500, out, sizeof out);
+	ck_assert_ptr_null(strstr(out, "Drawer"));
 	ck_assert_ptr_null(strstr(out, "|  |"));
 }
 END_TEST
@@ -1348,6 +1387,7 @@ int main(void)
 	tcase_add_test(pure, test_status_fit);
 	tcase_add_test(pure, test_status_backup);
 	tcase_add_test(pure, test_status_books);
+	tcase_add_test(pure, test_status_drawer);
 	tcase_add_test(pure, test_payload_lines);
 	tcase_add_loop_test(pure, test_qr_drawn_is_libqrencode_s, 0,
 	                    (int)(sizeof qr_texts / sizeof qr_texts[0]));
