@@ -115,6 +115,12 @@
 	"payment_id, amount, method, reference, status, reason, refunded_at, created_at,"          \
 	" updated_at"
 
+/* A close c of a day not reopened at time t (no later row of the day made
+ * by then: day_close_by_day). */
+#define DAY_NOT_REOPENED(t)                                                                        \
+	" AND NOT EXISTS (SELECT 1 FROM day_close o WHERE o.day = c.day AND o.id > c.id"           \
+	" AND o.at <= " t ")"
+
 struct check_def {
 	const char *code;
 	const char *what; /* N_() */
@@ -361,6 +367,103 @@ static const struct check_def checks[] = {
 	{ "channel-event-done", N_("a processed inbound event says when"),
 	  "SELECT 'inbound event ' || id || ': ' || status || ' without a time'"
 	  " FROM inbound_callback WHERE status = 'processed' AND processed_at IS NULL" },
+	/* drawers and closed days (drawer.c, dayclose.c, migration 0024). The
+	 * drawer tables are read whole (a few rows a day, each movement by
+	 * primary keys); payments, refunds, credit notes and voids only through
+	 * their time indexes, one closed day's window at a time (day_close
+	 * outer: CROSS JOIN and INDEXED BY keep the plan so, whatever the
+	 * statistics) */
+	{ "drawer-expected", N_("a counted drawer's expected cash is its float plus its movements, "
+	                        "and its difference is counted - expected"),
+	  "SELECT 'drawer ' || d.id || ' (' || d.desk || ', ' || d.currency || '): expected ' ||"
+	  " k.expected || ', but its float ' || d.float_amount || ' plus its movements ' || k.s ||"
+	  " ' make ' || (d.float_amount + k.s) || '; counted ' || k.counted || ', difference ' ||"
+	  " k.difference FROM (SELECT c.*, coalesce((SELECT sum(x.amount) FROM drawer_movement x"
+	  "  WHERE x.drawer_id = c.drawer_id), 0) AS s FROM drawer_close c) k"
+	  " JOIN drawer d ON d.id = k.drawer_id"
+	  " WHERE k.expected IS NOT d.float_amount + k.s OR k.difference IS NOT k.counted - k.expected" },
+	{ "drawer-movement", N_("a drawer's cash payment, void and refund movements are their "
+	                        "payment's and refund's amounts, in cash of the drawer's currency"),
+	  "SELECT 'drawer movement ' || id || ' (' || kind || ' of ' || amount || ' ' || cur ||"
+	  " ' in drawer ' || drawer_id || '): ' || why FROM (SELECT m.id AS id, m.kind AS kind,"
+	  " m.amount AS amount, d.currency AS cur, m.drawer_id AS drawer_id, CASE"
+	  " WHEN m.kind = 'payout' THEN NULL"
+	  " WHEN m.kind IN ('payment', 'void') AND p.id IS NULL THEN 'payment ' || m.payment_id ||"
+	  "  ' does not exist'"
+	  " WHEN m.kind IN ('payment', 'void') AND (p.method <> 'cash' OR p.currency <> d.currency"
+	  "  OR p.amount <> abs(m.amount)) THEN 'but payment ' || p.id || ' is ' || p.method ||"
+	  "  ' ' || p.amount || ' ' || p.currency"
+	  " WHEN m.kind = 'payment' AND p.status = 'void' AND NOT EXISTS (SELECT 1"
+	  "  FROM drawer_movement v WHERE v.payment_id = m.payment_id AND v.kind = 'void'"
+	  "  AND v.drawer_id = m.drawer_id)"
+	  "  THEN 'payment ' || p.id || ' is void but its cash never left the drawer'"
+	  " WHEN m.kind = 'void' AND p.status <> 'void' THEN 'but payment ' || p.id || ' is '"
+	  "  || p.status || ', not void'"
+	  " WHEN m.kind = 'void' AND NOT EXISTS (SELECT 1 FROM drawer_movement t"
+	  "  WHERE t.payment_id = m.payment_id AND t.kind = 'payment'"
+	  "  AND t.drawer_id = m.drawer_id) THEN 'payment ' || p.id || ' never entered this drawer'"
+	  " WHEN m.kind = 'refund' AND r.id IS NULL THEN 'refund ' || m.refund_id ||"
+	  "  ' does not exist'"
+	  " WHEN m.kind = 'refund' AND (r.method <> 'cash' OR rp.currency IS NOT d.currency"
+	  "  OR r.amount <> -m.amount) THEN 'but refund ' || r.id || ' is ' || r.method || ' ' ||"
+	  "  r.amount || ' ' || coalesce(rp.currency, '?')"
+	  " WHEN m.kind = 'refund' AND r.status = 'failed' THEN 'but refund ' || r.id ||"
+	  "  ' failed: its cash never left'"
+	  " END AS why FROM drawer_movement m JOIN drawer d ON d.id = m.drawer_id"
+	  " LEFT JOIN payment p ON p.id = m.payment_id LEFT JOIN refund r ON r.id = m.refund_id"
+	  " LEFT JOIN payment rp ON rp.id = r.payment_id)"
+	  " WHERE why IS NOT NULL ORDER BY id" },
+	/* Money posted into a closed day after its close with no reopen in
+	 * between (what the triggers of 0024 refuse): the close c is the last
+	 * row of its day made before the money was (a reopen at the same second
+	 * counts as made before; a close at the same second does not). Card
+	 * money is the channel's (not refused). */
+	{ "day-closed-posted", N_("no money is posted into a closed day after its close without a "
+	                          "reopen (no payment, refund, void or credit note; card money "
+	                          "excepted)"),
+	  "SELECT 'payment ' || p.id || ' (' || p.method || ' ' || p.amount || ' ' || p.currency ||"
+	  " ') is dated into ' || c.day || ', closed (close ' || c.id || '), and was posted ' ||"
+	  " (p.created_at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN payment p INDEXED BY payment_by_received"
+	  " WHERE c.kind = 'close' AND p.received_at >= c.starts_at AND p.received_at < c.ends_at"
+	  " AND p.method <> 'card' AND p.created_at > c.at" DAY_NOT_REOPENED("p.created_at")
+	  " UNION ALL"
+	  " SELECT 'refund ' || r.id || ' (' || r.method || ' ' || r.amount || ' ' ||"
+	  " coalesce((SELECT x.currency FROM payment x WHERE x.id = r.payment_id), '?') ||"
+	  " ') is dated into ' || c.day || ', closed (close ' || c.id || '), and was posted ' ||"
+	  " (r.created_at - c.at) ||"
+	  " ' s after the close' FROM day_close c CROSS JOIN refund r INDEXED BY refund_by_refunded"
+	  " WHERE c.kind = 'close' AND r.refunded_at >= c.starts_at AND r.refunded_at < c.ends_at"
+	  " AND r.method <> 'card' AND r.created_at > c.at" DAY_NOT_REOPENED("r.created_at")
+	  /* credit notes and voids by their own small indexes of 0024 */
+	  " UNION ALL"
+	  " SELECT 'credit note ' || i.id || coalesce(' (' || i.number || ')', '') ||"
+	  " ' was issued into ' || c.day || ', closed (close ' || c.id || '), ' ||"
+	  " (i.issued_at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN invoice i INDEXED BY invoice_credit_note_issued"
+	  " WHERE c.kind = 'close' AND i.kind = 'credit_note' AND i.issued_at >= c.starts_at"
+	  " AND i.issued_at < c.ends_at AND i.issued_at > c.at AND i.status <> 'draft'"
+	  DAY_NOT_REOPENED("i.issued_at")
+	  " UNION ALL"
+	  " SELECT f.entity || ' ' || f.entity_id || ' was voided in ' || c.day || ', closed (close '"
+	  " || c.id || '), ' || (f.at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN status_flow f INDEXED BY status_flow_void_at"
+	  " WHERE c.kind = 'close' AND f.to_status = 'void' AND f.at >= c.starts_at"
+	  " AND f.at < c.ends_at AND f.at > c.at AND f.entity IN ('payment', 'invoice')"
+	  " AND (f.entity = 'invoice' OR (SELECT y.method FROM payment y WHERE y.id = f.entity_id)"
+	  "  IS NOT 'card')" DAY_NOT_REOPENED("f.at")
+	  /* a payment received in a closed day, voided after the close (on
+	   * another day: a void in the day itself is the branch above) */
+	  " UNION ALL"
+	  " SELECT 'payment ' || p.id || ' (' || p.method || ' ' || p.amount || ' ' || p.currency ||"
+	  " ') received in ' || c.day || ', closed (close ' || c.id || '), was voided ' ||"
+	  " (f.at - c.at) || ' s after the close' FROM day_close c"
+	  " CROSS JOIN payment p INDEXED BY payment_by_received"
+	  " CROSS JOIN status_flow f INDEXED BY status_flow_by_entity"
+	  " WHERE c.kind = 'close' AND p.received_at >= c.starts_at AND p.received_at < c.ends_at"
+	  " AND p.method <> 'card' AND p.status = 'void' AND f.entity = 'payment'"
+	  " AND f.entity_id = p.id AND f.to_status = 'void' AND f.at > c.at"
+	  " AND (f.at < c.starts_at OR f.at >= c.ends_at)" DAY_NOT_REOPENED("f.at") },
 	{ NULL, NULL, NULL },
 };
 /* clang-format on */

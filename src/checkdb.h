@@ -24,7 +24,12 @@
  * was changed or deleted since it was posted; every status is the last one
  * recorded in status_flow; no resource is held by two live visits at one
  * time, every reservation holds its visit's interval, and every resource
- * and reservation has its history (capacity.h).
+ * and reservation has its history (capacity.h); a counted drawer's
+ * expected is its float plus its movements and its difference counted -
+ * expected, a drawer's cash movements are their payments' and refunds'
+ * amounts, and no money (payment, refund, void, credit note; card money
+ * excepted) was posted into a closed day after its close without a reopen
+ * (drawer.h, dayclose.h).
  */
 #ifndef FD_CHECKDB_H
 #define FD_CHECKDB_H

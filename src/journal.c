@@ -27,20 +27,29 @@
 #include "money.h"
 
 /* Every entry, one row each: (time, entry kind, entry id, customer id,
- * customer name, currency, code, method, amount, revenue). Ordered by time,
- * kind and id, as the journal is; journal_export writes each entry's
- * postings from its row, in posting order (the order of the accounts within
- * a posting of several: see put_entry), so that the sort is over entries,
- * not postings (half as many rows, and the customer read once an entry).
- * code is NULL for kinds 3-5 (journal_export writes "payment N" and so on);
- * method names the payment account of payments and refunds; amount is the
- * first posting's: an invoice's total (receivable), a credit note's total,
- * a payment's amount, an allocation's (negative for a reversal), a refund's;
- * revenue, for an invoice, is "KIND -sum" for each kind of its lines
- * (nothing for an invoice with no line). Account names come from fixed
- * text, method and kind names, and customer ids, never from free text.
- * Kinds: 1 invoice, 2 credit note, 3 payment, 4 allocation or reversal, 5
- * refund that did not fail. */
+ * customer name (the payee), currency, code, method, amount, revenue).
+ * Ordered by time, kind and id, as the journal is; journal_export writes
+ * each entry's postings from its row, in posting order (the order of the
+ * accounts within a posting of several: see put_entry), so that the sort is
+ * over entries, not postings (half as many rows, and the customer read once
+ * an entry).
+ * code is NULL for kinds 3-7 (journal_export writes "payment N" and so on);
+ * method names the payment account of payments and refunds (and "cash" for
+ * the drawers' kinds); amount is: an invoice's total (receivable), a credit
+ * note's total, a payment's amount, an allocation's (negative for a
+ * reversal), a refund's, a paid-out's movement (negative: cash out), a
+ * count's difference (over > 0, short < 0); revenue, for an invoice, is
+ * "KIND -sum" for each kind of its lines (nothing for an invoice with no
+ * line). Account names come from fixed text, method and kind names, and
+ * customer ids, never from free text. Kinds: 1 invoice, 2 credit note, 3
+ * payment, 4 allocation or reversal, 5 refund that did not fail, 6 a
+ * drawer's paid-out (its movement's id; payee: the desk and the reason), 7
+ * a drawer counted over or short (the session's id; payee: the desk and
+ * the counter's reason). A drawer's float and its cash payments and refunds
+ * are no entries of their own: the float is money already in the drawer,
+ * and the payments and refunds are kinds 3 and 5. The drawer tables are
+ * small (a few rows a day), so their branches cost nothing beside the
+ * payments'. */
 static const char entries_sql[] =
     "SELECT at, ek, eid, cid, name, cur, code, method, amount, revenue FROM ("
     " SELECT i.issued_at AS at, 1 AS ek, i.id AS eid, i.customer_id AS cid, c.name AS name,"
@@ -66,7 +75,15 @@ static const char entries_sql[] =
     " UNION ALL"
     " SELECT r.refunded_at, 5, r.id, p.customer_id, c.name, p.currency, NULL, r.method,"
     "  r.amount, NULL FROM refund r JOIN payment p ON p.id = r.payment_id"
-    "  JOIN customer c ON c.id = p.customer_id WHERE r.status <> 'failed')"
+    "  JOIN customer c ON c.id = p.customer_id WHERE r.status <> 'failed'"
+    " UNION ALL"
+    " SELECT m.at, 6, m.id, NULL, d.desk || ': ' || m.reason, d.currency, NULL, 'cash',"
+    "  m.amount, NULL FROM drawer_movement m JOIN drawer d ON d.id = m.drawer_id"
+    "  WHERE m.kind = 'payout'"
+    " UNION ALL"
+    " SELECT k.closed_at, 7, d.id, NULL, d.desk || ': ' || coalesce(k.reason, ''), d.currency,"
+    "  NULL, 'cash', k.difference, NULL FROM drawer_close k JOIN drawer d ON d.id = k.drawer_id"
+    "  WHERE k.difference <> 0)"
     " ORDER BY at, ek, eid";
 
 /* What the journal declares before its first entry, so that the strict
@@ -77,7 +94,9 @@ static const char entries_sql[] =
  * columns, not a second walk of the postings: the ids and methods are made
  * distinct first and only then made account names (a name per invoice and
  * payment, all made distinct by one temporary b-tree of strings, was a quarter
- * of the export's instructions). */
+ * of the export's instructions). The drawers' accounts and currencies are
+ * declared only when a drawer names them: a shop without drawers gets the
+ * same journal as before they existed. */
 static const char declared_sql[] =
     "SELECT 'commodity' AS k, cur AS n FROM (SELECT currency AS cur FROM invoice"
     "  WHERE status <> 'draft' UNION SELECT currency FROM payment)"
@@ -87,6 +106,12 @@ static const char declared_sql[] =
     "  AS cid FROM invoice WHERE status <> 'draft' UNION SELECT customer_id FROM payment)"
     " UNION SELECT 'account', 'Liabilities:Customer credit:Customer ' || cid FROM (SELECT"
     "  DISTINCT customer_id AS cid FROM payment)"
+    " UNION SELECT 'commodity', currency FROM drawer"
+    " UNION SELECT 'account', 'Assets:Payments:cash' WHERE EXISTS (SELECT 1 FROM drawer)"
+    " UNION SELECT 'account', 'Expenses:Paid out' WHERE EXISTS (SELECT 1 FROM drawer_movement"
+    "  WHERE kind = 'payout')"
+    " UNION SELECT 'account', 'Income:Cash over and short' WHERE EXISTS (SELECT 1"
+    "  FROM drawer_close WHERE difference <> 0)"
     " ORDER BY k DESC, n";
 
 static const char *const fixed_accounts[] = {
@@ -279,16 +304,25 @@ static void put_entry(FILE *out, sqlite3_stmt *st, int ek)
 		put_posting(out, credit, v, c, cur);
 		put_posting(out, recv, neg(v), c, cur);
 		break;
-	default: /* a refund: credit against the method's account */
+	case 5: /* a refund: credit against the method's account */
 		put_posting(out, credit, v, c, cur);
 		put_posting(out, pay, neg(v), c, cur);
+		break;
+	case 6: /* a paid-out (v < 0): the expense against the drawer's cash */
+		put_posting(out, "Expenses:Paid out", neg(v), c, cur);
+		put_posting(out, pay, v, c, cur);
+		break;
+	default: /* a count over (v > 0) or short: the cash against over and short */
+		put_posting(out, pay, v, c, cur);
+		put_posting(out, "Income:Cash over and short", neg(v), c, cur);
 		break;
 	}
 }
 
 int journal_export(struct db *db, FILE *out)
 {
-	static const char *const names[] = {NULL, NULL, NULL, "payment ", "allocation ", "refund "};
+	static const char *const names[] = {NULL,          NULL,      NULL,        "payment ",
+	                                    "allocation ", "refund ", "paid-out ", "drawer "};
 	sqlite3_stmt *st;
 	int rc, step;
 	int64_t day = 0, next = 0; /* the day date names: [day, next) */
@@ -318,7 +352,7 @@ int journal_export(struct db *db, FILE *out)
 			if (next <= day || at < day || at >= next)
 				day = next = 0; /* cannot happen; format every time then */
 		}
-		if (ek >= 3 && ek <= 5) {
+		if (ek >= 3 && ek <= 7) {
 			char code[80];
 
 			fprintf(out, "\n%s * (%s) ", date,

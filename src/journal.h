@@ -14,15 +14,27 @@
  *   Liabilities:Sales tax                TAX lines
  *   Income:Credit notes                  credit notes
  *   Assets:Payments:<method>             money received and refunded, per
- *                                        method (cash, check, card, ...)
+ *                                        method (cash, check, card, ...);
+ *                                        cash also less paid-outs, plus
+ *                                        over and short
+ *   Expenses:Paid out                    cash paid out of a drawer
+ *   Income:Cash over and short           drawers counted short (positive)
+ *                                        or over (negative)
  * Entries: an invoice (receivable against revenue per line type), a credit
  * note (credit notes against receivable), a payment (method account against
  * the customer's credit), an allocation or its reversal (credit against
  * receivable), a refund that did not fail (credit against the method
- * account). Void invoices and void payments are left out (they never held
- * money). Dates are shop days; amounts are "1234.50 USD" (the currency's
- * decimals, no grouping); customer names are payees, made safe for the
- * journal syntax.
+ * account), a drawer's paid-out (paid out against cash, in the drawer's
+ * currency), a drawer's count that was over or short (cash against over
+ * and short, by its difference: over raises cash, short lowers it). A
+ * drawer's float is no entry (money already in the drawer), nor are its
+ * cash payments and refunds (they are the payments' and refunds' entries).
+ * So Assets:Payments:cash is the cash takings net of refunds (report
+ * takings) less paid-outs plus over and short. Void invoices and void
+ * payments are left out (they never held money). Dates are shop days;
+ * amounts are "1234.50 USD" (the currency's decimals, no grouping);
+ * customer names are payees, made safe for the journal syntax, and so are
+ * a drawer entry's desk and reason ("front: milk").
  *
  * Callers: `frontdesk export journal`, the tests, the benchmark.
  */

@@ -6,7 +6,12 @@
  * readers must read it without a complaint, in their strict modes too (every
  * account and commodity declared), and their balance of every customer's
  * receivable and credit account must equal frontdesk's own aging report to
- * the cent. FD_STRESS=1 makes the history ten times longer.
+ * the cent. A cash drawer is opened, paid out of and counted (exact, over
+ * or short) along the way: each currency's Assets:Payments:cash must equal
+ * its cash takings net of refunds (report_takings) less the paid-outs plus
+ * over and short, to the cent; days are closed (and some reopened and
+ * closed again) along the way, and `check` must stay clean.
+ * FD_STRESS=1 makes the history ten times longer.
  */
 #include <config.h>
 
@@ -18,7 +23,9 @@
 
 #include "checkdb.h"
 #include "clock.h"
+#include "dayclose.h"
 #include "db.h"
+#include "drawer.h"
 #include "err.h"
 #include "fixture.h"
 #include "idem.h"
@@ -258,6 +265,73 @@ static void op_void(void)
 		outcome(payment_void(db, p, "generated"), "void payment");
 }
 
+/* The desk's cash drawer (USD; cash of the other currencies belongs to no
+ * drawer): opened with a float when none is open, else paid out of (with a
+ * reason the journal must make safe) or counted, exact, over or short. A
+ * paid-out beyond what it holds is refused: a normal outcome. */
+static void op_drawer(void)
+{
+	struct drawer d, out;
+	char text[64];
+	int64_t count;
+	int rc = drawer_current(db, NULL, &d);
+
+	if (rc == FD_ENOTFOUND) {
+		snprintf(text, sizeof text, "%u.%02u", 50 + rnd(100), rnd(100));
+		outcome(drawer_open(db, "front", "USD", text, NULL), "drawer open");
+		return;
+	}
+	ck_assert_msg(rc == 0, "drawer_current: %d %s", rc, err_msg());
+	if (rnd(3) != 0) {
+		outcome(drawer_payout(db, NULL, 1 + (int64_t)rnd(3000), "milk; #2 | tea", NULL),
+		        "payout");
+	} else {
+		count = drawer_expected(&d);
+		if (rnd(3) != 0)
+			count += (int64_t)rnd(601) - 300;
+		if (count < 0)
+			count = 0;
+		snprintf(text, sizeof text, "%lld.%02lld", (long long)(count / 100),
+		         (long long)(count % 100));
+		rc = drawer_close(db, NULL, 0, text, "counted; over | short", &out);
+		outcome(rc, "drawer close");
+		if (rc == 0)
+			drawer_free(&out);
+	}
+	drawer_free(&d);
+}
+
+/* The day before now is closed (refused while a drawer opened before its
+ * end is not counted: a normal outcome), and now and then the last day
+ * closed is reopened (and closed again by a later call): what comes after
+ * never lands in a closed day, so `check` stays clean. */
+static void op_day(int64_t now)
+{
+	char day[16];
+	char *prev = NULL;
+	sqlite3_stmt *st;
+
+	if (rnd(5) == 0) {
+		ck_assert_int_eq(db_prepare(db,
+		                            "SELECT day FROM day_close WHERE kind = 'close'"
+		                            " ORDER BY id DESC LIMIT 1",
+		                            &st),
+		                 0);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			snprintf(day, sizeof day, "%s", (const char *)sqlite3_column_text(st, 0));
+			sqlite3_finalize(st);
+			outcome(day_reopen(db, day, "generated: a late receipt"), "day reopen");
+			outcome(day_close(db, day, &prev), "day close again");
+			free(prev);
+			return;
+		}
+		sqlite3_finalize(st);
+	}
+	clock_format_local(now - 86400, "%Y-%m-%d", day, sizeof day);
+	outcome(day_close(db, day, &prev), "day close");
+	free(prev);
+}
+
 static void generate(int ops)
 {
 	int64_t t;
@@ -272,7 +346,11 @@ static void generate(int ops)
 			t += 3600 * (int64_t)(1 + rnd(30));
 			clock_format_local(t, "%Y-%m-%dT%H:%M", now, sizeof now);
 			setenv("FRONTDESK_NOW", now, 1);
+			if (k > 0 && rnd(2) == 0)
+				op_day(t);
 		}
+		if (k % 10 == 5) /* the drawer's life, beside the rest */
+			op_drawer();
 		if (r < 30)
 			op_invoice();
 		else if (r < 55)
@@ -380,6 +458,85 @@ static void compare_with(const char *reader, const struct expect *e, int *checke
 	*checked = nonzero;
 }
 
+static int takings_cb(const struct takings_row *r, void *arg)
+{
+	static const char *const currencies[] = {"USD", "EUR", "JPY", "KWD"};
+	int64_t *cash = arg;
+	int i;
+
+	if (strcmp(r->method, "cash") != 0)
+		return 0;
+	for (i = 0; i < 4; i++)
+		if (!strcmp(r->currency, currencies[i]))
+			cash[i] += r->net;
+	return 0;
+}
+
+/* Assets:Payments:cash in each currency, as ledger and hledger read it,
+ * equals the cash takings net of refunds (report_takings, every day) less
+ * the drawers' paid-outs plus their over and short, to the cent. */
+static void cash_agrees_with_takings(void)
+{
+	static const char *const currencies[] = {"USD", "EUR", "JPY", "KWD"};
+	static const char *const readers[] = {
+	    "ledger -f '%s' --flat --no-total --balance-format '%%(display_total)\n'"
+	    " bal '^Assets:Payments:cash$' -l 'commodity == \"%s\"'",
+	    "hledger -f '%s' bal --flat --no-total -O csv '^Assets:Payments:cash$' 'cur:%s'"
+	    " | tail -n +2 | cut -d, -f2 | tr -d '\"'",
+	};
+	int64_t cash[4] = {0};
+	char cmd[1024], sql[400], line[256];
+	int i, r;
+
+	ck_assert_int_eq(report_takings(db, 0, INT64_C(4102444800), takings_cb, cash), 0);
+	for (i = 0; i < 4; i++) {
+		const struct currency *c = currency_find(currencies[i]);
+		int64_t want, got;
+
+		snprintf(
+		    sql, sizeof sql,
+		    "SELECT coalesce((SELECT sum(m.amount) FROM drawer_movement m JOIN drawer d"
+		    " ON d.id = m.drawer_id WHERE m.kind = 'payout' AND d.currency = '%s'), 0)"
+		    " + coalesce((SELECT sum(k.difference) FROM drawer_close k JOIN drawer d"
+		    " ON d.id = k.drawer_id WHERE d.currency = '%s'), 0)",
+		    currencies[i], currencies[i]);
+		want = cash[i] + one(sql);
+		for (r = 0; r < 2; r++) {
+			FILE *p;
+			char *sp;
+
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral" /* formats from a table of this test */
+			snprintf(cmd, sizeof cmd, readers[r], jpath, currencies[i]);
+#pragma GCC diagnostic pop
+			p = popen(cmd, "r");
+			ck_assert_ptr_nonnull(p);
+			line[0] = '\0';
+			if (!fgets(line, sizeof line, p))
+				snprintf(line, sizeof line, "0 %s", currencies[i]);
+			ck_assert_int_eq(pclose(p), 0);
+			line[strcspn(line, "\n")] = '\0';
+			sp = strrchr(line, ' ');
+			if (sp)
+				*sp = '\0';
+			ck_assert_msg(money_parse(line, c, &got) == 0, "%.7s: '%s' %s: %s",
+			              readers[r], line, currencies[i], err_msg());
+			ck_assert_msg(got == want,
+			              "%.7s: Assets:Payments:cash %s %lld, takings - paid-outs"
+			              " + over/short %lld",
+			              readers[r], currencies[i], (long long)got, (long long)want);
+		}
+	}
+	/* the drawer had a life: paid-outs, and counts over and short */
+	ck_assert_int_gt(one("SELECT count(*) FROM drawer_movement WHERE kind = 'payout'"), 5);
+	ck_assert_int_gt(one("SELECT count(*) FROM drawer_close WHERE difference > 0"), 1);
+	ck_assert_int_gt(one("SELECT count(*) FROM drawer_close WHERE difference < 0"), 1);
+	ck_assert_int_gt(one("SELECT count(*) FROM drawer_movement WHERE kind = 'payment'"), 10);
+	/* and days were closed, some reopened and closed again */
+	ck_assert_int_gt(one("SELECT count(*) FROM day_close WHERE kind = 'close'"), 5);
+	ck_assert_int_gt(one("SELECT count(*) FROM day_close WHERE kind = 'reopen'"), 1);
+}
+
 /* Both readers in their strict modes: every account and commodity declared. */
 static void strict_readers_accept(void)
 {
@@ -432,6 +589,7 @@ START_TEST(test_ledger_agrees_with_aging)
 	ck_assert_int_gt(checked, CUSTOMERS / 2);
 	compare_with(hledger_bal, &e, &checked);
 	ck_assert_int_gt(checked, CUSTOMERS / 2);
+	cash_agrees_with_takings();
 	strict_readers_accept();
 }
 END_TEST
