@@ -382,6 +382,17 @@ static const struct check_def checks[] = {
 	  "  WHERE x.drawer_id = c.drawer_id), 0) AS s FROM drawer_close c) k"
 	  " JOIN drawer d ON d.id = k.drawer_id"
 	  " WHERE k.expected IS NOT d.float_amount + k.s OR k.difference IS NOT k.counted - k.expected" },
+	{ "drawer-open", N_("the drawers listed as open are the sessions not yet counted"),
+	  "SELECT 'drawer ' || d.id || ' (' || d.desk || ') ' || CASE WHEN c.drawer_id IS NULL"
+	  " AND o.drawer_id IS NULL THEN 'is not counted, but not listed as open'"
+	  " WHEN c.drawer_id IS NOT NULL AND o.drawer_id IS NOT NULL"
+	  " THEN 'is counted, but still listed as open'"
+	  " ELSE 'is listed as open at desk ' || o.desk || ' by ' || o.opened_by END"
+	  " FROM drawer d LEFT JOIN drawer_close c ON c.drawer_id = d.id"
+	  " LEFT JOIN drawer_open o ON o.drawer_id = d.id"
+	  " WHERE (c.drawer_id IS NULL) = (o.drawer_id IS NULL)"
+	  " OR o.desk IS NOT d.desk AND o.drawer_id IS NOT NULL"
+	  " OR o.opened_by IS NOT d.opened_by AND o.drawer_id IS NOT NULL" },
 	{ "drawer-movement", N_("a drawer's cash payment, void and refund movements are their "
 	                        "payment's and refund's amounts, in cash of the drawer's currency"),
 	  "SELECT 'drawer movement ' || id || ' (' || kind || ' of ' || amount || ' ' || cur ||"

@@ -7,7 +7,7 @@
 # cent, and the receivables and credit still equal the aging report. Then
 # each new check is made to fail on a copy of the database written behind
 # frontdesk's back (sqlite3 with its triggers off: they refuse these rows):
-# drawer-expected, drawer-movement and day-closed-posted, and a reopen
+# drawer-expected, drawer-movement, drawer-open and day-closed-posted, and a reopen
 # clears what came after it. check changes nothing.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 json() { python3 -c 'import json,sys; d=json.load(sys.stdin); print(eval(sys.argv[1]))' "$1"; }
@@ -146,6 +146,7 @@ t=$(epoch '2026-12-07 09:30')
 sqlite3 "$TMP/c.db" ".dbconfig enable_trigger off" "
 	INSERT INTO drawer (id, desk, currency, float_amount, opened_by, opened_at)
 	VALUES (3, 'back', 'USD', 0, 'tester', $t);
+	INSERT INTO drawer_open (drawer_id, desk, opened_by) VALUES (3, 'back', 'tester');
 	INSERT INTO drawer_movement (drawer_id, kind, payment_id, amount, by_login, at)
 	VALUES (3, 'payment', 9, 700, 'tester', $t), (3, 'payment', 10, 800, 'tester', $t);
 	INSERT INTO drawer_movement (drawer_id, kind, refund_id, amount, by_login, at)
@@ -163,6 +164,23 @@ drawer-movement: drawer movement 11 (refund of -50 USD in drawer 3): but refund 
 drawer-movement: drawer movement 12 (void of -4000 USD in drawer 3): but payment 2 is allocated, not void"
 is "nothing else is reported" "$(grep -c -v '^drawer-movement: ' "$TMP/out")" 0
 is "check changed nothing" "$(dump "$TMP/c.db")" "$before"
+
+# --- drawer-open: the list of open drawers is the sessions not counted: a
+# session written without its row there, and a counted one left in it
+cp "$FRONTDESK_DB" "$TMP/o.db"
+sqlite3 "$TMP/o.db" ".dbconfig enable_trigger off" "
+	INSERT INTO drawer (id, desk, currency, float_amount, opened_by, opened_at)
+	VALUES (4, 'side', 'USD', 0, 'tester', $(epoch '2026-12-07 09:00'));
+	INSERT INTO drawer_open (drawer_id, desk, opened_by) VALUES (1, 'front', 'tester')" >/dev/null
+before=$(dump "$TMP/o.db")
+on 2026-12-07T11:00 --db "$TMP/o.db" check >"$TMP/out" 2>"$TMP/err"; st=$?
+is "check refuses an open list that is not the sessions not counted" "$st" 1
+like "drawer-open names the counted drawer still listed" "$(codes drawer-open)" \
+	"drawer-open: drawer 1 (front) is counted, but still listed as open"
+like "and the session not listed" "$(codes drawer-open)" \
+	"drawer-open: drawer 4 (side) is not counted, but not listed as open"
+is "nothing else is reported" "$(grep -c -v '^drawer-open: ' "$TMP/out")" 0
+is "check changed nothing" "$(dump "$TMP/o.db")" "$before"
 
 # --- day-closed-posted: the 6th closed at 09:00, as if what came after had
 # slipped past the triggers: a cash payment, a refund, two voids made in
