@@ -136,9 +136,9 @@ static void put_state(struct zr *z)
 
 	print_pair(z->out, z->width, _("Z REPORT"), f->day);
 	print_pair(z->out, z->width, _("Status"),
-	           f->closed   ? _("closed")
+	           f->closed   ? C_("day", "closed")
 	           : f->closes ? _("reopened")
-	                       : _("open"));
+	                       : C_("day", "open"));
 	if (f->closes) {
 		print_pair(z->out, z->width, f->closed ? _("Closed at") : _("Last closed at"),
 		           when_of(f->closed_at, t));
