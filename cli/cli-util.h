@@ -185,7 +185,7 @@ extern const struct cli_entry cli_agenda_entry, cli_projection_cmds[], cli_tasks
     cli_lease_cmds[];
 extern const struct cli_entry cli_inbox_cmds[], cli_outbox_cmds[], cli_channel_cmds[],
     cli_serve_entry;
-extern const struct cli_entry cli_recon_cmds[];
+extern const struct cli_entry cli_recon_cmds[], cli_day_cmds[];
 extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 extern const struct cli_entry cli_history_entry;
 extern const struct cli_entry cli_service_cmds[], cli_contact_cmds[];

@@ -240,6 +240,8 @@ static const struct cli_entry *const commands[] = {
         N_("the cash drawer of a desk: open, show, payout, close (a blind count), list"),
         cli_drawer_cmds),
     &(const struct cli_entry)GROUP(
+        "day", NULL, N_("close a shop day, reopen it, print its Z report"), cli_day_cmds),
+    &(const struct cli_entry)GROUP(
         "retention", NULL,
         N_("customer data retention: proposals, soft deletes, purges, holds, certificates"),
         cli_retention_cmds),

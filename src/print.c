@@ -18,7 +18,8 @@
  * dependencies). After each PDF their caches are dropped (the default font
  * map, cairo's static data, FcFini): nothing of theirs is alive then.
  *
- * Callers: cli-invoice.c, cli-pay.c, ui/form-print.c.
+ * Callers: cli-invoice.c, cli-pay.c, ui/form-print.c; zreport.c through
+ * the pieces (print_layout, print_pair, ...) and print_text_write.
  */
 #include <config.h>
 
@@ -603,6 +604,62 @@ int print_text(struct db *db, enum print_doc doc, int64_t id, int width, struct 
 	return rc;
 }
 
+/* ---------------------------------------------------------------- the pieces */
+
+int print_layout(int width, int (*fn)(void *arg), void *arg)
+{
+	locale_t utf8, old = (locale_t)0;
+	int rc;
+
+	if (!print_width_valid(width))
+		return err_set(FD_EINVAL, _("the width is %d or %d columns"), PRINT_WIDE,
+		               PRINT_NARROW);
+	utf8 = layout_enter(&old);
+	rc = fn(arg);
+	layout_leave(utf8, old);
+	return rc;
+}
+
+void print_shop(struct strbuf *out, int width)
+{
+	struct lay L = {out, width};
+
+	put_shop(&L);
+}
+
+void print_pair(struct strbuf *out, int width, const char *label, const char *value)
+{
+	struct lay L = {out, width};
+
+	put_pair(&L, label, value);
+}
+
+void print_field(struct strbuf *out, int width, const char *label, const char *text)
+{
+	struct lay L = {out, width};
+
+	put_field(&L, label, text);
+}
+
+void print_wrapped(struct strbuf *out, int width, int indent, const char *text)
+{
+	struct lay L = {out, width};
+
+	put_wrapped(&L, NULL, indent, text);
+}
+
+void print_rule(struct strbuf *out, int width, char c)
+{
+	struct lay L = {out, width};
+
+	put_rule(&L, c);
+}
+
+int print_columns(const char *s)
+{
+	return width_of(s, strlen(s));
+}
+
 /* ---------------------------------------------------------------- PDF */
 
 #define PANGO_FUNCS(X)                                                                             \
@@ -717,28 +774,36 @@ static int pdf_render(const char *text, FILE *f)
 	return rc;
 }
 
+int print_text_write(const char *text, enum print_format fmt, const char *path)
+{
+	struct export_file ef;
+	size_t len = strlen(text);
+	int rc;
+
+	if (fmt == PRINT_PDF && !path)
+		return err_set(FD_EINVAL, _("a PDF needs a file to go to"));
+	if ((rc = export_file_open(&ef, path)) != 0)
+		return rc;
+	if (fmt == PRINT_PDF)
+		rc = pdf_render(text, ef.f);
+	else if (fwrite(text, 1, len, ef.f) != len)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), path ? path : "stdout",
+		             strerror(errno));
+	return export_file_finish(&ef, rc);
+}
+
 int print_write(struct db *db, enum print_doc doc, int64_t id, enum print_format fmt, int width,
                 const char *path)
 {
 	struct strbuf text = {0};
-	struct export_file ef;
 	int rc;
 
 	if (fmt == PRINT_PDF && !path)
 		return err_set(FD_EINVAL, _("a PDF needs a file to go to"));
 	if (fmt == PRINT_PDF)
 		width = PRINT_WIDE;
-	if ((rc = print_text(db, doc, id, width, &text)) != 0)
-		goto out;
-	if ((rc = export_file_open(&ef, path)) != 0)
-		goto out;
-	if (fmt == PRINT_PDF)
-		rc = pdf_render(sb_cstr(&text), ef.f);
-	else if (fwrite(sb_cstr(&text), 1, text.len, ef.f) != text.len)
-		rc = err_set(FD_EIO, _("cannot write %s: %s"), path ? path : "stdout",
-		             strerror(errno));
-	rc = export_file_finish(&ef, rc);
-out:
+	if ((rc = print_text(db, doc, id, width, &text)) == 0)
+		rc = print_text_write(sb_cstr(&text), fmt, path);
 	sb_free(&text);
 	return rc;
 }

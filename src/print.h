@@ -22,7 +22,8 @@
  * (dynlib.h), so every other command starts without its thirty libraries.
  *
  * Callers: the command line (invoice print, pay print; cli-invoice.c,
- * cli-pay.c) and the screen (P on an invoice or payment; ui/form-print.c).
+ * cli-pay.c), the screen (P on an invoice or payment; ui/form-print.c),
+ * and the Z report (zreport.c), through the layout's pieces below.
  */
 #ifndef FD_PRINT_H
 #define FD_PRINT_H
@@ -82,6 +83,43 @@ int print_estimate_text(const struct print_estimate *e, int width, struct strbuf
 /* print_estimate_pdf - estimate e as an A4 PDF (its 80-column text) to
  * path, made whole or not at all, mode 0600. Errors as print_write. */
 int print_estimate_pdf(const struct print_estimate *e, const char *path);
+
+/* ------------------------------------------- the layout, for another document
+ * The pieces every document here is made of, for a document laid out the
+ * same way elsewhere (the Z report, zreport.c). Each appends whole lines to
+ * out at width columns with the invariants above (stored text sanitised,
+ * wrapped, never wider; a figure never cut). Call them from fn of
+ * print_layout, which measures with C.UTF-8's character widths. */
+
+/* print_layout - check width (80 or 42: else FD_EINVAL), then fn(arg)
+ * under the layout's locale; fn's return. */
+int print_layout(int width, int (*fn)(void *arg), void *arg);
+
+/* print_shop - the shop's name and address (config), centred, and a rule. */
+void print_shop(struct strbuf *out, int width);
+
+/* print_pair - "label ..... value", the value at the right edge, or on a
+ * line of its own below the (wrapped) label when both do not fit. */
+void print_pair(struct strbuf *out, int width, const char *label, const char *value);
+
+/* print_field - "label: text", text wrapped under itself. */
+void print_field(struct strbuf *out, int width, const char *label, const char *text);
+
+/* print_wrapped - text wrapped with indent blanks before each line. */
+void print_wrapped(struct strbuf *out, int width, int indent, const char *text);
+
+/* print_rule - a line of width c's. */
+void print_rule(struct strbuf *out, int width, char c);
+
+/* print_columns - the display width of s (valid UTF-8), as the layout
+ * measures it (inside print_layout). */
+int print_columns(const char *s);
+
+/* print_text_write - write laid-out text as fmt to path, or to stdout
+ * when path is NULL (text only: FD_EINVAL for a PDF without a path); the
+ * file whole or not at all, mode 0600. A PDF sets the text (80 columns)
+ * on A4 pages. Errors as print_write. */
+int print_text_write(const char *text, enum print_format fmt, const char *path);
 
 /* print_default_path - a new string (caller frees): where the screen puts
  * a print by default, <database folder>/prints/<name>.txt or .pdf, the
