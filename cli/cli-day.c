@@ -87,35 +87,6 @@ static int width_of(const struct cli_args *a)
 
 /* ---------------------------------------------------------------- JSON */
 
-static cJSON *drawer_json(const struct drawer *d)
-{
-	cJSON *o = cJSON_CreateObject();
-
-	cli_json_int(o, "id", d->id);
-	cli_json_str(o, "desk", d->desk);
-	cli_json_str(o, "currency", d->currency);
-	cli_json_int(o, "float", d->float_amount);
-	cli_json_str(o, "float_detail", d->float_detail);
-	cli_json_str(o, "opened_by", d->opened_by);
-	cli_json_time(o, "opened_at", d->opened_at);
-	cli_json_int(o, "taken", d->taken);
-	cli_json_int(o, "refunded", d->refunded);
-	cli_json_int(o, "voided", d->voided);
-	cli_json_int(o, "paid_out", d->paid_out);
-	cli_json_int(o, "expected", drawer_expected(d));
-	cli_json_int(o, "movements", d->moves);
-	cJSON_AddBoolToObject(o, "counted", d->closed);
-	if (d->closed) {
-		cli_json_int(o, "counted_amount", d->counted);
-		cli_json_str(o, "count_detail", d->count_detail);
-		cli_json_int(o, "difference", d->difference);
-		cli_json_str(o, "reason", d->reason);
-		cli_json_str(o, "counted_by", d->closed_by);
-		cli_json_time(o, "counted_at", d->closed_at);
-	}
-	return o;
-}
-
 /* The figures of a day as the command line's JSON. */
 static cJSON *figures_json(const struct day_figures *f)
 {
@@ -170,7 +141,7 @@ static cJSON *figures_json(const struct day_figures *f)
 	}
 	arr = cJSON_AddArrayToObject(o, "drawers");
 	for (i = 0; i < f->ndrawers; i++)
-		cJSON_AddItemToArray(arr, drawer_json(&f->drawers[i]));
+		cJSON_AddItemToArray(arr, cli_drawer_json(&f->drawers[i]));
 	arr = cJSON_AddArrayToObject(o, "checks");
 	for (i = 0; i < f->nchecks; i++) {
 		const struct day_check *ck = &f->checks[i];

@@ -39,7 +39,7 @@ static int check_desk(struct cli *c, const struct cli_args *a)
 	return 0;
 }
 
-static cJSON *drawer_json(const struct drawer *d)
+cJSON *cli_drawer_json(const struct drawer *d)
 {
 	cJSON *o = cJSON_CreateObject();
 
@@ -52,7 +52,7 @@ static cJSON *drawer_json(const struct drawer *d)
 	cli_json_time(o, "opened_at", d->opened_at);
 	cli_json_int(o, "movements", d->moves);
 	cli_json_str(o, "status", d->closed ? "closed" : "open");
-	if (d->closed) {
+	if (drawer_figures_shown(d)) {
 		/* the figures, once counted (a blind count) */
 		cli_json_int(o, "taken", d->taken);
 		cli_json_int(o, "refunded", d->refunded);
@@ -90,7 +90,7 @@ static void drawer_text(const struct drawer *d)
 	money_field(_("Float"), d->float_amount, d->currency);
 	if (d->float_detail)
 		cli_field(_("Float counted as"), d->float_detail);
-	if (!d->closed) {
+	if (!drawer_figures_shown(d)) {
 		cli_field(_("Status"), _("open (what it should hold is shown once it is counted)"));
 		return;
 	}
@@ -120,7 +120,7 @@ static void drawer_text(const struct drawer *d)
 static int print_drawer(struct cli *c, const struct drawer *d)
 {
 	if (c->json)
-		cli_print_json(drawer_json(d));
+		cli_print_json(cli_drawer_json(d));
 	else
 		drawer_text(d);
 	return CLI_OK;
@@ -205,16 +205,16 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 		return cli_refused(rc);
 	o.cur = d.currency;
 	if (c->json) {
-		j = drawer_json(&d);
-		if (d.closed)
+		j = cli_drawer_json(&d);
+		if (drawer_figures_shown(&d))
 			o.arr = cJSON_AddArrayToObject(j, "movement_list");
 	} else {
 		drawer_text(&d);
-		if (d.closed && d.moves)
+		if (drawer_figures_shown(&d) && d.moves)
 			printf("\n%s\n", _("Movements:"));
 	}
 	/* an open drawer's movements would add up to what it should hold */
-	rc = d.closed ? drawer_moves(c->db, d.id, move_line, &o) : 0;
+	rc = drawer_figures_shown(&d) ? drawer_moves(c->db, d.id, move_line, &o) : 0;
 	drawer_free(&d);
 	if (rc) {
 		cJSON_Delete(j);
@@ -287,7 +287,7 @@ static int list_line(const struct drawer *d, void *arg)
 	char when[32], m[MONEY_BUFSZ];
 
 	if (c->json) {
-		cli_list_add(c, drawer_json(d));
+		cli_list_add(c, cli_drawer_json(d));
 		return 0;
 	}
 	clock_format_local(d->opened_at, "%Y-%m-%d %H:%M", when, sizeof when);

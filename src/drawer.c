@@ -173,6 +173,11 @@ int64_t drawer_expected(const struct drawer *d)
 	return d->float_amount + d->taken + d->refunded + d->voided + d->paid_out;
 }
 
+int drawer_figures_shown(const struct drawer *d)
+{
+	return d->closed;
+}
+
 void drawer_free(struct drawer *d)
 {
 	if (!d)

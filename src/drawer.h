@@ -89,6 +89,12 @@ struct drawer {
 /* drawer_expected - the float plus the movements: what should be in it. */
 int64_t drawer_expected(const struct drawer *d);
 
+/* drawer_figures_shown - 1 when what session d took, gave back, paid out
+ * and should hold may be shown: once it is counted. Before, the count is
+ * blind: a front end, a report or an export shows its float and how many
+ * movements it has, never their amounts. */
+int drawer_figures_shown(const struct drawer *d);
+
 struct drawer_move {
 	int64_t id;
 	int64_t drawer_id;

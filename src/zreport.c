@@ -323,15 +323,18 @@ static void put_drawer(struct zr *z, const struct drawer *d)
 	ipair(z, _("Opened at"), when_of(d->opened_at, t));
 	ipair(z, _("Currency"), d->currency);
 	ipair(z, _("Float"), money_of(d->float_amount, d->currency, m));
+	if (!drawer_figures_shown(d)) {
+		/* the count is blind: no amount of an open drawer */
+		snprintf(t, sizeof t, "%lld", (long long)d->moves);
+		ipair(z, _("Movements"), t);
+		ipair(z, _("Counted"), _("not yet"));
+		return;
+	}
 	ipair(z, _("Cash taken"), money_of(d->taken, d->currency, m));
 	ipair(z, _("Refunded"), money_of(d->refunded, d->currency, m));
 	ipair(z, _("Voided"), money_of(d->voided, d->currency, m));
 	ipair(z, _("Paid out"), money_of(d->paid_out, d->currency, m));
 	ipair(z, _("Expected"), money_of(drawer_expected(d), d->currency, m));
-	if (!d->closed) {
-		ipair(z, _("Counted"), _("not yet"));
-		return;
-	}
 	ipair(z, _("Counted"), money_of(d->counted, d->currency, m));
 	ipair(z,
 	      d->difference > 0   ? _("Over")
