@@ -29,6 +29,7 @@
 #include "fixture.h"
 #include "invoice.h"
 #include "job.h"
+#include "lifecycle.h"
 #include "migrate.h"
 #include "money.h"
 #include "payment.h"
@@ -1154,6 +1155,63 @@ START_TEST(test_failures_backoff_dead_and_retry)
 }
 END_TEST
 
+/* The desk first (migration 0025): a calendar row queued after a pile of
+ * lifecycle tasks is claimed before them, and the claim walks the index
+ * that says so, never a sort of the whole queue. */
+START_TEST(test_desk_tasks_before_bulk)
+{
+	struct task_opts o = test_opts();
+	sqlite3_stmt *st;
+	char key[16], *plan = NULL;
+	int i, ran;
+
+	for (i = 1; i <= 40; i++) {
+		snprintf(key, sizeof key, "%d", 100000 + i);
+		ck_assert_int_eq(task_enqueue(db, LIFECYCLE_TASK_KIND, key), 0);
+	}
+	ck_assert_int_eq(task_enqueue(db, PROJECTION_TASK_KIND, "424242"), 0);
+	/* every task is due now (the queue's clock and the runner's may differ) */
+	run3(db, "UPDATE task SET next_run_at = 0 WHERE status = 'pending'", 0, 0, 0);
+	o.batch = 1;
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(ran, 1);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'calendar' AND status = 'pending'"), 0);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'lifecycle' AND status = 'pending'"), 40);
+	/* then the bulk, oldest first */
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'lifecycle' AND key = '100001'"
+	          " AND status = 'pending'"),
+	    0);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'lifecycle' AND status = 'pending'"), 39);
+	/* the claim's order is the index's: no temporary b-tree for it */
+	ck_assert_int_eq(
+	    sqlite3_prepare_v2(
+	        db_sqlite(db),
+	        "EXPLAIN QUERY PLAN SELECT id FROM task j INDEXED BY task_due_desk_first"
+	        " WHERE status IN"
+	        " ('pending', 'failed') AND next_run_at <= 0 ORDER BY"
+	        " (kind = 'lifecycle'), next_run_at, id LIMIT 5",
+	        -1, &st, NULL),
+	    SQLITE_OK);
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *d = (const char *)sqlite3_column_text(st, 3);
+		size_t n = plan ? strlen(plan) : 0;
+
+		plan = realloc(plan, n + strlen(d) + 2);
+		snprintf(plan + n, strlen(d) + 2, "%s\n", d);
+	}
+	sqlite3_finalize(st);
+	ck_assert_ptr_nonnull(plan);
+	ck_assert_msg(strstr(plan, "task_due_desk_first") && !strstr(plan, "TEMP B-TREE"), "%s",
+	              plan);
+	free(plan);
+}
+END_TEST
+
 START_TEST(test_expired_claim_runs_again)
 {
 	struct task_opts o = test_opts();
@@ -1718,6 +1776,7 @@ int main(void)
 	tcase_set_timeout(rows, 60);
 	tcase_add_checked_fixture(queue, setup, teardown);
 	tcase_add_test(queue, test_failures_backoff_dead_and_retry);
+	tcase_add_test(queue, test_desk_tasks_before_bulk);
 	tcase_add_test(queue, test_expired_claim_runs_again);
 	tcase_add_test(queue, test_stale_runner_is_fenced);
 	tcase_set_timeout(queue, 60);
