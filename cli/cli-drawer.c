@@ -32,10 +32,8 @@ static int check_desk(struct cli *c, const struct cli_args *a)
 	const char *d = cli_arg_get(a, "desk");
 
 	(void)c;
-	if (d && !drawer_desk_valid(d))
-		return cli_usage(
-		    a->cmd, _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
-		    DRAWER_DESK_MAX);
+	if (d && drawer_desk_check(d))
+		return cli_usage(a->cmd, "%s", err_msg());
 	return 0;
 }
 

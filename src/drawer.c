@@ -44,17 +44,23 @@ int drawer_desk_valid(const char *s)
 	return 1;
 }
 
+int drawer_desk_check(const char *s)
+{
+	if (drawer_desk_valid(s))
+		return 0;
+	return err_set(FD_EINVAL,
+	               _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
+	               DRAWER_DESK_MAX);
+}
+
 int drawer_set_desk(const char *desk)
 {
 	if (!desk || !*desk) {
 		g_desk[0] = '\0';
 		return 0;
 	}
-	if (!drawer_desk_valid(desk))
-		return err_set(
-		    FD_EINVAL,
-		    _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
-		    DRAWER_DESK_MAX);
+	if (drawer_desk_check(desk))
+		return FD_EINVAL;
 	snprintf(g_desk, sizeof g_desk, "%s", desk);
 	return 0;
 }
@@ -502,17 +508,23 @@ static int move_insert(struct db *db, int64_t drawer_id, const char *kind, int64
 /* The drawer of currency cur that cash goes to now: *id, 0 when none. */
 static int cash_drawer(struct db *db, const char *cur, int64_t *id)
 {
-	struct drawer d;
-	int rc;
+	sqlite3_stmt *st;
+	int rc, step;
 
 	if ((rc = pick(db, NULL, id)) != 0 || !*id)
 		return rc;
-	if ((rc = drawer_get(db, *id, &d)) != 0)
+	/* its currency alone (drawer_get would sum every movement of it) */
+	if ((rc = db_prepare_cached(db, "SELECT currency = ? FROM drawer WHERE id = ?", &st)) != 0)
 		return rc;
-	if (strcmp(d.currency, cur) != 0)
+	sqlite3_bind_text(st, 1, cur, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, *id);
+	step = sqlite3_step(st);
+	if (step != SQLITE_ROW)
+		rc = db_fail(db, _("cannot read the drawer"));
+	else if (!sqlite3_column_int(st, 0))
 		*id = 0;
-	drawer_free(&d);
-	return 0;
+	db_release(db, st);
+	return rc;
 }
 
 int drawer_take_in(struct db *db, int64_t pay_id)
@@ -671,11 +683,8 @@ int drawer_open(struct db *db, const char *desk, const char *currency, const cha
 	if (!desk)
 		return err_set(FD_EINVAL, _("name the desk whose drawer this is (--desk NAME or "
 		                            "FRONTDESK_DESK)"));
-	if (!drawer_desk_valid(desk))
-		return err_set(
-		    FD_EINVAL,
-		    _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
-		    DRAWER_DESK_MAX);
+	if (drawer_desk_check(desk))
+		return FD_EINVAL;
 	cur = currency_find(currency ? currency : config_get("currency", "USD"));
 	if (!cur)
 		return err_set(FD_EINVAL, _("unknown currency '%.10s'"),
@@ -743,11 +752,8 @@ int drawer_payout(struct db *db, const char *desk, int64_t amount, const char *r
 		return err_set(FD_EINVAL, _("a paid-out needs a reason (what the cash was for)"));
 	if ((rc = text_check(reason, _("the reason"), 400, 0)) != 0)
 		return rc;
-	if (desk && !drawer_desk_valid(desk))
-		return err_set(
-		    FD_EINVAL,
-		    _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
-		    DRAWER_DESK_MAX);
+	if (desk && drawer_desk_check(desk))
+		return FD_EINVAL;
 	rc = db_write(db, payout_tx, &p);
 	if (!rc && move_id)
 		*move_id = p.move_id;
@@ -833,11 +839,8 @@ int drawer_close(struct db *db, const char *desk, int64_t id, const char *count_
 	memset(out, 0, sizeof *out);
 	if (c.reason && (rc = text_check(c.reason, _("the reason"), 400, 0)) != 0)
 		return rc;
-	if (desk && !drawer_desk_valid(desk))
-		return err_set(
-		    FD_EINVAL,
-		    _("a desk's name is 1 to %d letters, digits or signs, without blanks"),
-		    DRAWER_DESK_MAX);
+	if (desk && drawer_desk_check(desk))
+		return FD_EINVAL;
 	if ((rc = db_write(db, close_tx, &c)) != 0)
 		return rc;
 	return drawer_get(db, c.id, out);

@@ -49,6 +49,10 @@ struct db;
  * characters without blanks. */
 int drawer_desk_valid(const char *s);
 
+/* drawer_desk_check - 0 when drawer_desk_valid(s), else FD_EINVAL saying
+ * what a desk's name may be: the one message for a bad desk. */
+int drawer_desk_check(const char *s);
+
 /* drawer_set_desk - the desk this process works at (copied; NULL or "":
  * none named). FD_EINVAL (nothing changed) for a name drawer_desk_valid
  * refuses. drawer_desk - it, or NULL. */
