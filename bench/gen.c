@@ -5,7 +5,8 @@
  *   gen DB CALCURSE_DIR [APPOINTMENTS [YEARS]]
  *
  * APPOINTMENTS visits (default 1,000,000) spread evenly over YEARS years
- * (default 8) ending on 2026-12-31, 50,000 customers, one job per visit on
+ * (default 8, at most 100) ending on 2026-12-31, one customer for every 20
+ * visits (at least 50,000), one job per visit on
  * most visits, jobs that span several visits (15%), visits that serve two
  * jobs of two customers (8%), one to three line items per job, and, for 60%
  * of the jobs, an issued invoice of all their items, most of them paid
@@ -28,8 +29,9 @@
 #include "err.h"
 #include "money.h"
 
-#define N_CUSTOMERS 50000
-#define RECENT      64
+#define RECENT 64
+
+static long n_customers = 50000; /* one for every 20 visits, at least 50,000 */
 
 static unsigned long long rng = 88172645463325252ULL;
 
@@ -89,10 +91,12 @@ int main(int argc, char **argv)
 	FILE *cal;
 	time_t t0 = time(NULL);
 
-	if (argc < 3 || n < 1 || years < 1 || years > 50) {
+	if (argc < 3 || n < 1 || years < 1 || years > 100) {
 		fprintf(stderr, "usage: gen DB CALCURSE_DIR [APPOINTMENTS [YEARS]]\n");
 		return 2;
 	}
+	if (n / 20 > n_customers)
+		n_customers = n / 20;
 	setenv("FRONTDESK_NOW", "2026-12-01T09:00", 1);
 	clock_set_zone(NULL);
 	snprintf(path, sizeof path, "%s/apts", argv[2]);
@@ -126,7 +130,7 @@ int main(int argc, char **argv)
 	    prep(db, "INSERT INTO line_item (service_order_id, kind, description, qty_milli, "
 	             "unit_price, amount, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, 0, 0)");
 	s_status = prep(db, "UPDATE appointment SET status = ? WHERE id = ?");
-	for (i = 1; i <= N_CUSTOMERS; i++) {
+	for (i = 1; i <= n_customers; i++) {
 		char name[48], phone[24];
 
 		snprintf(name, sizeof name, "Customer %lld", (long long)i);
@@ -162,7 +166,7 @@ int main(int argc, char **argv)
 		} else {
 			int items = 1 + rnd(3);
 
-			sqlite3_bind_int64(s_job, 1, 1 + rnd(N_CUSTOMERS));
+			sqlite3_bind_int64(s_job, 1, 1 + rnd((unsigned)n_customers));
 			sqlite3_bind_text(s_job, 2, titles[rnd(8)], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(s_job, 3, start - 86400 * 7);
 			sqlite3_bind_int64(s_job, 4, start - 86400 * 7);
@@ -194,7 +198,7 @@ int main(int argc, char **argv)
 			njobs = job;
 		}
 		if (rnd(100) < 8) {
-			sqlite3_bind_int64(s_job, 1, 1 + rnd(N_CUSTOMERS));
+			sqlite3_bind_int64(s_job, 1, 1 + rnd((unsigned)n_customers));
 			sqlite3_bind_text(s_job, 2, titles[rnd(8)], -1, SQLITE_STATIC);
 			sqlite3_bind_int64(s_job, 3, start - 86400 * 7);
 			sqlite3_bind_int64(s_job, 4, start - 86400 * 7);
