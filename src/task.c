@@ -154,7 +154,8 @@ static void owner_name(char *buf, size_t n)
 }
 
 /* Run one claiming UPDATE ... RETURNING and append what it claimed. */
-static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const char *msg)
+static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const char *msg,
+                      int limit)
 {
 	sqlite3_stmt *st;
 	int rc, step;
@@ -162,7 +163,7 @@ static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const
 	if ((rc = db_prepare(db, sql, &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, c->now);
-	sqlite3_bind_int(st, 2, c->o->batch - c->n);
+	sqlite3_bind_int(st, 2, limit);
 	sqlite3_bind_text(st, 3, c->owner, -1, SQLITE_STATIC);
 	sqlite3_bind_int64(st, 4, c->token);
 	sqlite3_bind_int64(st, 5, c->now + c->o->claim_ttl);
@@ -192,6 +193,14 @@ static int claim_some(struct db *db, struct claim_ctx *c, const char *sql, const
 	"UPDATE task SET status = 'running', attempts = attempts + 1, claimed_by = ?3, "           \
 	"claim_token = ?4, claim_expires_at = ?5, started_at = ?1, updated_at = ?1"
 
+/* The due tasks of the desk's kinds (bulk "0") or the bulk kind ("1"),
+ * oldest first, claimed (?2 of them at most). */
+#define DUE_OF_KIND(bulk)                                                                          \
+	" WHERE id IN (SELECT id FROM task j INDEXED BY task_due_desk_first"                       \
+	" WHERE (kind = '" LIFECYCLE_TASK_KIND "') = " bulk                                        \
+	" AND status IN ('pending', 'failed') AND next_run_at <= ?1" NOT_RUNNING_ELSEWHERE         \
+	" ORDER BY next_run_at, id LIMIT ?2) RETURNING id, kind, key, attempts"
+
 static int claim_tx(struct db *db, void *arg)
 {
 	struct claim_ctx *c = arg;
@@ -215,26 +224,25 @@ static int claim_tx(struct db *db, void *arg)
 	if ((rc = db_run(db, st, _("cannot update the task queue"))))
 		return rc;
 	/* claims that expired: their runner died or stalled */
-	rc = claim_some(db, c,
-	                CLAIM_SET
-	                ", last_error = ?6 WHERE id IN (SELECT id FROM task j "
-	                "WHERE status = 'running' AND claim_expires_at <= ?1" NOT_RUNNING_ELSEWHERE
-	                " ORDER BY claim_expires_at LIMIT ?2) RETURNING id, kind, key, attempts",
-	                _("the runner stopped while running it (its claim expired)"));
+	rc = claim_some(
+	    db, c,
+	    CLAIM_SET ", last_error = ?6 WHERE id IN (SELECT id FROM task j "
+	              "WHERE status = 'running' AND claim_expires_at <= ?1" NOT_RUNNING_ELSEWHERE
+	              " ORDER BY claim_expires_at LIMIT ?2) RETURNING id, kind, key, attempts",
+	    _("the runner stopped while running it (its claim expired)"), c->o->batch - c->n);
 	if (rc || c->n >= c->o->batch)
 		return rc;
 	/* the desk first: the kinds a person waits for before the bulk ones,
-	 * each by when it is due: the walk of index task_due_desk_first
-	 * (migration 0025, whose expression this repeats), named so that the
-	 * planner never prefers task_by_status and a sort of the whole queue */
-	return claim_some(
-	    db, c,
-	    CLAIM_SET
-	    " WHERE id IN (SELECT id FROM task j INDEXED BY task_due_desk_first"
-	    " WHERE status IN ('pending', 'failed') AND next_run_at <= ?1" NOT_RUNNING_ELSEWHERE
-	    " ORDER BY (kind = '" LIFECYCLE_TASK_KIND "'), next_run_at, id LIMIT ?2) "
-	    "RETURNING id, kind, key, attempts",
-	    NULL);
+	 * each by when it is due, then what room is left for the bulk ones, at
+	 * most TASK_BULK_BATCH: both walk index task_due_desk_first (migration
+	 * 0025, whose expression this repeats), named so that the planner never
+	 * prefers task_by_status and a sort of the whole queue */
+	rc = claim_some(db, c, CLAIM_SET DUE_OF_KIND("0"), NULL, c->o->batch - c->n);
+	if (rc || c->n >= c->o->batch)
+		return rc;
+	return claim_some(db, c, CLAIM_SET DUE_OF_KIND("1"), NULL,
+	                  c->o->batch - c->n < TASK_BULK_BATCH ? c->o->batch - c->n
+	                                                       : TASK_BULK_BATCH);
 }
 
 static int64_t backoff(const struct task_opts *o, int64_t attempts)
@@ -371,17 +379,27 @@ int task_run_batch(struct db *db, const struct control_hold *lease, const struct
                    int *ran)
 {
 	struct claim_ctx c = {lease, o, control_now(), 0, NULL, 0, ""};
-	int rc, i;
+	int rc, i, relaxed;
 
 	*ran = 0;
 	owner_name(c.owner, sizeof c.owner);
 	c.token = new_token();
 	c.tasks = xcalloc((size_t)(o->batch > 0 ? o->batch : 1), sizeof *c.tasks);
+	/* The runner writes derived rows only (claims, calendar and lifecycle
+	 * rows): a power cut may lose its last commits and nothing with them,
+	 * for their tasks run again. So they commit without an fsync each
+	 * (synchronous=NORMAL: in WAL mode the order of commits is kept, and
+	 * the next desk commit's fsync makes them durable), which keeps its
+	 * short batches cheap; every other transaction stays FULL. */
+	relaxed =
+	    sqlite3_get_autocommit(db_sqlite(db)) && db_exec(db, "PRAGMA synchronous=NORMAL") == 0;
 	rc = db_write(db, claim_tx, &c);
 	if (rc == 0 && c.n > 0) {
 		*ran = c.n;
 		rc = db_write(db, finish_tx, &c);
 	}
+	if (relaxed && db_exec(db, "PRAGMA synchronous=FULL") != 0 && rc == 0)
+		rc = FD_EDB;
 	for (i = 0; i < c.n; i++)
 		free(c.tasks[i].key);
 	free(c.tasks);

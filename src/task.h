@@ -106,9 +106,16 @@ void task_opts_default(struct task_opts *o);
  * inside the caller's write transaction (or as its own statement). */
 int task_enqueue(struct db *db, const char *kind, const char *key);
 
+/* At most this many bulk tasks (LIFECYCLE_TASK_KIND: what a retention
+ * rebuild, a migration or an import queues by the thousand) in one batch:
+ * a batch is one write transaction, so a desk's commit, and a calendar
+ * task queued meanwhile, wait for at most this many of them. */
+#define TASK_BULK_BATCH 16
+
 /* task_run_batch - with the runner lease held in *lease (NULL only for a
  * caller that knows it is the only runner, such as a unit test), claim up to
- * o->batch due tasks (one transaction), run their handlers and mark each one
+ * o->batch due tasks, the desk's kinds first and then at most
+ * TASK_BULK_BATCH bulk ones (one transaction), run their handlers and mark each one
  * (a second transaction, fenced by the lease and the claim token). *ran gets
  * the number claimed. FD_ECONFLICT when the lease was lost (nothing of this
  * batch is then kept; the tasks become runnable when their claims expire). A

@@ -1187,14 +1187,24 @@ START_TEST(test_desk_tasks_before_bulk)
 	    0);
 	ck_assert_int_eq(
 	    count("SELECT count(*) FROM task WHERE kind = 'lifecycle' AND status = 'pending'"), 39);
+	/* a batch with room for them all takes TASK_BULK_BATCH of the bulk kind
+	 * (one transaction holds the desk up for no more), the oldest */
+	o.batch = 64;
+	ck_assert_int_eq(task_run_batch(db, NULL, &o, &ran), 0);
+	ck_assert_int_eq(ran, TASK_BULK_BATCH);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'lifecycle' AND status = 'pending'"),
+	    39 - TASK_BULK_BATCH);
+	ck_assert_int_eq(count("SELECT count(*) FROM task WHERE kind = 'lifecycle'"
+	                       " AND status = 'pending' AND CAST(key AS INTEGER) <= 100009"),
+	                 0);
 	/* the claim's order is the index's: no temporary b-tree for it */
 	ck_assert_int_eq(
 	    sqlite3_prepare_v2(
 	        db_sqlite(db),
 	        "EXPLAIN QUERY PLAN SELECT id FROM task j INDEXED BY task_due_desk_first"
-	        " WHERE status IN"
-	        " ('pending', 'failed') AND next_run_at <= 0 ORDER BY"
-	        " (kind = 'lifecycle'), next_run_at, id LIMIT 5",
+	        " WHERE (kind = 'lifecycle') = 1 AND status IN"
+	        " ('pending', 'failed') AND next_run_at <= 0 ORDER BY next_run_at, id LIMIT 5",
 	        -1, &st, NULL),
 	    SQLITE_OK);
 	while (sqlite3_step(st) == SQLITE_ROW) {
