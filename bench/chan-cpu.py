@@ -89,7 +89,7 @@ def main():
           " on copies of the same stored database and the same fake channel; medians of"
           " wall time, frontdesk's CPU and the fake channel's CPU over the same interval.\n"
           % (N, 2 * N, N, RUNS))
-    print("| what | wall | frontdesk CPU | fake channel CPU | events a second |")
+    print("| what | wall | frontdesk CPU | fake channel CPU | %d events / wall |" % (2 * N))
     print("|---|---|---|---|---|")
     for (b, what), v in rows.items():
         name = ("%s: %s" % (os.path.basename(b.rstrip("/")), what) if b != "curl" else
