@@ -277,8 +277,11 @@ char *pipe_log_mask(const char *s, size_t len, size_t max)
 			i++;
 			continue;
 		}
-		for (k = 0, next = 0; !next && k < sizeof maskers / sizeof *maskers; k++)
-			next = maskers[k](&m, i);
+		if (s[i] == '"') /* not a word byte: the other maskers return 0 */
+			next = mask_json(&m, i);
+		else
+			for (k = 0, next = 0; !next && k < sizeof maskers / sizeof *maskers; k++)
+				next = maskers[k](&m, i);
 		if (next)
 			i = m.plain = next;
 		else
