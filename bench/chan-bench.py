@@ -23,8 +23,10 @@ database and a fresh fake channel:
 Environment: CHAN_N (2000), CHAN_RUNS (3), CHAN_DELAYS (5). Every secret
 here is made up.
 """
+import atexit
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -97,7 +99,10 @@ def timed(fn):
 
 def build_gen():
     """bench/money-gen.c against BUILD's core: it writes CHAN_N open invoices."""
-    exe = os.path.join(tempfile.gettempdir(), "fdchan-money-gen")
+    # a folder of its own: two benches running at once must not overwrite each other's
+    tmp = tempfile.mkdtemp(prefix="fdchan-gen.")
+    atexit.register(shutil.rmtree, tmp, True)
+    exe = os.path.join(tmp, "money-gen")
     pc = lambda *a: subprocess.run(["pkg-config"] + list(a), capture_output=True, text=True,
                                    check=True).stdout.split()
     subprocess.run(["cc", "-std=gnu11", "-O2", "-I" + os.path.join(TOP, "src"), "-I" + BUILD,
@@ -105,7 +110,7 @@ def build_gen():
                    [os.path.join(TOP, "bench", "money-gen.c"),
                     os.path.join(BUILD, "src", "libfdcore.a")] +
                    pc("--libs", "sqlite3", "libcjson", "libcurl", "libcrypto") +
-                   ["-lpthread", "-lm", "-o", exe], check=True)
+                   ["-lcrypt", "-ldl", "-lpthread", "-lm", "-o", exe], check=True)
     return exe
 
 
