@@ -29,6 +29,7 @@
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "channel.h"
+#include "checkdb.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -1353,6 +1354,99 @@ START_TEST(test_chan_run_states)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- promises */
+
+/* The virtual machine steps of the statements run while the hook is on
+ * (counted, never timed). */
+static int64_t vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 0);
+	return 0;
+}
+
+static void no_report(const char *code, const char *detail, void *arg)
+{
+	(void)code;
+	(void)detail;
+	(void)arg;
+}
+
+/* check_promises' steps into *steps; how many promises it found broken. */
+static int promise_steps(int64_t *steps)
+{
+	int n;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	n = check_promises(db, no_report, NULL);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*steps = vm_steps;
+	return n;
+}
+
+/* The screen's status line runs check_promises whenever the database
+ * changed: it reads the outbox's open commands and the card orders still
+ * open, never the history of those sent and paid (issue 33: it walked
+ * every refund and envelope command ever sent, and scanned the whole
+ * outbox and every card order). */
+START_TEST(test_promises_read_what_is_open)
+{
+	struct customer_input ci = {0};
+	int64_t cust, steps0, steps1;
+	char sql[1024];
+	int n0, n1;
+
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	/* one promise broken: a refund given up while its order says paid */
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, created_at, updated_at)"
+	         " VALUES ('PO-1', 'stripe', 'pi_1', %lld, 'USD', 5000, 'paid', 1, 1)",
+	         (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	            " ('refund.create', 'PO-1-r1', 'stripe', 'k1',"
+	            " '{\"order_no\":\"PO-1\",\"amount\":3000}', 'dead', 1, 1)"),
+	    SQLITE_OK);
+	n0 = promise_steps(&steps0);
+	ck_assert_int_eq(n0, 1);
+	/* the history: 4,000 orders paid, 16,000 commands sent */
+	snprintf(
+	    sql, sizeof sql,
+	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
+	    " INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	    " currency, amount, status, created_at, updated_at)"
+	    " SELECT 'PO-H' || i, 'stripe', 'pi_h' || i, %lld, 'USD', 100, 'paid', 1, 1 FROM n",
+	    (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000),"
+	        " t(type, event, kind) AS (VALUES ('payment', 'refund.create', 'r'),"
+	        " ('esign', 'envelope.create', 'e'), ('booking', 'availability.push', 'a'),"
+	        " ('booking', 'booking.confirm', 'b'))"
+	        " INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	        " idempotency_key, payload, status, created_at, updated_at, sent_at,"
+	        " integration_type) SELECT event, kind || i, 'stripe', 'h-' || kind || i,"
+	        " '{\"order_no\":\"PO-H' || i || '\",\"resource\":1,\"day\":\"2026-12-01\"}',"
+	        " 'succeeded', 1, 1, 1, type FROM n, t"),
+	    SQLITE_OK);
+	n1 = promise_steps(&steps1);
+	ck_assert_int_eq(n1, 1);
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no history, %lld with 4,000 orders and 16,000 commands",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1380,6 +1474,7 @@ int main(void)
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(store, test_pipeline_type);
+	tcase_add_test(store, test_promises_read_what_is_open);
 	tcase_add_test(pure, test_may_charge_refund);
 	tcase_add_test(pure, test_log_masking);
 	tcase_add_test(store, test_log_file);
