@@ -1004,14 +1004,32 @@ void outbox_cmd_free(struct outbox_cmd *o)
 int outbox_cmd_list(struct db *db, const char *status, const char *type, const char *provider,
                     int limit, int (*cb)(const struct outbox_cmd *o, void *arg), void *arg)
 {
-	static const char sql[] =
-	    "SELECT " OUTBOX_COLS " FROM outbox_event WHERE (?1 IS NULL OR status = ?1)"
-	    " AND (?3 IS NULL OR integration_type = ?3) AND (?4 IS NULL OR provider_code = ?4)"
-	    " ORDER BY id DESC LIMIT ?2";
+	/* a status still open (the screen's dead letters) is read by its
+	 * partial index, so that the commands sent are never walked past;
+	 * any other (sent, or none) from the newest command back */
+#define LIST_WHERE                                                                                 \
+	" AND (?3 IS NULL OR integration_type = ?3) AND (?4 IS NULL OR provider_code = ?4)"        \
+	" ORDER BY id DESC LIMIT ?2"
+	static const char dead[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event INDEXED BY"
+	    " outbox_event_dead WHERE status = ?1 AND status = 'dead'" LIST_WHERE;
+	static const char to_send[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event INDEXED BY outbox_event_to_send"
+	    " WHERE (status = 'pending' OR status = 'sending' OR status = 'failed')"
+	    " AND status = ?1" LIST_WHERE;
+	static const char any[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event WHERE (?1 IS NULL OR status = ?1)" LIST_WHERE;
+#undef LIST_WHERE
+	const char *sql = any;
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
 	int rc = 0, step;
 
+	if (status && !strcmp(status, "dead"))
+		sql = dead;
+	else if (status && (!strcmp(status, "pending") || !strcmp(status, "sending") ||
+	                    !strcmp(status, "failed")))
+		sql = to_send;
 	if ((rc = db_prepare(db, sql, &st)))
 		return rc;
 	if (status)

@@ -1447,6 +1447,74 @@ START_TEST(test_promises_read_what_is_open)
 }
 END_TEST
 
+static int count_event(const struct inbox_event *e, void *arg)
+{
+	(void)e;
+	++*(int *)arg;
+	return 0;
+}
+
+static int count_cmd(const struct outbox_cmd *o, void *arg)
+{
+	(void)o;
+	++*(int *)arg;
+	return 0;
+}
+
+/* The dead letters (steps into *steps): how many events and commands. */
+static int dead_letter_steps(int64_t *steps)
+{
+	int n = 0;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(inbox_list(db, "dead", NULL, NULL, 200, count_event, &n), 0);
+	ck_assert_int_eq(outbox_cmd_list(db, "dead", NULL, NULL, 200, count_cmd, &n), 0);
+	ck_assert_int_eq(outbox_cmd_list(db, "failed", NULL, NULL, 200, count_cmd, &n), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*steps = vm_steps;
+	return n;
+}
+
+/* The screen's dead letters read the dead events and commands by their
+ * indexes, never walking back past the processed and sent ones newer than
+ * them (issue 33). */
+START_TEST(test_dead_letters_read_what_is_dead)
+{
+	int64_t steps0, steps1;
+
+	ck_assert_int_eq(exec_rc("INSERT INTO inbound_callback (source_system, external_id, via,"
+	                         " payload, received_at, status, updated_at) VALUES"
+	                         " ('stripe', 'evt_dead', 'poll', '{}', 1, 'dead', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	            " ('refund.create', 'PO-1-r1', 'stripe', 'k1', '{}', 'dead', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_eq(dead_letter_steps(&steps0), 2);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)"
+	        " INSERT INTO inbound_callback (source_system, external_id, via, payload,"
+	        " received_at, status, processed_at, updated_at)"
+	        " SELECT 'stripe', 'evt_' || i, 'poll', '{}', 1, 'processed', 1, 1 FROM n"),
+	    SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)"
+	        " INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	        " idempotency_key, payload, status, created_at, updated_at, sent_at)"
+	        " SELECT 'refund.create', 'PO-H' || i, 'stripe', 'h' || i, '{}', 'succeeded',"
+	        " 1, 1, 1 FROM n"),
+	    SQLITE_OK);
+	ck_assert_int_eq(dead_letter_steps(&steps1), 2);
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no history, %lld with 10,000 events and commands",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1475,6 +1543,7 @@ int main(void)
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(store, test_pipeline_type);
 	tcase_add_test(store, test_promises_read_what_is_open);
+	tcase_add_test(store, test_dead_letters_read_what_is_dead);
 	tcase_add_test(pure, test_may_charge_refund);
 	tcase_add_test(pure, test_log_masking);
 	tcase_add_test(store, test_log_file);
