@@ -391,9 +391,13 @@ int recon_day_state(struct db *db, const char *provider, struct recon_state *out
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	/* the open differences by their partial index (the status line reads
+	 * this whenever the database changed): a walk of every difference ever
+	 * found, resolved or not, was what the planner chose */
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT count(*), count(DISTINCT business_day) FROM reconciliation_diff"
+	    " INDEXED BY reconciliation_diff_open"
 	    " WHERE state = 'open' AND (?1 IS NULL OR provider_code = ?1)",
 	    &st);
 	if (rc)
