@@ -1365,7 +1365,7 @@ static int count_steps(unsigned type, void *ctx, void *p, void *x)
 	(void)ctx;
 	(void)x;
 	if (type == SQLITE_TRACE_PROFILE)
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 0);
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
 	return 0;
 }
 
