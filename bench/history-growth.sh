@@ -20,7 +20,8 @@
 # queue would; it is kept (the planner's choices under it are the point).
 #
 # Every round runs every measure on every copy in turn, this build and
-# HG_BASE (an older build's binary, optional) alternating, so that the
+# HG_BASE (an older build's binary, optional) alternating (each going first
+# every other round), so that the
 # load of the shared machine falls on all of them alike: the commands
 # through bench/measure.py (HG_RUNS timed runs, then three under
 # /usr/bin/time for the maximum resident set size), the screen once per
@@ -146,11 +147,15 @@ frame() {
 load_before=$(cut -d' ' -f1-3 /proc/loadavg)
 r=0
 while [ "$r" -lt "$ROUNDS" ]; do
+	# the builds take turns at going first (the first process after the
+	# shell on a file was seen to pay more)
+	order=$bins
+	[ -n "$BASE" ] && [ $((r % 2)) -eq 1 ] && order="base new"
 	for n in $COUNTS; do
 		db=$dir/tasks-$n.db
 		m "sh7-$n" sqlite3 -readonly "$db" "$q7"
 		m "sh1-$n" sqlite3 -readonly "$db" "$q1"
-		for b in $bins; do
+		for b in $order; do
 			m "ag7-$b-$n" "$(bin $b)" --db "$db" agenda --days 7
 			m "ag1-$b-$n" "$(bin $b)" --db "$db" agenda --days 1
 			frame "fr-$b-$n" "$(bin $b)" "$db"
