@@ -1299,6 +1299,68 @@ START_TEST(test_desk_reads_skip_finished_tasks)
 }
 END_TEST
 
+static void no_report(const char *code, const char *detail, void *arg)
+{
+	(void)code;
+	(void)detail;
+	(void)arg;
+}
+
+/* The steps of `check`'s two walks that ask the queue about each row:
+ * the calendar's (projection_check, which asks of each differing row
+ * whether its task is still queued) and the lifecycle rows' (one question
+ * per customer). */
+static int64_t check_steps(void)
+{
+	int64_t n;
+
+	vm_steps = scan_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(projection_check(db, NULL, NULL, &n), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_ge(lifecycle_check(db, no_report, NULL), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	return vm_steps;
+}
+
+/* Whether a row's task is still queued is asked of the open tasks alone:
+ * with sqlite_stat1 gathered on a young queue, the question scanned every
+ * finished task, once per differing calendar row and once per customer. */
+START_TEST(test_check_questions_skip_finished_tasks)
+{
+	int64_t steps0, steps1, a;
+
+	add_customer("Ada Lee");
+	add_customer("Bo Chan");
+	a = add_appt("2026-12-02 09:00", "2026-12-02 10:00");
+	drain();
+	run3(db,
+	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
+	     "INSERT INTO task (kind, key) SELECT CASE WHEN i % 4 THEN 'calendar' "
+	     "ELSE 'lifecycle' END, 'young-' || i FROM n",
+	     0, 0, 0);
+	ck_assert_int_eq(db_exec(db, "ANALYZE"), 0);
+	run3(db,
+	     "UPDATE task SET status = 'succeeded', attempts = 1, finished_at = updated_at "
+	     "WHERE key LIKE 'young-%'",
+	     0, 0, 0);
+	/* one calendar row differs: its visit's task is asked about */
+	run3(db, "UPDATE appointment_calendar_view SET customers = 'x' WHERE appointment_id = ?1",
+	     a, 0, 0);
+	steps0 = check_steps();
+	run3(db,
+	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+	     "INSERT INTO task (kind, key, status, attempts, finished_at) "
+	     "SELECT CASE WHEN i % 4 THEN 'calendar' ELSE 'lifecycle' END, 'old-' || i, "
+	     "'succeeded', 1, 0 FROM n",
+	     0, 0, 0);
+	steps1 = check_steps();
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with 2,000 finished tasks, %lld with 22,000", (long long)steps0,
+	              (long long)steps1);
+}
+END_TEST
+
 START_TEST(test_expired_claim_runs_again)
 {
 	struct task_opts o = test_opts();
@@ -1865,6 +1927,7 @@ int main(void)
 	tcase_add_test(queue, test_failures_backoff_dead_and_retry);
 	tcase_add_test(queue, test_desk_tasks_before_bulk);
 	tcase_add_test(queue, test_desk_reads_skip_finished_tasks);
+	tcase_add_test(queue, test_check_questions_skip_finished_tasks);
 	tcase_add_test(queue, test_expired_claim_runs_again);
 	tcase_add_test(queue, test_stale_runner_is_fenced);
 	tcase_set_timeout(queue, 60);
