@@ -247,10 +247,11 @@ int chan_order_to_query(struct db *db, const char *provider, int64_t until, int6
 	int rc, step = SQLITE_DONE;
 
 	*n = 0;
-	/* the first condition is the partial index's own, so that index (the
-	 * unfinished orders only) is what is read */
+	/* the partial index of the unfinished orders, named: left to itself
+	 * the planner walked pay_order_channel_id, every order of the
+	 * provider ever made (serve asks this on every poll) */
 	rc = db_prepare(db,
-	                "SELECT " ORDER_COLS " FROM pay_order"
+	                "SELECT " ORDER_COLS " FROM pay_order INDEXED BY pay_order_to_query"
 	                " WHERE (status = 'created' OR status = 'paying' OR status = 'refunding')"
 	                " AND status <> 'refunding' AND channel_order_id IS NOT NULL"
 	                " AND provider_code = ?1 AND coalesce(next_query_at, 0) <= ?2 AND id > ?3"

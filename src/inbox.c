@@ -647,11 +647,20 @@ int inbox_list(struct db *db, const char *status, const char *type, const char *
 	struct inbox_event e;
 	int rc, step;
 
-	rc = db_prepare(db,
-	                "SELECT " EVENT_COLS " FROM inbound_callback"
-	                " WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR source_system = ?2)"
-	                " AND (?4 IS NULL OR integration_type = ?4) ORDER BY id DESC LIMIT ?3",
-	                &st);
+	/* with a status (the screen's dead letters), the (status, id) index:
+	 * the events of that status alone, newest first; a walk of the table
+	 * from its newest event read every processed one before the first
+	 * dead one */
+	rc = db_prepare(
+	    db,
+	    status ? "SELECT " EVENT_COLS " FROM inbound_callback"
+	             " INDEXED BY inbound_callback_by_status WHERE status = ?1"
+	             " AND (?2 IS NULL OR source_system = ?2)"
+	             " AND (?4 IS NULL OR integration_type = ?4) ORDER BY id DESC LIMIT ?3"
+	           : "SELECT " EVENT_COLS " FROM inbound_callback"
+	             " WHERE (?2 IS NULL OR source_system = ?2)"
+	             " AND (?4 IS NULL OR integration_type = ?4) ORDER BY id DESC LIMIT ?3",
+	    &st);
 	if (rc)
 		return rc;
 	bind_opt(st, 1, status);

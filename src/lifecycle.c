@@ -415,8 +415,14 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 		return rc;
 	rc = db_prepare(
 	    db,
-	    "SELECT c.id, EXISTS (SELECT 1 FROM task WHERE kind = 'lifecycle'"
-	    " AND key = CAST(c.id AS TEXT) AND status IN ('pending', 'running', 'failed'))"
+	    /* its task pending, running or failed, each by the index of its
+	     * own status: never the finished tasks, once per customer */
+	    "SELECT c.id, EXISTS (SELECT 1 FROM task INDEXED BY task_pending_once"
+	    " WHERE status = 'pending' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
+	    " OR EXISTS (SELECT 1 FROM task INDEXED BY task_running_by_key"
+	    " WHERE status = 'running' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
+	    " OR EXISTS (SELECT 1 FROM task INDEXED BY task_by_status"
+	    " WHERE status = 'failed' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
 	    " FROM customer c ORDER BY c.id",
 	    &st);
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {

@@ -114,14 +114,16 @@ int outbox_due(struct db *db, const char *type, const char *provider,
 	sqlite3_stmt *st;
 	int rc, step;
 
-	rc =
-	    db_prepare_cached(db,
-	                      "SELECT id, event_type, status, idempotency_key, payload, retry_count"
-	                      " FROM outbox_event WHERE integration_type = ?1"
-	                      " AND provider_code = ?2 AND (status IN ('pending', 'sending') OR"
-	                      " (status = 'failed' AND next_retry_at <= ?3))"
-	                      " ORDER BY id",
-	                      &st);
+	rc = db_prepare_cached(
+	    db,
+	    "SELECT id, event_type, status, idempotency_key, payload, retry_count"
+	    " FROM outbox_event INDEXED BY outbox_event_to_send"
+	    " WHERE (status = 'pending' OR status = 'sending' OR status = 'failed')"
+	    " AND integration_type = ?1"
+	    " AND provider_code = ?2 AND (status IN ('pending', 'sending') OR"
+	    " (status = 'failed' AND next_retry_at <= ?3))"
+	    " ORDER BY id",
+	    &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_text(st, 1, type, -1, SQLITE_TRANSIENT);
@@ -462,7 +464,9 @@ struct row {
 
 /* The next due row of provider: the oldest unfinished row of its order. */
 /* The next row of provider due at the real clock, after id `after` (each
- * row is sent at most once per outbox_deliver). */
+ * row is sent at most once per outbox_deliver). Both walks are of the
+ * partial index of the commands still to send: by id (the rowid) they
+ * read every command sent since, on every round of serve. */
 static int next_row(struct db *db, const char *provider, int64_t after, struct row *r, int *found)
 {
 	sqlite3_stmt *st;
@@ -477,12 +481,13 @@ static int next_row(struct db *db, const char *provider, int64_t after, struct r
 	    "'$.invoice_id'), 0),"
 	    " coalesce(json_extract(o.payload, '$.invoice_number'), ''),"
 	    " coalesce(json_extract(o.payload, '$.currency'), ''), o.retry_count"
-	    " FROM outbox_event o"
-	    " WHERE o.status IN ('pending', 'sending', 'failed') AND o.provider_code = ?1"
-	    " AND o.integration_type = '" CHAN_TYPE_PAYMENT "'"
+	    " FROM outbox_event o INDEXED BY outbox_event_to_send"
+	    " WHERE (o.status = 'pending' OR o.status = 'sending' OR o.status = 'failed')"
+	    " AND o.provider_code = ?1 AND o.integration_type = '" CHAN_TYPE_PAYMENT "'"
 	    " AND coalesce(o.next_retry_at, 0) <= ?2 AND o.id > ?3"
-	    " AND NOT EXISTS (SELECT 1 FROM outbox_event e WHERE e.id < o.id"
-	    "   AND e.status IN ('pending', 'sending', 'failed')"
+	    " AND NOT EXISTS (SELECT 1 FROM outbox_event e INDEXED BY outbox_event_to_send"
+	    "   WHERE (e.status = 'pending' OR e.status = 'sending' OR e.status = 'failed')"
+	    "   AND e.id < o.id"
 	    "   AND json_extract(e.payload, '$.order_no') = json_extract(o.payload, '$.order_no'))"
 	    " ORDER BY o.id LIMIT 1",
 	    &st);
@@ -928,10 +933,16 @@ int outbox_count_by_status(struct db *db, const char *provider, int64_t n[4])
 	int rc, i;
 
 	for (i = 0; i < 4; i++) {
-		rc = db_prepare(db,
-		                "SELECT count(*) FROM outbox_event WHERE provider_code = ?1"
-		                " AND status = ?2",
-		                &st);
+		/* each status by its partial index, never the commands sent */
+		rc = db_prepare(
+		    db,
+		    counted[i] == OUTBOX_DEAD
+		        ? "SELECT count(*) FROM outbox_event INDEXED BY outbox_event_dead"
+		          " WHERE status = 'dead' AND provider_code = ?1 AND status = ?2"
+		        : "SELECT count(*) FROM outbox_event INDEXED BY outbox_event_to_send"
+		          " WHERE (status = 'pending' OR status = 'sending'"
+		          " OR status = 'failed') AND provider_code = ?1 AND status = ?2",
+		    &st);
 		if (rc)
 			return rc;
 		sqlite3_bind_text(st, 1, provider, -1, SQLITE_TRANSIENT);
@@ -1004,14 +1015,32 @@ void outbox_cmd_free(struct outbox_cmd *o)
 int outbox_cmd_list(struct db *db, const char *status, const char *type, const char *provider,
                     int limit, int (*cb)(const struct outbox_cmd *o, void *arg), void *arg)
 {
-	static const char sql[] =
-	    "SELECT " OUTBOX_COLS " FROM outbox_event WHERE (?1 IS NULL OR status = ?1)"
-	    " AND (?3 IS NULL OR integration_type = ?3) AND (?4 IS NULL OR provider_code = ?4)"
-	    " ORDER BY id DESC LIMIT ?2";
+	/* a status still open (the screen's dead letters) is read by its
+	 * partial index, so that the commands sent are never walked past;
+	 * any other (sent, or none) from the newest command back */
+#define LIST_WHERE                                                                                 \
+	" AND (?3 IS NULL OR integration_type = ?3) AND (?4 IS NULL OR provider_code = ?4)"        \
+	" ORDER BY id DESC LIMIT ?2"
+	static const char dead[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event INDEXED BY"
+	    " outbox_event_dead WHERE status = ?1 AND status = 'dead'" LIST_WHERE;
+	static const char to_send[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event INDEXED BY outbox_event_to_send"
+	    " WHERE (status = 'pending' OR status = 'sending' OR status = 'failed')"
+	    " AND status = ?1" LIST_WHERE;
+	static const char any[] =
+	    "SELECT " OUTBOX_COLS " FROM outbox_event WHERE (?1 IS NULL OR status = ?1)" LIST_WHERE;
+#undef LIST_WHERE
+	const char *sql = any;
 	struct outbox_cmd o;
 	sqlite3_stmt *st;
 	int rc = 0, step;
 
+	if (status && !strcmp(status, "dead"))
+		sql = dead;
+	else if (status && (!strcmp(status, "pending") || !strcmp(status, "sending") ||
+	                    !strcmp(status, "failed")))
+		sql = to_send;
 	if ((rc = db_prepare(db, sql, &st)))
 		return rc;
 	if (status)

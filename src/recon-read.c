@@ -391,9 +391,13 @@ int recon_day_state(struct db *db, const char *provider, struct recon_state *out
 	int rc;
 
 	memset(out, 0, sizeof *out);
+	/* the open differences by their partial index (the status line reads
+	 * this whenever the database changed): a walk of every difference ever
+	 * found, resolved or not, was what the planner chose */
 	rc = db_prepare_cached(
 	    db,
 	    "SELECT count(*), count(DISTINCT business_day) FROM reconciliation_diff"
+	    " INDEXED BY reconciliation_diff_open"
 	    " WHERE state = 'open' AND (?1 IS NULL OR provider_code = ?1)",
 	    &st);
 	if (rc)
@@ -405,15 +409,22 @@ int recon_day_state(struct db *db, const char *provider, struct recon_state *out
 		out->open_days = sqlite3_column_int64(st, 1);
 	}
 	db_release(db, st);
+	/* the last balanced day: the days reconciled, newest first, until one
+	 * whose latest batch of every provider is done and which has no open
+	 * difference (a grouping of every batch ever run was what this read,
+	 * on the status line, whenever the database changed) */
 	rc = db_prepare_cached(
 	    db,
-	    "SELECT max(day) FROM (SELECT l.business_day AS day FROM"
-	    " (SELECT max(id) AS id, business_day FROM reconciliation_batch"
-	    "  WHERE ?1 IS NULL OR provider_code = ?1 GROUP BY provider_code, business_day) l"
-	    " JOIN reconciliation_batch b ON b.id = l.id GROUP BY l.business_day"
-	    " HAVING min(b.status = 'done') = 1) x"
-	    " WHERE NOT EXISTS (SELECT 1 FROM reconciliation_diff d WHERE d.business_day = x.day"
-	    "  AND d.state = 'open' AND (?1 IS NULL OR d.provider_code = ?1))",
+	    "SELECT x.day FROM (SELECT DISTINCT business_day AS day FROM reconciliation_batch"
+	    "  INDEXED BY reconciliation_batch_by_day_only"
+	    "  WHERE ?1 IS NULL OR provider_code = ?1 ORDER BY business_day DESC) x"
+	    " WHERE NOT EXISTS (SELECT 1 FROM reconciliation_batch b"
+	    "  WHERE b.business_day = x.day AND (?1 IS NULL OR b.provider_code = ?1)"
+	    "  AND b.status <> 'done' AND b.id = (SELECT max(m.id) FROM reconciliation_batch m"
+	    "  WHERE m.provider_code = b.provider_code AND m.business_day = x.day))"
+	    " AND NOT EXISTS (SELECT 1 FROM reconciliation_diff d WHERE d.business_day = x.day"
+	    "  AND d.state = 'open' AND (?1 IS NULL OR d.provider_code = ?1))"
+	    " LIMIT 1",
 	    &st);
 	if (rc)
 		return rc;

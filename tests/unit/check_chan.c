@@ -29,6 +29,7 @@
 #include "chan-stripe.h"
 #include "chan-wechat.h"
 #include "channel.h"
+#include "checkdb.h"
 #include "customer.h"
 #include "db.h"
 #include "err.h"
@@ -1353,6 +1354,254 @@ START_TEST(test_chan_run_states)
 }
 END_TEST
 
+/* ---------------------------------------------------------------- promises */
+
+/* The virtual machine steps of the statements run while the hook is on
+ * (counted, never timed). */
+static int64_t vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
+	return 0;
+}
+
+static void no_report(const char *code, const char *detail, void *arg)
+{
+	(void)code;
+	(void)detail;
+	(void)arg;
+}
+
+/* check_promises' steps into *steps; how many promises it found broken. */
+static int promise_steps(int64_t *steps)
+{
+	int n;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	n = check_promises(db, no_report, NULL);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*steps = vm_steps;
+	return n;
+}
+
+/* The screen's status line runs check_promises whenever the database
+ * changed: it reads the outbox's open commands and the card orders still
+ * open, never the history of those sent and paid (issue 33: it walked
+ * every refund and envelope command ever sent, and scanned the whole
+ * outbox and every card order). */
+START_TEST(test_promises_read_what_is_open)
+{
+	struct customer_input ci = {0};
+	int64_t cust, steps0, steps1;
+	char sql[1024];
+	int n0, n1;
+
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	/* one promise broken: a refund given up while its order says paid */
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, created_at, updated_at)"
+	         " VALUES ('PO-1', 'stripe', 'pi_1', %lld, 'USD', 5000, 'paid', 1, 1)",
+	         (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	            " ('refund.create', 'PO-1-r1', 'stripe', 'k1',"
+	            " '{\"order_no\":\"PO-1\",\"amount\":3000}', 'dead', 1, 1)"),
+	    SQLITE_OK);
+	n0 = promise_steps(&steps0);
+	ck_assert_int_eq(n0, 1);
+	/* the history: 4,000 orders paid, 16,000 commands sent */
+	snprintf(
+	    sql, sizeof sql,
+	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
+	    " INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	    " currency, amount, status, created_at, updated_at)"
+	    " SELECT 'PO-H' || i, 'stripe', 'pi_h' || i, %lld, 'USD', 100, 'paid', 1, 1 FROM n",
+	    (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000),"
+	        " t(type, event, kind) AS (VALUES ('payment', 'refund.create', 'r'),"
+	        " ('esign', 'envelope.create', 'e'), ('booking', 'availability.push', 'a'),"
+	        " ('booking', 'booking.confirm', 'b'))"
+	        " INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	        " idempotency_key, payload, status, created_at, updated_at, sent_at,"
+	        " integration_type) SELECT event, kind || i, 'stripe', 'h-' || kind || i,"
+	        " '{\"order_no\":\"PO-H' || i || '\",\"resource\":1,\"day\":\"2026-12-01\"}',"
+	        " 'succeeded', 1, 1, 1, type FROM n, t"),
+	    SQLITE_OK);
+	n1 = promise_steps(&steps1);
+	ck_assert_int_eq(n1, 1);
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no history, %lld with 4,000 orders and 16,000 commands",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
+static int count_event(const struct inbox_event *e, void *arg)
+{
+	(void)e;
+	++*(int *)arg;
+	return 0;
+}
+
+static int count_cmd(const struct outbox_cmd *o, void *arg)
+{
+	(void)o;
+	++*(int *)arg;
+	return 0;
+}
+
+/* The dead letters (steps into *steps): how many events and commands. */
+static int dead_letter_steps(int64_t *steps)
+{
+	int n = 0;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(inbox_list(db, "dead", NULL, NULL, 200, count_event, &n), 0);
+	ck_assert_int_eq(outbox_cmd_list(db, "dead", NULL, NULL, 200, count_cmd, &n), 0);
+	ck_assert_int_eq(outbox_cmd_list(db, "failed", NULL, NULL, 200, count_cmd, &n), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*steps = vm_steps;
+	return n;
+}
+
+/* The screen's dead letters read the dead events and commands by their
+ * indexes, never walking back past the processed and sent ones newer than
+ * them (issue 33). */
+START_TEST(test_dead_letters_read_what_is_dead)
+{
+	int64_t steps0, steps1;
+
+	ck_assert_int_eq(exec_rc("INSERT INTO inbound_callback (source_system, external_id, via,"
+	                         " payload, received_at, status, updated_at) VALUES"
+	                         " ('stripe', 'evt_dead', 'poll', '{}', 1, 'dead', 1)"),
+	                 SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at) VALUES"
+	            " ('refund.create', 'PO-1-r1', 'stripe', 'k1', '{}', 'dead', 1, 1)"),
+	    SQLITE_OK);
+	ck_assert_int_eq(dead_letter_steps(&steps0), 2);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)"
+	        " INSERT INTO inbound_callback (source_system, external_id, via, payload,"
+	        " received_at, status, processed_at, updated_at)"
+	        " SELECT 'stripe', 'evt_' || i, 'poll', '{}', 1, 'processed', 1, 1 FROM n"),
+	    SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc(
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10000)"
+	        " INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	        " idempotency_key, payload, status, created_at, updated_at, sent_at)"
+	        " SELECT 'refund.create', 'PO-H' || i, 'stripe', 'h' || i, '{}', 'succeeded',"
+	        " 1, 1, 1 FROM n"),
+	    SQLITE_OK);
+	ck_assert_int_eq(dead_letter_steps(&steps1), 2);
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no history, %lld with 10,000 events and commands",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
+static int count_due(const struct outbox_due_cmd *c, void *arg)
+{
+	(void)c;
+	++*(int *)arg;
+	return 0;
+}
+
+/* What serve reads on every round (the payment outbox's next command, the
+ * booking outbox's due ones, the card orders to ask the channel about)
+ * and `channel status` counts: how many things found (into *n), in how
+ * many steps. */
+static int64_t serve_steps(int *n)
+{
+	static struct pay_order orders[8];
+	struct outbox_result res;
+	int64_t counts[4];
+	size_t got;
+
+	*n = 0;
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(outbox_deliver(db, &chan_stripe_ops, NULL, "stripe", NULL, NULL, &res), 0);
+	ck_assert_int_eq(outbox_due(db, "booking", "bk", count_due, n), 0);
+	ck_assert_int_eq(chan_order_to_query(db, "stripe", INT64_MAX, 0, orders, 8, &got), 0);
+	ck_assert_int_eq(outbox_count_by_status(db, "stripe", counts), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*n += (int)got + (int)(counts[0] + counts[1] + counts[2] + counts[3]);
+	return vm_steps;
+}
+
+/* serve's rounds read the commands still to send and the orders still
+ * open by their partial indexes, never the commands sent and the orders
+ * paid (issue 33: the payment outbox was walked by id from the first
+ * command, and each candidate looked back over every earlier one; the
+ * orders to query were every order of the provider). */
+START_TEST(test_serve_reads_what_is_open)
+{
+	struct customer_input ci = {0};
+	int64_t cust, steps0, steps1;
+	char sql[1024];
+	int n0, n1;
+
+	ci.name = "Ada";
+	ck_assert_int_eq(customer_add(db, &ci, &cust), 0);
+	/* one order paying (already asked: its next question is far off), one
+	 * booking command due, one payment command given up */
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	         " currency, amount, status, next_query_at, created_at, updated_at)"
+	         " VALUES ('PO-1', 'stripe', 'pi_1', %lld, 'USD', 5000, 'paying', 1, 1, 1)",
+	         (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at,"
+	            " integration_type) VALUES ('booking.confirm', 'BK-1', 'bk', 'kb',"
+	            " '{}', 'pending', 1, 1, 'booking'), ('payment.create', 'PO-1',"
+	            " 'stripe', 'kd', '{\"order_no\":\"PO-1\"}', 'dead', 1, 1, 'payment')"),
+	    SQLITE_OK);
+	steps0 = serve_steps(&n0);
+	ck_assert_int_eq(n0, 3);
+	/* the history: 4,000 orders paid, 8,000 commands sent */
+	snprintf(
+	    sql, sizeof sql,
+	    "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
+	    " INSERT INTO pay_order (order_no, provider_code, channel_order_id, customer_id,"
+	    " currency, amount, status, created_at, updated_at)"
+	    " SELECT 'PO-H' || i, 'stripe', 'pi_h' || i, %lld, 'USD', 100, 'paid', 1, 1 FROM n",
+	    (long long)cust);
+	ck_assert_int_eq(exec_rc(sql), SQLITE_OK);
+	ck_assert_int_eq(
+	    exec_rc("WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000)"
+	            " INSERT INTO outbox_event (event_type, business_key, provider_code,"
+	            " idempotency_key, payload, status, created_at, updated_at, sent_at,"
+	            " integration_type) SELECT 'payment.create', 'PO-H' || i, 'stripe', 'hp' || i,"
+	            " '{\"order_no\":\"PO-H' || i || '\"}', 'succeeded', 1, 1, 1, 'payment' FROM n"
+	            " UNION ALL SELECT 'booking.confirm', 'BK-H' || i, 'bk', 'hb' || i, '{}',"
+	            " 'succeeded', 1, 1, 1, 'booking' FROM n"),
+	    SQLITE_OK);
+	steps1 = serve_steps(&n1);
+	ck_assert_int_eq(n1, 3);
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no history, %lld with 4,000 orders and 8,000 commands",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("chan");
@@ -1380,6 +1629,9 @@ int main(void)
 	tcase_add_test(store, test_outbox_rules);
 	tcase_add_test(store, test_provider_registry);
 	tcase_add_test(store, test_pipeline_type);
+	tcase_add_test(store, test_promises_read_what_is_open);
+	tcase_add_test(store, test_dead_letters_read_what_is_dead);
+	tcase_add_test(store, test_serve_reads_what_is_open);
 	tcase_add_test(pure, test_may_charge_refund);
 	tcase_add_test(pure, test_log_masking);
 	tcase_add_test(store, test_log_file);

@@ -533,6 +533,67 @@ START_TEST(test_reopen_and_what_changed)
 }
 END_TEST
 
+static int64_t vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
+	return 0;
+}
+
+static int count_drawer(const struct drawer *d, void *arg)
+{
+	(void)d;
+	++*(int *)arg;
+	return 0;
+}
+
+/* drawer_list of the open drawers: how many (into *n), in how many steps. */
+static int64_t open_list_steps(int *n)
+{
+	*n = 0;
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(F.db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(drawer_list(F.db, 0, 0, 1, count_drawer, n), 0);
+	sqlite3_trace_v2(db_sqlite(F.db), 0, NULL, NULL);
+	return vm_steps;
+}
+
+/* The status line's open drawers are read from drawer_open alone, never
+ * walking every drawer opened and closed before (issue 33). */
+START_TEST(test_open_drawers_skip_closed)
+{
+	int64_t steps0, steps1;
+	int n;
+
+	ck_assert_int_eq(sqlite3_exec(db_sqlite(F.db),
+	                              "INSERT INTO drawer (desk, currency, float_amount, opened_by,"
+	                              " opened_at) VALUES ('front', 'USD', 0, 'dana', 1)",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	steps0 = open_list_steps(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(
+	    sqlite3_exec(
+	        db_sqlite(F.db),
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+	        " INSERT INTO drawer (desk, currency, float_amount, opened_by, opened_at)"
+	        " SELECT 'd' || i, 'USD', 0, 'dana', 2 FROM n;"
+	        "INSERT INTO drawer_close (drawer_id, counted, expected, difference,"
+	        " closed_by, closed_at) SELECT id, 0, 0, 0, 'dana', 3 FROM drawer"
+	        " WHERE desk <> 'front'",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	steps1 = open_list_steps(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_msg(steps1 - steps0 < 100, "steps: %lld, then %lld with 3,000 drawers closed",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
 START_TEST(test_day_rules)
 {
 	/* not a day, or one that has not begun */
@@ -635,6 +696,7 @@ int main(void)
 	tcase_add_test(tc, test_closed_day_refuses);
 	tcase_add_test(tc, test_reopen_and_what_changed);
 	tcase_add_test(tc, test_day_rules);
+	tcase_add_test(tc, test_open_drawers_skip_closed);
 	tcase_add_test(tc, test_figures);
 	suite_add_tcase(su, tc);
 	sr = srunner_create(su);

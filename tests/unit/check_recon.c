@@ -303,6 +303,141 @@ START_TEST(test_refused_whole)
 }
 END_TEST
 
+static int64_t vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
+	return 0;
+}
+
+/* recon_day_state's steps; its open count into *open. */
+static int64_t day_state_steps(int64_t *open)
+{
+	struct recon_state st;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(recon_day_state(db, NULL, &st), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	*open = st.open;
+	return vm_steps;
+}
+
+/* The status line's "books: N open" (recon_day_state, whenever the
+ * database changed) counts the open differences by their partial index,
+ * never every difference found and resolved since (issue 33). */
+START_TEST(test_open_count_skips_resolved)
+{
+	int64_t steps0, steps1, open;
+
+	ck_assert_int_eq(
+	    sqlite3_exec(
+	        db_sqlite(db),
+	        "INSERT INTO reconciliation_batch (provider_code, business_day, window_from,"
+	        " window_to, source, fetch_from, fetch_to, status, operator_id, started_at)"
+	        " VALUES ('stripe', '2026-11-30', 1, 2, 'fetch', 1, 2, 'done', 'x', 1);"
+	        "INSERT INTO reconciliation_diff (provider_code, kind, natural_key,"
+	        " business_day, first_batch_id, last_seen_batch_id, line_id, created_at,"
+	        " updated_at) VALUES ('stripe', 'channel_only', 'line:open', '2026-11-30',"
+	        " 1, 1, 'open', 1, 1)",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	steps0 = day_state_steps(&open);
+	ck_assert_int_eq(open, 1);
+	ck_assert_int_eq(
+	    sqlite3_exec(
+	        db_sqlite(db),
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+	        " INSERT INTO reconciliation_diff (provider_code, kind, natural_key,"
+	        " business_day, first_batch_id, last_seen_batch_id, line_id, state,"
+	        " created_at, updated_at) SELECT 'stripe', 'channel_only', 'line:' || i,"
+	        " '2026-11-30', 1, 1, 'l' || i, 'resolved', 1, 1 FROM n",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	steps1 = day_state_steps(&open);
+	ck_assert_int_eq(open, 1);
+	ck_assert_msg(steps1 - steps0 < 100, "steps: %lld, then %lld with 5,000 resolved",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
+/* recon_day_state's last balanced day into *day, in how many steps. */
+static int64_t balanced_steps(char *day, size_t n)
+{
+	struct recon_state st;
+
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(recon_day_state(db, NULL, &st), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	snprintf(day, n, "%s", st.last_balanced);
+	return vm_steps;
+}
+
+static void add_batch(const char *day, const char *status)
+{
+	char sql[512];
+
+	snprintf(sql, sizeof sql,
+	         "INSERT INTO reconciliation_batch (provider_code, business_day, window_from,"
+	         " window_to, source, fetch_from, fetch_to, status, operator_id, started_at)"
+	         " VALUES ('stripe', '%s', 1, 2, 'fetch', 1, 2, '%s', 'x', 1)",
+	         day, status);
+	ck_assert_int_eq(sqlite3_exec(db_sqlite(db), sql, NULL, NULL, NULL), SQLITE_OK);
+}
+
+/* The status line's "books: last balanced D" walks the days reconciled
+ * from the newest back to the first balanced one, never grouping every
+ * batch ever run (issue 33); a day whose latest batch failed, or with an
+ * open difference, is not balanced. */
+START_TEST(test_last_balanced_reads_the_newest)
+{
+	int64_t steps0, steps1;
+	char day[16];
+
+	add_batch("2026-11-30", "done");
+	steps0 = balanced_steps(day, sizeof day);
+	ck_assert_str_eq(day, "2026-11-30");
+	ck_assert_int_eq(
+	    sqlite3_exec(
+	        db_sqlite(db),
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 3000)"
+	        " INSERT INTO reconciliation_batch (provider_code, business_day, window_from,"
+	        " window_to, source, fetch_from, fetch_to, status, operator_id, started_at)"
+	        " SELECT 'stripe', date('2018-01-01', '+' || i || ' days'), 1, 2, 'fetch',"
+	        " 1, 2, 'done', 'x', 1 FROM n",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	steps1 = balanced_steps(day, sizeof day);
+	ck_assert_str_eq(day, "2026-11-30");
+	ck_assert_msg(steps1 - steps0 < 100, "steps: %lld, then %lld with 3,000 days reconciled",
+	              (long long)steps0, (long long)steps1);
+	/* a newer day whose latest batch failed is not balanced; run again, it is */
+	add_batch("2026-12-01", "done");
+	add_batch("2026-12-01", "failed");
+	balanced_steps(day, sizeof day);
+	ck_assert_str_eq(day, "2026-11-30");
+	add_batch("2026-12-01", "done");
+	balanced_steps(day, sizeof day);
+	ck_assert_str_eq(day, "2026-12-01");
+	/* nor is a day with a difference still open */
+	ck_assert_int_eq(
+	    sqlite3_exec(db_sqlite(db),
+	                 "INSERT INTO reconciliation_diff (provider_code, kind, natural_key,"
+	                 " business_day, first_batch_id, last_seen_batch_id, line_id, created_at,"
+	                 " updated_at) VALUES ('stripe', 'channel_only', 'line:x', '2026-12-01',"
+	                 " 1, 1, 'x', 1, 1)",
+	                 NULL, NULL, NULL),
+	    SQLITE_OK);
+	balanced_steps(day, sizeof day);
+	ck_assert_str_eq(day, "2026-11-30");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("recon");
@@ -318,6 +453,8 @@ int main(void)
 	tcase_add_test(tc, test_channel_only_and_local_only);
 	tcase_add_test(tc, test_refused_whole);
 	tcase_add_test(tc, test_record_guess);
+	tcase_add_test(tc, test_open_count_skips_resolved);
+	tcase_add_test(tc, test_last_balanced_reads_the_newest);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_set_tap(sr, "-");

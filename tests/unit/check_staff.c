@@ -333,6 +333,67 @@ START_TEST(test_session_approval)
 }
 END_TEST
 
+static int64_t vm_steps;
+
+static int count_steps(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE)
+		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
+	return 0;
+}
+
+static int count_one(const struct approval *a, void *arg)
+{
+	(void)a;
+	++*(int *)arg;
+	return 0;
+}
+
+/* The requests waiting (into *n), and the steps reading them took. */
+static int64_t waiting_steps(int *n)
+{
+	*n = 0;
+	vm_steps = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	ck_assert_int_eq(approval_list(db, 0, 100, count_one, n), 0);
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	return vm_steps;
+}
+
+/* The approvals waiting (the screen's approvals, `approve list`) are read
+ * by their partial index, never walking back past the requests decided
+ * since the oldest waiting one (issue 33). */
+START_TEST(test_waiting_approvals_skip_decided)
+{
+	int64_t steps0, steps1;
+	int n;
+
+	add_people();
+	ck_assert_int_eq(sqlite3_exec(db_sqlite(db),
+	                              "INSERT INTO approval (permission, subject, requested_by,"
+	                              " requested_at) VALUES ('refund', 'the oldest', 'alice', 1)",
+	                              NULL, NULL, NULL),
+	                 SQLITE_OK);
+	steps0 = waiting_steps(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_int_eq(
+	    sqlite3_exec(
+	        db_sqlite(db),
+	        "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 5000)"
+	        " INSERT INTO approval (permission, subject, requested_by, requested_at,"
+	        " status, decided_by, decided_at, how) SELECT 'refund', 'decided ' || i,"
+	        " 'alice', 2, 'approved', 'bob', 2, 'pin' FROM n",
+	        NULL, NULL, NULL),
+	    SQLITE_OK);
+	steps1 = waiting_steps(&n);
+	ck_assert_int_eq(n, 1);
+	ck_assert_msg(steps1 - steps0 < 100, "steps: %lld, then %lld with 5,000 decided",
+	              (long long)steps0, (long long)steps1);
+}
+END_TEST
+
 START_TEST(test_own_visits)
 {
 	struct resource_input ri = {"Tess", "technician", NULL, 1};
@@ -397,6 +458,7 @@ int main(void)
 	tcase_add_test(tc, test_pin_approves_once);
 	tcase_add_test(tc, test_session_approval);
 	tcase_add_test(tc, test_own_visits);
+	tcase_add_test(tc, test_waiting_approvals_skip_decided);
 	tcase_set_timeout(tc, 60);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
