@@ -34,6 +34,8 @@
 #ifndef FD_CHECKDB_H
 #define FD_CHECKDB_H
 
+#include <stdint.h>
+
 struct db;
 
 /* check_run - run every invariant on db (reading only) and call report
@@ -69,6 +71,26 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
  * Returns the number of problems, or a negative FD_E* code. */
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg);
+
+/* check_desk_since - check_desk over a range: the invariants of the records
+ * created or changed at or after since (UTC seconds; the records their
+ * figures depend on too: an invoice whose allocation, line or credit note
+ * is new, a payment whose allocation or refund is, a visit whose job
+ * changed, the customer of any of them), for a nightly run whose cost
+ * follows the day's work, not the history. SQLite's own checks: PRAGMA
+ * quick_check (every page of the file read once: a damaged file is still
+ * found the next morning) instead of integrity_check (which also looks up
+ * every row in every index of its table: the whole check's), and no
+ * foreign_key_check (every reference of the file: the whole check's).
+ * Whole as in check_desk: invoice and estimate numbering, posted money
+ * deleted, the channel, drawers, closed days, promises and status moves
+ * (small tables, or read through their own indexes); calendar rows without
+ * a visit are the whole check's. The list of records is taken in its own
+ * transaction just before the checks (temporary tables, dropped after).
+ * Returns the number of problems, or a negative FD_E* code. Caller:
+ * `frontdesk check --since`. */
+int check_desk_since(struct db *db, int64_t since,
+                     void (*report)(const char *code, const char *detail, void *arg), void *arg);
 
 /* check_promises - what the desk promised through a provider and
  * has not kept, as of clock_now() and the give-up horizon

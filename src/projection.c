@@ -1268,15 +1268,25 @@ static int queued(struct db *db, int64_t id)
 	char key[24];
 	int yes = 0;
 
-	if (db_prepare(db,
-	               "SELECT 1 FROM task WHERE kind = '" PROJECTION_TASK_KIND "' AND key = ? "
-	               "AND status IN ('pending', 'running', 'failed')",
-	               &st))
+	/* each status by its own index (the partial indexes of pending and
+	 * running tasks by key, the failed ones by status): "status IN (...)"
+	 * would read the whole queue for every row reported, and a check
+	 * after a bulk import (every row missing, every row queued) would
+	 * take hours */
+	if (db_prepare_cached(
+	        db,
+	        "SELECT EXISTS (SELECT 1 FROM task WHERE kind = '" PROJECTION_TASK_KIND
+	        "' AND key = ?1 AND status = 'pending')"
+	        " OR EXISTS (SELECT 1 FROM task WHERE kind = '" PROJECTION_TASK_KIND
+	        "' AND key = ?1 AND status = 'running')"
+	        " OR EXISTS (SELECT 1 FROM task INDEXED BY task_by_status"
+	        " WHERE status = 'failed' AND kind = '" PROJECTION_TASK_KIND "' AND key = ?1)",
+	        &st))
 		return 0;
 	snprintf(key, sizeof key, "%lld", (long long)id);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
-	yes = sqlite3_step(st) == SQLITE_ROW;
-	sqlite3_finalize(st);
+	yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
+	db_release(db, st);
 	return yes;
 }
 
@@ -1346,6 +1356,38 @@ int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, v
 	} while (!rc && n == DEFAULT_BATCH);
 	pctx_free(&p);
 	free(ids);
+	if (n_diff)
+		*n_diff = c.n;
+	return rc;
+}
+
+int projection_check_ids(struct db *db, const char *ids_sql,
+                         int (*cb)(const struct projection_diff *d, void *arg), void *arg,
+                         int64_t *n_diff)
+{
+	struct pctx p = {.db = db};
+	struct check_ctx c = {&p, cb, arg, 0};
+	sqlite3_stmt *ids;
+	int rc, step = SQLITE_DONE;
+
+	if ((rc = db_exec(db, "BEGIN")))
+		return rc;
+	if ((rc = db_prepare(db, ids_sql, &ids))) {
+		db_rollback(db);
+		return rc;
+	}
+	while (!rc && (step = sqlite3_step(ids)) == SQLITE_ROW) {
+		rc = check_one(&c, sqlite3_column_int64(ids, 0));
+		if (rc == FD_ENOTFOUND) { /* no longer there */
+			err_clear();
+			rc = 0;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the visits to check"));
+	sqlite3_finalize(ids);
+	db_rollback(db);
+	pctx_free(&p);
 	if (n_diff)
 		*n_diff = c.n;
 	return rc;
