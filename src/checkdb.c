@@ -27,6 +27,7 @@
  */
 #include <config.h>
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -648,6 +649,134 @@ const char *check_describe(const char *code)
 	return NULL;
 }
 
+/* ---------------------------------------------------------------- the file */
+
+/* SQLite's own check of the whole file (integrity_check; quick_check for a
+ * range) reads every page and, for integrity_check, looks every row up in
+ * every index of its table: as long as all the product's invariants
+ * together. It says nothing about the snapshot the invariants read (the
+ * file, not the records), so `frontdesk check` runs it beside them, on a
+ * second read-only connection in a thread of its own, and reports what it
+ * found when the rest is done. Where there is no file to open again (an
+ * in-memory database) or no thread, it runs on db, in turn. */
+struct file_check {
+	const struct check_def *def;
+	const char *sql;
+	char *path;   /* the database file; NULL: run on db, in turn */
+	pthread_t th; /* while started */
+	int started;
+	char **rows; /* what it found: one detail each */
+	size_t n, cap;
+	char *stopped; /* why it could not run or finish (a detail) */
+};
+
+static void file_check_add(struct file_check *f, const char *row)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 8;
+		f->rows = xrealloc(f->rows, f->cap * sizeof *f->rows);
+	}
+	f->rows[f->n++] = xstrdup(row);
+}
+
+/* Run f->sql on h, keeping every row and why it stopped. */
+static void file_check_on(struct file_check *f, sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	char why[400];
+	int step;
+
+	if (sqlite3_prepare_v2(h, f->sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(why, sizeof why, "this check could not run: %s", sqlite3_errmsg(h));
+		f->stopped = xstrdup(why);
+		return;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *d = sqlite3_column_text(st, 0);
+
+		file_check_add(f, d ? (const char *)d : "");
+	}
+	if (step != SQLITE_DONE) {
+		snprintf(why, sizeof why, "this check could not finish: %s", sqlite3_errmsg(h));
+		f->stopped = xstrdup(why);
+	}
+	sqlite3_finalize(st);
+}
+
+static void *file_check_main(void *arg)
+{
+	struct file_check *f = arg;
+	sqlite3 *h = NULL;
+
+	if (sqlite3_open_v2(f->path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
+		char why[400];
+
+		snprintf(why, sizeof why, "this check could not run: %s",
+		         h ? sqlite3_errmsg(h) : "out of memory");
+		f->stopped = xstrdup(why);
+	} else {
+		sqlite3_busy_timeout(h, 5000);
+		file_check_on(f, h);
+	}
+	sqlite3_close(h);
+	return NULL;
+}
+
+/* Start check def (its query sql) on the file of db beside the caller's
+ * work; file_check_end reports it. */
+static void file_check_start(struct db *db, struct file_check *f, const struct check_def *def,
+                             const char *sql)
+{
+	const char *path = sqlite3_db_filename(db_sqlite(db), "main");
+
+	memset(f, 0, sizeof *f);
+	f->def = def;
+	f->sql = sql;
+	if (!path || !*path)
+		return;
+	f->path = xstrdup(path);
+	f->started = pthread_create(&f->th, NULL, file_check_main, f) == 0;
+}
+
+/* Wait for f (or run it now on db), report what it found and free it.
+ * Returns the number reported. */
+static int file_check_end(struct db *db, struct file_check *f,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg)
+{
+	int found = 0;
+	size_t i;
+
+	if (f->started)
+		pthread_join(f->th, NULL);
+	else if (db_exec(db, "BEGIN") == 0) {
+		file_check_on(f, db_sqlite(db));
+		db_rollback(db);
+	} else {
+		f->stopped = xstrdup(err_msg());
+	}
+	for (i = 0; i < f->n; i++) {
+		report(f->def->code, f->rows[i], arg);
+		free(f->rows[i]);
+		found++;
+	}
+	if (f->stopped) {
+		report(f->def->code, f->stopped, arg);
+		free(f->stopped);
+		found++;
+	}
+	free(f->rows);
+	free(f->path);
+	memset(f, 0, sizeof *f);
+	return found;
+}
+
+#define QUICK_CHECK_SQL "SELECT quick_check FROM pragma_quick_check WHERE quick_check <> 'ok'"
+
+static int check_run_from(struct db *db, int64_t since, int skip_file,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg);
+
 struct stale_ctx {
 	void (*report)(const char *code, const char *detail, void *arg);
 	void *arg;
@@ -792,12 +921,16 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
               void *arg)
 {
 	struct stale_ctx s = {report, arg, 0};
+	struct file_check file;
 	int64_t ndiff = 0;
 	int n, rc;
 
-	n = check_run(db, report, arg);
-	if (n < 0)
+	file_check_start(db, &file, &checks[0], checks[0].sql);
+	n = check_run_from(db, -1, 1, report, arg);
+	if (n < 0) {
+		file_check_end(db, &file, report, arg);
 		return n;
+	}
 	rc = projection_check(db, report_stale, &s, &ndiff);
 	if (rc) {
 		/* what was found so far is reported; that the walk stopped too */
@@ -808,18 +941,17 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 		report("projection_stale", detail, arg);
 		s.found++;
 	}
-	/* the signed estimates' final documents against their hashes */
-	if ((rc = esign_check_documents(db, report, arg)) < 0)
+	/* the signed estimates' final documents against their hashes, the
+	 * customer lifecycle projection against its records, each record's
+	 * status moves (code against schema) */
+	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
+	    (n += rc, rc = lifecycle_check(db, report, arg)) < 0 ||
+	    (n += rc, rc = check_moves(db, report, arg)) < 0) {
+		file_check_end(db, &file, report, arg);
 		return rc;
+	}
 	n += rc;
-	/* the customer lifecycle projection against its records */
-	if ((rc = lifecycle_check(db, report, arg)) < 0)
-		return rc;
-	n += rc;
-	/* each record's status moves, code against schema */
-	if ((rc = check_moves(db, report, arg)) < 0)
-		return rc;
-	return n + s.found + rc;
+	return n + s.found + file_check_end(db, &file, report, arg);
 }
 
 /* One check could not run to its end (a row it cannot handle, such as a
@@ -859,7 +991,7 @@ static char *check_uncomment(const char *sql)
 /* The checks of checks[] on db; since >= 0: a range (the temporary tables
  * of since_build are filled), where SQLite's integrity_check becomes its
  * quick_check and foreign_key_check is left to the whole check. */
-static int check_run_from(struct db *db, int64_t since,
+static int check_run_from(struct db *db, int64_t since, int skip_file,
                           void (*report)(const char *code, const char *detail, void *arg),
                           void *arg)
 {
@@ -874,12 +1006,13 @@ static int check_run_from(struct db *db, int64_t since,
 		char *sql = NULL;
 		const char *text = checks[i].sql;
 
+		if (skip_file && !strcmp(checks[i].code, "integrity"))
+			continue; /* the caller runs it beside (file_check_start) */
 		if (since >= 0) {
 			if (!strcmp(checks[i].code, "foreign-key"))
 				continue;
 			if (!strcmp(checks[i].code, "integrity"))
-				text = "SELECT quick_check FROM pragma_quick_check"
-				       " WHERE quick_check <> 'ok'";
+				text = QUICK_CHECK_SQL;
 			else
 				text = sql = check_uncomment(text);
 		}
@@ -911,7 +1044,7 @@ static int check_run_from(struct db *db, int64_t since,
 int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
               void *arg)
 {
-	return check_run_from(db, -1, report, arg);
+	return check_run_from(db, -1, 0, report, arg);
 }
 
 /* ---------------------------------------------------------------- a range */
@@ -1028,13 +1161,15 @@ int check_desk_since(struct db *db, int64_t since,
                      void (*report)(const char *code, const char *detail, void *arg), void *arg)
 {
 	struct stale_ctx s = {report, arg, 0};
+	struct file_check file;
 	int n, rc;
 
 	if (since < 0)
 		since = 0;
 	if ((rc = since_build(db, since)))
 		return rc;
-	n = check_run_from(db, since, report, arg);
+	file_check_start(db, &file, &checks[0], QUICK_CHECK_SQL);
+	n = check_run_from(db, since, 1, report, arg);
 	if (n < 0)
 		goto out;
 	rc = projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
@@ -1060,6 +1195,7 @@ int check_desk_since(struct db *db, int64_t since,
 	}
 	n += rc;
 out:
+	rc = file_check_end(db, &file, report, arg);
 	since_drop(db);
-	return n;
+	return n < 0 ? n : n + rc;
 }
