@@ -1303,13 +1303,25 @@ static int report_orphan(int64_t id, void *arg)
 	return report(arg, id, "orphan", "");
 }
 
+/* check_one's answer when the range statement of check_batch stopped before
+ * it could tell (not an FD_E* code: those are negative). */
+#define RANGE_STOPPED 1
+
 static int check_one(struct check_ctx *c, int64_t id)
 {
 	struct cal_row fresh, old;
 	struct strbuf sb = {0};
 	int rc, has_old = 0;
 
-	if ((rc = compute(c->p, id, &fresh, &old, &has_old)) == FD_EINVAL) {
+	rc = compute(c->p, id, &fresh, &old, &has_old);
+	if (rc && c->p->in_range && c->p->range_step != SQLITE_ROW &&
+	    c->p->range_step != SQLITE_DONE) {
+		/* the range statement stopped: at this visit's rows or at the
+		 * next one's, it cannot say; check_batch asks again alone */
+		err_clear();
+		return RANGE_STOPPED;
+	}
+	if (rc == FD_EINVAL) {
 		/* a record it cannot add up (a price beyond 64 bits): a
 		 * difference to report, and the walk goes on */
 		char why[256];
@@ -1331,13 +1343,47 @@ static int check_one(struct check_ctx *c, int64_t id)
 	return rc;
 }
 
+/* Check the visits ids[0..n) (all those in (lo, ids[n-1]]) reading them
+ * with ONE range statement, as a full rebuild does, not one statement a
+ * visit. A row the statement cannot read (a sum beyond 64 bits) stops it:
+ * the visit being read is then checked alone (check_one reports it if its
+ * own row is the one that cannot be read), and the range starts again after
+ * it. */
+static int check_batch(struct check_ctx *c, const int64_t *ids, int n, int64_t lo)
+{
+	struct pctx *p = c->p;
+	sqlite3_stmt *st;
+	int rc, i;
+
+	if ((rc = stmt(p, S_RANGE, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, ids[n - 1]);
+	p->in_range = 1;
+	p->range_step = sqlite3_step(st);
+	for (i = 0; !rc && i < n; i++) {
+		if ((rc = check_one(c, ids[i])) != RANGE_STOPPED)
+			continue;
+		p->in_range = 0;
+		sqlite3_reset(st);
+		if ((rc = check_one(c, ids[i])) || i + 1 == n)
+			break;
+		sqlite3_bind_int64(st, 1, ids[i]);
+		p->in_range = 1;
+		p->range_step = sqlite3_step(st);
+	}
+	p->in_range = 0;
+	sqlite3_reset(st);
+	return rc;
+}
+
 int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, void *arg),
                      void *arg, int64_t *n_diff)
 {
 	struct pctx p = {.db = db};
 	struct check_ctx c = {&p, cb, arg, 0};
 	int64_t *ids, last = 0;
-	int rc, n = 0, i;
+	int rc, n = 0;
 
 	ids = xmalloc(DEFAULT_BATCH * sizeof *ids);
 	do {
@@ -1345,8 +1391,8 @@ int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, v
 		if ((rc = db_exec(db, "BEGIN")))
 			break;
 		rc = next_ids(db, last, ids, DEFAULT_BATCH, &n);
-		for (i = 0; !rc && i < n; i++)
-			rc = check_one(&c, ids[i]);
+		if (!rc && n > 0)
+			rc = check_batch(&c, ids, n, last);
 		if (!rc)
 			rc = orphans(db, last, n < DEFAULT_BATCH ? INT64_MAX : ids[n - 1],
 			             report_orphan, &c);
