@@ -88,19 +88,23 @@
 	" WHERE /*since: x.id IN temp.since_" t " AND */ NOT EXISTS (SELECT 1 FROM " t             \
 	"_his h WHERE h.id = x.id)"
 
-/* History: a row that differs from its latest history row in any column. */
+/* History: a row that differs from its latest history row in any column
+ * (or has none): each row against the one history row its id's index
+ * finds, not the whole table less the whole history (EXCEPT: two sorts of
+ * every row); the same rows, and IS NOT, as EXCEPT, holds NULLs equal. */
 #define HIS_DIFFERS(t, cols)                                                                       \
-	"SELECT '" t " ' || id || ' differs from its latest history row' FROM"                     \
-	" (SELECT id, " cols " FROM " t " WHERE /*since: id IN temp.since_" t " AND */ 1"          \
-	" EXCEPT SELECT id, " cols " FROM " t "_his WHERE his_id IN (SELECT max(his_id) FROM " t   \
-	"_his WHERE /*since: id IN temp.since_" t " AND */ 1 GROUP BY id))"
+	"SELECT '" t " ' || x.id || ' differs from its latest history row' FROM " t " x"           \
+	" WHERE /*since: x.id IN temp.since_" t " AND */ (x.id, " cols ") IS NOT"                  \
+	" (SELECT id, " cols " FROM " t "_his WHERE his_id ="                                      \
+	" (SELECT max(his_id) FROM " t "_his WHERE id = x.id))"
 
-/* Posted: columns that differ from the history row written when posted. */
+/* Posted: columns that differ from the history row written when posted
+ * (the first one of its id that says first), or a row without one. */
 #define POSTED_FIXED(t, cols, first)                                                               \
-	"SELECT '" t " ' || id || ' was changed after it was posted' FROM"                         \
-	" (SELECT id, " cols " FROM " t " WHERE /*since: id IN temp.since_" t " AND */ 1"          \
-	" EXCEPT SELECT id, " cols " FROM " t "_his WHERE his_id IN (SELECT min(his_id) FROM " t   \
-	"_his WHERE /*since: id IN temp.since_" t " AND */ " first " GROUP BY id))"
+	"SELECT '" t " ' || x.id || ' was changed after it was posted' FROM " t " x"               \
+	" WHERE /*since: x.id IN temp.since_" t " AND */ (x.id, " cols ") IS NOT"                  \
+	" (SELECT id, " cols " FROM " t "_his WHERE his_id ="                                      \
+	" (SELECT min(his_id) FROM " t "_his WHERE id = x.id AND " first "))"
 
 /* Posted: rows never updated at all. */
 #define POSTED_NO_UPDATE(t)                                                                        \
