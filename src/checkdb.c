@@ -666,7 +666,7 @@ const char *check_describe(const char *code)
 struct file_check {
 	const struct check_def *def;
 	const char *sql;
-	char *path;   /* the database file; NULL: run on db, in turn */
+	sqlite3 *h;   /* its own connection; NULL: run on db, in turn */
 	pthread_t th; /* while started */
 	int started;
 	char **rows; /* what it found: one detail each */
@@ -710,19 +710,8 @@ static void file_check_on(struct file_check *f, sqlite3 *h)
 static void *file_check_main(void *arg)
 {
 	struct file_check *f = arg;
-	sqlite3 *h = NULL;
 
-	if (sqlite3_open_v2(f->path, &h, SQLITE_OPEN_READONLY, NULL) != SQLITE_OK) {
-		char why[400];
-
-		snprintf(why, sizeof why, "this check could not run: %s",
-		         h ? sqlite3_errmsg(h) : "out of memory");
-		f->stopped = xstrdup(why);
-	} else {
-		sqlite3_busy_timeout(h, 5000);
-		file_check_on(f, h);
-	}
-	sqlite3_close(h);
+	file_check_on(f, f->h);
 	return NULL;
 }
 
@@ -736,9 +725,15 @@ static void file_check_start(struct db *db, struct file_check *f, const struct c
 	memset(f, 0, sizeof *f);
 	f->def = def;
 	f->sql = sql;
-	if (!path || !*path)
+	/* opened as the database module opens a file to read it (sharing
+	 * the -wal of the sessions there, or immutable when there is none);
+	 * a file it cannot open so is checked on db, in turn */
+	if (!path || !*path || db_open_raw_readonly(path, &f->h) != SQLITE_OK) {
+		sqlite3_close(f->h);
+		f->h = NULL;
 		return;
-	f->path = xstrdup(path);
+	}
+	sqlite3_busy_timeout(f->h, 5000);
 	f->started = pthread_create(&f->th, NULL, file_check_main, f) == 0;
 }
 
@@ -770,7 +765,7 @@ static int file_check_end(struct db *db, struct file_check *f,
 		found++;
 	}
 	free(f->rows);
-	free(f->path);
+	sqlite3_close(f->h);
 	memset(f, 0, sizeof *f);
 	return found;
 }
