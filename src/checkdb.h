@@ -53,7 +53,11 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
  * fresh recomputation are reported as code "projection_stale" unless a
  * rebuild job for the visit is waiting (the projection is catching up); a
  * visit whose row cannot be computed is one too, and so is a walk that
- * stopped (after what it found). Returns the number of violations, or a
+ * stopped (after what it found). SQLite's integrity_check runs beside the
+ * rest, on a second read-only connection in a thread of its own (a file
+ * check, not a snapshot's), and its findings come last; the connection
+ * uses a page cache of 64 MiB for the length of the check, then its own
+ * again. Returns the number of violations, or a
  * negative FD_E* code when check_run cannot begin. Callers:
  * `frontdesk check`, the checks of a backup (backup.c). */
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
