@@ -14,10 +14,22 @@
  * Callers: `frontdesk check` (cli-money.c) and the tests, which assert a
  * clean check after every scenario and a reported violation after a
  * deliberate corruption.
+ *
+ * A range (check_desk_since, `frontdesk check --since`): the rows the
+ * queries start from are narrowed to the records created or changed since
+ * a time, listed first in temporary tables temp.since_TABLE (id), by
+ * comments in the query text: a comment that opens with "since:" (such as
+ * "since: x.id IN temp.since_invoice AND ") is a comment for the whole
+ * check (the query runs as written, in the sqlite3 shell too) and its
+ * text for a range, where check_uncomment opens it. The narrowing only ever adds a condition to the
+ * rows a query starts from and to the sums it compares them with (the sums of the same records), so
+ * a range finds a subset of what the whole check finds.
  */
 #include <config.h>
 
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "booking-chan.h"
@@ -42,6 +54,7 @@
 #include "staff.h"
 #include "states.h"
 #include "visit.h"
+#include "xalloc.h"
 
 /* The money limit (MONEY_MAX of money.h) as SQL text; check_run makes sure
  * they agree. */
@@ -72,24 +85,31 @@
 /* History: a row without any history row. */
 #define HIS_MISSING(t)                                                                             \
 	"SELECT '" t " ' || x.id || ' has no history row' FROM " t " x"                            \
-	" WHERE NOT EXISTS (SELECT 1 FROM " t "_his h WHERE h.id = x.id)"
+	" WHERE /*since: x.id IN temp.since_" t " AND */ NOT EXISTS (SELECT 1 FROM " t             \
+	"_his h WHERE h.id = x.id)"
 
-/* History: a row that differs from its latest history row in any column. */
+/* History: a row that differs from its latest history row in any column
+ * (or has none): each row against the one history row its id's index
+ * finds, not the whole table less the whole history (EXCEPT: two sorts of
+ * every row); the same rows, and IS NOT, as EXCEPT, holds NULLs equal. */
 #define HIS_DIFFERS(t, cols)                                                                       \
-	"SELECT '" t " ' || id || ' differs from its latest history row' FROM"                     \
-	" (SELECT id, " cols " FROM " t " EXCEPT SELECT id, " cols " FROM " t "_his"               \
-	" WHERE his_id IN (SELECT max(his_id) FROM " t "_his GROUP BY id))"
+	"SELECT '" t " ' || x.id || ' differs from its latest history row' FROM " t " x"           \
+	" WHERE /*since: x.id IN temp.since_" t " AND */ (x.id, " cols ") IS NOT"                  \
+	" (SELECT id, " cols " FROM " t "_his WHERE his_id ="                                      \
+	" (SELECT max(his_id) FROM " t "_his WHERE id = x.id))"
 
-/* Posted: columns that differ from the history row written when posted. */
+/* Posted: columns that differ from the history row written when posted
+ * (the first one of its id that says first), or a row without one. */
 #define POSTED_FIXED(t, cols, first)                                                               \
-	"SELECT '" t " ' || id || ' was changed after it was posted' FROM"                         \
-	" (SELECT id, " cols " FROM " t " EXCEPT SELECT id, " cols " FROM " t "_his"               \
-	" WHERE his_id IN (SELECT min(his_id) FROM " t "_his WHERE " first " GROUP BY id))"
+	"SELECT '" t " ' || x.id || ' was changed after it was posted' FROM " t " x"               \
+	" WHERE /*since: x.id IN temp.since_" t " AND */ (x.id, " cols ") IS NOT"                  \
+	" (SELECT id, " cols " FROM " t "_his WHERE his_id ="                                      \
+	" (SELECT min(his_id) FROM " t "_his WHERE id = x.id AND " first "))"
 
 /* Posted: rows never updated at all. */
 #define POSTED_NO_UPDATE(t)                                                                        \
 	"SELECT DISTINCT '" t " ' || id || ' was changed after it was posted' FROM " t             \
-	"_his WHERE operate_type = 3"
+	"_his WHERE /*since: id IN temp.since_" t " AND */ operate_type = 3"
 
 #define POSTED_DELETED(t)                                                                          \
 	"SELECT '" t " ' || id || ' was deleted' FROM"                                             \
@@ -98,7 +118,8 @@
 #define STATUS_FLOW(t, entity)                                                                     \
 	"SELECT '" t " ' || x.id || ': status ' || x.status ||"                                    \
 	" ' is not the last one recorded in status_flow' FROM " t " x"                             \
-	" WHERE x.status IS NOT (SELECT f.to_status FROM status_flow f WHERE f.entity = '" entity  \
+	" WHERE /*since: x.id IN temp.since_" t                                                    \
+	" AND */ x.status IS NOT (SELECT f.to_status FROM status_flow f WHERE f.entity = '" entity \
 	"' AND f.entity_id = x.id ORDER BY f.id DESC LIMIT 1)"
 
 #define INVOICE_COLS                                                                               \
@@ -141,34 +162,39 @@ static const struct check_def checks[] = {
 	{ "invoice-paid", N_("an invoice's paid equals the sum of its live allocations"),
 	  "SELECT " INV_NAME("i") " || ': paid ' || i.paid || ' but its live allocations add up"
 	  " to ' || coalesce(s.eff, 0) FROM invoice i LEFT JOIN (SELECT invoice_id, sum(" EFFECT
-	  ") AS eff FROM payment_allocation GROUP BY invoice_id) s ON s.invoice_id = i.id"
-	  " WHERE i.paid IS NOT coalesce(s.eff, 0)" },
+	  ") AS eff FROM payment_allocation WHERE /*since: invoice_id IN temp.since_invoice AND */ 1"
+	  " GROUP BY invoice_id) s ON s.invoice_id = i.id"
+	  " WHERE /*since: i.id IN temp.since_invoice AND */ i.paid IS NOT coalesce(s.eff, 0)" },
 	{ "invoice-credited", N_("an invoice's credited equals the sum of its credit notes"),
 	  "SELECT " INV_NAME("i") " || ': credited ' || i.credited || ' but its credit notes add"
 	  " up to ' || coalesce(s.c, 0) FROM invoice i LEFT JOIN (SELECT credits_id, -sum(total)"
-	  " AS c FROM invoice WHERE credits_id IS NOT NULL GROUP BY credits_id) s"
-	  " ON s.credits_id = i.id WHERE i.credited IS NOT coalesce(s.c, 0)" },
+	  " AS c FROM invoice WHERE /*since: credits_id IN temp.since_invoice AND */ credits_id IS NOT NULL"
+	  " GROUP BY credits_id) s ON s.credits_id = i.id"
+	  " WHERE /*since: i.id IN temp.since_invoice AND */ i.credited IS NOT coalesce(s.c, 0)" },
 	{ "invoice-balance", N_("an invoice's balance equals total - credited - paid"),
 	  "SELECT " INV_NAME("i") " || ': balance ' || i.balance || ', total ' || i.total ||"
 	  " ', credited ' || i.credited || ', paid ' || i.paid FROM invoice i"
-	  " WHERE (i.kind = 'invoice' AND i.balance IS NOT i.total - i.credited - i.paid)"
+	  " WHERE /*since: i.id IN temp.since_invoice AND */ ((i.kind = 'invoice'"
+	  " AND i.balance IS NOT i.total - i.credited - i.paid)"
 	  " OR (i.kind = 'credit_note' AND (i.balance <> 0 OR i.paid <> 0 OR i.credited <> 0"
-	  " OR i.total > 0))" },
+	  " OR i.total > 0)))" },
 	{ "invoice-total", N_("an issued document's total equals the sum of its lines"),
 	  "SELECT " INV_NAME("i") " || ': total ' || i.total || ' but its lines add up to ' ||"
 	  " coalesce(s.t, 0) FROM invoice i LEFT JOIN (SELECT invoice_id, sum(amount) AS t"
-	  " FROM invoice_line GROUP BY invoice_id) s ON s.invoice_id = i.id"
-	  " WHERE i.status <> 'draft' AND i.total IS NOT coalesce(s.t, 0)" },
+	  " FROM invoice_line WHERE /*since: invoice_id IN temp.since_invoice AND */ 1 GROUP BY invoice_id) s"
+	  " ON s.invoice_id = i.id WHERE /*since: i.id IN temp.since_invoice AND */ i.status <> 'draft' AND i.total IS NOT coalesce(s.t, 0)" },
 	{ "invoice-overpaid", N_("an invoice is paid past its total only when it allows it"),
 	  "SELECT " INV_NAME("i") " || ': paid ' || i.paid || ' of ' || (i.total - i.credited) ||"
-	  " ' without allowing overpayment' FROM invoice i WHERE i.kind = 'invoice'"
+	  " ' without allowing overpayment' FROM invoice i"
+	  " WHERE /*since: i.id IN temp.since_invoice AND */ i.kind = 'invoice'"
 	  " AND i.allow_overpay = 0 AND i.paid > i.total - i.credited" },
 	{ "invoice-status", N_("an invoice's status matches its figures"),
 	  "SELECT " INV_NAME("i") " || ': status ' || i.status || ' but its figures say ' || "
-	  INVOICE_STATUS("i") " FROM invoice i WHERE i.status IS NOT " INVOICE_STATUS("i") },
+	  INVOICE_STATUS("i") " FROM invoice i WHERE /*since: i.id IN temp.since_invoice AND */ i.status IS NOT " INVOICE_STATUS("i") },
 	{ "invoice-void", N_("a void invoice has nothing allocated and no credit note"),
 	  "SELECT " INV_NAME("i") " || ': void with paid ' || i.paid || ' and credited ' ||"
-	  " i.credited FROM invoice i WHERE i.status = 'void' AND (i.paid <> 0"
+	  " i.credited FROM invoice i WHERE /*since: i.id IN temp.since_invoice AND */ i.status = 'void'"
+	  " AND (i.paid <> 0"
 	  " OR i.credited <> 0 OR EXISTS (SELECT 1 FROM payment_allocation a"
 	  " WHERE a.invoice_id = i.id AND a.reverses_id IS NULL AND NOT EXISTS"
 	  " (SELECT 1 FROM payment_allocation r WHERE r.reverses_id = a.id)))" },
@@ -197,68 +223,77 @@ static const struct check_def checks[] = {
 	  "SELECT 'line item ' || li.id || ': quantity ' || li.qty_milli || '/1000 but ' ||"
 	  " s.q || '/1000 invoiced' FROM line_item li JOIN (SELECT il.line_item_id,"
 	  " sum(il.qty_milli) AS q FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
-	  " WHERE i.status <> 'void' AND il.line_item_id IS NOT NULL GROUP BY"
-	  " il.line_item_id) s ON s.line_item_id = li.id WHERE s.q > li.qty_milli" },
+	  " WHERE /*since: il.line_item_id IN temp.since_line_item AND */ i.status <> 'void'"
+	  " AND il.line_item_id IS NOT NULL GROUP BY il.line_item_id) s ON s.line_item_id = li.id"
+	  " WHERE /*since: li.id IN temp.since_line_item AND */ s.q > li.qty_milli" },
 	{ "line-item-amount", N_("a line item's amount is an integer within the money limit"),
 	  "SELECT 'line item ' || id || ': amount ' || amount || ' is beyond the money limit"
-	  " of ' || " MONEY_MAX_SQL " FROM line_item WHERE typeof(amount) <> 'integer'"
-	  " OR amount NOT BETWEEN -" MONEY_MAX_SQL " AND " MONEY_MAX_SQL },
+	  " of ' || " MONEY_MAX_SQL " FROM line_item"
+	  " WHERE /*since: id IN temp.since_line_item AND */ (typeof(amount) <> 'integer'"
+	  " OR amount NOT BETWEEN -" MONEY_MAX_SQL " AND " MONEY_MAX_SQL ")" },
 	{ "job-total", N_("a job's line items add up to no more than the money limit"),
 	  /* rows beyond the limit are line-item-amount's: summing them could
 	   * overflow, and the sum of the others cannot */
 	  "SELECT 'job ' || service_order_id || ': its line items add up to ' || sum(amount) ||"
 	  " ', beyond the money limit of ' || " MONEY_MAX_SQL " FROM line_item"
-	  " WHERE typeof(amount) = 'integer' AND amount BETWEEN -" MONEY_MAX_SQL " AND "
+	  " WHERE /*since: service_order_id IN temp.since_service_order AND */ typeof(amount) = 'integer'"
+	  " AND amount BETWEEN -" MONEY_MAX_SQL " AND "
 	  MONEY_MAX_SQL " GROUP BY service_order_id HAVING sum(amount) NOT BETWEEN -"
 	  MONEY_MAX_SQL " AND " MONEY_MAX_SQL },
 	{ "invoice-line-party", N_("an invoice bills only its customer's items, in their currency"),
 	  "SELECT " INV_NAME("i") " || ': line ' || il.id || ' bills line item ' ||"
 	  " il.line_item_id || ' of another customer, currency or kind' FROM invoice_line il"
 	  " JOIN invoice i ON i.id = il.invoice_id JOIN line_item li ON li.id = il.line_item_id"
-	  " JOIN service_order so ON so.id = li.service_order_id WHERE so.customer_id"
-	  " <> i.customer_id OR so.currency <> i.currency OR li.kind <> il.kind" },
+	  " JOIN service_order so ON so.id = li.service_order_id"
+	  " WHERE /*since: il.id IN temp.since_invoice_line AND */ (so.customer_id <> i.customer_id"
+	  " OR so.currency <> i.currency OR li.kind <> il.kind)" },
 	{ "payment-allocated", N_("a payment's allocated equals the sum of its live allocations"),
 	  "SELECT 'payment ' || p.id || ': allocated ' || p.allocated || ' but its live"
 	  " allocations add up to ' || coalesce(s.eff, 0) FROM payment p LEFT JOIN"
-	  " (SELECT payment_id, sum(" EFFECT ") AS eff FROM payment_allocation GROUP BY"
-	  " payment_id) s ON s.payment_id = p.id WHERE p.allocated IS NOT coalesce(s.eff, 0)" },
+	  " (SELECT payment_id, sum(" EFFECT ") AS eff FROM payment_allocation"
+	  " WHERE /*since: payment_id IN temp.since_payment AND */ 1 GROUP BY payment_id) s ON s.payment_id = p.id"
+	  " WHERE /*since: p.id IN temp.since_payment AND */ p.allocated IS NOT coalesce(s.eff, 0)" },
 	{ "payment-refunded", N_("a payment's refunded equals the sum of its refunds"),
 	  "SELECT 'payment ' || p.id || ': refunded ' || p.refunded || ' but its refunds add up"
 	  " to ' || coalesce(s.r, 0) FROM payment p LEFT JOIN (SELECT payment_id, sum(amount)"
-	  " AS r FROM refund WHERE status <> 'failed' GROUP BY payment_id) s"
-	  " ON s.payment_id = p.id WHERE p.refunded IS NOT coalesce(s.r, 0)" },
+	  " AS r FROM refund WHERE /*since: payment_id IN temp.since_payment AND */ status <> 'failed'"
+	  " GROUP BY payment_id) s ON s.payment_id = p.id"
+	  " WHERE /*since: p.id IN temp.since_payment AND */ p.refunded IS NOT coalesce(s.r, 0)" },
 	{ "payment-overallocated", N_("no payment is allocated or refunded beyond its amount"),
 	  "SELECT 'payment ' || p.id || ': amount ' || p.amount || ' but allocated ' ||"
 	  " p.allocated || ' and refunded ' || p.refunded FROM payment p"
-	  " WHERE p.allocated + p.refunded > p.amount OR p.allocated < 0 OR p.refunded < 0"
-	  " OR p.amount <= 0" },
+	  " WHERE /*since: p.id IN temp.since_payment AND */ (p.allocated + p.refunded > p.amount"
+	  " OR p.allocated < 0 OR p.refunded < 0 OR p.amount <= 0)" },
 	{ "payment-status", N_("a payment's status matches its figures"),
 	  "SELECT 'payment ' || p.id || ': status ' || p.status || ' but its figures say ' ||"
-	  " " PAYMENT_STATUS("p") " FROM payment p WHERE p.status IS NOT " PAYMENT_STATUS("p") },
+	  " " PAYMENT_STATUS("p") " FROM payment p WHERE /*since: p.id IN temp.since_payment AND */ p.status IS NOT " PAYMENT_STATUS("p") },
 	{ "currency-mismatch", N_("an allocation or credit note never mixes currencies"),
 	  "SELECT 'allocation ' || a.id || ': payment ' || p.id || ' in ' || p.currency ||"
 	  " ' but ' || " INV_NAME("i") " || ' in ' || i.currency FROM payment_allocation a"
 	  " JOIN payment p ON p.id = a.payment_id JOIN invoice i ON i.id = a.invoice_id"
-	  " WHERE p.currency IS NOT i.currency"
+	  " WHERE /*since: a.id IN temp.since_payment_allocation AND */ p.currency IS NOT i.currency"
 	  " UNION ALL SELECT " INV_NAME("c") " || ' in ' || c.currency || ' corrects ' || "
 	  INV_NAME("i") " || ' in ' || i.currency FROM invoice c JOIN invoice i"
-	  " ON i.id = c.credits_id WHERE c.currency IS NOT i.currency" },
+	  " ON i.id = c.credits_id WHERE /*since: c.id IN temp.since_invoice AND */ c.currency IS NOT i.currency" },
 	{ "customer-mismatch", N_("a payment settles only its own customer's invoices"),
 	  "SELECT 'allocation ' || a.id || ': payment ' || p.id || ' of customer ' ||"
 	  " p.customer_id || ' but ' || " INV_NAME("i") " || ' of customer ' || i.customer_id"
 	  " FROM payment_allocation a JOIN payment p ON p.id = a.payment_id JOIN invoice i"
-	  " ON i.id = a.invoice_id WHERE p.customer_id IS NOT i.customer_id"
+	  " ON i.id = a.invoice_id"
+	  " WHERE /*since: a.id IN temp.since_payment_allocation AND */ p.customer_id IS NOT i.customer_id"
 	  " UNION ALL SELECT " INV_NAME("c") " || ' corrects an invoice of another customer'"
 	  " FROM invoice c JOIN invoice i ON i.id = c.credits_id"
-	  " WHERE c.customer_id IS NOT i.customer_id" },
+	  " WHERE /*since: c.id IN temp.since_invoice AND */ c.customer_id IS NOT i.customer_id" },
 	{ "allocation-target", N_("allocations go to invoices, never to credit notes or drafts"),
 	  "SELECT 'allocation ' || a.id || ' goes to ' || " INV_NAME("i") " || ', a ' ||"
 	  " i.kind || ' that is ' || i.status FROM payment_allocation a JOIN invoice i"
-	  " ON i.id = a.invoice_id WHERE i.kind <> 'invoice' OR i.status = 'draft'" },
+	  " ON i.id = a.invoice_id"
+	  " WHERE /*since: a.id IN temp.since_payment_allocation AND */ (i.kind <> 'invoice' OR i.status = 'draft')" },
 	{ "allocation-reversal", N_("a reversal repeats the allocation it reverses"),
 	  "SELECT 'allocation ' || r.id || ' reverses ' || r.reverses_id || ' but does not"
 	  " repeat it' FROM payment_allocation r LEFT JOIN payment_allocation o"
-	  " ON o.id = r.reverses_id WHERE r.reverses_id IS NOT NULL AND (o.id IS NULL"
+	  " ON o.id = r.reverses_id"
+	  " WHERE /*since: r.id IN temp.since_payment_allocation AND */ r.reverses_id IS NOT NULL AND (o.id IS NULL"
 	  " OR o.reverses_id IS NOT NULL OR o.payment_id <> r.payment_id"
 	  " OR o.invoice_id <> r.invoice_id OR o.amount <> r.amount)" },
 	{ "history-missing", N_("every authoritative row has its history"),
@@ -308,14 +343,17 @@ static const struct check_def checks[] = {
 	  " JOIN appointment_resource y ON y.resource_id = x.resource_id AND y.id <> x.id"
 	  " AND y.start_at >= x.start_at AND y.start_at < x.end_at"
 	  " JOIN appointment b ON b.id = y.appointment_id"
-	  " WHERE a.status NOT IN ('cancelled', 'no_show') AND b.status NOT IN ('cancelled', 'no_show')"
+	  " WHERE /*since: (x.id IN temp.since_appointment_resource"
+	  " OR y.id IN temp.since_appointment_resource) AND */"
+	  " a.status NOT IN ('cancelled', 'no_show') AND b.status NOT IN ('cancelled', 'no_show')"
 	  " AND (y.start_at > x.start_at OR y.id > x.id)" },
 	{ "capacity-interval", N_("a reservation holds its visit's interval"),
 	  "SELECT 'reservation ' || r.id || ' of resource ' || r.resource_id || ' holds '"
 	  " || r.start_at || '..' || r.end_at || ' but visit ' || r.appointment_id || ' is '"
 	  " || a.start_at || '..' || a.end_at FROM appointment_resource r"
 	  " JOIN appointment a ON a.id = r.appointment_id"
-	  " WHERE r.start_at <> a.start_at OR r.end_at <> a.end_at" },
+	  " WHERE /*since: r.id IN temp.since_appointment_resource AND */ (r.start_at <> a.start_at"
+	  " OR r.end_at <> a.end_at)" },
 	{ "capacity-history", N_("every resource and reservation has its history"),
 	  HIS_MISSING("resource")
 	  " UNION ALL " HIS_MISSING("appointment_resource") },
@@ -631,6 +669,149 @@ const char *check_describe(const char *code)
 	return NULL;
 }
 
+/* ---------------------------------------------------------------- the file */
+
+/* SQLite's own check of the whole file (integrity_check; quick_check for a
+ * range) reads every page and, for integrity_check, looks every row up in
+ * every index of its table: as long as all the product's invariants
+ * together. It says nothing about the snapshot the invariants read (the
+ * file, not the records), so `frontdesk check` runs it beside them, on a
+ * second read-only connection in a thread of its own, and reports what it
+ * found when the rest is done. Where there is no file to open again (an
+ * in-memory database) or no thread, it runs on db, in turn. */
+struct file_check {
+	const struct check_def *def;
+	const char *sql;
+	sqlite3 *h;   /* its own connection; NULL: run on db, in turn */
+	pthread_t th; /* while started */
+	int started;
+	char **rows; /* what it found: one detail each */
+	size_t n, cap;
+	char *stopped; /* why it could not run or finish (a detail) */
+};
+
+static void file_check_add(struct file_check *f, const char *row)
+{
+	if (f->n == f->cap) {
+		f->cap = f->cap ? 2 * f->cap : 8;
+		f->rows = xrealloc(f->rows, f->cap * sizeof *f->rows);
+	}
+	f->rows[f->n++] = xstrdup(row);
+}
+
+/* Run f->sql on h, keeping every row and why it stopped. */
+static void file_check_on(struct file_check *f, sqlite3 *h)
+{
+	sqlite3_stmt *st;
+	char why[400];
+	int step;
+
+	if (sqlite3_prepare_v2(h, f->sql, -1, &st, NULL) != SQLITE_OK) {
+		snprintf(why, sizeof why, "this check could not run: %s", sqlite3_errmsg(h));
+		f->stopped = xstrdup(why);
+		return;
+	}
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const unsigned char *d = sqlite3_column_text(st, 0);
+
+		file_check_add(f, d ? (const char *)d : "");
+	}
+	if (step != SQLITE_DONE) {
+		snprintf(why, sizeof why, "this check could not finish: %s", sqlite3_errmsg(h));
+		f->stopped = xstrdup(why);
+	}
+	sqlite3_finalize(st);
+}
+
+static void *file_check_main(void *arg)
+{
+	struct file_check *f = arg;
+
+	file_check_on(f, f->h);
+	return NULL;
+}
+
+/* Start check def (its query sql) on the file of db beside the caller's
+ * work; file_check_end reports it. */
+static void file_check_start(struct db *db, struct file_check *f, const struct check_def *def,
+                             const char *sql)
+{
+	const char *path = sqlite3_db_filename(db_sqlite(db), "main");
+
+	memset(f, 0, sizeof *f);
+	f->def = def;
+	f->sql = sql;
+	/* opened as the database module opens a file to read it (sharing
+	 * the -wal of the sessions there, or immutable when there is none);
+	 * a file it cannot open so is checked on db, in turn */
+	if (!path || !*path || db_open_raw_readonly(path, &f->h) != SQLITE_OK) {
+		sqlite3_close(f->h);
+		f->h = NULL;
+		return;
+	}
+	sqlite3_busy_timeout(f->h, 5000);
+	f->started = pthread_create(&f->th, NULL, file_check_main, f) == 0;
+}
+
+/* Wait for f (or run it now on db), report what it found and free it.
+ * Returns the number reported. */
+static int file_check_end(struct db *db, struct file_check *f,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg)
+{
+	int found = 0;
+	size_t i;
+
+	if (f->started)
+		pthread_join(f->th, NULL);
+	else if (db_exec(db, "BEGIN") == 0) {
+		file_check_on(f, db_sqlite(db));
+		db_rollback(db);
+	} else {
+		f->stopped = xstrdup(err_msg());
+	}
+	for (i = 0; i < f->n; i++) {
+		report(f->def->code, f->rows[i], arg);
+		free(f->rows[i]);
+		found++;
+	}
+	if (f->stopped) {
+		report(f->def->code, f->stopped, arg);
+		free(f->stopped);
+		found++;
+	}
+	free(f->rows);
+	sqlite3_close(f->h);
+	memset(f, 0, sizeof *f);
+	return found;
+}
+
+/* The page cache of a check: a batch job's (64 MiB, as a full calendar
+ * rebuild), not a desk's: the invariants look rows up by index all over a
+ * file of gigabytes, and with the desk's cache they read the same index
+ * pages again and again (on 100,000 visits 540,000 reads of a 50,000-page
+ * file; 156,000 with this one). *saved gets the size to give back. */
+static void cache_grow(struct db *db, int64_t *saved)
+{
+	*saved = -2000;
+	db_one_int(db, "PRAGMA cache_size", saved);
+	db_exec(db, "PRAGMA cache_size = -65536");
+}
+
+static void cache_give_back(struct db *db, int64_t saved)
+{
+	char sql[48];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)saved);
+	db_exec(db, sql);
+}
+
+#define QUICK_CHECK_SQL "SELECT quick_check FROM pragma_quick_check WHERE quick_check <> 'ok'"
+
+static int check_run_from(struct db *db, int64_t since, int skip_file,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg);
+
 struct stale_ctx {
 	void (*report)(const char *code, const char *detail, void *arg);
 	void *arg;
@@ -775,12 +956,18 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
               void *arg)
 {
 	struct stale_ctx s = {report, arg, 0};
-	int64_t ndiff = 0;
+	struct file_check file;
+	int64_t ndiff = 0, cache;
 	int n, rc;
 
-	n = check_run(db, report, arg);
-	if (n < 0)
+	file_check_start(db, &file, &checks[0], checks[0].sql);
+	cache_grow(db, &cache);
+	n = check_run_from(db, -1, 1, report, arg);
+	if (n < 0) {
+		cache_give_back(db, cache);
+		file_check_end(db, &file, report, arg);
 		return n;
+	}
 	rc = projection_check(db, report_stale, &s, &ndiff);
 	if (rc) {
 		/* what was found so far is reported; that the walk stopped too */
@@ -791,18 +978,19 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 		report("projection_stale", detail, arg);
 		s.found++;
 	}
-	/* the signed estimates' final documents against their hashes */
-	if ((rc = esign_check_documents(db, report, arg)) < 0)
+	/* the signed estimates' final documents against their hashes, the
+	 * customer lifecycle projection against its records, each record's
+	 * status moves (code against schema) */
+	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
+	    (n += rc, rc = lifecycle_check(db, report, arg)) < 0 ||
+	    (n += rc, rc = check_moves(db, report, arg)) < 0) {
+		cache_give_back(db, cache);
+		file_check_end(db, &file, report, arg);
 		return rc;
+	}
 	n += rc;
-	/* the customer lifecycle projection against its records */
-	if ((rc = lifecycle_check(db, report, arg)) < 0)
-		return rc;
-	n += rc;
-	/* each record's status moves, code against schema */
-	if ((rc = check_moves(db, report, arg)) < 0)
-		return rc;
-	return n + s.found + rc;
+	cache_give_back(db, cache);
+	return n + s.found + file_check_end(db, &file, report, arg);
 }
 
 /* One check could not run to its end (a row it cannot handle, such as a
@@ -818,8 +1006,33 @@ static void report_stopped(const struct check_def *c, const char *how, const cha
 	report(c->code, detail, arg);
 }
 
-int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
-              void *arg)
+/* The SQL of a check for a range: every comment that opens with "since:"
+ * opened (its text kept, its delimiters dropped). Returns a new string. */
+static char *check_uncomment(const char *sql)
+{
+	static const char open_mark[] = "/*since:";
+	size_t n = strlen(sql);
+	char *out = xmalloc(n + 1), *o = out;
+	const char *p = sql, *m, *e;
+
+	while ((m = strstr(p, open_mark)) && (e = strstr(m, "*/"))) {
+		memcpy(o, p, (size_t)(m - p));
+		o += m - p;
+		m += sizeof open_mark - 1;
+		memcpy(o, m, (size_t)(e - m));
+		o += e - m;
+		p = e + 2;
+	}
+	strcpy(o, p);
+	return out;
+}
+
+/* The checks of checks[] on db; since >= 0: a range (the temporary tables
+ * of since_build are filled), where SQLite's integrity_check becomes its
+ * quick_check and foreign_key_check is left to the whole check. */
+static int check_run_from(struct db *db, int64_t since, int skip_file,
+                          void (*report)(const char *code, const char *detail, void *arg),
+                          void *arg)
 {
 	int i, rc, step, found = 0;
 	sqlite3_stmt *st;
@@ -829,7 +1042,22 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
 	for (i = 0; checks[i].code; i++) {
-		if (sqlite3_prepare_v2(db_sqlite(db), checks[i].sql, -1, &st, NULL) != SQLITE_OK) {
+		char *sql = NULL;
+		const char *text = checks[i].sql;
+
+		if (skip_file && !strcmp(checks[i].code, "integrity"))
+			continue; /* the caller runs it beside (file_check_start) */
+		if (since >= 0) {
+			if (!strcmp(checks[i].code, "foreign-key"))
+				continue;
+			if (!strcmp(checks[i].code, "integrity"))
+				text = QUICK_CHECK_SQL;
+			else
+				text = sql = check_uncomment(text);
+		}
+		rc = sqlite3_prepare_v2(db_sqlite(db), text, -1, &st, NULL);
+		free(sql);
+		if (rc != SQLITE_OK) {
 			found++;
 			report_stopped(&checks[i], "this check could not run",
 			               sqlite3_errmsg(db_sqlite(db)), report, arg);
@@ -850,4 +1078,166 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
 	}
 	db_rollback(db);
 	return found;
+}
+
+int check_run(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg)
+{
+	return check_run_from(db, -1, 0, report, arg);
+}
+
+/* ---------------------------------------------------------------- a range */
+
+/* The records created or changed since ?1, table by table, and the records
+ * whose checked figures they move: an allocation, a line or a credit note
+ * moves its invoice's; an allocation or a refund its payment's; a billed
+ * line its line item's; a line item or a link its job's; a job its visits'
+ * calendar rows; all of these their customer's lifecycle. Each table is
+ * read once (its time columns have no index: one pass, no sort). Order
+ * matters: later sets read earlier ones. */
+static const char *const since_sql[] = {
+    "invoice",
+    "SELECT id FROM invoice WHERE created_at >= ?1 OR updated_at >= ?1"
+    " OR issued_at >= ?1"
+    " UNION SELECT invoice_id FROM payment_allocation WHERE created_at >= ?1"
+    " UNION SELECT invoice_id FROM invoice_line WHERE created_at >= ?1"
+    " UNION SELECT credits_id FROM invoice WHERE credits_id IS NOT NULL"
+    " AND (created_at >= ?1 OR updated_at >= ?1 OR issued_at >= ?1)",
+    "payment",
+    "SELECT id FROM payment WHERE created_at >= ?1 OR updated_at >= ?1"
+    " OR received_at >= ?1"
+    " UNION SELECT payment_id FROM payment_allocation WHERE created_at >= ?1"
+    " UNION SELECT payment_id FROM refund WHERE created_at >= ?1 OR updated_at >= ?1"
+    " OR refunded_at >= ?1",
+    "payment_allocation",
+    "SELECT id FROM payment_allocation WHERE created_at >= ?1",
+    "refund",
+    "SELECT id FROM refund WHERE created_at >= ?1 OR updated_at >= ?1"
+    " OR refunded_at >= ?1",
+    "invoice_line",
+    "SELECT id FROM invoice_line WHERE created_at >= ?1"
+    " UNION SELECT id FROM invoice_line WHERE invoice_id IN temp.since_invoice",
+    "line_item",
+    "SELECT id FROM line_item WHERE created_at >= ?1 OR updated_at >= ?1"
+    " UNION SELECT line_item_id FROM invoice_line WHERE line_item_id IS NOT NULL"
+    " AND id IN temp.since_invoice_line",
+    "service_order",
+    "SELECT id FROM service_order WHERE created_at >= ?1 OR updated_at >= ?1"
+    " UNION SELECT service_order_id FROM line_item WHERE id IN temp.since_line_item"
+    " UNION SELECT service_order_id FROM appointment_work"
+    " WHERE created_at >= ?1 OR updated_at >= ?1",
+    "appointment_work",
+    "SELECT id FROM appointment_work WHERE created_at >= ?1"
+    " OR updated_at >= ?1",
+    "appointment",
+    "SELECT id FROM appointment WHERE created_at >= ?1 OR updated_at >= ?1"
+    " OR start_at >= ?1"
+    " UNION SELECT w.appointment_id FROM temp.since_service_order j"
+    " JOIN appointment_work w ON w.service_order_id = j.id",
+    "customer",
+    "SELECT id FROM customer WHERE created_at >= ?1 OR updated_at >= ?1"
+    " UNION SELECT customer_id FROM invoice WHERE id IN temp.since_invoice"
+    " UNION SELECT customer_id FROM payment WHERE id IN temp.since_payment"
+    " UNION SELECT customer_id FROM service_order WHERE id IN temp.since_service_order",
+    "resource",
+    "SELECT id FROM resource WHERE created_at >= ?1 OR updated_at >= ?1",
+    "appointment_resource",
+    "SELECT id FROM appointment_resource WHERE created_at >= ?1"
+    " OR updated_at >= ?1 OR appointment_id IN temp.since_appointment",
+    "esign_flow",
+    "SELECT id FROM esign_flow WHERE created_at >= ?1 OR updated_at >= ?1",
+    NULL,
+};
+
+/* Drop the temporary tables of a range. */
+static void since_drop(struct db *db)
+{
+	char sql[96];
+	int i;
+
+	for (i = 0; since_sql[i]; i += 2) {
+		snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS temp.since_%s", since_sql[i]);
+		db_exec(db, sql);
+	}
+}
+
+/* Fill temp.since_TABLE (id INTEGER PRIMARY KEY) for every table of
+ * since_sql, in one transaction (one snapshot). 0 or a negative FD_E*. */
+static int since_build(struct db *db, int64_t since)
+{
+	char sql[1024];
+	sqlite3_stmt *st;
+	int i, rc;
+
+	since_drop(db);
+	if ((rc = db_exec(db, "BEGIN")))
+		return rc;
+	for (i = 0; since_sql[i]; i += 2) {
+		snprintf(sql, sizeof sql, "CREATE TEMP TABLE since_%s (id INTEGER PRIMARY KEY)",
+		         since_sql[i]);
+		if ((rc = db_exec(db, sql)))
+			goto fail;
+		snprintf(sql, sizeof sql, "INSERT OR IGNORE INTO temp.since_%s %s", since_sql[i],
+		         since_sql[i + 1]);
+		if ((rc = db_prepare(db, sql, &st)))
+			goto fail;
+		sqlite3_bind_int64(st, 1, since);
+		rc = sqlite3_step(st) == SQLITE_DONE
+		         ? 0
+		         : db_fail(db, _("cannot list the records changed since the date"));
+		sqlite3_finalize(st);
+		if (rc)
+			goto fail;
+	}
+	return db_commit(db);
+fail:
+	db_rollback(db);
+	since_drop(db);
+	return rc;
+}
+
+int check_desk_since(struct db *db, int64_t since,
+                     void (*report)(const char *code, const char *detail, void *arg), void *arg)
+{
+	struct stale_ctx s = {report, arg, 0};
+	struct file_check file;
+	int64_t cache;
+	int n, rc;
+
+	if (since < 0)
+		since = 0;
+	if ((rc = since_build(db, since)))
+		return rc;
+	file_check_start(db, &file, &checks[0], QUICK_CHECK_SQL);
+	cache_grow(db, &cache);
+	n = check_run_from(db, since, 1, report, arg);
+	if (n < 0)
+		goto out;
+	rc = projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
+	                          report_stale, &s, NULL);
+	if (rc) {
+		char detail[300];
+
+		snprintf(detail, sizeof detail, "the calendar check could not finish: %s",
+		         err_msg());
+		report("projection_stale", detail, arg);
+		s.found++;
+	}
+	n += s.found;
+	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
+	    (n += rc,
+	     rc = lifecycle_check_in(db, "SELECT id FROM temp.since_customer", report, arg)) < 0 ||
+	    (n += rc, rc = check_moves(db, report, arg)) < 0 ||
+	    (n += rc, rc = check_promises(db, report, arg)) < 0 ||
+	    (n += rc, rc = check_channel_failing(db, report, arg)) < 0 ||
+	    (n += rc, rc = recon_check(db, report, arg)) < 0) {
+		n = rc;
+		goto out;
+	}
+	n += rc;
+out:
+	cache_give_back(db, cache);
+	rc = file_check_end(db, &file, report, arg);
+	since_drop(db);
+	return n < 0 ? n : n + rc;
 }

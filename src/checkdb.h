@@ -34,6 +34,8 @@
 #ifndef FD_CHECKDB_H
 #define FD_CHECKDB_H
 
+#include <stdint.h>
+
 struct db;
 
 /* check_run - run every invariant on db (reading only) and call report
@@ -51,7 +53,11 @@ int check_run(struct db *db, void (*report)(const char *code, const char *detail
  * fresh recomputation are reported as code "projection_stale" unless a
  * rebuild job for the visit is waiting (the projection is catching up); a
  * visit whose row cannot be computed is one too, and so is a walk that
- * stopped (after what it found). Returns the number of violations, or a
+ * stopped (after what it found). SQLite's integrity_check runs beside the
+ * rest, on a second read-only connection in a thread of its own (a file
+ * check, not a snapshot's), and its findings come last; the connection
+ * uses a page cache of 64 MiB for the length of the check, then its own
+ * again. Returns the number of violations, or a
  * negative FD_E* code when check_run cannot begin. Callers:
  * `frontdesk check`, the checks of a backup (backup.c). */
 int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
@@ -69,6 +75,26 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
  * Returns the number of problems, or a negative FD_E* code. */
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg);
+
+/* check_desk_since - check_desk over a range: the invariants of the records
+ * created or changed at or after since (UTC seconds; the records their
+ * figures depend on too: an invoice whose allocation, line or credit note
+ * is new, a payment whose allocation or refund is, a visit whose job
+ * changed, the customer of any of them), for a nightly run whose cost
+ * follows the day's work, not the history. SQLite's own checks: PRAGMA
+ * quick_check (every page of the file read once: a damaged file is still
+ * found the next morning) instead of integrity_check (which also looks up
+ * every row in every index of its table: the whole check's), and no
+ * foreign_key_check (every reference of the file: the whole check's).
+ * Whole as in check_desk: invoice and estimate numbering, posted money
+ * deleted, the channel, drawers, closed days, promises and status moves
+ * (small tables, or read through their own indexes); calendar rows without
+ * a visit are the whole check's. The list of records is taken in its own
+ * transaction just before the checks (temporary tables, dropped after).
+ * Returns the number of problems, or a negative FD_E* code. Caller:
+ * `frontdesk check --since`. */
+int check_desk_since(struct db *db, int64_t since,
+                     void (*report)(const char *code, const char *detail, void *arg), void *arg);
 
 /* check_promises - what the desk promised through a provider and
  * has not kept, as of clock_now() and the give-up horizon

@@ -28,6 +28,7 @@
 #include "retention-mod.h"
 #include "settings.h"
 #include "states.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 /* The stored word of each state of a row, once (the schema names no moves
@@ -405,26 +406,35 @@ int lifecycle_candidates(struct db *db, int64_t cutoff, int limit, int with_held
 	return rc;
 }
 
-int lifecycle_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
-                    void *arg)
+/* lifecycle_check and lifecycle_check_in: the customers of ids_sql, or
+ * all of them (NULL). */
+static int check_customers(struct db *db, const char *ids_sql,
+                           void (*report)(const char *code, const char *detail, void *arg),
+                           void *arg)
 {
-	sqlite3_stmt *st;
+	struct strbuf sql = {0};
+	sqlite3_stmt *st = NULL;
 	int rc, step = SQLITE_DONE, found = 0;
 
 	if ((rc = db_exec(db, "BEGIN")))
 		return rc;
-	rc = db_prepare(
-	    db,
-	    /* its task pending, running or failed, each by the index of its
-	     * own status: never the finished tasks, once per customer */
-	    "SELECT c.id, EXISTS (SELECT 1 FROM task INDEXED BY task_pending_once"
-	    " WHERE status = 'pending' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
-	    " OR EXISTS (SELECT 1 FROM task INDEXED BY task_running_by_key"
-	    " WHERE status = 'running' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
-	    " OR EXISTS (SELECT 1 FROM task INDEXED BY task_by_status"
-	    " WHERE status = 'failed' AND kind = 'lifecycle' AND key = CAST(c.id AS TEXT))"
-	    " FROM customer c ORDER BY c.id",
-	    &st);
+	/* is a task for the customer waiting? Each status by its own index
+	 * (the partial indexes of pending and running tasks by key; the few
+	 * failed ones read once): "status IN (...)" would read the whole task
+	 * history once a customer, as many times as there are customers */
+	sb_printf(&sql,
+	          "SELECT c.id, EXISTS (SELECT 1 FROM task INDEXED BY task_pending_once"
+	          " WHERE kind = 'lifecycle'"
+	          " AND key = CAST(c.id AS TEXT) AND status = 'pending')"
+	          " OR EXISTS (SELECT 1 FROM task INDEXED BY task_running_by_key"
+	          " WHERE kind = 'lifecycle'"
+	          " AND key = CAST(c.id AS TEXT) AND status = 'running')"
+	          " OR CAST(c.id AS TEXT) IN (SELECT key FROM task INDEXED BY task_by_status"
+	          " WHERE status = 'failed' AND kind = 'lifecycle')"
+	          " FROM customer c%s%s%s ORDER BY c.id",
+	          ids_sql ? " WHERE c.id IN (" : "", ids_sql ? ids_sql : "", ids_sql ? ")" : "");
+	rc = db_prepare(db, sb_cstr(&sql), &st);
+	sb_free(&sql);
 	while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
 		int64_t id = sqlite3_column_int64(st, 0);
 		int queued = sqlite3_column_int(st, 1);
@@ -462,4 +472,16 @@ int lifecycle_check(struct db *db, void (*report)(const char *code, const char *
 	sqlite3_finalize(st);
 	db_rollback(db);
 	return rc ? rc : found;
+}
+
+int lifecycle_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                    void *arg)
+{
+	return check_customers(db, NULL, report, arg);
+}
+
+int lifecycle_check_in(struct db *db, const char *ids_sql,
+                       void (*report)(const char *code, const char *detail, void *arg), void *arg)
+{
+	return check_customers(db, ids_sql, report, arg);
 }

@@ -97,4 +97,10 @@ const char *lifecycle_candidates_sql(void);
 int lifecycle_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                     void *arg);
 
+/* lifecycle_check_in - lifecycle_check for the customers whose ids the
+ * query ids_sql (a SELECT of one column, binding nothing) returns: the
+ * customers of a range (`frontdesk check --since`). */
+int lifecycle_check_in(struct db *db, const char *ids_sql,
+                       void (*report)(const char *code, const char *detail, void *arg), void *arg);
+
 #endif

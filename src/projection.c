@@ -1270,8 +1270,9 @@ static int queued(struct db *db, int64_t id)
 
 	/* pending, running or failed: each by the index of its own status, so
 	 * that the finished tasks are never read (a planner left to itself,
-	 * with sqlite_stat1 gathered on a young queue, scanned the table) */
-	if (db_prepare(
+	 * with sqlite_stat1 gathered on a young queue, scanned the table; a
+	 * check after a bulk import, every row queued, would take hours) */
+	if (db_prepare_cached(
 	        db,
 	        "SELECT EXISTS (SELECT 1 FROM task INDEXED BY task_pending_once"
 	        " WHERE status = 'pending' AND kind = '" PROJECTION_TASK_KIND "' AND key = ?1)"
@@ -1284,7 +1285,7 @@ static int queued(struct db *db, int64_t id)
 	snprintf(key, sizeof key, "%lld", (long long)id);
 	sqlite3_bind_text(st, 1, key, -1, SQLITE_TRANSIENT);
 	yes = sqlite3_step(st) == SQLITE_ROW && sqlite3_column_int(st, 0);
-	sqlite3_finalize(st);
+	db_release(db, st);
 	return yes;
 }
 
@@ -1301,13 +1302,25 @@ static int report_orphan(int64_t id, void *arg)
 	return report(arg, id, "orphan", "");
 }
 
+/* check_one's answer when the range statement of check_batch stopped before
+ * it could tell (not an FD_E* code: those are negative). */
+#define RANGE_STOPPED 1
+
 static int check_one(struct check_ctx *c, int64_t id)
 {
 	struct cal_row fresh, old;
 	struct strbuf sb = {0};
 	int rc, has_old = 0;
 
-	if ((rc = compute(c->p, id, &fresh, &old, &has_old)) == FD_EINVAL) {
+	rc = compute(c->p, id, &fresh, &old, &has_old);
+	if (rc && c->p->in_range && c->p->range_step != SQLITE_ROW &&
+	    c->p->range_step != SQLITE_DONE) {
+		/* the range statement stopped: at this visit's rows or at the
+		 * next one's, it cannot say; check_batch asks again alone */
+		err_clear();
+		return RANGE_STOPPED;
+	}
+	if (rc == FD_EINVAL) {
 		/* a record it cannot add up (a price beyond 64 bits): a
 		 * difference to report, and the walk goes on */
 		char why[256];
@@ -1329,13 +1342,47 @@ static int check_one(struct check_ctx *c, int64_t id)
 	return rc;
 }
 
+/* Check the visits ids[0..n) (all those in (lo, ids[n-1]]) reading them
+ * with ONE range statement, as a full rebuild does, not one statement a
+ * visit. A row the statement cannot read (a sum beyond 64 bits) stops it:
+ * the visit being read is then checked alone (check_one reports it if its
+ * own row is the one that cannot be read), and the range starts again after
+ * it. */
+static int check_batch(struct check_ctx *c, const int64_t *ids, int n, int64_t lo)
+{
+	struct pctx *p = c->p;
+	sqlite3_stmt *st;
+	int rc, i;
+
+	if ((rc = stmt(p, S_RANGE, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, lo);
+	sqlite3_bind_int64(st, 2, ids[n - 1]);
+	p->in_range = 1;
+	p->range_step = sqlite3_step(st);
+	for (i = 0; !rc && i < n; i++) {
+		if ((rc = check_one(c, ids[i])) != RANGE_STOPPED)
+			continue;
+		p->in_range = 0;
+		sqlite3_reset(st);
+		if ((rc = check_one(c, ids[i])) || i + 1 == n)
+			break;
+		sqlite3_bind_int64(st, 1, ids[i]);
+		p->in_range = 1;
+		p->range_step = sqlite3_step(st);
+	}
+	p->in_range = 0;
+	sqlite3_reset(st);
+	return rc;
+}
+
 int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, void *arg),
                      void *arg, int64_t *n_diff)
 {
 	struct pctx p = {.db = db};
 	struct check_ctx c = {&p, cb, arg, 0};
 	int64_t *ids, last = 0;
-	int rc, n = 0, i;
+	int rc, n = 0;
 
 	ids = xmalloc(DEFAULT_BATCH * sizeof *ids);
 	do {
@@ -1343,8 +1390,8 @@ int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, v
 		if ((rc = db_exec(db, "BEGIN")))
 			break;
 		rc = next_ids(db, last, ids, DEFAULT_BATCH, &n);
-		for (i = 0; !rc && i < n; i++)
-			rc = check_one(&c, ids[i]);
+		if (!rc && n > 0)
+			rc = check_batch(&c, ids, n, last);
 		if (!rc)
 			rc = orphans(db, last, n < DEFAULT_BATCH ? INT64_MAX : ids[n - 1],
 			             report_orphan, &c);
@@ -1354,6 +1401,38 @@ int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, v
 	} while (!rc && n == DEFAULT_BATCH);
 	pctx_free(&p);
 	free(ids);
+	if (n_diff)
+		*n_diff = c.n;
+	return rc;
+}
+
+int projection_check_ids(struct db *db, const char *ids_sql,
+                         int (*cb)(const struct projection_diff *d, void *arg), void *arg,
+                         int64_t *n_diff)
+{
+	struct pctx p = {.db = db};
+	struct check_ctx c = {&p, cb, arg, 0};
+	sqlite3_stmt *ids;
+	int rc, step = SQLITE_DONE;
+
+	if ((rc = db_exec(db, "BEGIN")))
+		return rc;
+	if ((rc = db_prepare(db, ids_sql, &ids))) {
+		db_rollback(db);
+		return rc;
+	}
+	while (!rc && (step = sqlite3_step(ids)) == SQLITE_ROW) {
+		rc = check_one(&c, sqlite3_column_int64(ids, 0));
+		if (rc == FD_ENOTFOUND) { /* no longer there */
+			err_clear();
+			rc = 0;
+		}
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot list the visits to check"));
+	sqlite3_finalize(ids);
+	db_rollback(db);
+	pctx_free(&p);
 	if (n_diff)
 		*n_diff = c.n;
 	return rc;

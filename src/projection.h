@@ -170,6 +170,15 @@ struct projection_diff {
 int projection_check(struct db *db, int (*cb)(const struct projection_diff *d, void *arg),
                      void *arg, int64_t *n_diff);
 
+/* projection_check_ids - projection_check for the visits whose ids the
+ * query ids_sql (a SELECT of one column, binding nothing) returns, in one
+ * read transaction: a visit no longer there is skipped, and calendar rows
+ * without a visit are left to projection_check. The visits of a range
+ * (`frontdesk check --since`). */
+int projection_check_ids(struct db *db, const char *ids_sql,
+                         int (*cb)(const struct projection_diff *d, void *arg), void *arg,
+                         int64_t *n_diff);
+
 void cal_row_free(struct cal_row *r);
 
 #endif
