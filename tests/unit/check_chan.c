@@ -1358,17 +1358,6 @@ END_TEST
 
 /* The virtual machine steps of the statements run while the hook is on
  * (counted, never timed). */
-static int64_t vm_steps;
-
-static int count_steps(unsigned type, void *ctx, void *p, void *x)
-{
-	(void)ctx;
-	(void)x;
-	if (type == SQLITE_TRACE_PROFILE)
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
-	return 0;
-}
-
 static void no_report(const char *code, const char *detail, void *arg)
 {
 	(void)code;
@@ -1381,11 +1370,9 @@ static int promise_steps(int64_t *steps)
 {
 	int n;
 
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	n = check_promises(db, no_report, NULL);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
-	*steps = vm_steps;
+	*steps = fx_steps_end(db, NULL);
 	return n;
 }
 
@@ -1466,13 +1453,11 @@ static int dead_letter_steps(int64_t *steps)
 {
 	int n = 0;
 
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(inbox_list(db, "dead", NULL, NULL, 200, count_event, &n), 0);
 	ck_assert_int_eq(outbox_cmd_list(db, "dead", NULL, NULL, 200, count_cmd, &n), 0);
 	ck_assert_int_eq(outbox_cmd_list(db, "failed", NULL, NULL, 200, count_cmd, &n), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
-	*steps = vm_steps;
+	*steps = fx_steps_end(db, NULL);
 	return n;
 }
 
@@ -1530,19 +1515,18 @@ static int64_t serve_steps(int *n)
 {
 	static struct pay_order orders[8];
 	struct outbox_result res;
-	int64_t counts[4];
+	int64_t counts[4], steps;
 	size_t got;
 
 	*n = 0;
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(outbox_deliver(db, &chan_stripe_ops, NULL, "stripe", NULL, NULL, &res), 0);
 	ck_assert_int_eq(outbox_due(db, "booking", "bk", count_due, n), 0);
 	ck_assert_int_eq(chan_order_to_query(db, "stripe", INT64_MAX, 0, orders, 8, &got), 0);
 	ck_assert_int_eq(outbox_count_by_status(db, "stripe", counts), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	steps = fx_steps_end(db, NULL);
 	*n += (int)got + (int)(counts[0] + counts[1] + counts[2] + counts[3]);
-	return vm_steps;
+	return steps;
 }
 
 /* serve's rounds read the commands still to send and the orders still

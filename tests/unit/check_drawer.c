@@ -533,17 +533,6 @@ START_TEST(test_reopen_and_what_changed)
 }
 END_TEST
 
-static int64_t vm_steps;
-
-static int count_steps(unsigned type, void *ctx, void *p, void *x)
-{
-	(void)ctx;
-	(void)x;
-	if (type == SQLITE_TRACE_PROFILE)
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
-	return 0;
-}
-
 static int count_drawer(const struct drawer *d, void *arg)
 {
 	(void)d;
@@ -555,11 +544,9 @@ static int count_drawer(const struct drawer *d, void *arg)
 static int64_t open_list_steps(int *n)
 {
 	*n = 0;
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(F.db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(F.db);
 	ck_assert_int_eq(drawer_list(F.db, 0, 0, 1, count_drawer, n), 0);
-	sqlite3_trace_v2(db_sqlite(F.db), 0, NULL, NULL);
-	return vm_steps;
+	return fx_steps_end(F.db, NULL);
 }
 
 /* The status line's open drawers are read from drawer_open alone, never

@@ -1230,19 +1230,6 @@ END_TEST
 /* What the statements of a read cost, summed by the profile hook: SQLite's
  * virtual machine steps, and those of them that stepped through a full scan
  * of a table (never timed: a count of steps does not depend on the load). */
-static int64_t vm_steps, scan_steps;
-
-static int count_steps(unsigned type, void *ctx, void *p, void *x)
-{
-	(void)ctx;
-	(void)x;
-	if (type == SQLITE_TRACE_PROFILE) {
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
-		scan_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
-	}
-	return 0;
-}
-
 /* The reads the desk makes on every agenda and every status-line tick: the
  * agenda's catch-up (the calendar tasks still waiting), the status line's
  * pending and dead counts; their steps into *steps, their full-scan steps
@@ -1252,8 +1239,7 @@ static void desk_reads(int64_t *steps, int64_t *scans)
 	struct task_backlog b;
 	int64_t n;
 
-	vm_steps = scan_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(task_catch_up(db, PROJECTION_TASK_KIND, 0, &b), 0);
 	ck_assert_int_eq(b.waiting, 0);
 	ck_assert_int_eq(task_count(db, NULL, "pending", &n), 0);
@@ -1262,9 +1248,7 @@ static void desk_reads(int64_t *steps, int64_t *scans)
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_eq(task_count(db, LIFECYCLE_TASK_KIND, "failed", &n), 0);
 	ck_assert_int_eq(n, 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
-	*steps = vm_steps;
-	*scans = scan_steps;
+	*steps = fx_steps_end(db, scans);
 }
 
 /* The finished tasks a week of work leaves (issue 33: 100,000 of them made
@@ -1329,13 +1313,11 @@ static int64_t check_steps(void)
 {
 	int64_t n;
 
-	vm_steps = scan_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(projection_check(db, NULL, NULL, &n), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_int_ge(lifecycle_check(db, no_report, NULL), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
-	return vm_steps;
+	return fx_steps_end(db, NULL);
 }
 
 /* Whether a row's task is still queued is asked of the open tasks alone:

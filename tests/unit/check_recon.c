@@ -303,28 +303,17 @@ START_TEST(test_refused_whole)
 }
 END_TEST
 
-static int64_t vm_steps;
-
-static int count_steps(unsigned type, void *ctx, void *p, void *x)
-{
-	(void)ctx;
-	(void)x;
-	if (type == SQLITE_TRACE_PROFILE)
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
-	return 0;
-}
-
 /* recon_day_state's steps; its open count into *open. */
 static int64_t day_state_steps(int64_t *open)
 {
 	struct recon_state st;
+	int64_t steps;
 
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(recon_day_state(db, NULL, &st), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	steps = fx_steps_end(db, NULL);
 	*open = st.open;
-	return vm_steps;
+	return steps;
 }
 
 /* The status line's "books: N open" (recon_day_state, whenever the
@@ -369,13 +358,13 @@ END_TEST
 static int64_t balanced_steps(char *day, size_t n)
 {
 	struct recon_state st;
+	int64_t steps;
 
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(recon_day_state(db, NULL, &st), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	steps = fx_steps_end(db, NULL);
 	snprintf(day, n, "%s", st.last_balanced);
-	return vm_steps;
+	return steps;
 }
 
 static void add_batch(const char *day, const char *status)

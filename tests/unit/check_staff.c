@@ -333,17 +333,6 @@ START_TEST(test_session_approval)
 }
 END_TEST
 
-static int64_t vm_steps;
-
-static int count_steps(unsigned type, void *ctx, void *p, void *x)
-{
-	(void)ctx;
-	(void)x;
-	if (type == SQLITE_TRACE_PROFILE)
-		vm_steps += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
-	return 0;
-}
-
 static int count_one(const struct approval *a, void *arg)
 {
 	(void)a;
@@ -355,11 +344,9 @@ static int count_one(const struct approval *a, void *arg)
 static int64_t waiting_steps(int *n)
 {
 	*n = 0;
-	vm_steps = 0;
-	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, count_steps, NULL);
+	fx_steps_begin(db);
 	ck_assert_int_eq(approval_list(db, 0, 100, count_one, n), 0);
-	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
-	return vm_steps;
+	return fx_steps_end(db, NULL);
 }
 
 /* The approvals waiting (the screen's approvals, `approve list`) are read

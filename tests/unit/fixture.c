@@ -141,3 +141,30 @@ size_t fx_states_hold(struct db *db, const struct states *m)
 	}
 	return n;
 }
+
+static int64_t steps_vm, steps_scan;
+
+static int steps_count(unsigned type, void *ctx, void *p, void *x)
+{
+	(void)ctx;
+	(void)x;
+	if (type == SQLITE_TRACE_PROFILE) {
+		steps_vm += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_VM_STEP, 1);
+		steps_scan += sqlite3_stmt_status(p, SQLITE_STMTSTATUS_FULLSCAN_STEP, 1);
+	}
+	return 0;
+}
+
+void fx_steps_begin(struct db *db)
+{
+	steps_vm = steps_scan = 0;
+	sqlite3_trace_v2(db_sqlite(db), SQLITE_TRACE_PROFILE, steps_count, NULL);
+}
+
+int64_t fx_steps_end(struct db *db, int64_t *scan_steps)
+{
+	sqlite3_trace_v2(db_sqlite(db), 0, NULL, NULL);
+	if (scan_steps)
+		*scan_steps = steps_scan;
+	return steps_vm;
+}

@@ -59,4 +59,11 @@ int fx_states_changed(struct db *db, const struct states *m, size_t drop, struct
  * many moves m has. */
 size_t fx_states_hold(struct db *db, const struct states *m);
 
+/* fx_steps_begin / fx_steps_end - the virtual machine steps of every
+ * statement db runs in between (and, into *scan_steps unless NULL, how many
+ * of them walked a table or index whole): what a read costs, which a loaded
+ * machine does not change. */
+void fx_steps_begin(struct db *db);
+int64_t fx_steps_end(struct db *db, int64_t *scan_steps);
+
 #endif
