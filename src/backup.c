@@ -235,6 +235,7 @@ struct verify_ctx {
 	int found;
 	int skip_docs; /* the final documents are checked apart (copy_docs) */
 	char first[256];
+	char damaged[256]; /* SQLite's check of the file found this ("": nothing) */
 };
 
 static void verify_report(const char *code, const char *detail, void *arg)
@@ -246,6 +247,8 @@ static void verify_report(const char *code, const char *detail, void *arg)
 		return;
 	if (!v->found++)
 		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
+	if (!strcmp(code, "integrity") && !v->damaged[0])
+		snprintf(v->damaged, sizeof v->damaged, "%s", detail);
 }
 
 /* Every check of `frontdesk check` on db (but the final documents with
@@ -253,9 +256,13 @@ static void verify_report(const char *code, const char *detail, void *arg)
  * the first violation and their number. */
 static int verify_checks(struct db *db, const char *path, int skip_docs)
 {
-	struct verify_ctx v = {0, skip_docs, ""};
+	struct verify_ctx v = {0, skip_docs, "", ""};
 	int rc = check_all(db, verify_report, &v);
 
+	/* the file itself first: the rest (a check that could not read a
+	 * page, say) follows from it */
+	if (v.damaged[0])
+		return err_set(FD_EINVAL, _("%s is damaged: %.200s"), path, v.damaged);
 	if (rc < 0)
 		return rc;
 	if (v.found)
@@ -279,14 +286,24 @@ static int verify_file(const char *path, const char *name, int open_flags, int s
 
 	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
 		return rc;
-	rc = integrity(h, name);
-	if (!rc)
-		rc = is_frontdesk(h, name);
+	/* A copy opened read-only (a backup just made) gets SQLite's whole
+	 * check once, as the first check of verify_checks (on a connection of
+	 * its own, beside the others); here it runs first only for a working
+	 * copy that db_open may migrate, and to name the cause when the copy
+	 * cannot be read as a frontdesk database. */
+	if (!(open_flags & DB_OPEN_READONLY))
+		rc = integrity(h, name);
+	if (!rc && (rc = is_frontdesk(h, name)) != 0 && (open_flags & DB_OPEN_READONLY) &&
+	    integrity(h, name) == 0)
+		err_set(FD_EINVAL, _("%s is not a frontdesk database"), name);
+	if (!rc && (rc = db_open(path, open_flags, &db)) != 0) {
+		if (rc != FD_ESCHEMA && (open_flags & DB_OPEN_READONLY))
+			integrity(h, name);             /* damage, when that is why: it names it */
+		rc = rc == FD_ESCHEMA ? rc : FD_EINVAL; /* with db_open's reason */
+	}
 	sqlite3_close(h);
 	if (rc)
 		return rc;
-	if ((rc = db_open(path, open_flags, &db)) != 0)
-		return rc == FD_ESCHEMA ? rc : FD_EINVAL; /* with db_open's reason */
 	rc = verify_checks(db, name, skip_docs);
 	db_close(db);
 	return rc;
