@@ -833,6 +833,17 @@ static int report_stale(const struct projection_diff *d, void *arg)
 	return 0;
 }
 
+/* The calendar's walk stopped before its end: what it found so far is
+ * reported already; that it stopped is a finding too. */
+static void report_stopped_walk(struct stale_ctx *s)
+{
+	char detail[300];
+
+	snprintf(detail, sizeof detail, "the calendar check could not finish: %s", err_msg());
+	s->report("projection_stale", detail, s->arg);
+	s->found++;
+}
+
 /* ---------------------------------------------------------------- the running shop */
 
 static void report_stopped(const struct check_def *c, const char *how, const char *sqlite_why,
@@ -968,16 +979,8 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 		file_check_end(db, &file, report, arg);
 		return n;
 	}
-	rc = projection_check(db, report_stale, &s, &ndiff);
-	if (rc) {
-		/* what was found so far is reported; that the walk stopped too */
-		char detail[300];
-
-		snprintf(detail, sizeof detail, "the calendar check could not finish: %s",
-		         err_msg());
-		report("projection_stale", detail, arg);
-		s.found++;
-	}
+	if (projection_check(db, report_stale, &s, &ndiff))
+		report_stopped_walk(&s);
 	/* the signed estimates' final documents against their hashes, the
 	 * customer lifecycle projection against its records, each record's
 	 * status moves (code against schema) */
@@ -1213,16 +1216,9 @@ int check_desk_since(struct db *db, int64_t since,
 	n = check_run_from(db, since, 1, report, arg);
 	if (n < 0)
 		goto out;
-	rc = projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
-	                          report_stale, &s, NULL);
-	if (rc) {
-		char detail[300];
-
-		snprintf(detail, sizeof detail, "the calendar check could not finish: %s",
-		         err_msg());
-		report("projection_stale", detail, arg);
-		s.found++;
-	}
+	if (projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
+	                         report_stale, &s, NULL))
+		report_stopped_walk(&s);
 	n += s.found;
 	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
 	    (n += rc,
