@@ -1358,6 +1358,46 @@ START_TEST(test_check_questions_skip_finished_tasks)
 }
 END_TEST
 
+/* The steps of a whole rebuild of the calendar with every visit's task
+ * queued again (its rows are already right: nothing is written). */
+static int64_t rebuild_steps(void)
+{
+	int64_t n, steps;
+
+	run3(db, "INSERT INTO task (kind, key) SELECT 'calendar', id FROM appointment", 0, 0, 0);
+	fx_steps_begin(db);
+	ck_assert_int_eq(projection_rebuild_all(db, 0, NULL, NULL, &n), 0);
+	steps = fx_steps_end(db, NULL);
+	ck_assert_int_eq(n, 3);
+	ck_assert_int_eq(
+	    count("SELECT count(*) FROM task WHERE kind = 'calendar' AND status = 'pending'"), 0);
+	return steps;
+}
+
+/* A rebuild asks each batch whether calendar tasks wait, of the pending
+ * calendar tasks alone: the planner answered it by walking every pending
+ * task by status, and half a million lifecycle tasks queued before the
+ * calendar's (a bulk import, a migration) made each batch take seconds. */
+START_TEST(test_rebuild_skips_other_pending_tasks)
+{
+	int64_t steps0, steps1;
+
+	add_appt("2026-12-02 09:00", "2026-12-02 10:00");
+	add_appt("2026-12-02 11:00", "2026-12-02 12:00");
+	add_appt("2026-12-03 09:00", "2026-12-03 10:00");
+	drain();
+	steps0 = rebuild_steps();
+	run3(db,
+	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
+	     "INSERT INTO task (kind, key) SELECT 'lifecycle', 'bulk-' || i FROM n",
+	     0, 0, 0);
+	steps1 = rebuild_steps();
+	ck_assert_msg(steps1 - steps0 < 100,
+	              "steps: %lld with no other task pending, %lld with 20,000", (long long)steps0,
+	              (long long)steps1);
+}
+END_TEST
+
 START_TEST(test_expired_claim_runs_again)
 {
 	struct task_opts o = test_opts();
@@ -1925,6 +1965,7 @@ int main(void)
 	tcase_add_test(queue, test_desk_tasks_before_bulk);
 	tcase_add_test(queue, test_desk_reads_skip_finished_tasks);
 	tcase_add_test(queue, test_check_questions_skip_finished_tasks);
+	tcase_add_test(queue, test_rebuild_skips_other_pending_tasks);
 	tcase_add_test(queue, test_expired_claim_runs_again);
 	tcase_add_test(queue, test_stale_runner_is_fenced);
 	tcase_set_timeout(queue, 60);
