@@ -3,7 +3,8 @@
 # database of 1,000,000 visits, as a whole process, beside `frontdesk
 # agenda` for the same week and beside the sqlite3 shell running the
 # availability's reservation query (the one that grows with the visits) on
-# the same file. Medians of AV_RUNS runs (bench/measure.py), printed as
+# the same file. AV_VISITS sets the number of visits (default 1000000; give
+# each size its own AV_DIR). Medians of AV_RUNS runs (bench/measure.py), printed as
 # markdown.
 #
 # The database is generated once (AV_DIR, default /tmp/frontdesk-avbench)
@@ -16,6 +17,7 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 build=$(cd "${1:-$top/build}" && pwd)
 fd=$build/frontdesk
 RUNS=${AV_RUNS:-21}
+visits=${AV_VISITS:-1000000}
 dir=${AV_DIR:-/tmp/frontdesk-avbench}
 db=$dir/av.db
 week=2026-11-30
@@ -28,7 +30,9 @@ if [ ! -f "$db" ] || [ -n "${AV_REGEN:-}" ]; then
 	rm -f "$db" "$db-wal" "$db-shm"
 	"$fd" --db "$db" init >/dev/null
 	t0=$(date +%s.%N)
-	sqlite3 "$db" ".dbconfig enable_trigger off" ".read $top/bench/availability-gen.sql" >/dev/null
+	sqlite3 "$db" ".dbconfig enable_trigger off" \
+		"CREATE TEMP TABLE bench_size AS SELECT $visits AS visits" \
+		".read $top/bench/availability-gen.sql" >/dev/null
 	t1=$(date +%s.%N)
 	"$fd" --db "$db" projection rebuild --all >/dev/null 2>&1
 	t2=$(date +%s.%N)

@@ -23,7 +23,8 @@
 # "Usual size" is the largest WAL the desk alone reaches.
 # Environment: ISO_SRC, ISO_DIR (/tmp/frontdesk-iso), ISO_ROUNDS (2),
 # ISO_ALONE (600), ISO_GAP_MS (10), ISO_TAIL (100), ISO_REPORT_S (15),
-# ISO_OUT (bench/ISOLATION-RESULTS.md). A quick try:
+# ISO_OUT (bench/ISOLATION-RESULTS.md), ISO_CASES (the cases after alone,
+# default "reports export backup rebuild"). A quick try:
 #   ISO_SRC=/tmp/frontdesk-bench/bench-100000.db ISO_OUT=/tmp/iso.md bench/isolation.sh
 set -eu
 top=$(cd "$(dirname "$0")/.." && pwd)
@@ -36,6 +37,7 @@ GAP=${ISO_GAP_MS:-10}
 TAIL=${ISO_TAIL:-100}
 REPORT_S=${ISO_REPORT_S:-15}
 out=${ISO_OUT:-$top/bench/ISOLATION-RESULTS.md}
+CASES=${ISO_CASES:-reports export backup rebuild}
 F=$build/frontdesk
 
 mkdir -p "$dir"
@@ -76,6 +78,8 @@ run() {
 	echo "$name $(awk "BEGIN { print $(date +%s.%N) - $t0 }")" >>"$samples/seconds"
 }
 
+has() { case " $CASES " in *" $1 "*) return 0 ;; esac; return 1; }
+
 reports() {
 	end=$(($(date +%s) + REPORT_S))
 	while [ "$(date +%s)" -lt "$end" ]; do
@@ -89,11 +93,13 @@ while [ $r -le "$ROUNDS" ]; do
 	echo "isolation.sh: round $r of $ROUNDS" >&2
 	fresh_wal
 	"$build/bench/isolation-pay" "$db" "$cust" "$ALONE" "$GAP" >>"$samples/alone" 2>>"$dir/alone.desk-err"
-	run reports reports
-	run export "$F" --db "$db" export journal --output "$dir/journal.txt"
-	run backup "$F" --db "$db" backup "$dir/backup.db" --force
-	sqlite3 "$db" "UPDATE appointment_calendar_view SET projection_version = 2" >/dev/null
-	run rebuild "$F" --db "$db" projection rebuild --all
+	has reports && run reports reports
+	has export && run export "$F" --db "$db" export journal --output "$dir/journal.txt"
+	has backup && run backup "$F" --db "$db" backup "$dir/backup.db" --force
+	if has rebuild; then
+		sqlite3 "$db" "UPDATE appointment_calendar_view SET projection_version = 2" >/dev/null
+		run rebuild "$F" --db "$db" projection rebuild --all
+	fi
 	r=$((r + 1))
 done
 "$F" --db "$db" check >/dev/null || { echo "isolation.sh: frontdesk check failed" >&2; exit 1; }
@@ -111,6 +117,8 @@ for l in open(os.path.join(d, 'seconds')):
     secs[k] = max(secs.get(k, 0), float(s))
 rows = {}
 for name in ('alone', 'reports', 'export', 'backup', 'rebuild'):
+    if not os.path.exists(os.path.join(d, name)):
+        continue
     lat, wal_during, wal_after, refused = [], [], [], 0
     last_after = None
     for l in open(os.path.join(d, name)):

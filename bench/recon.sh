@@ -3,7 +3,8 @@
 # the day's 10,000 card payments, in a database of 100,000 payments of
 # history and (RECON_BENCH_1M=1) of 1,000,000, as a whole process, median
 # of RUNS (default 7) runs each, side by side; beside it the same matching
-# query in the sqlite3 shell on the same file. Every run after the first
+# query in the sqlite3 shell on the same file. RECON_SIZES picks the sizes
+# of history (e.g. "100000 1000000 10000000": issue 33's ten times). Every run after the first
 # finds the same day again (no new difference; the 10,000 fees rewritten).
 #
 # How the lines arrive (RECON_BENCH_MODE):
@@ -34,6 +35,7 @@ D=$(date -d "$DAY 00:00" +%s)
 N=10000
 sizes="100000"
 [ "${RECON_BENCH_1M:-0}" = 1 ] && sizes="100000 1000000"
+sizes=${RECON_SIZES:-$sizes}
 
 mode=${RECON_BENCH_MODE:-}
 if [ -z "$mode" ]; then

@@ -293,9 +293,8 @@ static int verify_file(const char *path, const char *name, int open_flags, int s
 	 * cannot be read as a frontdesk database. */
 	if (!(open_flags & DB_OPEN_READONLY))
 		rc = integrity(h, name);
-	if (!rc && (rc = is_frontdesk(h, name)) != 0 && (open_flags & DB_OPEN_READONLY) &&
-	    integrity(h, name) == 0)
-		err_set(FD_EINVAL, _("%s is not a frontdesk database"), name);
+	if (!rc && (rc = is_frontdesk(h, name)) != 0 && (open_flags & DB_OPEN_READONLY))
+		integrity(h, name); /* damage, when that is why: it names it */
 	if (!rc && (rc = db_open(path, open_flags, &db)) != 0) {
 		if (rc != FD_ESCHEMA && (open_flags & DB_OPEN_READONLY))
 			integrity(h, name);             /* damage, when that is why: it names it */
