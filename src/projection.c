@@ -1086,6 +1086,28 @@ struct batch_row {
 	int rc, has_old; /* rc: 0, or FD_ENOTFOUND when the visit is gone */
 };
 
+/* Step S_RANGE over the visits in (lo, hi]: compute() then reads each
+ * visit's rows from it in id order (in_range) instead of one statement per
+ * visit. range_close() ends it. */
+static int range_open(struct pctx *p, int64_t lo, int64_t hi, sqlite3_stmt **st)
+{
+	int rc;
+
+	if ((rc = stmt(p, S_RANGE, st)))
+		return rc;
+	sqlite3_bind_int64(*st, 1, lo);
+	sqlite3_bind_int64(*st, 2, hi);
+	p->in_range = 1;
+	p->range_step = sqlite3_step(*st);
+	return 0;
+}
+
+static void range_close(struct pctx *p, sqlite3_stmt *st)
+{
+	p->in_range = 0;
+	sqlite3_reset(st);
+}
+
 /*
  * One batch of a full rebuild, inside its write transaction: read the visits
  * ids[0..n) (all those in (lo, ids[n-1]]) with ONE range statement, then
@@ -1101,12 +1123,8 @@ static int rebuild_batch(struct pctx *p, const int64_t *ids, int n, int64_t lo,
 
 	if (n == 0)
 		return 0;
-	if ((rc = stmt(p, S_RANGE, &st)))
+	if ((rc = range_open(p, lo, ids[n - 1], &st)))
 		return rc;
-	sqlite3_bind_int64(st, 1, lo);
-	sqlite3_bind_int64(st, 2, ids[n - 1]);
-	p->in_range = 1;
-	p->range_step = sqlite3_step(st);
 	for (m = 0; m < n && !rc; m++) {
 		struct batch_row *b = &rows[m];
 
@@ -1116,8 +1134,7 @@ static int rebuild_batch(struct pctx *p, const int64_t *ids, int n, int64_t lo,
 		else
 			rc = b->rc;
 	}
-	p->in_range = 0;
-	sqlite3_reset(st);
+	range_close(p, st);
 	for (i = 0; i < m; i++) {
 		struct batch_row *b = &rows[i];
 
@@ -1358,25 +1375,17 @@ static int check_batch(struct check_ctx *c, const int64_t *ids, int n, int64_t l
 	sqlite3_stmt *st;
 	int rc, i;
 
-	if ((rc = stmt(p, S_RANGE, &st)))
+	if ((rc = range_open(p, lo, ids[n - 1], &st)))
 		return rc;
-	sqlite3_bind_int64(st, 1, lo);
-	sqlite3_bind_int64(st, 2, ids[n - 1]);
-	p->in_range = 1;
-	p->range_step = sqlite3_step(st);
 	for (i = 0; !rc && i < n; i++) {
 		if ((rc = check_one(c, ids[i])) != RANGE_STOPPED)
 			continue;
-		p->in_range = 0;
-		sqlite3_reset(st);
-		if ((rc = check_one(c, ids[i])) || i + 1 == n)
-			break;
-		sqlite3_bind_int64(st, 1, ids[i]);
-		p->in_range = 1;
-		p->range_step = sqlite3_step(st);
+		range_close(p, st);
+		if ((rc = check_one(c, ids[i])) || i + 1 == n ||
+		    (rc = range_open(p, ids[i], ids[n - 1], &st)))
+			return rc;
 	}
-	p->in_range = 0;
-	sqlite3_reset(st);
+	range_close(p, st);
 	return rc;
 }
 
