@@ -1227,6 +1227,18 @@ START_TEST(test_desk_tasks_before_bulk)
 }
 END_TEST
 
+/* Adds to the task table the rows that insert (an INSERT ... SELECT ...
+ * FROM n) makes of the numbers i = 1..count of the CTE n. */
+static void add_tasks(int64_t count, const char *insert)
+{
+	char sql[640];
+
+	snprintf(sql, sizeof sql,
+	         "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?1) %s",
+	         insert);
+	run3(db, sql, count, 0, 0);
+}
+
 /* What the statements of a read cost, summed by the profile hook: SQLite's
  * virtual machine steps, and those of them that stepped through a full scan
  * of a table (never timed: a count of steps does not depend on the load). */
@@ -1261,31 +1273,23 @@ START_TEST(test_desk_reads_skip_finished_tasks)
 	int64_t steps0, scans0, steps1, scans1;
 
 	/* the young database: a queue of pending tasks, analyzed */
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
-	     "INSERT INTO task (kind, key) SELECT CASE WHEN i % 4 THEN 'calendar' "
-	     "ELSE 'lifecycle' END, 'young-' || i FROM n",
-	     0, 0, 0);
+	add_tasks(2000, "INSERT INTO task (kind, key) SELECT CASE WHEN i % 4 THEN 'calendar' "
+	                "ELSE 'lifecycle' END, 'young-' || i FROM n");
 	ck_assert_int_eq(db_exec(db, "ANALYZE"), 0);
 	/* the queue ran: every task succeeded; ten lifecycle tasks wait, one is dead */
 	run3(db, "UPDATE task SET status = 'succeeded', attempts = 1, finished_at = updated_at", 0,
 	     0, 0);
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 10) "
-	     "INSERT INTO task (kind, key) SELECT 'lifecycle', 'open-' || i FROM n",
-	     0, 0, 0);
+	add_tasks(10, "INSERT INTO task (kind, key) SELECT 'lifecycle', 'open-' || i FROM n");
 	run3(db,
 	     "INSERT INTO task (kind, key, status, attempts, finished_at, last_error) "
 	     "VALUES ('calendar', 'gone', 'dead', 5, 1, 'x')",
 	     0, 0, 0);
 	desk_reads(&steps0, &scans0);
 	/* ten times the history: 20,000 more finished tasks */
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
-	     "INSERT INTO task (kind, key, status, attempts, started_at, finished_at) "
-	     "SELECT CASE WHEN i % 4 THEN 'calendar' ELSE 'lifecycle' END, 'old-' || i, "
-	     "'succeeded', 1, updated_at, updated_at FROM n, (SELECT 0 AS updated_at)",
-	     0, 0, 0);
+	add_tasks(20000,
+	          "INSERT INTO task (kind, key, status, attempts, started_at, finished_at) "
+	          "SELECT CASE WHEN i % 4 THEN 'calendar' ELSE 'lifecycle' END, 'old-' || i, "
+	          "'succeeded', 1, updated_at, updated_at FROM n, (SELECT 0 AS updated_at)");
 	desk_reads(&steps1, &scans1);
 	/* (a full scan of the partial index of pending tasks walks the open
 	 * queue: it may step, but not grow with the history) */
@@ -1331,11 +1335,8 @@ START_TEST(test_check_questions_skip_finished_tasks)
 	add_customer("Bo Chan");
 	a = add_appt("2026-12-02 09:00", "2026-12-02 10:00");
 	drain();
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 2000) "
-	     "INSERT INTO task (kind, key) SELECT CASE WHEN i % 4 THEN 'calendar' "
-	     "ELSE 'lifecycle' END, 'young-' || i FROM n",
-	     0, 0, 0);
+	add_tasks(2000, "INSERT INTO task (kind, key) SELECT CASE WHEN i % 4 THEN 'calendar' "
+	                "ELSE 'lifecycle' END, 'young-' || i FROM n");
 	ck_assert_int_eq(db_exec(db, "ANALYZE"), 0);
 	run3(db,
 	     "UPDATE task SET status = 'succeeded', attempts = 1, finished_at = updated_at "
@@ -1345,12 +1346,10 @@ START_TEST(test_check_questions_skip_finished_tasks)
 	run3(db, "UPDATE appointment_calendar_view SET customers = 'x' WHERE appointment_id = ?1",
 	     a, 0, 0);
 	steps0 = check_steps();
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
-	     "INSERT INTO task (kind, key, status, attempts, finished_at) "
-	     "SELECT CASE WHEN i % 4 THEN 'calendar' ELSE 'lifecycle' END, 'old-' || i, "
-	     "'succeeded', 1, 0 FROM n",
-	     0, 0, 0);
+	add_tasks(20000,
+	          "INSERT INTO task (kind, key, status, attempts, finished_at) "
+	          "SELECT CASE WHEN i % 4 THEN 'calendar' ELSE 'lifecycle' END, 'old-' || i, "
+	          "'succeeded', 1, 0 FROM n");
 	steps1 = check_steps();
 	ck_assert_msg(steps1 - steps0 < 100,
 	              "steps: %lld with 2,000 finished tasks, %lld with 22,000", (long long)steps0,
@@ -1387,10 +1386,7 @@ START_TEST(test_rebuild_skips_other_pending_tasks)
 	add_appt("2026-12-03 09:00", "2026-12-03 10:00");
 	drain();
 	steps0 = rebuild_steps();
-	run3(db,
-	     "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 20000) "
-	     "INSERT INTO task (kind, key) SELECT 'lifecycle', 'bulk-' || i FROM n",
-	     0, 0, 0);
+	add_tasks(20000, "INSERT INTO task (kind, key) SELECT 'lifecycle', 'bulk-' || i FROM n");
 	steps1 = rebuild_steps();
 	ck_assert_msg(steps1 - steps0 < 100,
 	              "steps: %lld with no other task pending, %lld with 20,000", (long long)steps0,
