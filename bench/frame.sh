@@ -34,7 +34,7 @@ NOW=${UI_NOW:-2026-06-15T09:00}
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdframe.XXXXXX")
 sock="fdframe$$"
 T="tmux -L $sock -f /dev/null"
-trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap '$T kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_DB
 [ -f "$db" ] || { echo "frame.sh: no database $db (bench/ui-bench.sh makes it)" >&2; exit 1; }

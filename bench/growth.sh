@@ -33,7 +33,7 @@ FD=$build/frontdesk
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdgrowth.XXXXXX")
 sock="fdgrowth$$"
 T="tmux -L $sock -f /dev/null"
-trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap '$T kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_DB FRONTDESK_NOW
 mkdir -p "$work/state/frontdesk" "$work/config/frontdesk"

@@ -46,7 +46,7 @@ FD=$build/frontdesk
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdhist.XXXXXX")
 sock="fdhist$$"
 T="tmux -L $sock -f /dev/null"
-trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap '$T kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 export TZ=America/New_York LC_ALL=C.UTF-8 FRONTDESK_NOW=$NOW
 unset FRONTDESK_DB
 mkdir -p "$dir" "$work/state/frontdesk" "$work/config/frontdesk"

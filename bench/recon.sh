@@ -28,7 +28,7 @@ export TZ LC_ALL
 unset FRONTDESK_NOW http_proxy HTTP_PROXY https_proxy HTTPS_PROXY all_proxy ALL_PROXY
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdrecon.XXXXXX")
 FAKE_PID=
-trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$work"' EXIT
+trap '[ -z "$FAKE_PID" ] || kill "$FAKE_PID" 2>/dev/null || true; rm -rf "$work"' EXIT
 export XDG_CONFIG_HOME="$work/config" XDG_DATA_HOME="$work/data"
 DAY=2026-11-30
 D=$(date -d "$DAY 00:00" +%s)

@@ -36,7 +36,7 @@ db=$udir/bench-$N.db
 work=$(mktemp -d "${TMPDIR:-/tmp}/fdui-bench.XXXXXX")
 sock="fduibench$$"
 T="tmux -L $sock -f /dev/null"
-trap '$T kill-server 2>/dev/null; rm -rf "$work"' EXIT
+trap '$T kill-server 2>/dev/null || true; rm -rf "$work"' EXIT
 
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_DB
