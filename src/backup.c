@@ -42,6 +42,7 @@
 
 #define STEP_PAGES     256  /* pages copied per backup step */
 #define BUSY_RETRIES   500  /* steps that found a lock, 10 ms apart */
+#define FLUSH_STEPS    16   /* steps (4096 pages: 16 MiB of 4 KiB) between flushes of the copy */
 #define LOCK_TTL       3600 /* seconds the "backup" lock lasts */
 #define RESTORE_WAIT   200  /* ms a restore waits for the live file's lock */
 #define NIGHTLY_PREFIX "frontdesk-"
@@ -119,6 +120,26 @@ static int open_raw(const char *path, int flags, sqlite3 **out)
 	return 0;
 }
 
+/* Write the pages of the copy (read-only descriptor fd; -1: nothing) that
+ * are still in the kernel's cache to the disk, and wait for them: data
+ * only, no journal commit. Done every FLUSH_STEPS steps, it keeps the
+ * copy's unwritten pages to what those steps wrote; left to the final
+ * fsync, the whole file (2 GB on 1,000,000 visits) went to the disk at
+ * once and a desk's commit waited 1.4 s behind it. A failure here is not
+ * one of the backup: the final fsync still decides. */
+static void flush_copy(int fd)
+{
+	if (fd < 0)
+		return;
+#ifdef SYNC_FILE_RANGE_WRITE
+	sync_file_range(fd, 0, 0,
+	                SYNC_FILE_RANGE_WAIT_BEFORE | SYNC_FILE_RANGE_WRITE |
+	                    SYNC_FILE_RANGE_WAIT_AFTER);
+#else
+	fdatasync(fd);
+#endif
+}
+
 /* Copy the main database of src into the new file tmp (made here with the
  * mode of fsmode.h; it must not exist), page by page in steps, all from
  * one read snapshot of src; *taken (may be NULL) = clock_now() when the
@@ -128,12 +149,13 @@ static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *s
 {
 	sqlite3 *dst = NULL;
 	sqlite3_backup *b = NULL;
-	int fd, rc = 0, step = SQLITE_OK, busy = 0, in_read = 0;
+	int fd, rc = 0, step = SQLITE_OK, busy = 0, in_read = 0, steps = 0;
 
 	fd = fsmode_create(tmp);
 	if (fd < 0)
 		return err_set(FD_EIO, _("cannot create %s: %s"), tmp, strerror(errno));
 	close(fd);
+	fd = open(tmp, O_RDONLY | O_CLOEXEC); /* for flush_copy only (-1: none) */
 	if (sqlite3_open_v2(tmp, &dst, SQLITE_OPEN_READWRITE, NULL) != SQLITE_OK) {
 		rc = err_set(FD_EIO, _("cannot open %s: %s"), tmp,
 		             dst ? sqlite3_errmsg(dst) : "out of memory");
@@ -158,6 +180,8 @@ static int copy_into_new(sqlite3 *src, const char *tmp, volatile sig_atomic_t *s
 		step = sqlite3_backup_step(b, STEP_PAGES);
 		if (step == SQLITE_DONE)
 			break;
+		if (step == SQLITE_OK && ++steps % FLUSH_STEPS == 0)
+			flush_copy(fd);
 		if ((step & 0xff) == SQLITE_BUSY || (step & 0xff) == SQLITE_LOCKED) {
 			if (++busy > BUSY_RETRIES)
 				break;
@@ -188,6 +212,8 @@ out:
 		sqlite3_exec(src, "ROLLBACK", NULL, NULL, NULL);
 	if (dst && sqlite3_close(dst) != SQLITE_OK && !rc)
 		rc = err_set(FD_EIO, _("cannot close %s"), tmp);
+	if (fd >= 0)
+		close(fd);
 	if (rc)
 		remove_db(tmp);
 	else
