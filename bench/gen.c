@@ -5,7 +5,8 @@
  *   gen DB CALCURSE_DIR [APPOINTMENTS [YEARS]]
  *
  * APPOINTMENTS visits (default 1,000,000) spread evenly over YEARS years
- * (default 8, at most 100) ending on 2026-12-31, one customer for every 20
+ * (default 8, at most 56: invoices from 1970 on) ending on 2026-12-31, one
+ * customer for every 20
  * visits (at least 50,000), one job per visit on
  * most visits, jobs that span several visits (15%), visits that serve two
  * jobs of two customers (8%), one to three line items per job, and, for 60%
@@ -30,6 +31,13 @@
 #include "money.h"
 
 #define RECENT 64
+
+/* the years an invoice may be issued in: an invoice number's counter is of
+ * a year from 1970 on (the schema's CHECK), so the visits begin in 1970 at
+ * the earliest: at most 56 years ending on 2026-12-31 */
+#define FIRST_YEAR 1970
+#define YEARS_KEPT 64
+#define MAX_YEARS  56
 
 static long n_customers = 50000; /* one for every 20 visits, at least 50,000 */
 
@@ -86,13 +94,14 @@ int main(int argc, char **argv)
 	    *s_issue, *s_pay, *s_alloc, *s_counter;
 	struct jobinfo *jobs;
 	int64_t first_day, recent[RECENT], njobs = 0, i, nrecent = 0, now_t, seq = 0;
-	int64_t days, year_seq[64] = {0};
+	int64_t days, year_seq[YEARS_KEPT] = {0}; /* [year - FIRST_YEAR] */
 	char path[1024];
 	FILE *cal;
 	time_t t0 = time(NULL);
 
-	if (argc < 3 || n < 1 || years < 1 || years > 100) {
-		fprintf(stderr, "usage: gen DB CALCURSE_DIR [APPOINTMENTS [YEARS]]\n");
+	if (argc < 3 || n < 1 || years < 1 || years > MAX_YEARS) {
+		fprintf(stderr, "usage: gen DB CALCURSE_DIR [APPOINTMENTS [YEARS (1 to %d)]]\n",
+		        MAX_YEARS);
 		return 2;
 	}
 	if (n / 20 > n_customers)
@@ -272,7 +281,12 @@ int main(int argc, char **argv)
 		tt = (time_t)issued;
 		localtime_r(&tt, &tm);
 		year = tm.tm_year + 1900;
-		seq = ++year_seq[(year - 1970) % 64];
+		if (year < FIRST_YEAR || year >= FIRST_YEAR + YEARS_KEPT) {
+			fprintf(stderr, "gen: an invoice of %lld, outside %d..%d\n",
+			        (long long)year, FIRST_YEAR, FIRST_YEAR + YEARS_KEPT - 1);
+			return 1;
+		}
+		seq = ++year_seq[year - FIRST_YEAR];
 		snprintf(num, sizeof num, "INV-%lld-%06lld", (long long)year, (long long)seq);
 		sqlite3_bind_int64(s_inv, 1, i);
 		sqlite3_bind_int64(s_inv, 2, issued);
@@ -306,10 +320,10 @@ int main(int argc, char **argv)
 	/* the number counters, so that the next invoice issued gets the next number */
 	s_counter =
 	    prep(db, "INSERT INTO document_counter (series, year, last) VALUES ('INV', ?, ?)");
-	for (i = 0; i < 64; i++) {
+	for (i = 0; i < YEARS_KEPT; i++) {
 		if (!year_seq[i])
 			continue;
-		sqlite3_bind_int64(s_counter, 1, 1970 + i);
+		sqlite3_bind_int64(s_counter, 1, FIRST_YEAR + i);
 		sqlite3_bind_int64(s_counter, 2, year_seq[i]);
 		step_id(db, s_counter);
 	}
