@@ -27,18 +27,21 @@ F=$build/frontdesk
 export TZ=America/New_York LC_ALL=C.UTF-8
 unset FRONTDESK_NOW FRONTDESK_DB
 mkdir -p "$dir"
-rm -f "$dir"/*.times
+rm -f "$dir"/*.times "$dir"/*.said
 
-# timed NAME CMD...: one run, "SECONDS KIB" appended to NAME.times
+# timed NAME CMD...: one run, "SECONDS KIB" appended to NAME.times; a run
+# that fails (a backup that refuses a copy failing check still ran every
+# check: its time stands) is timed all the same and its first message kept
+# in NAME.said for the table
 timed() {
 	name=$1
 	shift
-	/usr/bin/time -f "%e %M" -o "$dir/t.out" "$@" >/dev/null 2>"$dir/$name.err" || {
+	if ! /usr/bin/time -f "%e %M" -o "$dir/t.out" "$@" >/dev/null 2>"$dir/$name.err"; then
 		echo "backup-bench.sh: $name failed:" >&2
 		cat "$dir/$name.err" >&2
-		exit 1
-	}
-	cat "$dir/t.out" >>"$dir/$name.times"
+		grep -v '^Command exited' "$dir/$name.err" | head -1 | cut -c1-160 >"$dir/$name.said"
+	fi
+	grep -v '^Command exited' "$dir/t.out" | tail -1 >>"$dir/$name.times"
 }
 
 wanted() { case " ${BK_SKIP:-} " in *" $1 "*) return 1 ;; esac; return 0; }
@@ -64,10 +67,11 @@ ratio() {
 size=$(stat -c %s "$db")
 echo "Database: $db ($((size / 1048576)) MiB), $ROUNDS rounds, $(nproc) CPUs, load $(cut -d' ' -f1-3 /proc/loadavg)."
 echo
-echo "| run | median s | peak MiB | / shell-copy (median of rounds) |"
-echo "|---|---|---|---|"
+echo "| run | median s | peak MiB | / shell-copy (median of rounds) | failed, saying |"
+echo "|---|---|---|---|---|"
 for n in shell-copy backup integrity check; do
 	wanted "$n" || continue
-	echo "| $n | $(med "$dir/$n.times" 1) | $(($(med "$dir/$n.times" 2) / 1024)) | $(ratio "$n" shell-copy) |"
+	said=$(cat "$dir/$n.said" 2>/dev/null || true)
+	echo "| $n | $(med "$dir/$n.times" 1) | $(($(med "$dir/$n.times" 2) / 1024)) | $(ratio "$n" shell-copy) | $said |"
 done
 rm -f "$dir/copy.db" "$dir/out.db" "$dir"/out.db.* 2>/dev/null || true
