@@ -49,8 +49,11 @@ run() { # NAME: one process, its figures appended to $out/NAME
 	n=$1; shift
 	/usr/bin/time -f "%e %U %S %M" -o "$out/t" "$@" >"$out/stdout" 2>"$out/stderr" || true
 	said=$(head -n 1 "$out/stdout")
-	echo "$(cat "$out/t") $said" >>"$out/$n"
-	echo "check-bench.sh: $n $(cat "$out/t") ($said)" >&2
+	# (time writes "Command exited with non-zero status N" first when the
+	# check found problems: the figures are its last line)
+	t=$(tail -n 1 "$out/t")
+	echo "$t $said" >>"$out/$n"
+	echo "check-bench.sh: $n $t ($said)" >&2
 }
 i=0
 while [ $i -lt "$rounds" ]; do
