@@ -431,10 +431,10 @@ START_TEST(test_backup_flushes_its_copy_as_it_goes)
 	struct backup_result res;
 	char dest[200];
 
-	/* about 48 MiB: three flushes' worth */
+	/* about 12 MiB: three flushes' worth */
 	exec(db, "CREATE TABLE bulk (b BLOB)");
 	exec(db, "INSERT INTO bulk SELECT randomblob(1000) FROM (WITH RECURSIVE n(i) AS "
-	         "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 48000) SELECT i FROM n)");
+	         "(SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 12000) SELECT i FROM n)");
 	snprintf(dest, sizeof dest, "%s/copy.db", F.dir);
 	range_flushes = 0;
 	ck_assert_msg(backup_take(db, dest, 0, NULL, &res) == 0, "%s", err_msg());
