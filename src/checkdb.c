@@ -786,25 +786,12 @@ static int file_check_end(struct db *db, struct file_check *f,
 	return found;
 }
 
-/* The page cache of a check: a batch job's (64 MiB, as a full calendar
- * rebuild), not a desk's: the invariants look rows up by index all over a
- * file of gigabytes, and with the desk's cache they read the same index
- * pages again and again (on 100,000 visits 540,000 reads of a 50,000-page
- * file; 156,000 with this one). *saved gets the size to give back. */
-static void cache_grow(struct db *db, int64_t *saved)
-{
-	*saved = -2000;
-	db_one_int(db, "PRAGMA cache_size", saved);
-	db_exec(db, "PRAGMA cache_size = -65536");
-}
-
-static void cache_give_back(struct db *db, int64_t saved)
-{
-	char sql[48];
-
-	snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)saved);
-	db_exec(db, sql);
-}
+/* The page cache of a check (db_cache_grow): a batch job's, not a desk's:
+ * the invariants look rows up by index all over a file of gigabytes, and
+ * with the desk's cache they read the same index pages again and again (on
+ * 100,000 visits 540,000 reads of a 50,000-page file; 156,000 with this
+ * one). */
+#define CHECK_CACHE_KIB 65536
 
 #define QUICK_CHECK_SQL "SELECT quick_check FROM pragma_quick_check WHERE quick_check <> 'ok'"
 
@@ -972,28 +959,27 @@ int check_all(struct db *db, void (*report)(const char *code, const char *detail
 	int n, rc;
 
 	file_check_start(db, &file, &checks[0], checks[0].sql);
-	cache_grow(db, &cache);
+	db_cache_grow(db, CHECK_CACHE_KIB, &cache);
 	n = check_run_from(db, -1, 1, report, arg);
-	if (n < 0) {
-		cache_give_back(db, cache);
-		file_check_end(db, &file, report, arg);
-		return n;
-	}
+	if (n < 0)
+		goto out;
 	if (projection_check(db, report_stale, &s, &ndiff))
 		report_stopped_walk(&s);
+	n += s.found;
 	/* the signed estimates' final documents against their hashes, the
 	 * customer lifecycle projection against its records, each record's
 	 * status moves (code against schema) */
 	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
 	    (n += rc, rc = lifecycle_check(db, report, arg)) < 0 ||
 	    (n += rc, rc = check_moves(db, report, arg)) < 0) {
-		cache_give_back(db, cache);
-		file_check_end(db, &file, report, arg);
-		return rc;
+		n = rc;
+		goto out;
 	}
 	n += rc;
-	cache_give_back(db, cache);
-	return n + s.found + file_check_end(db, &file, report, arg);
+out:
+	db_cache_restore(db, cache);
+	rc = file_check_end(db, &file, report, arg);
+	return n < 0 ? n : n + rc;
 }
 
 /* One check could not run to its end (a row it cannot handle, such as a
@@ -1212,7 +1198,7 @@ int check_desk_since(struct db *db, int64_t since,
 	if ((rc = since_build(db, since)))
 		return rc;
 	file_check_start(db, &file, &checks[0], QUICK_CHECK_SQL);
-	cache_grow(db, &cache);
+	db_cache_grow(db, CHECK_CACHE_KIB, &cache);
 	n = check_run_from(db, since, 1, report, arg);
 	if (n < 0)
 		goto out;
@@ -1232,7 +1218,7 @@ int check_desk_since(struct db *db, int64_t since,
 	}
 	n += rc;
 out:
-	cache_give_back(db, cache);
+	db_cache_restore(db, cache);
 	rc = file_check_end(db, &file, report, arg);
 	since_drop(db);
 	return n < 0 ? n : n + rc;

@@ -1050,6 +1050,29 @@ int db_checkpoint(struct db *db)
 	return 0;
 }
 
+void db_cache_grow(struct db *db, int kib, int64_t *saved)
+{
+	int64_t page = 4096;
+	char sql[48];
+
+	*saved = -2000;
+	if (db_one_int(db, "PRAGMA cache_size", saved) != 0 ||
+	    db_one_int(db, "PRAGMA page_size", &page) != 0)
+		return;
+	if ((*saved < 0 ? -*saved : *saved * page / 1024) >= kib)
+		return;
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = %d", -kib);
+	db_exec(db, sql);
+}
+
+void db_cache_restore(struct db *db, int64_t saved)
+{
+	char sql[48];
+
+	snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)saved);
+	db_exec(db, sql);
+}
+
 int db_readonly(struct db *db)
 {
 	return sqlite3_db_readonly(db->h, "main") == 1;

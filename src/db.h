@@ -193,6 +193,17 @@ void db_yield(struct db *db);
  * the copy. 0, or FD_EIO/FD_EDB when the copy failed (not when busy). */
 int db_checkpoint(struct db *db);
 
+/* db_cache_grow - give this connection a page cache of at least kib KiB
+ * for the length of some long work (a batch dirties or looks up far more
+ * pages than a desk's default cache holds, and reads the same index pages
+ * again and again); *saved gets the size to give back with
+ * db_cache_restore. A cache already that large is left as it is. */
+void db_cache_grow(struct db *db, int kib, int64_t *saved);
+
+/* db_cache_restore - give the connection back the page cache size saved
+ * by db_cache_grow. */
+void db_cache_restore(struct db *db, int64_t saved);
+
 /* db_readonly - 1 when db was opened read-only, else 0. */
 int db_readonly(struct db *db);
 

@@ -406,11 +406,9 @@ int lifecycle_candidates(struct db *db, int64_t cutoff, int limit, int with_held
 	return rc;
 }
 
-/* lifecycle_check and lifecycle_check_in: the customers of ids_sql, or
- * all of them (NULL). */
-static int check_customers(struct db *db, const char *ids_sql,
-                           void (*report)(const char *code, const char *detail, void *arg),
-                           void *arg)
+/* ids_sql NULL: every customer (lifecycle_check). */
+int lifecycle_check_in(struct db *db, const char *ids_sql,
+                       void (*report)(const char *code, const char *detail, void *arg), void *arg)
 {
 	struct strbuf sql = {0};
 	sqlite3_stmt *st = NULL;
@@ -477,11 +475,5 @@ static int check_customers(struct db *db, const char *ids_sql,
 int lifecycle_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                     void *arg)
 {
-	return check_customers(db, NULL, report, arg);
-}
-
-int lifecycle_check_in(struct db *db, const char *ids_sql,
-                       void (*report)(const char *code, const char *detail, void *arg), void *arg)
-{
-	return check_customers(db, ids_sql, report, arg);
+	return lifecycle_check_in(db, NULL, report, arg);
 }

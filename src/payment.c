@@ -1018,21 +1018,11 @@ int payment_record_batch(struct db *db, const struct payment_batch_item *items, 
 		 * cache holds, and spilling them in the middle of the transaction
 		 * costs about a sixth of its time (bench/MONEY-RESULTS.md): use at
 		 * least 32 MiB while it runs */
-		int64_t cache = 0, page = 0;
-		int bigger = 0;
-		char sql[48];
+		int64_t cache;
 
-		if (db_one_int(db, "PRAGMA cache_size", &cache) == 0 &&
-		    db_one_int(db, "PRAGMA page_size", &page) == 0 &&
-		    (cache < 0 ? -cache : cache * page / 1024) < BATCH_CACHE_KIB) {
-			snprintf(sql, sizeof sql, "PRAGMA cache_size = %d", -BATCH_CACHE_KIB);
-			bigger = db_exec(db, sql) == 0;
-		}
+		db_cache_grow(db, BATCH_CACHE_KIB, &cache);
 		rc = idem_run(db, idem_key, "pay batch", sb_cstr(&canon), batch_tx, &b, res);
-		if (bigger) {
-			snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)cache);
-			db_exec(db, sql);
-		}
+		db_cache_restore(db, cache);
 	}
 	sb_free(&canon);
 	free(b.r);

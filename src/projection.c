@@ -60,6 +60,7 @@
 #include "xalloc.h"
 
 #define DEFAULT_BATCH    2000
+#define BATCH_CACHE_KIB  65536 /* a full rebuild's page cache: a batch job's, not a desk's */
 #define MIN_BATCH        50
 #define BATCH_MS         20.0 /* the longest a batch of a full rebuild should take */
 #define FIRST_BATCH      250  /* the first batch: the pages may not be in memory yet */
@@ -1209,22 +1210,13 @@ fail:
 	return rc;
 }
 
-/* Give the connection back the page cache size it had. */
-static void cache_restore(struct db *db, int64_t cache)
-{
-	char sql[48];
-
-	snprintf(sql, sizeof sql, "PRAGMA cache_size = %lld", (long long)cache);
-	db_exec(db, sql);
-}
-
 int projection_rebuild_all(struct db *db, int batch, projection_progress_fn progress, void *arg,
                            int64_t *n_out)
 {
 	struct control_hold lock = {0};
 	struct pctx p = {.db = db};
 	struct batch_row *rows;
-	int64_t *ids, last = 0, done = 0, total = 0, cache = -2000;
+	int64_t *ids, last = 0, done = 0, total = 0, cache;
 	int rc, n = 0, want, full;
 	double t0 = 0, took;
 
@@ -1238,9 +1230,7 @@ int projection_rebuild_all(struct db *db, int batch, projection_progress_fn prog
 		return rc;
 	ids = xmalloc((size_t)batch * sizeof *ids);
 	rows = xcalloc((size_t)batch, sizeof *rows);
-	/* a batch job may use a bigger page cache (64 MiB) than a desk */
-	db_one_int(db, "PRAGMA cache_size", &cache);
-	db_exec(db, "PRAGMA cache_size = -65536");
+	db_cache_grow(db, BATCH_CACHE_KIB, &cache);
 	if ((rc = db_one_int(db, "SELECT count(*) FROM appointment", &total)))
 		goto out;
 	want = batch < FIRST_BATCH ? batch : FIRST_BATCH;
@@ -1268,7 +1258,7 @@ out:
 	free(rows);
 	free(ids);
 	control_release(db, &lock);
-	cache_restore(db, cache);
+	db_cache_restore(db, cache);
 	if (n_out)
 		*n_out = done;
 	return rc;
