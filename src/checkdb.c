@@ -901,23 +901,26 @@ int check_promises(struct db *db, void (*report)(const char *code, const char *d
 	return found;
 }
 
+/* What check_desk adds to check_all (and check_desk_since to its range):
+ * the promises not kept, the channel failing, the reconciliation; n is
+ * what was found before (a negative FD_E* is passed on). */
+static int check_desk_rest(struct db *db, int n,
+                           void (*report)(const char *code, const char *detail, void *arg),
+                           void *arg)
+{
+	int m;
+
+	if (n < 0 || (m = check_promises(db, report, arg)) < 0 ||
+	    (n += m, m = check_channel_failing(db, report, arg)) < 0 ||
+	    (n += m, m = recon_check(db, report, arg)) < 0)
+		return n < 0 ? n : m;
+	return n + m;
+}
+
 int check_desk(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                void *arg)
 {
-	int n = check_all(db, report, arg), m;
-
-	if (n < 0)
-		return n;
-	m = check_promises(db, report, arg);
-	if (m < 0)
-		return m;
-	n += m;
-	m = check_channel_failing(db, report, arg);
-	if (m < 0)
-		return m;
-	n += m;
-	m = recon_check(db, report, arg);
-	return m < 0 ? m : n + m;
+	return check_desk_rest(db, check_all(db, report, arg), report, arg);
 }
 
 /* Every record's table of legal status moves (states.h), each mirrored by
@@ -950,27 +953,36 @@ static int check_moves(struct db *db,
 	return found;
 }
 
-int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
-              void *arg)
+/* check_all (since < 0) or the checks of a range (since_build has filled
+ * the temporary tables): SQLite's file check beside (integrity_check, or
+ * quick_check for a range), the invariants, the calendar's rows, the signed
+ * documents, the customers' lifecycle rows and the status moves. */
+static int check_walk(struct db *db, int64_t since,
+                      void (*report)(const char *code, const char *detail, void *arg), void *arg)
 {
 	struct stale_ctx s = {report, arg, 0};
 	struct file_check file;
-	int64_t ndiff = 0, cache;
+	int64_t cache;
 	int n, rc;
 
-	file_check_start(db, &file, &checks[0], checks[0].sql);
+	file_check_start(db, &file, &checks[0], since < 0 ? checks[0].sql : QUICK_CHECK_SQL);
 	db_cache_grow(db, CHECK_CACHE_KIB, &cache);
-	n = check_run_from(db, -1, 1, report, arg);
+	n = check_run_from(db, since, 1, report, arg);
 	if (n < 0)
 		goto out;
-	if (projection_check(db, report_stale, &s, &ndiff))
+	if (since < 0
+	        ? projection_check(db, report_stale, &s, NULL)
+	        : projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
+	                               report_stale, &s, NULL))
 		report_stopped_walk(&s);
 	n += s.found;
 	/* the signed estimates' final documents against their hashes, the
 	 * customer lifecycle projection against its records, each record's
 	 * status moves (code against schema) */
 	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
-	    (n += rc, rc = lifecycle_check(db, report, arg)) < 0 ||
+	    (n += rc,
+	     rc = lifecycle_check_in(db, since < 0 ? NULL : "SELECT id FROM temp.since_customer",
+	                             report, arg)) < 0 ||
 	    (n += rc, rc = check_moves(db, report, arg)) < 0) {
 		n = rc;
 		goto out;
@@ -980,6 +992,12 @@ out:
 	db_cache_restore(db, cache);
 	rc = file_check_end(db, &file, report, arg);
 	return n < 0 ? n : n + rc;
+}
+
+int check_all(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+              void *arg)
+{
+	return check_walk(db, -1, report, arg);
 }
 
 /* One check could not run to its end (a row it cannot handle, such as a
@@ -1188,38 +1206,13 @@ fail:
 int check_desk_since(struct db *db, int64_t since,
                      void (*report)(const char *code, const char *detail, void *arg), void *arg)
 {
-	struct stale_ctx s = {report, arg, 0};
-	struct file_check file;
-	int64_t cache;
-	int n, rc;
+	int n;
 
 	if (since < 0)
 		since = 0;
-	if ((rc = since_build(db, since)))
-		return rc;
-	file_check_start(db, &file, &checks[0], QUICK_CHECK_SQL);
-	db_cache_grow(db, CHECK_CACHE_KIB, &cache);
-	n = check_run_from(db, since, 1, report, arg);
-	if (n < 0)
-		goto out;
-	if (projection_check_ids(db, "SELECT id FROM temp.since_appointment ORDER BY id",
-	                         report_stale, &s, NULL))
-		report_stopped_walk(&s);
-	n += s.found;
-	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
-	    (n += rc,
-	     rc = lifecycle_check_in(db, "SELECT id FROM temp.since_customer", report, arg)) < 0 ||
-	    (n += rc, rc = check_moves(db, report, arg)) < 0 ||
-	    (n += rc, rc = check_promises(db, report, arg)) < 0 ||
-	    (n += rc, rc = check_channel_failing(db, report, arg)) < 0 ||
-	    (n += rc, rc = recon_check(db, report, arg)) < 0) {
-		n = rc;
-		goto out;
-	}
-	n += rc;
-out:
-	db_cache_restore(db, cache);
-	rc = file_check_end(db, &file, report, arg);
+	if ((n = since_build(db, since)))
+		return n;
+	n = check_desk_rest(db, check_walk(db, since, report, arg), report, arg);
 	since_drop(db);
-	return n < 0 ? n : n + rc;
+	return n;
 }
