@@ -186,6 +186,10 @@ static const struct cli_entry *const commands[] = {
         cli_visit_cmds),
     &cli_book_entry,
     &(const struct cli_entry)GROUP(
+        "recurring", NULL,
+        N_("work that repeats: add, list, show, make, edit, stop recurring jobs; a rule's dates"),
+        cli_recurring_cmds),
+    &(const struct cli_entry)GROUP(
         "resource", NULL,
         N_("technicians, vans and bays: add, list, change, working hours, days off"),
         cli_resource_cmds),

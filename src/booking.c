@@ -20,6 +20,7 @@
 #include "db.h"
 #include "err.h"
 #include "i18n.h"
+#include "item.h"
 #include "job.h"
 #include "money.h"
 #include "service.h"
@@ -142,7 +143,10 @@ static int book_parts(struct db *db, struct book_ctx *b)
 		struct open_job o = {b->currency, 0};
 		struct job_input ji = {0};
 
-		if (in->use_open_job && (rc = job_list(db, in->customers[i], first_open, &o)) < 0)
+		if (in->job_id && in->ncustomers == 1)
+			o.id = in->job_id;
+		else if (in->use_open_job &&
+		         (rc = job_list(db, in->customers[i], first_open, &o)) < 0)
 			return rc;
 		if (o.id) {
 			out->job_ids[i] = o.id;
@@ -151,7 +155,7 @@ static int book_parts(struct db *db, struct book_ctx *b)
 			ji.title = in->title && *in->title ? in->title
 			           : b->title.len          ? sb_cstr(&b->title)
 			                                   : _("Visit");
-			ji.currency = *b->currency ? b->currency : NULL;
+			ji.currency = *b->currency ? b->currency : in->currency;
 			if ((rc = job_add(db, &ji, &out->job_ids[i])))
 				return rc;
 			out->job_new[i] = 1;
@@ -159,6 +163,14 @@ static int book_parts(struct db *db, struct book_ctx *b)
 		out->njobs = i + 1;
 		for (k = 0; k < in->nservices; k++) {
 			if ((rc = service_to_job(db, in->services[k], out->job_ids[i], 1000, &id)))
+				return rc;
+			out->nitems++;
+		}
+		for (k = 0; k < in->nlines; k++) {
+			struct item_input li = in->lines[k];
+
+			li.job_id = out->job_ids[i];
+			if ((rc = item_add(db, &li, &id)))
 				return rc;
 			out->nitems++;
 		}
@@ -206,9 +218,12 @@ int booking_add(struct db *db, const struct booking_input *in, struct booking_re
 	if (in->ncustomers > BOOKING_MAX_CUSTOMERS)
 		return err_set(FD_EINVAL, _("one visit is for at most %d customers"),
 		               BOOKING_MAX_CUSTOMERS);
-	if (in->nservices > BOOKING_MAX_SERVICES)
+	if (in->nservices > BOOKING_MAX_SERVICES || in->nlines > BOOKING_MAX_SERVICES)
 		return err_set(FD_EINVAL, _("one booking takes at most %d services"),
 		               BOOKING_MAX_SERVICES);
+	if (in->job_id && in->ncustomers != 1)
+		return err_set(FD_EINVAL, "%s",
+		               _("a visit booked on a given job is for one customer"));
 	for (i = 0; i < in->ncustomers; i++)
 		for (k = 0; k < i; k++)
 			if (in->customers[i] == in->customers[k])

@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 struct db;
+struct item_input;
 struct strbuf;
 
 #define BOOKING_MAX_CUSTOMERS 20 /* customers on one visit */
@@ -49,6 +50,16 @@ struct booking_input {
 	int use_open_job;
 	const int64_t *resources; /* 0..CAPACITY_MAX_RESOURCES ids */
 	size_t nresources;
+	/* For the visits a recurring job makes (recurring.h); 0 / NULL for a
+	 * booking at the desk. job_id: with one customer, the visit works on
+	 * this job instead of one found or made. lines: items added to each
+	 * new or found job as given (their prices, not the catalogue's; their
+	 * job_id is ignored). currency: of a new job when no service names
+	 * one (NULL: the shop's). */
+	int64_t job_id;
+	const struct item_input *lines;
+	size_t nlines;
+	const char *currency;
 };
 
 /* What was booked: the visit, and per customer (in input order) its job and

@@ -11,7 +11,6 @@
  */
 #include <config.h>
 
-#include <libical/ical.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,143 +18,21 @@
 #include "clock.h"
 #include "control.h"
 #include "db.h"
-#include "dynlib.h"
 #include "err.h"
 #include "export-ical.h"
 #include "export.h"
 #include "i18n.h"
+#include "ical-dyn.h"
 #include "migrate.h"
+#include "recurring.h"
 #include "strbuf.h"
 #include "visit.h"
-
-/* libical is loaded the first time a calendar is written (dynlib.h): every
- * other command and the screen start without it and the ICU data it maps.
- * Each function used is a pointer of the type the header declares; the
- * names below then call through them. */
-#define ICAL_FUNCS(X)                                                                              \
-	X(icalcomponent_add_component)                                                             \
-	X(icalcomponent_add_property)                                                              \
-	X(icalcomponent_as_ical_string_r)                                                          \
-	X(icalcomponent_free)                                                                      \
-	X(icalcomponent_get_first_component)                                                       \
-	X(icalcomponent_get_first_property)                                                        \
-	X(icalcomponent_get_next_component)                                                        \
-	X(icalcomponent_new)                                                                       \
-	X(icalcomponent_new_clone)                                                                 \
-	X(icalcomponent_remove_property)                                                           \
-	X(icalerrno_return)                                                                        \
-	X(icalerror_strerror)                                                                      \
-	X(icalparameter_new_tzid)                                                                  \
-	X(icalperiodtype_null_period)                                                              \
-	X(icalproperty_add_parameter)                                                              \
-	X(icalproperty_free)                                                                       \
-	X(icalproperty_get_dtstart)                                                                \
-	X(icalproperty_get_rrule)                                                                  \
-	X(icalproperty_new_calscale)                                                               \
-	X(icalproperty_new_created)                                                                \
-	X(icalproperty_new_description)                                                            \
-	X(icalproperty_new_dtend)                                                                  \
-	X(icalproperty_new_dtstamp)                                                                \
-	X(icalproperty_new_dtstart)                                                                \
-	X(icalproperty_new_lastmodified)                                                           \
-	X(icalproperty_new_location)                                                               \
-	X(icalproperty_new_prodid)                                                                 \
-	X(icalproperty_new_rdate)                                                                  \
-	X(icalproperty_new_status)                                                                 \
-	X(icalproperty_new_summary)                                                                \
-	X(icalproperty_new_uid)                                                                    \
-	X(icalproperty_new_version)                                                                \
-	X(icalproperty_new_x)                                                                      \
-	X(icalproperty_set_tzid)                                                                   \
-	X(icalproperty_set_x_name)                                                                 \
-	X(icalrecur_iterator_free)                                                                 \
-	X(icalrecur_iterator_new)                                                                  \
-	X(icalrecur_iterator_next)                                                                 \
-	X(icaltime_compare)                                                                        \
-	X(icaltime_from_timet_with_zone)                                                           \
-	X(icaltime_is_null_time)                                                                   \
-	X(icaltime_null_time)                                                                      \
-	X(icaltimezone_free_builtin_timezones)                                                     \
-	X(icaltimezone_get_builtin_timezone)                                                       \
-	X(icaltimezone_get_component)                                                              \
-	X(icaltimezone_get_utc_timezone)                                                           \
-	X(icaltimezone_truncate_vtimezone)
-#define ICAL_SLOT(f) __typeof__(f) *p_##f;
-#define ICAL_NAME(f) #f,
-static struct {
-	ICAL_FUNCS(ICAL_SLOT)
-} ical;
-static const char *const ical_names[] = {ICAL_FUNCS(ICAL_NAME) NULL};
-static void *ical_ptrs[sizeof ical_names / sizeof *ical_names];
-static struct dynlib ical_lib = {"libical.so.3", ical_names, ical_ptrs, 0, ""};
-
-/* 0 once libical's functions are there (the first call copies them). */
-static int ical_load(void)
-{
-	static int copied;
-	size_t i = 0;
-	int rc;
-
-	if ((rc = dynlib_load(&ical_lib, _("writing an iCalendar file"))) != 0)
-		return rc;
-	if (!copied) { /* export_ical runs on the command line's one thread */
-#define ICAL_SET(f) memcpy(&ical.p_##f, &ical_ptrs[i++], sizeof ical.p_##f);
-		ICAL_FUNCS(ICAL_SET)
-#undef ICAL_SET
-		copied = 1;
-	}
-	return 0;
-}
-
-#define icalcomponent_add_component         (*ical.p_icalcomponent_add_component)
-#define icalcomponent_add_property          (*ical.p_icalcomponent_add_property)
-#define icalcomponent_as_ical_string_r      (*ical.p_icalcomponent_as_ical_string_r)
-#define icalcomponent_free                  (*ical.p_icalcomponent_free)
-#define icalcomponent_get_first_component   (*ical.p_icalcomponent_get_first_component)
-#define icalcomponent_get_first_property    (*ical.p_icalcomponent_get_first_property)
-#define icalcomponent_get_next_component    (*ical.p_icalcomponent_get_next_component)
-#define icalcomponent_new                   (*ical.p_icalcomponent_new)
-#define icalcomponent_new_clone             (*ical.p_icalcomponent_new_clone)
-#define icalcomponent_remove_property       (*ical.p_icalcomponent_remove_property)
-#define icalerrno_return                    (*ical.p_icalerrno_return)
-#define icalerror_strerror                  (*ical.p_icalerror_strerror)
-#define icalparameter_new_tzid              (*ical.p_icalparameter_new_tzid)
-#define icalperiodtype_null_period          (*ical.p_icalperiodtype_null_period)
-#define icalproperty_add_parameter          (*ical.p_icalproperty_add_parameter)
-#define icalproperty_free                   (*ical.p_icalproperty_free)
-#define icalproperty_get_dtstart            (*ical.p_icalproperty_get_dtstart)
-#define icalproperty_get_rrule              (*ical.p_icalproperty_get_rrule)
-#define icalproperty_new_calscale           (*ical.p_icalproperty_new_calscale)
-#define icalproperty_new_created            (*ical.p_icalproperty_new_created)
-#define icalproperty_new_description        (*ical.p_icalproperty_new_description)
-#define icalproperty_new_dtend              (*ical.p_icalproperty_new_dtend)
-#define icalproperty_new_dtstamp            (*ical.p_icalproperty_new_dtstamp)
-#define icalproperty_new_dtstart            (*ical.p_icalproperty_new_dtstart)
-#define icalproperty_new_lastmodified       (*ical.p_icalproperty_new_lastmodified)
-#define icalproperty_new_location           (*ical.p_icalproperty_new_location)
-#define icalproperty_new_prodid             (*ical.p_icalproperty_new_prodid)
-#define icalproperty_new_rdate              (*ical.p_icalproperty_new_rdate)
-#define icalproperty_new_status             (*ical.p_icalproperty_new_status)
-#define icalproperty_new_summary            (*ical.p_icalproperty_new_summary)
-#define icalproperty_new_uid                (*ical.p_icalproperty_new_uid)
-#define icalproperty_new_version            (*ical.p_icalproperty_new_version)
-#define icalproperty_new_x                  (*ical.p_icalproperty_new_x)
-#define icalproperty_set_tzid               (*ical.p_icalproperty_set_tzid)
-#define icalproperty_set_x_name             (*ical.p_icalproperty_set_x_name)
-#define icalrecur_iterator_free             (*ical.p_icalrecur_iterator_free)
-#define icalrecur_iterator_new              (*ical.p_icalrecur_iterator_new)
-#define icalrecur_iterator_next             (*ical.p_icalrecur_iterator_next)
-#define icaltime_compare                    (*ical.p_icaltime_compare)
-#define icaltime_from_timet_with_zone       (*ical.p_icaltime_from_timet_with_zone)
-#define icaltime_is_null_time               (*ical.p_icaltime_is_null_time)
-#define icaltime_null_time                  (*ical.p_icaltime_null_time)
-#define icaltimezone_free_builtin_timezones (*ical.p_icaltimezone_free_builtin_timezones)
-#define icaltimezone_get_builtin_timezone   (*ical.p_icaltimezone_get_builtin_timezone)
-#define icaltimezone_get_component          (*ical.p_icaltimezone_get_component)
-#define icaltimezone_get_utc_timezone       (*ical.p_icaltimezone_get_utc_timezone)
-#define icaltimezone_truncate_vtimezone     (*ical.p_icaltimezone_truncate_vtimezone)
+#include "xalloc.h"
 
 struct ical_ctx {
+	struct db *db;
+	int64_t *rules; /* the recurring jobs met among the visits, in order */
+	size_t nrules, cap;
 	FILE *out;
 	icaltimezone *zone; /* the shop's zone, or libical's UTC */
 	const char *tzid;   /* its IANA name, the TZID we write; NULL for UTC */
@@ -229,18 +106,16 @@ static icalproperty_status status_of(const char *s)
 	return ICAL_STATUS_CONFIRMED;
 }
 
-static int event_cb(const struct visit *a, void *arg)
+/* The VEVENT of visit a (NULL when libical fails). */
+static icalcomponent *visit_event(const struct visit *a, const struct ical_ctx *x)
 {
-	struct ical_ctx *x = arg;
 	icalcomponent *ev = icalcomponent_new(ICAL_VEVENT_COMPONENT);
 	struct strbuf sb = {NULL, 0, 0};
 	icalproperty *p;
-	char uid[96], *text;
+	char uid[96];
 
-	if (!ev) {
-		x->failed = 1;
-		return FD_EIO;
-	}
+	if (!ev)
+		return NULL;
 	snprintf(uid, sizeof uid, "visit-%lld@frontdesk-%lld", (long long)a->id,
 	         (long long)x->db_born);
 	add(ev, icalproperty_new_uid(uid));
@@ -261,6 +136,18 @@ static int event_cb(const struct visit *a, void *arg)
 		icalproperty_set_x_name(p, "X-FRONTDESK-STATUS");
 		icalcomponent_add_property(ev, p);
 	}
+	return ev;
+}
+
+/* Print ev and free it. */
+static int emit(icalcomponent *ev, struct ical_ctx *x)
+{
+	char *text;
+
+	if (!ev) {
+		x->failed = 1;
+		return FD_EIO;
+	}
 	text = icalcomponent_as_ical_string_r(ev);
 	icalcomponent_free(ev);
 	if (!text) {
@@ -269,8 +156,189 @@ static int event_cb(const struct visit *a, void *arg)
 	}
 	fputs(text, x->out);
 	free(text);
-	x->n++;
 	return ferror(x->out) ? FD_EIO : 0;
+}
+
+static int event_cb(const struct visit *a, void *arg)
+{
+	struct ical_ctx *x = arg;
+	char day[RECURRING_DAY_SIZE];
+	int64_t rule;
+	size_t i;
+	int rc;
+
+	if ((rc = recurring_of_visit(x->db, a->id, &rule, day)))
+		return rc;
+	x->n++;
+	if (!rule)
+		return emit(visit_event(a, x), x);
+	/* a recurring job's visit: written with its rule, once, at the end */
+	for (i = 0; i < x->nrules; i++)
+		if (x->rules[i] == rule)
+			return 0;
+	if (x->nrules == x->cap) {
+		x->cap = x->cap ? 2 * x->cap : 16;
+		x->rules = xrealloc(x->rules, x->cap * sizeof *x->rules);
+	}
+	x->rules[x->nrules++] = rule;
+	return 0;
+}
+
+/* --------------------------------------------------- recurring jobs */
+
+struct rule_occs {
+	struct recurring_occ *o;
+	size_t n, cap;
+};
+
+static int occ_keep(const struct recurring_occ *o, void *arg)
+{
+	struct rule_occs *ro = arg;
+
+	if (ro->n == ro->cap) {
+		ro->cap = ro->cap ? 2 * ro->cap : 32;
+		ro->o = xrealloc(ro->o, ro->cap * sizeof *ro->o);
+	}
+	ro->o[ro->n] = *o;
+	ro->o[ro->n].reason = NULL;
+	ro->n++;
+	return 0;
+}
+
+/* Off the calendar: no visit (skipped, dropped) or a visit that will not
+ * happen. */
+static int occ_off(const struct recurring_occ *o)
+{
+	return !o->appt_id || visit_is_off(o->appt_status);
+}
+
+/* A visit of the rule that is not where the rule puts it: moved by hand,
+ * or to another day by the rule's 'move'. */
+static int occ_moved(const struct recurring_occ *o)
+{
+	return !occ_off(o) && (o->by_hand || !strcmp(o->state, "moved"));
+}
+
+/* The rule's own event: its first day's time, the RRULE (UNTIL as the
+ * instant of the last day's visit, in UTC), and an EXDATE per day off the
+ * calendar or moved (exception_event). rep is one of its visits, for the summary and place. */
+static icalcomponent *rule_event(const struct recurring *r, const struct rule_occs *ro,
+                                 const struct visit *rep, struct ical_ctx *x)
+{
+	icalcomponent *ev = icalcomponent_new(ICAL_VEVENT_COMPONENT);
+	struct icalrecurrencetype rr;
+	struct strbuf sb = {NULL, 0, 0};
+	char text[RECURRING_RULE_MAX + 1], until[RECURRING_DAY_SIZE], uid[96], when[32];
+	int64_t start, t;
+	icalproperty *p;
+	size_t i;
+
+	if (!ev)
+		return NULL;
+	if (recurring_rule_bounded(r, text, sizeof text, until)) {
+		icalcomponent_free(ev);
+		return NULL;
+	}
+	rr = icalrecurrencetype_from_string(text);
+	snprintf(when, sizeof when, "%s %02d:%02d", r->first_day, r->start_minute / 60,
+	         r->start_minute % 60);
+	if (clock_parse_local(when, &start)) {
+		icalcomponent_free(ev);
+		return NULL;
+	}
+	if (*until) {
+		snprintf(when, sizeof when, "%s %02d:%02d", until, r->start_minute / 60,
+		         r->start_minute % 60);
+		if (clock_parse_local(when, &t) == 0)
+			rr.until = utc(t);
+	}
+	snprintf(uid, sizeof uid, "recurring-%lld@frontdesk-%lld", (long long)r->id,
+	         (long long)x->db_born);
+	add(ev, icalproperty_new_uid(uid));
+	add(ev, icalproperty_new_dtstamp(utc(r->updated_at)));
+	add(ev, icalproperty_new_created(utc(r->created_at)));
+	add(ev, icalproperty_new_lastmodified(utc(r->updated_at)));
+	add(ev, zoned(icalproperty_new_dtstart(wall(start, x)), x));
+	add(ev, zoned(icalproperty_new_dtend(wall(start + (int64_t)r->length_minutes * 60, x)), x));
+	add(ev, icalproperty_new_rrule(rr));
+	/* an exception's day too: calendar programs that do not read
+	 * RECURRENCE-ID (calcurse) would show its visit twice */
+	for (i = 0; i < ro->n; i++)
+		if (occ_off(&ro->o[i]) || occ_moved(&ro->o[i]))
+			add(ev, zoned(icalproperty_new_exdate(wall(ro->o[i].rule_start, x)), x));
+	summary(rep, &sb);
+	add(ev, icalproperty_new_summary(sb_cstr(&sb)));
+	sb_free(&sb);
+	if (rep->location && *rep->location)
+		add(ev, icalproperty_new_location(rep->location));
+	if (r->note && *r->note)
+		add(ev, icalproperty_new_description(r->note));
+	add(ev, icalproperty_new_status(ICAL_STATUS_CONFIRMED));
+	if ((p = icalproperty_new_x(r->status)) != NULL) {
+		icalproperty_set_x_name(p, "X-FRONTDESK-RECURRING");
+		icalcomponent_add_property(ev, p);
+	}
+	return ev;
+}
+
+/* A visit that is not where its rule puts it (moved by hand, or to another
+ * day by the rule's 'move'): the rule's event for that one day
+ * (RECURRENCE-ID, the day's rule instant) with the visit's times. */
+static icalcomponent *exception_event(const struct recurring *r, const struct recurring_occ *o,
+                                      const struct visit *v, struct ical_ctx *x)
+{
+	icalcomponent *ev = visit_event(v, x);
+	icalproperty *p;
+	char uid[96];
+
+	if (!ev)
+		return NULL;
+	if ((p = icalcomponent_get_first_property(ev, ICAL_UID_PROPERTY)) != NULL) {
+		icalcomponent_remove_property(ev, p);
+		icalproperty_free(p);
+	}
+	snprintf(uid, sizeof uid, "recurring-%lld@frontdesk-%lld", (long long)r->id,
+	         (long long)x->db_born);
+	add(ev, icalproperty_new_uid(uid));
+	add(ev, zoned(icalproperty_new_recurrenceid(wall(o->rule_start, x)), x));
+	return ev;
+}
+
+static int write_rule(int64_t id, struct ical_ctx *x)
+{
+	struct rule_occs ro = {NULL, 0, 0};
+	struct recurring r;
+	struct visit rep, v;
+	size_t i;
+	int rc, have_rep = 0;
+
+	if ((rc = recurring_get(x->db, id, &r)))
+		return rc;
+	if ((rc = recurring_occurrences(x->db, id, occ_keep, &ro)))
+		goto out;
+	for (i = 0; i < ro.n && !have_rep; i++)
+		if (ro.o[i].appt_id && (rc = visit_get(x->db, ro.o[i].appt_id, &rep)) == 0)
+			have_rep = 1;
+	if (!have_rep)
+		goto out; /* cannot happen: the rule was met through one of its visits */
+	if ((rc = emit(rule_event(&r, &ro, &rep, x), x)))
+		goto out;
+	for (i = 0; !rc && i < ro.n; i++) {
+		struct recurring_occ *o = &ro.o[i];
+
+		if (!occ_moved(o))
+			continue;
+		if ((rc = visit_get(x->db, o->appt_id, &v)))
+			break;
+		rc = emit(exception_event(&r, o, &v, x), x);
+		visit_free(&v);
+	}
+out:
+	if (have_rep)
+		visit_free(&rep);
+	free(ro.o);
+	recurring_free(&r);
+	return rc;
 }
 
 /* Write each observance of vtz whose RRULE ends (has an UNTIL) as the list
@@ -355,7 +423,8 @@ static icalcomponent *calendar(icaltimezone *zone, const char *zone_name, int64_
 
 int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t *n_out)
 {
-	struct ical_ctx x = {out, NULL, NULL, 0, 0, 0};
+	struct ical_ctx x = {db, NULL, 0, 0, out, NULL, NULL, 0, 0, 0};
+	size_t i;
 	icalcomponent *cal = NULL;
 	char zname[128], *text = NULL, *end;
 	const char *zn;
@@ -366,7 +435,7 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 	/* a read: asked before it starts, outside any transaction */
 	if ((rc = control_require(db, PERM_REPORTS, 0, "export the visits as iCalendar")))
 		return rc;
-	if ((rc = ical_load()) != 0)
+	if ((rc = ical_load(_("writing an iCalendar file"))) != 0)
 		return rc;
 	if ((rc = db_exec(db, "BEGIN")) != 0)
 		return rc;
@@ -390,6 +459,8 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 	}
 	fwrite(text, 1, (size_t)(end - text), out);
 	rc = visit_list_range(db, r->from, r->to, event_cb, &x);
+	for (i = 0; !rc && i < x.nrules; i++)
+		rc = write_rule(x.rules[i], &x);
 	if (x.failed)
 		rc = err_set(FD_EIO, _("cannot make the calendar file: %s"),
 		             icalerror_strerror(icalerrno));
@@ -401,6 +472,7 @@ int export_ical(struct db *db, const struct export_range *r, FILE *out, int64_t 
 	if (n_out)
 		*n_out = x.n;
 out:
+	free(x.rules);
 	free(text);
 	if (cal)
 		icalcomponent_free(cal);

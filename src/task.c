@@ -31,6 +31,7 @@
 #include "lifecycle.h"
 #include "log.h"
 #include "projection.h"
+#include "recurring.h"
 #include "retention.h"
 #include "settings.h"
 #include "stopflag.h"
@@ -48,12 +49,14 @@ static const struct {
 } handlers[] = {
     {PROJECTION_TASK_KIND, projection_task}, /* clang-format: keep */
     {LIFECYCLE_TASK_KIND, retention_lifecycle_task},
+    {RECURRING_TASK_KIND, recurring_task},
 };
 
 /* seconds between purges of finished tasks, and between the idle runner's
  * looks at whether the day's retention pass is due */
 #define PURGE_EVERY_S     60
 #define RETENTION_EVERY_S 60
+#define RECURRING_EVERY_S 600
 #define IDLE_RECHECK_S    1
 
 /* The config key tasks_NAME, else (a config file written before background
@@ -430,6 +433,7 @@ struct run_loop {
 	double next_renew;     /* the lease's next renewal */
 	double next_purge;     /* the next purge of old finished tasks */
 	double next_retention; /* the next retention pass */
+	double next_recurring; /* the next look at the recurring jobs' horizon */
 	int holding;           /* the lease is held */
 	int waiting_said;      /* "standing by" was said since the lease was last held */
 };
@@ -499,6 +503,20 @@ static int loop_retention(struct db *db, const struct task_opts *o, struct run_l
 	return n > 0;
 }
 
+/* The recurring jobs whose visits are made short of the horizon get their
+ * task, at the loop's start and then once in RECURRING_EVERY_S (the horizon
+ * moves by a day a day). */
+static void loop_recurring(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
+{
+	int64_t n = 0;
+
+	if (now < L->next_recurring)
+		return;
+	L->next_recurring = now + RECURRING_EVERY_S;
+	if (recurring_queue_due(db, &n) < 0)
+		say(o, _("recurring jobs: %s"), err_msg());
+}
+
 /* Idle: wait for a commit by another connection (the data version moves
  * from dv), a due retry or the renewal. */
 static void loop_idle(struct db *db, volatile sig_atomic_t *stop, const struct task_opts *o,
@@ -540,6 +558,7 @@ int task_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct task_
 			L.next_renew = now + o->lease_ttl / 3.0;
 		}
 		loop_purge(db, o, &L, now);
+		loop_recurring(db, o, &L, now);
 		dv = db_data_version(db);
 		rc = task_run_batch(db, &L.lease, o, &ran);
 		if (rc == FD_ECONFLICT) {

@@ -13,6 +13,7 @@
 #include "esign-steps.h"
 #include "esign.h"
 #include "pipe.h"
+#include "recurring.h"
 #include "wire.h"
 
 /* e-sign: no work starts on a job nobody signed for (when
@@ -33,5 +34,6 @@ void core_wire(void)
 	announce_listen(ANNOUNCE_VISIT_CHANGED, booking_chan_on_visit);
 	announce_listen(ANNOUNCE_DAY_CHANGED, booking_chan_on_day);
 	announce_listen(ANNOUNCE_VISIT_STARTING, esign_on_visit_starting);
+	announce_listen(ANNOUNCE_VISIT_CHANGED, recurring_on_visit);
 	announce_ready(1);
 }
