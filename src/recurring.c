@@ -37,6 +37,7 @@
 #include "job.h"
 #include "money.h"
 #include "recurring.h"
+#include "retention-mod.h"
 #include "service.h"
 #include "settings.h"
 #include "strbuf.h"
@@ -1695,4 +1696,42 @@ int recurring_change_one(struct db *db, int64_t id, const char *day, int start_m
 	            (length_minutes > 0 ? (int64_t)length_minutes * 60 : v.end_at - v.start_at);
 	visit_free(&v);
 	return rc ? rc : visit_edit(db, appt, &vi);
+}
+
+/* ------------------------------------------------------------ retention */
+
+/* A rule that has days left to make keeps its customer: its future visits
+ * are not made yet, so the visits' own blocker cannot see them. */
+int recurring_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char id[32];
+	int rc;
+
+	rc = retention_first(
+	    db,
+	    "SELECT id FROM recurring_rule WHERE customer_id = ?1 AND status = 'active'"
+	    " AND (last_day IS NULL OR made_to < last_day) ORDER BY id LIMIT 1",
+	    customer_id, id, sizeof id);
+	if (rc == 1)
+		snprintf(why, n, _("recurring job %s still makes visits (stop it first)"), id);
+	return rc;
+}
+
+/* The rules' personal text (title, place, note), and their history's. */
+int recurring_retention_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	static const struct retention_stmt v[] = {
+	    {"UPDATE recurring_rule SET title = '" RETENTION_REMOVED
+	     "', location = NULL, note = NULL"
+	     " WHERE customer_id = ?1 AND (title IS NOT '" RETENTION_REMOVED "'"
+	     " OR location IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the recurring jobs")},
+	    {"UPDATE recurring_rule_his SET title = '" RETENTION_REMOVED "', location = NULL,"
+	     " note = NULL WHERE id IN (SELECT id FROM recurring_rule WHERE customer_id = ?1)"
+	     " AND (title IS NOT '" RETENTION_REMOVED
+	     "' OR location IS NOT NULL OR note IS NOT NULL)",
+	     N_("cannot clear the recurring jobs' history")},
+	};
+
+	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

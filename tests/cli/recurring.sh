@@ -5,7 +5,9 @@
 # the horizon moves; "this and following" splits the rule with no visit
 # lost or doubled; a stop cancels the visits not started, with their jobs;
 # billing by the month puts a visit's items on the month's job when it is
-# done; bad input is refused and changes nothing; SIGKILL while visits are
+# done; bad input is refused and changes nothing; a rule keeps its customer
+# from a retention purge until it ends, and a purge takes the rules' text;
+# SIGKILL while visits are
 # made leaves no visit without its occurrence and none twice
 # (FRONTDESK_LONG_TESTS=1: more rounds).
 . "$TOP_SRCDIR/tests/lib/tap.sh"
@@ -113,6 +115,24 @@ fd visit status "$v1" in_progress >/dev/null
 fd visit status "$v1" done >/dev/null
 is "a done visit bills its items on the month's job" "$(q "SELECT count(*) || ' ' || sum(unit_price) FROM line_item WHERE service_order_id = $mjob")" "1 1550"
 ok "the month's job is invoiced as any job" fd invoice issue --jobs "$mjob"
+
+# --- retention: a rule with days to make keeps its customer; a purge
+# takes the rules' personal text with the customer's
+FRONTDESK_NOW="2022-03-10T08:00" fd customer add --name "Ola" --address "7 Hidden Rd" >/dev/null
+FRONTDESK_NOW="2022-03-10T08:00" fd customer add --name "Per" >/dev/null
+FRONTDESK_NOW="2022-03-10T08:00" fd recurring add --customer Ola --rule "FREQ=DAILY;COUNT=2" \
+	--time 10:00 --length 30 --note "GATECODE-4321" --title "Ola's hedge" --location "7 Hidden Rd" >/dev/null
+olarule=$(q "SELECT max(id) FROM recurring_rule")
+FRONTDESK_NOW="2022-03-10T08:00" fd recurring stop "$olarule" >/dev/null
+FRONTDESK_NOW="2022-03-10T08:00" fd recurring add --customer Per --rule "FREQ=MONTHLY" --time 10:00 \
+	--length 30 --from 2027-06-01 >/dev/null
+per=$(q "SELECT id FROM customer WHERE name = 'Per'")
+ola=$(q "SELECT id FROM customer WHERE name = 'Ola'")
+out=$(FRONTDESK_NOW="2026-12-01T09:00" fd retention propose --customer "$per" 2>&1)
+like "a rule with days to make keeps its customer" "$out" "still makes visits"
+ok "a stopped rule does not" env FRONTDESK_NOW="2026-12-01T09:00" "$FRONTDESK" retention propose --customer "$ola"
+FRONTDESK_NOW="2027-01-05T09:00" fd retention run >/dev/null
+is "the purge leaves none of the rule's text" "$(dump | grep -c "GATECODE\|Ola's hedge\|Hidden Rd")" 0
 
 # --- SIGKILL while the visits are made: nothing half made, nothing twice
 rounds=3
