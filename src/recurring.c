@@ -1735,3 +1735,80 @@ int recurring_retention_purge(struct db *db, struct retention_purge_ctx *c)
 
 	return retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }
+
+/* ------------------------------------------------------ for the screen */
+
+int recurring_rule_named(enum recurring_pattern p, const char *day, char *out, size_t n)
+{
+	static const char *const wd[7] = {"SU", "MO", "TU", "WE", "TH", "FR", "SA"};
+	char text[80];
+	struct tm tm = {0};
+	time_t t;
+	int y, m, d, nth, rc;
+
+	if ((rc = day_check(day, _("the first day"))))
+		return rc;
+	day_split(day, &y, &m, &d);
+	tm.tm_year = y - 1900;
+	tm.tm_mon = m - 1;
+	tm.tm_mday = d;
+	tm.tm_hour = 12;
+	t = timegm(&tm);
+	gmtime_r(&t, &tm);
+	nth = (d - 1) / 7 + 1;
+	switch (p) {
+	case RECURRING_WEEKLY:
+		snprintf(text, sizeof text, "FREQ=WEEKLY;BYDAY=%s", wd[tm.tm_wday]);
+		break;
+	case RECURRING_FORTNIGHTLY:
+		snprintf(text, sizeof text, "FREQ=WEEKLY;INTERVAL=2;BYDAY=%s", wd[tm.tm_wday]);
+		break;
+	case RECURRING_MONTHLY:
+		snprintf(text, sizeof text, "FREQ=MONTHLY;BYMONTHDAY=%d", d);
+		break;
+	case RECURRING_MONTHLY_NTH:
+		snprintf(text, sizeof text, "FREQ=MONTHLY;BYDAY=%d%s", nth > 4 ? -1 : nth,
+		         wd[tm.tm_wday]);
+		break;
+	case RECURRING_PATTERNS:
+	default:
+		return err_set(FD_EINVAL, "%s", _("no such way of repeating"));
+	}
+	return recurring_rule_check(text, out, n);
+}
+
+int recurring_change_visit(struct db *db, int64_t appt, int all, const struct visit_input *in,
+                           int64_t *new_id, int64_t *dropped)
+{
+	struct recurring_change c = {NULL, -1, 0, in->location, in->note, NULL};
+	char day[RECURRING_DAY_SIZE], old_day[RECURRING_DAY_SIZE], new_day[RECURRING_DAY_SIZE];
+	char hm[8];
+	struct visit v;
+	int64_t rule, start;
+	int rc;
+
+	if ((rc = recurring_of_visit(db, appt, &rule, day)))
+		return rc;
+	if (!rule)
+		return err_set(FD_ENOTFOUND, _("visit %lld was not made by a recurring job"),
+		               (long long)appt);
+	if ((rc = visit_get(db, appt, &v)))
+		return rc;
+	start = in->start_at ? in->start_at : v.start_at;
+	day_of(v.start_at, old_day);
+	day_of(start, new_day);
+	if (strcmp(old_day, new_day)) {
+		visit_free(&v);
+		return err_set(FD_EINVAL, "%s",
+		               _("a new day changes this visit only: the following visits move to "
+		                 "other days with a new rule (frontdesk recurring edit --rule)"));
+	}
+	if (in->start_at) {
+		clock_format_local(in->start_at, "%H:%M", hm, sizeof hm);
+		c.start_minute = atoi(hm) * 60 + atoi(hm + 3);
+	}
+	if (in->end_at)
+		c.length_minutes = (int)((in->end_at - start) / 60);
+	visit_free(&v);
+	return recurring_change(db, rule, all ? NULL : day, &c, new_id, dropped);
+}

@@ -46,6 +46,7 @@
 
 struct db;
 struct announcement;
+struct visit_input;
 
 #define RECURRING_TASK_KIND "recurring"
 #define RECURRING_MAX_LINES 20 /* services on one recurring job */
@@ -228,6 +229,31 @@ int recurring_rule_bounded(const struct recurring *r, char *out, size_t n, char 
 /* recurring_of_visit - the rule and occurrence day of visit appt (0 and ""
  * when it was not made by a rule). */
 int recurring_of_visit(struct db *db, int64_t appt, int64_t *rule_id, char day[RECURRING_DAY_SIZE]);
+
+/* The rules the booking form offers by name, from the first visit's day. */
+enum recurring_pattern {
+	RECURRING_WEEKLY,      /* every week on that weekday */
+	RECURRING_FORTNIGHTLY, /* every other week on that weekday */
+	RECURRING_MONTHLY,     /* every month on that day of the month */
+	RECURRING_MONTHLY_NTH, /* every month on that weekday's place (the 2nd
+	                        * Tuesday; the last one when it is a 5th) */
+	RECURRING_PATTERNS
+};
+
+/* recurring_rule_named - the RRULE of pattern p from day ("YYYY-MM-DD"),
+ * canonical as recurring_rule_check writes it, in out (n bytes). FD_EINVAL
+ * for a day that is not one or a pattern that is not one. */
+int recurring_rule_named(enum recurring_pattern p, const char *day, char *out, size_t n);
+
+/* recurring_change_visit - a change of visit appt (visit_input's meaning:
+ * a new start, an end, a place, a note) made to the rule it was made by,
+ * "following" (from the visit's day) or for all future visits (all): the
+ * start's time of day, the length when an end is given, the place and the
+ * note, through recurring_change. A new start on another day is refused
+ * (FD_EINVAL: a series moves to other days by a new rule); FD_ENOTFOUND
+ * when no rule made the visit. */
+int recurring_change_visit(struct db *db, int64_t appt, int all, const struct visit_input *in,
+                           int64_t *new_id, int64_t *dropped);
 
 void recurring_occ_free(struct recurring_occ *o);
 

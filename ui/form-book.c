@@ -19,6 +19,10 @@
  * booking_services, visit_when_times, booking_add. The notes beside the
  * fields show what the core found while typing.
  *
+ * Repeats (a pattern, or a rule typed in RRULE form) makes the booking a
+ * recurring job instead (recurring_add, one customer): the rule and its
+ * first days are shown beside the field while typing.
+ *
  * Callers: view-calendar.c (a), view-dispatch.c (Enter on a free cell:
  * form_book_at, with its start and resource).
  */
@@ -36,6 +40,7 @@
 #include "fmt.h"
 #include "form.h"
 #include "i18n.h"
+#include "recurring.h"
 #include "service.h"
 #include "strbuf.h"
 #include "text.h"
@@ -54,13 +59,24 @@ enum {
 	B_OVERNIGHT,
 	B_JOB,
 	B_PLACE,
-	B_NOTE
+	B_NOTE,
+	B_REPEATS,
+	B_RULE,
+	B_BILLING
 };
 
 static const char *const yes_no[] = {"no", "yes"};
 static const char *const yes_no_labels[] = {N_("no"), N_("yes")};
 static const char *const job_choices[] = {"new", "open"};
 static const char *const job_labels[] = {N_("a new job"), N_("their open job")};
+/* "no", then the patterns of recurring.h in their order */
+static const char *const repeat_choices[] = {"no", "weekly", "fortnightly", "monthly",
+                                             "monthly-nth"};
+static const char *const repeat_labels[] = {N_("no"), N_("every week"), N_("every two weeks"),
+                                            N_("every month, same date"),
+                                            N_("every month, same weekday")};
+static const char *const billing_choices[] = {"visit", "month"};
+static const char *const billing_labels[] = {N_("an invoice per visit"), N_("one invoice a month")};
 
 struct bookst {
 	int64_t cust[BOOKING_MAX_CUSTOMERS], svc[BOOKING_MAX_SERVICES];
@@ -364,6 +380,64 @@ out:
 	free(fs);
 }
 
+/* The rule the form repeats by (the rule typed, else the pattern chosen,
+ * from the date) in rule; 0 with "" when the visit does not repeat, else 0
+ * or the core's refusal. */
+static int read_rule(struct form *f, char rule[RECURRING_RULE_MAX + 1])
+{
+	const char *typed = form_value(f, form_find(f, B_RULE));
+	const char *pat = form_value(f, form_find(f, B_REPEATS));
+	size_t p;
+
+	*rule = '\0';
+	if (*typed)
+		return recurring_rule_check(typed, rule, RECURRING_RULE_MAX + 1);
+	for (p = 1; p < sizeof repeat_choices / sizeof *repeat_choices; p++)
+		if (!strcmp(pat, repeat_choices[p]))
+			return recurring_rule_named((enum recurring_pattern)(p - 1),
+			                            form_value(f, form_find(f, B_DATE)), rule,
+			                            RECURRING_RULE_MAX + 1);
+	return 0;
+}
+
+struct first_days {
+	struct strbuf *sb;
+	int n;
+};
+
+static int first_day_cb(const char *day, void *arg)
+{
+	struct first_days *fd = arg;
+
+	sb_printf(fd->sb, "%s%s", fd->n ? ", " : "", day);
+	return ++fd->n >= 4;
+}
+
+/* Beside the repeats: the rule and its first days, or why not. */
+static void show_rule(struct form *f)
+{
+	char rule[RECURRING_RULE_MAX + 1];
+	struct strbuf sb = {0};
+	struct first_days fd = {&sb, 0};
+	int k = form_find(f, B_REPEATS);
+
+	if (read_rule(f, rule)) {
+		form_note(f, k, err_msg());
+		return;
+	}
+	if (!*rule) {
+		form_note(f, k, NULL);
+		return;
+	}
+	sb_printf(&sb, "%s: ", rule);
+	if (recurring_expand(rule, form_value(f, form_find(f, B_DATE)), NULL, NULL, NULL,
+	                     first_day_cb, &fd) < 0)
+		form_note(f, k, err_msg());
+	else
+		form_note(f, k, sb_cstr(&sb));
+	sb_free(&sb);
+}
+
 static void book_changed(struct form *f, int i)
 {
 	struct bookst *bs = f->arg;
@@ -387,6 +461,7 @@ static void book_changed(struct form *f, int i)
 	}
 	show_times(f);
 	show_free(f);
+	show_rule(f);
 }
 
 /* Enter on a name that matches nobody: the new customer's form first. */
@@ -420,6 +495,7 @@ static struct view *book_push(struct form *f)
 static int book_check(struct form *f)
 {
 	static const int when_field[] = {0, B_DATE, B_START, B_END, B_LENGTH};
+	char rule[RECURRING_RULE_MAX + 1];
 	int errors = 0, bad = 0, k;
 
 	k = form_find(f, B_CUSTOMER);
@@ -452,7 +528,74 @@ static int book_check(struct form *f)
 		form_error(f, k, "%s", err_msg());
 		errors++;
 	}
+	if (read_rule(f, rule)) {
+		k = form_find(f, *form_value(f, form_find(f, B_RULE)) ? B_RULE : B_REPEATS);
+		form_error(f, k, "%s", err_msg());
+		errors++;
+	} else if (*rule && ((struct bookst *)f->arg)->ncust > 1) {
+		form_error(f, form_find(f, B_CUSTOMER), "%s",
+		           _("a visit that repeats is for one customer"));
+		errors++;
+	}
 	return errors;
+}
+
+struct first_visit {
+	int64_t id, start;
+};
+
+static int first_visit_cb(const struct recurring_occ *o, void *arg)
+{
+	struct first_visit *fv = arg;
+
+	if (!o->appt_id)
+		return 0;
+	fv->id = o->appt_id;
+	fv->start = o->start_at;
+	return 1;
+}
+
+/* A visit that repeats: the recurring job, its visits made at once. */
+static int repeat_post(struct form *f, const char *rule)
+{
+	struct bookst *bs = f->arg;
+	struct recurring_input in = {0};
+	struct first_visit fv = {0, 0};
+	struct recurring r;
+	const char *place = form_value(f, form_find(f, B_PLACE));
+	char hm[8];
+	int64_t id;
+	int rc;
+
+	clock_format_local(bs->start, "%H:%M", hm, sizeof hm);
+	in.customer_id = bs->cust[0];
+	in.rrule = rule;
+	in.from = form_value(f, form_find(f, B_DATE));
+	in.start_minute = atoi(hm) * 60 + atoi(hm + 3);
+	in.length_minutes = (int)((bs->end - bs->start) / 60);
+	in.location = *place ? place : NULL;
+	in.note = form_value(f, form_find(f, B_NOTE));
+	in.services = bs->svc;
+	in.nservices = bs->nsvc;
+	in.resources = bs->res;
+	in.nresources = bs->nres;
+	in.billing = form_value(f, form_find(f, B_BILLING));
+	if ((rc = recurring_add(ui_db(), &in, &id)))
+		return rc;
+	if (recurring_occurrences(ui_db(), id, first_visit_cb, &fv) >= 0 && fv.id) {
+		f->posted_id = fv.id;
+		bs->start = fv.start;
+	}
+	if (recurring_get(ui_db(), id, &r) == 0) {
+		form_receipt(f, _("Recurring job %1$lld added: %2$lld visit(s) made up to %3$s."),
+		             (long long)id, (long long)(r.made + r.moved), r.made_to);
+		if (r.skipped)
+			form_receipt(f,
+			             _("! %lld day(s) skipped: a resource is off or taken then."),
+			             (long long)r.skipped);
+		recurring_free(&r);
+	}
+	return 0;
 }
 
 static int book_post(struct form *f)
@@ -462,9 +605,14 @@ static int book_post(struct form *f)
 	struct booking_result res;
 	const char *place = form_value(f, form_find(f, B_PLACE));
 	char when[32];
+	char rule[RECURRING_RULE_MAX + 1];
 	size_t i;
 	int rc;
 
+	if ((rc = read_rule(f, rule)))
+		return rc;
+	if (*rule)
+		return repeat_post(f, rule);
 	in.start_at = bs->start;
 	in.end_at = bs->end;
 	in.location = *place ? place : NULL;
@@ -529,7 +677,10 @@ static const struct form_spec book_spec = {
                "them, and a taken slot is refused with the reason. The length (1:30 or +90m) "
                "follows the services' "
                "minutes; an end, if typed, is used instead, and an end at or before the start "
-               "needs 'Overnight'. The place is the customer's address unless typed."),
+               "needs 'Overnight'. The place is the customer's address unless typed. "
+               "Repeats makes a recurring job from this visit on (every week, two weeks, "
+               "month) or by a rule typed in iCalendar's RRULE form; its visits are made "
+               "ahead, and billed per visit or once a month."),
 };
 
 struct view *form_book_new(int64_t day_start, form_book_done_fn done, void *arg)
@@ -565,6 +716,10 @@ struct view *form_book_at(int64_t start_at, const char *resource, form_book_done
 	form_add_choice(f, B_JOB, _("Services go on"), job_choices, job_labels, 2, "new");
 	form_add(f, F_TEXT, B_PLACE, _("Place"), NULL);
 	form_add(f, F_TEXT, B_NOTE, _("Note"), NULL);
+	form_add_choice(f, B_REPEATS, _("Repeats"), repeat_choices, repeat_labels,
+	                sizeof repeat_choices / sizeof *repeat_choices, "no");
+	form_add(f, F_TEXT, B_RULE, _("Or RRULE"), NULL);
+	form_add_choice(f, B_BILLING, _("Billing"), billing_choices, billing_labels, 2, "visit");
 	k = form_find(f, B_CUSTOMER);
 	f->fields[k].width = 26;
 	f->fields[form_find(f, B_SERVICES)].width = 26;
@@ -575,6 +730,7 @@ struct view *form_book_at(int64_t start_at, const char *resource, form_book_done
 	f->fields[form_find(f, B_END)].width = 8;
 	f->fields[form_find(f, B_PLACE)].width = 40;
 	f->fields[form_find(f, B_NOTE)].width = 40;
+	f->fields[form_find(f, B_RULE)].width = 40;
 	show_times(f);
 	if (resource)
 		show_free(f);

@@ -24,6 +24,7 @@
 #include "item.h"
 #include "job.h"
 #include "money.h"
+#include "recurring.h"
 #include "settings.h"
 #include "text.h"
 #include "views.h"
@@ -52,7 +53,12 @@ static int check_text(struct form *f, int id, const char *what, size_t max, int 
 
 /* ---------------------------------------------------------------- visits */
 
-enum { V_DATE = 1, V_START, V_END, V_OVERNIGHT, V_LOCATION, V_NOTE, V_STATUS, V_REASON };
+enum { V_DATE = 1, V_START, V_END, V_OVERNIGHT, V_LOCATION, V_NOTE, V_STATUS, V_REASON, V_SCOPE };
+
+/* A visit a recurring job made: what a change of it changes. */
+static const char *const scope_choices[] = {"this", "following", "all"};
+static const char *const scope_labels[] = {N_("this visit only"), N_("this and the following"),
+                                           N_("all future visits")};
 
 static const char *const vstatus[] = {"scheduled", "confirmed", "in_progress",
                                       "done",      "cancelled", "no_show"};
@@ -123,6 +129,7 @@ static int visit_post(struct form *f)
 	struct visit_input in = {0};
 	const char *loc = form_value(f, form_find(f, V_LOCATION));
 	const char *note = form_value(f, form_find(f, V_NOTE));
+	const char *scope;
 	int rc;
 
 	if (vs->times_changed && vs->start != vs->old.start_at)
@@ -136,7 +143,19 @@ static int visit_post(struct form *f)
 	if (strcmp(note, vs->old.note ? vs->old.note : ""))
 		in.note = note;
 	rc = 0;
-	if (in.start_at || in.end_at || in.location || in.note) {
+	scope = form_find(f, V_SCOPE) >= 0 ? form_value(f, form_find(f, V_SCOPE)) : "this";
+	if ((in.start_at || in.end_at || in.location || in.note) && strcmp(scope, "this")) {
+		int64_t new_id = 0, dropped = 0;
+
+		if ((rc = recurring_change_visit(ui_db(), vs->id, !strcmp(scope, "all"), &in,
+		                                 &new_id, &dropped)))
+			return rc;
+		form_receipt(
+		    f,
+		    _("Recurring job %1$lld carries the change on from now (%2$lld visit(s) "
+		      "cancelled)."),
+		    (long long)new_id, (long long)dropped);
+	} else if (in.start_at || in.end_at || in.location || in.note) {
 		if ((rc = visit_edit(ui_db(), vs->id, &in)))
 			return rc;
 		form_receipt(f, _("Visit %lld changed."), (long long)vs->id);
@@ -201,6 +220,27 @@ static int runs_overnight(const struct visit *a)
 	return strcmp(fmt_date(a->start_at, sd), fmt_date(a->end_at, ed)) != 0;
 }
 
+/* For a visit a recurring job made: its rule, and with scope the choice of
+ * what a change changes (this visit, the following, all). */
+static void add_repeats(struct form *f, int64_t appt_id, int scope)
+{
+	char day[RECURRING_DAY_SIZE], line[RECURRING_RULE_MAX + 80];
+	struct recurring r;
+	int64_t rule = 0;
+
+	if (recurring_of_visit(ui_db(), appt_id, &rule, day) || !rule ||
+	    recurring_get(ui_db(), rule, &r)) {
+		err_clear();
+		return;
+	}
+	snprintf(line, sizeof line, _("%1$s (recurring job %2$lld, the visit of %3$s)"), r.rrule,
+	         (long long)rule, day);
+	form_add(f, F_INFO, 0, _("Repeats"), line);
+	if (scope)
+		form_add_choice(f, V_SCOPE, _("Change"), scope_choices, scope_labels, 3, "this");
+	recurring_free(&r);
+}
+
 struct view *form_visit_edit(int64_t appt_id)
 {
 	struct visitst *vs = visit_state(appt_id);
@@ -221,6 +261,7 @@ struct view *form_visit_edit(int64_t appt_id)
 	form_add(f, F_TEXT, V_LOCATION, _("Place"), vs->old.location);
 	form_add(f, F_TEXT, V_NOTE, _("Note"), vs->old.note);
 	form_add_choice(f, V_STATUS, _("Status"), vstatus, vstatus_labels, 6, vs->old.status);
+	add_repeats(f, appt_id, 1);
 	return form_view(f);
 }
 
@@ -299,6 +340,8 @@ struct view *form_visit_move(int64_t appt_id, form_book_done_fn done, void *arg)
 	form_add(f, F_TEXT, V_DATE, _("New date (YYYY-MM-DD)"), fmt_date(vs->old.start_at, d));
 	clock_format_local(vs->old.start_at, "%H:%M", t, sizeof t);
 	form_add(f, F_TEXT, V_START, _("New start (HH:MM)"), t);
+	/* a move is this visit's alone: the rule keeps it as an exception */
+	add_repeats(f, appt_id, 0);
 	return form_view(f);
 }
 

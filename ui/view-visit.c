@@ -28,6 +28,7 @@
 #include "pane-rows.h"
 #include "pane.h"
 #include "projection.h"
+#include "recurring.h"
 #include "views.h"
 #include "visit.h"
 #include "xalloc.h"
@@ -136,6 +137,25 @@ static int add_link(const struct link *l, void *arg)
 	return 0;
 }
 
+/* A visit a recurring job made: its rule, and whether it keeps to it. */
+static void show_repeats(struct visitv *vv, int64_t appt)
+{
+	char day[RECURRING_DAY_SIZE], line[RECURRING_RULE_MAX + 120];
+	struct recurring r;
+	int64_t rule = 0;
+
+	if (recurring_of_visit(ui_db(), appt, &rule, day) || !rule ||
+	    recurring_get(ui_db(), rule, &r)) {
+		err_clear();
+		return;
+	}
+	snprintf(line, sizeof line,
+	         _("%1$s at %2$02d:%3$02d (recurring job %4$lld, the visit of %5$s)"), r.rrule,
+	         r.start_minute / 60, r.start_minute % 60, (long long)rule, day);
+	pane_field(&vv->p, 0, 0, R_NORMAL, 0, _("Repeats"), line);
+	recurring_free(&r);
+}
+
 static void build(struct visitv *vv)
 {
 	struct visit a;
@@ -170,6 +190,7 @@ static void build(struct visitv *vv)
 	           a.customers && *a.customers ? a.customers : _("(no job yet)"));
 	if (a.note)
 		pane_field(&vv->p, 0, 0, R_NORMAL, 0, _("Note"), a.note);
+	show_repeats(vv, a.id);
 	if (projection_get(ui_db(), a.id, &r) == 0) {
 		const struct pay_mark *pm = theme_pay(r.pay_status);
 		char price[FMT_MONEY];
