@@ -492,3 +492,89 @@ const struct cli_entry cli_availability_entry = {
     .db = CLI_DB_OPEN,
     .check = av_check,
     .run = cmd_availability};
+
+/* ------------------------------------------------------------ holiday */
+
+static int holiday_check(struct cli *c, const struct cli_args *a)
+{
+	(void)c;
+	if (!strcmp(a->entry->name, "list") && cli_arg_get(a, "from") &&
+	    strlen(cli_arg_get(a, "from")) != 10)
+		return cli_usage(a->cmd, _("--from is a date as YYYY-MM-DD"));
+	return 0;
+}
+
+static int cmd_holiday_add(struct cli *c, const struct cli_args *a)
+{
+	int rc;
+
+	if ((rc = capacity_holiday_set(c->db, a->pos[0], cli_arg_get(a, "reason"))))
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("The shop is closed on %s.\n"), a->pos[0]);
+	else {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "day", a->pos[0]);
+		cli_json_str(o, "reason", cli_arg_get(a, "reason"));
+		cli_print_json(o);
+	}
+	return CLI_OK;
+}
+
+static int cmd_holiday_remove(struct cli *c, const struct cli_args *a)
+{
+	int rc;
+
+	if ((rc = capacity_holiday_clear(c->db, a->pos[0])))
+		return cli_refused(rc);
+	if (!c->json)
+		printf(_("The shop is open again on %s.\n"), a->pos[0]);
+	else {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "day", a->pos[0]);
+		cli_print_json(o);
+	}
+	return CLI_OK;
+}
+
+static int holiday_cb(const char *day, const char *reason, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "day", day);
+		cli_json_str(o, "reason", reason);
+		cli_list_add(c, o);
+		return 0;
+	}
+	printf("%s  ", day);
+	cli_puts_safe(reason ? reason : "-");
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_holiday_list(struct cli *c, const struct cli_args *a)
+{
+	cli_list_begin(c, "holidays");
+	return cli_list_end(c, capacity_holiday_list(c->db, cli_arg_get(a, "from"), holiday_cb, c));
+}
+
+const struct cli_entry cli_holiday_cmds[] = {
+    {"add", NULL, "DATE [--reason R]", NULL,
+     N_("close the shop on a day: no resource works then (unless given that day's hours), "
+        "recurring jobs skip or move their visit"),
+     .opts = {{"reason", CLI_VALUE, N_("why (a public holiday, a stocktake)"), NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("the day is missing (YYYY-MM-DD)"),
+     .db = CLI_DB_OPEN, .run = cmd_holiday_add},
+    {"list", NULL, "[--from DATE]", NULL, N_("the shop's closed days"),
+     .opts = {{"from", CLI_VALUE, N_("from this day on (YYYY-MM-DD)"), NULL, NULL}},
+     .db = CLI_DB_OPEN, .check = holiday_check, .run = cmd_holiday_list},
+    {"remove", NULL, "DATE", NULL, N_("open the shop again on a day"), .min_pos = 1, .max_pos = 1,
+     .missing = N_("the day is missing (YYYY-MM-DD)"), .db = CLI_DB_OPEN,
+     .run = cmd_holiday_remove},
+    {NULL},
+};

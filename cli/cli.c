@@ -193,6 +193,8 @@ static const struct cli_entry *const commands[] = {
         "resource", NULL,
         N_("technicians, vans and bays: add, list, change, working hours, days off"),
         cli_resource_cmds),
+    &(const struct cli_entry)GROUP("holiday", NULL, N_("the shop's closed days: add, list, remove"),
+                                   cli_holiday_cmds),
     &cli_availability_entry,
     &(const struct cli_entry)GROUP(
         "link", NULL, N_("say which jobs a visit works on (add, edit, remove)"), cli_link_cmds),

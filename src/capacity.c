@@ -24,6 +24,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "announce.h"
 #include "capacity.h"
 #include "clock.h"
 #include "control.h"
@@ -652,6 +653,22 @@ static int day_spans(struct db *db, int64_t id, const char *date, int wday,
 	sqlite3_finalize(st);
 	if (rc || *excepted)
 		return rc;
+	/* the shop's closed day: no weekday hours (a resource's own day above
+	 * still counts) */
+	{
+		char reason[NOTE_MAX + 1];
+
+		if ((rc = capacity_closed(db, date, reason, sizeof reason)) < 0)
+			return rc;
+		if (rc == 1) {
+			*excepted = 1;
+			if (why && *reason)
+				sb_printf(why, _("the shop is closed: %s"), reason);
+			else if (why)
+				sb_puts(why, _("the shop is closed"));
+			return 0;
+		}
+	}
 	if ((rc = db_prepare(db,
 	                     "SELECT start_min, end_min FROM resource_hours"
 	                     " WHERE resource_id = ?1 AND weekday = ?2 ORDER BY start_min",
@@ -1387,11 +1404,16 @@ static int av_load(struct db *db, struct av *a, int64_t from, int64_t to, const 
 	}
 	sqlite3_finalize(st);
 	st = NULL;
-	/* 3: their exceptions in the range */
+	/* 3: their exceptions in the range, and the shop's closed days as a
+	 * day off of each resource that has no day of its own then */
 	if ((rc = db_prepare(db,
 	                     "SELECT e.resource_id, e.day, e.start_min, e.end_min"
 	                     " FROM resource x JOIN resource_exception e ON e.resource_id = x.id"
-	                     " WHERE" RES_FILTER " AND e.day BETWEEN ?3 AND ?4",
+	                     " WHERE" RES_FILTER " AND e.day BETWEEN ?3 AND ?4"
+	                     " UNION ALL SELECT x.id, s.day, NULL, NULL FROM resource x"
+	                     " JOIN shop_holiday s WHERE" RES_FILTER
+	                     " AND s.day BETWEEN ?3 AND ?4 AND NOT EXISTS (SELECT 1 FROM"
+	                     " resource_exception e WHERE e.resource_id = x.id AND e.day = s.day)",
 	                     &st)))
 		goto out;
 	sqlite3_bind_int(st, 1, (int)n);
@@ -1550,5 +1572,184 @@ int capacity_available(struct db *db, int64_t from, int days, int minutes, int g
 out:
 	free(order);
 	av_free(&a);
+	return rc;
+}
+
+/* ---------------------------------------------------------- closed days */
+
+int capacity_closed(struct db *db, const char *day, char *why, size_t n)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (why && n)
+		*why = '\0';
+	if ((rc = db_prepare_cached(
+	         db, "SELECT coalesce(reason, '') FROM shop_holiday WHERE day = ?1", &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, day, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW) {
+		if (why && n)
+			dbrow_copy(st, 0, why, n);
+		rc = 1;
+	} else if (step != SQLITE_DONE) {
+		rc = db_fail(db, _("cannot read the shop's closed days"));
+	}
+	db_release(db, st);
+	return rc;
+}
+
+struct holiday_ctx {
+	const char *day, *reason;
+	int clear;
+};
+
+/* The first live visit that holds a resource on day without that
+ * resource's own day then: FD_ECONFLICT naming it. */
+static int holiday_blocked(struct db *db, const char *day)
+{
+	int64_t d0, d1;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if (clock_parse_local(day, &d0))
+		return FD_EINVAL;
+	d1 = clock_add_days(d0, 1);
+	if ((rc = db_prepare(db,
+	                     "SELECT r.appointment_id, x.name FROM appointment_resource r"
+	                     " JOIN appointment a ON a.id = r.appointment_id"
+	                     " JOIN resource x ON x.id = r.resource_id"
+	                     " WHERE r.start_at >= ?1 AND r.start_at < ?2 AND a.status" LIVE
+	                     " AND NOT EXISTS (SELECT 1 FROM resource_exception e"
+	                     " WHERE e.resource_id = r.resource_id AND e.day = ?3)"
+	                     " ORDER BY r.start_at LIMIT 1",
+	                     &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, d0);
+	sqlite3_bind_int64(st, 2, d1);
+	sqlite3_bind_text(st, 3, day, -1, SQLITE_TRANSIENT);
+	step = sqlite3_step(st);
+	if (step == SQLITE_ROW)
+		rc = err_set(
+		    FD_ECONFLICT,
+		    _("visit %1$lld holds %2$s on %3$s: move it or cancel it first, or give "
+		      "%2$s that day's hours (frontdesk resource off --hours)"),
+		    (long long)sqlite3_column_int64(st, 0),
+		    (const char *)sqlite3_column_text(st, 1), day);
+	else if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the reservations"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* Every active resource's free slots of day changed, for whoever follows
+ * them (the booking channels). */
+static int holiday_announce(struct db *db, const char *day)
+{
+	int64_t ids[64], d0;
+	sqlite3_stmt *st;
+	size_t n = 0, i;
+	int rc, step;
+
+	if (clock_parse_local(day, &d0))
+		return FD_EINVAL;
+	if ((rc = db_prepare(db, "SELECT id FROM resource WHERE active = 1 ORDER BY id", &st)))
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		ids[n++] = sqlite3_column_int64(st, 0);
+		if (n == sizeof ids / sizeof ids[0]) {
+			for (i = 0; !rc && i < n; i++)
+				rc = announce(
+				    db, &(struct announcement){ANNOUNCE_DAY_CHANGED, ids[i], d0});
+			n = 0;
+		}
+	}
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+		rc = db_fail(db, _("cannot read the resources"));
+	sqlite3_finalize(st);
+	for (i = 0; !rc && i < n; i++)
+		rc = announce(db, &(struct announcement){ANNOUNCE_DAY_CHANGED, ids[i], d0});
+	return rc;
+}
+
+static int holiday_tx(struct db *db, void *arg)
+{
+	struct holiday_ctx *h = arg;
+	sqlite3_stmt *st;
+	char subject[64];
+	int rc;
+
+	snprintf(subject, sizeof subject, "%s the shop on %.10s", h->clear ? "open" : "close",
+	         h->day);
+	if ((rc = control_require(db, PERM_BOOKING, 0, subject)))
+		return rc;
+	if (h->clear) {
+		if ((rc = db_prepare(db, "DELETE FROM shop_holiday WHERE day = ?1", &st)))
+			return rc;
+		sqlite3_bind_text(st, 1, h->day, -1, SQLITE_TRANSIENT);
+		if ((rc = db_run(db, st, _("cannot change the shop's closed days"))))
+			return rc;
+		if (!sqlite3_changes(db_sqlite(db)))
+			return err_set(FD_ENOTFOUND, _("the shop is not closed on %s"), h->day);
+		return holiday_announce(db, h->day);
+	}
+	if ((rc = holiday_blocked(db, h->day)))
+		return rc;
+	if ((rc = db_prepare(db,
+	                     "INSERT INTO shop_holiday (day, reason, created_at) VALUES (?1,"
+	                     " nullif(?2, ''), ?3) ON CONFLICT (day) DO UPDATE SET"
+	                     " reason = excluded.reason WHERE reason IS NOT excluded.reason",
+	                     &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, h->day, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, h->reason ? h->reason : "", -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 3, clock_now());
+	if ((rc = db_run(db, st, _("cannot change the shop's closed days"))))
+		return rc;
+	return holiday_announce(db, h->day);
+}
+
+int capacity_holiday_set(struct db *db, const char *day, const char *reason)
+{
+	struct holiday_ctx h = {day, reason, 0};
+	int rc;
+
+	if ((rc = check_day(day)) ||
+	    (reason && (rc = text_check(reason, _("the reason"), NOTE_MAX, 1))))
+		return rc;
+	return db_write(db, holiday_tx, &h);
+}
+
+int capacity_holiday_clear(struct db *db, const char *day)
+{
+	struct holiday_ctx h = {day, NULL, 1};
+	int rc;
+
+	if ((rc = check_day(day)))
+		return rc;
+	return db_write(db, holiday_tx, &h);
+}
+
+int capacity_holiday_list(struct db *db, const char *from,
+                          int (*cb)(const char *day, const char *reason, void *arg), void *arg)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare(db,
+	                     "SELECT day, reason FROM shop_holiday WHERE day >= coalesce(?1, '')"
+	                     " ORDER BY day",
+	                     &st)))
+		return rc;
+	if (from)
+		sqlite3_bind_text(st, 1, from, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		if ((rc = cb((const char *)sqlite3_column_text(st, 0),
+		             (const char *)sqlite3_column_text(st, 1), arg)))
+			break;
+	if (!rc && step != SQLITE_DONE && step != SQLITE_ROW)
+		rc = db_fail(db, _("cannot read the shop's closed days"));
+	sqlite3_finalize(st);
 	return rc;
 }

@@ -128,6 +128,24 @@ int capacity_off_list(struct db *db, int64_t id, const char *from,
                                 const char *reason, void *arg),
                       void *arg);
 
+/* The shop's closed days (table shop_holiday): on one, no resource works
+ * unless it has a day of its own then (capacity_off); a recurring job skips
+ * or moves its visit. capacity_holiday_set - close the shop on day (local
+ * YYYY-MM-DD; reason may be NULL), or change the reason; FD_ECONFLICT
+ * naming the first live visit that holds a resource that day without that
+ * resource's own day (move it, cancel it, or give the resource its hours
+ * first). capacity_holiday_clear - open it again (FD_ENOTFOUND when it was
+ * not closed). Both need the booking permission. */
+int capacity_holiday_set(struct db *db, const char *day, const char *reason);
+int capacity_holiday_clear(struct db *db, const char *day);
+/* capacity_holiday_list - the closed days from local date from on (NULL:
+ * all), by date. */
+int capacity_holiday_list(struct db *db, const char *from,
+                          int (*cb)(const char *day, const char *reason, void *arg), void *arg);
+/* capacity_closed - 1 when the shop is closed on day, with its reason in
+ * why (n bytes, "" when none); 0 when open; or an FD_E* code. */
+int capacity_closed(struct db *db, const char *day, char *why, size_t n);
+
 /* capacity_reserve - visit appt holds resources[0..n) for its interval:
  * every one active, working then and free, or none is reserved. In one
  * write transaction (a savepoint inside an open one, booking_add's).

@@ -964,6 +964,15 @@ static int book_one(struct db *db, void *arg)
 	int64_t job = 0;
 	int rc;
 
+	char why[420];
+
+	/* the shop's closed day: skipped or moved like a resource's day off,
+	 * resources or not */
+	if ((rc = capacity_closed(db, m->book_day, why, sizeof why)) < 0)
+		return rc;
+	if (rc == 1)
+		return err_set(FD_ECONFLICT, _("the shop is closed on %1$s (%2$s)"), m->book_day,
+		               *why ? why : _("no reason given"));
 	if ((rc = day_at(m->book_day, m->r.start_minute, &in.start_at)))
 		return rc;
 	in.end_at = in.start_at + (int64_t)m->r.length_minutes * 60;

@@ -3,8 +3,8 @@
 # of rules over a year that crosses both changes of daylight saving time
 # (America/New_York), February 29 (2028) and month ends, with an exception
 # moved by hand, a visit cancelled by hand, a day a resource is off
-# (skipped, and moved) and a rule changed "this and following", the visits
-# frontdesk made are the occurrences that
+# (skipped, and moved), a day the shop is closed and a rule changed "this
+# and following", the visits frontdesk made are the occurrences that
 #  - python's icalendar reads from `export ical` and dateutil expands
 #    (RRULE, EXDATE, RECURRENCE-ID), and
 #  - calcurse shows after importing the same file,
@@ -24,6 +24,8 @@ fd resource add --name Sam --kind technician >/dev/null
 fd resource hours Sam --days mon-sun --spans 00:00-24:00 >/dev/null
 fd resource off Sam --date 2027-03-02 --reason "training" >/dev/null
 fd resource off Sam --date 2027-04-20 --reason "holiday" >/dev/null
+# the shop closed on a day of the every-third-day rule: skipped
+fd holiday add 2027-07-03 --reason "Independence Day observed" >/dev/null
 
 # every other Tuesday from 2027-01-05, across both DST changes; Sam off on
 # 2027-03-02: skipped
@@ -79,6 +81,8 @@ is "visits are made up to the horizon" "$last" "$(date -d "2027-01-04 + 430 days
 ok "the visits cross February 29" grep -q "^2028-02-29 10:00" "$TMP/own"
 ok "the visits keep 09:00 in summer time" grep -q "^2027-07-20 09:00" "$TMP/own"
 ok "the visits keep 09:00 in winter time" grep -q "^2027-12-07 09:00" "$TMP/own"
+ok "the shop's closed day has no visit" sh -c "! grep -q '^2027-07-03' '$TMP/own'"
+ok "the day before and after it do" sh -c "grep -q '^2027-06-30 07:15' '$TMP/own' && grep -q '^2027-07-06 07:15' '$TMP/own'"
 
 fd export ical --output "$TMP/cal.ics" >/dev/null
 ok "export ical writes the rules" grep -q "^RRULE:FREQ=WEEKLY;INTERVAL=2;BYDAY=TU" "$TMP/cal.ics"

@@ -5,7 +5,8 @@
 # the horizon moves; "this and following" splits the rule with no visit
 # lost or doubled; a stop cancels the visits not started, with their jobs;
 # billing by the month puts a visit's items on the month's job when it is
-# done; bad input is refused and changes nothing; a rule keeps its customer
+# done; the shop's closed days are skipped or moved, and close the
+# resources' hours; bad input is refused and changes nothing; a rule keeps its customer
 # from a retention purge until it ends, and a purge takes the rules' text;
 # SIGKILL while visits are
 # made leaves no visit without its occurrence and none twice
@@ -115,6 +116,33 @@ fd visit status "$v1" in_progress >/dev/null
 fd visit status "$v1" done >/dev/null
 is "a done visit bills its items on the month's job" "$(q "SELECT count(*) || ' ' || sum(unit_price) FROM line_item WHERE service_order_id = $mjob")" "1 1550"
 ok "the month's job is invoiced as any job" fd invoice issue --jobs "$mjob"
+
+# --- the shop's closed days: a recurring job skips or moves its visit
+fd holiday add 2027-01-13 --reason "stocktake" >/dev/null
+fd holiday add 2027-01-20 >/dev/null
+hs=$(fd recurring add --customer Kim --rule "FREQ=WEEKLY;BYDAY=WE" --time 12:00 --length 30 \
+	--from 2027-01-06 --title "Skipper" --json | json 'd["id"]')
+hm=$(fd recurring add --customer Kim --rule "FREQ=WEEKLY;BYDAY=WE" --time 13:00 --length 30 \
+	--from 2027-01-06 --title "Mover" --when-off move --json | json 'd["id"]')
+is "a closed day is skipped, with why" \
+	"$(q "SELECT state || ' ' || reason FROM recurring_occurrence WHERE rule_id = $hs AND day = '2027-01-13'")" \
+	"skipped the shop is closed on 2027-01-13 (stocktake)"
+is "or moved to the next day" \
+	"$(q "SELECT o.state || ' ' || date(a.start_at, 'unixepoch', 'localtime') FROM recurring_occurrence o JOIN appointment a ON a.id = o.appointment_id WHERE rule_id = $hm AND day = '2027-01-20'")" \
+	"moved 2027-01-21"
+fd resource add --name Sam --kind technician >/dev/null
+fd resource hours Sam --days mon-sun --spans 08:00-18:00 >/dev/null
+is "no free slot on a closed day" "$(fd availability --from 2027-01-13 --resource Sam --json | json 'len(d["slots"])')" 0
+refused "a booking that holds a resource on a closed day" book --customer Kim --start "2027-01-13 10:00" --length 60 --resource Sam
+fd resource off Sam --date 2027-01-13 --hours 09:00-12:00 --reason "on call" >/dev/null
+ok "a resource with its own hours that day works it" fd book --customer Kim --start "2027-01-13 10:00" --length 60 --resource Sam
+fd book --customer Kim --start "2027-01-27 10:00" --length 60 --resource Sam >/dev/null 2>&1
+refused "closing a day a visit holds a resource" holiday add 2027-01-27 --reason "late"
+refused "a day that is not one" holiday add 2027-02-30
+is "the closed days are listed" "$(fd holiday list --from 2027-01-01 --json | json '[h["day"] for h in d["holidays"]]')" "['2027-01-13', '2027-01-20']"
+ok "a closed day is opened again" fd holiday remove 2027-01-20
+refused "a day that was not closed" holiday remove 2027-01-20
+is "the history keeps who closed and opened it" "$(q "SELECT group_concat(operate_type) FROM shop_holiday_his WHERE day = '2027-01-20'")" "1,2"
 
 # --- retention: a rule with days to make keeps its customer; a purge
 # takes the rules' personal text with the customer's
