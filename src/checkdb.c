@@ -50,6 +50,7 @@
 #include "pipe-provider.h"
 #include "projection.h"
 #include "recon.h"
+#include "recurring.h"
 #include "retention.h"
 #include "staff.h"
 #include "states.h"
@@ -898,7 +899,10 @@ int check_promises(struct db *db, void (*report)(const char *code, const char *d
 		}
 		sqlite3_finalize(st);
 	}
-	return found;
+	/* the visits a recurring job promises, made up to the horizon */
+	if ((i = recurring_check(db, report, arg)) < 0)
+		return i;
+	return found + i;
 }
 
 /* What check_desk adds to check_all (and check_desk_since to its range):

@@ -107,7 +107,8 @@ int check_desk_since(struct db *db, int64_t since,
  * "esign-command-dead", an estimate's envelope never sent while its flow
  * waits, or never withdrawn once cancelled; "booking-command-dead", a
  * booking answer never delivered, or a push of free slots that no later
- * push of the same day replaced. Calls report
+ * push of the same day replaced; "recurring-behind", a recurring job's
+ * visits not made up to the horizon (recurring_check). Calls report
  * for each (as check_run) and returns how many. Part of check_desk; the
  * status line counts them too (reading only). */
 int check_promises(struct db *db, void (*report)(const char *code, const char *detail, void *arg),

@@ -1821,3 +1821,44 @@ int recurring_change_visit(struct db *db, int64_t appt, int all, const struct vi
 	visit_free(&v);
 	return recurring_change(db, rule, all ? NULL : day, &c, new_id, dropped);
 }
+
+/* ---------------------------------------------------------------- check */
+
+int recurring_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                    void *arg)
+{
+	char want[RECURRING_DAY_SIZE], grace[RECURRING_DAY_SIZE], detail[400];
+	sqlite3_stmt *st;
+	int rc, step, found = 0;
+
+	horizon_day(want);
+	day_add(want, -1, grace);
+	if ((rc = db_prepare(db,
+	                     "SELECT id, made_to, coalesce(last_day, '') FROM recurring_rule"
+	                     " WHERE status = 'active' AND made_to < ?1"
+	                     " AND (last_day IS NULL OR made_to < last_day) ORDER BY id",
+	                     &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, grace, -1, SQLITE_TRANSIENT);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *made = (const char *)sqlite3_column_text(st, 1);
+		const char *last = (const char *)sqlite3_column_text(st, 2);
+		long long id = sqlite3_column_int64(st, 0);
+
+		/* a rule that ends before the horizon is behind only short of its end */
+		if (*last && strcmp(last, grace) < 0 && strcmp(made, last) >= 0)
+			continue;
+		snprintf(
+		    detail, sizeof detail,
+		    _("recurring job %1$lld has its visits made up to %2$s, short of %3$s: its "
+		      "task fails or no runner runs (frontdesk tasks list --kind recurring; "
+		      "frontdesk recurring make %1$lld makes them now)"),
+		    id, *made ? made : "-", want);
+		report("recurring-behind", detail, arg);
+		found++;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the recurring jobs"));
+	sqlite3_finalize(st);
+	return rc ? rc : found;
+}

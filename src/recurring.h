@@ -255,6 +255,14 @@ int recurring_rule_named(enum recurring_pattern p, const char *day, char *out, s
 int recurring_change_visit(struct db *db, int64_t appt, int all, const struct visit_input *in,
                            int64_t *new_id, int64_t *dropped);
 
+/* recurring_check - `frontdesk check`'s promise of the recurring jobs:
+ * report("recurring-behind", detail, arg) for each active rule whose visits
+ * are made short of yesterday's horizon (today plus recurring_horizon_days,
+ * less a day of grace for the runner): its task fails, lies dead, or no
+ * runner ran. Returns how many, or a negative FD_E* code. */
+int recurring_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+                    void *arg);
+
 void recurring_occ_free(struct recurring_occ *o);
 
 #endif
