@@ -177,6 +177,11 @@ static const struct cli_entry *const commands[] = {
         "contact", NULL, N_("the contact log: calls, messages, counter visits (add, list)"),
         cli_contact_cmds),
     &(const struct cli_entry)GROUP(
+        "message", NULL,
+        N_("messages to customers by e-mail: reminders, on our way, confirmations, invoices; "
+           "consent"),
+        cli_message_cmds),
+    &(const struct cli_entry)GROUP(
         "service", NULL, N_("the catalogue of services and fees: add, list, edit, retire"),
         cli_service_cmds),
     &(const struct cli_entry)GROUP("job", NULL, N_("add, list, show, edit, set the status of jobs"),

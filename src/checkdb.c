@@ -44,6 +44,7 @@
 #include "invoice.h"
 #include "job.h"
 #include "lifecycle.h"
+#include "message.h"
 #include "money.h"
 #include "outbox.h"
 #include "payment.h"
@@ -901,6 +902,10 @@ int check_promises(struct db *db, void (*report)(const char *code, const char *d
 	}
 	/* the visits a recurring job promises, made up to the horizon */
 	if ((i = recurring_check(db, report, arg)) < 0)
+		return i;
+	found += i;
+	/* the messages the desk made, gone out */
+	if ((i = message_check(db, report, arg)) < 0)
 		return i;
 	return found + i;
 }

@@ -42,6 +42,7 @@
 	X(EVP_MAC_final)                                                                           \
 	X(OSSL_PARAM_construct_utf8_string)                                                        \
 	X(OSSL_PARAM_construct_end)                                                                \
+	X(EVP_EncodeBlock)                                                                         \
 	X(EVP_ENCODE_CTX_new)                                                                      \
 	X(EVP_ENCODE_CTX_free)                                                                     \
 	X(EVP_DecodeInit)                                                                          \
@@ -89,6 +90,7 @@ int crypto_sha256_hex(const void *p, size_t n, char out[65]);
 #define EVP_MAC_final                    (*fd_crypto.p_EVP_MAC_final)
 #define OSSL_PARAM_construct_utf8_string (*fd_crypto.p_OSSL_PARAM_construct_utf8_string)
 #define OSSL_PARAM_construct_end         (*fd_crypto.p_OSSL_PARAM_construct_end)
+#define EVP_EncodeBlock                  (*fd_crypto.p_EVP_EncodeBlock)
 #define EVP_ENCODE_CTX_new               (*fd_crypto.p_EVP_ENCODE_CTX_new)
 #define EVP_ENCODE_CTX_free              (*fd_crypto.p_EVP_ENCODE_CTX_free)
 #define EVP_DecodeInit                   (*fd_crypto.p_EVP_DecodeInit)

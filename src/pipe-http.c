@@ -10,6 +10,7 @@
 
 #define CURL_DISABLE_TYPECHECK /* the calls go through pointers (see below) */
 #include <curl/curl.h>
+#include <openssl/evp.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "crypto-dyn.h"
 #include "dynlib.h"
 #include "err.h"
 #include "i18n.h"
@@ -43,7 +45,15 @@
 	X(curl_easy_cleanup)                                                                       \
 	X(curl_slist_append)                                                                       \
 	X(curl_slist_free_all)                                                                     \
-	X(curl_getdate)
+	X(curl_getdate)                                                                            \
+	X(curl_mime_init)                                                                          \
+	X(curl_mime_addpart)                                                                       \
+	X(curl_mime_data)                                                                          \
+	X(curl_mime_type)                                                                          \
+	X(curl_mime_encoder)                                                                       \
+	X(curl_mime_filename)                                                                      \
+	X(curl_mime_subparts)                                                                      \
+	X(curl_mime_free)
 #define CURL_SLOT(f) __typeof__(f) *p_##f;
 #define CURL_NAME(f) #f,
 static struct {
@@ -67,6 +77,14 @@ static struct dynlib curl_lib = {"libcurl.so.4", curl_names, curl_ptrs, 0, ""};
 #define curl_slist_append   (*curl.p_curl_slist_append)
 #define curl_slist_free_all (*curl.p_curl_slist_free_all)
 #define curl_getdate        (*curl.p_curl_getdate)
+#define curl_mime_init      (*curl.p_curl_mime_init)
+#define curl_mime_addpart   (*curl.p_curl_mime_addpart)
+#define curl_mime_data      (*curl.p_curl_mime_data)
+#define curl_mime_type      (*curl.p_curl_mime_type)
+#define curl_mime_encoder   (*curl.p_curl_mime_encoder)
+#define curl_mime_filename  (*curl.p_curl_mime_filename)
+#define curl_mime_subparts  (*curl.p_curl_mime_subparts)
+#define curl_mime_free      (*curl.p_curl_mime_free)
 
 static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static int curl_rc;
@@ -476,4 +494,264 @@ void pipe_http_resp_free(struct pipe_http_resp *r)
 {
 	free(r->body);
 	memset(r, 0, sizeof *r);
+}
+
+/* ---------------------------------------------------------------- e-mail */
+
+int pipe_mail_url_ok(const char *url)
+{
+	const char *p;
+
+	if (url && !strncmp(url, "smtps://", 8) && url[8] && url[8] != '/')
+		return 0;
+	if (url && !strncmp(url, "smtp://", 7) && url[7] && url[7] != '/')
+		return 0;
+	(void)p;
+	return err_set(FD_EINVAL, "%s",
+	               _("the mail server's URL must start with smtps:// (TLS) or smtp:// "
+	                 "(STARTTLS, which is then required; plain only to 127.0.0.1)"));
+}
+
+/* 1 for smtp://127.0.0.1[:port][/]: the test fake, spoken to in plain. */
+static int mail_loopback(const char *url)
+{
+	const char *p;
+
+	if (strncmp(url, "smtp://127.0.0.1", 16))
+		return 0;
+	p = url + 16;
+	if (*p == ':')
+		for (p++; *p >= '0' && *p <= '9'; p++)
+			;
+	return *p == '\0' || !strcmp(p, "/");
+}
+
+int pipe_mail_header_word(const char *text, struct strbuf *out)
+{
+	const unsigned char *s = (const unsigned char *)text;
+	size_t i, n = strlen(text), start, len;
+	unsigned char b64[80];
+	int plain = 1, rc;
+
+	for (i = 0; i < n; i++)
+		if (s[i] >= 0x80 || s[i] < 0x20 || s[i] == 0x7f ||
+		    (s[i] == '=' && i + 1 < n && s[i + 1] == '?'))
+			plain = 0;
+	if (plain) {
+		sb_puts(out, text);
+		return 0;
+	}
+	if ((rc = crypto_load()) != 0)
+		return rc;
+	/* RFC 2047 encoded words of at most 75 characters: 45 bytes of UTF-8
+	 * (60 of base64) each, never cutting a character in two */
+	for (start = 0; start < n; start += len) {
+		len = n - start < 45 ? n - start : 45;
+		while (len > 0 && start + len < n && (s[start + len] & 0xC0) == 0x80)
+			len--;
+		if (!len)
+			len = 1;
+		EVP_EncodeBlock(b64, s + start, (int)len);
+		sb_printf(out, "%s=?UTF-8?B?%s?=", start ? "\r\n " : "", (const char *)b64);
+	}
+	return 0;
+}
+
+/* The mail's headers, each line "Name: value". */
+static int mail_headers(const struct pipe_mail *m, struct curl_slist **hdrs)
+{
+	struct strbuf line = {0}, word = {0};
+	int rc;
+
+	if ((rc = pipe_mail_header_word(m->from_name ? m->from_name : "", &word)) != 0)
+		goto out;
+	if (m->from_name && *m->from_name)
+		sb_printf(&line, "From: %s <%s>", sb_cstr(&word), m->from_addr);
+	else
+		sb_printf(&line, "From: <%s>", m->from_addr);
+	*hdrs = curl_slist_append(*hdrs, sb_cstr(&line));
+	sb_free(&line);
+	sb_printf(&line, "To: <%s>", m->to);
+	*hdrs = curl_slist_append(*hdrs, sb_cstr(&line));
+	sb_free(&line);
+	sb_free(&word);
+	if ((rc = pipe_mail_header_word(m->subject, &word)) != 0)
+		goto out;
+	sb_printf(&line, "Subject: %s", sb_cstr(&word));
+	*hdrs = curl_slist_append(*hdrs, sb_cstr(&line));
+	sb_free(&line);
+	sb_printf(&line, "Date: %s", m->date);
+	*hdrs = curl_slist_append(*hdrs, sb_cstr(&line));
+	sb_free(&line);
+	sb_printf(&line, "Message-ID: %s", m->message_id);
+	*hdrs = curl_slist_append(*hdrs, sb_cstr(&line));
+out:
+	sb_free(&line);
+	sb_free(&word);
+	return rc;
+}
+
+/* The body: the text alone (text/plain, UTF-8, quoted-printable), or with
+ * the attachment (multipart/mixed: the text, then the file in base64). */
+static curl_mime *mail_body(CURL *e, const struct pipe_mail *m)
+{
+	curl_mime *mime = curl_mime_init(e);
+	curl_mimepart *part;
+
+	if (!mime)
+		return NULL;
+	part = curl_mime_addpart(mime);
+	curl_mime_data(part, m->text, CURL_ZERO_TERMINATED);
+	curl_mime_type(part, "text/plain; charset=UTF-8");
+	curl_mime_encoder(part, "quoted-printable");
+	if (m->attachment) {
+		part = curl_mime_addpart(mime);
+		curl_mime_data(part, m->attachment, m->attachment_len);
+		curl_mime_type(part, m->attachment_type ? m->attachment_type
+		                                        : "application/octet-stream");
+		curl_mime_filename(part, m->attachment_name);
+		curl_mime_encoder(part, "base64");
+	}
+	return mime;
+}
+
+/* An SMTP outcome in the codes of channel.h: nothing got through (retry),
+ * the server refused for now (4xx: retry) or for good (5xx, a login
+ * refused: refused), or the answer was lost after the data may have been
+ * taken (unknown: sent again under the same Message-ID, which mail
+ * programs show once). */
+static int mail_classify(CURLcode cc, long code, struct chan_status *st)
+{
+	st->http = (int)code;
+	if (cc == CURLE_OK)
+		return CHAN_OK;
+	snprintf(st->reason, sizeof st->reason, _("the mail server: %1$s (%2$ld)"),
+	         curl_easy_strerror(cc), code);
+	switch (cc) {
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_USE_SSL_FAILED:
+		return CHAN_RETRY;
+	case CURLE_LOGIN_DENIED:
+		return CHAN_REFUSED;
+	default:
+		break;
+	}
+	if (code >= 400 && code < 500)
+		return CHAN_RETRY;
+	if (code >= 500)
+		return CHAN_REFUSED;
+	return cc == CURLE_OPERATION_TIMEDOUT || cc == CURLE_RECV_ERROR || cc == CURLE_SEND_ERROR
+	           ? CHAN_UNKNOWN
+	           : CHAN_RETRY;
+}
+
+int pipe_mail_send(const struct pipe_mail *m, struct chan_status *st)
+{
+	struct curl_slist *hdrs = NULL, *rcpt = NULL;
+	struct call c = {NULL, NULL, st, 0, 0};
+	struct pipe_http_resp resp = {0};
+	struct pipe_http h;
+	struct strbuf logline = {0};
+	curl_mime *mime = NULL;
+	double t0 = 0, t1 = 0;
+	long code = 0;
+	CURL *e = NULL;
+	CURLcode cc;
+	int rc, out;
+
+	memset(st, 0, sizeof *st);
+	st->retry_after = -1;
+	st->should_retry = -1;
+	if (pipe_mail_url_ok(m->url) != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return CHAN_REFUSED;
+	}
+	pthread_once(&curl_once, curl_init);
+	if (curl_rc) {
+		dynlib_load(&curl_lib, _("calling the payment channel"));
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return CHAN_REFUSED;
+	}
+	if (!(e = curl_easy_init())) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start a call"));
+		return CHAN_RETRY;
+	}
+	memset(&h, 0, sizeof h);
+	h.stop = m->stop;
+	c.h = &h;
+	c.resp = &resp;
+	if ((rc = mail_headers(m, &hdrs)) != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		out = CHAN_REFUSED;
+		goto done;
+	}
+	curl_easy_setopt(e, CURLOPT_URL, m->url);
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+	                 m->connect_timeout_ms > 0 ? m->connect_timeout_ms : 5000L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS,
+	                 m->total_timeout_ms > 0 ? m->total_timeout_ms : 60000L);
+	/* STARTTLS is required on smtp://, but with the loopback test fake */
+	if (!strncmp(m->url, "smtp://", 7) && !mail_loopback(m->url))
+		curl_easy_setopt(e, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
+	if (m->ca_file)
+		curl_easy_setopt(e, CURLOPT_CAINFO, m->ca_file);
+	if (m->username) {
+		curl_easy_setopt(e, CURLOPT_USERNAME, m->username);
+		curl_easy_setopt(e, CURLOPT_PASSWORD, m->password ? m->password : "");
+	}
+	curl_easy_setopt(e, CURLOPT_MAIL_FROM, m->from_addr);
+	rcpt = curl_slist_append(NULL, m->to);
+	curl_easy_setopt(e, CURLOPT_MAIL_RCPT, rcpt);
+	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
+	if (!(mime = mail_body(e, m))) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("cannot build the message"));
+		out = CHAN_RETRY;
+		goto done;
+	}
+	curl_easy_setopt(e, CURLOPT_MIMEPOST, mime);
+	curl_easy_setopt(e, CURLOPT_NOPROGRESS, 0L);
+	curl_easy_setopt(e, CURLOPT_XFERINFOFUNCTION, on_progress);
+	curl_easy_setopt(e, CURLOPT_XFERINFODATA, &c);
+	t0 = clock_mono();
+	cc = curl_easy_perform(e);
+	t1 = clock_mono();
+	curl_easy_getinfo(e, CURLINFO_RESPONSE_CODE, &code);
+	if (cc == CURLE_ABORTED_BY_CALLBACK) {
+		snprintf(st->reason, sizeof st->reason, "%s", _("the call was stopped"));
+		out = CHAN_UNKNOWN;
+	} else {
+		out = mail_classify(cc, code, st);
+	}
+done:
+	if (m->log) {
+		/* what was sent, not what it said: the envelope and the subject */
+		struct pipe_log_entry le = {0};
+
+		sb_printf(&logline, "MAIL FROM:<%s> RCPT TO:<%s> Message-ID: %s", m->from_addr,
+		          m->to, m->message_id);
+		le.provider = m->provider;
+		le.level = out == CHAN_OK ? "info" : out == CHAN_RETRY ? "warn" : "error";
+		le.keyword = "send_mail";
+		le.method = "SMTP";
+		le.url = m->url;
+		le.status = (int)code;
+		le.latency_ms = (int64_t)((t1 - t0) * 1e3);
+		le.req_body = sb_cstr(&logline);
+		le.req_len = logline.len;
+		le.error = out == CHAN_OK ? NULL : st->reason;
+		pipe_log_add(m->log, &le);
+	}
+	sb_free(&logline);
+	if (mime)
+		curl_mime_free(mime);
+	curl_slist_free_all(hdrs);
+	curl_slist_free_all(rcpt);
+	curl_easy_cleanup(e);
+	return out;
 }

@@ -91,4 +91,52 @@ void pipe_http_resp_free(struct pipe_http_resp *r);
  * connection); h may be called again afterwards. */
 void pipe_http_release(struct pipe_http *h);
 
+/* ---------------------------------------------------------------- e-mail */
+
+/* One e-mail, sent by SMTP on libcurl with the same care: smtps:// (TLS)
+ * or smtp:// with STARTTLS required (plain only to 127.0.0.1, the test
+ * fake); the peer always verified (ca_file adds a CA, it never turns the
+ * check off); timeouts; the login through libcurl's options, never in the
+ * URL or the log. The text is text/plain UTF-8 (quoted-printable), with
+ * one attachment (base64) when given; the subject and the sender's name
+ * are RFC 2047 words when they are not plain ASCII. */
+struct pipe_mail {
+	const char *provider; /* for the log */
+	const char *url;      /* smtps://host:465, smtp://host:587 */
+	const char *username; /* NULL: no login */
+	const char *password;
+	const char *ca_file;   /* NULL: the system's CAs */
+	const char *from_name; /* NULL: none */
+	const char *from_addr;
+	const char *to;
+	const char *subject;
+	const char *date;       /* RFC 5322 */
+	const char *message_id; /* "<...>" */
+	const char *text;
+	const void *attachment; /* NULL: none */
+	size_t attachment_len;
+	const char *attachment_name;
+	const char *attachment_type;
+	long connect_timeout_ms, total_timeout_ms; /* 0: 5 s, 60 s */
+	struct pipe_log *log;                      /* NULL: no request log */
+	volatile sig_atomic_t *stop;               /* non-zero aborts the call */
+};
+
+/* pipe_mail_url_ok - 0 if url names a mail server frontdesk may use,
+ * else FD_EINVAL with the reason. */
+int pipe_mail_url_ok(const char *url);
+
+/* pipe_mail_header_word - text as a header value: itself when plain
+ * printable ASCII, else RFC 2047 encoded words (UTF-8, base64, at most 75
+ * characters each, folded), appended to out. FD_EIO when libcrypto cannot
+ * be loaded. */
+int pipe_mail_header_word(const char *text, struct strbuf *out);
+
+/* pipe_mail_send - send m; a chan_code (CHAN_OK: the server took it with
+ * 250; CHAN_RETRY: nothing got through or the server said 4xx;
+ * CHAN_REFUSED: 5xx or the login refused; CHAN_UNKNOWN: the answer was
+ * lost after the data may have been taken) with *st's reason and the last
+ * SMTP code in st->http. Written to the request log when m->log. */
+int pipe_mail_send(const struct pipe_mail *m, struct chan_status *st);
+
 #endif

@@ -143,7 +143,9 @@ int pipe_provider_change_type(struct db *db, const char *type, const char *code,
 
 	if ((rc = inbox_source_valid(code)) != 0)
 		return rc;
-	if (ch->base_url && (rc = pipe_http_url_ok(ch->base_url)) != 0)
+	/* a mail server is reached by SMTP, every other provider by HTTPS */
+	if (ch->base_url && (rc = strcmp(type, "email") ? pipe_http_url_ok(ch->base_url)
+	                                                : pipe_mail_url_ok(ch->base_url)) != 0)
 		return rc;
 	if (ch->base_url && strlen(ch->base_url) > 400)
 		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));
@@ -394,6 +396,8 @@ void pipe_conn_close(struct pipe_conn *c)
 		c->ops->close(c->ctx);
 	if (c->ectx)
 		c->eops->close(c->ectx);
+	if (c->mctx && c->mfree)
+		c->mfree(c->mctx);
 	pipe_log_close(c->log);
 	pipe_provider_free(&c->p);
 	memset(c, 0, sizeof *c);

@@ -126,6 +126,10 @@ struct pipe_conn {
 	 * and ctx are then NULL */
 	const struct esign_ops *eops;
 	struct esign_ctx *ectx;
+	/* a message provider's settings instead (message.h,
+	 * message_conn_open), freed by mfree */
+	void *mctx;
+	void (*mfree)(void *mctx);
 };
 
 /* pipe_conn_close - close what chan_adapter_connect opened and zero *c (a zeroed

@@ -130,6 +130,7 @@ static const struct module {
     {"bookings", {NULL}, {booking_chan_retention_purge}},
     {"estimates", {esign_retention_blocker}, {esign_retention_purge}},
     {"recurring", {recurring_retention_blocker}, {recurring_retention_purge}},
+    {"messages", {message_retention_blocker}, {message_retention_purge}},
     {"customer", {NULL}, {customer_retention_purge}},
 };
 #define NMODULES (sizeof modules / sizeof modules[0])

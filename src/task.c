@@ -30,6 +30,7 @@
 #include "i18n.h"
 #include "lifecycle.h"
 #include "log.h"
+#include "message.h"
 #include "projection.h"
 #include "recurring.h"
 #include "retention.h"
@@ -57,6 +58,7 @@ static const struct {
 #define PURGE_EVERY_S     60
 #define RETENTION_EVERY_S 60
 #define RECURRING_EVERY_S 600
+#define MESSAGES_EVERY_S  60
 #define IDLE_RECHECK_S    1
 
 /* The config key tasks_NAME, else (a config file written before background
@@ -434,6 +436,7 @@ struct run_loop {
 	double next_purge;     /* the next purge of old finished tasks */
 	double next_retention; /* the next retention pass */
 	double next_recurring; /* the next look at the recurring jobs' horizon */
+	double next_messages;  /* the next round of the message scheduler */
 	int holding;           /* the lease is held */
 	int waiting_said;      /* "standing by" was said since the lease was last held */
 };
@@ -517,6 +520,19 @@ static void loop_recurring(struct db *db, const struct task_opts *o, struct run_
 		say(o, _("recurring jobs: %s"), err_msg());
 }
 
+/* The messages' scheduler (reminders whose time came, messages handed to
+ * the outbox), once in MESSAGES_EVERY_S. */
+static void loop_messages(struct db *db, const struct task_opts *o, struct run_loop *L, double now)
+{
+	struct message_round r;
+
+	if (now < L->next_messages)
+		return;
+	L->next_messages = now + MESSAGES_EVERY_S;
+	if (message_schedule(db, &r) < 0)
+		say(o, _("messages: %s"), err_msg());
+}
+
 /* Idle: wait for a commit by another connection (the data version moves
  * from dv), a due retry or the renewal. */
 static void loop_idle(struct db *db, volatile sig_atomic_t *stop, const struct task_opts *o,
@@ -559,6 +575,7 @@ int task_run_loop(struct db *db, volatile sig_atomic_t *stop, const struct task_
 		}
 		loop_purge(db, o, &L, now);
 		loop_recurring(db, o, &L, now);
+		loop_messages(db, o, &L, now);
 		dv = db_data_version(db);
 		rc = task_run_batch(db, &L.lease, o, &ran);
 		if (rc == FD_ECONFLICT) {

@@ -12,6 +12,7 @@
 #include "chan-steps.h"
 #include "esign-steps.h"
 #include "esign.h"
+#include "message-steps.h"
 #include "pipe.h"
 #include "recurring.h"
 #include "wire.h"
@@ -29,6 +30,7 @@ void core_wire(void)
 	pipe_register(&chan_steps);
 	pipe_register(&esign_steps);
 	pipe_register(&booking_steps);
+	pipe_register(&email_steps);
 	/* the booking channels: the free slots of the days a visit leaves or
 	 * frees, and the requests that follow their visits */
 	announce_listen(ANNOUNCE_VISIT_CHANGED, booking_chan_on_visit);

@@ -24,6 +24,7 @@
 #include "invoice.h"
 #include "item.h"
 #include "job.h"
+#include "message.h"
 #include "money.h"
 #include "pane-rows.h"
 #include "pane.h"
@@ -322,6 +323,21 @@ static struct ui_next visit_action(struct view *v, const struct ui_event *ev)
 		build(vv);
 		return ui_next(UI_REDRAW, NULL);
 	}
+	case ACT_ON_THE_WAY: {
+		struct message_input in = {0};
+		int64_t made = 0;
+
+		in.kind = "on_the_way";
+		in.appt_id = vv->appt_id;
+		if (message_make(ui_db(), &in, &made, NULL) != 0)
+			ui_msg(MSG_ERROR, "%s", err_msg());
+		else
+			ui_msg(MSG_OK,
+			       _("\"On our way\" made for %lld customer(s): it leaves with the "
+			         "worker."),
+			       (long long)made);
+		return ui_next(UI_REDRAW, NULL);
+	}
 	case ACT_NEW_ITEM:
 	case ACT_ISSUE_INVOICE:
 	case ACT_RECORD_PAYMENT:
@@ -385,6 +401,7 @@ static const enum action visit_keys[] = {ACT_UP,
                                          ACT_ISSUE_INVOICE,
                                          ACT_RECORD_PAYMENT,
                                          ACT_SEND_ESTIMATE,
+                                         ACT_ON_THE_WAY,
                                          ACT_LINE_HISTORY,
                                          ACT_NONE};
 static const enum action visit_hints[] = {ACT_OPEN,           ACT_EDIT,       ACT_NEW_JOB,

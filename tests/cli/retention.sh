@@ -137,7 +137,7 @@ d=$(fd --json retention list | jq_ 'd["deletions"][0]["deletion_id"]')
 g=$(fd --json retention list | jq_ 'd["deletions"][0]["generation"]')
 is "soft-deleted, generation 1" "$(fd --json retention show "$d" | jq_ 'd["state"], d["generation"]')" "soft_deleted 1"
 is "every module confirmed" "$(fd --json retention show "$d" | jq_ 'd["modules"]')" \
-	"billing,bookings,channel,contacts,customer,estimates,recurring,work"
+	"billing,bookings,channel,contacts,customer,estimates,messages,recurring,work"
 unlike "gone from the customer list" "$(fd customer list)" "Zed"
 like "Amy is still listed" "$(fd customer list)" "Amy"
 out=$(fd retention purge "$d" --generation "$g")
@@ -150,7 +150,7 @@ ok "a run after the period purges" fd retention run
 is "purged" "$(fd --json retention show "$d" | jq_ 'd["state"], d["customer_id"]')" "purged None"
 is "a certificate: the hash of the customer reference, the modules" \
 	"$(fd --json retention certs | jq_ 'd["certificates"][0]["customer_hash"], d["certificates"][0]["modules"]')" \
-	"$(printf '%s' "$d:customer:1" | sha256sum | cut -d' ' -f1) work,billing,channel,contacts,bookings,estimates,recurring,customer"
+	"$(printf '%s' "$d:customer:1" | sha256sum | cut -d' ' -f1) work,billing,channel,contacts,bookings,estimates,recurring,messages,customer"
 is "no marker byte is left in the database file or its WAL" "$(count_markers)" 0
 is "the WAL is empty" "$(stat -c %s "$FRONTDESK_DB-wal" 2>/dev/null || echo 0)" 0
 ok "the estimate's PDF is removed" test ! -e "$(dirname "$FRONTDESK_DB")/esign/$pdf"

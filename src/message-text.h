@@ -1,0 +1,38 @@
+/*
+ * message-text.h - the words of the messages to customers (see
+ * message-text.c): templates per kind, channel and language, and a visit's
+ * time written for a language.
+ *
+ * Callers: message.c.
+ */
+#ifndef FD_MESSAGE_TEXT_H
+#define FD_MESSAGE_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct strbuf;
+
+/* A value a template names in braces ({when}). */
+struct message_var {
+	const char *name;
+	const char *value; /* NULL: "" */
+};
+
+/* message_text_language - 1 when the templates are written in lang. */
+int message_text_language(const char *lang);
+
+/* message_text_when - t as the shop's wall clock for readers of lang
+ * ("Tuesday 15 December 2026 at 09:00", "2026年12月15日（星期二）09:00"). */
+void message_text_when(const char *lang, int64_t t, char *out, size_t n);
+
+/* message_text - the message of kind ("reminder", "on_the_way",
+ * "confirmation", "invoice") for channel ("email": subject and body;
+ * "sms": body alone) in lang (English when the templates have no such
+ * language), vars filled in, appended to subject and body. -1 for a kind
+ * with no template. */
+int message_text(const char *lang, const char *kind, const char *channel,
+                 const struct message_var *vars, size_t nv, struct strbuf *subject,
+                 struct strbuf *body);
+
+#endif
