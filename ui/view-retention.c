@@ -348,6 +348,42 @@ static void build_list(struct retv *rv)
 
 /* ---------------------------------------------------------------- one deletion */
 
+/* "Modules confirmed:" and the list, a few modules to a line (the list
+ * grows with the modules; a line cut short would hide the last ones). */
+static void modules_lines(struct retv *rv, const char *modules)
+{
+	const char *p = modules, *q;
+	char line[96];
+	size_t len = 0;
+	int first = 1, n = 0;
+
+	if (!modules || !*modules) {
+		pane_text(&rv->p, 0, 0, R_NORMAL, _("  Modules confirmed: %s"), _("none yet"));
+		return;
+	}
+	line[0] = '\0';
+	while (*p) {
+		q = p + strcspn(p, ",");
+		if (len + (size_t)(q - p) + 2 < sizeof line) {
+			len += (size_t)snprintf(line + len, sizeof line - len, "%s%.*s",
+			                        n ? "," : "", (int)(q - p), p);
+			n++;
+		}
+		p = *q ? q + 1 : q;
+		if (n == 5 || !*p) {
+			if (first)
+				pane_text(&rv->p, 0, 0, R_NORMAL, _("  Modules confirmed: %s"),
+				          line);
+			else
+				pane_text(&rv->p, 0, 0, R_NORMAL, "                     %s", line);
+			first = 0;
+			n = 0;
+			len = 0;
+			line[0] = '\0';
+		}
+	}
+}
+
 static void build_deletion(struct retv *rv)
 {
 	struct retention_proc p;
@@ -368,8 +404,7 @@ static void build_deletion(struct retv *rv)
 	}
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Generation %lld"), (long long)p.generation);
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Reason: %s"), p.reason ? p.reason : "-");
-	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Modules confirmed: %s"),
-	          p.modules && *p.modules ? p.modules : _("none yet"));
+	modules_lines(rv, p.modules);
 	pane_blank(&rv->p);
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Proposed:     %s"), fmt_datetime(p.proposed_at, a));
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Soft-deleted: %s"),

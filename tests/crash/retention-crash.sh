@@ -37,7 +37,7 @@ state() {
 	done
 	if [ -z "$live" ] && [ "$purged" = 0 ] && [ "$listed" = 1 ] && [ "$pending" = 0 ]; then
 		echo active
-	elif [ "$live" = soft_deleted ] && [ "$pending" = 7 ] && [ "$listed" = 0 ]; then
+	elif [ "$live" = soft_deleted ] && [ "$pending" = 9 ] && [ "$listed" = 0 ]; then
 		echo soft_deleted
 	elif [ -z "$live" ] && [ "$purged" = 1 ] && [ "$listed" = 0 ] && [ "$marks" = 0 ] &&
 		[ "$(db "SELECT count(*) FROM retention_process WHERE state = 'purged' AND customer_id IS NULL")" = 1 ]; then
@@ -58,7 +58,8 @@ kill_at() {
 }
 
 for step in propose prepare:work prepare:billing prepare:channel prepare:contacts \
-	prepare:bookings prepare:estimates prepare:customer soft-delete; do
+	prepare:bookings prepare:estimates prepare:recurring prepare:messages prepare:customer \
+	soft-delete; do
 	fresh
 	kill_at "$step" "2026-12-01 09:00" soft_deleted
 done

@@ -68,7 +68,9 @@ shows_re "Cy's row" "Cy Poe +soft-deleted +$(printf %.8s "$CY") +1 +$PURGE"
 ok "Ann can be selected" select_re "Ann Lee "
 keys Enter
 shows "Enter shows Ann's deletion whole" "Deletion $ANN of Ann Lee: soft-deleted"
-shows "with the modules that confirmed" "Modules confirmed: $(del_of "Ann Lee" modules)"
+mods=$(del_of "Ann Lee" modules)
+shows "with the modules that confirmed, five to a line" "Modules confirmed: $(echo "$mods" | cut -d, -f1-5)"
+shows "the rest on the next line" "                     $(echo "$mods" | cut -d, -f6-10)"
 shows "and the purge date" "Purge on:     $PURGE"
 keys q
 shows "q goes back to the list" "[1 Soft-deleted]"
