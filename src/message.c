@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chan-order.h"
 #include "clock.h"
 #include "contact.h"
 #include "control.h"
@@ -258,11 +259,30 @@ struct make_ctx {
 	int have_visit;
 	struct invoice inv;
 	int have_invoice;
+	char paylink[CHAN_ORDER_PAGE_MAX + 64];
 };
+
+struct page_find {
+	struct db *db;
+	char url[CHAN_ORDER_PAGE_MAX + 1];
+};
+
+/* The payment page of the invoice's newest card order still open. */
+static int page_cb(const struct pay_order *o, void *arg)
+{
+	struct page_find *p = arg;
+	char u[CHAN_ORDER_PAGE_MAX + 1];
+
+	if ((pay_order_state_of(o->status) == PAY_ORDER_CREATED ||
+	     pay_order_state_of(o->status) == PAY_ORDER_PAYING) &&
+	    chan_order_page(p->db, o->id, u, sizeof u) == 0 && *u)
+		snprintf(p->url, sizeof p->url, "%s", u);
+	return 0;
+}
 
 /* The values the templates name, for customer c. */
 static void vars_of(struct make_ctx *m, const struct customer *c, const char *lang,
-                    struct message_var vars[8], char when[96], char amount[64], char due[64])
+                    struct message_var vars[9], char when[96], char amount[64], char due[64])
 {
 	const char *shop = config_get("shop_name", "");
 
@@ -286,6 +306,7 @@ static void vars_of(struct make_ctx *m, const struct customer *c, const char *la
 	vars[5] = (struct message_var){"invoice", m->have_invoice ? m->inv.number : ""};
 	vars[6] = (struct message_var){"amount", amount};
 	vars[7] = (struct message_var){"due", due};
+	vars[8] = (struct message_var){"paylink", m->paylink};
 }
 
 /* The message of m->in for customer cid: the channel, consent and address
@@ -295,7 +316,7 @@ static int make_one(struct db *db, struct make_ctx *m, int64_t cid)
 	const struct message_input *in = m->in;
 	struct message_pref p;
 	struct customer c;
-	struct message_var vars[8];
+	struct message_var vars[9];
 	struct strbuf subject = {0}, body = {0};
 	char addr[330], when[96], amount[64], due[64];
 	const char *channel = in->channel, *lang;
@@ -335,8 +356,18 @@ static int make_one(struct db *db, struct make_ctx *m, int64_t cid)
 	if (rc)
 		goto out;
 	lang = *p.language ? p.language : shop_language();
+	m->paylink[0] = '\0';
+	if (m->have_invoice) {
+		struct page_find pf;
+
+		pf.db = db;
+		pf.url[0] = '\0';
+		if (chan_order_list(db, m->inv.id, page_cb, &pf) >= 0)
+			message_text_paylink(lang, channel, pf.url, m->paylink, sizeof m->paylink);
+		err_clear();
+	}
 	vars_of(m, &c, lang, vars, when, amount, due);
-	if (message_text(lang, in->kind, channel, vars, 8, &subject, &body) ||
+	if (message_text(lang, in->kind, channel, vars, 9, &subject, &body) ||
 	    (rc = db_prepare(
 	         db,
 	         "INSERT INTO message (customer_id, channel, kind, appointment_id,"

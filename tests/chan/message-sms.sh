@@ -21,8 +21,10 @@ printf 'timezone = America/New_York\nshop_name = Shiny Cars\n' > "$FRONTDESK_CON
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 (umask 077; printf 'sms_api_key = %s\nsms_signing_secret = %s\n' "$KEY" "$SECRET" \
 	> "$XDG_CONFIG_HOME/frontdesk/secrets")
-trap 'kill $FAKE_PID 2>/dev/null; rm -rf "$TMP"' EXIT
+STRIPE_PID=
+trap 'kill $SMS_PID $STRIPE_PID 2>/dev/null; rm -rf "$TMP"' EXIT
 fake_run fake-sms.py 300 --api-key "$KEY" --secret "$SECRET"
+SMS_PID=$FAKE_PID
 ok "the fake SMS provider listens" test -n "$PORT"
 
 q() { sqlite3 "$FRONTDESK_DB" "$1"; }
@@ -116,5 +118,25 @@ is "at night it waits" "$(echo "$out" | jget 'd["held"]')" 1
 is "still sending" "$(status "$m5")" sending
 FRONTDESK_NOW="2026-12-02T08:05" fd message run --once >/dev/null
 is "sent in the morning" "$(status "$m5")" sent
+
+# --- an invoice by text, with the payment page of its open card order
+SMS_BASE=$BASE
+KEY=sk_test_made_up_msg_stripe
+fake_start 120
+STRIPE_PID=$FAKE_PID
+(umask 077; printf 'stripe_api_key = %s\n' "$KEY" >> "$XDG_CONFIG_HOME/frontdesk/secrets")
+fd channel provider-set stripe --url "$BASE" --card-page checkout >/dev/null
+fd job add --customer 1 --title "Pool" >/dev/null
+job=$(q "SELECT max(id) FROM service_order")
+fd item add --job "$job" --description "Pool clean" --price 80 >/dev/null
+fd invoice issue --jobs "$job" >/dev/null
+inv=$(q "SELECT number FROM invoice ORDER BY id DESC LIMIT 1")
+fd channel charge --invoice "$inv" --amount 80 >/dev/null
+FRONTDESK_NOW="2026-12-02T10:00" fd channel deliver --once --all >/dev/null
+page=$(q "SELECT page_url FROM pay_order WHERE invoice_id = (SELECT id FROM invoice WHERE number = '$inv')")
+ok "the card order has a payment page" test -n "$page"
+FRONTDESK_NOW="2026-12-02T10:00" fd message send --invoice "$inv" --channel sms >/dev/null
+like "the invoice's text gives its payment page" "$(q "SELECT body FROM message ORDER BY id DESC LIMIT 1")" "Pay: $page"
+is "by text, nothing is attached" "$(q "SELECT attach_invoice FROM message ORDER BY id DESC LIMIT 1")" 0
 
 done_testing
