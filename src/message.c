@@ -883,6 +883,22 @@ struct due_ids {
 	size_t n;
 };
 
+/* The first column of every row of st (then finalized) into d; 0, or what
+ * db_fail says with what. */
+static int read_ids(struct db *db, sqlite3_stmt *st, struct due_ids *d, const char *what)
+{
+	int step, rc = 0;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+		d->v[d->n++] = sqlite3_column_int64(st, 0);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int message_schedule(struct db *db, struct message_round *r)
 {
 	struct sched s = {db, r, clock_now()};
@@ -890,7 +906,7 @@ int message_schedule(struct db *db, struct message_round *r)
 	long days = config_get_int("message_reminder_days", 1);
 	sqlite3_stmt *st;
 	size_t i;
-	int rc, step;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	control_acting_enter();
@@ -906,13 +922,7 @@ int message_schedule(struct db *db, struct message_round *r)
 	                     &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, s.now);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		d.v = xrealloc(d.v, (d.n + 1) * sizeof *d.v);
-		d.v[d.n++] = sqlite3_column_int64(st, 0);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the messages"));
-	sqlite3_finalize(st);
+	rc = read_ids(db, st, &d, _("cannot read the messages"));
 	for (i = 0; !rc && i < d.n; i++) {
 		struct release_ctx x;
 		struct message m;
@@ -1619,7 +1629,7 @@ int message_sms_process(struct db *db, struct pipe_conn *c, const struct control
 	struct due_ids d = {NULL, 0};
 	sqlite3_stmt *st;
 	size_t i;
-	int rc, step;
+	int rc;
 
 	*applied = 0;
 	if ((rc = db_prepare(db,
@@ -1631,13 +1641,7 @@ int message_sms_process(struct db *db, struct pipe_conn *c, const struct control
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, clock_real());
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		d.v = xrealloc(d.v, (d.n + 1) * sizeof *d.v);
-		d.v[d.n++] = sqlite3_column_int64(st, 0);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the receipts"));
-	sqlite3_finalize(st);
+	rc = read_ids(db, st, &d, _("cannot read the receipts"));
 	control_acting_enter();
 	for (i = 0; !rc && i < d.n && !stop_requested(stop); i++) {
 		struct inbox_event ev;
@@ -1687,7 +1691,7 @@ int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_h
 	struct due_ids d = {NULL, 0};
 	sqlite3_stmt *st;
 	size_t i;
-	int rc, step;
+	int rc;
 
 	*asked = 0;
 	if ((rc =
@@ -1699,13 +1703,7 @@ int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_h
 		return rc;
 	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_int64(st, 2, clock_now() - (int64_t)(hours < 0 ? 0 : hours) * 3600);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		d.v = xrealloc(d.v, (d.n + 1) * sizeof *d.v);
-		d.v[d.n++] = sqlite3_column_int64(st, 0);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the messages"));
-	sqlite3_finalize(st);
+	rc = read_ids(db, st, &d, _("cannot read the messages"));
 	control_acting_enter();
 	for (i = 0; !rc && i < d.n && !stop_requested(stop); i++) {
 		struct query_ctx q = {lease, d.v[i], "unconfirmed", NULL};
