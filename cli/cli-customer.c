@@ -9,6 +9,7 @@
 #include "customer.h"
 #include "err.h"
 #include "i18n.h"
+#include "message.h"
 
 static cJSON *to_json(const struct customer *cu)
 {
@@ -44,6 +45,28 @@ static void field_input(const struct cli_args *a, struct customer_input *in)
 	in->note = cli_arg_get(a, "note");
 }
 
+/* What a message provider refused of the customer's addresses (message.h):
+ * shown on the customer, so the desk asks for a new one. */
+static void failed_addresses(struct cli *c, int64_t id, cJSON *o)
+{
+	static const char *const chans[2] = {MESSAGE_EMAIL, MESSAGE_SMS};
+	char addr[330], why[400], line[760];
+	size_t i;
+
+	for (i = 0; i < 2; i++) {
+		if (message_failed_address(cli_db(c), id, chans[i], addr, sizeof addr, why,
+		                           sizeof why) ||
+		    !*addr)
+			continue;
+		if (o) {
+			cli_json_str(o, i ? "sms_failed" : "email_failed", addr);
+			continue;
+		}
+		snprintf(line, sizeof line, "%s (%s)", addr, why);
+		cli_field(i ? _("Text message failed") : _("E-mail failed"), line);
+	}
+}
+
 static int show_one(struct cli *c, int64_t id)
 {
 	struct customer cu;
@@ -52,7 +75,10 @@ static int show_one(struct cli *c, int64_t id)
 	if (rc)
 		return cli_refused(rc);
 	if (c->json) {
-		cli_print_json(to_json(&cu));
+		cJSON *o = to_json(&cu);
+
+		failed_addresses(c, id, o);
+		cli_print_json(o);
 	} else {
 		printf("%s: %lld\n", _("Customer"), (long long)cu.id);
 		cli_field(_("Name"), cu.name);
@@ -60,6 +86,7 @@ static int show_one(struct cli *c, int64_t id)
 		cli_field(_("E-mail"), cu.email);
 		cli_field(_("Address"), cu.address);
 		cli_field(_("Note"), cu.note);
+		failed_addresses(c, id, NULL);
 	}
 	customer_free(&cu);
 	return CLI_OK;

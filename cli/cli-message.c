@@ -324,7 +324,8 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 	struct message_sent s = {0};
 	struct control_hold lease;
 	struct pipe_conn ch;
-	const char *types[] = {MESSAGE_EMAIL};
+	const char *types[] = {MESSAGE_EMAIL, MESSAGE_SMS};
+	int64_t applied = 0, asked = 0;
 	size_t i;
 	int rc = 0;
 
@@ -344,6 +345,10 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 			continue;
 		}
 		rc = message_deliver(c->db, &ch, &lease, NULL, &s);
+		if (!rc && !strcmp(types[i], MESSAGE_SMS))
+			rc = message_sms_process(c->db, &ch, &lease, NULL, &applied);
+		if (!rc && !strcmp(types[i], MESSAGE_SMS))
+			rc = message_sms_query(c->db, &ch, &lease, NULL, &asked);
 		pipe_conn_close(&ch);
 	}
 	control_release(c->db, &lease);
@@ -356,11 +361,14 @@ static int cmd_run(struct cli *c, const struct cli_args *a)
 		cli_json_int(o, "failed", s.failed);
 		cli_json_int(o, "dead", s.dead);
 		cli_json_int(o, "held", s.held);
+		cli_json_int(o, "receipts", applied);
+		cli_json_int(o, "asked", asked);
 		cli_print_json(o);
 	} else {
-		printf(_("%1$d sent, %2$d to try again, %3$d given up, %4$d waiting for the "
-		         "morning.\n"),
-		       s.sent, s.failed, s.dead, s.held);
+		printf(
+		    _("%1$d sent, %2$d to try again, %3$d given up, %4$d waiting for the morning; "
+		      "%5$lld receipt(s) applied, %6$lld asked about.\n"),
+		    s.sent, s.failed, s.dead, s.held, (long long)applied, (long long)asked);
 	}
 	return CLI_OK;
 }
@@ -386,8 +394,9 @@ static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 
 static int cmd_providers(struct cli *c, const struct cli_args *a)
 {
-	(void)a;
-	return cli_providers_type(c, MESSAGE_EMAIL);
+	const char *t = cli_arg_get(a, "type");
+
+	return cli_providers_type(c, t ? t : MESSAGE_EMAIL);
 }
 
 #define ID_CMD .max_pos = 1, .id = N_("the message's id"), .db = CLI_DB_OPEN
@@ -442,21 +451,24 @@ const struct cli_entry cli_message_cmds[] = {
                NULL}},
      .db = CLI_DB_OPEN, .run = cmd_run},
     {"provider-set", NULL, "CODE --type email|sms [--url URL] [...]",
-     "CODE --type email|sms [--url URL] [--role primary|backup] [--adapter smtp] "
+     "CODE --type email|sms [--url URL] [--role primary|backup] [--adapter smtp|sms-rest] "
      "[--enable|--disable]",
-     N_("add or change a message provider: a mail server (smtps://, smtp:// with STARTTLS)"),
+     N_("add or change a message provider: a mail server, or a text-message provider"),
      .opts = {{"type", CLI_VALUE, N_("email or sms"), NULL, N_("--type is required")},
               {"url", CLI_VALUE,
-               N_("the mail server: smtps://host:465 or smtp://host:587 (STARTTLS required)"), NULL,
-               NULL},
+               N_("a mail server: smtps://host:465 or smtp://host:587 (STARTTLS required); a "
+                  "text-message provider: https://"),
+               NULL, NULL},
               {"role", CLI_VALUE, N_("primary or backup"), NULL, NULL},
-              {"adapter", CLI_VALUE, N_("how to speak to it: smtp (default for email)"), NULL,
+              {"adapter", CLI_VALUE,
+               N_("how to speak to it: smtp (email) or sms-rest (sms; see the manual)"), NULL,
                NULL},
               {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
               {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code"), .db = CLI_DB_OPEN,
      .check = provider_check, .run = cmd_provider_set},
-    {"providers", NULL, "", NULL, N_("list the mail servers"), .db = CLI_DB_OPEN,
+    {"providers", NULL, "[--type email|sms]", NULL, N_("list the message providers of a type"),
+     .opts = {{"type", CLI_VALUE, N_("email (default) or sms"), NULL, NULL}}, .db = CLI_DB_OPEN,
      .run = cmd_providers},
     {NULL},
 };

@@ -178,8 +178,8 @@ static const struct cli_entry *const commands[] = {
         cli_contact_cmds),
     &(const struct cli_entry)GROUP(
         "message", NULL,
-        N_("messages to customers by e-mail: reminders, on our way, confirmations, invoices; "
-           "consent"),
+        N_("messages to customers by e-mail and text: reminders, on our way, confirmations, "
+           "invoices; consent"),
         cli_message_cmds),
     &(const struct cli_entry)GROUP(
         "service", NULL, N_("the catalogue of services and fees: add, list, edit, retire"),

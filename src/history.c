@@ -86,6 +86,17 @@ static const struct kind kinds[] = {
      " requested_by AS operator_id, 1 AS operate_type, requested_at AS operate_at"
      " FROM approval WHERE id = ?1",
      NULL, NULL, "approval", NULL, "SELECT 1 FROM approval WHERE id = ?1"},
+    /* a message to a customer (message.c): written once, then its status
+     * moves (the flow, with who and why) */
+    {"message", NULL,
+     "SELECT 0 AS his_id, id, customer_id, channel, kind, appointment_id, invoice_id, language,"
+     " recipient, subject, provider_code, provider_ref, error, '' AS operator_id,"
+     " 1 AS operate_type, created_at AS operate_at FROM message WHERE id = ?1",
+     NULL, NULL, "message", NULL, "SELECT 1 FROM message WHERE id = ?1"},
+    /* a recurring job (recurring.c): its rule's changes, its occurrences the parts */
+    {"recurring", NULL, "SELECT * FROM recurring_rule_his WHERE id = ?1 ORDER BY his_id",
+     "SELECT * FROM recurring_occurrence_his WHERE rule_id = ?1 ORDER BY his_id", "occurrence",
+     NULL, NULL, "SELECT 1 FROM recurring_rule WHERE id = ?1"},
     /* an estimate and its sign flow (esign.c): the flow's rows are its parts */
     {"estimate", NULL, "SELECT * FROM estimate_his WHERE id = ?1 ORDER BY his_id",
      "SELECT * FROM esign_flow_his WHERE estimate_id = ?1 ORDER BY his_id", "sign flow", NULL, NULL,

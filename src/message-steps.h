@@ -1,6 +1,6 @@
 /*
  * message-steps.h - the message types of the integration pipeline: e-mail
- * (delivered by message.c). core_wire() registers them.
+ * and text messages (message.c does each step). core_wire() registers them.
  *
  * Callers: wire.c.
  */
@@ -9,7 +9,8 @@
 
 #include "pipe.h"
 
-/* email_steps - the steps of e-mail, for pipe_register. */
-extern const struct pipe_type email_steps;
+/* email_steps, sms_steps - the steps of e-mail and of text messages, for
+ * pipe_register. */
+extern const struct pipe_type email_steps, sms_steps;
 
 #endif

@@ -47,8 +47,8 @@ static const struct template templates[] = {
      "{shop}: your visit on {when} is booked ({services})."},
     {"en", "invoice", "Invoice {invoice} from {shop}",
      "Hello {customer},\n\nPlease find attached invoice {invoice} from {shop}, of {amount}, "
-     "due on {due}.\n\n{shop}\n",
-     "{shop}: invoice {invoice} of {amount} is due on {due}."},
+     "due on {due}.{paylink}\n\n{shop}\n",
+     "{shop}: invoice {invoice} of {amount} is due on {due}.{paylink}"},
     {"zh_CN", "reminder", "提醒：您的预约在{when}",
      "{customer}您好：\n\n提醒您，{shop}的上门服务定于{when}。\n\n服务：{services}\n地点：{place}"
      "\n\n"
@@ -62,8 +62,9 @@ static const struct template templates[] = {
      "shop}\n",
      "{shop}：您{when}的预约已确认（{services}）。"},
     {"zh_CN", "invoice", "{shop}的发票 {invoice}",
-     "{customer}您好：\n\n附件是{shop}的发票 {invoice}，金额 {amount}，到期日 {due}。\n\n{shop}\n",
-     "{shop}：发票 {invoice}，金额 {amount}，到期日 {due}。"},
+     "{customer}您好：\n\n附件是{shop}的发票 {invoice}，金额 {amount}，到期日 "
+     "{due}。{paylink}\n\n{shop}\n",
+     "{shop}：发票 {invoice}，金额 {amount}，到期日 {due}。{paylink}"},
     {"zh_TW", "reminder", "提醒：您的預約在{when}",
      "{customer}您好：\n\n提醒您，{shop}的到府服務定於{when}。\n\n服務：{services}\n地點：{place}"
      "\n\n"
@@ -77,8 +78,9 @@ static const struct template templates[] = {
      "shop}\n",
      "{shop}：您{when}的預約已確認（{services}）。"},
     {"zh_TW", "invoice", "{shop}的發票 {invoice}",
-     "{customer}您好：\n\n附件是{shop}的發票 {invoice}，金額 {amount}，到期日 {due}。\n\n{shop}\n",
-     "{shop}：發票 {invoice}，金額 {amount}，到期日 {due}。"},
+     "{customer}您好：\n\n附件是{shop}的發票 {invoice}，金額 {amount}，到期日 "
+     "{due}。{paylink}\n\n{shop}\n",
+     "{shop}：發票 {invoice}，金額 {amount}，到期日 {due}。{paylink}"},
 };
 
 int message_text_language(const char *lang)
@@ -116,6 +118,26 @@ void message_text_when(const char *lang, int64_t t, char *out, size_t n)
 	else
 		snprintf(out, n, "%s %d %s %d at %02d:%02d", en_days[wd], d, en_months[mo - 1], y,
 		         h, mi);
+}
+
+void message_text_paylink(const char *lang, const char *channel, const char *url, char *out,
+                          size_t n)
+{
+	int zh = !strcmp(lang, "zh_CN") || !strcmp(lang, "zh_TW");
+	int sms = !strcmp(channel, "sms");
+
+	if (!url || !*url) {
+		*out = '\0';
+		return;
+	}
+	if (sms)
+		snprintf(out, n, " %s%s", zh ? "付款：" : "Pay: ", url);
+	else
+		snprintf(out, n, "\n\n%s%s",
+		         !zh                      ? "Pay online: "
+		         : !strcmp(lang, "zh_TW") ? "線上付款："
+		                                  : "在线付款：",
+		         url);
 }
 
 /* out += tmpl with each {name} of vars replaced by its value. */

@@ -26,6 +26,11 @@ int message_text_language(const char *lang);
  * ("Tuesday 15 December 2026 at 09:00", "2026年12月15日（星期二）09:00"). */
 void message_text_when(const char *lang, int64_t t, char *out, size_t n);
 
+/* message_text_paylink - the line that gives an invoice's payment page
+ * url in lang for channel ("" when url is NULL or empty), for {paylink}. */
+void message_text_paylink(const char *lang, const char *channel, const char *url, char *out,
+                          size_t n);
+
 /* message_text - the message of kind ("reminder", "on_the_way",
  * "confirmation", "invoice") for channel ("email": subject and body;
  * "sms": body alone) in lang (English when the templates have no such

@@ -19,6 +19,7 @@
  */
 #include <config.h>
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "chan-order.h"
 #include "clock.h"
 #include "contact.h"
 #include "control.h"
@@ -35,6 +37,7 @@
 #include "dbrow.h"
 #include "err.h"
 #include "i18n.h"
+#include "inbox.h"
 #include "invoice.h"
 #include "message-text.h"
 #include "message.h"
@@ -46,6 +49,7 @@
 #include "pipe-provider.h"
 #include "pipe-rule.h"
 #include "pipe-secret.h"
+#include "pipe-sig.h"
 #include "print.h"
 #include "retention-mod.h"
 #include "settings.h"
@@ -255,11 +259,30 @@ struct make_ctx {
 	int have_visit;
 	struct invoice inv;
 	int have_invoice;
+	char paylink[CHAN_ORDER_PAGE_MAX + 64];
 };
+
+struct page_find {
+	struct db *db;
+	char url[CHAN_ORDER_PAGE_MAX + 1];
+};
+
+/* The payment page of the invoice's newest card order still open. */
+static int page_cb(const struct pay_order *o, void *arg)
+{
+	struct page_find *p = arg;
+	char u[CHAN_ORDER_PAGE_MAX + 1];
+
+	if ((pay_order_state_of(o->status) == PAY_ORDER_CREATED ||
+	     pay_order_state_of(o->status) == PAY_ORDER_PAYING) &&
+	    chan_order_page(p->db, o->id, u, sizeof u) == 0 && *u)
+		snprintf(p->url, sizeof p->url, "%s", u);
+	return 0;
+}
 
 /* The values the templates name, for customer c. */
 static void vars_of(struct make_ctx *m, const struct customer *c, const char *lang,
-                    struct message_var vars[8], char when[96], char amount[64], char due[64])
+                    struct message_var vars[9], char when[96], char amount[64], char due[64])
 {
 	const char *shop = config_get("shop_name", "");
 
@@ -283,6 +306,7 @@ static void vars_of(struct make_ctx *m, const struct customer *c, const char *la
 	vars[5] = (struct message_var){"invoice", m->have_invoice ? m->inv.number : ""};
 	vars[6] = (struct message_var){"amount", amount};
 	vars[7] = (struct message_var){"due", due};
+	vars[8] = (struct message_var){"paylink", m->paylink};
 }
 
 /* The message of m->in for customer cid: the channel, consent and address
@@ -292,7 +316,7 @@ static int make_one(struct db *db, struct make_ctx *m, int64_t cid)
 	const struct message_input *in = m->in;
 	struct message_pref p;
 	struct customer c;
-	struct message_var vars[8];
+	struct message_var vars[9];
 	struct strbuf subject = {0}, body = {0};
 	char addr[330], when[96], amount[64], due[64];
 	const char *channel = in->channel, *lang;
@@ -332,8 +356,18 @@ static int make_one(struct db *db, struct make_ctx *m, int64_t cid)
 	if (rc)
 		goto out;
 	lang = *p.language ? p.language : shop_language();
+	m->paylink[0] = '\0';
+	if (m->have_invoice) {
+		struct page_find pf;
+
+		pf.db = db;
+		pf.url[0] = '\0';
+		if (chan_order_list(db, m->inv.id, page_cb, &pf) >= 0)
+			message_text_paylink(lang, channel, pf.url, m->paylink, sizeof m->paylink);
+		err_clear();
+	}
 	vars_of(m, &c, lang, vars, when, amount, due);
-	if (message_text(lang, in->kind, channel, vars, 8, &subject, &body) ||
+	if (message_text(lang, in->kind, channel, vars, 9, &subject, &body) ||
 	    (rc = db_prepare(
 	         db,
 	         "INSERT INTO message (customer_id, channel, kind, appointment_id,"
@@ -849,6 +883,22 @@ struct due_ids {
 	size_t n;
 };
 
+/* The first column of every row of st (then finalized) into d; 0, or what
+ * db_fail says with what. */
+static int read_ids(struct db *db, sqlite3_stmt *st, struct due_ids *d, const char *what)
+{
+	int step, rc = 0;
+
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+		d->v[d->n++] = sqlite3_column_int64(st, 0);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, what);
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int message_schedule(struct db *db, struct message_round *r)
 {
 	struct sched s = {db, r, clock_now()};
@@ -856,7 +906,7 @@ int message_schedule(struct db *db, struct message_round *r)
 	long days = config_get_int("message_reminder_days", 1);
 	sqlite3_stmt *st;
 	size_t i;
-	int rc, step;
+	int rc;
 
 	memset(r, 0, sizeof *r);
 	control_acting_enter();
@@ -872,13 +922,7 @@ int message_schedule(struct db *db, struct message_round *r)
 	                     &st)))
 		return rc;
 	sqlite3_bind_int64(st, 1, s.now);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		d.v = xrealloc(d.v, (d.n + 1) * sizeof *d.v);
-		d.v[d.n++] = sqlite3_column_int64(st, 0);
-	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the messages"));
-	sqlite3_finalize(st);
+	rc = read_ids(db, st, &d, _("cannot read the messages"));
 	for (i = 0; !rc && i < d.n; i++) {
 		struct release_ctx x;
 		struct message m;
@@ -973,6 +1017,8 @@ int message_conn_open(struct db *db, const char *type, const char *code, const c
 	snprintf(key, sizeof key, "%s_api_key", c->p.code);
 	if ((v = pipe_secret_get(sec, key)) != NULL)
 		mc->api_key = xstrdup(v);
+	else if (!strcmp(type, MESSAGE_SMS))
+		rc = pipe_secret_need(sec, key, &v); /* says which key is missing */
 out:
 	pipe_secret_free(sec);
 	if (rc)
@@ -1058,7 +1104,58 @@ struct sent_ctx {
 	int64_t wait;
 	const char *msg_to; /* the message's status then: sent, failed, NULL (stays) */
 	int claim;          /* 1: only the claim before the send */
+	const char *ref;    /* the provider's id of it (a text message), NULL: none */
+	const char *then;   /* a status the answer already says after sent */
 };
+
+static int set_ref(struct db *db, int64_t id, const char *ref)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc = db_prepare(db, "UPDATE message SET provider_ref = ?2 WHERE id = ?1", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	sqlite3_bind_text(st, 2, ref, -1, SQLITE_TRANSIENT);
+	return db_run(db, st, _("cannot store a message"));
+}
+
+/* INSIDE a transaction: what the provider says became of message id
+ * ("delivered", "failed" with error, or "unconfirmed": no receipt came),
+ * applied when it moves the message on (a repeat, or a late "sent", changes
+ * nothing: *moved 0), with its line in the contact log. */
+static int receipt_apply_moved(struct db *db, int64_t id, const char *to, const char *error,
+                               int *moved)
+{
+	struct message m;
+	int rc, from_ok;
+
+	*moved = 0;
+	if ((rc = message_get(db, id, &m)))
+		return rc;
+	from_ok = !strcmp(to, "unconfirmed")
+	              ? !strcmp(m.status, "sent")
+	              : !strcmp(m.status, "sent") || !strcmp(m.status, "unconfirmed");
+	if (from_ok &&
+	    (!strcmp(to, "delivered") || !strcmp(to, "failed") || !strcmp(to, "unconfirmed"))) {
+		rc = set_status(db, id, m.status, to, error);
+		if (!rc)
+			rc = trace(db, &m,
+			           !strcmp(to, "delivered")     ? _("delivered")
+			           : !strcmp(to, "unconfirmed") ? _("sent, not confirmed")
+			                                        : _("not delivered"));
+		*moved = !rc;
+	}
+	message_free(&m);
+	return rc;
+}
+
+static int receipt_apply(struct db *db, int64_t id, const char *to, const char *error)
+{
+	int moved;
+
+	return receipt_apply_moved(db, id, to, error, &moved);
+}
 
 static int sent_tx(struct db *db, void *arg)
 {
@@ -1076,10 +1173,14 @@ static int sent_tx(struct db *db, void *arg)
 	if ((rc = set_status(db, x->m->id, x->m->status, x->msg_to,
 	                     !strcmp(x->msg_to, "sent") ? NULL : x->error)) != 0)
 		return rc;
-	return trace(db, x->m,
-	             !strcmp(x->msg_to, "sent")        ? _("sent")
-	             : !strcmp(x->msg_to, "cancelled") ? _("not sent")
-	                                               : _("failed"));
+	if (x->ref && (rc = set_ref(db, x->m->id, x->ref)) != 0)
+		return rc;
+	if ((rc = trace(db, x->m,
+	                !strcmp(x->msg_to, "sent")        ? _("sent")
+	                : !strcmp(x->msg_to, "cancelled") ? _("not sent")
+	                                                  : _("failed"))) != 0)
+		return rc;
+	return x->then ? receipt_apply(db, x->m->id, x->then, NULL) : 0;
 }
 
 static int send_mail(struct db *db, struct pipe_conn *c, const struct message *m,
@@ -1139,10 +1240,63 @@ static int send_mail(struct db *db, struct pipe_conn *c, const struct message *m
 	return code;
 }
 
-static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
-                       volatile sig_atomic_t *stop, int64_t cmd_id, struct message_sent *r)
+/* A text message by the sms-rest contract (tests/chan/contract/
+ * sms-rest-contract.md): POST /v1/messages with the command's idempotency
+ * key; ref gets the provider's id of it, said its status in the answer. */
+static int send_sms(struct pipe_conn *c, const struct message *m, const char *key,
+                    volatile sig_atomic_t *stop, struct chan_status *st, char ref[128],
+                    char said[16])
 {
-	struct sent_ctx x = {lease, cmd_id, NULL, OUTBOX_SENDING, NULL, 0, NULL, 0};
+	const struct msg_conn *mc = c->mctx;
+	struct pipe_http_resp resp = {0};
+	struct pipe_http h;
+	char reference[32];
+	cJSON *o, *j, *v;
+	char *body;
+	int code;
+
+	snprintf(reference, sizeof reference, "MSG-%lld", (long long)m->id);
+	pipe_http_setup(&h, c->p.code, c->p.base_url,
+	                config_get_int("channel_connect_timeout_ms", 5000),
+	                config_get_int("channel_timeout_ms", 30000),
+	                config_get_int("channel_low_speed_seconds", 10), c->log, stop);
+	h.api_key = mc ? mc->api_key : NULL;
+	h.content_type = "application/json";
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "to", m->recipient);
+	cJSON_AddStringToObject(o, "body", m->body);
+	cJSON_AddStringToObject(o, "reference", reference);
+	body = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	code = pipe_http_call(&h, "send_sms", "POST", "/v1/messages", NULL, body, key, &resp, st);
+	if (code == CHAN_OK) {
+		j = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
+		v = cJSON_GetObjectItemCaseSensitive(j, "id");
+		if (cJSON_IsString(v) && *v->valuestring && strlen(v->valuestring) < 128)
+			snprintf(ref, 128, "%s", v->valuestring);
+		v = cJSON_GetObjectItemCaseSensitive(j, "status");
+		if (cJSON_IsString(v))
+			snprintf(said, 16, "%s", v->valuestring);
+		cJSON_Delete(j);
+		if (!*ref) {
+			/* taken, but its answer names nothing: asked again (same key) */
+			snprintf(st->reason, sizeof st->reason, "%s",
+			         _("the provider's answer names no message id"));
+			code = CHAN_UNKNOWN;
+		}
+	}
+	free(body);
+	pipe_http_resp_free(&resp);
+	pipe_http_release(&h);
+	return code;
+}
+
+static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                       volatile sig_atomic_t *stop, int64_t cmd_id, const char *key,
+                       struct message_sent *r)
+{
+	struct sent_ctx x = {lease, cmd_id, NULL, OUTBOX_SENDING, NULL, 0, NULL, 0, NULL, NULL};
+	char ref[128] = "", said[16] = "";
 	struct outbox_cmd o;
 	struct chan_status st;
 	struct message m;
@@ -1186,19 +1340,22 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 			goto out;
 		x.claim = 0;
 	}
-	code = strcmp(m.channel, MESSAGE_EMAIL) ? CHAN_REFUSED : send_mail(db, c, &m, stop, &st);
-	if (strcmp(m.channel, MESSAGE_EMAIL))
-		snprintf(st.reason, sizeof st.reason, "%s",
-		         _("frontdesk sends no text messages yet"));
+	code = !strcmp(m.channel, MESSAGE_EMAIL) ? send_mail(db, c, &m, stop, &st)
+	                                         : send_sms(c, &m, key, stop, &st, ref, said);
 	switch (code) {
 	case CHAN_OK:
 		x.to = OUTBOX_SUCCEEDED;
 		x.msg_to = "sent";
+		x.ref = *ref ? ref : NULL;
+		/* an answer that already says what became of it */
+		if (!strcmp(said, "delivered") || !strcmp(said, "failed"))
+			x.then = said;
 		r->sent++;
 		break;
 	case CHAN_UNKNOWN:
-		/* no answer after the data may have been taken: sent again on
-		 * the backoff under the same Message-ID */
+		/* no answer after it may have been taken: sent again on the
+		 * backoff, under the same Message-ID (an e-mail) or the same
+		 * idempotency key (a text message: the first answer comes back) */
 	case CHAN_RETRY: {
 		int64_t since = 0;
 
@@ -1230,11 +1387,19 @@ out:
 	return rc;
 }
 
+struct due_cmds {
+	int64_t *v;
+	char **key;
+	size_t n;
+};
+
 static int due_cb(const struct outbox_due_cmd *c, void *arg)
 {
-	struct due_ids *d = arg;
+	struct due_cmds *d = arg;
 
 	d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+	d->key = xrealloc(d->key, (d->n + 1) * sizeof *d->key);
+	d->key[d->n] = xstrdup(c->idem_key ? c->idem_key : "");
 	d->v[d->n++] = c->id;
 	return 0;
 }
@@ -1242,15 +1407,18 @@ static int due_cb(const struct outbox_due_cmd *c, void *arg)
 int message_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                     volatile sig_atomic_t *stop, struct message_sent *r)
 {
-	struct due_ids d = {NULL, 0};
+	struct due_cmds d = {NULL, NULL, 0};
 	size_t i;
 	int rc;
 
 	rc = outbox_due(db, c->p.type, c->p.code, due_cb, &d);
 	control_acting_enter();
 	for (i = 0; !rc && i < d.n && !stop_requested(stop); i++)
-		rc = deliver_one(db, c, lease, stop, d.v[i], r);
+		rc = deliver_one(db, c, lease, stop, d.v[i], d.key[i], r);
 	control_acting_leave();
+	for (i = 0; i < d.n; i++)
+		free(d.key[i]);
+	free(d.key);
 	free(d.v);
 	return rc;
 }
@@ -1324,4 +1492,260 @@ int message_check(struct db *db, void (*report)(const char *code, const char *de
 		rc = db_fail(db, _("cannot read the messages"));
 	sqlite3_finalize(st);
 	return rc ? rc : found;
+}
+
+/* ------------------------------------------------- text messages' receipts */
+
+/* A receipt as the sms-rest contract writes it: event id, the provider's
+ * message id, status, error (may be NULL) and time. 0, or FD_EINVAL. */
+struct sms_receipt {
+	char id[128], msg[128], status[16];
+	char error[300];
+	int64_t at;
+};
+
+static int receipt_read(const void *raw, size_t len, struct sms_receipt *r)
+{
+	cJSON *j = cJSON_ParseWithLength(raw, len), *d, *v;
+	int rc = 0;
+
+	memset(r, 0, sizeof r[0]);
+	d = j ? cJSON_GetObjectItemCaseSensitive(j, "data") : NULL;
+	v = j ? cJSON_GetObjectItemCaseSensitive(j, "id") : NULL;
+	if (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) >= sizeof r->id)
+		rc = err_set(FD_EINVAL, "%s", _("a receipt with no event id"));
+	else
+		snprintf(r->id, sizeof r->id, "%s", v->valuestring);
+	v = d ? cJSON_GetObjectItemCaseSensitive(d, "id") : NULL;
+	if (!rc &&
+	    (!cJSON_IsString(v) || !*v->valuestring || strlen(v->valuestring) >= sizeof r->msg))
+		rc = err_set(FD_EINVAL, "%s", _("a receipt that names no message"));
+	else if (!rc)
+		snprintf(r->msg, sizeof r->msg, "%s", v->valuestring);
+	v = d ? cJSON_GetObjectItemCaseSensitive(d, "status") : NULL;
+	if (!rc && (!cJSON_IsString(v) || strlen(v->valuestring) >= sizeof r->status))
+		rc = err_set(FD_EINVAL, "%s", _("a receipt with no status"));
+	else if (!rc)
+		snprintf(r->status, sizeof r->status, "%s", v->valuestring);
+	v = d ? cJSON_GetObjectItemCaseSensitive(d, "error") : NULL;
+	if (!rc && cJSON_IsString(v))
+		snprintf(r->error, sizeof r->error, "%.290s", v->valuestring);
+	v = d ? cJSON_GetObjectItemCaseSensitive(d, "at") : NULL;
+	if (!rc && cJSON_IsString(v) && clock_parse_rfc3339(v->valuestring, &r->at))
+		r->at = 0;
+	cJSON_Delete(j);
+	err_clear();
+	return rc ? FD_EINVAL : 0;
+}
+
+int message_sms_ingest(struct db *db, const char *code, const char *secrets, const char *header,
+                       const void *raw, size_t len, struct inbox_ingest_result *r)
+{
+	struct pipe_secrets *sec = NULL;
+	struct inbox_relayed x = {0};
+	struct sms_receipt rc_;
+	const char *secret = NULL;
+	char key[64];
+	int rc;
+
+	memset(r, 0, sizeof *r);
+	if ((rc = inbox_relay_begin(len)) != 0 || (rc = pipe_secret_load(secrets, &sec)) != 0)
+		return rc;
+	snprintf(key, sizeof key, "%s_signing_secret", code);
+	if ((rc = pipe_secret_need(sec, key, &secret)) != 0)
+		goto out;
+	x.source = code;
+	x.type = MESSAGE_SMS;
+	x.header = header;
+	x.payload = raw;
+	x.len = len;
+	x.json = 1;
+	x.verified =
+	    pipe_sig_verify(header, raw, len, secret, clock_real(), PIPE_SIG_TOLERANCE, NULL) == 0;
+	if (x.verified && (x.readable = receipt_read(raw, len, &rc_) == 0)) {
+		x.external_id = rc_.id;
+		x.event_type = "message.status";
+		x.object_id = rc_.msg;
+		x.created = rc_.at;
+	}
+	rc = inbox_store_relayed(db, &x, r);
+out:
+	pipe_secret_free(sec);
+	return rc;
+}
+
+struct apply_ctx {
+	const struct control_hold *lease;
+	const char *code;
+	int64_t ev, attempts;
+	const unsigned char *raw;
+	size_t len;
+	const char *outcome;
+};
+
+static int receipt_tx(struct db *db, void *arg)
+{
+	struct apply_ctx *a = arg;
+	struct sms_receipt r;
+	sqlite3_stmt *st;
+	int64_t id = 0;
+	char why[300];
+	int rc, moved = 0;
+
+	if ((rc = control_fence(db, a->lease)) != 0)
+		return rc;
+	if (receipt_read(a->raw, a->len, &r)) {
+		a->outcome = "dead";
+		return inbox_mark_dead(db, a->ev, _("the receipt cannot be read"), NULL, NULL);
+	}
+	if ((rc = db_prepare(
+	         db, "SELECT id FROM message WHERE provider_code = ?1 AND provider_ref = ?2", &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, a->code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(st, 2, r.msg, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		id = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	if (!id) {
+		/* the answer that names it may not be recorded yet */
+		snprintf(why, sizeof why, _("no message is %s at this provider (yet)"), r.msg);
+		return inbox_mark_failed(db, a->ev, a->attempts, why, 0, 0, NULL, &a->outcome,
+		                         NULL);
+	}
+	if (strcmp(r.status, "delivered") && strcmp(r.status, "failed")) {
+		a->outcome = "ignored";
+		return inbox_mark_ignored(db, a->ev, _("a receipt that changes nothing"), NULL);
+	}
+	if ((rc = receipt_apply_moved(db, id, r.status, *r.error ? r.error : NULL, &moved)) != 0)
+		return rc;
+	a->outcome = moved ? "processed" : "ignored";
+	return moved ? inbox_mark_processed(db, a->ev, r.status, NULL)
+	             : inbox_mark_ignored(db, a->ev, _("a repeat, or late"), NULL);
+}
+
+int message_sms_process(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                        volatile sig_atomic_t *stop, int64_t *applied)
+{
+	struct due_ids d = {NULL, 0};
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	*applied = 0;
+	if ((rc = db_prepare(db,
+	                     "SELECT id FROM inbound_callback WHERE integration_type = 'sms'"
+	                     " AND source_system = ?1 AND status IN ('received', 'failed')"
+	                     " AND coalesce(next_attempt_at, 0) <= ?2"
+	                     " ORDER BY coalesce(channel_created_at, 0), id",
+	                     &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, clock_real());
+	rc = read_ids(db, st, &d, _("cannot read the receipts"));
+	control_acting_enter();
+	for (i = 0; !rc && i < d.n && !stop_requested(stop); i++) {
+		struct inbox_event ev;
+		struct apply_ctx a;
+
+		if ((rc = inbox_get(db, d.v[i], &ev)) != 0)
+			break;
+		a.lease = lease;
+		a.code = c->p.code;
+		a.ev = ev.id;
+		a.attempts = ev.attempts;
+		a.raw = ev.payload;
+		a.len = ev.len;
+		a.outcome = "failed";
+		rc = db_write(db, receipt_tx, &a);
+		inbox_event_free(&ev);
+		if (!rc && !strcmp(a.outcome, "processed"))
+			(*applied)++;
+	}
+	control_acting_leave();
+	free(d.v);
+	return rc;
+}
+
+struct query_ctx {
+	const struct control_hold *lease;
+	int64_t id;
+	const char *to;
+	const char *error;
+};
+
+static int query_tx(struct db *db, void *arg)
+{
+	struct query_ctx *q = arg;
+	int rc;
+
+	if ((rc = control_fence(db, q->lease)) != 0)
+		return rc;
+	return receipt_apply(db, q->id, q->to, q->error);
+}
+
+int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                      volatile sig_atomic_t *stop, int64_t *asked)
+{
+	const struct msg_conn *mc = c->mctx;
+	long hours = config_get_int("message_sms_confirm_hours", 24);
+	struct due_ids d = {NULL, 0};
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	*asked = 0;
+	if ((rc =
+	         db_prepare(db,
+	                    "SELECT id FROM message WHERE status = 'sent' AND channel = 'sms'"
+	                    " AND provider_code = ?1 AND sent_at <= ?2 AND provider_ref IS NOT NULL"
+	                    " ORDER BY sent_at, id LIMIT 200",
+	                    &st)))
+		return rc;
+	sqlite3_bind_text(st, 1, c->p.code, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(st, 2, clock_now() - (int64_t)(hours < 0 ? 0 : hours) * 3600);
+	rc = read_ids(db, st, &d, _("cannot read the messages"));
+	control_acting_enter();
+	for (i = 0; !rc && i < d.n && !stop_requested(stop); i++) {
+		struct query_ctx q = {lease, d.v[i], "unconfirmed", NULL};
+		struct pipe_http_resp resp = {0};
+		struct chan_status cs;
+		struct pipe_http h;
+		struct message m;
+		char path[200], status[16] = "", error[300] = "";
+		cJSON *j, *v;
+
+		if ((rc = message_get(db, d.v[i], &m)) != 0)
+			break;
+		pipe_http_setup(&h, c->p.code, c->p.base_url,
+		                config_get_int("channel_connect_timeout_ms", 5000),
+		                config_get_int("channel_timeout_ms", 30000),
+		                config_get_int("channel_low_speed_seconds", 10), c->log, stop);
+		h.api_key = mc ? mc->api_key : NULL;
+		snprintf(path, sizeof path, "/v1/messages/%.150s", m.provider_ref);
+		(*asked)++;
+		if (pipe_http_call(&h, "query_sms", "GET", path, NULL, NULL, NULL, &resp, &cs) ==
+		    CHAN_OK) {
+			j = cJSON_ParseWithLength(resp.body ? resp.body : "", resp.len);
+			v = cJSON_GetObjectItemCaseSensitive(j, "status");
+			if (cJSON_IsString(v))
+				snprintf(status, sizeof status, "%s", v->valuestring);
+			v = cJSON_GetObjectItemCaseSensitive(j, "error");
+			if (cJSON_IsString(v))
+				snprintf(error, sizeof error, "%.290s", v->valuestring);
+			cJSON_Delete(j);
+			if (!strcmp(status, "delivered") || !strcmp(status, "failed")) {
+				q.to = status;
+				q.error = *error ? error : NULL;
+			}
+			/* still queued or sent this long after: sent, not confirmed */
+			rc = db_write(db, query_tx, &q);
+		}
+		/* no answer: asked again at the next round */
+		pipe_http_resp_free(&resp);
+		pipe_http_release(&h);
+		message_free(&m);
+	}
+	control_acting_leave();
+	free(d.v);
+	return rc;
 }

@@ -154,6 +154,24 @@ int message_deliver(struct db *db, struct pipe_conn *c, const struct control_hol
 int message_conn_open(struct db *db, const char *type, const char *code, const char *secrets,
                       volatile sig_atomic_t *stop, struct pipe_conn *c);
 
+/* The text messages' own steps (integration type "sms", adapter sms-rest:
+ * tests/chan/contract/sms-rest-contract.md). message_sms_ingest - store a
+ * delivery receipt relayed to us (signed in X-Sms-Signature with
+ * CODE_signing_secret) in the inbox, as inbox_ingest does; message_sms_process
+ * - apply the stored receipts (delivered, failed; a repeat or a late one
+ * changes nothing; one naming a message not known yet waits on the backoff),
+ * *applied how many moved a message; message_sms_query - ask the provider
+ * about each message sent message_sms_confirm_hours (default 24) ago with
+ * no receipt: delivered or failed as it says, else unconfirmed ("sent, not
+ * confirmed"), *asked how many. */
+struct inbox_ingest_result;
+int message_sms_ingest(struct db *db, const char *code, const char *secrets, const char *header,
+                       const void *raw, size_t len, struct inbox_ingest_result *r);
+int message_sms_process(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                        volatile sig_atomic_t *stop, int64_t *applied);
+int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                      volatile sig_atomic_t *stop, int64_t *asked);
+
 /* message_check - `frontdesk check`'s promise of the messages:
  * report("message-not-sent", ...) for each message still waiting to leave
  * the give-up horizon after its time (no provider of its channel, or no

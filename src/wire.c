@@ -31,6 +31,7 @@ void core_wire(void)
 	pipe_register(&esign_steps);
 	pipe_register(&booking_steps);
 	pipe_register(&email_steps);
+	pipe_register(&sms_steps);
 	/* the booking channels: the free slots of the days a visit leaves or
 	 * frees, and the requests that follow their visits */
 	announce_listen(ANNOUNCE_VISIT_CHANGED, booking_chan_on_visit);

@@ -87,6 +87,7 @@ is "the Message-ID is the one stored" "$(mailpy 1 'm["Message-ID"]')" "$(q "SELE
 is "the contact log says it was sent" "$(q "SELECT channel || ' ' || direction FROM contact_log WHERE customer_id = 1")" "email out"
 round
 is "a second round sends nothing again" "$(mails)" 1
+like "the message's history has its moves" "$(fd history message "$first")" "status sending -> sent"
 
 # --- in the customer's language: a UTF-8 subject as RFC 2047 words
 fd message consent "王小明" --language zh_CN >/dev/null
@@ -151,6 +152,8 @@ id=$(q "SELECT max(id) FROM message")
 is "a refused recipient: the message failed" "$(q "SELECT status FROM message WHERE id = $id")" failed
 like "with the server's reason" "$(q "SELECT error FROM message WHERE id = $id")" "550"
 like "the customer shows the failed address" "$(fd message consent "Lee Park" --sms yes)" "E-mail failed: bounce@example.com"
+like "customer show too" "$(fd customer show 1)" "E-mail failed"
+is "and in JSON" "$(fd --json customer show 1 | jget 'd["email_failed"]')" "bounce@example.com"
 like "the contact log says it failed" "$(q "SELECT group_concat(summary, '|') FROM contact_log WHERE customer_id = 1")" "failed (bounce@example.com)"
 is "nothing was sent" "$(mails)" 5
 

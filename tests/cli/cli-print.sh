@@ -115,6 +115,13 @@ is "a PDF is written" "$(head -c 5 "$TMP/inv1.pdf")" "%PDF-"
 is "the PDF is 0600" "$(stat -c %a "$TMP/inv1.pdf")" 600
 ok "pdftotext reads it" pdftotext -layout "$TMP/inv1.pdf" "$TMP/inv1-pdf.txt"
 tap_of "INV-1 PDF" "$(check_text "$TMP/inv1-pdf.txt" 100 "$inv1")"
+# the same document is the same file whenever it is printed: its date is
+# the desk's clock, not the real second (an e-mail attaches these bytes)
+sleep 1.1
+fd invoice print INV-2026-000001 --format pdf --output "$TMP/inv1-again.pdf" >/dev/null
+ok "printed again a second later: the same bytes" cmp "$TMP/inv1.pdf" "$TMP/inv1-again.pdf"
+like "its creation date is the desk's clock" "$(pdfinfo "$TMP/inv1.pdf" 2>/dev/null)" \
+	"$(date -d "$(echo "$FRONTDESK_NOW" | tr T ' ')" '+%a %b %e %H:%M:%S %Y %Z' 2>/dev/null)"
 fd invoice print 2 --format pdf --output "$TMP/inv2.pdf" >/dev/null
 pdftotext -layout "$TMP/inv2.pdf" "$TMP/inv2-pdf.txt"
 tap_of "INV-2 PDF (CJK)" "$(check_text "$TMP/inv2-pdf.txt" 100 "$inv2")"

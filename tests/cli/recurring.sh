@@ -93,6 +93,7 @@ is "their jobs are cancelled with them" \
 	"$(q "SELECT count(*) FROM service_order j JOIN appointment_work w ON w.service_order_id = j.id JOIN recurring_occurrence o ON o.appointment_id = w.appointment_id WHERE o.state = 'dropped' AND j.status = 'cancelled'")" "$dropped"
 is "no day has two live visits" \
 	"$(q "SELECT count(*) FROM (SELECT date(a.start_at, 'unixepoch', 'localtime') d FROM appointment a WHERE a.status <> 'cancelled' GROUP BY d HAVING count(*) > 1)")" 0
+like "history recurring shows the rule's changes and its occurrences" "$(fd history recurring "$new")" "occurrence"
 is "the rule's history keeps each change" \
 	"$(q "SELECT count(*) FROM recurring_rule_his WHERE id = $new AND operate_type = 3")" 1
 

@@ -17,7 +17,7 @@ once_per_tree "the set-up's package list"
 TOOLS="sh make gcc openssl autoreconf pkg-config msgfmt sqlite3 python3 curl ps tmux
 ledger hledger calcurse valgrind git locale timeout awk sed grep od truncate base64
 ldd stat seq mktemp diff cmp tr wc sort head tail cut sleep sha256sum tar touch dd comm chgrp
-date pdftotext pdffonts zbarimg clang-format-14 systemd-analyze groff"
+date pdftotext pdffonts pdfinfo zbarimg clang-format-14 systemd-analyze groff"
 
 pkgs=$(sed -n '/^PACKAGES="/,/"$/p' "$TOP_SRCDIR/bootstrap" | sed 's/^PACKAGES="//; s/"$//' |
 	tr -s ' \t' '\n\n' | sed '/^$/d' | sort -u)
