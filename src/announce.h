@@ -35,6 +35,10 @@ enum announce_kind {
 	 * to in_progress is written: a listener's refusal keeps it from
 	 * starting (e-sign: its job's estimate is not signed yet) */
 	ANNOUNCE_VISIT_STARTING,
+	/* a visit was booked (id: the visit; when: 0) through booking_add, at
+	 * the desk or by a booking channel; a recurring job's visits are not
+	 * announced (their rule was) */
+	ANNOUNCE_VISIT_BOOKED,
 	ANNOUNCE_KINDS
 };
 

@@ -179,6 +179,10 @@ static int book_parts(struct db *db, struct book_ctx *b)
 		                   NULL)))
 			return rc;
 	}
+	/* booked: for whoever follows that (the messages' confirmations) */
+	if (!in->unannounced &&
+	    (rc = announce(db, &(struct announcement){ANNOUNCE_VISIT_BOOKED, out->appt_id, 0})))
+		return rc;
 	/* the day's free slots changed for whoever follows them (the booking
 	 * channels; nothing when there is none) */
 	for (i = 0; i < in->nresources; i++)

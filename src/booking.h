@@ -60,6 +60,7 @@ struct booking_input {
 	const struct item_input *lines;
 	size_t nlines;
 	const char *currency;
+	int unannounced; /* 1: no ANNOUNCE_VISIT_BOOKED (a recurring job's visit) */
 };
 
 /* What was booked: the visit, and per customer (in input order) its job and

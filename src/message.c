@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "announce.h"
 #include "chan-order.h"
 #include "clock.h"
 #include "contact.h"
@@ -1748,4 +1749,38 @@ int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_h
 	control_acting_leave();
 	free(d.v);
 	return rc;
+}
+
+/* ------------------------------------------------------- confirmations */
+
+int message_on_booked(struct db *db, const struct announcement *a)
+{
+	const char *chans = config_get("message_confirm_channels", "");
+	struct message_input in = {0};
+	char ch[16];
+	const char *p;
+	int64_t n;
+
+	if (a->kind != ANNOUNCE_VISIT_BOOKED || !*chans)
+		return 0;
+	in.kind = "confirmation";
+	in.appt_id = a->id;
+	control_acting_enter();
+	for (p = chans; *p;) {
+		size_t k = strcspn(p, ", ");
+
+		if (k && k < sizeof ch) {
+			memcpy(ch, p, k);
+			ch[k] = '\0';
+			in.channel = ch;
+			/* a customer who wants none, or has no address of that
+			 * channel, is not a reason to refuse the booking */
+			if (message_make(db, &in, &n, NULL) != 0)
+				err_clear();
+		}
+		p += k;
+		p += strspn(p, ", ");
+	}
+	control_acting_leave();
+	return 0;
 }

@@ -172,6 +172,14 @@ int message_sms_process(struct db *db, struct pipe_conn *c, const struct control
 int message_sms_query(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                       volatile sig_atomic_t *stop, int64_t *asked);
 
+/* message_on_booked - the listener of ANNOUNCE_VISIT_BOOKED: with the
+ * setting message_confirm_channels (e.g. "email" or "email,sms"; empty,
+ * the default: none) each booked visit's customers get a confirmation by
+ * those channels, made in the booking's transaction; a customer who wants
+ * none or has no address of a channel simply gets none. */
+struct announcement;
+int message_on_booked(struct db *db, const struct announcement *a);
+
 /* message_check - `frontdesk check`'s promise of the messages:
  * report("message-not-sent", ...) for each message still waiting to leave
  * the give-up horizon after its time (no provider of its channel, or no

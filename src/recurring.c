@@ -984,6 +984,7 @@ static int book_one(struct db *db, void *arg)
 	in.resources = m->res;
 	in.nresources = m->nres;
 	in.currency = m->r.currency;
+	in.unannounced = 1;
 	if (!strcmp(m->r.billing, "month")) {
 		if ((rc = month_job(db, m, &job)))
 			return rc;

@@ -13,6 +13,7 @@
 #include "esign-steps.h"
 #include "esign.h"
 #include "message-steps.h"
+#include "message.h"
 #include "pipe.h"
 #include "recurring.h"
 #include "wire.h"
@@ -38,5 +39,6 @@ void core_wire(void)
 	announce_listen(ANNOUNCE_DAY_CHANGED, booking_chan_on_day);
 	announce_listen(ANNOUNCE_VISIT_STARTING, esign_on_visit_starting);
 	announce_listen(ANNOUNCE_VISIT_CHANGED, recurring_on_visit);
+	announce_listen(ANNOUNCE_VISIT_BOOKED, message_on_booked);
 	announce_ready(1);
 }

@@ -23,6 +23,7 @@
 #include "i18n.h"
 #include "invoice.h"
 #include "job.h"
+#include "message.h"
 #include "pane.h"
 #include "payment.h"
 #include "report.h"
@@ -262,6 +263,35 @@ static int add_payment(const struct payment *p, void *arg)
 	return 0;
 }
 
+/* Whether they want messages, in which language, and an address or number
+ * a provider refused (marked, not only coloured: the desk asks for a new
+ * one). */
+static void add_messaging(struct customerv *cv)
+{
+	static const char *const chans[2] = {MESSAGE_EMAIL, MESSAGE_SMS};
+	struct message_pref p;
+	char addr[330], why[400], line[200];
+	size_t i;
+
+	if (message_pref_get(ui_db(), cv->id, &p) != 0) {
+		err_clear();
+		return;
+	}
+	snprintf(line, sizeof line, _("e-mails %1$s, text messages %2$s, language %3$s"),
+	         p.email_ok ? _("yes") : _("no"), p.sms_ok ? _("yes") : _("no"),
+	         *p.language ? p.language : _("the shop's"));
+	pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Messages"), line);
+	message_pref_free(&p);
+	for (i = 0; i < 2; i++)
+		if (message_failed_address(ui_db(), cv->id, chans[i], addr, sizeof addr, why,
+		                           sizeof why) == 0 &&
+		    *addr)
+			pane_text(&cv->p, 0, 0, R_ERROR,
+			          i ? _("! Text message failed: %1$s (%2$s)")
+			            : _("! E-mail failed: %1$s (%2$s)"),
+			          addr, why);
+}
+
 static void build(struct customerv *cv)
 {
 	struct customer c;
@@ -301,6 +331,7 @@ static void build(struct customerv *cv)
 	if (c.note)
 		pane_field(&cv->p, 0, 0, R_NORMAL, 0, _("Note"), c.note);
 	customer_free(&c);
+	add_messaging(cv);
 	pane_blank(&cv->p);
 	/* the contact log: between the contact details and the visits */
 	add_contacts(cv);

@@ -122,6 +122,19 @@ m = email.message_from_bytes(open(sys.argv[1], 'rb').read(), policy=email.policy
 open(sys.argv[2], 'wb').write([p for p in m.iter_attachments()][0].get_content())" "$MAIL/004.eml" "$TMP/att.pdf"
 ok "its bytes are invoice print's" cmp "$TMP/att.pdf" "$TMP/inv.pdf"
 
+# --- confirmations made with each booking (message_confirm_channels)
+printf 'message_confirm_channels = email\n' >> "$FRONTDESK_CONFIG"
+fd book --customer "Lee Park" --start "2026-12-10 10:00" --services Wash >/dev/null
+bv=$(q "SELECT max(id) FROM appointment")
+is "a booking makes its confirmation" "$(q "SELECT count(*) FROM message WHERE appointment_id = $bv AND kind = 'confirmation'")" 1
+ok "a customer with no e-mail address is booked all the same" fd book --customer "Bo Nomail" --start "2026-12-10 12:00" --services Wash
+is "... with no confirmation" "$(q "SELECT count(*) FROM message WHERE appointment_id = (SELECT max(id) FROM appointment)")" 0
+fd recurring add --customer "Lee Park" --rule "FREQ=WEEKLY" --time 08:00 --length 30 --from 2026-12-14 >/dev/null
+is "a recurring job's visits are not confirmed one by one" "$(q "SELECT count(*) FROM message m JOIN recurring_occurrence o ON o.appointment_id = m.appointment_id")" 0
+sed -i '/^message_confirm_channels/d' "$FRONTDESK_CONFIG"
+fd book --customer "Lee Park" --start "2026-12-11 10:00" --services Wash >/dev/null
+is "without the setting, a booking makes none" "$(q "SELECT count(*) FROM message WHERE appointment_id = (SELECT max(id) FROM appointment)")" 0
+
 # --- consent
 fd message send --visit 1 --kind on-the-way --channel email >/dev/null
 fd message consent "Lee Park" --email no --reason "asked at the desk" >/dev/null

@@ -31,4 +31,29 @@ keys O
 shows "neither wanted: the message line says so" "does not want e-mails"
 is "nothing more is made" "$(q "SELECT count(*) FROM message WHERE kind = 'on_the_way'")" 2
 screen_stop
+
+# --- the customer's pane: consent, language, a refused address
+PY=python3
+$PY -c 'import aiosmtpd' 2>/dev/null || PY=/usr/bin/python3
+mkdir -p "$TMP/mail"
+$PY "$TOP_SRCDIR/tests/chan/fake-smtp.py" "$TMP/mail" --reject ann --max-seconds 120 > "$TMP/smtp.out" 2>/dev/null &
+SMTP_PID=$!
+until_ok 10 grep -q '^PORT' "$TMP/smtp.out"
+fd message consent "Ann Lee" --email yes >/dev/null
+fd message provider-set mail --type email --url "smtp://127.0.0.1:$(sed -n 's/^PORT //p' "$TMP/smtp.out")" >/dev/null
+printf 'message_mail_from = desk@shop.example\n' > "$TMP/msg.ini"
+fd message send --visit 1 --kind confirmation >/dev/null
+FRONTDESK_CONFIG="$TMP/msg.ini" fd message schedule >/dev/null
+FRONTDESK_CONFIG="$TMP/msg.ini" fd message run --once >/dev/null
+kill "$SMTP_PID" 2>/dev/null
+is "the server refused the address" "$(q "SELECT status FROM message WHERE kind = 'confirmation'")" failed
+screen_start
+shows "the calendar again" "frontdesk > Calendar"
+keys c
+shows "the customer list" "Customers"
+keys Enter
+shows "the customer's pane" "Customer 1: Ann Lee"
+shows "what they want, and their language" "e-mails yes, text messages no, language the shop's"
+shows "the refused address, marked" "! E-mail failed: ann@example.com"
+screen_stop
 done_testing
