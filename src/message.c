@@ -547,26 +547,23 @@ static void msg_name(struct db *db, struct message *m)
 	}
 }
 
+static void msg_fill_row(sqlite3_stmt *st, void *out)
+{
+	msg_fill(st, out);
+}
+
 int message_get(struct db *db, int64_t id, struct message *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found = 0;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(db, "SELECT " MSG_COLS " FROM message m WHERE m.id = ?", &st)))
+	if ((rc = dbrow_get(db, "SELECT " MSG_COLS " FROM message m WHERE m.id = ?1", id,
+	                    msg_fill_row, out, _("cannot read a message"), &found)))
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		msg_fill(st, out);
-	else if (step == SQLITE_DONE)
-		rc = err_set(FD_ENOTFOUND, _("there is no message %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read a message"));
-	sqlite3_finalize(st);
-	if (!rc)
-		msg_name(db, out);
-	return rc;
+	if (!found)
+		return err_set(FD_ENOTFOUND, _("there is no message %lld"), (long long)id);
+	msg_name(db, out);
+	return 0;
 }
 
 int message_list(struct db *db, int64_t customer_id, int64_t appt_id, const char *status, int limit,

@@ -93,7 +93,7 @@ static void curl_init(void)
 {
 	size_t i = 0;
 
-	if ((curl_rc = dynlib_load(&curl_lib, _("calling the payment channel"))) != 0)
+	if ((curl_rc = dynlib_load(&curl_lib, _("calling a provider"))) != 0)
 		return;
 #define CURL_SET(f) memcpy(&curl.p_##f, &curl_ptrs[i++], sizeof curl.p_##f);
 	CURL_FUNCS(CURL_SET)
@@ -438,6 +438,28 @@ static void http_log(const struct pipe_http *h, const char *keyword, const char 
 	pipe_log_add(h->log, &le); /* a log failure never stops a payment */
 }
 
+/* The start of every call: *st cleared; 1 when the call may go on (its
+ * address, checked by url_rc, is one frontdesk calls, and libcurl is
+ * loaded), else 0 with st->reason saying why. */
+static int call_begin(struct chan_status *st, int url_rc)
+{
+	memset(st, 0, sizeof *st);
+	st->retry_after = -1;
+	st->should_retry = -1;
+	if (url_rc != 0) {
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return 0;
+	}
+	pthread_once(&curl_once, curl_init);
+	if (curl_rc) {
+		/* the failure is remembered; asking again sets this thread's message */
+		dynlib_load(&curl_lib, _("calling a provider"));
+		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+		return 0;
+	}
+	return 1;
+}
+
 int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
                    const char *query, const char *form, const char *idem_key,
                    struct pipe_http_resp *resp, struct chan_status *st)
@@ -449,20 +471,8 @@ int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method,
 	int code;
 
 	memset(resp, 0, sizeof *resp);
-	memset(st, 0, sizeof *st);
-	st->retry_after = -1;
-	st->should_retry = -1;
-	if (pipe_http_url_ok(h->base_url) != 0) {
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+	if (!call_begin(st, pipe_http_url_ok(h->base_url)))
 		return CHAN_REFUSED;
-	}
-	pthread_once(&curl_once, curl_init);
-	if (curl_rc) {
-		/* the failure is remembered; asking again sets this thread's message */
-		dynlib_load(&curl_lib, _("calling the payment channel"));
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
-		return CHAN_REFUSED;
-	}
 	http_url(&url, h->base_url, path, query);
 	if (h->conn) {
 		e = h->conn;
@@ -663,19 +673,8 @@ int pipe_mail_send(const struct pipe_mail *m, struct chan_status *st)
 	CURLcode cc;
 	int rc, out;
 
-	memset(st, 0, sizeof *st);
-	st->retry_after = -1;
-	st->should_retry = -1;
-	if (pipe_mail_url_ok(m->url) != 0) {
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
+	if (!call_begin(st, pipe_mail_url_ok(m->url)))
 		return CHAN_REFUSED;
-	}
-	pthread_once(&curl_once, curl_init);
-	if (curl_rc) {
-		dynlib_load(&curl_lib, _("calling the payment channel"));
-		snprintf(st->reason, sizeof st->reason, "%s", err_msg());
-		return CHAN_REFUSED;
-	}
 	if (!(e = curl_easy_init())) {
 		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start a call"));
 		return CHAN_RETRY;

@@ -392,24 +392,22 @@ static int rule_more(struct db *db, struct recurring *r)
 	return 0;
 }
 
+static void rule_fill_row(sqlite3_stmt *st, void *out)
+{
+	rule_fill(st, out);
+}
+
 int recurring_get(struct db *db, int64_t id, struct recurring *out)
 {
-	sqlite3_stmt *st;
-	int rc, step;
+	int rc, found = 0;
 
 	memset(out, 0, sizeof *out);
-	if ((rc = db_prepare(db, "SELECT " RULE_COLS " FROM recurring_rule WHERE id = ?", &st)))
+	if ((rc = dbrow_get(db, "SELECT " RULE_COLS " FROM recurring_rule WHERE id = ?1", id,
+	                    rule_fill_row, out, _("cannot read a recurring job"), &found)))
 		return rc;
-	sqlite3_bind_int64(st, 1, id);
-	step = sqlite3_step(st);
-	if (step == SQLITE_ROW)
-		rule_fill(st, out);
-	else if (step == SQLITE_DONE)
-		rc = err_set(FD_ENOTFOUND, _("there is no recurring job %lld"), (long long)id);
-	else
-		rc = db_fail(db, _("cannot read a recurring job"));
-	sqlite3_finalize(st);
-	if (!rc && (rc = rule_more(db, out)))
+	if (!found)
+		return err_set(FD_ENOTFOUND, _("there is no recurring job %lld"), (long long)id);
+	if ((rc = rule_more(db, out)))
 		recurring_free(out);
 	return rc;
 }

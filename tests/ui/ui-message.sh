@@ -17,6 +17,7 @@ screen_start
 shows "the calendar opens" "Week of 2026-11-29"
 keys d
 shows "the day view" "Tuesday 2026-12-01"
+shows_re "with the visit selected" "^> 10:00-11:00"
 keys Enter
 shows "the visit's pane" "Visit 1:"
 keys O

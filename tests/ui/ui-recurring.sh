@@ -47,6 +47,7 @@ is "each visit with its job and the service" "$(q "SELECT count(*) FROM line_ite
 v2=$(q "SELECT appointment_id FROM recurring_occurrence WHERE day = '2026-12-16'")
 keys d
 shows "the day view" "Wednesday 2026-12-02"
+shows_re "with the visit selected" "^> 10:00-11:00"
 keys Enter
 shows "the visit's pane shows its rule" "Repeats"
 shows "with the recurring job" "FREQ=WEEKLY;INTERVAL=2;BYDAY=WE at 10:00 (recurring job 1, the visit of 2026-12-02)"
@@ -65,6 +66,7 @@ wait_gone "Visit 1:" >/dev/null
 before=$(q "SELECT count(*) FROM appointment WHERE status <> 'cancelled'")
 keys J J
 shows "two weeks on" "Wednesday 2026-12-16"
+shows_re "its visit selected" "^> 10:00-11:00"
 keys Enter
 shows "the visit of 2026-12-16" "the visit of 2026-12-16"
 keys e
