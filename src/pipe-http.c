@@ -510,13 +510,10 @@ void pipe_http_resp_free(struct pipe_http_resp *r)
 
 int pipe_mail_url_ok(const char *url)
 {
-	const char *p;
-
 	if (url && !strncmp(url, "smtps://", 8) && url[8] && url[8] != '/')
 		return 0;
 	if (url && !strncmp(url, "smtp://", 7) && url[7] && url[7] != '/')
 		return 0;
-	(void)p;
 	return err_set(FD_EINVAL, "%s",
 	               _("the mail server's URL must start with smtps:// (TLS) or smtp:// "
 	                 "(STARTTLS, which is then required; plain only to 127.0.0.1)"));

@@ -609,8 +609,6 @@ int recurring_of_visit(struct db *db, int64_t appt, int64_t *rule_id, char day[R
 
 /* ------------------------------------------------------------ adding */
 
-int recurring_make(struct db *db, int64_t id, const char *to, struct recurring_made *out);
-
 /* The visits of a rule just added or changed, made at once so that the desk
  * sees them; what fails now is left to its task (queued with the change),
  * which retries on its backoff. */
@@ -1008,7 +1006,6 @@ static int occ_exists(struct db *db, int64_t rule, const char *day, int *yes)
 	sqlite3_stmt *st;
 	int rc, step;
 
-	(void)rule;
 	if ((rc = db_prepare(db, "SELECT 1 FROM recurring_occurrence WHERE rule_id = ? AND day = ?",
 	                     &st)))
 		return rc;
