@@ -17,8 +17,10 @@
 #include "err.h"
 #include "i18n.h"
 #include "invoice.h"
+#include "message-text.h"
 #include "message.h"
 #include "pipe-provider.h"
+#include "settings.h"
 
 /* The customer pos names (booking_customers' forms: one). */
 static int one_customer(struct cli *c, const char *text, int64_t *id)
@@ -399,6 +401,72 @@ static int cmd_providers(struct cli *c, const struct cli_args *a)
 	return cli_providers_type(c, t ? t : MESSAGE_EMAIL);
 }
 
+/* ------------------------------------------------ the shop's own words */
+
+struct tmpl_list {
+	struct cli *c;
+	int n;
+};
+
+static void tmpl_cb(const char *path, const char *why, void *arg)
+{
+	struct tmpl_list *t = arg;
+
+	t->n++;
+	if (t->c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "file", path);
+		cJSON_AddBoolToObject(o, "used", why == NULL);
+		if (why)
+			cli_json_str(o, "error", why);
+		cli_list_add(t->c, o);
+		return;
+	}
+	if (why) { /* why names the file */
+		cli_puts_safe(why);
+		fputs(_(" (NOT USED: the built-in template is)"), stdout);
+	} else {
+		cli_puts_safe(path);
+		fputs(_(": used"), stdout);
+	}
+	putchar('\n');
+}
+
+static int cmd_templates(struct cli *c, const struct cli_args *a)
+{
+	const char *dir = cli_arg_get(a, "dir");
+	struct tmpl_list t = {c, 0};
+	int bad, written = 0, rc;
+
+	if (!dir)
+		dir = config_get("message_template_dir", NULL);
+	if (!dir || !*dir)
+		return cli_usage(a->cmd, "%s",
+		                 _("name the folder of the shop's templates: --dir DIR, or the "
+		                   "setting message_template_dir"));
+	if (cli_arg_flag(a, "write")) {
+		if ((rc = message_text_export(dir, &written)))
+			return cli_refused(rc);
+		if (!c->json)
+			printf(_("%d template file(s) written; the files already there are left as "
+			         "they were.\n"),
+			       written);
+	}
+	cli_list_begin(c, "templates");
+	bad = message_text_check(dir, tmpl_cb, &t);
+	if (!c->json && !t.n)
+		printf("%s\n", _("No template files there: the built-in templates are used."));
+	if ((rc = cli_list_end(c, 0)))
+		return rc;
+	if (bad) {
+		fprintf(stderr, _("frontdesk %1$s: %2$d template file(s) cannot be used\n"), a->cmd,
+		        bad);
+		return CLI_REFUSED;
+	}
+	return CLI_OK;
+}
+
 #define ID_CMD .max_pos = 1, .id = N_("the message's id"), .db = CLI_DB_OPEN
 
 const struct cli_entry cli_message_cmds[] = {
@@ -439,6 +507,14 @@ const struct cli_entry cli_message_cmds[] = {
                NULL}},
      .min_pos = 1, .max_pos = 1, .missing = N_("name the customer"), .db = CLI_DB_OPEN,
      .check = consent_check, .run = cmd_consent},
+    {"templates", NULL, "[--dir DIR] [--write]", NULL,
+     N_("the shop's own template files: which are used, and why one is not"),
+     .opts = {{"dir", CLI_VALUE, N_("the folder (default: the setting message_template_dir)"), NULL,
+               NULL},
+              {"write", CLI_FLAG,
+               N_("first write the built-in templates there, to edit (a file there is kept)"), NULL,
+               NULL}},
+     .run = cmd_templates},
     {"schedule", NULL, "", NULL,
      N_("one round of the scheduler: reminders whose time came, messages handed to the outbox "
         "(the task runner does it every minute)"),

@@ -15,13 +15,19 @@
  */
 #include <config.h>
 
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "clock.h"
+#include "err.h"
+#include "i18n.h"
 #include "message-text.h"
+#include "money.h"
 #include "strbuf.h"
+#include "text.h"
 
 struct template
 {
@@ -140,6 +146,41 @@ void message_text_paylink(const char *lang, const char *channel, const char *url
 		         url);
 }
 
+/* The sign a reader of a language knows a currency by, as the Unicode
+ * CLDR's locale data writes it before the amount ("$" for US dollars in
+ * English, "US$" in Chinese, "¥" for yuan in Simplified Chinese and for
+ * yen in Traditional). A currency missing here is written after the
+ * amount by its ISO code. */
+struct money_sign {
+	const char *code, *en, *zh_cn, *zh_tw;
+};
+
+static const struct money_sign money_signs[] = {
+    {"USD", "$", "US$", "US$"},   {"EUR", "€", "€", "€"},       {"GBP", "£", "£", "£"},
+    {"JPY", "¥", "JP¥", "¥"},     {"CNY", "CN¥", "¥", "CN¥"},   {"TWD", "NT$", "NT$", "$"},
+    {"HKD", "HK$", "HK$", "HK$"}, {"CAD", "CA$", "CA$", "CA$"}, {"AUD", "A$", "AU$", "AU$"},
+};
+
+void message_text_amount(const char *lang, int64_t v, const char *code, char *out, size_t n)
+{
+	const char *sign = NULL;
+	char num[MONEY_BUFSZ];
+	size_t i;
+
+	money_text(v, code, 1, num);
+	for (i = 0; code && i < sizeof money_signs / sizeof *money_signs; i++)
+		if (!strcmp(money_signs[i].code, code))
+			sign = !strcmp(lang, "zh_CN")   ? money_signs[i].zh_cn
+			       : !strcmp(lang, "zh_TW") ? money_signs[i].zh_tw
+			                                : money_signs[i].en;
+	if (!sign)
+		snprintf(out, n, "%s %s", num, code ? code : "");
+	else if (num[0] == '-')
+		snprintf(out, n, "-%s%s", sign, num + 1);
+	else
+		snprintf(out, n, "%s%s", sign, num);
+}
+
 /* out += tmpl with each {name} of vars replaced by its value. */
 static void fill(struct strbuf *out, const char *tmpl, const struct message_var *vars, size_t nv)
 {
@@ -161,20 +202,222 @@ static void fill(struct strbuf *out, const char *tmpl, const struct message_var 
 	sb_puts(out, p);
 }
 
-int message_text(const char *lang, const char *kind, const char *channel,
+/* ------------------------------------------------ a shop's own words */
+
+/* The names a template may use in braces. */
+static const char *const var_names[] = {"shop",    "customer", "when", "services", "place",
+                                        "invoice", "amount",   "due",  "paylink"};
+
+static const char *const kinds[] = {"reminder", "on_the_way", "confirmation", "invoice"};
+static const char *const channels[] = {"email", "sms"};
+
+#define TEMPLATE_MAX 8192
+
+/* A shop's template read from its file: buf holds it; subject (e-mail) and
+ * text point into buf. */
+struct override {
+	char *buf;
+	const char *subject, *text;
+};
+
+/* Every {name} in s names a value a template knows. */
+static int names_known(const char *s, const char *path)
+{
+	const char *open, *close;
+	size_t i, k;
+
+	for (; (open = strchr(s, '{')) != NULL && (close = strchr(open, '}')) != NULL;
+	     s = close + 1) {
+		k = (size_t)(close - open - 1);
+		for (i = 0; i < sizeof var_names / sizeof *var_names; i++)
+			if (strlen(var_names[i]) == k && !strncmp(var_names[i], open + 1, k))
+				break;
+		if (i == sizeof var_names / sizeof *var_names)
+			return err_set(FD_EINVAL,
+			               _("%1$s: {%2$.*3$s} is not a name a template knows (shop, "
+			                 "customer, when, services, place, invoice, amount, due, "
+			                 "paylink)"),
+			               path, open + 1, (int)k);
+	}
+	return 0;
+}
+
+/* The file dir/KIND.LANG.CHANNEL read into o: 1; 0 when there is no such
+ * file; FD_EIO or FD_EINVAL, the file named, when it cannot be used. An
+ * e-mail's file is a line "Subject: ...", an empty line and the text; a
+ * text message's file its text. Each line is checked as typed text is
+ * (UTF-8, no control character); CR LF line ends are read as LF. */
+static int override_read(const char *dir, const char *kind, const char *lang, const char *channel,
+                         struct override *o, char *path, size_t pn)
+{
+	int email = !strcmp(channel, "email");
+	char *line, *nl, *w;
+	size_t len;
+	FILE *f;
+	int rc = 0;
+
+	memset(o, 0, sizeof *o);
+	snprintf(path, pn, "%s/%s.%s.%s", dir, kind, lang, channel);
+	if (!(f = fopen(path, "rb")))
+		return errno == ENOENT ? 0
+		                       : err_set(FD_EIO, _("%1$s: cannot be read: %2$s"), path,
+		                                 strerror(errno));
+	if (!(o->buf = malloc(TEMPLATE_MAX + 2))) {
+		fclose(f);
+		return err_set(FD_EIO, "%s", _("out of memory"));
+	}
+	len = fread(o->buf, 1, TEMPLATE_MAX + 1, f);
+	if (ferror(f))
+		rc = err_set(FD_EIO, _("%1$s: cannot be read: %2$s"), path, strerror(errno));
+	fclose(f);
+	if (!rc && len > TEMPLATE_MAX)
+		rc = err_set(FD_EINVAL, _("%1$s: longer than %2$d bytes"), path, TEMPLATE_MAX);
+	if (!rc && memchr(o->buf, '\0', len))
+		rc = err_set(FD_EINVAL, _("%s: not text"), path);
+	if (rc)
+		goto bad;
+	o->buf[len] = '\0';
+	for (line = w = o->buf; *line; line = nl + 1) { /* CR LF as LF; each line checked */
+		size_t k;
+
+		nl = strchr(line, '\n');
+		k = nl ? (size_t)(nl - line) : strlen(line);
+		if (k && line[k - 1] == '\r')
+			k--;
+		memmove(w, line, k);
+		w[k] = '\0';
+		if ((rc = text_check(w, path, TEMPLATE_MAX, 1)) != 0)
+			goto bad;
+		w += k;
+		if (!nl)
+			break;
+		*w++ = '\n';
+	}
+	*w = '\0';
+	while (w > o->buf && w[-1] == '\n') /* the file's last line ends */
+		*--w = '\0';
+	o->text = o->buf;
+	if (email) {
+		if (strncmp(o->buf, "Subject:", 8) || !(nl = strchr(o->buf, '\n')) ||
+		    nl[1] != '\n') {
+			rc = err_set(
+			    FD_EINVAL,
+			    _("%s: an e-mail's template starts with a line \"Subject: ...\" "
+			      "and an empty line, then the text"),
+			    path);
+			goto bad;
+		}
+		*nl = '\0';
+		o->subject = o->buf + 8 + strspn(o->buf + 8, " ");
+		o->text = nl + 2;
+		if (!*o->subject) {
+			rc = err_set(FD_EINVAL, _("%s: the subject is empty"), path);
+			goto bad;
+		}
+	}
+	if (!*o->text) {
+		rc = err_set(FD_EINVAL, _("%s: the text is empty"), path);
+		goto bad;
+	}
+	if ((o->subject && (rc = names_known(o->subject, path))) ||
+	    (rc = names_known(o->text, path)))
+		goto bad;
+	return 1;
+bad:
+	free(o->buf);
+	o->buf = NULL;
+	return rc;
+}
+
+int message_text_check(const char *dir,
+                       void (*report)(const char *path, const char *why, void *arg), void *arg)
+{
+	char path[4096];
+	struct override o;
+	size_t k, c, l;
+	int rc, n = 0;
+
+	if (!dir || !*dir)
+		return 0;
+	for (k = 0; k < sizeof kinds / sizeof *kinds; k++)
+		for (c = 0; c < sizeof channels / sizeof *channels; c++)
+			for (l = 0; l < sizeof templates / sizeof *templates; l++) {
+				if (strcmp(templates[l].kind, kinds[k]))
+					continue;
+				rc = override_read(dir, kinds[k], templates[l].lang, channels[c],
+				                   &o, path, sizeof path);
+				if (rc < 0) {
+					report(path, err_msg(), arg);
+					err_clear();
+					n++;
+				} else if (rc > 0) {
+					report(path, NULL, arg);
+					free(o.buf);
+				}
+			}
+	return n;
+}
+
+int message_text_export(const char *dir, int *written)
+{
+	char path[4096];
+	size_t l, c;
+	FILE *f;
+
+	*written = 0;
+	for (l = 0; l < sizeof templates / sizeof *templates; l++)
+		for (c = 0; c < sizeof channels / sizeof *channels; c++) {
+			const struct template *t = &templates[l];
+			int email = !strcmp(channels[c], "email");
+
+			snprintf(path, sizeof path, "%s/%s.%s.%s", dir, t->kind, t->lang,
+			         channels[c]);
+			if (!(f = fopen(path, "wx"))) { /* a file there already is the shop's */
+				if (errno == EEXIST)
+					continue;
+				return err_set(FD_EIO, _("%1$s: cannot be written: %2$s"), path,
+				               strerror(errno));
+			}
+			if (email)
+				fprintf(f, "Subject: %s\n\n%s", t->subject, t->email);
+			else
+				fprintf(f, "%s\n", t->sms);
+			if (fclose(f) != 0)
+				return err_set(FD_EIO, _("%1$s: cannot be written: %2$s"), path,
+				               strerror(errno));
+			(*written)++;
+		}
+	return 0;
+}
+
+int message_text(const char *dir, const char *lang, const char *kind, const char *channel,
                  const struct message_var *vars, size_t nv, struct strbuf *subject,
                  struct strbuf *body)
 {
 	const struct template *t = NULL;
-	size_t i;
+	const char *tl[2] = {lang, "en"};
+	char path[4096];
+	struct override o;
+	size_t i, j;
 
-	for (i = 0; i < sizeof templates / sizeof *templates; i++)
-		if (!strcmp(templates[i].kind, kind) &&
-		    (!strcmp(templates[i].lang, lang) || (!t && !strcmp(templates[i].lang, "en"))))
-			t = &templates[i];
-	for (i = 0; i < sizeof templates / sizeof *templates; i++)
-		if (!strcmp(templates[i].kind, kind) && !strcmp(templates[i].lang, lang))
-			t = &templates[i];
+	/* the customer's language, else English; for each, the shop's file
+	 * (when it can be used: `check` reports one that cannot) before ours */
+	for (j = 0; j < 2; j++) {
+		if (dir && *dir && message_text_language(tl[j]) &&
+		    override_read(dir, kind, tl[j], channel, &o, path, sizeof path) > 0) {
+			if (o.subject)
+				fill(subject, o.subject, vars, nv);
+			fill(body, o.text, vars, nv);
+			free(o.buf);
+			return 0;
+		}
+		err_clear();
+		for (i = 0; i < sizeof templates / sizeof *templates; i++)
+			if (!strcmp(templates[i].kind, kind) && !strcmp(templates[i].lang, tl[j]))
+				t = &templates[i];
+		if (t)
+			break;
+	}
 	if (!t)
 		return -1;
 	if (!strcmp(channel, "sms")) {

@@ -43,7 +43,6 @@
 #include "message-text.h"
 #include "message.h"
 #include "migrate.h"
-#include "money.h"
 #include "outbox.h"
 #include "pipe-http.h"
 #include "pipe-log.h"
@@ -291,10 +290,7 @@ static void vars_of(struct make_ctx *m, const struct customer *c, const char *la
 	if (m->have_visit)
 		message_text_when(lang, m->v.start_at, when, 96);
 	if (m->have_invoice) {
-		char money[MONEY_BUFSZ];
-
-		snprintf(amount, 64, "%s %s", money_text(m->inv.balance, m->inv.currency, 0, money),
-		         m->inv.currency);
+		message_text_amount(lang, m->inv.balance, m->inv.currency, amount, 64);
 		clock_format_local(m->inv.due_at, "%Y-%m-%d", due, 64);
 	}
 	vars[0] = (struct message_var){"shop", *shop ? shop : "frontdesk"};
@@ -368,7 +364,8 @@ static int make_one(struct db *db, struct make_ctx *m, int64_t cid)
 		err_clear();
 	}
 	vars_of(m, &c, lang, vars, when, amount, due);
-	if (message_text(lang, in->kind, channel, vars, 9, &subject, &body) ||
+	if (message_text(config_get("message_template_dir", NULL), lang, in->kind, channel, vars, 9,
+	                 &subject, &body) ||
 	    (rc = db_prepare(
 	         db,
 	         "INSERT INTO message (customer_id, channel, kind, appointment_id,"
@@ -1457,14 +1454,33 @@ int message_retention_blocker(struct db *db, int64_t customer_id, char *why, siz
 
 /* ---------------------------------------------------------------- check */
 
+struct tmpl_report {
+	void (*report)(const char *code, const char *detail, void *arg);
+	void *arg;
+};
+
+static void tmpl_cb(const char *path, const char *why, void *arg)
+{
+	struct tmpl_report *t = arg;
+	char detail[600];
+
+	if (!why)
+		return;
+	snprintf(detail, sizeof detail,
+	         _("%s (the built-in template is used instead; frontdesk message templates)"), why);
+	t->report("message-template", detail, t->arg);
+}
+
 int message_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                   void *arg)
 {
+	struct tmpl_report tr = {report, arg};
 	int64_t horizon = pipe_rule_give_up_seconds(), now = clock_now();
 	char detail[500], when[32];
 	sqlite3_stmt *st;
-	int rc, step, found = 0;
+	int rc, step, found;
 
+	found = message_text_check(config_get("message_template_dir", NULL), tmpl_cb, &tr);
 	if ((rc = db_prepare(
 	         db,
 	         "SELECT id, kind, channel, send_after FROM message"

@@ -183,7 +183,9 @@ int message_on_booked(struct db *db, const struct announcement *a);
 /* message_check - `frontdesk check`'s promise of the messages:
  * report("message-not-sent", ...) for each message still waiting to leave
  * the give-up horizon after its time (no provider of its channel, or no
- * worker). Returns how many, or a negative FD_E* code. */
+ * worker), and report("message-template", ...) for each of the shop's
+ * template files (message_template_dir) that cannot be used. Returns how
+ * many, or a negative FD_E* code. */
 int message_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
                   void *arg);
 

@@ -121,6 +121,9 @@ $PY -c "import email, email.policy, sys
 m = email.message_from_bytes(open(sys.argv[1], 'rb').read(), policy=email.policy.default)
 open(sys.argv[2], 'wb').write([p for p in m.iter_attachments()][0].get_content())" "$MAIL/004.eml" "$TMP/att.pdf"
 ok "its bytes are invoice print's" cmp "$TMP/att.pdf" "$TMP/inv.pdf"
+# the amount as an English reader writes dollars: the sign, grouped digits
+want=$($PY -c "import sys; print('\$' + format(int(sys.argv[1]) / 100, ',.2f'))" "$(fd --json invoice show "$inv" | jget 'd["balance"]')")
+like "the amount is written for an English reader" "$(mailpy 4 'm.get_body(("plain",)).get_content()')" "of $want,"
 
 # --- confirmations made with each booking (message_confirm_channels)
 printf 'message_confirm_channels = email\n' >> "$FRONTDESK_CONFIG"
@@ -134,6 +137,33 @@ is "a recurring job's visits are not confirmed one by one" "$(q "SELECT count(*)
 sed -i '/^message_confirm_channels/d' "$FRONTDESK_CONFIG"
 fd book --customer "Lee Park" --start "2026-12-11 10:00" --services Wash >/dev/null
 is "without the setting, a booking makes none" "$(q "SELECT count(*) FROM message WHERE appointment_id = (SELECT max(id) FROM appointment)")" 0
+
+# --- the shop's own words: files per kind, language and channel
+mkdir "$TMP/tmpl"
+ok "the built-in templates are written out to edit" fd message templates --dir "$TMP/tmpl" --write
+is "one file per kind, language and channel" "$(ls "$TMP/tmpl" | wc -l)" 24
+printf 'Subject: See you {when}\r\n\r\nDear {customer},\r\nwe come on {when} for {services}.\r\n' > "$TMP/tmpl/confirmation.en.email"
+printf 'message_template_dir = %s\n' "$TMP/tmpl" >> "$FRONTDESK_CONFIG"
+ok "the files are all usable" fd message templates
+fd book --customer "Lee Park" --start "2026-12-12 10:00" --services Wash >/dev/null
+fd message send --visit "$(q "SELECT max(id) FROM appointment")" --kind confirmation >/dev/null
+round
+n=$(mails)
+is "the shop's subject" "$(mailpy "$n" 'm["Subject"]')" "See you Saturday 12 December 2026 at 10:00"
+is "the shop's text, CR LF read as lines" "$(mailpy "$n" 'm.get_body(("plain",)).get_content().rstrip()')" \
+	"Dear Lee Park,
+we come on Saturday 12 December 2026 at 10:00 for Wash."
+printf 'Subject: Hi {custmer}\n\nx\n' > "$TMP/tmpl/confirmation.en.email"
+printf 'Hi \033[2J{customer}\n' > "$TMP/tmpl/confirmation.en.sms"
+st=0; fd message templates >/dev/null 2>&1 || st=$?
+is "a template with an unknown name or a control character: message templates fails" "$st" 1
+like "the unknown name is named" "$(fd message templates 2>&1)" "confirmation.en.email: {custmer} is not a name"
+like "check reports a template file it cannot use" "$(fd check 2>&1)" "confirmation.en.sms contains a control character"
+fd book --customer "Lee Park" --start "2026-12-13 10:00" --services Wash >/dev/null
+fd message send --visit "$(q "SELECT max(id) FROM appointment")" --kind confirmation >/dev/null
+is "a file that cannot be used gives way to the built-in template" \
+	"$(q "SELECT subject FROM message WHERE id = (SELECT max(id) FROM message)")" "Your visit on Sunday 13 December 2026 at 10:00 is booked"
+sed -i '/^message_template_dir/d' "$FRONTDESK_CONFIG"
 
 # --- consent
 fd message send --visit 1 --kind on-the-way --channel email >/dev/null
@@ -155,7 +185,7 @@ smtp_start --port "$PORT" --reject bounce
 # the next try comes on the backoff (the real clock): rounds until then send nothing
 sent_now() { fd message run --once >/dev/null; [ "$(q "SELECT status FROM message WHERE id = $id")" = sent ]; }
 ok "sent once the server is back, on the backoff" until_ok 60 sent_now
-is "one more mail" "$(mails)" 5
+is "one more mail" "$(mails)" 7
 
 # --- a recipient refused for good: failed, shown on the customer
 fd customer edit 1 --email bounce@example.com >/dev/null
@@ -168,7 +198,7 @@ like "the customer shows the failed address" "$(fd message consent "Lee Park" --
 like "customer show too" "$(fd customer show 1)" "E-mail failed"
 is "and in JSON" "$(fd --json customer show 1 | jget 'd["email_failed"]')" "bounce@example.com"
 like "the contact log says it failed" "$(q "SELECT group_concat(summary, '|') FROM contact_log WHERE customer_id = 1")" "failed (bounce@example.com)"
-is "nothing was sent" "$(mails)" 5
+is "nothing was sent" "$(mails)" 7
 
 # --- TLS: STARTTLS required but on loopback's 127.0.0.1; the peer verified
 # against the CA the config names (never turned off)
@@ -185,13 +215,13 @@ fd message provider-set mail --type email --url "smtp://localhost:$PORT" >/dev/n
 fd message send --visit 1 --kind on-the-way --channel email >/dev/null
 round
 id=$(q "SELECT max(id) FROM message")
-is "no STARTTLS offered: nothing sent in plain" "$(mails)" 5
+is "no STARTTLS offered: nothing sent in plain" "$(mails)" 7
 like "the reason names TLS" "$(q "SELECT last_error FROM outbox_event WHERE business_key = 'MSG-$id'")" "SSL"
 smtp_stop
 smtp_start --port "$PORT" --tls "$TMP/srv.pem" "$TMP/srv.key"
 printf 'message_mail_ca_file = %s\n' "$TMP/ca.pem" >> "$FRONTDESK_CONFIG"
 ok "with STARTTLS and the server's CA, sent on the backoff" until_ok 60 sent_now
-is "the mail arrived over TLS" "$(mails)" 6
+is "the mail arrived over TLS" "$(mails)" 8
 
 # --- retention: a purged customer's messages keep none of their text
 FRONTDESK_NOW="2022-01-05T09:00" fd customer add --name "Old Timer" --email old.timer@example.com >/dev/null

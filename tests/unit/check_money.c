@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "message-text.h"
 #include "money.h"
 
 static const struct currency *usd, *jpy, *kwd;
@@ -146,6 +147,34 @@ START_TEST(test_format)
 }
 END_TEST
 
+/* A message's amount for its reader: the sign the CLDR gives the currency
+ * in that language, before the grouped digits; the code after them for a
+ * currency with no sign here. */
+static void amount_is(const char *lang, int64_t v, const char *code, const char *want)
+{
+	char buf[64];
+
+	message_text_amount(lang, v, code, buf, sizeof buf);
+	ck_assert_str_eq(buf, want);
+}
+
+START_TEST(test_message_amount)
+{
+	amount_is("en", 123450, "USD", "$1,234.50");
+	amount_is("zh_CN", 123450, "USD", "US$1,234.50");
+	amount_is("zh_TW", 123450, "USD", "US$1,234.50");
+	amount_is("zh_CN", 8000, "CNY", "¥80.00");
+	amount_is("en", 8000, "CNY", "CN¥80.00");
+	amount_is("zh_TW", 120000, "TWD", "$1,200.00");
+	amount_is("en", 120000, "TWD", "NT$1,200.00");
+	amount_is("zh_TW", 1500, "JPY", "¥1,500");
+	amount_is("zh_CN", 1500, "JPY", "JP¥1,500");
+	amount_is("en", -500, "EUR", "-€5.00");
+	amount_is("en", 123450, "CHF", "1,234.50 CHF");
+	amount_is("fr", 123450, "GBP", "£1,234.50"); /* no templates in French: English */
+}
+END_TEST
+
 START_TEST(test_format_small_buffer)
 {
 	char buf[4];
@@ -262,6 +291,7 @@ int main(void)
 	tcase_add_test(tc, test_parse_bad);
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_format_small_buffer);
+	tcase_add_test(tc, test_message_amount);
 	tcase_add_test(tc, test_round_trip);
 	tcase_add_test(tc, test_checked_arith);
 	tcase_add_test(tc, test_line_amount_rounding);
