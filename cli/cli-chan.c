@@ -580,7 +580,7 @@ static int provider_change(const struct cli_args *a, struct pipe_provider_change
 
 static int provider_set_check(struct cli *c, const struct cli_args *a)
 {
-	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL, NULL, NULL};
 
 	(void)c;
 	return provider_change(a, &ch);
@@ -589,7 +589,7 @@ static int provider_set_check(struct cli *c, const struct cli_args *a)
 static int cmd_provider_set(struct cli *c, const struct cli_args *a)
 {
 	int en = cli_arg_flag(a, "enable"), dis = cli_arg_flag(a, "disable"), rc;
-	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL, NULL, NULL};
 	char *const *pos = a->pos;
 
 	if ((rc = provider_change(a, &ch)) != 0)
@@ -651,7 +651,7 @@ static int cmd_provider_list(struct cli *c, const struct cli_args *a)
 
 int cli_provider_set_type(struct cli *c, const struct cli_args *a, const char *type)
 {
-	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL};
+	struct pipe_provider_change ch = {NULL, NULL, NULL, -1, -1, NULL, NULL, NULL, NULL};
 	int rc;
 
 	if (cli_arg_flag(a, "enable") && cli_arg_flag(a, "disable"))

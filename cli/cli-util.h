@@ -196,6 +196,7 @@ extern const struct cli_entry cli_retention_cmds[];
 extern const struct cli_entry cli_drawer_cmds[];
 extern const struct cli_entry cli_recurring_cmds[];
 extern const struct cli_entry cli_message_cmds[];
+extern const struct cli_entry cli_hq_cmds[];
 /* cli_drawer_json - a drawer session as JSON, its amounts only once counted
  * (drawer_figures_shown); for `drawer` and `day` (cli-drawer.c). */
 struct drawer;

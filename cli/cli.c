@@ -182,6 +182,9 @@ static const struct cli_entry *const commands[] = {
            "invoices; consent"),
         cli_message_cmds),
     &(const struct cli_entry)GROUP(
+        "hq", NULL, N_("the chain's head office in PostgreSQL: init, join, sync, status"),
+        cli_hq_cmds),
+    &(const struct cli_entry)GROUP(
         "service", NULL, N_("the catalogue of services and fees: add, list, edit, retire"),
         cli_service_cmds),
     &(const struct cli_entry)GROUP("job", NULL, N_("add, list, show, edit, set the status of jobs"),

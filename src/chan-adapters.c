@@ -35,7 +35,8 @@ static const struct chan_ops *const adapters[] = {&chan_stripe_ops, &chan_wechat
 int chan_adapter_set(struct db *db, const char *code, const char *base_url, const char *role,
                      int enabled)
 {
-	struct pipe_provider_change ch = {base_url, role, NULL, enabled, -1, NULL, NULL};
+	struct pipe_provider_change ch = {base_url, role, NULL, enabled, -1,
+	                                  NULL,     NULL, NULL, NULL};
 
 	return chan_adapter_change(db, code, &ch);
 }

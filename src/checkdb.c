@@ -39,6 +39,7 @@
 #include "db.h"
 #include "err.h"
 #include "esign.h"
+#include "hq.h"
 #include "i18n.h"
 #include "inbox.h"
 #include "invoice.h"
@@ -906,6 +907,10 @@ int check_promises(struct db *db, void (*report)(const char *code, const char *d
 	found += i;
 	/* the messages the desk made, gone out */
 	if ((i = message_check(db, report, arg)) < 0)
+		return i;
+	found += i;
+	/* the changes the head office is to have */
+	if ((i = hq_check(db, report, arg)) < 0)
 		return i;
 	return found + i;
 }

@@ -54,7 +54,7 @@ static int set_tx(struct db *db, void *arg)
 	sqlite3_bind_text(st, 1, s->code, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(st, 2, s->type, -1, SQLITE_TRANSIENT);
 	exists = sqlite3_step(st) == SQLITE_ROW;
-	if (ch->adapter || ch->card_page || ch->sign_type) {
+	if (ch->adapter || ch->card_page || ch->sign_type || ch->shop) {
 		/* the adapter, the card page and the sign type are keys of the
 		 * settings; the others are kept */
 		cJSON *set = exists ? cJSON_Parse((const char *)sqlite3_column_text(st, 0)) : NULL;
@@ -74,6 +74,10 @@ static int set_tx(struct db *db, void *arg)
 		if (ch->sign_type) {
 			cJSON_DeleteItemFromObjectCaseSensitive(set, "sign_type");
 			cJSON_AddStringToObject(set, "sign_type", ch->sign_type);
+		}
+		if (ch->shop) {
+			cJSON_DeleteItemFromObjectCaseSensitive(set, "shop");
+			cJSON_AddStringToObject(set, "shop", ch->shop);
 		}
 		settings = cJSON_PrintUnformatted(set);
 		cJSON_Delete(set);
@@ -144,8 +148,9 @@ int pipe_provider_change_type(struct db *db, const char *type, const char *code,
 	if ((rc = inbox_source_valid(code)) != 0)
 		return rc;
 	/* a mail server is reached by SMTP, every other provider by HTTPS */
-	if (ch->base_url && (rc = strcmp(type, "email") ? pipe_http_url_ok(ch->base_url)
-	                                                : pipe_mail_url_ok(ch->base_url)) != 0)
+	if (ch->base_url && (rc = ch->url_ok              ? ch->url_ok(ch->base_url)
+	                          : strcmp(type, "email") ? pipe_http_url_ok(ch->base_url)
+	                                                  : pipe_mail_url_ok(ch->base_url)) != 0)
 		return rc;
 	if (ch->base_url && strlen(ch->base_url) > 400)
 		return err_set(FD_EINVAL, _("the URL is longer than 400 characters"));

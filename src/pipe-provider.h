@@ -52,6 +52,11 @@ struct pipe_provider_change {
 	 * merchant account is set up: "HMAC-SHA256" or "MD5"; NULL: keep
 	 * ("HMAC-SHA256" when absent) */
 	const char *sign_type;
+	/* the shop's code at the head office (settings "shop", type hq); NULL: keep */
+	const char *shop;
+	/* how the type checks base_url (NULL: an HTTPS address, or a mail
+	 * server's for type email): the head office's is PostgreSQL's */
+	int (*url_ok)(const char *url);
 };
 
 /* pipe_provider_change_type, pipe_provider_get_type, pipe_provider_route_type,

@@ -12,6 +12,7 @@
 #include "chan-steps.h"
 #include "esign-steps.h"
 #include "esign.h"
+#include "hq-steps.h"
 #include "message-steps.h"
 #include "message.h"
 #include "pipe.h"
@@ -33,6 +34,7 @@ void core_wire(void)
 	pipe_register(&booking_steps);
 	pipe_register(&email_steps);
 	pipe_register(&sms_steps);
+	pipe_register(&hq_steps);
 	/* the booking channels: the free slots of the days a visit leaves or
 	 * frees, and the requests that follow their visits */
 	announce_listen(ANNOUNCE_VISIT_CHANGED, booking_chan_on_visit);

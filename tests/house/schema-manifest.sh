@@ -57,6 +57,9 @@ manifest_check() {
 
 out=$(manifest_check "$SCHEMA"); st=$?
 is "every migration is listed in MANIFEST and unchanged" "$st:$out" "0:"
+# the head office's own migrations (data/hq, PostgreSQL) are frozen the same way
+out=$(manifest_check "$TOP_SRCDIR/data/hq"); st=$?
+is "every head office migration is listed in data/hq/MANIFEST and unchanged" "$st:$out" "0:"
 
 # The program embeds exactly the listed migrations, with the same checksums
 # (a file missing from Makefile.am's MIGRATIONS would not be embedded).

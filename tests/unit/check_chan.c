@@ -225,7 +225,7 @@ END_TEST
  * type's name is refused. */
 START_TEST(test_types_registered_by_wire)
 {
-	static const char *const want[] = {"payment", "esign", "booking", "email", "sms"};
+	static const char *const want[] = {"payment", "esign", "booking", "email", "sms", "hq"};
 	const size_t n = sizeof want / sizeof *want;
 	struct pipe_type twin;
 	size_t i;
@@ -951,7 +951,8 @@ START_TEST(test_provider_registry)
 	    SQLITE_OK);
 	/* the core refuses a rollout outside 0..100 before the schema sees it */
 	{
-		struct pipe_provider_change ch = {NULL, NULL, NULL, -1, 101, NULL, NULL};
+		struct pipe_provider_change ch = {NULL, NULL, NULL, -1,  101,
+		                                  NULL, NULL, NULL, NULL};
 
 		ck_assert_int_eq(chan_adapter_change(db, "fake", &ch), FD_EINVAL);
 		ch.rollout = 55;

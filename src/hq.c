@@ -1,0 +1,938 @@
+/*
+ * hq.c - the chain's head office (see hq.h): its PostgreSQL schema and
+ * status, a shop joining it, and the shop's changes queued and sent to it
+ * through the pipeline.
+ *
+ * PostgreSQL is spoken through libpq (pq-dyn.h: loaded when first needed).
+ * Nothing here builds SQL from values: every value is a parameter of
+ * PQexecParams, and the only names put into SQL text are the table names
+ * of hq_tables, which are ours.
+ */
+#include <config.h>
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pq-dyn.h"
+
+#include "channel.h"
+#include "clock.h"
+#include "control.h"
+#include "db.h"
+#include "err.h"
+#include "hq.h"
+#include "i18n.h"
+#include "migrate.h"
+#include "outbox.h"
+#include "pipe-provider.h"
+#include "pipe-rule.h"
+#include "pipe-secret.h"
+#include "pipe.h"
+#include "stopflag.h"
+#include "xalloc.h"
+
+extern const struct migration fd_hq_migrations[];
+extern const int fd_n_hq_migrations;
+
+const char *const hq_tables[] = {"customer",         "service_order", "appointment",
+                                 "appointment_work", "line_item",     "invoice",
+                                 "invoice_line",     "payment",       "payment_allocation",
+                                 "refund",           "pay_order",     "reconciliation_diff"};
+const size_t hq_ntables = sizeof hq_tables / sizeof *hq_tables;
+
+struct hq_pg {
+	PGconn *conn;
+};
+
+/* ------------------------------------------------------------ addresses */
+
+/* s as one line of at most n-1 bytes: control characters as blanks. */
+static void one_line(const char *s, char *out, size_t n)
+{
+	size_t i = 0;
+
+	for (; s && *s && i + 1 < n; s++)
+		out[i++] = (unsigned char)*s < 0x20 || *s == 0x7f ? ' ' : *s;
+	while (i && out[i - 1] == ' ')
+		i--;
+	out[i] = '\0';
+}
+
+/* 1 when host names this machine: a socket folder, loopback, no host. */
+static int host_local(const char *h)
+{
+	return !h || !*h || *h == '/' || *h == '@' || !strcmp(h, "localhost") ||
+	       !strcmp(h, "127.0.0.1") || !strcmp(h, "::1");
+}
+
+/* Read url: *remote 1 when a host is not local, *sslmode set when the
+ * address names one. 0, FD_EINVAL, or FD_EIO (libpq missing). */
+static int url_read(const char *url, int *remote, int *sslmode)
+{
+	PQconninfoOption *opts, *o;
+	char *why = NULL, msg[300];
+	int rc = 0;
+
+	*remote = *sslmode = 0;
+	if (!url || !*url || strlen(url) > 400)
+		return err_set(FD_EINVAL, "%s",
+		               _("the head office's address is a PostgreSQL address of 1 to 400 "
+		                 "characters (postgresql://host/database)"));
+	if ((rc = pq_load(_("the head office"))) != 0)
+		return rc;
+	if (!(opts = PQconninfoParse(url, &why))) {
+		one_line(why ? why : "", msg, sizeof msg);
+		if (why)
+			PQfreemem(why);
+		return err_set(FD_EINVAL, _("not a PostgreSQL address: %s"), msg);
+	}
+	for (o = opts; o->keyword; o++) {
+		if (!o->val)
+			continue;
+		if (!strcmp(o->keyword, "password") && *o->val)
+			rc = err_set(FD_EINVAL, "%s",
+			             _("the address holds a password: put it in the secrets file "
+			               "(CODE_password) or in ~/.pgpass, never in the address"));
+		else if (!strcmp(o->keyword, "sslmode"))
+			*sslmode = strcmp(o->val, "verify-full") ? 2 : 1;
+		else if (!strcmp(o->keyword, "host") || !strcmp(o->keyword, "hostaddr")) {
+			char h[256];
+			const char *p = o->val;
+
+			while (*p) { /* a list of hosts: each one */
+				size_t k = strcspn(p, ",");
+
+				snprintf(h, sizeof h, "%.*s",
+				         (int)(k < sizeof h ? k : sizeof h - 1), p);
+				if (!host_local(h))
+					*remote = 1;
+				p += k;
+				p += *p == ',';
+			}
+		}
+	}
+	PQconninfoFree(opts);
+	if (!rc && *remote && *sslmode == 2)
+		rc = err_set(FD_EINVAL, "%s",
+		             _("the head office is on another machine: its server is verified "
+		               "(sslmode=verify-full, the default); a weaker sslmode is refused"));
+	return rc;
+}
+
+int hq_url_ok(const char *url)
+{
+	int remote, sslmode;
+
+	return url_read(url, &remote, &sslmode);
+}
+
+/* ------------------------------------------------------------ the server */
+
+static void quiet(void *arg, const char *message)
+{
+	(void)arg;
+	(void)message; /* a NOTICE never reaches the terminal */
+}
+
+int hq_pg_open(const char *url, const char *password, struct hq_pg **out)
+{
+	const char *keys[6], *vals[6];
+	int remote, sslmode, n = 0, rc;
+	char msg[300];
+	PGconn *conn;
+
+	*out = NULL;
+	if ((rc = url_read(url, &remote, &sslmode)) != 0)
+		return rc;
+	keys[n] = "dbname", vals[n++] = url; /* read as the whole address */
+	keys[n] = "connect_timeout", vals[n++] = "10";
+	keys[n] = "application_name", vals[n++] = "frontdesk";
+	if (remote && !sslmode)
+		keys[n] = "sslmode", vals[n++] = "verify-full";
+	if (password && *password)
+		keys[n] = "password", vals[n++] = password;
+	keys[n] = NULL, vals[n] = NULL;
+	conn = PQconnectdbParams(keys, vals, 1);
+	if (!conn)
+		return err_set(FD_EIO, "%s", _("cannot reach the head office: out of memory"));
+	if (PQstatus(conn) != CONNECTION_OK) {
+		one_line(PQerrorMessage(conn), msg, sizeof msg);
+		PQfinish(conn);
+		return err_set(FD_EIO, _("cannot reach the head office: %s"), msg);
+	}
+	PQsetNoticeProcessor(conn, quiet, NULL);
+	*out = xcalloc(1, sizeof **out);
+	(*out)->conn = conn;
+	return 0;
+}
+
+void hq_pg_close(struct hq_pg *h)
+{
+	if (!h)
+		return;
+	PQfinish(h->conn);
+	free(h);
+}
+
+/* 1 when the failure of r may pass: the connection lost or refused, the
+ * server shutting down, out of resources, a serialization failure. */
+static int transient(struct hq_pg *h, PGresult *r)
+{
+	const char *state = r ? PQresultErrorField(r, PG_DIAG_SQLSTATE) : NULL;
+
+	if (PQstatus(h->conn) != CONNECTION_OK || !state)
+		return 1;
+	return !strncmp(state, "08", 2) || !strncmp(state, "57", 2) || !strncmp(state, "53", 2) ||
+	       !strncmp(state, "40", 2);
+}
+
+/* 0 when r is a success; else the reason in err_msg: FD_EIO when it may
+ * pass (transient), FD_EINVAL when the head office refuses. r is kept. */
+static int pg_result(struct hq_pg *h, PGresult *r, const char *what)
+{
+	ExecStatusType s = r ? PQresultStatus(r) : PGRES_FATAL_ERROR;
+	char msg[400];
+
+	if (s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
+		return 0;
+	one_line(r ? PQresultErrorMessage(r) : PQerrorMessage(h->conn), msg, sizeof msg);
+	return err_set(transient(h, r) ? FD_EIO : FD_EINVAL, "%s: %s", what, msg);
+}
+
+/* Run sql (no parameters, no rows wanted). */
+static int pg_do(struct hq_pg *h, const char *sql, const char *what)
+{
+	PGresult *r = PQexec(h->conn, sql);
+	int rc = pg_result(h, r, what);
+
+	PQclear(r);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- init */
+
+/* The schema's migrations, each once, in one transaction that holds the
+ * head office's migration lock. */
+static int migrate(struct hq_pg *h, int *applied, int *version)
+{
+	const char *what = _("cannot bring the head office's schema up to date");
+	PGresult *r;
+	int rc, i, n, have = 0;
+
+	*applied = 0;
+	if ((rc = pg_do(h,
+	                "BEGIN; SELECT pg_advisory_xact_lock(727100001);"
+	                " CREATE TABLE IF NOT EXISTS hq_migration (version int PRIMARY KEY,"
+	                " name text NOT NULL, sha256 text NOT NULL,"
+	                " applied_at timestamptz NOT NULL DEFAULT now())",
+	                what)) != 0)
+		goto fail;
+	r = PQexec(h->conn, "SELECT version, sha256 FROM hq_migration ORDER BY version");
+	if ((rc = pg_result(h, r, what)) != 0) {
+		PQclear(r);
+		goto fail;
+	}
+	n = PQntuples(r);
+	for (i = 0; i < n && !rc; i++) {
+		int v = atoi(PQgetvalue(r, i, 0));
+
+		if (v < 1 || v > fd_n_hq_migrations)
+			rc = err_set(
+			    FD_EINVAL,
+			    _("the head office's schema is at version %1$d, newer than this "
+			      "frontdesk's %2$d: use a newer frontdesk"),
+			    v, fd_n_hq_migrations);
+		else if (strcmp(PQgetvalue(r, i, 1), fd_hq_migrations[v - 1].sum))
+			rc = err_set(
+			    FD_EINVAL,
+			    _("the head office's migration %d is not the one this frontdesk "
+			      "has (a landed migration is never changed)"),
+			    v);
+		else if (v > have)
+			have = v;
+	}
+	PQclear(r);
+	if (rc)
+		goto fail;
+	for (i = have; i < fd_n_hq_migrations; i++) {
+		const struct migration *m = &fd_hq_migrations[i];
+		char ver[16];
+		const char *p[3] = {ver, m->name, m->sum};
+
+		if ((rc = pg_do(h, m->sql, what)) != 0)
+			goto fail;
+		snprintf(ver, sizeof ver, "%d", m->version);
+		r = PQexecParams(
+		    h->conn, "INSERT INTO hq_migration (version, name, sha256) VALUES ($1, $2, $3)",
+		    3, NULL, p, NULL, NULL, 0);
+		rc = pg_result(h, r, what);
+		PQclear(r);
+		if (rc)
+			goto fail;
+		(*applied)++;
+	}
+	if ((rc = pg_do(h, "COMMIT", what)) != 0)
+		goto fail;
+	*version = fd_n_hq_migrations;
+	return 0;
+fail : {
+	PGresult *rb = PQexec(h->conn, "ROLLBACK");
+
+	PQclear(rb);
+}
+	*applied = 0;
+	return rc;
+}
+
+int hq_init(const char *url, int *applied, int *version)
+{
+	struct hq_pg *h;
+	int rc;
+
+	*applied = *version = 0;
+	if ((rc = hq_pg_open(url, NULL, &h)) != 0)
+		return rc;
+	rc = migrate(h, applied, version);
+	hq_pg_close(h);
+	return rc;
+}
+
+/* 0 when the head office's schema is the one this program knows. */
+static int schema_current(struct hq_pg *h)
+{
+	PGresult *r = PQexec(h->conn, "SELECT coalesce(max(version), 0) FROM hq_migration");
+	int rc = 0, v;
+
+	if (PQresultStatus(r) != PGRES_TUPLES_OK) {
+		rc = transient(h, r)
+		         ? pg_result(h, r, _("cannot read the head office"))
+		         : err_set(FD_EINVAL, "%s",
+		                   _("that database is not a head office yet: frontdesk "
+		                     "hq init --pg URL"));
+		PQclear(r);
+		return rc;
+	}
+	v = atoi(PQgetvalue(r, 0, 0));
+	PQclear(r);
+	if (v != fd_n_hq_migrations)
+		return err_set(FD_EINVAL,
+		               _("the head office's schema is at version %1$d and this frontdesk's "
+		                 "at %2$d: run frontdesk hq init --pg URL with the newer one"),
+		               v, fd_n_hq_migrations);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- join */
+
+static int shop_code_ok(const char *s)
+{
+	size_t i, n = s ? strlen(s) : 0;
+
+	if (n < 1 || n > 20 || !isalnum((unsigned char)s[0]))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '_' && s[i] != '-')
+			return 0;
+	return 1;
+}
+
+/* The password of hq provider code from the secrets file (NULL: none). */
+static char *password_of(const char *code, const char *secrets, int *rc)
+{
+	struct pipe_secrets *sec = NULL;
+	char key[64];
+	const char *v;
+	char *pw = NULL;
+
+	char *path = secrets ? xstrdup(secrets) : pipe_secret_path();
+	int there = path && access(path, F_OK) == 0;
+
+	free(path);
+	*rc = 0;
+	if (there) { /* no file: no password (libpq may still find one) */
+		if ((*rc = pipe_secret_load(secrets, &sec)) != 0)
+			return NULL;
+		snprintf(key, sizeof key, "%s_password", code);
+		if ((v = pipe_secret_get(sec, key)) != NULL)
+			pw = xstrdup(v);
+		pipe_secret_free(sec);
+	}
+	return pw;
+}
+
+int hq_join(struct db *db, const char *code, const char *url, const char *shop, const char *name,
+            const char *secrets)
+{
+	struct pipe_provider_change ch = {0};
+	const char *p[2] = {shop, name ? name : ""};
+	struct hq_pg *h;
+	char *pw;
+	PGresult *r;
+	int rc;
+
+	if (!shop_code_ok(shop))
+		return err_set(FD_EINVAL, "%s",
+		               _("the shop's code is 1 to 20 letters, digits, '-' or '_', starting "
+		                 "with a letter or digit"));
+	if (name && strlen(name) > 200)
+		return err_set(FD_EINVAL, "%s", _("the shop's name is at most 200 characters"));
+	if ((rc = inbox_source_valid(code)) != 0 || (rc = hq_url_ok(url)) != 0)
+		return rc;
+	pw = password_of(code, secrets, &rc);
+	if (rc)
+		return rc;
+	rc = hq_pg_open(url, pw, &h);
+	free(pw);
+	if (rc)
+		return rc;
+	if ((rc = schema_current(h)) == 0) {
+		r = PQexecParams(h->conn,
+		                 "INSERT INTO hq_shop (code, name) VALUES ($1, $2)"
+		                 " ON CONFLICT (code) DO UPDATE SET name = excluded.name"
+		                 " WHERE excluded.name <> ''",
+		                 2, NULL, p, NULL, NULL, 0);
+		rc = pg_result(h, r, _("the head office refused the shop"));
+		PQclear(r);
+	}
+	hq_pg_close(h);
+	if (rc)
+		return rc;
+	ch.base_url = url;
+	ch.enabled = 1;
+	ch.rollout = -1;
+	ch.adapter = "postgresql";
+	ch.shop = shop;
+	ch.url_ok = hq_url_ok;
+	return pipe_change_provider(db, HQ_TYPE, code, &ch);
+}
+
+/* -------------------------------------------------------- the shop's queue */
+
+struct queue_ctx {
+	const char *provider;
+	const char *shop;
+	int64_t batches;
+};
+
+/* Queue table t's history rows after its cursor, HQ_BATCH_ROWS at a time. */
+static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
+{
+	char sql[256], key[64], idem[128], rnd[17], *payload;
+	int64_t from = 0, to, rows;
+	sqlite3_stmt *st;
+	cJSON *o;
+	int rc;
+
+	if ((rc = db_prepare(db, "SELECT queued_to FROM hq_sync WHERE tbl = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		from = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	snprintf(sql, sizeof sql,
+	         "SELECT max(his_id), count(*) FROM (SELECT his_id FROM %s_his"
+	         " WHERE his_id > ?1 ORDER BY his_id LIMIT %d)",
+	         t, HQ_BATCH_ROWS);
+	for (;;) {
+		if ((rc = db_prepare(db, sql, &st)) != 0)
+			return rc;
+		sqlite3_bind_int64(st, 1, from);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return db_fail(db, _("cannot read the history to send"));
+		}
+		rows = sqlite3_column_int64(st, 1);
+		to = sqlite3_column_int64(st, 0);
+		sqlite3_finalize(st);
+		if (!rows)
+			return 0;
+		if ((rc = chan_random_hex(rnd)) != 0)
+			return rc;
+		snprintf(key, sizeof key, "HQ-%s-%012lld", t, (long long)to);
+		snprintf(idem, sizeof idem, "hq-%s-%s-%lld-%s", q->shop, t, (long long)to, rnd);
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "table", t);
+		cJSON_AddNumberToObject(o, "from", (double)(from + 1));
+		cJSON_AddNumberToObject(o, "to", (double)to);
+		cJSON_AddNumberToObject(o, "rows", (double)rows);
+		payload = cJSON_PrintUnformatted(o);
+		cJSON_Delete(o);
+		{
+			struct outbox_new c = {.type = HQ_TYPE,
+			                       .event_type = "hq.apply",
+			                       .business_key = key,
+			                       .provider = q->provider,
+			                       .idem_key = idem,
+			                       .payload = payload};
+
+			rc = outbox_enqueue(db, &c, NULL);
+		}
+		cJSON_free(payload);
+		if (rc)
+			return rc;
+		if ((rc = db_prepare(
+		         db,
+		         "INSERT INTO hq_sync (tbl, queued_to, updated_at) VALUES (?1, ?2, ?3)"
+		         " ON CONFLICT (tbl) DO UPDATE SET queued_to = excluded.queued_to,"
+		         " updated_at = excluded.updated_at",
+		         &st)) != 0)
+			return rc;
+		sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, to);
+		sqlite3_bind_int64(st, 3, clock_now());
+		if ((rc = db_run(db, st, _("cannot move the head office's cursor"))) != 0)
+			return rc;
+		q->batches++;
+		from = to;
+		if (q->batches >= HQ_QUEUE_MAX)
+			return 0; /* the rest in the next round: the desk waits for no long write */
+	}
+}
+
+static int queue_tx(struct db *db, void *arg)
+{
+	struct queue_ctx *q = arg;
+	size_t i;
+	int rc = 0;
+
+	q->batches = 0;
+	for (i = 0; i < hq_ntables && !rc && q->batches < HQ_QUEUE_MAX; i++)
+		rc = queue_table(db, hq_tables[i], q);
+	return rc;
+}
+
+/* 1 when a table has history rows not yet queued (a read: the round
+ * writes only when there is something to queue), 0, or FD_E*. */
+static int anything_new(struct db *db)
+{
+	char sql[200];
+	sqlite3_stmt *st;
+	size_t i;
+	int rc, found = 0;
+
+	for (i = 0; i < hq_ntables && !found; i++) {
+		snprintf(sql, sizeof sql,
+		         "SELECT EXISTS (SELECT 1 FROM %s_his WHERE his_id > coalesce((SELECT"
+		         " queued_to FROM hq_sync WHERE tbl = ?1), 0))",
+		         hq_tables[i]);
+		if ((rc = db_prepare(db, sql, &st)) != 0)
+			return rc;
+		sqlite3_bind_text(st, 1, hq_tables[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) != SQLITE_ROW) {
+			sqlite3_finalize(st);
+			return db_fail(db, _("cannot read the history to send"));
+		}
+		found = sqlite3_column_int(st, 0);
+		sqlite3_finalize(st);
+	}
+	return found;
+}
+
+/* The enabled hq provider's code and the shop's code there. 1 found, 0 none. */
+static int provider_cb(const struct pipe_provider *p, void *arg)
+{
+	struct pipe_provider *out = arg;
+
+	if (!p->enabled || out->code[0])
+		return 0;
+	snprintf(out->code, sizeof out->code, "%s", p->code);
+	out->settings = xstrdup(p->settings ? p->settings : "{}");
+	return 0;
+}
+
+/* The shop's code in settings (JSON), copied to out[21]; 0 or FD_EINVAL. */
+static int shop_of(const char *settings, char out[21])
+{
+	cJSON *s = cJSON_Parse(settings ? settings : "");
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(s, "shop");
+	int ok = cJSON_IsString(v) && shop_code_ok(v->valuestring);
+
+	if (ok)
+		snprintf(out, 21, "%s", v->valuestring);
+	cJSON_Delete(s);
+	return ok ? 0
+	          : err_set(FD_EINVAL, "%s",
+	                    _("the head office's provider names no shop: frontdesk hq join"));
+}
+
+int hq_queue(struct db *db, int64_t *batches)
+{
+	struct pipe_provider p;
+	struct queue_ctx q = {NULL, NULL, 0};
+	char shop[21];
+	int rc;
+
+	*batches = 0;
+	memset(&p, 0, sizeof p);
+	if ((rc = pipe_provider_list_type(db, HQ_TYPE, provider_cb, &p)) < 0)
+		return rc;
+	if (!p.code[0])
+		return 0;
+	if ((rc = shop_of(p.settings, shop)) == 0 && (rc = anything_new(db)) == 1) {
+		q.provider = p.code;
+		q.shop = shop;
+		rc = db_write(db, queue_tx, &q);
+		*batches = q.batches;
+	}
+	free(p.settings);
+	return rc < 0 ? rc : 0;
+}
+
+/* -------------------------------------------------------- the delivery */
+
+struct hq_ctx {
+	char shop[21];
+	char *url, *password;
+	struct hq_pg *pg; /* connected on the first batch sent, kept */
+	int down;         /* the head office failed this round */
+};
+
+static void hq_ctx_free(void *p)
+{
+	struct hq_ctx *x = p;
+
+	if (!x)
+		return;
+	hq_pg_close(x->pg);
+	free(x->url);
+	if (x->password)
+		memset(x->password, 0, strlen(x->password));
+	free(x->password);
+	free(x);
+}
+
+int hq_conn_open(struct db *db, const char *code, const char *secrets, volatile sig_atomic_t *stop,
+                 struct pipe_conn *c)
+{
+	struct hq_ctx *x;
+	int rc;
+
+	(void)stop;
+	memset(c, 0, sizeof *c);
+	if ((rc = pipe_provider_get_type(db, HQ_TYPE, code, &c->p)) != 0)
+		return rc;
+	x = xcalloc(1, sizeof *x);
+	c->mctx = x;
+	c->mfree = hq_ctx_free;
+	if ((rc = shop_of(c->p.settings, x->shop)) != 0)
+		goto fail;
+	x->url = xstrdup(c->p.base_url);
+	x->password = password_of(c->p.code, secrets, &rc);
+	if (rc)
+		goto fail;
+	return 0;
+fail:
+	pipe_conn_close(c);
+	return rc;
+}
+
+/* The history rows his_id from..to of table t as a JSON array of objects
+ * (integers written exactly), appended to *out. */
+static int rows_json(struct db *db, const char *t, int64_t from, int64_t to, char **out)
+{
+	char sql[160], num[32];
+	sqlite3_stmt *st;
+	cJSON *a = cJSON_CreateArray(), *o;
+	int rc, step, i, n;
+
+	snprintf(sql, sizeof sql,
+	         "SELECT * FROM %s_his WHERE his_id BETWEEN ?1 AND ?2 ORDER BY his_id", t);
+	if ((rc = db_prepare(db, sql, &st)) != 0) {
+		cJSON_Delete(a);
+		return rc;
+	}
+	sqlite3_bind_int64(st, 1, from);
+	sqlite3_bind_int64(st, 2, to);
+	n = sqlite3_column_count(st);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		o = cJSON_CreateObject();
+		for (i = 0; i < n; i++) {
+			const char *name = sqlite3_column_name(st, i);
+
+			switch (sqlite3_column_type(st, i)) {
+			case SQLITE_INTEGER:
+				snprintf(num, sizeof num, "%lld",
+				         (long long)sqlite3_column_int64(st, i));
+				cJSON_AddItemToObject(o, name, cJSON_CreateRaw(num));
+				break;
+			case SQLITE_FLOAT:
+				snprintf(num, sizeof num, "%.17g", sqlite3_column_double(st, i));
+				cJSON_AddItemToObject(o, name, cJSON_CreateRaw(num));
+				break;
+			case SQLITE_TEXT:
+				cJSON_AddStringToObject(o, name,
+				                        (const char *)sqlite3_column_text(st, i));
+				break;
+			default:
+				cJSON_AddNullToObject(o, name);
+			}
+		}
+		cJSON_AddItemToArray(a, o);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the history to send"));
+	sqlite3_finalize(st);
+	if (!rc)
+		*out = cJSON_PrintUnformatted(a);
+	cJSON_Delete(a);
+	return rc;
+}
+
+/* How many of this shop's hq batches wait and fail now. */
+static void backlog(struct db *db, const char *provider, int64_t *waiting, int64_t *failed)
+{
+	sqlite3_stmt *st;
+
+	*waiting = *failed = 0;
+	if (db_prepare(
+	        db,
+	        "SELECT count(*), count(*) FILTER (WHERE status = 'failed') FROM outbox_event"
+	        " INDEXED BY outbox_event_to_send" /* the open commands alone */
+	        " WHERE (status = 'pending' OR status = 'sending' OR status = 'failed')"
+	        " AND integration_type = 'hq' AND provider_code = ?1",
+	        &st) != 0) {
+		err_clear();
+		return;
+	}
+	sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*waiting = sqlite3_column_int64(st, 0);
+		*failed = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+}
+
+struct record_ctx {
+	const struct control_hold *lease;
+	int64_t id;
+	int claim;
+	enum outbox_state to;
+	const char *error;
+	int64_t wait;
+};
+
+static int record_tx(struct db *db, void *arg)
+{
+	struct record_ctx *x = arg;
+	int rc;
+
+	if ((rc = control_fence(db, x->lease)) != 0)
+		return rc;
+	if (x->claim)
+		return outbox_claim(db, x->id, 0, NULL);
+	return outbox_record(db, x->id, x->to, x->error, x->wait, 0, NULL);
+}
+
+/* Send batch command id: its rows read now, applied at the head office. */
+static int send_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+                    int64_t id, const char *key, struct hq_sent *r)
+{
+	struct hq_ctx *x = c->mctx;
+	struct record_ctx rec = {lease, id, 0, OUTBOX_SUCCEEDED, NULL, 0};
+	char shop_time[24], waiting_s[24], failed_s[24], why[500];
+	const char *t = NULL;
+	int64_t from = 0, to = 0, waiting, failed;
+	struct outbox_cmd o;
+	char *rows = NULL;
+	cJSON *p = NULL;
+	PGresult *res;
+	size_t i;
+	int rc;
+
+	if ((rc = outbox_cmd_get(db, id, &o)) != 0)
+		return rc;
+	p = cJSON_Parse(o.payload ? o.payload : "");
+	if (cJSON_IsObject(p)) {
+		const cJSON *tv = cJSON_GetObjectItemCaseSensitive(p, "table");
+
+		for (i = 0; cJSON_IsString(tv) && i < hq_ntables; i++)
+			if (!strcmp(tv->valuestring, hq_tables[i]))
+				t = hq_tables[i];
+		from = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "from"));
+		to = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "to"));
+	}
+	cJSON_Delete(p);
+	if (!t || from < 1 || to < from) {
+		rec.to = OUTBOX_DEAD;
+		rec.error = _("the command names no batch of history");
+		rc = db_write(db, record_tx, &rec);
+		r->dead++;
+		goto out;
+	}
+	if (strcmp(o.status, "sending")) { /* sending first: a crash leaves it to send again */
+		rec.claim = 1;
+		if ((rc = db_write(db, record_tx, &rec)) != 0)
+			goto out;
+		rec.claim = 0;
+	}
+	if ((rc = rows_json(db, t, from, to, &rows)) != 0)
+		goto out;
+	backlog(db, c->p.code, &waiting, &failed);
+	snprintf(shop_time, sizeof shop_time, "%lld", (long long)clock_now());
+	snprintf(waiting_s, sizeof waiting_s, "%lld", (long long)waiting);
+	snprintf(failed_s, sizeof failed_s, "%lld", (long long)failed);
+	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) != 0)
+		res = NULL;
+	else {
+		const char *v[8] = {x->shop, t, key, rows, NULL, shop_time, waiting_s, failed_s};
+
+		res = PQexecParams(x->pg->conn,
+		                   "SELECT hq_apply($1, $2, $3, $4::jsonb, $5::jsonb, $6::bigint,"
+		                   " $7::int, $8::int)",
+		                   8, NULL, v, NULL, NULL, 0);
+		rc = pg_result(x->pg, res, _("the head office"));
+	}
+	if (!rc) {
+		r->sent++;
+		r->rows += to - from + 1;
+		rec.to = OUTBOX_SUCCEEDED;
+	} else if (rc == FD_EIO) {
+		/* not reached, or no answer: sent again on the backoff, however
+		 * long (the batch is applied once by its key); never given up */
+		snprintf(why, sizeof why, "%s", err_msg());
+		err_clear();
+		rec.to = OUTBOX_FAILED;
+		rec.error = why;
+		pipe_rule_retry_plan(0, clock_now(), o.retry_count + 1, 0, CHAN_RETRY, &rec.wait);
+		r->failed++;
+		hq_pg_close(x->pg); /* connect again on the next try */
+		x->pg = NULL;
+		x->down = 1; /* the round's other batches wait for the next one */
+	} else {
+		snprintf(why, sizeof why, "%s", err_msg());
+		err_clear();
+		rec.to = OUTBOX_DEAD;
+		rec.error = why;
+		r->dead++;
+	}
+	if (res)
+		PQclear(res);
+	rc = db_write(db, record_tx, &rec);
+out:
+	cJSON_free(rows);
+	outbox_cmd_free(&o);
+	return rc;
+}
+
+struct due_list {
+	int64_t *v;
+	char **key;
+	size_t n;
+};
+
+static int due_cb(const struct outbox_due_cmd *c, void *arg)
+{
+	struct due_list *d = arg;
+
+	d->v = xrealloc(d->v, (d->n + 1) * sizeof *d->v);
+	d->key = xrealloc(d->key, (d->n + 1) * sizeof *d->key);
+	d->key[d->n] = xstrdup(c->idem_key ? c->idem_key : "");
+	d->v[d->n++] = c->id;
+	return 0;
+}
+
+int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+               volatile sig_atomic_t *stop, struct hq_sent *r)
+{
+	struct due_list d = {NULL, NULL, 0};
+	int64_t queued;
+	size_t i;
+	int rc;
+
+	if ((rc = hq_queue(db, &queued)) != 0)
+		return rc;
+	rc = outbox_due(db, HQ_TYPE, c->p.code, due_cb, &d);
+	((struct hq_ctx *)c->mctx)->down = 0;
+	control_acting_enter();
+	for (i = 0; !rc && i < d.n && !stop_requested(stop) && !((struct hq_ctx *)c->mctx)->down;
+	     i++)
+		rc = send_one(db, c, lease, d.v[i], d.key[i], r);
+	control_acting_leave();
+	for (i = 0; i < d.n; i++)
+		free(d.key[i]);
+	free(d.key);
+	free(d.v);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- check */
+
+int hq_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+             void *arg)
+{
+	/* an outbox row is stamped with the real clock */
+	int64_t horizon = pipe_rule_give_up_seconds(), now = clock_real();
+	char detail[500], when[32];
+	sqlite3_stmt *st;
+	int rc, step, found = 0;
+
+	if ((rc = db_prepare(db,
+	                     "SELECT count(*), min(created_at) FROM outbox_event"
+	                     " INDEXED BY outbox_event_to_send" /* the open commands alone */
+	                     " WHERE (status = 'pending' OR status = 'sending' OR"
+	                     " status = 'failed') AND integration_type = 'hq' AND created_at <= ?1",
+	                     &st)) != 0)
+		return rc;
+	sqlite3_bind_int64(st, 1, now - horizon);
+	if ((step = sqlite3_step(st)) == SQLITE_ROW && sqlite3_column_int64(st, 0) > 0) {
+		clock_format_local(sqlite3_column_int64(st, 1), "%Y-%m-%d %H:%M", when,
+		                   sizeof when);
+		snprintf(detail, sizeof detail,
+		         _("%1$lld batch(es) of changes have waited to reach the head office since "
+		           "%2$s: it cannot be reached, or no worker runs (frontdesk hq status; "
+		           "frontdesk serve)"),
+		         (long long)sqlite3_column_int64(st, 0), when);
+		report("hq-behind", detail, arg);
+		found++;
+	} else if (step != SQLITE_ROW)
+		rc = db_fail(db, _("cannot read the head office's batches"));
+	sqlite3_finalize(st);
+	return rc ? rc : found;
+}
+
+/* ------------------------------------------------------------ status */
+
+int hq_status(const char *url, int (*cb)(const struct hq_shop_status *s, void *arg), void *arg)
+{
+	struct hq_pg *h;
+	PGresult *r;
+	int rc, i, n;
+
+	if ((rc = hq_pg_open(url, NULL, &h)) != 0)
+		return rc;
+	if ((rc = schema_current(h)) != 0)
+		goto out;
+	r = PQexec(h->conn,
+	           "SELECT s.code, s.name, coalesce(to_char(s.last_batch_at AT TIME ZONE 'UTC',"
+	           " 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), ''),"
+	           " coalesce(extract(epoch FROM now() - s.last_batch_at)::bigint, -1),"
+	           " (SELECT count(*) FROM hq_record WHERE shop = s.code),"
+	           " (SELECT count(*) FROM hq_batch WHERE shop = s.code),"
+	           " coalesce(s.waiting, 0), coalesce(s.failed, 0)"
+	           " FROM hq_shop s ORDER BY s.code");
+	if ((rc = pg_result(h, r, _("cannot read the head office"))) == 0) {
+		n = PQntuples(r);
+		for (i = 0; i < n && !rc; i++) {
+			struct hq_shop_status s;
+
+			s.code = PQgetvalue(r, i, 0);
+			s.name = PQgetvalue(r, i, 1);
+			s.last_batch_at = PQgetvalue(r, i, 2);
+			s.lag_seconds = strtoll(PQgetvalue(r, i, 3), NULL, 10);
+			s.records = strtoll(PQgetvalue(r, i, 4), NULL, 10);
+			s.batches = strtoll(PQgetvalue(r, i, 5), NULL, 10);
+			s.waiting = strtoll(PQgetvalue(r, i, 6), NULL, 10);
+			s.failed = strtoll(PQgetvalue(r, i, 7), NULL, 10);
+			rc = cb(&s, arg);
+		}
+	}
+	PQclear(r);
+out:
+	hq_pg_close(h);
+	return rc;
+}

@@ -1,0 +1,126 @@
+/*
+ * hq.h - the chain's head office: a PostgreSQL database (libpq) that each
+ * shop feeds through the integration pipeline, as a type of its own
+ * ("hq"), and that answers the chain's reports. See hq.c.
+ *
+ * At the shop nothing waits for the head office: the committed changes of
+ * its authoritative records are already rows of their history tables
+ * (<table>_his, one row per change, numbered his_id); hq_queue turns those
+ * not yet queued into outbox commands (one per batch of at most
+ * HQ_BATCH_ROWS rows of one table, business key HQ-<table>-<last his_id>,
+ * a new idempotency key each), in the transaction that moves the table's
+ * cursor (hq_sync), so a crash queues nothing twice and loses nothing;
+ * hq_deliver sends each batch with the pipeline's backoff: the rows are
+ * read when they are sent (a purge since then sends the purged text). At
+ * the head office hq_apply (data/hq/0001-head-office.sql) applies a batch
+ * once by its key and each record by (shop, table, id, version): the
+ * newest version wins, so a batch sent twice, out of order or after a
+ * crash changes nothing the second time.
+ *
+ * A head office that cannot be reached is not a reason to give up: the
+ * batch waits on the backoff however long the shop is offline (`check`
+ * says so once it is older than the give-up horizon: hq-behind). A batch
+ * the head office refuses (a posted amount changed, a shop that has not
+ * joined) is a dead letter with the reason.
+ *
+ * Conventions as in job.h: 0 or a negative FD_E* code with the reason in
+ * err_msg().
+ *
+ * Callers: cli-hq.c (`frontdesk hq ...`), hq-steps.c (the worker).
+ */
+#ifndef FD_HQ_H
+#define FD_HQ_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct db;
+struct pipe_conn;
+struct control_hold;
+
+#define HQ_TYPE "hq"
+
+/* At most this many history rows go in one batch, and this many batches
+ * are queued in one transaction (the rest in the next round). */
+#define HQ_BATCH_ROWS 500
+#define HQ_QUEUE_MAX  20
+
+/* The tables whose changes go to the head office, in the order queued. */
+extern const char *const hq_tables[];
+extern const size_t hq_ntables;
+
+/* hq_url_ok - 0 if url is a PostgreSQL address frontdesk will use
+ * (postgresql://... or key=value words): on a host other than this
+ * machine's loopback or a local socket, TLS with the server verified
+ * (sslmode verify-full, the default frontdesk sets); FD_EINVAL with the
+ * reason otherwise (a weaker sslmode, a password written in it). */
+int hq_url_ok(const char *url);
+
+/* A connection to the head office's PostgreSQL. */
+struct hq_pg;
+
+/* hq_pg_open - connect to url (hq_url_ok), password (NULL: libpq's own:
+ * PGPASSFILE, ~/.pgpass) for it. FD_EIO when it cannot be reached. */
+int hq_pg_open(const char *url, const char *password, struct hq_pg **out);
+void hq_pg_close(struct hq_pg *h);
+
+/* hq_init - create or bring up to date the head office's schema at url
+ * (data/hq/NNNN-*.sql, frozen once landed: a migration applied before with
+ * other text is refused, as is a schema newer than this program's).
+ * *applied how many were applied now, *version the schema's version. */
+int hq_init(const char *url, int *applied, int *version);
+
+/* hq_join - this shop (its code at the head office: 1..20 of
+ * [A-Za-z0-9_-], name its name there) reports to the head office at url
+ * through provider code of type hq (the password, if any, is
+ * CODE_password in the secrets file, secrets NULL: the default): the
+ * shop is registered there and the provider here. Joining again with the
+ * same code changes the address. */
+int hq_join(struct db *db, const char *code, const char *url, const char *shop, const char *name,
+            const char *secrets);
+
+/* hq_queue - queue as outbox commands of type hq the history rows of
+ * hq_tables not yet queued (for the enabled hq provider; none: nothing).
+ * *batches how many commands were queued. */
+int hq_queue(struct db *db, int64_t *batches);
+
+struct hq_sent {
+	int sent;     /* batches the head office took */
+	int64_t rows; /* history rows in them */
+	int failed;   /* batches to try again on the backoff */
+	int dead;     /* batches the head office refused */
+};
+
+/* hq_conn_open - open provider code of type hq for hq_deliver: its
+ * registry row (the address, the shop's code) and its password. */
+int hq_conn_open(struct db *db, const char *code, const char *secrets, volatile sig_atomic_t *stop,
+                 struct pipe_conn *c);
+
+/* hq_deliver - queue (hq_queue), then send the due batches of conn's
+ * provider, each recorded under the lease. */
+int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
+               volatile sig_atomic_t *stop, struct hq_sent *r);
+
+/* hq_check - `frontdesk check`'s promise of the head office:
+ * report("hq-behind", ...) when a batch has waited to leave longer than the
+ * give-up horizon (the head office unreachable, or no worker runs). Returns
+ * how many, or a negative FD_E* code. */
+int hq_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
+             void *arg);
+
+/* ------------------------------------------------- at the head office */
+
+/* A shop as the head office sees it. */
+struct hq_shop_status {
+	const char *code, *name;
+	const char *last_batch_at; /* "" when none yet */
+	int64_t lag_seconds;       /* since its last batch (-1: none) */
+	int64_t records, batches;
+	int64_t waiting, failed; /* batches the shop said were waiting, failing */
+};
+
+/* hq_status - each shop that joined the head office at url, by code. */
+int hq_status(const char *url, int (*cb)(const struct hq_shop_status *s, void *arg), void *arg);
+
+#endif
