@@ -15,6 +15,7 @@
 #include "err.h"
 #include "hq.h"
 #include "i18n.h"
+#include "money.h"
 #include "pipe-provider.h"
 
 static int cmd_init(struct cli *c, const struct cli_args *a)
@@ -150,11 +151,327 @@ static int cmd_status(struct cli *c, const struct cli_args *a)
 	return cli_list_end(c, hq_status(cli_arg_get(a, "pg"), status_cb, c));
 }
 
+struct chk {
+	struct cli *c;
+	int differs;
+};
+
+static int check_cb(const struct hq_check_row *r, void *arg)
+{
+	struct chk *k = arg;
+	struct cli *c = k->c;
+	static const char *const words[] = {"agrees", "behind", "differs", "nothing"};
+
+	if (r->state == HQ_CHECK_DIFFERS)
+		k->differs = 1;
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "shop", r->shop);
+		cli_json_str(o, "state", words[r->state]);
+		if (*r->detail)
+			cli_json_str(o, "detail", r->detail);
+		cli_list_add(c, o);
+		return 0;
+	}
+	cli_puts_safe(r->shop);
+	switch (r->state) {
+	case HQ_CHECK_AGREES:
+		fputs(_(": the head office's figures are the shop's"), stdout);
+		break;
+	case HQ_CHECK_BEHIND:
+		fputs(_(": the head office has not yet every change the shop reported: "), stdout);
+		break;
+	case HQ_CHECK_DIFFERS:
+		fputs(_(": DIFFERS: "), stdout);
+		break;
+	default:
+		fputs(_(": nothing received yet"), stdout);
+	}
+	cli_puts_safe(r->detail);
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_check(struct cli *c, const struct cli_args *a)
+{
+	struct chk k = {c, 0};
+	int rc;
+
+	cli_list_begin(c, "shops");
+	rc = cli_list_end(
+	    c, hq_check_shops(cli_arg_get(a, "pg"), cli_arg_get(a, "shop"), check_cb, &k));
+	if (rc)
+		return rc;
+	if (k.differs) {
+		fprintf(stderr, "%s\n",
+		        _("frontdesk hq check: the head office's figures differ from a shop's"));
+		return CLI_REFUSED;
+	}
+	return CLI_OK;
+}
+
+static const char *const bucket_names[5] = {"current", "1-30", "31-60", "61-90", "over_90"};
+
+/* Per currency, the sums of a report's rows (JSON: "totals"). */
+static void add_total(cJSON *totals, const char *currency, const char *const *keys,
+                      const int64_t *v, int n)
+{
+	cJSON *t = cJSON_GetObjectItemCaseSensitive(totals, currency);
+	int i;
+
+	if (!t) {
+		t = cJSON_AddObjectToObject(totals, currency);
+		for (i = 0; i < n; i++)
+			cJSON_AddNumberToObject(t, keys[i], 0);
+	}
+	for (i = 0; i < n; i++) {
+		cJSON *f = cJSON_GetObjectItemCaseSensitive(t, keys[i]);
+
+		cJSON_SetNumberValue(f, cJSON_GetNumberValue(f) + (double)v[i]);
+	}
+}
+
+struct rep {
+	struct cli *c;
+	cJSON *rows, *totals;
+	void (*header)(void); /* printed before the first row (or after no row) */
+};
+
+/* The header, once, when the report has something to say. */
+static void header_once(struct rep *o)
+{
+	if (o->header && !o->c->json)
+		o->header();
+	o->header = NULL;
+}
+
+static void aging_header(void)
+{
+	printf("%-8s %6s  %-3s %12s %12s %12s %12s %12s %12s %12s  %s\n", _("shop"), _("id"),
+	       _("cur"), _("current"), "1-30", "31-60", "61-90", _("over 90"), _("owed"),
+	       _("credit"), _("customer"));
+}
+
+static void takings_header(void)
+{
+	printf("%-10s  %-10s %-3s %6s %12s %12s %12s\n", _("day"), _("method"), _("cur"),
+	       _("count"), _("received"), _("refunded"), _("net"));
+}
+
+static int aging_cb(const struct hq_aging_row *r, void *arg)
+{
+	static const char *const keys[7] = {"current", "1-30", "31-60", "61-90",
+	                                    "over_90", "owed", "credit"};
+	struct rep *o = arg;
+	int64_t v[7];
+	char m[MONEY_BUFSZ];
+	int i;
+
+	for (i = 0; i < 5; i++)
+		v[i] = r->bucket[i];
+	v[5] = r->owed;
+	v[6] = r->credit;
+	add_total(o->totals, r->currency, keys, v, 7);
+	header_once(o);
+	if (o->c->json) {
+		cJSON *j = cJSON_CreateObject(), *b;
+
+		cli_json_str(j, "shop", r->shop);
+		cli_json_int(j, "customer_id", r->customer_id);
+		cli_json_str(j, "customer_name", r->customer_name);
+		cli_json_str(j, "currency", r->currency);
+		b = cJSON_AddObjectToObject(j, "buckets");
+		for (i = 0; i < 5; i++)
+			cli_json_int(b, bucket_names[i], r->bucket[i]);
+		cli_json_int(j, "owed", r->owed);
+		cli_json_int(j, "credit", r->credit);
+		cJSON_AddItemToArray(o->rows, j);
+		return 0;
+	}
+	printf("%-8.20s %6lld  %-3s", r->shop, (long long)r->customer_id, r->currency);
+	for (i = 0; i < 7; i++)
+		printf(" %12s", money_text(v[i], r->currency, 1, m));
+	fputs("  ", stdout);
+	cli_puts_safe(r->customer_name);
+	putchar('\n');
+	return 0;
+}
+
+/* The totals under the rows, per currency. */
+static void print_totals(const cJSON *totals, int n, int skip)
+{
+	const cJSON *t, *f;
+	char m[MONEY_BUFSZ];
+	int i;
+
+	cJSON_ArrayForEach(t, totals)
+	{
+		printf("%-*s%-3s", skip, _("total"), t->string);
+		i = 0;
+		cJSON_ArrayForEach(f, t)
+		{
+			if (i++ < n)
+				printf(" %12s", money_text((int64_t)cJSON_GetNumberValue(f),
+				                           t->string, 1, m));
+		}
+		putchar('\n');
+	}
+}
+
+static int cmd_aging(struct cli *c, const struct cli_args *a)
+{
+	struct rep o = {c, cJSON_CreateArray(), cJSON_CreateObject(), aging_header};
+	int rc;
+
+	rc = hq_report_aging(cli_arg_get(a, "pg"), cli_arg_get(a, "shops"), cli_arg_get(a, "on"),
+	                     aging_cb, &o);
+	if (!rc && c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cJSON_AddItemToObject(j, "customers", o.rows);
+		cJSON_AddItemToObject(j, "totals", o.totals);
+		cli_print_json(j);
+		return CLI_OK;
+	}
+	if (!rc) {
+		header_once(&o);
+		print_totals(o.totals, 7, 16);
+	}
+	cJSON_Delete(o.rows);
+	cJSON_Delete(o.totals);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int takings_cb(const struct hq_takings_row *r, void *arg)
+{
+	static const char *const keys[4] = {"count", "received", "refunded", "net"};
+	struct rep *o = arg;
+	int64_t v[4] = {r->count, r->received, r->refunded, r->net};
+	char m1[MONEY_BUFSZ], m2[MONEY_BUFSZ], m3[MONEY_BUFSZ];
+
+	add_total(o->totals, r->currency, keys, v, 4);
+	header_once(o);
+	if (o->c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_str(j, "day", r->day);
+		cli_json_str(j, "method", r->method);
+		cli_json_str(j, "currency", r->currency);
+		cli_json_int(j, "payments", r->count);
+		cli_json_int(j, "received", r->received);
+		cli_json_int(j, "refunded", r->refunded);
+		cli_json_int(j, "net", r->net);
+		cJSON_AddItemToArray(o->rows, j);
+		return 0;
+	}
+	printf("%s  %-10.16s %-3s %6lld %12s %12s %12s\n", r->day, r->method, r->currency,
+	       (long long)r->count, money_text(r->received, r->currency, 1, m1),
+	       money_text(r->refunded, r->currency, 1, m2), money_text(r->net, r->currency, 1, m3));
+	return 0;
+}
+
+static int cmd_takings(struct cli *c, const struct cli_args *a)
+{
+	struct rep o = {c, cJSON_CreateArray(), cJSON_CreateObject(), takings_header};
+	const char *from = cli_arg_get(a, "from"), *to = cli_arg_get(a, "to");
+	int rc;
+
+	rc = hq_report_takings(cli_arg_get(a, "pg"), cli_arg_get(a, "shops"), from, to, takings_cb,
+	                       &o);
+	if (!rc && c->json) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_str(j, "from", from);
+		cli_json_str(j, "to", to);
+		cJSON_AddItemToObject(j, "days", o.rows);
+		cJSON_Delete(o.totals);
+		cli_print_json(j);
+		return CLI_OK;
+	}
+	if (!rc)
+		header_once(&o);
+	cJSON_Delete(o.rows);
+	cJSON_Delete(o.totals);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
+static int find_cb(const struct hq_customer_row *r, void *arg)
+{
+	struct cli *c = arg;
+
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_str(o, "shop", r->shop);
+		cli_json_int(o, "customer_id", r->id);
+		cli_json_str(o, "name", r->name);
+		cli_json_str(o, "phone", *r->phone ? r->phone : NULL);
+		cli_json_str(o, "email", *r->email ? r->email : NULL);
+		cli_json_str(o, "owes", r->owed);
+		cli_list_add(c, o);
+		return 0;
+	}
+	printf("%-8.20s %6lld  ", r->shop, (long long)r->id);
+	cli_puts_safe(r->name);
+	if (*r->phone) {
+		fputs("  ", stdout);
+		cli_puts_safe(r->phone);
+	}
+	if (*r->email) {
+		fputs("  ", stdout);
+		cli_puts_safe(r->email);
+	}
+	if (*r->owed) {
+		fputs(_("  owes "), stdout);
+		cli_puts_safe(r->owed);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_find(struct cli *c, const struct cli_args *a)
+{
+	cli_list_begin(c, "customers");
+	return cli_list_end(c, hq_customer_find(cli_arg_get(a, "pg"), a->pos[0], find_cb, c));
+}
+
 #define PG_OPT                                                                                     \
 	{                                                                                          \
 		"pg", CLI_VALUE, N_("the head office's PostgreSQL address (postgresql://...)"),    \
 		    NULL, N_("--pg URL is required")                                               \
 	}
+
+static const struct cli_entry report_cmds[] = {
+    {"aging", NULL, "--pg URL [--shops S1,S2] [--on DATE]", NULL,
+     N_("what customers owe across shops, by days past due, and their credit"),
+     .opts = {PG_OPT,
+              {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL, NULL},
+              {"on", CLI_VALUE,
+               N_("count the days past due on this day (YYYY-MM-DD; default "
+                  "each shop's today)"),
+               NULL, NULL}},
+     .run = cmd_aging},
+    {"takings", NULL, "--pg URL --from DATE --to DATE [--shops S1,S2]", NULL,
+     N_("money received and refunded across shops, per day, method and currency"),
+     .opts = {PG_OPT,
+              {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL, NULL},
+              {"from", CLI_VALUE, N_("the first day (YYYY-MM-DD)"), NULL,
+               N_("--from DATE is required")},
+              {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
+               N_("--to DATE is required")}},
+     .run = cmd_takings},
+    {NULL},
+};
+
+static const struct cli_entry customer_cmds[] = {
+    {"find", NULL, "TEXT --pg URL", NULL,
+     N_("the customers of every shop whose name, phone or e-mail holds TEXT, and what they "
+        "owe in each"),
+     .opts = {PG_OPT}, .min_pos = 1, .max_pos = 1, .nonempty = 1,
+     .missing = N_("give a name, phone number or e-mail address to look for"), .run = cmd_find},
+    {NULL},
+};
 
 const struct cli_entry cli_hq_cmds[] = {
     {"init", NULL, "--pg URL", NULL,
@@ -180,6 +497,11 @@ const struct cli_entry cli_hq_cmds[] = {
               {"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
                NULL}},
      .db = CLI_DB_OPEN, .run = cmd_sync},
+    {"check", NULL, "--pg URL [--shop CODE]", NULL,
+     N_("each shop's figures at the head office against the figures the shop sent"),
+     .opts = {PG_OPT, {"shop", CLI_VALUE, N_("this shop only"), NULL, NULL}}, .run = cmd_check},
+    {"report", NULL, NULL, NULL, N_("the chain's reports: aging, takings"), .sub = report_cmds},
+    {"customer", NULL, NULL, NULL, N_("the chain's customers: find"), .sub = customer_cmds},
     {"status", NULL, "--pg URL", NULL,
      N_("at the head office: each shop's last batch, its lag, what waits at the shop"),
      .opts = {PG_OPT}, .run = cmd_status},

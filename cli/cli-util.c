@@ -65,6 +65,12 @@ int cli_dispatch(struct cli *c, const struct cli_entry *group, int argc, char **
 	for (e = group->sub; e->name; e++)
 		if (!strcmp(argv[0], e->name) || (e->alias && !strcmp(argv[0], e->alias))) {
 			snprintf(cmd, sizeof cmd, "%s %s", group->name, e->name);
+			if (e->sub) { /* a group in the group: "hq report aging" */
+				struct cli_entry g = *e;
+
+				g.name = cmd;
+				return cli_dispatch(c, &g, argc - 1, argv + 1);
+			}
 			return cli_run(c, e, cmd, argc, argv);
 		}
 	return cli_usage(group->name, _("unknown command '%.40s'"), argv[0]);

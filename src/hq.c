@@ -34,6 +34,7 @@
 #include "pipe-secret.h"
 #include "pipe.h"
 #include "stopflag.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 extern const struct migration fd_hq_migrations[];
@@ -583,6 +584,89 @@ int hq_queue(struct db *db, int64_t *batches)
 	return rc < 0 ? rc : 0;
 }
 
+/* ----------------------------------------------- the shop's own figures */
+
+/* Add to o, under key, one object per currency of the rows of sql
+ * (currency, then the integer columns named in cols). */
+static int figures_by_currency(struct db *db, cJSON *o, const char *key, const char *sql,
+                               const char *const *cols, int ncols)
+{
+	cJSON *by = cJSON_AddObjectToObject(o, key), *one;
+	sqlite3_stmt *st;
+	char num[32];
+	int rc, step, i;
+
+	if ((rc = db_prepare(db, sql, &st)) != 0)
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		one = cJSON_AddObjectToObject(by, (const char *)sqlite3_column_text(st, 0));
+		for (i = 0; one && i < ncols; i++) {
+			snprintf(num, sizeof num, "%lld",
+			         (long long)sqlite3_column_int64(st, i + 1));
+			cJSON_AddItemToObject(one, cols[i], cJSON_CreateRaw(num));
+		}
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the shop's figures"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The shop's figures now, as JSON text (caller frees with cJSON_free):
+ * its time zone, each table's newest history row (the moment the figures
+ * are of: their sum), its customers, and per currency its invoices'
+ * count, total and balance and its payments' count, amount, allocated and
+ * refunded. Read in one transaction, so that the figures are of the moment
+ * the cursors say; `hq check` computes the same at the head office. */
+static int shop_figures(struct db *db, char **out)
+{
+	static const char *const inv_cols[] = {"count", "total", "balance"};
+	static const char *const pay_cols[] = {"count", "amount", "allocated", "refunded"};
+	cJSON *o = cJSON_CreateObject(), *cur = cJSON_AddObjectToObject(o, "cursors");
+	char sql[160], num[32], zone[128];
+	int64_t moment = 0, v;
+	size_t i;
+	int rc;
+
+	*out = NULL;
+	cJSON_AddStringToObject(o, "timezone", clock_zone_name(zone, sizeof zone) ? zone : "UTC");
+	if ((rc = db_exec(db, "BEGIN")) != 0) {
+		cJSON_Delete(o);
+		return rc;
+	}
+	for (i = 0; i < hq_ntables && !rc; i++) {
+		snprintf(sql, sizeof sql, "SELECT coalesce(max(his_id), 0) FROM %s_his",
+		         hq_tables[i]);
+		if ((rc = db_one_int(db, sql, &v)) == 0) {
+			snprintf(num, sizeof num, "%lld", (long long)v);
+			cJSON_AddItemToObject(cur, hq_tables[i], cJSON_CreateRaw(num));
+			moment += v;
+		}
+	}
+	if (!rc && (rc = db_one_int(db, "SELECT count(*) FROM customer", &v)) == 0) {
+		snprintf(num, sizeof num, "%lld", (long long)v);
+		cJSON_AddItemToObject(o, "customers", cJSON_CreateRaw(num));
+	}
+	if (!rc)
+		rc = figures_by_currency(db, o, "invoices",
+		                         "SELECT currency, count(*), sum(total), sum(balance)"
+		                         " FROM invoice WHERE status <> 'draft' GROUP BY currency",
+		                         inv_cols, 3);
+	if (!rc)
+		rc = figures_by_currency(db, o, "payments",
+		                         "SELECT currency, count(*), sum(amount), sum(allocated),"
+		                         " sum(refunded) FROM payment WHERE status <> 'void'"
+		                         " GROUP BY currency",
+		                         pay_cols, 4);
+	db_rollback(db);
+	snprintf(num, sizeof num, "%lld", (long long)moment);
+	cJSON_AddItemToObject(o, "moment", cJSON_CreateRaw(num));
+	if (!rc)
+		*out = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return rc;
+}
+
 /* -------------------------------------------------------- the delivery */
 
 struct hq_ctx {
@@ -590,6 +674,7 @@ struct hq_ctx {
 	char *url, *password;
 	struct hq_pg *pg; /* connected on the first batch sent, kept */
 	int down;         /* the head office failed this round */
+	char *figures;    /* the shop's figures, read once a round (shop_figures) */
 };
 
 static void hq_ctx_free(void *p)
@@ -599,6 +684,7 @@ static void hq_ctx_free(void *p)
 	if (!x)
 		return;
 	hq_pg_close(x->pg);
+	cJSON_free(x->figures);
 	free(x->url);
 	if (x->password)
 		memset(x->password, 0, strlen(x->password));
@@ -683,8 +769,9 @@ static int rows_json(struct db *db, const char *t, int64_t from, int64_t to, cha
 	return rc;
 }
 
-/* How many of this shop's hq batches wait and fail now. */
-static void backlog(struct db *db, const char *provider, int64_t *waiting, int64_t *failed)
+/* How many of this shop's hq batches wait and fail now, batch self aside. */
+static void backlog(struct db *db, const char *provider, int64_t self, int64_t *waiting,
+                    int64_t *failed)
 {
 	sqlite3_stmt *st;
 
@@ -694,12 +781,13 @@ static void backlog(struct db *db, const char *provider, int64_t *waiting, int64
 	        "SELECT count(*), count(*) FILTER (WHERE status = 'failed') FROM outbox_event"
 	        " INDEXED BY outbox_event_to_send" /* the open commands alone */
 	        " WHERE (status = 'pending' OR status = 'sending' OR status = 'failed')"
-	        " AND integration_type = 'hq' AND provider_code = ?1",
+	        " AND integration_type = 'hq' AND provider_code = ?1 AND id <> ?2",
 	        &st) != 0) {
 		err_clear();
 		return;
 	}
 	sqlite3_bind_text(st, 1, provider, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 2, self);
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		*waiting = sqlite3_column_int64(st, 0);
 		*failed = sqlite3_column_int64(st, 1);
@@ -772,14 +860,15 @@ static int send_one(struct db *db, struct pipe_conn *c, const struct control_hol
 	}
 	if ((rc = rows_json(db, t, from, to, &rows)) != 0)
 		goto out;
-	backlog(db, c->p.code, &waiting, &failed);
+	backlog(db, c->p.code, id, &waiting, &failed);
 	snprintf(shop_time, sizeof shop_time, "%lld", (long long)clock_now());
 	snprintf(waiting_s, sizeof waiting_s, "%lld", (long long)waiting);
 	snprintf(failed_s, sizeof failed_s, "%lld", (long long)failed);
 	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) != 0)
 		res = NULL;
 	else {
-		const char *v[8] = {x->shop, t, key, rows, NULL, shop_time, waiting_s, failed_s};
+		const char *v[8] = {x->shop,    t,         key,       rows,
+		                    x->figures, shop_time, waiting_s, failed_s};
 
 		res = PQexecParams(x->pg->conn,
 		                   "SELECT hq_apply($1, $2, $3, $4::jsonb, $5::jsonb, $6::bigint,"
@@ -848,6 +937,13 @@ int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *le
 		return rc;
 	rc = outbox_due(db, HQ_TYPE, c->p.code, due_cb, &d);
 	((struct hq_ctx *)c->mctx)->down = 0;
+	if (!rc && d.n) { /* the figures each batch of the round carries */
+		struct hq_ctx *x = c->mctx;
+
+		cJSON_free(x->figures);
+		x->figures = NULL;
+		rc = shop_figures(db, &x->figures);
+	}
 	control_acting_enter();
 	for (i = 0; !rc && i < d.n && !stop_requested(stop) && !((struct hq_ctx *)c->mctx)->down;
 	     i++)
@@ -933,6 +1029,423 @@ int hq_status(const char *url, int (*cb)(const struct hq_shop_status *s, void *a
 	}
 	PQclear(r);
 out:
+	hq_pg_close(h);
+	return rc;
+}
+
+/* ------------------------------------------------------------ hq check */
+
+/* The head office's figures of shop, in the shape of shop_figures. */
+static const char hq_figures_sql[] =
+    "SELECT jsonb_build_object("
+    " 'customers', (SELECT count(*) FROM hq_record WHERE shop = $1 AND tbl = 'customer'),"
+    " 'invoices', coalesce((SELECT jsonb_object_agg(currency, jsonb_build_object('count', n,"
+    "  'total', t, 'balance', b)) FROM (SELECT currency, count(*) AS n, sum(total) AS t,"
+    "  sum(balance) AS b FROM hq_invoice WHERE shop = $1 AND status <> 'draft'"
+    "  GROUP BY currency) x), '{}'::jsonb),"
+    " 'payments', coalesce((SELECT jsonb_object_agg(currency, jsonb_build_object('count', n,"
+    "  'amount', a, 'allocated', al, 'refunded', r)) FROM (SELECT currency, count(*) AS n,"
+    "  sum(amount) AS a, sum(allocated) AS al, sum(refunded) AS r FROM hq_payment"
+    "  WHERE shop = $1 AND status <> 'void' GROUP BY currency) y), '{}'::jsonb),"
+    " 'cursors', coalesce((SELECT jsonb_object_agg(tbl, version) FROM hq_cursor"
+    "  WHERE shop = $1), '{}'::jsonb))::text";
+
+/* The shop's newest figures it sent, as text (PQgetvalue's), or NULL. */
+static const char hq_last_figures_sql[] =
+    "SELECT totals::text FROM hq_batch WHERE shop = $1 AND totals IS NOT NULL"
+    " ORDER BY (totals->>'moment')::bigint DESC, applied_at DESC LIMIT 1";
+
+static double num_at(const cJSON *o, const char *a, const char *b, const char *c)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, a);
+
+	if (b)
+		v = cJSON_GetObjectItemCaseSensitive(v, b);
+	if (c)
+		v = cJSON_GetObjectItemCaseSensitive(v, c);
+	return cJSON_IsNumber(v) ? cJSON_GetNumberValue(v) : 0;
+}
+
+/* Append to d one difference of figure what (a, b, c: its path) between
+ * the shop's and the head office's. Returns 1 when they differ. */
+static int differ(struct strbuf *d, const cJSON *shop, const cJSON *hq, const char *a,
+                  const char *b, const char *c)
+{
+	double x = num_at(shop, a, b, c), y = num_at(hq, a, b, c);
+
+	if (x == y)
+		return 0;
+	if (d->len)
+		sb_puts(d, "; ");
+	sb_printf(d, _("%1$s%2$s%3$s%4$s%5$s: the shop %6$.0f, the head office %7$.0f"), a,
+	          b ? " " : "", b ? b : "", c ? " " : "", c ? c : "", x, y);
+	return 1;
+}
+
+/* Every currency and figure of group (invoices, payments) on either side. */
+static int differ_group(struct strbuf *d, const cJSON *shop, const cJSON *hq, const char *group)
+{
+	const cJSON *sides[2] = {cJSON_GetObjectItemCaseSensitive(shop, group),
+	                         cJSON_GetObjectItemCaseSensitive(hq, group)};
+	const cJSON *cur, *f;
+	int n = 0, i;
+
+	for (i = 0; i < 2; i++)
+		cJSON_ArrayForEach(cur, sides[i]) cJSON_ArrayForEach(f, cur)
+		{
+			/* a currency on both sides is compared once, from the shop's */
+			if (i == 1 && cJSON_GetObjectItemCaseSensitive(sides[0], cur->string))
+				continue;
+			n += differ(d, shop, hq, group, cur->string, f->string);
+		}
+	return n;
+}
+
+int hq_check_shops(const char *url, const char *only,
+                   int (*cb)(const struct hq_check_row *r, void *arg), void *arg)
+{
+	struct hq_pg *h;
+	PGresult *shops, *r;
+	int rc, i, n, found = 0;
+
+	if ((rc = hq_pg_open(url, NULL, &h)) != 0)
+		return rc;
+	if ((rc = schema_current(h)) != 0)
+		goto out;
+	shops = PQexec(h->conn, "SELECT code FROM hq_shop ORDER BY code");
+	if ((rc = pg_result(h, shops, _("cannot read the head office"))) != 0) {
+		PQclear(shops);
+		goto out;
+	}
+	n = PQntuples(shops);
+	for (i = 0; i < n && !rc; i++) {
+		const char *code = PQgetvalue(shops, i, 0);
+		const char *p[1] = {code};
+		struct hq_check_row row = {code, HQ_CHECK_AGREES, ""};
+		struct strbuf d = {0};
+		cJSON *mine = NULL, *theirs = NULL;
+		const cJSON *t;
+
+		if (only && strcmp(only, code))
+			continue;
+		found++;
+		r = PQexecParams(h->conn, hq_last_figures_sql, 1, NULL, p, NULL, NULL, 0);
+		if ((rc = pg_result(h, r, _("cannot read the head office"))) == 0 && PQntuples(r))
+			mine = cJSON_Parse(PQgetvalue(r, 0, 0));
+		PQclear(r);
+		if (!rc) {
+			r = PQexecParams(h->conn, hq_figures_sql, 1, NULL, p, NULL, NULL, 0);
+			if ((rc = pg_result(h, r, _("cannot read the head office"))) == 0)
+				theirs = cJSON_Parse(PQgetvalue(r, 0, 0));
+			PQclear(r);
+		}
+		if (rc) {
+			cJSON_Delete(mine);
+			break;
+		}
+		if (!mine) {
+			row.state = HQ_CHECK_NOTHING;
+		} else {
+			/* the figures are of the moment each table's cursor says */
+			cJSON_ArrayForEach(t, cJSON_GetObjectItemCaseSensitive(mine, "cursors"))
+			{
+				double at_shop = cJSON_GetNumberValue(t);
+				double at_hq = num_at(theirs, "cursors", t->string, NULL);
+
+				if (at_hq > at_shop) {
+					row.state = HQ_CHECK_DIFFERS;
+					if (d.len)
+						sb_puts(&d, "; ");
+					sb_printf(
+					    &d,
+					    _("%1$s: the head office has changes up to %2$.0f, "
+					      "the shop up to %3$.0f (restored from a backup?)"),
+					    t->string, at_hq, at_shop);
+				} else if (at_hq < at_shop && row.state == HQ_CHECK_AGREES) {
+					row.state = HQ_CHECK_BEHIND;
+					sb_printf(
+					    &d,
+					    _("%1$s: the head office has changes up to %2$.0f of "
+					      "%3$.0f"),
+					    t->string, at_hq, at_shop);
+				}
+			}
+			if (row.state == HQ_CHECK_AGREES &&
+			    differ(&d, mine, theirs, "customers", NULL, NULL) +
+			            differ_group(&d, mine, theirs, "invoices") +
+			            differ_group(&d, mine, theirs, "payments") >
+			        0)
+				row.state = HQ_CHECK_DIFFERS;
+		}
+		row.detail = sb_cstr(&d);
+		rc = cb(&row, arg);
+		sb_free(&d);
+		cJSON_Delete(mine);
+		cJSON_Delete(theirs);
+	}
+	PQclear(shops);
+	if (!rc && only && !found)
+		rc = err_set(FD_ENOTFOUND, _("no shop %s has joined the head office"), only);
+out:
+	hq_pg_close(h);
+	return rc;
+}
+
+/* ------------------------------------------------------------ reports */
+
+/* The shops a report covers: "" for all, or a comma-separated list. */
+#define HQ_SHOPS_CTE                                                                               \
+	"s AS (SELECT code, timezone AS tz FROM hq_shop"                                           \
+	" WHERE $1 = '' OR code = ANY (string_to_array($1, ',')))"
+
+static const char hq_aging_sql[] =
+    "WITH " HQ_SHOPS_CTE
+    ", lim AS (SELECT code, tz, CASE WHEN $2 = '' THEN date_trunc('day', now() AT TIME ZONE"
+    " tz) ELSE ($2::date)::timestamp END AS d"
+    " FROM s), l AS (SELECT code,"
+    " extract(epoch FROM d AT TIME ZONE tz)::bigint AS l0,"
+    " extract(epoch FROM (d - interval '30 days') AT TIME ZONE tz)::bigint AS l30,"
+    " extract(epoch FROM (d - interval '60 days') AT TIME ZONE tz)::bigint AS l60,"
+    " extract(epoch FROM (d - interval '90 days') AT TIME ZONE tz)::bigint AS l90 FROM lim),"
+    " inv AS (SELECT i.shop, i.customer_id, i.currency,"
+    "  sum(i.balance) FILTER (WHERE coalesce(i.due_at, 0) >= l.l0) AS b0,"
+    "  sum(i.balance) FILTER (WHERE coalesce(i.due_at, 0) < l.l0"
+    "   AND coalesce(i.due_at, 0) >= l.l30) AS b1,"
+    "  sum(i.balance) FILTER (WHERE coalesce(i.due_at, 0) < l.l30"
+    "   AND coalesce(i.due_at, 0) >= l.l60) AS b2,"
+    "  sum(i.balance) FILTER (WHERE coalesce(i.due_at, 0) < l.l60"
+    "   AND coalesce(i.due_at, 0) >= l.l90) AS b3,"
+    "  sum(i.balance) FILTER (WHERE coalesce(i.due_at, 0) < l.l90) AS b4"
+    "  FROM hq_invoice i JOIN l ON l.code = i.shop"
+    "  WHERE i.status IN ('issued', 'partially_paid', 'overpaid')"
+    "  GROUP BY i.shop, i.customer_id, i.currency),"
+    " cr AS (SELECT p.shop, p.customer_id, p.currency,"
+    "  sum(p.amount - p.allocated - p.refunded) AS credit"
+    "  FROM hq_payment p JOIN l ON l.code = p.shop"
+    "  WHERE p.status IN ('unallocated', 'partially_allocated')"
+    "  GROUP BY p.shop, p.customer_id, p.currency),"
+    " r AS (SELECT coalesce(inv.shop, cr.shop) AS shop,"
+    "  coalesce(inv.customer_id, cr.customer_id) AS customer_id,"
+    "  coalesce(inv.currency, cr.currency) AS currency,"
+    "  coalesce(b0, 0) AS b0, coalesce(b1, 0) AS b1, coalesce(b2, 0) AS b2,"
+    "  coalesce(b3, 0) AS b3, coalesce(b4, 0) AS b4, coalesce(credit, 0) AS credit"
+    "  FROM inv FULL JOIN cr ON cr.shop = inv.shop AND cr.customer_id = inv.customer_id"
+    "  AND cr.currency = inv.currency)"
+    " SELECT r.shop, r.customer_id, coalesce(c.name, ''), r.currency, r.b0, r.b1, r.b2, r.b3,"
+    " r.b4, r.credit FROM r LEFT JOIN hq_customer c ON c.shop = r.shop AND c.id = r.customer_id"
+    " WHERE r.b0 + r.b1 + r.b2 + r.b3 + r.b4 <> 0 OR r.credit <> 0"
+    " ORDER BY r.shop, lower(coalesce(c.name, '')), r.customer_id, r.currency";
+
+/* Run the report query sql with params p; the result in *out (PQclear
+ * it). */
+static int report_query(struct hq_pg *h, const char *sql, int np, const char *const *p,
+                        PGresult **out)
+{
+	int rc;
+
+	*out = PQexecParams(h->conn, sql, np, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_result(h, *out, _("cannot compute the report"))) != 0) {
+		PQclear(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+/* Open the head office at url and check that every shop of shops (a
+ * comma-separated list; NULL or "": all) has joined it. */
+static int report_open(const char *url, const char *shops, struct hq_pg **h)
+{
+	char code[64];
+	const char *p = shops ? shops : "";
+	int rc;
+
+	if ((rc = hq_pg_open(url, NULL, h)) != 0)
+		return rc;
+	if ((rc = schema_current(*h)) != 0)
+		goto fail;
+	while (*p) {
+		size_t k = strcspn(p, ",");
+		const char *v[1] = {code};
+		PGresult *r;
+
+		snprintf(code, sizeof code, "%.*s", (int)(k < sizeof code ? k : sizeof code - 1),
+		         p);
+		if (!shop_code_ok(code)) {
+			rc = err_set(FD_EINVAL, _("'%s' is not a shop's code"), code);
+			goto fail;
+		}
+		r = PQexecParams((*h)->conn, "SELECT 1 FROM hq_shop WHERE code = $1", 1, NULL, v,
+		                 NULL, NULL, 0);
+		rc = pg_result(*h, r, _("cannot read the head office"));
+		if (!rc && PQntuples(r) == 0)
+			rc =
+			    err_set(FD_ENOTFOUND, _("no shop %s has joined the head office"), code);
+		PQclear(r);
+		if (rc)
+			goto fail;
+		p += k;
+		p += *p == ',';
+	}
+	return 0;
+fail:
+	hq_pg_close(*h);
+	*h = NULL;
+	return rc;
+}
+
+static int date_ok(const char *d)
+{
+	int y, mo, da;
+	char end;
+
+	return d && strlen(d) == 10 && sscanf(d, "%4d-%2d-%2d%c", &y, &mo, &da, &end) == 3 &&
+	       y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && da >= 1 && da <= 31;
+}
+
+int hq_report_aging(const char *url, const char *shops, const char *on,
+                    int (*cb)(const struct hq_aging_row *r, void *arg), void *arg)
+{
+	const char *p[2] = {shops ? shops : "", on ? on : ""};
+	struct hq_pg *h;
+	PGresult *r;
+	int rc, i, n, k;
+
+	if (on && !date_ok(on))
+		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
+	if ((rc = report_open(url, shops, &h)) != 0)
+		return rc;
+	if ((rc = report_query(h, hq_aging_sql, 2, p, &r)) == 0) {
+		n = PQntuples(r);
+		for (i = 0; i < n && !rc; i++) {
+			struct hq_aging_row row;
+
+			memset(&row, 0, sizeof row);
+			row.shop = PQgetvalue(r, i, 0);
+			row.customer_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+			row.customer_name = PQgetvalue(r, i, 2);
+			snprintf(row.currency, sizeof row.currency, "%s", PQgetvalue(r, i, 3));
+			for (k = 0; k < 5; k++) {
+				row.bucket[k] = strtoll(PQgetvalue(r, i, 4 + k), NULL, 10);
+				row.owed += row.bucket[k];
+			}
+			row.credit = strtoll(PQgetvalue(r, i, 9), NULL, 10);
+			rc = cb(&row, arg);
+		}
+		PQclear(r);
+	}
+	hq_pg_close(h);
+	return rc;
+}
+
+static const char hq_takings_sql[] =
+    "WITH " HQ_SHOPS_CTE ", b AS (SELECT code, tz, ($2::date)::timestamp AT TIME ZONE tz AS t0,"
+    " (($3::date) + 1)::timestamp AT TIME ZONE tz AS t1 FROM s),"
+    " m AS (SELECT to_char(to_timestamp(p.received_at) AT TIME ZONE b.tz, 'YYYY-MM-DD') AS day,"
+    "  p.method, p.currency, 1 AS n, p.amount AS received, 0 AS refunded"
+    "  FROM hq_payment p JOIN b ON b.code = p.shop WHERE p.status <> 'void'"
+    "  AND p.received_at >= extract(epoch FROM b.t0) AND p.received_at < extract(epoch FROM b.t1)"
+    " UNION ALL"
+    " SELECT to_char(to_timestamp((f.data->>'refunded_at')::bigint) AT TIME ZONE b.tz,"
+    "  'YYYY-MM-DD'), f.data->>'method', p.currency, 0, 0, (f.data->>'amount')::bigint"
+    "  FROM hq_record f JOIN b ON b.code = f.shop"
+    "  JOIN hq_payment p ON p.shop = f.shop AND p.id = (f.data->>'payment_id')::bigint"
+    "  WHERE f.tbl = 'refund' AND f.data->>'status' = 'succeeded'"
+    "  AND (f.data->>'refunded_at')::bigint >= extract(epoch FROM b.t0)"
+    "  AND (f.data->>'refunded_at')::bigint < extract(epoch FROM b.t1))"
+    " SELECT day, method, currency, sum(n), sum(received), sum(refunded) FROM m"
+    " GROUP BY day, method, currency ORDER BY day, method, currency";
+
+int hq_report_takings(const char *url, const char *shops, const char *from, const char *to,
+                      int (*cb)(const struct hq_takings_row *r, void *arg), void *arg)
+{
+	const char *p[3] = {shops ? shops : "", from, to};
+	struct hq_pg *h;
+	PGresult *r;
+	int rc, i, n;
+
+	if (!date_ok(from) || !date_ok(to))
+		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
+	if (strcmp(from, to) > 0)
+		return err_set(FD_EINVAL, "%s", _("--from must not be after --to"));
+	if ((rc = report_open(url, shops, &h)) != 0)
+		return rc;
+	if ((rc = report_query(h, hq_takings_sql, 3, p, &r)) == 0) {
+		n = PQntuples(r);
+		for (i = 0; i < n && !rc; i++) {
+			struct hq_takings_row row;
+
+			memset(&row, 0, sizeof row);
+			snprintf(row.day, sizeof row.day, "%s", PQgetvalue(r, i, 0));
+			snprintf(row.method, sizeof row.method, "%s", PQgetvalue(r, i, 1));
+			snprintf(row.currency, sizeof row.currency, "%s", PQgetvalue(r, i, 2));
+			row.count = strtoll(PQgetvalue(r, i, 3), NULL, 10);
+			row.received = strtoll(PQgetvalue(r, i, 4), NULL, 10);
+			row.refunded = strtoll(PQgetvalue(r, i, 5), NULL, 10);
+			row.net = row.received - row.refunded;
+			rc = cb(&row, arg);
+		}
+		PQclear(r);
+	}
+	hq_pg_close(h);
+	return rc;
+}
+
+/* ------------------------------------------------------ customer find */
+
+static const char hq_find_sql[] =
+    "WITH c AS (SELECT shop, id, name, phone, email FROM hq_customer"
+    " WHERE name ILIKE $1 ESCAPE '\\' OR phone ILIKE $1 ESCAPE '\\'"
+    " OR email ILIKE $1 ESCAPE '\\'),"
+    " o AS (SELECT i.shop, i.customer_id, i.currency, sum(i.balance) AS owed FROM hq_invoice i"
+    "  JOIN c ON c.shop = i.shop AND c.id = i.customer_id"
+    "  WHERE i.status IN ('issued', 'partially_paid', 'overpaid')"
+    "  GROUP BY i.shop, i.customer_id, i.currency)"
+    " SELECT c.shop, c.id, c.name, coalesce(c.phone, ''), coalesce(c.email, ''),"
+    " coalesce((SELECT string_agg(o.currency || ' ' || o.owed, ',' ORDER BY o.currency) FROM o"
+    "  WHERE o.shop = c.shop AND o.customer_id = c.id AND o.owed <> 0), '')"
+    " FROM c ORDER BY lower(c.name), c.shop, c.id LIMIT 200";
+
+int hq_customer_find(const char *url, const char *text,
+                     int (*cb)(const struct hq_customer_row *r, void *arg), void *arg)
+{
+	struct strbuf pat = {0};
+	const char *p[1];
+	struct hq_pg *h;
+	PGresult *r;
+	int rc, i, n;
+
+	if (!text || !*text || strlen(text) > 200)
+		return err_set(
+		    FD_EINVAL, "%s",
+		    _("give 1 to 200 characters of a name, phone number or e-mail address"));
+	if ((rc = report_open(url, NULL, &h)) != 0)
+		return rc;
+	/* the text as it is, anywhere: its %, _ and \ are not patterns */
+	sb_puts(&pat, "%");
+	for (; *text; text++) {
+		if (*text == '%' || *text == '_' || *text == '\\')
+			sb_add(&pat, "\\", 1);
+		sb_add(&pat, text, 1);
+	}
+	sb_puts(&pat, "%");
+	p[0] = sb_cstr(&pat);
+	r = PQexecParams(h->conn, hq_find_sql, 1, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_result(h, r, _("cannot search the head office's customers"))) == 0) {
+		n = PQntuples(r);
+		for (i = 0; i < n && !rc; i++) {
+			struct hq_customer_row row;
+
+			row.shop = PQgetvalue(r, i, 0);
+			row.id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+			row.name = PQgetvalue(r, i, 2);
+			row.phone = PQgetvalue(r, i, 3);
+			row.email = PQgetvalue(r, i, 4);
+			row.owed = PQgetvalue(r, i, 5);
+			rc = cb(&row, arg);
+		}
+	}
+	PQclear(r);
+	sb_free(&pat);
 	hq_pg_close(h);
 	return rc;
 }

@@ -123,4 +123,75 @@ struct hq_shop_status {
 /* hq_status - each shop that joined the head office at url, by code. */
 int hq_status(const char *url, int (*cb)(const struct hq_shop_status *s, void *arg), void *arg);
 
+/* What `hq check` found of a shop. */
+enum hq_check_state {
+	HQ_CHECK_AGREES,  /* the head office's figures are the shop's */
+	HQ_CHECK_BEHIND,  /* it has not yet all the changes of the shop's last figures */
+	HQ_CHECK_DIFFERS, /* they differ (detail says which), or it has changes the
+	                   * shop has not (a shop restored from a backup) */
+	HQ_CHECK_NOTHING  /* the shop has sent nothing yet */
+};
+
+struct hq_check_row {
+	const char *shop;
+	enum hq_check_state state;
+	const char *detail; /* "" when there is nothing to say */
+};
+
+/* hq_check_shops - for each shop (only: that one, NULL: all), compare the
+ * figures it sent with its last batch (customers; per currency its
+ * invoices' count, total and balance, its payments' count, amount,
+ * allocated and refunded) with the same figures computed at the head
+ * office, once the head office has every change up to the moment they are
+ * of. FD_ENOTFOUND when only names no shop there. */
+int hq_check_shops(const char *url, const char *only,
+                   int (*cb)(const struct hq_check_row *r, void *arg), void *arg);
+
+/* A row of the head office's aging: report_aging's, with its shop. */
+struct hq_aging_row {
+	const char *shop;
+	int64_t customer_id; /* the shop's id */
+	const char *customer_name;
+	char currency[4];
+	int64_t bucket[5]; /* current, 1-30, 31-60, 61-90, over 90 days past due */
+	int64_t owed;      /* their sum */
+	int64_t credit;    /* unallocated payments */
+};
+
+/* hq_report_aging - what each customer of shops (a comma-separated list of
+ * codes; NULL or "": every shop) owes and has as credit, per currency, by
+ * days past due on day on (YYYY-MM-DD; NULL: each shop's today), each
+ * shop's day in its own time zone, as each shop's `report aging --on`
+ * counts it: the same figures to the cent. By shop, then customer name. */
+int hq_report_aging(const char *url, const char *shops, const char *on,
+                    int (*cb)(const struct hq_aging_row *r, void *arg), void *arg);
+
+/* A row of the head office's takings: the shops' rows of a day, method and
+ * currency summed. */
+struct hq_takings_row {
+	char day[11], method[16], currency[4];
+	int64_t count, received, refunded, net;
+};
+
+/* hq_report_takings - money received and refunded by shops (as above) per
+ * day (each shop's own day), method and currency, from and to (YYYY-MM-DD,
+ * both included): the sums of the shops' `report takings` rows (without
+ * the channel's fees, which stay with each shop's reconciliation). */
+int hq_report_takings(const char *url, const char *shops, const char *from, const char *to,
+                      int (*cb)(const struct hq_takings_row *r, void *arg), void *arg);
+
+/* A customer known at a shop. */
+struct hq_customer_row {
+	const char *shop;
+	int64_t id;
+	const char *name, *phone, *email; /* "" when none */
+	const char *owed;                 /* "USD 12000,EUR 500" (minor units), "" when nothing */
+};
+
+/* hq_customer_find - the customers of every shop whose name, phone or
+ * e-mail address holds text (case ignored), with what they owe in each
+ * shop; at most 200. */
+int hq_customer_find(const char *url, const char *text,
+                     int (*cb)(const struct hq_customer_row *r, void *arg), void *arg);
+
 #endif

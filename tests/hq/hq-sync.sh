@@ -107,6 +107,67 @@ for s in 1 2 3; do
 		"$(pg_sql "SELECT string_agg(currency || ':' || b, ',' ORDER BY currency) FROM (SELECT currency, sum(balance) AS b FROM hq_invoice WHERE shop = 'S$s' AND status <> 'draft' GROUP BY currency) x")" \
 		"$(sqlite3 "$TMP/shop$s.db" "SELECT group_concat(currency || ':' || b, ',') FROM (SELECT currency, sum(balance) AS b FROM invoice WHERE status <> 'draft' GROUP BY currency ORDER BY currency)")"
 done
+# --- hq check: each shop's figures (sent with its batches) against the head office's
+out=$(fd --json hq check --pg "$PGURL")
+is "hq check: the three shops agree" "$(echo "$out" | jget '",".join(s["shop"] + ":" + s["state"] for s in d["shops"])')" \
+	"S1:agrees,S2:agrees,S3:agrees"
+inv=$(pg_sql "SELECT min(id) FROM hq_invoice WHERE shop = 'S2' AND status <> 'draft'")
+bal=$(pg_sql "SELECT balance FROM hq_invoice WHERE shop = 'S2' AND id = $inv")
+pg_sql "UPDATE hq_record SET data = jsonb_set(data, '{balance}', to_jsonb(balance_plus_one)) FROM (SELECT $bal + 1 AS balance_plus_one) x WHERE shop = 'S2' AND tbl = 'invoice' AND id = $inv" >/dev/null
+st=0; out=$(fd hq check --pg "$PGURL" 2>"$TMP/err") || st=$?
+is "a balance changed at the head office: hq check fails" "$st" 1
+like "it names the shop and the figure" "$out" "S2: DIFFERS: invoices"
+like "... the balance" "$out" "balance: the shop"
+like "... and says so on stderr" "$(cat "$TMP/err")" "differ"
+pg_sql "UPDATE hq_record SET data = jsonb_set(data, '{balance}', '$bal') WHERE shop = 'S2' AND tbl = 'invoice' AND id = $inv" >/dev/null
+ok "put back, hq check passes" fd hq check --pg "$PGURL"
+refused "hq check of a shop that never joined" hq check --pg "$PGURL" --shop S9
+
+# --- the reports: each shop's rows at the head office are the shop's own
+cmp_aging() { # SHOP: the shop's aging rows and the head office's for it
+	python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["customers"]
+b = [r for r in json.load(open(sys.argv[2]))["customers"] if r["shop"] == sys.argv[3]]
+key = lambda r: (r["customer_id"], r["currency"])
+sa = sorted((key(r), r["buckets"], r["owed"], r["credit"]) for r in a)
+sb = sorted((key(r), r["buckets"], r["owed"], r["credit"]) for r in b)
+print("same" if sa == sb and sa else "shop %d rows, head office %d: %s" % (len(sa), len(sb), [x for x in sa if x not in sb][:2]))' "$TMP/shop.json" "$TMP/hq.json" "$1"
+}
+fd --json hq report aging --pg "$PGURL" --on 2026-12-20 > "$TMP/hq.json"
+for s in 1 2 3; do
+	FRONTDESK_DB="$TMP/shop$s.db" fd --json report aging --on 2026-12-20 > "$TMP/shop.json"
+	is "aging: shop S$s's rows at the head office are the shop's, to the cent" "$(cmp_aging "S$s")" same
+done
+fd --json hq report aging --pg "$PGURL" --shops S1,S3 --on 2026-12-20 > "$TMP/hq13.json"
+is "aging of some shops: only theirs" "$(jget 'sorted(set(r["shop"] for r in d["customers"]))' < "$TMP/hq13.json")" "['S1', 'S3']"
+refused "aging of a shop that never joined" hq report aging --pg "$PGURL" --shops S1,S9
+refused "aging on a day that is not a date" hq report aging --pg "$PGURL" --on 2026-13-45
+fd --json hq report takings --pg "$PGURL" --from 2026-01-01 --to 2026-12-31 > "$TMP/hqt.json"
+for s in 1 2 3; do FRONTDESK_DB="$TMP/shop$s.db" fd --json report takings --from 2026-01-01 --to 2026-12-31 > "$TMP/t$s.json"; done
+is "takings: the head office's rows are the shops' rows summed" "$(python3 -c '
+import json, sys, collections
+want = collections.Counter()
+for f in sys.argv[2:]:
+    for r in json.load(open(f))["days"]:
+        for k in ("payments", "received", "refunded", "net"):
+            want[(r["day"], r["method"], r["currency"], k)] += r[k]
+got = collections.Counter()
+for r in json.load(open(sys.argv[1]))["days"]:
+    for k in ("payments", "received", "refunded", "net"):
+        got[(r["day"], r["method"], r["currency"], k)] += r[k]
+want = +want; got = +got
+print("same" if want == got and want else "differ: %s" % sorted(set(want.items()) ^ set(got.items()))[:3])' "$TMP/hqt.json" "$TMP/t1.json" "$TMP/t2.json" "$TMP/t3.json")" same
+refused "takings from after to" hq report takings --pg "$PGURL" --from 2026-12-31 --to 2026-01-01
+
+# --- a customer across shops
+name=$(sqlite3 "$TMP/shop2.db" "SELECT name FROM customer ORDER BY id LIMIT 1")
+out=$(fd --json hq customer find "$name" --pg "$PGURL")
+is "hq customer find: found at each shop that knows the name" "$(echo "$out" | jget '",".join(sorted(set(c["shop"] for c in d["customers"])))')" "S1,S2,S3"
+owes=$(sqlite3 "$TMP/shop2.db" "SELECT group_concat(currency || ' ' || b, ',') FROM (SELECT currency, sum(balance) AS b FROM invoice WHERE customer_id = 1 AND status IN ('issued', 'partially_paid', 'overpaid') GROUP BY currency HAVING b <> 0 ORDER BY currency)")
+is "with what they owe in each shop" "$(echo "$out" | jget '[c["owes"] for c in d["customers"] if c["shop"] == "S2" and c["customer_id"] == 1][0]')" "$owes"
+is "a % is looked for as itself" "$(fd --json hq customer find "%" --pg "$PGURL" | jget 'len(d["customers"])')" 0
+
 out=$(fd --json hq status --pg "$PGURL")
 is "hq status lists the three shops" "$(echo "$out" | jget '",".join(s["shop"] for s in d["shops"])')" "S1,S2,S3"
 is "with what each sent" "$(echo "$out" | jget 'd["shops"][0]["records"]')" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S1'")"
