@@ -424,16 +424,18 @@ struct queue_ctx {
 static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
 {
 	char sql[256], key[64], idem[128], rnd[17], *payload;
-	int64_t from = 0, to, rows;
+	int64_t from = 0, to, rows, epoch = 0;
 	sqlite3_stmt *st;
 	cJSON *o;
 	int rc;
 
-	if ((rc = db_prepare(db, "SELECT queued_to FROM hq_sync WHERE tbl = ?1", &st)) != 0)
+	if ((rc = db_prepare(db, "SELECT queued_to, epoch FROM hq_sync WHERE tbl = ?1", &st)) != 0)
 		return rc;
 	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (sqlite3_step(st) == SQLITE_ROW) {
 		from = sqlite3_column_int64(st, 0);
+		epoch = sqlite3_column_int64(st, 1);
+	}
 	sqlite3_finalize(st);
 	snprintf(sql, sizeof sql,
 	         "SELECT max(his_id), count(*) FROM (SELECT his_id FROM %s_his"
@@ -454,13 +456,14 @@ static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
 			return 0;
 		if ((rc = chan_random_hex(rnd)) != 0)
 			return rc;
-		snprintf(key, sizeof key, "HQ-%s-%012lld", t, (long long)to);
+		snprintf(key, sizeof key, "HQ-%s-%lld-%012lld", t, (long long)epoch, (long long)to);
 		snprintf(idem, sizeof idem, "hq-%s-%s-%lld-%s", q->shop, t, (long long)to, rnd);
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "table", t);
 		cJSON_AddNumberToObject(o, "from", (double)(from + 1));
 		cJSON_AddNumberToObject(o, "to", (double)to);
 		cJSON_AddNumberToObject(o, "rows", (double)rows);
+		cJSON_AddNumberToObject(o, "epoch", (double)epoch);
 		payload = cJSON_PrintUnformatted(o);
 		cJSON_Delete(o);
 		{
@@ -623,7 +626,7 @@ static int shop_figures(struct db *db, char **out)
 	static const char *const inv_cols[] = {"count", "total", "balance"};
 	static const char *const pay_cols[] = {"count", "amount", "allocated", "refunded"};
 	cJSON *o = cJSON_CreateObject(), *cur = cJSON_AddObjectToObject(o, "cursors");
-	char sql[160], num[32], zone[128];
+	char sql[256], num[32], zone[128];
 	int64_t moment = 0, v;
 	size_t i;
 	int rc;
@@ -635,8 +638,10 @@ static int shop_figures(struct db *db, char **out)
 		return rc;
 	}
 	for (i = 0; i < hq_ntables && !rc; i++) {
-		snprintf(sql, sizeof sql, "SELECT coalesce(max(his_id), 0) FROM %s_his",
-		         hq_tables[i]);
+		snprintf(sql, sizeof sql,
+		         "SELECT coalesce(max(his_id), 0) + %lld * coalesce((SELECT epoch FROM"
+		         " hq_sync WHERE tbl = '%s'), 0) FROM %s_his",
+		         (long long)HQ_EPOCH_UNIT, hq_tables[i], hq_tables[i]);
 		if ((rc = db_one_int(db, sql, &v)) == 0) {
 			snprintf(num, sizeof num, "%lld", (long long)v);
 			cJSON_AddItemToObject(cur, hq_tables[i], cJSON_CreateRaw(num));
@@ -675,6 +680,7 @@ struct hq_ctx {
 	struct hq_pg *pg; /* connected on the first batch sent, kept */
 	int down;         /* the head office failed this round */
 	char *figures;    /* the shop's figures, read once a round (shop_figures) */
+	int resumed;      /* resume ran on this connection */
 };
 
 static void hq_ctx_free(void *p)
@@ -719,7 +725,8 @@ fail:
 
 /* The history rows his_id from..to of table t as a JSON array of objects
  * (integers written exactly), appended to *out. */
-static int rows_json(struct db *db, const char *t, int64_t from, int64_t to, char **out)
+static int rows_json(struct db *db, const char *t, int64_t from, int64_t to, int64_t epoch,
+                     char **out)
 {
 	char sql[160], num[32];
 	sqlite3_stmt *st;
@@ -742,8 +749,12 @@ static int rows_json(struct db *db, const char *t, int64_t from, int64_t to, cha
 
 			switch (sqlite3_column_type(st, i)) {
 			case SQLITE_INTEGER:
-				snprintf(num, sizeof num, "%lld",
-				         (long long)sqlite3_column_int64(st, i));
+				/* his_id is the version: the epoch's above it */
+				snprintf(
+				    num, sizeof num, "%lld",
+				    (long long)(sqlite3_column_int64(st, i) +
+				                (!strcmp(name, "his_id") ? epoch * HQ_EPOCH_UNIT
+				                                         : 0)));
 				cJSON_AddItemToObject(o, name, cJSON_CreateRaw(num));
 				break;
 			case SQLITE_FLOAT:
@@ -816,6 +827,148 @@ static int record_tx(struct db *db, void *arg)
 	return outbox_record(db, x->id, x->to, x->error, x->wait, 0, NULL);
 }
 
+/* What resume decided for one table. */
+struct resume_tbl {
+	int64_t queued_to, epoch;
+	int changed;
+};
+
+struct resume_ctx {
+	struct resume_tbl t[16];
+};
+
+static int resume_tx(struct db *db, void *arg)
+{
+	struct resume_ctx *r = arg;
+	sqlite3_stmt *st;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < hq_ntables; i++) {
+		if (!r->t[i].changed)
+			continue;
+		if ((rc = db_prepare(db,
+		                     "INSERT INTO hq_sync (tbl, queued_to, epoch, updated_at)"
+		                     " VALUES (?1, ?2, ?3, ?4) ON CONFLICT (tbl) DO UPDATE SET"
+		                     " queued_to = excluded.queued_to, epoch = excluded.epoch,"
+		                     " updated_at = excluded.updated_at",
+		                     &st)) != 0)
+			return rc;
+		sqlite3_bind_text(st, 1, hq_tables[i], -1, SQLITE_STATIC);
+		sqlite3_bind_int64(st, 2, r->t[i].queued_to);
+		sqlite3_bind_int64(st, 3, r->t[i].epoch);
+		sqlite3_bind_int64(st, 4, clock_now());
+		if ((rc = db_run(db, st, _("cannot move the head office's cursor"))) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* 1 when the head office's record of version v of table t (his row hh
+ * here, under epoch) is what this shop's history row hh says, 0 when it
+ * is another change (the shop was restored from a backup and numbered new
+ * changes as the lost ones were), or FD_E*. A version the head office no
+ * longer holds as a record's newest counts as the same. */
+static int same_change(struct db *db, struct hq_ctx *x, const char *t, int64_t hh, int64_t v)
+{
+	char *row = NULL, vs[24];
+	const char *p[4];
+	PGresult *r;
+	int rc;
+
+	if ((rc = rows_json(db, t, hh, hh, v / HQ_EPOCH_UNIT, &row)) != 0)
+		return rc;
+	snprintf(vs, sizeof vs, "%lld", (long long)v);
+	p[0] = x->shop, p[1] = t, p[2] = vs, p[3] = row;
+	r = PQexecParams(x->pg->conn,
+	                 "SELECT data = ($4::jsonb -> 0) - 'his_id' FROM hq_record"
+	                 " WHERE shop = $1 AND tbl = $2 AND version = $3::bigint",
+	                 4, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_result(x->pg, r, _("the head office"))) == 0)
+		rc = PQntuples(r) == 0 || !strcmp(PQgetvalue(r, 0, 0), "t");
+	PQclear(r);
+	cJSON_free(row);
+	return rc;
+}
+
+/* Where the head office says this shop stands, table by table (its
+ * newest version applied, hv = epoch * HQ_EPOCH_UNIT + his_id):
+ *  - nothing there: nothing to do;
+ *  - a change this shop has, the same: queue from there on (a shop
+ *    restored from a backup resends nothing the head office has);
+ *  - a change this shop does not have, or another one under the same
+ *    number (the shop was restored from a backup and lost changes it had
+ *    sent): a new epoch, and the table is sent again whole, so that the
+ *    shop's records win over the lost ones (`hq check` then shows what
+ *    the head office holds that the shop lost). */
+static int resume(struct db *db, struct hq_ctx *x)
+{
+	struct resume_ctx rc_ = {0};
+	const char *p[1] = {x->shop};
+	char sql[160];
+	PGresult *r;
+	size_t i;
+	int rc, k, n, any = 0;
+
+	r = PQexecParams(x->pg->conn, "SELECT tbl, version FROM hq_cursor WHERE shop = $1", 1, NULL,
+	                 p, NULL, NULL, 0);
+	if ((rc = pg_result(x->pg, r, _("the head office"))) != 0) {
+		PQclear(r);
+		return rc;
+	}
+	n = PQntuples(r);
+	for (i = 0; i < hq_ntables && !rc; i++) {
+		struct resume_tbl *t = &rc_.t[i];
+		int64_t hv = 0, m = 0, he, hh;
+		sqlite3_stmt *st;
+
+		for (k = 0; k < n; k++)
+			if (!strcmp(PQgetvalue(r, k, 0), hq_tables[i]))
+				hv = strtoll(PQgetvalue(r, k, 1), NULL, 10);
+		if (hv <= 0)
+			continue;
+		if ((rc = db_prepare(db, "SELECT queued_to, epoch FROM hq_sync WHERE tbl = ?1",
+		                     &st)) != 0)
+			break;
+		sqlite3_bind_text(st, 1, hq_tables[i], -1, SQLITE_STATIC);
+		if (sqlite3_step(st) == SQLITE_ROW) {
+			t->queued_to = sqlite3_column_int64(st, 0);
+			t->epoch = sqlite3_column_int64(st, 1);
+		}
+		sqlite3_finalize(st);
+		snprintf(sql, sizeof sql, "SELECT coalesce(max(his_id), 0) FROM %s_his",
+		         hq_tables[i]);
+		if ((rc = db_one_int(db, sql, &m)) != 0)
+			break;
+		he = hv / HQ_EPOCH_UNIT;
+		hh = hv % HQ_EPOCH_UNIT;
+		if (he < t->epoch)
+			continue;
+		if (he > t->epoch || hh > m ||
+		    (rc = same_change(db, x, hq_tables[i], hh, hv)) == 0) {
+			if (he + 1 > HQ_EPOCH_MAX) {
+				rc = err_set(
+				    FD_EINVAL, "%s",
+				    _("the head office's versions of this shop are exhausted"));
+				break;
+			}
+			t->epoch = he + 1;
+			t->queued_to = 0;
+			t->changed = any = 1;
+		} else if (rc == 1) {
+			rc = 0;
+			if (hh > t->queued_to) {
+				t->queued_to = hh;
+				t->changed = any = 1;
+			}
+		}
+	}
+	PQclear(r);
+	if (!rc && any)
+		rc = db_write(db, resume_tx, &rc_);
+	return rc;
+}
+
 /* Send batch command id: its rows read now, applied at the head office. */
 static int send_one(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                     int64_t id, const char *key, struct hq_sent *r)
@@ -824,7 +977,7 @@ static int send_one(struct db *db, struct pipe_conn *c, const struct control_hol
 	struct record_ctx rec = {lease, id, 0, OUTBOX_SUCCEEDED, NULL, 0};
 	char shop_time[24], waiting_s[24], failed_s[24], why[500];
 	const char *t = NULL;
-	int64_t from = 0, to = 0, waiting, failed;
+	int64_t from = 0, to = 0, epoch = 0, waiting, failed;
 	struct outbox_cmd o;
 	char *rows = NULL;
 	cJSON *p = NULL;
@@ -843,9 +996,10 @@ static int send_one(struct db *db, struct pipe_conn *c, const struct control_hol
 				t = hq_tables[i];
 		from = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "from"));
 		to = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "to"));
+		epoch = (int64_t)cJSON_GetNumberValue(cJSON_GetObjectItemCaseSensitive(p, "epoch"));
 	}
 	cJSON_Delete(p);
-	if (!t || from < 1 || to < from) {
+	if (!t || from < 1 || to < from || epoch < 0 || epoch > HQ_EPOCH_MAX) {
 		rec.to = OUTBOX_DEAD;
 		rec.error = _("the command names no batch of history");
 		rc = db_write(db, record_tx, &rec);
@@ -858,13 +1012,18 @@ static int send_one(struct db *db, struct pipe_conn *c, const struct control_hol
 			goto out;
 		rec.claim = 0;
 	}
-	if ((rc = rows_json(db, t, from, to, &rows)) != 0)
+	if ((rc = rows_json(db, t, from, to, epoch, &rows)) != 0)
 		goto out;
 	backlog(db, c->p.code, id, &waiting, &failed);
 	snprintf(shop_time, sizeof shop_time, "%lld", (long long)clock_now());
 	snprintf(waiting_s, sizeof waiting_s, "%lld", (long long)waiting);
 	snprintf(failed_s, sizeof failed_s, "%lld", (long long)failed);
-	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) != 0)
+	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) == 0 && !x->resumed) {
+		/* once a connection: where the head office says this shop stands */
+		if ((rc = resume(db, x)) == 0)
+			x->resumed = 1;
+	}
+	if (rc)
 		res = NULL;
 	else {
 		const char *v[8] = {x->shop,    t,         key,       rows,

@@ -7,7 +7,7 @@
  * its authoritative records are already rows of their history tables
  * (<table>_his, one row per change, numbered his_id); hq_queue turns those
  * not yet queued into outbox commands (one per batch of at most
- * HQ_BATCH_ROWS rows of one table, business key HQ-<table>-<last his_id>,
+ * HQ_BATCH_ROWS rows of one table, business key HQ-<table>-<epoch>-<last his_id>,
  * a new idempotency key each), in the transaction that moves the table's
  * cursor (hq_sync), so a crash queues nothing twice and loses nothing;
  * hq_deliver sends each batch with the pipeline's backoff: the rows are
@@ -45,6 +45,12 @@ struct control_hold;
  * are queued in one transaction (the rest in the next round). */
 #define HQ_BATCH_ROWS 500
 #define HQ_QUEUE_MAX  20
+
+/* A record's version at the head office: epoch * HQ_EPOCH_UNIT + his_id
+ * (hq_sync.epoch goes up when a shop restored from a backup finds that the
+ * head office holds changes it lost). */
+#define HQ_EPOCH_UNIT ((int64_t)1 << 40)
+#define HQ_EPOCH_MAX  8000000
 
 /* The tables whose changes go to the head office, in the order queued. */
 extern const char *const hq_tables[];
