@@ -19,6 +19,7 @@
 #include "cli-util.h"
 #include "clock.h"
 #include "err.h"
+#include "hq.h"
 #include "i18n.h"
 #include "lifecycle.h"
 #include "retention.h"
@@ -182,8 +183,13 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 static int cert_cb(const struct retention_cert *ct, void *arg)
 {
 	struct cli *c = arg;
-	char when[32];
+	char when[32], shop[21];
+	int64_t at = 0;
+	/* the head office is a participant once it confirmed (hq.h) */
+	int hq = hq_purge_confirmed(c->db, ct->deletion_id, shop, &at);
+	int joined = hq == 1 || hq_joined(c->db) == 1;
 
+	err_clear();
 	if (c->json) {
 		cJSON *o = cJSON_CreateObject();
 
@@ -194,12 +200,24 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 		cli_json_time(o, "purged_at", ct->purged_at);
 		cli_json_str(o, "modules", ct->modules);
 		cli_json_str(o, "operator", ct->operator_id);
+		if (hq == 1) {
+			cJSON *h = cJSON_AddObjectToObject(o, "head_office");
+
+			cli_json_str(h, "shop", shop);
+			cli_json_time(h, "confirmed_at", at);
+		} else if (joined)
+			cJSON_AddNullToObject(o, "head_office");
 		cli_list_add(c, o);
 		return 0;
 	}
 	clock_format_local(ct->purged_at, "%Y-%m-%d %H:%M", when, sizeof when);
 	printf("%s  %s  %s  ", ct->deletion_id, ct->customer_hash, when);
 	cli_puts_safe(ct->modules);
+	if (hq == 1) {
+		clock_format_local(at, "%Y-%m-%d %H:%M", when, sizeof when);
+		printf(_(", head office %1$s (confirmed %2$s)"), shop, when);
+	} else if (joined)
+		fputs(_(" (the head office has not confirmed yet)"), stdout);
 	putchar('\n');
 	return 0;
 }

@@ -33,6 +33,7 @@
 #include "pipe-rule.h"
 #include "pipe-secret.h"
 #include "pipe.h"
+#include "retention-mod.h"
 #include "stopflag.h"
 #include "strbuf.h"
 #include "xalloc.h"
@@ -1084,10 +1085,129 @@ static int due_cb(const struct outbox_due_cmd *c, void *arg)
 	return 0;
 }
 
+/* ------------------------------------------------- purges confirmed */
+
+struct purge_ctx {
+	const char *deletion_id, *shop;
+};
+
+static int purge_tx(struct db *db, void *arg)
+{
+	struct purge_ctx *p = arg;
+	sqlite3_stmt *st;
+	int rc;
+
+	if ((rc =
+	         db_prepare(db,
+	                    "INSERT INTO hq_purge (deletion_id, shop, confirmed_at) VALUES (?1, ?2,"
+	                    " ?3) ON CONFLICT DO NOTHING",
+	                    &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, p->deletion_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, p->shop, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 3, clock_now());
+	return db_run(db, st, _("cannot record the head office's confirmation"));
+}
+
+/* The customer a certificate is of: the purged customer whose reference
+ * hash is the certificate's. 0 when none. */
+static int64_t cert_customer(struct db *db, const char *deletion_id, const char *hash)
+{
+	sqlite3_stmt *st;
+	int64_t found = 0;
+	char h[65];
+
+	if (db_prepare(db, "SELECT customer_id FROM retention_purged ORDER BY purged_at DESC",
+	               &st)) {
+		err_clear();
+		return 0;
+	}
+	while (!found && sqlite3_step(st) == SQLITE_ROW)
+		if (retention_hash(deletion_id, sqlite3_column_int64(st, 0), h) == 0 &&
+		    !strcmp(h, hash))
+			found = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return found;
+}
+
+/* Each purge the head office has not confirmed yet, now that no batch is
+ * still to go (the purged versions of every table are there): confirmed
+ * when the head office's record of the customer is blank, or gone. */
+static int confirm_purges(struct db *db, struct hq_ctx *x)
+{
+	sqlite3_stmt *st;
+	int rc = 0;
+
+	if ((rc = db_prepare(db,
+	                     "SELECT c.deletion_id, c.customer_hash FROM retention_certificate c"
+	                     " WHERE NOT EXISTS (SELECT 1 FROM hq_purge p"
+	                     " WHERE p.deletion_id = c.deletion_id)",
+	                     &st)) != 0)
+		return rc;
+	while (!rc && sqlite3_step(st) == SQLITE_ROW) {
+		const char *del = (const char *)sqlite3_column_text(st, 0);
+		int64_t cid = cert_customer(db, del, (const char *)sqlite3_column_text(st, 1));
+		char ids[24];
+		const char *p[2] = {x->shop, ids};
+		struct purge_ctx pc = {del, x->shop};
+		PGresult *r;
+
+		if (!cid)
+			continue;
+		snprintf(ids, sizeof ids, "%lld", (long long)cid);
+		r = PQexecParams(
+		    x->pg->conn,
+		    "SELECT count(*) FROM hq_record WHERE shop = $1 AND tbl = 'customer'"
+		    " AND id = $2::bigint AND data->>'name' <> '" RETENTION_REMOVED "'",
+		    2, NULL, p, NULL, NULL, 0);
+		if ((rc = pg_result(x->pg, r, _("the head office"))) == 0 &&
+		    !strcmp(PQgetvalue(r, 0, 0), "0"))
+			rc = db_write(db, purge_tx, &pc);
+		PQclear(r);
+	}
+	sqlite3_finalize(st);
+	if (rc == FD_EIO)
+		err_clear(), rc = 0; /* asked again on the next round */
+	return rc;
+}
+
+int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at)
+{
+	sqlite3_stmt *st;
+	int rc, found = 0;
+
+	*at = 0;
+	shop[0] = '\0';
+	if ((rc = db_prepare(db, "SELECT shop, confirmed_at FROM hq_purge WHERE deletion_id = ?1",
+	                     &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, deletion_id, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		snprintf(shop, 21, "%s", (const char *)sqlite3_column_text(st, 0));
+		*at = sqlite3_column_int64(st, 1);
+		found = 1;
+	}
+	sqlite3_finalize(st);
+	return found;
+}
+
+int hq_joined(struct db *db)
+{
+	struct pipe_provider p;
+	int rc;
+
+	memset(&p, 0, sizeof p);
+	if ((rc = pipe_provider_list_type(db, HQ_TYPE, provider_cb, &p)) < 0)
+		return rc;
+	free(p.settings);
+	return p.code[0] != '\0';
+}
+
 int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *lease,
                volatile sig_atomic_t *stop, struct hq_sent *r)
 {
 	struct due_list d = {NULL, NULL, 0};
+	struct hq_ctx *x = c->mctx;
 	int64_t queued;
 	size_t i;
 	int rc;
@@ -1095,23 +1215,28 @@ int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *le
 	if ((rc = hq_queue(db, &queued)) != 0)
 		return rc;
 	rc = outbox_due(db, HQ_TYPE, c->p.code, due_cb, &d);
-	((struct hq_ctx *)c->mctx)->down = 0;
+	x->down = 0;
 	if (!rc && d.n) { /* the figures each batch of the round carries */
-		struct hq_ctx *x = c->mctx;
-
 		cJSON_free(x->figures);
 		x->figures = NULL;
 		rc = shop_figures(db, &x->figures);
 	}
 	control_acting_enter();
-	for (i = 0; !rc && i < d.n && !stop_requested(stop) && !((struct hq_ctx *)c->mctx)->down;
-	     i++)
+	for (i = 0; !rc && i < d.n && !stop_requested(stop) && !x->down; i++)
 		rc = send_one(db, c, lease, d.v[i], d.key[i], r);
 	control_acting_leave();
 	for (i = 0; i < d.n; i++)
 		free(d.key[i]);
 	free(d.key);
 	free(d.v);
+	if (!rc && !x->down && x->pg) { /* everything sent: the purges it holds */
+		int64_t waiting, failed;
+
+		backlog(db, c->p.code, 0, &waiting, &failed);
+		if (!waiting && (rc = anything_new(db)) == 0)
+			rc = confirm_purges(db, x);
+		rc = rc < 0 ? rc : 0;
+	}
 	return rc;
 }
 

@@ -115,6 +115,16 @@ int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *le
 int hq_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
              void *arg);
 
+/* hq_purge_confirmed - whether the head office confirmed it forgot the
+ * customer of deletion deletion_id: 1 with the shop's code there and when
+ * (desk clock), 0 when not (yet), or FD_E*. A deletion certificate names
+ * the head office as a participant only then. */
+int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at);
+
+/* hq_joined - 1 when this shop reports to a head office (an enabled
+ * provider of type hq), 0 when not, or FD_E*. */
+int hq_joined(struct db *db);
+
 /* ------------------------------------------------- at the head office */
 
 /* A shop as the head office sees it. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -88,4 +89,12 @@ int retention_first(struct db *db, const char *sql, int64_t id, char *buf, size_
 	}
 	db_release(db, st);
 	return rc;
+}
+
+int retention_hash(const char *deletion_id, int64_t customer_id, char out[65])
+{
+	char ref[80];
+	int n = snprintf(ref, sizeof ref, "%s:customer:%lld", deletion_id, (long long)customer_id);
+
+	return crypto_sha256_hex(ref, (size_t)n, out);
 }

@@ -122,4 +122,8 @@ int outbox_retention_scrub(struct db *db, const char *deletion_id, const char *c
 int pipe_log_scrub(const char *path, const char *const *needles, size_t n, int vacuum,
                    int64_t *rows);
 
+/* retention_hash - the customer reference hash of a certificate:
+ * sha256 hex of "<deletion id>:customer:<customer id>" into out[65]. */
+int retention_hash(const char *deletion_id, int64_t customer_id, char out[65]);
+
 #endif

@@ -181,14 +181,6 @@ int64_t retention_cutoff(int64_t now, int months)
 	return (int64_t)mktime(&tm);
 }
 
-int retention_hash(const char *deletion_id, int64_t customer_id, char out[65])
-{
-	char ref[80];
-	int n = snprintf(ref, sizeof ref, "%s:customer:%lld", deletion_id, (long long)customer_id);
-
-	return crypto_sha256_hex(ref, (size_t)n, out);
-}
-
 static int new_deletion_id(char out[RETENTION_ID_LEN + 1])
 {
 	char a[17], b[17];

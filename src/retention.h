@@ -199,10 +199,6 @@ struct retention_cert {
 /* retention_certs - every certificate, newest first. */
 int retention_certs(struct db *db, int (*cb)(const struct retention_cert *c, void *arg), void *arg);
 
-/* retention_hash - the customer reference hash of a certificate:
- * sha256 hex of "<deletion id>:customer:<customer id>" into out[65]. */
-int retention_hash(const char *deletion_id, int64_t customer_id, char out[65]);
-
 /* The task handler of lifecycle tasks (task.c): cancels the customer's
  * deletion when it has new activity, then rebuilds the lifecycle row. */
 int retention_lifecycle_task(struct db *db, const char *key);

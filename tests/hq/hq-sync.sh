@@ -211,6 +211,30 @@ owes=$(sqlite3 "$TMP/shop2.db" "SELECT group_concat(currency || ' ' || b, ',') F
 is "with what they owe in each shop" "$(echo "$out" | jget '[c["owes"] for c in d["customers"] if c["shop"] == "S2" and c["customer_id"] == 1][0]')" "$owes"
 is "a % is looked for as itself" "$(fd --json hq customer find "%" --pg "$PGURL" | jget 'len(d["customers"])')" 0
 
+# --- a purge at the shop: the head office forgets too, then confirms
+at() { t=$1; shift; FRONTDESK_NOW=$t fd "$@"; }
+at 2022-01-05T09:00 customer add --name "Zed Zebulon" --email zed.zz@example.com --phone 555-0999 --address "9 Zulu Road" --note "zednote" >/dev/null
+zed=$(q "SELECT id FROM customer WHERE name = 'Zed Zebulon'")
+at 2022-01-05T09:00 service add --name "Zulu wash" --price 40 --minutes 60 >/dev/null
+at 2022-01-05T09:00 book --customer "$zed" --start "2022-01-06 10:00" --services "Zulu wash" --location "Zulu yard" >/dev/null
+zv=$(q "SELECT max(id) FROM appointment")
+at 2022-01-06T10:00 visit status "$zv" in_progress >/dev/null
+at 2022-01-06T12:00 visit status "$zv" done >/dev/null
+zj=$(q "SELECT service_order_id FROM appointment_work WHERE appointment_id = $zv")
+at 2022-01-06T12:00 job status "$zj" done >/dev/null
+at 2022-01-06T12:00 invoice issue --jobs "$zj" >/dev/null
+at 2022-01-06T12:00 pay record --customer "$zed" --amount 40 --method check --reference "chk-zz-77" --auto --yes >/dev/null
+fd hq sync --once >/dev/null
+zz() { "$PGBIN/pg_dump" -d "$PGURL" --data-only | grep -c 'Zebulon\|zed.zz\|555-0999\|Zulu yard\|9 Zulu\|zednote\|chk-zz-77'; }
+ok "the customer's data is at the head office" test "$(zz)" -gt 0
+ok "the customer is proposed for deletion" fd retention propose --customer "$zed"
+at 2029-01-05T09:00 retention run >/dev/null
+is "and purged at the shop" "$(q "SELECT count(*) FROM retention_purged WHERE customer_id = $zed")" 1
+like "the certificate does not name the head office before it confirmed" "$(fd retention certs)" "not confirmed yet"
+at 2029-01-05T09:00 hq sync --once >/dev/null
+is "the head office holds no byte of the purged customer's data" "$(zz)" 0
+is "the certificate names the head office once it confirmed" "$(fd --json retention certs | jget 'd["certificates"][0]["head_office"]["shop"]')" S1
+
 out=$(fd --json hq status --pg "$PGURL")
 is "hq status lists the three shops" "$(echo "$out" | jget '",".join(s["shop"] for s in d["shops"])')" "S1,S2,S3"
 is "with what each sent" "$(echo "$out" | jget 'd["shops"][0]["records"]')" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S1'")"
