@@ -55,23 +55,29 @@ check_cmd() {
 top=$(fd help | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
 n=$(printf '%s\n' "$top" | wc -l)
 [ "$n" -ge 20 ]; is "the help lists the commands ($n)" "$?" 0
-for cmd in $top; do
-	out=$(fd "$cmd" --help 2>&1)
+# check_any CMD... - a group (its own checks, then each of its commands,
+# a group within it too: `hq report aging`) or a command
+check_any() {
+	out=$(fd "$@" --help 2>&1)
 	case $out in
-	"Usage: frontdesk $cmd COMMAND [OPTIONS]"*)
+	"Usage: frontdesk $* COMMAND [OPTIONS]"*)
 		subs=$(printf '%s\n' "$out" | sed -n '/^Commands:/,/^$/s/^  \([a-z][a-z-]*\) .*/\1/p')
-		[ -n "$subs" ]; is "$cmd lists its commands" "$?" 0
-		is "$cmd help is its --help" "$(fd "$cmd" help)" "$out"
-		fd "$cmd" no-such-command >/dev/null 2>"$TMP/err"; rc=$?
-		is "$cmd no-such-command exits 2" "$rc" 2
-		like "$cmd names the unknown command" "$(cat "$TMP/err")" \
-			"frontdesk $cmd: unknown command 'no-such-command'"
+		[ -n "$subs" ]; is "$* lists its commands" "$?" 0
+		is "$* help is its --help" "$(fd "$@" help)" "$out"
+		fd "$@" no-such-command >/dev/null 2>"$TMP/err"; rc=$?
+		is "$* no-such-command exits 2" "$rc" 2
+		like "$* names the unknown command" "$(cat "$TMP/err")" \
+			"frontdesk $*: unknown command 'no-such-command'"
 		for sub in $subs; do
-			check_cmd "$cmd" "$sub"
+			check_any "$@" "$sub"
 		done
 		;;
-	*) check_cmd "$cmd" ;;
+	*) check_cmd "$@" ;;
 	esac
+}
+
+for cmd in $top; do
+	check_any "$cmd"
 done
 
 # the aliases take their command's table
