@@ -87,6 +87,9 @@ static int cmd_sync(struct cli *c, const struct cli_args *a)
 		do {
 			before = s.sent;
 			rc = hq_deliver(c->db, &ch, &lease, NULL, &s);
+			/* a long backlog outlasts the lease: held on, round by round */
+			if (!rc && s.sent > before)
+				rc = control_renew(c->db, &lease);
 		} while (!rc && s.sent > before && !s.failed && !s.dead);
 		pipe_conn_close(&ch);
 	}
