@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "cli-util.h"
+#include "clock.h"
 #include "control.h"
 #include "err.h"
 #include "hq.h"
@@ -399,6 +400,94 @@ static int cmd_takings(struct cli *c, const struct cli_args *a)
 	return rc ? cli_refused(rc) : CLI_OK;
 }
 
+struct stmt {
+	struct cli *c;
+	const char *currency;
+	cJSON *lines;
+};
+
+static int statement_cb(const struct hq_statement_line *l, void *arg)
+{
+	struct stmt *o = arg;
+	char d[32], m1[MONEY_BUFSZ], m2[MONEY_BUFSZ];
+
+	if (o->lines) {
+		cJSON *j = cJSON_CreateObject();
+
+		cli_json_time(j, "at", l->at);
+		cli_json_str(j, "kind", l->kind);
+		cli_json_int(j, "id", l->id);
+		cli_json_str(j, "ref", l->ref);
+		cli_json_str(j, "target", l->target);
+		cli_json_int(j, "amount", l->amount);
+		cli_json_int(j, "allocated", l->allocated);
+		cli_json_int(j, "balance", l->balance);
+		cJSON_AddItemToArray(o->lines, j);
+		return 0;
+	}
+	clock_format_local(l->at, "%Y-%m-%d", d, sizeof d);
+	printf("%s  %-11s #%-5lld ", d, l->kind, (long long)l->id);
+	cli_puts_safe(l->ref ? l->ref : "");
+	if (l->target) {
+		fputs(" -> ", stdout);
+		cli_puts_safe(l->target);
+	}
+	if (!strcmp(l->kind, "allocation"))
+		printf(": %s\n", money_text(l->allocated, o->currency, 1, m1));
+	else
+		printf("  %s  %s %s\n", money_text(l->amount, o->currency, 1, m1), _("balance"),
+		       money_text(l->balance, o->currency, 1, m2));
+	return 0;
+}
+
+static int cmd_statement(struct cli *c, const struct cli_args *a)
+{
+	const char *shop = cli_arg_get(a, "shop"), *cur = cli_arg_get(a, "currency");
+	struct stmt o = {c, cur, NULL};
+	struct hq_statement_totals t;
+	cJSON *j = NULL, *s = NULL;
+	char m[4][MONEY_BUFSZ];
+	int64_t id = 0;
+	int rc;
+
+	if ((rc = cli_parse_id(a->cmd, "--customer", cli_arg_get(a, "customer"), &id)) != 0)
+		return rc;
+	if (c->json) {
+		j = cJSON_CreateObject();
+		s = cJSON_CreateObject();
+		o.lines = cJSON_AddArrayToObject(s, "lines");
+	}
+	rc = hq_report_statement(cli_arg_get(a, "pg"), shop, id, cur, statement_cb, &o, &t);
+	if (rc) {
+		cJSON_Delete(j);
+		cJSON_Delete(s);
+		return cli_refused(rc);
+	}
+	if (j) {
+		cJSON *tj = cJSON_AddObjectToObject(s, "totals");
+
+		cli_json_str(j, "shop", shop);
+		cli_json_int(j, "customer_id", id);
+		cli_json_str(j, "customer_name", t.customer_name);
+		cli_json_str(s, "currency", cur);
+		cli_json_int(tj, "invoiced", t.invoiced);
+		cli_json_int(tj, "credited", t.credited);
+		cli_json_int(tj, "received", t.received);
+		cli_json_int(tj, "refunded", t.refunded);
+		cli_json_int(tj, "balance", t.balance);
+		cli_json_int(tj, "open_invoices", t.open);
+		cli_json_int(tj, "credit", t.credit);
+		cJSON_AddItemToArray(cJSON_AddArrayToObject(j, "statements"), s);
+		cli_print_json(j);
+		return CLI_OK;
+	}
+	printf(_("Invoiced %1$s, credited %2$s, received %3$s, refunded %4$s; balance %5$s %6$s\n"),
+	       money_text(t.invoiced, cur, 1, m[0]), money_text(t.credited, cur, 1, m[1]),
+	       money_text(t.received, cur, 1, m[2]), money_text(t.refunded, cur, 1, m[3]),
+	       money_text(t.balance, cur, 1, (char[MONEY_BUFSZ]){0}), cur);
+	return CLI_OK;
+}
+
 static int find_cb(const struct hq_customer_row *r, void *arg)
 {
 	struct cli *c = arg;
@@ -464,6 +553,15 @@ static const struct cli_entry report_cmds[] = {
               {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
                N_("--to DATE is required")}},
      .run = cmd_takings},
+    {"statement", NULL, "--pg URL --shop CODE --customer ID --currency CUR", NULL,
+     N_("a customer's statement at one shop, from what the shop sent"),
+     .opts = {PG_OPT,
+              {"shop", CLI_VALUE, N_("the shop"), NULL, N_("--shop CODE is required")},
+              {"customer", CLI_VALUE, N_("the customer's id at that shop"), NULL,
+               N_("--customer ID is required")},
+              {"currency", CLI_VALUE, N_("the currency (USD, EUR, ...)"), NULL,
+               N_("--currency CUR is required")}},
+     .run = cmd_statement},
     {NULL},
 };
 
@@ -503,7 +601,8 @@ const struct cli_entry cli_hq_cmds[] = {
     {"check", NULL, "--pg URL [--shop CODE]", NULL,
      N_("each shop's figures at the head office against the figures the shop sent"),
      .opts = {PG_OPT, {"shop", CLI_VALUE, N_("this shop only"), NULL, NULL}}, .run = cmd_check},
-    {"report", NULL, NULL, NULL, N_("the chain's reports: aging, takings"), .sub = report_cmds},
+    {"report", NULL, NULL, NULL, N_("the chain's reports: aging, takings, statement"),
+     .sub = report_cmds},
     {"customer", NULL, NULL, NULL, N_("the chain's customers: find"), .sub = customer_cmds},
     {"status", NULL, "--pg URL", NULL,
      N_("at the head office: each shop's last batch, its lag, what waits at the shop"),

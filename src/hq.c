@@ -1733,3 +1733,116 @@ int hq_customer_find(const char *url, const char *text,
 	hq_pg_close(h);
 	return rc;
 }
+
+/* ------------------------------------------------------------ statement */
+
+/* report_statement's statement (report.c), over the head office's records
+ * of shop $1: customer $2, currency $3; SQLite's order (NULL first). */
+static const char hq_statement_sql[] =
+    "SELECT at, kind, id, ref, target, amount, allocated FROM ("
+    " SELECT (data->>'issued_at')::bigint AS at, 1 AS sort, data->>'kind' AS kind, id,"
+    "  data->>'number' AS ref, NULL::text AS target, (data->>'total')::bigint AS amount,"
+    "  0::bigint AS allocated FROM hq_record WHERE shop = $1 AND tbl = 'invoice'"
+    "  AND (data->>'customer_id')::bigint = $2::bigint AND data->>'currency' = $3"
+    "  AND data->>'status' NOT IN ('draft', 'void')"
+    " UNION ALL"
+    " SELECT (data->>'received_at')::bigint, 2, 'payment', id,"
+    "  (data->>'method') || coalesce(' ' || (data->>'reference'), ''), NULL,"
+    "  -(data->>'amount')::bigint, 0 FROM hq_record WHERE shop = $1 AND tbl = 'payment'"
+    "  AND (data->>'customer_id')::bigint = $2::bigint AND data->>'currency' = $3"
+    "  AND data->>'status' <> 'void'"
+    " UNION ALL"
+    " SELECT (a.data->>'created_at')::bigint, 3, 'allocation', a.id,"
+    "  'payment ' || (a.data->>'payment_id'), i.data->>'number', 0,"
+    "  CASE WHEN a.data->>'reverses_id' IS NULL THEN (a.data->>'amount')::bigint"
+    "  ELSE -(a.data->>'amount')::bigint END"
+    "  FROM hq_record a JOIN hq_record p ON p.shop = a.shop AND p.tbl = 'payment'"
+    "  AND p.id = (a.data->>'payment_id')::bigint"
+    "  JOIN hq_record i ON i.shop = a.shop AND i.tbl = 'invoice'"
+    "  AND i.id = (a.data->>'invoice_id')::bigint"
+    "  WHERE a.shop = $1 AND a.tbl = 'payment_allocation'"
+    "  AND (p.data->>'customer_id')::bigint = $2::bigint AND p.data->>'currency' = $3"
+    " UNION ALL"
+    " SELECT (r.data->>'refunded_at')::bigint, 4, 'refund', r.id,"
+    "  (r.data->>'method') || coalesce(' ' || (r.data->>'reference'), ''),"
+    "  'payment ' || (r.data->>'payment_id'), (r.data->>'amount')::bigint, 0"
+    "  FROM hq_record r JOIN hq_record p ON p.shop = r.shop AND p.tbl = 'payment'"
+    "  AND p.id = (r.data->>'payment_id')::bigint"
+    "  WHERE r.shop = $1 AND r.tbl = 'refund' AND (p.data->>'customer_id')::bigint = $2::bigint"
+    "  AND p.data->>'currency' = $3 AND r.data->>'status' <> 'failed') x"
+    " ORDER BY at NULLS FIRST, sort, id";
+
+static const char hq_statement_figures_sql[] =
+    "SELECT (SELECT coalesce(sum(balance), 0) FROM hq_invoice WHERE shop = $1"
+    "  AND customer_id = $2::bigint AND currency = $3 AND kind = 'invoice'"
+    "  AND status NOT IN ('draft', 'void')),"
+    " (SELECT coalesce(sum(amount - allocated - refunded), 0) FROM hq_payment"
+    "  WHERE shop = $1 AND customer_id = $2::bigint AND currency = $3 AND status <> 'void'),"
+    " (SELECT name FROM hq_customer WHERE shop = $1 AND id = $2::bigint)";
+
+int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
+                        const char *currency,
+                        int (*cb)(const struct hq_statement_line *l, void *arg), void *arg,
+                        struct hq_statement_totals *t)
+{
+	char ids[24];
+	const char *p[3] = {shop, ids, currency};
+	struct hq_pg *h;
+	PGresult *r;
+	int rc, i, n;
+
+	memset(t, 0, sizeof *t);
+	if (!currency || strlen(currency) != 3)
+		return err_set(FD_EINVAL, "%s", _("the currency is its three-letter code"));
+	snprintf(ids, sizeof ids, "%lld", (long long)customer_id);
+	if ((rc = report_open(url, shop, &h)) != 0)
+		return rc;
+	/* one transaction: the lines and the totals agree */
+	if ((rc = pg_do(h, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+	                _("cannot compute the report"))) != 0)
+		goto out;
+	r = PQexecParams(h->conn, hq_statement_figures_sql, 3, NULL, p, NULL, NULL, 0);
+	if ((rc = pg_result(h, r, _("cannot compute the report"))) == 0) {
+		if (PQgetisnull(r, 0, 2))
+			rc = err_set(FD_ENOTFOUND, _("shop %1$s sent no customer %2$lld"), shop,
+			             (long long)customer_id);
+		else {
+			t->open = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
+			t->credit = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+			snprintf(t->customer_name, sizeof t->customer_name, "%s",
+			         PQgetvalue(r, 0, 2));
+		}
+	}
+	PQclear(r);
+	if (!rc && (rc = report_query(h, hq_statement_sql, 3, p, &r)) == 0) {
+		n = PQntuples(r);
+		for (i = 0; i < n && !rc; i++) {
+			struct hq_statement_line l;
+
+			memset(&l, 0, sizeof l);
+			l.at = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+			l.kind = PQgetvalue(r, i, 1);
+			l.id = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+			l.ref = PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3);
+			l.target = PQgetisnull(r, i, 4) ? NULL : PQgetvalue(r, i, 4);
+			l.amount = strtoll(PQgetvalue(r, i, 5), NULL, 10);
+			l.allocated = strtoll(PQgetvalue(r, i, 6), NULL, 10);
+			if (!strcmp(l.kind, "invoice"))
+				t->invoiced += l.amount;
+			else if (!strcmp(l.kind, "credit_note"))
+				t->credited -= l.amount;
+			else if (!strcmp(l.kind, "payment"))
+				t->received -= l.amount;
+			else if (!strcmp(l.kind, "refund"))
+				t->refunded += l.amount;
+			t->balance += l.amount;
+			l.balance = t->balance;
+			rc = cb ? cb(&l, arg) : 0;
+		}
+		PQclear(r);
+	}
+	PQclear(PQexec(h->conn, "ROLLBACK")); /* read only: nothing to keep */
+out:
+	hq_pg_close(h);
+	return rc;
+}

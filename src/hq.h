@@ -210,4 +210,26 @@ struct hq_customer_row {
 int hq_customer_find(const char *url, const char *text,
                      int (*cb)(const struct hq_customer_row *r, void *arg), void *arg);
 
+/* A line of a customer's statement at the head office: report_statement's
+ * (report.h), read from what the shop sent. */
+struct hq_statement_line {
+	int64_t at;
+	const char *kind; /* invoice, credit_note, payment, allocation, refund */
+	int64_t id;
+	const char *ref, *target; /* NULL when none */
+	int64_t amount, allocated, balance;
+};
+
+struct hq_statement_totals {
+	char customer_name[256];
+	int64_t invoiced, credited, received, refunded, balance, open, credit;
+};
+
+/* hq_report_statement - the statement of customer_id of shop in currency,
+ * as the shop's `report statement` gives it: the same lines and totals. */
+int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
+                        const char *currency,
+                        int (*cb)(const struct hq_statement_line *l, void *arg), void *arg,
+                        struct hq_statement_totals *t);
+
 #endif

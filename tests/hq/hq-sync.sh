@@ -203,6 +203,17 @@ want = +want; got = +got
 print("same" if want == got and want else "differ: %s" % sorted(set(want.items()) ^ set(got.items()))[:3])' "$TMP/hqt.json" "$TMP/t1.json" "$TMP/t2.json" "$TMP/t3.json")" same
 refused "takings from after to" hq report takings --pg "$PGURL" --from 2026-12-31 --to 2026-01-01
 
+# --- a customer's statement at the head office is the shop's own
+stc=$(sqlite3 "$TMP/shop2.db" "SELECT customer_id FROM payment_allocation a JOIN payment p ON p.id = a.payment_id GROUP BY customer_id ORDER BY count(*) DESC LIMIT 1")
+FRONTDESK_DB="$TMP/shop2.db" fd --json report statement --customer "$stc" --currency USD > "$TMP/st-shop.json"
+fd --json hq report statement --pg "$PGURL" --shop S2 --customer "$stc" --currency USD > "$TMP/st-hq.json"
+is "a customer's statement at the head office: the shop's lines and totals" "$(python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["statements"][0]
+b = json.load(open(sys.argv[2]))["statements"][0]
+print("same" if a["lines"] == b["lines"] and a["totals"] == b["totals"] and a["lines"] else "differ: %s / %s" % (a["totals"], b["totals"]))' "$TMP/st-shop.json" "$TMP/st-hq.json")" same
+refused "a statement of a customer the shop never sent" hq report statement --pg "$PGURL" --shop S2 --customer 99999 --currency USD
+
 # --- a customer across shops
 name=$(sqlite3 "$TMP/shop2.db" "SELECT name FROM customer ORDER BY id LIMIT 1")
 out=$(fd --json hq customer find "$name" --pg "$PGURL")
