@@ -421,6 +421,34 @@ struct queue_ctx {
 	int64_t batches;
 };
 
+/* Table t's cursor and epoch (0, 0 when it has no hq_sync row yet). */
+static int sync_row(struct db *db, const char *t, int64_t *queued_to, int64_t *epoch)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*queued_to = *epoch = 0;
+	if ((rc = db_prepare(db, "SELECT queued_to, epoch FROM hq_sync WHERE tbl = ?1", &st)) != 0)
+		return rc;
+	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		*queued_to = sqlite3_column_int64(st, 0);
+		*epoch = sqlite3_column_int64(st, 1);
+	}
+	sqlite3_finalize(st);
+	return 0;
+}
+
+/* Table t's newest history row (0 when none). t is one of hq_tables, the
+ * only names put into SQL text here. */
+static int his_max(struct db *db, const char *t, int64_t *m)
+{
+	char sql[96];
+
+	snprintf(sql, sizeof sql, "SELECT coalesce(max(his_id), 0) FROM %s_his", t);
+	return db_one_int(db, sql, m);
+}
+
 /* Queue table t's history rows after its cursor, HQ_BATCH_ROWS at a time. */
 static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
 {
@@ -430,14 +458,8 @@ static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
 	cJSON *o;
 	int rc;
 
-	if ((rc = db_prepare(db, "SELECT queued_to, epoch FROM hq_sync WHERE tbl = ?1", &st)) != 0)
+	if ((rc = sync_row(db, t, &from, &epoch)) != 0)
 		return rc;
-	sqlite3_bind_text(st, 1, t, -1, SQLITE_STATIC);
-	if (sqlite3_step(st) == SQLITE_ROW) {
-		from = sqlite3_column_int64(st, 0);
-		epoch = sqlite3_column_int64(st, 1);
-	}
-	sqlite3_finalize(st);
 	snprintf(sql, sizeof sql,
 	         "SELECT max(his_id), count(*) FROM (SELECT his_id FROM %s_his"
 	         " WHERE his_id > ?1 ORDER BY his_id LIMIT %d)",
@@ -627,7 +649,7 @@ static int shop_figures(struct db *db, char **out)
 	static const char *const inv_cols[] = {"count", "total", "balance"};
 	static const char *const pay_cols[] = {"count", "amount", "allocated", "refunded"};
 	cJSON *o = cJSON_CreateObject(), *cur = cJSON_AddObjectToObject(o, "cursors");
-	char sql[256], num[32], zone[128];
+	char num[32], zone[128];
 	int64_t moment = 0, v;
 	size_t i;
 	int rc;
@@ -639,11 +661,11 @@ static int shop_figures(struct db *db, char **out)
 		return rc;
 	}
 	for (i = 0; i < hq_ntables && !rc; i++) {
-		snprintf(sql, sizeof sql,
-		         "SELECT coalesce(max(his_id), 0) + %lld * coalesce((SELECT epoch FROM"
-		         " hq_sync WHERE tbl = '%s'), 0) FROM %s_his",
-		         (long long)HQ_EPOCH_UNIT, hq_tables[i], hq_tables[i]);
-		if ((rc = db_one_int(db, sql, &v)) == 0) {
+		int64_t queued, epoch;
+
+		if ((rc = sync_row(db, hq_tables[i], &queued, &epoch)) == 0 &&
+		    (rc = his_max(db, hq_tables[i], &v)) == 0) {
+			v += epoch * HQ_EPOCH_UNIT; /* the version the head office counts in */
 			snprintf(num, sizeof num, "%lld", (long long)v);
 			cJSON_AddItemToObject(cur, hq_tables[i], cJSON_CreateRaw(num));
 			moment += v;
@@ -906,7 +928,6 @@ static int resume(struct db *db, struct hq_ctx *x)
 {
 	struct resume_ctx rc_ = {0};
 	const char *p[1] = {x->shop};
-	char sql[160];
 	PGresult *r;
 	size_t i;
 	int rc, k, n, any = 0;
@@ -921,25 +942,14 @@ static int resume(struct db *db, struct hq_ctx *x)
 	for (i = 0; i < hq_ntables && !rc; i++) {
 		struct resume_tbl *t = &rc_.t[i];
 		int64_t hv = 0, m = 0, he, hh;
-		sqlite3_stmt *st;
 
 		for (k = 0; k < n; k++)
 			if (!strcmp(PQgetvalue(r, k, 0), hq_tables[i]))
 				hv = strtoll(PQgetvalue(r, k, 1), NULL, 10);
 		if (hv <= 0)
 			continue;
-		if ((rc = db_prepare(db, "SELECT queued_to, epoch FROM hq_sync WHERE tbl = ?1",
-		                     &st)) != 0)
-			break;
-		sqlite3_bind_text(st, 1, hq_tables[i], -1, SQLITE_STATIC);
-		if (sqlite3_step(st) == SQLITE_ROW) {
-			t->queued_to = sqlite3_column_int64(st, 0);
-			t->epoch = sqlite3_column_int64(st, 1);
-		}
-		sqlite3_finalize(st);
-		snprintf(sql, sizeof sql, "SELECT coalesce(max(his_id), 0) FROM %s_his",
-		         hq_tables[i]);
-		if ((rc = db_one_int(db, sql, &m)) != 0)
+		if ((rc = sync_row(db, hq_tables[i], &t->queued_to, &t->epoch)) != 0 ||
+		    (rc = his_max(db, hq_tables[i], &m)) != 0)
 			break;
 		he = hv / HQ_EPOCH_UNIT;
 		hh = hv % HQ_EPOCH_UNIT;
