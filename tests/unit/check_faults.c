@@ -604,6 +604,40 @@ START_TEST(test_shim_in_the_way)
 }
 END_TEST
 
+/* A payment's statement journal stays in memory (src/db.c's limit): the
+ * desk used to create, write and delete a temporary file for every one.
+ * The same payment with SQLite's default limit of 64 KiB (set after a
+ * shutdown of the library, in this test's own process) writes one, so the
+ * payment is large enough to tell the two apart. */
+static long journal_files(void)
+{
+	struct db *a;
+	long n;
+
+	copy_db(tmpl, work);
+	fv_install(1);
+	ck_assert_msg(db_open(work, 0, &a) == 0, "%s", err_msg());
+	fv_install(0);
+	fv_arm(1000000, FV_IOERR, 0);
+	ck_assert_msg(pay_run(a) == 0, "%s", err_msg());
+	fv_disarm();
+	n = fv_subjournals();
+	db_close(a);
+	unlink(work);
+	return n;
+}
+
+START_TEST(test_statement_journal_in_memory)
+{
+	make_template(&pay_scenario);
+	ck_assert_int_eq(journal_files(), 0);
+	ck_assert_int_eq(sqlite3_shutdown(), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, 64 << 10), SQLITE_OK);
+	ck_assert_int_gt(journal_files(), 0);
+	fx_tmp_done(&F);
+}
+END_TEST
+
 START_TEST(test_payment_faults)
 {
 	sweep(&pay_scenario);
@@ -633,6 +667,7 @@ int main(void)
 	stress = getenv("FD_STRESS") != NULL;
 	tcase_set_timeout(tc, stress ? 900 : 300);
 	tcase_add_test(tc, test_shim_in_the_way);
+	tcase_add_test(tc, test_statement_journal_in_memory);
 	tcase_add_test(tc, test_payment_faults);
 	tcase_add_test(tc, test_channel_batch_faults);
 	tcase_add_test(tc, test_task_runner_faults);

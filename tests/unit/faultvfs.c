@@ -29,6 +29,7 @@ static struct {
 	enum fv_kind kind;
 	int sticky;
 	long calls, failed;
+	long subjournals; /* statement journals opened as files while armed */
 } fv;
 
 enum op { OP_WRITE, OP_SYNC, OP_TRUNCATE };
@@ -198,6 +199,8 @@ static int fv_open(sqlite3_vfs *vfs, sqlite3_filename name, sqlite3_file *f, int
 	int rc;
 
 	(void)vfs;
+	if (fv.armed && (flags & SQLITE_OPEN_SUBJOURNAL))
+		fv.subjournals++;
 	ff->real = (sqlite3_file *)(ff + 1);
 	ff->real->pMethods = NULL;
 	rc = real_vfs->xOpen(real_vfs, name, ff->real, flags, out_flags);
@@ -231,6 +234,7 @@ void fv_arm(long n, enum fv_kind kind, int sticky)
 	fv.kind = kind;
 	fv.sticky = sticky;
 	fv.calls = fv.failed = 0;
+	fv.subjournals = 0;
 }
 
 void fv_disarm(void)
@@ -246,4 +250,9 @@ long fv_calls(void)
 long fv_failed(void)
 {
 	return fv.failed;
+}
+
+long fv_subjournals(void)
+{
+	return fv.subjournals;
 }

@@ -44,4 +44,8 @@ void fv_disarm(void);
 long fv_calls(void);
 long fv_failed(void);
 
+/* fv_subjournals - the statement journals SQLite opened as files since
+ * fv_arm (it keeps one in memory up to the limit src/db.c sets). */
+long fv_subjournals(void);
+
 #endif
