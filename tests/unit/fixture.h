@@ -29,7 +29,8 @@ void fx_env(void);
 void fx_tmp(struct fx *f, const char *tag);
 void fx_tmp_done(struct fx *f);
 
-/* fx_open - fx_tmp, then create and migrate the database (f->db).
+/* fx_open - fx_tmp, then a new, migrated database there (f->db): the
+ * program's first is created, later ones are copies of it (fixture.c).
  * fx_close closes it and removes the folder. */
 void fx_open(struct fx *f, const char *tag);
 void fx_close(struct fx *f);
