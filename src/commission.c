@@ -289,7 +289,7 @@ int commission_item_edit(struct db *db, int64_t id, const struct item_input *ite
 
 struct crow {
 	struct commission_row r;
-	char *tech_name, *description, *currency;
+	const char *tech_name, *description, *currency; /* the line's, which outlives the row */
 };
 
 struct rows {
@@ -297,7 +297,7 @@ struct rows {
 	size_t n, cap;
 };
 
-static struct crow *rows_add(struct rows *rs, const struct crow *base, const char *kind)
+static struct crow *rows_add(struct rows *rs, const struct commission_line *l, const char *kind)
 {
 	struct crow *c;
 
@@ -306,13 +306,16 @@ static struct crow *rows_add(struct rows *rs, const struct crow *base, const cha
 		rs->v = xrealloc(rs->v, rs->cap * sizeof *rs->v);
 	}
 	c = &rs->v[rs->n++];
-	*c = *base;
-	c->tech_name = xstrdup(base->tech_name);
-	c->description = xstrdup(base->description);
-	c->currency = xstrdup(base->currency);
+	memset(c, 0, sizeof *c);
+	c->tech_name = l->tech_name;
+	c->description = l->description;
+	c->currency = l->currency;
+	c->r.tech_id = l->tech_id;
 	c->r.kind = kind;
-	c->r.line_amount = 0;
-	c->r.source_id = 0;
+	c->r.at = l->at;
+	c->r.item_id = l->item_id;
+	c->r.visit_id = l->visit_id;
+	c->r.invoice_id = l->invoice_id;
 	return c;
 }
 
@@ -334,131 +337,46 @@ static int row_cmp(const void *a, const void *b)
 	return x->r.source_id < y->r.source_id ? -1 : x->r.source_id > y->r.source_id;
 }
 
-/* The credit notes and refunds of invoice inv up to `to`, in time order,
- * each making a reduction row when it falls in [from, to). */
-static int reductions(struct db *db, const struct crow *line, int64_t total, int64_t from,
-                      int64_t to, struct rows *rs)
+/* The rows of one line: the line itself when it counts in [from, to), and
+ * a reduction for each credit note or refund of its invoice in [from, to)
+ * that changes what is taken back. */
+static int line_rows(const struct commission_line *l, int64_t from, struct rows *rs)
 {
-	sqlite3_stmt *st;
-	int64_t credited = 0, refunded = 0, before = 0, after, share;
-	int rc, step;
+	int64_t commission, credited = 0, refunded = 0, before = 0, after, share;
+	size_t i;
+	int rc;
 
-	if ((rc = db_prepare_cached(
-	         db,
-	         "SELECT 0, id, issued_at, -total, 0, 1 FROM invoice"
-	         " WHERE kind = 'credit_note' AND credits_id = ?1 AND status <> 'void'"
-	         " AND status <> 'draft' AND issued_at < ?2"
-	         " UNION ALL"
-	         " SELECT 1, r.id, r.refunded_at, r.amount,"
-	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
-	         "  WHERE payment_id = r.payment_id AND invoice_id = ?1 AND reverses_id IS NULL),"
-	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
-	         "  WHERE payment_id = r.payment_id AND reverses_id IS NULL)"
-	         " FROM refund r WHERE r.status = 'succeeded' AND r.refunded_at < ?2"
-	         " AND r.payment_id IN (SELECT payment_id FROM payment_allocation"
-	         "  WHERE invoice_id = ?1 AND reverses_id IS NULL)"
-	         " ORDER BY 3, 1, 2",
-	         &st)))
+	if ((rc = commission_amount(l->line_amount, l->fixed, l->bp, &commission)))
 		return rc;
-	sqlite3_bind_int64(st, 1, line->r.invoice_id);
-	sqlite3_bind_int64(st, 2, to);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		int refund = sqlite3_column_int(st, 0);
-		int64_t at = sqlite3_column_int64(st, 2), amount = sqlite3_column_int64(st, 3);
-		int64_t part = sqlite3_column_int64(st, 4), all = sqlite3_column_int64(st, 5);
+	if (l->at >= from) {
+		struct crow *c = rows_add(rs, l, "line");
 
-		if (refund) {
-			if (all <= 0 || (rc = mul_div(amount, part, all, &share)))
-				goto out;
+		c->r.line_amount = l->line_amount;
+		c->r.commission = commission;
+	}
+	for (i = 0; l->invoice_id && i < l->nev; i++) {
+		const struct commission_event *e = &l->ev[i];
+
+		if (e->refund) {
+			if (e->all <= 0 || (rc = mul_div(e->amount, e->part, e->all, &share)))
+				return rc;
 			refunded += share;
 		} else {
-			credited += amount;
+			credited += e->amount;
 		}
-		if ((rc = commission_taken(line->r.commission,
-		                           credited > refunded ? credited : refunded, total,
-		                           &after)))
-			goto out;
-		if (at >= from && after != before) {
-			struct crow *c = rows_add(rs, line, refund ? "refund" : "credit");
+		if ((rc = commission_taken(commission, credited > refunded ? credited : refunded,
+		                           l->invoice_total, &after)))
+			return rc;
+		if (e->at >= from && after != before) {
+			struct crow *c = rows_add(rs, l, e->refund ? "refund" : "credit");
 
-			c->r.at = at;
-			c->r.source_id = sqlite3_column_int64(st, 1);
+			c->r.at = e->at;
+			c->r.source_id = e->id;
 			c->r.commission = -(after - before);
 		}
 		before = after;
 	}
-	if (step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the credits of an invoice"));
-out:
-	db_release(db, st);
-	return rc;
-}
-
-/* The commissioned lines, each with its technician, first live visit and
- * first issued invoice. */
-static const char LINES_SQL[] =
-    "WITH l AS (SELECT li.id, li.description, li.amount, li.commission_fixed, li.commission_bp,"
-    "  so.currency,"
-    "  (SELECT a.id FROM appointment_work w JOIN appointment a ON a.id = w.appointment_id"
-    "   WHERE w.service_order_id = li.service_order_id"
-    "   AND a.status <> 'cancelled' AND a.status <> 'no_show'"
-    "   ORDER BY a.start_at, a.id LIMIT 1) AS visit_id,"
-    "  (SELECT i.id FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
-    "   WHERE il.line_item_id = li.id AND i.kind = 'invoice' AND i.status <> 'void'"
-    "   AND i.status <> 'draft' ORDER BY i.issued_at, i.id LIMIT 1) AS invoice_id,"
-    "  li.tech_id"
-    " FROM line_item li JOIN service_order so ON so.id = li.service_order_id"
-    " WHERE li.commission_fixed IS NOT NULL OR li.commission_bp IS NOT NULL)"
-    " SELECT l.id, l.description, l.amount, l.commission_fixed, l.commission_bp, l.currency,"
-    "  l.visit_id, l.invoice_id, t.id, t.name,"
-    "  CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END, i.total"
-    " FROM l LEFT JOIN invoice i ON i.id = l.invoice_id"
-    " LEFT JOIN appointment a ON a.id = l.visit_id"
-    " JOIN resource t ON t.id = coalesce(l.tech_id,"
-    "  (SELECT ar.resource_id FROM appointment_resource ar JOIN resource r ON r.id = ar.resource_id"
-    "   WHERE ar.appointment_id = l.visit_id AND r.kind = 'technician'"
-    "   ORDER BY ar.id LIMIT 1))"
-    " WHERE CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END < ?1";
-
-static int collect(struct db *db, int64_t from, int64_t to, struct rows *rs)
-{
-	sqlite3_stmt *st;
-	int rc = 0, step;
-
-	if ((rc = db_prepare_cached(db, LINES_SQL, &st)))
-		return rc;
-	sqlite3_bind_int64(st, 1, to);
-	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
-		struct crow base = {0};
-		int64_t fixed =
-		    sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
-		int64_t bp =
-		    sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
-
-		base.r.item_id = sqlite3_column_int64(st, 0);
-		base.description = (char *)sqlite3_column_text(st, 1);
-		base.r.line_amount = sqlite3_column_int64(st, 2);
-		base.currency = (char *)sqlite3_column_text(st, 5);
-		base.r.visit_id = sqlite3_column_int64(st, 6);
-		base.r.invoice_id = sqlite3_column_int64(st, 7);
-		base.r.tech_id = sqlite3_column_int64(st, 8);
-		base.tech_name = (char *)sqlite3_column_text(st, 9);
-		base.r.at = sqlite3_column_int64(st, 10);
-		if ((rc = commission_amount(base.r.line_amount, fixed, bp, &base.r.commission)))
-			break;
-		if (base.r.at >= from) {
-			struct crow *c = rows_add(rs, &base, "line");
-
-			c->r.line_amount = base.r.line_amount;
-		}
-		if (base.r.invoice_id &&
-		    (rc = reductions(db, &base, sqlite3_column_int64(st, 11), from, to, rs)))
-			break;
-	}
-	if (!rc && step != SQLITE_DONE)
-		rc = db_fail(db, _("cannot read the commissions"));
-	db_release(db, st);
-	return rc;
+	return 0;
 }
 
 static int same_group(const struct crow *a, const struct crow *b)
@@ -466,18 +384,16 @@ static int same_group(const struct crow *a, const struct crow *b)
 	return a->r.tech_id == b->r.tech_id && !strcmp(a->currency, b->currency);
 }
 
-int commission_report(struct db *db, int64_t from, int64_t to,
-                      int (*row_cb)(const struct commission_row *r, void *arg),
-                      int (*total_cb)(const struct commission_total *t, void *arg), void *arg)
+int commission_compute(const struct commission_line *lines, size_t n, int64_t from,
+                       int (*row_cb)(const struct commission_row *r, void *arg),
+                       int (*total_cb)(const struct commission_total *t, void *arg), void *arg)
 {
 	struct rows rs = {NULL, 0, 0};
 	size_t i, j, k;
-	int rc;
+	int rc = 0;
 
-	/* a read: asked before it starts */
-	if ((rc = control_require(db, PERM_REPORTS, 0, "report of commissions")))
-		return rc;
-	rc = collect(db, from, to, &rs);
+	for (i = 0; !rc && i < n; i++)
+		rc = line_rows(&lines[i], from, &rs);
 	if (!rc && rs.n > 1)
 		qsort(rs.v, rs.n, sizeof *rs.v, row_cmp);
 	for (i = 0; !rc && i < rs.n; i = j) {
@@ -513,11 +429,157 @@ int commission_report(struct db *db, int64_t from, int64_t to,
 		if (!rc && total_cb)
 			rc = total_cb(&t, arg);
 	}
-	for (i = 0; i < rs.n; i++) {
-		free(rs.v[i].tech_name);
-		free(rs.v[i].description);
-		free(rs.v[i].currency);
-	}
 	free(rs.v);
+	return rc;
+}
+
+/* The lines read from the database, with the strings and events they own. */
+struct lines {
+	struct commission_line *v;
+	size_t n, cap;
+};
+
+static void lines_free(struct lines *ls)
+{
+	size_t i;
+
+	for (i = 0; i < ls->n; i++) {
+		free((char *)ls->v[i].tech_name);
+		free((char *)ls->v[i].description);
+		free((char *)ls->v[i].currency);
+		free((struct commission_event *)ls->v[i].ev);
+	}
+	free(ls->v);
+}
+
+/* The credit notes and refunds of line l's invoice before `to`, in the
+ * order commission_line asks. */
+static int read_events(struct db *db, struct commission_line *l, int64_t to)
+{
+	struct commission_event *ev = NULL;
+	size_t n = 0, cap = 0;
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare_cached(
+	         db,
+	         "SELECT 0, id, issued_at, -total, 0, 1 FROM invoice"
+	         " WHERE kind = 'credit_note' AND credits_id = ?1 AND status <> 'void'"
+	         " AND status <> 'draft' AND issued_at < ?2"
+	         " UNION ALL"
+	         " SELECT 1, r.id, r.refunded_at, r.amount,"
+	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
+	         "  WHERE payment_id = r.payment_id AND invoice_id = ?1 AND reverses_id IS NULL),"
+	         " (SELECT coalesce(sum(amount), 0) FROM payment_allocation"
+	         "  WHERE payment_id = r.payment_id AND reverses_id IS NULL)"
+	         " FROM refund r WHERE r.status = 'succeeded' AND r.refunded_at < ?2"
+	         " AND r.payment_id IN (SELECT payment_id FROM payment_allocation"
+	         "  WHERE invoice_id = ?1 AND reverses_id IS NULL)"
+	         " ORDER BY 3, 1, 2",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, l->invoice_id);
+	sqlite3_bind_int64(st, 2, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		if (n == cap) {
+			cap = cap ? 2 * cap : 4;
+			ev = xrealloc(ev, cap * sizeof *ev);
+		}
+		ev[n].refund = sqlite3_column_int(st, 0);
+		ev[n].id = sqlite3_column_int64(st, 1);
+		ev[n].at = sqlite3_column_int64(st, 2);
+		ev[n].amount = sqlite3_column_int64(st, 3);
+		ev[n].part = sqlite3_column_int64(st, 4);
+		ev[n].all = sqlite3_column_int64(st, 5);
+		n++;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the credits of an invoice"));
+	db_release(db, st);
+	l->ev = ev;
+	l->nev = n;
+	return rc;
+}
+
+/* The commissioned lines, each with its technician, first live visit and
+ * first issued invoice. */
+static const char LINES_SQL[] =
+    "WITH l AS (SELECT li.id, li.description, li.amount, li.commission_fixed, li.commission_bp,"
+    "  so.currency,"
+    "  (SELECT a.id FROM appointment_work w JOIN appointment a ON a.id = w.appointment_id"
+    "   WHERE w.service_order_id = li.service_order_id"
+    "   AND a.status <> 'cancelled' AND a.status <> 'no_show'"
+    "   ORDER BY a.start_at, a.id LIMIT 1) AS visit_id,"
+    "  (SELECT i.id FROM invoice_line il JOIN invoice i ON i.id = il.invoice_id"
+    "   WHERE il.line_item_id = li.id AND i.kind = 'invoice' AND i.status <> 'void'"
+    "   AND i.status <> 'draft' ORDER BY i.issued_at, i.id LIMIT 1) AS invoice_id,"
+    "  li.tech_id"
+    " FROM line_item li JOIN service_order so ON so.id = li.service_order_id"
+    " WHERE li.commission_fixed IS NOT NULL OR li.commission_bp IS NOT NULL)"
+    " SELECT l.id, l.description, l.amount, l.commission_fixed, l.commission_bp, l.currency,"
+    "  l.visit_id, l.invoice_id, t.id, t.name,"
+    "  CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END, i.total"
+    " FROM l LEFT JOIN invoice i ON i.id = l.invoice_id"
+    " LEFT JOIN appointment a ON a.id = l.visit_id"
+    " JOIN resource t ON t.id = coalesce(l.tech_id,"
+    "  (SELECT ar.resource_id FROM appointment_resource ar JOIN resource r ON r.id = ar.resource_id"
+    "   WHERE ar.appointment_id = l.visit_id AND r.kind = 'technician'"
+    "   ORDER BY ar.id LIMIT 1))"
+    " WHERE CASE WHEN l.invoice_id IS NOT NULL THEN i.issued_at ELSE a.start_at END < ?1";
+
+static int collect(struct db *db, int64_t to, struct lines *ls)
+{
+	sqlite3_stmt *st;
+	int rc = 0, step;
+
+	if ((rc = db_prepare_cached(db, LINES_SQL, &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, to);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct commission_line *l;
+
+		if (ls->n == ls->cap) {
+			ls->cap = ls->cap ? 2 * ls->cap : 64;
+			ls->v = xrealloc(ls->v, ls->cap * sizeof *ls->v);
+		}
+		l = &ls->v[ls->n++];
+		memset(l, 0, sizeof *l);
+		l->item_id = sqlite3_column_int64(st, 0);
+		l->description = xstrdup((const char *)sqlite3_column_text(st, 1));
+		l->line_amount = sqlite3_column_int64(st, 2);
+		l->fixed =
+		    sqlite3_column_type(st, 3) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 3);
+		l->bp =
+		    sqlite3_column_type(st, 4) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 4);
+		l->currency = xstrdup((const char *)sqlite3_column_text(st, 5));
+		l->visit_id = sqlite3_column_int64(st, 6);
+		l->invoice_id = sqlite3_column_int64(st, 7);
+		l->tech_id = sqlite3_column_int64(st, 8);
+		l->tech_name = xstrdup((const char *)sqlite3_column_text(st, 9));
+		l->at = sqlite3_column_int64(st, 10);
+		l->invoice_total = sqlite3_column_int64(st, 11);
+		if (l->invoice_id && (rc = read_events(db, l, to)))
+			break;
+	}
+	if (!rc && step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the commissions"));
+	db_release(db, st);
+	return rc;
+}
+
+int commission_report(struct db *db, int64_t from, int64_t to,
+                      int (*row_cb)(const struct commission_row *r, void *arg),
+                      int (*total_cb)(const struct commission_total *t, void *arg), void *arg)
+{
+	struct lines ls = {NULL, 0, 0};
+	int rc;
+
+	/* a read: asked before it starts */
+	if ((rc = control_require(db, PERM_REPORTS, 0, "report of commissions")))
+		return rc;
+	rc = collect(db, to, &ls);
+	if (!rc)
+		rc = commission_compute(ls.v, ls.n, from, row_cb, total_cb, arg);
+	lines_free(&ls);
 	return rc;
 }

@@ -24,7 +24,8 @@
  * it makes.
  *
  * Callers: the command line (cli-work.c: item add|edit --commission,
- * cli-commission.c: report commissions), the tests.
+ * cli-commission.c: report commissions), the head office's report (hq.c:
+ * commission_compute), the tests.
  */
 #ifndef FD_COMMISSION_H
 #define FD_COMMISSION_H
@@ -108,6 +109,37 @@ struct commission_total {
 	int64_t visits, lines;           /* distinct visits, "line" rows */
 	int64_t line_amount, commission; /* commission: less reductions */
 };
+
+/* A credit note or a refund of a commissioned line's invoice. */
+struct commission_event {
+	int refund;     /* 0: a credit note; 1: a refund that succeeded */
+	int64_t id, at; /* the credit note (issued_at) or refund (refunded_at) */
+	int64_t amount; /* what the credit note takes back (its -total), or the refund's amount */
+	int64_t part;   /* a refund: its payment's allocations to this invoice, */
+	int64_t all;    /* and to every invoice (reversals left out of both) */
+};
+
+/* A commissioned line as the report reads it (see LINES_SQL in
+ * commission.c): its technician, first live visit (0: none), first issued
+ * invoice (0: none) and the time it counts. */
+struct commission_line {
+	int64_t item_id, visit_id, invoice_id, tech_id, at;
+	const char *tech_name, *description, *currency;
+	int64_t line_amount, fixed, bp; /* fixed, bp: -1 when not set */
+	int64_t invoice_total;
+	/* the invoice's credit notes and refunds before the period's end, by
+	 * time, credit notes before refunds at one time, then by id */
+	const struct commission_event *ev;
+	size_t nev;
+};
+
+/* commission_compute - the report of lines (those counting before the
+ * period's end) for the period from `from`: the rules above, once, for
+ * commission_report and the head office's report of a shop (hq.c). Rows
+ * and totals as commission_report gives them. */
+int commission_compute(const struct commission_line *lines, size_t n, int64_t from,
+                       int (*row_cb)(const struct commission_row *r, void *arg),
+                       int (*total_cb)(const struct commission_total *t, void *arg), void *arg);
 
 /* commission_report - rows counting in [from, to) by technician name,
  * currency and time, each technician's total after its rows. Reads only. */
