@@ -3,7 +3,8 @@
  * visits, lines, line amounts and commissions for a pay period, with the
  * reductions of credit notes and refunds in the period they happen (see
  * commission.h). Registered in cli-report.c's report group; the options of
- * `item add|edit` that set a commission are in cli-work.c.
+ * `item add|edit` that set a commission are in cli-work.c. Its output is
+ * also the head office's (cli-hq.c: hq report commissions).
  */
 #include "cli-money.h"
 #include "cli-util.h"
@@ -18,17 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct comm_out {
-	int csv;
-	cJSON *techs;      /* --json: the array of technicians */
-	cJSON *cur;        /* --json: the rows of the technician being written */
-	int64_t last_tech; /* text: the technician whose name was printed last */
-	char last_cur[4];
-};
-
-static int comm_row(const struct commission_row *r, void *arg)
+int mcli_comm_row(const struct commission_row *r, void *arg)
 {
-	struct comm_out *o = arg;
+	struct mcli_comm_out *o = arg;
 	char d[32], m1[MONEY_BUFSZ], m2[MONEY_BUFSZ], id[24];
 
 	mcli_date(r->at, d);
@@ -72,9 +65,9 @@ static int comm_row(const struct commission_row *r, void *arg)
 	return 0;
 }
 
-static int comm_total(const struct commission_total *t, void *arg)
+int mcli_comm_total(const struct commission_total *t, void *arg)
 {
-	struct comm_out *o = arg;
+	struct mcli_comm_out *o = arg;
 	char m1[MONEY_BUFSZ], m2[MONEY_BUFSZ];
 
 	if (o->techs) {
@@ -101,9 +94,9 @@ static int comm_total(const struct commission_total *t, void *arg)
 }
 
 /* the text report prints a technician's name before its first row */
-static int comm_text_row(const struct commission_row *r, void *arg)
+int mcli_comm_text_row(const struct commission_row *r, void *arg)
 {
-	struct comm_out *o = arg;
+	struct mcli_comm_out *o = arg;
 
 	if (r->tech_id != o->last_tech || strcmp(r->currency, o->last_cur)) {
 		o->last_tech = r->tech_id;
@@ -111,7 +104,7 @@ static int comm_text_row(const struct commission_row *r, void *arg)
 		cli_puts_safe(r->tech_name);
 		printf(" (%s)\n", r->currency);
 	}
-	return comm_row(r, arg);
+	return mcli_comm_row(r, arg);
 }
 
 /* The period: from a day's start to the end of the last day, both given. */
@@ -144,7 +137,7 @@ int mcli_commission_check(struct cli *c, const struct cli_args *a)
 
 int mcli_commission_run(struct cli *c, const struct cli_args *a)
 {
-	struct comm_out o = {cli_arg_flag(a, "csv"), NULL, NULL, -1, ""};
+	struct mcli_comm_out o = {cli_arg_flag(a, "csv"), NULL, NULL, -1, ""};
 	int64_t from, to;
 	cJSON *j = NULL;
 	char d1[32], d2[32];
@@ -165,8 +158,8 @@ int mcli_commission_run(struct cli *c, const struct cli_args *a)
 	} else {
 		printf(_("Commissions from %s to %s:\n"), d1, d2);
 	}
-	rc = commission_report(c->db, from, to, j || o.csv ? comm_row : comm_text_row, comm_total,
-	                       &o);
+	rc = commission_report(c->db, from, to, j || o.csv ? mcli_comm_row : mcli_comm_text_row,
+	                       mcli_comm_total, &o);
 	if (o.cur)
 		cJSON_Delete(o.cur);
 	if (j) {

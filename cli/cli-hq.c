@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
+#include "commission.h"
 #include "control.h"
 #include "err.h"
 #include "hq.h"
@@ -528,6 +530,76 @@ static int cmd_find(struct cli *c, const struct cli_args *a)
 	return cli_list_end(c, hq_customer_find(cli_arg_get(a, "pg"), a->pos[0], find_cb, c));
 }
 
+/* hq report commissions: each shop's report as the shop prints its own,
+ * under the shop's code (JSON: each technician's object names its shop). */
+struct comm_hq {
+	struct mcli_comm_out o;
+	const char *from, *to;
+	char shop[24]; /* the shop whose rows are being written */
+};
+
+static void comm_shop(struct comm_hq *h, const char *shop)
+{
+	if (!strcmp(h->shop, shop))
+		return;
+	snprintf(h->shop, sizeof h->shop, "%s", shop);
+	h->o.last_tech = -1;
+	if (h->o.techs)
+		return;
+	if (h->from) /* the header, before the first shop */
+		printf(_("Commissions from %s to %s:\n"), h->from, h->to);
+	h->from = NULL;
+	printf(_("Shop %s:\n"), shop);
+}
+
+static int comm_hq_row(const char *shop, const struct commission_row *r, void *arg)
+{
+	struct comm_hq *h = arg;
+
+	comm_shop(h, shop);
+	return h->o.techs ? mcli_comm_row(r, &h->o) : mcli_comm_text_row(r, &h->o);
+}
+
+static int comm_hq_total(const char *shop, const struct commission_total *t, void *arg)
+{
+	struct comm_hq *h = arg;
+	int rc;
+
+	comm_shop(h, shop);
+	if ((rc = mcli_comm_total(t, &h->o)) == 0 && h->o.techs) {
+		cJSON *last = cJSON_GetArrayItem(h->o.techs, cJSON_GetArraySize(h->o.techs) - 1);
+
+		cJSON_AddItemToObject(last, "shop", cJSON_CreateString(shop));
+	}
+	return rc;
+}
+
+static int cmd_commissions(struct cli *c, const struct cli_args *a)
+{
+	const char *from = cli_arg_get(a, "from"), *to = cli_arg_get(a, "to");
+	struct comm_hq h = {{0, NULL, NULL, -1, ""}, from, to, ""};
+	cJSON *j = NULL;
+	int rc;
+
+	if (c->json) {
+		j = cJSON_CreateObject();
+		cli_json_str(j, "from", from);
+		cli_json_str(j, "to", to);
+		h.o.techs = cJSON_AddArrayToObject(j, "technicians");
+	}
+	rc = hq_report_commissions(cli_arg_get(a, "pg"), cli_arg_get(a, "shops"), from, to,
+	                           comm_hq_row, comm_hq_total, &h);
+	if (h.o.cur)
+		cJSON_Delete(h.o.cur);
+	if (j && !rc)
+		cli_print_json(j);
+	else
+		cJSON_Delete(j);
+	if (!rc && !j && !h.shop[0])
+		printf(_("No commissions from %1$s to %2$s.\n"), from, to);
+	return rc ? cli_refused(rc) : CLI_OK;
+}
+
 #define PG_OPT                                                                                     \
 	{                                                                                          \
 		"pg", CLI_VALUE, N_("the head office's PostgreSQL address (postgresql://...)"),    \
@@ -553,6 +625,16 @@ static const struct cli_entry report_cmds[] = {
               {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
                N_("--to DATE is required")}},
      .run = cmd_takings},
+    {"commissions", NULL, "--pg URL --from DATE --to DATE [--shops S1,S2]", NULL,
+     N_("each technician's commissions for a pay period, shop by shop, as each shop's own "
+        "report"),
+     .opts = {PG_OPT,
+              {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL, NULL},
+              {"from", CLI_VALUE, N_("the first day (YYYY-MM-DD)"), NULL,
+               N_("--from DATE is required")},
+              {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
+               N_("--to DATE is required")}},
+     .run = cmd_commissions},
     {"statement", NULL, "--pg URL --shop CODE --customer ID --currency CUR", NULL,
      N_("a customer's statement at one shop, from what the shop sent"),
      .opts = {PG_OPT,
@@ -601,7 +683,7 @@ const struct cli_entry cli_hq_cmds[] = {
     {"check", NULL, "--pg URL [--shop CODE]", NULL,
      N_("each shop's figures at the head office against the figures the shop sent"),
      .opts = {PG_OPT, {"shop", CLI_VALUE, N_("this shop only"), NULL, NULL}}, .run = cmd_check},
-    {"report", NULL, NULL, NULL, N_("the chain's reports: aging, takings, statement"),
+    {"report", NULL, NULL, NULL, N_("the chain's reports: aging, takings, commissions, statement"),
      .sub = report_cmds},
     {"customer", NULL, NULL, NULL, N_("the chain's customers: find"), .sub = customer_cmds},
     {"status", NULL, "--pg URL", NULL,

@@ -1,6 +1,7 @@
 /*
  * cli-money.h - what the money commands of the command line share (private
- * to cli-money.c, cli-invoice.c, cli-pay.c and cli-report.c): amounts and
+ * to cli-money.c, cli-invoice.c, cli-pay.c, cli-report.c, cli-commission.c
+ * and the head office's reports in cli-hq.c): amounts and
  * dates as people read them, typed amounts, invoices named by number, the
  * note of a replayed idempotent request, and the command tables of the
  * money commands. A front end: no SQL and no business rule here.
@@ -81,6 +82,23 @@ extern const struct cli_entry mcli_report_cmds[];
 /* report commissions (cli-commission.c) */
 int mcli_commission_check(struct cli *c, const struct cli_args *a);
 int mcli_commission_run(struct cli *c, const struct cli_args *a);
+/* Its rows and totals as commission_report's callbacks write them, for
+ * the head office's report too (cli-hq.c): arg is a struct mcli_comm_out.
+ * With techs, JSON (a technician's object, its rows inside, after its
+ * total); else CSV with csv, else text (mcli_comm_text_row, which names
+ * each technician before its first row). */
+struct mcli_comm_out {
+	int csv;
+	cJSON *techs;      /* --json: the array of technicians */
+	cJSON *cur;        /* --json: the rows of the technician being written */
+	int64_t last_tech; /* text: the technician whose name was printed last */
+	char last_cur[4];
+};
+struct commission_row;
+struct commission_total;
+int mcli_comm_row(const struct commission_row *r, void *arg);
+int mcli_comm_text_row(const struct commission_row *r, void *arg);
+int mcli_comm_total(const struct commission_total *t, void *arg);
 extern const struct cli_entry mcli_export_cmds[];
 
 /* `frontdesk refund PAYMENT ...` (cli-pay.c) and `frontdesk check`

@@ -22,6 +22,7 @@
 
 #include "channel.h"
 #include "clock.h"
+#include "commission.h"
 #include "control.h"
 #include "db.h"
 #include "err.h"
@@ -41,10 +42,10 @@
 extern const struct migration fd_hq_migrations[];
 extern const int fd_n_hq_migrations;
 
-const char *const hq_tables[] = {"customer",         "service_order", "appointment",
-                                 "appointment_work", "line_item",     "invoice",
-                                 "invoice_line",     "payment",       "payment_allocation",
-                                 "refund",           "pay_order",     "reconciliation_diff"};
+const char *const hq_tables[] = {
+    "customer",  "service_order",       "appointment", "appointment_work",    "line_item",
+    "invoice",   "invoice_line",        "payment",     "payment_allocation",  "refund",
+    "pay_order", "reconciliation_diff", "resource",    "appointment_resource"};
 const size_t hq_ntables = sizeof hq_tables / sizeof *hq_tables;
 
 struct hq_pg {
@@ -304,7 +305,7 @@ int hq_init(const char *url, int *applied, int *version)
 	return rc;
 }
 
-/* 0 when the head office's schema is the one this program knows. */
+/* 0 when the head office's schema is the one this program knows, or newer. */
 static int schema_current(struct hq_pg *h)
 {
 	PGresult *r = PQexec(h->conn, "SELECT coalesce(max(version), 0) FROM hq_migration");
@@ -321,7 +322,8 @@ static int schema_current(struct hq_pg *h)
 	}
 	v = atoi(PQgetvalue(r, 0, 0));
 	PQclear(r);
-	if (v != fd_n_hq_migrations)
+	/* a newer head office serves an older shop: migrations only add */
+	if (v < fd_n_hq_migrations)
 		return err_set(FD_EINVAL,
 		               _("the head office's schema is at version %1$d and this frontdesk's "
 		                 "at %2$d: run frontdesk hq init --pg URL with the newer one"),
@@ -1029,7 +1031,15 @@ static int send_one(struct db *db, struct pipe_conn *c, const struct control_hol
 	snprintf(shop_time, sizeof shop_time, "%lld", (long long)clock_now());
 	snprintf(waiting_s, sizeof waiting_s, "%lld", (long long)waiting);
 	snprintf(failed_s, sizeof failed_s, "%lld", (long long)failed);
-	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) == 0 && !x->resumed) {
+	if (!x->pg && (rc = hq_pg_open(x->url, x->password, &x->pg)) == 0 &&
+	    (rc = schema_current(x->pg)) != 0 && rc != FD_EIO) {
+		/* a head office whose schema is older than this frontdesk's (it
+		 * would refuse the newer tables): the batch waits on the backoff
+		 * until someone runs hq init there, never given up */
+		snprintf(why, sizeof why, "%s", err_msg());
+		rc = err_set(FD_EIO, "%s", why);
+	}
+	if (!rc && !x->resumed) {
 		/* once a connection: where the head office says this shop stands */
 		if ((rc = resume(db, x)) == 0)
 			x->resumed = 1;
@@ -1853,6 +1863,220 @@ int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
 	}
 	PQclear(PQexec(h->conn, "ROLLBACK")); /* read only: nothing to keep */
 out:
+	hq_pg_close(h);
+	return rc;
+}
+
+/* ------------------------------------------------------ commissions */
+
+/* A shop's live records of one table as (shop, id, data): a record whose
+ * newest change is its deletion (operate_type 2) is gone at the shop. */
+#define HQ_LIVE(name, tbl)                                                                         \
+	name " AS (SELECT r.shop, r.id, r.data FROM hq_record r JOIN b ON b.code = r.shop"         \
+	     " WHERE r.tbl = '" tbl "' AND r.data->>'operate_type' <> '2')"
+
+/* Each shop's period: [t0, t1) from the first day's start to the day
+ * after the last, in the shop's time zone; the shops in code order. */
+#define HQ_PERIOD_CTE                                                                                                                                               \
+	"WITH " HQ_SHOPS_CTE ", b AS (SELECT code,"                                                                                                                 \
+	" extract(epoch FROM ($2::date)::timestamp AT TIME ZONE tz)::bigint AS t0,"                                                                                 \
+	" extract(epoch FROM (($3::date) + 1)::timestamp AT TIME ZONE tz)::bigint AS t1 FROM "                                                                      \
+	"s)," HQ_LIVE("li", "line_item") ", " HQ_LIVE("so", "service_order") ", " HQ_LIVE("ap", "appointment") ", " HQ_LIVE("aw", "appointment_work") ", " HQ_LIVE( \
+	    "inv",                                                                                                                                                  \
+	    "invoice") ", " HQ_LIVE("il",                                                                                                                           \
+	                            "invoice_line") ", " HQ_LIVE("res",                                                                                             \
+	                                                         "resource") ", " HQ_LIVE("ar",                                                                     \
+	                                                                                  "appoin"                                                                  \
+	                                                                                  "tment_"                                                                  \
+	                                                                                  "resour"                                                                  \
+	                                                                                  "ce") ", " HQ_LIVE("pa",                                                  \
+	                                                                                                     "payment_allocation") ", " HQ_LIVE("rf",               \
+	                                                                                                                                        "refund")
+
+/* commission.c's LINES_SQL over what the shops sent: each commissioned
+ * line with its technician, first live visit, first issued invoice and
+ * the time it counts, before the period's end. */
+static const char hq_comm_lines_sql[] = HQ_PERIOD_CTE
+    ", l AS (SELECT li.shop, li.id, li.data->>'description' AS description,"
+    "  (li.data->>'amount')::bigint AS amount,"
+    "  (li.data->>'commission_fixed')::bigint AS fixed, (li.data->>'commission_bp')::bigint AS bp,"
+    "  so.data->>'currency' AS currency,"
+    "  (SELECT a.id FROM aw JOIN ap a ON a.shop = aw.shop"
+    "   AND a.id = (aw.data->>'appointment_id')::bigint"
+    "   WHERE aw.shop = li.shop"
+    "   AND (aw.data->>'service_order_id')::bigint = (li.data->>'service_order_id')::bigint"
+    "   AND a.data->>'status' <> 'cancelled' AND a.data->>'status' <> 'no_show'"
+    "   ORDER BY (a.data->>'start_at')::bigint, a.id LIMIT 1) AS visit_id,"
+    "  (SELECT i.id FROM il JOIN inv i ON i.shop = il.shop"
+    "   AND i.id = (il.data->>'invoice_id')::bigint"
+    "   WHERE il.shop = li.shop AND (il.data->>'line_item_id')::bigint = li.id"
+    "   AND i.data->>'kind' = 'invoice' AND i.data->>'status' <> 'void'"
+    "   AND i.data->>'status' <> 'draft'"
+    "   ORDER BY (i.data->>'issued_at')::bigint, i.id LIMIT 1) AS invoice_id,"
+    "  (li.data->>'tech_id')::bigint AS tech_id"
+    "  FROM li JOIN so ON so.shop = li.shop AND so.id = (li.data->>'service_order_id')::bigint"
+    "  WHERE li.data->>'commission_fixed' IS NOT NULL OR li.data->>'commission_bp' IS NOT NULL),"
+    " x AS (SELECT l.*, b.t0, b.t1,"
+    "  CASE WHEN l.invoice_id IS NOT NULL THEN (i.data->>'issued_at')::bigint"
+    "  ELSE (a.data->>'start_at')::bigint END AS at, (i.data->>'total')::bigint AS total,"
+    "  coalesce(l.tech_id, (SELECT (ar.data->>'resource_id')::bigint FROM ar"
+    "   JOIN res r ON r.shop = ar.shop AND r.id = (ar.data->>'resource_id')::bigint"
+    "   WHERE ar.shop = l.shop AND (ar.data->>'appointment_id')::bigint = l.visit_id"
+    "   AND r.data->>'kind' = 'technician' ORDER BY ar.id LIMIT 1)) AS tech"
+    "  FROM l JOIN b ON b.code = l.shop"
+    "  LEFT JOIN inv i ON i.shop = l.shop AND i.id = l.invoice_id"
+    "  LEFT JOIN ap a ON a.shop = l.shop AND a.id = l.visit_id)"
+    " SELECT x.shop, x.id, x.description, x.amount, coalesce(x.fixed, -1), coalesce(x.bp, -1),"
+    "  x.currency, coalesce(x.visit_id, 0), coalesce(x.invoice_id, 0), t.id, t.data->>'name',"
+    "  x.at, coalesce(x.total, 0), x.t0"
+    " FROM x JOIN res t ON t.shop = x.shop AND t.id = x.tech"
+    " WHERE x.at < x.t1 ORDER BY x.shop COLLATE \"C\"";
+
+/* commission.c's credit notes and refunds of an invoice before the
+ * period's end, for every invoice of the shops, in the order
+ * commission_line asks (by shop and invoice first). */
+static const char hq_comm_events_sql[] = HQ_PERIOD_CTE
+    ", al AS (SELECT pa.shop, (pa.data->>'payment_id')::bigint AS payment_id,"
+    "  (pa.data->>'invoice_id')::bigint AS invoice_id, sum((pa.data->>'amount')::bigint) AS part"
+    "  FROM pa WHERE pa.data->>'reverses_id' IS NULL GROUP BY 1, 2, 3),"
+    " alall AS (SELECT shop, payment_id, sum(part) AS alls FROM al GROUP BY 1, 2)"
+    " SELECT * FROM (SELECT i.shop, (i.data->>'credits_id')::bigint AS inv, 0 AS refund, i.id,"
+    "  (i.data->>'issued_at')::bigint AS at, -(i.data->>'total')::bigint AS amount, 0 AS part,"
+    "  1 AS alls"
+    "  FROM inv i JOIN b ON b.code = i.shop"
+    "  WHERE i.data->>'kind' = 'credit_note' AND i.data->>'credits_id' IS NOT NULL"
+    "  AND i.data->>'status' <> 'void' AND i.data->>'status' <> 'draft'"
+    "  AND (i.data->>'issued_at')::bigint < b.t1"
+    " UNION ALL"
+    " SELECT r.shop, al.invoice_id, 1, r.id, (r.data->>'refunded_at')::bigint,"
+    "  (r.data->>'amount')::bigint, al.part, alall.alls"
+    "  FROM rf r JOIN b ON b.code = r.shop"
+    "  JOIN al ON al.shop = r.shop AND al.payment_id = (r.data->>'payment_id')::bigint"
+    "  JOIN alall ON alall.shop = al.shop AND alall.payment_id = al.payment_id"
+    "  WHERE r.data->>'status' = 'succeeded' AND (r.data->>'refunded_at')::bigint < b.t1) e"
+    " ORDER BY e.shop COLLATE \"C\", e.inv, e.at, e.refund, e.id";
+
+struct comm_wrap {
+	const char *shop;
+	int (*row_cb)(const char *shop, const struct commission_row *r, void *arg);
+	int (*total_cb)(const char *shop, const struct commission_total *t, void *arg);
+	void *arg;
+};
+
+static int comm_row_w(const struct commission_row *r, void *arg)
+{
+	struct comm_wrap *w = arg;
+
+	return w->row_cb ? w->row_cb(w->shop, r, w->arg) : 0;
+}
+
+static int comm_total_w(const struct commission_total *t, void *arg)
+{
+	struct comm_wrap *w = arg;
+
+	return w->total_cb ? w->total_cb(w->shop, t, w->arg) : 0;
+}
+
+static int64_t num(const PGresult *r, int i, int k)
+{
+	return strtoll(PQgetvalue(r, i, k), NULL, 10);
+}
+
+/* The events of shop's invoice inv: the first index of ev at or after
+ * (shop, inv) in [0, n) (ev is ordered by shop, then invoice). */
+static int ev_first(const PGresult *ev, int n, const char *shop, int64_t inv)
+{
+	int lo = 0, hi = n;
+
+	while (lo < hi) {
+		int mid = lo + (hi - lo) / 2, c = strcmp(PQgetvalue(ev, mid, 0), shop);
+
+		if (c < 0 || (c == 0 && num(ev, mid, 1) < inv))
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+int hq_report_commissions(
+    const char *url, const char *shops, const char *from, const char *to,
+    int (*row_cb)(const char *shop, const struct commission_row *r, void *arg),
+    int (*total_cb)(const char *shop, const struct commission_total *t, void *arg), void *arg)
+{
+	const char *p[3] = {shops ? shops : "", from, to};
+	struct commission_line *lines = NULL;
+	struct commission_event *evs = NULL;
+	struct hq_pg *h;
+	PGresult *lr = NULL, *er = NULL;
+	int rc, i, j, n, ne;
+
+	if (!date_ok(from) || !date_ok(to))
+		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
+	if (strcmp(from, to) > 0)
+		return err_set(FD_EINVAL, "%s", _("--from must not be after --to"));
+	if ((rc = report_open(url, shops, &h)) != 0)
+		return rc;
+	/* one transaction: the lines and their invoices' events agree */
+	if ((rc = pg_do(h, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+	                _("cannot compute the report"))) != 0)
+		goto out;
+	if ((rc = report_query(h, hq_comm_lines_sql, 3, p, &lr)) != 0 ||
+	    (rc = report_query(h, hq_comm_events_sql, 3, p, &er)) != 0)
+		goto out;
+	n = PQntuples(lr);
+	ne = PQntuples(er);
+	lines = xcalloc((size_t)n + 1, sizeof *lines);
+	evs = xcalloc((size_t)ne + 1, sizeof *evs);
+	for (j = 0; j < ne; j++) {
+		evs[j].refund = atoi(PQgetvalue(er, j, 2));
+		evs[j].id = num(er, j, 3);
+		evs[j].at = num(er, j, 4);
+		evs[j].amount = num(er, j, 5);
+		evs[j].part = num(er, j, 6);
+		evs[j].all = num(er, j, 7);
+	}
+	for (i = 0; i < n; i++) {
+		struct commission_line *l = &lines[i];
+
+		l->item_id = num(lr, i, 1);
+		l->description = PQgetvalue(lr, i, 2);
+		l->line_amount = num(lr, i, 3);
+		l->fixed = num(lr, i, 4);
+		l->bp = num(lr, i, 5);
+		l->currency = PQgetvalue(lr, i, 6);
+		l->visit_id = num(lr, i, 7);
+		l->invoice_id = num(lr, i, 8);
+		l->tech_id = num(lr, i, 9);
+		l->tech_name = PQgetvalue(lr, i, 10);
+		l->at = num(lr, i, 11);
+		l->invoice_total = num(lr, i, 12);
+		if (l->invoice_id) {
+			const char *shop = PQgetvalue(lr, i, 0);
+			int k = ev_first(er, ne, shop, l->invoice_id), e = k;
+
+			while (e < ne && !strcmp(PQgetvalue(er, e, 0), shop) &&
+			       num(er, e, 1) == l->invoice_id)
+				e++;
+			l->ev = evs + k;
+			l->nev = (size_t)(e - k);
+		}
+	}
+	/* shop by shop (the lines are in shop order), each as the shop's own */
+	for (i = 0; i < n && !rc; i = j) {
+		struct comm_wrap w = {PQgetvalue(lr, i, 0), row_cb, total_cb, arg};
+
+		for (j = i; j < n && !strcmp(PQgetvalue(lr, j, 0), w.shop); j++)
+			;
+		rc = commission_compute(lines + i, (size_t)(j - i), num(lr, i, 13), comm_row_w,
+		                        comm_total_w, &w);
+	}
+out:
+	free(lines);
+	free(evs);
+	PQclear(lr);
+	PQclear(er);
+	PQclear(PQexec(h->conn, "ROLLBACK")); /* read only: nothing to keep */
 	hq_pg_close(h);
 	return rc;
 }

@@ -19,7 +19,9 @@
  *
  * A head office that cannot be reached is not a reason to give up: the
  * batch waits on the backoff however long the shop is offline (`check`
- * says so once it is older than the give-up horizon: hq-behind). A batch
+ * says so once it is older than the give-up horizon: hq-behind), and so
+ * does one whose schema is older than this program's (until hq init runs
+ * there with it). A batch
  * the head office refuses (a posted amount changed, a shop that has not
  * joined) is a dead letter with the reason.
  *
@@ -231,5 +233,18 @@ int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
                         const char *currency,
                         int (*cb)(const struct hq_statement_line *l, void *arg), void *arg,
                         struct hq_statement_totals *t);
+
+struct commission_row;
+struct commission_total;
+
+/* hq_report_commissions - each technician's commissions at shops (as
+ * above) for the days from..to (YYYY-MM-DD, both included, each shop's
+ * days in its own time zone): for each shop, in code order, the rows and
+ * totals of the shop's own `report commissions`, computed by the same
+ * rules (commission_compute) from what the shop sent. */
+int hq_report_commissions(
+    const char *url, const char *shops, const char *from, const char *to,
+    int (*row_cb)(const char *shop, const struct commission_row *r, void *arg),
+    int (*total_cb)(const char *shop, const struct commission_total *t, void *arg), void *arg);
 
 #endif

@@ -13,8 +13,11 @@
 # nothing the head office has, and when it had lost changes it had sent,
 # its own records win (a new epoch); `hq check` agrees, then names a
 # figure changed at the head office; each shop's aging at the head office
-# is the shop's own, the takings the shops' summed; a customer is found
-# at every shop.
+# is the shop's own, the takings the shops' summed, and so are its
+# commissions (each shop with a percentage and a fixed commission, a
+# credit note and a refund); a customer is found at every shop; a head
+# office whose schema is older than the shop's program keeps the batches
+# waiting (not given up) until hq init.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/pg.sh"
 trap 'pg_stop; rm -rf "$TMP"' EXIT
@@ -35,7 +38,8 @@ refused "another machine without verifying its server" hq init --pg "postgresql:
 refused "a password in the address" hq init --pg "postgresql://fd:secret@127.0.0.1:$PGPORT/postgres"
 refused "a head office that cannot be reached" hq init --pg "postgresql://fd@127.0.0.1:1/postgres"
 out=$(fd --json hq init --pg "$PGURL")
-is "hq init makes the schema" "$(echo "$out" | jget 'd["applied"]')" 1
+is "hq init makes the schema: every migration of data/hq" "$(echo "$out" | jget 'd["applied"]')" \
+	"$(grep -c '\.sql$' "$TOP_SRCDIR/data/hq/MANIFEST")"
 out=$(fd --json hq init --pg "$PGURL")
 is "again: nothing to apply" "$(echo "$out" | jget 'd["applied"]')" 0
 is "the migration is recorded with its checksum" "$(pg_sql "SELECT sha256 FROM hq_migration WHERE version = 1")" \
@@ -48,6 +52,34 @@ pg_sql "UPDATE hq_migration SET sha256 = '$(sed -n 's/ *0001-head-office.sql$//p
 for s in 1 2 3; do
 	FRONTDESK_DB="$TMP/shop$s.db" fd demo >/dev/null 2>&1
 done
+# commissions at each shop: two technicians, a visit of Sam's, a line at a
+# percentage (Sam's, the visit's) and one fixed (credited to Kim), an
+# invoice paid, then credited in part, the payment freed and partly
+# refunded; different amounts at each shop
+commissions() { # SHOP-NUMBER
+	export FRONTDESK_DB="$TMP/shop$1.db"
+	fd resource add --name "Sam $1" --kind technician >/dev/null
+	fd resource add --name "Kim $1" --kind technician >/dev/null
+	fd resource hours "Sam $1" --days all --spans 08:00-18:00 >/dev/null
+	fd customer add --name "Commission Cy $1" >/dev/null
+	cc=$(sqlite3 "$FRONTDESK_DB" "SELECT max(id) FROM customer")
+	fd book --customer "$cc" --start "2026-12-02 09:00" --length 1:00 --resource "Sam $1" >/dev/null
+	cj=$(sqlite3 "$FRONTDESK_DB" "SELECT service_order_id FROM appointment_work WHERE appointment_id = (SELECT max(id) FROM appointment)")
+	fd item add --job "$cj" --description Brakes --price "2$1.04" --commission 12.5% >/dev/null
+	fd item add --job "$cj" --description Detail --price 150.00 --commission "2$1.00" --tech "Kim $1" >/dev/null
+	FRONTDESK_NOW="2026-12-03 10:00" fd invoice issue --jobs "$cj" >/dev/null
+	ci=$(sqlite3 "$FRONTDESK_DB" "SELECT max(id) FROM invoice")
+	ct=$(sqlite3 "$FRONTDESK_DB" "SELECT total FROM invoice WHERE id = $ci")
+	FRONTDESK_NOW="2026-12-03 11:00" fd pay record --customer "$cc" --amount "$((ct / 100)).$(printf %02d $((ct % 100)))" --method cash --auto --yes >/dev/null
+	FRONTDESK_NOW="2026-12-05 10:00" fd invoice credit "$ci" --amount "3$1.01" --reason goodwill >/dev/null
+	cp_=$(sqlite3 "$FRONTDESK_DB" "SELECT max(id) FROM payment")
+	FRONTDESK_NOW="2026-12-06 10:00" fd pay reverse "$(sqlite3 "$FRONTDESK_DB" "SELECT max(id) FROM payment_allocation WHERE payment_id = $cp_")" --reason "refund part" >/dev/null
+	FRONTDESK_NOW="2026-12-06 11:00" fd refund "$cp_" --amount "1$1.00" --reason scratch >/dev/null
+	unset FRONTDESK_DB
+}
+for s in 1 2 3; do commissions "$s"; done
+is "each shop has commissioned lines, a credit note and a refund" \
+	"$(for s in 1 2 3; do sqlite3 "$TMP/shop$s.db" "SELECT (SELECT count(*) FROM line_item WHERE commission_bp IS NOT NULL OR commission_fixed IS NOT NULL) || (SELECT count(*) FROM invoice WHERE kind = 'credit_note') || (SELECT count(*) FROM refund WHERE status = 'succeeded') > 0"; done | tr -d '\n')" 111
 export FRONTDESK_DB="$TMP/shop1.db"
 refused "a shop code with a blank" hq join --pg "$PGURL" --shop "S 1"
 ok "shop S1 joins" fd hq join --pg "$PGURL" --shop S1 --name "North"
@@ -57,7 +89,7 @@ is "the head office knows three shops" "$(pg_sql "SELECT string_agg(code, ',' OR
 ok "S1 syncs" fd hq sync --once
 for s in 2 3; do FRONTDESK_DB="$TMP/shop$s.db" fd hq sync --once >/dev/null; done
 # every record of each shop's tables is at the head office, at its newest version
-tables="customer service_order appointment appointment_work line_item invoice invoice_line payment payment_allocation refund pay_order reconciliation_diff"
+tables="customer service_order appointment appointment_work line_item invoice invoice_line payment payment_allocation refund pay_order reconciliation_diff resource appointment_resource"
 for s in 1 2 3; do
 	want=""; got=""
 	for t in $tables; do
@@ -203,6 +235,27 @@ want = +want; got = +got
 print("same" if want == got and want else "differ: %s" % sorted(set(want.items()) ^ set(got.items()))[:3])' "$TMP/hqt.json" "$TMP/t1.json" "$TMP/t2.json" "$TMP/t3.json")" same
 refused "takings from after to" hq report takings --pg "$PGURL" --from 2026-12-31 --to 2026-01-01
 
+# --- commissions: each shop's at the head office are the shop's own
+cmp_comm() { # SHOP FROM TO: the shop's report and the head office's rows for it
+	FRONTDESK_DB="$TMP/shop$1.db" fd --json report commissions --from "$2" --to "$3" > "$TMP/cs.json"
+	python3 -c '
+import json, sys
+a = json.load(open(sys.argv[1]))["technicians"]
+b = [dict((k, v) for k, v in t.items() if k != "shop") for t in json.load(open(sys.argv[2]))["technicians"] if t["shop"] == sys.argv[3]]
+print("same" if a == b and a and any(r["kind"] != "line" for t in a for r in t["rows"]) else "differ: %s / %s" % (a, b))' "$TMP/cs.json" "$TMP/hqc.json" "S$1"
+}
+fd --json hq report commissions --pg "$PGURL" --from 2026-11-01 --to 2026-12-31 > "$TMP/hqc.json"
+for s in 1 2 3; do
+	is "commissions: shop S$s's technicians, rows and totals at the head office are the shop's" "$(cmp_comm $s 2026-11-01 2026-12-31)" same
+done
+fd --json hq report commissions --pg "$PGURL" --from 2026-12-04 --to 2026-12-31 > "$TMP/hqc.json"
+is "a period after the lines: only the credit and the refund, as at the shop" "$(cmp_comm 2 2026-12-04 2026-12-31)" same
+fd --json hq report commissions --pg "$PGURL" --shops S3 --from 2026-11-01 --to 2026-12-31 > "$TMP/hqc3.json"
+is "commissions of one shop: only its technicians" "$(jget '",".join(sorted(set(t["shop"] + ":" + t["technician"] for t in d["technicians"])))' < "$TMP/hqc3.json")" "S3:Kim 3,S3:Sam 3"
+like "the text report names each shop" "$(fd hq report commissions --pg "$PGURL" --from 2026-11-01 --to 2026-12-31)" "Shop S2:"
+refused "commissions from after to" hq report commissions --pg "$PGURL" --from 2026-12-31 --to 2026-11-01
+refused "commissions of a shop that never joined" hq report commissions --pg "$PGURL" --shops S9 --from 2026-11-01 --to 2026-12-31
+
 # --- a customer's statement at the head office is the shop's own
 stc=$(sqlite3 "$TMP/shop2.db" "SELECT customer_id FROM payment_allocation a JOIN payment p ON p.id = a.payment_id GROUP BY customer_id ORDER BY count(*) DESC LIMIT 1")
 FRONTDESK_DB="$TMP/shop2.db" fd --json report statement --customer "$stc" --currency USD > "$TMP/st-shop.json"
@@ -245,6 +298,19 @@ like "the certificate does not name the head office before it confirmed" "$(fd r
 at 2029-01-05T09:00 hq sync --once >/dev/null
 is "the head office holds no byte of the purged customer's data" "$(zz)" 0
 is "the certificate names the head office once it confirmed" "$(fd --json retention certs | jget 'd["certificates"][0]["head_office"]["shop"]')" S1
+
+# --- a head office whose schema is older than the shop's program: the
+# batches wait (never given up) until hq init brings it up to date
+pg_sql "DELETE FROM hq_migration WHERE version = 2" >/dev/null
+pg_sql "ALTER TABLE hq_record DROP CONSTRAINT hq_record_tbl_check; ALTER TABLE hq_record ADD CONSTRAINT hq_record_tbl_check CHECK (tbl IN ('customer', 'service_order', 'appointment', 'appointment_work', 'line_item', 'invoice', 'invoice_line', 'payment', 'payment_allocation', 'refund', 'pay_order', 'reconciliation_diff')) NOT VALID" >/dev/null
+fd resource add --name "Tess" --kind technician >/dev/null
+out=$(fd --json hq sync --once)
+is "an older head office: the batch is to try again" "$(echo "$out" | jget 'd["failed"], d["dead"]')" "(1, 0)"
+like "... saying why" "$(q "SELECT last_error FROM outbox_event WHERE integration_type = 'hq' ORDER BY id DESC LIMIT 1")" "hq init"
+refused "its reports wait for hq init too" hq report aging --pg "$PGURL"
+is "hq init brings it up to date" "$(fd --json hq init --pg "$PGURL" | jget 'd["applied"]')" 1
+ok "the batch goes on the backoff" until_ok 60 caught_up
+is "the new technician is at the head office" "$(pg_sql "SELECT data->>'name' FROM hq_record WHERE shop = 'S1' AND tbl = 'resource' ORDER BY id DESC LIMIT 1")" Tess
 
 out=$(fd --json hq status --pg "$PGURL")
 is "hq status lists the three shops" "$(echo "$out" | jget '",".join(s["shop"] for s in d["shops"])')" "S1,S2,S3"
