@@ -606,6 +606,20 @@ static int cmd_commissions(struct cli *c, const struct cli_args *a)
 		    NULL, N_("--pg URL is required")                                               \
 	}
 
+/* the options of a report over a period of some shops */
+#define PERIOD_OPTS                                                                                \
+	{                                                                                          \
+		PG_OPT,                                                                            \
+		    {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL,    \
+		     NULL},                                                                        \
+		    {"from", CLI_VALUE, N_("the first day (YYYY-MM-DD)"), NULL,                    \
+		     N_("--from DATE is required")},                                               \
+		{                                                                                  \
+			"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,                    \
+			    N_("--to DATE is required")                                            \
+		}                                                                                  \
+	}
+
 static const struct cli_entry report_cmds[] = {
     {"aging", NULL, "--pg URL [--shops S1,S2] [--on DATE]", NULL,
      N_("what customers owe across shops, by days past due, and their credit"),
@@ -618,23 +632,11 @@ static const struct cli_entry report_cmds[] = {
      .run = cmd_aging},
     {"takings", NULL, "--pg URL --from DATE --to DATE [--shops S1,S2]", NULL,
      N_("money received and refunded across shops, per day, method and currency"),
-     .opts = {PG_OPT,
-              {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL, NULL},
-              {"from", CLI_VALUE, N_("the first day (YYYY-MM-DD)"), NULL,
-               N_("--from DATE is required")},
-              {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
-               N_("--to DATE is required")}},
-     .run = cmd_takings},
+     .opts = PERIOD_OPTS, .run = cmd_takings},
     {"commissions", NULL, "--pg URL --from DATE --to DATE [--shops S1,S2]", NULL,
      N_("each technician's commissions for a pay period, shop by shop, as each shop's own "
         "report"),
-     .opts = {PG_OPT,
-              {"shops", CLI_VALUE, N_("only these shops (codes, comma-separated)"), NULL, NULL},
-              {"from", CLI_VALUE, N_("the first day (YYYY-MM-DD)"), NULL,
-               N_("--from DATE is required")},
-              {"to", CLI_VALUE, N_("the last day (YYYY-MM-DD)"), NULL,
-               N_("--to DATE is required")}},
-     .run = cmd_commissions},
+     .opts = PERIOD_OPTS, .run = cmd_commissions},
     {"statement", NULL, "--pg URL --shop CODE --customer ID --currency CUR", NULL,
      N_("a customer's statement at one shop, from what the shop sent"),
      .opts = {PG_OPT,

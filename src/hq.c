@@ -1606,6 +1606,16 @@ static int date_ok(const char *d)
 	       y >= 1970 && y <= 9999 && mo >= 1 && mo <= 12 && da >= 1 && da <= 31;
 }
 
+/* 0 when from..to are dates, from not after to. */
+static int period_ok(const char *from, const char *to)
+{
+	if (!date_ok(from) || !date_ok(to))
+		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
+	if (strcmp(from, to) > 0)
+		return err_set(FD_EINVAL, "%s", _("--from must not be after --to"));
+	return 0;
+}
+
 int hq_report_aging(const char *url, const char *shops, const char *on,
                     int (*cb)(const struct hq_aging_row *r, void *arg), void *arg)
 {
@@ -1667,11 +1677,7 @@ int hq_report_takings(const char *url, const char *shops, const char *from, cons
 	PGresult *r;
 	int rc, i, n;
 
-	if (!date_ok(from) || !date_ok(to))
-		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
-	if (strcmp(from, to) > 0)
-		return err_set(FD_EINVAL, "%s", _("--from must not be after --to"));
-	if ((rc = report_open(url, shops, &h)) != 0)
+	if ((rc = period_ok(from, to)) != 0 || (rc = report_open(url, shops, &h)) != 0)
 		return rc;
 	if ((rc = report_query(h, hq_takings_sql, 3, p, &r)) == 0) {
 		n = PQntuples(r);
@@ -2011,11 +2017,7 @@ int hq_report_commissions(
 	PGresult *lr = NULL, *er = NULL;
 	int rc, i, j, n, ne;
 
-	if (!date_ok(from) || !date_ok(to))
-		return err_set(FD_EINVAL, "%s", _("the days are dates: YYYY-MM-DD"));
-	if (strcmp(from, to) > 0)
-		return err_set(FD_EINVAL, "%s", _("--from must not be after --to"));
-	if ((rc = report_open(url, shops, &h)) != 0)
+	if ((rc = period_ok(from, to)) != 0 || (rc = report_open(url, shops, &h)) != 0)
 		return rc;
 	/* one transaction: the lines and their invoices' events agree */
 	if ((rc = pg_do(h, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
