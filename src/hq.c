@@ -52,6 +52,12 @@ struct hq_pg {
 	PGconn *conn;
 };
 
+/* The integer in row i, column k of a result (0 when it is not one). */
+static int64_t pg_num(const PGresult *r, int i, int k)
+{
+	return strtoll(PQgetvalue(r, i, k), NULL, 10);
+}
+
 /* ------------------------------------------------------------ addresses */
 
 /* s as one line of at most n-1 bytes: control characters as blanks. */
@@ -947,7 +953,7 @@ static int resume(struct db *db, struct hq_ctx *x)
 
 		for (k = 0; k < n; k++)
 			if (!strcmp(PQgetvalue(r, k, 0), hq_tables[i]))
-				hv = strtoll(PQgetvalue(r, k, 1), NULL, 10);
+				hv = pg_num(r, k, 1);
 		if (hv <= 0)
 			continue;
 		if ((rc = sync_row(db, hq_tables[i], &t->queued_to, &t->epoch)) != 0 ||
@@ -1323,11 +1329,11 @@ int hq_status(const char *url, int (*cb)(const struct hq_shop_status *s, void *a
 			s.code = PQgetvalue(r, i, 0);
 			s.name = PQgetvalue(r, i, 1);
 			s.last_batch_at = PQgetvalue(r, i, 2);
-			s.lag_seconds = strtoll(PQgetvalue(r, i, 3), NULL, 10);
-			s.records = strtoll(PQgetvalue(r, i, 4), NULL, 10);
-			s.batches = strtoll(PQgetvalue(r, i, 5), NULL, 10);
-			s.waiting = strtoll(PQgetvalue(r, i, 6), NULL, 10);
-			s.failed = strtoll(PQgetvalue(r, i, 7), NULL, 10);
+			s.lag_seconds = pg_num(r, i, 3);
+			s.records = pg_num(r, i, 4);
+			s.batches = pg_num(r, i, 5);
+			s.waiting = pg_num(r, i, 6);
+			s.failed = pg_num(r, i, 7);
 			rc = cb(&s, arg);
 		}
 	}
@@ -1635,14 +1641,14 @@ int hq_report_aging(const char *url, const char *shops, const char *on,
 
 			memset(&row, 0, sizeof row);
 			row.shop = PQgetvalue(r, i, 0);
-			row.customer_id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+			row.customer_id = pg_num(r, i, 1);
 			row.customer_name = PQgetvalue(r, i, 2);
 			snprintf(row.currency, sizeof row.currency, "%s", PQgetvalue(r, i, 3));
 			for (k = 0; k < 5; k++) {
-				row.bucket[k] = strtoll(PQgetvalue(r, i, 4 + k), NULL, 10);
+				row.bucket[k] = pg_num(r, i, 4 + k);
 				row.owed += row.bucket[k];
 			}
-			row.credit = strtoll(PQgetvalue(r, i, 9), NULL, 10);
+			row.credit = pg_num(r, i, 9);
 			rc = cb(&row, arg);
 		}
 		PQclear(r);
@@ -1688,9 +1694,9 @@ int hq_report_takings(const char *url, const char *shops, const char *from, cons
 			snprintf(row.day, sizeof row.day, "%s", PQgetvalue(r, i, 0));
 			snprintf(row.method, sizeof row.method, "%s", PQgetvalue(r, i, 1));
 			snprintf(row.currency, sizeof row.currency, "%s", PQgetvalue(r, i, 2));
-			row.count = strtoll(PQgetvalue(r, i, 3), NULL, 10);
-			row.received = strtoll(PQgetvalue(r, i, 4), NULL, 10);
-			row.refunded = strtoll(PQgetvalue(r, i, 5), NULL, 10);
+			row.count = pg_num(r, i, 3);
+			row.received = pg_num(r, i, 4);
+			row.refunded = pg_num(r, i, 5);
 			row.net = row.received - row.refunded;
 			rc = cb(&row, arg);
 		}
@@ -1746,7 +1752,7 @@ int hq_customer_find(const char *url, const char *text,
 			struct hq_customer_row row;
 
 			row.shop = PQgetvalue(r, i, 0);
-			row.id = strtoll(PQgetvalue(r, i, 1), NULL, 10);
+			row.id = pg_num(r, i, 1);
 			row.name = PQgetvalue(r, i, 2);
 			row.phone = PQgetvalue(r, i, 3);
 			row.email = PQgetvalue(r, i, 4);
@@ -1833,8 +1839,8 @@ int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
 			rc = err_set(FD_ENOTFOUND, _("shop %1$s sent no customer %2$lld"), shop,
 			             (long long)customer_id);
 		else {
-			t->open = strtoll(PQgetvalue(r, 0, 0), NULL, 10);
-			t->credit = strtoll(PQgetvalue(r, 0, 1), NULL, 10);
+			t->open = pg_num(r, 0, 0);
+			t->credit = pg_num(r, 0, 1);
 			snprintf(t->customer_name, sizeof t->customer_name, "%s",
 			         PQgetvalue(r, 0, 2));
 		}
@@ -1846,13 +1852,13 @@ int hq_report_statement(const char *url, const char *shop, int64_t customer_id,
 			struct hq_statement_line l;
 
 			memset(&l, 0, sizeof l);
-			l.at = strtoll(PQgetvalue(r, i, 0), NULL, 10);
+			l.at = pg_num(r, i, 0);
 			l.kind = PQgetvalue(r, i, 1);
-			l.id = strtoll(PQgetvalue(r, i, 2), NULL, 10);
+			l.id = pg_num(r, i, 2);
 			l.ref = PQgetisnull(r, i, 3) ? NULL : PQgetvalue(r, i, 3);
 			l.target = PQgetisnull(r, i, 4) ? NULL : PQgetvalue(r, i, 4);
-			l.amount = strtoll(PQgetvalue(r, i, 5), NULL, 10);
-			l.allocated = strtoll(PQgetvalue(r, i, 6), NULL, 10);
+			l.amount = pg_num(r, i, 5);
+			l.allocated = pg_num(r, i, 6);
 			if (!strcmp(l.kind, "invoice"))
 				t->invoiced += l.amount;
 			else if (!strcmp(l.kind, "credit_note"))
@@ -1983,11 +1989,6 @@ static int comm_total_w(const struct commission_total *t, void *arg)
 	return w->total_cb ? w->total_cb(w->shop, t, w->arg) : 0;
 }
 
-static int64_t num(const PGresult *r, int i, int k)
-{
-	return strtoll(PQgetvalue(r, i, k), NULL, 10);
-}
-
 /* The events of shop's invoice inv: the first index of ev at or after
  * (shop, inv) in [0, n) (ev is ordered by shop, then invoice). */
 static int ev_first(const PGresult *ev, int n, const char *shop, int64_t inv)
@@ -1997,7 +1998,7 @@ static int ev_first(const PGresult *ev, int n, const char *shop, int64_t inv)
 	while (lo < hi) {
 		int mid = lo + (hi - lo) / 2, c = strcmp(PQgetvalue(ev, mid, 0), shop);
 
-		if (c < 0 || (c == 0 && num(ev, mid, 1) < inv))
+		if (c < 0 || (c == 0 && pg_num(ev, mid, 1) < inv))
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -2032,33 +2033,33 @@ int hq_report_commissions(
 	evs = xcalloc((size_t)ne + 1, sizeof *evs);
 	for (j = 0; j < ne; j++) {
 		evs[j].refund = atoi(PQgetvalue(er, j, 2));
-		evs[j].id = num(er, j, 3);
-		evs[j].at = num(er, j, 4);
-		evs[j].amount = num(er, j, 5);
-		evs[j].part = num(er, j, 6);
-		evs[j].all = num(er, j, 7);
+		evs[j].id = pg_num(er, j, 3);
+		evs[j].at = pg_num(er, j, 4);
+		evs[j].amount = pg_num(er, j, 5);
+		evs[j].part = pg_num(er, j, 6);
+		evs[j].all = pg_num(er, j, 7);
 	}
 	for (i = 0; i < n; i++) {
 		struct commission_line *l = &lines[i];
 
-		l->item_id = num(lr, i, 1);
+		l->item_id = pg_num(lr, i, 1);
 		l->description = PQgetvalue(lr, i, 2);
-		l->line_amount = num(lr, i, 3);
-		l->fixed = num(lr, i, 4);
-		l->bp = num(lr, i, 5);
+		l->line_amount = pg_num(lr, i, 3);
+		l->fixed = pg_num(lr, i, 4);
+		l->bp = pg_num(lr, i, 5);
 		l->currency = PQgetvalue(lr, i, 6);
-		l->visit_id = num(lr, i, 7);
-		l->invoice_id = num(lr, i, 8);
-		l->tech_id = num(lr, i, 9);
+		l->visit_id = pg_num(lr, i, 7);
+		l->invoice_id = pg_num(lr, i, 8);
+		l->tech_id = pg_num(lr, i, 9);
 		l->tech_name = PQgetvalue(lr, i, 10);
-		l->at = num(lr, i, 11);
-		l->invoice_total = num(lr, i, 12);
+		l->at = pg_num(lr, i, 11);
+		l->invoice_total = pg_num(lr, i, 12);
 		if (l->invoice_id) {
 			const char *shop = PQgetvalue(lr, i, 0);
 			int k = ev_first(er, ne, shop, l->invoice_id), e = k;
 
 			while (e < ne && !strcmp(PQgetvalue(er, e, 0), shop) &&
-			       num(er, e, 1) == l->invoice_id)
+			       pg_num(er, e, 1) == l->invoice_id)
 				e++;
 			l->ev = evs + k;
 			l->nev = (size_t)(e - k);
@@ -2070,7 +2071,7 @@ int hq_report_commissions(
 
 		for (j = i; j < n && !strcmp(PQgetvalue(lr, j, 0), w.shop); j++)
 			;
-		rc = commission_compute(lines + i, (size_t)(j - i), num(lr, i, 13), comm_row_w,
+		rc = commission_compute(lines + i, (size_t)(j - i), pg_num(lr, i, 13), comm_row_w,
 		                        comm_total_w, &w);
 	}
 out:
