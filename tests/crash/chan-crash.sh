@@ -65,10 +65,14 @@ done
 ctl intents '{"from": "requires_payment_method", "status": "succeeded"}' >/dev/null
 
 # The channel fails for a while: the desk stays usable, the status says so.
-ctl fault '{"path": "/v1/", "kind": "status", "status": 500, "count": 2}' >/dev/null
-ctl fault '{"path": "/v1/", "kind": "status", "status": 429, "count": 1, "headers": {"Retry-After": "2"}}' >/dev/null
-ctl fault '{"path": "/v1/", "kind": "truncate", "count": 2}' >/dev/null
-ctl fault '{"path": "/v1/", "kind": "stall", "seconds": 3, "count": 1}' >/dev/null
+# The faults are on the events list, which the status describes: on any /v1/
+# path, a worker still processing the backlog (a sanitizer build on a loaded
+# machine) spent them on its order queries, each failure went on that event's
+# backoff, and the polls that followed succeeded ("State: idle" throughout)
+ctl fault '{"path": "/v1/events", "kind": "status", "status": 500, "count": 2}' >/dev/null
+ctl fault '{"path": "/v1/events", "kind": "status", "status": 429, "count": 1, "headers": {"Retry-After": "2"}}' >/dev/null
+ctl fault '{"path": "/v1/events", "kind": "truncate", "count": 2}' >/dev/null
+ctl fault '{"path": "/v1/events", "kind": "stall", "seconds": 3, "count": 1}' >/dev/null
 i=0 st=
 while [ $i -lt 100 ]; do
 	st=$(fd channel status)
