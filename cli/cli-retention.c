@@ -186,8 +186,7 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 	char when[32], shop[21];
 	int64_t at = 0;
 	/* the head office is a participant once it confirmed (hq.h) */
-	int hq = hq_purge_confirmed(c->db, ct->deletion_id, shop, &at);
-	int joined = hq == 1 || hq_joined(c->db) == 1;
+	int hq = hq_cert_part(c->db, ct->deletion_id, shop, &at);
 
 	err_clear();
 	if (c->json) {
@@ -200,12 +199,12 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 		cli_json_time(o, "purged_at", ct->purged_at);
 		cli_json_str(o, "modules", ct->modules);
 		cli_json_str(o, "operator", ct->operator_id);
-		if (hq == 1) {
+		if (hq == HQ_CERT_CONFIRMED) {
 			cJSON *h = cJSON_AddObjectToObject(o, "head_office");
 
 			cli_json_str(h, "shop", shop);
 			cli_json_time(h, "confirmed_at", at);
-		} else if (joined)
+		} else if (hq == HQ_CERT_WAITING)
 			cJSON_AddNullToObject(o, "head_office");
 		cli_list_add(c, o);
 		return 0;
@@ -213,10 +212,10 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 	clock_format_local(ct->purged_at, "%Y-%m-%d %H:%M", when, sizeof when);
 	printf("%s  %s  %s  ", ct->deletion_id, ct->customer_hash, when);
 	cli_puts_safe(ct->modules);
-	if (hq == 1) {
+	if (hq == HQ_CERT_CONFIRMED) {
 		clock_format_local(at, "%Y-%m-%d %H:%M", when, sizeof when);
 		printf(_(", head office %1$s (confirmed %2$s)"), shop, when);
-	} else if (joined)
+	} else if (hq == HQ_CERT_WAITING)
 		fputs(_(" (the head office has not confirmed yet)"), stdout);
 	putchar('\n');
 	return 0;

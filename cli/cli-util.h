@@ -13,16 +13,17 @@ struct db;
 
 /* State of one run of the command line. */
 struct cli {
-	const char *db_path;          /* --db, else NULL for the default */
-	int json;                     /* --json: machine-readable output on stdout */
-	int readonly;                 /* --read-only */
-	struct db *db;                /* opened by cli_db() */
-	int (*screen)(struct db *db); /* the screen hook (for demo --open) */
-	cJSON *out;                   /* JSON document a list command is filling */
-	int64_t approval;             /* --approval ID: an approved request to use */
-	const char *pin_of;           /* --pin-of LOGIN: that person's PIN approves */
-	int ask;                      /* --ask-approval: file a refusal as a request */
-	const char *desk;             /* --desk NAME: the desk whose drawer takes the cash */
+	const char *db_path; /* --db, else NULL for the default */
+	int json;            /* --json: machine-readable output on stdout */
+	int readonly;        /* --read-only */
+	struct db *db;       /* opened by cli_db() */
+	int (*screen)(struct db *db, const char *hq_url); /* the screen hook (cli.h) */
+	const char *hq;                                   /* --hq URL: the head office's screen */
+	cJSON *out;         /* JSON document a list command is filling */
+	int64_t approval;   /* --approval ID: an approved request to use */
+	const char *pin_of; /* --pin-of LOGIN: that person's PIN approves */
+	int ask;            /* --ask-approval: file a refusal as a request */
+	const char *desk;   /* --desk NAME: the desk whose drawer takes the cash */
 };
 
 /*

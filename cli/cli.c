@@ -19,6 +19,7 @@
 #include "demo.h"
 #include "drawer.h"
 #include "err.h"
+#include "hq.h"
 #include "i18n.h"
 #include "log.h"
 #include "migrate.h"
@@ -90,7 +91,7 @@ static int cmd_demo(struct cli *c, const struct cli_args *a)
 			fprintf(stderr, _("frontdesk: --open needs a terminal\n"));
 			return CLI_REFUSED;
 		}
-		return c->screen(c->db);
+		return c->screen(c->db, NULL);
 	}
 	return CLI_OK;
 }
@@ -298,8 +299,11 @@ static void usage(FILE *out)
 
 	fprintf(out, _("Usage: frontdesk [--db PATH] [--read-only] [--json] [--debug-log FILE] "
 	               "[--desk NAME] [--approval ID | --pin-of LOGIN | --ask-approval] "
-	               "[COMMAND ...]\n\n"
-	               "With no command on a terminal, the desk screen opens.\n\nCommands:\n"));
+	               "[COMMAND ...]\n"
+	               "       frontdesk --hq URL\n\n"
+	               "With no command on a terminal, the desk screen opens; with --hq URL, the "
+	               "head office's screen: the chain's reports, read-only, from its "
+	               "PostgreSQL database.\n\nCommands:\n"));
 	for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
 		fprintf(out, "  %-10s %s\n", commands[i]->name, _(commands[i]->help));
 	fprintf(out,
@@ -391,11 +395,13 @@ static int global_option(struct cli *c, int argc, char **argv, int *i, const cha
 	const char *a = argv[*i];
 
 	if (!strcmp(a, "--db") || !strcmp(a, "--debug-log") || !strcmp(a, "--approval") ||
-	    !strcmp(a, "--pin-of") || !strcmp(a, "--desk")) {
+	    !strcmp(a, "--pin-of") || !strcmp(a, "--desk") || !strcmp(a, "--hq")) {
 		if (*i + 1 >= argc)
 			return cli_usage("", _("option '%s' needs a value"), a);
 		if (!strcmp(a, "--db"))
 			c->db_path = argv[++*i];
+		else if (!strcmp(a, "--hq"))
+			c->hq = argv[++*i];
 		else if (!strcmp(a, "--desk"))
 			c->desk = argv[++*i];
 		else if (!strcmp(a, "--pin-of"))
@@ -409,6 +415,8 @@ static int global_option(struct cli *c, int argc, char **argv, int *i, const cha
 		c->ask = 1;
 	} else if (!strncmp(a, "--db=", 5)) {
 		c->db_path = a + 5;
+	} else if (!strncmp(a, "--hq=", 5)) {
+		c->hq = a + 5;
 	} else if (!strcmp(a, "--read-only")) {
 		c->readonly = 1;
 	} else if (!strcmp(a, "--json")) {
@@ -447,6 +455,26 @@ static int run_command(struct cli *c, int argc, char **argv)
 	else if ((rc = retired_name(argv[0])) < 0)
 		rc = cli_usage("", _("unknown command '%.40s'"), argv[0]);
 	return rc;
+}
+
+/* frontdesk --hq URL: the head office's screen, on a terminal, once the
+ * head office answers (said on stderr when it does not, before the terminal
+ * changes). No command and no shop database go with it. */
+static int hq_screen(struct cli *c, int has_command)
+{
+	int rc;
+
+	if (has_command)
+		return cli_usage("", "%s",
+		                 _("--hq opens the head office's screen; its commands are "
+		                   "frontdesk hq ... --pg URL"));
+	if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
+		usage(stderr);
+		return CLI_USAGE;
+	}
+	if ((rc = hq_url_ok(c->hq)) != 0 || (rc = hq_reports_ready(c->hq)) != 0)
+		return cli_refused(rc);
+	return c->screen(NULL, c->hq);
 }
 
 /* --ask-approval after a refusal: file what staff_require refused as a
@@ -516,6 +544,8 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 			return rc;
 	if (version)
 		return print_version(&c);
+	if (c.hq && c.db_path)
+		return cli_usage("", "%s", _("--hq reads no shop's database: leave out --db"));
 	if (c.db_path && !*c.db_path)
 		return cli_usage("", _("--db needs a path"));
 	/* the desk: --desk, else FRONTDESK_DESK (drawer.h) */
@@ -532,7 +562,9 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 	}
 	log_debug("start: %d argument(s)", argc);
 
-	if (i >= argc) {
+	if (c.hq) {
+		rc = hq_screen(&c, i < argc);
+	} else if (i >= argc) {
 		/* no command: the screen, on a terminal only */
 		if (!isatty(STDIN_FILENO) || !isatty(STDOUT_FILENO)) {
 			usage(stderr);
@@ -540,7 +572,7 @@ int cli_main(int argc, char **argv, cli_screen_fn screen)
 		}
 		if (!cli_db(&c))
 			return CLI_REFUSED;
-		rc = screen(c.db);
+		rc = screen(c.db, NULL);
 	} else {
 		rc = run_command(&c, argc - i, argv + i);
 		if (rc == CLI_REFUSED && c.ask && c.db)

@@ -10,8 +10,9 @@
 
 struct db;
 
-/* The screen hook: run the interactive screen on db; returns an exit status. */
-typedef int (*cli_screen_fn)(struct db *db);
+/* The screen hook: run the interactive screen on db, or (db NULL) on the
+ * head office at hq_url, read-only; returns an exit status. */
+typedef int (*cli_screen_fn)(struct db *db, const char *hq_url);
 
 /* cli_main - run the command line; returns the process exit status. */
 int cli_main(int argc, char **argv, cli_screen_fn screen);

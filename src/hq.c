@@ -1217,6 +1217,19 @@ int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], in
 	return found;
 }
 
+int hq_cert_part(struct db *db, const char *deletion_id, char shop[21], int64_t *at)
+{
+	int rc = hq_purge_confirmed(db, deletion_id, shop, at);
+
+	if (rc < 0)
+		return rc;
+	if (rc == 1)
+		return HQ_CERT_CONFIRMED;
+	if ((rc = hq_joined(db)) < 0)
+		return rc;
+	return rc ? HQ_CERT_WAITING : HQ_CERT_NONE;
+}
+
 int hq_joined(struct db *db)
 {
 	struct pipe_provider p;
@@ -1654,6 +1667,16 @@ int hq_report_aging(const char *url, const char *shops, const char *on,
 		PQclear(r);
 	}
 	hq_pg_close(h);
+	return rc;
+}
+
+int hq_reports_ready(const char *url)
+{
+	struct hq_pg *h;
+	int rc = report_open(url, NULL, &h);
+
+	if (rc == 0)
+		hq_pg_close(h);
 	return rc;
 }
 

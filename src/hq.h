@@ -123,6 +123,16 @@ int hq_check(struct db *db, void (*report)(const char *code, const char *detail,
  * the head office as a participant only then. */
 int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at);
 
+/* The head office's part in a deletion certificate. */
+enum hq_cert { HQ_CERT_NONE, HQ_CERT_WAITING, HQ_CERT_CONFIRMED };
+
+/* hq_cert_part - the head office's part in deletion certificate
+ * deletion_id: HQ_CERT_CONFIRMED (shop, at as hq_purge_confirmed) once it
+ * confirmed it forgot the customer, HQ_CERT_WAITING while this shop reports
+ * to a head office that has not yet, HQ_CERT_NONE when it reports to none;
+ * or FD_E*. What `retention certs` and the screen's certificate say. */
+int hq_cert_part(struct db *db, const char *deletion_id, char shop[21], int64_t *at);
+
 /* hq_joined - 1 when this shop reports to a head office (an enabled
  * provider of type hq), 0 when not, or FD_E*. */
 int hq_joined(struct db *db);
@@ -164,6 +174,11 @@ struct hq_check_row {
  * of. FD_ENOTFOUND when only names no shop there. */
 int hq_check_shops(const char *url, const char *only,
                    int (*cb)(const struct hq_check_row *r, void *arg), void *arg);
+
+/* hq_reports_ready - 0 when the head office at url can answer its reports
+ * (reached, its schema this program's or newer), else FD_E* with the
+ * reason: what the screen's `--hq URL` asks before it opens. */
+int hq_reports_ready(const char *url);
 
 /* A row of the head office's aging: report_aging's, with its shop. */
 struct hq_aging_row {

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "action.h"
 #include "db.h"
 #include "i18n.h"
 #include "permit.h"
@@ -79,10 +80,30 @@ static int approvable(enum perm p)
  * another session commits (permit_forget). */
 static unsigned char known[ACT_N];
 
+/* On the head office's screen (no shop database) the keys of the whole
+ * screen are these; a view's own keys are its own. */
+static const enum action hq_globals[] = {ACT_QUIT,    ACT_HELP,  ACT_BACK,    ACT_REDRAW,
+                                         ACT_MESSAGE, ACT_AGING, ACT_TAKINGS, ACT_COMMISSIONS};
+
+static int hq_offered(enum action a)
+{
+	const struct action_def *d = action_def(a);
+	size_t i;
+
+	if (!d || d->ctx != CTX_GLOBAL)
+		return 1;
+	for (i = 0; i < sizeof hq_globals / sizeof hq_globals[0]; i++)
+		if (hq_globals[i] == a)
+			return 1;
+	return 0;
+}
+
 int permit_offered(struct db *db, enum action a)
 {
 	enum perm p = permit_of(a);
 
+	if (!db)
+		return hq_offered(a);
 	if (p == PERM_N || approvable(p))
 		return 1;
 	if ((unsigned)a >= ACT_N)
@@ -99,7 +120,13 @@ void permit_forget(void)
 
 const char *permit_refusal(struct db *db, enum action a, char *buf, size_t n)
 {
-	(void)db;
+	if (!db) {
+		snprintf(
+		    buf, n, "%s",
+		    _("The head office's screen shows the chain's reports only (aging, takings, "
+		      "commissions): ? lists their keys; the rest is at each shop."));
+		return buf;
+	}
 	snprintf(buf, n,
 	         _("%s may not do this here: it needs the permission \"%s\" (%s); "
 	           "frontdesk staff show says what you may do"),

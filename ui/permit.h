@@ -25,7 +25,8 @@ enum perm permit_of(enum action a);
 
 /* permit_offered - 1 when the screen offers a to the person running it
  * (they hold its permission, or a manager may approve it), else 0. The
- * answer is kept until permit_forget. */
+ * answer is kept until permit_forget. With db NULL (the head office's
+ * screen): the keys about the screen and its three reports only. */
 int permit_offered(struct db *db, enum action a);
 
 /* permit_forget - forget the answers kept: another session committed (a

@@ -74,7 +74,8 @@
 #define WORKER_MSG_MS 15000
 
 static struct {
-	struct db *db;
+	struct db *db;  /* NULL on the head office's screen */
+	const char *hq; /* the head office's address there, else NULL */
 	int readonly;
 	struct view *stack[MAX_VIEWS];
 	int depth;
@@ -119,6 +120,11 @@ struct view *view_new(const struct view_ops *ops, void *priv)
 struct db *ui_db(void)
 {
 	return S.db;
+}
+
+const char *ui_hq(void)
+{
+	return S.hq;
 }
 
 int ui_readonly(void)
@@ -228,7 +234,7 @@ static void draw_title(void)
 	size_t len;
 
 	werase(S.wtitle);
-	snprintf(buf, sizeof buf, "frontdesk");
+	snprintf(buf, sizeof buf, "%s", S.hq ? _("frontdesk head office") : "frontdesk");
 	for (i = 0; i < S.depth; i++) {
 		S.stack[i]->ops->title(S.stack[i], piece, sizeof piece);
 		len = strlen(buf);
@@ -370,6 +376,21 @@ static void draw_hints(struct view *top)
 			x = draw_hint(x, h.act[i]);
 }
 
+/* The head office's screen has no shop, channel or tasks to show: its
+ * status line says where its figures come from and how to read them again. */
+static void hq_status_draw(void)
+{
+	char line[1024], kn[32] = "C-l";
+	int key = keymap_first_key(ACT_REDRAW);
+
+	if (key >= 0)
+		keyc_name(key, kn, sizeof kn);
+	snprintf(line, sizeof line, _("Head office %1$s · read-only · %2$s reads it again"), S.hq,
+	         kn);
+	werase(S.wstatus);
+	draw_text(S.wstatus, 0, 0, S.cols, line, theme_attr(R_BAR), AL_LEFT | AL_PAD);
+}
+
 static void draw_all(void)
 {
 	struct view *top = S.stack[S.depth - 1];
@@ -397,7 +418,10 @@ static void draw_all(void)
 	top->ops->draw(top, S.wbody);
 	draw_title();
 	draw_msg();
-	statusline_draw(S.wstatus, S.cols);
+	if (S.hq)
+		hq_status_draw();
+	else
+		statusline_draw(S.wstatus, S.cols);
 	draw_hints(top);
 	wnoutrefresh(S.wtitle);
 	wnoutrefresh(S.wmsg);
@@ -572,6 +596,8 @@ static void global_action(const struct ui_event *ev)
 		break;
 	case ACT_REDRAW:
 		clearok(curscr, TRUE);
+		if (S.hq) /* no data_version there: the key reads the report again */
+			S.stack[S.depth - 1]->stale = 1;
 		S.dirty = 1;
 		break;
 	case ACT_SEARCH:
@@ -712,16 +738,16 @@ static int read_key(int *key)
 
 static void tick(void)
 {
-	int64_t v = db_data_version(S.db);
+	int64_t v = S.db ? db_data_version(S.db) : 0;
 
-	if (v != S.data_version) {
+	if (S.db && v != S.data_version) {
 		S.data_version = v;
 		permit_forget();
 		log_debug("data_version changed: reloading what is shown");
 		ui_invalidate_all();
 		statusline_db_changed();
 	}
-	if (statusline_update(S.db))
+	if (S.db && statusline_update(S.db))
 		S.dirty = 1;
 	if (S.msg[0] && S.msg_worker && S.msg_worker_until > 0 &&
 	    (clock_mono() * 1e3) >= S.msg_worker_until) {
@@ -931,7 +957,7 @@ static int screen_close(SCREEN *scr, const char *mouse)
 	return status;
 }
 
-int screen_run(struct db *db)
+int screen_run(struct db *db, const char *hq_url)
 {
 	char warn[2048], wd_warn[256] = "";
 	double next_tick;
@@ -940,11 +966,12 @@ int screen_run(struct db *db)
 
 	memset(&S, 0, sizeof S);
 	S.db = db;
+	S.hq = db ? NULL : hq_url;
 	statusline_db_changed();
-	S.readonly = db_readonly(db);
+	S.readonly = db ? db_readonly(db) : 1;
 	keys_file(warn, sizeof warn);
 	first_weekday(wd_warn, sizeof wd_warn);
-	S.data_version = db_data_version(db);
+	S.data_version = db ? db_data_version(db) : 0;
 	S.confirm_quit = strcmp(config_get("confirm_quit", "yes"), "no") != 0;
 	scr = term_open(strcmp(mouse, "no") != 0);
 	if (!scr)
@@ -953,14 +980,15 @@ int screen_run(struct db *db)
 	theme_init();
 	wnoutrefresh(stdscr);
 	relayout();
-	if (statusline_update(S.db))
+	if (S.db && statusline_update(S.db))
 		S.dirty = 1;
-	push(view_calendar_new());
+	push(S.hq ? view_aging_new() : view_calendar_new());
 	startup_messages(warn, wd_warn);
 	draw_all();
 	if (!S.readonly && strcmp(config_get("screen_runner", "yes"), "no") != 0)
 		runner_start(db_path(db));
-	start_channel_worker();
+	if (S.db)
+		start_channel_worker();
 	next_tick = (clock_mono() * 1e3) + TICK_MS;
 	S.idle_more = 1; /* the first place shown: its work ahead, after the frame */
 	while (!S.done && !term_quit_signal()) {

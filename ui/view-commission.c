@@ -7,6 +7,9 @@
  * The period is a calendar month, this one first; [ and ] move a month.
  * Enter on a row opens its invoice, or its visit when not invoiced.
  *
+ * On the head office's screen (ui_hq) it reads each shop's commissions
+ * through hq.h, under a heading per shop; rows open nothing there.
+ *
  * Callers: screen.c (the global key W).
  */
 #include <config.h>
@@ -18,7 +21,9 @@
 #include "clock.h"
 #include "commission.h"
 #include "draw.h"
+#include "err.h"
 #include "fmt.h"
+#include "hq.h"
 #include "i18n.h"
 #include "pane.h"
 #include "views.h"
@@ -30,6 +35,7 @@ struct commv {
 	struct pane p;
 	int64_t from; /* the first day of the month shown (local midnight) */
 	int64_t rows;
+	char shop[21]; /* the head office's: the shop of the rows */
 };
 
 static const struct pane_col comm_cols[] = {
@@ -84,7 +90,10 @@ static int comm_row(const struct commission_row *r, void *arg)
 	cells[3] = r->description ? r->description : "";
 	cells[4] = !strcmp(r->kind, "line") ? fmt_money(r->line_amount, r->currency, a) : "";
 	cells[5] = fmt_money(r->commission, r->currency, c);
-	if (r->invoice_id)
+	if (ui_hq()) /* the invoice and the visit are at the shop */
+		pane_row(&cv->p, 0, 0, r->commission < 0 ? R_PARTIAL : R_NORMAL, 6, comm_cols,
+		         cells);
+	else if (r->invoice_id)
 		pane_row(&cv->p, K_INVOICE, r->invoice_id, r->commission < 0 ? R_PARTIAL : R_NORMAL,
 		         6, comm_cols, cells);
 	else
@@ -107,6 +116,40 @@ static int comm_total(const struct commission_total *t, void *arg)
 	return 0;
 }
 
+/* The head office's rows and totals: a heading when the shop changes. */
+static void hq_shop(struct commv *cv, const char *shop)
+{
+	if (!strcmp(cv->shop, shop))
+		return;
+	snprintf(cv->shop, sizeof cv->shop, "%s", shop);
+	pane_text(&cv->p, 0, 0, R_HEADER, _("Shop %s"), shop);
+}
+
+static int hq_comm_row(const char *shop, const struct commission_row *r, void *arg)
+{
+	hq_shop(arg, shop);
+	return comm_row(r, arg);
+}
+
+static int hq_comm_total(const char *shop, const struct commission_total *t, void *arg)
+{
+	hq_shop(arg, shop);
+	return comm_total(t, arg);
+}
+
+/* The rows of from..to (to excluded): the shop's, or each shop's. */
+static int read_comm(struct commv *cv, int64_t to)
+{
+	char f[16], t[16];
+
+	if (!ui_hq())
+		return commission_report(ui_db(), cv->from, to, comm_row, comm_total, cv);
+	clock_format_local(cv->from, "%Y-%m-%d", f, sizeof f);
+	clock_format_local(clock_add_days(to, -1), "%Y-%m-%d", t, sizeof t);
+	cv->shop[0] = '\0';
+	return hq_report_commissions(ui_hq(), NULL, f, t, hq_comm_row, hq_comm_total, cv);
+}
+
 static void build(struct commv *cv)
 {
 	const char *head[6] = {_("Technician"),  _("Day"),    _("Kind"),
@@ -119,14 +162,24 @@ static void build(struct commv *cv)
 	pane_target(&cv->p, &kind, &id);
 	pane_clear(&cv->p);
 	cv->rows = 0;
-	pane_text(&cv->p, 0, 0, R_HEADER,
-	          _("Commissions from %1$s to %2$s (as frontdesk report commissions; [ and ] "
-	            "move a month)"),
-	          fmt_date(cv->from, f), fmt_date(clock_add_days(to, -1), t));
+	if (ui_hq())
+		pane_text(&cv->p, 0, 0, R_HEADER,
+		          _("Commissions of every shop from %1$s to %2$s (as frontdesk hq report "
+		            "commissions; [ and ] move a month)"),
+		          fmt_date(cv->from, f), fmt_date(clock_add_days(to, -1), t));
+	else
+		pane_text(&cv->p, 0, 0, R_HEADER,
+		          _("Commissions from %1$s to %2$s (as frontdesk report commissions; [ and "
+		            "] move a month)"),
+		          fmt_date(cv->from, f), fmt_date(clock_add_days(to, -1), t));
 	pane_row(&cv->p, 0, 0, R_HEADER, 6, comm_cols, head);
-	if (commission_report(ui_db(), cv->from, to, comm_row, comm_total, cv) != 0)
-		pane_text(&cv->p, 0, 0, R_ERROR, _("! The commissions cannot be read."));
-	else if (cv->rows == 0)
+	if (read_comm(cv, to) != 0) {
+		if (ui_hq())
+			pane_text(&cv->p, 0, 0, R_ERROR, _("! The commissions cannot be read: %s"),
+			          err_msg());
+		else
+			pane_text(&cv->p, 0, 0, R_ERROR, _("! The commissions cannot be read."));
+	} else if (cv->rows == 0)
 		pane_text(&cv->p, 0, 0, R_DIM, "  %s", _("No commission in this period."));
 	else if (cv->rows > COMM_ROWS_MAX)
 		pane_text(&cv->p, 0, 0, R_DIM,
@@ -175,12 +228,17 @@ static struct ui_next comm_action(struct view *v, const struct ui_event *ev)
 		cv->p.cur = -1;
 		build(cv);
 		cv->p.top = 0;
-		return ui_next(UI_HANDLED, NULL);
+		return ui_next(UI_REDRAW, NULL); /* now, not at the next change of the books */
 	}
 	n = pane_action(&cv->p, ev);
 	if (n.kind != UI_UNHANDLED)
 		return n;
 	pane_target(&cv->p, &kind, &id);
+	if (ev->action == ACT_OPEN && ui_hq()) {
+		ui_msg(MSG_INFO, "%s",
+		       _("The head office's rows open nothing: each record is at its shop."));
+		return ui_next(UI_HANDLED, NULL);
+	}
 	if (ev->action == ACT_OPEN) {
 		if (kind == K_INVOICE)
 			return ui_next(UI_PUSH, view_invoice_new(id));
@@ -200,6 +258,11 @@ static void comm_title(struct view *v, char *buf, size_t n)
 static const char *comm_help(struct view *v)
 {
 	(void)v;
+	if (ui_hq())
+		return _("Each shop's technicians, their lines and commissions for a month, this "
+		         "one first ([ and ] move a month): the figures of frontdesk hq report "
+		         "commissions, each shop's own under its heading. Read-only; Ctrl-L reads "
+		         "the head office again.");
 	return _("Each technician's lines and commissions for a month, this one first ([ and ] "
 	         "move a month): the figures of frontdesk report commissions, with the negative "
 	         "rows of credit notes and refunds made in the month, and each technician's "

@@ -7,6 +7,11 @@
  * currency below the day's rows) and lists the payments of its days below
  * the totals, Enter opening a payment (and from there its invoices).
  *
+ * On the head office's screen (ui_hq) the same views read the chain's
+ * figures through hq.h: the aging shop by shop (a heading per shop), the
+ * takings of all shops summed; rows open nothing there, and the takings
+ * list no payments (each is at its shop).
+ *
  * Callers: screen.c (the global keys A and T).
  */
 #include <config.h>
@@ -17,7 +22,9 @@
 
 #include "clock.h"
 #include "draw.h"
+#include "err.h"
 #include "fmt.h"
+#include "hq.h"
 #include "i18n.h"
 #include "money.h"
 #include "pane.h"
@@ -47,6 +54,10 @@ struct moneyv {
 		int over; /* a sum overflowed: shown as "?" */
 	} dt[8];
 	int ndt;
+	/* the head office's aging: the shop of the rows, and whether its
+	 * heading still waits for the shop's first row shown */
+	char shop[21];
+	int shop_pending;
 };
 
 /* every column fits at 80 (77 columns): at 95 "over 90" and "owed", the
@@ -86,16 +97,55 @@ static int aging_row(const struct aging_row *r, void *arg)
 	mv->rows++;
 	if (mv->shown >= AGING_ROWS_MAX || r->owed <= 0)
 		return 0; /* credit only: counted in the totals */
+	if (mv->shop_pending) {
+		pane_text(&mv->p, 0, 0, R_HEADER, _("Shop %s"), mv->shop);
+		mv->shop_pending = 0;
+	}
 	cells[0] = r->customer_name;
 	cells[1] = r->currency;
 	for (i = 0; i < AGING_BUCKETS; i++)
 		cells[2 + i] = r->bucket[i] ? fmt_money(r->bucket[i], r->currency, m[i]) : "";
 	cells[2 + AGING_BUCKETS] = fmt_money(r->owed, r->currency, m[AGING_BUCKETS]);
-	pane_row(&mv->p, K_CUSTOMER, r->customer_id,
+	/* at the head office a customer is at their shop: nothing to open */
+	pane_row(&mv->p, ui_hq() ? 0 : K_CUSTOMER, r->customer_id,
 	         r->bucket[AGING_OVER_90] || r->bucket[AGING_61_90] ? R_UNPAID : R_NORMAL, 8,
 	         aging_cols, cells);
 	mv->shown++;
 	return 0;
+}
+
+/* A row of the head office's aging: the shop's heading before its first
+ * row shown, then the row as a shop's. */
+static int hq_aging_row(const struct hq_aging_row *h, void *arg)
+{
+	struct moneyv *mv = arg;
+	struct aging_row r;
+
+	if (strcmp(mv->shop, h->shop)) {
+		snprintf(mv->shop, sizeof mv->shop, "%s", h->shop);
+		mv->shop_pending = 1;
+	}
+	memset(&r, 0, sizeof r);
+	r.customer_id = h->customer_id;
+	r.customer_name = h->customer_name;
+	memcpy(r.currency, h->currency, sizeof r.currency);
+	memcpy(r.bucket, h->bucket, sizeof r.bucket);
+	r.owed = h->owed;
+	r.credit = h->credit;
+	return aging_row(&r, mv);
+}
+
+/* The aging's rows on today's date: the shop's, or the chain's. */
+static int read_aging(struct moneyv *mv)
+{
+	char on[16];
+
+	if (!ui_hq())
+		return report_aging(ui_db(), clock_now(), aging_row, mv);
+	clock_format_local(clock_now(), "%Y-%m-%d", on, sizeof on);
+	mv->shop[0] = '\0';
+	mv->shop_pending = 0;
+	return hq_report_aging(ui_hq(), NULL, on, hq_aging_row, mv);
 }
 
 static void build_aging(struct moneyv *mv)
@@ -107,12 +157,22 @@ static void build_aging(struct moneyv *mv)
 
 	mv->rows = mv->shown = 0;
 	mv->ntot = 0;
-	pane_text(&mv->p, 0, 0, R_HEADER,
-	          _("Receivables on %s by days past due (as frontdesk report aging)"),
-	          fmt_date(clock_now(), d));
+	if (ui_hq())
+		pane_text(&mv->p, 0, 0, R_HEADER,
+		          _("Receivables of every shop on %s by days past due (as frontdesk hq "
+		            "report aging)"),
+		          fmt_date(clock_now(), d));
+	else
+		pane_text(&mv->p, 0, 0, R_HEADER,
+		          _("Receivables on %s by days past due (as frontdesk report aging)"),
+		          fmt_date(clock_now(), d));
 	pane_row(&mv->p, 0, 0, R_HEADER, 8, aging_cols, head);
-	if (report_aging(ui_db(), clock_now(), aging_row, mv) != 0) {
-		pane_text(&mv->p, 0, 0, R_ERROR, _("! The aging report cannot be read."));
+	if (read_aging(mv) != 0) {
+		if (ui_hq())
+			pane_text(&mv->p, 0, 0, R_ERROR, _("! The aging report cannot be read: %s"),
+			          err_msg());
+		else
+			pane_text(&mv->p, 0, 0, R_ERROR, _("! The aging report cannot be read."));
 		return;
 	}
 	if (mv->shown == 0)
@@ -216,6 +276,34 @@ static int takings_row(const struct takings_row *r, void *arg)
 	return 0;
 }
 
+/* A row of the head office's takings (the shops' summed) as a shop's. */
+static int hq_takings_row(const struct hq_takings_row *h, void *arg)
+{
+	struct takings_row r;
+
+	memset(&r, 0, sizeof r);
+	memcpy(r.day, h->day, sizeof r.day);
+	memcpy(r.method, h->method, sizeof r.method);
+	memcpy(r.currency, h->currency, sizeof r.currency);
+	r.count = h->count;
+	r.received = h->received;
+	r.refunded = h->refunded;
+	r.net = h->net;
+	return takings_row(&r, arg);
+}
+
+/* The takings' rows from..to (to excluded): the shop's, or the chain's. */
+static int read_takings(struct moneyv *mv, int64_t from, int64_t to)
+{
+	char f[16], t[16];
+
+	if (!ui_hq())
+		return report_takings(ui_db(), from, to, takings_row, mv);
+	clock_format_local(from, "%Y-%m-%d", f, sizeof f);
+	clock_format_local(clock_add_days(to, -1), "%Y-%m-%d", t, sizeof t);
+	return hq_report_takings(ui_hq(), NULL, f, t, hq_takings_row, mv);
+}
+
 static const struct pane_col pay_cols[] = {
     {16, 0, AL_LEFT},  /* when */
     {18, 2, AL_LEFT},  /* customer */
@@ -256,16 +344,29 @@ static void build_takings(struct moneyv *mv)
 	mv->rows = mv->shown = 0;
 	mv->ndt = 0;
 	mv->day[0] = '\0';
-	pane_text(&mv->p, 0, 0, R_HEADER,
-	          _("Takings from %1$s to %2$s, by day and method (as frontdesk report takings)"),
-	          fmt_date(from, f), fmt_date(clock_add_days(to, -1), t));
-	pane_row(&mv->p, 0, 0, R_HEADER, 7, takings_cols, head);
-	if (report_takings(ui_db(), from, to, takings_row, mv) != 0)
-		pane_text(&mv->p, 0, 0, R_ERROR, _("! The takings cannot be read."));
+	if (ui_hq())
+		pane_text(&mv->p, 0, 0, R_HEADER,
+		          _("Takings of every shop from %1$s to %2$s, by day and method (as "
+		            "frontdesk hq report takings)"),
+		          fmt_date(from, f), fmt_date(clock_add_days(to, -1), t));
 	else
+		pane_text(&mv->p, 0, 0, R_HEADER,
+		          _("Takings from %1$s to %2$s, by day and method (as frontdesk report "
+		            "takings)"),
+		          fmt_date(from, f), fmt_date(clock_add_days(to, -1), t));
+	pane_row(&mv->p, 0, 0, R_HEADER, 7, takings_cols, head);
+	if (read_takings(mv, from, to) != 0) {
+		if (ui_hq())
+			pane_text(&mv->p, 0, 0, R_ERROR, _("! The takings cannot be read: %s"),
+			          err_msg());
+		else
+			pane_text(&mv->p, 0, 0, R_ERROR, _("! The takings cannot be read."));
+	} else
 		day_total(mv); /* the last day's */
 	if (mv->rows == 0)
 		pane_text(&mv->p, 0, 0, R_DIM, "  %s", _("Nothing was taken on these days."));
+	if (ui_hq())
+		return; /* each payment is at its shop */
 	pane_blank(&mv->p);
 	pane_text(&mv->p, 0, 0, R_HEADER, "%s", _("The payments of these days (Enter opens one)"));
 	pane_row(&mv->p, 0, 0, R_HEADER, 5, pay_cols, phead);
@@ -325,6 +426,11 @@ static struct ui_next money_action(struct view *v, const struct ui_event *ev)
 	if (n.kind != UI_UNHANDLED)
 		return n;
 	pane_target(&mv->p, &kind, &id);
+	if (ev->action == ACT_OPEN && ui_hq()) {
+		ui_msg(MSG_INFO, "%s",
+		       _("The head office's rows open nothing: each record is at its shop."));
+		return ui_next(UI_HANDLED, NULL);
+	}
 	if (ev->action == ACT_OPEN) {
 		if (kind == K_CUSTOMER)
 			return ui_next(UI_PUSH, view_customer_new(id));
@@ -342,10 +448,26 @@ static void money_title(struct view *v, char *buf, size_t n)
 	snprintf(buf, n, "%s", mv->takings ? _("Takings") : _("Receivables aging"));
 }
 
+/* The help of the head office's views. */
+static const char *hq_help(int takings)
+{
+	return takings ? _("What every shop took today and on the six days before, by day and "
+	                   "method, net of refunds: the figures of frontdesk hq report takings, "
+	                   "the shops' own summed; below each day's methods, its total across "
+	                   "them. Read-only; Ctrl-L reads the head office again.")
+	               : _("What each customer of each shop owes by days past due on today's "
+	                   "date (each shop's own figures, under its heading), with the totals "
+	                   "per currency over all shops and the credit held: the figures of "
+	                   "frontdesk hq report aging. Read-only; Ctrl-L reads the head office "
+	                   "again.");
+}
+
 static const char *money_help(struct view *v)
 {
 	struct moneyv *mv = v->priv;
 
+	if (ui_hq())
+		return hq_help(mv->takings);
 	return mv->takings
 	           ? _("What was taken today and on the six days before, by day and method, net "
 	               "of refunds: the figures of frontdesk report takings; below each day's "

@@ -35,6 +35,7 @@
 #include "err.h"
 #include "fmt.h"
 #include "form.h"
+#include "hq.h"
 #include "i18n.h"
 #include "pane.h"
 #include "retention.h"
@@ -434,6 +435,27 @@ struct cert_find {
 	int found;
 };
 
+/* The head office's part in the certificate (hq.h): a participant once it
+ * confirmed it forgot the customer too; nothing when the shop reports to
+ * none. */
+static void head_office(struct retv *rv, const char *deletion_id)
+{
+	char shop[21], when[32];
+	int64_t at = 0;
+	int part = hq_cert_part(ui_db(), deletion_id, shop, &at);
+
+	if (part == HQ_CERT_CONFIRMED)
+		pane_text(&rv->p, 0, 0, R_NORMAL, _("  Head office: shop %1$s, confirmed %2$s"),
+		          shop, fmt_datetime(at, when));
+	else if (part == HQ_CERT_WAITING)
+		pane_text(&rv->p, 0, 0, R_PARTIAL, "  %s",
+		          _("Head office: has not confirmed yet (it is asked on each round of the "
+		            "worker)"));
+	else if (part < 0)
+		pane_text(&rv->p, 0, 0, R_ERROR, _("! The head office's part cannot be read: %s"),
+		          err_msg());
+}
+
 static int cert_whole(const struct retention_cert *c, void *arg)
 {
 	struct cert_find *cf = arg;
@@ -452,6 +474,7 @@ static int cert_whole(const struct retention_cert *c, void *arg)
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  Modules:   %s"), c->modules ? c->modules : "");
 	pane_text(&rv->p, 0, 0, R_NORMAL, _("  By:        %s"),
 	          c->operator_id ? c->operator_id : "-");
+	head_office(rv, c->deletion_id);
 	pane_blank(&rv->p);
 	pane_text(&rv->p, 0, 0, R_DIM, "%s",
 	          _("The hash is sha256 of \"<deletion id>:customer:<customer number>\"."));

@@ -90,6 +90,12 @@ enum msg_level { MSG_INFO, MSG_OK, MSG_ERROR };
 /* ui_db - the screen's database connection. */
 struct db *ui_db(void);
 
+/* ui_hq - on the head office's screen (`frontdesk --hq URL`), its
+ * PostgreSQL address: ui_db() is NULL there and only the report views
+ * (aging, takings, commissions) open, reading the chain's figures through
+ * hq.h. NULL on a shop's screen. */
+const char *ui_hq(void);
+
 /* ui_readonly - 1 when the database was opened read-only (forms refuse). */
 int ui_readonly(void);
 
