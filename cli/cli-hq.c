@@ -20,6 +20,7 @@
 #include "i18n.h"
 #include "money.h"
 #include "pipe-provider.h"
+#include "xalloc.h"
 
 static int cmd_init(struct cli *c, const struct cli_args *a)
 {
@@ -73,27 +74,42 @@ static int cmd_sync(struct cli *c, const struct cli_args *a)
 	struct hq_sent s = {0};
 	struct control_hold lease;
 	struct pipe_conn ch;
+	int64_t ttl = 60;
 	int rc;
 
+	if (cli_arg_flag(a, "lease-seconds")) {
+		ttl = cli_arg_id(a, "lease-seconds");
+		ttl = ttl > 3600 ? 3600 : ttl;
+	}
 	if (!cli_arg_flag(a, "once"))
 		return cli_usage(a->cmd, "%s",
 		                 _("only --once is supported here; the worker runs in the desk or "
 		                   "in 'frontdesk serve'"));
-	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0)
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, (int)ttl, &lease)) != 0)
 		return cli_refused(rc);
 	if ((rc = hq_conn_open(c->db, cli_arg_get(a, "provider"), cli_arg_get(a, "secrets"), NULL,
 	                       &ch)) == 0) {
-		/* rounds until nothing more goes: a round queues a bounded number
-		 * of batches, so a long backlog takes several */
-		int before;
+		/* rounds until nothing more goes, or until everything written
+		 * before this command is sent: a round queues a bounded number of
+		 * batches, so a long backlog takes several; what the desk writes
+		 * meanwhile is due next time (a desk taking payments all along
+		 * kept --once going without end) */
+		int64_t *mark = xcalloc(hq_ntables, sizeof *mark);
+		int before, reached = 0;
 
-		do {
+		rc = hq_mark(c->db, mark);
+		while (!rc && !reached) {
 			before = s.sent;
 			rc = hq_deliver(c->db, &ch, &lease, NULL, &s);
 			/* a long backlog outlasts the lease: held on, round by round */
 			if (!rc && s.sent > before)
 				rc = control_renew(c->db, &lease);
-		} while (!rc && s.sent > before && !s.failed && !s.dead);
+			if (rc || s.sent == before || s.failed || s.dead)
+				break;
+			reached = hq_reached(c->db, mark);
+			rc = reached < 0 ? reached : 0;
+		}
+		free(mark);
 		pipe_conn_close(&ch);
 	}
 	control_release(c->db, &lease);
@@ -675,9 +691,13 @@ const struct cli_entry cli_hq_cmds[] = {
               {"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
                NULL}},
      .db = CLI_DB_OPEN, .run = cmd_join},
-    {"sync", NULL, "--once [--provider CODE] [--secrets FILE]", NULL,
+    {"sync", NULL, "--once [--provider CODE] [--secrets FILE] [--lease-seconds N]", NULL,
      N_("send the changes waiting for the head office (serve does it)"),
      .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
+              {"lease-seconds", CLI_ID,
+               N_("how long the worker's lease lasts without renewal (default 60; renewed "
+                  "after each round)"),
+               NULL, NULL},
               {"provider", CLI_VALUE, N_("this provider only"), NULL, NULL},
               {"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
                NULL}},

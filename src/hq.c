@@ -457,6 +457,31 @@ static int his_max(struct db *db, const char *t, int64_t *m)
 	return db_one_int(db, sql, m);
 }
 
+int hq_mark(struct db *db, int64_t *mark)
+{
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < hq_ntables && !rc; i++)
+		rc = his_max(db, hq_tables[i], &mark[i]);
+	return rc;
+}
+
+int hq_reached(struct db *db, const int64_t *mark)
+{
+	int64_t queued, epoch;
+	size_t i;
+	int rc;
+
+	for (i = 0; i < hq_ntables; i++) {
+		if ((rc = sync_row(db, hq_tables[i], &queued, &epoch)) != 0)
+			return rc;
+		if (queued < mark[i])
+			return 0;
+	}
+	return 1;
+}
+
 /* Queue table t's history rows after its cursor, HQ_BATCH_ROWS at a time. */
 static int queue_table(struct db *db, const char *t, struct queue_ctx *q)
 {

@@ -100,6 +100,16 @@ struct hq_sent {
 	int dead;     /* batches the head office refused */
 };
 
+/* hq_mark - the newest history row of each of hq_tables now (mark has
+ * hq_ntables places), for hq_reached. */
+int hq_mark(struct db *db, int64_t *mark);
+
+/* hq_reached - 1 when every history row up to mark is queued (and so,
+ * after a round of hq_deliver, sent or waiting on the backoff), 0 when not
+ * (a long backlog; a table sent again under a new epoch), or FD_E*. What
+ * bounds `hq sync --once` on a desk that keeps writing. */
+int hq_reached(struct db *db, const int64_t *mark);
+
 /* hq_conn_open - open provider code of type hq for hq_deliver: its
  * registry row (the address, the shop's code) and its password. */
 int hq_conn_open(struct db *db, const char *code, const char *secrets, volatile sig_atomic_t *stop,

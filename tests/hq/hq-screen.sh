@@ -8,8 +8,9 @@
 # each shop's commissions (the figures of `hq report takings` and `hq report
 # commissions`); rows open nothing and the keys that need a shop say so;
 # Ctrl-L reads the head office again, and a head office that went away is
-# said in the view; an address that is not PostgreSQL's or a head office
-# that cannot be reached is refused before the terminal changes. At a
+# said in the view; an address that is not PostgreSQL's, a head office
+# that cannot be reached or one whose schema is older than the program is
+# refused before the terminal changes. At a
 # shop, the screen's deletion certificate names the head office once it
 # confirmed the purge, and says it has not before. Every figure expected is
 # read from the head office's reports in JSON.
@@ -111,6 +112,12 @@ screen_start --hq "postgresql://fd@127.0.0.1:1/postgres"
 shows "a head office that cannot be reached is refused" "frontdesk-exited-1"
 ok "... saying so on the plain terminal" sh -c "$TMUX_CMD capture-pane -p | grep -q 'head office'"
 screen_stop
+pg_sql "DELETE FROM hq_migration WHERE version = 2" >/dev/null
+screen_start --hq "$PGURL"
+shows "a head office older than the program is refused" "frontdesk-exited-1"
+ok "... saying to run hq init there" sh -c "$TMUX_CMD capture-pane -p | grep -q 'run frontdesk hq init'"
+screen_stop
+fd hq init --pg "$PGURL" >/dev/null
 fd --hq "$PGURL" customer list >/dev/null 2>&1
 is "--hq with a command is bad usage" "$?" 2
 fd --hq "$PGURL" --db "$TMP/shop1.db" >/dev/null 2>&1

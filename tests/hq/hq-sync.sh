@@ -316,4 +316,45 @@ out=$(fd --json hq status --pg "$PGURL")
 is "hq status lists the three shops" "$(echo "$out" | jget '",".join(s["shop"] for s in d["shops"])')" "S1,S2,S3"
 is "with what each sent" "$(echo "$out" | jget 'd["shops"][0]["records"]')" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S1'")"
 
+# --- a backlog that outlasts the sender's lease: it is renewed after each
+# round (a round queues at most 20 batches of 500 rows), so the sender keeps
+# it and sends everything. 70,000 customers (140 batches, 7 rounds), the
+# head office slowed to 30 ms a batch, a lease of 4 s: about 7 s in all,
+# a round well within the lease. The customers are written through the
+# history triggers (python's sqlite3 with the two functions they call).
+S4="$TMP/shop4.db"
+FRONTDESK_DB="$S4" fd init >/dev/null
+python3 - "$S4" <<'EOF'
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1])
+c.create_function("fd_operator", 0, lambda: "bulk")
+c.create_function("fd_now", 0, lambda: int(time.time()))
+now = int(time.time())
+c.executemany("INSERT INTO customer (name, created_at, updated_at) VALUES (?, ?, ?)",
+              (("Bulk %d" % i, now, now) for i in range(70000)))
+c.commit()
+EOF
+FRONTDESK_DB="$S4" fd hq join --pg "$PGURL" --shop S4 >/dev/null
+pg_sql "CREATE FUNCTION slow_batch() RETURNS trigger LANGUAGE plpgsql AS \$\$ BEGIN PERFORM pg_sleep(0.03); RETURN NEW; END \$\$; CREATE TRIGGER slow_batch BEFORE INSERT ON hq_batch FOR EACH ROW EXECUTE FUNCTION slow_batch()" >/dev/null
+t0=$(date +%s)
+out=$(FRONTDESK_DB="$S4" fd --json hq sync --once --lease-seconds 4 2>&1)
+took=$(( $(date +%s) - t0 ))
+echo "# 70,000 customers sent in ${took}s with a lease of 4 s"
+is "a backlog longer than the lease: every batch sent, none failed" "$(echo "$out" | jget 'd["sent"], d["failed"], d["dead"]')" "(140, 0, 0)"
+is "every customer is at the head office" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S4' AND tbl = 'customer'")" 70000
+ok "it took longer than the lease (so the lease was renewed)" test "$took" -gt 4
+
+# --- --once while the desk keeps taking payments: it sends what is due and
+# stops (the head office still 30 ms a batch, longer than the desk's pace);
+# the desk's new changes go with the next round
+(i=0; while [ $i -lt 300 ]; do FRONTDESK_DB="$S4" fd pay record --customer 1 --amount 1 --method cash >/dev/null 2>&1; i=$((i + 1)); done) &
+payer=$!
+until [ "$(sqlite3 "$S4" "SELECT count(*) FROM payment")" -gt 2 ]; do sleep 0.1; done
+FRONTDESK_DB="$S4" fd hq sync --once >/dev/null
+ok "hq sync --once ended while the desk was still taking payments" kill -0 "$payer"
+wait "$payer"
+FRONTDESK_DB="$S4" fd hq sync --once >/dev/null
+is "the next round sends the payments made meanwhile" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S4' AND tbl = 'payment'")" 300
+pg_sql "DROP TRIGGER slow_batch ON hq_batch; DROP FUNCTION slow_batch()" >/dev/null
+
 done_testing
