@@ -9,7 +9,8 @@
 #      bench/isolation-pay with no gap);
 #   2. a desk payment's commit latency (isolation-pay, one every
 #      $HQ_GAP_MS ms) alone and while the shop syncs its whole history as a
-#      backlog: p50, p99, max, and p99 minus alone's;
+#      backlog, $HQ_LAT_ROUNDS rounds: p50, p99, max, and p99 minus alone's,
+#      each round's and their medians;
 #   3. `frontdesk hq report aging` over $HQ_SHOPS shops, beside psql running
 #      the same statement (src/hq.c's, word for word, PREPAREd and EXECUTEd)
 #      on the same data, both as whole processes, round-robin, $HQ_RUNS
@@ -18,6 +19,7 @@
 # invoices, each billing a job one visit worked on: $HQ_N visits), joined
 # under its own code. Prints markdown (and writes it to $HQ_OUT when set).
 # Environment: HQ_N (100000), HQ_SHOPS (10), HQ_RUNS (7), HQ_GAP_MS (10),
+# HQ_LAT_ROUNDS (3),
 # HQ_PAYMENTS (600), HQ_DIR (/tmp/frontdesk-bench/hq), HQ_OUT. A quick try:
 #   HQ_N=5000 HQ_SHOPS=4 HQ_OUT=/tmp/hq.md bench/hq-bench.sh
 set -eu
@@ -26,6 +28,7 @@ build=$(cd "${1:-$top/build}" && pwd)
 N=${HQ_N:-100000}
 SHOPS=${HQ_SHOPS:-10}
 RUNS=${HQ_RUNS:-7}
+LROUNDS=${HQ_LAT_ROUNDS:-3}
 GAP=${HQ_GAP_MS:-10}
 PAYS=${HQ_PAYMENTS:-600}
 dir=${HQ_DIR:-/tmp/frontdesk-bench/hq}
@@ -88,8 +91,6 @@ after=$(sqlite3 "$dir/desk.db" "SELECT (SELECT count(*) FROM payment_his) + (SEL
 desk_rows=$(( (after - before) * 1000 / (t1 - t0 + 1) ))
 desk_pays=$(( 2000 * 1000 / (t1 - t0 + 1) ))
 
-# 2. a desk payment while the shop syncs its backlog
-shop 5
 pcts() { # FILE [PHASE]: p50 p99 max of its latency column (microseconds), in ms
 	python3 -c '
 import sys
@@ -98,18 +99,10 @@ v = sorted(int(l.split()[1]) for l in open(sys.argv[1]) if l.strip() and (not ph
 q = lambda p: v[min(len(v) - 1, int(p * len(v)))]
 print("%.2f %.2f %.2f %d" % (q(0.5) / 1000, q(0.99) / 1000, v[-1] / 1000, len(v)))' "$@"
 }
-"$build/bench/isolation-pay" "$dir/s5.db" 1 "$PAYS" "$GAP" > "$dir/alone.out"
-"$FD" --db "$dir/s5.db" hq sync --once >/dev/null &
-spid=$!
-"$build/bench/isolation-pay" "$dir/s5.db" 1 "$PAYS" "$GAP" "$spid" 0 > "$dir/during.out"
-wait "$spid"
-set -- $(pcts "$dir/alone.out"); a50=$1 a99=$2 amax=$3 an=$4
-set -- $(pcts "$dir/during.out" during); d50=$1 d99=$2 dmax=$3 dn=$4
 
 # 3. aging over the shops, beside psql on the same statement
-k=6
+k=5
 while [ "$k" -le "$SHOPS" ]; do shop "$k"; sync_shop "$k"; k=$((k + 1)); done
-sync_shop 5
 python3 - "$top/src/hq.c" > "$dir/aging.sql" <<'EOF'
 import re, sys
 src = open(sys.argv[1]).read()
@@ -136,6 +129,39 @@ done
 med() { sort -n "$1" | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 fdm=$(med "$dir/fd.ms"); psm=$(med "$dir/psql.ms")
 
+# 2. a desk payment while its shop syncs its backlog, $LROUNDS rounds: each
+# round a fresh copy of the history joined under a code of its own (L1,
+# L2...: joined after the aging's measure, so it counts only S1..S$SHOPS),
+# its payments alone, then again while `hq sync --once` sends the whole
+# history; the table gives each round and the medians of the rounds
+: > "$dir/lat.rows"
+r=1
+while [ "$r" -le "$LROUNDS" ]; do
+	rm -f "$dir/l.db" "$dir/l.db-wal" "$dir/l.db-shm"
+	cp "$src" "$dir/l.db"
+	"$FD" --db "$dir/l.db" hq join --pg "$PGURL" --shop "L$r" >/dev/null
+	"$build/bench/isolation-pay" "$dir/l.db" 1 "$PAYS" "$GAP" > "$dir/alone.out"
+	"$FD" --db "$dir/l.db" hq sync --once >/dev/null &
+	spid=$!
+	"$build/bench/isolation-pay" "$dir/l.db" 1 "$PAYS" "$GAP" "$spid" 0 > "$dir/during.out"
+	wait "$spid"
+	echo "$r $(pcts "$dir/alone.out") $(pcts "$dir/during.out" during)" >> "$dir/lat.rows"
+	r=$((r + 1))
+done
+lat_table=$(python3 - "$dir/lat.rows" <<'EOF'
+import sys, statistics
+rows = [l.split() for l in open(sys.argv[1]) if l.strip()]
+for r in rows:
+    a50, a99, amax, an, d50, d99, dmax, dn = r[1:]
+    print("| %s | %s / %s | %s / %s ms | %s / %s ms | %s / %s ms | %+.2f ms |" % (
+        r[0], an, dn, a50, d50, a99, d99, amax, dmax, float(d99) - float(a99)))
+med = lambda i: statistics.median(float(r[i]) for r in rows)
+print("| median of %d | | %.2f / %.2f ms | %.2f / %.2f ms | %.2f / %.2f ms | %+.2f ms |" % (
+    len(rows), med(1), med(5), med(2), med(6), med(3), med(7),
+    statistics.median(float(r[6]) - float(r[2]) for r in rows)))
+EOF
+)
+
 out=$(cat <<EOT
 ## Head office (issue 30), $(date -u +%Y-%m-%d)
 
@@ -148,10 +174,9 @@ $(sqlite3 "$src" "SELECT count(*) FROM customer") customers; PostgreSQL 15 on 12
 | three shops at once | $rows3 | $rate3 |
 | the desk's own commits (payments back to back) | | $desk_rows ($desk_pays payments/s) |
 
-| a desk payment, every $GAP ms | payments | p50 | p99 | max | p99 - alone |
+| a desk payment every $GAP ms, round: alone / while its shop syncs its history | payments | p50 | p99 | max | p99 - alone |
 |---|---|---|---|---|---|
-| alone | $an | $a50 ms | $a99 ms | $amax ms | |
-| while the shop syncs its history | $dn | $d50 ms | $d99 ms | $dmax ms | $(python3 -c "print('%.2f ms' % ($d99 - $a99))") |
+$lat_table
 
 | \`hq report aging\`, $SHOPS shops, $records records | rows | median of $RUNS | x psql |
 |---|---|---|---|
