@@ -1222,7 +1222,10 @@ static int confirm_purges(struct db *db, struct hq_ctx *x)
 	return rc;
 }
 
-int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at)
+/* Whether the head office confirmed it forgot the customer of deletion
+ * deletion_id: 1 with the shop's code there and when (desk clock), 0 when
+ * not (yet), or FD_E* (hq_cert_part). */
+static int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at)
 {
 	sqlite3_stmt *st;
 	int rc, found = 0;

@@ -127,18 +127,13 @@ int hq_deliver(struct db *db, struct pipe_conn *c, const struct control_hold *le
 int hq_check(struct db *db, void (*report)(const char *code, const char *detail, void *arg),
              void *arg);
 
-/* hq_purge_confirmed - whether the head office confirmed it forgot the
- * customer of deletion deletion_id: 1 with the shop's code there and when
- * (desk clock), 0 when not (yet), or FD_E*. A deletion certificate names
- * the head office as a participant only then. */
-int hq_purge_confirmed(struct db *db, const char *deletion_id, char shop[21], int64_t *at);
-
 /* The head office's part in a deletion certificate. */
 enum hq_cert { HQ_CERT_NONE, HQ_CERT_WAITING, HQ_CERT_CONFIRMED };
 
 /* hq_cert_part - the head office's part in deletion certificate
- * deletion_id: HQ_CERT_CONFIRMED (shop, at as hq_purge_confirmed) once it
- * confirmed it forgot the customer, HQ_CERT_WAITING while this shop reports
+ * deletion_id: HQ_CERT_CONFIRMED (shop: this shop's code there, at: when,
+ * by the desk clock) once it confirmed it forgot the customer, so that the
+ * certificate names it as a participant; HQ_CERT_WAITING while this shop reports
  * to a head office that has not yet, HQ_CERT_NONE when it reports to none;
  * or FD_E*. What `retention certs` and the screen's certificate say. */
 int hq_cert_part(struct db *db, const char *deletion_id, char shop[21], int64_t *at);

@@ -140,14 +140,14 @@ static int hq_comm_total(const char *shop, const struct commission_total *t, voi
 /* The rows of from..to (to excluded): the shop's, or each shop's. */
 static int read_comm(struct commv *cv, int64_t to)
 {
-	char f[16], t[16];
+	char f[32], t[32];
 
 	if (!ui_hq())
 		return commission_report(ui_db(), cv->from, to, comm_row, comm_total, cv);
-	clock_format_local(cv->from, "%Y-%m-%d", f, sizeof f);
-	clock_format_local(clock_add_days(to, -1), "%Y-%m-%d", t, sizeof t);
 	cv->shop[0] = '\0';
-	return hq_report_commissions(ui_hq(), NULL, f, t, hq_comm_row, hq_comm_total, cv);
+	return hq_report_commissions(ui_hq(), NULL, fmt_date(cv->from, f),
+	                             fmt_date(clock_add_days(to, -1), t), hq_comm_row,
+	                             hq_comm_total, cv);
 }
 
 static void build(struct commv *cv)

@@ -138,11 +138,11 @@ static int hq_aging_row(const struct hq_aging_row *h, void *arg)
 /* The aging's rows on today's date: the shop's, or the chain's. */
 static int read_aging(struct moneyv *mv)
 {
-	char on[16];
+	char on[32];
 
 	if (!ui_hq())
 		return report_aging(ui_db(), clock_now(), aging_row, mv);
-	clock_format_local(clock_now(), "%Y-%m-%d", on, sizeof on);
+	fmt_date(clock_now(), on);
 	mv->shop[0] = '\0';
 	mv->shop_pending = 0;
 	return hq_report_aging(ui_hq(), NULL, on, hq_aging_row, mv);
@@ -295,13 +295,12 @@ static int hq_takings_row(const struct hq_takings_row *h, void *arg)
 /* The takings' rows from..to (to excluded): the shop's, or the chain's. */
 static int read_takings(struct moneyv *mv, int64_t from, int64_t to)
 {
-	char f[16], t[16];
+	char f[32], t[32];
 
 	if (!ui_hq())
 		return report_takings(ui_db(), from, to, takings_row, mv);
-	clock_format_local(from, "%Y-%m-%d", f, sizeof f);
-	clock_format_local(clock_add_days(to, -1), "%Y-%m-%d", t, sizeof t);
-	return hq_report_takings(ui_hq(), NULL, f, t, hq_takings_row, mv);
+	return hq_report_takings(ui_hq(), NULL, fmt_date(from, f),
+	                         fmt_date(clock_add_days(to, -1), t), hq_takings_row, mv);
 }
 
 static const struct pane_col pay_cols[] = {
