@@ -5,7 +5,10 @@
 #   screen_start ARGS...      start frontdesk ARGS in a 120x40 pane
 #                             (SCREEN_COLS, SCREEN_ROWS, SCREEN_TERM, SCREEN_LANG
 #                             and SCREEN_ENV="VAR=value ..." change it)
-#   wait_for TEXT [SECONDS]   poll until the pane shows TEXT (default 10 s)
+#   wait_for TEXT [SECONDS]   poll until the pane shows TEXT (default 30 s: a
+#                             wait ends when the text shows, so only a failure
+#                             waits that long; under the sanitizers on a busy
+#                             CI machine a projection's task can take over 10 s)
 #   screen_text               print the pane now
 #   keys KEYS...              tmux send-keys
 #   screen_stop               kill the server
@@ -39,7 +42,7 @@ pane_flag() { $TMUX_CMD display-message -p "#{$1}"; }
 
 wait_for() {
 	want=$1
-	limit=$(( ${2:-10} * 10 ))
+	limit=$(( ${2:-30} * 10 ))
 	i=0
 	while [ "$i" -lt "$limit" ]; do
 		case "$(screen_text)" in
@@ -54,7 +57,7 @@ wait_for() {
 # wait_gone TEXT - poll until the pane no longer shows TEXT.
 wait_gone() {
 	i=0
-	while [ "$i" -lt 100 ]; do
+	while [ "$i" -lt 300 ]; do
 		case "$(screen_text)" in
 		*"$1"*) ;;
 		*) return 0 ;;
@@ -84,7 +87,7 @@ screen_stop() { $TMUX_CMD kill-server 2>/dev/null; }
 # wait_re PATTERN [SECONDS] - poll until a line of the pane matches the
 # extended regular expression PATTERN.
 wait_re() {
-	limit=$(( ${2:-10} * 10 ))
+	limit=$(( ${2:-30} * 10 ))
 	i=0
 	while [ "$i" -lt "$limit" ]; do
 		if screen_text | grep -Eq -- "$1"; then return 0; fi
