@@ -346,15 +346,21 @@ ok "it took longer than the lease (so the lease was renewed)" test "$took" -gt 4
 
 # --- --once while the desk keeps taking payments: it sends what is due and
 # stops (the head office still 30 ms a batch, longer than the desk's pace);
-# the desk's new changes go with the next round
-(i=0; while [ $i -lt 300 ]; do FRONTDESK_DB="$S4" fd pay record --customer 1 --amount 1 --method cash >/dev/null 2>&1; i=$((i + 1)); done) &
+# the desk's new changes go with the next round. The desk takes up to 300
+# payments, and stops early once the test has seen --once end.
+stop="$TMP/stop-paying"
+(i=0; while [ $i -lt 300 ] && [ ! -e "$stop" ]; do FRONTDESK_DB="$S4" fd pay record --customer 1 --amount 1 --method cash >/dev/null 2>&1; i=$((i + 1)); done) &
 payer=$!
 until [ "$(sqlite3 "$S4" "SELECT count(*) FROM payment")" -gt 2 ]; do sleep 0.1; done
 FRONTDESK_DB="$S4" fd hq sync --once >/dev/null
 ok "hq sync --once ended while the desk was still taking payments" kill -0 "$payer"
+at_hq=$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S4' AND tbl = 'payment'")
+: >"$stop"
 wait "$payer"
+taken=$(sqlite3 "$S4" "SELECT count(*) FROM payment")
+ok "payments were taken after that round ($at_hq at the head office, $taken at the shop)" test "$at_hq" -lt "$taken"
 FRONTDESK_DB="$S4" fd hq sync --once >/dev/null
-is "the next round sends the payments made meanwhile" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S4' AND tbl = 'payment'")" 300
+is "the next round sends the payments made meanwhile" "$(pg_sql "SELECT count(*) FROM hq_record WHERE shop = 'S4' AND tbl = 'payment'")" "$taken"
 pg_sql "DROP TRIGGER slow_batch ON hq_batch; DROP FUNCTION slow_batch()" >/dev/null
 
 done_testing
