@@ -213,7 +213,7 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 			struct strbuf sb = {0};
 
 			sb_printf(&sb, "%s/%s", dir, e.pdf_path);
-			rc = esign_read_file(sb_cstr(&sb), 64u << 20, &pdf, &len);
+			rc = fsmode_read_file(sb_cstr(&sb), 64u << 20, &pdf, &len);
 			sb_free(&sb);
 		}
 		if (!rc)
@@ -698,7 +698,7 @@ static int download_one(struct db *db, struct pipe_conn *c, const struct control
 	}
 	snprintf(name, sizeof name, "%s-signed.pdf", number);
 	dir = esign_folder(db);
-	if ((rc = esign_write_whole(dir, name, body, len)) != 0)
+	if ((rc = fsmode_write_whole(dir, name, body, len)) != 0)
 		goto out;
 	d.size = (int64_t)len;
 	d.evidence = env.evidence;
@@ -767,7 +767,7 @@ int esign_check_documents(struct db *db,
 		int r;
 
 		sb_printf(&path, "%s/%s", dir, rel);
-		r = esign_read_file(sb_cstr(&path), 64u << 20, &b, &len);
+		r = fsmode_read_file(sb_cstr(&path), 64u << 20, &b, &len);
 		if (r == FD_ENOTFOUND) {
 			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"),
 			          num, sb_cstr(&path));

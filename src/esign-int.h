@@ -20,12 +20,6 @@ struct pipe_provider;
 int esign_may_move(enum esign_state a, enum esign_state b);
 /* esign_adapter_of - the adapter provider p names in its settings. */
 const struct esign_ops *esign_adapter_of(const struct pipe_provider *p);
-/* esign_read_file - read path whole (at most max bytes) into *out (caller
- * frees), *len its size. */
-int esign_read_file(const char *path, size_t max, unsigned char **out, size_t *len);
-/* esign_write_whole - write n bytes at p as dir/name, whole or not at all
- * (temporary file, fsync, rename, folder fsync). */
-int esign_write_whole(const char *dir, const char *name, const void *p, size_t n);
 /* esign_enqueue - INSIDE a transaction: an outbox command of type for
  * estimate number at provider code, with the flow's envelope_id (NULL
  * before it has one) and a fresh idempotency key. */

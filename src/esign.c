@@ -185,100 +185,15 @@ char *esign_folder(struct db *db)
 	return sb_steal(&sb);
 }
 
-/* Read the whole file path (at most max bytes). FD_ENOTFOUND when it is
- * missing, FD_EIO when it cannot be read. */
-int esign_read_file(const char *path, size_t max, unsigned char **out, size_t *len)
-{
-	FILE *f = fopen(path, "rb");
-	struct strbuf sb = {0};
-	char buf[65536];
-	size_t n;
-
-	*out = NULL;
-	*len = 0;
-	if (!f)
-		return errno == ENOENT
-		           ? err_set(FD_ENOTFOUND, _("%s is missing"), path)
-		           : err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
-	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
-		sb_add(&sb, buf, n);
-		if (sb.len > max) {
-			fclose(f);
-			sb_free(&sb);
-			return err_set(FD_EIO, _("%s is larger than frontdesk takes"), path);
-		}
-	}
-	if (ferror(f)) {
-		fclose(f);
-		sb_free(&sb);
-		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
-	}
-	fclose(f);
-	*len = sb.len;
-	*out = (unsigned char *)sb_steal(&sb);
-	if (!*out)
-		*out = (unsigned char *)xstrdup("");
-	return 0;
-}
-
 int esign_file_sha256(const char *path, char out[65])
 {
 	unsigned char *b = NULL;
 	size_t len = 0;
-	int rc = esign_read_file(path, 64u << 20, &b, &len);
+	int rc = fsmode_read_file(path, 64u << 20, &b, &len);
 
 	if (!rc)
 		rc = crypto_sha256_hex(b, len, out);
 	free(b);
-	return rc;
-}
-
-/* Write n bytes to dir/name whole or not at all: dir/.name.part (any left
- * by a worker that was killed is replaced), fsync, rename, fsync dir. */
-int esign_write_whole(const char *dir, const char *name, const void *p, size_t n)
-{
-	struct strbuf tmp = {0}, fin = {0};
-	const char *b = p;
-	size_t off = 0;
-	int fd, dfd, rc = 0;
-
-	sb_printf(&tmp, "%s/.%s.part", dir, name);
-	sb_printf(&fin, "%s/%s", dir, name);
-	if ((rc = fsmode_mkdirs(sb_cstr(&fin))) != 0)
-		goto out;
-	unlink(sb_cstr(&tmp));
-	if ((fd = fsmode_create(sb_cstr(&tmp))) < 0) {
-		rc = err_set(FD_EIO, _("cannot create %s: %s"), sb_cstr(&tmp), strerror(errno));
-		goto out;
-	}
-	while (off < n) {
-		ssize_t w = write(fd, b + off, n - off);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp),
-			             strerror(errno));
-			break;
-		}
-		off += (size_t)w;
-	}
-	if (!rc && fsync(fd) != 0)
-		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp), strerror(errno));
-	close(fd);
-	if (!rc && rename(sb_cstr(&tmp), sb_cstr(&fin)) != 0)
-		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&fin), strerror(errno));
-	if (rc) {
-		unlink(sb_cstr(&tmp));
-		goto out;
-	}
-	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
-		fsync(dfd);
-		close(dfd);
-	}
-out:
-	sb_free(&tmp);
-	sb_free(&fin);
 	return rc;
 }
 
@@ -634,7 +549,7 @@ static int send_write_pdf(struct db *db, struct send_work *w)
 	if ((rc = print_estimate_pdf(&pe, w->pdf_path)) != 0)
 		goto out;
 	w->made = 1;
-	if ((rc = esign_read_file(w->pdf_path, 64u << 20, &pdf, &w->pdf_len)) != 0)
+	if ((rc = fsmode_read_file(w->pdf_path, 64u << 20, &pdf, &w->pdf_len)) != 0)
 		goto out;
 	rc = crypto_sha256_hex(pdf, w->pdf_len, w->hash);
 out:

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
+#include "strbuf.h"
 #include "xalloc.h"
 
 /* The folder's mode when it is setgid, else 0. */
@@ -98,5 +100,90 @@ int fsmode_mkdirs(const char *path)
 		*s = '/';
 	}
 	free(dir);
+	return rc;
+}
+
+/* Read the whole file path (at most max bytes). FD_ENOTFOUND when it is
+ * missing, FD_EIO when it cannot be read. */
+int fsmode_read_file(const char *path, size_t max, unsigned char **out, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct strbuf sb = {0};
+	char buf[65536];
+	size_t n;
+
+	*out = NULL;
+	*len = 0;
+	if (!f)
+		return errno == ENOENT
+		           ? err_set(FD_ENOTFOUND, _("%s is missing"), path)
+		           : err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	while ((n = fread(buf, 1, sizeof buf, f)) > 0) {
+		sb_add(&sb, buf, n);
+		if (sb.len > max) {
+			fclose(f);
+			sb_free(&sb);
+			return err_set(FD_EIO, _("%s is larger than frontdesk takes"), path);
+		}
+	}
+	if (ferror(f)) {
+		fclose(f);
+		sb_free(&sb);
+		return err_set(FD_EIO, _("cannot read %s: %s"), path, strerror(errno));
+	}
+	fclose(f);
+	*len = sb.len;
+	*out = (unsigned char *)sb_steal(&sb);
+	if (!*out)
+		*out = (unsigned char *)xstrdup("");
+	return 0;
+}
+
+/* Write n bytes to dir/name whole or not at all: dir/.name.part (any left
+ * by a worker that was killed is replaced), fsync, rename, fsync dir. */
+int fsmode_write_whole(const char *dir, const char *name, const void *p, size_t n)
+{
+	struct strbuf tmp = {0}, fin = {0};
+	const char *b = p;
+	size_t off = 0;
+	int fd, dfd, rc = 0;
+
+	sb_printf(&tmp, "%s/.%s.part", dir, name);
+	sb_printf(&fin, "%s/%s", dir, name);
+	if ((rc = fsmode_mkdirs(sb_cstr(&fin))) != 0)
+		goto out;
+	unlink(sb_cstr(&tmp));
+	if ((fd = fsmode_create(sb_cstr(&tmp))) < 0) {
+		rc = err_set(FD_EIO, _("cannot create %s: %s"), sb_cstr(&tmp), strerror(errno));
+		goto out;
+	}
+	while (off < n) {
+		ssize_t w = write(fd, b + off, n - off);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp),
+			             strerror(errno));
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (!rc && fsync(fd) != 0)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&tmp), strerror(errno));
+	close(fd);
+	if (!rc && rename(sb_cstr(&tmp), sb_cstr(&fin)) != 0)
+		rc = err_set(FD_EIO, _("cannot write %s: %s"), sb_cstr(&fin), strerror(errno));
+	if (rc) {
+		unlink(sb_cstr(&tmp));
+		goto out;
+	}
+	if ((dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+out:
+	sb_free(&tmp);
+	sb_free(&fin);
 	return rc;
 }

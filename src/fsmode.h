@@ -12,11 +12,13 @@
  * is made, so the creator's umask does not narrow it.
  *
  * Callers: db.c (the database and its folders), pipe-log.c (the request
- * log), backup.c (backups and replaced files).
+ * log), backup.c (backups and replaced files), esign (signed documents),
+ * condition.c (condition reports' media).
  */
 #ifndef FD_FSMODE_H
 #define FD_FSMODE_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 /* fsmode_file - the mode a new file in dir gets: 0600, or with dir setgid
@@ -40,5 +42,16 @@ int fsmode_create(const char *path);
  * file name), each with the mode its parent calls for. FD_EIO with a reason
  * on failure. */
 int fsmode_mkdirs(const char *path);
+
+/* fsmode_read_file - read path whole (at most max bytes) into *out (caller
+ * frees; never NULL on success), *len its size. FD_ENOTFOUND when it is
+ * missing, FD_EIO when it cannot be read or is larger than max. */
+int fsmode_read_file(const char *path, size_t max, unsigned char **out, size_t *len);
+
+/* fsmode_write_whole - write n bytes at p as dir/name whole or not at all:
+ * dir/.name.part (any left by a process that was killed is replaced),
+ * fsync, rename, fsync of the folder; dir and the folders above it are made
+ * as needed. 0, or FD_EIO with a reason. */
+int fsmode_write_whole(const char *dir, const char *name, const void *p, size_t n);
 
 #endif
