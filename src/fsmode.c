@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "crypto-dyn.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
@@ -185,5 +186,19 @@ int fsmode_write_whole(const char *dir, const char *name, const void *p, size_t 
 out:
 	sb_free(&tmp);
 	sb_free(&fin);
+	return rc;
+}
+
+int fsmode_file_matches(const char *path, const char *sha256, size_t max)
+{
+	unsigned char *b = NULL;
+	size_t len = 0;
+	char got[65] = "";
+	int rc = fsmode_read_file(path, max, &b, &len);
+
+	if (rc != FD_ENOTFOUND)
+		rc = !rc && !crypto_sha256_hex(b, len, got) && !strcmp(got, sha256) ? 0 : 1;
+	free(b);
+	err_clear();
 	return rc;
 }

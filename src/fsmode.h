@@ -54,4 +54,9 @@ int fsmode_read_file(const char *path, size_t max, unsigned char **out, size_t *
  * as needed. 0, or FD_EIO with a reason. */
 int fsmode_write_whole(const char *dir, const char *name, const void *p, size_t n);
 
+/* fsmode_file_matches - 0 when the file at path (at most max bytes) has
+ * the SHA-256 sha256 (lower-case hex), FD_ENOTFOUND when it is missing, 1
+ * when it differs or cannot be read. Leaves no reason in err_msg(). */
+int fsmode_file_matches(const char *path, const char *sha256, size_t max);
+
 #endif
