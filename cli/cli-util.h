@@ -189,7 +189,7 @@ extern const struct cli_entry cli_inbox_cmds[], cli_outbox_cmds[], cli_channel_c
 extern const struct cli_entry cli_recon_cmds[], cli_day_cmds[];
 extern const struct cli_entry cli_backup_entry, cli_restore_entry;
 extern const struct cli_entry cli_history_entry;
-extern const struct cli_entry cli_service_cmds[], cli_contact_cmds[];
+extern const struct cli_entry cli_service_cmds[], cli_contact_cmds[], cli_condition_cmds[];
 extern const struct cli_entry cli_resource_cmds[], cli_availability_entry, cli_holiday_cmds[];
 extern const struct cli_entry cli_estimate_cmds[];
 extern const struct cli_entry cli_booking_chan_cmds[];

@@ -178,6 +178,10 @@ static const struct cli_entry *const commands[] = {
         "contact", NULL, N_("the contact log: calls, messages, counter visits (add, list)"),
         cli_contact_cmds),
     &(const struct cli_entry)GROUP(
+        "condition", NULL,
+        N_("condition reports of a visit: photos, panoramas, 3D captures and the marks on them"),
+        cli_condition_cmds),
+    &(const struct cli_entry)GROUP(
         "message", NULL,
         N_("messages to customers by e-mail and text: reminders, on our way, confirmations, "
            "invoices; consent"),

@@ -272,7 +272,8 @@ static void verify_report(const char *code, const char *detail, void *arg)
 	struct verify_ctx *v = arg;
 
 	if (v->skip_docs &&
-	    (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed")))
+	    (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed") ||
+	     !strcmp(code, "condition-media-missing") || !strcmp(code, "condition-media-changed")))
 		return;
 	if (!v->found++)
 		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
@@ -280,8 +281,9 @@ static void verify_report(const char *code, const char *detail, void *arg)
 		snprintf(v->damaged, sizeof v->damaged, "%s", detail);
 }
 
-/* Every check of `frontdesk check` on db (but the final documents with
- * skip_docs: a copy's folder is not where they are): 0, or FD_EINVAL naming
+/* Every check of `frontdesk check` on db (but the final documents and the
+ * condition reports' media with skip_docs: a copy's folders are not where
+ * they are): 0, or FD_EINVAL naming
  * the first violation and their number. */
 static int verify_checks(struct db *db, const char *path, int skip_docs)
 {

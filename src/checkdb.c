@@ -36,6 +36,7 @@
 #include "chan-order.h"
 #include "checkdb.h"
 #include "clock.h"
+#include "condition.h"
 #include "db.h"
 #include "err.h"
 #include "esign.h"
@@ -663,6 +664,10 @@ const char *check_describe(const char *code)
 	if (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed"))
 		return _("every signed estimate's final document is where it was stored, with the "
 		         "SHA-256 recorded when it was downloaded");
+	if (!strcmp(code, "condition-media-missing") || !strcmp(code, "condition-media-changed"))
+		return _(
+		    "every condition report's medium has its copy beside the database, with the "
+		    "SHA-256 recorded when it was added");
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);
@@ -994,6 +999,7 @@ static int check_walk(struct db *db, int64_t since,
 	 * customer lifecycle projection against its records, each record's
 	 * status moves (code against schema) */
 	if ((rc = esign_check_documents(db, report, arg)) < 0 ||
+	    (n += rc, rc = condition_check_media(db, report, arg)) < 0 ||
 	    (n += rc,
 	     rc = lifecycle_check_in(db, since < 0 ? NULL : "SELECT id FROM temp.since_customer",
 	                             report, arg)) < 0 ||

@@ -105,6 +105,7 @@ int recurring_retention_blocker(struct db *db, int64_t customer_id, char *why, s
 int recurring_retention_purge(struct db *db, struct retention_purge_ctx *c);
 int message_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
 int message_retention_purge(struct db *db, struct retention_purge_ctx *c);
+int condition_retention_purge(struct db *db, struct retention_purge_ctx *c);
 
 /* inbox_retention_scrub / outbox_retention_scrub - replace the stored raw
  * payload of every inbound event (and outbox command) whose object id or

@@ -131,6 +131,7 @@ static const struct module {
     {"estimates", {esign_retention_blocker}, {esign_retention_purge}},
     {"recurring", {recurring_retention_blocker}, {recurring_retention_purge}},
     {"messages", {message_retention_blocker}, {message_retention_purge}},
+    {"conditions", {NULL}, {condition_retention_purge}},
     {"customer", {NULL}, {customer_retention_purge}},
 };
 #define NMODULES (sizeof modules / sizeof modules[0])

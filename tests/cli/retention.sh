@@ -41,6 +41,18 @@ setup() {
 	fd invoice issue --jobs 1 --note "MRKINVNOTE" >/dev/null
 	fd pay record --customer 1 --amount 50.00 --method check --reference MRKREF 1=50.00 >/dev/null
 	fd contact add --customer 1 --channel phone --direction in --summary "MRKCONTACT called" >/dev/null
+	# a condition report of the visit: its note, a photo's caption and file
+	# name, a hotspot's text (edited, so that its history holds it twice)
+	fd condition add --visit 1 --note "MRKCONDNOTE dent" >/dev/null
+	python3 -c "
+import struct, sys, zlib
+def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+raw = b''.join(b'\x00' + bytes([90, 90, 200] * 8) for _ in range(6))
+open(sys.argv[1], 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', 8, 6, 8, 2, 0, 0, 0))
+    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))" "$TMP/MRKFILE.png"
+	fd condition media add 1 "$TMP/MRKFILE.png" --caption "MRKCAPTION left door" >/dev/null
+	fd condition hotspot add --media 1 --kind damage --text "MRKHOTSPOT scratch" --at 0.5,0.5 >/dev/null
+	fd condition hotspot edit 1 --text "MRKHOTSPOT long scratch" >/dev/null
 	# an estimate sent for signature and cancelled: its PDF and the outbox
 	# command name the customer
 	fd estimate provider-set sign1 --url http://127.0.0.1:9 >/dev/null
@@ -62,7 +74,7 @@ setup() {
 	fd visit status 3 in_progress >/dev/null
 	fd visit status 3 done >/dev/null
 }
-markers="MRKNAME mrkmail MRKADDR MRKNOTE MRKITEM MRKINVNOTE MRKREF MRKCONTACT MRKPAYLOAD MRKESTREASON"
+markers="MRKNAME mrkmail MRKADDR MRKNOTE MRKITEM MRKINVNOTE MRKREF MRKCONTACT MRKPAYLOAD MRKESTREASON MRKCONDNOTE MRKFILE MRKCAPTION MRKHOTSPOT"
 count_markers() {
 	n=0
 	for m in $markers; do
@@ -76,8 +88,10 @@ count_markers() {
 setup
 is "the payload is stored raw, naming the customer" \
 	"$(db "SELECT count(*) FROM inbound_callback WHERE instr(payload, 'MRKPAYLOAD') > 0")" 1
-is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" 10
+is "every marker is in the file before" "$(fd check >/dev/null; db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null; count_markers 2>/dev/null)" "$(set -- $markers; echo $#)"
 pdf=$(db "SELECT pdf_path FROM estimate")
+is "the condition report's photo is kept beside the database" \
+	"$(ls "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 1
 ok "the estimate's PDF is beside the database" test -f "$(dirname "$FRONTDESK_DB")/esign/$pdf"
 # the request log (its own file): a call that named the customer, one that did not
 log=${FRONTDESK_DB%.db}-requests.db
@@ -137,7 +151,7 @@ d=$(fd --json retention list | jq_ 'd["deletions"][0]["deletion_id"]')
 g=$(fd --json retention list | jq_ 'd["deletions"][0]["generation"]')
 is "soft-deleted, generation 1" "$(fd --json retention show "$d" | jq_ 'd["state"], d["generation"]')" "soft_deleted 1"
 is "every module confirmed" "$(fd --json retention show "$d" | jq_ 'd["modules"]')" \
-	"billing,bookings,channel,contacts,customer,estimates,messages,recurring,work"
+	"billing,bookings,channel,conditions,contacts,customer,estimates,messages,recurring,work"
 unlike "gone from the customer list" "$(fd customer list)" "Zed"
 like "Amy is still listed" "$(fd customer list)" "Amy"
 out=$(fd retention purge "$d" --generation "$g")
@@ -150,10 +164,15 @@ ok "a run after the period purges" fd retention run
 is "purged" "$(fd --json retention show "$d" | jq_ 'd["state"], d["customer_id"]')" "purged None"
 is "a certificate: the hash of the customer reference, the modules" \
 	"$(fd --json retention certs | jq_ 'd["certificates"][0]["customer_hash"], d["certificates"][0]["modules"]')" \
-	"$(printf '%s' "$d:customer:1" | sha256sum | cut -d' ' -f1) work,billing,channel,contacts,bookings,estimates,recurring,messages,customer"
+	"$(printf '%s' "$d:customer:1" | sha256sum | cut -d' ' -f1) work,billing,channel,contacts,bookings,estimates,recurring,messages,conditions,customer"
 is "no marker byte is left in the database file or its WAL" "$(count_markers)" 0
 is "the WAL is empty" "$(stat -c %s "$FRONTDESK_DB-wal" 2>/dev/null || echo 0)" 0
 ok "the estimate's PDF is removed" test ! -e "$(dirname "$FRONTDESK_DB")/esign/$pdf"
+is "the condition report's photo is removed" "$(ls "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 0
+is "... its medium keeps its hash and size" \
+	"$(db "SELECT length(sha256), size > 0, local_path IS NULL FROM media_item")" "64|1|1"
+is "... its hotspot keeps its number and place" \
+	"$(db "SELECT number, x, y, label FROM hotspot")" "1|0.5|0.5|(removed)"
 is "the request log: the call naming the customer is blanked, the other kept" \
 	"$(sqlite3 "$log" "SELECT id, url FROM request_log ORDER BY id" | tr '\n' ' ')" \
 	"1|(removed) 2|https://api.example/v1/events "
