@@ -372,7 +372,7 @@ static void pay_done(struct db *db)
 }
 
 static const struct scenario pay_scenario = {
-    "payment_record across two invoices", pay_make, pay_run, pay_whole, pay_done, NULL, NULL};
+    "payment_record across two invoices", pay_make, pay_run, pay_whole, pay_done, NULL, NULL, 0};
 
 /* ------------------------------------------------------------ (b) channel batch */
 
@@ -648,7 +648,8 @@ static const struct scenario runner_scenario = {"the task runner rebuilding five
                                                 runner_whole,
                                                 runner_done,
                                                 NULL,
-                                                NULL};
+                                                NULL,
+                                                0};
 
 /* ------------------------------------------------------------ tests */
 
