@@ -33,6 +33,7 @@ static int cmd_backup(struct cli *c, const struct cli_args *a)
 		cli_json_str(o, "backup", res.path);
 		cli_json_str(o, "request_log", res.log_path);
 		cli_json_str(o, "signed_documents", res.esign_path);
+		cli_json_str(o, "media", res.media_path);
 		cli_json_time(o, "taken_at", res.taken_at);
 		cli_print_json(o);
 	} else {
@@ -45,6 +46,9 @@ static int cmd_backup(struct cli *c, const struct cli_args *a)
 			printf(
 			    _("The signed estimates' documents were copied to %s and checked.\n"),
 			    res.esign_path);
+		if (res.media_path)
+			printf(_("The condition reports' media were copied to %s and checked.\n"),
+			       res.media_path);
 	}
 	backup_result_free(&res);
 	return CLI_OK;

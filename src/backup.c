@@ -379,6 +379,7 @@ void backup_result_free(struct backup_result *res)
 	free(res->path);
 	free(res->log_path);
 	free(res->esign_path);
+	free(res->media_path);
 	memset(res, 0, sizeof *res);
 }
 
@@ -409,12 +410,29 @@ fail:
 
 /* ---------------------------------------------------------------- documents */
 
-/* A final document a database names: its file name in the esign folder
- * and the SHA-256 recorded with it. */
+/* A kept file a database names: its file name in its folder and the
+ * SHA-256 recorded with it. */
 struct doc {
 	char *name;
 	char sha256[65];
 };
+
+/* The folders of kept files beside the database, each backed up beside
+ * the backup as FILE.<folder>: the signed estimates' final documents
+ * (esign/) and the condition reports' media (media/). */
+static const struct docset {
+	const char *folder;
+	const char *sql; /* name, SHA-256 of every file the database names */
+	int media;       /* 0: the signed documents; 1: the media (for messages) */
+} docsets[] = {
+    {"esign",
+     "SELECT document_path, document_sha256 FROM esign_flow"
+     " WHERE document_sha256 IS NOT NULL AND document_path IS NOT NULL ORDER BY id",
+     0},
+    {"media", "SELECT local_path, sha256 FROM media_item WHERE local_path IS NOT NULL ORDER BY id",
+     1},
+};
+#define NDOCSETS (sizeof docsets / sizeof docsets[0])
 
 static void free_docs(struct doc *d, size_t n)
 {
@@ -425,9 +443,9 @@ static void free_docs(struct doc *d, size_t n)
 	free(d);
 }
 
-/* The final documents that the esign_flow rows of the database file path
- * name; *out is a new array (free_docs), none when it has no such table. */
-static int read_docs(const char *path, struct doc **out, size_t *n)
+/* The files of set that the database file path names; *out is a new
+ * array (free_docs), none when it has no such table. */
+static int read_docs(const struct docset *set, const char *path, struct doc **out, size_t *n)
 {
 	sqlite3 *h;
 	sqlite3_stmt *st = NULL;
@@ -438,12 +456,8 @@ static int read_docs(const char *path, struct doc **out, size_t *n)
 	*n = 0;
 	if ((rc = open_raw(path, SQLITE_OPEN_READONLY, &h)))
 		return rc;
-	if (sqlite3_prepare_v2(
-	        h,
-	        "SELECT document_path, document_sha256 FROM esign_flow"
-	        " WHERE document_sha256 IS NOT NULL AND document_path IS NOT NULL ORDER BY id",
-	        -1, &st, NULL) != SQLITE_OK) {
-		/* a database from before the signed estimates has no documents */
+	if (sqlite3_prepare_v2(h, set->sql, -1, &st, NULL) != SQLITE_OK) {
+		/* a database from before the table has no such files */
 		sqlite3_close(h);
 		return 0;
 	}
@@ -451,12 +465,16 @@ static int read_docs(const char *path, struct doc **out, size_t *n)
 		const char *name = (const char *)sqlite3_column_text(st, 0);
 		const char *hash = (const char *)sqlite3_column_text(st, 1);
 
-		/* a bare file name of the esign folder, never a path out of it */
+		/* a bare file name of the folder, never a path out of it */
 		if (!name || !*name || *name == '.' || strchr(name, '/')) {
-			rc = err_set(FD_EINVAL,
-			             _("%1$s names a signed document %2$s that is not "
-			               "a file of its esign folder"),
-			             path, name ? name : "");
+			rc = set->media ? err_set(FD_EINVAL,
+			                          _("%1$s names a medium %2$s that is not a file "
+			                            "of its media folder"),
+			                          path, name ? name : "")
+			                : err_set(FD_EINVAL,
+			                          _("%1$s names a signed document %2$s that is not "
+			                            "a file of its esign folder"),
+			                          path, name ? name : "");
 			break;
 		}
 		if (*n == cap) {
@@ -468,7 +486,7 @@ static int read_docs(const char *path, struct doc **out, size_t *n)
 		(*n)++;
 	}
 	if (!rc && step != SQLITE_DONE)
-		rc = err_set(FD_EINVAL, _("cannot read the sign flows of %1$s: %2$s"), path,
+		rc = err_set(FD_EINVAL, _("cannot read the kept files of %1$s: %2$s"), path,
 		             sqlite3_errmsg(h));
 	sqlite3_finalize(st);
 	sqlite3_close(h);
@@ -493,7 +511,7 @@ static char *join(const char *dir, const char *name)
  * d->sha256, renamed to to/<name>. FD_EINVAL naming it when the file at
  * from is missing or does not match its hash; FD_EIO when it cannot be
  * copied. */
-static int copy_doc(const char *from, const char *to, const struct doc *d)
+static int copy_doc(const struct docset *set, const char *from, const char *to, const struct doc *d)
 {
 	char *src = join(from, d->name), *fin = join(to, d->name), *tmp = tmp_name(fin);
 	char buf[65536], got[65] = "";
@@ -502,9 +520,11 @@ static int copy_doc(const char *from, const char *to, const struct doc *d)
 
 	in = open(src, O_RDONLY | O_CLOEXEC);
 	if (in < 0) {
-		rc = errno == ENOENT
-		         ? err_set(FD_EINVAL, _("the signed document %s is missing"), src)
-		         : err_set(FD_EIO, _("cannot read %1$s: %2$s"), src, strerror(errno));
+		rc = errno != ENOENT
+		         ? err_set(FD_EIO, _("cannot read %1$s: %2$s"), src, strerror(errno))
+		     : set->media
+		         ? err_set(FD_EINVAL, _("the condition report's medium %s is missing"), src)
+		         : err_set(FD_EINVAL, _("the signed document %s is missing"), src);
 		goto out;
 	}
 	unlink(tmp); /* one left by a copy that was killed */
@@ -531,10 +551,14 @@ static int copy_doc(const char *from, const char *to, const struct doc *d)
 	if ((rc = esign_file_sha256(tmp, got)))
 		goto out;
 	if (strcmp(got, d->sha256)) {
-		rc = err_set(FD_EINVAL,
-		             _("the signed document %s does not match the SHA-256 "
-		               "recorded for it"),
-		             src);
+		rc = set->media ? err_set(FD_EINVAL,
+		                          _("the condition report's medium %s does not match the "
+		                            "SHA-256 recorded for it"),
+		                          src)
+		                : err_set(FD_EINVAL,
+		                          _("the signed document %s does not match the SHA-256 "
+		                            "recorded for it"),
+		                          src);
 		goto out;
 	}
 	if (rename(tmp, fin) != 0)
@@ -556,8 +580,8 @@ out:
 /* Copy every document of docs from the folder from into the folder to,
  * made here (fsmode.h) when missing. With skip_same, a document whose file
  * in to already matches its hash is left as it is. */
-static int copy_docs(const struct doc *docs, size_t n, const char *from, const char *to,
-                     int skip_same)
+static int copy_docs(const struct docset *set, const struct doc *docs, size_t n, const char *from,
+                     const char *to, int skip_same)
 {
 	char *probe = join(to, "x"), got[65];
 	size_t i;
@@ -575,7 +599,7 @@ static int copy_docs(const struct doc *docs, size_t n, const char *from, const c
 			if (same)
 				continue;
 		}
-		rc = copy_doc(from, to, &docs[i]);
+		rc = copy_doc(set, from, to, &docs[i]);
 	}
 	if (!rc) {
 		char *last = join(to, ".");
@@ -618,16 +642,19 @@ static int rename_or_say(const char *from, const char *to)
 
 /* The names take works with and what it has made so far, for its clean-up. */
 struct take_work {
-	char *log, *log_dest;       /* the live request log; its backup beside dest */
-	char *tmp, *log_tmp;        /* the copies being made (log_tmp NULL until then) */
-	char *docs_dest, *docs_tmp; /* the documents' backup folder; the one being made */
-	char *docs_old;             /* an existing docs_dest, moved aside (BACKUP_FORCE) */
-	char *live_docs;            /* the live documents' folder */
-	struct doc *docs;           /* the final documents the copy names */
-	size_t ndocs;
-	int have_log;  /* the live request log exists */
-	int had_docs;  /* docs_dest existed before */
-	int moved_old; /* docs_dest is at docs_old until the backup has its name */
+	char *log, *log_dest; /* the live request log; its backup beside dest */
+	char *tmp, *log_tmp;  /* the copies being made (log_tmp NULL until then) */
+	struct take_docs {
+		char *dest, *tmp; /* the folder's backup beside dest; the one being made */
+		char *old;        /* an existing dest, moved aside (BACKUP_FORCE) */
+		char *live;       /* the live folder */
+		struct doc *docs; /* the files of the set the copy names */
+		size_t n;
+		int had;       /* dest existed before */
+		int moved_old; /* dest is at old until the backup has its name */
+		int placed;    /* tmp was renamed to dest */
+	} d[NDOCSETS];         /* by docsets[] */
+	int have_log;          /* the live request log exists */
 };
 
 /* take_check_dest - refuse a dest that is the live database or its log,
@@ -635,6 +662,7 @@ struct take_work {
 static int take_check_dest(struct db *db, const char *dest, int flags, struct take_work *t)
 {
 	struct stat sb;
+	size_t i;
 	int rc;
 
 	t->have_log = stat(t->log, &sb) == 0;
@@ -646,12 +674,16 @@ static int take_check_dest(struct db *db, const char *dest, int flags, struct ta
 		               dest);
 	if ((rc = dest_free(dest, flags, _("the backup"))) == 0 && t->have_log)
 		rc = dest_free(t->log_dest, flags, _("the request log's backup"));
-	t->had_docs = lstat(t->docs_dest, &sb) == 0;
-	if (rc == 0 && t->had_docs && !(flags & BACKUP_FORCE))
-		rc = err_set(FD_ECONFLICT,
-		             _("%1$s %2$s already exists; nothing was written (--force "
-		               "replaces it)"),
-		             _("the signed documents' backup"), t->docs_dest);
+	for (i = 0; i < NDOCSETS; i++) {
+		t->d[i].had = lstat(t->d[i].dest, &sb) == 0;
+		if (rc == 0 && t->d[i].had && !(flags & BACKUP_FORCE))
+			rc = err_set(FD_ECONFLICT,
+			             _("%1$s %2$s already exists; nothing was written (--force "
+			               "replaces it)"),
+			             i == 0 ? _("the signed documents' backup")
+			                    : _("the condition reports' media backup"),
+			             t->d[i].dest);
+	}
 	return rc;
 }
 
@@ -673,6 +705,7 @@ static int take_still_due(const struct backup_nightly_opts *nightly, int *not_du
 static int take_copy(struct db *db, struct take_work *t, volatile sig_atomic_t *stop,
                      int64_t *taken)
 {
+	size_t i;
 	int rc;
 
 	if ((rc = copy_into_new(db_sqlite(db), t->tmp, stop, taken)))
@@ -683,13 +716,17 @@ static int take_copy(struct db *db, struct take_work *t, volatile sig_atomic_t *
 	db_checkpoint(db);
 	if ((rc = verify_file(t->tmp, db_path(db), DB_OPEN_READONLY, 1)))
 		return rc;
-	/* the final documents the copy names (not the live rows: the set must
-	 * match the copy), each checked against the hash the copy records */
-	if ((rc = read_docs(t->tmp, &t->docs, &t->ndocs)))
-		return rc;
-	if (t->ndocs) {
-		remove_tree(t->docs_tmp); /* one left by a backup that was killed */
-		if ((rc = copy_docs(t->docs, t->ndocs, t->live_docs, t->docs_tmp, 0)))
+	/* the kept files the copy names (not the live rows: the set must match
+	 * the copy), each checked against the hash the copy records */
+	for (i = 0; i < NDOCSETS; i++) {
+		struct take_docs *d = &t->d[i];
+
+		if ((rc = read_docs(&docsets[i], t->tmp, &d->docs, &d->n)))
+			return rc;
+		if (!d->n)
+			continue;
+		remove_tree(d->tmp); /* one left by a backup that was killed */
+		if ((rc = copy_docs(&docsets[i], d->docs, d->n, d->live, d->tmp, 0)))
 			return rc;
 	}
 	if (t->have_log) {
@@ -701,55 +738,70 @@ static int take_copy(struct db *db, struct take_work *t, volatile sig_atomic_t *
 	return 0;
 }
 
-/* take_put_in_place - give the documents' folder and the database copy
+/* take_put_in_place - give the kept files' folders and the database copy
  * their names; on a failure, take back what was put in place. */
 static int take_put_in_place(struct take_work *t, const char *dest)
 {
-	int rc, docs_placed = 0;
+	size_t i;
+	int rc = 0;
 
 	/* the folder of an existing backup (BACKUP_FORCE) is moved aside until
 	 * the new backup has its name, and then removed */
-	if (t->had_docs) {
-		if ((rc = rename_or_say(t->docs_dest, t->docs_old)))
-			goto out;
-		t->moved_old = 1;
+	for (i = 0; i < NDOCSETS; i++) {
+		struct take_docs *d = &t->d[i];
+
+		if (d->had) {
+			if ((rc = rename_or_say(d->dest, d->old)))
+				goto out;
+			d->moved_old = 1;
+		}
+		if (d->n) {
+			if ((rc = rename_or_say(d->tmp, d->dest)))
+				goto out;
+			d->placed = 1;
+		}
 	}
-	if (t->ndocs && (rc = rename_or_say(t->docs_tmp, t->docs_dest)))
-		goto out;
-	docs_placed = t->ndocs != 0;
 	if ((rc = rename_or_say(t->tmp, dest)))
 		goto out;
 	sync_parent(dest);
-	if (t->moved_old) {
-		remove_tree(t->docs_old);
-		t->moved_old = 0;
-	}
+	for (i = 0; i < NDOCSETS; i++)
+		if (t->d[i].moved_old) {
+			remove_tree(t->d[i].old);
+			t->d[i].moved_old = 0;
+		}
 out:
 	if (rc && t->have_log)
 		unlink(t->log_dest);
-	if (rc && docs_placed)
-		remove_tree(t->docs_dest);
+	for (i = 0; rc && i < NDOCSETS; i++)
+		if (t->d[i].placed)
+			remove_tree(t->d[i].dest);
 	return rc;
 }
 
 /* take_work_free - remove what take left half made and free its names. */
 static void take_work_free(struct take_work *t)
 {
+	size_t i;
+
 	remove_db(t->tmp);
 	if (t->log_tmp)
 		remove_db(t->log_tmp);
-	if (t->moved_old && rename(t->docs_old, t->docs_dest) != 0)
-		remove_tree(t->docs_old);
-	remove_tree(t->docs_tmp);
-	free_docs(t->docs, t->ndocs);
+	for (i = 0; i < NDOCSETS; i++) {
+		struct take_docs *d = &t->d[i];
+
+		if (d->moved_old && rename(d->old, d->dest) != 0)
+			remove_tree(d->old);
+		remove_tree(d->tmp);
+		free_docs(d->docs, d->n);
+		free(d->dest);
+		free(d->tmp);
+		free(d->old);
+		free(d->live);
+	}
 	free(t->log_tmp);
 	free(t->tmp);
 	free(t->log);
 	free(t->log_dest);
-	free(t->docs_dest);
-	free(t->docs_tmp);
-	free(t->docs_old);
-	free(t->live_docs);
 }
 
 /* The work of backup_take; nightly (may be NULL): re-check that the backup
@@ -759,16 +811,25 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 {
 	struct control_hold lock;
 	struct take_work t = {0};
+	char *live_dir = fsmode_parent(db_path(db));
 	int rc, locked = 0;
 	int64_t taken = 0;
+	size_t i;
 
 	t.log = pipe_log_default_path(db_path(db));
 	t.log_dest = pipe_log_path_beside(dest);
 	t.tmp = tmp_name(dest);
-	t.docs_dest = concat(dest, ".esign");
-	t.docs_tmp = tmp_name(t.docs_dest);
-	t.docs_old = concat(t.docs_tmp, "-old");
-	t.live_docs = esign_folder(db);
+	for (i = 0; i < NDOCSETS; i++) {
+		struct take_docs *d = &t.d[i];
+		char *ext = concat(".", docsets[i].folder);
+
+		d->dest = concat(dest, ext);
+		d->tmp = tmp_name(d->dest);
+		d->old = concat(d->tmp, "-old");
+		d->live = join(live_dir, docsets[i].folder);
+		free(ext);
+	}
+	free(live_dir);
 	memset(res, 0, sizeof *res);
 	rc = take_check_dest(db, dest, flags, &t);
 	if (rc == 0)
@@ -788,7 +849,8 @@ static int take(struct db *db, const char *dest, int flags, volatile sig_atomic_
 		goto out;
 	res->path = xstrdup(dest);
 	res->log_path = t.have_log ? xstrdup(t.log_dest) : NULL;
-	res->esign_path = t.ndocs ? xstrdup(t.docs_dest) : NULL;
+	res->esign_path = t.d[0].n ? xstrdup(t.d[0].dest) : NULL;
+	res->media_path = t.d[1].n ? xstrdup(t.d[1].dest) : NULL;
 	res->taken_at = taken;
 	rc = control_stamp(db, CONTROL_BACKUP_LAST, taken);
 	if (rc)
@@ -923,15 +985,17 @@ out:
 
 /* What backup_restore has made so far, for its clean-up. */
 struct restore_work {
-	char *work;       /* the checked working copy beside the live file */
-	char *old;        /* the copy of the database it replaces */
-	char *docs_from;  /* FILE.esign */
-	char *live_dir;   /* the live file's folder */
-	char *live_docs;  /* its esign folder */
-	struct doc *docs; /* the final documents the working copy names */
-	size_t ndocs;
-	sqlite3 *lk; /* the live file, locked (NULL when not) */
-	int written; /* the live file was written */
+	char *work;     /* the checked working copy beside the live file */
+	char *old;      /* the copy of the database it replaces */
+	char *live_dir; /* the live file's folder */
+	struct restore_docs {
+		char *from;       /* FILE.<folder> */
+		char *live;       /* the live folder */
+		struct doc *docs; /* the files of the set the working copy names */
+		size_t n;
+	} d[NDOCSETS]; /* by docsets[] */
+	sqlite3 *lk;   /* the live file, locked (NULL when not) */
+	int written;   /* the live file was written */
 };
 
 /* restore_check_names - refuse a file that is missing, not a regular file
@@ -985,13 +1049,28 @@ static int restore_copy(const char *live, const char *file, char **work)
 	return rc;
 }
 
-/* restore_new - nothing to replace (a new machine): the documents go in
+/* restore_docs - the kept files the working copy names, from the folders
+ * beside the backup into the live ones (one already there with the right
+ * hash is kept). */
+static int restore_docs(struct restore_work *r)
+{
+	size_t i;
+	int rc;
+
+	for (i = 0; i < NDOCSETS; i++)
+		if (r->d[i].n && (rc = copy_docs(&docsets[i], r->d[i].docs, r->d[i].n, r->d[i].from,
+		                                 r->d[i].live, 1)))
+			return rc;
+	return 0;
+}
+
+/* restore_new - nothing to replace (a new machine): the kept files go in
  * place and the checked copy becomes the live file. */
 static int restore_new(struct restore_work *r, const char *live)
 {
 	int rc;
 
-	if (r->ndocs && (rc = copy_docs(r->docs, r->ndocs, r->docs_from, r->live_docs, 1)))
+	if ((rc = restore_docs(r)))
 		return rc;
 	if ((rc = rename_or_say(r->work, live)))
 		return rc;
@@ -1009,7 +1088,7 @@ static int restore_over(struct restore_work *r, const char *live, char **replace
 	/* nobody else may have the live file open, from now to the end */
 	if ((rc = lock_live(live, &r->lk)))
 		return rc;
-	if (r->ndocs && (rc = copy_docs(r->docs, r->ndocs, r->docs_from, r->live_docs, 1)))
+	if ((rc = restore_docs(r)))
 		return rc;
 	r->old = replaced_name(live);
 	if ((rc = copy_into_new(r->lk, r->old, NULL, NULL)))
@@ -1057,6 +1136,7 @@ int backup_restore(const char *live, const char *file, char **replaced)
 {
 	struct restore_work r = {0};
 	int rc, live_exists = 0;
+	size_t i;
 
 	if (replaced)
 		*replaced = NULL;
@@ -1070,14 +1150,19 @@ int backup_restore(const char *live, const char *file, char **replaced)
 		goto out;
 	if ((rc = verify_file(r.work, file, 0, 1)))
 		goto out;
-	/* the final documents it names, from FILE.esign into the live esign
-	 * folder (one already there with the right hash is kept), once no other
-	 * session can see them change */
-	if ((rc = read_docs(r.work, &r.docs, &r.ndocs)))
-		goto out;
-	r.docs_from = concat(file, ".esign");
+	/* the kept files it names, from FILE.esign and FILE.media into the
+	 * live folders (one already there with the right hash is kept), once no
+	 * other session can see them change */
 	r.live_dir = fsmode_parent(live);
-	r.live_docs = concat(r.live_dir, "/esign");
+	for (i = 0; i < NDOCSETS; i++) {
+		char *ext = concat(".", docsets[i].folder);
+
+		r.d[i].from = concat(file, ext);
+		r.d[i].live = join(r.live_dir, docsets[i].folder);
+		free(ext);
+		if ((rc = read_docs(&docsets[i], r.work, &r.d[i].docs, &r.d[i].n)))
+			goto out;
+	}
 	rc = live_exists ? restore_over(&r, live, replaced) : restore_new(&r, live);
 out:
 	if (r.lk)
@@ -1092,10 +1177,12 @@ out:
 		unlink(r.old); /* the live file was not replaced: it is its own copy */
 	if (r.work)
 		remove_db(r.work);
-	free_docs(r.docs, r.ndocs);
-	free(r.docs_from);
+	for (i = 0; i < NDOCSETS; i++) {
+		free_docs(r.d[i].docs, r.d[i].n);
+		free(r.d[i].from);
+		free(r.d[i].live);
+	}
 	free(r.live_dir);
-	free(r.live_docs);
 	free(r.work);
 	free(r.old);
 	return rc;
@@ -1205,12 +1292,12 @@ int backup_nightly_due(const struct backup_nightly_opts *o, int64_t now, int *du
 	return 0;
 }
 
-/* Delete the oldest nightly backups of dir beyond keep, with their logs
- * and their signed documents. */
+/* Delete the oldest nightly backups of dir beyond keep, with their logs,
+ * their signed documents and their media. */
 static void prune(const struct backup_nightly_opts *o)
 {
-	char **names, *path, *log, *docs, msg[512];
-	size_t n, i;
+	char **names, *path, *log, msg[512];
+	size_t n, i, k;
 
 	if (list_nightly(o->dir, &names, &n))
 		return;
@@ -1218,14 +1305,18 @@ static void prune(const struct backup_nightly_opts *o)
 		path = xmalloc(strlen(o->dir) + strlen(names[i]) + 2);
 		sprintf(path, "%s/%s", o->dir, names[i]);
 		log = pipe_log_path_beside(path);
-		docs = concat(path, ".esign");
 		if (unlink(path) == 0 && o->say) {
 			snprintf(msg, sizeof msg, _("removed the old backup %s"), path);
 			o->say(msg, o->say_arg);
 		}
 		unlink(log);
-		remove_tree(docs);
-		free(docs);
+		for (k = 0; k < NDOCSETS; k++) {
+			char *ext = concat(".", docsets[k].folder), *docs = concat(path, ext);
+
+			remove_tree(docs);
+			free(docs);
+			free(ext);
+		}
 		free(log);
 		free(path);
 	}

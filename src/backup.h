@@ -18,7 +18,9 @@
  * temporary name too and renamed before the database is. A document that is
  * missing or does not match its hash fails the backup: a backup without its
  * signature evidence would restore into a database that fails `frontdesk
- * check`, and the live one fails it already. Files are
+ * check`, and the live one fails it already. The condition reports' media
+ * (condition.h) that the copy's media_item rows name go the same way into
+ * DEST.media. Files are
  * made with the modes of fsmode.h (0600, or group-shared in a setgid
  * folder). The time of the last checked backup is stamped in the control
  * table (CONTROL_BACKUP_LAST), where every session reads it.
@@ -30,9 +32,10 @@
  * restore has finished, so no session opens the database half restored.
  * The file to restore is checked first (a working copy of it, brought up
  * to this program's schema); the final documents its rows name are copied
- * from FILE.esign into the live esign folder (each checked against its
- * hash; one already there with that hash is kept, files of other estimates
- * are left alone) once the lock is held; the live database is kept as
+ * from FILE.esign into the live esign folder, and its media from
+ * FILE.media into the live media folder (each checked against its hash;
+ * one already there with that hash is kept, other files are left alone)
+ * once the lock is held; the live database is kept as
  * DB.replaced-YYYYmmddTHHMMSS, the copy is written into the live file with
  * the backup API, and the result is checked again.
  *
@@ -54,6 +57,7 @@ struct backup_result {
 	char *path;       /* the checked copy of the database */
 	char *log_path;   /* the copy of the request log, NULL when there is no log */
 	char *esign_path; /* DEST.esign, the signed documents; NULL when there are none */
+	char *media_path; /* DEST.media, the condition reports' media; NULL when none */
 	int64_t taken_at; /* clock_now() when the snapshot was taken */
 };
 
