@@ -26,6 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #include "clock.h"
@@ -438,7 +439,7 @@ int condition_media_add(struct db *db, int64_t report, const char *path, const c
 	unsigned char *b = NULL;
 	size_t len = 0;
 	char *dir = NULL, *fname = NULL, *name = NULL, *full = NULL;
-	int rc, existed;
+	int rc;
 
 	if (report <= 0)
 		return err_set(FD_EINVAL, _("a medium needs a condition report"));
@@ -473,9 +474,18 @@ int condition_media_add(struct db *db, int64_t report, const char *path, const c
 		m.file_name = fname; /* a name that is no text is not kept */
 	err_clear();
 	{
+		/* a name of this request's own (a random part): a copy it removes
+		 * again can be no other request's, even one adding the same file to
+		 * the same report at the same moment */
 		struct strbuf sb = {0};
+		uint32_t r;
 
-		sb_printf(&sb, "R%lld-%.16s.%s", (long long)report, m.sha,
+		if (getrandom(&r, sizeof r, 0) != (ssize_t)sizeof r) {
+			rc = err_set(FD_EIO, _("cannot name the medium's copy: %s"),
+			             strerror(errno));
+			goto out;
+		}
+		sb_printf(&sb, "R%lld-%.16s-%08x.%s", (long long)report, m.sha, (unsigned)r,
 		          !strcmp(m.type, "image/jpeg")  ? "jpg"
 		          : !strcmp(m.type, "image/png") ? "png"
 		                                         : "bin");
@@ -488,14 +498,11 @@ int condition_media_add(struct db *db, int64_t report, const char *path, const c
 		sb_printf(&sb, "%s/%s", dir, name);
 		full = sb_steal(&sb);
 	}
-	existed = access(full, F_OK) == 0;
 	if ((rc = fsmode_write_whole(dir, name, b, len)))
 		goto out;
 	m.local = name;
 	rc = db_write(db, media_tx, &m);
-	/* a copy this request made is removed when its row was not written (one
-	 * there before is the same file's: its row keeps it) */
-	if (rc && !existed)
+	if (rc) /* the copy goes again when its row was not written */
 		unlink(full);
 	if (!rc)
 		*id_out = m.id;

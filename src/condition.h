@@ -92,8 +92,8 @@ char *condition_media_folder(struct db *db);
  * empty: none). A photo or a panorama is a JPEG or PNG file (read from its
  * first bytes, whatever its name), a model any file; none may be empty or
  * larger than CONDITION_FILE_MAX. The file is copied whole into the media
- * folder (named after the report and its SHA-256) before the row is
- * written; a refused request leaves no copy. FD_ECONFLICT when the report is
+ * folder (named after the report, its SHA-256 and a random part) before the
+ * row is written; a refused request leaves no copy. FD_ECONFLICT when the report is
  * final or holds the same file already (its medium is named). */
 int condition_media_add(struct db *db, int64_t report, const char *path, const char *kind,
                         const char *caption, int64_t *id_out);
