@@ -165,7 +165,7 @@ const struct cli_entry cli_history_entry = {
     .missing = N_("give the kind of record and its id, e.g. 'history invoice "
                   "INV-2026-000001'; kinds: customer, job, visit, item, invoice, "
                   "payment, allocation, refund, card-order, inbound, service, contact, "
-                  "estimate, approval"),
+                  "estimate, approval, message, recurring, condition, medium, hotspot"),
     .nonempty = 1,
     .db = CLI_DB_OPEN,
     .check = history_check,

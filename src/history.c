@@ -101,6 +101,16 @@ static const struct kind kinds[] = {
     {"estimate", NULL, "SELECT * FROM estimate_his WHERE id = ?1 ORDER BY his_id",
      "SELECT * FROM esign_flow_his WHERE estimate_id = ?1 ORDER BY his_id", "sign flow", NULL, NULL,
      "SELECT 1 FROM estimate WHERE id = ?1"},
+    /* a condition report (condition.c): its media are its parts; a medium's
+     * hosts are its parts; a hotspot's edits are its rows */
+    {"condition", NULL, "SELECT * FROM condition_report_his WHERE id = ?1 ORDER BY his_id",
+     "SELECT * FROM media_item_his WHERE report_id = ?1 ORDER BY his_id", "medium",
+     "condition_report", NULL, "SELECT 1 FROM condition_report WHERE id = ?1"},
+    {"medium", NULL, "SELECT * FROM media_item_his WHERE id = ?1 ORDER BY his_id",
+     "SELECT * FROM media_host_his WHERE media_id = ?1 ORDER BY his_id", "host", NULL, NULL,
+     "SELECT 1 FROM media_item WHERE id = ?1"},
+    {"hotspot", NULL, "SELECT * FROM hotspot_his WHERE id = ?1 ORDER BY his_id", NULL, NULL, NULL,
+     NULL, "SELECT 1 FROM hotspot WHERE id = ?1"},
 };
 
 /* Columns that say nothing to a person reading a timeline. */

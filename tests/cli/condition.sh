@@ -144,6 +144,11 @@ refused "an edit that changes nothing" condition hotspot edit 1
 refused "a hotspot that does not exist" condition hotspot edit 99 --text x
 refused "a place outside the medium" condition hotspot edit 2 --at 200,0
 
+# the timeline: history hotspot, medium and condition
+like "history hotspot: the text's change" "$(fd history hotspot 1)" "label: scratch -> long scratch"
+like "history medium: its original" "$(fd history medium 1)" "sha256: $(sha256sum "$TMP/door.png" | cut -d' ' -f1)"
+like "history condition: its media as its parts" "$(fd history condition 1)" "medium 3: created"
+
 # show and list
 out=$(fd condition show 1)
 like "show: the visit and customer" "$out" "Customer: Ann Lee"
