@@ -49,6 +49,35 @@ const char *const condition_hotspot_kinds[CONDITION_NKINDS] = {"damage", "note",
 static const char *const stages[] = {"before", "after"};
 static const char *const media_kinds[] = {"photo", "panorama", "model"};
 
+const char *condition_label(const char *word)
+{
+	/* in a context: the words are short and other screens use some of them
+	 * in other senses ("note", "open") */
+	if (!word)
+		return "";
+	if (!strcmp(word, "damage"))
+		return C_("condition", "damage");
+	if (!strcmp(word, "note"))
+		return C_("condition", "note");
+	if (!strcmp(word, "meter"))
+		return C_("condition", "meter");
+	if (!strcmp(word, "device"))
+		return C_("condition", "device");
+	if (!strcmp(word, "action"))
+		return C_("condition", "action");
+	if (!strcmp(word, "photo"))
+		return C_("condition", "photo");
+	if (!strcmp(word, "panorama"))
+		return C_("condition", "panorama");
+	if (!strcmp(word, "model"))
+		return C_("condition", "3D capture");
+	if (!strcmp(word, "open"))
+		return C_("condition", "open");
+	if (!strcmp(word, "final"))
+		return C_("condition", "final");
+	return word;
+}
+
 /* The canonical spelling of s among the n words, or NULL. */
 static const char *find_word(const char *const *words, size_t n, const char *s)
 {

@@ -110,6 +110,11 @@ int condition_media_list(struct db *db, int64_t report,
 #define CONDITION_NKINDS 5
 extern const char *const condition_hotspot_kinds[CONDITION_NKINDS];
 
+/* condition_label - the translated label of a hotspot's kind ("damage"),
+ * a medium's ("photo") or a report's state ("open", "final"); any other
+ * word as it is. */
+const char *condition_label(const char *word);
+
 struct condition_hotspot {
 	int64_t id;
 	int64_t report_id;

@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "condition.h"
 #include "draw.h"
 #include "err.h"
 #include "esign.h"
@@ -157,6 +158,51 @@ static void show_repeats(struct visitv *vv, int64_t appt)
 	recurring_free(&r);
 }
 
+/* The visit's condition reports (condition.h): each with its media and
+ * the hotspots on them, by number. */
+static int show_hotspot(const struct condition_hotspot *h, void *arg)
+{
+	struct visitv *vv = arg;
+
+	pane_text(&vv->p, 0, 0, R_NORMAL, "     #%d %s: %s", h->number, condition_label(h->kind),
+	          h->label);
+	return 0;
+}
+
+static int show_medium(const struct condition_media *m, void *arg)
+{
+	struct visitv *vv = arg;
+
+	pane_text(&vv->p, 0, 0, R_DIM, _("   Medium %1$lld: %2$s %3$s, %4$lld hotspots"),
+	          (long long)m->id, condition_label(m->kind),
+	          m->caption     ? m->caption
+	          : m->file_name ? m->file_name
+	                         : "",
+	          (long long)m->hotspots);
+	return 0;
+}
+
+static int show_report(const struct condition_report *r, void *arg)
+{
+	struct visitv *vv = arg;
+
+	pane_blank(&vv->p);
+	pane_text(&vv->p, 0, 0, R_HEADER,
+	          strcmp(r->stage, "after")
+	              ? _("Condition report %1$lld before the work (%2$s): %3$lld media, %4$lld "
+	                  "hotspots")
+	              : _("Condition report %1$lld after the work (%2$s): %3$lld media, %4$lld "
+	                  "hotspots"),
+	          (long long)r->id, condition_label(r->status), (long long)r->media,
+	          (long long)r->hotspots);
+	if (r->note)
+		pane_field(&vv->p, 0, 0, R_NORMAL, 3, _("Note"), r->note);
+	condition_media_list(ui_db(), r->id, show_medium, vv);
+	condition_hotspot_list(ui_db(), r->id, show_hotspot, vv);
+	err_clear();
+	return 0;
+}
+
 static void build(struct visitv *vv)
 {
 	struct visit a;
@@ -209,6 +255,8 @@ static void build(struct visitv *vv)
 		pane_text(&vv->p, 0, 0, R_DIM, "%s",
 		          _("This visit works on no job yet: press n to add one."));
 	}
+	condition_list(ui_db(), a.id, 0, show_report, vv);
+	err_clear();
 	visit_free(&a);
 	pane_restore(&vv->p, kind ? kind : K_VISIT, kind ? id : vv->appt_id, old < 0 ? 0 : old);
 }
