@@ -19,9 +19,15 @@ fd visit status 1 done >/dev/null
 fd invoice issue --jobs 1 >/dev/null
 fd pay record --customer 1 --amount 50.00 --method cash 1=50.00 >/dev/null
 fd contact add --customer 1 --channel phone --direction in --summary "MRKCONTACT" >/dev/null
+fd condition add --visit 1 --note "MRKCOND dent" >/dev/null
 db "PRAGMA wal_checkpoint(TRUNCATE)" >/dev/null
 cp "$FRONTDESK_DB" "$TMP/template.db"
 fresh() { rm -f "$FRONTDESK_DB" "$FRONTDESK_DB-wal" "$FRONTDESK_DB-shm"; cp "$TMP/template.db" "$FRONTDESK_DB"; }
+
+# the modules of a deletion (src/retention.c), in their order; each leaves
+# a pending mark while soft-deleted
+modules="work billing channel contacts bookings estimates recurring messages conditions customer"
+marks_soft=$(echo $modules | wc -w)
 
 # state: active, soft_deleted or purged when every part agrees, else what differs
 state() {
@@ -30,14 +36,14 @@ state() {
 	pending=$(db "SELECT count(*) FROM retention_mark m JOIN retention_process p ON p.deletion_id = m.deletion_id WHERE p.customer_id = 1 AND m.state = 'pending'")
 	listed=$(fd customer list | grep -c MRKNAME)
 	marks=0
-	for m in MRKNAME mrkmail MRKNOTE MRKITEM MRKCONTACT; do
+	for m in MRKNAME mrkmail MRKNOTE MRKITEM MRKCONTACT MRKCOND; do
 		for f in "$FRONTDESK_DB" "$FRONTDESK_DB-wal"; do
 			[ -f "$f" ] && grep -a -q "$m" "$f" && marks=$((marks + 1))
 		done
 	done
 	if [ -z "$live" ] && [ "$purged" = 0 ] && [ "$listed" = 1 ] && [ "$pending" = 0 ]; then
 		echo active
-	elif [ "$live" = soft_deleted ] && [ "$pending" = 9 ] && [ "$listed" = 0 ]; then
+	elif [ "$live" = soft_deleted ] && [ "$pending" = "$marks_soft" ] && [ "$listed" = 0 ]; then
 		echo soft_deleted
 	elif [ -z "$live" ] && [ "$purged" = 1 ] && [ "$listed" = 0 ] && [ "$marks" = 0 ] &&
 		[ "$(db "SELECT count(*) FROM retention_process WHERE state = 'purged' AND customer_id IS NULL")" = 1 ]; then
@@ -57,9 +63,7 @@ kill_at() {
 	ok "after $1: check is clean" env FRONTDESK_NOW="$2" "$FRONTDESK" check
 }
 
-for step in propose prepare:work prepare:billing prepare:channel prepare:contacts \
-	prepare:bookings prepare:estimates prepare:recurring prepare:messages prepare:customer \
-	soft-delete; do
+for step in propose $(for m in $modules; do printf 'prepare:%s ' "$m"; done) soft-delete; do
 	fresh
 	kill_at "$step" "2026-12-01 09:00" soft_deleted
 done
