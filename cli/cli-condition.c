@@ -67,12 +67,20 @@ static void link_json(cJSON *o, const char *key, int64_t id)
 		cJSON_AddNullToObject(o, key);
 }
 
+/* The names of a hotspot's coordinates in its system (NULL-ended). */
+static const char *const *coord_names(const struct condition_hotspot *h)
+{
+	static const char *const names[3][4] = {
+	    {"x", "y", NULL}, {"yaw", "pitch", NULL}, {"x", "y", "z", NULL}};
+
+	return names[!strcmp(h->system, "image") ? 0 : !strcmp(h->system, "equirect") ? 1 : 2];
+}
+
 static cJSON *hotspot_json(const struct condition_hotspot *h)
 {
-	static const char *const names[3][3] = {
-	    {"x", "y", NULL}, {"yaw", "pitch", NULL}, {"x", "y", "z"}};
-	int k = !strcmp(h->system, "image") ? 0 : !strcmp(h->system, "equirect") ? 1 : 2, i;
+	const char *const *names = coord_names(h);
 	cJSON *o = cJSON_CreateObject(), *at = cJSON_CreateObject();
+	int i;
 
 	cli_json_int(o, "id", h->id);
 	cli_json_int(o, "report_id", h->report_id);
@@ -81,8 +89,8 @@ static cJSON *hotspot_json(const struct condition_hotspot *h)
 	cli_json_str(o, "kind", h->kind);
 	cli_json_str(o, "text", h->label);
 	cli_json_str(o, "system", h->system);
-	for (i = 0; i < 3 && names[k][i]; i++)
-		cJSON_AddNumberToObject(at, names[k][i], h->c[i]);
+	for (i = 0; names[i]; i++)
+		cJSON_AddNumberToObject(at, names[i], h->c[i]);
 	cJSON_AddItemToObject(o, "at", at);
 	link_json(o, "line_item_id", h->line_item_id);
 	link_json(o, "resource_id", h->resource_id);
@@ -94,22 +102,24 @@ static cJSON *hotspot_json(const struct condition_hotspot *h)
 
 /* ---------------------------------------------------------------- text */
 
-/* "x,y" as the core reads it, '.' the decimal point. */
+/* "x,y" as the core reads it, '.' the decimal point whatever the locale
+ * (cJSON's numbers). */
 static void format_at(const struct condition_hotspot *h, char *buf, size_t n)
 {
-	cJSON *o = hotspot_json(h), *at = cJSON_GetObjectItem(o, "at"), *v;
+	const char *const *names = coord_names(h);
 	size_t len = 0;
+	int i;
 
 	buf[0] = 0;
-	cJSON_ArrayForEach(v, at)
-	{
+	for (i = 0; names[i] && len < n; i++) {
+		cJSON *v = cJSON_CreateNumber(h->c[i]);
 		char *s = cJSON_PrintUnformatted(v);
 
-		if (s && len < n)
-			len += (size_t)snprintf(buf + len, n - len, "%s%s", len ? "," : "", s);
+		if (s)
+			len += (size_t)snprintf(buf + len, n - len, "%s%s", i ? "," : "", s);
 		cJSON_free(s);
+		cJSON_Delete(v);
 	}
-	cJSON_Delete(o);
 }
 
 static void print_report_line(const struct condition_report *r)

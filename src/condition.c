@@ -25,7 +25,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <sys/random.h>
 #include <unistd.h>
 
@@ -41,6 +40,7 @@
 #include "retention-mod.h"
 #include "strbuf.h"
 #include "text.h"
+#include "words.h"
 #include "xalloc.h"
 
 const char *const condition_hotspot_kinds[CONDITION_NKINDS] = {"damage", "note", "meter", "device",
@@ -76,17 +76,6 @@ const char *condition_label(const char *word)
 	if (!strcmp(word, "final"))
 		return C_("condition", "final");
 	return word;
-}
-
-/* The canonical spelling of s among the n words, or NULL. */
-static const char *find_word(const char *const *words, size_t n, const char *s)
-{
-	size_t i;
-
-	for (i = 0; s && i < n; i++)
-		if (!strcasecmp(s, words[i]))
-			return words[i];
-	return NULL;
 }
 
 /* ---------------------------------------------------------------- reports */
@@ -206,7 +195,7 @@ int condition_add(struct db *db, int64_t appt, const char *stage, const char *no
 
 	if (appt <= 0)
 		return err_set(FD_EINVAL, _("a condition report needs a visit"));
-	if (!(a.stage = find_word(stages, 2, stage)))
+	if (!(a.stage = words_find(stages, 2, stage)))
 		return err_set(FD_EINVAL,
 		               _("'%.20s' is not a stage: use before (the work) or after (it)"),
 		               stage ? stage : "");
@@ -220,12 +209,16 @@ int condition_add(struct db *db, int64_t appt, const char *stage, const char *no
 
 #define REPORT_COLS                                                                                \
 	"r.id, r.appointment_id, r.stage, r.status, r.note, a.start_at,"                           \
-	" (SELECT min(s.customer_id) FROM appointment_work w JOIN service_order s"                 \
-	"  ON s.id = w.service_order_id WHERE w.appointment_id = r.appointment_id),"               \
+	" coalesce(c.id, 0), c.name,"                                                              \
 	" (SELECT count(*) FROM media_item m WHERE m.report_id = r.id),"                           \
 	" (SELECT count(*) FROM hotspot h WHERE h.report_id = r.id),"                              \
 	" r.created_at, r.updated_at"
-#define REPORT_FROM " FROM condition_report r JOIN appointment a ON a.id = r.appointment_id"
+/* the visit's customer (one: condition_add's rule) joined in */
+#define REPORT_FROM                                                                                \
+	" FROM condition_report r JOIN appointment a ON a.id = r.appointment_id"                   \
+	" LEFT JOIN customer c ON c.id = (SELECT min(s.customer_id) FROM appointment_work w"       \
+	"  JOIN service_order s ON s.id = w.service_order_id"                                      \
+	"  WHERE w.appointment_id = r.appointment_id)"
 
 static void report_fill(sqlite3_stmt *st, struct condition_report *r)
 {
@@ -237,23 +230,11 @@ static void report_fill(sqlite3_stmt *st, struct condition_report *r)
 	r->note = dbrow_dup(st, 4);
 	r->visit_start = sqlite3_column_int64(st, 5);
 	r->customer_id = sqlite3_column_int64(st, 6);
-	r->media = sqlite3_column_int64(st, 7);
-	r->hotspots = sqlite3_column_int64(st, 8);
-	r->created_at = sqlite3_column_int64(st, 9);
-	r->updated_at = sqlite3_column_int64(st, 10);
-}
-
-/* The customer's name, looked up after the row (NULL when none). */
-static void report_name(struct db *db, struct condition_report *r)
-{
-	sqlite3_stmt *st;
-
-	if (!r->customer_id || db_prepare(db, "SELECT name FROM customer WHERE id = ?1", &st))
-		return;
-	sqlite3_bind_int64(st, 1, r->customer_id);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		r->customer_name = dbrow_dup(st, 0);
-	sqlite3_finalize(st);
+	r->customer_name = dbrow_dup(st, 7);
+	r->media = sqlite3_column_int64(st, 8);
+	r->hotspots = sqlite3_column_int64(st, 9);
+	r->created_at = sqlite3_column_int64(st, 10);
+	r->updated_at = sqlite3_column_int64(st, 11);
 }
 
 static void report_row(sqlite3_stmt *st, void *out)
@@ -272,8 +253,6 @@ int condition_get(struct db *db, int64_t id, struct condition_report *out)
 	               out, _("cannot read the condition reports"), &found);
 	if (!rc && !found)
 		return err_set(FD_ENOTFOUND, _("there is no condition report %lld"), (long long)id);
-	if (!rc)
-		report_name(db, out);
 	return rc;
 }
 
@@ -310,7 +289,6 @@ int condition_list(struct db *db, int64_t appt, int64_t customer,
 		struct condition_report r;
 
 		report_fill(st, &r);
-		report_name(db, &r);
 		rc = cb(&r, arg);
 		condition_free(&r);
 		if (rc)
@@ -345,15 +323,16 @@ static int report_state(struct db *db, int64_t report, int64_t *appt, char statu
 	return 0;
 }
 
-/* The report's visit, checked open, with visit.work asked for subject. */
-static int report_writable(struct db *db, int64_t report, const char *subject)
+/* The report checked open, with visit.work asked for subject on its visit
+ * (into *appt). */
+static int report_writable(struct db *db, int64_t report, const char *subject, int64_t *appt)
 {
 	char status[8];
-	int64_t appt = 0;
 	int rc;
 
-	if ((rc = report_state(db, report, &appt, status)) ||
-	    (rc = control_require_own_visit(db, appt, subject)))
+	*appt = 0;
+	if ((rc = report_state(db, report, appt, status)) ||
+	    (rc = control_require_own_visit(db, *appt, subject)))
 		return rc;
 	if (strcmp(status, "open"))
 		return err_set(FD_ECONFLICT,
@@ -399,12 +378,13 @@ static int media_tx(struct db *db, void *arg)
 {
 	struct media_ctx *m = arg;
 	char subject[80], other[32];
+	int64_t appt;
 	sqlite3_stmt *st;
 	int rc;
 
 	snprintf(subject, sizeof subject, "add a medium to condition report %lld",
 	         (long long)m->report);
-	if ((rc = report_writable(db, m->report, subject)))
+	if ((rc = report_writable(db, m->report, subject, &appt)))
 		return rc;
 	rc = db_prepare(db, "SELECT id FROM media_item WHERE report_id = ?1 AND sha256 = ?2", &st);
 	if (rc)
@@ -472,7 +452,7 @@ int condition_media_add(struct db *db, int64_t report, const char *path, const c
 
 	if (report <= 0)
 		return err_set(FD_EINVAL, _("a medium needs a condition report"));
-	if (!(m.kind = find_word(media_kinds, 3, kind ? kind : "photo")))
+	if (!(m.kind = words_find(media_kinds, 3, kind ? kind : "photo")))
 		return err_set(FD_EINVAL,
 		               _("'%.20s' is not a kind of medium: use photo, panorama or model"),
 		               kind);
@@ -817,7 +797,7 @@ static int hs_add_tx(struct db *db, void *arg)
 {
 	struct hs_ctx *h = arg;
 	const struct condition_hotspot_input *in = h->in;
-	char mkind[12], sys[9], subject[80], status[8];
+	char mkind[12], sys[9], subject[80];
 	double c[3] = {0, 0, 0};
 	int64_t report = 0, appt = 0;
 	sqlite3_stmt *st;
@@ -827,21 +807,32 @@ static int hs_add_tx(struct db *db, void *arg)
 		return rc;
 	snprintf(subject, sizeof subject, "add a hotspot to condition report %lld",
 	         (long long)report);
-	if ((rc = report_writable(db, report, subject)) ||
-	    (rc = report_state(db, report, &appt, status)) ||
+	if ((rc = report_writable(db, report, subject, &appt)) ||
 	    (rc = read_at(mkind, in->at, sys, c)) || (rc = check_links(db, in, report, appt)))
+		return rc;
+	/* the report's next number, in this transaction */
+	rc = db_prepare(db, "SELECT coalesce(max(number), 0) + 1 FROM hotspot WHERE report_id = ?1",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, report);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		h->number = sqlite3_column_int(st, 0);
+	else
+		rc = db_fail(db, _("cannot read the hotspots"));
+	sqlite3_finalize(st);
+	if (rc)
 		return rc;
 	rc = db_prepare(
 	    db,
 	    "INSERT INTO hotspot (report_id, media_id, number, kind, label, system, x, y,"
 	    " z, yaw, pitch, line_item_id, resource_id, earlier_id, created_at,"
-	    " updated_at) VALUES (?1, ?2,"
-	    " (SELECT coalesce(max(number), 0) + 1 FROM hotspot WHERE report_id = ?1),"
-	    " ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, nullif(?11, 0), nullif(?12, 0),"
-	    " nullif(?13, 0), ?14, ?14)",
+	    " updated_at) VALUES (?1, ?2, ?15, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10,"
+	    " nullif(?11, 0), nullif(?12, 0), nullif(?13, 0), ?14, ?14)",
 	    &st);
 	if (rc)
 		return rc;
+	sqlite3_bind_int(st, 15, h->number);
 	sqlite3_bind_int64(st, 1, report);
 	sqlite3_bind_int64(st, 2, in->media_id);
 	sqlite3_bind_text(st, 3, h->kind, -1, SQLITE_STATIC);
@@ -867,7 +858,7 @@ static int hs_check(const struct condition_hotspot_input *in, int adding, const 
 	if (adding && in->media_id <= 0)
 		return err_set(FD_EINVAL, _("a hotspot needs a medium"));
 	if ((adding || in->kind) &&
-	    !(*kind = find_word(condition_hotspot_kinds, CONDITION_NKINDS, in->kind)))
+	    !(*kind = words_find(condition_hotspot_kinds, CONDITION_NKINDS, in->kind)))
 		return err_set(
 		    FD_EINVAL,
 		    _("'%.20s' is not a kind of hotspot: use damage, note, meter, device or "
@@ -885,19 +876,13 @@ int condition_hotspot_add(struct db *db, const struct condition_hotspot_input *i
                           int *number_out)
 {
 	struct hs_ctx h = {in, 0, NULL, 0};
-	struct condition_hotspot got;
 	int rc;
 
 	if ((rc = hs_check(in, 1, &h.kind)) || (rc = db_write(db, hs_add_tx, &h)))
 		return rc;
 	*id_out = h.id;
-	if (number_out) {
-		*number_out = 0;
-		if (!condition_hotspot_get(db, h.id, &got)) {
-			*number_out = got.number;
-			condition_hotspot_free(&got);
-		}
-	}
+	if (number_out)
+		*number_out = h.number;
 	return 0;
 }
 
@@ -905,7 +890,7 @@ static int hs_edit_tx(struct db *db, void *arg)
 {
 	struct hs_ctx *h = arg;
 	const struct condition_hotspot_input *in = h->in;
-	char mkind[12], sys[9], subject[80], status[8];
+	char mkind[12], sys[9], subject[80];
 	double c[3] = {0, 0, 0};
 	int64_t report = 0, media = 0, appt = 0;
 	sqlite3_stmt *st;
@@ -929,8 +914,7 @@ static int hs_edit_tx(struct db *db, void *arg)
 	if ((rc = media_of(db, media, &report, mkind)))
 		return rc;
 	snprintf(subject, sizeof subject, "edit hotspot %lld", (long long)h->id);
-	if ((rc = report_writable(db, report, subject)) ||
-	    (rc = report_state(db, report, &appt, status)) ||
+	if ((rc = report_writable(db, report, subject, &appt)) ||
 	    (in->at && (rc = read_at(mkind, in->at, sys, c))) ||
 	    (rc = check_links(db, in, report, appt)))
 		return rc;

@@ -15,7 +15,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "clock.h"
 #include "contact.h"
@@ -27,6 +26,7 @@
 #include "i18n.h"
 #include "retention-mod.h"
 #include "text.h"
+#include "words.h"
 
 const char *const contact_channels[CONTACT_NCHANNELS] = {"phone", "sms", "email", "counter",
                                                          "other"};
@@ -51,17 +51,6 @@ const char *contact_label(const char *word)
 /* How far ahead of the clock a contact's time may be (clocks differ). */
 #define AHEAD_SECONDS 300
 
-/* The canonical spelling of s among the n words, or NULL. */
-static const char *find_word(const char *const *words, int n, const char *s)
-{
-	int i;
-
-	for (i = 0; s && i < n; i++)
-		if (!strcasecmp(s, words[i]))
-			return words[i];
-	return NULL;
-}
-
 struct add_ctx {
 	const struct contact_input *in;
 	const char *channel, *direction;
@@ -75,12 +64,12 @@ static int check_input(const struct contact_input *in, struct add_ctx *a)
 
 	if (in->customer_id <= 0)
 		return err_set(FD_EINVAL, _("the contact needs a customer"));
-	if (!(a->channel = find_word(contact_channels, CONTACT_NCHANNELS, in->channel)))
+	if (!(a->channel = words_find(contact_channels, CONTACT_NCHANNELS, in->channel)))
 		return err_set(FD_EINVAL,
 		               _("'%.20s' is not a contact channel: use phone, sms, email, counter "
 		                 "or other"),
 		               in->channel ? in->channel : "");
-	if (!(a->direction = find_word(contact_directions, CONTACT_NDIRECTIONS, in->direction)))
+	if (!(a->direction = words_find(contact_directions, CONTACT_NDIRECTIONS, in->direction)))
 		return err_set(FD_EINVAL,
 		               _("'%.20s' is not a direction: use in (the customer reached us) or "
 		                 "out (we reached the customer)"),

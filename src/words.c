@@ -6,6 +6,7 @@
 #include <config.h>
 
 #include <string.h>
+#include <strings.h>
 
 #include "i18n.h"
 #include "words.h"
@@ -92,4 +93,14 @@ size_t words_index(const char *const *table, size_t n, const char *word)
 		if (table[i] && !strcmp(word, table[i]))
 			return i;
 	return n;
+}
+
+const char *words_find(const char *const *table, size_t n, const char *word)
+{
+	size_t i;
+
+	for (i = 0; word && i < n; i++)
+		if (table[i] && !strcasecmp(word, table[i]))
+			return table[i];
+	return NULL;
 }

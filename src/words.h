@@ -20,6 +20,11 @@ const char *words_label(const char *id);
  * outbox_state_of, pay_order_state_of). */
 size_t words_index(const char *const *table, size_t n, const char *word);
 
+/* words_find - the entry of table[0..n) that word spells in any case (the
+ * canonical spelling to store), or NULL when it is none of them or NULL:
+ * how typed words are read (a contact's channel, a report's stage). */
+const char *words_find(const char *const *table, size_t n, const char *word);
+
 /* The payment methods, in the order forms offer them: WORDS_NMETHODS
  * identifiers, and their untranslated labels (pass them through _()). */
 #define WORDS_NMETHODS 5
