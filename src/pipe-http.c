@@ -157,6 +157,11 @@ void pipe_http_setup(struct pipe_http *h, const char *provider, const char *base
 	h->stop = stop;
 }
 
+void pipe_http_escape(struct strbuf *sb, const char *s)
+{
+	encode(sb, s, 0);
+}
+
 void pipe_http_form(struct strbuf *sb, const char *key, const char *value)
 {
 	if (sb->len)
@@ -248,7 +253,9 @@ static void error_message(const struct pipe_http_resp *r, char *buf, size_t n)
 	cJSON *t = e ? cJSON_GetObjectItemCaseSensitive(e, "type") : NULL;
 
 	buf[0] = '\0';
-	if (cJSON_IsString(m))
+	if (cJSON_IsString(e)) /* the REST contracts' {"error": "text"} */
+		snprintf(buf, n, "%.200s", e->valuestring);
+	else if (cJSON_IsString(m))
 		snprintf(buf, n, "%s%s%.200s", cJSON_IsString(t) ? t->valuestring : "",
 		         cJSON_IsString(t) ? ": " : "", m->valuestring);
 	cJSON_Delete(j);
@@ -340,7 +347,10 @@ static void http_options(CURL *e, const struct pipe_http *h, struct call *c, con
 	/* the process id tells the test fake which process asked */
 	snprintf(ua, sizeof ua, "frontdesk/%s (pid %ld)", PACKAGE_VERSION, (long)getpid());
 	curl_easy_setopt(e, CURLOPT_USERAGENT, ua);
-	if (h->api_key) {
+	if (h->api_key && h->bearer) {
+		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BEARER);
+		curl_easy_setopt(e, CURLOPT_XOAUTH2_BEARER, h->api_key);
+	} else if (h->api_key) {
 		curl_easy_setopt(e, CURLOPT_HTTPAUTH, (long)CURLAUTH_BASIC);
 		curl_easy_setopt(e, CURLOPT_USERNAME, h->api_key);
 		curl_easy_setopt(e, CURLOPT_PASSWORD, "");
@@ -348,29 +358,36 @@ static void http_options(CURL *e, const struct pipe_http *h, struct call *c, con
 }
 
 /* The request's headers (the caller frees them); a POST's body and its
- * content type and idempotency key. */
-static struct curl_slist *http_headers(CURL *e, const struct pipe_http *h, const char *method,
-                                       const char *form, const char *idem_key)
+ * content type and idempotency key, another method's name. */
+static struct curl_slist *http_headers(CURL *e, const struct pipe_http *h,
+                                       const struct pipe_http_req *q)
 {
 	struct curl_slist *hdrs = NULL;
 	struct strbuf line = {0};
+	size_t i;
 
 	if (h->version_header)
 		hdrs = curl_slist_append(hdrs, h->version_header);
 	hdrs = curl_slist_append(hdrs, "Accept: application/json");
 	hdrs = curl_slist_append(hdrs, "Expect:");
-	if (!strcmp(method, "POST")) {
+	for (i = 0; q->headers && q->headers[i]; i++)
+		hdrs = curl_slist_append(hdrs, q->headers[i]);
+	if (!strcmp(q->method, "POST")) {
 		curl_easy_setopt(e, CURLOPT_POST, 1L);
-		curl_easy_setopt(e, CURLOPT_POSTFIELDS, form ? form : "");
+		curl_easy_setopt(e, CURLOPT_POSTFIELDSIZE_LARGE,
+		                 (curl_off_t)(q->body ? q->len : 0));
+		curl_easy_setopt(e, CURLOPT_POSTFIELDS, q->body ? q->body : "");
 		if (h->content_type) {
 			sb_printf(&line, "Content-Type: %s", h->content_type);
 			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
 			sb_free(&line);
 		}
-		if (idem_key) {
-			sb_printf(&line, "Idempotency-Key: %s", idem_key);
+		if (q->idem_key) {
+			sb_printf(&line, "Idempotency-Key: %s", q->idem_key);
 			hdrs = curl_slist_append(hdrs, sb_cstr(&line));
 		}
+	} else if (strcmp(q->method, "GET")) {
+		curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, q->method);
 	}
 	sb_free(&line);
 	return hdrs;
@@ -379,8 +396,7 @@ static struct curl_slist *http_headers(CURL *e, const struct pipe_http *h, const
 /* Make the call on e; *t0 and *t1 (clock_mono) when it started and ended.
  * Returns the CHAN_ code of its outcome. */
 static int http_perform(CURL *e, struct pipe_http *h, struct call *c, const char *url,
-                        const char *method, const char *form, const char *idem_key, double *t0,
-                        double *t1)
+                        const struct pipe_http_req *q, double *t0, double *t1)
 {
 	struct curl_slist *hdrs;
 	long status = 0;
@@ -388,7 +404,7 @@ static int http_perform(CURL *e, struct pipe_http *h, struct call *c, const char
 	int code;
 
 	http_options(e, h, c, url);
-	hdrs = http_headers(e, h, method, form, idem_key);
+	hdrs = http_headers(e, h, q);
 	curl_easy_setopt(e, CURLOPT_HTTPHEADER, hdrs);
 	*t0 = clock_mono();
 	cc = curl_easy_perform(e);
@@ -397,17 +413,17 @@ static int http_perform(CURL *e, struct pipe_http *h, struct call *c, const char
 	c->st->http = (int)status;
 	if (cc == CURLE_ABORTED_BY_CALLBACK) {
 		snprintf(c->st->reason, sizeof c->st->reason, "%s", _("the call was stopped"));
-		code = !strcmp(method, "POST") ? CHAN_UNKNOWN : CHAN_RETRY;
+		code = !strcmp(q->method, "POST") ? CHAN_UNKNOWN : CHAN_RETRY;
 	} else {
-		code = classify(method, cc, c);
+		code = classify(q->method, cc, c);
 	}
 	curl_slist_free_all(hdrs);
 	return code;
 }
 
 /* One line of the request log for the call (made: it reached curl). */
-static void http_log(const struct pipe_http *h, const char *keyword, const char *method,
-                     const char *url, const char *form, int code, int made, double t0, double t1,
+static void http_log(const struct pipe_http *h, const char *keyword, const struct pipe_http_req *q,
+                     const char *url, int code, int made, double t0, double t1,
                      const struct pipe_http_resp *resp, const struct chan_status *st)
 {
 	struct pipe_log_entry le = {h->provider,
@@ -415,13 +431,13 @@ static void http_log(const struct pipe_http *h, const char *keyword, const char 
 	                            : code == CHAN_RETRY ? "warn"
 	                                                 : "error",
 	                            keyword,
-	                            method,
+	                            q->method,
 	                            url,
 	                            st->http,
 	                            (int64_t)((t1 - t0) * 1e3),
 	                            st->request_id,
-	                            form,
-	                            form ? strlen(form) : 0,
+	                            q->body,
+	                            q->body ? q->len : 0,
 	                            resp->body,
 	                            resp->len,
 	                            resp->date,
@@ -460,8 +476,7 @@ static int call_begin(struct chan_status *st, int url_rc)
 	return 1;
 }
 
-int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
-                   const char *query, const char *form, const char *idem_key,
+int pipe_http_send(struct pipe_http *h, const char *keyword, const struct pipe_http_req *q,
                    struct pipe_http_resp *resp, struct chan_status *st)
 {
 	struct call c = {h, resp, st, 0, 0};
@@ -473,7 +488,7 @@ int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method,
 	memset(resp, 0, sizeof *resp);
 	if (!call_begin(st, pipe_http_url_ok(h->base_url)))
 		return CHAN_REFUSED;
-	http_url(&url, h->base_url, path, query);
+	http_url(&url, h->base_url, q->path, q->query);
 	if (h->conn) {
 		e = h->conn;
 		curl_easy_reset(e); /* the options go, the connection stays */
@@ -484,13 +499,22 @@ int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method,
 		snprintf(st->reason, sizeof st->reason, "%s", _("cannot start an HTTP call"));
 		code = CHAN_RETRY;
 	} else {
-		code = http_perform(e, h, &c, sb_cstr(&url), method, form, idem_key, &t0, &t1);
+		code = http_perform(e, h, &c, sb_cstr(&url), q, &t0, &t1);
 	}
 	if (h->log)
-		http_log(h, keyword, method, sb_cstr(&url), form, code, e != NULL, t0, t1, resp,
-		         st);
+		http_log(h, keyword, q, sb_cstr(&url), code, e != NULL, t0, t1, resp, st);
 	sb_free(&url);
 	return code;
+}
+
+int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
+                   const char *query, const char *form, const char *idem_key,
+                   struct pipe_http_resp *resp, struct chan_status *st)
+{
+	struct pipe_http_req q = {method,   path, query, form, form ? strlen(form) : 0,
+	                          idem_key, NULL};
+
+	return pipe_http_send(h, keyword, &q, resp, st);
 }
 
 void pipe_http_release(struct pipe_http *h)

@@ -38,7 +38,8 @@ struct strbuf;
 struct pipe_http {
 	const char *provider;        /* for the log */
 	const char *base_url;        /* "https://api.stripe.com" */
-	const char *api_key;         /* sent as Basic user; NULL: no auth */
+	const char *api_key;         /* sent as Basic user (or Bearer); NULL: no auth */
+	int bearer;                  /* 1: api_key goes as "Authorization: Bearer" */
 	const char *version_header;  /* e.g. "Stripe-Version: 2026-10-28.endive"; NULL: none */
 	long connect_timeout_ms;     /* default 5000 */
 	long total_timeout_ms;       /* default 30000 */
@@ -77,12 +78,33 @@ int pipe_http_url_ok(const char *url);
  * the key. */
 void pipe_http_form(struct strbuf *sb, const char *key, const char *value);
 
+/* pipe_http_escape - append s percent-encoded except for unreserved
+ * characters (a segment of a path, or a query's value). */
+void pipe_http_escape(struct strbuf *sb, const char *s);
+
 /* pipe_http_call - method ("GET" or "POST") path (starting with '/') with
  * query (already encoded, may be NULL) and, for POST, form body and
  * idem_key. Fills *resp (free with pipe_http_resp_free) and *st, and
  * returns a chan_code. keyword names the call in the log. */
 int pipe_http_call(struct pipe_http *h, const char *keyword, const char *method, const char *path,
                    const char *query, const char *form, const char *idem_key,
+                   struct pipe_http_resp *resp, struct chan_status *st);
+
+/* One request of pipe_http_send. */
+struct pipe_http_req {
+	const char *method; /* "GET", "POST", "DELETE" */
+	const char *path;   /* starting with '/' */
+	const char *query;  /* already encoded; NULL: none */
+	const void *body;   /* a POST's body (len bytes, any bytes); NULL: empty */
+	size_t len;
+	const char *idem_key;       /* a POST's Idempotency-Key; NULL: none */
+	const char *const *headers; /* more lines "Name: value", NULL-terminated; NULL: none */
+};
+
+/* pipe_http_send - pipe_http_call with a body of any bytes and more
+ * headers; a DELETE is classified as a GET is (repeating it is safe). The
+ * request log keeps the body unless h->quiet_bodies. */
+int pipe_http_send(struct pipe_http *h, const char *keyword, const struct pipe_http_req *q,
                    struct pipe_http_resp *resp, struct chan_status *st);
 
 void pipe_http_resp_free(struct pipe_http_resp *r);
