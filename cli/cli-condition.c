@@ -1,8 +1,10 @@
 /*
  * cli-condition.c - `frontdesk condition add|list|show`, `condition media
- * add|list` and `condition hotspot add|edit|list`: condition reports of a
- * visit, their media and hotspots (see condition.h). Every rule is the
- * core's; this file reads the options, calls it and prints.
+ * add|list|show|upload|run`, `condition hotspot add|edit|list` and
+ * `condition provider-set|providers`: condition reports of a visit, their
+ * media and hotspots (see condition.h), the media's hosts at a media
+ * provider (media.h). Every rule is the core's; this file reads the
+ * options, calls it and prints.
  *
  * Coordinates are typed as the core reads them (x,y on a photo, yaw,pitch
  * on a panorama, x,y,z on a 3D capture, '.' the decimal point) and printed
@@ -12,13 +14,18 @@
 #include <config.h>
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli-util.h"
 #include "clock.h"
 #include "condition.h"
+#include "control.h"
 #include "err.h"
 #include "i18n.h"
+#include "media.h"
+#include "pipe-provider.h"
+#include "xalloc.h"
 
 /* ---------------------------------------------------------------- JSON */
 
@@ -307,6 +314,202 @@ static int cmd_media_list(struct cli *c, const struct cli_args *a)
 	return cli_list_end(c, condition_media_list(c->db, a->id, media_list_cb, c));
 }
 
+static cJSON *host_json(const struct media_host *h)
+{
+	cJSON *o = cJSON_CreateObject(), *f = h->frame ? cJSON_Parse(h->frame) : NULL;
+
+	cli_json_int(o, "id", h->id);
+	cli_json_int(o, "media_id", h->media_id);
+	cli_json_str(o, "provider", h->provider);
+	cli_json_str(o, "provider_ref", h->ref);
+	cli_json_str(o, "status", h->status);
+	cli_json_str(o, "viewer_url", h->viewer_url);
+	if (f)
+		cJSON_AddItemToObject(o, "frame", f);
+	else
+		cJSON_AddNullToObject(o, "frame");
+	cli_json_str(o, "error", h->error);
+	cli_json_time(o, "created_at", h->created_at);
+	cli_json_time(o, "updated_at", h->updated_at);
+	return o;
+}
+
+static int host_cb(const struct media_host *h, void *arg)
+{
+	cJSON *a = arg;
+
+	if (a) {
+		cJSON_AddItemToArray(a, host_json(h));
+		return 0;
+	}
+	printf("  %s  %-10s ", h->provider, h->status);
+	cli_puts_safe(h->viewer_url ? h->viewer_url : h->ref ? h->ref : "");
+	if (h->error) {
+		fputs("  ", stdout);
+		cli_puts_safe(h->error);
+	}
+	putchar('\n');
+	return 0;
+}
+
+static int cmd_media_show(struct cli *c, const struct cli_args *a)
+{
+	struct condition_media m;
+	cJSON *o = NULL, *hosts = NULL;
+	int rc;
+
+	if ((rc = condition_media_get(c->db, a->id, &m)))
+		return cli_refused(rc);
+	if (c->json) {
+		o = media_json(&m);
+		hosts = cJSON_AddArrayToObject(o, "hosts");
+	} else {
+		print_media_line(&m);
+		if (m.file_name) {
+			printf("  %s ", _("File:"));
+			cli_puts_safe(m.file_name);
+			putchar('\n');
+		}
+	}
+	condition_media_free(&m);
+	if ((rc = media_host_list(c->db, a->id, host_cb, hosts))) {
+		cJSON_Delete(o);
+		return cli_refused(rc);
+	}
+	if (o)
+		cli_print_json(o);
+	return CLI_OK;
+}
+
+static int cmd_media_upload(struct cli *c, const struct cli_args *a)
+{
+	int64_t host;
+	int rc;
+
+	if ((rc = media_upload(c->db, a->id, cli_arg_get(a, "provider"), &host)))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "media_id", a->id);
+		cli_json_int(o, "host_id", host);
+		cli_print_json(o);
+	} else {
+		printf(_("Medium %1$lld goes to the media provider (host %2$lld); the worker sends "
+		         "it.\n"),
+		       (long long)a->id, (long long)host);
+	}
+	return CLI_OK;
+}
+
+/* The codes of the enabled media providers, for a round of all of them. */
+struct codes {
+	char (*v)[41];
+	size_t n;
+};
+
+static int code_cb(const struct pipe_provider *p, void *arg)
+{
+	struct codes *c = arg;
+
+	if (!p->enabled)
+		return 0;
+	c->v = xrealloc(c->v, (c->n + 1) * sizeof *c->v);
+	snprintf(c->v[c->n++], 41, "%s", p->code);
+	return 0;
+}
+
+static int cmd_media_run(struct cli *c, const struct cli_args *a)
+{
+	struct media_round r = {0};
+	struct control_hold lease;
+	struct codes codes = {NULL, 0};
+	const char *one = cli_arg_get(a, "provider");
+	struct pipe_conn ch;
+	size_t i;
+	int rc;
+
+	if (!cli_arg_flag(a, "once"))
+		return cli_usage(a->cmd, _("only --once is supported here; the worker runs in the "
+		                           "desk or in 'frontdesk serve'"));
+	if (!one && (rc = pipe_provider_list_type(c->db, MEDIA_TYPE, code_cb, &codes)))
+		return cli_refused(rc);
+	if (!one && !codes.n)
+		return cli_refused(err_set(FD_ENOTFOUND, "%s",
+		                           _("no media provider is enabled: frontdesk condition "
+		                             "provider-set CODE --url URL")));
+	if ((rc = control_acquire(c->db, CONTROL_CHANNEL, CONTROL_LEASE, 60, &lease)) != 0) {
+		free(codes.v);
+		return cli_refused(rc);
+	}
+	/* every enabled provider (a move's old one deletes what the new holds) */
+	for (i = 0; !rc && i < (one ? 1 : codes.n); i++) {
+		if ((rc = media_conn_open(c->db, one ? one : codes.v[i], cli_arg_get(a, "secrets"),
+		                          NULL, &ch)))
+			break;
+		rc = media_deliver(c->db, &ch, &lease, NULL, &r);
+		if (!rc)
+			rc = media_query(c->db, &ch, &lease, NULL, cli_arg_flag(a, "all"), &r);
+		pipe_conn_close(&ch);
+	}
+	control_release(c->db, &lease);
+	free(codes.v);
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "sent", r.sent);
+		cli_json_int(o, "failed", r.failed);
+		cli_json_int(o, "dead", r.dead);
+		cli_json_int(o, "queried", r.queried);
+		cli_json_int(o, "settled", r.moved);
+		cli_print_json(o);
+	} else {
+		printf(_("%1$d sent, %2$d to try again, %3$d given up; %4$lld asked about, %5$lld "
+		         "ready or failed.\n"),
+		       r.sent, r.failed, r.dead, (long long)r.queried, (long long)r.moved);
+	}
+	return CLI_OK;
+}
+
+static int cmd_media_move(struct cli *c, const struct cli_args *a)
+{
+	int64_t n = 0;
+	int rc = media_move(c->db, cli_arg_get(a, "to"), &n);
+
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "sent", n);
+		cli_print_json(o);
+	} else {
+		printf(
+		    _("%1$lld medium(s) go to %2$s; each one's marks follow it into the new frame "
+		      "once it is ready there, and the old copies are deleted. Keep the old "
+		      "provider enabled until then.\n"),
+		    (long long)n, cli_arg_get(a, "to"));
+	}
+	return CLI_OK;
+}
+
+static int cmd_provider_set(struct cli *c, const struct cli_args *a)
+{
+	int rc = cli_provider_set_type(c, a, MEDIA_TYPE);
+
+	if (rc == CLI_OK && !c->json)
+		printf(_("Media provider %s saved.\n"), a->pos[0]);
+	return rc;
+}
+
+static int cmd_providers(struct cli *c, const struct cli_args *a)
+{
+	(void)a;
+	return cli_providers_type(c, MEDIA_TYPE);
+}
+
 /* ---------------------------------------------------------------- hotspots */
 
 /* Check the link options before the database opens: an id or "none". */
@@ -455,6 +658,35 @@ static const struct cli_entry media_cmds[] = {
      .db = CLI_DB_OPEN, .run = cmd_media_add},
     {"list", NULL, "REPORT", NULL, N_("a condition report's media"), .min_pos = 1, .max_pos = 1,
      .id = N_("the condition report"), .db = CLI_DB_OPEN, .run = cmd_media_list},
+    {"show", NULL, "MEDIUM", NULL,
+     N_("a medium and where it is hosted (the provider's id, state, viewer URL)"), .min_pos = 1,
+     .max_pos = 1, .id = N_("the medium"), .db = CLI_DB_OPEN, .run = cmd_media_show},
+    {"upload", NULL, "MEDIUM [--provider CODE]", NULL,
+     N_("send a medium to the media provider (one added before a provider was set, or "
+        "refused by one)"),
+     .opts = {{"provider", CLI_VALUE, N_("the media provider (default: the registry's primary)"),
+               NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .id = N_("the medium"), .db = CLI_DB_OPEN,
+     .run = cmd_media_upload},
+    {"move", NULL, "--to CODE", NULL,
+     N_("move the media to another media provider (each re-hosted, its marks following "
+        "into the new frame)"),
+     .opts = {{"to", CLI_VALUE, N_("the media provider the media move to"), NULL,
+               N_("--to is required")}},
+     .db = CLI_DB_OPEN, .run = cmd_media_move},
+    {"run", NULL, "--once [--all] [--provider CODE]",
+     "--once [--all] [--provider CODE] [--secrets FILE]",
+     N_("one round of the media steps of every enabled media provider: send the uploads and "
+        "deletions due, ask about media still processing"),
+     .opts = {{"once", CLI_FLAG, N_("do what is due now and stop"), NULL, NULL},
+              {"all", CLI_FLAG,
+               N_("ask about every medium still processing, not only those due (an upload "
+                  "waiting for its backoff is never sent sooner)"),
+               NULL, NULL},
+              {"provider", CLI_VALUE, N_("only this media provider"), NULL, NULL},
+              {"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
+               NULL}},
+     .db = CLI_DB_OPEN, .run = cmd_media_run},
     {NULL},
 };
 
@@ -498,9 +730,23 @@ const struct cli_entry cli_condition_cmds[] = {
      .db = CLI_DB_OPEN, .run = cmd_list},
     {"show", NULL, "ID", NULL, N_("a condition report with its media and hotspots"), .min_pos = 1,
      .max_pos = 1, .id = N_("the condition report"), .db = CLI_DB_OPEN, .run = cmd_show},
-    {"media", NULL, NULL, NULL, N_("a report's photos, panoramas and 3D captures: add, list"),
+    {"media", NULL, NULL, NULL,
+     N_("a report's photos, panoramas and 3D captures: add, list, show, upload, move, run"),
      .sub = media_cmds},
     {"hotspot", NULL, NULL, NULL, N_("the marks on a report's media: add, edit, list"),
      .sub = hotspot_cmds},
+    {"provider-set", NULL, "CODE [--url URL] [--role R] [--enable|--disable]",
+     "CODE [--url URL] [--role primary|backup] [--adapter media-rest] [--enable|--disable]",
+     N_("add or change a media provider (it hosts the media: photos, panoramas, 3D captures)"),
+     .opts = {{"url", CLI_VALUE, N_("the provider's base URL (https://, or http://127.0.0.1)"),
+               NULL, NULL},
+              {"role", CLI_VALUE, N_("primary or backup"), NULL, NULL},
+              {"adapter", CLI_VALUE, N_("how to speak to it: media-rest (default)"), NULL, NULL},
+              {"enable", CLI_FLAG, N_("use this provider"), NULL, NULL},
+              {"disable", CLI_FLAG, N_("stop using this provider"), NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .missing = N_("name the provider code"), .db = CLI_DB_OPEN,
+     .run = cmd_provider_set},
+    {"providers", NULL, "", NULL, N_("list the media providers"), .db = CLI_DB_OPEN,
+     .run = cmd_providers},
     {NULL},
 };

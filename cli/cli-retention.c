@@ -199,6 +199,13 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 		cli_json_time(o, "purged_at", ct->purged_at);
 		cli_json_str(o, "modules", ct->modules);
 		cli_json_str(o, "operator", ct->operator_id);
+		{
+			/* the media providers' copies it asked them to delete */
+			cJSON *h = cJSON_AddObjectToObject(o, "hosted_copies");
+
+			cli_json_int(h, "asked", ct->hosted);
+			cli_json_int(h, "deleted", ct->hosted_deleted);
+		}
 		if (hq == HQ_CERT_CONFIRMED) {
 			cJSON *h = cJSON_AddObjectToObject(o, "head_office");
 
@@ -212,6 +219,10 @@ static int cert_cb(const struct retention_cert *ct, void *arg)
 	clock_format_local(ct->purged_at, "%Y-%m-%d %H:%M", when, sizeof when);
 	printf("%s  %s  %s  ", ct->deletion_id, ct->customer_hash, when);
 	cli_puts_safe(ct->modules);
+	if (ct->hosted)
+		printf(_(", %1$lld hosted media copies asked deleted at their providers (%2$lld "
+		         "deleted)"),
+		       (long long)ct->hosted, (long long)ct->hosted_deleted);
 	if (hq == HQ_CERT_CONFIRMED) {
 		clock_format_local(at, "%Y-%m-%d %H:%M", when, sizeof when);
 		printf(_(", head office %1$s (confirmed %2$s)"), shop, when);

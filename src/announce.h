@@ -15,7 +15,8 @@
  * is not wired, so a program that forgot to wire it cannot lose what the
  * listeners owe (a booking channel's availability) silently.
  *
- * Callers: visit.c, booking.c (announce); wire.c (announce_listen).
+ * Callers: visit.c, booking.c, condition.c (announce); wire.c
+ * (announce_listen).
  */
 #ifndef FD_ANNOUNCE_H
 #define FD_ANNOUNCE_H
@@ -39,6 +40,9 @@ enum announce_kind {
 	 * the desk or by a booking channel; a recurring job's visits are not
 	 * announced (their rule was) */
 	ANNOUNCE_VISIT_BOOKED,
+	/* a medium was added to a condition report (id: the medium; when: 0)
+	 * through condition_media_add */
+	ANNOUNCE_MEDIUM_ADDED,
 	ANNOUNCE_KINDS
 };
 

@@ -583,6 +583,30 @@ static const struct check_def promises[] = {
 	  " AND (c.event_type = 'envelope.create' AND f.status IN ('sent', 'viewed')"
 	  "  OR c.event_type = 'envelope.cancel' AND f.status = 'cancelled')"
 	  " ORDER BY c.id" },
+	/* a medium handed to the media provider that never got there, or a
+	 * hosted copy whose deletion was asked for and never done */
+	{ "media-command-dead", N_("every medium handed to the media provider reached it, and "
+	                           "every deletion of a hosted copy was done"),
+	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' of ' || c.business_key ||"
+	  " ' at ' || c.provider_code || ') is ' ||" CMD_NOT_KEPT_SAID("c") " ||"
+	  " ' while its host ' || h.id || ' is ' || h.status || coalesce(': ' || c.last_error, '') ||"
+	  " ' (frontdesk outbox retry ' || c.id || ' sends it again, with the same key)'"
+	  " FROM outbox_event c NOT INDEXED JOIN media_host h ON h.id = json_extract(c.payload, '$.host')"
+	  " WHERE" CMD_OPEN("c") " c.integration_type = 'media' AND" CMD_NOT_KEPT("c")
+	  " AND (c.event_type = 'media.upload' AND h.status = 'uploading'"
+	  "  OR c.event_type = 'media.delete' AND h.status = 'deleting')"
+	  " ORDER BY c.id" },
+	/* a panorama or 3D capture the provider has been processing for
+	 * longer than the horizon (updated_at: when it became processing) */
+	{ "media-processing-long", N_("no medium stays processing at its media provider past the "
+	                              "give-up horizon"),
+	  "SELECT 'medium ' || h.media_id || ' (host ' || h.id || ', ' || h.provider_code ||"
+	  " coalesce(' ' || h.provider_ref, '') || ') has been processing since ' ||"
+	  " strftime('%Y-%m-%d %H:%M UTC', h.updated_at, 'unixepoch') ||"
+	  " ': the provider may have lost it (frontdesk condition media show ' || h.media_id || ')'"
+	  " FROM media_host h INDEXED BY media_host_open"
+	  " WHERE h.status IN ('uploading', 'processing', 'deleting') AND h.status = 'processing'"
+	  " AND h.updated_at <= ?1 - ?2 ORDER BY h.id" },
 	/* a booking channel never told what became of a request, or still
 	 * showing free slots of a day no later push has replaced */
 	{ "booking-command-dead", N_("every booking decision reached its channel, and every "

@@ -28,6 +28,7 @@
 #include <sys/random.h>
 #include <unistd.h>
 
+#include "announce.h"
 #include "clock.h"
 #include "condition.h"
 #include "control.h"
@@ -418,7 +419,13 @@ static int media_tx(struct db *db, void *arg)
 	if ((rc = db_run(db, st, _("cannot add the medium"))))
 		return rc;
 	m->id = sqlite3_last_insert_rowid(db_sqlite(db));
-	return 0;
+	{
+		/* who follows a new medium (the media provider's upload) does
+		 * its part in this transaction */
+		struct announcement a = {ANNOUNCE_MEDIUM_ADDED, m->id, 0};
+
+		return announce(db, &a);
+	}
 }
 
 /* The last part of path, cut to 255 bytes at a character's start. */
@@ -1100,6 +1107,64 @@ int condition_check_media(struct db *db,
 	sqlite3_finalize(st);
 	free(dir);
 	return rc ? rc : n;
+}
+
+/* ---------------------------------------------------------------- reframing */
+
+struct placed {
+	int64_t id;
+	char sys[9];
+	double c[3];
+};
+
+int condition_hotspots_reframe(struct db *db, int64_t media_id, int (*fn)(double c[3], void *arg),
+                               void *arg, int64_t *n)
+{
+	struct placed *v = NULL;
+	sqlite3_stmt *st;
+	size_t k = 0, i;
+	int rc, step;
+
+	if (n)
+		*n = 0;
+	if ((rc = db_prepare(
+	         db,
+	         "SELECT id, system, coalesce(x, yaw), coalesce(y, pitch), z FROM hotspot"
+	         " WHERE media_id = ?1 ORDER BY id",
+	         &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, media_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		v = xrealloc(v, (k + 1) * sizeof *v);
+		v[k].id = sqlite3_column_int64(st, 0);
+		dbrow_copy(st, 1, v[k].sys, sizeof v[k].sys);
+		v[k].c[0] = sqlite3_column_double(st, 2);
+		v[k].c[1] = sqlite3_column_double(st, 3);
+		v[k].c[2] = sqlite3_column_double(st, 4);
+		k++;
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the hotspots"));
+	sqlite3_finalize(st);
+	/* every place first: one that cannot be moved moves none */
+	for (i = 0; !rc && i < k; i++)
+		rc = fn(v[i].c, arg);
+	for (i = 0; !rc && i < k; i++) {
+		if ((rc = db_prepare(
+		         db,
+		         "UPDATE hotspot SET x = ?2, y = ?3, z = ?4, yaw = ?5, pitch = ?6,"
+		         " updated_at = ?7 WHERE id = ?1",
+		         &st)))
+			break;
+		sqlite3_bind_int64(st, 1, v[i].id);
+		bind_coords(st, 2, v[i].sys, v[i].c);
+		sqlite3_bind_int64(st, 7, clock_now());
+		rc = db_run(db, st, _("cannot move the hotspots"));
+	}
+	if (!rc && n)
+		*n = (int64_t)k;
+	free(v);
+	return rc;
 }
 
 /* ---------------------------------------------------------------- retention */

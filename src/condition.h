@@ -167,6 +167,19 @@ void condition_hotspot_free(struct condition_hotspot *h);
 int condition_hotspot_list(struct db *db, int64_t report,
                            int (*cb)(const struct condition_hotspot *h, void *arg), void *arg);
 
+/* condition_hotspots_reframe - INSIDE a write transaction: the
+ * coordinates of every hotspot of medium media_id as fn gives them (c: x,y
+ * on a photo, yaw,pitch on a panorama, x,y,z in a 3D capture; changed in
+ * place), for a move of the medium to a provider whose viewer frame
+ * differs. Every hotspot is asked first: fn's first non-zero return (an
+ * FD_E* code with err_set) is returned and nothing is written; then each
+ * hotspot's coordinates are updated (its id, number, kind, text, links and
+ * earlier history stay; the update is kept in hotspot_his), also on a final
+ * report. *n (may be NULL) gets how many were moved. Asks nothing: the
+ * provider's answer carries it out. */
+int condition_hotspots_reframe(struct db *db, int64_t media_id, int (*fn)(double c[3], void *arg),
+                               void *arg, int64_t *n);
+
 /* condition_check_media - every medium's kept copy against its hash:
  * report("condition-media-missing" | "condition-media-changed", detail,
  * arg) for each one missing or changed. The number reported, or a

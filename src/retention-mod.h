@@ -106,6 +106,11 @@ int recurring_retention_purge(struct db *db, struct retention_purge_ctx *c);
 int message_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n);
 int message_retention_purge(struct db *db, struct retention_purge_ctx *c);
 int condition_retention_purge(struct db *db, struct retention_purge_ctx *c);
+/* media.c: every host of the customer's media that may hold a copy is let
+ * go (deleting, a media.delete command) and written into the deletion's
+ * certificate (retention_hosted_copy); the worker deletes them after the
+ * purge, and check reports a deletion not done (media-command-dead) */
+int media_retention_purge(struct db *db, struct retention_purge_ctx *c);
 
 /* inbox_retention_scrub / outbox_retention_scrub - replace the stored raw
  * payload of every inbound event (and outbox command) whose object id or

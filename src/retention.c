@@ -131,7 +131,7 @@ static const struct module {
     {"estimates", {esign_retention_blocker}, {esign_retention_purge}},
     {"recurring", {recurring_retention_blocker}, {recurring_retention_purge}},
     {"messages", {message_retention_blocker}, {message_retention_purge}},
-    {"conditions", {NULL}, {condition_retention_purge}},
+    {"conditions", {NULL}, {media_retention_purge, condition_retention_purge}},
     {"customer", {NULL}, {customer_retention_purge}},
 };
 #define NMODULES (sizeof modules / sizeof modules[0])
@@ -317,8 +317,11 @@ int retention_certs(struct db *db, int (*cb)(const struct retention_cert *c, voi
 	if ((rc =
 	         db_prepare(db,
 	                    "SELECT deletion_id, customer_hash, generation, proposed_at, purged_at,"
-	                    " modules, operator_id FROM retention_certificate"
-	                    " ORDER BY purged_at DESC, deletion_id",
+	                    " modules, operator_id, (SELECT count(*) FROM retention_hosted_copy r"
+	                    " WHERE r.deletion_id = c.deletion_id), (SELECT count(*)"
+	                    " FROM retention_hosted_copy r JOIN media_host h ON h.id = r.host_id"
+	                    " WHERE r.deletion_id = c.deletion_id AND h.status = 'deleted')"
+	                    " FROM retention_certificate c ORDER BY purged_at DESC, deletion_id",
 	                    &st)))
 		return rc;
 	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
@@ -332,6 +335,8 @@ int retention_certs(struct db *db, int (*cb)(const struct retention_cert *c, voi
 		c.purged_at = sqlite3_column_int64(st, 4);
 		c.modules = dbrow_dup(st, 5);
 		c.operator_id = dbrow_dup(st, 6);
+		c.hosted = sqlite3_column_int64(st, 7);
+		c.hosted_deleted = sqlite3_column_int64(st, 8);
 		rc = cb(&c, arg);
 		retention_cert_free(&c);
 		if (rc)

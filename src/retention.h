@@ -194,6 +194,9 @@ struct retention_cert {
 	int64_t generation, proposed_at, purged_at;
 	char *modules;
 	char *operator_id;
+	/* the copies media providers hosted that the purge asked them to
+	 * delete, and how many of them are deleted now */
+	int64_t hosted, hosted_deleted;
 };
 
 /* retention_certs - every certificate, newest first. */

@@ -13,6 +13,8 @@
 #include "esign-steps.h"
 #include "esign.h"
 #include "hq-steps.h"
+#include "media-steps.h"
+#include "media.h"
 #include "message-steps.h"
 #include "message.h"
 #include "pipe.h"
@@ -35,6 +37,7 @@ void core_wire(void)
 	pipe_register(&email_steps);
 	pipe_register(&sms_steps);
 	pipe_register(&hq_steps);
+	pipe_register(&media_steps);
 	/* the booking channels: the free slots of the days a visit leaves or
 	 * frees, and the requests that follow their visits */
 	announce_listen(ANNOUNCE_VISIT_CHANGED, booking_chan_on_visit);
@@ -42,5 +45,7 @@ void core_wire(void)
 	announce_listen(ANNOUNCE_VISIT_STARTING, esign_on_visit_starting);
 	announce_listen(ANNOUNCE_VISIT_CHANGED, recurring_on_visit);
 	announce_listen(ANNOUNCE_VISIT_BOOKED, message_on_booked);
+	/* a medium added to a condition report goes to the media provider */
+	announce_listen(ANNOUNCE_MEDIUM_ADDED, media_on_added);
 	announce_ready(1);
 }
