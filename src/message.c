@@ -1159,8 +1159,13 @@ static int sent_tx(struct db *db, void *arg)
 
 	if ((rc = control_fence(db, x->lease)) != 0)
 		return rc;
+	/* a command given up before it was sent (its message is no longer to
+	 * send) is claimed here: outbox_record moves only a command in sending,
+	 * and left pending it would be read again by every round */
+	if ((x->claim || x->to == OUTBOX_DEAD) && (rc = outbox_claim(db, x->cmd, 0, NULL)) != 0)
+		return rc;
 	if (x->claim)
-		return outbox_claim(db, x->cmd, 0, NULL);
+		return 0;
 	if ((rc = outbox_record(db, x->cmd, x->to, x->error, x->wait, 0, NULL)) != 0)
 		return rc;
 	if (!x->msg_to)

@@ -172,6 +172,16 @@ is "withdrawn consent cancels what waits" "$(q "SELECT status FROM message WHERE
 refused "withdrawn consent is honoured" message send --visit 1 --kind on-the-way --channel email
 is "who changed it and when is kept" "$(q "SELECT count(*) FROM customer_contact_pref_his WHERE customer_id = 1 AND email_ok = 0 AND reason = 'asked at the desk'")" 1
 fd message consent "Lee Park" --email yes >/dev/null
+# withdrawn after the message was handed to the outbox: not sent, and its
+# command given up (left pending, every round read it again, for ever)
+fd message send --visit 1 --kind on-the-way --channel email >/dev/null
+fd message schedule >/dev/null
+mid=$(q "SELECT max(id) FROM message")
+fd message consent "Lee Park" --email no --reason "changed their mind" >/dev/null
+fd message run --once >/dev/null
+is "withdrawn once handed over: cancelled, its command given up" \
+	"$(q "SELECT m.status || ' ' || o.status FROM message m JOIN outbox_event o ON o.business_key = 'MSG-' || m.id WHERE m.id = $mid")" "cancelled dead"
+fd message consent "Lee Park" --email yes >/dev/null
 
 # --- the server down: retried on the backoff, sent once when it is back
 smtp_stop
