@@ -225,7 +225,8 @@ END_TEST
  * type's name is refused. */
 START_TEST(test_types_registered_by_wire)
 {
-	static const char *const want[] = {"payment", "esign", "booking", "email", "sms", "hq"};
+	static const char *const want[] = {"payment", "esign", "booking", "email",
+	                                   "sms",     "hq",    "media"};
 	const size_t n = sizeof want / sizeof *want;
 	struct pipe_type twin;
 	size_t i;
