@@ -65,6 +65,26 @@ void media_host_free(struct media_host *h)
 	memset(h, 0, sizeof *h);
 }
 
+const char *media_host_label(const char *status)
+{
+	/* in a context: other screens use "failed" and "ready" of other things */
+	if (!status)
+		return "";
+	if (!strcmp(status, "uploading"))
+		return C_("media host", "uploading");
+	if (!strcmp(status, "processing"))
+		return C_("media host", "processing");
+	if (!strcmp(status, "ready"))
+		return C_("media host", "ready");
+	if (!strcmp(status, "failed"))
+		return C_("media host", "failed");
+	if (!strcmp(status, "deleting"))
+		return C_("media host", "being deleted");
+	if (!strcmp(status, "deleted"))
+		return C_("media host", "deleted");
+	return status;
+}
+
 #define HOST_COLS                                                                                  \
 	"id, media_id, provider_code, provider_ref, status, viewer_url, frame, error,"             \
 	" created_at, updated_at"

@@ -139,6 +139,10 @@ struct media_host {
 
 void media_host_free(struct media_host *h);
 
+/* media_host_label - a host's status in the reader's words (translated in
+ * the context "media host"). */
+const char *media_host_label(const char *status);
+
 /* media_host_list - cb with each host of medium media_id, oldest first. */
 int media_host_list(struct db *db, int64_t media_id,
                     int (*cb)(const struct media_host *h, void *arg), void *arg);

@@ -25,6 +25,7 @@
 #include "invoice.h"
 #include "item.h"
 #include "job.h"
+#include "media.h"
 #include "message.h"
 #include "money.h"
 #include "pane-rows.h"
@@ -56,6 +57,7 @@ struct visitv {
 	struct itemref refs[MAX_REFS]; /* items and invoices, with their job */
 	int nrefs;
 	int gone;
+	int hosts; /* a medium's hosts shown (show_host) */
 };
 
 static void add_ref(struct visitv *vv, int kind, int64_t id, int64_t job)
@@ -169,6 +171,23 @@ static int show_hotspot(const struct condition_hotspot *h, void *arg)
 	return 0;
 }
 
+/* Where a medium is hosted: each provider that holds it or is getting it,
+ * with its state and the viewer's address (the rest is seen there). */
+static int show_host(const struct media_host *h, void *arg)
+{
+	struct visitv *vv = arg;
+
+	if (!strcmp(h->status, "deleted"))
+		return 0;
+	vv->hosts++;
+	pane_text(&vv->p, 0, 0, R_NORMAL, _("     at %1$s: %2$s %3$s"), h->provider,
+	          media_host_label(h->status),
+	          h->viewer_url ? h->viewer_url
+	          : h->error    ? h->error
+	                        : "");
+	return 0;
+}
+
 static int show_medium(const struct condition_media *m, void *arg)
 {
 	struct visitv *vv = arg;
@@ -179,6 +198,10 @@ static int show_medium(const struct condition_media *m, void *arg)
 	          : m->file_name ? m->file_name
 	                         : "",
 	          (long long)m->hotspots);
+	vv->hosts = 0;
+	media_host_list(ui_db(), m->id, show_host, vv);
+	if (!vv->hosts)
+		pane_text(&vv->p, 0, 0, R_DIM, "%s", _("     kept here only (no media provider)"));
 	return 0;
 }
 

@@ -2,9 +2,15 @@
 # ui-condition.sh - a visit's pane lists its condition reports: each with
 # its stage and state, its media (kind in words, caption) and the hotspots
 # on them by number; a report added while the pane is open appears; a text
-# with an escape sequence is shown harmless.
+# with an escape sequence is shown harmless; where each medium is hosted
+# (kept here only, uploading, ready with the viewer's address), against the
+# fake media provider.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/tmux.sh"
+. "$TOP_SRCDIR/tests/chan/chan-fake.sh"
+KEY=mk_test_screen_made_up
+FAKE_PID=
+trap 'screen_stop; [ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 
 python3 - "$TMP/door.png" <<'EOF'
 import struct, sys, zlib
@@ -44,6 +50,16 @@ else
 fi
 fd condition add --visit 1 --stage after >/dev/null
 shows "a report added meanwhile appears" "Condition report 2 after the work (open): 0 media, 0 hotspots"
+shows "a medium no provider hosts says so" "kept here only (no media provider)"
+fake_run fake-media.py 120 --api-key "$KEY"
+mkdir -p "$XDG_CONFIG_HOME/frontdesk"
+(umask 077; printf 'vault_api_key = %s\n' "$KEY" > "$XDG_CONFIG_HOME/frontdesk/secrets")
+fd condition provider-set vault --url "$BASE" >/dev/null
+fd condition media upload 1 >/dev/null
+shows "sent to a provider: uploading" "at vault: uploading"
+fd condition media run --once >/dev/null
+shows "hosted: its state and the viewer's address" "at vault: ready $BASE/view/med_1"
+if wait_gone "kept here only"; then pass "and no longer kept here only"; else fail "and no longer kept here only" "$(screen_text)"; fi
 screen_stop
 
 # in Chinese the words are the translations
@@ -54,6 +70,7 @@ shows_re "zh_CN: the day with the visit selected" "^> 10:00-11:00"
 keys Enter
 shows_re "zh_CN: the medium's kind translated" "照片"
 shows_re "zh_CN: the hotspot's kind translated" "#1 损伤"
+shows "zh_CN: the host's state translated" "在 vault：已就绪"
 screen_stop
 
 done_testing
