@@ -17,8 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli-money.h"
 #include "cli-util.h"
 #include "clock.h"
+#include "condition-print.h"
 #include "condition.h"
 #include "control.h"
 #include "err.h"
@@ -271,6 +273,35 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 	}
 	if (o)
 		cli_print_json(o);
+	return CLI_OK;
+}
+
+/* The report to hand over: text (80 or 42 columns), or a PDF with each
+ * photo and panorama and the hotspots drawn on them. */
+static int cmd_print(struct cli *c, const struct cli_args *a)
+{
+	const char *fmt = cli_arg_get(a, "format"), *width = cli_arg_get(a, "width");
+	const char *out = cli_arg_get(a, "output");
+	int pdf = fmt && !strcmp(fmt, "pdf");
+	char name[48];
+	int rc = condition_print_write(c->db, a->id, pdf ? PRINT_PDF : PRINT_TEXT,
+	                               width ? atoi(width) : PRINT_WIDE, out);
+
+	if (rc)
+		return cli_refused(rc);
+	if (!out)
+		return CLI_OK;
+	snprintf(name, sizeof name, _("Condition report %lld"), (long long)a->id);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "report_id", a->id);
+		cli_json_str(o, "format", pdf ? "pdf" : "text");
+		cli_json_str(o, "output", out);
+		cli_print_json(o);
+	} else {
+		printf(_("%1$s written to %2$s\n"), name, out);
+	}
 	return CLI_OK;
 }
 
@@ -730,6 +761,11 @@ const struct cli_entry cli_condition_cmds[] = {
      .db = CLI_DB_OPEN, .run = cmd_list},
     {"show", NULL, "ID", NULL, N_("a condition report with its media and hotspots"), .min_pos = 1,
      .max_pos = 1, .id = N_("the condition report"), .db = CLI_DB_OPEN, .run = cmd_show},
+    {"print", NULL, "ID [--format text|pdf] [--width 80|42] [--output FILE]", NULL,
+     N_("print a condition report to hand over: text, or an A4 PDF with each photo and panorama "
+        "and its numbered marks"),
+     .opts = {MCLI_PRINT_OPTS}, .min_pos = 1, .max_pos = 1, .id = N_("the condition report"),
+     .check = mcli_print_check, .db = CLI_DB_OPEN, .run = cmd_print},
     {"media", NULL, NULL, NULL,
      N_("a report's photos, panoramas and 3D captures: add, list, show, upload, move, run"),
      .sub = media_cmds},

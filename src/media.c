@@ -16,6 +16,7 @@
  */
 #include <config.h>
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -555,6 +556,18 @@ static int frame_now(struct db *db, const struct medium *m, int64_t below, struc
 	if (step != SQLITE_ROW && step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot read the media hosts"));
 	sqlite3_finalize(st);
+	return rc;
+}
+
+int media_frame_now(struct db *db, int64_t media_id, struct media_frame *f)
+{
+	struct medium m;
+	int rc;
+
+	if ((rc = medium_read(db, media_id, &m)))
+		return rc;
+	rc = frame_now(db, &m, INT64_MAX, f);
+	free(m.local);
 	return rc;
 }
 

@@ -147,6 +147,12 @@ const char *media_host_label(const char *status);
 int media_host_list(struct db *db, int64_t media_id,
                     int (*cb)(const struct media_host *h, void *arg), void *arg);
 
+/* media_frame_now - the frame medium media_id's hotspots are in now: its
+ * newest ready host's viewer frame, else the medium's own
+ * (media_frame_own). */
+struct media_frame;
+int media_frame_now(struct db *db, int64_t media_id, struct media_frame *f);
+
 /* media_on_added - the listener of ANNOUNCE_MEDIUM_ADDED (wire.c), INSIDE
  * the transaction that adds medium a->id: its host at the provider the
  * registry routes to (uploading) and the "media.upload" command. With no

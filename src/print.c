@@ -665,10 +665,26 @@ int print_columns(const char *s)
 
 #define PANGO_FUNCS(X)                                                                             \
 	X(FcFini)                                                                                  \
+	X(cairo_arc)                                                                               \
 	X(cairo_create)                                                                            \
 	X(cairo_debug_reset_static_data)                                                           \
 	X(cairo_destroy)                                                                           \
+	X(cairo_fill_preserve)                                                                     \
+	X(cairo_image_surface_create)                                                              \
+	X(cairo_image_surface_create_from_png_stream)                                              \
+	X(cairo_image_surface_get_height)                                                          \
+	X(cairo_image_surface_get_width)                                                           \
 	X(cairo_move_to)                                                                           \
+	X(cairo_new_path)                                                                          \
+	X(cairo_paint)                                                                             \
+	X(cairo_restore)                                                                           \
+	X(cairo_save)                                                                              \
+	X(cairo_scale)                                                                             \
+	X(cairo_set_line_width)                                                                    \
+	X(cairo_set_source_surface)                                                                \
+	X(cairo_stroke)                                                                            \
+	X(cairo_surface_set_mime_data)                                                             \
+	X(cairo_translate)                                                                         \
 	X(cairo_pdf_surface_create_for_stream)                                                     \
 	X(cairo_pdf_surface_set_metadata)                                                          \
 	X(cairo_set_source_rgb)                                                                    \
@@ -683,6 +699,7 @@ int print_columns(const char *s)
 	X(pango_cairo_show_layout)                                                                 \
 	X(pango_font_description_free)                                                             \
 	X(pango_font_description_from_string)                                                      \
+	X(pango_layout_get_pixel_size)                                                             \
 	X(pango_layout_set_font_description)                                                       \
 	X(pango_layout_set_text)
 #define PANGO_SLOT(f) __typeof__(f) *p_##f;
@@ -723,8 +740,93 @@ static cairo_status_t pdf_write(void *closure, const unsigned char *data, unsign
 	return fwrite(data, 1, n, closure) == n ? CAIRO_STATUS_SUCCESS : CAIRO_STATUS_WRITE_ERROR;
 }
 
-/* text (lines ending in '\n') as A4 pages to f. */
-static int pdf_render(const char *text, FILE *f)
+/* A picture's bytes, read by cairo's PNG reader. */
+struct png_read {
+	const unsigned char *p;
+	size_t len, at;
+};
+
+static cairo_status_t png_read(void *closure, unsigned char *data, unsigned int n)
+{
+	struct png_read *r = closure;
+
+	if (r->len - r->at < n)
+		return CAIRO_STATUS_READ_ERROR;
+	memcpy(data, r->p + r->at, n);
+	r->at += n;
+	return CAIRO_STATUS_SUCCESS;
+}
+
+#define MARK_R 8.0 /* a mark's radius in points */
+
+/* Picture pic on a page of its own: its title, the picture scaled to fit
+ * the page inside the margins, and each mark a numbered disc centred on
+ * its place. 0, or FD_EINVAL when the picture cannot be read. */
+static int pdf_picture(cairo_t *cr, PangoLayout *lay, const struct print_picture *pic)
+{
+	cairo_surface_t *img;
+	double w, h, k, top = MARGIN + 2 * LINE_H, room_w = PAGE_W - 2 * MARGIN,
+	                room_h = PAGE_H - top - MARGIN;
+	size_t i;
+
+	if (pic->jpeg) {
+		/* the photo goes into the PDF as it is (cairo embeds JPEG data
+		 * attached to a surface of its size): no pixel is changed */
+		if (pic->width <= 0 || pic->height <= 0 || pic->width > 30000 ||
+		    pic->height > 30000)
+			return err_set(FD_EINVAL, "%s", _("a JPEG picture of no readable size"));
+		img = pc.p_cairo_image_surface_create(CAIRO_FORMAT_RGB24, pic->width, pic->height);
+		pc.p_cairo_surface_set_mime_data(img, CAIRO_MIME_TYPE_JPEG, pic->data, pic->len,
+		                                 NULL, NULL);
+	} else {
+		struct png_read r = {pic->data, pic->len, 0};
+
+		img = pc.p_cairo_image_surface_create_from_png_stream(png_read, &r);
+	}
+	if (pc.p_cairo_surface_status(img) != CAIRO_STATUS_SUCCESS) {
+		pc.p_cairo_surface_destroy(img);
+		return err_set(FD_EINVAL, "%s", _("a picture that cannot be read"));
+	}
+	w = pc.p_cairo_image_surface_get_width(img);
+	h = pc.p_cairo_image_surface_get_height(img);
+	k = room_w / w < room_h / h ? room_w / w : room_h / h;
+	pc.p_pango_layout_set_text(lay, pic->title, -1);
+	pc.p_cairo_set_source_rgb(cr, 0, 0, 0);
+	pc.p_cairo_move_to(cr, MARGIN, MARGIN);
+	pc.p_pango_cairo_show_layout(cr, lay);
+	pc.p_cairo_save(cr);
+	pc.p_cairo_translate(cr, MARGIN, top);
+	pc.p_cairo_scale(cr, k, k);
+	pc.p_cairo_set_source_surface(cr, img, 0, 0);
+	pc.p_cairo_paint(cr);
+	pc.p_cairo_restore(cr);
+	for (i = 0; i < pic->nmarks; i++) {
+		double x = MARGIN + pic->marks[i].x * w * k, y = top + pic->marks[i].y * h * k;
+		char num[16];
+		int tw = 0, th = 0;
+
+		pc.p_cairo_new_path(cr);
+		pc.p_cairo_arc(cr, x, y, MARK_R, 0, 2 * 3.14159265358979);
+		pc.p_cairo_set_source_rgb(cr, 0.85, 0.1, 0.1);
+		pc.p_cairo_fill_preserve(cr);
+		pc.p_cairo_set_source_rgb(cr, 1, 1, 1);
+		pc.p_cairo_set_line_width(cr, 1.5);
+		pc.p_cairo_stroke(cr);
+		snprintf(num, sizeof num, "%d", pic->marks[i].number);
+		pc.p_pango_layout_set_text(lay, num, -1);
+		pc.p_pango_layout_get_pixel_size(lay, &tw, &th);
+		pc.p_cairo_move_to(cr, x - tw / 2.0, y - th / 2.0);
+		pc.p_pango_cairo_show_layout(cr, lay);
+	}
+	pc.p_cairo_show_page(cr);
+	pc.p_cairo_surface_destroy(img);
+	return 0;
+}
+
+/* text (lines ending in '\n') as A4 pages to f, then each of the n
+ * pictures on a page of its own. */
+static int pdf_render_pictures(const char *text, const struct print_picture *pics, size_t n,
+                               FILE *f)
 {
 	cairo_surface_t *s;
 	cairo_t *cr;
@@ -733,6 +835,7 @@ static int pdf_render(const char *text, FILE *f)
 	cairo_status_t st;
 	const char *p = text;
 	int line = 0, rc = 0;
+	size_t i;
 
 	if ((rc = pc_load()) != 0)
 		return rc;
@@ -756,21 +859,23 @@ static int pdf_render(const char *text, FILE *f)
 	pc.p_pango_font_description_free(fd);
 	pc.p_cairo_set_source_rgb(cr, 0, 0, 0);
 	while (*p) {
-		size_t n = strcspn(p, "\n");
+		size_t k = strcspn(p, "\n");
 
 		if (line == PAGE_LINES) {
 			pc.p_cairo_show_page(cr);
 			line = 0;
 		}
-		pc.p_pango_layout_set_text(lay, p, (int)n);
+		pc.p_pango_layout_set_text(lay, p, (int)k);
 		pc.p_cairo_move_to(cr, MARGIN, MARGIN + line * LINE_H);
 		pc.p_pango_cairo_show_layout(cr, lay);
 		line++;
-		p += n;
+		p += k;
 		if (*p == '\n')
 			p++;
 	}
 	pc.p_cairo_show_page(cr);
+	for (i = 0; !rc && i < n; i++)
+		rc = pdf_picture(cr, lay, &pics[i]);
 	pc.p_g_object_unref(lay);
 	pc.p_cairo_destroy(cr);
 	pc.p_cairo_surface_finish(s);
@@ -782,10 +887,70 @@ static int pdf_render(const char *text, FILE *f)
 	pc.p_pango_cairo_font_map_set_default(NULL);
 	pc.p_cairo_debug_reset_static_data();
 	pc.p_FcFini();
-	if (st != CAIRO_STATUS_SUCCESS)
+	if (!rc && st != CAIRO_STATUS_SUCCESS)
 		rc =
 		    err_set(FD_EIO, _("cannot write the PDF: %s"), pc.p_cairo_status_to_string(st));
 	return rc;
+}
+
+/* text (lines ending in '\n') as A4 pages to f. */
+static int pdf_render(const char *text, FILE *f)
+{
+	return pdf_render_pictures(text, NULL, 0, f);
+}
+
+int print_jpeg_size(const unsigned char *p, size_t n, int *w, int *h)
+{
+	size_t i = 2;
+
+	*w = *h = 0;
+	if (n < 4 || p[0] != 0xFF || p[1] != 0xD8)
+		return FD_EINVAL;
+	/* the segments up to the frame header (SOFn: C0..CF but C4, C8, CC),
+	 * whose fields give the picture's height and width */
+	while (i + 4 <= n) {
+		unsigned m, len;
+
+		if (p[i] != 0xFF)
+			return FD_EINVAL;
+		m = p[i + 1];
+		if (m == 0xFF) { /* fill byte */
+			i++;
+			continue;
+		}
+		if (m == 0xD8 || m == 0x01 || (m >= 0xD0 && m <= 0xD7)) {
+			i += 2;
+			continue;
+		}
+		len = (unsigned)p[i + 2] << 8 | p[i + 3];
+		if (len < 2 || i + 2 + len > n)
+			return FD_EINVAL;
+		if (m >= 0xC0 && m <= 0xCF && m != 0xC4 && m != 0xC8 && m != 0xCC) {
+			if (len < 7)
+				return FD_EINVAL;
+			*h = (int)((unsigned)p[i + 5] << 8 | p[i + 6]);
+			*w = (int)((unsigned)p[i + 7] << 8 | p[i + 8]);
+			return *w > 0 && *h > 0 ? 0 : FD_EINVAL;
+		}
+		if (m == 0xD9 || m == 0xDA) /* the end, or the data before a frame header */
+			return FD_EINVAL;
+		i += 2 + len;
+	}
+	return FD_EINVAL;
+}
+
+int print_pictures_write(const char *text, const struct print_picture *pics, size_t n,
+                         const char *path)
+{
+	struct export_file ef;
+	int rc;
+
+	if (!path)
+		return err_set(FD_EINVAL, _("a PDF needs a file to go to"));
+	if ((rc = export_file_open(&ef, path)) != 0)
+		return rc;
+	rc = pdf_render_pictures(text, pics, n, ef.f);
+	return export_file_finish(&ef, rc);
 }
 
 int print_text_write(const char *text, enum print_format fmt, const char *path)

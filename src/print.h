@@ -121,6 +121,35 @@ int print_columns(const char *s);
  * on A4 pages. Errors as print_write. */
 int print_text_write(const char *text, enum print_format fmt, const char *path);
 
+/* A picture set on a page of its own after a document's text
+ * (print_pictures_write), with numbered marks drawn on it. */
+struct print_mark {
+	int number;
+	double x, y; /* the mark's place: 0..1 from the picture's top-left corner */
+};
+struct print_picture {
+	const char *title;         /* the line above it */
+	const unsigned char *data; /* a PNG or JPEG file's bytes */
+	size_t len;
+	int jpeg;          /* 1: JPEG, embedded in the PDF as it is; 0: PNG */
+	int width, height; /* a JPEG's size in pixels (print_jpeg_size) */
+	const struct print_mark *marks;
+	size_t nmarks;
+};
+
+/* print_jpeg_size - a JPEG file's width and height in pixels, read from its
+ * frame header (the image is not decoded). 0, or FD_EINVAL (no message)
+ * when p holds no readable frame header. */
+int print_jpeg_size(const unsigned char *p, size_t n, int *w, int *h);
+
+/* print_pictures_write - text (80 columns) as A4 pages to path, then each
+ * of pics[0..n) on a page of its own: its title, the picture scaled to fit,
+ * each mark a red disc with its number, centred on its place. The file is
+ * made whole or not at all, mode 0600. FD_EINVAL for a picture that cannot
+ * be read (nothing is left at path); otherwise errors as print_write. */
+int print_pictures_write(const char *text, const struct print_picture *pics, size_t n,
+                         const char *path);
+
 /* print_default_path - a new string (caller frees): where the screen puts
  * a print by default, <database folder>/prints/<name>.txt or .pdf, the
  * name being the invoice's number or receipt-<payment id>; the caller
