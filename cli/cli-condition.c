@@ -289,20 +289,8 @@ static int cmd_print(struct cli *c, const struct cli_args *a)
 
 	if (rc)
 		return cli_refused(rc);
-	if (!out)
-		return CLI_OK;
 	snprintf(name, sizeof name, _("Condition report %lld"), (long long)a->id);
-	if (c->json) {
-		cJSON *o = cJSON_CreateObject();
-
-		cli_json_int(o, "report_id", a->id);
-		cli_json_str(o, "format", pdf ? "pdf" : "text");
-		cli_json_str(o, "output", out);
-		cli_print_json(o);
-	} else {
-		printf(_("%1$s written to %2$s\n"), name, out);
-	}
-	return CLI_OK;
+	return mcli_print_done(c, name, pdf, out);
 }
 
 /* ---------------------------------------------------------------- media */

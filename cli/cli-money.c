@@ -120,6 +120,11 @@ int mcli_print(struct cli *c, const struct cli_args *a, int doc, int64_t id, con
 
 	if (rc)
 		return cli_refused(rc);
+	return mcli_print_done(c, name, pdf, out);
+}
+
+int mcli_print_done(struct cli *c, const char *name, int pdf, const char *out)
+{
 	if (!out)
 		return CLI_OK;
 	if (c->json) {

@@ -59,6 +59,10 @@ cJSON *mcli_alloc_json(const struct allocation *a);
 /* mcli_print_check - the check of invoice print and pay print: --format
  * text|pdf, --width 80|42, a PDF only with --output (usage errors). */
 int mcli_print_check(struct cli *c, const struct cli_args *a);
+/* mcli_print_done - what a print that went to out (NULL: stdout, nothing
+ * more is said) says: the document's name, its format and the file, or
+ * their JSON. */
+int mcli_print_done(struct cli *c, const char *name, int pdf, const char *out);
 
 /* mcli_print - write document doc (enum print_doc) id as the options ask
  * (print_write): text on stdout, or to --output FILE with a line saying

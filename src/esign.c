@@ -132,30 +132,15 @@ int esign_conn_open(struct db *db, const char *code, const char *secrets_path,
 	struct pipe_secrets *sec = NULL;
 	struct esign_cfg cfg = {0};
 	const struct esign_ops *ops;
-	char *logpath, key[64];
 	int rc;
 
-	memset(c, 0, sizeof *c);
-	if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, code, &c->p)) != 0)
+	if ((rc = pipe_conn_begin(db, ESIGN_TYPE, code, secrets_path, C_("provider", "e-sign"), c,
+	                          &sec, &cfg.api_key)))
 		return rc;
-	if (!c->p.enabled) {
-		rc = err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), c->p.code);
-		goto out;
-	}
 	if (!(ops = esign_adapter_of(&c->p))) {
 		rc = err_set(FD_EINVAL, _("the provider '%s' names an unknown adapter"), c->p.code);
 		goto out;
 	}
-	logpath = pipe_log_default_path(db_path(db));
-	rc = pipe_log_open(logpath, &c->log);
-	free(logpath);
-	if (rc)
-		goto out;
-	if ((rc = pipe_secret_load(secrets_path, &sec)) != 0)
-		goto out;
-	snprintf(key, sizeof key, "%s_api_key", c->p.code);
-	if ((rc = pipe_secret_need(sec, key, &cfg.api_key)) != 0)
-		goto out;
 	cfg.code = c->p.code;
 	cfg.base_url = c->p.base_url;
 	cfg.log = c->log;

@@ -24,6 +24,7 @@
 #include "pipe-http.h"
 #include "pipe-log.h"
 #include "pipe-provider.h"
+#include "pipe-secret.h"
 #include "settings.h"
 #include "xalloc.h"
 
@@ -393,6 +394,39 @@ void pipe_provider_free(struct pipe_provider *p)
 	free(p->base_url);
 	free(p->settings);
 	p->base_url = p->settings = NULL;
+}
+
+int pipe_conn_begin(struct db *db, const char *type, const char *code, const char *secrets,
+                    const char *kind, struct pipe_conn *c, struct pipe_secrets **sec,
+                    const char **api_key)
+{
+	char *logpath, key[64];
+	int rc;
+
+	memset(c, 0, sizeof *c);
+	*sec = NULL;
+	*api_key = NULL;
+	if ((rc = pipe_provider_get_type(db, type, code, &c->p)) != 0)
+		return rc;
+	if (!c->p.enabled) {
+		rc = err_set(FD_EINVAL, _("the %1$s provider '%2$s' is disabled"), kind, c->p.code);
+		goto out;
+	}
+	logpath = pipe_log_default_path(db_path(db));
+	rc = pipe_log_open(logpath, &c->log);
+	free(logpath);
+	if (rc || (rc = pipe_secret_load(secrets, sec)) != 0)
+		goto out;
+	snprintf(key, sizeof key, "%s_api_key", c->p.code);
+	rc = pipe_secret_need(*sec, key, api_key);
+out:
+	if (rc) {
+		pipe_secret_free(*sec);
+		*sec = NULL;
+		*api_key = NULL;
+		pipe_conn_close(c);
+	}
+	return rc;
 }
 
 void pipe_conn_close(struct pipe_conn *c)

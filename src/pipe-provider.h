@@ -137,6 +137,20 @@ struct pipe_conn {
 	void (*mfree)(void *mctx);
 };
 
+/* pipe_conn_begin - the start of opening provider code (NULL: the enabled
+ * primary) of integration type for calls, which every REST type shares:
+ * its registry row into c->p, refused when it is disabled (the message
+ * names it as kind's provider: kind is the type's translated word, "media");
+ * the request log beside the
+ * database; the secrets file secrets (NULL: the default) into *sec and its
+ * CODE_api_key into *api_key (valid while *sec is: pipe_secret_free it
+ * once the adapter has its copy). On an error nothing is left open.
+ * Callers: esign_conn_open, media_conn_open. */
+struct pipe_secrets;
+int pipe_conn_begin(struct db *db, const char *type, const char *code, const char *secrets,
+                    const char *kind, struct pipe_conn *c, struct pipe_secrets **sec,
+                    const char **api_key);
+
 /* pipe_conn_close - close what chan_adapter_connect opened and zero *c (a zeroed
  * *c is fine too). */
 void pipe_conn_close(struct pipe_conn *c);

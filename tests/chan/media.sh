@@ -228,4 +228,12 @@ ok "frontdesk check is clean" fd check
 
 # --- reviving follows the host: not an upload for a medium hosted already
 refused "a succeeded upload is not revived" outbox retry "$(cmd "$m2" id)"
+
+# --- a disabled provider is not called
+fd condition provider-set vault --disable >/dev/null
+out=$(fd condition media run --once --provider vault 2>&1); st=$?
+is "a disabled provider: refused" "$st" 1
+like "... saying so" "$out" "the media provider 'vault' is disabled"
+out=$(fd condition media run --once 2>&1); st=$?
+like "no provider enabled: nothing to run" "$st $out" "1 frontdesk: no media provider is enabled"
 done_testing
