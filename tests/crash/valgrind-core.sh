@@ -35,7 +35,8 @@ done
 . "$TOP_SRCDIR/tests/chan/chan-fake.sh"
 KEY=sk_test_made_up_valgrind_key
 FAKE_PID=
-trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
+MEDIA_PID=
+trap '[ -n "$FAKE_PID" ] && kill "$FAKE_PID" 2>/dev/null; [ -n "$MEDIA_PID" ] && kill "$MEDIA_PID" 2>/dev/null; rm -rf "$TMP"' EXIT
 fake_start 120
 fake_secrets
 fd channel provider-set stripe --url "$BASE" >/dev/null
@@ -56,6 +57,27 @@ vg "$FRONTDESK" channel poll --once; is "channel poll clean" "$?" 0
 vg "$FRONTDESK" channel process --once; is "channel process clean" "$?" 0
 vg "$FRONTDESK" channel query --once --all; is "channel query clean" "$?" 0
 is "both orders paid" "$(db "SELECT group_concat(status) FROM pay_order")" "paid,paid"
+
+# Condition reports: a photo added and hosted by the media provider (its
+# upload through the outbox), the report printed
+STRIPE_PID=$FAKE_PID
+fake_run fake-media.py 120 --api-key mk_test_valgrind_made_up
+MEDIA_PID=$FAKE_PID FAKE_PID=$STRIPE_PID
+printf 'vault_api_key = mk_test_valgrind_made_up\n' >> "$XDG_CONFIG_HOME/frontdesk/secrets"
+fd condition provider-set vault --url "$BASE" >/dev/null
+fd book --customer 1 --start "2026-12-01 10:00" --length 1:00 >/dev/null
+fd condition add --visit "$(db "SELECT max(id) FROM appointment")" >/dev/null
+python3 -c "
+import struct, sys, zlib
+def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
+raw = b''.join(b'\x00' + bytes([90, 90, 200] * 8) for _ in range(6))
+open(sys.argv[1], 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', 8, 6, 8, 2, 0, 0, 0))
+    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))" "$TMP/door.png"
+vg "$FRONTDESK" condition media add 1 "$TMP/door.png"; is "condition media add (host and upload queued) clean" "$?" 0
+vg "$FRONTDESK" condition hotspot add --media 1 --kind damage --text scratch --at 0.5,0.5; is "condition hotspot add clean" "$?" 0
+vg "$FRONTDESK" condition media run --once; is "condition media run (the upload) clean" "$?" 0
+is "... and the photo is hosted" "$(db "SELECT status FROM media_host")" ready
+vg "$FRONTDESK" condition print 1; is "condition print clean" "$?" 0
 
 # Retention: a former customer proposed and soft-deleted, then purged
 FRONTDESK_NOW=2022-01-05T09:00 fd customer add --name "Former Customer" >/dev/null
