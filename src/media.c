@@ -257,21 +257,29 @@ static void reference(const struct medium *m, char out[48])
 	snprintf(out, 48, "CR-%lld-M%lld", (long long)m->report, (long long)m->id);
 }
 
+/* The business key of host's commands: the medium's reference and the
+ * host, so that there is one command of a kind per host. */
+static void command_key(const struct medium *m, int64_t host, char out[80])
+{
+	char ref[48];
+
+	reference(m, ref);
+	snprintf(out, 80, "%s-H%lld", ref, (long long)host);
+}
+
 /* INSIDE a transaction: command event (media.upload, media.delete) for host
  * of medium m at provider code, with a fresh idempotency key. */
 static int enqueue(struct db *db, const char *event, const struct medium *m, int64_t host,
                    const char *code)
 {
-	char key[17], ik[40], ref[48], bkey[80], *payload;
+	char key[17], ik[40], bkey[80], *payload;
 	cJSON *p;
 	int rc;
 
 	if ((rc = chan_random_hex(key)) != 0)
 		return rc;
 	snprintf(ik, sizeof ik, "media-%s", key);
-	reference(m, ref);
-	/* the medium's reference and its host: one command of a kind per host */
-	snprintf(bkey, sizeof bkey, "%s-H%lld", ref, (long long)host);
+	command_key(m, host, bkey);
 	p = cJSON_CreateObject();
 	cJSON_AddNumberToObject(p, "host", (double)host);
 	cJSON_AddNumberToObject(p, "media", (double)m->id);
@@ -496,6 +504,7 @@ struct sent_ctx {
 	int64_t cmd, host;
 	int claim;                   /* 1: only the claim before the send */
 	int early;                   /* 1: given up before any send (claimed here) */
+	int tried;                   /* with claim: an upload is about to be sent */
 	enum outbox_state to;        /* the command's */
 	const char *error;           /* its last error (NULL: none) */
 	int64_t wait;                /* OUTBOX_FAILED: seconds to the next try */
@@ -723,7 +732,7 @@ static int sent_tx(struct db *db, void *arg)
 		if ((rc = outbox_claim(db, x->cmd, 0, NULL)) != 0)
 			return rc;
 	}
-	if (x->claim && x->host) {
+	if (x->claim && x->tried) {
 		/* a call is made: the provider may hold what it sends from now on */
 		if ((rc = db_prepare(db,
 		                     "INSERT OR IGNORE INTO media_upload_try (host_id, first_at)"
@@ -816,7 +825,7 @@ static int unhosted(struct db *db, const struct media_host *h, const struct medi
 
 	memset(st, 0, sizeof *st);
 	reference(m, ref);
-	snprintf(key, sizeof key, "%s-H%lld", ref, (long long)h->id);
+	command_key(m, h->id, key);
 	if ((rc = db_prepare(db,
 	                     "SELECT c.status, EXISTS (SELECT 1 FROM media_upload_try t"
 	                     " WHERE t.host_id = ?3) FROM outbox_event c"
@@ -853,8 +862,7 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
                        const struct outbox_due_cmd *cmd, struct media_round *r)
 {
 	const struct media_conn *mc = c->mctx;
-	struct sent_ctx x = {lease, cmd->id, 0,    0,    1,    OUTBOX_SENDING,
-	                     NULL,  0,       NULL, NULL, NULL, ""};
+	struct sent_ctx x = {.lease = lease, .cmd = cmd->id, .early = 1, .to = OUTBOX_SENDING};
 	struct media_obj obj;
 	struct media_host h;
 	struct medium m;
@@ -916,11 +924,10 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 	 * the same idempotency key resolves */
 	if (strcmp(cmd->status, "sending") || upload) {
 		x.claim = 1;
-		x.host = upload ? h.id : 0;
+		x.tried = upload;
 		if ((rc = db_write(db, sent_tx, &x)) != 0)
 			goto out;
 		x.claim = 0;
-		x.host = h.id;
 	}
 	if (upload) {
 		char ref[48];
@@ -1070,8 +1077,11 @@ static int query_tx(struct db *db, void *arg)
 	if (!q->to)
 		return 0;
 	{
-		struct sent_ctx x = {q->lease, 0, q->host, 0,        0,      0,
-		                     NULL,     0, q->to,   q->error, q->obj, ""};
+		struct sent_ctx x = {.lease = q->lease,
+		                     .host = q->host,
+		                     .host_to = q->to,
+		                     .host_error = q->error,
+		                     .obj = q->obj};
 
 		return host_move(db, &x);
 	}

@@ -11,6 +11,7 @@
 # is let go. The expected places are computed here from the contract's
 # frames, not read from the program. Every secret here is made up.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/png.sh"
 . "$TOP_SRCDIR/tests/chan/chan-fake.sh"
 
 KEY_A=mk_test_first_made_up
@@ -28,16 +29,6 @@ export TZ=America/New_York FRONTDESK_NOW="2026-12-01T09:00"
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 (umask 077; printf 'a_api_key = %s\nb_api_key = %s\n' "$KEY_A" "$KEY_B" > "$XDG_CONFIG_HOME/frontdesk/secrets")
 
-png() {
-	python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, w, h, r, g, b = sys.argv[1], *map(int, sys.argv[2:])
-def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
-raw = b''.join(b'\x00' + bytes([r, g, b] * w) for _ in range(h))
-open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
-    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
-EOF
-}
 add() { fd --json condition media add "$@" | jget 'd["id"]'; }
 mark() { fd --json condition hotspot add "$@" | jget 'd["id"]'; }
 run() { fd condition media run --once "$@" >/dev/null; }

@@ -10,6 +10,7 @@
 # its copy cannot be named to the provider, and check says so with the
 # reference to ask it about. Every secret here is made up.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/png.sh"
 . "$TOP_SRCDIR/tests/chan/chan-fake.sh"
 
 KEY=mk_test_purge_made_up
@@ -19,16 +20,6 @@ ok "the fake media provider listens" test -n "$PORT"
 export TZ=America/New_York
 mkdir -p "$XDG_CONFIG_HOME/frontdesk"
 (umask 077; printf 'vault_api_key = %s\n' "$KEY" > "$XDG_CONFIG_HOME/frontdesk/secrets")
-png() {
-	python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, w, h, r, g, b = sys.argv[1], *map(int, sys.argv[2:])
-def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
-raw = b''.join(b'\x00' + bytes([r, g, b] * w) for _ in range(h))
-open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
-    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
-EOF
-}
 state() { curl -s --max-time 10 "$BASE/_control/state"; }
 run() { fd condition media run --once "$@" >/dev/null; }
 add() { fd --json condition media add "$@" | jget 'd["id"]'; }

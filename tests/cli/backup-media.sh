@@ -8,26 +8,15 @@
 # DEST.media is refused without --force and replaced with it. A restore
 # whose backup lacks a medium is refused and puts no database in place.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/png.sh"
 jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
-
-# png FILE R - a small real PNG of one colour
-png() {
-	python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, r = sys.argv[1], int(sys.argv[2])
-def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
-raw = b''.join(b'\x00' + bytes([r, 80, 80] * 16) for _ in range(9))
-open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', 16, 9, 8, 2, 0, 0, 0))
-    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
-EOF
-}
 
 fd init >/dev/null
 fd customer add --name "Ada Lee" >/dev/null
 fd book --customer 1 --start "2026-12-01 10:00" --length 1:00 >/dev/null
 fd condition add --visit 1 >/dev/null
-png "$TMP/a.png" 10
-png "$TMP/b.png" 200
+png "$TMP/a.png" 16 9 10 80 80
+png "$TMP/b.png" 16 9 200 80 80
 fd condition media add 1 "$TMP/a.png" >/dev/null
 fd condition media add 1 "$TMP/b.png" >/dev/null
 DIR="$TMP/media"

@@ -10,17 +10,8 @@
 # capture without a page; a copy that changed or a JPEG of no readable size
 # refused, with no file left.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/png.sh"
 db() { sqlite3 "$FRONTDESK_DB" "$1"; }
-png() {
-	python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, w, h, r, g, b = sys.argv[1], *map(int, sys.argv[2:])
-def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
-raw = b''.join(b'\x00' + bytes([r, g, b] * w) for _ in range(h))
-open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
-    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
-EOF
-}
 # widest FILE: the widest line in display columns (wide characters two)
 widest() {
 	python3 - "$1" <<'EOF'

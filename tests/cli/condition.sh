@@ -9,21 +9,11 @@
 # copy; `check` sees a copy missing or changed; the schema refuses deletes
 # and a changed original.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+. "$TOP_SRCDIR/tests/lib/png.sh"
 db() { sqlite3 "$FRONTDESK_DB" "$1"; }
 jq_() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 MEDIA="$TMP/media"
 
-# png FILE W H R G B - a real PNG of one colour (python's zlib)
-png() {
-	python3 - "$@" <<'EOF'
-import struct, sys, zlib
-path, w, h, r, g, b = sys.argv[1], *map(int, sys.argv[2:])
-def ch(t, d): return struct.pack('>I', len(d)) + t + d + struct.pack('>I', zlib.crc32(t + d))
-raw = b''.join(b'\x00' + bytes([r, g, b] * w) for _ in range(h))
-open(path, 'wb').write(b'\x89PNG\r\n\x1a\n' + ch(b'IHDR', struct.pack('>IIBBBBB', w, h, 8, 2, 0, 0, 0))
-    + ch(b'IDAT', zlib.compress(raw)) + ch(b'IEND', b''))
-EOF
-}
 
 fd init >/dev/null
 fd customer add --name "Ann Lee" >/dev/null
