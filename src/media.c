@@ -685,6 +685,13 @@ static int host_move(struct db *db, struct sent_ctx *x)
 		return rc;
 	if ((rc = medium_read(db, h.media_id, &m)))
 		goto out;
+	if (strcmp(x->host_to, "deleted") &&
+	    (!strcmp(h.status, "deleting") || !strcmp(h.status, "deleted"))) {
+		/* a purge came while the upload was answered: only the provider's
+		 * id is learnt, which the deletion then removes */
+		x->host_to = !strcmp(h.status, "deleting") ? "deleting" : "deleted";
+		x->host_error = NULL;
+	}
 	settled = strcmp(h.status, x->host_to) &&
 	          (!strcmp(x->host_to, "ready") || !strcmp(x->host_to, "failed"));
 	if (!strcmp(x->host_to, "ready") && strcmp(h.status, "ready") &&

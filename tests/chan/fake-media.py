@@ -84,6 +84,11 @@ it, it does not add to it; answers {"ok": true}):
                              kept under its key, or deleted) but the
                              connection is closed without any answer; each
                              method has its own count
+  POST /_control/hold        {"n": N, "seconds": S}: the next N POST requests
+                             under /v1 that pass auth and every check are
+                             processed at once (a medium IS created) and
+                             answered S seconds later (S >= 0): an answer in
+                             flight while the client's books change
   POST /_control/fail-processing
                              {"n": N[, "error": "text"]}: the next N panoramas
                              or models created end `failed` once their
@@ -125,7 +130,7 @@ S = {"api_key": "", "port": 0, "max_bytes": 64 << 20, "processing": 2.0,
      "yaw_origin": 0.5, "unit_m": 1.0, "up": "y",
      "media": [], "by_id": {}, "keys": {}, "uploads": 0, "deletes": 0, "requests": [],
      "fail": 0, "fail_code": 503, "fail_retry_after": 1,
-     "drop": {"POST": 0, "GET": 0, "DELETE": 0},
+     "drop": {"POST": 0, "GET": 0, "DELETE": 0}, "hold": 0, "hold_seconds": 0.0,
      "fail_processing": 0, "fail_processing_error": None}
 LOCK = threading.Lock()
 KINDS = ("photo", "panorama", "model")
@@ -287,6 +292,7 @@ class Handler(BaseHTTPRequestHandler):
         path = urllib.parse.urlsplit(self.path).path
         control = path.startswith("/_control/")
         st, data = self.read_body(CONTROL_MAX if control else S["max_bytes"])
+        hold = 0.0
         if st in ("chunked", "bad"):  # the rest of the connection cannot be trusted
             self.close_connection = True
         if st == "short":
@@ -305,6 +311,10 @@ class Handler(BaseHTTPRequestHandler):
                             S["drop"].get(self.command, 0) > 0:
                         S["drop"][self.command] -= 1  # processed, but the answer is lost
                         r = None
+                    elif r is not None and r.code < 300 and path.startswith("/v1") and \
+                            self.command == "POST" and S["hold"] > 0:
+                        S["hold"] -= 1
+                        hold = S["hold_seconds"]
             except Exception as e:  # a bug of the fake: say so, never die
                 traceback.print_exc(file=sys.stderr)
                 r = err(500, "fake-media: internal error: %s" % e)
@@ -314,6 +324,8 @@ class Handler(BaseHTTPRequestHandler):
         if r is None:
             self.close_connection = True
             return
+        if hold > 0:
+            time.sleep(hold)  # processed; the answer waits, LOCK not held
         self.send(r)
 
     # --- the API ------------------------------------------------------------
@@ -443,8 +455,8 @@ class Handler(BaseHTTPRequestHandler):
                                              "deleted", "created")} for m in S["media"]],
                 "uploads": S["uploads"], "deletes": S["deletes"],
                 "requests": S["requests"]}))
-        names = ("/_control/fail", "/_control/drop", "/_control/fail-processing",
-                 "/_control/processing", "/_control/finish")
+        names = ("/_control/fail", "/_control/drop", "/_control/hold",
+                 "/_control/fail-processing", "/_control/processing", "/_control/finish")
         if path not in names:
             return err(404, "no such path")
         if self.command != "POST":
@@ -480,6 +492,14 @@ class Handler(BaseHTTPRequestHandler):
         if method not in S["drop"]:
             raise ValueError("method: POST, GET or DELETE")
         S["drop"][method] = n
+        return Resp(200, jbody({"ok": True}))
+
+    def ctl_hold(self, d):
+        n = whole(d["n"] if "n" in d else None, "n")
+        s = d.get("seconds")
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not 0 <= s < 600:
+            raise ValueError("seconds: a number from 0 to 600")
+        S["hold"], S["hold_seconds"] = n, float(s)
         return Resp(200, jbody({"ok": True}))
 
     def ctl_fail_processing(self, d):

@@ -8,7 +8,9 @@
 # while; an upload that never left is not sent, and nothing is asked of the
 # provider for it; an upload whose answer was lost before the purge took
 # its copy cannot be named to the provider, and check says so with the
-# reference to ask it about. Every secret here is made up.
+# reference to ask it about; an upload whose answer is in flight when the
+# purge lands is recorded with its provider id only, and then deleted.
+# Every secret here is made up.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/png.sh"
 . "$TOP_SRCDIR/tests/chan/chan-fake.sh"
@@ -43,26 +45,37 @@ head -c 3000 /dev/urandom > "$TMP/scan.bin"
 m1=$(add 1 "$TMP/a.png")
 m2=$(add 1 "$TMP/pano.png" --kind panorama)
 run
-ctl drop '{"n": 1}' >/dev/null
+png "$TMP/late.png" 32 20 9 9 9
 m3=$(add 1 "$TMP/lost.png")
-run
+m5=$(add 1 "$TMP/late.png")
 m4=$(add 1 "$TMP/scan.bin" --kind model)
-is "before the purge: a photo ready, a panorama processing, an answer lost, an upload not sent" \
-	"$(host "$m1" status) $(host "$m2" status) $(host "$m3" status)/$(cmd "$m3" upload status) $(host "$m4" status)/$(cmd "$m4" upload status)" \
-	"ready processing uploading/failed uploading/pending"
-is "the provider holds three" "$(state | jget 'd["uploads"]')" 3
+is "before the purge: a photo ready, a panorama processing" "$(host "$m1" status) $(host "$m2" status)" "ready processing"
 
-# --- the purge
+# --- the purge lands while a round is at the provider: m3's answer is
+# lost, m5's is held 4 s (the purge comes then), m4 is not sent yet
 export FRONTDESK_NOW="2026-12-01 09:00"
 fd retention run >/dev/null
+ctl drop '{"n": 1}' >/dev/null
+ctl hold '{"n": 1, "seconds": 4}' >/dev/null
+(fd condition media run --once >/dev/null 2>"$TMP/race.err"; echo $? > "$TMP/race.rc") &
+in_flight() { [ "$(cmd "$m5" upload status)" = sending ] && [ "$(state | jget 'd["uploads"]')" = 4 ]; }
+ok "an upload in flight, held at the provider" until_ok 20 in_flight
 export FRONTDESK_NOW="2027-01-05 09:00"
 fd retention run >/dev/null
+round_over() { test -s "$TMP/race.rc"; }
+until_ok 30 round_over
+is "its answer after the purge: the round ends well" "$(cat "$TMP/race.rc") $(cat "$TMP/race.err")" "0 "
+is "the answer is recorded: the host still to delete, with the provider's id" \
+	"$(host "$m5" status) $(host "$m5" "provider_ref IS NOT NULL") $(cmd "$m5" upload status)" "deleting 1 succeeded"
+is "the round's others: an answer lost, an upload never sent" \
+	"$(host "$m3" "provider_ref IS NULL")/$(cmd "$m3" upload status) $(cmd "$m4" upload status)" "1/dead dead"
+is "the provider holds four" "$(state | jget 'd["uploads"]')" 4
 d=$(fd --json retention certs | jget 'd["certificates"][0]["deletion_id"]')
 ok "the customer is purged" test -n "$d"
-is "every host is let go" "$(db "SELECT group_concat(status) FROM media_host")" "deleting,deleting,deleting,deleting"
-is "a deletion command each" "$(db "SELECT count(*) FROM outbox_event WHERE event_type = 'media.delete' AND status = 'pending'")" 4
+is "every host is let go" "$(db "SELECT group_concat(status) FROM media_host")" "deleting,deleting,deleting,deleting,deleting"
+is "a deletion command each" "$(db "SELECT count(*) FROM outbox_event WHERE event_type = 'media.delete' AND status = 'pending'")" 5
 is "the certificate names the hosted copies, none deleted yet" \
-	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "4 0"
+	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "5 0"
 is "in the certificate's table" "$(db "SELECT group_concat(host_id) FROM retention_hosted_copy WHERE deletion_id = '$d'")" \
 	"$(db "SELECT group_concat(id) FROM media_host")"
 ok "the schema refuses to change the certificate's copies" sh -c "! sqlite3 '$FRONTDESK_DB' \"DELETE FROM retention_hosted_copy\" 2>/dev/null"
@@ -71,11 +84,12 @@ ok "the schema refuses to change the certificate's copies" sh -c "! sqlite3 '$FR
 ctl fail '{"all": 2}' >/dev/null
 run
 is "the provider down: the deletions wait for the backoff" "$(cmd "$m1" delete status)" failed
-gone() { run; [ "$(host "$m1" status) $(host "$m2" status)" = "deleted deleted" ]; }
+gone() { run; [ "$(host "$m1" status) $(host "$m2" status) $(host "$m5" status)" = "deleted deleted deleted" ]; }
 ok "deleted once it is back" until_ok 60 gone
-is "the provider deleted the photo and the panorama" "$(deleted_there "$m1") $(deleted_there "$m2")" "True True"
+is "the provider deleted the photo, the panorama and the one answered after the purge" \
+	"$(deleted_there "$m1") $(deleted_there "$m2") $(deleted_there "$m5")" "True True True"
 is "an upload that never left is not sent" "$(cmd "$m4" upload status) $(host "$m4" status)" "dead deleted"
-is "and nothing was asked of the provider for it" "$(state | jget 'd["uploads"]')" 3
+is "and nothing was asked of the provider for it" "$(state | jget 'd["uploads"]')" 4
 # the lost answer: its copy went with the purge, so the upload cannot be sent
 # again to learn the provider's id
 lost() { run; [ "$(cmd "$m3" delete status)" = dead ]; }
@@ -83,8 +97,8 @@ ok "a copy the provider may hold and nobody can name: given up" until_ok 60 lost
 like "saying the reference to ask the provider about" "$(cmd "$m3" delete last_error)" "CR-1-M$m3"
 like "check says so" "$(fd check 2>&1)" "media-command-dead: outbox command $(cmd "$m3" delete id) (media.delete of CR-1-M$m3-H"
 is "the provider does hold it" "$(deleted_there "$m3")" False
-is "the certificate: four asked, three deleted" \
-	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "4 3"
-like "its line says so" "$(fd retention certs)" "4 hosted media copies asked deleted at their providers (3 deleted)"
+is "the certificate: five asked, four deleted" \
+	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "5 4"
+like "its line says so" "$(fd retention certs)" "5 hosted media copies asked deleted at their providers (4 deleted)"
 is "no copy is left beside the database" "$(ls "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 0
 done_testing
