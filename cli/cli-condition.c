@@ -1,5 +1,5 @@
 /*
- * cli-condition.c - `frontdesk condition add|list|show`, `condition media
+ * cli-condition.c - `frontdesk condition add|list|show|print|finalize`, `condition media
  * add|list|show|upload|run`, `condition hotspot add|edit|list` and
  * `condition provider-set|providers`: condition reports of a visit, their
  * media and hotspots (see condition.h), the media's hosts at a media
@@ -47,6 +47,13 @@ static cJSON *report_json(const struct condition_report *r)
 	cli_json_int(o, "hotspots", r->hotspots);
 	cli_json_time(o, "created_at", r->created_at);
 	cli_json_time(o, "updated_at", r->updated_at);
+	if (r->document_sha256[0]) {
+		cJSON *d = cJSON_AddObjectToObject(o, "document");
+
+		cli_json_str(d, "path", r->document_path);
+		cli_json_str(d, "sha256", r->document_sha256);
+		cli_json_int(d, "size", r->document_size);
+	}
 	return o;
 }
 
@@ -256,6 +263,12 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 		cli_field(_("Visit"), when);
 		cli_field(_("Customer"), r.customer_name);
 		cli_field(_("Note"), r.note);
+		if (r.document_sha256[0]) {
+			cli_field(_("Document"), r.document_path
+			                             ? r.document_path
+			                             : _("(removed with the customer's data)"));
+			cli_field(_("SHA-256"), r.document_sha256);
+		}
 		printf(_("Media:\n"));
 	}
 	rc = condition_media_list(c->db, r.id, show_media_cb, &s);
@@ -291,6 +304,31 @@ static int cmd_print(struct cli *c, const struct cli_args *a)
 		return cli_refused(rc);
 	snprintf(name, sizeof name, _("Condition report %lld"), (long long)a->id);
 	return mcli_print_done(c, name, pdf, out);
+}
+
+/* The report made final with its printed PDF (the core's rules). */
+static int cmd_finalize(struct cli *c, const struct cli_args *a)
+{
+	struct condition_report r;
+	char *path = NULL;
+	int rc;
+
+	if ((rc = condition_finalize(c->db, a->id, &path)) ||
+	    (rc = condition_get(c->db, a->id, &r))) {
+		free(path);
+		return cli_refused(rc);
+	}
+	if (c->json) {
+		cli_print_json(report_json(&r));
+	} else {
+		printf(_("Condition report %lld is final; nothing of it changes any more.\n"),
+		       (long long)r.id);
+		cli_field(_("Document"), path);
+		cli_field(_("SHA-256"), r.document_sha256);
+	}
+	condition_free(&r);
+	free(path);
+	return CLI_OK;
 }
 
 /* ---------------------------------------------------------------- media */
@@ -754,6 +792,11 @@ const struct cli_entry cli_condition_cmds[] = {
         "and its numbered marks"),
      .opts = {MCLI_PRINT_OPTS}, .min_pos = 1, .max_pos = 1, .id = N_("the condition report"),
      .check = mcli_print_check, .db = CLI_DB_OPEN, .run = cmd_print},
+    {"finalize", NULL, "ID", NULL,
+     N_("make a condition report final: its PDF is printed beside the database and kept with "
+        "its SHA-256; nothing of the report changes any more"),
+     .min_pos = 1, .max_pos = 1, .id = N_("the condition report"), .db = CLI_DB_OPEN,
+     .run = cmd_finalize},
     {"media", NULL, NULL, NULL,
      N_("a report's photos, panoramas and 3D captures: add, list, show, upload, move, run"),
      .sub = media_cmds},

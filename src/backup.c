@@ -273,7 +273,7 @@ static void verify_report(const char *code, const char *detail, void *arg)
 
 	if (v->skip_docs &&
 	    (!strcmp(code, "esign-document-missing") || !strcmp(code, "esign-document-changed") ||
-	     !strcmp(code, "condition-media-missing") || !strcmp(code, "condition-media-changed")))
+	     !strncmp(code, "condition-media-", 16) || !strncmp(code, "condition-document-", 19)))
 		return;
 	if (!v->found++)
 		snprintf(v->first, sizeof v->first, "%s: %s", code, detail);
@@ -419,7 +419,7 @@ struct doc {
 
 /* The folders of kept files beside the database, each backed up beside
  * the backup as FILE.<folder>: the signed estimates' final documents
- * (esign/) and the condition reports' media (media/). */
+ * (esign/) and the condition reports' media and final documents (media/). */
 static const struct docset {
 	const char *folder;
 	const char *sql; /* name, SHA-256 of every file the database names */
@@ -429,7 +429,10 @@ static const struct docset {
      "SELECT document_path, document_sha256 FROM esign_flow"
      " WHERE document_sha256 IS NOT NULL AND document_path IS NOT NULL ORDER BY id",
      0},
-    {"media", "SELECT local_path, sha256 FROM media_item WHERE local_path IS NOT NULL ORDER BY id",
+    {"media",
+     "SELECT local_path, sha256 FROM media_item WHERE local_path IS NOT NULL"
+     " UNION ALL SELECT document_path, document_sha256 FROM condition_report"
+     " WHERE document_path IS NOT NULL",
      1},
 };
 #define NDOCSETS (sizeof docsets / sizeof docsets[0])

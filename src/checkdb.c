@@ -692,6 +692,10 @@ const char *check_describe(const char *code)
 		return _(
 		    "every condition report's medium has its copy beside the database, with the "
 		    "SHA-256 recorded when it was added");
+	if (!strcmp(code, "condition-document-missing") ||
+	    !strcmp(code, "condition-document-changed"))
+		return _("every final condition report's printed document is beside the database, "
+		         "with the SHA-256 recorded when the report was made final");
 	for (i = 0; checks[i].code; i++)
 		if (!strcmp(checks[i].code, code))
 			return _(checks[i].what);

@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "channel.h"
 #include "clock.h"
 #include "condition-print.h"
 #include "condition.h"
+#include "crypto-dyn.h"
 #include "err.h"
 #include "fsmode.h"
 #include "i18n.h"
@@ -345,5 +348,49 @@ out:
 	free(pics);
 	sb_free(&text);
 	doc_free(&d);
+	return rc;
+}
+
+int condition_finalize(struct db *db, int64_t report, char **path_out)
+{
+	struct condition_report r;
+	struct strbuf full = {0};
+	unsigned char *b = NULL;
+	size_t len = 0;
+	char *dir, name[80], hex[17], sha[65];
+	int rc;
+
+	if (path_out)
+		*path_out = NULL;
+	if ((rc = condition_get(db, report, &r)))
+		return rc;
+	if (strcmp(r.status, "open")) {
+		rc = err_set(FD_ECONFLICT, _("condition report %lld is final already"),
+		             (long long)report);
+		condition_free(&r);
+		return rc;
+	}
+	if ((rc = chan_random_hex(hex))) {
+		condition_free(&r);
+		return rc;
+	}
+	/* a name of its own: a finalize that loses the race to another
+	 * removes only its own file */
+	snprintf(name, sizeof name, "CR-%lld-%s-%s.pdf", (long long)report, r.stage, hex);
+	condition_free(&r);
+	dir = condition_media_folder(db);
+	sb_printf(&full, "%s/%s", dir, name);
+	free(dir);
+	if (!(rc = fsmode_mkdirs(sb_cstr(&full))) &&
+	    !(rc = condition_print_write(db, report, PRINT_PDF, 80, sb_cstr(&full))) &&
+	    !(rc = fsmode_read_file(sb_cstr(&full), CONDITION_FILE_MAX, &b, &len)) &&
+	    !(rc = crypto_sha256_hex(b, len, sha)))
+		rc = condition_record_final(db, report, name, sha, (int64_t)len);
+	free(b);
+	if (rc)
+		unlink(sb_cstr(&full));
+	else if (path_out)
+		*path_out = sb_steal(&full);
+	sb_free(&full);
 	return rc;
 }

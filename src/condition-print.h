@@ -35,4 +35,13 @@ int condition_print_text(struct db *db, int64_t report, int width, struct strbuf
 int condition_print_write(struct db *db, int64_t report, enum print_format fmt, int width,
                           const char *path);
 
+/* condition_finalize - open report made final: printed as a PDF (as
+ * condition_print_write) into the media folder under a name of its own,
+ * recorded with that file's SHA-256 and size in one transaction
+ * (condition_record_final); the file is removed when it cannot be
+ * recorded. *path_out (NULL to skip; caller frees) gets the file's path.
+ * FD_ENOTFOUND, FD_ECONFLICT when it is final already, and
+ * condition_print_write's errors. */
+int condition_finalize(struct db *db, int64_t report, char **path_out);
+
 #endif

@@ -213,7 +213,8 @@ int condition_add(struct db *db, int64_t appt, const char *stage, const char *no
 	" coalesce(c.id, 0), c.name,"                                                              \
 	" (SELECT count(*) FROM media_item m WHERE m.report_id = r.id),"                           \
 	" (SELECT count(*) FROM hotspot h WHERE h.report_id = r.id),"                              \
-	" r.created_at, r.updated_at"
+	" r.created_at, r.updated_at, r.document_path, coalesce(r.document_sha256, ''),"           \
+	" coalesce(r.document_size, 0)"
 /* the visit's customer (one: condition_add's rule) joined in */
 #define REPORT_FROM                                                                                \
 	" FROM condition_report r JOIN appointment a ON a.id = r.appointment_id"                   \
@@ -236,6 +237,9 @@ static void report_fill(sqlite3_stmt *st, struct condition_report *r)
 	r->hotspots = sqlite3_column_int64(st, 9);
 	r->created_at = sqlite3_column_int64(st, 10);
 	r->updated_at = sqlite3_column_int64(st, 11);
+	r->document_path = dbrow_dup(st, 12);
+	dbrow_copy(st, 13, r->document_sha256, sizeof r->document_sha256);
+	r->document_size = sqlite3_column_int64(st, 14);
 }
 
 static void report_row(sqlite3_stmt *st, void *out)
@@ -261,6 +265,7 @@ void condition_free(struct condition_report *r)
 {
 	free(r->note);
 	free(r->customer_name);
+	free(r->document_path);
 	memset(r, 0, sizeof *r);
 }
 
@@ -340,6 +345,48 @@ static int report_writable(struct db *db, int64_t report, const char *subject, i
 		               _("condition report %lld is final: it is not changed any more"),
 		               (long long)report);
 	return 0;
+}
+
+struct final_ctx {
+	int64_t report;
+	const char *rel, *sha256;
+	int64_t size;
+};
+
+static int final_tx(struct db *db, void *arg)
+{
+	struct final_ctx *f = arg;
+	char subject[64];
+	int64_t appt;
+	sqlite3_stmt *st;
+	int rc;
+
+	snprintf(subject, sizeof subject, "make condition report %lld final", (long long)f->report);
+	if ((rc = report_writable(db, f->report, subject, &appt)))
+		return rc;
+	rc = db_prepare(db,
+	                "UPDATE condition_report SET status = 'final', document_path = ?2,"
+	                " document_sha256 = ?3, document_size = ?4, updated_at = ?5"
+	                " WHERE id = ?1 AND status = 'open'",
+	                &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, f->report);
+	sqlite3_bind_text(st, 2, f->rel, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 3, f->sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_int64(st, 4, f->size);
+	sqlite3_bind_int64(st, 5, clock_now());
+	return db_run(db, st, _("cannot make the condition report final"));
+}
+
+int condition_record_final(struct db *db, int64_t report, const char *rel, const char *sha256,
+                           int64_t size)
+{
+	struct final_ctx f = {report, rel, sha256, size};
+
+	if (!rel || !*rel || strchr(rel, '/') || !sha256 || strlen(sha256) != 64 || size <= 0)
+		return err_set(FD_EINVAL, "%s", _("a final report needs its printed document"));
+	return db_write(db, final_tx, &f);
 }
 
 /* ---------------------------------------------------------------- media */
@@ -1059,6 +1106,51 @@ int condition_hotspot_list(struct db *db, int64_t report,
 
 /* ---------------------------------------------------------------- check */
 
+/* The final reports' documents in dir against their hashes (a purged
+ * one has no path), counted into *n. */
+static int check_documents(struct db *db, const char *dir,
+                           void (*report)(const char *code, const char *detail, void *arg),
+                           void *arg, int *n)
+{
+	sqlite3_stmt *st;
+	int rc, step;
+
+	if ((rc = db_prepare(db,
+	                     "SELECT id, document_path, document_sha256 FROM condition_report"
+	                     " WHERE document_path IS NOT NULL ORDER BY id",
+	                     &st)))
+		return rc;
+	while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+		struct strbuf path = {0}, detail = {0};
+		long long id = sqlite3_column_int64(st, 0);
+		int r;
+
+		sb_printf(&path, "%s/%s", dir, (const char *)sqlite3_column_text(st, 1));
+		r = fsmode_file_matches(sb_cstr(&path), (const char *)sqlite3_column_text(st, 2),
+		                        CONDITION_FILE_MAX);
+		if (r == FD_ENOTFOUND) {
+			sb_printf(&detail,
+			          _("the document of condition report %1$lld is missing: %2$s"), id,
+			          sb_cstr(&path));
+			report("condition-document-missing", sb_cstr(&detail), arg);
+			(*n)++;
+		} else if (r) {
+			sb_printf(&detail,
+			          _("the document of condition report %1$lld does not match its "
+			            "SHA-256: %2$s"),
+			          id, sb_cstr(&path));
+			report("condition-document-changed", sb_cstr(&detail), arg);
+			(*n)++;
+		}
+		sb_free(&path);
+		sb_free(&detail);
+	}
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the condition reports"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int condition_check_media(struct db *db,
                           void (*report)(const char *code, const char *detail, void *arg),
                           void *arg)
@@ -1105,6 +1197,8 @@ int condition_check_media(struct db *db,
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot read the media"));
 	sqlite3_finalize(st);
+	if (!rc)
+		rc = check_documents(db, dir, report, arg, &n);
 	free(dir);
 	return rc ? rc : n;
 }
@@ -1198,6 +1292,12 @@ int condition_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	    {"UPDATE hotspot_his SET label = '" RETENTION_REMOVED "'"
 	     " WHERE report_id IN (" CUSTOMER_REPORTS ") AND label IS NOT '" RETENTION_REMOVED "'",
 	     N_("cannot clear the hotspots' history")},
+	    {"UPDATE condition_report SET document_path = NULL WHERE document_path IS NOT NULL"
+	     " AND id IN (" CUSTOMER_REPORTS ")",
+	     N_("cannot clear the condition reports' documents")},
+	    {"UPDATE condition_report_his SET document_path = NULL WHERE document_path IS NOT NULL"
+	     " AND id IN (" CUSTOMER_REPORTS ")",
+	     N_("cannot clear the condition reports' documents' history")},
 	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'condition_report'"
 	     " AND reason IS NOT NULL AND entity_id IN (" CUSTOMER_REPORTS ")",
 	     N_("cannot clear the condition reports' status reasons")},
@@ -1209,7 +1309,9 @@ int condition_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	/* the copies go once the purge has committed */
 	rc = db_prepare(db,
 	                "SELECT local_path FROM media_item WHERE local_path IS NOT NULL"
-	                " AND report_id IN (" CUSTOMER_REPORTS ")",
+	                " AND report_id IN (" CUSTOMER_REPORTS ")"
+	                " UNION ALL SELECT document_path FROM condition_report"
+	                " WHERE document_path IS NOT NULL AND id IN (" CUSTOMER_REPORTS ")",
 	                &st);
 	if (rc)
 		return rc;

@@ -49,6 +49,11 @@ struct condition_report {
 	char *note;              /* NULL when none */
 	int64_t media, hotspots; /* how many */
 	int64_t created_at, updated_at;
+	/* final: the printed document (a file of the media folder; NULL once a
+	 * purge removed it), its SHA-256 and size; "" and 0 while open */
+	char *document_path;
+	char document_sha256[65];
+	int64_t document_size;
 };
 
 /* condition_add - a new report of visit appt at stage ("before" or
@@ -180,9 +185,19 @@ int condition_hotspot_list(struct db *db, int64_t report,
 int condition_hotspots_reframe(struct db *db, int64_t media_id, int (*fn)(double c[3], void *arg),
                                void *arg, int64_t *n);
 
-/* condition_check_media - every medium's kept copy against its hash:
- * report("condition-media-missing" | "condition-media-changed", detail,
- * arg) for each one missing or changed. The number reported, or a
+/* condition_record_final - report made final with its printed document:
+ * rel, a file of the media folder written whole already, its SHA-256 and
+ * size; one transaction, visit.work asked on the report's visit.
+ * FD_ENOTFOUND, FD_ECONFLICT when it is final already (nothing changes:
+ * the caller removes its file). */
+int condition_record_final(struct db *db, int64_t report, const char *rel, const char *sha256,
+                           int64_t size);
+
+/* condition_check_media - every medium's kept copy and every final
+ * report's document against its hash: report("condition-media-missing" |
+ * "condition-media-changed" | "condition-document-missing" |
+ * "condition-document-changed", detail, arg) for each one missing or
+ * changed. The number reported, or a
  * negative FD_E* code. For `frontdesk check` (checkdb.c). */
 int condition_check_media(struct db *db,
                           void (*report)(const char *code, const char *detail, void *arg),

@@ -9,7 +9,8 @@
 # provider for it; an upload whose answer was lost before the purge took
 # its copy cannot be named to the provider, and check says so with the
 # reference to ask it about; an upload whose answer is in flight when the
-# purge lands is recorded with its provider id only, and then deleted.
+# purge lands is recorded with its provider id only, and then deleted; the
+# final report's printed document goes with the purge (its hash stays).
 # Every secret here is made up.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/png.sh"
@@ -50,6 +51,9 @@ m3=$(add 1 "$TMP/lost.png")
 m5=$(add 1 "$TMP/late.png")
 m4=$(add 1 "$TMP/scan.bin" --kind model)
 is "before the purge: a photo ready, a panorama processing" "$(host "$m1" status) $(host "$m2" status)" "ready processing"
+fd condition finalize 1 >/dev/null
+doc=$(db "SELECT document_path FROM condition_report WHERE id = 1")
+ok "the report is final, its document beside the database" test -s "$(dirname "$FRONTDESK_DB")/media/$doc"
 
 # --- the purge lands while a round is at the provider: m3's answer is
 # lost, m5's is held 4 s (the purge comes then), m4 is not sent yet
@@ -100,5 +104,9 @@ is "the provider does hold it" "$(deleted_there "$m3")" False
 is "the certificate: five asked, four deleted" \
 	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "5 4"
 like "its line says so" "$(fd retention certs)" "5 hosted media copies asked deleted at their providers (4 deleted)"
-is "no copy is left beside the database" "$(ls "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 0
+is "no copy is left beside the database, nor the report's document" "$(ls -A "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 0
+is "the document's path is gone, its hash kept" \
+	"$(db "SELECT document_path IS NULL, length(document_sha256) FROM condition_report WHERE id = 1")" "1|64"
+is "... in its history too" "$(db "SELECT count(*) FROM condition_report_his WHERE document_path IS NOT NULL")" 0
+ok "check looks for no document" sh -c "! \"$FRONTDESK\" check 2>&1 | grep -q condition-document"
 done_testing

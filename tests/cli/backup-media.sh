@@ -1,7 +1,7 @@
 #!/bin/sh
 # backup-media.sh - the condition reports' media travel with a backup as
 # the signed documents do: `frontdesk backup` copies those the copy's media
-# rows name into DEST.media (byte-identical, 0600, checked against their
+# rows name, and the final reports' documents, into DEST.media (byte-identical, 0600, checked against their
 # hashes), and `frontdesk restore` into a fresh place brings them back,
 # after which `frontdesk check` is clean. A changed or missing medium fails
 # the backup, naming it, and leaves nothing at the destination; an existing
@@ -23,6 +23,9 @@ DIR="$TMP/media"
 M1=$(sqlite3 "$FRONTDESK_DB" "SELECT local_path FROM media_item WHERE id = 1")
 M2=$(sqlite3 "$FRONTDESK_DB" "SELECT local_path FROM media_item WHERE id = 2")
 ok "two media beside the database" test -s "$DIR/$M1" -a -s "$DIR/$M2"
+fd condition finalize 1 >/dev/null
+D1=$(sqlite3 "$FRONTDESK_DB" "SELECT document_path FROM condition_report WHERE id = 1")
+ok "... and the final report's document" test -s "$DIR/$D1"
 ok "check is clean" fd check
 
 # --- the backup carries them
@@ -31,13 +34,13 @@ out=$(fd --json backup "$TMP/bk/b.db" 2>&1); st=$?
 is "backup exits 0" "$st" 0
 is "it names the media folder" "$(echo "$out" | jget 'd["media"]')" "$TMP/bk/b.db.media"
 is "... and no signed documents" "$(echo "$out" | jget 'd["signed_documents"]')" None
-for f in "$M1" "$M2"; do
+for f in "$M1" "$M2" "$D1"; do
 	ok "$f is in the backup, byte-identical" cmp "$DIR/$f" "$TMP/bk/b.db.media/$f"
 	is "$f is 0600 in the backup" "$(stat -c %a "$TMP/bk/b.db.media/$f")" 600
 done
 is "the folder is 0700" "$(stat -c %a "$TMP/bk/b.db.media")" 700
 is "only the media are in it (no temporary left)" "$(ls -A "$TMP/bk/b.db.media" | sort | tr '\n' ' ')" \
-	"$(printf '%s\n%s\n' "$M1" "$M2" | sort | tr '\n' ' ')"
+	"$(printf '%s\n%s\n%s\n' "$M1" "$M2" "$D1" | sort | tr '\n' ' ')"
 is "nothing else beside the backup" "$(ls -A "$TMP/bk" | tr '\n' ' ')" "b.db b.db.media "
 like "the text output says where they went" "$(fd backup --force "$TMP/bk/b.db")" \
 	"condition reports' media were copied to $TMP/bk/b.db.media"
@@ -53,7 +56,7 @@ ok "... with the media in it" cmp "$DIR/$M1" "$TMP/bk/b.db.media/$M1"
 NEW="$TMP/new/shop.db"
 out=$(FRONTDESK_DB="$NEW" fd restore "$TMP/bk/b.db" 2>&1); st=$?
 is "restore into a fresh place exits 0" "$st" 0
-for f in "$M1" "$M2"; do
+for f in "$M1" "$M2" "$D1"; do
 	ok "$f is back, byte-identical" cmp "$DIR/$f" "$TMP/new/media/$f"
 	is "$f is 0600" "$(stat -c %a "$TMP/new/media/$f")" 600
 done

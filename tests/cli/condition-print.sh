@@ -12,6 +12,7 @@
 . "$TOP_SRCDIR/tests/lib/tap.sh"
 . "$TOP_SRCDIR/tests/lib/png.sh"
 db() { sqlite3 "$FRONTDESK_DB" "$1"; }
+jget() { python3 -c "import json,sys; d=json.load(sys.stdin); print($1)"; }
 # widest FILE: the widest line in display columns (wide characters two)
 widest() {
 	python3 - "$1" <<'EOF'
@@ -136,4 +137,34 @@ fd condition media add 2 "$TMP/fake.jpg" >/dev/null
 refused "a JPEG of no readable size is not printed" condition print 2 --format pdf --output "$TMP/bad.pdf"
 ok "... no file" test ! -e "$TMP/bad.pdf"
 ok "its text prints" fd condition print 2
+
+# --- finalize: the report made final with its printed PDF and its hash
+media="$(dirname "$FRONTDESK_DB")/media"
+files=$(ls -A "$media" | sort)
+refused "a report that cannot be printed is not made final" condition finalize 2
+is "... it stays open" "$(db "SELECT status FROM condition_report WHERE id = 2")" open
+is "... and no file is left" "$(ls -A "$media" | sort)" "$files"
+fd --json condition finalize 1 > "$TMP/final.json"
+is "made final" "$(jget 'd["status"]' < "$TMP/final.json")" final
+doc="$media/$(jget 'd["document"]["path"]' < "$TMP/final.json")"
+is "its document is kept beside the database, with its SHA-256" \
+	"$(sha256sum < "$doc" | cut -d' ' -f1)" "$(jget 'd["document"]["sha256"]' < "$TMP/final.json")"
+is "... and its size" "$(wc -c < "$doc" | tr -d ' ')" "$(jget 'd["document"]["size"]' < "$TMP/final.json")"
+like "the document is the printed report" "$(pdftotext "$doc" -)" "odometer 41200"
+mkdir "$TMP/y" && pdfimages -j -f 4 -l 4 "$doc" "$TMP/y/p"
+is "the photo is in it byte for byte" "$(sha256sum < "$TMP/y/p-000.jpg")" "$(sha256sum < "$TMP/door.jpg")"
+is "only the owner reads it" "$(stat -c %a "$doc")" 600
+like "show names it" "$(fd condition show 1)" "$(jget 'd["document"]["sha256"]' < "$TMP/final.json")"
+refused "a final report takes no medium" condition media add 1 "$TMP/pano.png"
+refused "... no hotspot" condition hotspot add --media 1 --kind note --text "late" --at 0.5,0.5
+refused "... and is not made final again" condition finalize 1
+like "... saying so" "$(cat "$TMP/err")" "final already"
+ok "check finds it whole" fd check
+cp "$doc" "$TMP/doc.keep"
+chmod u+w "$doc"; printf 'x' >> "$doc"
+like "check sees a document changed" "$(fd check 2>&1)" "condition-document-changed: the document of condition report 1 does not match its SHA-256"
+rm -f "$doc"
+like "... or missing" "$(fd check 2>&1)" "condition-document-missing: the document of condition report 1 is missing"
+cp "$TMP/doc.keep" "$doc"
+ok "whole again" fd check
 done_testing
