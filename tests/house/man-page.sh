@@ -17,6 +17,7 @@
 # removed, a command dropped from a tag, an option deleted), so that each
 # failure is seen to work.
 . "$TOP_SRCDIR/tests/lib/tap.sh"
+once_per_tree "the man page against the program's own help"
 
 MAN="$TOP_SRCDIR/data/frontdesk.1"
 export FRONTDESK_DB="$TMP/none.db" # --help never opens the database

@@ -92,6 +92,12 @@ while [ "$v" -le "$latest" ]; do
 	v=$((v + 1))
 done
 
+# The sanitizer build migrates a third of the fixtures (every third
+# version, the first, the two newest and every earlier form): migrating is
+# the same SQL in every build, and the plain build migrates them all.
+# FD_STRESS=1 migrates them all there too.
+thin=0
+if sanitized && [ -z "${FD_STRESS:-}" ]; then thin=1; fi
 n=0
 for dump in "$FIX"/schema-*.sql; do
 	[ -f "$dump" ] || continue
@@ -103,6 +109,10 @@ for dump in "$FIX"/schema-*.sql; do
 	want=$(expr "$num" + 0)
 	form=${fx#schema-"$num"}
 	form=${form#-}
+	if [ "$thin" = 1 ] && [ -z "$form" ] && [ "$want" -ne "$FIRST" ] &&
+		[ "$want" -lt $((latest - 1)) ] && [ $((want % 3)) -ne 0 ]; then
+		continue
+	fi
 	grep -q "tests/fixtures/$fx.sql" "$TOP_SRCDIR/Makefile.am"
 	is "$fx: listed in Makefile.am, so that it is distributed" "$?" 0
 	db="$TMP/$fx.db"
