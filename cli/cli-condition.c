@@ -24,6 +24,7 @@
 #include "condition.h"
 #include "control.h"
 #include "err.h"
+#include "esign.h"
 #include "i18n.h"
 #include "media.h"
 #include "pipe-provider.h"
@@ -246,6 +247,7 @@ static int show_hotspot_cb(const struct condition_hotspot *h, void *arg)
 static int cmd_show(struct cli *c, const struct cli_args *a)
 {
 	struct condition_report r;
+	struct esign_report_sign sig;
 	struct show s = {c, NULL};
 	cJSON *o = NULL;
 	char when[32];
@@ -253,8 +255,22 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 
 	if ((rc = condition_get(c->db, a->id, &r)))
 		return cli_refused(rc);
+	if ((rc = esign_report_state(c->db, r.id, &sig))) {
+		condition_free(&r);
+		return cli_refused(rc);
+	}
 	if (c->json) {
 		o = report_json(&r);
+		if (sig.flow_id) {
+			cJSON *g = cJSON_AddObjectToObject(o, "signature");
+
+			cli_json_int(g, "flow_id", sig.flow_id);
+			cli_json_str(g, "state", sig.state);
+			cli_json_str(g, "provider", sig.provider);
+			cli_json_str(g, "document_path", sig.document_path);
+			cli_json_str(g, "document_sha256",
+			             sig.document_sha256[0] ? sig.document_sha256 : NULL);
+		}
 		s.arr = cJSON_AddArrayToObject(o, "media");
 	} else {
 		clock_format_local(r.visit_start, "%Y-%m-%d %H:%M", when, sizeof when);
@@ -269,6 +285,16 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 			                             : _("(removed with the customer's data)"));
 			cli_field(_("SHA-256"), r.document_sha256);
 		}
+		if (sig.flow_id) {
+			cli_field(_("Signature"), sig.state);
+			if (sig.document_sha256[0]) {
+				cli_field(_("Signed document"),
+				          sig.document_path
+				              ? sig.document_path
+				              : _("(removed with the customer's data)"));
+				cli_field(_("Its SHA-256"), sig.document_sha256);
+			}
+		}
 		printf(_("Media:\n"));
 	}
 	rc = condition_media_list(c->db, r.id, show_media_cb, &s);
@@ -280,6 +306,7 @@ static int cmd_show(struct cli *c, const struct cli_args *a)
 		rc = condition_hotspot_list(c->db, r.id, show_hotspot_cb, &s);
 	}
 	condition_free(&r);
+	esign_report_sign_free(&sig);
 	if (rc) {
 		cJSON_Delete(o);
 		return cli_refused(rc);
@@ -328,6 +355,29 @@ static int cmd_finalize(struct cli *c, const struct cli_args *a)
 	}
 	condition_free(&r);
 	free(path);
+	return CLI_OK;
+}
+
+/* The customer asked to sign the report's document (the core's rules). */
+static int cmd_sign(struct cli *c, const struct cli_args *a)
+{
+	int64_t flow = 0;
+	int rc = esign_send_report(c->db, a->id, cli_arg_get(a, "provider"), &flow);
+
+	if (rc)
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "report_id", a->id);
+		cli_json_int(o, "flow_id", flow);
+		cli_json_str(o, "state", "sent");
+		cli_print_json(o);
+	} else {
+		printf(_("Condition report %lld is sent to the customer for signature (sign flow "
+		         "%lld); the e-sign worker delivers it.\n"),
+		       (long long)a->id, (long long)flow);
+	}
 	return CLI_OK;
 }
 
@@ -797,6 +847,13 @@ const struct cli_entry cli_condition_cmds[] = {
         "its SHA-256; nothing of the report changes any more"),
      .min_pos = 1, .max_pos = 1, .id = N_("the condition report"), .db = CLI_DB_OPEN,
      .run = cmd_finalize},
+    {"sign", NULL, "ID [--provider CODE]", NULL,
+     N_("send a final report taken before the work to the customer for signature, through "
+        "the e-sign provider"),
+     .opts = {{"provider", CLI_VALUE, N_("the e-sign provider (default: the registry's route)"),
+               NULL, NULL}},
+     .min_pos = 1, .max_pos = 1, .id = N_("the condition report"), .db = CLI_DB_OPEN,
+     .run = cmd_sign},
     {"media", NULL, NULL, NULL,
      N_("a report's photos, panoramas and 3D captures: add, list, show, upload, move, run"),
      .sub = media_cmds},

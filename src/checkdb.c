@@ -571,15 +571,19 @@ static const struct check_def promises[] = {
 	/* an estimate never sent for signature while its flow waits for the
 	 * customer's, or a withdrawal never sent while the customer can still
 	 * sign what the shop cancelled */
-	{ "esign-command-dead", N_("no estimate waits for a signature it was never sent for, and "
-	                           "no cancelled one is still open at the provider"),
-	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' of estimate ' ||"
+	{ "esign-command-dead", N_("no estimate or condition report waits for a signature it was "
+	                           "never sent for, and no cancelled one is still open at the "
+	                           "provider"),
+	  "SELECT 'outbox command ' || c.id || ' (' || c.event_type || ' of ' ||"
+	  " CASE WHEN f.report_id IS NULL THEN 'estimate ' ELSE 'condition report ' END ||"
 	  " c.business_key || ' at ' || c.provider_code || ') is ' ||" CMD_NOT_KEPT_SAID("c") " ||"
-	  " ' while the estimate is ' || f.status || coalesce(': ' || c.last_error, '') ||"
+	  " CASE WHEN f.report_id IS NULL THEN ' while the estimate is '"
+	  "  ELSE ' while its sign flow is ' END || f.status || coalesce(': ' || c.last_error, '') ||"
 	  " ' (frontdesk outbox retry ' || c.id || ' sends it again, with the same key)'"
-	  " FROM outbox_event c NOT INDEXED JOIN estimate e ON e.number = c.business_key"
-	  " JOIN esign_flow f ON f.estimate_id = e.id"
-	  " WHERE" CMD_OPEN("c") " c.integration_type = 'esign' AND" CMD_NOT_KEPT("c")
+	  " FROM outbox_event c NOT INDEXED JOIN esign_flow f LEFT JOIN estimate e"
+	  " ON e.id = f.estimate_id"
+	  " WHERE c.business_key = coalesce(e.number, 'CR-' || f.report_id || '-F' || f.id) AND"
+	  CMD_OPEN("c") " c.integration_type = 'esign' AND" CMD_NOT_KEPT("c")
 	  " AND (c.event_type = 'envelope.create' AND f.status IN ('sent', 'viewed')"
 	  "  OR c.event_type = 'envelope.cancel' AND f.status = 'cancelled')"
 	  " ORDER BY c.id" },

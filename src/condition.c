@@ -247,17 +247,40 @@ static void report_row(sqlite3_stmt *st, void *out)
 	report_fill(st, out);
 }
 
-int condition_get(struct db *db, int64_t id, struct condition_report *out)
+static int report_read(struct db *db, int64_t id, struct condition_report *out)
 {
 	int rc, found;
 
 	memset(out, 0, sizeof *out);
-	if (control_require(db, PERM_RECORDS_VIEW, 0, "read a condition report"))
-		return FD_EPERM;
 	rc = dbrow_get(db, "SELECT " REPORT_COLS REPORT_FROM " WHERE r.id = ?1", id, report_row,
 	               out, _("cannot read the condition reports"), &found);
 	if (!rc && !found)
 		return err_set(FD_ENOTFOUND, _("there is no condition report %lld"), (long long)id);
+	return rc;
+}
+
+int condition_get(struct db *db, int64_t id, struct condition_report *out)
+{
+	memset(out, 0, sizeof *out);
+	if (control_require(db, PERM_RECORDS_VIEW, 0, "read a condition report"))
+		return FD_EPERM;
+	return report_read(db, id, out);
+}
+
+int condition_document(struct db *db, int64_t report, struct condition_report *r, char **path)
+{
+	int rc = report_read(db, report, r);
+
+	if (path)
+		*path = NULL;
+	if (!rc && path && r->document_path) {
+		char *dir = condition_media_folder(db);
+		struct strbuf sb = {0};
+
+		sb_printf(&sb, "%s/%s", dir, r->document_path);
+		free(dir);
+		*path = sb_steal(&sb);
+	}
 	return rc;
 }
 

@@ -185,6 +185,12 @@ int condition_hotspot_list(struct db *db, int64_t report,
 int condition_hotspots_reframe(struct db *db, int64_t media_id, int (*fn)(double c[3], void *arg),
                                void *arg, int64_t *n);
 
+/* condition_document - report r as condition_get reads it, for the e-sign
+ * worker, which acts for the shop (no permission asked), and *path (NULL
+ * to skip; caller frees) its final document's full path, NULL while the
+ * report is open or once a purge removed it. FD_ENOTFOUND. */
+int condition_document(struct db *db, int64_t report, struct condition_report *r, char **path);
+
 /* condition_record_final - report made final with its printed document:
  * rel, a file of the media folder written whole already, its SHA-256 and
  * size; one transaction, visit.work asked on the report's visit.

@@ -76,7 +76,7 @@ static int read_ids(struct db *db, sqlite3_stmt *st, struct ids *out)
 struct cmd {
 	int64_t id;
 	char type[61];
-	char number[41];
+	char number[48];
 	char key[256];
 	char status[12];
 	int64_t retries;
@@ -121,8 +121,8 @@ struct cmd_done {
 	int64_t id;
 	enum outbox_state state; /* sending, succeeded, failed, dead */
 	const char *error;
-	int64_t retry_in; /* seconds, failed */
-	int64_t estimate_id;
+	int64_t retry_in;                 /* seconds, failed */
+	const char *number;               /* the flow's (ESIGN_FLOW_NUMBER) */
 	const struct esign_envelope *env; /* envelope.create succeeded */
 };
 
@@ -145,9 +145,9 @@ static int cmd_done_tx(struct db *db, void *arg)
 	if (rc)
 		return rc;
 	if (d->env) {
-		struct estimate e;
+		struct esign_subject e;
 
-		if ((rc = esign_get(db, d->estimate_id, &e)) != 0)
+		if ((rc = esign_subject_get(db, d->number, &e)) != 0)
 			return rc;
 		rc = db_prepare_cached(db,
 		                       "UPDATE esign_flow SET envelope_id = ?2, updated_at = ?3"
@@ -168,7 +168,7 @@ static int cmd_done_tx(struct db *db, void *arg)
 		/* cancelled while the envelope was being made: withdraw it */
 		if (!rc && esign_state_of(e.state) == ESIGN_CANCELLED)
 			rc = esign_enqueue(db, "envelope.cancel", e.number, e.provider, d->env->id);
-		esign_estimate_free(&e);
+		esign_subject_free(&e);
 	}
 	return rc;
 }
@@ -177,13 +177,13 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
                        int64_t id, struct esign_round *r)
 {
 	struct cmd cm;
-	struct cmd_done d = {lease, id, OUTBOX_SENDING, NULL, 0, 0, NULL};
+	struct cmd_done d = {lease, id, OUTBOX_SENDING, NULL, 0, NULL, NULL};
 	struct esign_envelope env = {0};
 	struct chan_status st = {0};
-	struct estimate e = {0};
+	struct esign_subject e = {0};
 	unsigned char *pdf = NULL;
 	size_t len = 0;
-	char hash[65], *dir = NULL;
+	char hash[65];
 	int rc, code;
 
 	if ((rc = cmd_get(db, id, &cm)) != 0)
@@ -196,32 +196,23 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 	if (!strcmp(cm.type, "envelope.cancel")) {
 		code = c->eops->cancel(c->ectx, cm.envelope_id, cm.key, &st);
 	} else {
-		int64_t eid = 0;
-
-		if ((rc = esign_find(db, cm.number, &eid)) != 0 ||
-		    (rc = esign_get(db, eid, &e)) != 0)
+		if ((rc = esign_subject_get(db, cm.number, &e)) != 0)
 			return rc;
-		d.estimate_id = e.id;
+		d.number = e.number;
 		if (esign_state_of(e.state) == ESIGN_CANCELLED && !*e.envelope_id) {
 			d.state = OUTBOX_DEAD;
 			d.error = _("the estimate was cancelled before it was sent");
 			rc = db_write(db, cmd_done_tx, &d);
 			goto out;
 		}
-		dir = esign_folder(db);
-		{
-			struct strbuf sb = {0};
-
-			sb_printf(&sb, "%s/%s", dir, e.pdf_path);
-			rc = fsmode_read_file(sb_cstr(&sb), 64u << 20, &pdf, &len);
-			sb_free(&sb);
-		}
+		rc = e.pdf_path ? fsmode_read_file(e.pdf_path, 64u << 20, &pdf, &len)
+		                : err_set(FD_ENOTFOUND, "%s",
+		                          _("the document was removed with the customer's data"));
 		if (!rc)
 			rc = crypto_sha256_hex(pdf, len, hash);
 		if (rc || strcmp(hash, e.pdf_sha256)) {
 			d.state = OUTBOX_DEAD;
-			d.error =
-			    rc ? err_msg() : _("the estimate's PDF no longer matches its hash");
+			d.error = rc ? err_msg() : _("the document no longer matches its hash");
 			rc = db_write(db, cmd_done_tx, &d);
 			goto out;
 		}
@@ -231,8 +222,8 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 
 			customer_get(db, e.customer_id, &cu);
 			in.reference = e.number;
-			in.title = e.job_title;
-			in.signer_name = e.customer_name;
+			in.title = e.title;
+			in.signer_name = e.signer_name;
 			in.signer_email = cu.email ? cu.email : "";
 			in.pdf = pdf;
 			in.pdf_len = len;
@@ -274,9 +265,8 @@ static int deliver_one(struct db *db, struct pipe_conn *c, const struct control_
 	rc = db_write(db, cmd_done_tx, &d);
 out:
 	esign_envelope_free(&env);
-	esign_estimate_free(&e);
+	esign_subject_free(&e);
 	free(pdf);
-	free(dir);
 	return rc;
 }
 
@@ -352,7 +342,7 @@ static int apply_tx(struct db *db, void *arg)
 	struct apply_ctx *a = arg;
 	sqlite3_stmt *st;
 	int64_t flow = 0;
-	char from[16] = "", number[41] = "";
+	char from[16] = "", number[48] = "", what[80];
 	enum esign_state cur;
 	int rc;
 
@@ -363,9 +353,8 @@ static int apply_tx(struct db *db, void *arg)
 		return inbox_mark_dead(db, a->ev_id, a->why, NULL, NULL);
 	}
 	rc = db_prepare_cached(db,
-	                       "SELECT f.id, f.status, e.number FROM esign_flow f JOIN estimate e"
-	                       " ON e.id = f.estimate_id WHERE f.provider_code = ?1"
-	                       " AND f.envelope_id = ?2",
+	                       "SELECT f.id, f.status, " ESIGN_FLOW_NUMBER ESIGN_FLOW_FROM
+	                       " WHERE f.provider_code = ?1 AND f.envelope_id = ?2",
 	                       &st);
 	if (rc)
 		return rc;
@@ -387,16 +376,16 @@ static int apply_tx(struct db *db, void *arg)
 	}
 	if ((rc = esign_state_parse(from, &cur)) != 0)
 		return rc;
+	esign_subject_name(number, what, sizeof what);
 	if (cur == a->cb.state) {
-		snprintf(a->why, sizeof a->why, _("a repeat: estimate %s is %s already"), number,
-		         from);
+		snprintf(a->why, sizeof a->why, _("a repeat: %s is %s already"), what, from);
 		a->outcome = "processed";
 		return inbox_mark_processed(db, a->ev_id, a->why, NULL);
 	}
 	if (!esign_may_move(cur, a->cb.state)) {
 		snprintf(a->why, sizeof a->why,
-		         _("estimate %1$s is %2$s: a '%3$s' callback never moves it back"), number,
-		         from, esign_state_name(a->cb.state));
+		         _("%1$s is %2$s: a '%3$s' callback never moves it back"), what, from,
+		         esign_state_name(a->cb.state));
 		rc = db_prepare_cached(db,
 		                       "UPDATE esign_flow SET ignored_reason = ?2, updated_at = ?3"
 		                       " WHERE id = ?1",
@@ -665,14 +654,12 @@ static int download_one(struct db *db, struct pipe_conn *c, const struct control
 	struct chan_status cs;
 	unsigned char *body = NULL;
 	size_t len = 0;
-	char envid[256] = "", number[41] = "", name[80], hash[65], *dir = NULL;
+	char envid[256] = "", number[48] = "", name[80], hash[65], *dir = NULL;
 	struct doc_ctx d = {lease, flow, name, hash, NULL, 0, 0};
 	int rc;
 
-	rc = db_prepare_cached(db,
-	                       "SELECT f.envelope_id, e.number FROM esign_flow f JOIN estimate e"
-	                       " ON e.id = f.estimate_id WHERE f.id = ?1",
-	                       &st);
+	rc = db_prepare_cached(
+	    db, "SELECT f.envelope_id, " ESIGN_FLOW_NUMBER ESIGN_FLOW_FROM " WHERE f.id = ?1", &st);
 	if (rc)
 		return rc;
 	sqlite3_bind_int64(st, 1, flow);
@@ -746,12 +733,12 @@ int esign_check_documents(struct db *db,
 	char *dir = esign_folder(db);
 	int rc, step, n = 0;
 
-	rc = db_prepare(
-	    db,
-	    "SELECT e.number, f.document_path, f.document_sha256 FROM esign_flow f"
-	    " JOIN estimate e ON e.id = f.estimate_id"
-	    " WHERE f.document_sha256 IS NOT NULL AND f.document_path IS NOT NULL ORDER BY f.id",
-	    &st);
+	rc = db_prepare(db,
+	                "SELECT " ESIGN_FLOW_NUMBER
+	                ", f.document_path, f.document_sha256" ESIGN_FLOW_FROM
+	                " WHERE f.document_sha256 IS NOT NULL"
+	                " AND f.document_path IS NOT NULL ORDER BY f.id",
+	                &st);
 	if (rc) {
 		free(dir);
 		return rc;
@@ -761,20 +748,21 @@ int esign_check_documents(struct db *db,
 		const char *rel = (const char *)sqlite3_column_text(st, 1);
 		const char *want = (const char *)sqlite3_column_text(st, 2);
 		struct strbuf path = {0}, detail = {0};
+		char what[80];
 		int r;
 
+		esign_subject_name(num, what, sizeof what);
 		sb_printf(&path, "%s/%s", dir, rel);
 		r = fsmode_file_matches(sb_cstr(&path), want, 64u << 20);
 		if (r == FD_ENOTFOUND) {
-			sb_printf(&detail, _("the signed document of estimate %s is missing: %s"),
-			          num, sb_cstr(&path));
+			sb_printf(&detail, _("the signed document of %s is missing: %s"), what,
+			          sb_cstr(&path));
 			report("esign-document-missing", sb_cstr(&detail), arg);
 			n++;
 		} else if (r) {
-			sb_printf(
-			    &detail,
-			    _("the signed document of estimate %s does not match its SHA-256: %s"),
-			    num, sb_cstr(&path));
+			sb_printf(&detail,
+			          _("the signed document of %s does not match its SHA-256: %s"),
+			          what, sb_cstr(&path));
 			report("esign-document-changed", sb_cstr(&detail), arg);
 			n++;
 		}

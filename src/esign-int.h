@@ -6,6 +6,7 @@
 #define FD_ESIGN_INT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "esign.h"
 
@@ -25,5 +26,40 @@ const struct esign_ops *esign_adapter_of(const struct pipe_provider *p);
  * before it has one) and a fresh idempotency key. */
 int esign_enqueue(struct db *db, const char *type, const char *number, const char *code,
                   const char *envelope_id);
+
+/* A flow's subject in SQL: f the flow with its estimate e LEFT JOINed
+ * (ESIGN_FLOW_FROM); ESIGN_FLOW_NUMBER is the estimate's number, or
+ * CR-<report>-F<flow> for a condition report's flow: the business key of
+ * its outbox commands and the reference the provider is given. */
+#define ESIGN_FLOW_FROM   " FROM esign_flow f LEFT JOIN estimate e ON e.id = f.estimate_id"
+#define ESIGN_FLOW_NUMBER "coalesce(e.number, 'CR-' || f.report_id || '-F' || f.id)"
+
+/* What a flow sends for signature, whatever it is for (an estimate, a
+ * condition report). */
+struct esign_subject {
+	int64_t flow_id;
+	char number[48];       /* ESIGN_FLOW_NUMBER */
+	char state[16];        /* the flow's */
+	char envelope_id[256]; /* "" until the provider answered */
+	char provider[41];
+	char *pdf_path;      /* the document's full path; NULL when a purge removed it */
+	char pdf_sha256[65]; /* its hash when it was made */
+	char *title;         /* shown to the signer */
+	char *signer_name;   /* the customer */
+	int64_t customer_id;
+};
+
+/* esign_subject_get - the flow number names (ESIGN_FLOW_NUMBER) into *out
+ * (free with esign_subject_free). FD_ENOTFOUND. */
+int esign_subject_get(struct db *db, const char *number, struct esign_subject *out);
+void esign_subject_free(struct esign_subject *s);
+
+/* esign_report_number - 1 when number is a condition report's flow's
+ * (CR-<report>-F<flow>), with *report and *flow; else 0. */
+int esign_report_number(const char *number, long long *report, long long *flow);
+
+/* esign_subject_name - number in words for a message: "estimate
+ * EST-2026-000001", "condition report 3". */
+void esign_subject_name(const char *number, char *out, size_t n);
 
 #endif

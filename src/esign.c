@@ -182,6 +182,24 @@ int esign_file_sha256(const char *path, char out[65])
 	return rc;
 }
 
+int esign_report_number(const char *number, long long *report, long long *flow)
+{
+	char tail;
+
+	return sscanf(number, "CR-%lld-F%lld%c", report, flow, &tail) == 2 && *report > 0 &&
+	       *flow > 0;
+}
+
+void esign_subject_name(const char *number, char *out, size_t n)
+{
+	long long report, flow;
+
+	if (esign_report_number(number, &report, &flow))
+		snprintf(out, n, _("condition report %lld"), report);
+	else
+		snprintf(out, n, _("estimate %s"), number);
+}
+
 /* ---------------------------------------------------------------- estimates */
 
 #define EST_COLS                                                                                   \
@@ -836,15 +854,14 @@ int esign_command_fits(struct db *db, const struct outbox_cmd *o)
 {
 	int create = !strcmp(o->event_type, "envelope.create");
 	sqlite3_stmt *st;
-	char state[16] = "";
+	char state[16] = "", what[80];
 	int rc;
 
 	if (!create && strcmp(o->event_type, "envelope.cancel"))
 		return 0;
-	if ((rc = db_prepare_cached(db,
-	                            "SELECT f.status FROM esign_flow f JOIN estimate e"
-	                            " ON e.id = f.estimate_id WHERE e.number = ?1",
-	                            &st)) != 0)
+	if ((rc = db_prepare_cached(
+	         db, "SELECT f.status" ESIGN_FLOW_FROM " WHERE " ESIGN_FLOW_NUMBER " = ?1", &st)) !=
+	    0)
 		return rc;
 	sqlite3_bind_text(st, 1, o->business_key, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(st) == SQLITE_ROW)
@@ -853,10 +870,11 @@ int esign_command_fits(struct db *db, const struct outbox_cmd *o)
 	if (create ? esign_is_open(esign_state_of(state))
 	           : esign_state_of(state) == ESIGN_CANCELLED)
 		return 0;
+	esign_subject_name(o->business_key, what, sizeof what);
 	return err_set(FD_ECONFLICT,
-	               create ? _("estimate %s is %s: its envelope is not sent again")
-	                      : _("estimate %s is %s: its withdrawal is not sent again"),
-	               o->business_key, *state ? state : _("unknown"));
+	               create ? _("%s is %s: its envelope is not sent again")
+	                      : _("%s is %s: its withdrawal is not sent again"),
+	               what, *state ? state : _("unknown"));
 }
 
 int esign_ingest(struct db *db, const char *code, const char *secrets_path, const char *header,
@@ -925,6 +943,40 @@ int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_
 /* The estimate's lines and terms, its PDF, the signed document and the
  * evidence (signers' names, addresses, IPs) go; numbers, totals and hashes
  * stay. */
+/* The flows of customer ?1: their estimates', and their condition
+ * reports' (the visit's jobs are the customer's: condition_add's rule). */
+#define CUSTOMER_FLOWS                                                                             \
+	"SELECT f.id FROM esign_flow f LEFT JOIN estimate e ON e.id = f.estimate_id"               \
+	" WHERE e.customer_id = ?1 OR f.report_id IN (SELECT r.id FROM condition_report r"         \
+	"  JOIN appointment_work w ON w.appointment_id = r.appointment_id"                         \
+	"  JOIN service_order s ON s.id = w.service_order_id WHERE s.customer_id = ?1)"
+
+/* The signed documents and envelope ids of the customer's condition
+ * reports' flows: files to remove, words no file may keep. */
+static int report_flows_purge(struct db *db, struct retention_purge_ctx *c)
+{
+	sqlite3_stmt *st;
+	int rc, step, i;
+
+	rc = db_prepare(
+	    db,
+	    "SELECT envelope_id, document_path FROM esign_flow WHERE report_id IS NOT NULL"
+	    " AND id IN (" CUSTOMER_FLOWS ")",
+	    &st);
+	if (rc)
+		return rc;
+	sqlite3_bind_int64(st, 1, c->customer_id);
+	while ((step = sqlite3_step(st)) == SQLITE_ROW)
+		for (i = 0; i <= 1; i++)
+			if (sqlite3_column_type(st, i) != SQLITE_NULL)
+				(i == 0 ? c->needle
+				        : c->file)(c, (const char *)sqlite3_column_text(st, i));
+	if (step != SQLITE_DONE)
+		rc = db_fail(db, _("cannot read the sign flows"));
+	sqlite3_finalize(st);
+	return rc;
+}
+
 int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
 	static const struct retention_stmt v[] = {
@@ -932,21 +984,18 @@ int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	     " AND (lines IS NOT '[]' OR terms IS NOT '')",
 	     N_("cannot clear the estimates")},
 	    {"UPDATE esign_flow SET evidence = NULL, document_path = NULL, ignored_reason = NULL"
-	     " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	     " WHERE id IN (" CUSTOMER_FLOWS ")"
 	     " AND (evidence IS NOT NULL OR document_path IS NOT NULL OR ignored_reason IS NOT "
 	     "NULL)",
 	     N_("cannot clear the sign flows")},
 	    {"UPDATE esign_flow_his SET evidence = NULL, document_path = NULL, ignored_reason = "
 	     "NULL"
-	     " WHERE estimate_id IN (SELECT id FROM estimate WHERE customer_id = ?1)"
+	     " WHERE id IN (" CUSTOMER_FLOWS ")"
 	     " AND (evidence IS NOT NULL OR document_path IS NOT NULL OR ignored_reason IS NOT "
 	     "NULL)",
 	     N_("cannot clear the sign flows' history")},
 	    {"UPDATE status_flow SET reason = NULL WHERE entity = 'esign_flow' AND reason IS NOT "
-	     "NULL"
-	     " AND entity_id IN (SELECT f.id FROM esign_flow f JOIN estimate e ON e.id = "
-	     "f.estimate_id"
-	     " WHERE e.customer_id = ?1)",
+	     "NULL AND entity_id IN (" CUSTOMER_FLOWS ")",
 	     N_("cannot clear the sign flows' status reasons")},
 	};
 	sqlite3_stmt *st;
@@ -973,5 +1022,7 @@ int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 	if (step != SQLITE_DONE)
 		rc = db_fail(db, _("cannot list the customer's estimates"));
 	sqlite3_finalize(st);
+	if (!rc)
+		rc = report_flows_purge(db, c);
 	return rc ? rc : retention_exec_all(db, v, sizeof v / sizeof v[0], c->customer_id);
 }

@@ -280,6 +280,35 @@ struct esign_evidence {
 int esign_evidence_read(const char *json, struct esign_evidence *out);
 void esign_evidence_free(struct esign_evidence *ev);
 
+/* ---------------------------------------------------------------- condition reports */
+
+/* esign_send_report - the customer asked to acknowledge condition report
+ * `report` (taken before the work, final: condition finalize) by signing
+ * its document (esign-report.c), in ONE transaction: the flow (sent) at
+ * provider (NULL: where the registry routes CR-<report>) and its
+ * "envelope.create" command, under the number CR-<report>-F<flow>. *flow
+ * gets the flow. Asks job.edit. FD_ENOTFOUND; FD_EINVAL for a report taken
+ * after the work, one with no customer, no e-sign provider; FD_ECONFLICT
+ * for a report still open, its document purged, missing or changed, or a
+ * flow of it waiting for the signature or signed. The worker then sends it,
+ * follows it and keeps the signed document as for an estimate. */
+int esign_send_report(struct db *db, int64_t report, const char *provider, int64_t *flow);
+
+/* Where a report's signature stands. */
+struct esign_report_sign {
+	int64_t flow_id; /* 0: never sent */
+	char number[48]; /* CR-<report>-F<flow> */
+	char state[16];
+	char provider[41];
+	char document_sha256[65]; /* the signed document's, "" until downloaded */
+	char *document_path;      /* its full path; NULL until downloaded or once purged */
+};
+
+/* esign_report_state - report's signed flow, else its newest, into *out
+ * (free with esign_report_sign_free); flow_id 0 when none. */
+int esign_report_state(struct db *db, int64_t report, struct esign_report_sign *out);
+void esign_report_sign_free(struct esign_report_sign *s);
+
 /* ---------------------------------------------------------------- callbacks */
 
 struct inbox_ingest_result; /* inbox.h: what the ingest stored */
