@@ -103,6 +103,18 @@ void pane_cell_role(struct pane *p, int i, enum role role)
 		p->lines[p->n - 1].roles[i] = role;
 }
 
+void pane_drawn(struct pane *p,
+                void (*draw)(WINDOW *w, int y, int x, int width, const void *arg, int n),
+                const void *arg, int n)
+{
+	struct pane_line *l = grow(p);
+
+	l->draw = draw;
+	l->arg = arg;
+	l->n = n;
+	l->role = R_NORMAL;
+}
+
 void pane_blank(struct pane *p)
 {
 	pane_text(p, 0, 0, R_NORMAL, "%s", "");
@@ -256,6 +268,11 @@ void pane_draw(struct pane *p, WINDOW *w, int y0)
 
 		if (sel)
 			draw_fill(w, y0 + y, 0, cols, base);
+		if (l->draw) {
+			if (cols > 2)
+				l->draw(w, y0 + y, 2, cols - 2, l->arg, l->n);
+			continue;
+		}
 		if (!l->cols) {
 			draw_text(w, y0 + y, 2, cols - 2, l->cells[0], base, AL_LEFT);
 			if (sel)

@@ -59,6 +59,10 @@ struct pane_line {
 	enum role role;
 	int kind;   /* 0: not selectable */
 	int64_t id; /* the record the line stands for */
+	/* a line its owner draws (pane_drawn): NULL for a line of text */
+	void (*draw)(WINDOW *w, int y, int x, int width, const void *arg, int n);
+	const void *arg; /* the owner's, kept until the pane is cleared */
+	int n;
 };
 
 struct pane {
@@ -91,6 +95,14 @@ void pane_row(struct pane *p, int kind, int64_t id, enum role role, int n,
 
 /* pane_cell_role - give the last line's cell i its own role (a status). */
 void pane_cell_role(struct pane *p, int i, enum role role);
+
+/* pane_drawn - add a line that draw draws (never selectable): draw(w, y,
+ * x, width, arg, n) is called with the line's place whenever it shows.
+ * arg is the caller's and must stay valid until the pane is cleared or
+ * freed; draw must not write outside the width it is given. */
+void pane_drawn(struct pane *p,
+                void (*draw)(WINDOW *w, int y, int x, int width, const void *arg, int n),
+                const void *arg, int n);
 
 /* pane_blank - an empty line. */
 void pane_blank(struct pane *p);

@@ -9,6 +9,12 @@
  * e edits the visit, a job or an item; n adds a job; a adds a line item; i
  * issues an invoice; p records a payment. H is the visit's history, h the
  * selected line's.
+ *
+ * A photo of a condition report shows its rough preview (media-preview.h,
+ * drawn by media-art.c) with its hotspots' numbers on it, made once when
+ * the pane is built, not at each redraw; a photo that cannot be shown says
+ * why in one line. A panorama or a 3D capture is seen at the viewer's
+ * address of its host.
  */
 #include <config.h>
 
@@ -25,6 +31,8 @@
 #include "invoice.h"
 #include "item.h"
 #include "job.h"
+#include "media-art.h"
+#include "media-preview.h"
 #include "media.h"
 #include "message.h"
 #include "money.h"
@@ -36,8 +44,11 @@
 #include "visit.h"
 #include "xalloc.h"
 
-#define MAX_JOBS 64
-#define MAX_REFS 512
+#define MAX_JOBS     64
+#define MAX_REFS     512
+#define MAX_PREVIEWS 32 /* photos previewed in one pane (a line says so beyond) */
+#define PREVIEW_COLS 40 /* a preview's largest size in cells */
+#define PREVIEW_ROWS 12
 
 struct jobref {
 	int64_t job_id, customer_id;
@@ -57,8 +68,19 @@ struct visitv {
 	struct itemref refs[MAX_REFS]; /* items and invoices, with their job */
 	int nrefs;
 	int gone;
-	int hosts; /* a medium's hosts shown (show_host) */
+	int hosts;                             /* a medium's hosts shown (show_host) */
+	struct media_preview pv[MAX_PREVIEWS]; /* the photos' previews, drawn by the pane */
+	int npv;
 };
+
+static void previews_free(struct visitv *vv)
+{
+	int i;
+
+	for (i = 0; i < vv->npv; i++)
+		media_preview_free(&vv->pv[i]);
+	vv->npv = 0;
+}
 
 static void add_ref(struct visitv *vv, int kind, int64_t id, int64_t job)
 {
@@ -171,6 +193,13 @@ static int show_hotspot(const struct condition_hotspot *h, void *arg)
 	return 0;
 }
 
+/* Row n of a preview, three columns in (below the medium's line). */
+static void draw_preview_row(WINDOW *w, int y, int x, int width, const void *arg, int n)
+{
+	if (width > 3)
+		media_art_row(w, y, x + 3, width - 3, arg, n);
+}
+
 /* Where a medium is hosted: each provider that holds it or is getting it,
  * with its state and the viewer's address (the rest is seen there). */
 static int show_host(const struct media_host *h, void *arg)
@@ -188,6 +217,42 @@ static int show_host(const struct media_host *h, void *arg)
 	return 0;
 }
 
+/* A photo's preview, a pane line per row of cells, indented as the
+ * medium's lines; or why there is none. */
+static void show_preview(struct visitv *vv, int64_t media_id)
+{
+	struct media_preview *p;
+	int cols = COLS - 9, r;
+
+	if (!media_art_utf8()) {
+		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
+		          _("(a UTF-8 terminal shows a preview of the photo)"));
+		return;
+	}
+	if (vv->npv == MAX_PREVIEWS) {
+		pane_text(&vv->p, 0, 0, R_DIM, "     %s",
+		          _("(no preview: too many photos in this visit's pane)"));
+		return;
+	}
+	if (cols > PREVIEW_COLS)
+		cols = PREVIEW_COLS;
+	if (cols < 1)
+		cols = 1;
+	p = &vv->pv[vv->npv];
+	if (media_preview(ui_db(), media_id, cols, PREVIEW_ROWS, p) != 0) {
+		char why[600];
+
+		/* an error's line starts with "!" (theme.h) */
+		snprintf(why, sizeof why, _("no preview: %s"), err_msg());
+		pane_text(&vv->p, 0, 0, R_ERROR, "     ! %s", why);
+		err_clear();
+		return;
+	}
+	vv->npv++;
+	for (r = 0; r < p->rows; r++)
+		pane_drawn(&vv->p, draw_preview_row, p, r);
+}
+
 static int show_medium(const struct condition_media *m, void *arg)
 {
 	struct visitv *vv = arg;
@@ -202,6 +267,8 @@ static int show_medium(const struct condition_media *m, void *arg)
 	media_host_list(ui_db(), m->id, show_host, vv);
 	if (!vv->hosts)
 		pane_text(&vv->p, 0, 0, R_DIM, "%s", _("     kept here only (no media provider)"));
+	if (!strcmp(m->kind, "photo"))
+		show_preview(vv, m->id);
 	return 0;
 }
 
@@ -237,6 +304,7 @@ static void build(struct visitv *vv)
 
 	pane_target(&vv->p, &kind, &id);
 	pane_clear(&vv->p);
+	previews_free(vv); /* after the lines that point at them */
 	vv->njobs = vv->nrefs = 0;
 	if (visit_get(ui_db(), vv->appt_id, &a) != 0) {
 		vv->gone = 1;
@@ -309,6 +377,7 @@ static void visitv_free(struct view *v)
 	struct visitv *vv = v->priv;
 
 	pane_free(&vv->p);
+	previews_free(vv);
 	free(vv);
 }
 
