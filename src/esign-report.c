@@ -199,21 +199,9 @@ static int rsend_tx(struct db *db, void *arg)
 	if ((rc = rsend_check(db, s, &r, path)))
 		goto out;
 	snprintf(ref, sizeof ref, "CR-%lld", (long long)s->report);
-	if (s->provider) {
-		struct pipe_provider pp;
-
-		if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, s->provider, &pp)))
-			goto out;
-		snprintf(code, sizeof code, "%s", pp.code);
-		rc = pp.enabled
-		         ? 0
-		         : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), pp.code);
-		pipe_provider_free(&pp);
-		if (rc)
-			goto out;
-	} else if ((rc = pipe_provider_route_type(db, ESIGN_TYPE, ref, code))) {
+	if ((rc = pipe_provider_pick(db, ESIGN_TYPE, s->provider, C_("provider", "e-sign"), ref,
+	                             code)))
 		goto out;
-	}
 	db_set_reason(db, "sent for signature");
 	rc = db_prepare(db,
 	                "INSERT INTO esign_flow (report_id, provider_code, status, created_at,"

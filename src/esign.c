@@ -508,21 +508,6 @@ static int send_collect_lines(struct db *db, const struct send_ctx *s, struct se
 	return 0;
 }
 
-/* send_named_provider - the provider named by the caller, into w->code;
- * refused when it is disabled. */
-static int send_named_provider(struct db *db, const char *provider, struct send_work *w)
-{
-	struct pipe_provider p;
-	int rc;
-
-	if ((rc = pipe_provider_get_type(db, ESIGN_TYPE, provider, &p)) != 0)
-		return rc;
-	snprintf(w->code, sizeof w->code, "%s", p.code);
-	rc = p.enabled ? 0 : err_set(FD_EINVAL, _("the e-sign provider '%s' is disabled"), p.code);
-	pipe_provider_free(&p);
-	return rc;
-}
-
 /* send_write_pdf - print the estimate's PDF beside the database, then read
  * it back for its size and hash. Sets w->made once the file exists. */
 static int send_write_pdf(struct db *db, struct send_work *w)
@@ -667,7 +652,8 @@ static int send_tx(struct db *db, void *arg)
 		goto out;
 	if ((rc = send_collect_lines(db, s, &w)) != 0)
 		goto out;
-	if (s->provider && (rc = send_named_provider(db, s->provider, &w)) != 0)
+	if (s->provider && (rc = pipe_provider_pick(db, ESIGN_TYPE, s->provider,
+	                                            C_("provider", "e-sign"), NULL, w.code)) != 0)
 		goto out;
 	if ((rc = docnum_take(db, "EST", w.now, &w.dn)) != 0)
 		goto out;

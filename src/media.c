@@ -373,21 +373,9 @@ static int upload_tx(struct db *db, void *arg)
 		             (long long)u->media);
 		goto out;
 	}
-	if (u->provider) {
-		struct pipe_provider p;
-
-		if ((rc = pipe_provider_get_type(db, MEDIA_TYPE, u->provider, &p)))
-			goto out;
-		snprintf(code, sizeof code, "%s", p.code);
-		rc = p.enabled
-		         ? 0
-		         : err_set(FD_EINVAL, _("the media provider '%s' is disabled"), p.code);
-		pipe_provider_free(&p);
-		if (rc)
-			goto out;
-	} else if ((rc = pipe_provider_route_type(db, MEDIA_TYPE, ref, code))) {
+	if ((rc = pipe_provider_pick(db, MEDIA_TYPE, u->provider, C_("provider", "media"), ref,
+	                             code)))
 		goto out;
-	}
 	if ((rc = db_prepare(db,
 	                     "SELECT id FROM media_host WHERE media_id = ?1 AND provider_code = ?2"
 	                     " AND status NOT IN ('failed', 'deleting', 'deleted')",

@@ -251,6 +251,24 @@ int pipe_provider_route(struct db *db, const char *order_no, char code[41])
 	return pipe_provider_route_type(db, CHAN_TYPE_PAYMENT, order_no, code);
 }
 
+int pipe_provider_pick(struct db *db, const char *type, const char *named, const char *kind,
+                       const char *ref, char code[41])
+{
+	struct pipe_provider p;
+	int rc;
+
+	if (!named)
+		return pipe_provider_route_type(db, type, ref, code);
+	if ((rc = pipe_provider_get_type(db, type, named, &p)))
+		return rc;
+	snprintf(code, 41, "%s", p.code);
+	rc = p.enabled
+	         ? 0
+	         : err_set(FD_EINVAL, _("the %1$s provider '%2$s' is disabled"), kind, p.code);
+	pipe_provider_free(&p);
+	return rc;
+}
+
 int pipe_provider_route_type(struct db *db, const char *type, const char *order_no, char code[41])
 {
 	sqlite3_stmt *st;

@@ -75,6 +75,13 @@ int pipe_provider_route_type(struct db *db, const char *type, const char *order_
 int pipe_provider_list_type(struct db *db, const char *type,
                             int (*cb)(const struct pipe_provider *p, void *arg), void *arg);
 
+/* pipe_provider_pick - the provider of type a new command for ref goes to,
+ * into code[41]: named (refused, FD_EINVAL, when it is disabled; kind is
+ * the type in words for that message, C_("provider", ...)), else where
+ * pipe_provider_route_type routes ref. */
+int pipe_provider_pick(struct db *db, const char *type, const char *named, const char *kind,
+                       const char *ref, char code[41]);
+
 /* pipe_provider_route - INSIDE or outside a transaction, which payment
  * provider serves the new order order_no (its code copied to code[41]):
  * with an enabled primary and an enabled backup, the primary when the

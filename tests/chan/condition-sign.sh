@@ -60,6 +60,11 @@ refused "a report that does not exist" condition sign 9
 
 # --- sent to a provider that cannot be reached, given up past the horizon
 fd estimate provider-set sign2 --url "http://127.0.0.1:1" --role backup >/dev/null
+refused "an e-sign provider that does not exist" condition sign 1 --provider nosuch
+fd estimate provider-set sign2 --disable >/dev/null
+refused "... or is disabled" condition sign 1 --provider sign2
+like "... saying so" "$(cat "$TMP/err")" "the e-sign provider 'sign2' is disabled"
+fd estimate provider-set sign2 --enable >/dev/null
 is "sent: the flow and its command" "$(fd --json condition sign 1 --provider sign2 | jget 'd["flow_id"], d["state"]')" "1 sent"
 is "the command waits in the outbox under the report's number" \
 	"$(db "SELECT event_type, business_key, status FROM outbox_event WHERE integration_type = 'esign'")" \
