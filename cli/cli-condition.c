@@ -509,6 +509,27 @@ static int cmd_media_upload(struct cli *c, const struct cli_args *a)
 	return CLI_OK;
 }
 
+/* A medium's copy made whole again from a provider that hosts it. */
+static int cmd_media_fetch(struct cli *c, const struct cli_args *a)
+{
+	char from[41];
+	int rc;
+
+	if ((rc = media_fetch(c->db, a->id, cli_arg_get(a, "secrets"), from)))
+		return cli_refused(rc);
+	if (c->json) {
+		cJSON *o = cJSON_CreateObject();
+
+		cli_json_int(o, "media_id", a->id);
+		cli_json_str(o, "provider", from);
+		cli_print_json(o);
+	} else {
+		printf(_("Medium %1$lld's copy is whole again, from the media provider '%2$s'.\n"),
+		       (long long)a->id, from);
+	}
+	return CLI_OK;
+}
+
 /* The codes of the enabled media providers, for a round of all of them. */
 struct codes {
 	char (*v)[41];
@@ -775,6 +796,12 @@ static const struct cli_entry media_cmds[] = {
                NULL, NULL}},
      .min_pos = 1, .max_pos = 1, .id = N_("the medium"), .db = CLI_DB_OPEN,
      .run = cmd_media_upload},
+    {"fetch", NULL, "MEDIUM [--secrets FILE]", NULL,
+     N_("make a medium's missing or changed copy whole again: its original is downloaded from "
+        "a provider that hosts it and checked against its SHA-256"),
+     .opts = {{"secrets", CLI_VALUE, N_("the secrets file (default: the config folder's)"), NULL,
+               NULL}},
+     .min_pos = 1, .max_pos = 1, .id = N_("the medium"), .db = CLI_DB_OPEN, .run = cmd_media_fetch},
     {"move", NULL, "--to CODE", NULL,
      N_("move the media to another media provider (each re-hosted, its marks following "
         "into the new frame)"),

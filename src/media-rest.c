@@ -25,6 +25,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "condition.h"
 #include "err.h"
 #include "i18n.h"
 #include "media.h"
@@ -204,12 +205,45 @@ static int rest_remove(struct media_ctx *c, const char *id, struct chan_status *
 	return code;
 }
 
+static int rest_download(struct media_ctx *c, const char *id, unsigned char **body, size_t *len,
+                         struct chan_status *st)
+{
+	struct strbuf path = {0};
+	struct pipe_http_resp r;
+	int code;
+
+	*body = NULL;
+	*len = 0;
+	id_path(&path, id);
+	sb_puts(&path, "/original");
+	c->http.quiet_bodies = 1; /* the bytes are the customer's: not in the log */
+	c->http.max_response = CONDITION_FILE_MAX;
+	code = pipe_http_call(&c->http, "get_original", "GET", sb_cstr(&path), NULL, NULL, NULL, &r,
+	                      st);
+	c->http.quiet_bodies = 0;
+	c->http.max_response = 0;
+	if (code == CHAN_OK && (!r.body || r.len == 0)) {
+		snprintf(st->reason, sizeof st->reason, "%s",
+		         _("the provider sent an empty original"));
+		code = CHAN_BADDATA;
+	}
+	if (code == CHAN_OK) {
+		*body = (unsigned char *)r.body;
+		*len = r.len;
+		r.body = NULL;
+	}
+	pipe_http_resp_free(&r);
+	sb_free(&path);
+	return code;
+}
+
 const struct media_ops media_rest_ops = {
     .name = "media-rest",
     .open = rest_open,
     .upload = rest_upload,
     .get = rest_get,
     .remove = rest_remove,
+    .download = rest_download,
     .close = rest_close,
 };
 

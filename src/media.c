@@ -28,6 +28,7 @@
 #include "clock.h"
 #include "condition.h"
 #include "control.h"
+#include "crypto-dyn.h"
 #include "db.h"
 #include "dbrow.h"
 #include "err.h"
@@ -347,26 +348,35 @@ struct upload_ctx {
 	int64_t host;
 };
 
+/* visit.work asked for subject on the visit of medium m's report. */
+static int medium_ask(struct db *db, const struct medium *m, const char *subject)
+{
+	sqlite3_stmt *st;
+	int64_t appt = 0;
+	int rc;
+
+	if ((rc = db_prepare(db, "SELECT appointment_id FROM condition_report WHERE id = ?1", &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, m->report);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		appt = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return control_require_own_visit(db, appt, subject);
+}
+
 static int upload_tx(struct db *db, void *arg)
 {
 	struct upload_ctx *u = arg;
 	struct medium m;
 	sqlite3_stmt *st;
 	char code[41], ref[48], subject[64], other[16] = "";
-	int64_t appt = 0;
 	int rc;
 
 	if ((rc = medium_read(db, u->media, &m)))
 		return rc;
 	reference(&m, ref);
 	snprintf(subject, sizeof subject, "upload medium %lld", (long long)u->media);
-	if ((rc = db_prepare(db, "SELECT appointment_id FROM condition_report WHERE id = ?1", &st)))
-		goto out;
-	sqlite3_bind_int64(st, 1, m.report);
-	if (sqlite3_step(st) == SQLITE_ROW)
-		appt = sqlite3_column_int64(st, 0);
-	sqlite3_finalize(st);
-	if ((rc = control_require_own_visit(db, appt, subject)))
+	if ((rc = medium_ask(db, &m, subject)))
 		goto out;
 	if (!m.local) {
 		rc = err_set(FD_ECONFLICT, _("medium %lld was purged: there is nothing to upload"),
@@ -404,6 +414,99 @@ int media_upload(struct db *db, int64_t media_id, const char *provider, int64_t 
 
 	if (!rc && host)
 		*host = u.host;
+	return rc;
+}
+
+/* The provider and its id of medium id's newest ready host: 0, or
+ * FD_ENOTFOUND. */
+static int ready_host(struct db *db, int64_t id, char code[41], char **ref)
+{
+	sqlite3_stmt *st;
+	int rc;
+
+	*ref = NULL;
+	if ((rc =
+	         db_prepare(db,
+	                    "SELECT provider_code, provider_ref FROM media_host WHERE media_id = ?1"
+	                    " AND status = 'ready' AND provider_ref IS NOT NULL"
+	                    " ORDER BY id DESC LIMIT 1",
+	                    &st)))
+		return rc;
+	sqlite3_bind_int64(st, 1, id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		dbrow_copy(st, 0, code, 41);
+		*ref = dbrow_dup(st, 1);
+	}
+	sqlite3_finalize(st);
+	if (!*ref)
+		return err_set(FD_ENOTFOUND, _("no media provider holds medium %lld ready"),
+		               (long long)id);
+	return 0;
+}
+
+int media_fetch(struct db *db, int64_t media_id, const char *secrets, char from[41])
+{
+	const struct media_conn *mc;
+	struct pipe_conn c;
+	struct chan_status st;
+	struct medium m;
+	unsigned char *body = NULL;
+	size_t len = 0;
+	char subject[64], code[41] = "", hash[65], *ref = NULL, *dir = NULL;
+	struct strbuf path = {0};
+	int rc, got;
+
+	if (from)
+		from[0] = 0;
+	if ((rc = medium_read(db, media_id, &m)))
+		return rc;
+	snprintf(subject, sizeof subject, "fetch medium %lld", (long long)media_id);
+	if ((rc = medium_ask(db, &m, subject)))
+		goto out;
+	if (!m.local) {
+		rc = err_set(FD_ECONFLICT, _("medium %lld was purged: it never comes back"),
+		             (long long)media_id);
+		goto out;
+	}
+	dir = condition_media_folder(db);
+	sb_printf(&path, "%s/%s", dir, m.local);
+	if (!fsmode_file_matches(sb_cstr(&path), m.sha256, CONDITION_FILE_MAX)) {
+		rc = err_set(FD_ECONFLICT, _("the copy of medium %lld is whole: nothing to fetch"),
+		             (long long)media_id);
+		goto out;
+	}
+	err_clear();
+	if ((rc = ready_host(db, media_id, code, &ref)) ||
+	    (rc = media_conn_open(db, code, secrets, NULL, &c)))
+		goto out;
+	mc = c.mctx;
+	memset(&st, 0, sizeof st);
+	got = mc->ops->download(mc->ctx, ref, &body, &len, &st);
+	pipe_conn_close(&c);
+	if (got != CHAN_OK) {
+		rc = err_set(FD_EIO, _("the media provider '%1$s' did not give the original: %2$s"),
+		             code, st.reason);
+		goto out;
+	}
+	if ((rc = crypto_sha256_hex(body, len, hash)))
+		goto out;
+	if (strcmp(hash, m.sha256)) {
+		rc = err_set(FD_EIO,
+		             _("the media provider '%1$s' gave other bytes than medium %2$lld's "
+		               "(SHA-256 %3$s): nothing was written"),
+		             code, (long long)media_id, hash);
+		goto out;
+	}
+	if ((rc = fsmode_write_whole(dir, m.local, body, len)))
+		goto out;
+	if (from)
+		snprintf(from, 41, "%s", code);
+out:
+	free(body);
+	free(ref);
+	free(dir);
+	sb_free(&path);
+	free(m.local);
 	return rc;
 }
 
@@ -781,7 +884,6 @@ static int refused_for_good(int http)
 	return http == 400 || http == 413 || http == 415 || http == 422;
 }
 
-/* The upload of medium m for host h: the call, into *x and *obj. */
 /* Medium m's copy, checked against its hash, into *b (*len bytes): 0, or
  * the reason it cannot be sent. */
 static const char *read_copy(struct db *db, const struct medium *m, unsigned char **b, size_t *len)

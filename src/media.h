@@ -104,6 +104,10 @@ struct media_ops {
 	           struct chan_status *st);
 	/* CHAN_OK also when the provider has it no more */
 	int (*remove)(struct media_ctx *c, const char *id, struct chan_status *st);
+	/* the original as it was uploaded: *body (caller frees) gets *len
+	 * bytes, at most CONDITION_FILE_MAX */
+	int (*download)(struct media_ctx *c, const char *id, unsigned char **body, size_t *len,
+	                struct chan_status *st);
 	void (*close)(struct media_ctx *c);
 };
 
@@ -178,6 +182,18 @@ int media_upload(struct db *db, int64_t media_id, const char *provider, int64_t 
  * hold the marks (a point beyond the limit) makes the new host failed and
  * leaves the marks as they were. *n gets how many media were sent. */
 int media_move(struct db *db, const char *to, int64_t *n);
+
+/* media_fetch - medium media_id's copy beside the database made whole
+ * again from a provider that hosts it: the original downloaded from the
+ * medium's newest ready host (its provider opened as media_conn_open does;
+ * secrets NULL: the default file), checked against the medium's SHA-256,
+ * and written whole (temporary file, fsync, rename) under the copy's own
+ * name. Nothing in the database changes. from (may be NULL; 41 bytes) gets
+ * the provider. Asks visit.work on the report's visit. FD_ECONFLICT when
+ * the copy is whole already, or was purged (a purged medium never comes
+ * back); FD_ENOTFOUND for no such medium, or no provider holding it ready;
+ * FD_EIO when the download fails or answers other bytes. */
+int media_fetch(struct db *db, int64_t media_id, const char *secrets, char from[41]);
 
 /* ---------------------------------------------------------------- the worker */
 

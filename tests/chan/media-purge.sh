@@ -104,6 +104,7 @@ is "the provider does hold it" "$(deleted_there "$m3")" False
 is "the certificate: five asked, four deleted" \
 	"$(fd --json retention certs | jget 'd["certificates"][0]["hosted_copies"]["asked"], d["certificates"][0]["hosted_copies"]["deleted"]')" "5 4"
 like "its line says so" "$(fd retention certs)" "5 hosted media copies asked deleted at their providers (4 deleted)"
+refused "a purged medium's copy is never fetched back" condition media fetch "$m1"
 is "no copy is left beside the database, nor the report's document" "$(ls -A "$(dirname "$FRONTDESK_DB")/media" | wc -l)" 0
 is "the document's path is gone, its hash kept" \
 	"$(db "SELECT document_path IS NULL, length(document_sha256) FROM condition_report WHERE id = 1")" "1|64"

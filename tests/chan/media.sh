@@ -81,6 +81,21 @@ is "the request log keeps the calls" "$(sqlite3 "$LOG" "SELECT count(*) FROM req
 is "but no uploaded bytes" "$(sqlite3 "$LOG" "SELECT count(*) FROM request_log WHERE keyword = 'upload_media' AND request_excerpt IS NOT NULL")" 0
 is "and never the API key" "$(sqlite3 "$LOG" .dump | grep -c "$KEY")" 0
 
+# --- our copy lost or changed: made whole again from the provider
+copy() { echo "$(dirname "$FRONTDESK_DB")/media/$(db "SELECT local_path FROM media_item WHERE id = $1")"; }
+cp "$(copy "$m2")" "$TMP/m2.keep"
+refused "a whole copy is not fetched" condition media fetch "$m2"
+rm -f "$(copy "$m2")"
+like "check sees it missing" "$(fd check 2>&1)" "condition-media-missing: medium $m2"
+like "fetched from the provider" "$(fd condition media fetch "$m2")" "from the media provider 'vault'"
+ok "... byte for byte" cmp "$(copy "$m2")" "$TMP/m2.keep"
+chmod u+w "$(copy "$m2")"; printf 'x' >> "$(copy "$m2")"
+ok "a changed copy too" fd condition media fetch "$m2"
+ok "... byte for byte" cmp "$(copy "$m2")" "$TMP/m2.keep"
+ok "check is clean again" fd check
+is "the request log keeps the calls, never the bytes" \
+	"$(sqlite3 "$LOG" "SELECT count(*), count(response_excerpt) FROM request_log WHERE keyword = 'get_original' AND status = 200")" "2|0"
+
 # --- a panorama: processing, asked about on its pace, then ready
 m3=$(add "$TMP/pano.png" --kind panorama)
 run
