@@ -910,25 +910,6 @@ out:
 
 /* ---------------------------------------------------------------- retention */
 
-int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
-{
-	char num[64];
-	int rc;
-
-	rc = retention_first(
-	    db,
-	    "SELECT e.number FROM estimate e JOIN esign_flow f ON f.estimate_id = e.id"
-	    " WHERE e.customer_id = ?1 AND f.status IN ('sent', 'viewed')"
-	    " ORDER BY f.id LIMIT 1",
-	    customer_id, num, sizeof num);
-	if (rc == 1)
-		snprintf(why, n, _("estimate %s is out for signature"), num);
-	return rc;
-}
-
-/* The estimate's lines and terms, its PDF, the signed document and the
- * evidence (signers' names, addresses, IPs) go; numbers, totals and hashes
- * stay. */
 /* The flows of customer ?1: their estimates', and their condition
  * reports' (the visit's jobs are the customer's: condition_add's rule). */
 #define CUSTOMER_FLOWS                                                                             \
@@ -936,6 +917,23 @@ int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_
 	" WHERE e.customer_id = ?1 OR f.report_id IN (SELECT r.id FROM condition_report r"         \
 	"  JOIN appointment_work w ON w.appointment_id = r.appointment_id"                         \
 	"  JOIN service_order s ON s.id = w.service_order_id WHERE s.customer_id = ?1)"
+
+int esign_retention_blocker(struct db *db, int64_t customer_id, char *why, size_t n)
+{
+	char num[64], what[80];
+	int rc;
+
+	rc = retention_first(db,
+	                     "SELECT " ESIGN_FLOW_NUMBER ESIGN_FLOW_FROM
+	                     " WHERE f.id IN (" CUSTOMER_FLOWS
+	                     ") AND f.status IN ('sent', 'viewed') ORDER BY f.id LIMIT 1",
+	                     customer_id, num, sizeof num);
+	if (rc == 1) {
+		esign_subject_name(num, what, sizeof what);
+		snprintf(why, n, _("%s is out for signature"), what);
+	}
+	return rc;
+}
 
 /* The signed documents and envelope ids of the customer's condition
  * reports' flows: files to remove, words no file may keep. */
@@ -963,6 +961,9 @@ static int report_flows_purge(struct db *db, struct retention_purge_ctx *c)
 	return rc;
 }
 
+/* The estimate's lines and terms, its PDF, the signed document and the
+ * evidence (signers' names, addresses, IPs) go; numbers, totals and hashes
+ * stay. */
 int esign_retention_purge(struct db *db, struct retention_purge_ctx *c)
 {
 	static const struct retention_stmt v[] = {

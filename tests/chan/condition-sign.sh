@@ -76,6 +76,8 @@ like "check says so, naming the report" "$(fd check 2>&1)" \
 	"(envelope.create of condition report CR-1-F1 at sign2) is dead while its sign flow is sent"
 fd estimate provider-set sign2 --url "$BASE" >/dev/null
 ok "a person revives it" fd outbox retry "$(db "SELECT id FROM outbox_event WHERE business_key = 'CR-1-F1'")"
+like "a customer whose report is out for signature is not purged" \
+	"$(FRONTDESK_NOW="2026-12-01 09:00" fd retention run --dry-run 2>&1)" "condition report 1 is out for signature"
 
 # --- delivered, signed
 run
