@@ -581,8 +581,7 @@ static const struct check_def promises[] = {
 	  "  ELSE ' while its sign flow is ' END || f.status || coalesce(': ' || c.last_error, '') ||"
 	  " ' (frontdesk outbox retry ' || c.id || ' sends it again, with the same key)'"
 	  " FROM outbox_event c NOT INDEXED JOIN esign_flow f LEFT JOIN estimate e"
-	  " ON e.id = f.estimate_id"
-	  " WHERE c.business_key = coalesce(e.number, 'CR-' || f.report_id || '-F' || f.id) AND"
+	  " ON e.id = f.estimate_id WHERE c.business_key = " ESIGN_FLOW_NUMBER " AND"
 	  CMD_OPEN("c") " c.integration_type = 'esign' AND" CMD_NOT_KEPT("c")
 	  " AND (c.event_type = 'envelope.create' AND f.status IN ('sent', 'viewed')"
 	  "  OR c.event_type = 'envelope.cancel' AND f.status = 'cancelled')"

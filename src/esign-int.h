@@ -27,13 +27,6 @@ const struct esign_ops *esign_adapter_of(const struct pipe_provider *p);
 int esign_enqueue(struct db *db, const char *type, const char *number, const char *code,
                   const char *envelope_id);
 
-/* A flow's subject in SQL: f the flow with its estimate e LEFT JOINed
- * (ESIGN_FLOW_FROM); ESIGN_FLOW_NUMBER is the estimate's number, or
- * CR-<report>-F<flow> for a condition report's flow: the business key of
- * its outbox commands and the reference the provider is given. */
-#define ESIGN_FLOW_FROM   " FROM esign_flow f LEFT JOIN estimate e ON e.id = f.estimate_id"
-#define ESIGN_FLOW_NUMBER "coalesce(e.number, 'CR-' || f.report_id || '-F' || f.id)"
-
 /* What a flow sends for signature, whatever it is for (an estimate, a
  * condition report). */
 struct esign_subject {
@@ -57,6 +50,9 @@ void esign_subject_free(struct esign_subject *s);
 /* esign_report_number - 1 when number is a condition report's flow's
  * (CR-<report>-F<flow>), with *report and *flow; else 0. */
 int esign_report_number(const char *number, long long *report, long long *flow);
+/* esign_report_number_make - out = CR-<report>-F<flow>, the number of
+ * report's flow (ESIGN_FLOW_NUMBER's form, which esign_report_number reads). */
+void esign_report_number_make(int64_t report, int64_t flow, char out[48]);
 
 /* esign_subject_name - number in words for a message: "estimate
  * EST-2026-000001", "condition report 3". */

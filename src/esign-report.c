@@ -71,7 +71,7 @@ static int report_subject(struct db *db, long long report, long long flow,
 	if ((rc = condition_document(db, report, &r, &out->pdf_path)))
 		return rc;
 	out->flow_id = flow;
-	snprintf(out->number, sizeof out->number, "CR-%lld-F%lld", report, flow);
+	esign_report_number_make(report, flow, out->number);
 	snprintf(out->pdf_sha256, sizeof out->pdf_sha256, "%s", r.document_sha256);
 	out->customer_id = r.customer_id;
 	out->signer_name = r.customer_name ? xstrdup(r.customer_name) : xstrdup("");
@@ -217,7 +217,7 @@ static int rsend_tx(struct db *db, void *arg)
 	if (rc || (rc = chan_random_hex(key)))
 		goto out;
 	s->flow = sqlite3_last_insert_rowid(db_sqlite(db));
-	snprintf(ref, sizeof ref, "CR-%lld-F%lld", (long long)s->report, (long long)s->flow);
+	esign_report_number_make(s->report, s->flow, ref);
 	p = cJSON_CreateObject();
 	chan_json_add_int(p, "report_id", s->report);
 	cJSON_AddStringToObject(p, "number", ref);
@@ -270,8 +270,7 @@ int esign_report_state(struct db *db, int64_t report, struct esign_report_sign *
 	step = sqlite3_step(st);
 	if (step == SQLITE_ROW) {
 		out->flow_id = sqlite3_column_int64(st, 0);
-		snprintf(out->number, sizeof out->number, "CR-%lld-F%lld", (long long)report,
-		         (long long)out->flow_id);
+		esign_report_number_make(report, out->flow_id, out->number);
 		dbrow_copy(st, 1, out->state, sizeof out->state);
 		dbrow_copy(st, 2, out->provider, sizeof out->provider);
 		dbrow_copy(st, 3, out->document_sha256, sizeof out->document_sha256);

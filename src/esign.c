@@ -190,6 +190,11 @@ int esign_report_number(const char *number, long long *report, long long *flow)
 	       *flow > 0;
 }
 
+void esign_report_number_make(int64_t report, int64_t flow, char out[48])
+{
+	snprintf(out, 48, "CR-%lld-F%lld", (long long)report, (long long)flow);
+}
+
 void esign_subject_name(const char *number, char *out, size_t n)
 {
 	long long report, flow;

@@ -59,6 +59,13 @@ struct states;
 /* The registry's integration type of e-sign providers. */
 #define ESIGN_TYPE "esign"
 
+/* A flow's subject in SQL: f the flow with its estimate e LEFT JOINed
+ * (ESIGN_FLOW_FROM); ESIGN_FLOW_NUMBER is the estimate's number, or
+ * CR-<report>-F<flow> for a condition report's flow: the business key of
+ * its outbox commands and the reference the provider is given. */
+#define ESIGN_FLOW_FROM   " FROM esign_flow f LEFT JOIN estimate e ON e.id = f.estimate_id"
+#define ESIGN_FLOW_NUMBER "coalesce(e.number, 'CR-' || f.report_id || '-F' || f.id)"
+
 /* Where a flow stands, in the core's words (an adapter maps its
  * provider's vocabulary to these). The order is the order of the flow. */
 enum esign_state {

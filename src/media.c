@@ -512,20 +512,16 @@ out:
 
 int media_move(struct db *db, const char *to, int64_t *n)
 {
-	struct pipe_provider p;
 	sqlite3_stmt *st;
 	int64_t *ids = NULL;
 	size_t k = 0, i;
+	char code[41];
 	int rc, step;
 
 	*n = 0;
 	if ((rc = control_ask(db, PERM_PROVIDERS, 0, "move the media to another provider")))
 		return rc;
-	if ((rc = pipe_provider_get_type(db, MEDIA_TYPE, to, &p)))
-		return rc;
-	rc = p.enabled ? 0 : err_set(FD_EINVAL, _("the media provider '%s' is disabled"), p.code);
-	pipe_provider_free(&p);
-	if (rc)
+	if ((rc = pipe_provider_pick(db, MEDIA_TYPE, to, C_("provider", "media"), NULL, code)))
 		return rc;
 	if ((rc = db_prepare(db,
 	                     "SELECT id FROM media_item m WHERE local_path IS NOT NULL"
